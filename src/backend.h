@@ -1,0 +1,83 @@
+/* backend.h: the interface between the sampler and a source of counts, the
+ * kernel's perf_event (backend_perf.c) or the simulated PMU (backend_sim.c).
+ * Both follow the kernel's semantics: a group is opened on one CPU for one
+ * PMU instance and is scheduled all-or-nothing, and every read returns the
+ * value with time_enabled and time_running so that the caller can scale. */
+#ifndef PMCTOP_BACKEND_H
+#define PMCTOP_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "evdef.h"
+#include "topo.h"
+
+struct backend;
+struct bk_group;
+
+struct bk_count {
+	uint64_t value;
+	uint64_t time_enabled;  /* ns */
+	uint64_t time_running;  /* ns */
+};
+
+/* One place where a PMU's events are counted: for core PMUs each CPU; for
+ * uncore PMUs one reader CPU per instance (per CCX for amd_l3, per socket
+ * for each amd_umc_N), as the PMU's cpumask says. */
+struct bk_instance {
+	int pmu;             /* index into model.pmus */
+	char *perf_name;     /* concrete Linux PMU name, e.g. "amd_umc_3" */
+	int cpu;             /* CPU the events are opened on */
+	enum scope scope;
+	int scope_id;        /* CPU number, CCX index or socket index it covers */
+};
+
+struct pmu_backend_ops {
+	const char *name;    /* "perf" or "sim" */
+	bool simulated;
+	/* Creates the backend for model m on topology t. */
+	struct backend *(*create)(const struct model *m, struct topo *t, const char *arg, char **cause);
+	void (*destroy)(struct backend *b);
+	/* Lists the instances of PMU index pmu. Returns count (0 if the PMU is
+	 * absent here) and sets *why to a one-line reason when it is absent. */
+	int (*instances)(struct backend *b, int pmu, struct bk_instance **out, char **why);
+	/* Counters usable on this PMU now (counters minus reserved ones). */
+	int (*free_counters)(struct backend *b, int pmu);
+	/* Opens a group (events[0] leads) on inst, disabled. Returns 0 or a
+	 * negative errno (-ENOENT, -EACCES, -EBUSY, -ENODEV, -EMFILE, -EINVAL,
+	 * -EOPNOTSUPP) with *cause; see backend_error_hint(). */
+	int (*open_group)(struct backend *b, const struct bk_instance *inst,
+			  const int *events, int nevents, struct bk_group **g, char **cause);
+	int (*enable)(struct backend *b, struct bk_group *g);
+	int (*disable)(struct backend *b, struct bk_group *g);
+	/* Reads every event of the group (cumulative since open). Returns 0 or
+	 * a negative errno (-ENODEV when the CPU went offline, -EINTR). */
+	int (*read)(struct backend *b, struct bk_group *g, struct bk_count *out);
+	void (*close)(struct backend *b, struct bk_group *g);
+	/* Advances simulated time (sim only; NULL for perf, which uses real time). */
+	void (*advance)(struct backend *b, uint64_t ns);
+	/* Current time in ns on the backend's clock. */
+	uint64_t (*now)(struct backend *b);
+};
+
+extern const struct pmu_backend_ops backend_perf;
+extern const struct pmu_backend_ops backend_sim;
+
+/* A one-line hint that tells the user what to do about err (negative errno)
+ * when opening counters, e.g. EACCES -> perf_event_paranoid / CAP_PERFMON. */
+const char *backend_error_hint(int err);
+
+/* Simulator controls used by tests (backend_sim.c). */
+struct sim_fault {
+	int cpu;             /* CPU the fault hits, -1 for all */
+	int err;             /* negative errno returned by read (or open) */
+	int after_reads;     /* inject after this many successful reads */
+	bool on_open;        /* fail open_group instead of read */
+};
+void sim_inject_fault(struct backend *b, const struct sim_fault *f);
+/* Fixes the workload of a CPU to constant rates (events per second) for
+ * tests: rates[i] for event i of the model, NaN for "use the model". */
+void sim_set_constant_rates(struct backend *b, int cpu, const double *rates);
+/* Parses "zen5:2x12x8x2" style specs: model alias and topology shape. */
+int sim_parse_spec(const char *spec, char **model_name, int shape[4], char **cause);
+
+#endif

@@ -1,0 +1,15 @@
+/* cpuid.h: which model definition fits this CPU: vendor, family and model
+ * from /proc/cpuinfo (a path, so tests can use fixtures), matched against
+ * every model's "match" lines. */
+#ifndef PMCTOP_CPUID_H
+#define PMCTOP_CPUID_H
+
+struct cpu_ident { char vendor[32]; int family; int model; int stepping; char model_name[128]; };
+
+/* Reads the first processor block of a /proc/cpuinfo-format file. */
+int cpuid_read(const char *cpuinfo_path, struct cpu_ident *id, char **cause);
+/* Picks the model name for id from the models under events_dir; "generic"
+ * when nothing else matches. Returns a newly allocated name. */
+char *cpuid_pick_model(const struct cpu_ident *id, const char *events_dir, char **cause);
+
+#endif

@@ -1,0 +1,154 @@
+/* evdef.h: a CPU model loaded from the definition files under events/:
+ * its PMUs, events, metrics and views. The file format is described in
+ * docs/definitions.md. Everything here is read-only after model_load(). */
+#ifndef PMCTOP_EVDEF_H
+#define PMCTOP_EVDEF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct expr;
+
+/* Where a count lives. Events of a wider scope are read once per instance
+ * (one CPU per CCX for L3, per socket for UMC) and summed upward. */
+enum scope { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET, SCOPE_SYSTEM, SCOPE_COUNT };
+const char *scope_name(enum scope s);
+int scope_parse(const char *s); /* -1 if unknown */
+
+enum pmu_kind {
+	PMU_CORE,     /* per-thread core counters (perf "cpu" or a raw PMU type) */
+	PMU_UNCORE,   /* a PMU with a sysfs cpumask (amd_l3, amd_umc_*) */
+	PMU_SOFTWARE, /* perf software events: always available */
+	PMU_PROC,     /* not a PMU: figures read from /proc/stat (CPU busy time) */
+};
+
+/* One bit field of a vendor's raw register value, e.g. event = bits 0-7 and
+ * 32-35 of PERF_CTL. Up to 4 bit ranges, low bits first. */
+struct hw_field {
+	char *name;
+	int nranges;
+	struct { int lo, hi; } range[4];
+};
+
+struct pmu_def {
+	char *name;           /* name used in the definitions: "core", "l3", "umc" */
+	char *perf_name;      /* Linux PMU: "cpu", "amd_l3", "amd_umc_*" (glob), "software", "proc" */
+	enum pmu_kind kind;
+	enum scope scope;
+	int counters;         /* general-purpose counters per instance */
+	int fixed;            /* fixed counters (Intel), which hold only fixed-able events */
+	int nmi_reserved;     /* counters the NMI watchdog holds while it is enabled */
+	bool nmi_takes_fixed; /* Intel: the watchdog holds the fixed cycles counter instead */
+	char *notation;       /* vendor notation for --list-metrics --raw: "Event", "L3Event", "UMCEvent" */
+	int nfields;
+	struct hw_field *fields;  /* hardware layout of a raw value */
+	uint64_t ignore_mask;     /* raw bits the kernel owns (En, Int, USR, OS) */
+	char *file; int line;
+};
+
+enum enc_kind {
+	ENC_RAW,     /* vendor raw register value, decoded with the PMU's fields */
+	ENC_PFM,     /* libpfm4 event string, e.g. "INST_RETIRED:ANY_P" */
+	ENC_FIELDS,  /* named fields of the PMU's sysfs format: "event=0x04,umask=0xff" */
+	ENC_PERF,    /* perf generic/software: "hardware:cycles", "software:task-clock" */
+	ENC_PROC,    /* /proc/stat figure: "busy_ns", "total_ns" */
+};
+
+enum event_flags {
+	EVF_MERGE = 1 << 0,   /* needs a merged even/odd counter pair (Zen 5 1.3) */
+	EVF_FIXED = 1 << 1,   /* can be counted on a fixed counter (Intel) */
+	EVF_SATURATES = 1 << 2, /* counter saturates instead of wrapping (UMC) */
+};
+
+struct event_def {
+	char *name;           /* perf-style name: "ex_ret_brn_misp" */
+	int pmu;              /* index into model.pmus */
+	enum enc_kind enc;
+	uint64_t raw;         /* ENC_RAW */
+	char *spec;           /* ENC_PFM/ENC_FIELDS/ENC_PERF/ENC_PROC text */
+	char *desc;
+	unsigned flags;
+	int arch_bit;         /* Intel: CPUID.0AH:EBX bit (-1 if none) */
+	struct expr *sim;     /* simulated-PMU formula over workload quantities, or NULL */
+	char *sim_text;
+	char *file; int line;
+};
+
+struct metric_def {
+	char *name;           /* "ipc" */
+	char *label;          /* column heading: "IPC" */
+	char *unit;           /* "ratio" (a 0..1 fraction, shown as %), "%", "/s", "GHz", "ns", ... */
+	char *desc;
+	enum scope scope;     /* narrowest scope it can be computed at */
+	int ngroups;
+	char **groups;        /* metric groups: "topdown_l1", "l2", "branch", ... */
+	char *formula;
+	struct expr *expr;    /* references: event i -> i; metric j -> METRIC_REF(j); builtins */
+	int nevents;
+	int *events;          /* every event it needs, through other metrics too */
+	char *note;           /* erratum or interpretation note, or NULL */
+	char *file; int line;
+};
+
+/* References inside resolved formulas. */
+#define METRIC_REF_BASE 0x100000
+#define METRIC_REF(j) (METRIC_REF_BASE + (j))
+#define BUILTIN_INTERVAL_S 0x200000   /* "interval_s": wall seconds of the interval */
+
+struct view_col {
+	int metric;           /* index into model.metrics */
+	char *fmt;            /* printf format or "pct" (ratio x 100, "%.1f") */
+	int width;            /* 0: default */
+	double warn, crit;    /* colour thresholds (NaN: none) */
+	bool low_is_bad;      /* thresholds apply below rather than above */
+};
+
+struct view_def {
+	char *name;           /* "topdown"; also usable with -g */
+	char *title;
+	int key;              /* digit key 1-9, 0 if none */
+	int ncols;
+	struct view_col *cols;
+	int nbar;
+	int *bar;             /* metrics of a stacked bar (topdown), may be 0 */
+	char *file; int line;
+};
+
+struct model_match {
+	char *vendor;         /* "AuthenticAMD", "GenuineIntel", "*" */
+	int family;           /* -1: any */
+	int model_lo, model_hi;
+};
+
+struct model {
+	char *name;           /* "amd-zen5" */
+	char *desc;
+	char *dir;            /* directory it was loaded from */
+	int nmatch; struct model_match *match;
+	int npmus; struct pmu_def *pmus;
+	int nevents; struct event_def *events;
+	int nmetrics; struct metric_def *metrics;
+	int nviews; struct view_def *views;
+};
+
+/* Loads the model in directory dir (its model.def names the other files).
+ * On error returns NULL and sets *cause to "file:line:col: expected ...". */
+struct model *model_load(const char *dir, char **cause);
+/* Loads model NAME from events_dir (searching its subdirectories). */
+struct model *model_load_by_name(const char *events_dir, const char *name, char **cause);
+void model_free(struct model *m);
+
+/* Lists every model under events_dir: names and directories, in a stable
+ * order. Returns the count; the caller frees with model_list_free. */
+struct model_info { char *name; char *desc; char *dir; int nmatch; struct model_match *match; };
+int model_list(const char *events_dir, struct model_info **out, char **cause);
+void model_list_free(struct model_info *l, int n);
+
+int model_find_pmu(const struct model *m, const char *name);
+int model_find_event(const struct model *m, const char *name);
+int model_find_metric(const struct model *m, const char *name);
+int model_find_view(const struct model *m, const char *name);
+/* True if the metric belongs to metric group g (or is named g). */
+bool metric_in_group(const struct metric_def *md, const char *g);
+
+#endif

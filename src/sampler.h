@@ -1,0 +1,53 @@
+/* sampler.h: the measuring loop. It opens the scheduled groups on every
+ * instance, rotates them every rotate period, reads and scales the counts,
+ * accumulates per refresh interval, derives the metrics per CPU, core, CCX,
+ * socket and system from summed raw counts, and publishes one snapshot per
+ * interval. It can run on its own thread (live screen) or be stepped
+ * synchronously (batch mode, tests). */
+#ifndef PMCTOP_SAMPLER_H
+#define PMCTOP_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "backend.h"
+#include "evdef.h"
+#include "sched.h"
+#include "snapshot.h"
+#include "topo.h"
+
+struct sampler_config {
+	const struct model *model;
+	struct topo *topo;
+	const struct pmu_backend_ops *ops;
+	const char *backend_arg;  /* sim spec, sysfs root, ... */
+	double interval_s;        /* -d */
+	double rotate_ms;         /* --rotate */
+	const bool *cpu_filter;   /* [topo->max_cpu] or NULL for all */
+	int nmetrics; const int *metrics; /* requested metrics */
+	int nevents; const int *events;   /* extra events (-e) */
+};
+
+struct sampler;
+
+struct sampler *sampler_new(const struct sampler_config *cfg, char **cause);
+void sampler_free(struct sampler *s);
+/* Runs one full interval (rotating within it) and returns its snapshot
+ * (caller frees). On the perf backend this sleeps in real time; on the sim
+ * backend it advances simulated time without sleeping. */
+struct snapshot *sampler_step(struct sampler *s, char **cause);
+/* Thread mode: start publishing into ring; stop joins the thread. */
+int sampler_start(struct sampler *s, struct snap_ring *ring, char **cause);
+void sampler_stop(struct sampler *s);
+/* Changes the requested metrics/events; the sampler re-plans before the
+ * next interval. Safe to call from another thread. */
+void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int nevents, const int *events);
+void sampler_set_interval(struct sampler *s, double interval_s);
+void sampler_pause(struct sampler *s, bool paused);
+const struct sched_plan *sampler_plan(const struct sampler *s);
+/* One line per PMU that could not be used (e.g. "hardware counters are not
+ * available here: ..."), NULL when all work. */
+const char *sampler_notice(const struct sampler *s);
+/* The backend in use (tests inject faults through it). */
+struct backend *sampler_backend(struct sampler *s);
+
+#endif

@@ -1,0 +1,44 @@
+/* sched.h: packs the events that the requested metrics need into groups
+ * that fit each PMU's counters, keeping each metric's events together when
+ * they fit, and orders the rotation. Pure: no I/O, deterministic. */
+#ifndef PMCTOP_SCHED_H
+#define PMCTOP_SCHED_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "evdef.h"
+
+struct sched_group {
+	int pmu;
+	int nevents;
+	int *events;          /* model event indices; the first leads */
+	int counters_used;    /* merged-pair events take two */
+};
+
+struct sched_plan {
+	int ngroups;
+	struct sched_group *groups;   /* grouped by PMU, rotation order within a PMU */
+	int nmetrics;
+	int *metrics;                 /* planned metric indices */
+	bool *metric_split;           /* [model nmetrics]: computed across groups */
+	int nevents;                  /* model nevents */
+	bool *event_used;             /* [model nevents] */
+	int nunschedulable;
+	int *unschedulable;           /* events that fit no group (e.g. 0 counters) */
+	char **unsched_why;
+};
+
+struct sched_request {
+	int nmetrics; const int *metrics;   /* model metric indices */
+	int nevents; const int *events;     /* extra events (-e) */
+	const int *free_counters;           /* per model PMU: usable counters */
+};
+
+struct sched_plan *sched_plan(const struct model *m, const struct sched_request *req, char **cause);
+void sched_plan_free(struct sched_plan *p);
+/* Number of groups for PMU pmu (its rotation length). */
+int sched_groups_for_pmu(const struct sched_plan *p, int pmu);
+/* Prints the plan for --show-schedule. */
+void sched_print(const struct sched_plan *p, const struct model *m, FILE *out);
+
+#endif

@@ -1,0 +1,66 @@
+/* snapshot.h: the immutable result of one refresh interval, and the
+ * single-producer/single-consumer ring that hands snapshots from the sampler
+ * thread to the screen or a writer without the sampler ever waiting. */
+#ifndef PMCTOP_SNAPSHOT_H
+#define PMCTOP_SNAPSHOT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "evdef.h"
+
+enum snap_scope { SNAP_CPU, SNAP_CORE, SNAP_CCX, SNAP_SOCKET, SNAP_SYSTEM, SNAP_NSCOPES };
+
+/* One row: a CPU, core, CCX, socket or the whole system. Arrays are indexed
+ * by model metric / event index; NaN where not measured or not planned. */
+struct snap_row {
+	int id;               /* CPU number, core/CCX/socket index, 0 for system */
+	int cpu, core, ccx, socket;   /* -1 where not meaningful */
+	int ncpus;            /* online CPUs aggregated into this row */
+	double *metric;       /* [nmetrics] */
+	double *metric_cov;   /* [nmetrics] lowest coverage of its events, 0..1 */
+	double *event;        /* [nevents] scaled counts for the interval */
+	double *event_cov;    /* [nevents] time_running / interval, 0..1 */
+};
+
+struct snapshot {
+	uint64_t seq;
+	double time;          /* seconds since the epoch at the end of the interval */
+	double interval_s;
+	bool simulated;
+	const struct model *model;
+	int nmetrics, nevents;
+	bool *metric_planned; /* [nmetrics] */
+	bool *event_planned;  /* [nevents] */
+	int nrows[SNAP_NSCOPES];
+	struct snap_row *rows[SNAP_NSCOPES];
+	int noffline; int *offline;   /* CPUs that left during the interval */
+	char *notice;         /* one line for the user (e.g. why hardware counters are missing), or NULL */
+	double sampler_cost_s;/* CPU time the sampler spent on this interval */
+};
+
+struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES]);
+void snapshot_free(struct snapshot *s);
+/* The row of CPU number cpu, or NULL if it is not in the snapshot. */
+const struct snap_row *snapshot_cpu(const struct snapshot *s, int cpu);
+
+/* Single-producer/single-consumer ring of snapshot pointers. The producer
+ * never blocks: when the ring is full the oldest unread snapshot is dropped
+ * (and freed) by the consumer on its next pop. */
+#define SNAP_RING_SIZE 8
+struct snap_ring {
+	struct snapshot *slot[SNAP_RING_SIZE];
+	_Atomic unsigned head;  /* written by the producer */
+	_Atomic unsigned tail;  /* written by the consumer */
+	_Atomic unsigned dropped;
+};
+void snap_ring_init(struct snap_ring *r);
+/* Producer: returns false (and frees s) if the ring is full. */
+bool snap_ring_push(struct snap_ring *r, struct snapshot *s);
+/* Consumer: the newest snapshot, freeing older ones; NULL if none. */
+struct snapshot *snap_ring_pop_latest(struct snap_ring *r);
+/* Consumer: the oldest snapshot (batch writers want every one). */
+struct snapshot *snap_ring_pop(struct snap_ring *r);
+void snap_ring_done(struct snap_ring *r);
+
+#endif

@@ -1,0 +1,41 @@
+/* util.h: small helpers shared by every module: allocation that never
+ * returns NULL, formatted strings for error causes, and list parsing. */
+#ifndef PMCTOP_UTIL_H
+#define PMCTOP_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocation failures abort with a message: pmctop cannot do anything useful
+ * once malloc fails, and checking every call would hide the real logic. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* Sets *cause (if cause is not NULL) to a newly allocated message; returns -1
+ * so that callers can write `return set_cause(cause, "...")`. */
+int set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reads a whole small file (sysfs, procfs) into a NUL-terminated buffer with
+ * trailing whitespace removed. Returns NULL and sets errno on failure. */
+char *read_text_file(const char *path);
+/* Reads one integer (decimal or 0x hex) from a file. 0 on success, -errno. */
+int read_long_file(const char *path, long *out);
+
+/* Parses a CPU list such as "0-3,8,10-11" into a bitmap of nbits bits.
+ * Returns 0, or -1 with *cause naming the bad part ("99999 is beyond ...").
+ * Entries beyond nbits are an error, not silently dropped. */
+int cpulist_parse(const char *s, bool *bitmap, int nbits, char **cause);
+
+/* Monotonic time in nanoseconds. */
+uint64_t now_ns(void);
+
+#endif
