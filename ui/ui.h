@@ -1,0 +1,31 @@
+/* ui.h: the live ncurses dashboard. The only interface between the program
+ * and ui/; nothing outside ui/ includes curses.h. */
+#ifndef PMCTOP_UI_H
+#define PMCTOP_UI_H
+
+#include <stdbool.h>
+#include "evdef.h"
+#include "sampler.h"
+#include "snapshot.h"
+#include "topo.h"
+
+struct ui_config {
+	struct sampler *sampler;     /* already created, not yet started */
+	const struct model *model;
+	struct topo *topo;
+	double interval_s;           /* -d */
+	double rotate_ms;            /* --rotate */
+	bool no_color;               /* --no-color or NO_COLOR set */
+	bool simulated;
+	const char *host;            /* hostname */
+	const char *cpu_name;        /* CPU model name, e.g. "AMD EPYC 9654" */
+	const char *view;            /* initial view (-g), or NULL for the first */
+	int nextra; const int *extra_events;  /* -e events shown as columns */
+	const bool *cpu_filter;      /* -C, or NULL */
+};
+
+/* Runs the dashboard until the user quits. Starts and stops the sampler's
+ * thread. Returns 0, or -1 with *cause (the terminal is restored first). */
+int ui_run(const struct ui_config *c, char **cause);
+
+#endif
