@@ -19,11 +19,13 @@
 #include "encode.h"
 #include "evdef.h"
 #include "expr.h"
+#include "listing.h"
 #include "util.h"
 
 #define SEED_LINE(n) (n)   /* a line of seed 000_f8fc5e5ac55f83b0.txt */
 
 static struct model *model;
+static char *list_raw;        /* what `pmctop --list-metrics --raw` prints */
 
 static void load_model(void)
 {
@@ -32,6 +34,13 @@ static void load_model(void)
 	if (!model) {
 		fprintf(stderr, "model_load: %s\n", cause ? cause : "?");
 		free(cause);
+		return;
+	}
+	size_t len = 0;
+	FILE *f = open_memstream(&list_raw, &len);
+	if (f) {
+		listing_metrics(f, model, true);
+		fclose(f);
 	}
 }
 
@@ -39,6 +48,8 @@ static void free_model(void)
 {
 	model_free(model);
 	model = NULL;
+	free(list_raw);
+	list_raw = NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -198,7 +209,11 @@ START_TEST(test_vendor_formula)
 	char *a = canonical(got), *b = canonical(r->raw);
 	ck_assert_msg(strcmp(a, b) == 0, "seed line %d: %s lists as '%s', the seed says '%s'",
 		      r->seed_line, r->metric, got, r->raw);
-	/* Exactly the corrected rows explain themselves with a note. */
+	/* ... and the listing command prints that very line. */
+	char *line = xasprintf("= %s\n", got);
+	ck_assert_msg(list_raw && strstr(list_raw, line), "--list-metrics --raw lacks '%s'", line);
+	free(line);
+	/* The corrected rows explain themselves with a note. */
 	if (r->erratum)
 		ck_assert_msg(md->note && strstr(md->note, "erratum"),
 			      "seed line %d: %s needs a note on erratum %d", r->seed_line, r->metric, r->erratum);
