@@ -44,6 +44,8 @@ struct bk_group {
 	int nevents;
 	int *fds;           /* perf groups: fds[0] is the leader */
 	uint64_t *buf;      /* read buffer: nr, enabled, running, values */
+	bool enabled;       /* between enable and disable */
+	uint64_t last_read_ns, last_enabled; /* the previous read while enabled */
 	/* PMU_PROC pseudo groups. */
 	bool proc;
 	int *proc_what;     /* per event: PROC_BUSY or PROC_TOTAL */
@@ -436,13 +438,21 @@ static int group_ioctl(struct bk_group *g, unsigned long req)
 static int perf_enable(struct backend *b, struct bk_group *g)
 {
 	(void)b;
-	return group_ioctl(g, PERF_EVENT_IOC_ENABLE);
+	int rc = group_ioctl(g, PERF_EVENT_IOC_ENABLE);
+	if (rc == 0 && !g->enabled) {
+		g->enabled = true;
+		g->last_read_ns = 0;
+	}
+	return rc;
 }
 
 static int perf_disable(struct backend *b, struct bk_group *g)
 {
 	(void)b;
-	return group_ioctl(g, PERF_EVENT_IOC_DISABLE);
+	int rc = group_ioctl(g, PERF_EVENT_IOC_DISABLE);
+	if (rc == 0)
+		g->enabled = false;
+	return rc;
 }
 
 static int perf_read(struct backend *b, struct bk_group *g, struct bk_count *out)
@@ -457,8 +467,25 @@ static int perf_read(struct backend *b, struct bk_group *g, struct bk_count *out
 	 * does when the event's CPU goes away. */
 	if (n == 0)
 		return -ENODEV;
+	/* CPU hotplug (seen on Linux 6.18): when the CPU goes offline the
+	 * kernel takes the group apart, so the leader then reads as a group
+	 * of one, with its times frozen; the events stay dead after the CPU
+	 * returns. The caller closes and reopens on -ENODEV. */
+	if ((size_t)n >= 3 * sizeof(uint64_t) && g->buf[0] < (uint64_t)g->nevents)
+		return -ENODEV;
 	if ((size_t)n != want || g->buf[0] != (uint64_t)g->nevents)
 		return -EIO;
+	/* A group of one cannot shrink; there the sign is that an enabled
+	 * system-wide event stops accruing enabled time, which otherwise
+	 * grows with the wall clock. */
+	uint64_t now = now_ns();
+	if (g->enabled && g->last_read_ns && now - g->last_read_ns > 1000000u &&
+	    g->buf[1] == g->last_enabled)
+		return -ENODEV;
+	if (g->enabled) {
+		g->last_read_ns = now;
+		g->last_enabled = g->buf[1];
+	}
 	for (int i = 0; i < g->nevents; i++) {
 		out[i].value = g->buf[3 + i];
 		out[i].time_enabled = g->buf[1];
