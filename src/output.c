@@ -71,14 +71,15 @@ void output_metric_heading(const struct metric_def *md, char *buf, size_t n)
 double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r)
 {
 	double low = NAN;
+	/* Only figures that are shown count: a "-" already says "not measured". */
 	for (int i = 0; i < o->o.ncols; i++) {
 		double c = r->metric_cov[o->cols[i]];
-		if (!isnan(c) && (isnan(low) || c < low))
+		if (!isnan(r->metric[o->cols[i]]) && !isnan(c) && (isnan(low) || c < low))
 			low = c;
 	}
 	for (int i = 0; i < o->o.nevcols; i++) {
 		double c = r->event_cov[o->evcols[i]];
-		if (!isnan(c) && (isnan(low) || c < low))
+		if (!isnan(r->event[o->evcols[i]]) && !isnan(c) && (isnan(low) || c < low))
 			low = c;
 	}
 	(void)s;

@@ -16,7 +16,8 @@ int output_table_write(struct output *o, const struct snapshot *s);
 int output_csv_write(struct output *o, const struct snapshot *s);
 int output_json_write(struct output *o, const struct snapshot *s);
 
-/* The lowest coverage among the printed metrics and events of a row (NaN if
+/* The lowest coverage among the printed metrics and events of a row that
+ * have a value (NaN if
  * none of them was measured), so a reader sees which figures are estimates. */
 double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r);
 /* Wall-clock time of the snapshot as "HH:MM:SS.mmm". */

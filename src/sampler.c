@@ -134,6 +134,16 @@ static void wait_until(struct sampler *s, uint64_t t)
 		;
 }
 
+/* How a notice names a PMU: core PMUs are what users call "the hardware
+ * counters"; the others go by their Linux name (amd_l3, amd_umc_*). */
+static const char *pmu_title(const struct pmu_def *pd, char *buf, size_t n)
+{
+	if (pd->kind == PMU_CORE)
+		return "hardware counters unavailable";
+	snprintf(buf, n, "%s counters (%s) unavailable", pd->name, pd->perf_name ? pd->perf_name : pd->name);
+	return buf;
+}
+
 static void add_notice(struct sampler *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_notice(struct sampler *s, const char *fmt, ...)
 {
@@ -296,14 +306,14 @@ static int open_all(struct sampler *s, char **cause)
 	for (int p = 0; p < m->npmus; p++) {
 		struct pmu_state *ps = &s->ps[p];
 		const struct pmu_def *pd = &m->pmus[p];
+		char title[160];
 		if (ps->ngroups == 0)
 			continue;
 		struct bk_instance *inst = NULL;
 		char *why = NULL;
 		int n = ops->instances(s->bk, p, &inst, &why);
 		if (n <= 0) {
-			add_notice(s, "%s counters (%s) are not available here: %s", pd->name,
-				   pd->perf_name ? pd->perf_name : pd->name, why ? why : "no such PMU");
+			add_notice(s, "%s: %s", pmu_title(pd, title, sizeof(title)), why ? why : "no such PMU here");
 			free(why);
 			free(inst);
 			continue;
@@ -387,8 +397,7 @@ static int open_all(struct sampler *s, char **cause)
 						gs->bg[i] = NULL;
 					}
 			}
-			add_notice(s, "%s counters (%s) are not available here: %s", pd->name,
-				   pd->perf_name ? pd->perf_name : pd->name, backend_error_hint(pmu_err));
+			add_notice(s, "%s: %s", pmu_title(pd, title, sizeof(title)), backend_error_hint(pmu_err));
 			(void)nopen;
 		}
 		free(pmu_cause);
@@ -845,7 +854,9 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 					if (ec < cov)
 						cov = ec;
 				}
-				row->metric_cov[mi] = (int)md->scope <= sc ? cov : 0;
+				/* Not applicable at this scope is not the same as
+				 * measured 0 % of the time: leave it NaN. */
+				row->metric_cov[mi] = (int)md->scope <= sc ? cov : NAN;
 			}
 		}
 	}
