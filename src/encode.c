@@ -187,8 +187,12 @@ static int set_named_field(const char *sysfs_root, const char *perf_pmu, const c
 	return 0;
 }
 
+/* Bits lo..hi; an invalid range (which the loader should have refused)
+ * covers nothing rather than shifting by a negative amount. */
 static uint64_t range_mask(int lo, int hi)
 {
+	if (lo < 0 || hi > 63 || hi < lo)
+		return 0;
 	int width = hi - lo + 1;
 	return (width == 64 ? ~0ULL : (1ULL << width) - 1) << lo;
 }
@@ -202,8 +206,10 @@ int encode_raw_fields(const struct pmu_def *pmu, uint64_t raw, const char **name
 		const struct hw_field *hf = &pmu->fields[i];
 		uint64_t v = 0;
 		int shift = 0;
-		for (int r = 0; r < hf->nranges; r++) {
+		for (int r = 0; r < hf->nranges && r < (int)ARRAY_SIZE(hf->range); r++) {
 			int lo = hf->range[r].lo, hi = hf->range[r].hi;
+			if (!range_mask(lo, hi) || shift > 63)
+				continue;
 			v |= ((raw & range_mask(lo, hi)) >> lo) << shift;
 			shift += hi - lo + 1;
 		}
@@ -220,7 +226,7 @@ static uint64_t raw_unmapped_bits(const struct pmu_def *pmu, uint64_t raw)
 {
 	uint64_t covered = pmu->ignore_mask;
 	for (int i = 0; i < pmu->nfields; i++)
-		for (int r = 0; r < pmu->fields[i].nranges; r++)
+		for (int r = 0; r < pmu->fields[i].nranges && r < 4; r++)
 			covered |= range_mask(pmu->fields[i].range[r].lo,
 					      pmu->fields[i].range[r].hi);
 	return raw & ~covered;
@@ -235,6 +241,11 @@ static int encode_raw(const struct pmu_def *pmu, const struct event_def *ev,
 	uint64_t extra = raw_unmapped_bits(pmu, ev->raw);
 	int n, rc;
 
+	if (pmu->nfields > (int)ARRAY_SIZE(names)) {
+		set_cause(cause, "PMU %s has %d fields, more than pmctop handles (%zu)", pmu->name,
+			  pmu->nfields, ARRAY_SIZE(names));
+		return -EINVAL;
+	}
 	if (extra) {
 		set_cause(cause, "event %s: raw value 0x%" PRIX64 " has bits 0x%" PRIX64
 			  " outside the fields of PMU %s", ev->name, ev->raw, extra, pmu->name);

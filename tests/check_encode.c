@@ -9,11 +9,13 @@
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "encode.h"
 #include "evdef.h"
+#include "expr.h"
 #include "util.h"
 
 #define ZEN5_SYSFS TOP_SRCDIR "/tests/fixtures/pmu/zen5"
@@ -435,6 +437,363 @@ START_TEST(test_pfm_basic_core2)
 }
 END_TEST
 
+/* ---- the shipped models ---------------------------------------------- */
+
+#define EVENTS_DIR TOP_SRCDIR "/events"
+
+/* The expected perf config of every libpfm4 or raw event of a model, as
+ * worked out from the vendor tables (event select and unit mask; seed 001
+ * for Core 2, seed 004 and libpfm4's wsm tables for Westmere, seed 002 with
+ * libpfm4's amd64_fam10h tables for Family 10h, seed 003 for the
+ * architectural events). A test fails if a model gains an event that is not
+ * listed here, so every event's encoding is checked. */
+struct model_case {
+	const char *name;
+	uint64_t config;
+};
+
+static const struct model_case core2_cases[] = {
+	{ "inst_retired.any", 0xc0 },
+	{ "cpu_clk_unhalted.core", 0x3c },
+	{ "cpu_clk_unhalted.ref", 0x300 },
+	{ "cpu_clk_unhalted.bus", 0x13c },
+	{ "l1d_all_ref", 0x143 },
+	{ "l1d_all_cache_ref", 0x243 },
+	{ "l1d_repl", 0xf45 },
+	{ "l1i_reads", 0x80 },
+	{ "l1i_misses", 0x81 },
+	{ "l2_rqsts.self.demand.mesi", 0x4f2e },
+	{ "l2_rqsts.self.demand.i_state", 0x412e },
+	{ "l2_lines_in.self.any", 0x7024 },
+	{ "mem_load_retired.l1d_miss", 0x1cb },
+	{ "mem_load_retired.l2_miss", 0x4cb },
+	{ "dtlb_misses.any", 0x108 },
+	{ "itlb.misses", 0x1282 },
+	{ "page_walks.count", 0x10c },
+	{ "page_walks.cycles", 0x20c },
+	{ "br_inst_retired.any", 0xc4 },
+	{ "br_inst_retired.taken", 0xcc4 },
+	{ "br_inst_retired.mispred", 0xc5 },
+	{ "uops_retired.any", 0xfc2 },
+	{ "resource_stalls.any", 0x1fdc },
+	{ "rs_uops_dispatched", 0xa0 },
+	{ "x87_ops_retired.any", 0xfec1 },
+	{ "simd_comp_inst_retired.packed_double", 0x4ca },
+	{ "simd_comp_inst_retired.scalar_double", 0x8ca },
+	{ "bus_trans_any.self", 0x4070 },
+	{ "bus_trans_burst.self", 0x406e },
+	{ "bus_trans_brd.self", 0x4065 },
+};
+
+static const struct model_case westmere_cases[] = {
+	{ "inst_retired.any", 0xc0 },
+	{ "cpu_clk_unhalted.thread", 0x3c },
+	{ "cpu_clk_unhalted.ref", 0x300 },
+	{ "fp_mmx_trans.to_fp", 0x1cc },
+	{ "fp_mmx_trans.to_mmx", 0x2cc },
+	{ "fp_mmx_trans.any", 0x3cc },
+	{ "macro_insts.decoded", 0x1d0 },
+	/* D1H 01H with INV=1 and CMASK=1, as seed 004 says. */
+	{ "uops_decoded.stall_cycles", 0x018001d1 },
+	{ "uops_decoded.ms", 0x2d1 },
+	{ "uops_decoded.esp_folding", 0x4d1 },
+	{ "uops_decoded.esp_sync", 0x8d1 },
+	{ "rat_stalls.flags", 0x1d2 },
+	{ "rat_stalls.registers", 0x2d2 },
+	{ "rat_stalls.rob_read_port", 0x4d2 },
+	{ "rat_stalls.scoreboard", 0x8d2 },
+	{ "rat_stalls.any", 0xfd2 },
+	{ "uops_issued.any", 0x10e },
+	{ "uops_retired.any", 0x1c2 },
+	{ "resource_stalls.any", 0x1a2 },
+	{ "mem_inst_retired.loads", 0x10b },
+	{ "mem_inst_retired.stores", 0x20b },
+	{ "l1d.repl", 0x151 },
+	{ "l1i.reads", 0x380 },
+	{ "l1i.misses", 0x280 },
+	{ "l2_rqsts.references", 0xff24 },
+	{ "l2_rqsts.miss", 0xaa24 },
+	{ "longest_lat_cache.reference", 0x4f2e },
+	{ "longest_lat_cache.miss", 0x412e },
+	{ "mem_load_retired.llc_miss", 0x10cb },
+	{ "dtlb_misses.any", 0x149 },
+	{ "dtlb_misses.walk_completed", 0x249 },
+	{ "dtlb_misses.walk_cycles", 0x449 },
+	{ "itlb_misses.any", 0x185 },
+	{ "itlb_misses.walk_completed", 0x285 },
+	{ "br_inst_retired.all_branches", 0xc4 },
+	{ "br_misp_retired.all_branches", 0xc5 },
+	{ "baclear.clear", 0x1e6 },
+};
+
+static const struct model_case fam10h_cases[] = {
+	{ "cpu_clk_unhalted", 0x76 },
+	{ "retired_instructions", 0xc0 },
+	{ "retired_uops", 0xc1 },
+	{ "retired_branch_instructions", 0xc2 },
+	{ "retired_mispredicted_branch_instructions", 0xc3 },
+	{ "retired_taken_branch_instructions", 0xc4 },
+	{ "data_cache_accesses", 0x40 },
+	{ "data_cache_misses", 0x41 },
+	{ "data_cache_refills.all", 0x1f42 },
+	{ "data_cache_refills_from_system.all", 0x1f43 },
+	{ "requests_to_l2.all", 0x3f7d },
+	{ "l2_cache_miss.all", 0xf7e },
+	{ "instruction_cache_fetches", 0x80 },
+	{ "instruction_cache_misses", 0x81 },
+	{ "l1_dtlb_miss_and_l2_dtlb_hit.all", 0x345 },
+	{ "l1_dtlb_and_l2_dtlb_miss.all", 0x746 },
+	{ "l1_itlb_miss_and_l2_itlb_hit", 0x84 },
+	{ "l1_itlb_miss_and_l2_itlb_miss.all", 0x385 },
+	{ "dispatch_stalls", 0xd1 },
+	{ "retired_branch_resyncs", 0xc7 },
+	/* Northbridge: EventSelect 4E0h puts 4 in bits 35:32. */
+	{ "read_request_to_l3_cache.all", 0x40000f7e0 },
+	{ "l3_cache_misses.all", 0x40000f7e1 },
+	{ "dram_accesses_page.all", 0x3fe0 },
+	{ "dram_accesses_page.conflict", 0x24e0 },
+};
+
+static const struct model_case arch_cases[] = {
+	{ "unhalted_core_cycles", 0x3c },
+	{ "instruction_retired", 0xc0 },
+	{ "unhalted_reference_cycles", 0x13c },
+	{ "llc_reference", 0x4f2e },
+	{ "llc_misses", 0x412e },
+	{ "branch_instruction_retired", 0xc4 },
+	{ "branch_misses_retired", 0xc5 },
+};
+
+static struct model *load(const char *dir)
+{
+	char *cause = NULL;
+	struct model *m = model_load(dir, &cause);
+	ck_assert_msg(m != NULL, "%s: %s", dir, cause ? cause : "");
+	free(cause);
+	return m;
+}
+
+/* Encodes every hardware event of the model (libpfm4 with the PMU forced,
+ * raw values against sysfs) and checks each config against the table. */
+static void check_model(const char *dir, const char *force, const char *sysfs,
+			const struct model_case *cases, size_t ncases)
+{
+	if (force)
+		setenv("LIBPFM_FORCE_PMU", force, 1);
+	struct model *m = load(dir);
+	size_t checked = 0;
+	for (int i = 0; i < m->nevents; i++) {
+		const struct event_def *ev = &m->events[i];
+		if (ev->enc != ENC_PFM && ev->enc != ENC_RAW)
+			continue;
+		struct perf_event_attr attr;
+		char *cause = NULL;
+		int rc = encode_event(m, ev, NULL, sysfs, &attr, &cause);
+		ck_assert_msg(rc == 0, "%s: %s (%s): %s", dir, ev->name, ev->spec ? ev->spec : "raw",
+			      cause ? cause : "");
+		free(cause);
+		ck_assert_msg(attr.type == PERF_TYPE_RAW, "%s: type %u", ev->name, attr.type);
+		ck_assert_int_eq(attr.exclude_user, 0);
+		ck_assert_int_eq(attr.exclude_kernel, 0);
+		size_t j;
+		for (j = 0; j < ncases; j++)
+			if (strcmp(cases[j].name, ev->name) == 0)
+				break;
+		ck_assert_msg(j < ncases, "%s: event %s has no expected encoding in the test",
+			      dir, ev->name);
+		ck_assert_msg(attr.config == cases[j].config,
+			      "%s: %s: config 0x%" PRIx64 ", expected 0x%" PRIx64, dir, ev->name,
+			      (uint64_t)attr.config, cases[j].config);
+		checked++;
+	}
+	ck_assert_uint_eq(checked, ncases);
+	model_free(m);
+}
+
+START_TEST(test_model_core2)
+{
+	check_model(EVENTS_DIR "/intel/core2", "core", "/nonexistent", core2_cases,
+		    ARRAY_SIZE(core2_cases));
+}
+END_TEST
+
+START_TEST(test_model_westmere)
+{
+	check_model(EVENTS_DIR "/intel/westmere", "wsm", "/nonexistent", westmere_cases,
+		    ARRAY_SIZE(westmere_cases));
+}
+END_TEST
+
+START_TEST(test_model_westmere_dp)
+{
+	/* Westmere-EP/EX (models 2CH, 2FH) are libpfm4's wsm_dp. */
+	check_model(EVENTS_DIR "/intel/westmere", "wsm_dp", "/nonexistent", westmere_cases,
+		    ARRAY_SIZE(westmere_cases));
+}
+END_TEST
+
+START_TEST(test_model_fam10h)
+{
+	static const char *const fam10h_pmus[] = { "amd64_fam10h_barcelona", "amd64_fam10h_shanghai",
+					    "amd64_fam10h_istanbul" };
+	check_model(EVENTS_DIR "/amd/fam10h", fam10h_pmus[_i], "/nonexistent", fam10h_cases,
+		    ARRAY_SIZE(fam10h_cases));
+}
+END_TEST
+
+START_TEST(test_model_intel_arch)
+{
+	check_model(EVENTS_DIR "/intel/arch", NULL, INTEL_SYSFS, arch_cases,
+		    ARRAY_SIZE(arch_cases));
+}
+END_TEST
+
+/* Seed 003's bit order: arch_bit i is event i of Table 18-10. */
+START_TEST(test_model_intel_arch_bits)
+{
+	struct model *m = load(EVENTS_DIR "/intel/arch");
+	for (size_t i = 0; i < ARRAY_SIZE(arch_cases); i++) {
+		int e = model_find_event(m, arch_cases[i].name);
+		ck_assert_int_ge(e, 0);
+		ck_assert_msg(m->events[e].arch_bit == (int)i, "%s: arch_bit %d", arch_cases[i].name,
+			      m->events[e].arch_bit);
+	}
+	/* Only the events the kernel puts on fixed counters are flagged. */
+	ck_assert(m->events[model_find_event(m, "unhalted_core_cycles")].flags & EVF_FIXED);
+	ck_assert(m->events[model_find_event(m, "instruction_retired")].flags & EVF_FIXED);
+	ck_assert(!(m->events[model_find_event(m, "llc_misses")].flags & EVF_FIXED));
+	int core = model_find_pmu(m, "core");
+	ck_assert_int_ge(core, 0);
+	ck_assert_int_eq(m->pmus[core].fixed, 3);
+	ck_assert(m->pmus[core].nmi_takes_fixed);
+	model_free(m);
+}
+END_TEST
+
+/* Evaluates a metric with every event replaced by its encoded config, so
+ * that "0xC0 / 0x3C" proves which event is the numerator. */
+struct config_ctx {
+	const struct model *m;
+	const char *sysfs;
+};
+
+static double config_value(void *vctx, int ref)
+{
+	struct config_ctx *ctx = vctx;
+	struct perf_event_attr attr;
+	if (ref < 0 || ref >= ctx->m->nevents)
+		return NAN;
+	if (encode_event(ctx->m, &ctx->m->events[ref], NULL, ctx->sysfs, &attr, NULL) < 0)
+		return NAN;
+	return (double)attr.config;
+}
+
+static const struct {
+	const char *dir;
+	const char *force;
+	const char *sysfs;
+	const char *metric;
+	double num, den;
+} ratio_cases[] = {
+	{ EVENTS_DIR "/intel/arch", NULL, INTEL_SYSFS, "ipc", 0xC0, 0x3C },
+	{ EVENTS_DIR "/intel/arch", NULL, INTEL_SYSFS, "cpi", 0x3C, 0xC0 },
+	{ EVENTS_DIR "/intel/arch", NULL, INTEL_SYSFS, "llc_miss_ratio", 0x412E, 0x4F2E },
+	{ EVENTS_DIR "/intel/arch", NULL, INTEL_SYSFS, "branch_miss_ratio", 0xC5, 0xC4 },
+	{ EVENTS_DIR "/intel/core2", "core", NULL, "ipc", 0xC0, 0x3C },
+	{ EVENTS_DIR "/intel/core2", "core", NULL, "l2_miss_ratio", 0x412E, 0x4F2E },
+	{ EVENTS_DIR "/intel/core2", "core", NULL, "branch_miss_ratio", 0xC5, 0xC4 },
+	{ EVENTS_DIR "/intel/core2", "core", NULL, "l1d_miss_ratio", 0xF45, 0x243 },
+	{ EVENTS_DIR "/intel/westmere", "wsm", NULL, "ipc", 0xC0, 0x3C },
+	{ EVENTS_DIR "/intel/westmere", "wsm", NULL, "llc_miss_ratio", 0x412E, 0x4F2E },
+	{ EVENTS_DIR "/intel/westmere", "wsm", NULL, "l2_miss_ratio", 0xAA24, 0xFF24 },
+	{ EVENTS_DIR "/intel/westmere", "wsm", NULL, "branch_miss_ratio", 0xC5, 0xC4 },
+	{ EVENTS_DIR "/amd/fam10h", "amd64_fam10h_barcelona", NULL, "ipc", 0xC0, 0x76 },
+	{ EVENTS_DIR "/amd/fam10h", "amd64_fam10h_barcelona", NULL, "l1d_miss_ratio", 0x41, 0x40 },
+	{ EVENTS_DIR "/amd/fam10h", "amd64_fam10h_barcelona", NULL, "l2_miss_ratio", 0xF7E, 0x3F7D },
+	{ EVENTS_DIR "/amd/fam10h", "amd64_fam10h_barcelona", NULL, "l3_miss_ratio",
+	  0x40000F7E1, 0x40000F7E0 },
+	{ EVENTS_DIR "/amd/fam10h", "amd64_fam10h_barcelona", NULL, "branch_miss_ratio", 0xC3,
+	  0xC2 },
+};
+
+START_TEST(test_model_ratios)
+{
+	if (ratio_cases[_i].force)
+		setenv("LIBPFM_FORCE_PMU", ratio_cases[_i].force, 1);
+	struct model *m = load(ratio_cases[_i].dir);
+	int k = model_find_metric(m, ratio_cases[_i].metric);
+	ck_assert_msg(k >= 0, "%s: no metric %s", ratio_cases[_i].dir, ratio_cases[_i].metric);
+	struct config_ctx ctx = { m, ratio_cases[_i].sysfs };
+	double v = expr_eval(m->metrics[k].expr, config_value, &ctx);
+	double want = ratio_cases[_i].num / ratio_cases[_i].den;
+	ck_assert_msg(fabs(v - want) < 1e-12 * want, "%s %s: %g, expected %g",
+		      ratio_cases[_i].dir, ratio_cases[_i].metric, v, want);
+	ck_assert_int_eq(m->metrics[k].nevents, 2);
+	model_free(m);
+}
+END_TEST
+
+/* libpfm4's own architectural tables, where this machine's CPUID lets
+ * libpfm4 build them, must agree with the raw values of the arch model. */
+START_TEST(test_model_intel_arch_vs_libpfm)
+{
+	static const char *const pfm_names[] = {
+		"UNHALTED_CORE_CYCLES", "INSTRUCTION_RETIRED", NULL /* 0x13C: see core.def */,
+		"LLC_REFERENCES", "LLC_MISSES", "BRANCH_INSTRUCTIONS_RETIRED",
+		"MISPREDICTED_BRANCH_RETIRED",
+	};
+	setenv("LIBPFM_FORCE_PMU", "ix86arch", 1);
+	ck_assert_int_eq(encode_pfm_init(NULL), 0);
+	int compared = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(pfm_names); i++) {
+		if (!pfm_names[i])
+			continue;
+		struct event_def ev = spec_event(P_INTEL_CORE, ENC_PFM, pfm_names[i]);
+		struct perf_event_attr attr;
+		if (encode_event(&test_model, &ev, "cpu", NULL, &attr, NULL) != 0)
+			continue; /* this CPU's CPUID.0AH hides it from libpfm4 */
+		ck_assert_msg(attr.config == arch_cases[i].config, "%s: 0x%" PRIx64, pfm_names[i],
+			      (uint64_t)attr.config);
+		compared++;
+	}
+	/* Nothing to compare on a CPU without architectural perfmon. */
+	(void)compared;
+}
+END_TEST
+
+START_TEST(test_model_generic)
+{
+	struct model *m = load(EVENTS_DIR "/generic");
+	int hw = 0, sw = 0;
+	for (int i = 0; i < m->nevents; i++) {
+		const struct event_def *ev = &m->events[i];
+		struct perf_event_attr attr;
+		char *cause = NULL;
+		int rc = encode_event(m, ev, NULL, "/nonexistent", &attr, &cause);
+		if (ev->enc == ENC_PROC) {
+			ck_assert_int_eq(rc, -EINVAL);
+		} else {
+			ck_assert_msg(rc == 0, "%s: %s", ev->name, cause ? cause : "");
+			if (attr.type == PERF_TYPE_HARDWARE)
+				hw++;
+			else if (attr.type == PERF_TYPE_SOFTWARE)
+				sw++;
+		}
+		free(cause);
+	}
+	ck_assert_int_eq(hw, 7);
+	ck_assert_int_eq(sw, 4);
+	struct perf_event_attr attr;
+	ck_assert_int_eq(encode_event(m, &m->events[model_find_event(m, "task_clock")], NULL, NULL,
+				      &attr, NULL), 0);
+	ck_assert_uint_eq(attr.config, PERF_COUNT_SW_TASK_CLOCK);
+	ck_assert_int_eq(encode_event(m, &m->events[model_find_event(m, "ref_cycles")], NULL, NULL,
+				      &attr, NULL), 0);
+	ck_assert_uint_eq(attr.config, PERF_COUNT_HW_REF_CPU_CYCLES);
+	model_free(m);
+}
+END_TEST
+
 static Suite *encode_suite(void)
 {
 	Suite *s = suite_create("encode");
@@ -460,6 +819,29 @@ static Suite *encode_suite(void)
 	tcase_add_test(tc, test_pfm_notation_core2);
 	tcase_add_test(tc, test_pfm_unknown);
 	tcase_add_test(tc, test_pfm_basic_core2);
+	suite_add_tcase(s, tc);
+
+	/* One tcase per model, so a failure names the model. */
+	tc = tcase_create("model-generic");
+	tcase_add_test(tc, test_model_generic);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("model-intel-arch");
+	tcase_add_test(tc, test_model_intel_arch);
+	tcase_add_test(tc, test_model_intel_arch_bits);
+	tcase_add_test(tc, test_model_intel_arch_vs_libpfm);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("model-core2");
+	tcase_add_test(tc, test_model_core2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("model-westmere");
+	tcase_add_test(tc, test_model_westmere);
+	tcase_add_test(tc, test_model_westmere_dp);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("model-fam10h");
+	tcase_add_loop_test(tc, test_model_fam10h, 0, 3);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("model-ratios");
+	tcase_add_loop_test(tc, test_model_ratios, 0, ARRAY_SIZE(ratio_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }
