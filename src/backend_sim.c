@@ -73,7 +73,7 @@
 
 struct sim_cpu {
 	int cpu;
-	bool present;         /* in the topology and online there */
+	bool present;         /* in the topology, online or not */
 	bool offline;         /* went offline through an injected fault */
 	int ccx, socket;      /* dense indices, -1 if none */
 	struct wl_cpu wl;
@@ -276,7 +276,7 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 		const struct topo_cpu *c = &t->cpus[i];
 		if (c->cpu < 0 || c->cpu >= b->ncpu_map)
 			continue;
-		b->cpus[c->cpu].present = c->online;
+		b->cpus[c->cpu].present = true;
 		wl_cpu_init(&b->cpus[c->cpu].wl, &b->wp, c->cpu);
 	}
 	b->nccx = t->nccx;
@@ -348,9 +348,14 @@ static void sim_destroy(struct backend *b)
 
 /* ---- instances ---- */
 
+/* Online in the topology (which the caller may change with
+ * topo_set_online) and not taken offline by an injected fault. */
 static bool cpu_usable(const struct backend *b, int cpu)
 {
-	return cpu >= 0 && cpu < b->ncpu_map && b->cpus[cpu].present && !b->cpus[cpu].offline;
+	if (cpu < 0 || cpu >= b->ncpu_map || !b->cpus[cpu].present || b->cpus[cpu].offline)
+		return false;
+	const struct topo_cpu *tc = topo_cpu_by_num(b->t, cpu);
+	return tc && tc->online;
 }
 
 static int first_usable(const struct backend *b, const int *cpus, int n)
@@ -536,7 +541,7 @@ static void place(struct backend *b, struct sim_slot *s)
 		bool ok = unlimited(pd) || fits(grp, g, f);
 		if (ok && !unlimited(pd))
 			group_uses(grp, &g, &f);
-		grp->running = ok && !b->cpus[grp->cpu].offline;
+		grp->running = ok && cpu_usable(b, grp->cpu);
 	}
 }
 
@@ -553,7 +558,7 @@ static void sim_advance(struct backend *b, uint64_t ns)
 		/* Offline CPUs keep their place in the phase sequence but count
 		 * nothing, so that a CPU's phases do not depend on hotplug. */
 		wl_cpu_advance(&c->wl, &b->wp, b->now, ns, d);
-		if (c->offline)
+		if (!cpu_usable(b, cpu))
 			continue;
 		for (int q = 0; q < WQ_COUNT; q++) {
 			c->q[q] += d[q];
@@ -673,7 +678,7 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 	const struct pmu_def *pd = &b->m->pmus[inst->pmu];
 	int cpu = inst->cpu;
 	if (cpu < 0 || cpu >= b->ncpu_map || !b->cpus[cpu].present) {
-		set_cause(cause, "sim: CPU %d does not exist or is offline", cpu);
+		set_cause(cause, "sim: CPU %d does not exist", cpu);
 		return -ENODEV;
 	}
 	if (b->cpus[cpu].offline) {
@@ -687,6 +692,10 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 			go_offline(b, cpu);
 		set_cause(cause, "sim: injected fault on open on CPU %d: %s", cpu, strerror(-err));
 		return err;
+	}
+	if (!cpu_usable(b, cpu)) {
+		set_cause(cause, "sim: CPU %d is offline", cpu);
+		return -ENODEV;
 	}
 	struct bk_group g0 = { 0 };
 	for (int i = 0; i < nevents; i++) {
@@ -805,7 +814,7 @@ static int sim_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 	if (!g || !out)
 		return -EINVAL;
 	struct sim_cpu *c = &b->cpus[g->cpu];
-	if (c->offline)
+	if (!cpu_usable(b, g->cpu))
 		return -ENODEV;
 	int fi = match_fault(b, g->cpu, false);
 	if (fi >= 0 && b->faults[fi].seen >= b->faults[fi].f.after_reads) {

@@ -11,28 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Writes the match lines compactly: lines that differ only in the model
+ * share their vendor and family, "GenuineIntel family=0x6 model=0x25,0x2c". */
 static void match_text(char *buf, size_t size, const struct model_match *mm, int n)
 {
-	size_t len = 0;
-	buf[0] = 0;
-	for (int i = 0; i < n && len < size; i++) {
-		int w = snprintf(buf + len, size - len, "%s%s", i ? "; " : "", mm[i].vendor);
-		len += w > 0 ? (size_t)w : 0;
-		if (len < size && mm[i].family >= 0) {
-			w = snprintf(buf + len, size - len, " family=0x%x", (unsigned)mm[i].family);
-			len += w > 0 ? (size_t)w : 0;
+	FILE *f = fmemopen(buf, size, "w");
+	if (!f) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		bool any_model = mm[i].model_lo == 0 && mm[i].model_hi == 0x7fffffff;
+		bool same = i > 0 && !strcmp(mm[i].vendor, mm[i - 1].vendor) && mm[i].family == mm[i - 1].family &&
+			    !any_model && !(mm[i - 1].model_lo == 0 && mm[i - 1].model_hi == 0x7fffffff);
+		if (same) {
+			fputc(',', f);
+		} else {
+			fprintf(f, "%s%s", i ? "; " : "", mm[i].vendor);
+			if (mm[i].family >= 0)
+				fprintf(f, " family=0x%x", (unsigned)mm[i].family);
+			if (!any_model)
+				fputs(" model=", f);
 		}
-		if (len < size && (mm[i].model_lo != 0 || mm[i].model_hi != 0x7fffffff)) {
-			if (mm[i].model_lo == mm[i].model_hi)
-				w = snprintf(buf + len, size - len, " model=0x%02x", (unsigned)mm[i].model_lo);
-			else
-				w = snprintf(buf + len, size - len, " model=0x%02x-0x%02x", (unsigned)mm[i].model_lo,
-					     (unsigned)mm[i].model_hi);
-			len += w > 0 ? (size_t)w : 0;
-		}
+		if (any_model)
+			continue;
+		if (mm[i].model_lo == mm[i].model_hi)
+			fprintf(f, "0x%02x", (unsigned)mm[i].model_lo);
+		else
+			fprintf(f, "0x%02x-0x%02x", (unsigned)mm[i].model_lo, (unsigned)mm[i].model_hi);
 	}
 	if (n == 0)
-		snprintf(buf, size, "-");
+		fputs("-", f);
+	fclose(f);
 }
 
 int listing_models(FILE *out, const char *events_dir, char **cause)

@@ -6,10 +6,19 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <time.h>
+
+#include "backend.h"
+#include "evdef.h"
+#include "expr.h"
 #include "sim_workload.h"
+#include "topo.h"
+#include "util.h"
 
 /* ---- workload model ---- */
 
@@ -40,32 +49,39 @@ START_TEST(test_quantity_names)
 }
 END_TEST
 
+/* Check records the place of every assertion it evaluates, which costs a
+ * system call; the loops below evaluate a million conditions, so they
+ * call Check only when a condition fails. */
+#define CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
+#define NEAR(a, b, tol) CHECK(fabs((double)(a) - (double)(b)) <= (tol), \
+	"cpu %d t %.3f s: %s = %g, %s = %g", cpu, t / 1e9, #a, (double)(a), #b, (double)(b))
+
 /* Asserts a <= b with a relative tolerance for rounding. */
-#define LE(a, b) ck_assert_msg((a) <= (b) * (1 + 1e-9) + 1e-6, \
+#define LE(a, b) CHECK((a) <= (b) * (1 + 1e-9) + 1e-6, \
 	"cpu %d t %.3f s: %s = %g > %s = %g", cpu, t / 1e9, #a, (double)(a), #b, (double)(b))
 
 static void check_consistent(const struct wl_params *p, const double *q, uint64_t dt, int cpu,
 			     uint64_t t)
 {
 	LE(q[WQ_BUSY_NS], q[WQ_TOTAL_NS]);
-	ck_assert_double_eq_tol(q[WQ_TOTAL_NS], (double)dt, 1e-6);
+	NEAR(q[WQ_TOTAL_NS], (double)dt, 1e-6);
 	LE(q[WQ_CYCLES], p->ghz_max * q[WQ_BUSY_NS]);
-	ck_assert_double_eq_tol(q[WQ_REF_CYCLES], p->ghz_nominal * q[WQ_BUSY_NS],
+	NEAR(q[WQ_REF_CYCLES], p->ghz_nominal * q[WQ_BUSY_NS],
 				1e-6 * q[WQ_REF_CYCLES] + 1e-6);
 	LE(q[WQ_INSTRUCTIONS], q[WQ_OPS]);
 	LE(q[WQ_OPS], q[WQ_OPS_DISPATCHED]);
 	LE(q[WQ_MICROCODE_OPS], q[WQ_OPS]);
-	ck_assert_double_eq_tol(q[WQ_DISPATCH_SLOTS], p->width * q[WQ_CYCLES],
+	NEAR(q[WQ_DISPATCH_SLOTS], p->width * q[WQ_CYCLES],
 				1e-9 * q[WQ_DISPATCH_SLOTS] + 1e-6);
 	double slots = q[WQ_FE_STALL_SLOTS] + q[WQ_BE_STALL_SLOTS] + q[WQ_OPS_DISPATCHED] +
 		       q[WQ_SMT_STALL_SLOTS];
-	ck_assert_double_eq_tol(slots, q[WQ_DISPATCH_SLOTS], 1e-9 * slots + 1e-6);
+	NEAR(slots, q[WQ_DISPATCH_SLOTS], 1e-9 * slots + 1e-6);
 	LE(p->width * q[WQ_FE_LATENCY_CYCLES], q[WQ_FE_STALL_SLOTS]);
 	LE(q[WQ_BE_STALL_SLOTS], p->width * q[WQ_BE_CYCLES]);
 	LE(q[WQ_BE_CYCLES], q[WQ_CYCLES]);
 	LE(q[WQ_BE_MEM_CYCLES], q[WQ_BE_CYCLES]);
 	if (!p->smt)
-		ck_assert_double_eq(q[WQ_SMT_STALL_SLOTS], 0);
+		CHECK(q[WQ_SMT_STALL_SLOTS] == 0, "smt stalls without SMT");
 	LE(q[WQ_BRANCHES], q[WQ_INSTRUCTIONS]);
 	LE(q[WQ_BRANCH_MISSES], q[WQ_BRANCHES]);
 	LE(q[WQ_TAKEN_BRANCHES], q[WQ_BRANCHES]);
@@ -74,7 +90,7 @@ static void check_consistent(const struct wl_params *p, const double *q, uint64_
 	LE(q[WQ_L1I_MISS], q[WQ_INSTRUCTIONS]);
 	LE(q[WQ_L1D_MISS] + q[WQ_L1I_MISS], q[WQ_L2_ACCESS]);
 	LE(q[WQ_L2_MISS], q[WQ_L2_ACCESS]);
-	ck_assert_double_eq_tol(q[WQ_L2_HIT] + q[WQ_L2_MISS], q[WQ_L2_ACCESS],
+	NEAR(q[WQ_L2_HIT] + q[WQ_L2_MISS], q[WQ_L2_ACCESS],
 				1e-9 * q[WQ_L2_ACCESS] + 1e-6);
 	LE(q[WQ_L2_PF_HIT] + q[WQ_L2_PF_MISS], q[WQ_L2_ACCESS]);
 	LE(q[WQ_L2_PF_MISS], q[WQ_L2_MISS]);
@@ -84,19 +100,18 @@ static void check_consistent(const struct wl_params *p, const double *q, uint64_
 	LE(q[WQ_L3_LAT_REQ], q[WQ_L3_MISS]);
 	if (q[WQ_L3_LAT_REQ] > 0) {
 		double lat = q[WQ_L3_LAT_SUM] / q[WQ_L3_LAT_REQ];
-		ck_assert_msg(lat >= 7.5 - 1e-9 && lat <= 12 + 1e-9, "latency %g x 10 ns", lat);
+		CHECK(lat >= 7.5 - 1e-9 && lat <= 12 + 1e-9, "latency %g x 10 ns", lat);
 	}
 	LE(q[WQ_DTLB_WALK], q[WQ_DTLB_MISS]);
 	LE(q[WQ_ITLB_WALK], q[WQ_ITLB_MISS]);
 	LE(q[WQ_DTLB_MISS], q[WQ_L1D_ACCESS]);
-	ck_assert_double_eq_tol(q[WQ_MEM_READ_BYTES], 64 * q[WQ_L3_MISS],
+	NEAR(q[WQ_MEM_READ_BYTES], 64 * q[WQ_L3_MISS],
 				1e-9 * q[WQ_MEM_READ_BYTES] + 1e-6);
 	LE(q[WQ_MEM_WRITE_BYTES], q[WQ_MEM_READ_BYTES]);
 	LE(q[WQ_MIGRATIONS], q[WQ_CTX_SWITCHES]);
-	ck_assert_double_eq(q[WQ_MEMCLK], 0);
-	ck_assert_double_eq(q[WQ_DATA_BUS_BUSY], 0);
+	CHECK(q[WQ_MEMCLK] == 0 && q[WQ_DATA_BUS_BUSY] == 0, "channel figures on a CPU");
 	for (int i = 0; i < WQ_COUNT; i++)
-		ck_assert_msg(q[i] >= 0 && isfinite(q[i]), "%s = %g", wl_quantity_name(i), q[i]);
+		CHECK(q[i] >= 0 && isfinite(q[i]), "%s = %g", wl_quantity_name(i), q[i]);
 }
 
 /* Many CPUs over a simulated minute in uneven steps: every interval of
@@ -236,6 +251,924 @@ START_TEST(test_channel_fill)
 }
 END_TEST
 
+
+/* ---- backend ---- */
+
+/* A hand-built model shaped like Zen 5 (6 core counters with one held by
+ * the NMI watchdog, 6 L3 counters per CCX, 4 per UMC channel) plus an
+ * Intel-like PMU with fixed counters, so that the tests do not depend on
+ * the shipped definition files. */
+enum { P_CORE, P_L3, P_UMC, P_SW, P_INTEL, NPMUS };
+enum {
+	E_CYCLES, E_INSN, E_OPS, E_FLOPS, E_NOSIM, E_L3_MISS, E_LAT_SUM, E_LAT_REQ, E_UMC_CAS,
+	E_TASK, E_L3_ACCESS, E_BADSPEC, E_UMC_CLK, E_CORE_L3_MISS, E_I_CYC, E_I_INSN, E_I_GEN,
+	NEVENTS
+};
+
+static const struct { const char *name; int pmu; unsigned flags; const char *sim; } ev_table[NEVENTS] = {
+	[E_CYCLES] = { "cycles", P_CORE, 0, "cycles" },
+	[E_INSN] = { "insn", P_CORE, 0, "instructions" },
+	[E_OPS] = { "ops", P_CORE, 0, "ops" },
+	[E_FLOPS] = { "flops", P_CORE, EVF_MERGE, "flops" },
+	[E_NOSIM] = { "no_formula", P_CORE, 0, NULL },
+	[E_L3_MISS] = { "l3_miss", P_L3, 0, "l3_miss" },
+	[E_LAT_SUM] = { "lat_sum", P_L3, 0, "l3_lat_sum" },
+	[E_LAT_REQ] = { "lat_req", P_L3, 0, "l3_lat_req" },
+	[E_UMC_CAS] = { "umc_cas", P_UMC, EVF_SATURATES, "(mem_read_bytes + mem_write_bytes) / 64" },
+	[E_TASK] = { "task_clock", P_SW, 0, "busy_ns" },
+	[E_L3_ACCESS] = { "l3_access", P_L3, 0, "l3_access" },
+	[E_BADSPEC] = { "badspec", P_CORE, 0, "ops_dispatched - ops" },
+	[E_UMC_CLK] = { "umc_clk", P_UMC, 0, "memclk" },
+	[E_CORE_L3_MISS] = { "core_l3_miss", P_CORE, 0, "l3_miss" },
+	[E_I_CYC] = { "i_cycles", P_INTEL, EVF_FIXED, "cycles" },
+	[E_I_INSN] = { "i_insn", P_INTEL, EVF_FIXED, "instructions" },
+	[E_I_GEN] = { "i_gen", P_INTEL, 0, "branches" },
+};
+
+static struct model *test_model(const char *bad_sim)
+{
+	struct model *m = xcalloc(1, sizeof(*m));
+	m->name = "test-zen";
+	m->npmus = NPMUS;
+	m->pmus = xcalloc(NPMUS, sizeof(*m->pmus));
+	m->pmus[P_CORE] = (struct pmu_def){ .name = "core", .perf_name = "cpu", .kind = PMU_CORE,
+		.scope = SCOPE_THREAD, .counters = 6, .nmi_reserved = 1 };
+	m->pmus[P_L3] = (struct pmu_def){ .name = "l3", .perf_name = "amd_l3", .kind = PMU_UNCORE,
+		.scope = SCOPE_CCX, .counters = 6 };
+	m->pmus[P_UMC] = (struct pmu_def){ .name = "umc", .perf_name = "amd_umc_*", .kind = PMU_UNCORE,
+		.scope = SCOPE_SOCKET, .counters = 4 };
+	m->pmus[P_SW] = (struct pmu_def){ .name = "software", .perf_name = "software",
+		.kind = PMU_SOFTWARE, .scope = SCOPE_THREAD };
+	m->pmus[P_INTEL] = (struct pmu_def){ .name = "icore", .perf_name = "cpu", .kind = PMU_CORE,
+		.scope = SCOPE_THREAD, .counters = 4, .fixed = 3, .nmi_reserved = 1,
+		.nmi_takes_fixed = true };
+	m->nevents = NEVENTS;
+	m->events = xcalloc(NEVENTS, sizeof(*m->events));
+	for (int i = 0; i < NEVENTS; i++) {
+		m->events[i].name = (char *)ev_table[i].name;
+		m->events[i].pmu = ev_table[i].pmu;
+		m->events[i].flags = ev_table[i].flags;
+		m->events[i].sim_text = (char *)ev_table[i].sim;
+		m->events[i].file = "test.def";
+		m->events[i].line = i + 1;
+	}
+	if (bad_sim)
+		m->events[E_NOSIM].sim_text = (char *)bad_sim;
+	return m;
+}
+
+static void test_model_free(struct model *m)
+{
+	free(m->pmus);
+	free(m->events);
+	free(m);
+}
+
+/* The fixture of most tests: the model on a 2-socket, 4-CCX-per-socket,
+ * 8-core, 2-thread machine (128 CPUs). */
+static struct model *M;
+static struct topo *T;
+static struct backend *B;
+
+static struct backend *make_backend(const char *arg)
+{
+	char *cause = NULL;
+	struct backend *b = backend_sim.create(M, T, arg, &cause);
+	ck_assert_msg(b != NULL, "create: %s", cause ? cause : "?");
+	return b;
+}
+
+static void setup(void)
+{
+	M = test_model(NULL);
+	T = topo_synthetic(2, 4, 8, 2);
+	ck_assert_ptr_nonnull(T);
+	B = make_backend("zen5:2x4x8x2");
+}
+
+static void teardown(void)
+{
+	backend_sim.destroy(B);
+	topo_free(T);
+	test_model_free(M);
+}
+
+static struct bk_instance core_inst(int cpu)
+{
+	return (struct bk_instance){ .pmu = P_CORE, .perf_name = "cpu", .cpu = cpu,
+				     .scope = SCOPE_THREAD, .scope_id = cpu };
+}
+
+static struct bk_group *open_ok(struct backend *b, struct bk_instance in, const int *ev, int n)
+{
+	struct bk_group *g = NULL;
+	char *cause = NULL;
+	int rc = backend_sim.open_group(b, &in, ev, n, &g, &cause);
+	ck_assert_msg(rc == 0, "open: %d %s", rc, cause ? cause : "");
+	ck_assert_ptr_nonnull(g);
+	return g;
+}
+
+static int open_err(struct backend *b, struct bk_instance in, const int *ev, int n)
+{
+	struct bk_group *g = NULL;
+	char *cause = NULL;
+	int rc = backend_sim.open_group(b, &in, ev, n, &g, &cause);
+	ck_assert_ptr_null(g);
+	if (rc != 0) {
+		ck_assert_msg(cause != NULL && *cause, "error %d without a cause", rc);
+		free(cause);
+	}
+	return rc;
+}
+
+static void read_ok(struct backend *b, struct bk_group *g, struct bk_count *c)
+{
+	ck_assert_int_eq(backend_sim.read(b, g, c), 0);
+}
+
+#define SEC 1000000000ULL
+
+static void free_instances(struct bk_instance *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].perf_name);
+	free(v);
+}
+
+START_TEST(test_spec)
+{
+	static const struct { int line; const char *spec; const char *model; int s[4]; } ok[] = {
+		{ __LINE__, "zen5", "amd-zen5", { 1, 2, 8, 2 } },
+		{ __LINE__, "zen5:2x12x8x2", "amd-zen5", { 2, 12, 8, 2 } },
+		{ __LINE__, "amd-zen5:1x1x1x1", "amd-zen5", { 1, 1, 1, 1 } },
+		{ __LINE__, "arch", "intel-arch", { 1, 1, 8, 2 } },
+		{ __LINE__, "core2", "intel-core2", { 1, 2, 2, 1 } },
+		{ __LINE__, "westmere", "intel-westmere", { 2, 1, 6, 2 } },
+		{ __LINE__, "intel-westmere", "intel-westmere", { 2, 1, 6, 2 } },
+		{ __LINE__, "fam10h", "amd-fam10h", { 1, 1, 4, 1 } },
+		{ __LINE__, "generic", "generic", { 1, 1, 4, 1 } },
+		{ __LINE__, "my-model:1x1x2x1", "my-model", { 1, 1, 2, 1 } },
+		{ __LINE__, "zen5:4x8x8x4", "amd-zen5", { 4, 8, 8, 4 } },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		char *name = NULL, *cause = NULL;
+		int shape[4] = { 0 };
+		int rc = sim_parse_spec(ok[i].spec, &name, shape, &cause);
+		ck_assert_msg(rc == 0, "line %d: %s", ok[i].line, cause ? cause : "");
+		ck_assert_str_eq(name, ok[i].model);
+		for (int k = 0; k < 4; k++)
+			ck_assert_msg(shape[k] == ok[i].s[k], "line %d: shape[%d] = %d", ok[i].line, k,
+				      shape[k]);
+		free(name);
+	}
+	static const struct { int line; const char *spec; const char *msg; } bad[] = {
+		{ __LINE__, "", "expected MODEL" },
+		{ __LINE__, NULL, "expected MODEL" },
+		{ __LINE__, ":1x1x1x1", "model name is missing" },
+		{ __LINE__, "zen5:", "expected SxCxNxT with positive numbers, e.g. zen5:2x12x8x2" },
+		{ __LINE__, "zen5:2x12x8", "expected SxCxNxT" },
+		{ __LINE__, "zen5:2x12x8x2x1", "expected SxCxNxT" },
+		{ __LINE__, "zen5:0x1x1x1", "expected SxCxNxT" },
+		{ __LINE__, "zen5:-1x1x1x1", "expected SxCxNxT" },
+		{ __LINE__, "zen5:1x1x1x1x", "expected SxCxNxT" },
+		{ __LINE__, "zen5:ax1x1x1", "expected SxCxNxT" },
+		{ __LINE__, "zen5:1X1X1X1", "expected SxCxNxT" },
+		{ __LINE__, "zen5:99999999999999999999x1x1x1", "expected SxCxNxT" },
+		{ __LINE__, "zen5:16x16x16x2", "limit of 4096" },
+		{ __LINE__, "zen 5", "bad character" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *name = NULL, *cause = NULL;
+		int shape[4] = { 0 };
+		ck_assert_msg(sim_parse_spec(bad[i].spec, &name, shape, &cause) < 0, "line %d", bad[i].line);
+		ck_assert_ptr_null(name);
+		ck_assert_msg(cause && strstr(cause, bad[i].msg), "line %d: %s", bad[i].line,
+			      cause ? cause : "(none)");
+		free(cause);
+	}
+}
+END_TEST
+
+START_TEST(test_create_errors)
+{
+	static const struct { int line; const char *arg; const char *msg; } bad[] = {
+		{ __LINE__, "nmi=2", "bad option 'nmi=2'" },
+		{ __LINE__, "zen5,bogus=1", "bad option 'bogus=1'" },
+		{ __LINE__, "channels=0", "bad option" },
+		{ __LINE__, "seed=x", "bad option" },
+		{ __LINE__, "ghz=3,nominal=4", "above the maximum" },
+		{ __LINE__, "absent=l4", "has no PMU 'l4'" },
+	};
+	struct model *m = test_model(NULL);
+	struct topo *t = topo_synthetic(1, 1, 2, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *cause = NULL;
+		ck_assert_ptr_null(backend_sim.create(m, t, bad[i].arg, &cause));
+		ck_assert_msg(cause && strstr(cause, bad[i].msg), "line %d: %s", bad[i].line,
+			      cause ? cause : "(none)");
+		free(cause);
+	}
+	test_model_free(m);
+	/* A formula naming something the workload does not have. */
+	m = test_model("l4_miss * 2");
+	char *cause = NULL;
+	ck_assert_ptr_null(backend_sim.create(m, t, NULL, &cause));
+	ck_assert_msg(cause && strstr(cause, "l4_miss") && strstr(cause, "no_formula") &&
+		      strstr(cause, "test.def:5"), "%s", cause ? cause : "(none)");
+	free(cause);
+	test_model_free(m);
+	m = test_model("cycles +");
+	cause = NULL;
+	ck_assert_ptr_null(backend_sim.create(m, t, NULL, &cause));
+	ck_assert_ptr_nonnull(cause);
+	free(cause);
+	test_model_free(m);
+	topo_free(t);
+}
+END_TEST
+
+/* Core PMUs on every CPU, L3 on the first CPU of each CCX, UMC channels
+ * per socket on the socket's first CPU. */
+START_TEST(test_instances)
+{
+	struct bk_instance *v = NULL;
+	char *why = NULL;
+	int n = backend_sim.instances(B, P_CORE, &v, &why);
+	ck_assert_int_eq(n, 128);
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(v[i].cpu, i);
+		ck_assert_int_eq(v[i].scope_id, i);
+		ck_assert_str_eq(v[i].perf_name, "cpu");
+	}
+	free_instances(v, n);
+	n = backend_sim.instances(B, P_L3, &v, &why);
+	ck_assert_int_eq(n, 8);
+	for (int i = 0; i < n; i++) {
+		/* CCX x holds cores 8x..8x+7, i.e. CPUs 8x.. and their siblings. */
+		ck_assert_int_eq(v[i].cpu, 8 * i);
+		ck_assert_int_eq(v[i].scope, SCOPE_CCX);
+		ck_assert_int_eq(v[i].scope_id, i);
+		ck_assert_str_eq(v[i].perf_name, "amd_l3");
+	}
+	free_instances(v, n);
+	n = backend_sim.instances(B, P_UMC, &v, &why);
+	ck_assert_int_eq(n, 4);
+	static const char *const umc[] = { "amd_umc_0", "amd_umc_1", "amd_umc_2", "amd_umc_3" };
+	for (int i = 0; i < n; i++) {
+		ck_assert_str_eq(v[i].perf_name, umc[i]);
+		ck_assert_int_eq(v[i].scope_id, i / 2);
+		ck_assert_int_eq(v[i].cpu, i < 2 ? 0 : 32);
+	}
+	free_instances(v, n);
+	n = backend_sim.instances(B, P_SW, &v, &why);
+	ck_assert_int_eq(n, 128);
+	free_instances(v, n);
+	ck_assert_int_eq(backend_sim.free_counters(B, P_CORE), 5);
+	ck_assert_int_eq(backend_sim.free_counters(B, P_L3), 6);
+	ck_assert_int_eq(backend_sim.free_counters(B, P_INTEL), 4);
+
+	/* A CPU taken offline in the topology drops out; the CCX is then read
+	 * on its next CPU. */
+	topo_set_online(T, 8, false);
+	n = backend_sim.instances(B, P_CORE, &v, &why);
+	ck_assert_int_eq(n, 127);
+	free_instances(v, n);
+	n = backend_sim.instances(B, P_L3, &v, &why);
+	ck_assert_int_eq(v[1].cpu, 9);
+	free_instances(v, n);
+	ck_assert_int_eq(open_err(B, core_inst(8), (int[]){ E_CYCLES }, 1), -ENODEV);
+
+	/* More channels, no NMI watchdog, and an absent L3. */
+	struct backend *b = make_backend("channels=3,nmi=0,absent=l3");
+	ck_assert_int_eq(backend_sim.free_counters(b, P_CORE), 6);
+	n = backend_sim.instances(b, P_UMC, &v, &why);
+	ck_assert_int_eq(n, 6);
+	ck_assert_str_eq(v[5].perf_name, "amd_umc_5");
+	ck_assert_int_eq(v[5].scope_id, 1);
+	free_instances(v, n);
+	why = NULL;
+	ck_assert_int_eq(backend_sim.instances(b, P_L3, &v, &why), 0);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_ptr_nonnull(strstr(why, "amd_l3"));
+	free(why);
+	struct bk_instance l3 = { .pmu = P_L3, .perf_name = "amd_l3", .cpu = 0, .scope = SCOPE_CCX };
+	ck_assert_int_eq(open_err(b, l3, (int[]){ E_L3_MISS }, 1), -ENOENT);
+	backend_sim.destroy(b);
+
+	/* A model with an L3 PMU on a machine without L3 domains. */
+	struct topo *t = topo_synthetic(1, 1, 2, 1);
+	for (int x = 0; x < t->nccx; x++) {
+		free(t->ccxs[x].cpus);
+		free(t->ccxs[x].cores);
+	}
+	free(t->ccxs);
+	t->ccxs = NULL;
+	t->nccx = 0;
+	char *cause = NULL;
+	b = backend_sim.create(M, t, NULL, &cause);
+	ck_assert_ptr_nonnull(b);
+	why = NULL;
+	ck_assert_int_eq(backend_sim.instances(b, P_L3, &v, &why), 0);
+	ck_assert_ptr_nonnull(strstr(why, "no L3"));
+	free(why);
+	backend_sim.destroy(b);
+	topo_free(t);
+}
+END_TEST
+
+/* x86 validate_group: a group larger than the PMU fails with -EINVAL; one
+ * that fits the PMU but not what the NMI watchdog leaves opens and never
+ * runs while its time_enabled advances. */
+START_TEST(test_limits)
+{
+	static const struct { int line; int n; int ev[8]; int rc; bool runs; bool nmi; } cases[] = {
+		{ __LINE__, 5, { E_CYCLES, E_INSN, E_OPS, E_NOSIM, E_BADSPEC }, 0, true, true },
+		{ __LINE__, 6, { E_CYCLES, E_INSN, E_OPS, E_NOSIM, E_BADSPEC, E_CYCLES }, 0, false, true },
+		{ __LINE__, 6, { E_CYCLES, E_INSN, E_OPS, E_NOSIM, E_BADSPEC, E_CYCLES }, 0, true, false },
+		{ __LINE__, 7, { E_CYCLES, E_INSN, E_OPS, E_NOSIM, E_BADSPEC, E_CYCLES, E_INSN }, -EINVAL, false, true },
+		/* Merged events take an even/odd pair. */
+		{ __LINE__, 3, { E_FLOPS, E_FLOPS, E_CYCLES }, 0, true, true },
+		{ __LINE__, 3, { E_FLOPS, E_FLOPS, E_FLOPS }, 0, false, true },
+		{ __LINE__, 3, { E_FLOPS, E_FLOPS, E_FLOPS }, 0, true, false },
+		{ __LINE__, 4, { E_FLOPS, E_FLOPS, E_FLOPS, E_CYCLES }, -EINVAL, false, true },
+		{ __LINE__, 6, { E_FLOPS, E_CYCLES, E_INSN, E_OPS, E_NOSIM, E_BADSPEC }, -EINVAL, false, false },
+		/* Software events take no counter and may join a hardware group. */
+		{ __LINE__, 6, { E_CYCLES, E_INSN, E_OPS, E_NOSIM, E_BADSPEC, E_TASK }, 0, true, true },
+		/* Fixed-able events use the fixed counters first; the watchdog
+		 * holds one fixed counter on this PMU. */
+		{ __LINE__, 6, { E_I_CYC, E_I_INSN, E_I_GEN, E_I_GEN, E_I_GEN, E_I_GEN }, 0, true, true },
+		{ __LINE__, 7, { E_I_CYC, E_I_INSN, E_I_CYC, E_I_GEN, E_I_GEN, E_I_GEN, E_I_GEN }, 0, false, true },
+		{ __LINE__, 7, { E_I_CYC, E_I_INSN, E_I_CYC, E_I_GEN, E_I_GEN, E_I_GEN, E_I_GEN }, 0, true, false },
+		{ __LINE__, 8, { E_I_CYC, E_I_INSN, E_I_CYC, E_I_CYC, E_I_GEN, E_I_GEN, E_I_GEN, E_I_GEN }, -EINVAL, false, false },
+		/* A group stays on one PMU. */
+		{ __LINE__, 2, { E_CYCLES, E_L3_MISS }, -EINVAL, false, true },
+		{ __LINE__, 1, { NEVENTS }, -EINVAL, false, true },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct backend *b = make_backend(cases[i].nmi ? "nmi=1" : "nmi=0");
+		struct bk_instance in = core_inst(3);
+		if (ev_table[cases[i].ev[0]].pmu == P_INTEL)
+			in.pmu = P_INTEL;
+		struct bk_group *g = NULL;
+		char *cause = NULL;
+		int rc = backend_sim.open_group(b, &in, cases[i].ev, cases[i].n, &g, &cause);
+		ck_assert_msg(rc == cases[i].rc, "line %d: rc %d (%s)", cases[i].line, rc,
+			      cause ? cause : "");
+		free(cause);
+		if (rc == 0) {
+			backend_sim.advance(b, SEC / 2);
+			ck_assert_int_eq(backend_sim.enable(b, g), 0);
+			backend_sim.advance(b, SEC);
+			struct bk_count c[8];
+			read_ok(b, g, c);
+			for (int k = 0; k < cases[i].n; k++) {
+				ck_assert_uint_eq(c[k].time_enabled, SEC);
+				ck_assert_msg(c[k].time_running == (cases[i].runs ? SEC : 0),
+					      "line %d: running %llu", cases[i].line,
+					      (unsigned long long)c[k].time_running);
+				if (!cases[i].runs)
+					ck_assert_uint_eq(c[k].value, 0);
+			}
+			if (cases[i].runs)
+				ck_assert_uint_gt(c[0].value, 0);
+			backend_sim.close(b, g);
+		}
+		backend_sim.destroy(b);
+	}
+}
+END_TEST
+
+/* Groups enabled together on one CPU share its 5 free counters in the
+ * order they were enabled; a group that does not fit is skipped and runs
+ * as soon as a group before it is disabled. Other CPUs are unaffected. */
+START_TEST(test_placement)
+{
+	int three[] = { E_CYCLES, E_INSN, E_OPS };
+	int two[] = { E_CYCLES, E_BADSPEC };
+	struct bk_group *a = open_ok(B, core_inst(5), three, 3);
+	struct bk_group *b2 = open_ok(B, core_inst(5), three, 3);
+	struct bk_group *c = open_ok(B, core_inst(5), two, 2);
+	struct bk_group *other = open_ok(B, core_inst(6), three, 3);
+	struct bk_count ca[3], cb[3], cc[2], co[3];
+	backend_sim.enable(B, a);
+	backend_sim.enable(B, b2);
+	backend_sim.enable(B, c);
+	backend_sim.enable(B, other);
+	backend_sim.advance(B, SEC);
+	read_ok(B, a, ca);
+	read_ok(B, b2, cb);
+	read_ok(B, c, cc);
+	read_ok(B, other, co);
+	ck_assert_uint_eq(ca[0].time_running, SEC);
+	ck_assert_uint_eq(cb[0].time_running, 0);
+	ck_assert_uint_eq(cb[0].time_enabled, SEC);
+	ck_assert_uint_eq(cc[0].time_running, SEC);
+	ck_assert_uint_eq(co[0].time_running, SEC);
+	/* Both running groups count the same cycles. */
+	ck_assert_uint_eq(ca[0].value, cc[0].value);
+
+	backend_sim.disable(B, a);
+	backend_sim.advance(B, SEC);
+	read_ok(B, a, ca);
+	read_ok(B, b2, cb);
+	read_ok(B, c, cc);
+	ck_assert_uint_eq(ca[0].time_enabled, SEC);
+	ck_assert_uint_eq(ca[0].time_running, SEC);
+	ck_assert_uint_eq(cb[0].time_enabled, 2 * SEC);
+	ck_assert_uint_eq(cb[0].time_running, SEC);
+	ck_assert_uint_eq(cc[0].time_running, 2 * SEC);
+	/* A counted the first second and B the second; C saw both (each
+	 * value is rounded on its own). */
+	ck_assert_double_eq_tol((double)(cb[0].value + ca[0].value), (double)cc[0].value, 1);
+	ck_assert_uint_gt(cb[0].value, 0);
+
+	/* Re-enabling A puts it after C and B: 3 + 2 + 3 > 5, so A waits. */
+	backend_sim.enable(B, a);
+	backend_sim.advance(B, SEC);
+	read_ok(B, a, ca);
+	ck_assert_uint_eq(ca[0].time_enabled, 2 * SEC);
+	ck_assert_uint_eq(ca[0].time_running, SEC);
+	/* Closing B lets A run. */
+	backend_sim.close(B, b2);
+	backend_sim.advance(B, SEC);
+	read_ok(B, a, ca);
+	ck_assert_uint_eq(ca[0].time_running, 2 * SEC);
+	backend_sim.close(B, a);
+	backend_sim.close(B, c);
+	backend_sim.close(B, other);
+}
+END_TEST
+
+/* Time and counts advance only while enabled and running, cumulative since
+ * open, and the counts are exactly the workload's over those spans. */
+START_TEST(test_time_accounting)
+{
+	int ev[] = { E_CYCLES, E_INSN, E_TASK };
+	struct bk_group *g = open_ok(B, core_inst(7), ev, 3);
+	struct bk_count c[3];
+	ck_assert_uint_eq(backend_sim.now(B), 0);
+	backend_sim.advance(B, SEC);
+	read_ok(B, g, c);
+	ck_assert_uint_eq(c[0].time_enabled, 0);
+	ck_assert_uint_eq(c[0].value, 0);
+	backend_sim.enable(B, g);
+	backend_sim.advance(B, SEC / 2);
+	read_ok(B, g, c);
+	uint64_t half = c[0].value;
+	ck_assert_uint_eq(c[0].time_enabled, SEC / 2);
+	ck_assert_uint_eq(c[0].time_running, SEC / 2);
+	backend_sim.disable(B, g);
+	backend_sim.advance(B, SEC);
+	backend_sim.enable(B, g);
+	backend_sim.advance(B, SEC / 4);
+	read_ok(B, g, c);
+	ck_assert_uint_eq(backend_sim.now(B), 11 * SEC / 4);
+	ck_assert_uint_eq(c[0].time_enabled, 3 * SEC / 4);
+	ck_assert_uint_eq(c[0].time_running, 3 * SEC / 4);
+	ck_assert_uint_ge(c[0].value, half);
+
+	/* The same spans of the workload model directly. */
+	struct wl_params p;
+	wl_params_default(&p);
+	struct wl_cpu w;
+	wl_cpu_init(&w, &p, 7);
+	double skip[WQ_COUNT] = { 0 }, q[WQ_COUNT] = { 0 };
+	wl_cpu_advance(&w, &p, 0, SEC, skip);
+	wl_cpu_advance(&w, &p, SEC, SEC / 2, q);
+	wl_cpu_advance(&w, &p, 3 * SEC / 2, SEC, skip);
+	wl_cpu_advance(&w, &p, 5 * SEC / 2, SEC / 4, q);
+	ck_assert_double_eq_tol((double)c[0].value, q[WQ_CYCLES], 1.0);
+	ck_assert_double_eq_tol((double)c[1].value, q[WQ_INSTRUCTIONS], 1.0);
+	ck_assert_double_eq_tol((double)c[2].value, q[WQ_BUSY_NS], 1.0);
+	ck_assert_uint_le(c[2].value, c[0].time_running);
+	backend_sim.close(B, g);
+}
+END_TEST
+
+static void read_all_cpus(struct backend *b, uint64_t *out)
+{
+	int ev[] = { E_CYCLES, E_INSN, E_BADSPEC, E_NOSIM };
+	struct bk_group *g[16];
+	for (int cpu = 0; cpu < 16; cpu++) {
+		g[cpu] = open_ok(b, core_inst(cpu), ev, 4);
+		backend_sim.enable(b, g[cpu]);
+	}
+	backend_sim.advance(b, 7 * SEC);
+	for (int cpu = 0; cpu < 16; cpu++) {
+		struct bk_count c[4];
+		read_ok(b, g[cpu], c);
+		for (int k = 0; k < 4; k++)
+			out[cpu * 4 + k] = c[k].value;
+		backend_sim.close(b, g[cpu]);
+	}
+}
+
+START_TEST(test_backend_determinism)
+{
+	uint64_t a[64], b[64], c[64];
+	struct backend *b1 = make_backend("seed=3"), *b2 = make_backend("seed=3"),
+		       *b3 = make_backend("seed=4");
+	read_all_cpus(b1, a);
+	read_all_cpus(b2, b);
+	read_all_cpus(b3, c);
+	ck_assert_mem_eq(a, b, sizeof(a));
+	ck_assert(memcmp(a, c, sizeof(a)) != 0);
+	/* CPUs differ from each other, and events without a formula count a
+	 * small share of cycles. */
+	ck_assert_uint_ne(a[0], a[4]);
+	for (int cpu = 0; cpu < 16; cpu++) {
+		ck_assert_uint_gt(a[cpu * 4 + 3], 0);
+		ck_assert_uint_le(a[cpu * 4 + 3], a[cpu * 4] / 20 + 1);
+	}
+	backend_sim.destroy(b1);
+	backend_sim.destroy(b2);
+	backend_sim.destroy(b3);
+}
+END_TEST
+
+/* CCX and socket scopes see the sums of their CPUs: the L3 instance of a
+ * CCX counts what the core counters of its 16 CPUs count, the UMC channels
+ * of a socket together count the socket's L3 misses and write-backs as
+ * 64-byte transfers, and every physical relation holds over many intervals. */
+START_TEST(test_scopes_and_consistency)
+{
+	struct backend *b = make_backend("nmi=0");
+	struct bk_group *core[128], *l3[8], *umc[4];
+	int cev[] = { E_CORE_L3_MISS, E_CYCLES, E_INSN, E_OPS, E_BADSPEC, E_TASK };
+	int lev[] = { E_L3_MISS, E_L3_ACCESS, E_LAT_SUM, E_LAT_REQ };
+	int uev[] = { E_UMC_CAS, E_UMC_CLK };
+	struct bk_instance *v;
+	char *why = NULL;
+	for (int cpu = 0; cpu < 128; cpu++)
+		core[cpu] = open_ok(b, core_inst(cpu), cev, 6);
+	int n = backend_sim.instances(b, P_L3, &v, &why);
+	for (int i = 0; i < n; i++)
+		l3[i] = open_ok(b, v[i], lev, 4);
+	free_instances(v, n);
+	n = backend_sim.instances(b, P_UMC, &v, &why);
+	for (int i = 0; i < n; i++)
+		umc[i] = open_ok(b, v[i], uev, 2);
+	free_instances(v, n);
+	for (int cpu = 0; cpu < 128; cpu++)
+		backend_sim.enable(b, core[cpu]);
+	for (int i = 0; i < 8; i++)
+		backend_sim.enable(b, l3[i]);
+	for (int i = 0; i < 4; i++)
+		backend_sim.enable(b, umc[i]);
+
+	struct bk_count prev[128][6] = { 0 };
+	for (int step = 0; step < 40; step++) {
+		uint64_t dt = (uint64_t)(100 + 37 * (step % 11)) * 1000000ULL;
+		backend_sim.advance(b, dt);
+		double ccx_sum[8] = { 0 }, sock_sum[2] = { 0 };
+		for (int cpu = 0; cpu < 128; cpu++) {
+			struct bk_count c[6];
+			read_ok(b, core[cpu], c);
+			for (int k = 0; k < 6; k++)
+				ck_assert_uint_ge(c[k].value, prev[cpu][k].value);
+			double cyc = (double)(c[1].value - prev[cpu][1].value);
+			double insn = (double)(c[2].value - prev[cpu][2].value);
+			double ops = (double)(c[3].value - prev[cpu][3].value);
+			double busy = (double)(c[5].value - prev[cpu][5].value);
+			ck_assert(insn <= ops + 1);
+			ck_assert(cyc <= 5.0 * busy + 2);
+			ck_assert(busy <= (double)dt + 1);
+			memcpy(prev[cpu], c, sizeof(c));
+			const struct topo_cpu *tc = topo_cpu_by_num(T, cpu);
+			ccx_sum[tc->ccx] += (double)c[0].value;
+			sock_sum[tc->socket] += (double)c[0].value;
+		}
+		double chan[2] = { 0 };
+		for (int i = 0; i < 8; i++) {
+			struct bk_count c[4];
+			read_ok(b, l3[i], c);
+			/* Each of the 16 core counts was rounded on its own. */
+			ck_assert_double_eq_tol((double)c[0].value, ccx_sum[i], 16);
+			ck_assert_uint_le(c[0].value, c[1].value);
+			double lat = (double)c[2].value / (double)c[3].value;
+			ck_assert(lat >= 7.4 && lat <= 12.1);
+		}
+		for (int i = 0; i < 4; i++) {
+			struct bk_count c[2];
+			read_ok(b, umc[i], c);
+			chan[i / 2] += (double)c[0].value;
+			/* MEMCLK per channel: 3 GHz of the time so far. */
+			ck_assert_double_eq_tol((double)c[1].value, 3.0 * (double)backend_sim.now(b), 2);
+		}
+		for (int s = 0; s < 2; s++) {
+			/* Reads are L3 misses; writes add at most as many again. */
+			ck_assert(chan[s] >= sock_sum[s] - 64);
+			ck_assert(chan[s] <= 2 * sock_sum[s] + 64);
+		}
+	}
+	for (int cpu = 0; cpu < 128; cpu++)
+		backend_sim.close(b, core[cpu]);
+	for (int i = 0; i < 8; i++)
+		backend_sim.close(b, l3[i]);
+	for (int i = 0; i < 4; i++)
+		backend_sim.close(b, umc[i]);
+	backend_sim.destroy(b);
+}
+END_TEST
+
+START_TEST(test_constant_rates)
+{
+	double rates[NEVENTS];
+	for (int i = 0; i < NEVENTS; i++)
+		rates[i] = NAN;
+	rates[E_CYCLES] = 2e9;
+	rates[E_NOSIM] = 1000;
+	rates[E_L3_MISS] = 12345;
+	sim_set_constant_rates(B, 2, rates);
+	sim_set_constant_rates(B, 8, rates);   /* the reader CPU of CCX 1 */
+	int ev[] = { E_CYCLES, E_INSN, E_NOSIM };
+	struct bk_group *g = open_ok(B, core_inst(2), ev, 3);
+	struct bk_instance l3 = { .pmu = P_L3, .perf_name = "amd_l3", .cpu = 8,
+				  .scope = SCOPE_CCX, .scope_id = 1 };
+	struct bk_group *u = open_ok(B, l3, (int[]){ E_L3_MISS, E_L3_ACCESS }, 2);
+	backend_sim.enable(B, g);
+	backend_sim.enable(B, u);
+	backend_sim.advance(B, 5 * SEC / 2);
+	struct bk_count c[3], cu[2];
+	read_ok(B, g, c);
+	read_ok(B, u, cu);
+	ck_assert_uint_eq(c[0].value, 5000000000ULL);
+	ck_assert_uint_eq(c[2].value, 2500);
+	ck_assert_uint_gt(c[1].value, 0);     /* NaN: the model */
+	ck_assert_uint_eq(cu[0].value, 30863); /* 12345 x 2.5, rounded */
+	ck_assert_uint_gt(cu[1].value, 0);
+	/* Rates follow running time, not enabled time. */
+	backend_sim.disable(B, g);
+	backend_sim.advance(B, SEC);
+	read_ok(B, g, c);
+	ck_assert_uint_eq(c[0].value, 5000000000ULL);
+	sim_set_constant_rates(B, 2, NULL);
+	backend_sim.close(B, g);
+	backend_sim.close(B, u);
+}
+END_TEST
+
+START_TEST(test_faults)
+{
+	int ev[] = { E_CYCLES };
+	struct bk_group *g3 = open_ok(B, core_inst(3), ev, 1);
+	struct bk_group *g1 = open_ok(B, core_inst(1), ev, 1);
+	struct bk_group *g0 = open_ok(B, core_inst(0), ev, 1);
+	backend_sim.enable(B, g3);
+	struct bk_count c;
+
+	/* CPU 3 goes offline after two reads. */
+	sim_inject_fault(B, &(struct sim_fault){ .cpu = 3, .err = -ENODEV, .after_reads = 2 });
+	backend_sim.advance(B, SEC);
+	read_ok(B, g3, &c);
+	read_ok(B, g1, &c);    /* other CPUs do not count towards it */
+	read_ok(B, g3, &c);
+	ck_assert_int_eq(backend_sim.read(B, g3, &c), -ENODEV);
+	ck_assert_int_eq(backend_sim.read(B, g3, &c), -ENODEV);
+	ck_assert_int_eq(open_err(B, core_inst(3), ev, 1), -ENODEV);
+	struct bk_instance *v;
+	char *why = NULL;
+	int n = backend_sim.instances(B, P_CORE, &v, &why);
+	ck_assert_int_eq(n, 127);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_ne(v[i].cpu, 3);
+	free_instances(v, n);
+
+	/* An interrupted read fires once. */
+	sim_inject_fault(B, &(struct sim_fault){ .cpu = 1, .err = -EINTR, .after_reads = 0 });
+	ck_assert_int_eq(backend_sim.read(B, g1, &c), -EINTR);
+	read_ok(B, g1, &c);
+	/* A short read, reported as -EIO, after one good read on any CPU. */
+	sim_inject_fault(B, &(struct sim_fault){ .cpu = -1, .err = -EIO, .after_reads = 1 });
+	read_ok(B, g0, &c);
+	ck_assert_int_eq(backend_sim.read(B, g1, &c), -EIO);
+	read_ok(B, g1, &c);
+
+	/* Opens refused (perf_event_paranoid) until cleared; a positive errno
+	 * is taken as its negative. */
+	sim_inject_fault(B, &(struct sim_fault){ .cpu = -1, .err = EACCES, .on_open = true });
+	ck_assert_int_eq(open_err(B, core_inst(4), ev, 1), -EACCES);
+	ck_assert_int_eq(open_err(B, core_inst(5), ev, 1), -EACCES);
+	read_ok(B, g1, &c);    /* open faults leave reads alone */
+	sim_inject_fault(B, &(struct sim_fault){ .cpu = -1, .err = 0 });
+	backend_sim.close(B, open_ok(B, core_inst(4), ev, 1));
+
+	/* Opening fails after one success, and -ENODEV on open means the CPU
+	 * is gone. */
+	sim_inject_fault(B, &(struct sim_fault){ .cpu = 8, .err = -ENODEV, .after_reads = 1,
+						 .on_open = true });
+	backend_sim.close(B, open_ok(B, core_inst(8), ev, 1));
+	ck_assert_int_eq(open_err(B, core_inst(8), ev, 1), -ENODEV);
+	ck_assert_int_eq(open_err(B, core_inst(8), ev, 1), -ENODEV);
+	n = backend_sim.instances(B, P_L3, &v, &why);
+	ck_assert_int_eq(v[1].cpu, 9);    /* CCX 1 is read on its next CPU */
+	free_instances(v, n);
+
+	backend_sim.close(B, g3);
+	backend_sim.close(B, g1);
+	backend_sim.close(B, g0);
+}
+END_TEST
+
+/* 1024 CPUs with 3 groups of 8 events each: one interval (advance and read
+ * every group) costs well under 10 ms; the bound asserted leaves room for a
+ * loaded test machine. */
+START_TEST(test_speed)
+{
+	struct topo *t = topo_synthetic(4, 8, 8, 4);
+	ck_assert_ptr_nonnull(t);
+	char *cause = NULL;
+	struct backend *b = backend_sim.create(M, t, "nmi=0", &cause);
+	ck_assert_ptr_nonnull(b);
+	int ev[3][8] = {
+		{ E_CYCLES, E_INSN, E_OPS, E_BADSPEC, E_NOSIM, E_CORE_L3_MISS, E_TASK, E_TASK },
+		{ E_CYCLES, E_INSN, E_OPS, E_BADSPEC, E_NOSIM, E_CORE_L3_MISS, E_TASK, E_TASK },
+		{ E_CYCLES, E_INSN, E_OPS, E_BADSPEC, E_NOSIM, E_CORE_L3_MISS, E_TASK, E_TASK },
+	};
+	static struct bk_group *g[1024][3];
+	for (int cpu = 0; cpu < 1024; cpu++)
+		for (int k = 0; k < 3; k++)
+			g[cpu][k] = open_ok(b, core_inst(cpu), ev[k], 8);
+	double best = 1e9;
+	int failed = 0;
+	for (int rep = 0; rep < 5; rep++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		/* The sampler's rotation: each group in turn for a third. */
+		for (int k = 0; k < 3; k++) {
+			for (int cpu = 0; cpu < 1024; cpu++)
+				backend_sim.enable(b, g[cpu][k]);
+			backend_sim.advance(b, SEC / 3);
+			for (int cpu = 0; cpu < 1024; cpu++) {
+				struct bk_count c[8];
+				if (backend_sim.read(b, g[cpu][k], c) != 0 || c[0].value == 0)
+					failed++;
+				backend_sim.disable(b, g[cpu][k]);
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		if (ms < best)
+			best = ms;
+	}
+	fprintf(stderr, "sim: 1024 CPUs x 24 events, one interval: %.2f ms\n", best);
+	ck_assert_int_eq(failed, 0);
+	for (int cpu = 0; cpu < 1024; cpu++)
+		for (int k = 0; k < 3; k++)
+			backend_sim.close(b, g[cpu][k]);
+	backend_sim.destroy(b);
+	topo_free(t);
+	/* Under valgrind (or with PMCTOP_NO_TIMING set) only the work is checked. */
+	const char *pre = getenv("LD_PRELOAD");
+	if (!getenv("PMCTOP_NO_TIMING") && !(pre && strstr(pre, "vgpreload")))
+		ck_assert_double_lt(best, 30.0);
+}
+END_TEST
+
+/* ---- every shipped model through the simulator ---- */
+
+struct metric_ctx {
+	const struct model *m;
+	const double *count;     /* per event, NaN where not counted */
+	double interval_s;
+	int depth;
+};
+
+static double metric_value(void *ctx, int ref)
+{
+	struct metric_ctx *c = ctx;
+	if (ref == BUILTIN_INTERVAL_S)
+		return c->interval_s;
+	if (ref >= METRIC_REF_BASE && ref < BUILTIN_INTERVAL_S) {
+		int j = ref - METRIC_REF_BASE;
+		if (j >= c->m->nmetrics || c->depth > 20)
+			return NAN;
+		c->depth++;
+		double v = expr_eval(c->m->metrics[j].expr, metric_value, c);
+		c->depth--;
+		return v;
+	}
+	return ref >= 0 && ref < c->m->nevents ? c->count[ref] : NAN;
+}
+
+/* "ratio" metrics that may legitimately exceed 1 in the simulator. */
+static bool may_exceed_one(const struct model *m, const struct metric_def *md)
+{
+	/* Core clock over reference clock: above 1 in turbo, and the sim
+	 * runs every model up to 5/3 of its nominal clock. */
+	if (strcmp(md->name, "freq_ratio") == 0)
+		return true;
+	/* Core 2's bus_trans_any.self sim formula adds l2_pf_miss to l2_miss,
+	 * which already holds the prefetch misses, so a memory-bound phase
+	 * shows more transactions than the bus can carry. */
+	if (strcmp(m->name, "intel-core2") == 0 && strcmp(md->name, "bus_util") == 0)
+		return true;
+	return false;
+}
+
+/* Evaluates every metric whose events all live at its own scope. */
+static void check_metrics(const struct model *m, const double *count, double interval_s)
+{
+	struct metric_ctx mc = { m, count, interval_s, 0 };
+	for (int j = 0; j < m->nmetrics; j++) {
+		const struct metric_def *md = &m->metrics[j];
+		bool one_scope = true;
+		for (int k = 0; k < md->nevents; k++)
+			if (m->pmus[m->events[md->events[k]].pmu].scope != md->scope)
+				one_scope = false;
+		if (!one_scope)
+			continue;
+		double v = expr_eval(md->expr, metric_value, &mc);
+		if (isnan(v))
+			continue;   /* e.g. a zero denominator in an idle phase */
+		if (md->unit && strcmp(md->unit, "ratio") == 0 && !may_exceed_one(m, md))
+			CHECK(v >= -1e-6 && v <= 1 + 1e-6, "%s: %s = %g", m->name, md->name, v);
+		else
+			CHECK(v >= 0, "%s: %s = %g", m->name, md->name, v);
+		if (strcmp(md->name, "ipc") == 0)
+			CHECK(v > 0.1 && v < 6, "%s: ipc %g", m->name, v);
+		if (strcmp(md->name, "ghz") == 0)
+			CHECK(v > 1 && v <= 5.0 + 1e-6, "%s: ghz %g", m->name, v);
+		if (strcmp(md->name, "l3_miss_latency_ns") == 0)
+			CHECK(v >= 74 && v <= 121, "%s: latency %g ns", m->name, v);
+	}
+}
+
+/* Loads every model under events/, builds its default --sim machine,
+ * counts every event alone on the first instance of its PMU for 3 s and
+ * evaluates every metric whose events are all of one PMU scope: the sim
+ * formulas resolve, every event reads, ratios are fractions, and on Zen 5
+ * the headline figures are plausible. */
+START_TEST(test_shipped_models)
+{
+	char *cause = NULL;
+	struct model_info *list = NULL;
+	int n = model_list(TOP_SRCDIR "/events", &list, &cause);
+	ck_assert_msg(n >= 0, "%s", cause ? cause : "");
+	if (n == 0)
+		return;    /* no definitions in this tree yet */
+	for (int i = 0; i < n; i++) {
+		struct model *m = model_load(list[i].dir, &cause);
+		ck_assert_msg(m != NULL, "%s: %s", list[i].name, cause ? cause : "");
+		char *name = NULL;
+		int shape[4];
+		ck_assert_int_eq(sim_parse_spec(m->name, &name, shape, &cause), 0);
+		ck_assert_str_eq(name, m->name);
+		free(name);
+		struct topo *t = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
+		struct backend *b = backend_sim.create(m, t, "nmi=0", &cause);
+		ck_assert_msg(b != NULL, "%s: %s", m->name, cause ? cause : "");
+		struct bk_instance *first = xcalloc((size_t)m->npmus, sizeof(*first));
+		struct bk_instance **all = xcalloc((size_t)m->npmus, sizeof(*all));
+		int *nall = xcalloc((size_t)m->npmus, sizeof(int));
+		for (int p = 0; p < m->npmus; p++) {
+			char *why = NULL;
+			nall[p] = backend_sim.instances(b, p, &all[p], &why);
+			ck_assert_msg(nall[p] > 0, "%s: PMU %s: %s", m->name, m->pmus[p].name,
+				      why ? why : "");
+			first[p] = all[p][0];
+		}
+		/* Windows of CPU 0's workload (seed 0): memory-bound, memory then
+		 * idle, compute, idle. */
+		static const uint64_t win[][2] = {
+			{ 0, 3 * SEC / 2 }, { 6 * SEC, 3 * SEC }, { 14700 * SEC / 1000, 3 * SEC / 2 },
+			{ 21 * SEC, 3 * SEC },
+		};
+		double *count = xcalloc((size_t)m->nevents, sizeof(double));
+		for (size_t w = 0; w < ARRAY_SIZE(win); w++) {
+			/* Each event alone on a fresh simulator with the same seed,
+			 * so that all of them see the same span of the workload. */
+			for (int e = 0; e < m->nevents; e++) {
+				struct backend *be = backend_sim.create(m, t, "nmi=0", &cause);
+				ck_assert_ptr_nonnull(be);
+				struct bk_group *g = open_ok(be, first[m->events[e].pmu], &e, 1);
+				backend_sim.advance(be, win[w][0]);
+				backend_sim.enable(be, g);
+				backend_sim.advance(be, win[w][1]);
+				struct bk_count c;
+				CHECK(backend_sim.read(be, g, &c) == 0 && c.time_running == win[w][1],
+				      "%s: event %s", m->name, m->events[e].name);
+				count[e] = (double)c.value;
+				backend_sim.close(be, g);
+				backend_sim.destroy(be);
+			}
+			check_metrics(m, count, (double)win[w][1] / 1e9);
+		}
+		free(count);
+		for (int p = 0; p < m->npmus; p++)
+			free_instances(all[p], nall[p]);
+		free(all);
+		free(nall);
+		free(first);
+		backend_sim.destroy(b);
+		topo_free(t);
+		model_free(m);
+	}
+	model_list_free(list, n);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
 	Suite *s = suite_create("sim");
@@ -245,6 +1178,23 @@ static Suite *sim_suite(void)
 	tcase_add_test(tc, test_phases);
 	tcase_add_test(tc, test_determinism);
 	tcase_add_test(tc, test_channel_fill);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("backend");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_spec);
+	tcase_add_test(tc, test_create_errors);
+	tcase_add_test(tc, test_instances);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_placement);
+	tcase_add_test(tc, test_time_accounting);
+	tcase_add_test(tc, test_backend_determinism);
+	tcase_add_test(tc, test_scopes_and_consistency);
+	tcase_add_test(tc, test_constant_rates);
+	tcase_add_test(tc, test_faults);
+	tcase_add_test(tc, test_speed);
+	tcase_add_test(tc, test_shipped_models);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,156 @@
+/* check_cpuid.c: reading /proc/cpuinfo fixtures and picking a model from
+ * the "match" lines of the fixture models (tests/fixtures/models), with the
+ * most specific match winning and "generic" as the fallback. When the real
+ * models are present under events/, the same fixtures must pick the model in
+ * the expected directory there too. */
+#include "config.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cpuid.h"
+#include "evdef.h"
+#include "util.h"
+
+#define CPUINFO TOP_SRCDIR "/tests/fixtures/cpuinfo/"
+#define FIXTURES TOP_SRCDIR "/tests/fixtures/models"
+#define EVENTS TOP_SRCDIR "/events"
+
+static const struct {
+	const char *file;
+	const char *vendor;
+	int family, model, stepping;
+	const char *model_name;
+	const char *pick;       /* model picked among the fixture models */
+	const char *real_dir;   /* directory of the real model under events/ */
+	int line;
+} cases[] = {
+	{ "zen5.txt", "AuthenticAMD", 0x1a, 0x02, 1, "AMD EPYC 9755 128-Core Processor", "amd-zen5", "amd/zen5", __LINE__ },
+	{ "vm-amd-fam19h.txt", "AuthenticAMD", 0x19, 17, 1, "AMD EPYC", "generic", "generic", __LINE__ },
+	{ "westmere.txt", "GenuineIntel", 6, 44, 2, "Intel(R) Xeon(R) CPU           X5670  @ 2.93GHz", "intel-westmere",
+	  "intel/westmere", __LINE__ },
+	{ "core2-merom.txt", "GenuineIntel", 6, 15, 6, "Intel(R) Core(TM)2 CPU          6600  @ 2.40GHz", "intel-core2",
+	  "intel/core2", __LINE__ },
+	{ "core2-penryn.txt", "GenuineIntel", 6, 23, 6, "Intel(R) Xeon(R) CPU           E5450  @ 3.00GHz", "intel-core2",
+	  "intel/core2", __LINE__ },
+	{ "fam10h.txt", "AuthenticAMD", 0x10, 4, 2, "Quad-Core AMD Opteron(tm) Processor 2376", "amd-fam10h",
+	  "amd/fam10h", __LINE__ },
+	{ "intel-sapphire-rapids.txt", "GenuineIntel", 6, 0x8f, 8, "Intel(R) Xeon(R) Platinum 8480+", "intel-arch",
+	  "intel/arch", __LINE__ },
+};
+
+START_TEST(test_read)
+{
+	struct cpu_ident id;
+	char *cause = NULL;
+	char *path = xasprintf(CPUINFO "%s", cases[_i].file);
+	ck_assert_msg(cpuid_read(path, &id, &cause) == 0, "%s", cause ? cause : "");
+	ck_assert_str_eq(id.vendor, cases[_i].vendor);
+	ck_assert_int_eq(id.family, cases[_i].family);
+	ck_assert_int_eq(id.model, cases[_i].model);
+	ck_assert_int_eq(id.stepping, cases[_i].stepping);
+	ck_assert_str_eq(id.model_name, cases[_i].model_name);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_pick_fixture_models)
+{
+	struct cpu_ident id;
+	char *cause = NULL;
+	char *path = xasprintf(CPUINFO "%s", cases[_i].file);
+	ck_assert_int_eq(cpuid_read(path, &id, &cause), 0);
+	char *name = cpuid_pick_model(&id, FIXTURES, &cause);
+	ck_assert_msg(name && !strcmp(name, cases[_i].pick), "line %d: picked %s, want %s", cases[_i].line,
+		      name ? name : cause, cases[_i].pick);
+	free(name);
+	free(path);
+}
+END_TEST
+
+/* Runs only once the real models exist (they come from other branches). */
+START_TEST(test_pick_real_models)
+{
+	struct stat sb;
+	char *real = xasprintf(EVENTS "/%s/model.def", cases[_i].real_dir);
+	if (stat(real, &sb) != 0) {
+		free(real);
+		return;
+	}
+	struct cpu_ident id;
+	char *cause = NULL;
+	char *path = xasprintf(CPUINFO "%s", cases[_i].file);
+	ck_assert_int_eq(cpuid_read(path, &id, &cause), 0);
+	char *name = cpuid_pick_model(&id, EVENTS, &cause);
+	ck_assert_msg(name != NULL, "%s", cause ? cause : "");
+	struct model_info *l;
+	int n = model_list(EVENTS, &l, &cause);
+	ck_assert_int_ge(n, 1);
+	char *want_dir = xasprintf(EVENTS "/%s", cases[_i].real_dir);
+	bool found = false;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(l[i].name, name)) {
+			ck_assert_msg(!strcmp(l[i].dir, want_dir), "line %d: %s picked %s in %s, want %s",
+				      cases[_i].line, cases[_i].file, name, l[i].dir, want_dir);
+			found = true;
+		}
+	ck_assert_msg(found, "picked model %s is not in the list", name);
+	model_list_free(l, n);
+	free(want_dir);
+	free(name);
+	free(path);
+	free(real);
+}
+END_TEST
+
+START_TEST(test_read_errors)
+{
+	struct cpu_ident id;
+	char *cause = NULL;
+	ck_assert_int_eq(cpuid_read(CPUINFO "arm64.txt", &id, &cause), -1);
+	ck_assert_str_eq(cause, CPUINFO "arm64.txt: no x86 vendor_id, cpu family and model in the first processor block");
+	free(cause);
+	ck_assert_int_eq(cpuid_read(CPUINFO "bad-family.txt", &id, &cause), -1);
+	ck_assert_str_eq(cause, CPUINFO "bad-family.txt:3: expected a decimal number for 'cpu family' but found 'six'");
+	free(cause);
+	ck_assert_int_eq(cpuid_read(CPUINFO "nonexistent", &id, &cause), -1);
+	ck_assert_str_eq(cause, CPUINFO "nonexistent: cannot open: No such file or directory");
+	free(cause);
+}
+END_TEST
+
+START_TEST(test_pick_fallback_and_errors)
+{
+	struct cpu_ident id = { .vendor = "HygonGenuine", .family = 0x18, .model = 0 };
+	char *cause = NULL;
+	char *name = cpuid_pick_model(&id, FIXTURES "/intel", &cause);
+	ck_assert_str_eq(name, "generic"); /* nothing matches, not even a "*" */
+	free(name);
+	ck_assert_ptr_null(cpuid_pick_model(&id, "/nonexistent/pmctop", &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "cannot open the definitions directory"));
+	free(cause);
+}
+END_TEST
+
+static Suite *cpuid_suite(void)
+{
+	Suite *s = suite_create("cpuid");
+	TCase *tc = tcase_create("core");
+	tcase_add_loop_test(tc, test_read, 0, (int)ARRAY_SIZE(cases));
+	tcase_add_loop_test(tc, test_pick_fixture_models, 0, (int)ARRAY_SIZE(cases));
+	tcase_add_loop_test(tc, test_pick_real_models, 0, (int)ARRAY_SIZE(cases));
+	tcase_add_test(tc, test_read_errors);
+	tcase_add_test(tc, test_pick_fallback_and_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(cpuid_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

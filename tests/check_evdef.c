@@ -1,0 +1,560 @@
+/* check_evdef.c: the definition loader. A table of broken inputs, each a
+ * small file written to a temporary directory, with the exact message the
+ * loader must give (file:line:col included); then good inputs whose loaded
+ * structures are checked field by field, and model listing and lookup over
+ * the fixture models under tests/fixtures/models. */
+#include "config.h"
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "evdef.h"
+#include "expr.h"
+#include "util.h"
+
+#define FIXTURES TOP_SRCDIR "/tests/fixtures/models"
+
+/* Lines 1-25 of every table case that says BASE: a model with a core PMU,
+ * an L3 PMU and three events. Case lines are numbered from 1 after it. */
+#define BASE_TEXT \
+	"model test\n"                        /* 1 */ \
+	"pmu core\n"                          /* 2 */ \
+	"    perf cpu\n"                      /* 3 */ \
+	"    kind core\n"                     /* 4 */ \
+	"    scope thread\n"                  /* 5 */ \
+	"    counters 6\n"                    /* 6 */ \
+	"    field event 0-7,32-35\n"         /* 7 */ \
+	"    field umask 8-15\n"              /* 8 */ \
+	"    ignore 16-17,22\n"               /* 9 */ \
+	"pmu l3\n"                            /* 10 */ \
+	"    perf amd_l3\n"                   /* 11 */ \
+	"    kind uncore\n"                   /* 12 */ \
+	"    scope ccx\n"                     /* 13 */ \
+	"    counters 6\n"                    /* 14 */ \
+	"    field event 0-7\n"               /* 15 */ \
+	"    field umask 8-15\n"              /* 16 */ \
+	"event cyc\n"                         /* 17 */ \
+	"    pmu core\n"                      /* 18 */ \
+	"    raw 0x430076\n"                  /* 19 */ \
+	"event ins\n"                         /* 20 */ \
+	"    pmu core\n"                      /* 21 */ \
+	"    raw 0x4300C0\n"                  /* 22 */ \
+	"event l3acc\n"                       /* 23 */ \
+	"    pmu l3\n"                        /* 24 */ \
+	"    raw 0xFF04\n"                    /* 25 */
+#define BASE_LINES 25
+
+struct bad_case {
+	int line;             /* source line of the case, for failure messages */
+	bool base;            /* prepend BASE_TEXT to model.def */
+	const char *model_def;
+	const char *inc_name; /* an extra file, relative to the directory */
+	const char *inc_text;
+	/* Expected cause: "@" stands for the directory, "#N" for line N after
+	 * BASE_TEXT (or N itself without base). */
+	const char *want;
+};
+
+#define B(text, want) { __LINE__, true, text, NULL, NULL, want }
+#define NB(text, want) { __LINE__, false, text, NULL, NULL, want }
+#define INC(text, name, inc, want) { __LINE__, false, text, name, inc, want }
+
+static const struct bad_case bad_cases[] = {
+	/* Syntax. */
+	NB("", "@/model.def:1:1: expected a 'model' stanza"),
+	NB("  desc x\nmodel t\n",
+	   "@/model.def:1:3: expected a stanza (model, pmu, event, metric or view) at column 1 before indented lines"),
+	NB("pmu core\n    perf cpu\n", "@/model.def:1:1: expected a 'model' stanza first in model.def"),
+	NB("model t\nmodel u\n", "@/model.def:2:1: expected only one 'model' stanza (the first is at @/model.def:1)"),
+	NB("model bad/name\n", "@/model.def:1:10: expected a model name of letters, digits, '_', '.' and '-'"),
+	B("evnt x\n", "@/model.def:#1:1: expected model, pmu, event, metric or view but found 'evnt'"),
+	B("event 9x\n", "@/model.def:#1:7: expected a name of the form [A-Za-z_][A-Za-z0-9_.]*"),
+	B("event x y\n", "@/model.def:#1:8: expected the end of the line after the name 'x'"),
+	B("event\n", "@/model.def:#1:6: expected a name after 'event'"),
+	B("event x\n    pmu core\n    desc \"abc\n", "@/model.def:#3:10: expected a closing '\"'"),
+	B("event x\x01\n", "@/model.def:#1:8: expected text but found a control character"),
+	B("event x\n    pmu core\n    desc    # only a comment\n", "@/model.def:#3:9: expected a value after 'desc'"),
+	B("event x\n    p-mu core\n", "@/model.def:#2:6: expected a space after the key 'p'"),
+	B("event x\n    2pmu core\n", "@/model.def:#2:5: expected a key"),
+	/* Keys. */
+	B("event x\n    pmu core\n    rwa 0x76\n",
+	  "@/model.def:#3:5: unknown key 'rwa' in event 'x' (expected pmu, raw, pfm, fields, perf, proc, desc, sim, "
+	  "flags or arch_bit)"),
+	B("event x\n    pmu core\n    pmu core\n", "@/model.def:#3:5: duplicate key 'pmu' (first at line #2)"),
+	B("event x\n    raw 0x76\n", "@/model.def:#1:1: missing required key 'pmu' in event 'x'"),
+	B("event x\n    pmu core\n    desc no encoding\n",
+	  "@/model.def:#1:1: missing required key (raw, pfm, fields, perf or proc) in event 'x'"),
+	B("metric m\n    unit ratio\n", "@/model.def:#1:1: missing required key 'formula' in metric 'm'"),
+	B("pmu y\n    kind core\n", "@/model.def:#1:1: missing required key 'perf' in pmu 'y'"),
+	B("pmu y\n    perf y\n    kind core\n    scope thread\n",
+	  "@/model.def:#1:1: missing required key 'counters' in pmu 'y'"),
+	B("view v\n    title T\n", "@/model.def:#1:1: missing required key 'column' in view 'v'"),
+	NB("model t\n    inclde x.def\n",
+	   "@/model.def:2:5: unknown key 'inclde' in model 't' (expected desc, match or include)"),
+	/* Names. */
+	B("event cyc\n    pmu core\n    raw 0x76\n", "@/model.def:#1:7: duplicate name 'cyc' (first defined at @/model.def:17)"),
+	B("metric ins\n    formula cyc\n", "@/model.def:#1:8: duplicate name 'ins' (first defined at @/model.def:20)"),
+	B("metric m\n    formula cyc\nmetric m\n    formula ins\n",
+	  "@/model.def:#3:8: duplicate name 'm' (first defined at @/model.def:#1)"),
+	B("pmu core\n    perf cpu\n", "@/model.def:#1:5: duplicate name 'core' (first defined at @/model.def:2)"),
+	B("event interval_s\n    pmu core\n    raw 0x76\n",
+	  "@/model.def:#1:7: 'interval_s' is a reserved name of the formula language"),
+	B("event x\n    pmu nope\n    raw 0x1\n", "@/model.def:#2:9: unknown PMU 'nope'"),
+	/* Values. */
+	B("pmu y\n    perf y\n    kind hard\n    scope thread\n",
+	  "@/model.def:#3:10: expected core, uncore, software or proc but found 'hard'"),
+	B("pmu y\n    perf y\n    kind core\n    scope wide\n",
+	  "@/model.def:#4:11: expected thread, core, ccx, socket or system but found 'wide'"),
+	B("pmu y\n    perf y\n    kind core\n    scope thread\n    counters six\n",
+	  "@/model.def:#5:14: bad number 'six': expected an integer from 0 to 64"),
+	B("pmu y\n    perf y\n    kind core\n    scope thread\n    counters 4\n    nmi 5\n",
+	  "@/model.def:#6:9: bad number '5': expected an integer from 0 to 4"),
+	B("pmu y\n    perf y\n    kind core\n    scope thread\n    counters 4\n    field a 0-7\n    field b 7-9\n",
+	  "@/model.def:#7:13: field bits overlap another field or the ignore mask"),
+	B("pmu y\n    perf y\n    kind core\n    scope thread\n    counters 4\n    field a 9-3\n",
+	  "@/model.def:#6:13: expected up to 4 bits or bit ranges from 0 to 63, low bits first, such as 0-7,32-35"),
+	B("pmu y\n    perf y\n    kind core\n    scope thread\n    counters 4\n    field a 0-7,64\n",
+	  "@/model.def:#6:17: expected up to 4 bits or bit ranges from 0 to 63, low bits first, such as 0-7,32-35"),
+	B("pmu y\n    perf y\n    kind core\n    scope thread\n    counters 4\n    ignore 16-17,2x\n",
+	  "@/model.def:#6:19: expected up to 4 bits or bit ranges from 0 to 63 such as 16-17,20,22"),
+	B("event x\n    pmu core\n    raw 0x43G0\n",
+	  "@/model.def:#3:9: bad number '0x43G0': expected a 64-bit raw value such as 0x4300C3"),
+	B("event x\n    pmu core\n    raw 0x10000430076\n",
+	  "@/model.def:#3:9: raw value 0x10000430076 has bits 0x10000000000 outside the fields and ignore mask of pmu 'core'"),
+	B("event x\n    pmu l3\n    raw 0x4300FF04\n",
+	  "@/model.def:#3:9: raw value 0x4300FF04 has bits 0x43000000 outside the fields and ignore mask of pmu 'l3'"),
+	B("pmu sw\n    perf software\n    kind software\n    scope thread\nevent x\n    pmu sw\n    raw 0x1\n",
+	  "@/model.def:#7:9: a raw value needs the 'field' layout of pmu 'sw', which has none"),
+	B("event x\n    pmu core\n    raw 0x76\n    pfm FOO\n",
+	  "@/model.def:#4:5: expected only one of raw, pfm, fields, perf or proc ('raw' is at line #3)"),
+	B("event x\n    pmu core\n    proc busy_ns\n",
+	  "@/model.def:#3:5: expected raw, pfm, fields or perf: pmu 'core' is not of kind proc"),
+	B("event x\n    pmu core\n    perf cycles\n",
+	  "@/model.def:#3:10: expected software:NAME or hardware:NAME but found 'cycles'"),
+	B("event x\n    pmu l3\n    fields event=0x04,Umask=1\n",
+	  "@/model.def:#3:23: expected a format field name such as event=0x04"),
+	B("event x\n    pmu l3\n    fields event=zz\n", "@/model.def:#3:18: expected a number after '='"),
+	B("event x\n    pmu core\n    raw 0x76\n    flags merge wide\n",
+	  "@/model.def:#4:17: unknown flag 'wide' (expected merge, fixed or saturates)"),
+	B("event x\n    pmu core\n    raw 0x76\n    arch_bit 40\n",
+	  "@/model.def:#4:14: bad number '40': expected an integer from 0 to 31"),
+	B("event x\n    pmu core\n    raw 0x76\n    sim cycles *\n",
+	  "@/model.def:#4:17: expected a number, a name or '(' but found end of formula"),
+	NB("model t\n    match AuthenticAMD family=zz\n", "@/model.def:2:31: expected a family number but found 'zz'"),
+	NB("model t\n    match AuthenticAMD model=0x10-0x01\n",
+	   "@/model.def:2:30: expected a model number or range (0x00-0x0f) but found '0x10-0x01'"),
+	NB("model t\n    match AuthenticAMD stepping=1\n",
+	   "@/model.def:2:24: expected family=N or model=N[-M] (once each) but found 'stepping=1'"),
+	/* Formulas. */
+	B("metric m\n    formula cyc / inz\n", "@/model.def:#2:19: unknown event 'inz' in formula"),
+	B("metric m\n    formula (cyc / ins\n", "@/model.def:#2:23: expected ')' but found end of formula"),
+	B("metric m\n    formula \"cyc / ) \"\n", "@/model.def:#2:20: expected a number, a name or '(' but found ')'"),
+	B("metric m\n    formula foo(cyc)\n",
+	  "@/model.def:#2:13: expected min, max or abs but found unknown function 'foo'"),
+	B("metric a\n    formula b + 1\nmetric b\n    formula c * 2\nmetric c\n    formula a\n",
+	  "@/model.def:#6:13: metric cycle: a -> b -> c -> a"),
+	B("metric a\n    formula a + cyc\n", "@/model.def:#2:13: metric cycle: a -> a"),
+	B("metric m\n    scope thread\n    formula cyc / l3acc\n",
+	  "@/model.def:#3:19: metric 'm' has scope thread but uses event 'l3acc' of PMU 'l3' (scope ccx)"),
+	B("metric l3m\n    formula l3acc * 2\nmetric m\n    scope core\n    formula cyc + l3m\n",
+	  "@/model.def:#5:19: metric 'm' has scope core but uses metric 'l3m' (scope ccx)"),
+	B("metric m\n    scope wide\n    formula cyc\n",
+	  "@/model.def:#2:11: expected thread, core, ccx, socket or system but found 'wide'"),
+	/* Views. */
+	B("metric m\n    formula cyc\nview v\n    column mm fmt=%.2f\n", "@/model.def:#4:12: unknown metric 'mm' in column"),
+	B("metric m\n    formula cyc\nview v\n    column m fmt=%s\n",
+	  "@/model.def:#4:18: expected pct or a printf format for one number such as %.2f but found '%s'"),
+	B("metric m\n    formula cyc\nview v\n    column m fmt=%.1f%.1f\n",
+	  "@/model.def:#4:18: expected pct or a printf format for one number such as %.2f but found '%.1f%.1f'"),
+	B("metric m\n    formula cyc\nview v\n    column m colour=red\n",
+	  "@/model.def:#4:14: unknown column option 'colour=red' (expected fmt=, width=, warn=, crit= or low_is_bad)"),
+	B("metric m\n    formula cyc\nview v\n    column m warn=high\n",
+	  "@/model.def:#4:19: bad number 'high': expected a threshold"),
+	B("metric m\n    formula cyc\nview v\n    column m width=0\n",
+	  "@/model.def:#4:20: bad number '0': expected a width from 1 to 64"),
+	B("metric m\n    formula cyc\nview v\n    bar m q\n    column m\n", "@/model.def:#4:11: unknown metric 'q' in bar"),
+	B("metric m\n    formula cyc\nview v\n    key 2\n    column m\nview w\n    key 2\n    column m\n",
+	  "@/model.def:#7:9: key 2 is already used by view 'v'"),
+	B("metric m\n    formula cyc\nview v\n    key 10\n    column m\n",
+	  "@/model.def:#4:9: bad number '10': expected an integer from 1 to 9"),
+	/* Includes. */
+	NB("model t\n    include nope.def\n", "@/model.def:2:13: cannot include '@/nope.def': No such file or directory"),
+	INC("model t\n    include a.def\n", "a.def", "model u\n",
+	    "@/a.def:1:1: expected pmu, event, metric or view (a model stanza belongs in model.def)"),
+	INC("model t\n    include sub/a.def\n", "sub/a.def", "event x\n    pmu nope\n    raw 1\n",
+	    "@/sub/a.def:2:9: unknown PMU 'nope'"),
+	INC("model t\n    include a.def a.def\n", "a.def", "\n",
+	    "@/model.def:2:19: '@/a.def' is already included (as @/a.def)"),
+	INC("model t\n    include a.def\n", "a.def", "# comment\n\n   \nevent x\n    pmu\n",
+	    "@/a.def:5:8: expected a value after 'pmu'"),
+};
+
+static char *tmpdir_new(void)
+{
+	char *t = xstrdup("/tmp/check_evdef.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(t));
+	return t;
+}
+
+static void write_file(const char *dir, const char *name, const char *text, size_t len)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	char *slash = strrchr(path, '/');
+	if (slash > path + strlen(dir)) {
+		*slash = 0;
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	fclose(f);
+	free(path);
+}
+
+static void rm_tree(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+}
+
+/* Expands "@" to dir and "#N" to the absolute line number. */
+static char *expand(const char *want, const char *dir, int base)
+{
+	size_t cap = strlen(want) * 4 + strlen(dir) * 8 + 64, len = 0;
+	char *s = xmalloc(cap);
+	for (const char *p = want; *p; p++) {
+		if (*p == '@')
+			len += (size_t)sprintf(s + len, "%s", dir);
+		else if (*p == '#' && p[1] >= '0' && p[1] <= '9') {
+			char *end;
+			long n = strtol(p + 1, &end, 10);
+			len += (size_t)sprintf(s + len, "%ld", n + base);
+			p = end - 1;
+		} else
+			s[len++] = *p;
+	}
+	s[len] = 0;
+	return s;
+}
+
+START_TEST(test_bad_inputs)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	char *dir = tmpdir_new();
+	char *text = xasprintf("%s%s", c->base ? BASE_TEXT : "", c->model_def);
+	write_file(dir, "model.def", text, strlen(text));
+	if (c->inc_name)
+		write_file(dir, c->inc_name, c->inc_text, strlen(c->inc_text));
+	char *cause = NULL;
+	struct model *m = model_load(dir, &cause);
+	char *want = expand(c->want, dir, c->base ? BASE_LINES : 0);
+	ck_assert_msg(m == NULL, "case at line %d loaded", c->line);
+	ck_assert_msg(cause && !strcmp(cause, want), "case at line %d:\n got  '%s'\n want '%s'", c->line,
+		      cause ? cause : "(null)", want);
+	free(want);
+	free(cause);
+	free(text);
+	rm_tree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_nul_byte)
+{
+	char *dir = tmpdir_new();
+	static const char text[] = "model t\n    desc a\0b\n";
+	write_file(dir, "model.def", text, sizeof(text) - 1);
+	char *cause = NULL;
+	ck_assert_ptr_null(model_load(dir, &cause));
+	char *want = xasprintf("%s/model.def:2:11: expected text but found a NUL byte", dir);
+	ck_assert_str_eq(cause, want);
+	free(want);
+	free(cause);
+	rm_tree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_base_loads)
+{
+	/* The base of the table is itself good, so each bad case fails for its
+	 * own reason. */
+	char *dir = tmpdir_new();
+	write_file(dir, "model.def", BASE_TEXT, strlen(BASE_TEXT));
+	char *cause = NULL;
+	struct model *m = model_load(dir, &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_int_eq(m->nevents, 3);
+	model_free(m);
+	rm_tree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_missing_dir)
+{
+	char *cause = NULL;
+	ck_assert_ptr_null(model_load("/nonexistent/pmctop", &cause));
+	ck_assert_str_eq(cause, "/nonexistent/pmctop/model.def: cannot open: No such file or directory");
+	free(cause);
+}
+END_TEST
+
+static double value_one_two(void *ctx, int ref)
+{
+	const struct model *m = ctx;
+	if (ref == BUILTIN_INTERVAL_S)
+		return 2.0;
+	if (ref >= METRIC_REF_BASE) {
+		/* Metrics used by other metrics are evaluated on demand here. */
+		return expr_eval(m->metrics[ref - METRIC_REF_BASE].expr, value_one_two, ctx);
+	}
+	/* cycles 2000, instructions 1000, l3 50, busy 1e9 ns */
+	const char *n = m->events[ref].name;
+	if (!strcmp(n, "ls_not_halted_cyc"))
+		return 2000;
+	if (!strcmp(n, "ex_ret_instr"))
+		return 1000;
+	if (!strcmp(n, "l3_lookup_state.all"))
+		return 50;
+	if (!strcmp(n, "cpu_busy_ns"))
+		return 1e9;
+	return NAN;
+}
+
+START_TEST(test_good_model)
+{
+	char *cause = NULL;
+	struct model *m = model_load(FIXTURES "/amd/zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_str_eq(m->name, "amd-zen5");
+	ck_assert_str_eq(m->desc, "Test model: AMD Family 1Ah Model 00h-0Fh");
+	ck_assert_str_eq(m->dir, FIXTURES "/amd/zen5");
+	ck_assert_int_eq(m->nmatch, 1);
+	ck_assert_str_eq(m->match[0].vendor, "AuthenticAMD");
+	ck_assert_int_eq(m->match[0].family, 0x1a);
+	ck_assert_int_eq(m->match[0].model_lo, 0);
+	ck_assert_int_eq(m->match[0].model_hi, 0x0f);
+
+	/* PMUs in file order: core.def, l3.def, then software.def's two. */
+	ck_assert_int_eq(m->npmus, 4);
+	int core = model_find_pmu(m, "core"), l3 = model_find_pmu(m, "l3");
+	ck_assert_int_eq(core, 0);
+	ck_assert_int_eq(l3, 1);
+	ck_assert_int_eq(model_find_pmu(m, "proc"), 3);
+	const struct pmu_def *p = &m->pmus[core];
+	ck_assert_str_eq(p->perf_name, "cpu");
+	ck_assert_int_eq(p->kind, PMU_CORE);
+	ck_assert_int_eq(p->scope, SCOPE_THREAD);
+	ck_assert_int_eq(p->counters, 6);
+	ck_assert_int_eq(p->nmi_reserved, 1);
+	ck_assert_int_eq(p->fixed, 0);
+	ck_assert(!p->nmi_takes_fixed);
+	ck_assert_str_eq(p->notation, "Event");
+	ck_assert_int_eq(p->nfields, 5);
+	ck_assert_str_eq(p->fields[0].name, "event");
+	ck_assert_int_eq(p->fields[0].nranges, 2);
+	ck_assert_int_eq(p->fields[0].range[0].lo, 0);
+	ck_assert_int_eq(p->fields[0].range[0].hi, 7);
+	ck_assert_int_eq(p->fields[0].range[1].lo, 32);
+	ck_assert_int_eq(p->fields[0].range[1].hi, 35);
+	ck_assert_int_eq(p->fields[2].range[0].lo, 18);
+	ck_assert_int_eq(p->fields[2].range[0].hi, 18);
+	ck_assert_uint_eq(p->ignore_mask, 0x530000);
+	ck_assert_int_eq(m->pmus[l3].kind, PMU_UNCORE);
+	ck_assert_int_eq(m->pmus[l3].scope, SCOPE_CCX);
+	ck_assert_int_eq(m->pmus[l3].nfields, 0);
+
+	/* Events. */
+	ck_assert_int_eq(m->nevents, 6);
+	int cyc = model_find_event(m, "ls_not_halted_cyc");
+	int ins = model_find_event(m, "ex_ret_instr");
+	int disp = model_find_event(m, "de_src_op_disp.all");
+	int l3acc = model_find_event(m, "l3_lookup_state.all");
+	int busy = model_find_event(m, "cpu_busy_ns");
+	ck_assert_int_ge(cyc, 0);
+	ck_assert_int_eq(m->events[cyc].enc, ENC_RAW);
+	ck_assert_uint_eq(m->events[cyc].raw, 0x430076);
+	ck_assert_int_eq(m->events[cyc].arch_bit, -1);
+	ck_assert_ptr_nonnull(m->events[cyc].sim);
+	ck_assert_str_eq(m->events[cyc].sim_text, "cycles");
+	ck_assert_str_eq(m->events[ins].desc, "Retired instructions # quoted");
+	ck_assert_ptr_null(m->events[ins].sim);
+	ck_assert_uint_eq(m->events[disp].raw, 0x1004307AAULL);
+	ck_assert_uint_eq(m->events[disp].flags, EVF_MERGE);
+	ck_assert_int_eq(m->events[l3acc].enc, ENC_FIELDS);
+	ck_assert_int_eq(m->events[l3acc].pmu, l3);
+	ck_assert_str_eq(m->events[l3acc].spec, "event=0x04,umask=0xff");
+	ck_assert_int_eq(m->events[busy].enc, ENC_PROC);
+	ck_assert_str_eq(m->events[busy].spec, "busy_ns");
+	ck_assert_int_eq(m->events[model_find_event(m, "task_clock")].enc, ENC_PERF);
+	/* The file recorded for an event is the included file, by its path. */
+	ck_assert_str_eq(m->events[busy].file, FIXTURES "/amd/zen5/../../generic/software.def");
+	ck_assert_int_eq(m->events[busy].line, 16);
+
+	/* Metrics: resolved formulas, scopes, groups, transitive events. */
+	ck_assert_int_eq(m->nmetrics, 5);
+	int ipc = model_find_metric(m, "ipc"), cpi = model_find_metric(m, "cpi");
+	int l3k = model_find_metric(m, "l3_per_kinsn"), util = model_find_metric(m, "cpu_util");
+	const struct metric_def *md = &m->metrics[ipc];
+	ck_assert_str_eq(md->label, "IPC");
+	ck_assert_str_eq(md->unit, "insn/cyc");
+	ck_assert_int_eq(md->scope, SCOPE_THREAD);
+	ck_assert_int_eq(md->ngroups, 2);
+	ck_assert(metric_in_group(md, "branch"));
+	ck_assert(metric_in_group(md, "ipc"));
+	ck_assert(!metric_in_group(md, "l3"));
+	ck_assert_int_eq(md->nevents, 2);
+	ck_assert_int_eq(md->events[0], ins);
+	ck_assert_int_eq(md->events[1], cyc);
+	ck_assert_double_eq_tol(expr_eval(md->expr, value_one_two, m), 0.5, 1e-12);
+	ck_assert_ptr_null(md->note);
+
+	md = &m->metrics[cpi];
+	ck_assert_str_eq(md->unit, "");
+	ck_assert_int_eq(md->nevents, 2); /* through ipc */
+	int *ids;
+	ck_assert_int_eq(expr_ids(md->expr, &ids), 1);
+	ck_assert_int_eq(ids[0], METRIC_REF(ipc));
+	free(ids);
+	ck_assert_double_eq_tol(expr_eval(md->expr, value_one_two, m), 2.0, 1e-12);
+
+	md = &m->metrics[l3k];
+	ck_assert_int_eq(md->scope, SCOPE_CCX); /* derived from the L3 event */
+	ck_assert_str_eq(md->note, "Summed over the CCX before dividing.");
+	ck_assert_double_eq_tol(expr_eval(md->expr, value_one_two, m), 50.0, 1e-12);
+
+	md = &m->metrics[util];
+	ck_assert_int_eq(md->nevents, 1);
+	ck_assert_int_eq(md->events[0], busy);
+	ck_assert_int_eq(expr_ids(md->expr, &ids), 2);
+	ck_assert_int_eq(ids[1], BUILTIN_INTERVAL_S);
+	free(ids);
+	ck_assert_double_eq_tol(expr_eval(md->expr, value_one_two, m), 0.5, 1e-12);
+
+	/* Views. */
+	ck_assert_int_eq(m->nviews, 1);
+	const struct view_def *v = &m->views[model_find_view(m, "basic")];
+	ck_assert_str_eq(v->title, "Basic");
+	ck_assert_int_eq(v->key, 1);
+	ck_assert_int_eq(v->ncols, 3);
+	ck_assert_int_eq(v->cols[0].metric, ipc);
+	ck_assert_str_eq(v->cols[0].fmt, "%.2f");
+	ck_assert_int_eq(v->cols[0].width, 6);
+	ck_assert(isnan(v->cols[0].warn) && isnan(v->cols[0].crit));
+	ck_assert_str_eq(v->cols[1].fmt, "pct"); /* default for a ratio */
+	ck_assert_double_eq(v->cols[1].warn, 0.8);
+	ck_assert_double_eq(v->cols[1].crit, 0.95);
+	ck_assert(!v->cols[1].low_is_bad);
+	ck_assert(v->cols[2].low_is_bad);
+	ck_assert_int_eq(v->nbar, 1);
+	ck_assert_int_eq(v->bar[0], util);
+	ck_assert_int_eq(model_find_view(m, "nope"), -1);
+	ck_assert_int_eq(model_find_metric(m, "ls_not_halted_cyc"), -1);
+	model_free(m);
+}
+END_TEST
+
+START_TEST(test_scopes)
+{
+	for (int s = 0; s < SCOPE_COUNT; s++)
+		ck_assert_int_eq(scope_parse(scope_name((enum scope)s)), s);
+	ck_assert_str_eq(scope_name(SCOPE_CCX), "ccx");
+	ck_assert_int_eq(scope_parse("CCX"), -1);
+	ck_assert_int_eq(scope_parse(NULL), -1);
+	ck_assert_str_eq(scope_name(SCOPE_COUNT), "?");
+}
+END_TEST
+
+START_TEST(test_model_list)
+{
+	struct model_info *l;
+	char *cause = NULL;
+	int n = model_list(FIXTURES, &l, &cause);
+	ck_assert_msg(n == 6, "%d models: %s", n, cause ? cause : "");
+	static const char *const names[] = { "amd-fam10h", "amd-zen5", "generic", "intel-arch", "intel-core2",
+					     "intel-westmere" };
+	for (int i = 0; i < n; i++)
+		ck_assert_str_eq(l[i].name, names[i]);
+	ck_assert_str_eq(l[5].dir, FIXTURES "/intel/westmere");
+	ck_assert_int_eq(l[5].nmatch, 3);
+	ck_assert_int_eq(l[5].match[1].model_lo, 0x2c);
+	ck_assert_int_eq(l[5].match[1].model_hi, 0x2c);
+	ck_assert_str_eq(l[2].match[0].vendor, "*");
+	ck_assert_int_eq(l[2].match[0].family, -1);
+	model_list_free(l, n);
+
+	ck_assert_int_eq(model_list("/nonexistent/pmctop", &l, &cause), -1);
+	ck_assert_str_eq(cause, "/nonexistent/pmctop: cannot open the definitions directory: No such file or directory");
+	free(cause);
+}
+END_TEST
+
+START_TEST(test_model_list_duplicate)
+{
+	char *dir = tmpdir_new();
+	write_file(dir, "a/model.def", "model same\n", 11);
+	write_file(dir, "b/model.def", "model same\n", 11);
+	struct model_info *l;
+	char *cause = NULL;
+	ck_assert_int_eq(model_list(dir, &l, &cause), -1);
+	char *want = xasprintf("model 'same' is defined twice: in %s/a and in %s/b", dir, dir);
+	ck_assert_str_eq(cause, want);
+	free(want);
+	free(cause);
+	rm_tree(dir);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_load_by_name)
+{
+	char *cause = NULL;
+	struct model *m = model_load_by_name(FIXTURES, "amd-zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_str_eq(m->dir, FIXTURES "/amd/zen5");
+	model_free(m);
+	m = model_load_by_name(FIXTURES, "generic", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_int_eq(m->nevents, 2);
+	model_free(m);
+	ck_assert_ptr_null(model_load_by_name(FIXTURES, "amd-zen9", &cause));
+	ck_assert_str_eq(cause, "no model 'amd-zen9' under " FIXTURES " (pmctop --list-models shows the models)");
+	free(cause);
+}
+END_TEST
+
+static Suite *evdef_suite(void)
+{
+	Suite *s = suite_create("evdef");
+	TCase *tc = tcase_create("bad");
+	tcase_add_loop_test(tc, test_bad_inputs, 0, (int)ARRAY_SIZE(bad_cases));
+	tcase_add_test(tc, test_nul_byte);
+	tcase_add_test(tc, test_base_loads);
+	tcase_add_test(tc, test_missing_dir);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("good");
+	tcase_add_test(tc, test_good_model);
+	tcase_add_test(tc, test_scopes);
+	tcase_add_test(tc, test_model_list);
+	tcase_add_test(tc, test_model_list_duplicate);
+	tcase_add_test(tc, test_load_by_name);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(evdef_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
