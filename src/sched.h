@@ -1,6 +1,10 @@
 /* sched.h: packs the events that the requested metrics need into groups
  * that fit each PMU's counters, keeping each metric's events together when
  * they fit, and orders the rotation. Pure: no I/O, deterministic. */
+/* src/ is on the -I path, so this file shadows the C library's <sched.h>
+ * that <pthread.h> includes; pass such includes on to the real one. */
+#include_next <sched.h>
+
 #ifndef PMCTOP_SCHED_H
 #define PMCTOP_SCHED_H
 

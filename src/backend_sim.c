@@ -1,0 +1,988 @@
+/* backend_sim.c: the simulated PMU, used by the tests and by `pmctop --sim`.
+ * It follows the kernel's perf_event semantics for everything pmctop relies
+ * on, with counts from the deterministic workload model of sim_workload.c
+ * and time from a simulated clock that only ops->advance() moves.
+ *
+ * Semantics, and where they simplify the kernel's:
+ *  - Instances: core, software and proc PMUs have one per online CPU; an
+ *    uncore PMU of scope ccx has one per CCX, read on the CCX's first online
+ *    CPU (amd_l3's cpumask); one of scope socket whose perf name is a glob
+ *    (amd_umc_*) has `channels` instances per socket, named with the glob
+ *    replaced by the channel's machine-wide number, all read on the socket's
+ *    first online CPU; a socket PMU without a glob has one per socket.
+ *  - Counters: a group needs one general counter per event, two for a
+ *    merge-flagged event (an even/odd pair), and none for a fixed-flagged
+ *    event while a fixed counter is left; software and proc events need
+ *    none. A group that needs more than the PMU has in total fails to open
+ *    with -EINVAL, as x86 validate_group() does. The NMI watchdog is on
+ *    unless the argument says nmi=0: it holds pmu.nmi_reserved general
+ *    counters of core PMUs, or fixed ones where pmu.nmi_takes_fixed. A group
+ *    that fits the PMU but not what is free opens but never runs.
+ *  - Sharing: the groups enabled on one instance are placed in the order
+ *    they were enabled, each one running if it fits in what the earlier
+ *    running groups left. The kernel instead stops at the first flexible
+ *    group that does not fit and rotates the list every tick; pmctop rotates
+ *    its groups itself, so the sim leaves rotation out and skips the group
+ *    that does not fit, which is what the kernel's rotation gives on average.
+ *    Disabling or closing a group places the others again at once.
+ *  - Time: time_enabled grows while a group is enabled, time_running while
+ *    it is placed on counters; both and the values are cumulative since
+ *    open, on the simulated clock.
+ *  - Counts: each event's `sim` formula is evaluated over the workload
+ *    quantities accumulated while its group was running: per CPU for thread
+ *    and core scope, summed over the CCX for ccx scope, summed over the
+ *    socket and divided evenly among its channels for socket scope. An event
+ *    without a formula counts a fixed fraction (0.1% to 5%, from a hash of its
+ *    name) of cycles. sim_set_constant_rates() replaces the model for a CPU
+ *    (or the instances read on it) with rates[i] per second of running time.
+ *  - Faults (sim_inject_fault): a read fault fires after `after_reads`
+ *    successful reads of groups on that CPU (any CPU for cpu -1). -ENODEV
+ *    means the CPU went offline: from then on it has no instances, counts
+ *    nothing, and every read or open on it fails with -ENODEV (an uncore
+ *    PMU moves to the next online CPU of its CCX or socket, and its groups
+ *    on the old CPU must be reopened, where the kernel would migrate them).
+ *    Any other read error (-EINTR, or -EIO for a short read) fires once.
+ *    An open fault (on_open) fails every open on that CPU after
+ *    `after_reads` successful opens, until cleared by a fault with err 0.
+ *  - Absent PMUs: an event of a PMU listed in absent=..., or of an uncore
+ *    ccx PMU on a topology without L3, fails to open with -ENOENT.
+ *
+ * The argument is a comma-separated list; items without '=' (the --sim spec
+ * itself) are ignored, the others are nmi=0|1, seed=N, channels=N (memory
+ * channels per socket, default 2), ghz=MAX, nominal=GHZ, width=SLOTS
+ * (dispatch slots per cycle, default 8), absent=PMU[+PMU...]. */
+#include "config.h"
+#include "backend.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+#include "sim_workload.h"
+#include "util.h"
+
+/* The largest machine --sim builds: enough for the 1024-CPU benchmark with
+ * room to spare, small enough that a typo does not exhaust memory. */
+#define SIM_MAX_CPUS 4096
+#define SIM_MAX_FAULTS 32
+/* UMC counters are 48 bits wide and saturate (EVF_SATURATES). */
+#define SATURATED ((1ULL << 48) - 1)
+
+struct sim_cpu {
+	int cpu;
+	bool present;         /* in the topology and online there */
+	bool offline;         /* went offline through an injected fault */
+	int ccx, socket;      /* dense indices, -1 if none */
+	struct wl_cpu wl;
+	double q[WQ_COUNT];   /* quantities since time 0 */
+	double *rates;        /* constant rates per model event, or NULL */
+	uint64_t reads, opens;
+};
+
+/* The counters of one PMU instance, shared by the groups opened on it. */
+struct sim_slot {
+	int pmu;
+	int ngroups, cap;
+	struct bk_group **enabled;    /* in the order they were enabled */
+};
+
+struct bk_group {
+	struct sim_slot *slot;
+	int pmu, cpu, nch;
+	const double *src;            /* the cumulative quantities it sees */
+	int nevents;
+	int *events;
+	int need_general, need_pairs, need_fixed;
+	bool enabled, running;
+	uint64_t since;               /* clock at the last settle */
+	uint64_t t_enabled, t_running;
+	double acc[WQ_COUNT];         /* quantities while running, per channel */
+	double snap[WQ_COUNT];        /* src at the last settle */
+	uint64_t *last;               /* last values read: counts never go back */
+};
+
+struct sim_event {
+	struct expr *expr;            /* resolved to quantities, or NULL */
+	double cycles_share;          /* without a formula: share of cycles */
+};
+
+struct backend {
+	const struct model *m;
+	struct topo *t;
+	struct wl_params wp;
+	bool nmi;
+	int channels;
+	bool *absent;                 /* [npmus] */
+	uint64_t now;
+	int ncpu_map;
+	struct sim_cpu *cpus;         /* [t->max_cpu], by CPU number */
+	int nccx, nsockets;
+	double (*ccx_q)[WQ_COUNT];
+	double (*sock_q)[WQ_COUNT];
+	double sys_q[WQ_COUNT];
+	struct sim_event *ev;         /* [m->nevents] */
+	struct sim_slot **slots;      /* [npmus][nslots[pmu]] lazily */
+	int *nslots;
+	int nfaults;
+	struct { struct sim_fault f; int seen; } faults[SIM_MAX_FAULTS];
+};
+
+/* ---- argument and set-up ---- */
+
+static int parse_arg(struct backend *b, const char *arg, char **cause)
+{
+	if (!arg || !*arg)
+		return 0;
+	char *copy = xstrdup(arg), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			continue;       /* the --sim spec: the topology is already built */
+		*eq = '\0';
+		const char *key = tok, *val = eq + 1;
+		char *end = NULL;
+		errno = 0;
+		if (strcmp(key, "nmi") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
+			b->nmi = val[0] == '1';
+		} else if (strcmp(key, "seed") == 0) {
+			unsigned long long v = strtoull(val, &end, 0);
+			if (!*val || *end || errno)
+				goto bad;
+			b->wp.seed = v;
+		} else if (strcmp(key, "channels") == 0) {
+			long v = strtol(val, &end, 10);
+			if (!*val || *end || v < 1 || v > 64)
+				goto bad;
+			b->channels = (int)v;
+		} else if (strcmp(key, "width") == 0) {
+			long v = strtol(val, &end, 10);
+			if (!*val || *end || v < 1 || v > 64)
+				goto bad;
+			b->wp.width = (int)v;
+		} else if (strcmp(key, "ghz") == 0 || strcmp(key, "nominal") == 0) {
+			double v = strtod(val, &end);
+			if (!*val || *end || !(v > 0.1 && v < 100))
+				goto bad;
+			*(key[0] == 'g' ? &b->wp.ghz_max : &b->wp.ghz_nominal) = v;
+		} else if (strcmp(key, "absent") == 0) {
+			char *s2 = NULL, *list = xstrdup(val);
+			for (char *n = strtok_r(list, "+", &s2); n; n = strtok_r(NULL, "+", &s2)) {
+				int i;
+				for (i = 0; i < b->m->npmus; i++)
+					if (strcmp(b->m->pmus[i].name, n) == 0 ||
+					    strcmp(b->m->pmus[i].perf_name, n) == 0)
+						break;
+				if (i == b->m->npmus) {
+					rc = set_cause(cause, "sim: absent=%s: model %s has no PMU '%s'",
+						       val, b->m->name, n);
+					free(list);
+					goto out;
+				}
+				b->absent[i] = true;
+			}
+			free(list);
+		} else {
+			goto bad;
+		}
+		continue;
+bad:
+		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, seed=N, "
+			       "channels=1-64, ghz=X, nominal=X, width=1-64, absent=PMU[+PMU])", key, val);
+		goto out;
+	}
+	if (b->wp.ghz_nominal > b->wp.ghz_max)
+		rc = set_cause(cause, "sim: nominal clock %.2f GHz is above the maximum %.2f GHz",
+			       b->wp.ghz_nominal, b->wp.ghz_max);
+out:
+	free(copy);
+	return rc;
+}
+
+static int resolve_quantity(void *ctx, const char *name)
+{
+	(void)ctx;
+	return wl_quantity_lookup(name);
+}
+
+static double name_share(const char *name)
+{
+	/* FNV-1a: stable across runs and platforms. */
+	uint32_t h = 2166136261u;
+	for (const char *p = name ? name : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return 0.001 + 0.049 * (double)(h % 1000) / 999.0;
+}
+
+static int prepare_events(struct backend *b, char **cause)
+{
+	const struct model *m = b->m;
+	b->ev = xcalloc((size_t)(m->nevents ? m->nevents : 1), sizeof(*b->ev));
+	for (int i = 0; i < m->nevents; i++) {
+		const struct event_def *e = &m->events[i];
+		b->ev[i].cycles_share = name_share(e->name);
+		if (!e->sim_text || !*e->sim_text)
+			continue;
+		/* A private tree: the model is shared and read-only. */
+		int col = 0;
+		char *why = NULL;
+		struct expr *x = expr_parse(e->sim_text, &col, &why);
+		if (x && expr_resolve(x, resolve_quantity, NULL, &col, &why) < 0) {
+			expr_free(x);
+			x = NULL;
+		}
+		if (!x) {
+			set_cause(cause, "%s:%d: event %s: sim formula '%s': %s",
+				  e->file ? e->file : m->name, e->line, e->name, e->sim_text,
+				  why ? why : "invalid");
+			free(why);
+			return -1;
+		}
+		b->ev[i].expr = x;
+	}
+	return 0;
+}
+
+static void sim_destroy(struct backend *b);
+
+static struct backend *sim_create(const struct model *m, struct topo *t, const char *arg, char **cause)
+{
+	if (!m || !t)
+		return set_cause(cause, "sim: no model or topology"), NULL;
+	if (t->max_cpu <= 0 || t->max_cpu > SIM_MAX_CPUS)
+		return set_cause(cause, "sim: %d CPUs is outside 1-%d", t->max_cpu, SIM_MAX_CPUS), NULL;
+
+	struct backend *b = xcalloc(1, sizeof(*b));
+	b->m = m;
+	b->t = t;
+	wl_params_default(&b->wp);
+	b->wp.smt = t->threads_per_core > 1;
+	b->nmi = true;
+	b->channels = 2;
+	b->absent = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(bool));
+	if (parse_arg(b, arg, cause) < 0 || prepare_events(b, cause) < 0)
+		goto fail;
+
+	b->ncpu_map = t->max_cpu;
+	b->cpus = xcalloc((size_t)b->ncpu_map, sizeof(*b->cpus));
+	for (int i = 0; i < b->ncpu_map; i++) {
+		b->cpus[i].cpu = i;
+		b->cpus[i].ccx = b->cpus[i].socket = -1;
+	}
+	for (int i = 0; i < t->ncpus; i++) {
+		const struct topo_cpu *c = &t->cpus[i];
+		if (c->cpu < 0 || c->cpu >= b->ncpu_map)
+			continue;
+		b->cpus[c->cpu].present = c->online;
+		wl_cpu_init(&b->cpus[c->cpu].wl, &b->wp, c->cpu);
+	}
+	b->nccx = t->nccx;
+	b->nsockets = t->nsockets;
+	for (int x = 0; x < t->nccx; x++)
+		for (int k = 0; k < t->ccxs[x].ncpus; k++) {
+			int cpu = t->ccxs[x].cpus[k];
+			if (cpu >= 0 && cpu < b->ncpu_map)
+				b->cpus[cpu].ccx = x;
+		}
+	for (int s = 0; s < t->nsockets; s++)
+		for (int k = 0; k < t->sockets[s].ncpus; k++) {
+			int cpu = t->sockets[s].cpus[k];
+			if (cpu >= 0 && cpu < b->ncpu_map)
+				b->cpus[cpu].socket = s;
+		}
+	b->ccx_q = xcalloc((size_t)(b->nccx ? b->nccx : 1), sizeof(*b->ccx_q));
+	b->sock_q = xcalloc((size_t)(b->nsockets ? b->nsockets : 1), sizeof(*b->sock_q));
+	b->slots = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(*b->slots));
+	b->nslots = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(int));
+	for (int p = 0; p < m->npmus; p++) {
+		/* Slots are indexed by CPU for per-CPU PMUs, by CCX, by socket
+		 * x channel, or 0 for system scope: see slot_index(). */
+		int n = b->ncpu_map;
+		if (m->pmus[p].kind == PMU_UNCORE) {
+			if (m->pmus[p].scope == SCOPE_CCX)
+				n = b->nccx;
+			else if (m->pmus[p].scope == SCOPE_SOCKET)
+				n = b->nsockets * b->channels;
+			else if (m->pmus[p].scope == SCOPE_SYSTEM)
+				n = 1;
+		}
+		b->nslots[p] = n;
+		b->slots[p] = xcalloc((size_t)(n ? n : 1), sizeof(struct sim_slot));
+		for (int k = 0; k < n; k++)
+			b->slots[p][k].pmu = p;
+	}
+	return b;
+fail:
+	sim_destroy(b);
+	return NULL;
+}
+
+static void sim_destroy(struct backend *b)
+{
+	if (!b)
+		return;
+	if (b->ev)
+		for (int i = 0; i < b->m->nevents; i++)
+			expr_free(b->ev[i].expr);
+	free(b->ev);
+	if (b->cpus)
+		for (int i = 0; i < b->ncpu_map; i++)
+			free(b->cpus[i].rates);
+	free(b->cpus);
+	if (b->slots)
+		for (int p = 0; p < b->m->npmus; p++) {
+			for (int k = 0; k < b->nslots[p]; k++)
+				free(b->slots[p][k].enabled);
+			free(b->slots[p]);
+		}
+	free(b->slots);
+	free(b->nslots);
+	free(b->ccx_q);
+	free(b->sock_q);
+	free(b->absent);
+	free(b);
+}
+
+/* ---- instances ---- */
+
+static bool cpu_usable(const struct backend *b, int cpu)
+{
+	return cpu >= 0 && cpu < b->ncpu_map && b->cpus[cpu].present && !b->cpus[cpu].offline;
+}
+
+static int first_usable(const struct backend *b, const int *cpus, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (cpu_usable(b, cpus[k]))
+			return cpus[k];
+	return -1;
+}
+
+static bool per_cpu_pmu(const struct pmu_def *pd)
+{
+	return pd->kind != PMU_UNCORE || pd->scope == SCOPE_THREAD || pd->scope == SCOPE_CORE;
+}
+
+/* The glob's '*' replaced by n ("amd_umc_*" -> "amd_umc_3"). */
+static char *glob_name(const char *glob, int n)
+{
+	const char *star = strchr(glob, '*');
+	if (!star)
+		return xstrdup(glob);
+	return xasprintf("%.*s%d%s", (int)(star - glob), glob, n, star + 1);
+}
+
+static bool is_glob(const struct pmu_def *pd)
+{
+	return pd->perf_name && strchr(pd->perf_name, '*');
+}
+
+/* Why PMU p has no instances here, or NULL when it has. */
+static const char *absent_why(const struct backend *b, int p)
+{
+	const struct pmu_def *pd = &b->m->pmus[p];
+	if (b->absent[p])
+		return "not present on this simulated machine (absent=)";
+	if (pd->kind == PMU_UNCORE && pd->scope == SCOPE_CCX && b->nccx == 0)
+		return "the simulated topology has no L3 (CCX)";
+	if (pd->kind == PMU_UNCORE && pd->scope == SCOPE_SOCKET && b->nsockets == 0)
+		return "the simulated topology has no sockets";
+	return NULL;
+}
+
+static void add_instance(struct bk_instance **v, int *n, int *cap, int pmu, char *name, int cpu,
+			 enum scope sc, int id)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*v = xrealloc(*v, sizeof(**v) * (size_t)*cap);
+	}
+	(*v)[(*n)++] = (struct bk_instance){ .pmu = pmu, .perf_name = name, .cpu = cpu,
+					     .scope = sc, .scope_id = id };
+}
+
+/* The caller frees each perf_name and the array. */
+static int sim_instances(struct backend *b, int pmu, struct bk_instance **out, char **why)
+{
+	*out = NULL;
+	if (pmu < 0 || pmu >= b->m->npmus) {
+		if (why)
+			*why = xasprintf("no PMU number %d in model %s", pmu, b->m->name);
+		return 0;
+	}
+	const struct pmu_def *pd = &b->m->pmus[pmu];
+	const char *reason = absent_why(b, pmu);
+	if (reason) {
+		if (why)
+			*why = xasprintf("%s (%s): %s", pd->name, pd->perf_name, reason);
+		return 0;
+	}
+	struct bk_instance *v = NULL;
+	int n = 0, cap = 0;
+	if (per_cpu_pmu(pd)) {
+		for (int cpu = 0; cpu < b->ncpu_map; cpu++)
+			if (cpu_usable(b, cpu))
+				add_instance(&v, &n, &cap, pmu, xstrdup(pd->perf_name), cpu, pd->scope, cpu);
+	} else if (pd->scope == SCOPE_CCX) {
+		for (int x = 0; x < b->nccx; x++) {
+			int cpu = first_usable(b, b->t->ccxs[x].cpus, b->t->ccxs[x].ncpus);
+			if (cpu >= 0)
+				add_instance(&v, &n, &cap, pmu, xstrdup(pd->perf_name), cpu, SCOPE_CCX, x);
+		}
+	} else if (pd->scope == SCOPE_SOCKET) {
+		int nch = is_glob(pd) ? b->channels : 1;
+		for (int s = 0; s < b->nsockets; s++) {
+			int cpu = first_usable(b, b->t->sockets[s].cpus, b->t->sockets[s].ncpus);
+			if (cpu < 0)
+				continue;
+			for (int k = 0; k < nch; k++)
+				add_instance(&v, &n, &cap, pmu, glob_name(pd->perf_name, s * nch + k), cpu,
+					     SCOPE_SOCKET, s);
+		}
+	} else {
+		for (int cpu = 0; cpu < b->ncpu_map; cpu++)
+			if (cpu_usable(b, cpu)) {
+				add_instance(&v, &n, &cap, pmu, xstrdup(pd->perf_name), cpu, pd->scope, 0);
+				break;
+			}
+	}
+	if (n == 0 && why)
+		*why = xasprintf("%s (%s): no online CPU to read it on", pd->name, pd->perf_name);
+	*out = v;
+	return n;
+}
+
+/* ---- counters ---- */
+
+static bool unlimited(const struct pmu_def *pd)
+{
+	return pd->kind == PMU_SOFTWARE || pd->kind == PMU_PROC;
+}
+
+/* General and fixed counters left free by the NMI watchdog. */
+static void free_of(const struct backend *b, int pmu, int *general, int *fixed)
+{
+	const struct pmu_def *pd = &b->m->pmus[pmu];
+	*general = pd->counters;
+	*fixed = pd->fixed;
+	if (b->nmi && pd->kind == PMU_CORE && pd->nmi_reserved > 0) {
+		if (pd->nmi_takes_fixed && pd->fixed > 0)
+			*fixed -= pd->nmi_reserved;
+		else
+			*general -= pd->nmi_reserved;
+	}
+	if (*general < 0)
+		*general = 0;
+	if (*fixed < 0)
+		*fixed = 0;
+}
+
+static int sim_free_counters(struct backend *b, int pmu)
+{
+	if (pmu < 0 || pmu >= b->m->npmus)
+		return 0;
+	int g, f;
+	free_of(b, pmu, &g, &f);
+	return g;
+}
+
+/* Whether a group fits in general counters g (pairs of them for merged
+ * events) and fixed counters f. Fixed-able events take fixed counters
+ * while any is left, then general ones. */
+static bool fits(const struct bk_group *grp, int g, int f)
+{
+	int spill = grp->need_fixed > f ? grp->need_fixed - f : 0;
+	int singles = grp->need_general + spill;
+	return grp->need_pairs <= g / 2 && 2 * grp->need_pairs + singles <= g;
+}
+
+static void group_uses(const struct bk_group *grp, int *g, int *f)
+{
+	int on_fixed = grp->need_fixed < *f ? grp->need_fixed : *f;
+	*f -= on_fixed;
+	*g -= 2 * grp->need_pairs + grp->need_general + (grp->need_fixed - on_fixed);
+}
+
+/* ---- time and quantities ---- */
+
+/* Brings a group's times and quantities up to the clock. */
+static void settle(struct backend *b, struct bk_group *g)
+{
+	uint64_t dt = b->now - g->since;
+	if (g->enabled)
+		g->t_enabled += dt;
+	if (g->running) {
+		g->t_running += dt;
+		double k = 1.0 / g->nch;
+		for (int q = 0; q < WQ_COUNT; q++)
+			g->acc[q] += (g->src[q] - g->snap[q]) * k;
+	}
+	memcpy(g->snap, g->src, sizeof(g->snap));
+	g->since = b->now;
+}
+
+/* Places the enabled groups of a slot on its counters, in enable order. */
+static void place(struct backend *b, struct sim_slot *s)
+{
+	const struct pmu_def *pd = &b->m->pmus[s->pmu];
+	int g, f;
+	free_of(b, s->pmu, &g, &f);
+	for (int i = 0; i < s->ngroups; i++) {
+		struct bk_group *grp = s->enabled[i];
+		settle(b, grp);
+		bool ok = unlimited(pd) || fits(grp, g, f);
+		if (ok && !unlimited(pd))
+			group_uses(grp, &g, &f);
+		grp->running = ok && !b->cpus[grp->cpu].offline;
+	}
+}
+
+static void sim_advance(struct backend *b, uint64_t ns)
+{
+	if (ns == 0)
+		return;
+	double (*dsock)[WQ_COUNT] = xcalloc((size_t)(b->nsockets ? b->nsockets : 1), sizeof(*dsock));
+	for (int cpu = 0; cpu < b->ncpu_map; cpu++) {
+		struct sim_cpu *c = &b->cpus[cpu];
+		if (!c->present)
+			continue;
+		double d[WQ_COUNT] = { 0 };
+		/* Offline CPUs keep their place in the phase sequence but count
+		 * nothing, so that a CPU's phases do not depend on hotplug. */
+		wl_cpu_advance(&c->wl, &b->wp, b->now, ns, d);
+		if (c->offline)
+			continue;
+		for (int q = 0; q < WQ_COUNT; q++) {
+			c->q[q] += d[q];
+			b->sys_q[q] += d[q];
+		}
+		if (c->ccx >= 0 && c->ccx < b->nccx)
+			for (int q = 0; q < WQ_COUNT; q++)
+				b->ccx_q[c->ccx][q] += d[q];
+		if (c->socket >= 0 && c->socket < b->nsockets)
+			for (int q = 0; q < WQ_COUNT; q++)
+				dsock[c->socket][q] += d[q];
+	}
+	for (int s = 0; s < b->nsockets; s++) {
+		wl_channel_fill(&b->wp, b->channels, ns, dsock[s]);
+		for (int q = 0; q < WQ_COUNT; q++)
+			b->sock_q[s][q] += dsock[s][q];
+	}
+	free(dsock);
+	b->now += ns;
+}
+
+static uint64_t sim_now(struct backend *b)
+{
+	return b->now;
+}
+
+/* ---- groups ---- */
+
+/* The first fault for cpu of the given kind, as an index, or -1. */
+static int match_fault(const struct backend *b, int cpu, bool on_open)
+{
+	for (int i = 0; i < b->nfaults; i++) {
+		const struct sim_fault *f = &b->faults[i].f;
+		if (f->on_open == on_open && (f->cpu == -1 || f->cpu == cpu))
+			return i;
+	}
+	return -1;
+}
+
+static void drop_fault(struct backend *b, int i)
+{
+	memmove(&b->faults[i], &b->faults[i + 1], sizeof(b->faults[0]) * (size_t)(b->nfaults - i - 1));
+	b->nfaults--;
+}
+
+static void go_offline(struct backend *b, int cpu)
+{
+	if (cpu < 0 || cpu >= b->ncpu_map || b->cpus[cpu].offline)
+		return;
+	/* Settle every group on the CPU first so that it keeps what it counted. */
+	for (int p = 0; p < b->m->npmus; p++)
+		for (int k = 0; k < b->nslots[p]; k++) {
+			struct sim_slot *s = &b->slots[p][k];
+			for (int i = 0; i < s->ngroups; i++)
+				if (s->enabled[i]->cpu == cpu) {
+					settle(b, s->enabled[i]);
+					s->enabled[i]->running = false;
+				}
+		}
+	b->cpus[cpu].offline = true;
+}
+
+static int slot_index(const struct backend *b, const struct pmu_def *pd, const struct bk_instance *inst,
+		      int *nch, char **cause)
+{
+	*nch = 1;
+	if (per_cpu_pmu(pd))
+		return inst->cpu;
+	if (pd->scope == SCOPE_CCX) {
+		if (inst->scope_id < 0 || inst->scope_id >= b->nccx)
+			return set_cause(cause, "sim: %s: no CCX %d", pd->perf_name, inst->scope_id);
+		return inst->scope_id;
+	}
+	if (pd->scope == SCOPE_SOCKET) {
+		int s = inst->scope_id;
+		if (s < 0 || s >= b->nsockets)
+			return set_cause(cause, "sim: %s: no socket %d", pd->perf_name, s);
+		if (!is_glob(pd))
+			return s * b->channels;
+		/* The channel is named by the instance's perf name. */
+		const char *star = strchr(pd->perf_name, '*');
+		size_t pre = (size_t)(star - pd->perf_name);
+		const char *name = inst->perf_name ? inst->perf_name : "";
+		char *end = NULL;
+		long ch = -1;
+		if (strncmp(name, pd->perf_name, pre) == 0 && isdigit((unsigned char)name[pre]))
+			ch = strtol(name + pre, &end, 10);
+		if (ch < 0 || ch / b->channels != s || strcmp(end, star + 1) != 0)
+			return set_cause(cause, "sim: %s is not a memory channel of socket %d",
+					 name, s);
+		*nch = b->channels;
+		return (int)ch;
+	}
+	return 0;
+}
+
+static const double *source_of(const struct backend *b, const struct pmu_def *pd,
+			       const struct bk_instance *inst)
+{
+	if (per_cpu_pmu(pd))
+		return b->cpus[inst->cpu].q;
+	if (pd->scope == SCOPE_CCX)
+		return b->ccx_q[inst->scope_id];
+	if (pd->scope == SCOPE_SOCKET)
+		return b->sock_q[inst->scope_id];
+	return b->sys_q;
+}
+
+static int sim_open_group(struct backend *b, const struct bk_instance *inst, const int *events,
+			  int nevents, struct bk_group **out, char **cause)
+{
+	*out = NULL;
+	if (!inst || inst->pmu < 0 || inst->pmu >= b->m->npmus || nevents <= 0 || !events) {
+		set_cause(cause, "sim: bad group (no PMU or no events)");
+		return -EINVAL;
+	}
+	const struct pmu_def *pd = &b->m->pmus[inst->pmu];
+	int cpu = inst->cpu;
+	if (cpu < 0 || cpu >= b->ncpu_map || !b->cpus[cpu].present) {
+		set_cause(cause, "sim: CPU %d does not exist or is offline", cpu);
+		return -ENODEV;
+	}
+	if (b->cpus[cpu].offline) {
+		set_cause(cause, "sim: CPU %d went offline", cpu);
+		return -ENODEV;
+	}
+	int fi = match_fault(b, cpu, true);
+	if (fi >= 0 && b->faults[fi].seen >= b->faults[fi].f.after_reads) {
+		int err = b->faults[fi].f.err;
+		if (err == -ENODEV)
+			go_offline(b, cpu);
+		set_cause(cause, "sim: injected fault on open on CPU %d: %s", cpu, strerror(-err));
+		return err;
+	}
+	struct bk_group g0 = { 0 };
+	for (int i = 0; i < nevents; i++) {
+		int e = events[i];
+		if (e < 0 || e >= b->m->nevents) {
+			set_cause(cause, "sim: no event number %d", e);
+			return -EINVAL;
+		}
+		const struct event_def *ed = &b->m->events[e];
+		if (ed->pmu < 0 || ed->pmu >= b->m->npmus || absent_why(b, ed->pmu)) {
+			set_cause(cause, "sim: event %s: its PMU is not present on this simulated machine",
+				  ed->name);
+			return -ENOENT;
+		}
+		const struct pmu_def *epd = &b->m->pmus[ed->pmu];
+		if (ed->pmu != inst->pmu && epd->kind != PMU_SOFTWARE) {
+			/* As perf_event_open: a group stays on one hardware PMU;
+			 * only software events may join another PMU's group. */
+			set_cause(cause, "sim: event %s belongs to PMU %s, not %s", ed->name,
+				  epd->name, pd->name);
+			return -EINVAL;
+		}
+		if (unlimited(epd) || unlimited(pd))
+			continue;
+		if (ed->flags & EVF_MERGE)
+			g0.need_pairs++;
+		else if ((ed->flags & EVF_FIXED) && pd->fixed > 0)
+			g0.need_fixed++;
+		else
+			g0.need_general++;
+	}
+	if (!unlimited(pd) && !fits(&g0, pd->counters, pd->fixed)) {
+		set_cause(cause, "sim: group of %d events needs %d counters (merged pairs count 2), "
+			  "%s has %d general and %d fixed", nevents,
+			  2 * g0.need_pairs + g0.need_general + g0.need_fixed, pd->name,
+			  pd->counters, pd->fixed);
+		return -EINVAL;
+	}
+	int nch = 1;
+	int k = slot_index(b, pd, inst, &nch, cause);
+	if (k < 0 || k >= b->nslots[inst->pmu]) {
+		if (k >= 0)
+			set_cause(cause, "sim: instance %s out of range", inst->perf_name);
+		return -EINVAL;
+	}
+	if (fi >= 0)
+		b->faults[fi].seen++;
+	b->cpus[cpu].opens++;
+
+	struct bk_group *g = xcalloc(1, sizeof(*g));
+	*g = g0;
+	g->slot = &b->slots[inst->pmu][k];
+	g->pmu = inst->pmu;
+	g->cpu = cpu;
+	g->nch = nch;
+	g->src = source_of(b, pd, inst);
+	g->nevents = nevents;
+	g->events = xmalloc(sizeof(int) * (size_t)nevents);
+	memcpy(g->events, events, sizeof(int) * (size_t)nevents);
+	g->last = xcalloc((size_t)nevents, sizeof(uint64_t));
+	g->since = b->now;
+	memcpy(g->snap, g->src, sizeof(g->snap));
+	*out = g;
+	return 0;
+}
+
+static int sim_enable(struct backend *b, struct bk_group *g)
+{
+	if (!g)
+		return -EINVAL;
+	if (g->enabled)
+		return 0;
+	settle(b, g);
+	struct sim_slot *s = g->slot;
+	if (s->ngroups == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 4;
+		s->enabled = xrealloc(s->enabled, sizeof(*s->enabled) * (size_t)s->cap);
+	}
+	s->enabled[s->ngroups++] = g;
+	g->enabled = true;
+	place(b, s);
+	return 0;
+}
+
+static int sim_disable(struct backend *b, struct bk_group *g)
+{
+	if (!g)
+		return -EINVAL;
+	if (!g->enabled)
+		return 0;
+	struct sim_slot *s = g->slot;
+	place(b, s);    /* settles every group of the slot at the old placement */
+	for (int i = 0; i < s->ngroups; i++)
+		if (s->enabled[i] == g) {
+			memmove(&s->enabled[i], &s->enabled[i + 1],
+				sizeof(*s->enabled) * (size_t)(s->ngroups - i - 1));
+			s->ngroups--;
+			break;
+		}
+	g->enabled = false;
+	g->running = false;
+	place(b, s);
+	return 0;
+}
+
+struct eval_ctx { const double *q; };
+
+static double quantity_value(void *ctx, int ref)
+{
+	const struct eval_ctx *c = ctx;
+	return ref >= 0 && ref < WQ_COUNT ? c->q[ref] : NAN;
+}
+
+static int sim_read(struct backend *b, struct bk_group *g, struct bk_count *out)
+{
+	if (!g || !out)
+		return -EINVAL;
+	struct sim_cpu *c = &b->cpus[g->cpu];
+	if (c->offline)
+		return -ENODEV;
+	int fi = match_fault(b, g->cpu, false);
+	if (fi >= 0 && b->faults[fi].seen >= b->faults[fi].f.after_reads) {
+		int err = b->faults[fi].f.err;
+		if (err == -ENODEV)
+			go_offline(b, g->cpu);
+		else
+			drop_fault(b, fi);    /* transient: fires once */
+		return err;
+	}
+	if (fi >= 0)
+		b->faults[fi].seen++;
+	c->reads++;
+
+	settle(b, g);
+	struct eval_ctx ctx = { g->acc };
+	const double *rates = c->rates;
+	for (int i = 0; i < g->nevents; i++) {
+		int e = g->events[i];
+		const struct event_def *ed = &b->m->events[e];
+		double v;
+		if (rates && !isnan(rates[e]))
+			v = rates[e] * (double)g->t_running / 1e9;
+		else if (b->ev[e].expr)
+			v = expr_eval(b->ev[e].expr, quantity_value, &ctx);
+		else
+			v = b->ev[e].cycles_share * g->acc[WQ_CYCLES];
+		uint64_t u = 0;
+		if (v > 0 && isfinite(v))
+			u = v >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(v);
+		if (ed->flags & EVF_SATURATES && u > SATURATED)
+			u = SATURATED;
+		/* Counters never go back, even if a formula subtracts. */
+		if (u < g->last[i])
+			u = g->last[i];
+		g->last[i] = u;
+		out[i].value = u;
+		out[i].time_enabled = g->t_enabled;
+		out[i].time_running = g->t_running;
+	}
+	return 0;
+}
+
+static void sim_close(struct backend *b, struct bk_group *g)
+{
+	if (!g)
+		return;
+	sim_disable(b, g);
+	free(g->events);
+	free(g->last);
+	free(g);
+}
+
+/* ---- test controls ---- */
+
+void sim_inject_fault(struct backend *b, const struct sim_fault *f)
+{
+	if (!b || !f)
+		return;
+	if (f->err == 0) {
+		/* Clears the faults of that CPU (all with -1). */
+		for (int i = 0; i < b->nfaults;)
+			if (f->cpu == -1 || b->faults[i].f.cpu == f->cpu)
+				drop_fault(b, i);
+			else
+				i++;
+		return;
+	}
+	if (b->nfaults == SIM_MAX_FAULTS)
+		drop_fault(b, 0);
+	b->faults[b->nfaults].f = *f;
+	b->faults[b->nfaults].f.err = f->err > 0 ? -f->err : f->err;
+	b->faults[b->nfaults].seen = 0;
+	b->nfaults++;
+}
+
+void sim_set_constant_rates(struct backend *b, int cpu, const double *rates)
+{
+	if (!b || cpu < 0 || cpu >= b->ncpu_map)
+		return;
+	struct sim_cpu *c = &b->cpus[cpu];
+	if (!rates) {
+		free(c->rates);
+		c->rates = NULL;
+		return;
+	}
+	if (!c->rates)
+		c->rates = xmalloc(sizeof(double) * (size_t)(b->m->nevents ? b->m->nevents : 1));
+	memcpy(c->rates, rates, sizeof(double) * (size_t)b->m->nevents);
+}
+
+const struct pmu_backend_ops backend_sim = {
+	.name = "sim",
+	.simulated = true,
+	.create = sim_create,
+	.destroy = sim_destroy,
+	.instances = sim_instances,
+	.free_counters = sim_free_counters,
+	.open_group = sim_open_group,
+	.enable = sim_enable,
+	.disable = sim_disable,
+	.read = sim_read,
+	.close = sim_close,
+	.advance = sim_advance,
+	.now = sim_now,
+};
+
+/* ---- --sim MODEL[:SxCxNxT] ---- */
+
+/* Short names for the shipped models and the shape each gets by default:
+ * sockets x CCX (last-level cache domains) per socket x cores per CCX x
+ * threads per core. Intel Core 2 has no L3: its "CCX" stands for the pair
+ * of cores that share an L2, as on a Core 2 Quad (two dual-core dies). */
+static const struct {
+	const char *alias, *model;
+	int shape[4];
+} sim_models[] = {
+	{ "zen5", "amd-zen5", { 1, 2, 8, 2 } },
+	{ "arch", "intel-arch", { 1, 1, 8, 2 } },
+	{ "core2", "intel-core2", { 1, 2, 2, 1 } },
+	{ "westmere", "intel-westmere", { 2, 1, 6, 2 } },
+	{ "fam10h", "amd-fam10h", { 1, 1, 4, 1 } },
+	{ "generic", "generic", { 1, 1, 4, 1 } },
+};
+
+#define SPEC_HINT "expected SxCxNxT with positive numbers, e.g. zen5:2x12x8x2"
+
+int sim_parse_spec(const char *spec, char **model_name, int shape[4], char **cause)
+{
+	static const int fallback[4] = { 1, 1, 4, 1 };
+	*model_name = NULL;
+	if (!spec || !*spec)
+		return set_cause(cause, "--sim: expected MODEL[:SxCxNxT], e.g. zen5:2x12x8x2");
+	const char *colon = strchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (len == 0)
+		return set_cause(cause, "--sim '%s': the model name is missing, e.g. zen5:2x12x8x2", spec);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)spec[i];
+		if (!isalnum(ch) && ch != '-' && ch != '_' && ch != '.')
+			return set_cause(cause, "--sim '%s': bad character '%c' in the model name",
+					 spec, ch);
+	}
+	const char *model = NULL;
+	const int *def = fallback;
+	for (size_t i = 0; i < ARRAY_SIZE(sim_models); i++)
+		if ((strlen(sim_models[i].alias) == len && strncmp(spec, sim_models[i].alias, len) == 0) ||
+		    (strlen(sim_models[i].model) == len && strncmp(spec, sim_models[i].model, len) == 0)) {
+			model = sim_models[i].model;
+			def = sim_models[i].shape;
+			break;
+		}
+	int v[4];
+	memcpy(v, def, sizeof(v));
+	if (colon) {
+		const char *p = colon + 1;
+		for (int k = 0; k < 4; k++) {
+			if (!isdigit((unsigned char)*p))
+				return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
+			char *end = NULL;
+			errno = 0;
+			long n = strtol(p, &end, 10);
+			if (errno || n < 1 || n > SIM_MAX_CPUS)
+				return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
+			v[k] = (int)n;
+			p = end;
+			if (k < 3 && *p++ != 'x')
+				return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
+		}
+		if (*p)
+			return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
+	}
+	long long total = (long long)v[0] * v[1] * v[2] * v[3];
+	if (total > SIM_MAX_CPUS)
+		return set_cause(cause, "--sim '%s': %lld CPUs is more than the simulator's limit of %d",
+				 spec, total, SIM_MAX_CPUS);
+	*model_name = model ? xstrdup(model) : xstrndup(spec, len);
+	memcpy(shape, v, sizeof(v));
+	return 0;
+}

@@ -1,0 +1,403 @@
+/* evdef_parse.c: the first stage of the definition loader. It reads the
+ * line-oriented files described in docs/definitions.md into stanzas with
+ * key/value attributes and records where each came from, so that every later
+ * error can name file:line:col. It knows the syntax but not the meaning of
+ * keys; evdef.c checks those. */
+#include "config.h"
+#include "util.h"
+#include "evdef.h"
+#include "evdef_parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Definition files are small; a bigger one is surely a mistake. */
+#define DEF_MAX_FILE_BYTES (16 << 20)
+
+char *def_where(const char *file, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *s = xasprintf("%s:%d:%d: %s", file, line, col, msg);
+	free(msg);
+	return s;
+}
+
+void defset_free(struct def_set *set)
+{
+	for (int i = 0; i < set->nstanzas; i++) {
+		struct def_stanza *st = &set->stanzas[i];
+		for (int j = 0; j < st->nattrs; j++) {
+			free(st->attrs[j].key);
+			free(st->attrs[j].value);
+		}
+		free(st->attrs);
+		free(st->name);
+	}
+	free(set->stanzas);
+	for (int i = 0; i < set->nfiles; i++) {
+		free(set->files[i]);
+		free(set->real[i]);
+	}
+	free(set->files);
+	free(set->real);
+	memset(set, 0, sizeof(*set));
+}
+
+/* Reads a whole file, refusing NUL bytes (which would silently cut the text
+ * short) and absurd sizes. */
+static char *read_def_file(const char *path, char **cause)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		set_cause(cause, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (len + 1 >= cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (len > DEF_MAX_FILE_BYTES) {
+			fclose(f);
+			free(buf);
+			set_cause(cause, "%s: larger than %d bytes", path, DEF_MAX_FILE_BYTES);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+	}
+	bool err = ferror(f);
+	fclose(f);
+	if (err) {
+		free(buf);
+		set_cause(cause, "%s: cannot read", path);
+		return NULL;
+	}
+	buf[len] = 0;
+	if (strlen(buf) != len) {
+		/* Say where, like every other error. */
+		int line = 1, col = 1;
+		for (size_t i = 0; buf[i]; i++) {
+			if (buf[i] == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
+		free(buf);
+		if (cause)
+			*cause = def_where(path, line, col, "expected text but found a NUL byte");
+		return NULL;
+	}
+	return buf;
+}
+
+static bool is_name_start(int c) { return isalpha(c) || c == '_'; }
+static bool is_name_char(int c) { return isalnum(c) || c == '_' || c == '.'; }
+
+/* Checks an event/metric/PMU/view name, or with model_name set a model name
+ * (which may also hold '-'). Returns the offset of the first bad character,
+ * or -1 if the name is good. */
+static int bad_name_at(const char *s, bool model_name)
+{
+	if (!model_name && !is_name_start((unsigned char)s[0]))
+		return 0;
+	for (int i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (!(is_name_char(c) || (model_name && c == '-')))
+			return i;
+	}
+	return -1;
+}
+
+struct reader {
+	struct def_set *set;
+	bool follow_includes;
+	bool is_model_file;
+	char *err;
+};
+
+static int read_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col);
+
+static int add_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col)
+{
+	char *real = realpath(path, NULL);
+	if (!real) {
+		int e = errno;
+		if (inc_file)
+			r->err = def_where(inc_file, inc_line, inc_col, "cannot include '%s': %s", path, strerror(e));
+		else
+			r->err = xasprintf("%s: cannot open: %s", path, strerror(e));
+		return -1;
+	}
+	for (int i = 0; i < r->set->nfiles; i++) {
+		if (!strcmp(r->set->real[i], real)) {
+			free(real);
+			r->err = def_where(inc_file ? inc_file : path, inc_line, inc_col,
+					   "'%s' is already included (as %s)", path, r->set->files[i]);
+			return -1;
+		}
+	}
+	int n = r->set->nfiles++;
+	r->set->files = xrealloc(r->set->files, (size_t)r->set->nfiles * sizeof(char *));
+	r->set->real = xrealloc(r->set->real, (size_t)r->set->nfiles * sizeof(char *));
+	r->set->files[n] = xstrdup(path);
+	r->set->real[n] = real;
+	return n;
+}
+
+/* Includes each whitespace-separated path of value, relative to the
+ * directory of the including file. */
+static int do_includes(struct reader *r, const char *file, const struct def_attr *a)
+{
+	const char *slash = strrchr(file, '/');
+	int dirlen = slash ? (int)(slash - file) : 0;
+	const char *p = a->value;
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		const char *start = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		int col = a->value_col + (int)(start - a->value);
+		char *path;
+		if (*start == '/' || !slash)
+			path = xstrndup(start, (size_t)(p - start));
+		else
+			path = xasprintf("%.*s/%.*s", dirlen, file, (int)(p - start), start);
+		int rc = read_file(r, path, file, a->line, col);
+		free(path);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const char *const stanza_words[] = {
+	[ST_MODEL] = "model", [ST_PMU] = "pmu", [ST_EVENT] = "event", [ST_METRIC] = "metric", [ST_VIEW] = "view",
+};
+
+/* Splits one line: removes the comment (a '#' outside double quotes) and
+ * trailing whitespace. Returns the new length, or -1 on an unclosed quote
+ * with *bad_col set, or -2 on a control character. */
+static int clean_line(char *s, int *bad_col)
+{
+	bool quoted = false;
+	int open_col = 0, i;
+	for (i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"') {
+			quoted = !quoted;
+			open_col = i + 1;
+		} else if (c == '#' && !quoted) {
+			break;
+		} else if (c < 0x20 && c != '\t' && c != '\r') {
+			*bad_col = i + 1;
+			return -2;
+		} else if (c == 0x7f) {
+			*bad_col = i + 1;
+			return -2;
+		}
+	}
+	if (quoted) {
+		*bad_col = open_col;
+		return -1;
+	}
+	s[i] = 0;
+	while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\r'))
+		s[--i] = 0;
+	return i;
+}
+
+/* file is the def_set's copy of the name, which stanzas point to. */
+static int read_lines(struct reader *r, const char *file, char *text)
+{
+	struct def_set *set = r->set;
+	int cur = -1;            /* index of the stanza that attributes go to */
+	int lineno = 0;
+
+	char *line = text;
+	while (line) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		lineno++;
+		int bad_col = 0;
+		int len = clean_line(line, &bad_col);
+		if (len == -1) {
+			r->err = def_where(file, lineno, bad_col, "expected a closing '\"'");
+			return -1;
+		}
+		if (len == -2) {
+			r->err = def_where(file, lineno, bad_col, "expected text but found a control character");
+			return -1;
+		}
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			goto next;
+
+		if (p != line) {
+			/* An attribute of the current stanza. */
+			int key_col = (int)(p - line) + 1;
+			if (cur < 0) {
+				r->err = def_where(file, lineno, key_col,
+						   "expected a stanza (model, pmu, event, metric or view) at column 1 before indented lines");
+				return -1;
+			}
+			if (!is_name_start((unsigned char)*p)) {
+				r->err = def_where(file, lineno, key_col, "expected a key");
+				return -1;
+			}
+			char *k = p;
+			while (isalnum((unsigned char)*p) || *p == '_')
+				p++;
+			if (*p && *p != ' ' && *p != '\t') {
+				r->err = def_where(file, lineno, (int)(p - line) + 1,
+						   "expected a space after the key '%.*s'", (int)(p - k), k);
+				return -1;
+			}
+			char *key = xstrndup(k, (size_t)(p - k));
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p) {
+				r->err = def_where(file, lineno, (int)(p - line) + 1, "expected a value after '%s'", key);
+				free(key);
+				return -1;
+			}
+			int value_col = (int)(p - line) + 1;
+			size_t vlen = strlen(p);
+			char *value;
+			if (vlen >= 2 && p[0] == '"' && p[vlen - 1] == '"' && !memchr(p + 1, '"', vlen - 2)) {
+				value = xstrndup(p + 1, vlen - 2);
+				value_col++;
+			} else {
+				value = xstrdup(p);
+			}
+			struct def_stanza *st = &set->stanzas[cur];
+			st->attrs = xrealloc(st->attrs, (size_t)(st->nattrs + 1) * sizeof(*st->attrs));
+			struct def_attr *a = &st->attrs[st->nattrs++];
+			*a = (struct def_attr){ .key = key, .value = value, .line = lineno,
+						.key_col = key_col, .value_col = value_col };
+			if (st->kind == ST_MODEL && !strcmp(key, "include") && r->follow_includes) {
+				struct def_attr copy = *a; /* the array may move while including */
+				if (do_includes(r, file, &copy) < 0)
+					return -1;
+			}
+			goto next;
+		}
+
+		/* A stanza: keyword and name. */
+		char *w = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		int kind = -1;
+		for (int k = 0; k < (int)ARRAY_SIZE(stanza_words); k++)
+			if ((size_t)(p - w) == strlen(stanza_words[k]) && !strncmp(w, stanza_words[k], (size_t)(p - w)))
+				kind = k;
+		if (kind < 0) {
+			r->err = def_where(file, lineno, 1, "expected model, pmu, event, metric or view but found '%.*s'",
+					   (int)(p - w), w);
+			return -1;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p) {
+			r->err = def_where(file, lineno, (int)(p - line) + 1, "expected a name after '%s'", stanza_words[kind]);
+			return -1;
+		}
+		int name_col = (int)(p - line) + 1;
+		int bad = bad_name_at(p, kind == ST_MODEL);
+		if (bad >= 0) {
+			if (p[bad] == ' ' || p[bad] == '\t')
+				r->err = def_where(file, lineno, name_col + bad, "expected the end of the line after the name '%.*s'",
+						   bad, p);
+			else
+				r->err = def_where(file, lineno, name_col + bad,
+						   kind == ST_MODEL ? "expected a model name of letters, digits, '_', '.' and '-'"
+						   : "expected a name of the form [A-Za-z_][A-Za-z0-9_.]*");
+			return -1;
+		}
+		if (kind == ST_MODEL && !r->is_model_file) {
+			r->err = def_where(file, lineno, 1, "expected pmu, event, metric or view (a model stanza belongs in model.def)");
+			return -1;
+		}
+		if (kind != ST_MODEL && r->is_model_file && set->nstanzas == 0) {
+			r->err = def_where(file, lineno, 1, "expected a 'model' stanza first in model.def");
+			return -1;
+		}
+		if (kind == ST_MODEL && set->nstanzas > 0) {
+			r->err = def_where(file, lineno, 1, "expected only one 'model' stanza (the first is at %s:%d)",
+					   set->stanzas[0].file, set->stanzas[0].line);
+			return -1;
+		}
+		set->stanzas = xrealloc(set->stanzas, (size_t)(set->nstanzas + 1) * sizeof(*set->stanzas));
+		cur = set->nstanzas++;
+		set->stanzas[cur] = (struct def_stanza){ .kind = (enum stanza_kind)kind, .name = xstrdup(p), .file = file,
+							 .line = lineno, .name_col = name_col };
+next:
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+static int read_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col)
+{
+	int n = add_file(r, path, inc_file, inc_line, inc_col);
+	if (n < 0)
+		return -1;
+	char *cause = NULL;
+	char *text = read_def_file(path, &cause);
+	if (!text) {
+		if (inc_file) {
+			r->err = def_where(inc_file, inc_line, inc_col, "cannot include: %s", cause);
+			free(cause);
+		} else {
+			r->err = cause;
+		}
+		return -1;
+	}
+	bool was_model = r->is_model_file;
+	r->is_model_file = inc_file == NULL;
+	int rc = read_lines(r, r->set->files[n], text);
+	r->is_model_file = was_model;
+	free(text);
+	return rc;
+}
+
+int defset_read(const char *dir, bool follow_includes, struct def_set *set, char **cause)
+{
+	memset(set, 0, sizeof(*set));
+	struct reader r = { .set = set, .follow_includes = follow_includes };
+	char *path = xasprintf("%s/model.def", dir);
+	int rc = read_file(&r, path, NULL, 0, 0);
+	if (rc == 0 && (set->nstanzas == 0 || set->stanzas[0].kind != ST_MODEL)) {
+		r.err = def_where(path, 1, 1, "expected a 'model' stanza");
+		rc = -1;
+	}
+	free(path);
+	if (rc < 0) {
+		if (cause)
+			*cause = r.err;
+		else
+			free(r.err);
+		defset_free(set);
+		return -1;
+	}
+	return 0;
+}

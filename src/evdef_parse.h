@@ -1,0 +1,48 @@
+/* evdef_parse.h: internal to the definition loader. The first stage reads
+ * model.def and the files it includes into a flat list of stanzas (keyword,
+ * name, key/value attributes, each with its file:line:col); the second stage
+ * (evdef.c) turns the stanzas into a struct model. Keeping the stages apart
+ * lets model_list() read only model stanzas, and lets a PMU be defined after
+ * the events that use it. */
+#ifndef PMCTOP_EVDEF_PARSE_H
+#define PMCTOP_EVDEF_PARSE_H
+
+enum stanza_kind { ST_MODEL, ST_PMU, ST_EVENT, ST_METRIC, ST_VIEW };
+
+struct def_attr {
+	char *key;
+	char *value;        /* comment removed, trimmed, enclosing quotes removed */
+	int line;
+	int key_col;
+	int value_col;      /* column of the value's first character */
+};
+
+struct def_stanza {
+	enum stanza_kind kind;
+	char *name;
+	const char *file;   /* owned by the def_file list */
+	int line;
+	int name_col;
+	int nattrs;
+	struct def_attr *attrs;
+};
+
+struct def_set {
+	int nstanzas;
+	struct def_stanza *stanzas;
+	int nfiles;
+	char **files;       /* every file read, as opened (for messages) */
+	char **real;        /* their canonical paths (to refuse including one twice) */
+};
+
+/* Reads dir/model.def and, when follow_includes is set, every file its model
+ * stanza includes (relative to the including file), in order. On error
+ * returns -1 with *cause "file:line:col: ...". */
+int defset_read(const char *dir, bool follow_includes, struct def_set *set, char **cause);
+void defset_free(struct def_set *set);
+
+/* "file:line:col: message" as a new string. */
+char *def_where(const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,178 @@
+/* listing.c: the --list-* output. Tables are padded to their widest entry so
+ * that they read well in a terminal and still split cleanly on whitespace;
+ * descriptions come last because they hold spaces. */
+#include "config.h"
+#include "listing.h"
+#include "encode.h"
+#include "evdef.h"
+#include "expr.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void match_text(char *buf, size_t size, const struct model_match *mm, int n)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n && len < size; i++) {
+		int w = snprintf(buf + len, size - len, "%s%s", i ? "; " : "", mm[i].vendor);
+		len += w > 0 ? (size_t)w : 0;
+		if (len < size && mm[i].family >= 0) {
+			w = snprintf(buf + len, size - len, " family=0x%x", (unsigned)mm[i].family);
+			len += w > 0 ? (size_t)w : 0;
+		}
+		if (len < size && (mm[i].model_lo != 0 || mm[i].model_hi != 0x7fffffff)) {
+			if (mm[i].model_lo == mm[i].model_hi)
+				w = snprintf(buf + len, size - len, " model=0x%02x", (unsigned)mm[i].model_lo);
+			else
+				w = snprintf(buf + len, size - len, " model=0x%02x-0x%02x", (unsigned)mm[i].model_lo,
+					     (unsigned)mm[i].model_hi);
+			len += w > 0 ? (size_t)w : 0;
+		}
+	}
+	if (n == 0)
+		snprintf(buf, size, "-");
+}
+
+int listing_models(FILE *out, const char *events_dir, char **cause)
+{
+	struct model_info *l;
+	int n = model_list(events_dir, &l, cause);
+	if (n < 0)
+		return -1;
+	int wn = 5, wm = 5;
+	char buf[512];
+	for (int i = 0; i < n; i++) {
+		match_text(buf, sizeof(buf), l[i].match, l[i].nmatch);
+		if ((int)strlen(l[i].name) > wn)
+			wn = (int)strlen(l[i].name);
+		if ((int)strlen(buf) > wm)
+			wm = (int)strlen(buf);
+	}
+	fprintf(out, "%-*s  %-*s  %s\n", wn, "MODEL", wm, "MATCH", "DESCRIPTION");
+	for (int i = 0; i < n; i++) {
+		match_text(buf, sizeof(buf), l[i].match, l[i].nmatch);
+		fprintf(out, "%-*s  %-*s  %s\n", wn, l[i].name, wm, buf, l[i].desc);
+	}
+	model_list_free(l, n);
+	return n;
+}
+
+/* How an event is counted, as a user would write it: the vendor's raw
+ * notation for raw values, otherwise the libpfm4, sysfs or perf name. */
+static char *event_encoding(const struct model *m, const struct event_def *ev)
+{
+	const struct pmu_def *p = &m->pmus[ev->pmu];
+	switch (ev->enc) {
+	case ENC_RAW:
+		return encode_vendor_notation(m, ev);
+	case ENC_PFM:
+		return xasprintf("pfm:%s", ev->spec);
+	case ENC_FIELDS:
+		return xasprintf("%s/%s/", p->perf_name, ev->spec);
+	case ENC_PERF:
+		return xstrdup(ev->spec);
+	case ENC_PROC:
+		return xasprintf("/proc/stat:%s", ev->spec);
+	}
+	return xstrdup("?");
+}
+
+static bool event_matches(const struct event_def *ev, const char *pattern)
+{
+	return !pattern || !*pattern || strcasestr(ev->name, pattern) || strcasestr(ev->desc, pattern);
+}
+
+int listing_events(FILE *out, const struct model *m, const char *pattern)
+{
+	int wn = 5, wp = 3, we = 8, n = 0;
+	char **enc = xcalloc((size_t)m->nevents, sizeof(char *));
+	for (int i = 0; i < m->nevents; i++) {
+		const struct event_def *ev = &m->events[i];
+		if (!event_matches(ev, pattern))
+			continue;
+		enc[i] = event_encoding(m, ev);
+		if ((int)strlen(ev->name) > wn)
+			wn = (int)strlen(ev->name);
+		if ((int)strlen(m->pmus[ev->pmu].name) > wp)
+			wp = (int)strlen(m->pmus[ev->pmu].name);
+		if ((int)strlen(enc[i]) > we)
+			we = (int)strlen(enc[i]);
+		n++;
+	}
+	if (n)
+		fprintf(out, "%-*s  %-*s  %-*s  %s\n", wn, "EVENT", wp, "PMU", we, "ENCODING", "DESCRIPTION");
+	for (int i = 0; i < m->nevents; i++) {
+		const struct event_def *ev = &m->events[i];
+		if (!enc[i])
+			continue;
+		fprintf(out, "%-*s  %-*s  %-*s  %s\n", wn, ev->name, wp, m->pmus[ev->pmu].name, we, enc[i], ev->desc);
+		free(enc[i]);
+	}
+	free(enc);
+	return n;
+}
+
+/* expr_format callback: events in the vendor's notation; metric names and
+ * interval_s stay as they are. The strings live until the listing is done. */
+struct raw_names { const struct model *m; char **s; };
+
+static const char *raw_rename(void *ctx, int ref, const char *name)
+{
+	struct raw_names *rn = ctx;
+	(void)name;
+	if (ref < 0 || ref >= rn->m->nevents)
+		return NULL;
+	if (!rn->s[ref])
+		rn->s[ref] = encode_vendor_notation(rn->m, &rn->m->events[ref]);
+	return rn->s[ref];
+}
+
+int listing_metrics(FILE *out, const struct model *m, bool raw)
+{
+	struct raw_names rn = { .m = m, .s = xcalloc((size_t)m->nevents + 1, sizeof(char *)) };
+	int wn = 6;
+	for (int i = 0; i < m->nmetrics; i++)
+		if ((int)strlen(m->metrics[i].name) > wn)
+			wn = (int)strlen(m->metrics[i].name);
+	fprintf(out, "%-*s  %-6s  %-10s  %s\n", wn, "METRIC", "SCOPE", "UNIT", "GROUPS");
+	for (int i = 0; i < m->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[i];
+		fprintf(out, "%-*s  %-6s  %-10s  ", wn, md->name, scope_name(md->scope), *md->unit ? md->unit : "-");
+		for (int g = 0; g < md->ngroups; g++)
+			fprintf(out, "%s%s", g ? "," : "", md->groups[g]);
+		fprintf(out, "%s\n", md->ngroups ? "" : "-");
+		fprintf(out, "    %s%s%s\n", md->label, *md->desc ? ": " : "", md->desc);
+		char *f = raw ? expr_format(md->expr, raw_rename, &rn) : NULL;
+		fprintf(out, "    = %s\n", f ? f : md->formula);
+		free(f);
+		if (md->note)
+			fprintf(out, "    note: %s\n", md->note);
+	}
+	for (int i = 0; i < m->nevents; i++)
+		free(rn.s[i]);
+	free(rn.s);
+	return m->nmetrics;
+}
+
+int listing_views(FILE *out, const struct model *m)
+{
+	int wn = 4;
+	for (int i = 0; i < m->nviews; i++)
+		if ((int)strlen(m->views[i].name) > wn)
+			wn = (int)strlen(m->views[i].name);
+	fprintf(out, "%-*s  KEY  TITLE / COLUMNS\n", wn, "VIEW");
+	for (int i = 0; i < m->nviews; i++) {
+		const struct view_def *v = &m->views[i];
+		char key[4] = "-";
+		if (v->key)
+			snprintf(key, sizeof(key), "%d", v->key);
+		fprintf(out, "%-*s  %-3s  %s\n", wn, v->name, key, v->title);
+		fprintf(out, "%-*s       ", wn, "");
+		for (int c = 0; c < v->ncols; c++)
+			fprintf(out, "%s%s", c ? " " : "", m->metrics[v->cols[c].metric].name);
+		fprintf(out, "\n");
+	}
+	return m->nviews;
+}

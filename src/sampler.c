@@ -1,0 +1,1039 @@
+/* sampler.c: the measuring loop.
+ *
+ * Per refresh interval the sampler
+ *   1. rotates the scheduled groups itself: on each PMU exactly one group is
+ *      enabled at a time and the next one takes over every rotation slot.
+ *      The number of slots per interval is a multiple of the PMU's group
+ *      count, so every group runs for the same share (1/ngroups) of every
+ *      interval. Kernel multiplexing is not relied upon: it gives no such
+ *      guarantee and its order is not ours to choose;
+ *   2. reads every group once at the end (counts are cumulative), takes the
+ *      differences to the previous read, and scales each event as
+ *      sum(count) * interval / sum(time_running) over the groups that hold
+ *      it; its coverage is sum(time_running) / interval. An event that did
+ *      not run at all is NaN, never 0;
+ *   3. builds rows per CPU, core, CCX, socket and system by summing scaled
+ *      counts (wider-scope PMU instances, such as one L3 per CCX, are added
+ *      at their scope and above) and only then evaluates each metric's
+ *      formula on the sums. Averaging per-CPU ratios would weight an idle
+ *      CPU like a busy one.
+ * On the simulated backend time is advanced with ops->advance; on the perf
+ * backend the loop sleeps to absolute CLOCK_MONOTONIC deadlines, so that
+ * the time spent reading does not stretch the interval. */
+#include "config.h"
+#include "sampler.h"
+#include "expr.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One PMU's instances and per-interval accumulators. Events of the PMU that
+ * the plan uses get a dense local index (ev_local) so that the per-instance
+ * arrays stay small at 1024 CPUs. */
+struct pmu_state {
+	bool available;       /* has instances and opened */
+	int ninst;
+	struct bk_instance *inst;
+	bool *alive;
+	int nlocal;
+	int *local_ev;        /* local index -> model event */
+	double *acc_v, *acc_r;    /* [ninst * nlocal] deltas summed over groups */
+	int ngroups;
+	int *groups;          /* plan group indices in rotation order */
+	int cur;              /* position in groups[] that is enabled */
+	int nslots, next_slot;
+	uint64_t next_deadline;
+};
+
+/* One plan group opened on each instance of its PMU. */
+struct grp_state {
+	int pmu;
+	int nev;
+	struct bk_group **bg;     /* [ninst], NULL where not open */
+	struct bk_count *prev;    /* [ninst * nev] last cumulative read */
+};
+
+struct sampler {
+	struct sampler_config cfg;
+	char *backend_arg;
+	bool *cpu_filter;
+	struct backend *bk;
+
+	/* Requested metrics/events and their plan. */
+	int nmetrics, nevents;
+	int *metrics, *events;
+	struct sched_plan *plan;
+	int *ev_local;            /* [model nevents] local index within its PMU, -1 */
+	struct pmu_state *ps;     /* [npmus] */
+	struct grp_state *gs;     /* [plan->ngroups] */
+	bool opened;
+	char *notice;
+
+	uint64_t t_start;         /* backend/monotonic ns where the interval began */
+	uint64_t seq;
+	int noffline, capoffline;
+	int *offline;             /* CPUs that went away since the last snapshot */
+
+	/* Shared with other threads, under mu. */
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	bool pending;
+	int p_nmetrics, p_nevents;
+	int *p_metrics, *p_events;
+	double interval_s;
+	bool paused, resync;
+	bool stop;
+	bool thread_running;
+	pthread_t thread;
+	struct snap_ring *ring;
+};
+
+static uint64_t clock_now(struct sampler *s)
+{
+	if (s->cfg.ops->advance && s->cfg.ops->now)
+		return s->cfg.ops->now(s->bk);
+	return now_ns();
+}
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool stop_requested(struct sampler *s)
+{
+	pthread_mutex_lock(&s->mu);
+	bool st = s->stop;
+	pthread_mutex_unlock(&s->mu);
+	return st;
+}
+
+/* Waits until t (backend clock): advances simulated time, or sleeps. */
+static void wait_until(struct sampler *s, uint64_t t)
+{
+	uint64_t now = clock_now(s);
+	if (t <= now)
+		return;
+	if (s->cfg.ops->advance) {
+		s->cfg.ops->advance(s->bk, t - now);
+		return;
+	}
+	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void add_notice(struct sampler *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_notice(struct sampler *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (s->notice) {
+		char *n = xasprintf("%s\n%s", s->notice, line);
+		free(s->notice);
+		free(line);
+		s->notice = n;
+	} else {
+		s->notice = line;
+	}
+}
+
+static void record_offline(struct sampler *s, int cpu)
+{
+	for (int i = 0; i < s->noffline; i++)
+		if (s->offline[i] == cpu)
+			return;
+	if (s->noffline == s->capoffline) {
+		s->capoffline = s->capoffline ? 2 * s->capoffline : 8;
+		s->offline = xrealloc(s->offline, sizeof(int) * (size_t)s->capoffline);
+	}
+	s->offline[s->noffline++] = cpu;
+}
+
+static bool cpu_selected(const struct sampler *s, int cpu)
+{
+	const struct topo_cpu *tc = topo_cpu_by_num(s->cfg.topo, cpu);
+	if (!tc || !tc->online)
+		return false;
+	return !s->cpu_filter || (cpu >= 0 && cpu < s->cfg.topo->max_cpu && s->cpu_filter[cpu]);
+}
+
+/* Closes every group and forgets the plan's per-PMU state. */
+static void close_all(struct sampler *s)
+{
+	const struct model *m = s->cfg.model;
+	if (s->gs) {
+		for (int g = 0; g < s->plan->ngroups; g++) {
+			struct grp_state *gs = &s->gs[g];
+			struct pmu_state *ps = &s->ps[gs->pmu];
+			for (int i = 0; i < ps->ninst && gs->bg; i++)
+				if (gs->bg[i])
+					s->cfg.ops->close(s->bk, gs->bg[i]);
+			free(gs->bg);
+			free(gs->prev);
+		}
+		free(s->gs);
+		s->gs = NULL;
+	}
+	if (s->ps) {
+		for (int p = 0; p < m->npmus; p++) {
+			struct pmu_state *ps = &s->ps[p];
+			for (int i = 0; i < ps->ninst; i++)
+				free(ps->inst[i].perf_name);
+			free(ps->inst);
+			free(ps->alive);
+			free(ps->local_ev);
+			free(ps->acc_v);
+			free(ps->acc_r);
+			free(ps->groups);
+		}
+		free(s->ps);
+		s->ps = NULL;
+	}
+	free(s->ev_local);
+	s->ev_local = NULL;
+	s->opened = false;
+}
+
+/* Drops instance i of every PMU that lives on cpu: the CPU went away. */
+static void drop_cpu(struct sampler *s, int cpu)
+{
+	const struct model *m = s->cfg.model;
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		for (int i = 0; i < ps->ninst; i++) {
+			if (!ps->alive[i] || ps->inst[i].cpu != cpu)
+				continue;
+			ps->alive[i] = false;
+			for (int k = 0; k < ps->ngroups; k++) {
+				struct grp_state *gs = &s->gs[ps->groups[k]];
+				if (gs->bg[i]) {
+					s->cfg.ops->close(s->bk, gs->bg[i]);
+					gs->bg[i] = NULL;
+				}
+			}
+		}
+	}
+	const struct topo_cpu *tc = topo_cpu_by_num(s->cfg.topo, cpu);
+	if (tc && tc->online)
+		topo_set_online(s->cfg.topo, cpu, false);
+	record_offline(s, cpu);
+}
+
+static bool whole_pmu_error(int err)
+{
+	return err == -EACCES || err == -ENOENT || err == -EOPNOTSUPP || err == -EPERM;
+}
+
+/* Plans the current request and opens every group on every instance. */
+static int open_all(struct sampler *s, char **cause)
+{
+	const struct model *m = s->cfg.model;
+	const struct pmu_backend_ops *ops = s->cfg.ops;
+	free(s->notice);
+	s->notice = NULL;
+
+	int *fc = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	for (int p = 0; p < m->npmus; p++) {
+		fc[p] = ops->free_counters ? ops->free_counters(s->bk, p) : m->pmus[p].counters;
+		if (fc[p] < 0)
+			fc[p] = m->pmus[p].counters;
+	}
+	struct sched_request rq = { s->nmetrics, s->metrics, s->nevents, s->events, fc };
+	struct sched_plan *plan = sched_plan(m, &rq, cause);
+	free(fc);
+	if (!plan)
+		return -1;
+	sched_plan_free(s->plan);
+	s->plan = plan;
+
+	s->ev_local = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+	for (int e = 0; e < m->nevents; e++)
+		s->ev_local[e] = -1;
+	s->ps = xcalloc((size_t)m->npmus + 1, sizeof(*s->ps));
+	s->gs = xcalloc((size_t)plan->ngroups + 1, sizeof(*s->gs));
+
+	for (int e = 0; e < m->nevents; e++) {
+		if (!plan->event_used[e])
+			continue;
+		struct pmu_state *ps = &s->ps[m->events[e].pmu];
+		ps->local_ev = xrealloc(ps->local_ev, sizeof(int) * (size_t)(ps->nlocal + 1));
+		s->ev_local[e] = ps->nlocal;
+		ps->local_ev[ps->nlocal++] = e;
+	}
+	for (int g = 0; g < plan->ngroups; g++) {
+		struct pmu_state *ps = &s->ps[plan->groups[g].pmu];
+		ps->groups = xrealloc(ps->groups, sizeof(int) * (size_t)(ps->ngroups + 1));
+		ps->groups[ps->ngroups++] = g;
+	}
+
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		const struct pmu_def *pd = &m->pmus[p];
+		if (ps->ngroups == 0)
+			continue;
+		struct bk_instance *inst = NULL;
+		char *why = NULL;
+		int n = ops->instances(s->bk, p, &inst, &why);
+		if (n <= 0) {
+			add_notice(s, "%s counters (%s) are not available here: %s", pd->name,
+				   pd->perf_name ? pd->perf_name : pd->name, why ? why : "no such PMU");
+			free(why);
+			free(inst);
+			continue;
+		}
+		free(why);
+		/* Keep the instances that matter: for per-CPU PMUs only selected,
+		 * online CPUs; wider PMUs are read on whichever CPU they name. */
+		ps->inst = xcalloc((size_t)n, sizeof(*ps->inst));
+		for (int i = 0; i < n; i++) {
+			if (inst[i].scope == SCOPE_THREAD && !cpu_selected(s, inst[i].cpu)) {
+				free(inst[i].perf_name);
+				continue;
+			}
+			ps->inst[ps->ninst++] = inst[i];
+		}
+		free(inst);
+		ps->alive = xcalloc((size_t)ps->ninst + 1, sizeof(bool));
+		for (int i = 0; i < ps->ninst; i++)
+			ps->alive[i] = true;
+		ps->acc_v = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
+		ps->acc_r = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
+		for (int k = 0; k < ps->ngroups; k++) {
+			struct grp_state *gs = &s->gs[ps->groups[k]];
+			gs->pmu = p;
+			gs->nev = plan->groups[ps->groups[k]].nevents;
+			gs->bg = xcalloc((size_t)ps->ninst + 1, sizeof(*gs->bg));
+			gs->prev = xcalloc((size_t)ps->ninst * (size_t)gs->nev + 1, sizeof(*gs->prev));
+		}
+		ps->available = true;
+		int pmu_err = 0, nopen = 0;
+		char *pmu_cause = NULL;
+		for (int k = 0; k < ps->ngroups && ps->available; k++) {
+			const struct sched_group *sg = &plan->groups[ps->groups[k]];
+			struct grp_state *gs = &s->gs[ps->groups[k]];
+			int gerr = 0;
+			char *gcause = NULL;
+			for (int i = 0; i < ps->ninst; i++) {
+				if (!ps->alive[i])
+					continue;
+				char *c = NULL;
+				int rc = ops->open_group(s->bk, &ps->inst[i], sg->events, sg->nevents, &gs->bg[i], &c);
+				if (rc == 0) {
+					nopen++;
+					free(c);
+					continue;
+				}
+				gs->bg[i] = NULL;
+				if (rc == -ENODEV) {
+					/* The CPU is offline (or went offline just now). */
+					free(c);
+					drop_cpu(s, ps->inst[i].cpu);
+					continue;
+				}
+				if (whole_pmu_error(rc)) {
+					pmu_err = rc;
+					free(pmu_cause);
+					pmu_cause = c;
+					ps->available = false;
+					break;
+				}
+				if (!gerr) {
+					gerr = rc;
+					gcause = c;
+				} else {
+					free(c);
+				}
+			}
+			if (gerr && ps->available) {
+				add_notice(s, "%s counters: group %d cannot be opened: %s (%s)", pd->name, k + 1,
+					   gcause ? gcause : strerror(-gerr), backend_error_hint(gerr));
+			}
+			free(gcause);
+		}
+		if (!ps->available) {
+			for (int k = 0; k < ps->ngroups; k++) {
+				struct grp_state *gs = &s->gs[ps->groups[k]];
+				for (int i = 0; i < ps->ninst; i++)
+					if (gs->bg[i]) {
+						ops->close(s->bk, gs->bg[i]);
+						gs->bg[i] = NULL;
+					}
+			}
+			add_notice(s, "%s counters (%s) are not available here: %s", pd->name,
+				   pd->perf_name ? pd->perf_name : pd->name, backend_error_hint(pmu_err));
+			(void)nopen;
+		}
+		free(pmu_cause);
+	}
+	if (plan->nunschedulable > 0) {
+		const struct event_def *ed = &m->events[plan->unschedulable[0]];
+		add_notice(s, "%d event%s cannot be counted: %s: %s%s", plan->nunschedulable,
+			   plan->nunschedulable == 1 ? "" : "s", ed->name, plan->unsched_why[0],
+			   plan->nunschedulable > 1 ? ", ..." : "");
+	}
+
+	/* The first group of every PMU starts; the rest wait their turn. */
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		if (!ps->available)
+			continue;
+		ps->cur = 0;
+		struct grp_state *gs = &s->gs[ps->groups[0]];
+		for (int i = 0; i < ps->ninst; i++)
+			if (ps->alive[i] && gs->bg[i])
+				ops->enable(s->bk, gs->bg[i]);
+	}
+	s->t_start = clock_now(s);
+	s->opened = true;
+	return 0;
+}
+
+/* Switches PMU p to its next group on every live instance. */
+static void rotate(struct sampler *s, struct pmu_state *ps)
+{
+	const struct pmu_backend_ops *ops = s->cfg.ops;
+	struct grp_state *from = &s->gs[ps->groups[ps->cur]];
+	ps->cur = (ps->cur + 1) % ps->ngroups;
+	struct grp_state *to = &s->gs[ps->groups[ps->cur]];
+	for (int i = 0; i < ps->ninst; i++) {
+		if (!ps->alive[i])
+			continue;
+		if (from->bg[i])
+			ops->disable(s->bk, from->bg[i]);
+		if (to->bg[i])
+			ops->enable(s->bk, to->bg[i]);
+	}
+}
+
+/* Runs the rotation for one interval of len ns starting at s->t_start.
+ * Returns false when a stop was requested midway. */
+static bool run_interval(struct sampler *s, uint64_t len, bool check_stop)
+{
+	const struct model *m = s->cfg.model;
+	double rot_ns = (s->cfg.rotate_ms > 0 ? s->cfg.rotate_ms : 25.0) * 1e6;
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		ps->nslots = 0;
+		if (!ps->available || ps->ngroups < 2)
+			continue;
+		/* A whole number of rounds, so each group gets the same share. */
+		long rounds = lround((double)len / (rot_ns * ps->ngroups));
+		if (rounds < 1)
+			rounds = 1;
+		ps->nslots = (int)(rounds * ps->ngroups);
+		ps->next_slot = 1;
+		ps->next_deadline = s->t_start + len / (uint64_t)ps->nslots;
+	}
+	uint64_t end = s->t_start + len;
+	for (;;) {
+		uint64_t next = end;
+		for (int p = 0; p < m->npmus; p++) {
+			struct pmu_state *ps = &s->ps[p];
+			if (ps->nslots && ps->next_slot <= ps->nslots && ps->next_deadline < next)
+				next = ps->next_deadline;
+		}
+		wait_until(s, next);
+		bool more = false;
+		for (int p = 0; p < m->npmus; p++) {
+			struct pmu_state *ps = &s->ps[p];
+			if (!ps->nslots || ps->next_slot > ps->nslots)
+				continue;
+			if (ps->next_deadline <= next) {
+				rotate(s, ps);
+				ps->next_slot++;
+				ps->next_deadline = s->t_start +
+					(uint64_t)((unsigned __int128)len * (unsigned)ps->next_slot / (unsigned)ps->nslots);
+			}
+			if (ps->next_slot <= ps->nslots)
+				more = true;
+		}
+		if (!more && next >= end)
+			break;
+		if (check_stop && stop_requested(s))
+			return false;
+	}
+	return true;
+}
+
+/* Reads every group, accumulating count and running-time differences per
+ * instance and event. CPUs whose read says -ENODEV are dropped. */
+static void read_all(struct sampler *s, bool discard)
+{
+	const struct model *m = s->cfg.model;
+	const struct pmu_backend_ops *ops = s->cfg.ops;
+	struct bk_count *buf = NULL;
+	int bufn = 0;
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		if (!ps->available)
+			continue;
+		memset(ps->acc_v, 0, sizeof(double) * (size_t)ps->ninst * (size_t)ps->nlocal);
+		memset(ps->acc_r, 0, sizeof(double) * (size_t)ps->ninst * (size_t)ps->nlocal);
+		for (int k = 0; k < ps->ngroups; k++) {
+			int gi = ps->groups[k];
+			const struct sched_group *sg = &s->plan->groups[gi];
+			struct grp_state *gs = &s->gs[gi];
+			if (gs->nev > bufn) {
+				bufn = gs->nev;
+				buf = xrealloc(buf, sizeof(*buf) * (size_t)bufn);
+			}
+			for (int i = 0; i < ps->ninst; i++) {
+				if (!ps->alive[i] || !gs->bg[i])
+					continue;
+				int rc = ops->read(s->bk, gs->bg[i], buf);
+				if (rc == -ENODEV) {
+					drop_cpu(s, ps->inst[i].cpu);
+					continue;
+				}
+				if (rc != 0)
+					continue;   /* this group adds nothing this time */
+				struct bk_count *prev = &gs->prev[(size_t)i * (size_t)gs->nev];
+				for (int j = 0; j < gs->nev; j++) {
+					if (!discard && buf[j].value >= prev[j].value &&
+					    buf[j].time_running >= prev[j].time_running) {
+						size_t at = (size_t)i * (size_t)ps->nlocal +
+							(size_t)s->ev_local[sg->events[j]];
+						ps->acc_v[at] += (double)(buf[j].value - prev[j].value);
+						ps->acc_r[at] += (double)(buf[j].time_running - prev[j].time_running);
+					}
+					prev[j] = buf[j];
+				}
+			}
+		}
+	}
+	free(buf);
+}
+
+/* --- rows and metrics --- */
+
+struct row_maps {
+	int *cpu_row;     /* [max_cpu] */
+	int *core_row;    /* [ncores] */
+	int *ccx_row;     /* [nccx] */
+	int *sock_row;    /* [nsockets] */
+};
+
+static int socket_index(const struct topo *t, int socket_id)
+{
+	for (int k = 0; k < t->nsockets; k++)
+		if (t->sockets[k].id == socket_id)
+			return k;
+	return socket_id >= 0 && socket_id < t->nsockets ? socket_id : -1;
+}
+
+static void row_add(struct snap_row *row, int e, double v, double cov, bool *touched)
+{
+	if (!touched[e]) {
+		touched[e] = true;
+		row->event[e] = v;
+		row->event_cov[e] = cov;
+		return;
+	}
+	row->event[e] += v;   /* NaN propagates: one unknown part makes the sum unknown */
+	if (!(cov >= row->event_cov[e]))
+		row->event_cov[e] = cov;
+}
+
+struct eval_ctx {
+	const struct model *m;
+	const struct snap_row *row;
+	double *met;
+	unsigned char *state;   /* 0 new, 1 in progress, 2 done */
+	double interval_s;
+	int row_scope;
+};
+
+static double eval_metric(struct eval_ctx *c, int mi);
+
+static double value_of(void *ctx, int ref)
+{
+	struct eval_ctx *c = ctx;
+	if (ref == BUILTIN_INTERVAL_S)
+		return c->interval_s;
+	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics)
+		return eval_metric(c, ref - METRIC_REF_BASE);
+	if (ref >= 0 && ref < c->m->nevents)
+		return c->row->event[ref];
+	return NAN;
+}
+
+static double eval_metric(struct eval_ctx *c, int mi)
+{
+	if (c->state[mi] == 2)
+		return c->met[mi];
+	if (c->state[mi] == 1)
+		return NAN;   /* a cycle; the loader rejects these, but never loop */
+	c->state[mi] = 1;
+	const struct metric_def *md = &c->m->metrics[mi];
+	double v = NAN;
+	if ((int)md->scope <= c->row_scope && md->expr)
+		v = expr_eval(md->expr, value_of, c);
+	c->met[mi] = v;
+	c->state[mi] = 2;
+	return v;
+}
+
+static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
+{
+	const struct model *m = s->cfg.model;
+	const struct topo *t = s->cfg.topo;
+	int nrows[SNAP_NSCOPES] = { 0 };
+	struct row_maps rm;
+	rm.cpu_row = xmalloc(sizeof(int) * ((size_t)t->max_cpu + 1));
+	rm.core_row = xmalloc(sizeof(int) * ((size_t)t->ncores + 1));
+	rm.ccx_row = xmalloc(sizeof(int) * ((size_t)t->nccx + 1));
+	rm.sock_row = xmalloc(sizeof(int) * ((size_t)t->nsockets + 1));
+	for (int i = 0; i < t->max_cpu; i++)
+		rm.cpu_row[i] = -1;
+	for (int i = 0; i < t->ncores; i++)
+		rm.core_row[i] = -1;
+	for (int i = 0; i < t->nccx; i++)
+		rm.ccx_row[i] = -1;
+	for (int i = 0; i < t->nsockets; i++)
+		rm.sock_row[i] = -1;
+
+	/* Rows exist for selected online CPUs and the units that hold one. */
+	int *core_n = xcalloc((size_t)t->ncores + 1, sizeof(int));
+	int *ccx_n = xcalloc((size_t)t->nccx + 1, sizeof(int));
+	int *sock_n = xcalloc((size_t)t->nsockets + 1, sizeof(int));
+	int total = 0;
+	for (int i = 0; i < t->ncpus; i++) {
+		const struct topo_cpu *tc = &t->cpus[i];
+		if (!cpu_selected(s, tc->cpu))
+			continue;
+		rm.cpu_row[tc->cpu] = nrows[SNAP_CPU]++;
+		total++;
+		if (tc->core >= 0 && tc->core < t->ncores && core_n[tc->core]++ == 0)
+			rm.core_row[tc->core] = nrows[SNAP_CORE]++;
+		if (tc->ccx >= 0 && tc->ccx < t->nccx && ccx_n[tc->ccx]++ == 0)
+			rm.ccx_row[tc->ccx] = nrows[SNAP_CCX]++;
+		int si = socket_index(t, tc->socket);
+		if (si >= 0 && sock_n[si]++ == 0)
+			rm.sock_row[si] = nrows[SNAP_SOCKET]++;
+	}
+	nrows[SNAP_SYSTEM] = 1;
+
+	struct snapshot *snap = snapshot_new(m, nrows);
+	snap->seq = ++s->seq;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	snap->time = (double)rt.tv_sec + (double)rt.tv_nsec * 1e-9;
+	snap->interval_s = interval_s;
+	snap->simulated = s->cfg.ops->simulated;
+	if (s->notice)
+		snap->notice = xstrdup(s->notice);
+	if (s->noffline) {
+		snap->noffline = s->noffline;
+		snap->offline = xmalloc(sizeof(int) * (size_t)s->noffline);
+		memcpy(snap->offline, s->offline, sizeof(int) * (size_t)s->noffline);
+		s->noffline = 0;
+	}
+	for (int i = 0; i < s->plan->nmetrics; i++)
+		snap->metric_planned[s->plan->metrics[i]] = true;
+	for (int e = 0; e < m->nevents; e++)
+		snap->event_planned[e] = s->plan->event_used[e] && s->ev_local[e] >= 0 &&
+			s->ps[m->events[e].pmu].available;
+
+	for (int i = 0; i < t->ncpus; i++) {
+		const struct topo_cpu *tc = &t->cpus[i];
+		int r = rm.cpu_row[tc->cpu];
+		if (tc->cpu >= t->max_cpu || r < 0)
+			continue;
+		struct snap_row *row = &snap->rows[SNAP_CPU][r];
+		row->id = row->cpu = tc->cpu;
+		row->core = tc->core;
+		row->ccx = tc->ccx;
+		row->socket = tc->socket;
+		row->ncpus = 1;
+		if (tc->core >= 0 && rm.core_row[tc->core] >= 0) {
+			struct snap_row *cr = &snap->rows[SNAP_CORE][rm.core_row[tc->core]];
+			cr->id = cr->core = tc->core;
+			cr->ccx = tc->ccx;
+			cr->socket = tc->socket;
+			cr->ncpus++;
+		}
+		if (tc->ccx >= 0 && rm.ccx_row[tc->ccx] >= 0) {
+			struct snap_row *xr = &snap->rows[SNAP_CCX][rm.ccx_row[tc->ccx]];
+			xr->id = xr->ccx = tc->ccx;
+			xr->socket = tc->socket;
+			xr->ncpus++;
+		}
+		int si = socket_index(t, tc->socket);
+		if (si >= 0 && rm.sock_row[si] >= 0) {
+			struct snap_row *sr = &snap->rows[SNAP_SOCKET][rm.sock_row[si]];
+			sr->id = si;
+			sr->socket = tc->socket;
+			sr->ncpus++;
+		}
+	}
+	snap->rows[SNAP_SYSTEM][0].id = 0;
+	snap->rows[SNAP_SYSTEM][0].ncpus = total;
+
+	/* touched[scope][row][event] would be large; instead rows start NaN and
+	 * a per-row "seen" flag per event is kept in one reusable bitmap per
+	 * scope, sized rows x events. */
+	bool *touched[SNAP_NSCOPES];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		touched[sc] = xcalloc((size_t)nrows[sc] * (size_t)m->nevents + 1, sizeof(bool));
+
+	double ilen_ns = interval_s * 1e9;
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		if (!ps->available)
+			continue;
+		for (int i = 0; i < ps->ninst; i++) {
+			if (!ps->alive[i])
+				continue;
+			const struct bk_instance *in = &ps->inst[i];
+			/* Where this instance sits: its CPU, core, CCX, socket. */
+			int cpu = -1, core = -1, ccx = -1, sock = -1;
+			switch (in->scope) {
+			case SCOPE_THREAD: {
+				const struct topo_cpu *tc = topo_cpu_by_num(t, in->cpu);
+				if (!tc || !tc->online)
+					continue;
+				cpu = tc->cpu; core = tc->core; ccx = tc->ccx;
+				sock = socket_index(t, tc->socket);
+				break;
+			}
+			case SCOPE_CORE:
+				core = in->scope_id;
+				if (core < 0 || core >= t->ncores)
+					continue;
+				ccx = t->cores[core].ccx;
+				sock = socket_index(t, t->cores[core].socket);
+				break;
+			case SCOPE_CCX:
+				ccx = in->scope_id;
+				if (ccx < 0 || ccx >= t->nccx)
+					continue;
+				sock = socket_index(t, t->ccxs[ccx].socket);
+				break;
+			case SCOPE_SOCKET:
+				sock = socket_index(t, in->scope_id);
+				break;
+			default:
+				break;
+			}
+			struct snap_row *targets[SNAP_NSCOPES] = { NULL };
+			int tidx[SNAP_NSCOPES] = { -1, -1, -1, -1, -1 };
+			if (cpu >= 0 && cpu < t->max_cpu && rm.cpu_row[cpu] >= 0)
+				tidx[SNAP_CPU] = rm.cpu_row[cpu];
+			if (in->scope == SCOPE_THREAD && tidx[SNAP_CPU] < 0)
+				continue;   /* a CPU outside the selection */
+			if (core >= 0 && core < t->ncores && rm.core_row[core] >= 0)
+				tidx[SNAP_CORE] = rm.core_row[core];
+			if (ccx >= 0 && ccx < t->nccx && rm.ccx_row[ccx] >= 0)
+				tidx[SNAP_CCX] = rm.ccx_row[ccx];
+			if (sock >= 0 && sock < t->nsockets && rm.sock_row[sock] >= 0)
+				tidx[SNAP_SOCKET] = rm.sock_row[sock];
+			tidx[SNAP_SYSTEM] = 0;
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+				if (tidx[sc] >= 0 && sc >= (int)in->scope)
+					targets[sc] = &snap->rows[sc][tidx[sc]];
+			for (int k = 0; k < ps->nlocal; k++) {
+				int e = ps->local_ev[k];
+				size_t at = (size_t)i * (size_t)ps->nlocal + (size_t)k;
+				double r = ps->acc_r[at];
+				double v = r > 0 ? ps->acc_v[at] * ilen_ns / r : NAN;
+				double cov = ilen_ns > 0 ? r / ilen_ns : 0;
+				if (cov > 1)
+					cov = 1;
+				for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+					if (targets[sc])
+						row_add(targets[sc], e, v, cov,
+							&touched[sc][(size_t)tidx[sc] * (size_t)m->nevents]);
+			}
+		}
+	}
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		free(touched[sc]);
+
+	/* Metrics from the summed counts of each row. */
+	unsigned char *state = xmalloc((size_t)m->nmetrics + 1);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		for (int r = 0; r < nrows[sc]; r++) {
+			struct snap_row *row = &snap->rows[sc][r];
+			struct eval_ctx c = { m, row, row->metric, state, interval_s, sc };
+			memset(state, 0, (size_t)m->nmetrics + 1);
+			for (int i = 0; i < s->plan->nmetrics; i++) {
+				int mi = s->plan->metrics[i];
+				const struct metric_def *md = &m->metrics[mi];
+				eval_metric(&c, mi);
+				double cov = 1;
+				for (int k = 0; k < md->nevents; k++) {
+					double ec = row->event_cov[md->events[k]];
+					if (!(ec >= 0))
+						ec = 0;
+					if (ec < cov)
+						cov = ec;
+				}
+				row->metric_cov[mi] = (int)md->scope <= sc ? cov : 0;
+			}
+		}
+	}
+	free(state);
+	free(rm.cpu_row);
+	free(rm.core_row);
+	free(rm.ccx_row);
+	free(rm.sock_row);
+	free(core_n);
+	free(ccx_n);
+	free(sock_n);
+	return snap;
+}
+
+/* --- public interface --- */
+
+static int *dup_ints(const int *a, int n)
+{
+	int *p = xmalloc(sizeof(int) * ((size_t)n + 1));
+	if (n > 0)
+		memcpy(p, a, sizeof(int) * (size_t)n);
+	return p;
+}
+
+struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
+{
+	if (!cfg || !cfg->model || !cfg->topo || !cfg->ops)
+		return set_cause(cause, "sampler needs a model, a topology and a backend"), NULL;
+	if (!(cfg->interval_s > 0))
+		return set_cause(cause, "the refresh interval must be positive"), NULL;
+	struct sampler *s = xcalloc(1, sizeof(*s));
+	s->cfg = *cfg;
+	s->backend_arg = cfg->backend_arg ? xstrdup(cfg->backend_arg) : NULL;
+	s->cfg.backend_arg = s->backend_arg;
+	if (cfg->cpu_filter) {
+		s->cpu_filter = xmalloc((size_t)cfg->topo->max_cpu + 1);
+		memcpy(s->cpu_filter, cfg->cpu_filter, (size_t)cfg->topo->max_cpu);
+		s->cfg.cpu_filter = s->cpu_filter;
+	}
+	s->nmetrics = cfg->nmetrics > 0 ? cfg->nmetrics : 0;
+	s->nevents = cfg->nevents > 0 ? cfg->nevents : 0;
+	s->metrics = dup_ints(cfg->metrics, s->nmetrics);
+	s->events = dup_ints(cfg->events, s->nevents);
+	s->interval_s = cfg->interval_s;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	s->bk = cfg->ops->create(cfg->model, cfg->topo, s->backend_arg, cause);
+	if (!s->bk)
+		goto fail;
+	if (open_all(s, cause) < 0)
+		goto fail;
+	return s;
+fail:
+	sampler_free(s);
+	return NULL;
+}
+
+void sampler_free(struct sampler *s)
+{
+	if (!s)
+		return;
+	sampler_stop(s);
+	if (s->bk) {
+		close_all(s);
+		s->cfg.ops->destroy(s->bk);
+	}
+	sched_plan_free(s->plan);
+	free(s->metrics);
+	free(s->events);
+	free(s->p_metrics);
+	free(s->p_events);
+	free(s->notice);
+	free(s->offline);
+	free(s->cpu_filter);
+	free(s->backend_arg);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cond);
+	free(s);
+}
+
+static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
+{
+	double cpu0 = thread_cpu_s();
+	bool replan = false, resync = false;
+	pthread_mutex_lock(&s->mu);
+	if (s->pending) {
+		free(s->metrics);
+		free(s->events);
+		s->metrics = s->p_metrics;
+		s->events = s->p_events;
+		s->nmetrics = s->p_nmetrics;
+		s->nevents = s->p_nevents;
+		s->p_metrics = s->p_events = NULL;
+		s->pending = false;
+		replan = true;
+	}
+	double interval_s = s->interval_s;
+	resync = s->resync;
+	s->resync = false;
+	pthread_mutex_unlock(&s->mu);
+
+	if (replan || !s->opened) {
+		close_all(s);
+		if (open_all(s, cause) < 0)
+			return NULL;
+	} else if (resync) {
+		/* After a pause: forget what was counted meanwhile. */
+		read_all(s, true);
+		s->t_start = clock_now(s);
+	}
+
+	uint64_t len = (uint64_t)llround(interval_s * 1e9);
+	if (len == 0)
+		len = 1;
+	if (!run_interval(s, len, check_stop)) {
+		set_cause(cause, "stopped");
+		pthread_mutex_lock(&s->mu);
+		s->resync = true;
+		pthread_mutex_unlock(&s->mu);
+		return NULL;
+	}
+	uint64_t t_end = clock_now(s);
+	double measured = (double)(t_end - s->t_start) * 1e-9;
+	s->t_start = t_end;
+	read_all(s, false);
+	struct snapshot *snap = build_snapshot(s, measured > 0 ? measured : interval_s);
+	snap->sampler_cost_s = thread_cpu_s() - cpu0;
+	return snap;
+}
+
+struct snapshot *sampler_step(struct sampler *s, char **cause)
+{
+	if (!s)
+		return set_cause(cause, "no sampler"), NULL;
+	return step(s, false, cause);
+}
+
+/* The publishing thread. On the simulated backend a step takes no real
+ * time, so the thread also waits out the interval in real time: a --sim
+ * screen refreshes at the rate the user asked for. */
+static void *sampler_thread(void *arg)
+{
+	struct sampler *s = arg;
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		while (s->paused && !s->stop)
+			pthread_cond_wait(&s->cond, &s->mu);
+		bool st = s->stop;
+		double interval_s = s->interval_s;
+		pthread_mutex_unlock(&s->mu);
+		if (st)
+			break;
+		uint64_t t0 = now_ns();
+		char *cause = NULL;
+		struct snapshot *snap = step(s, true, &cause);
+		free(cause);
+		if (snap)
+			snap_ring_push(s->ring, snap);
+		uint64_t deadline = t0 + (uint64_t)llround(interval_s * 1e9);
+		if (!snap || s->cfg.ops->advance) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			uint64_t now = now_ns();
+			uint64_t wait = deadline > now ? deadline - now : 0;
+			if (!snap && wait < 100000000ull)
+				wait = 100000000ull;   /* an error: do not spin */
+			uint64_t abs_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + wait;
+			struct timespec until = { (time_t)(abs_ns / 1000000000ull), (long)(abs_ns % 1000000000ull) };
+			pthread_mutex_lock(&s->mu);
+			while (!s->stop && !s->paused &&
+			       pthread_cond_timedwait(&s->cond, &s->mu, &until) != ETIMEDOUT)
+				;
+			pthread_mutex_unlock(&s->mu);
+		}
+	}
+	return NULL;
+}
+
+int sampler_start(struct sampler *s, struct snap_ring *ring, char **cause)
+{
+	if (!s || !ring)
+		return set_cause(cause, "no sampler or ring");
+	if (s->thread_running)
+		return set_cause(cause, "the sampler is already running");
+	s->ring = ring;
+	s->stop = false;
+	int rc = pthread_create(&s->thread, NULL, sampler_thread, s);
+	if (rc != 0)
+		return set_cause(cause, "cannot start the sampler thread: %s", strerror(rc));
+	s->thread_running = true;
+	return 0;
+}
+
+void sampler_stop(struct sampler *s)
+{
+	if (!s || !s->thread_running)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stop = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->thread, NULL);
+	s->thread_running = false;
+}
+
+void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int nevents, const int *events)
+{
+	if (!s)
+		return;
+	int *pm = dup_ints(metrics, nmetrics > 0 ? nmetrics : 0);
+	int *pe = dup_ints(events, nevents > 0 ? nevents : 0);
+	pthread_mutex_lock(&s->mu);
+	free(s->p_metrics);
+	free(s->p_events);
+	s->p_metrics = pm;
+	s->p_events = pe;
+	s->p_nmetrics = nmetrics > 0 ? nmetrics : 0;
+	s->p_nevents = nevents > 0 ? nevents : 0;
+	s->pending = true;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void sampler_set_interval(struct sampler *s, double interval_s)
+{
+	if (!s || !(interval_s > 0))
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->interval_s = interval_s;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void sampler_pause(struct sampler *s, bool paused)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (s->paused && !paused)
+		s->resync = true;
+	s->paused = paused;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->mu);
+}
+
+const struct sched_plan *sampler_plan(const struct sampler *s)
+{
+	return s ? s->plan : NULL;
+}
+
+const char *sampler_notice(const struct sampler *s)
+{
+	return s ? s->notice : NULL;
+}
+
+struct backend *sampler_backend(struct sampler *s)
+{
+	return s ? s->bk : NULL;
+}

@@ -1,0 +1,416 @@
+/* sched.c: packs the events of the requested metrics (and extra -e events)
+ * into counter groups, per PMU, and orders the rotation.
+ *
+ * A group is what the kernel schedules all-or-nothing, so events in one
+ * group are counted over exactly the same time; a metric whose events share
+ * a group is therefore a true ratio even while groups rotate. The packer is
+ * a deterministic first-fit bin packing:
+ *   1. events that cannot be counted at all here (no free counter, a merged
+ *      pair with fewer than two counters) are unschedulable, with a reason,
+ *      and the metrics that need them are not planned;
+ *   2. per PMU, the planned metrics are taken by the number of their events
+ *      on that PMU (most first), then by name, and each metric's event set
+ *      goes into the first group that still has room for the events it does
+ *      not already hold (an event shared by metrics is counted once per
+ *      group), else into a new group;
+ *   3. a metric that does not fit one group even alone is split: its events,
+ *      and then the extra events, are placed one by one, first-fit, unless a
+ *      group already counts them.
+ * Merged-pair events (Zen 5 FLOPs) take two general counters. On a PMU with
+ * fixed counters (Intel), fixed-able events take a fixed counter while one
+ * is left in the group and a general one after that. Software and /proc
+ * "PMUs" have no real counter limit: all their events form one group. */
+#include "config.h"
+#include "sched.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A group being built. */
+struct gbuild {
+	int pmu;
+	int n, cap;
+	int *ev;
+};
+
+struct packer {
+	const struct model *m;
+	int *fixed;       /* per PMU: fixed counters to use */
+	int *general;     /* per PMU: general counters to use */
+	int ngroups, capgroups;
+	struct gbuild *g;
+};
+
+static bool pmu_unlimited(const struct pmu_def *pd)
+{
+	return pd->kind == PMU_SOFTWARE || pd->kind == PMU_PROC;
+}
+
+/* General counters that a set of events needs on PMU pmu. */
+static int set_cost(const struct packer *pk, int pmu, const int *ev, int n)
+{
+	int cost = 0, nfixed = 0;
+	for (int i = 0; i < n; i++) {
+		const struct event_def *ed = &pk->m->events[ev[i]];
+		if (pk->fixed[pmu] > 0 && (ed->flags & EVF_FIXED))
+			nfixed++;
+		else
+			cost += (ed->flags & EVF_MERGE) ? 2 : 1;
+	}
+	if (nfixed > pk->fixed[pmu])
+		cost += nfixed - pk->fixed[pmu];
+	return cost;
+}
+
+static bool group_has(const struct gbuild *g, int e)
+{
+	for (int i = 0; i < g->n; i++)
+		if (g->ev[i] == e)
+			return true;
+	return false;
+}
+
+static void group_add(struct gbuild *g, int e)
+{
+	if (group_has(g, e))
+		return;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 8;
+		g->ev = xrealloc(g->ev, sizeof(int) * (size_t)g->cap);
+	}
+	g->ev[g->n++] = e;
+}
+
+static struct gbuild *new_group(struct packer *pk, int pmu)
+{
+	if (pk->ngroups == pk->capgroups) {
+		pk->capgroups = pk->capgroups ? 2 * pk->capgroups : 16;
+		pk->g = xrealloc(pk->g, sizeof(*pk->g) * (size_t)pk->capgroups);
+	}
+	struct gbuild *g = &pk->g[pk->ngroups++];
+	memset(g, 0, sizeof(*g));
+	g->pmu = pmu;
+	return g;
+}
+
+/* Would g still fit if the events ev (those it lacks) were added? */
+static bool group_fits(const struct packer *pk, const struct gbuild *g, const int *ev, int n)
+{
+	int *tmp = xmalloc(sizeof(int) * (size_t)(g->n + n + 1));
+	int k = 0;
+	for (int i = 0; i < g->n; i++)
+		tmp[k++] = g->ev[i];
+	for (int i = 0; i < n; i++)
+		if (!group_has(g, ev[i]))
+			tmp[k++] = ev[i];
+	bool ok = set_cost(pk, g->pmu, tmp, k) <= pk->general[g->pmu];
+	free(tmp);
+	return ok;
+}
+
+/* First-fit placement of an event set on groups [first, ngroups) of the
+ * same PMU; opens a new group if none has room. */
+static void place_set(struct packer *pk, int first, int pmu, const int *ev, int n)
+{
+	for (int gi = first; gi < pk->ngroups; gi++) {
+		if (pk->g[gi].pmu == pmu && group_fits(pk, &pk->g[gi], ev, n)) {
+			for (int i = 0; i < n; i++)
+				group_add(&pk->g[gi], ev[i]);
+			return;
+		}
+	}
+	struct gbuild *g = new_group(pk, pmu);
+	for (int i = 0; i < n; i++)
+		group_add(g, ev[i]);
+}
+
+struct mitem { int metric; int n; const char *name; };
+
+static int mitem_cmp(const void *a, const void *b)
+{
+	const struct mitem *x = a, *y = b;
+	if (x->n != y->n)
+		return y->n - x->n;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->metric - y->metric;
+}
+
+static char *unsched_reason(const struct packer *pk, const struct event_def *ed)
+{
+	const struct pmu_def *pd = &pk->m->pmus[ed->pmu];
+	int free_c = pk->general[ed->pmu];
+	if (free_c <= 0)
+		return xasprintf("PMU %s has no free counters", pd->name);
+	if (ed->flags & EVF_MERGE)
+		return xasprintf("needs a merged pair of counters but PMU %s has %d free", pd->name, free_c);
+	return xasprintf("does not fit the %d free counters of PMU %s", free_c, pd->name);
+}
+
+struct sched_plan *sched_plan(const struct model *m, const struct sched_request *req, char **cause)
+{
+	if (!m || !req)
+		return set_cause(cause, "no model or request"), NULL;
+	for (int i = 0; i < req->nmetrics; i++)
+		if (!req->metrics || req->metrics[i] < 0 || req->metrics[i] >= m->nmetrics)
+			return set_cause(cause, "metric index %d is not in model %s",
+					 req->metrics ? req->metrics[i] : -1, m->name), NULL;
+	for (int i = 0; i < req->nevents; i++)
+		if (!req->events || req->events[i] < 0 || req->events[i] >= m->nevents)
+			return set_cause(cause, "event index %d is not in model %s",
+					 req->events ? req->events[i] : -1, m->name), NULL;
+	for (int e = 0; e < m->nevents; e++)
+		if (m->events[e].pmu < 0 || m->events[e].pmu >= m->npmus)
+			return set_cause(cause, "event %s has no PMU", m->events[e].name), NULL;
+	for (int i = 0; i < req->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[req->metrics[i]];
+		for (int k = 0; k < md->nevents; k++)
+			if (md->events[k] < 0 || md->events[k] >= m->nevents)
+				return set_cause(cause, "metric %s uses a bad event index", md->name), NULL;
+	}
+
+	struct packer pk = { .m = m };
+	pk.fixed = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	pk.general = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	for (int p = 0; p < m->npmus; p++) {
+		const struct pmu_def *pd = &m->pmus[p];
+		pk.fixed[p] = pd->fixed > 0 ? pd->fixed : 0;
+		pk.general[p] = req->free_counters ? req->free_counters[p] : pd->counters;
+		if (pk.general[p] < 0)
+			pk.general[p] = 0;
+	}
+
+	struct sched_plan *plan = xcalloc(1, sizeof(*plan));
+	plan->nevents = m->nevents;
+	plan->event_used = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	plan->metric_split = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	plan->metrics = xmalloc(sizeof(int) * ((size_t)req->nmetrics + 1));
+	plan->unschedulable = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+	plan->unsched_why = xmalloc(sizeof(char *) * ((size_t)m->nevents + 1));
+
+	/* 1. Events that fit no group at all. */
+	bool *wanted = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	bool *bad = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	for (int i = 0; i < req->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[req->metrics[i]];
+		for (int k = 0; k < md->nevents; k++)
+			wanted[md->events[k]] = true;
+	}
+	for (int i = 0; i < req->nevents; i++)
+		wanted[req->events[i]] = true;
+	for (int e = 0; e < m->nevents; e++) {
+		const struct event_def *ed = &m->events[e];
+		if (!wanted[e] || pmu_unlimited(&m->pmus[ed->pmu]))
+			continue;
+		if (set_cost(&pk, ed->pmu, &e, 1) > pk.general[ed->pmu]) {
+			bad[e] = true;
+			plan->unsched_why[plan->nunschedulable] = unsched_reason(&pk, ed);
+			plan->unschedulable[plan->nunschedulable++] = e;
+		}
+	}
+
+	/* Planned metrics: requested ones (once each) whose events can all be
+	 * counted. */
+	bool *mseen = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	for (int i = 0; i < req->nmetrics; i++) {
+		int mi = req->metrics[i];
+		if (mseen[mi])
+			continue;
+		mseen[mi] = true;
+		const struct metric_def *md = &m->metrics[mi];
+		bool ok = true;
+		for (int k = 0; k < md->nevents; k++)
+			if (bad[md->events[k]])
+				ok = false;
+		if (!ok)
+			continue;
+		plan->metrics[plan->nmetrics++] = mi;
+		for (int k = 0; k < md->nevents; k++)
+			plan->event_used[md->events[k]] = true;
+	}
+	for (int i = 0; i < req->nevents; i++)
+		if (!bad[req->events[i]])
+			plan->event_used[req->events[i]] = true;
+
+	/* 2-3. Pack per PMU, in model order. */
+	struct mitem *items = xmalloc(sizeof(*items) * ((size_t)plan->nmetrics + 1));
+	int *set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+	bool *loose = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	for (int p = 0; p < m->npmus; p++) {
+		int first = pk.ngroups;
+		if (pmu_unlimited(&m->pmus[p])) {
+			struct gbuild *g = NULL;
+			for (int e = 0; e < m->nevents; e++) {
+				if (!plan->event_used[e] || m->events[e].pmu != p)
+					continue;
+				if (!g)
+					g = new_group(&pk, p);
+				group_add(g, e);
+			}
+			continue;
+		}
+		int nitems = 0;
+		for (int i = 0; i < plan->nmetrics; i++) {
+			const struct metric_def *md = &m->metrics[plan->metrics[i]];
+			int n = 0;
+			for (int k = 0; k < md->nevents; k++)
+				if (m->events[md->events[k]].pmu == p)
+					n++;
+			if (n > 0)
+				items[nitems++] = (struct mitem){ plan->metrics[i], n, md->name };
+		}
+		qsort(items, (size_t)nitems, sizeof(*items), mitem_cmp);
+		memset(loose, 0, sizeof(bool) * ((size_t)m->nevents + 1));
+		for (int i = 0; i < nitems; i++) {
+			const struct metric_def *md = &m->metrics[items[i].metric];
+			int n = 0;
+			for (int k = 0; k < md->nevents; k++) {
+				int e = md->events[k];
+				if (m->events[e].pmu != p)
+					continue;
+				bool dup = false;
+				for (int j = 0; j < n; j++)
+					dup |= set[j] == e;
+				if (!dup)
+					set[n++] = e;
+			}
+			if (set_cost(&pk, p, set, n) > pk.general[p]) {
+				for (int j = 0; j < n; j++)
+					loose[set[j]] = true;
+				continue;
+			}
+			place_set(&pk, first, p, set, n);
+		}
+		for (int i = 0; i < req->nevents; i++) {
+			int e = req->events[i];
+			if (!bad[e] && m->events[e].pmu == p)
+				loose[e] = true;
+		}
+		/* Loose events in event order, each only if no group counts it. */
+		for (int e = 0; e < m->nevents; e++) {
+			if (!loose[e])
+				continue;
+			bool have = false;
+			for (int gi = first; gi < pk.ngroups && !have; gi++)
+				have = group_has(&pk.g[gi], e);
+			if (!have)
+				place_set(&pk, first, p, &e, 1);
+		}
+	}
+
+	plan->ngroups = pk.ngroups;
+	plan->groups = xcalloc((size_t)pk.ngroups + 1, sizeof(*plan->groups));
+	for (int gi = 0; gi < pk.ngroups; gi++) {
+		struct sched_group *sg = &plan->groups[gi];
+		sg->pmu = pk.g[gi].pmu;
+		sg->nevents = pk.g[gi].n;
+		sg->events = pk.g[gi].ev;
+		sg->counters_used = set_cost(&pk, sg->pmu, sg->events, sg->nevents);
+	}
+
+	/* A metric is split when no single group holds all its events. */
+	for (int i = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[plan->metrics[i]];
+		if (md->nevents == 0)
+			continue;
+		bool together = false;
+		for (int gi = 0; gi < plan->ngroups && !together; gi++) {
+			const struct sched_group *sg = &plan->groups[gi];
+			bool all = true;
+			for (int k = 0; k < md->nevents && all; k++) {
+				bool in = false;
+				for (int j = 0; j < sg->nevents && !in; j++)
+					in = sg->events[j] == md->events[k];
+				all = in;
+			}
+			together = all;
+		}
+		plan->metric_split[plan->metrics[i]] = !together;
+	}
+
+	free(pk.g);
+	free(pk.fixed);
+	free(pk.general);
+	free(items);
+	free(set);
+	free(loose);
+	free(wanted);
+	free(bad);
+	free(mseen);
+	return plan;
+}
+
+void sched_plan_free(struct sched_plan *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->ngroups; i++)
+		free(p->groups[i].events);
+	free(p->groups);
+	free(p->metrics);
+	free(p->metric_split);
+	free(p->event_used);
+	for (int i = 0; i < p->nunschedulable; i++)
+		free(p->unsched_why[i]);
+	free(p->unschedulable);
+	free(p->unsched_why);
+	free(p);
+}
+
+int sched_groups_for_pmu(const struct sched_plan *p, int pmu)
+{
+	int n = 0;
+	if (!p)
+		return 0;
+	for (int i = 0; i < p->ngroups; i++)
+		if (p->groups[i].pmu == pmu)
+			n++;
+	return n;
+}
+
+void sched_print(const struct sched_plan *p, const struct model *m, FILE *out)
+{
+	if (!p || !m)
+		return;
+	for (int pmu = 0; pmu < m->npmus; pmu++) {
+		int ng = sched_groups_for_pmu(p, pmu);
+		if (ng == 0)
+			continue;
+		const struct pmu_def *pd = &m->pmus[pmu];
+		fprintf(out, "PMU %s (%s): %d group%s, each counted %.0f%% of the time\n",
+			pd->name, pd->perf_name ? pd->perf_name : "?", ng, ng == 1 ? "" : "s",
+			100.0 / ng);
+		int k = 0;
+		for (int gi = 0; gi < p->ngroups; gi++) {
+			const struct sched_group *sg = &p->groups[gi];
+			if (sg->pmu != pmu)
+				continue;
+			if (pmu_unlimited(pd))
+				fprintf(out, "  group %d:", ++k);
+			else
+				fprintf(out, "  group %d [%d counter%s]:", ++k, sg->counters_used,
+					sg->counters_used == 1 ? "" : "s");
+			for (int j = 0; j < sg->nevents; j++) {
+				const struct event_def *ed = &m->events[sg->events[j]];
+				fprintf(out, " %s%s", ed->name, (ed->flags & EVF_MERGE) ? "(pair)" : "");
+			}
+			fputc('\n', out);
+		}
+	}
+	int nsplit = 0;
+	for (int i = 0; i < p->nmetrics; i++)
+		nsplit += p->metric_split[p->metrics[i]];
+	fprintf(out, "%d metric%s planned", p->nmetrics, p->nmetrics == 1 ? "" : "s");
+	if (nsplit) {
+		fprintf(out, "; computed across groups (estimated):");
+		for (int i = 0; i < p->nmetrics; i++)
+			if (p->metric_split[p->metrics[i]])
+				fprintf(out, " %s", m->metrics[p->metrics[i]].name);
+	}
+	fputc('\n', out);
+	for (int i = 0; i < p->nunschedulable; i++)
+		fprintf(out, "unschedulable: %s: %s\n", m->events[p->unschedulable[i]].name,
+			p->unsched_why[i]);
+}

@@ -1,0 +1,349 @@
+/* sim_workload.c: the deterministic per-CPU workload model of the simulated
+ * PMU. A phase's parameters are drawn from a counter-based hash of (seed,
+ * cpu, phase number) rather than from a running random generator, so that a
+ * CPU's phase at any time depends on nothing but those three numbers: two
+ * simulators with the same seed agree whatever order they advance in.
+ *
+ * Every quantity is derived from the ones above it in the memory or pipeline
+ * hierarchy by a factor in [0, 1] (or >= 1 where the inequality goes the
+ * other way), which is what keeps the counts physically consistent. */
+#include "config.h"
+#include "sim_workload.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const quantity_names[WQ_COUNT] = {
+	[WQ_CYCLES] = "cycles", [WQ_REF_CYCLES] = "ref_cycles",
+	[WQ_BUSY_NS] = "busy_ns", [WQ_TOTAL_NS] = "total_ns",
+	[WQ_INSTRUCTIONS] = "instructions", [WQ_OPS] = "ops",
+	[WQ_OPS_DISPATCHED] = "ops_dispatched", [WQ_DISPATCH_SLOTS] = "dispatch_slots",
+	[WQ_FE_STALL_SLOTS] = "fe_stall_slots", [WQ_FE_LATENCY_CYCLES] = "fe_latency_cycles",
+	[WQ_BE_STALL_SLOTS] = "be_stall_slots", [WQ_SMT_STALL_SLOTS] = "smt_stall_slots",
+	[WQ_BE_MEM_CYCLES] = "be_mem_cycles", [WQ_BE_CYCLES] = "be_cycles",
+	[WQ_MICROCODE_OPS] = "microcode_ops",
+	[WQ_BRANCHES] = "branches", [WQ_BRANCH_MISSES] = "branch_misses",
+	[WQ_TAKEN_BRANCHES] = "taken_branches", [WQ_RESYNCS] = "resyncs",
+	[WQ_L1D_ACCESS] = "l1d_access", [WQ_L1D_MISS] = "l1d_miss", [WQ_L1I_MISS] = "l1i_miss",
+	[WQ_L2_ACCESS] = "l2_access", [WQ_L2_MISS] = "l2_miss", [WQ_L2_HIT] = "l2_hit",
+	[WQ_L2_PF_HIT] = "l2_pf_hit", [WQ_L2_PF_MISS] = "l2_pf_miss",
+	[WQ_L3_ACCESS] = "l3_access", [WQ_L3_MISS] = "l3_miss",
+	[WQ_L3_LAT_SUM] = "l3_lat_sum", [WQ_L3_LAT_REQ] = "l3_lat_req",
+	[WQ_DTLB_MISS] = "dtlb_miss", [WQ_ITLB_MISS] = "itlb_miss",
+	[WQ_DTLB_WALK] = "dtlb_walk", [WQ_ITLB_WALK] = "itlb_walk",
+	[WQ_FLOPS] = "flops",
+	[WQ_MEM_READ_BYTES] = "mem_read_bytes", [WQ_MEM_WRITE_BYTES] = "mem_write_bytes",
+	[WQ_MEMCLK] = "memclk", [WQ_DATA_BUS_BUSY] = "data_bus_busy",
+	[WQ_CTX_SWITCHES] = "ctx_switches", [WQ_MIGRATIONS] = "migrations",
+	[WQ_PAGE_FAULTS] = "page_faults",
+};
+
+const char *wl_quantity_name(int q)
+{
+	if (q < 0 || q >= WQ_COUNT)
+		return NULL;
+	return quantity_names[q];
+}
+
+int wl_quantity_lookup(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int q = 0; q < WQ_COUNT; q++)
+		if (strcmp(quantity_names[q], name) == 0)
+			return q;
+	return -1;
+}
+
+const char *wl_phase_name(enum wl_phase_kind k)
+{
+	static const char *const names[WL_NKINDS] = { "idle", "compute", "memory", "branchy" };
+	return (unsigned)k < WL_NKINDS ? names[k] : "?";
+}
+
+void wl_params_default(struct wl_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->seed = 0;
+	p->ghz_max = 5.0;
+	p->ghz_nominal = 3.0;
+	p->width = 8;
+	p->smt = true;
+	p->memclk_ghz = 3.0;
+}
+
+/* splitmix64's finaliser: a good 64-bit mixer, so that neighbouring
+ * (cpu, phase) pairs give unrelated draws. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* A stream of uniform draws for one phase. */
+struct draw { uint64_t state; };
+
+static double draw_unit(struct draw *d)
+{
+	d->state = mix64(d->state);
+	return (double)(d->state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double draw_range(struct draw *d, double lo, double hi)
+{
+	return lo + (hi - lo) * draw_unit(d);
+}
+
+static void draw_init(struct draw *d, const struct wl_params *p, int cpu, uint64_t phase_no)
+{
+	d->state = mix64(p->seed ^ mix64((uint64_t)(unsigned)cpu * 0x100000001b3ULL) ^
+			 mix64(phase_no * 0xd6e8feb86659fd93ULL + 1));
+}
+
+/* Phase lengths: 1.5 to 6 s of simulated time. */
+#define PHASE_MIN_NS 1500000000.0
+#define PHASE_MAX_NS 6000000000.0
+
+static enum wl_phase_kind draw_kind(struct draw *d)
+{
+	double u = draw_unit(d);
+	if (u < 0.30)
+		return WL_IDLE;
+	if (u < 0.55)
+		return WL_COMPUTE;
+	if (u < 0.80)
+		return WL_MEMORY;
+	return WL_BRANCHY;
+}
+
+/* Per-kind ranges of the model's free parameters. Each is drawn uniformly
+ * within its range once per phase. */
+struct kind_ranges {
+	double busy[2];        /* fraction of wall time not idle */
+	double freq[2];        /* fraction of ghz_max while busy */
+	double ipc[2];         /* instructions per cycle */
+	double ops_per_insn[2];
+	double badspec[2];     /* dispatched ops that do not retire, per retired op */
+	double ucode[2];       /* microcode share of retired ops */
+	double fe_share[2];    /* share of the unused slots lost to the frontend */
+	double smt_share[2];   /* share of the unused slots given to the sibling */
+	double be_mem[2];      /* share of backend stall cycles due to memory */
+	double branch[2];      /* branches per instruction */
+	double misp[2];        /* mispredicts per branch */
+	double l1d_per_insn[2];
+	double l1d_miss[2];    /* per L1D access */
+	double l1i_miss[2];    /* per instruction */
+	double l2_miss[2];     /* per L2 access */
+	double l3_miss[2];     /* per L3 access */
+	double lat10[2];       /* L3 miss latency in 10 ns units */
+	double dtlb[2];        /* DTLB misses per L1D access */
+	double flops_per_op[2];
+	double write_share[2]; /* written-back bytes per read byte */
+	double ctx_per_s[2];   /* context switches per second */
+};
+
+static const struct kind_ranges ranges[WL_NKINDS] = {
+	[WL_IDLE] = {
+		.busy = { 0.01, 0.05 }, .freq = { 0.40, 0.60 }, .ipc = { 0.5, 1.0 },
+		.ops_per_insn = { 1.05, 1.20 }, .badspec = { 0.03, 0.08 }, .ucode = { 0.01, 0.03 },
+		.fe_share = { 0.40, 0.60 }, .smt_share = { 0.00, 0.02 }, .be_mem = { 0.30, 0.50 },
+		.branch = { 0.15, 0.20 }, .misp = { 0.01, 0.03 },
+		.l1d_per_insn = { 0.35, 0.45 }, .l1d_miss = { 0.03, 0.06 }, .l1i_miss = { 0.005, 0.02 },
+		.l2_miss = { 0.20, 0.40 }, .l3_miss = { 0.20, 0.40 }, .lat10 = { 7.5, 9.0 },
+		.dtlb = { 0.001, 0.003 }, .flops_per_op = { 0.0, 0.01 }, .write_share = { 0.2, 0.4 },
+		.ctx_per_s = { 100, 500 },
+	},
+	[WL_COMPUTE] = {
+		.busy = { 0.92, 1.00 }, .freq = { 0.80, 1.00 }, .ipc = { 3.0, 4.5 },
+		.ops_per_insn = { 1.05, 1.25 }, .badspec = { 0.01, 0.04 }, .ucode = { 0.001, 0.005 },
+		.fe_share = { 0.20, 0.40 }, .smt_share = { 0.05, 0.15 }, .be_mem = { 0.05, 0.20 },
+		.branch = { 0.05, 0.10 }, .misp = { 0.001, 0.005 },
+		.l1d_per_insn = { 0.30, 0.40 }, .l1d_miss = { 0.005, 0.015 }, .l1i_miss = { 0.0001, 0.0005 },
+		.l2_miss = { 0.05, 0.15 }, .l3_miss = { 0.02, 0.08 }, .lat10 = { 7.5, 9.0 },
+		.dtlb = { 0.0002, 0.001 }, .flops_per_op = { 0.5, 2.0 }, .write_share = { 0.3, 0.6 },
+		.ctx_per_s = { 5, 50 },
+	},
+	[WL_MEMORY] = {
+		.busy = { 0.90, 1.00 }, .freq = { 0.75, 0.95 }, .ipc = { 0.25, 0.70 },
+		.ops_per_insn = { 1.05, 1.15 }, .badspec = { 0.02, 0.05 }, .ucode = { 0.001, 0.005 },
+		.fe_share = { 0.05, 0.15 }, .smt_share = { 0.03, 0.10 }, .be_mem = { 0.75, 0.95 },
+		.branch = { 0.08, 0.14 }, .misp = { 0.005, 0.015 },
+		.l1d_per_insn = { 0.40, 0.55 }, .l1d_miss = { 0.10, 0.25 }, .l1i_miss = { 0.0005, 0.002 },
+		.l2_miss = { 0.45, 0.75 }, .l3_miss = { 0.40, 0.75 }, .lat10 = { 8.0, 12.0 },
+		.dtlb = { 0.002, 0.01 }, .flops_per_op = { 0.0, 0.1 }, .write_share = { 0.2, 0.5 },
+		.ctx_per_s = { 5, 50 },
+	},
+	[WL_BRANCHY] = {
+		.busy = { 0.85, 1.00 }, .freq = { 0.80, 1.00 }, .ipc = { 1.0, 2.0 },
+		.ops_per_insn = { 1.10, 1.30 }, .badspec = { 0.15, 0.35 }, .ucode = { 0.005, 0.02 },
+		.fe_share = { 0.45, 0.65 }, .smt_share = { 0.05, 0.12 }, .be_mem = { 0.20, 0.40 },
+		.branch = { 0.20, 0.28 }, .misp = { 0.03, 0.08 },
+		.l1d_per_insn = { 0.30, 0.40 }, .l1d_miss = { 0.02, 0.05 }, .l1i_miss = { 0.005, 0.02 },
+		.l2_miss = { 0.15, 0.30 }, .l3_miss = { 0.10, 0.25 }, .lat10 = { 7.5, 9.5 },
+		.dtlb = { 0.0005, 0.002 }, .flops_per_op = { 0.0, 0.05 }, .write_share = { 0.2, 0.4 },
+		.ctx_per_s = { 20, 200 },
+	},
+};
+
+#define R(field) draw_range(d, r->field[0], r->field[1])
+
+/* Computes the per-ns rates of one phase. The draws are taken in a fixed
+ * order, so adding a quantity at the end does not change earlier ones. */
+static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, struct draw *d,
+			double *rate)
+{
+	const struct kind_ranges *r = &ranges[kind];
+	double width = p->width > 0 ? p->width : 8;
+
+	memset(rate, 0, sizeof(double) * WQ_COUNT);
+	double busy = R(busy);
+	double ghz = p->ghz_max * R(freq);
+	double ipc = R(ipc);
+	double opi = R(ops_per_insn);
+	double badspec = R(badspec);
+	double ucode = R(ucode);
+	double fe_share = R(fe_share);
+	/* Drawn even without SMT so that the later draws do not shift. */
+	double smt_share = R(smt_share);
+	if (!p->smt)
+		smt_share = 0.0;
+
+	rate[WQ_TOTAL_NS] = 1.0;
+	rate[WQ_BUSY_NS] = busy;
+	rate[WQ_CYCLES] = ghz * busy;
+	rate[WQ_REF_CYCLES] = p->ghz_nominal * busy;
+	double cyc = rate[WQ_CYCLES];
+	rate[WQ_INSTRUCTIONS] = ipc * cyc;
+	rate[WQ_OPS] = opi * rate[WQ_INSTRUCTIONS];
+	rate[WQ_MICROCODE_OPS] = ucode * rate[WQ_OPS];
+	rate[WQ_DISPATCH_SLOTS] = width * cyc;
+	/* Dispatched ops cannot exceed the slots; with the ranges above they
+	 * stay below 6.5 per cycle, but a narrow width must still hold. */
+	rate[WQ_OPS_DISPATCHED] = fmin((1.0 + badspec) * rate[WQ_OPS], rate[WQ_DISPATCH_SLOTS]);
+	if (rate[WQ_OPS] > rate[WQ_OPS_DISPATCHED]) {
+		/* Only reachable with a width below 7: scale the retirement
+		 * side down so that ops <= dispatched still holds. */
+		double k = rate[WQ_OPS_DISPATCHED] / rate[WQ_OPS];
+		rate[WQ_OPS] *= k;
+		rate[WQ_INSTRUCTIONS] *= k;
+		rate[WQ_MICROCODE_OPS] *= k;
+	}
+	double unused = rate[WQ_DISPATCH_SLOTS] - rate[WQ_OPS_DISPATCHED];
+	rate[WQ_FE_STALL_SLOTS] = fe_share * unused;
+	rate[WQ_SMT_STALL_SLOTS] = smt_share * unused;
+	/* The backend takes what is left, so that the four add up exactly. */
+	rate[WQ_BE_STALL_SLOTS] = unused - rate[WQ_FE_STALL_SLOTS] - rate[WQ_SMT_STALL_SLOTS];
+	if (rate[WQ_BE_STALL_SLOTS] < 0)
+		rate[WQ_BE_STALL_SLOTS] = 0;
+	/* Cycles in which the frontend delivered nothing at all: each one
+	 * accounts for `width` empty slots, so at most fe_stall_slots / width. */
+	rate[WQ_FE_LATENCY_CYCLES] = rate[WQ_FE_STALL_SLOTS] / width * draw_range(d, 0.4, 0.7);
+	/* Backend stall cycles: at least the stalled slots' worth of whole
+	 * cycles, at most all cycles. */
+	rate[WQ_BE_CYCLES] = fmin(cyc, rate[WQ_BE_STALL_SLOTS] / width * draw_range(d, 1.0, 1.3));
+	rate[WQ_BE_MEM_CYCLES] = R(be_mem) * rate[WQ_BE_CYCLES];
+
+	double insn = rate[WQ_INSTRUCTIONS];
+	rate[WQ_BRANCHES] = R(branch) * insn;
+	rate[WQ_BRANCH_MISSES] = R(misp) * rate[WQ_BRANCHES];
+	rate[WQ_TAKEN_BRANCHES] = draw_range(d, 0.5, 0.7) * rate[WQ_BRANCHES];
+	rate[WQ_RESYNCS] = draw_range(d, 0.02, 0.08) * rate[WQ_BRANCH_MISSES];
+
+	rate[WQ_L1D_ACCESS] = R(l1d_per_insn) * insn;
+	rate[WQ_L1D_MISS] = R(l1d_miss) * rate[WQ_L1D_ACCESS];
+	rate[WQ_L1I_MISS] = R(l1i_miss) * insn;
+	/* L2 sees the demand misses of both L1s plus hardware prefetches. */
+	double pf = draw_range(d, 0.15, 0.35);
+	double demand = rate[WQ_L1D_MISS] + rate[WQ_L1I_MISS];
+	rate[WQ_L2_ACCESS] = demand * (1.0 + pf);
+	double l2m = R(l2_miss);
+	rate[WQ_L2_MISS] = l2m * rate[WQ_L2_ACCESS];
+	rate[WQ_L2_HIT] = rate[WQ_L2_ACCESS] - rate[WQ_L2_MISS];
+	rate[WQ_L2_PF_MISS] = l2m * demand * pf;
+	rate[WQ_L2_PF_HIT] = demand * pf - rate[WQ_L2_PF_MISS];
+	rate[WQ_L3_ACCESS] = rate[WQ_L2_MISS];
+	rate[WQ_L3_MISS] = R(l3_miss) * rate[WQ_L3_ACCESS];
+	/* The L3 samples one miss in 16 for its latency counters. */
+	rate[WQ_L3_LAT_REQ] = rate[WQ_L3_MISS] / 16.0;
+	rate[WQ_L3_LAT_SUM] = R(lat10) * rate[WQ_L3_LAT_REQ];
+
+	rate[WQ_DTLB_MISS] = R(dtlb) * rate[WQ_L1D_ACCESS];
+	rate[WQ_DTLB_WALK] = draw_range(d, 0.1, 0.4) * rate[WQ_DTLB_MISS];
+	rate[WQ_ITLB_MISS] = draw_range(d, 0.00005, 0.0005) * insn;
+	rate[WQ_ITLB_WALK] = draw_range(d, 0.1, 0.4) * rate[WQ_ITLB_MISS];
+	rate[WQ_FLOPS] = R(flops_per_op) * rate[WQ_OPS];
+
+	/* Every L3 miss is one 64-byte line read from memory. */
+	rate[WQ_MEM_READ_BYTES] = 64.0 * rate[WQ_L3_MISS];
+	rate[WQ_MEM_WRITE_BYTES] = R(write_share) * rate[WQ_MEM_READ_BYTES];
+
+	rate[WQ_CTX_SWITCHES] = R(ctx_per_s) * 1e-9;
+	rate[WQ_MIGRATIONS] = draw_range(d, 0.01, 0.1) * rate[WQ_CTX_SWITCHES];
+	rate[WQ_PAGE_FAULTS] = draw_range(d, 1, 100) * 1e-9 * (kind == WL_IDLE ? 0.1 : 1.0);
+}
+
+#undef R
+
+/* Sets c to phase number n starting at start. */
+static void enter_phase(struct wl_cpu *c, const struct wl_params *p, uint64_t n, uint64_t start)
+{
+	struct draw d;
+	draw_init(&d, p, c->cpu, n);
+	c->phase_no = n;
+	c->phase_start = start;
+	c->phase_end = start + (uint64_t)draw_range(&d, PHASE_MIN_NS, PHASE_MAX_NS);
+	c->kind = draw_kind(&d);
+	phase_rates(p, c->kind, &d, c->rate);
+}
+
+void wl_cpu_init(struct wl_cpu *c, const struct wl_params *p, int cpu)
+{
+	memset(c, 0, sizeof(*c));
+	c->cpu = cpu;
+	enter_phase(c, p, 0, 0);
+}
+
+void wl_cpu_advance(struct wl_cpu *c, const struct wl_params *p, uint64_t now, uint64_t dt,
+		    double *acc)
+{
+	uint64_t end = now + dt;
+	while (now < end) {
+		while (now >= c->phase_end)
+			enter_phase(c, p, c->phase_no + 1, c->phase_end);
+		uint64_t stop = end < c->phase_end ? end : c->phase_end;
+		double span = (double)(stop - now);
+		for (int q = 0; q < WQ_COUNT; q++)
+			acc[q] += c->rate[q] * span;
+		now = stop;
+	}
+	/* Step into the next phase at once so that c always describes the
+	 * phase that the next nanosecond belongs to. */
+	while (end >= c->phase_end)
+		enter_phase(c, p, c->phase_no + 1, c->phase_end);
+}
+
+/* MEMCLK cycles the data bus is busy per 64-byte transfer. */
+#define BUS_CYCLES_PER_LINE 4.0
+
+void wl_channel_fill(const struct wl_params *p, int nch, uint64_t dt, double *acc)
+{
+	double clk = (nch > 0 ? nch : 1) * p->memclk_ghz * (double)dt;
+	double busy = (acc[WQ_MEM_READ_BYTES] + acc[WQ_MEM_WRITE_BYTES]) / 64.0 * BUS_CYCLES_PER_LINE;
+	acc[WQ_MEMCLK] = clk;
+	acc[WQ_DATA_BUS_BUSY] = busy < clk ? busy : clk;
+}
+
+void wl_phase_at(const struct wl_params *p, int cpu, uint64_t t, struct wl_phase_info *out)
+{
+	struct wl_cpu c;
+	wl_cpu_init(&c, p, cpu);
+	while (t >= c.phase_end)
+		enter_phase(&c, p, c.phase_no + 1, c.phase_end);
+	out->kind = c.kind;
+	out->start = c.phase_start;
+	out->end = c.phase_end;
+}

@@ -1,0 +1,85 @@
+/* sim_workload.h: the deterministic workload model behind the simulated PMU.
+ * Each CPU runs a sequence of phases (idle, compute-bound, memory-bound,
+ * branchy) that last a few seconds of simulated time; the sequence and every
+ * phase's parameters come from a hash of (seed, cpu, phase number), so the
+ * same seed always gives the same counts. Within a phase every quantity
+ * grows at a constant rate per nanosecond, and the rates are chosen so that
+ * the quantities are physically consistent (misses <= accesses at every
+ * level, ops >= instructions, the topdown slots add up, ...). The quantity
+ * names are those of docs/definitions.md, "Simulated PMU formulas". */
+#ifndef PMCTOP_SIM_WORKLOAD_H
+#define PMCTOP_SIM_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Workload quantities, in the order of the table in docs/definitions.md. */
+enum wl_quantity {
+	WQ_CYCLES, WQ_REF_CYCLES, WQ_BUSY_NS, WQ_TOTAL_NS,
+	WQ_INSTRUCTIONS, WQ_OPS, WQ_OPS_DISPATCHED, WQ_DISPATCH_SLOTS,
+	WQ_FE_STALL_SLOTS, WQ_FE_LATENCY_CYCLES, WQ_BE_STALL_SLOTS, WQ_SMT_STALL_SLOTS,
+	WQ_BE_MEM_CYCLES, WQ_BE_CYCLES, WQ_MICROCODE_OPS,
+	WQ_BRANCHES, WQ_BRANCH_MISSES, WQ_TAKEN_BRANCHES, WQ_RESYNCS,
+	WQ_L1D_ACCESS, WQ_L1D_MISS, WQ_L1I_MISS,
+	WQ_L2_ACCESS, WQ_L2_MISS, WQ_L2_HIT, WQ_L2_PF_HIT, WQ_L2_PF_MISS,
+	WQ_L3_ACCESS, WQ_L3_MISS, WQ_L3_LAT_SUM, WQ_L3_LAT_REQ,
+	WQ_DTLB_MISS, WQ_ITLB_MISS, WQ_DTLB_WALK, WQ_ITLB_WALK,
+	WQ_FLOPS,
+	WQ_MEM_READ_BYTES, WQ_MEM_WRITE_BYTES, WQ_MEMCLK, WQ_DATA_BUS_BUSY,
+	WQ_CTX_SWITCHES, WQ_MIGRATIONS, WQ_PAGE_FAULTS,
+	WQ_COUNT
+};
+
+/* The quantity's name as formulas spell it ("l3_miss"), NULL if out of range. */
+const char *wl_quantity_name(int q);
+/* The quantity named name, or -1. */
+int wl_quantity_lookup(const char *name);
+
+enum wl_phase_kind { WL_IDLE, WL_COMPUTE, WL_MEMORY, WL_BRANCHY, WL_NKINDS };
+const char *wl_phase_name(enum wl_phase_kind k);
+
+/* Machine-wide parameters of the model. */
+struct wl_params {
+	uint64_t seed;        /* mixed with the CPU number: each CPU differs */
+	double ghz_max;       /* highest core clock: cycles <= ghz_max x busy_ns */
+	double ghz_nominal;   /* reference clock: ref_cycles = ghz_nominal x busy_ns */
+	int width;            /* dispatch slots per cycle (8 on Zen 5) */
+	bool smt;             /* SMT siblings exist: smt_stall_slots may be non-zero */
+	double memclk_ghz;    /* memory controller clock per channel (UMC figures) */
+};
+/* Defaults: seed 0, 5.0 GHz max, 3.0 GHz nominal, width 8, SMT, 3.0 GHz MEMCLK. */
+void wl_params_default(struct wl_params *p);
+
+/* One CPU's position in its phase sequence. Time only moves forward. */
+struct wl_cpu {
+	int cpu;
+	uint64_t phase_no;        /* index of the current phase */
+	uint64_t phase_start;     /* ns of simulated time */
+	uint64_t phase_end;
+	enum wl_phase_kind kind;
+	double rate[WQ_COUNT];    /* per ns of wall time within this phase */
+};
+
+/* Places cpu at time 0 in its first phase. */
+void wl_cpu_init(struct wl_cpu *c, const struct wl_params *p, int cpu);
+/* Moves c from time now to now + dt and adds the quantities of that span
+ * to acc[WQ_COUNT]. now must be where the previous call left off (0 first).
+ * memclk and data_bus_busy stay 0 here: they belong to memory channels,
+ * not CPUs (see wl_channel_fill). */
+void wl_cpu_advance(struct wl_cpu *c, const struct wl_params *p, uint64_t now, uint64_t dt,
+		    double *acc);
+/* Fills the per-channel figures of acc (quantities already summed over
+ * the CPUs a set of nch channels serves, during dt ns): memclk = nch x
+ * memclk_ghz x dt, and data_bus_busy = the MEMCLK cycles spent moving the
+ * bytes (4 per 64-byte burst), at most memclk. */
+void wl_channel_fill(const struct wl_params *p, int nch, uint64_t dt, double *acc);
+
+/* Phase parameters for tests and the documentation. */
+struct wl_phase_info {
+	enum wl_phase_kind kind;
+	uint64_t start, end;      /* ns */
+};
+/* The phase of cpu that contains time t (stateless: replays from 0). */
+void wl_phase_at(const struct wl_params *p, int cpu, uint64_t t, struct wl_phase_info *out);
+
+#endif

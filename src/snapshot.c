@@ -1,0 +1,146 @@
+/* snapshot.c: allocation of per-interval snapshots and the lock-free
+ * single-producer/single-consumer ring that carries them from the sampler
+ * thread to the consumer (screen or writer).
+ *
+ * The ring uses free-running unsigned head/tail counters: the producer owns
+ * head and the consumer owns tail, so each side only ever writes its own
+ * index and neither ever waits. Slots are published with release stores
+ * and observed with acquire loads, which orders the snapshot's contents
+ * before the pointer becomes visible. */
+#include "config.h"
+#include "snapshot.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static double *nan_array(int n)
+{
+	double *a = xmalloc(sizeof(*a) * (size_t)(n > 0 ? n : 1));
+	for (int i = 0; i < n; i++)
+		a[i] = NAN;
+	return a;
+}
+
+struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES])
+{
+	struct snapshot *s = xcalloc(1, sizeof(*s));
+	s->model = m;
+	s->nmetrics = m ? m->nmetrics : 0;
+	s->nevents = m ? m->nevents : 0;
+	s->interval_s = NAN;
+	s->sampler_cost_s = NAN;
+	s->metric_planned = xcalloc((size_t)(s->nmetrics > 0 ? s->nmetrics : 1), sizeof(bool));
+	s->event_planned = xcalloc((size_t)(s->nevents > 0 ? s->nevents : 1), sizeof(bool));
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		int n = nrows && nrows[sc] > 0 ? nrows[sc] : 0;
+		s->nrows[sc] = n;
+		s->rows[sc] = xcalloc((size_t)(n > 0 ? n : 1), sizeof(struct snap_row));
+		for (int r = 0; r < n; r++) {
+			struct snap_row *row = &s->rows[sc][r];
+			row->id = r;
+			row->cpu = row->core = row->ccx = row->socket = -1;
+			row->metric = nan_array(s->nmetrics);
+			row->metric_cov = nan_array(s->nmetrics);
+			row->event = nan_array(s->nevents);
+			row->event_cov = nan_array(s->nevents);
+		}
+	}
+	return s;
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	if (!s)
+		return;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		for (int r = 0; r < s->nrows[sc]; r++) {
+			struct snap_row *row = &s->rows[sc][r];
+			free(row->metric);
+			free(row->metric_cov);
+			free(row->event);
+			free(row->event_cov);
+		}
+		free(s->rows[sc]);
+	}
+	free(s->metric_planned);
+	free(s->event_planned);
+	free(s->offline);
+	free(s->notice);
+	free(s);
+}
+
+const struct snap_row *snapshot_cpu(const struct snapshot *s, int cpu)
+{
+	if (!s)
+		return NULL;
+	/* CPU rows are normally in CPU order, so try the obvious place first. */
+	int n = s->nrows[SNAP_CPU];
+	const struct snap_row *rows = s->rows[SNAP_CPU];
+	if (cpu >= 0 && cpu < n && rows[cpu].cpu == cpu)
+		return &rows[cpu];
+	for (int i = 0; i < n; i++)
+		if (rows[i].cpu == cpu)
+			return &rows[i];
+	return NULL;
+}
+
+void snap_ring_init(struct snap_ring *r)
+{
+	for (int i = 0; i < SNAP_RING_SIZE; i++)
+		r->slot[i] = NULL;
+	atomic_init(&r->head, 0);
+	atomic_init(&r->tail, 0);
+	atomic_init(&r->dropped, 0);
+}
+
+bool snap_ring_push(struct snap_ring *r, struct snapshot *s)
+{
+	unsigned h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	unsigned t = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if (h - t >= SNAP_RING_SIZE) {
+		/* Full: the consumer is behind. Dropping the new snapshot keeps
+		 * the producer wait-free; the consumer sees the count. */
+		atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+		snapshot_free(s);
+		return false;
+	}
+	r->slot[h % SNAP_RING_SIZE] = s;
+	atomic_store_explicit(&r->head, h + 1, memory_order_release);
+	return true;
+}
+
+struct snapshot *snap_ring_pop(struct snap_ring *r)
+{
+	unsigned t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	unsigned h = atomic_load_explicit(&r->head, memory_order_acquire);
+	if (t == h)
+		return NULL;
+	struct snapshot *s = r->slot[t % SNAP_RING_SIZE];
+	r->slot[t % SNAP_RING_SIZE] = NULL;
+	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+	return s;
+}
+
+struct snapshot *snap_ring_pop_latest(struct snap_ring *r)
+{
+	unsigned t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	unsigned h = atomic_load_explicit(&r->head, memory_order_acquire);
+	if (t == h)
+		return NULL;
+	for (; t + 1 != h; t++) {
+		snapshot_free(r->slot[t % SNAP_RING_SIZE]);
+		r->slot[t % SNAP_RING_SIZE] = NULL;
+	}
+	struct snapshot *s = r->slot[t % SNAP_RING_SIZE];
+	r->slot[t % SNAP_RING_SIZE] = NULL;
+	atomic_store_explicit(&r->tail, h, memory_order_release);
+	return s;
+}
+
+void snap_ring_done(struct snap_ring *r)
+{
+	struct snapshot *s;
+	while ((s = snap_ring_pop(r)) != NULL)
+		snapshot_free(s);
+}

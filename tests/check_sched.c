@@ -1,0 +1,283 @@
+/* check_sched.c: the group packer on a hand-built model: exact groups for
+ * known requests, determinism, split metrics, merged pairs, fixed counters,
+ * fewer free counters (NMI watchdog) giving more groups, and unschedulable
+ * events reported with a reason. */
+#include "config.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evdef.h"
+#include "sched.h"
+#include "util.h"
+
+enum { P_CORE, P_L3, P_SW, NP };
+enum { CYC, INS, BR, BRM, L1, L1M, FLOP, L3A, L3M, TC, NE };
+enum { M_IPC, M_BRMR, M_L1MR, M_BIG, M_FLOPS, M_L3HIT, M_XPMU, NM };
+
+static struct pmu_def pmus[NP] = {
+	[P_CORE] = { .name = "core", .perf_name = "cpu", .kind = PMU_CORE, .counters = 4 },
+	[P_L3] = { .name = "l3", .perf_name = "amd_l3", .kind = PMU_UNCORE, .scope = SCOPE_CCX, .counters = 2 },
+	[P_SW] = { .name = "software", .perf_name = "software", .kind = PMU_SOFTWARE, .counters = 64 },
+};
+static struct event_def events[NE] = {
+	[CYC] = { .name = "cyc", .pmu = P_CORE }, [INS] = { .name = "ins", .pmu = P_CORE },
+	[BR] = { .name = "br", .pmu = P_CORE }, [BRM] = { .name = "brm", .pmu = P_CORE },
+	[L1] = { .name = "l1", .pmu = P_CORE }, [L1M] = { .name = "l1m", .pmu = P_CORE },
+	[FLOP] = { .name = "flop", .pmu = P_CORE, .flags = EVF_MERGE },
+	[L3A] = { .name = "l3a", .pmu = P_L3 }, [L3M] = { .name = "l3m", .pmu = P_L3 },
+	[TC] = { .name = "tc", .pmu = P_SW },
+};
+static int ev_ipc[] = { CYC, INS }, ev_brmr[] = { BR, BRM }, ev_l1mr[] = { L1, L1M };
+static int ev_big[] = { CYC, INS, BR, BRM, L1 }, ev_flops[] = { FLOP, CYC };
+static int ev_l3hit[] = { L3A, L3M }, ev_xpmu[] = { L3M, CYC };
+#define MET(n, a) { .name = n, .nevents = (int)ARRAY_SIZE(a), .events = a }
+static struct metric_def metrics[NM] = {
+	[M_IPC] = MET("ipc", ev_ipc), [M_BRMR] = MET("brmr", ev_brmr),
+	[M_L1MR] = MET("l1mr", ev_l1mr), [M_BIG] = MET("big", ev_big),
+	[M_FLOPS] = MET("flops_pc", ev_flops), [M_L3HIT] = MET("l3hit", ev_l3hit),
+	[M_XPMU] = MET("xpmu", ev_xpmu),
+};
+static struct model model = { .name = "test", .npmus = NP, .pmus = pmus,
+	.nevents = NE, .events = events, .nmetrics = NM, .metrics = metrics };
+
+static struct sched_plan *plan(const int *mets, int nm, const int *evs, int ne, int core_free, int l3_free)
+{
+	int fc[NP] = { core_free, l3_free, 64 };
+	struct sched_request rq = { nm, mets, ne, evs, fc };
+	char *cause = NULL;
+	struct sched_plan *p = sched_plan(&model, &rq, &cause);
+	ck_assert_msg(p != NULL, "plan failed: %s", cause ? cause : "?");
+	return p;
+}
+
+/* Asserts group gi has exactly the events listed (in order), -1 ends. */
+static void assert_group(const struct sched_plan *p, int gi, int pmu, const int *want, int line)
+{
+	ck_assert_msg(gi < p->ngroups, "line %d: no group %d", line, gi);
+	const struct sched_group *g = &p->groups[gi];
+	ck_assert_msg(g->pmu == pmu, "line %d: group %d on pmu %d", line, gi, g->pmu);
+	int n = 0;
+	while (want[n] >= 0)
+		n++;
+	ck_assert_msg(g->nevents == n, "line %d: group %d has %d events, want %d", line, gi, g->nevents, n);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(g->events[i] == want[i], "line %d: group %d event %d is %s, want %s",
+			      line, gi, i, events[g->events[i]].name, events[want[i]].name);
+}
+#define GROUP(p, gi, pmu, ...) assert_group(p, gi, pmu, (const int[]){ __VA_ARGS__, -1 }, __LINE__)
+
+START_TEST(test_exact_groups)
+{
+	int m[] = { M_IPC, M_BRMR, M_L1MR };
+	struct sched_plan *p = plan(m, 3, NULL, 0, 4, 2);
+	/* Order: brmr, ipc, l1mr (equal sizes, by name). */
+	ck_assert_int_eq(p->ngroups, 2);
+	GROUP(p, 0, P_CORE, BR, BRM, CYC, INS);
+	GROUP(p, 1, P_CORE, L1, L1M);
+	ck_assert_int_eq(p->groups[0].counters_used, 4);
+	ck_assert_int_eq(sched_groups_for_pmu(p, P_CORE), 2);
+	ck_assert_int_eq(p->nmetrics, 3);
+	for (int i = 0; i < NM; i++)
+		ck_assert(!p->metric_split[i]);
+	ck_assert(p->event_used[CYC] && p->event_used[L1M] && !p->event_used[FLOP]);
+	ck_assert_int_eq(p->nunschedulable, 0);
+	sched_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_nmi_reserved_more_groups)
+{
+	int m[] = { M_IPC, M_BRMR, M_L1MR };
+	/* The watchdog holds one of 4 counters: 3 left, ipc no longer joins brmr. */
+	struct sched_plan *p = plan(m, 3, NULL, 0, 3, 2);
+	ck_assert_int_eq(sched_groups_for_pmu(p, P_CORE), 3);
+	GROUP(p, 0, P_CORE, BR, BRM);
+	GROUP(p, 1, P_CORE, CYC, INS);
+	GROUP(p, 2, P_CORE, L1, L1M);
+	sched_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_determinism)
+{
+	int a[] = { M_IPC, M_BRMR, M_L1MR, M_FLOPS, M_L3HIT };
+	int b[] = { M_L3HIT, M_FLOPS, M_L1MR, M_BRMR, M_IPC, M_IPC };
+	struct sched_plan *p = plan(a, 5, NULL, 0, 4, 2);
+	struct sched_plan *q = plan(b, 6, NULL, 0, 4, 2);
+	ck_assert_int_eq(p->ngroups, q->ngroups);
+	for (int gi = 0; gi < p->ngroups; gi++) {
+		ck_assert_int_eq(p->groups[gi].pmu, q->groups[gi].pmu);
+		ck_assert_int_eq(p->groups[gi].nevents, q->groups[gi].nevents);
+		ck_assert(!memcmp(p->groups[gi].events, q->groups[gi].events,
+				  sizeof(int) * (size_t)p->groups[gi].nevents));
+	}
+	/* The duplicate request is planned once. */
+	ck_assert_int_eq(q->nmetrics, 5);
+	sched_plan_free(p);
+	sched_plan_free(q);
+}
+END_TEST
+
+START_TEST(test_merge_pairs)
+{
+	int m[] = { M_IPC, M_FLOPS };
+	struct sched_plan *p = plan(m, 2, NULL, 0, 4, 2);
+	/* flops_pc first (name order): flop takes 2, cyc 1, ins 1 = 4. */
+	ck_assert_int_eq(p->ngroups, 1);
+	GROUP(p, 0, P_CORE, FLOP, CYC, INS);
+	ck_assert_int_eq(p->groups[0].counters_used, 4);
+	sched_plan_free(p);
+
+	/* With 3 counters ipc needs its own group, and cycles is counted in
+	 * both groups that need it. */
+	p = plan(m, 2, NULL, 0, 3, 2);
+	ck_assert_int_eq(p->ngroups, 2);
+	GROUP(p, 0, P_CORE, FLOP, CYC);
+	GROUP(p, 1, P_CORE, CYC, INS);
+	ck_assert_int_eq(p->groups[0].counters_used, 3);
+	ck_assert(!p->metric_split[M_FLOPS] && !p->metric_split[M_IPC]);
+	sched_plan_free(p);
+
+	/* One counter: a merged pair can never be opened. */
+	p = plan(m, 2, NULL, 0, 1, 2);
+	ck_assert_int_eq(p->nunschedulable, 1);
+	ck_assert_int_eq(p->unschedulable[0], FLOP);
+	ck_assert_ptr_nonnull(strstr(p->unsched_why[0], "merged"));
+	/* ipc is still planned, but each of its events rotates alone. */
+	ck_assert_int_eq(p->nmetrics, 1);
+	ck_assert_int_eq(p->metrics[0], M_IPC);
+	ck_assert(p->metric_split[M_IPC]);
+	GROUP(p, 0, P_CORE, CYC);
+	GROUP(p, 1, P_CORE, INS);
+	sched_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_split)
+{
+	int m[] = { M_BIG, M_XPMU, M_L3HIT };
+	struct sched_plan *p = plan(m, 3, NULL, 0, 4, 2);
+	ck_assert(p->metric_split[M_BIG]);
+	ck_assert(p->metric_split[M_XPMU]);   /* events of two PMUs never share a group */
+	ck_assert(!p->metric_split[M_L3HIT]);
+	/* big's five events are placed one by one, first-fit. */
+	GROUP(p, 0, P_CORE, CYC, INS, BR, BRM);
+	GROUP(p, 1, P_CORE, L1);
+	GROUP(p, 2, P_L3, L3A, L3M);
+	ck_assert_int_eq(p->ngroups, 3);
+	sched_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_extra_and_software)
+{
+	int m[] = { M_IPC };
+	int e[] = { TC, L1M, CYC };
+	struct sched_plan *p = plan(m, 1, e, 3, 2, 2);
+	/* cyc is already counted by ipc's group, so it is not added again. */
+	ck_assert_int_eq(p->ngroups, 3);
+	GROUP(p, 0, P_CORE, CYC, INS);
+	GROUP(p, 1, P_CORE, L1M);
+	GROUP(p, 2, P_SW, TC);
+	ck_assert(p->event_used[TC] && p->event_used[L1M]);
+	sched_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_unschedulable)
+{
+	int m[] = { M_IPC, M_L3HIT };
+	int e[] = { L3A };
+	struct sched_plan *p = plan(m, 2, e, 1, 4, 0);
+	ck_assert_int_eq(p->nunschedulable, 2);
+	ck_assert_int_eq(p->unschedulable[0], L3A);
+	ck_assert_int_eq(p->unschedulable[1], L3M);
+	ck_assert_ptr_nonnull(strstr(p->unsched_why[0], "no free counters"));
+	ck_assert_int_eq(p->nmetrics, 1);
+	ck_assert_int_eq(p->metrics[0], M_IPC);
+	ck_assert_int_eq(sched_groups_for_pmu(p, P_L3), 0);
+	ck_assert(!p->event_used[L3A]);
+
+	char *buf = NULL; size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	sched_print(p, &model, f);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "PMU core (cpu): 1 group"));
+	ck_assert_ptr_nonnull(strstr(buf, "unschedulable: l3a: PMU l3 has no free counters"));
+	free(buf);
+	sched_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_bad_request)
+{
+	int m[] = { NM };
+	int fc[NP] = { 4, 2, 64 };
+	struct sched_request rq = { 1, m, 0, NULL, fc };
+	char *cause = NULL;
+	ck_assert_ptr_null(sched_plan(&model, &rq, &cause));
+	ck_assert_ptr_nonnull(cause);
+	free(cause);
+}
+END_TEST
+
+/* Intel-like PMU: 3 fixed counters (instructions, cycles, ref cycles) and
+ * 2 general ones. Fixed-able events use no general counter until the
+ * group's fixed counters are taken. */
+START_TEST(test_fixed)
+{
+	struct pmu_def ip[1] = { { .name = "core", .perf_name = "cpu", .kind = PMU_CORE, .counters = 2, .fixed = 3 } };
+	struct event_def ie[6] = {
+		{ .name = "inst", .flags = EVF_FIXED }, { .name = "cyc", .flags = EVF_FIXED },
+		{ .name = "ref", .flags = EVF_FIXED }, { .name = "a" }, { .name = "b" }, { .name = "c" },
+	};
+	int e1[] = { 0, 1, 3, 4 }, e2[] = { 2, 5 };
+	struct metric_def im[2] = { MET("m1", e1), MET("m2", e2) };
+	struct model mm = { .name = "intel", .npmus = 1, .pmus = ip, .nevents = 6, .events = ie,
+		.nmetrics = 2, .metrics = im };
+	int req[] = { 0, 1 };
+	int fc[1] = { 2 };
+	struct sched_request rq = { 2, req, 0, NULL, fc };
+	struct sched_plan *p = sched_plan(&mm, &rq, NULL);
+	/* m1: 2 fixed + 2 general; m2's c needs a third general counter. */
+	ck_assert_int_eq(p->ngroups, 2);
+	ck_assert_int_eq(p->groups[0].nevents, 4);
+	ck_assert_int_eq(p->groups[0].counters_used, 2);
+	ck_assert_int_eq(p->groups[1].nevents, 2);
+	ck_assert_int_eq(p->groups[1].counters_used, 1);
+	sched_plan_free(p);
+	/* Without fixed counters the same events need three groups. */
+	ip[0].fixed = 0;
+	p = sched_plan(&mm, &rq, NULL);
+	ck_assert_int_eq(p->ngroups, 3);
+	ck_assert(p->metric_split[0]);
+	sched_plan_free(p);
+}
+END_TEST
+
+static Suite *sched_suite(void)
+{
+	Suite *s = suite_create("sched");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_exact_groups);
+	tcase_add_test(tc, test_nmi_reserved_more_groups);
+	tcase_add_test(tc, test_determinism);
+	tcase_add_test(tc, test_merge_pairs);
+	tcase_add_test(tc, test_split);
+	tcase_add_test(tc, test_extra_and_software);
+	tcase_add_test(tc, test_unschedulable);
+	tcase_add_test(tc, test_bad_request);
+	tcase_add_test(tc, test_fixed);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(sched_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
