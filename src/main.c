@@ -1,3 +1,377 @@
-/* main.c: placeholder entry point (replaced by the real one). */
+/* main.c: pmctop's entry point: options, model and topology selection,
+ * the listings, then the batch loop or the live dashboard. */
 #include "config.h"
-int main(void) { return 0; }
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "cpuid.h"
+#include "evdef.h"
+#include "listing.h"
+#include "output.h"
+#include "sampler.h"
+#include "topo.h"
+#include "util.h"
+#include "../ui/ui.h"
+
+#ifndef PMCTOP_SRC_EVENTS_DIR
+#define PMCTOP_SRC_EVENTS_DIR "events"
+#endif
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static bool is_dir(const char *p)
+{
+	return p && access(p, R_OK | X_OK) == 0;
+}
+
+/* The installed definitions win; a build tree that was not installed falls
+ * back to its source directory so that `./pmctop` works straight after make. */
+static const char *pick_events_dir(const struct options *o)
+{
+	if (o->events_dir)
+		return o->events_dir;
+	const char *env = getenv("PMCTOP_EVENTS_DIR");
+	if (env && *env)
+		return env;
+	if (is_dir(PMCTOP_EVENTS_DIR))
+		return PMCTOP_EVENTS_DIR;
+	return PMCTOP_SRC_EVENTS_DIR;
+}
+
+struct run {
+	struct options opt;
+	const char *events_dir;
+	struct model *model;
+	struct topo *topo;
+	const struct pmu_backend_ops *ops;
+	char cpu_name[128];
+	bool *cpu_filter;
+	int nmetrics; int *metrics;
+	int nevents; int *events;
+};
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "pmctop: %s\n", msg);
+	fputs("Try 'pmctop --help' for more information.\n", stderr);
+	return 2;
+}
+
+static int runtime_error(const char *msg)
+{
+	fprintf(stderr, "pmctop: %s\n", msg);
+	return 1;
+}
+
+/* Chooses the model and topology: simulated, forced with --model, or
+ * detected from /proc/cpuinfo. Returns an exit status or -1 to go on. */
+static int choose_machine(struct run *r)
+{
+	char *cause = NULL;
+	char *name = NULL;
+	int rc = -1;
+	if (r->opt.sim) {
+		int shape[4];
+		if (sim_parse_spec(r->opt.sim, &name, shape, &cause) < 0) {
+			rc = usage_error(cause);
+			goto out;
+		}
+		r->topo = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
+		r->ops = &backend_sim;
+		snprintf(r->cpu_name, sizeof(r->cpu_name), "simulated %dx%dx%dx%d", shape[0],
+			 shape[1], shape[2], shape[3]);
+	} else {
+		struct cpu_ident id;
+		memset(&id, 0, sizeof(id));
+		if (cpuid_read("/proc/cpuinfo", &id, &cause) == 0)
+			snprintf(r->cpu_name, sizeof(r->cpu_name), "%s", id.model_name);
+		free(cause);
+		cause = NULL;
+		if (r->opt.model)
+			name = xstrdup(r->opt.model);
+		else if (!(name = cpuid_pick_model(&id, r->events_dir, &cause))) {
+			rc = runtime_error(cause);
+			goto out;
+		}
+		r->topo = topo_load("/sys", &cause);
+		if (!r->topo) {
+			rc = runtime_error(cause);
+			goto out;
+		}
+		r->ops = &backend_perf;
+	}
+	r->model = model_load_by_name(r->events_dir, name, &cause);
+	if (!r->model) {
+		char *msg = xasprintf("%s (see --list-models)", cause);
+		rc = r->opt.sim || r->opt.model ? usage_error(msg) : runtime_error(msg);
+		free(msg);
+	}
+out:
+	free(name);
+	free(cause);
+	return rc;
+}
+
+static void add_metric(struct run *r, int m)
+{
+	for (int i = 0; i < r->nmetrics; i++)
+		if (r->metrics[i] == m)
+			return;
+	r->metrics = xrealloc(r->metrics, sizeof(int) * (size_t)(r->nmetrics + 1));
+	r->metrics[r->nmetrics++] = m;
+}
+
+static void add_view_metrics(struct run *r, const struct view_def *v)
+{
+	for (int i = 0; i < v->ncols; i++)
+		add_metric(r, v->cols[i].metric);
+	for (int i = 0; i < v->nbar; i++)
+		add_metric(r, v->bar[i]);
+}
+
+/* The metrics to measure: the -g view or metric group, else the model's
+ * "batch" view in batch mode, else its first view. */
+static int choose_metrics(struct run *r)
+{
+	const struct model *m = r->model;
+	if (r->opt.group) {
+		int v = model_find_view(m, r->opt.group);
+		if (v >= 0) {
+			add_view_metrics(r, &m->views[v]);
+		} else {
+			for (int i = 0; i < m->nmetrics; i++)
+				if (metric_in_group(&m->metrics[i], r->opt.group))
+					add_metric(r, i);
+		}
+		if (r->nmetrics == 0) {
+			char *msg = xasprintf("no view or metric group '%s' in model %s (see --list-views)",
+					      r->opt.group, m->name);
+			int rc = usage_error(msg);
+			free(msg);
+			return rc;
+		}
+	} else if (m->nviews > 0) {
+		int v = r->opt.batch ? model_find_view(m, "batch") : -1;
+		add_view_metrics(r, &m->views[v >= 0 ? v : 0]);
+	}
+	for (int i = 0; i < r->opt.nevents; i++) {
+		int e = model_find_event(m, r->opt.events[i]);
+		if (e < 0) {
+			char *msg = xasprintf("no event '%s' in model %s (see --list-events)",
+					      r->opt.events[i], m->name);
+			int rc = usage_error(msg);
+			free(msg);
+			return rc;
+		}
+		r->events = xrealloc(r->events, sizeof(int) * (size_t)(r->nevents + 1));
+		r->events[r->nevents++] = e;
+	}
+	return -1;
+}
+
+static int run_listing(struct run *r)
+{
+	if (r->opt.list_events)
+		listing_events(stdout, r->model, r->opt.list_pattern);
+	if (r->opt.list_metrics)
+		listing_metrics(stdout, r->model, r->opt.raw);
+	if (r->opt.list_views)
+		listing_views(stdout, r->model);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static int run_batch(struct run *r, struct sampler *s)
+{
+	FILE *f = stdout;
+	if (r->opt.output_path && !(f = fopen(r->opt.output_path, "w"))) {
+		fprintf(stderr, "pmctop: cannot write %s: %s\n", r->opt.output_path, strerror(errno));
+		return 1;
+	}
+	struct output_opts oo = {
+		.format = r->opt.format,
+		.ncols = r->nmetrics, .cols = r->metrics,
+		.nevcols = r->nevents, .evcols = r->events,
+		.show_ccx = r->topo->nccx > 1,
+	};
+	struct output *out = output_new(f, &oo);
+	int rc = 0;
+	bool told = false;
+	for (long n = 0; !stop_requested && (r->opt.iterations == 0 || n < r->opt.iterations); n++) {
+		char *cause = NULL;
+		struct snapshot *snap = sampler_step(s, &cause);
+		if (!snap) {
+			if (stop_requested) {
+				free(cause);
+				break;
+			}
+			fprintf(stderr, "pmctop: %s\n", cause ? cause : "sampling failed");
+			free(cause);
+			rc = 1;
+			break;
+		}
+		const char *notice = sampler_notice(s);
+		if (notice && !told) {
+			fprintf(stderr, "pmctop: %s\n", notice);
+			told = true;
+		}
+		int wr = output_write(out, snap);
+		snapshot_free(snap);
+		if (wr < 0) {
+			/* A closed pipe (pmctop -b | head) is a normal way to stop. */
+			if (wr != -EPIPE)
+				fprintf(stderr, "pmctop: writing output: %s\n", strerror(-wr));
+			rc = wr == -EPIPE ? 0 : 1;
+			break;
+		}
+	}
+	output_free(out);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "pmctop: closing %s: %s\n", r->opt.output_path, strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
+static int run_live(struct run *r, struct sampler *s)
+{
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		return usage_error("the dashboard needs a terminal; use -b for batch output");
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	const char *nc = getenv("NO_COLOR");
+	struct ui_config cfg = {
+		.sampler = s,
+		.model = r->model,
+		.topo = r->topo,
+		.interval_s = r->opt.delay_s,
+		.rotate_ms = r->opt.rotate_ms,
+		.no_color = r->opt.no_color || (nc && *nc),
+		.simulated = r->ops->simulated,
+		.host = host,
+		.cpu_name = r->cpu_name,
+		.view = r->opt.group,
+		.nextra = r->nevents, .extra_events = r->events,
+		.cpu_filter = r->cpu_filter,
+	};
+	char *cause = NULL;
+	if (ui_run(&cfg, &cause) < 0) {
+		fprintf(stderr, "pmctop: %s\n", cause ? cause : "the dashboard failed");
+		free(cause);
+		return 1;
+	}
+	return 0;
+}
+
+static int run(struct run *r)
+{
+	char *cause = NULL;
+	r->events_dir = pick_events_dir(&r->opt);
+	if (r->opt.list_models) {
+		if (listing_models(stdout, r->events_dir, &cause) < 0) {
+			int rc = runtime_error(cause);
+			free(cause);
+			return rc;
+		}
+		return 0;
+	}
+	int rc = choose_machine(r);
+	if (rc >= 0)
+		return rc;
+	if (r->opt.list_events || r->opt.list_metrics || r->opt.list_views)
+		return run_listing(r);
+	if (r->opt.cpu_list) {
+		r->cpu_filter = xcalloc((size_t)r->topo->max_cpu, sizeof(bool));
+		if (cpulist_parse(r->opt.cpu_list, r->cpu_filter, r->topo->max_cpu, &cause) < 0) {
+			char *msg = xasprintf("-C: %s", cause);
+			rc = usage_error(msg);
+			free(msg);
+			free(cause);
+			return rc;
+		}
+	}
+	if ((rc = choose_metrics(r)) >= 0)
+		return rc;
+
+	struct sampler_config sc = {
+		.model = r->model,
+		.topo = r->topo,
+		.ops = r->ops,
+		.backend_arg = r->opt.sim,
+		.interval_s = r->opt.delay_s,
+		.rotate_ms = r->opt.rotate_ms,
+		.cpu_filter = r->cpu_filter,
+		.nmetrics = r->nmetrics, .metrics = r->metrics,
+		.nevents = r->nevents, .events = r->events,
+	};
+	struct sampler *s = sampler_new(&sc, &cause);
+	if (!s) {
+		rc = runtime_error(cause);
+		free(cause);
+		return rc;
+	}
+	if (r->opt.show_schedule) {
+		sched_print(sampler_plan(s), r->model, stdout);
+		rc = 0;
+	} else if (r->opt.batch) {
+		rc = run_batch(r, s);
+	} else {
+		rc = run_live(r, s);
+	}
+	sampler_free(s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r;
+	memset(&r, 0, sizeof(r));
+	options_init(&r.opt);
+	char *cause = NULL;
+	int rc;
+	if (cli_parse(argc, argv, &r.opt, &cause) < 0) {
+		fprintf(stderr, "pmctop: %s\n", cause);
+		cli_usage(stderr);
+		free(cause);
+		options_done(&r.opt);
+		return 2;
+	}
+	if (r.opt.help) {
+		cli_usage(stdout);
+		rc = 0;
+	} else if (r.opt.version) {
+		printf("pmctop %s\n", PACKAGE_VERSION);
+		rc = 0;
+	} else {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop_signal;
+		if (r.opt.batch) {
+			sigaction(SIGINT, &sa, NULL);
+			sigaction(SIGTERM, &sa, NULL);
+		}
+		signal(SIGPIPE, SIG_IGN);
+		rc = run(&r);
+	}
+	free(r.cpu_filter);
+	free(r.metrics);
+	free(r.events);
+	if (r.model)
+		model_free(r.model);
+	if (r.topo)
+		topo_free(r.topo);
+	options_done(&r.opt);
+	return rc;
+}

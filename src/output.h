@@ -10,8 +10,9 @@ enum output_format { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 struct output_opts {
 	enum output_format format;
-	int ncols; const int *cols;   /* metric indices to print, in order */
-	bool per_core, show_ccx;      /* table: extra scopes */
+	int ncols; const int *cols;     /* metric indices to print, in order */
+	int nevcols; const int *evcols; /* extra events (-e), printed as rates per second */
+	bool show_ccx;                  /* table: CCX rows after the CPU rows */
 };
 
 struct output;
@@ -20,5 +21,11 @@ struct output *output_new(FILE *f, const struct output_opts *o);
 int output_write(struct output *o, const struct snapshot *s);
 void output_free(struct output *o);
 int output_parse_format(const char *s);  /* -1 if unknown */
+
+/* Shared by the writers and the screen: a metric value as text, "-" for
+ * NaN; "ratio" metrics print as percentages. fmt may be NULL (default). */
+void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n);
+/* The column heading of a metric: its label plus "%" for ratios. */
+void output_metric_heading(const struct metric_def *md, char *buf, size_t n);
 
 #endif

@@ -1,0 +1,216 @@
+/* cli.c: parses pmctop's options (GNU getopt_long style). Every rejected
+ * option or value gets a reason that says what was expected, because the
+ * user sees only that line and the usage. */
+#include "config.h"
+#include "cli.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	OPT_FORMAT = 256, OPT_MODEL, OPT_SIM, OPT_ROTATE, OPT_LIST_MODELS,
+	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
+	OPT_SHOW_SCHEDULE, OPT_NO_COLOR,
+};
+
+static const struct option long_options[] = {
+	{ "delay", required_argument, NULL, 'd' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "group", required_argument, NULL, 'g' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "sim", required_argument, NULL, OPT_SIM },
+	{ "rotate", required_argument, NULL, OPT_ROTATE },
+	{ "list-models", no_argument, NULL, OPT_LIST_MODELS },
+	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "list-metrics", no_argument, NULL, OPT_LIST_METRICS },
+	{ "list-views", no_argument, NULL, OPT_LIST_VIEWS },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "events-dir", required_argument, NULL, OPT_EVENTS_DIR },
+	{ "show-schedule", no_argument, NULL, OPT_SHOW_SCHEDULE },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "no-colour", no_argument, NULL, OPT_NO_COLOR },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage(FILE *out)
+{
+	fputs("Usage: pmctop [OPTION]...\n"
+	      "A top-like dashboard of hardware performance counters.\n"
+	      "\n"
+	      "  -d, --delay SECS        refresh interval in seconds (default 1)\n"
+	      "  -n, --iterations N      stop after N intervals (default: run until quit)\n"
+	      "  -b, --batch             print figures instead of the dashboard\n"
+	      "      --format FMT        batch output: table, csv or json (default table)\n"
+	      "  -o, --output FILE       batch output to FILE instead of standard output\n"
+	      "  -C, --cpu LIST          only these CPUs, e.g. 0-7,16\n"
+	      "  -g, --group NAME        view or metric group to show (see --list-views)\n"
+	      "  -e, --event NAME        add an event as a column (repeatable)\n"
+	      "      --model NAME        use this CPU model instead of the detected one\n"
+	      "      --sim MODEL[:SxCxNxT]  simulated PMU: sockets x CCX per socket x\n"
+	      "                          cores per CCX x threads per core (e.g. zen5:2x12x8x2)\n"
+	      "      --rotate MS         counter group rotation period (default 50)\n"
+	      "      --list-models       list the CPU models pmctop knows\n"
+	      "      --list-events [PATTERN]  list the model's events (matching PATTERN)\n"
+	      "      --list-metrics [--raw]   list metrics; --raw writes events as vendor values\n"
+	      "      --list-views        list views and metric groups\n"
+	      "      --show-schedule     print how events are packed into counter groups\n"
+	      "      --events-dir DIR    read definitions from DIR\n"
+	      "      --no-color          monochrome screen (also when NO_COLOR is set)\n"
+	      "  -h, --help              show this help\n"
+	      "  -V, --version           show the version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 runtime failure, 2 bad usage.\n", out);
+}
+
+void options_init(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->delay_s = CLI_DEFAULT_DELAY_S;
+	o->rotate_ms = CLI_DEFAULT_ROTATE_MS;
+	o->format = OUT_TABLE;
+}
+
+void options_done(struct options *o)
+{
+	free(o->cpu_list);
+	free(o->group);
+	for (int i = 0; i < o->nevents; i++)
+		free(o->events[i]);
+	free(o->events);
+	free(o->model);
+	free(o->sim);
+	free(o->list_pattern);
+	free(o->events_dir);
+	free(o->output_path);
+	memset(o, 0, sizeof(*o));
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, double *out)
+{
+	double v;
+	if (parse_double(s, &v) < 0 || v <= 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void replace(char **slot, const char *value)
+{
+	free(*slot);
+	*slot = xstrdup(value);
+}
+
+/* Handles one option; returns 0 or -1 with *cause. */
+static int handle_option(int c, const char *arg, const char *optname, struct options *o, char **cause)
+{
+	char *end;
+	switch (c) {
+	case 'd':
+		if (cli_parse_seconds(arg, &o->delay_s) < 0 || o->delay_s < 0.01 || o->delay_s > 86400)
+			return set_cause(cause, "-d expects a delay in seconds between 0.01 and 86400, not '%s'", arg);
+		return 0;
+	case 'n':
+		errno = 0;
+		o->iterations = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || o->iterations < 1)
+			return set_cause(cause, "-n expects a positive number of intervals, not '%s'", arg);
+		return 0;
+	case 'b': o->batch = true; return 0;
+	case OPT_FORMAT: {
+		int f = output_parse_format(arg);
+		if (f < 0)
+			return set_cause(cause, "--format expects table, csv or json, not '%s'", arg);
+		o->format = (enum output_format)f;
+		return 0;
+	}
+	case 'C':
+		if (!*arg)
+			return set_cause(cause, "-C expects a CPU list such as 0-3,8");
+		replace(&o->cpu_list, arg);
+		return 0;
+	case 'g': replace(&o->group, arg); return 0;
+	case 'e':
+		if (!*arg)
+			return set_cause(cause, "-e expects an event name (see --list-events)");
+		o->events = xrealloc(o->events, sizeof(char *) * (size_t)(o->nevents + 1));
+		o->events[o->nevents++] = xstrdup(arg);
+		return 0;
+	case 'o': replace(&o->output_path, arg); return 0;
+	case OPT_MODEL: replace(&o->model, arg); return 0;
+	case OPT_SIM: replace(&o->sim, arg); return 0;
+	case OPT_ROTATE:
+		if (parse_double(arg, &o->rotate_ms) < 0 || o->rotate_ms < 1 || o->rotate_ms > 60000)
+			return set_cause(cause, "--rotate expects milliseconds between 1 and 60000, not '%s'", arg);
+		return 0;
+	case OPT_LIST_MODELS: o->list_models = true; return 0;
+	case OPT_LIST_EVENTS: o->list_events = true; return 0;
+	case OPT_LIST_METRICS: o->list_metrics = true; return 0;
+	case OPT_LIST_VIEWS: o->list_views = true; return 0;
+	case OPT_RAW: o->raw = true; return 0;
+	case OPT_EVENTS_DIR: replace(&o->events_dir, arg); return 0;
+	case OPT_SHOW_SCHEDULE: o->show_schedule = true; return 0;
+	case OPT_NO_COLOR: o->no_color = true; return 0;
+	case 'h': o->help = true; return 0;
+	case 'V': o->version = true; return 0;
+	case ':':
+		return set_cause(cause, "option '%s' needs a value", optname);
+	default:
+		return set_cause(cause, "unknown option '%s'", optname);
+	}
+}
+
+int cli_parse(int argc, char **argv, struct options *o, char **cause)
+{
+	/* getopt_long keeps global state: reset it so that tests can parse
+	 * several command lines in one process. */
+	optind = 0;
+	opterr = 0;
+	for (;;) {
+		int prev = optind ? optind : 1;
+		int c = getopt_long(argc, argv, "+:d:n:bC:g:e:o:hV", long_options, NULL);
+		if (c == -1)
+			break;
+		const char *optname = prev < argc ? argv[prev] : "?";
+		char shortname[3] = { '-', (char)optopt, 0 };
+		if ((c == '?' || c == ':') && optopt)
+			optname = shortname;
+		if (handle_option(c, optarg, optname, o, cause) < 0)
+			return -1;
+		/* --list-events takes an optional pattern as the next word. */
+		if (c == OPT_LIST_EVENTS && optind < argc && argv[optind][0] != '-') {
+			replace(&o->list_pattern, argv[optind]);
+			optind++;
+		}
+	}
+	if (optind < argc)
+		return set_cause(cause, "unexpected argument '%s'", argv[optind]);
+	if (o->raw && !o->list_metrics)
+		return set_cause(cause, "--raw goes with --list-metrics");
+	if (o->sim && o->model)
+		return set_cause(cause, "--sim names its own model; drop --model");
+	if (o->output_path && !o->batch)
+		return set_cause(cause, "-o writes batch output; add -b");
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* cli.h: pmctop's command line: the options of ARCHITECTURE.md parsed into
+ * a struct, with a one-line reason for every bad option or value so that
+ * main can print it with the usage and exit 2. */
+#ifndef PMCTOP_CLI_H
+#define PMCTOP_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "output.h"
+
+struct options {
+	double delay_s;          /* -d, default 1 */
+	long iterations;         /* -n, 0 = forever */
+	bool batch;              /* -b */
+	enum output_format format;
+	char *cpu_list;          /* -C */
+	char *group;             /* -g: a view or metric group */
+	int nevents; char **events;  /* -e, repeatable */
+	char *model;             /* --model */
+	char *sim;               /* --sim MODEL[:SxCxNxT] */
+	double rotate_ms;        /* --rotate */
+	bool list_models, list_events, list_metrics, list_views, raw;
+	char *list_pattern;      /* --list-events [PATTERN] */
+	char *events_dir;        /* --events-dir */
+	bool show_schedule;      /* --show-schedule */
+	bool no_color;           /* --no-color (NO_COLOR is read by main) */
+	char *output_path;       /* -o FILE: batch output to a file */
+	bool help, version;
+};
+
+#define CLI_DEFAULT_DELAY_S 1.0
+/* 50 ms: short enough that each group sees every phase of a one-second
+ * interval many times, long enough that the enable/disable ioctls cost
+ * little (docs/rotation.md has the measurement). */
+#define CLI_DEFAULT_ROTATE_MS 50.0
+
+void options_init(struct options *o);
+void options_done(struct options *o);
+/* Returns 0, or -1 with *cause set to a one-line reason (usage error). */
+int cli_parse(int argc, char **argv, struct options *o, char **cause);
+void cli_usage(FILE *out);
+/* Parses a positive number of seconds ("0.5", "2"); -1 if bad. */
+int cli_parse_seconds(const char *s, double *out);
+
+#endif

@@ -1,0 +1,27 @@
+/* output_impl.h: what the batch writers share (private to src/output*.c). */
+#ifndef PMCTOP_OUTPUT_IMPL_H
+#define PMCTOP_OUTPUT_IMPL_H
+
+#include "output.h"
+
+struct output {
+	FILE *f;
+	struct output_opts o;
+	int *cols;
+	int *evcols;
+	unsigned long written;   /* snapshots written so far */
+};
+
+int output_table_write(struct output *o, const struct snapshot *s);
+int output_csv_write(struct output *o, const struct snapshot *s);
+int output_json_write(struct output *o, const struct snapshot *s);
+
+/* The lowest coverage among the printed metrics and events of a row (NaN if
+ * none of them was measured), so a reader sees which figures are estimates. */
+double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r);
+/* Wall-clock time of the snapshot as "HH:MM:SS.mmm". */
+void output_clock(double t, char *buf, size_t n);
+/* Rate per second of an extra event in a row (NaN if not measured). */
+double output_event_rate(const struct snapshot *s, const struct snap_row *r, int ev);
+
+#endif

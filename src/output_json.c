@@ -1,0 +1,122 @@
+/* output_json.c: JSON lines, one object per interval:
+ * {"time":..., "interval_s":..., "simulated":..., "model":..., "system":{...},
+ *  "cpus":[...], "cores":[...], "ccxs":[...], "sockets":[...]}
+ * where every row has "metrics" and "coverage" objects keyed by metric name
+ * (null where not measured), so a consumer never mistakes a gap for a 0. */
+#include "config.h"
+#include "output_impl.h"
+
+#include <math.h>
+
+static void put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void put_number(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+static void put_values(struct output *o, const struct snapshot *s, const struct snap_row *r,
+		       const double *mvals, const double *evals)
+{
+	const struct model *m = s->model;
+	fputc('{', o->f);
+	for (int i = 0; i < o->o.ncols; i++) {
+		if (i)
+			fputc(',', o->f);
+		put_string(o->f, m->metrics[o->cols[i]].name);
+		fputc(':', o->f);
+		put_number(o->f, mvals[o->cols[i]]);
+	}
+	for (int i = 0; i < o->o.nevcols; i++) {
+		if (i || o->o.ncols)
+			fputc(',', o->f);
+		put_string(o->f, m->events[o->evcols[i]].name);
+		fputc(':', o->f);
+		/* Events are reported as rates, coverage as the plain fraction. */
+		put_number(o->f, evals == r->event ? output_event_rate(s, r, o->evcols[i])
+						   : evals[o->evcols[i]]);
+	}
+	fputc('}', o->f);
+}
+
+static void put_row(struct output *o, const struct snapshot *s, const struct snap_row *r,
+		    enum snap_scope sc)
+{
+	fputc('{', o->f);
+	switch (sc) {
+	case SNAP_CPU:
+		fprintf(o->f, "\"cpu\":%d,\"core\":%d,\"ccx\":%d,\"socket\":%d,", r->cpu, r->core,
+			r->ccx, r->socket);
+		break;
+	case SNAP_CORE:
+		fprintf(o->f, "\"core\":%d,\"ccx\":%d,\"socket\":%d,\"ncpus\":%d,", r->id, r->ccx,
+			r->socket, r->ncpus);
+		break;
+	case SNAP_CCX:
+		fprintf(o->f, "\"ccx\":%d,\"socket\":%d,\"ncpus\":%d,", r->id, r->socket, r->ncpus);
+		break;
+	case SNAP_SOCKET:
+		fprintf(o->f, "\"socket\":%d,\"ncpus\":%d,", r->id, r->ncpus);
+		break;
+	default:
+		fprintf(o->f, "\"ncpus\":%d,", r->ncpus);
+		break;
+	}
+	fputs("\"metrics\":", o->f);
+	put_values(o, s, r, r->metric, r->event);
+	fputs(",\"coverage\":", o->f);
+	put_values(o, s, r, r->metric_cov, r->event_cov);
+	fputc('}', o->f);
+}
+
+static void put_array(struct output *o, const struct snapshot *s, const char *key, enum snap_scope sc)
+{
+	fprintf(o->f, ",\"%s\":[", key);
+	for (int i = 0; i < s->nrows[sc]; i++) {
+		if (i)
+			fputc(',', o->f);
+		put_row(o, s, &s->rows[sc][i], sc);
+	}
+	fputc(']', o->f);
+}
+
+int output_json_write(struct output *o, const struct snapshot *s)
+{
+	fprintf(o->f, "{\"time\":%.3f,\"interval_s\":%.6g,\"simulated\":%s,\"model\":", s->time,
+		s->interval_s, s->simulated ? "true" : "false");
+	put_string(o->f, s->model->name);
+	if (s->notice) {
+		fputs(",\"notice\":", o->f);
+		put_string(o->f, s->notice);
+	}
+	fputs(",\"offline\":[", o->f);
+	for (int i = 0; i < s->noffline; i++)
+		fprintf(o->f, "%s%d", i ? "," : "", s->offline[i]);
+	fputs("],\"system\":", o->f);
+	if (s->nrows[SNAP_SYSTEM] > 0)
+		put_row(o, s, &s->rows[SNAP_SYSTEM][0], SNAP_SYSTEM);
+	else
+		fputs("null", o->f);
+	put_array(o, s, "cpus", SNAP_CPU);
+	put_array(o, s, "cores", SNAP_CORE);
+	put_array(o, s, "ccxs", SNAP_CCX);
+	put_array(o, s, "sockets", SNAP_SOCKET);
+	fputs("}\n", o->f);
+	return 0;
+}

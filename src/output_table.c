@@ -1,0 +1,86 @@
+/* output_table.c: the plain batch table, one block per interval, in the
+ * spirit of `perf stat -I` but one row per CPU and one column per metric. */
+#include "config.h"
+#include "output_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+#define COLW 9
+
+static void print_heading(struct output *o, const struct snapshot *s)
+{
+	const struct model *m = s->model;
+	fprintf(o->f, "%-8s %4s %4s %4s", "CPU", "core", "ccx", "sock");
+	char buf[64];
+	for (int i = 0; i < o->o.ncols; i++) {
+		output_metric_heading(&m->metrics[o->cols[i]], buf, sizeof(buf));
+		fprintf(o->f, " %*.*s", COLW, COLW, buf);
+	}
+	for (int i = 0; i < o->o.nevcols; i++) {
+		snprintf(buf, sizeof(buf), "%s/s", m->events[o->evcols[i]].name);
+		/* Event names are long: keep the tail, which tells them apart. */
+		size_t len = strlen(buf);
+		fprintf(o->f, " %*s", COLW, len > COLW ? buf + len - COLW : buf);
+	}
+	fprintf(o->f, " %5s\n", "cov%");
+}
+
+static void print_id(FILE *f, int v)
+{
+	if (v < 0)
+		fprintf(f, " %4s", "-");
+	else
+		fprintf(f, " %4d", v);
+}
+
+static void print_row(struct output *o, const struct snapshot *s, const char *name,
+		      const struct snap_row *r)
+{
+	const struct model *m = s->model;
+	char buf[64];
+	fprintf(o->f, "%-8s", name);
+	print_id(o->f, r->core);
+	print_id(o->f, r->ccx);
+	print_id(o->f, r->socket);
+	for (int i = 0; i < o->o.ncols; i++) {
+		const struct metric_def *md = &m->metrics[o->cols[i]];
+		output_format_value(md, NULL, r->metric[o->cols[i]], buf, sizeof(buf));
+		fprintf(o->f, " %*s", COLW, buf);
+	}
+	for (int i = 0; i < o->o.nevcols; i++) {
+		output_format_value(NULL, NULL, output_event_rate(s, r, o->evcols[i]), buf, sizeof(buf));
+		fprintf(o->f, " %*s", COLW, buf);
+	}
+	double cov = output_row_coverage(o, s, r);
+	if (isnan(cov))
+		fprintf(o->f, " %5s\n", "-");
+	else
+		fprintf(o->f, " %5.0f\n", cov * 100.0);
+}
+
+int output_table_write(struct output *o, const struct snapshot *s)
+{
+	char clock[32], name[32];
+	output_clock(s->time, clock, sizeof(clock));
+	fprintf(o->f, "%s# %s  interval %.2f s  model %s%s\n", o->written ? "\n" : "",
+		clock, s->interval_s, s->model->name, s->simulated ? "  SIMULATED" : "");
+	for (int i = 0; i < s->noffline; i++)
+		fprintf(o->f, "# CPU %d went offline\n", s->offline[i]);
+	print_heading(o, s);
+	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
+		const struct snap_row *r = &s->rows[SNAP_CPU][i];
+		snprintf(name, sizeof(name), "%d", r->cpu);
+		print_row(o, s, name, r);
+	}
+	if (o->o.show_ccx) {
+		for (int i = 0; i < s->nrows[SNAP_CCX]; i++) {
+			const struct snap_row *r = &s->rows[SNAP_CCX][i];
+			snprintf(name, sizeof(name), "ccx%d", r->id);
+			print_row(o, s, name, r);
+		}
+	}
+	if (s->nrows[SNAP_SYSTEM] > 0)
+		print_row(o, s, "all", &s->rows[SNAP_SYSTEM][0]);
+	return 0;
+}

@@ -1,0 +1,148 @@
+/* check_cli.c: option parsing: good command lines set the right fields,
+ * bad ones are rejected with a reason that names the problem. */
+#include "config.h"
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+#define MAXARGS 16
+
+/* Parses a NULL-terminated list of arguments (after "pmctop"). */
+static int parse(struct options *o, char **cause, const char *const *args)
+{
+	char *argv[MAXARGS + 1];
+	int argc = 0;
+	argv[argc++] = (char *)"pmctop";
+	for (; *args && argc < MAXARGS; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	options_init(o);
+	*cause = NULL;
+	return cli_parse(argc, argv, o, cause);
+}
+
+START_TEST(test_defaults)
+{
+	struct options o;
+	char *cause;
+	const char *args[] = { NULL };
+	ck_assert_int_eq(parse(&o, &cause, args), 0);
+	ck_assert(fabs(o.delay_s - 1.0) < 1e-9);
+	ck_assert(fabs(o.rotate_ms - CLI_DEFAULT_ROTATE_MS) < 1e-9);
+	ck_assert(!o.batch);
+	ck_assert_int_eq(o.format, OUT_TABLE);
+	ck_assert_int_eq(o.iterations, 0);
+	options_done(&o);
+}
+END_TEST
+
+START_TEST(test_batch_options)
+{
+	struct options o;
+	char *cause;
+	const char *args[] = { "-b", "-n", "3", "-d", "0.5", "-C", "0-1", "--format", "json",
+			       "-e", "ex_ret_instr", "--event=ls_not_halted_cyc", "-g", "topdown", NULL };
+	ck_assert_int_eq(parse(&o, &cause, args), 0);
+	ck_assert(o.batch);
+	ck_assert_int_eq(o.iterations, 3);
+	ck_assert(fabs(o.delay_s - 0.5) < 1e-9);
+	ck_assert_str_eq(o.cpu_list, "0-1");
+	ck_assert_int_eq(o.format, OUT_JSON);
+	ck_assert_int_eq(o.nevents, 2);
+	ck_assert_str_eq(o.events[0], "ex_ret_instr");
+	ck_assert_str_eq(o.events[1], "ls_not_halted_cyc");
+	ck_assert_str_eq(o.group, "topdown");
+	options_done(&o);
+}
+END_TEST
+
+START_TEST(test_list_events_pattern)
+{
+	struct options o;
+	char *cause;
+	const char *args[] = { "--sim", "zen5", "--list-events", "l3", NULL };
+	ck_assert_int_eq(parse(&o, &cause, args), 0);
+	ck_assert(o.list_events);
+	ck_assert_str_eq(o.list_pattern, "l3");
+	ck_assert_str_eq(o.sim, "zen5");
+	options_done(&o);
+
+	const char *args2[] = { "--list-events", "--model", "amd-zen5", NULL };
+	ck_assert_int_eq(parse(&o, &cause, args2), 0);
+	ck_assert(o.list_events);
+	ck_assert_ptr_null(o.list_pattern);
+	ck_assert_str_eq(o.model, "amd-zen5");
+	options_done(&o);
+
+	const char *args3[] = { "--list-metrics", "--raw", NULL };
+	ck_assert_int_eq(parse(&o, &cause, args3), 0);
+	ck_assert(o.list_metrics && o.raw);
+	options_done(&o);
+}
+END_TEST
+
+/* Each bad command line and a word its reason must contain. */
+static const struct {
+	const char *args[6];
+	const char *reason;
+} bad_lines[] = {
+	{ { "-d", "0" }, "-d expects a delay" },
+	{ { "-d", "abc" }, "-d expects a delay" },
+	{ { "-d", "-1" }, "-d expects a delay" },
+	{ { "-d", "nan" }, "-d expects a delay" },
+	{ { "-n", "0" }, "-n expects a positive" },
+	{ { "-n", "3x" }, "-n expects a positive" },
+	{ { "--format", "xml" }, "--format expects table, csv or json" },
+	{ { "--rotate", "0" }, "--rotate expects" },
+	{ { "--bogus" }, "unknown option '--bogus'" },
+	{ { "-x" }, "unknown option '-x'" },
+	{ { "-d" }, "needs a value" },
+	{ { "extra" }, "unexpected argument 'extra'" },
+	{ { "--raw" }, "--raw goes with --list-metrics" },
+	{ { "--sim", "zen5", "--model", "generic" }, "--sim names its own model" },
+	{ { "-o", "out.csv" }, "add -b" },
+	{ { "-e", "" }, "-e expects an event name" },
+};
+
+START_TEST(test_bad_lines)
+{
+	struct options o;
+	char *cause;
+	ck_assert_int_eq(parse(&o, &cause, bad_lines[_i].args), -1);
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_msg(strstr(cause, bad_lines[_i].reason), "case %d: got '%s', want '%s'", _i, cause,
+		      bad_lines[_i].reason);
+	free(cause);
+	options_done(&o);
+}
+END_TEST
+
+START_TEST(test_seconds)
+{
+	double v;
+	ck_assert_int_eq(cli_parse_seconds("2.5", &v), 0);
+	ck_assert(fabs(v - 2.5) < 1e-12);
+	ck_assert_int_eq(cli_parse_seconds("", &v), -1);
+	ck_assert_int_eq(cli_parse_seconds("1s", &v), -1);
+	ck_assert_int_eq(cli_parse_seconds("inf", &v), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("parse");
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_batch_options);
+	tcase_add_test(tc, test_list_events_pattern);
+	tcase_add_loop_test(tc, test_bad_lines, 0, (int)(sizeof(bad_lines) / sizeof(bad_lines[0])));
+	tcase_add_test(tc, test_seconds);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

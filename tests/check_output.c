@@ -1,0 +1,183 @@
+/* check_output.c: the batch writers on a hand-built snapshot with known
+ * values: what each format prints, NaN shown as "-" / empty / null, one CSV
+ * header, coverage carried, SIMULATED labelled. */
+#include "config.h"
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output.h"
+
+enum { NM = 2, NE = 1, NCPU = 2 };
+
+struct fixture {
+	struct model model;
+	struct metric_def metrics[NM];
+	struct event_def events[NE];
+	struct snapshot snap;
+	struct snap_row cpu_rows[NCPU], ccx_row, sys_row;
+	double vals[NCPU + 2][4][NM + NE];
+};
+
+static void fill_row(struct snap_row *r, double (*v)[NM + NE], int id, double ipc, double hit,
+		     double cov, double ev)
+{
+	r->id = id; r->cpu = id; r->core = id; r->ccx = 0; r->socket = 0; r->ncpus = 1;
+	r->metric = v[0]; r->metric_cov = v[1]; r->event = v[2]; r->event_cov = v[3];
+	r->metric[0] = ipc; r->metric[1] = hit;
+	r->metric_cov[0] = cov; r->metric_cov[1] = isnan(hit) ? NAN : cov;
+	r->event[0] = ev; r->event_cov[0] = cov;
+}
+
+static void build(struct fixture *f, bool simulated)
+{
+	memset(f, 0, sizeof(*f));
+	f->metrics[0] = (struct metric_def){ .name = (char *)"ipc", .label = (char *)"IPC",
+					     .unit = (char *)"insn/cyc" };
+	f->metrics[1] = (struct metric_def){ .name = (char *)"l3_hit_rate", .label = (char *)"L3hit",
+					     .unit = (char *)"ratio" };
+	f->events[0] = (struct event_def){ .name = (char *)"ex_ret_instr" };
+	f->model = (struct model){ .name = (char *)"test-model", .nmetrics = NM, .metrics = f->metrics,
+				   .nevents = NE, .events = f->events };
+	fill_row(&f->cpu_rows[0], f->vals[0], 0, 1.5, 0.25, 1.0, 2000.0);
+	fill_row(&f->cpu_rows[1], f->vals[1], 1, NAN, NAN, 0.5, 1000.0);
+	fill_row(&f->ccx_row, f->vals[2], 0, 1.25, 0.75, 0.5, 3000.0);
+	f->ccx_row.cpu = -1; f->ccx_row.core = -1; f->ccx_row.ncpus = 2;
+	fill_row(&f->sys_row, f->vals[3], 0, 1.25, 0.75, 0.5, 3000.0);
+	f->sys_row.cpu = -1; f->sys_row.core = -1; f->sys_row.ccx = -1; f->sys_row.socket = -1;
+	f->sys_row.ncpus = 2;
+	f->snap = (struct snapshot){ .seq = 1, .time = 1700000000.0, .interval_s = 2.0,
+				     .simulated = simulated, .model = &f->model, .nmetrics = NM,
+				     .nevents = NE };
+	f->snap.nrows[SNAP_CPU] = NCPU; f->snap.rows[SNAP_CPU] = f->cpu_rows;
+	f->snap.nrows[SNAP_CCX] = 1; f->snap.rows[SNAP_CCX] = &f->ccx_row;
+	f->snap.nrows[SNAP_SYSTEM] = 1; f->snap.rows[SNAP_SYSTEM] = &f->sys_row;
+}
+
+/* Writes the snapshot `times` times in format fmt and returns the text. */
+static char *render(struct fixture *f, enum output_format fmt, int times)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	static const int cols[] = { 0, 1 }, evcols[] = { 0 };
+	struct output_opts oo = { .format = fmt, .ncols = NM, .cols = cols, .nevcols = NE,
+				  .evcols = evcols, .show_ccx = true };
+	struct output *o = output_new(mf, &oo);
+	for (int i = 0; i < times; i++)
+		ck_assert_int_eq(output_write(o, &f->snap), 0);
+	output_free(o);
+	fclose(mf);
+	return buf;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+START_TEST(test_table)
+{
+	struct fixture f;
+	build(&f, true);
+	char *t = render(&f, OUT_TABLE, 1);
+	ck_assert_msg(strstr(t, "SIMULATED"), "%s", t);
+	ck_assert_msg(strstr(t, "IPC"), "%s", t);
+	ck_assert_msg(strstr(t, "L3hit%"), "%s", t);        /* ratio heading */
+	ck_assert_msg(strstr(t, "25.0"), "%s", t);          /* 0.25 shown as 25.0 % */
+	ck_assert_msg(strstr(t, "1.50"), "%s", t);
+	ck_assert_msg(strstr(t, "ccx0"), "%s", t);
+	ck_assert_msg(strstr(t, "\nall "), "%s", t);
+	/* CPU 1: NaN IPC and hit shown as "-", never 0; coverage 50 %. */
+	const char *row1 = strstr(t, "\n1 ");
+	ck_assert_ptr_nonnull(row1);
+	ck_assert_msg(strstr(row1, "        -         -") != NULL, "%s", row1);
+	ck_assert_msg(strstr(row1, "   50\n") != NULL, "%s", row1);
+	/* Extra event: 1000 per 2 s interval = 500/s. */
+	ck_assert_msg(strstr(row1, "500") != NULL, "%s", row1);
+	free(t);
+	build(&f, false);
+	t = render(&f, OUT_TABLE, 1);
+	ck_assert(!strstr(t, "SIMULATED"));
+	free(t);
+}
+END_TEST
+
+START_TEST(test_csv)
+{
+	struct fixture f;
+	build(&f, false);
+	char *t = render(&f, OUT_CSV, 2);
+	ck_assert_int_eq(count(t, "time,interval_s,simulated,scope,id,cpu,core,ccx,socket,ipc,"
+				  "l3_hit_rate,ex_ret_instr_per_s,ipc_coverage,l3_hit_rate_coverage,"
+				  "ex_ret_instr_coverage\n"), 1);
+	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,1.5,0.25,1000,1,1,1\n"), "%s", t);
+	ck_assert_msg(strstr(t, ",cpu,1,1,1,0,0,,,500,0.5,,0.5\n"), "%s", t);
+	ck_assert_msg(strstr(t, ",system,0,,,,,1.25,0.75,1500,0.5,0.5,0.5\n"), "%s", t);
+	ck_assert_int_eq(count(t, ",ccx,0,"), 2);
+	/* Every line has the header's number of fields. */
+	char *save = NULL, *line = strtok_r(t, "\n", &save);
+	int want = count(line, ",");
+	while ((line = strtok_r(NULL, "\n", &save)))
+		ck_assert_int_eq(count(line, ","), want);
+	free(t);
+}
+END_TEST
+
+START_TEST(test_json)
+{
+	struct fixture f;
+	build(&f, true);
+	char *t = render(&f, OUT_JSON, 2);
+	ck_assert_int_eq(count(t, "\n"), 2);                 /* one object per line */
+	ck_assert_int_eq(count(t, "{\"time\":1700000000.000,\"interval_s\":2,\"simulated\":true"), 2);
+	ck_assert_msg(strstr(t, "\"cpus\":[{\"cpu\":0,\"core\":0,\"ccx\":0,\"socket\":0,"
+				"\"metrics\":{\"ipc\":1.5,\"l3_hit_rate\":0.25,\"ex_ret_instr\":1000},"
+				"\"coverage\":{\"ipc\":1,\"l3_hit_rate\":1,\"ex_ret_instr\":1}}"), "%s", t);
+	ck_assert_msg(strstr(t, "\"metrics\":{\"ipc\":null,\"l3_hit_rate\":null,\"ex_ret_instr\":500}"),
+		      "%s", t);
+	ck_assert_msg(strstr(t, "\"ccxs\":[{\"ccx\":0,\"socket\":0,\"ncpus\":2,"), "%s", t);
+	ck_assert_msg(strstr(t, "\"system\":{\"ncpus\":2,\"metrics\":{\"ipc\":1.25"), "%s", t);
+	ck_assert_msg(strstr(t, "\"sockets\":[]"), "%s", t);
+	free(t);
+}
+END_TEST
+
+START_TEST(test_format_value)
+{
+	char buf[32];
+	struct metric_def ratio = { .name = (char *)"r", .unit = (char *)"ratio" };
+	output_format_value(&ratio, NULL, 0.123, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "12.3");
+	output_format_value(&ratio, NULL, NAN, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "-");
+	output_format_value(NULL, NULL, 2.5e9, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2.5G");
+	output_format_value(NULL, "%.3f", 1.0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "1.000");
+	output_format_value(NULL, NULL, 0.0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0");
+	ck_assert_int_eq(output_parse_format("CSV"), OUT_CSV);
+	ck_assert_int_eq(output_parse_format("yaml"), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("output");
+	TCase *tc = tcase_create("writers");
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_csv);
+	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_format_value);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

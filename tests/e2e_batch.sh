@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# e2e_batch.sh: runs the real pmctop binary in batch mode, as a user would,
+# and checks what it prints: the simulated Zen 5 in JSON (shape, scopes,
+# metric sanity), the real perf_event backend on this machine's software
+# counters, and the exit status and message for bad usage.
+set -u
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+pmctop="$top_builddir/pmctop"
+export PMCTOP_EVENTS_DIR="$top_srcdir/events"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read JSON"; exit 77; }
+
+# 1. Simulated Zen 5, default shape 1x2x8x2: 32 CPUs, 2 CCX.
+out=$("$pmctop" --sim zen5 -b -n 3 -d 0.5 --format json) || fail "--sim zen5 -b exited $?"
+printf '%s\n' "$out" | python3 -c '
+import json, sys, math
+lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
+assert len(lines) == 3, "want 3 JSON lines, got %d" % len(lines)
+for l in lines:
+    o = json.loads(l)
+    assert o["simulated"] is True
+    assert len(o["cpus"]) == 32, len(o["cpus"])
+    assert len(o["ccxs"]) == 2, len(o["ccxs"])
+    sm = o["system"]["metrics"]
+    for k in ("ipc", "ghz", "frontend_bound", "bad_speculation", "backend_bound", "retiring"):
+        assert k in sm and sm[k] is not None, "system lacks " + k
+    td = sm["frontend_bound"] + sm["bad_speculation"] + sm["backend_bound"] + sm["retiring"]
+    assert abs(td - 1) < 0.1, "topdown level 1 sums to %f" % td
+    for c in o["ccxs"]:
+        m = c["metrics"]
+        assert m.get("l3_hit_rate") is not None and 0 <= m["l3_hit_rate"] <= 1, m
+        assert m.get("l3_miss_latency_ns") is not None and m["l3_miss_latency_ns"] > 0, m
+    for c in o["cpus"]:
+        for k, v in c["coverage"].items():
+            assert v is None or 0 <= v <= 1.0001, (k, v)
+print("sim json ok")
+' || fail "simulated JSON"
+
+# 2. Real counters on this machine: one row per online CPU, software figures.
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+if out=$("$pmctop" -b -n 2 -d 0.3 --format json 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"); then
+	printf '%s\n' "$out" | NCPU="$ncpu" python3 -c '
+import json, os, sys
+lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
+assert len(lines) == 2
+for l in lines:
+    o = json.loads(l)
+    assert o["simulated"] is False
+    assert len(o["cpus"]) == int(os.environ["NCPU"]), len(o["cpus"])
+    for c in o["cpus"]:
+        u = c["metrics"].get("util")
+        assert u is not None and 0 <= u <= 100.5, u
+print("real json ok")
+' || fail "real-counter JSON"
+else
+	fail "pmctop -b on this machine: $(cat "${TMPDIR:-/tmp}/pmctop-e2e.err")"
+fi
+
+# 3. Bad usage: exit 2 and a one-line reason on stderr.
+for args in "-d 0" "-d abc" "-C 99999" "--bogus" "--sim nosuch" "--format xml"; do
+	# shellcheck disable=SC2086
+	"$pmctop" $args -b -n 1 >/dev/null 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "pmctop $args exited $rc, want 2"
+	grep -q '^pmctop: ' "${TMPDIR:-/tmp}/pmctop-e2e.err" || fail "pmctop $args: no reason printed"
+done
+"$pmctop" -V | grep -q '^pmctop ' || fail "-V"
+"$pmctop" -h | grep -q -- '--sim' || fail "-h"
+
+[ "$fails" -eq 0 ] || exit 1
+echo "e2e batch: all checks passed"
