@@ -40,6 +40,8 @@ struct pmu_state {
 	int ninst;
 	struct bk_instance *inst;
 	bool *alive;
+	bool *moved;          /* uncore instance whose reader CPU went away */
+	bool need_reopen;
 	int nlocal;
 	int *local_ev;        /* local index -> model event */
 	double *acc_v, *acc_r;    /* [ninst * nlocal] deltas summed over groups */
@@ -92,6 +94,8 @@ struct sampler {
 	pthread_t thread;
 	struct snap_ring *ring;
 };
+
+static void reopen_moved(struct sampler *s);
 
 static uint64_t clock_now(struct sampler *s)
 {
@@ -159,6 +163,13 @@ static void record_offline(struct sampler *s, int cpu)
 	s->offline[s->noffline++] = cpu;
 }
 
+/* Online, whether selected or not: uncore PMUs may be read anywhere. */
+static bool cpu_selected_any(const struct sampler *s, int cpu)
+{
+	const struct topo_cpu *tc = topo_cpu_by_num(s->cfg.topo, cpu);
+	return tc && tc->online;
+}
+
 static bool cpu_selected(const struct sampler *s, int cpu)
 {
 	const struct topo_cpu *tc = topo_cpu_by_num(s->cfg.topo, cpu);
@@ -191,6 +202,7 @@ static void close_all(struct sampler *s)
 				free(ps->inst[i].perf_name);
 			free(ps->inst);
 			free(ps->alive);
+			free(ps->moved);
 			free(ps->local_ev);
 			free(ps->acc_v);
 			free(ps->acc_r);
@@ -214,6 +226,11 @@ static void drop_cpu(struct sampler *s, int cpu)
 			if (!ps->alive[i] || ps->inst[i].cpu != cpu)
 				continue;
 			ps->alive[i] = false;
+			if (ps->inst[i].scope != SCOPE_THREAD) {
+				/* The PMU moves to another CPU of its CCX or socket. */
+				ps->moved[i] = true;
+				ps->need_reopen = true;
+			}
 			for (int k = 0; k < ps->ngroups; k++) {
 				struct grp_state *gs = &s->gs[ps->groups[k]];
 				if (gs->bg[i]) {
@@ -304,6 +321,7 @@ static int open_all(struct sampler *s, char **cause)
 		}
 		free(inst);
 		ps->alive = xcalloc((size_t)ps->ninst + 1, sizeof(bool));
+		ps->moved = xcalloc((size_t)ps->ninst + 1, sizeof(bool));
 		for (int i = 0; i < ps->ninst; i++)
 			ps->alive[i] = true;
 		ps->acc_v = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
@@ -393,6 +411,7 @@ static int open_all(struct sampler *s, char **cause)
 			if (ps->alive[i] && gs->bg[i])
 				ops->enable(s->bk, gs->bg[i]);
 	}
+	reopen_moved(s);
 	s->t_start = clock_now(s);
 	s->opened = true;
 	return 0;
@@ -463,6 +482,54 @@ static bool run_interval(struct sampler *s, uint64_t len, bool check_stop)
 			return false;
 	}
 	return true;
+}
+
+/* Opens the groups of uncore instances whose reader CPU went offline on
+ * the CPU that now reads them (the kernel would migrate them; a backend
+ * that cannot says so by listing the instance on its new CPU). */
+static void reopen_moved(struct sampler *s)
+{
+	const struct model *m = s->cfg.model;
+	const struct pmu_backend_ops *ops = s->cfg.ops;
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		if (!ps->need_reopen)
+			continue;
+		ps->need_reopen = false;
+		struct bk_instance *inst = NULL;
+		char *why = NULL;
+		int n = ops->instances(s->bk, p, &inst, &why);
+		free(why);
+		for (int i = 0; i < ps->ninst; i++) {
+			if (!ps->moved[i])
+				continue;
+			for (int j = 0; j < n; j++) {
+				const struct bk_instance *ni = &inst[j];
+				if (ni->scope != ps->inst[i].scope || ni->scope_id != ps->inst[i].scope_id ||
+				    strcmp(ni->perf_name ? ni->perf_name : "", ps->inst[i].perf_name ? ps->inst[i].perf_name : "") ||
+				    !cpu_selected_any(s, ni->cpu))
+					continue;
+				ps->inst[i].cpu = ni->cpu;
+				ps->moved[i] = false;
+				ps->alive[i] = true;
+				for (int k = 0; k < ps->ngroups; k++) {
+					const struct sched_group *sg = &s->plan->groups[ps->groups[k]];
+					struct grp_state *gs = &s->gs[ps->groups[k]];
+					memset(&gs->prev[(size_t)i * (size_t)gs->nev], 0, sizeof(*gs->prev) * (size_t)gs->nev);
+					char *c = NULL;
+					if (ops->open_group(s->bk, &ps->inst[i], sg->events, sg->nevents, &gs->bg[i], &c) != 0)
+						gs->bg[i] = NULL;
+					free(c);
+					if (gs->bg[i] && k == ps->cur)
+						ops->enable(s->bk, gs->bg[i]);
+				}
+				break;
+			}
+		}
+		for (int j = 0; j < n; j++)
+			free(inst[j].perf_name);
+		free(inst);
+	}
 }
 
 /* Reads every group, accumulating count and running-time differences per
@@ -904,6 +971,7 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	double measured = (double)(t_end - s->t_start) * 1e-9;
 	s->t_start = t_end;
 	read_all(s, false);
+	reopen_moved(s);
 	struct snapshot *snap = build_snapshot(s, measured > 0 ? measured : interval_s);
 	snap->sampler_cost_s = thread_cpu_s() - cpu0;
 	return snap;

@@ -1,0 +1,496 @@
+/* backend_perf.c: the real counters, through the kernel's perf_event_open.
+ *
+ * Every group is opened system-wide on one CPU (pid = -1, cpu = N), its
+ * leader disabled, and read with PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED |
+ * TOTAL_TIME_RUNNING so that one read() returns every member with the
+ * times the sampler needs to scale for multiplexing. Uncore PMUs (amd_l3,
+ * amd_umc_N) are opened only on the CPUs their sysfs cpumask lists.
+ *
+ * PMU_PROC is not a PMU: system-wide task-clock counts wall time whether
+ * the CPU is busy or idle, so CPU utilisation comes from /proc/stat instead,
+ * through a pseudo group that looks like any other group to the sampler.
+ *
+ * The backend argument, when given, is a fixture root used for tests: the
+ * sysfs tree is read from ARG (ARG/bus/event_source/devices/...) and the
+ * procfs files from ARG/proc (ARG/proc/stat, ARG/proc/sys/kernel/...). */
+#include "config.h"
+#include "backend.h"
+#include "encode.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct backend {
+	const struct model *m;
+	struct topo *t;
+	char *sysfs_root;   /* "/sys" or the fixture root */
+	char *proc_root;    /* "/proc" or ROOT/proc */
+	long clk_tck;       /* USER_HZ: the unit of /proc/stat */
+};
+
+struct bk_group {
+	int cpu;
+	int pmu;
+	int nevents;
+	int *fds;           /* perf groups: fds[0] is the leader */
+	uint64_t *buf;      /* read buffer: nr, enabled, running, values */
+	/* PMU_PROC pseudo groups. */
+	bool proc;
+	int *proc_what;     /* per event: PROC_BUSY or PROC_TOTAL */
+	uint64_t t0;        /* open time, ns */
+	uint64_t base[2];   /* busy and total ns at open */
+};
+
+enum { PROC_BUSY, PROC_TOTAL };
+
+static struct backend *perf_create(const struct model *m, struct topo *t, const char *arg,
+				   char **cause)
+{
+	if (!m || !t) {
+		set_cause(cause, "perf backend: no model or topology");
+		return NULL;
+	}
+	struct backend *b = xcalloc(1, sizeof(*b));
+	b->m = m;
+	b->t = t;
+	if (arg && *arg) {
+		b->sysfs_root = xstrdup(arg);
+		b->proc_root = xasprintf("%s/proc", arg);
+	} else {
+		b->sysfs_root = xstrdup("/sys");
+		b->proc_root = xstrdup("/proc");
+	}
+	b->clk_tck = sysconf(_SC_CLK_TCK);
+	if (b->clk_tck <= 0)
+		b->clk_tck = 100;
+	return b;
+}
+
+static void perf_destroy(struct backend *b)
+{
+	if (!b)
+		return;
+	free(b->sysfs_root);
+	free(b->proc_root);
+	free(b);
+}
+
+/* ---- instances ---- */
+
+static void add_instance(struct bk_instance **out, int *n, int pmu, const char *perf_name,
+			 int cpu, enum scope scope, int scope_id)
+{
+	*out = xrealloc(*out, sizeof(**out) * (size_t)(*n + 1));
+	(*out)[*n] = (struct bk_instance){ .pmu = pmu, .perf_name = xstrdup(perf_name),
+					   .cpu = cpu, .scope = scope, .scope_id = scope_id };
+	(*n)++;
+}
+
+static int scope_id_of(const struct topo_cpu *c, enum scope scope)
+{
+	switch (scope) {
+	case SCOPE_THREAD:
+		return c->cpu;
+	case SCOPE_CORE:
+		return c->core;
+	case SCOPE_CCX:
+		return c->ccx;
+	case SCOPE_SOCKET:
+		return c->socket;
+	default:
+		return 0;
+	}
+}
+
+/* Natural order, so that amd_umc_2 comes before amd_umc_10. */
+static int cmp_names(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sysfs PMU directories matching name (a glob such as "amd_umc_*"). */
+static int match_pmus(const char *devdir, const char *name, char ***out)
+{
+	int n = 0;
+	*out = NULL;
+	DIR *d = opendir(devdir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || fnmatch(name, de->d_name, 0) != 0)
+			continue;
+		*out = xrealloc(*out, sizeof(char *) * (size_t)(n + 1));
+		(*out)[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(*out, (size_t)n, sizeof(char *), cmp_names);
+	return n;
+}
+
+static int uncore_instances(struct backend *b, int pmu, struct bk_instance **out, char **why)
+{
+	const struct pmu_def *pd = &b->m->pmus[pmu];
+	char *devdir = xasprintf("%s/bus/event_source/devices", b->sysfs_root);
+	char **names = NULL;
+	int nnames = match_pmus(devdir, pd->perf_name, &names);
+	int n = 0;
+	char *problem = NULL;
+
+	if (nnames == 0)
+		problem = xasprintf("PMU %s not present (no %s/%s)", pd->perf_name, devdir,
+				    pd->perf_name);
+	for (int i = 0; i < nnames; i++) {
+		char *path = xasprintf("%s/%s/cpumask", devdir, names[i]);
+		char *mask = read_text_file(path);
+		bool *bm = xcalloc((size_t)(b->t->max_cpu ? b->t->max_cpu : 1), sizeof(bool));
+		char *err = NULL;
+		if (!mask) {
+			if (!problem)
+				problem = xasprintf("PMU %s has no cpumask (%s: %s)", names[i], path,
+						    strerror(errno));
+		} else if (cpulist_parse(mask, bm, b->t->max_cpu, &err) < 0) {
+			if (!problem)
+				problem = xasprintf("PMU %s: bad cpumask in %s: %s", names[i], path, err);
+		} else {
+			for (int c = 0; c < b->t->max_cpu; c++) {
+				const struct topo_cpu *tc = topo_cpu_by_num(b->t, c);
+				/* The kernel moves the reader to another CPU when one goes
+				 * offline; a stale listed CPU is skipped. */
+				if (!bm[c] || !tc || !tc->online)
+					continue;
+				add_instance(out, &n, pmu, names[i], c, pd->scope,
+					     scope_id_of(tc, pd->scope));
+			}
+		}
+		free(err);
+		free(bm);
+		free(mask);
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	free(devdir);
+	if (n == 0 && !problem)
+		problem = xasprintf("PMU %s lists no online CPU in its cpumask", pd->perf_name);
+	if (n == 0 && why)
+		*why = problem;
+	else
+		free(problem);
+	return n;
+}
+
+static int perf_instances(struct backend *b, int pmu, struct bk_instance **out, char **why)
+{
+	*out = NULL;
+	if (why)
+		*why = NULL;
+	if (pmu < 0 || pmu >= b->m->npmus) {
+		if (why)
+			*why = xasprintf("no PMU %d in model %s", pmu, b->m->name);
+		return 0;
+	}
+	const struct pmu_def *pd = &b->m->pmus[pmu];
+	if (pd->kind == PMU_UNCORE)
+		return uncore_instances(b, pmu, out, why);
+	int n = 0;
+	for (int i = 0; i < b->t->ncpus; i++) {
+		const struct topo_cpu *c = &b->t->cpus[i];
+		if (c->online)
+			add_instance(out, &n, pmu, pd->perf_name ? pd->perf_name : pd->name, c->cpu,
+				     pd->scope, scope_id_of(c, pd->scope));
+	}
+	if (n == 0 && why)
+		*why = xstrdup("no CPU is online");
+	return n;
+}
+
+static int perf_free_counters(struct backend *b, int pmu)
+{
+	if (pmu < 0 || pmu >= b->m->npmus)
+		return 0;
+	const struct pmu_def *pd = &b->m->pmus[pmu];
+	int n = pd->counters;
+	/* The watchdog holds a general counter (AMD) or the fixed cycles
+	 * counter (Intel, counted among the fixed ones, not here). */
+	if (pd->nmi_reserved > 0 && !pd->nmi_takes_fixed) {
+		char *path = xasprintf("%s/sys/kernel/nmi_watchdog", b->proc_root);
+		long on = 0;
+		if (read_long_file(path, &on) == 0 && on == 1)
+			n -= pd->nmi_reserved;
+		free(path);
+	}
+	return n < 0 ? 0 : n;
+}
+
+/* ---- /proc/stat pseudo groups ---- */
+
+/* Reads busy and total ns of one CPU from /proc/stat. -ENODEV when the CPU
+ * has no line (offline), -EIO when the file cannot be read or parsed. */
+static int proc_read_cpu(struct backend *b, int cpu, uint64_t out[2])
+{
+	char *path = xasprintf("%s/stat", b->proc_root);
+	FILE *f = fopen(path, "r");
+	free(path);
+	if (!f)
+		return -EIO;
+	char want[32], line[512];
+	int wl = snprintf(want, sizeof(want), "cpu%d ", cpu);
+	int rc = -ENODEV;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, want, (size_t)wl) != 0)
+			continue;
+		/* user nice system idle iowait irq softirq steal; guest and
+		 * guest_nice are already inside user and nice. */
+		unsigned long long v[8] = { 0 };
+		int k = sscanf(line + wl, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+			       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+		if (k < 4) {
+			rc = -EIO;
+			break;
+		}
+		unsigned long long total = 0;
+		for (int i = 0; i < k; i++)
+			total += v[i];
+		unsigned long long idle = v[3] + v[4];
+		uint64_t per_tick = 1000000000ull / (uint64_t)b->clk_tck;
+		out[PROC_BUSY] = (uint64_t)(total - idle) * per_tick;
+		out[PROC_TOTAL] = (uint64_t)total * per_tick;
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
+static int proc_open(struct backend *b, const struct bk_instance *inst, const int *events,
+		     int nevents, struct bk_group *g, char **cause)
+{
+	g->proc = true;
+	g->proc_what = xcalloc((size_t)nevents, sizeof(int));
+	for (int i = 0; i < nevents; i++) {
+		const struct event_def *ev = &b->m->events[events[i]];
+		const char *spec = ev->spec ? ev->spec : "";
+		if (ev->enc != ENC_PROC) {
+			set_cause(cause, "event %s is not a /proc/stat figure but is in a proc group",
+				  ev->name);
+			return -EINVAL;
+		}
+		if (strcmp(spec, "busy_ns") == 0)
+			g->proc_what[i] = PROC_BUSY;
+		else if (strcmp(spec, "total_ns") == 0)
+			g->proc_what[i] = PROC_TOTAL;
+		else {
+			set_cause(cause, "event %s: unknown /proc/stat figure '%s' (busy_ns or total_ns)",
+				  ev->name, spec);
+			return -EINVAL;
+		}
+	}
+	int rc = proc_read_cpu(b, inst->cpu, g->base);
+	if (rc < 0) {
+		set_cause(cause, "CPU %d: %s", inst->cpu,
+			  rc == -ENODEV ? "not in /proc/stat (offline)" : "cannot read /proc/stat");
+		return rc;
+	}
+	g->t0 = now_ns();
+	return 0;
+}
+
+static int proc_read(struct backend *b, struct bk_group *g, struct bk_count *out)
+{
+	uint64_t cur[2];
+	int rc = proc_read_cpu(b, g->cpu, cur);
+	if (rc < 0)
+		return rc;
+	/* /proc/stat counts in ticks while the pseudo group counts wall time
+	 * since open; it always runs, so enabled == running == elapsed. */
+	uint64_t elapsed = now_ns() - g->t0;
+	for (int i = 0; i < g->nevents; i++) {
+		int w = g->proc_what[i];
+		out[i].value = cur[w] >= g->base[w] ? cur[w] - g->base[w] : 0;
+		out[i].time_enabled = elapsed;
+		out[i].time_running = elapsed;
+	}
+	return 0;
+}
+
+/* ---- perf_event groups ---- */
+
+static int sys_perf_event_open(struct perf_event_attr *attr, int cpu, int group_fd)
+{
+	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The kernel says ENXIO or ENODEV for an offline CPU; callers see ENODEV.
+ * Other errors pass through as negative errno. */
+static int map_errno(int e)
+{
+	if (e == ENXIO || e == ENODEV)
+		return -ENODEV;
+	if (e == E2BIG)
+		return -EINVAL;
+	if (e == ENOTSUP)
+		return -EOPNOTSUPP;
+	return e > 0 ? -e : -EIO;
+}
+
+static void group_free(struct bk_group *g)
+{
+	if (!g)
+		return;
+	if (g->fds) {
+		/* Members first, the leader last. */
+		for (int i = g->nevents - 1; i >= 0; i--)
+			if (g->fds[i] >= 0)
+				close(g->fds[i]);
+	}
+	free(g->fds);
+	free(g->buf);
+	free(g->proc_what);
+	free(g);
+}
+
+static int perf_open_group(struct backend *b, const struct bk_instance *inst, const int *events,
+			   int nevents, struct bk_group **out, char **cause)
+{
+	*out = NULL;
+	if (nevents <= 0 || inst->pmu < 0 || inst->pmu >= b->m->npmus) {
+		set_cause(cause, "empty group or unknown PMU");
+		return -EINVAL;
+	}
+	for (int i = 0; i < nevents; i++) {
+		if (events[i] < 0 || events[i] >= b->m->nevents) {
+			set_cause(cause, "event index %d out of range", events[i]);
+			return -EINVAL;
+		}
+	}
+	struct bk_group *g = xcalloc(1, sizeof(*g));
+	g->cpu = inst->cpu;
+	g->pmu = inst->pmu;
+	g->nevents = nevents;
+	int rc;
+	if (b->m->pmus[inst->pmu].kind == PMU_PROC) {
+		rc = proc_open(b, inst, events, nevents, g, cause);
+		goto done;
+	}
+	g->fds = xmalloc(sizeof(int) * (size_t)nevents);
+	for (int i = 0; i < nevents; i++)
+		g->fds[i] = -1;
+	g->buf = xcalloc((size_t)nevents + 3, sizeof(uint64_t));
+	for (int i = 0; i < nevents; i++) {
+		const struct event_def *ev = &b->m->events[events[i]];
+		struct perf_event_attr attr;
+		char *why = NULL;
+		rc = encode_event(b->m, ev, inst->perf_name, b->sysfs_root, &attr, &why);
+		if (rc < 0) {
+			set_cause(cause, "CPU %d: %s", inst->cpu, why ? why : "cannot encode");
+			free(why);
+			goto done;
+		}
+		attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		/* Only the leader starts disabled: enabling it with
+		 * PERF_IOC_FLAG_GROUP starts the whole group at once. */
+		attr.disabled = i == 0;
+		attr.inherit = 0;
+		int fd = sys_perf_event_open(&attr, inst->cpu, i == 0 ? -1 : g->fds[0]);
+		if (fd < 0) {
+			int e = errno;
+			rc = map_errno(e);
+			set_cause(cause, "cannot open %s on CPU %d (PMU %s): %s", ev->name, inst->cpu,
+				  inst->perf_name, strerror(e));
+			goto done;
+		}
+		g->fds[i] = fd;
+	}
+	rc = 0;
+done:
+	if (rc < 0) {
+		group_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+static int group_ioctl(struct bk_group *g, unsigned long req)
+{
+	if (g->proc)
+		return 0;
+	if (ioctl(g->fds[0], req, PERF_IOC_FLAG_GROUP) < 0)
+		return map_errno(errno);
+	return 0;
+}
+
+static int perf_enable(struct backend *b, struct bk_group *g)
+{
+	(void)b;
+	return group_ioctl(g, PERF_EVENT_IOC_ENABLE);
+}
+
+static int perf_disable(struct backend *b, struct bk_group *g)
+{
+	(void)b;
+	return group_ioctl(g, PERF_EVENT_IOC_DISABLE);
+}
+
+static int perf_read(struct backend *b, struct bk_group *g, struct bk_count *out)
+{
+	if (g->proc)
+		return proc_read(b, g, out);
+	size_t want = sizeof(uint64_t) * ((size_t)g->nevents + 3);
+	ssize_t n = read(g->fds[0], g->buf, want);
+	if (n < 0)
+		return map_errno(errno);
+	/* A read of nothing means the kernel has dropped the event, which it
+	 * does when the event's CPU goes away. */
+	if (n == 0)
+		return -ENODEV;
+	if ((size_t)n != want || g->buf[0] != (uint64_t)g->nevents)
+		return -EIO;
+	for (int i = 0; i < g->nevents; i++) {
+		out[i].value = g->buf[3 + i];
+		out[i].time_enabled = g->buf[1];
+		out[i].time_running = g->buf[2];
+	}
+	return 0;
+}
+
+static void perf_close(struct backend *b, struct bk_group *g)
+{
+	(void)b;
+	group_free(g);
+}
+
+static uint64_t perf_now(struct backend *b)
+{
+	(void)b;
+	return now_ns();
+}
+
+const struct pmu_backend_ops backend_perf = {
+	.name = "perf",
+	.simulated = false,
+	.create = perf_create,
+	.destroy = perf_destroy,
+	.instances = perf_instances,
+	.free_counters = perf_free_counters,
+	.open_group = perf_open_group,
+	.enable = perf_enable,
+	.disable = perf_disable,
+	.read = perf_read,
+	.close = perf_close,
+	.advance = NULL,
+	.now = perf_now,
+};

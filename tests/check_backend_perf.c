@@ -1,0 +1,543 @@
+/* check_backend_perf.c: the perf_event backend on the real kernel (software
+ * events on CPUs 0 and 1, /proc/stat busy time, a hardware event that a VM
+ * without a virtual PMU refuses), uncore instances and counter budgets from
+ * sysfs fixtures, the error hints, and EMFILE under a lowered file limit.
+ * Tests that need perf_event_open say so and pass without it when the
+ * kernel does not permit it (not root, paranoid level too high). */
+#include "config.h"
+#include "backend.h"
+#include "util.h"
+
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FIX TOP_SRCDIR "/tests/fixtures/sysfs/"
+
+enum { P_CORE, P_L3, P_UMC, P_SW, P_PROC, P_DF, P_INTEL, P_COUNT };
+enum { E_TASK_CLOCK, E_CTXSW, E_CYCLES, E_BUSY, E_TOTAL, E_CPU_CLOCK, E_BAD_PROC, E_COUNT };
+
+static struct pmu_def pmus[P_COUNT] = {
+	[P_CORE] = { .name = "core", .perf_name = "cpu", .kind = PMU_CORE, .scope = SCOPE_THREAD,
+		     .counters = 6, .nmi_reserved = 1 },
+	[P_L3] = { .name = "l3", .perf_name = "amd_l3", .kind = PMU_UNCORE, .scope = SCOPE_CCX,
+		   .counters = 6 },
+	[P_UMC] = { .name = "umc", .perf_name = "amd_umc_*", .kind = PMU_UNCORE,
+		    .scope = SCOPE_SOCKET, .counters = 4 },
+	[P_SW] = { .name = "software", .perf_name = "software", .kind = PMU_SOFTWARE,
+		   .scope = SCOPE_THREAD, .counters = 64 },
+	[P_PROC] = { .name = "proc", .perf_name = "proc", .kind = PMU_PROC, .scope = SCOPE_THREAD,
+		     .counters = 2 },
+	[P_DF] = { .name = "df", .perf_name = "amd_df", .kind = PMU_UNCORE, .scope = SCOPE_SOCKET,
+		   .counters = 4 },
+	[P_INTEL] = { .name = "intel", .perf_name = "cpu", .kind = PMU_CORE, .scope = SCOPE_THREAD,
+		      .counters = 4, .fixed = 3, .nmi_reserved = 1, .nmi_takes_fixed = true },
+};
+
+static struct event_def events[E_COUNT] = {
+	[E_TASK_CLOCK] = { .name = "task_clock", .pmu = P_SW, .enc = ENC_PERF,
+			   .spec = "software:task-clock" },
+	[E_CTXSW] = { .name = "context_switches", .pmu = P_SW, .enc = ENC_PERF,
+		      .spec = "software:context-switches" },
+	[E_CYCLES] = { .name = "cycles", .pmu = P_CORE, .enc = ENC_PERF, .spec = "hardware:cycles" },
+	[E_BUSY] = { .name = "cpu_busy_ns", .pmu = P_PROC, .enc = ENC_PROC, .spec = "busy_ns" },
+	[E_TOTAL] = { .name = "cpu_total_ns", .pmu = P_PROC, .enc = ENC_PROC, .spec = "total_ns" },
+	[E_CPU_CLOCK] = { .name = "cpu_clock", .pmu = P_SW, .enc = ENC_PERF,
+			  .spec = "software:cpu-clock" },
+	[E_BAD_PROC] = { .name = "bad_proc", .pmu = P_PROC, .enc = ENC_PROC, .spec = "steal_ns" },
+};
+
+static struct model model = {
+	.name = "test", .npmus = P_COUNT, .pmus = pmus, .nevents = E_COUNT, .events = events,
+};
+
+static const struct pmu_backend_ops *ops = &backend_perf;
+
+static void free_instances(struct bk_instance *in, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(in[i].perf_name);
+	free(in);
+}
+
+static void burn_ms(int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
+	volatile unsigned x = 0;
+	while (now_ns() < end)
+		x++;
+}
+
+/* Whether the kernel lets this process open system-wide counters; prints
+ * why not, once per test, so that a skipped test is visible in the log. */
+static bool perf_permitted(struct backend *b, const char *test)
+{
+	struct bk_instance inst = { .pmu = P_SW, .perf_name = "software", .cpu = 0 };
+	struct bk_group *g = NULL;
+	char *cause = NULL;
+	int ev = E_CPU_CLOCK;
+	int rc = ops->open_group(b, &inst, &ev, 1, &g, &cause);
+	if (rc == -EACCES || rc == -EPERM) {
+		fprintf(stderr, "%s: SKIPPED: %s (%s)\n", test, cause, backend_error_hint(rc));
+		free(cause);
+		return false;
+	}
+	ck_assert_msg(rc == 0, "%s", cause ? cause : "?");
+	ops->close(b, g);
+	return true;
+}
+
+struct real {
+	struct topo *t;
+	struct backend *b;
+};
+
+static void real_setup(struct real *r)
+{
+	char *cause = NULL;
+	r->t = topo_load("/sys", &cause);
+	ck_assert_msg(r->t != NULL, "%s", cause);
+	r->b = ops->create(&model, r->t, NULL, &cause);
+	ck_assert_msg(r->b != NULL, "%s", cause);
+}
+
+static void real_teardown(struct real *r)
+{
+	ops->destroy(r->b);
+	topo_free(r->t);
+}
+
+START_TEST(software_group_counts)
+{
+	struct real r;
+	real_setup(&r);
+	if (!perf_permitted(r.b, "software_group_counts")) {
+		real_teardown(&r);
+		return;
+	}
+	struct bk_instance *in = NULL;
+	char *why = NULL;
+	int n = ops->instances(r.b, P_SW, &in, &why);
+	ck_assert_int_eq(n, topo_online_count(r.t));
+	int ncheck = n < 2 ? n : 2;
+	struct bk_group *g[2] = { NULL, NULL };
+	const int evs[2] = { E_TASK_CLOCK, E_CTXSW };
+	for (int i = 0; i < ncheck; i++) {
+		char *cause = NULL;
+		ck_assert_int_eq(in[i].cpu, i);
+		ck_assert_str_eq(in[i].perf_name, "software");
+		int rc = ops->open_group(r.b, &in[i], evs, 2, &g[i], &cause);
+		ck_assert_msg(rc == 0, "CPU %d: %d %s", i, rc, cause ? cause : "");
+		/* Opened disabled: nothing counts before enable. */
+		struct bk_count c[2];
+		ck_assert_int_eq(ops->read(r.b, g[i], c), 0);
+		ck_assert_uint_eq(c[0].value, 0);
+		ck_assert_uint_eq(c[0].time_enabled, 0);
+		ck_assert_int_eq(ops->enable(r.b, g[i]), 0);
+	}
+	burn_ms(30);
+	usleep(20000);
+	struct bk_count first[2][2], second[2][2];
+	for (int i = 0; i < ncheck; i++)
+		ck_assert_int_eq(ops->read(r.b, g[i], first[i]), 0);
+	burn_ms(30);
+	usleep(20000);
+	for (int i = 0; i < ncheck; i++) {
+		ck_assert_int_eq(ops->read(r.b, g[i], second[i]), 0);
+		ck_assert_uint_gt(first[i][0].time_enabled, 0);
+		ck_assert_uint_gt(first[i][0].time_running, 0);
+		ck_assert_uint_le(first[i][0].time_running, first[i][0].time_enabled);
+		/* Both events share the group's times. */
+		ck_assert_uint_eq(first[i][0].time_enabled, first[i][1].time_enabled);
+		ck_assert_uint_gt(first[i][0].value, 0);
+		ck_assert_uint_gt(second[i][0].value, first[i][0].value);
+		ck_assert_uint_gt(second[i][0].time_enabled, first[i][0].time_enabled);
+		/* A system-wide task-clock counts wall time on its CPU: about
+		 * 50 ms passed between the reads. */
+		uint64_t d = second[i][0].value - first[i][0].value;
+		ck_assert_uint_gt(d, 30000000u);
+		ck_assert_uint_ge(second[i][1].value, first[i][1].value);
+	}
+	/* Disabled: the counts stop. */
+	for (int i = 0; i < ncheck; i++) {
+		struct bk_count a[2], b2[2];
+		ck_assert_int_eq(ops->disable(r.b, g[i]), 0);
+		ck_assert_int_eq(ops->read(r.b, g[i], a), 0);
+		burn_ms(5);
+		ck_assert_int_eq(ops->read(r.b, g[i], b2), 0);
+		ck_assert_uint_eq(a[0].value, b2[0].value);
+		ck_assert_uint_eq(a[0].time_enabled, b2[0].time_enabled);
+		ops->close(r.b, g[i]);
+	}
+	free_instances(in, n);
+	real_teardown(&r);
+}
+END_TEST
+
+START_TEST(proc_group_real)
+{
+	struct real r;
+	real_setup(&r);
+	struct bk_instance *in = NULL;
+	char *why = NULL, *cause = NULL;
+	int n = ops->instances(r.b, P_PROC, &in, &why);
+	ck_assert_int_eq(n, topo_online_count(r.t));
+	struct bk_group *g = NULL;
+	const int evs[2] = { E_BUSY, E_TOTAL };
+	ck_assert_msg(ops->open_group(r.b, &in[0], evs, 2, &g, &cause) == 0, "%s", cause);
+	ck_assert_int_eq(ops->enable(r.b, g), 0);
+	burn_ms(60);
+	usleep(60000);
+	struct bk_count c[2];
+	ck_assert_int_eq(ops->read(r.b, g, c), 0);
+	ck_assert_uint_le(c[0].value, c[1].value);
+	ck_assert_uint_gt(c[1].value, 0);
+	ck_assert_uint_eq(c[0].time_enabled, c[0].time_running);
+	ck_assert_uint_ge(c[0].time_enabled, 120000000u);
+	ck_assert_uint_eq(c[1].time_enabled, c[0].time_enabled);
+	ops->close(r.b, g);
+	free_instances(in, n);
+	real_teardown(&r);
+}
+END_TEST
+
+/* A VM without a virtual PMU has no hardware events. */
+START_TEST(hardware_event_refused)
+{
+	struct real r;
+	real_setup(&r);
+	if (!perf_permitted(r.b, "hardware_event_refused")) {
+		real_teardown(&r);
+		return;
+	}
+	struct bk_instance inst = { .pmu = P_CORE, .perf_name = "cpu", .cpu = 0 };
+	struct bk_group *g = NULL;
+	char *cause = NULL;
+	int ev = E_CYCLES;
+	int rc = ops->open_group(r.b, &inst, &ev, 1, &g, &cause);
+	if (rc == 0) {
+		fprintf(stderr, "hardware_event_refused: this machine has a hardware PMU\n");
+		ops->close(r.b, g);
+	} else {
+		ck_assert_msg(rc == -ENOENT || rc == -EOPNOTSUPP, "rc %d: %s", rc, cause);
+		ck_assert_ptr_null(g);
+		ck_assert_ptr_nonnull(strstr(cause, "cycles on CPU 0"));
+		ck_assert_ptr_nonnull(strstr(backend_error_hint(rc), "not available here"));
+		ck_assert_ptr_nonnull(strstr(backend_error_hint(rc), "--sim"));
+		free(cause);
+	}
+	real_teardown(&r);
+}
+END_TEST
+
+START_TEST(bad_groups)
+{
+	struct real r;
+	real_setup(&r);
+	struct bk_instance proc = { .pmu = P_PROC, .perf_name = "proc", .cpu = 0 };
+	struct bk_instance sw = { .pmu = P_SW, .perf_name = "software", .cpu = 0 };
+	struct bk_group *g = NULL;
+	char *cause = NULL;
+	int evs[2] = { E_BUSY, E_TASK_CLOCK };
+	/* A perf event in a /proc/stat group and the other way round. */
+	ck_assert_int_eq(ops->open_group(r.b, &proc, evs, 2, &g, &cause), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(cause, "task_clock"));
+	free(cause);
+	ck_assert_int_eq(ops->open_group(r.b, &sw, evs, 1, &g, &cause), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(cause, "not a perf event"));
+	free(cause);
+	evs[0] = E_BAD_PROC;
+	ck_assert_int_eq(ops->open_group(r.b, &proc, evs, 1, &g, &cause), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(cause, "steal_ns"));
+	free(cause);
+	evs[0] = 999;
+	ck_assert_int_eq(ops->open_group(r.b, &sw, evs, 1, &g, &cause), -EINVAL);
+	free(cause);
+	ck_assert_int_eq(ops->open_group(r.b, &sw, evs, 0, &g, &cause), -EINVAL);
+	free(cause);
+	ck_assert_ptr_null(g);
+	real_teardown(&r);
+}
+END_TEST
+
+/* /proc/stat arithmetic on a fixture: ticks of USER_HZ to ns, busy is total
+ * minus idle and iowait, and a CPU without a line is offline. */
+START_TEST(proc_stat_fixture)
+{
+	char root[] = "/tmp/check_backend_perf.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	char *dir = xasprintf("%s/proc", root), *stat = xasprintf("%s/proc/stat", root);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	FILE *f = fopen(stat, "w");
+	fputs("cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\n"
+	      "cpu1 5 0 5 50 0 0 0 0 0 0\nintr 1\n", f);
+	fclose(f);
+	struct topo *t = topo_load(FIX "vm2", NULL);
+	ck_assert_ptr_nonnull(t);
+	char *cause = NULL;
+	struct backend *b = ops->create(&model, t, root, &cause);
+	ck_assert_ptr_nonnull(b);
+	struct bk_instance i1 = { .pmu = P_PROC, .perf_name = "proc", .cpu = 1 };
+	struct bk_instance i7 = { .pmu = P_PROC, .perf_name = "proc", .cpu = 7 };
+	struct bk_group *g = NULL;
+	const int evs[2] = { E_TOTAL, E_BUSY };
+	ck_assert_int_eq(ops->open_group(b, &i7, evs, 2, &g, &cause), -ENODEV);
+	ck_assert_ptr_nonnull(strstr(cause, "CPU 7"));
+	free(cause);
+	ck_assert_msg(ops->open_group(b, &i1, evs, 2, &g, &cause) == 0, "%s", cause);
+	/* user +7, nice +1, system +2, idle +30, iowait +4, irq +1, softirq +1,
+	 * steal +2, guest +3 (already inside user). */
+	f = fopen(stat, "w");
+	fputs("cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\n"
+	      "cpu1 12 1 7 80 4 1 1 2 3 0\nintr 1\n", f);
+	fclose(f);
+	usleep(2000);
+	struct bk_count c[2];
+	ck_assert_int_eq(ops->read(b, g, c), 0);
+	uint64_t tick = 1000000000u / (uint64_t)sysconf(_SC_CLK_TCK);
+	ck_assert_uint_eq(c[0].value, (7 + 1 + 2 + 30 + 4 + 1 + 1 + 2) * tick);
+	ck_assert_uint_eq(c[1].value, (7 + 1 + 2 + 1 + 1 + 2) * tick);
+	ck_assert_uint_ge(c[0].time_enabled, 2000000u);
+	ck_assert_uint_eq(c[0].time_running, c[0].time_enabled);
+	/* CPU 1 went offline: its line is gone. */
+	f = fopen(stat, "w");
+	fputs("cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\nintr 1\n", f);
+	fclose(f);
+	ck_assert_int_eq(ops->read(b, g, c), -ENODEV);
+	ops->close(b, g);
+	ops->destroy(b);
+	topo_free(t);
+	char *cmd = xasprintf("rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(dir);
+	free(stat);
+}
+END_TEST
+
+struct want_inst { int cpu; const char *name; int scope_id; };
+
+static void assert_instances(struct backend *b, int pmu, const struct want_inst *w, int nw)
+{
+	struct bk_instance *in = NULL;
+	char *why = NULL;
+	int n = ops->instances(b, pmu, &in, &why);
+	ck_assert_msg(n == nw, "PMU %d: %d instances, wanted %d (%s)", pmu, n, nw, why ? why : "");
+	ck_assert_ptr_null(why);
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(in[i].pmu, pmu);
+		ck_assert_int_eq(in[i].cpu, w[i].cpu);
+		ck_assert_str_eq(in[i].perf_name, w[i].name);
+		ck_assert_int_eq(in[i].scope_id, w[i].scope_id);
+		ck_assert_int_eq(in[i].scope, pmus[pmu].scope);
+	}
+	free_instances(in, n);
+}
+
+START_TEST(uncore_instances_1s)
+{
+	struct topo *t = topo_load(FIX "zen5-1s16c", NULL);
+	struct backend *b = ops->create(&model, t, FIX "zen5-1s16c", NULL);
+	ck_assert_ptr_nonnull(b);
+	/* amd_l3's cpumask "0,8": one reader per CCX. */
+	const struct want_inst l3[] = { { 0, "amd_l3", 0 }, { 8, "amd_l3", 1 } };
+	assert_instances(b, P_L3, l3, 2);
+	/* amd_umc_* expands to 12 PMUs, in natural order, all on socket 0. */
+	struct want_inst umc[12];
+	char names[12][16];
+	for (int i = 0; i < 12; i++) {
+		snprintf(names[i], sizeof(names[i]), "amd_umc_%d", i);
+		umc[i] = (struct want_inst){ 0, names[i], 0 };
+	}
+	assert_instances(b, P_UMC, umc, 12);
+	/* Core PMUs: every online CPU, scope id = CPU. */
+	struct want_inst core[32];
+	for (int i = 0; i < 32; i++)
+		core[i] = (struct want_inst){ i, "cpu", i };
+	assert_instances(b, P_CORE, core, 32);
+	/* Absent PMU: no instances and one line why. */
+	struct bk_instance *in = NULL;
+	char *why = NULL;
+	ck_assert_int_eq(ops->instances(b, P_DF, &in, &why), 0);
+	ck_assert_ptr_null(in);
+	ck_assert_str_eq(why, "PMU amd_df not present (no " FIX
+			 "zen5-1s16c/bus/event_source/devices/amd_df)");
+	free(why);
+	ck_assert_int_eq(ops->instances(b, 99, &in, &why), 0);
+	ck_assert_ptr_nonnull(why);
+	free(why);
+	ops->destroy(b);
+	topo_free(t);
+}
+END_TEST
+
+START_TEST(uncore_instances_2s)
+{
+	struct topo *t = topo_load(FIX "zen5-2s192c", NULL);
+	struct backend *b = ops->create(&model, t, FIX "zen5-2s192c", NULL);
+	struct want_inst l3[24], umc[24];
+	char names[24][16];
+	for (int i = 0; i < 24; i++) {
+		l3[i] = (struct want_inst){ i * 8, "amd_l3", i };
+		snprintf(names[i], sizeof(names[i]), "amd_umc_%d", i);
+		umc[i] = (struct want_inst){ i < 12 ? 0 : 96, names[i], i < 12 ? 0 : 1 };
+	}
+	assert_instances(b, P_L3, l3, 24);
+	assert_instances(b, P_UMC, umc, 24);
+	/* Offline CPUs 5, 200, 383 get no core instance. */
+	struct bk_instance *in = NULL;
+	ck_assert_int_eq(ops->instances(b, P_CORE, &in, NULL), 381);
+	for (int i = 0; i < 381; i++)
+		ck_assert(in[i].cpu != 5 && in[i].cpu != 200 && in[i].cpu != 383);
+	free_instances(in, 381);
+	/* The proc pseudo PMU follows the CPUs too. */
+	ck_assert_int_eq(ops->instances(b, P_PROC, &in, NULL), 381);
+	free_instances(in, 381);
+	/* An L3 reader CPU that went offline is skipped, the rest stays. */
+	topo_set_online(t, 16, false);
+	ck_assert_int_eq(ops->instances(b, P_L3, &in, NULL), 23);
+	ck_assert_int_eq(in[2].cpu, 24);
+	ck_assert_int_eq(in[2].scope_id, 3);
+	free_instances(in, 23);
+	ops->destroy(b);
+	topo_free(t);
+}
+END_TEST
+
+/* The NMI watchdog holds a general counter on AMD while it is on. */
+START_TEST(free_counters)
+{
+	struct topo *t = topo_load(FIX "zen5-1s16c", NULL);
+	struct backend *on = ops->create(&model, t, FIX "zen5-1s16c", NULL);
+	struct backend *off = ops->create(&model, t, FIX "zen5-2s192c", NULL);
+	struct backend *none = ops->create(&model, t, FIX "vm2", NULL);
+	ck_assert_int_eq(ops->free_counters(on, P_CORE), 5);
+	ck_assert_int_eq(ops->free_counters(off, P_CORE), 6);
+	ck_assert_int_eq(ops->free_counters(none, P_CORE), 6); /* no file: assume off */
+	ck_assert_int_eq(ops->free_counters(on, P_L3), 6);
+	ck_assert_int_eq(ops->free_counters(on, P_UMC), 4);
+	/* Intel: the watchdog takes the fixed cycles counter instead. */
+	ck_assert_int_eq(ops->free_counters(on, P_INTEL), 4);
+	ck_assert_int_eq(ops->free_counters(on, 99), 0);
+	ops->destroy(on);
+	ops->destroy(off);
+	ops->destroy(none);
+	topo_free(t);
+}
+END_TEST
+
+static const struct {
+	int err;
+	const char *want[3];
+} hints[] = {
+	{ -EACCES, { "perf_event_paranoid", "CAP_PERFMON", "sysctl kernel.perf_event_paranoid=-1" } },
+	{ -EPERM, { "perf_event_paranoid", "root", NULL } },
+	{ EACCES, { "perf_event_paranoid", NULL, NULL } },
+	{ -ENOENT, { "not available here", "VM", "--sim" } },
+	{ -EOPNOTSUPP, { "not available here", "--sim", NULL } },
+	{ -EMFILE, { "open files", "ulimit -n", NULL } },
+	{ -EBUSY, { "another tool", NULL, NULL } },
+	{ -ENODEV, { "offline", NULL, NULL } },
+	{ -ENXIO, { "offline", NULL, NULL } },
+	{ -EINVAL, { "encoding", NULL, NULL } },
+	{ -ENOSPC, { "counter", NULL, NULL } },
+	{ -E2BIG, { "perf_event_open(2)", NULL, NULL } },
+};
+
+START_TEST(error_hints)
+{
+	const char *h = backend_error_hint(hints[_i].err);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_ptr_null(strchr(h, '\n'));
+	for (int k = 0; k < 3 && hints[_i].want[k]; k++)
+		ck_assert_msg(strstr(h, hints[_i].want[k]) != NULL, "hint for %d: '%s' lacks '%s'",
+			      hints[_i].err, h, hints[_i].want[k]);
+}
+END_TEST
+
+START_TEST(paranoid_value_in_hint)
+{
+	long level;
+	if (read_long_file("/proc/sys/kernel/perf_event_paranoid", &level) < 0)
+		return;
+	char want[64];
+	snprintf(want, sizeof(want), "perf_event_paranoid is %ld", level);
+	ck_assert_ptr_nonnull(strstr(backend_error_hint(-EACCES), want));
+}
+END_TEST
+
+/* No file descriptor left: opening a group fails with -EMFILE. Run in a
+ * child so that the lowered limit does not leak into other tests. */
+START_TEST(emfile)
+{
+	struct real r;
+	real_setup(&r);
+	if (!perf_permitted(r.b, "emfile")) {
+		real_teardown(&r);
+		return;
+	}
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int lowest = dup(0);
+		if (lowest < 0)
+			_exit(3);
+		close(lowest);
+		/* Room for exactly one more descriptor: the leader opens, the
+		 * member cannot. */
+		struct rlimit rl = { .rlim_cur = (rlim_t)lowest + 1, .rlim_max = (rlim_t)lowest + 1 };
+		for (int fd = lowest + 1; fd < lowest + 64; fd++)
+			close(fd);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(4);
+		struct bk_instance inst = { .pmu = P_SW, .perf_name = "software", .cpu = 0 };
+		struct bk_group *g = NULL;
+		const int evs[2] = { E_TASK_CLOCK, E_CTXSW };
+		int rc = ops->open_group(r.b, &inst, evs, 2, &g, NULL);
+		_exit(rc == -EMFILE && g == NULL ? 0 : 10 + (rc < 0 ? -rc : rc) % 100);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_msg(WEXITSTATUS(status) == 0, "child exit %d", WEXITSTATUS(status));
+	real_teardown(&r);
+}
+END_TEST
+
+static Suite *backend_perf_suite(void)
+{
+	Suite *s = suite_create("backend_perf");
+	TCase *tc = tcase_create("real");
+	tcase_add_test(tc, software_group_counts);
+	tcase_add_test(tc, proc_group_real);
+	tcase_add_test(tc, hardware_event_refused);
+	tcase_add_test(tc, bad_groups);
+	tcase_add_test(tc, emfile);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fixtures");
+	tcase_add_test(tc, proc_stat_fixture);
+	tcase_add_test(tc, uncore_instances_1s);
+	tcase_add_test(tc, uncore_instances_2s);
+	tcase_add_test(tc, free_counters);
+	tcase_add_loop_test(tc, error_hints, 0, (int)ARRAY_SIZE(hints));
+	tcase_add_test(tc, paranoid_value_in_hint);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(backend_perf_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,430 @@
+/* check_sampler.c: the sampler end to end on the simulated PMU, with the
+ * fixture model tests/fixtures/models/sampler-test (2 core counters, so its
+ * metrics rotate through 4 core groups; one L3 per CCX; two UMC channels per
+ * socket with one counter each) on a 1 socket x 2 CCX x 2 cores x 2 threads
+ * machine. Every CPU runs at constant, different rates, so each metric has
+ * an analytic value at every scope, computed here from summed rates. */
+#include "config.h"
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "evdef.h"
+#include "sampler.h"
+#include "topo.h"
+#include "util.h"
+
+#define NCPU 8
+#define CHANNELS 2   /* the sim's default memory channels per socket */
+
+static struct model *model;
+static struct topo *topo;
+static struct sampler *smp;
+
+enum { CYC, INS, BR, BRM, L2A, L2M, L3A, L3M, CAS, WIDE, NEV };
+static const char *const ev_names[NEV] = {
+	"cycles", "instructions", "branches", "branch_misses", "l2_access", "l2_miss",
+	"l3_access", "l3_miss", "umc_cas", "umc_wide",
+};
+static int ev[NEV];
+static double rate[NCPU][NEV];
+
+static int met(const char *name)
+{
+	int i = model_find_metric(model, name);
+	ck_assert_msg(i >= 0, "no metric %s", name);
+	return i;
+}
+
+/* Rates per second that differ per CPU so that averages of ratios and
+ * ratios of sums differ: CPUs 0-3 run hot with a high IPC, their SMT
+ * siblings 4-7 barely run. */
+static void set_rates(struct backend *b)
+{
+	for (int c = 0; c < NCPU; c++) {
+		double *r = rate[c];
+		r[CYC] = c < 4 ? 1e9 * (1.0 + 0.5 * c) : 1e8 * (1.0 + 0.5 * c);
+		r[INS] = r[CYC] * (c < 4 ? 3.0 - 0.3 * c : 1.0);
+		r[BR] = r[INS] / 5;
+		r[BRM] = r[BR] * (0.01 + 0.005 * c);
+		r[L2A] = 2e7 * (c + 1);
+		r[L2M] = r[L2A] * 0.1 * (1 + c % 3);
+		/* Uncore rates apply to the instances read on the CPU. */
+		r[L3A] = 5e7 * (1 + c);
+		r[L3M] = 1e7 * (1 + c % 2);
+		r[CAS] = 1e6 * (1 + c);
+		r[WIDE] = 1e5;
+		double *all = xmalloc(sizeof(double) * (size_t)model->nevents);
+		for (int e = 0; e < model->nevents; e++)
+			all[e] = NAN;
+		for (int k = 0; k < NEV; k++)
+			all[ev[k]] = r[k];
+		sim_set_constant_rates(b, c, all);
+		free(all);
+	}
+}
+
+static void setup(void)
+{
+	char *cause = NULL;
+	model = model_load(TOP_SRCDIR "/tests/fixtures/models/sampler-test", &cause);
+	ck_assert_msg(model != NULL, "model: %s", cause ? cause : "?");
+	for (int k = 0; k < NEV; k++) {
+		ev[k] = model_find_event(model, ev_names[k]);
+		ck_assert_msg(ev[k] >= 0, "no event %s", ev_names[k]);
+	}
+	topo = topo_synthetic(1, 2, 2, 2);
+	ck_assert_ptr_nonnull(topo);
+	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
+	for (int i = 0; i < model->nmetrics; i++)
+		all[i] = i;
+	struct sampler_config cfg = {
+		.model = model, .topo = topo, .ops = &backend_sim, .backend_arg = "nmi=0",
+		.interval_s = 1.0, .rotate_ms = 10, .nmetrics = model->nmetrics, .metrics = all,
+	};
+	smp = sampler_new(&cfg, &cause);
+	free(all);
+	ck_assert_msg(smp != NULL, "sampler: %s", cause ? cause : "?");
+	set_rates(sampler_backend(smp));
+}
+
+static void teardown(void)
+{
+	sampler_free(smp);
+	topo_free(topo);
+	model_free(model);
+}
+
+static struct snapshot *step(void)
+{
+	char *cause = NULL;
+	struct snapshot *s = sampler_step(smp, &cause);
+	ck_assert_msg(s != NULL, "step: %s", cause ? cause : "?");
+	return s;
+}
+
+/* Sums of the rates over a row: thread events over its CPUs, L3 events over
+ * the CCX readers (the first CPU of each CCX), UMC over both channels read
+ * on the socket's first CPU. */
+struct sums { double v[NEV]; };
+
+static void add_cpu(struct sums *s, int c)
+{
+	for (int k = CYC; k <= L2M; k++)
+		s->v[k] += rate[c][k];
+}
+
+static void add_ccx(struct sums *s, int reader)
+{
+	s->v[L3A] += rate[reader][L3A];
+	s->v[L3M] += rate[reader][L3M];
+}
+
+static void add_socket(struct sums *s, int reader)
+{
+	s->v[CAS] += CHANNELS * rate[reader][CAS];
+}
+
+static void assert_close(double got, double want, const char *what, int line)
+{
+	ck_assert_msg(isfinite(got) && fabs(got - want) <= 0.01 * fabs(want),
+		      "line %d: %s = %g, want %g", line, what, got, want);
+}
+
+/* Checks every metric of a row against the formulas written out here. */
+static void check_row(const struct snap_row *row, const struct sums *s, int scope, int line)
+{
+	const double *v = s->v;
+	assert_close(row->metric[met("ipc")], v[INS] / v[CYC], "ipc", line);
+	assert_close(row->metric[met("branch_miss_rate")], v[BRM] / v[BR], "branch_miss_rate", line);
+	assert_close(row->metric[met("l2_miss_rate")], v[L2M] / v[L2A], "l2_miss_rate", line);
+	assert_close(row->metric[met("mpki")], v[BRM] * 1000 / v[INS], "mpki", line);
+	assert_close(row->metric[met("ghz")], v[CYC] / 1e9, "ghz", line);
+	assert_close(row->event[ev[CYC]], v[CYC], "cycles", line);
+	if (scope >= SNAP_CCX) {
+		assert_close(row->metric[met("l3_miss_rate")], v[L3M] / v[L3A], "l3_miss_rate", line);
+		assert_close(row->metric[met("l3_mpki")], v[L3M] * 1000 / v[INS], "l3_mpki", line);
+	} else {
+		/* Narrower than the metric's scope: not a number, not 0. */
+		ck_assert_msg(isnan(row->metric[met("l3_miss_rate")]), "line %d: l3 at cpu/core", line);
+		ck_assert(isnan(row->event[ev[L3A]]));
+	}
+	if (scope >= SNAP_SOCKET)
+		assert_close(row->metric[met("mem_bw")], v[CAS] * 64, "mem_bw", line);
+	else
+		ck_assert(isnan(row->metric[met("mem_bw")]));
+	/* Never schedulable: reported, and NaN rather than 0. */
+	ck_assert(isnan(row->metric[met("mem_wide")]));
+}
+
+static const struct snap_row *find_row(const struct snapshot *s, int scope, int id)
+{
+	for (int r = 0; r < s->nrows[scope]; r++)
+		if (s->rows[scope][r].id == id)
+			return &s->rows[scope][r];
+	return NULL;
+}
+
+START_TEST(test_metrics_all_scopes)
+{
+	const struct sched_plan *p = sampler_plan(smp);
+	int core_pmu = model_find_pmu(model, "core");
+	ck_assert_int_eq(sched_groups_for_pmu(p, core_pmu), 4);
+	for (int it = 0; it < 3; it++) {
+		struct snapshot *s = step();
+		ck_assert(s->simulated);
+		ck_assert_int_eq(s->nrows[SNAP_CPU], NCPU);
+		ck_assert_int_eq(s->nrows[SNAP_CORE], 4);
+		ck_assert_int_eq(s->nrows[SNAP_CCX], 2);
+		ck_assert_int_eq(s->nrows[SNAP_SOCKET], 1);
+		ck_assert(fabs(s->interval_s - 1.0) < 1e-9);
+		ck_assert(s->sampler_cost_s >= 0);
+		for (int c = 0; c < NCPU; c++) {
+			struct sums sm = { { 0 } };
+			add_cpu(&sm, c);
+			const struct snap_row *row = snapshot_cpu(s, c);
+			ck_assert_ptr_nonnull(row);
+			check_row(row, &sm, SNAP_CPU, __LINE__);
+		}
+		for (int k = 0; k < 4; k++) {
+			/* Core k holds CPUs k and k + 4 (Linux numbering on EPYC). */
+			struct sums sm = { { 0 } };
+			add_cpu(&sm, k);
+			add_cpu(&sm, k + 4);
+			const struct snap_row *row = find_row(s, SNAP_CORE, k);
+			ck_assert_ptr_nonnull(row);
+			ck_assert_int_eq(row->ncpus, 2);
+			check_row(row, &sm, SNAP_CORE, __LINE__);
+		}
+		for (int x = 0; x < 2; x++) {
+			struct sums sm = { { 0 } };
+			for (int k = 2 * x; k < 2 * x + 2; k++) {
+				add_cpu(&sm, k);
+				add_cpu(&sm, k + 4);
+			}
+			add_ccx(&sm, 2 * x);
+			check_row(find_row(s, SNAP_CCX, x), &sm, SNAP_CCX, __LINE__);
+		}
+		struct sums all = { { 0 } };
+		for (int c = 0; c < NCPU; c++)
+			add_cpu(&all, c);
+		add_ccx(&all, 0);
+		add_ccx(&all, 2);
+		add_socket(&all, 0);
+		check_row(&s->rows[SNAP_SOCKET][0], &all, SNAP_SOCKET, __LINE__);
+		check_row(&s->rows[SNAP_SYSTEM][0], &all, SNAP_SYSTEM, __LINE__);
+		ck_assert_int_eq(s->rows[SNAP_SYSTEM][0].ncpus, NCPU);
+		snapshot_free(s);
+	}
+}
+END_TEST
+
+/* Core IPC of CPUs 0 and 4: 3.0 and 1.0 per CPU (mean 2.0), but the core
+ * retired 3.3e9 instructions in 1.3e9 cycles. */
+START_TEST(test_ratio_of_sums)
+{
+	struct snapshot *s = step();
+	const struct snap_row *core0 = find_row(s, SNAP_CORE, 0);
+	double ipc = core0->metric[met("ipc")];
+	double mean = (snapshot_cpu(s, 0)->metric[met("ipc")] + snapshot_cpu(s, 4)->metric[met("ipc")]) / 2;
+	assert_close(mean, 2.0, "mean of cpu ipc", __LINE__);
+	assert_close(ipc, 3.3e9 / 1.3e9, "core ipc", __LINE__);
+	ck_assert(fabs(ipc - mean) > 0.5);
+	snapshot_free(s);
+}
+END_TEST
+
+START_TEST(test_coverage_is_schedule_share)
+{
+	struct snapshot *s = step();
+	const struct snap_row *row = snapshot_cpu(s, 3);
+	/* Four core groups: an event in one group runs a quarter of the time;
+	 * branch_misses and instructions are in two groups each. */
+	ck_assert(fabs(row->event_cov[ev[CYC]] - 0.25) < 1e-6);
+	ck_assert(fabs(row->event_cov[ev[BR]] - 0.25) < 1e-6);
+	ck_assert(fabs(row->event_cov[ev[BRM]] - 0.5) < 1e-6);
+	ck_assert(fabs(row->event_cov[ev[INS]] - 0.5) < 1e-6);
+	ck_assert(fabs(row->metric_cov[met("ipc")] - 0.25) < 1e-6);
+	ck_assert(fabs(row->metric_cov[met("mpki")] - 0.5) < 1e-6);
+	/* The L3 and UMC have a single group: counted all the time. */
+	const struct snap_row *x = find_row(s, SNAP_CCX, 1);
+	ck_assert(fabs(x->event_cov[ev[L3M]] - 1.0) < 1e-6);
+	ck_assert(fabs(x->metric_cov[met("l3_miss_rate")] - 1.0) < 1e-6);
+	ck_assert(fabs(x->metric_cov[met("l3_mpki")] - 0.5) < 1e-6);
+	ck_assert(fabs(s->rows[SNAP_SOCKET][0].event_cov[ev[CAS]] - 1.0) < 1e-6);
+	snapshot_free(s);
+}
+END_TEST
+
+START_TEST(test_unschedulable_reported)
+{
+	const struct sched_plan *p = sampler_plan(smp);
+	ck_assert_int_eq(p->nunschedulable, 1);
+	ck_assert_int_eq(p->unschedulable[0], ev[WIDE]);
+	const char *n = sampler_notice(smp);
+	ck_assert_ptr_nonnull(n);
+	ck_assert_ptr_nonnull(strstr(n, "umc_wide"));
+	struct snapshot *s = step();
+	ck_assert(!s->metric_planned[met("mem_wide")]);
+	ck_assert(s->metric_planned[met("mem_bw")]);
+	ck_assert(!s->event_planned[ev[WIDE]]);
+	ck_assert(isnan(s->rows[SNAP_SYSTEM][0].metric[met("mem_wide")]));
+	ck_assert(isnan(s->rows[SNAP_SYSTEM][0].event[ev[WIDE]]));
+	ck_assert_ptr_nonnull(s->notice);
+	snapshot_free(s);
+}
+END_TEST
+
+START_TEST(test_cpu_offline)
+{
+	snapshot_free(step());
+	struct sim_fault f = { .cpu = 5, .err = -ENODEV, .after_reads = 0 };
+	sim_inject_fault(sampler_backend(smp), &f);
+	struct snapshot *s = step();
+	ck_assert_int_eq(s->noffline, 1);
+	ck_assert_int_eq(s->offline[0], 5);
+	ck_assert_int_eq(s->nrows[SNAP_CPU], NCPU - 1);
+	ck_assert_ptr_null(snapshot_cpu(s, 5));
+	/* Core 1 now has only CPU 1; everything else is as before. */
+	struct sums sm = { { 0 } };
+	add_cpu(&sm, 1);
+	const struct snap_row *core1 = find_row(s, SNAP_CORE, 1);
+	ck_assert_ptr_nonnull(core1);
+	ck_assert_int_eq(core1->ncpus, 1);
+	check_row(core1, &sm, SNAP_CORE, __LINE__);
+	struct sums s6 = { { 0 } };
+	add_cpu(&s6, 6);
+	check_row(snapshot_cpu(s, 6), &s6, SNAP_CPU, __LINE__);
+	snapshot_free(s);
+	s = step();
+	ck_assert_int_eq(s->noffline, 0);
+	ck_assert_int_eq(s->nrows[SNAP_CPU], NCPU - 1);
+	ck_assert_int_eq(s->rows[SNAP_SYSTEM][0].ncpus, NCPU - 1);
+	snapshot_free(s);
+}
+END_TEST
+
+/* CPU 2 reads CCX 1's L3: when it goes away the L3 moves to CPU 3. */
+START_TEST(test_uncore_reader_offline)
+{
+	snapshot_free(step());
+	struct sim_fault f = { .cpu = 2, .err = -ENODEV, .after_reads = 0 };
+	sim_inject_fault(sampler_backend(smp), &f);
+	snapshot_free(step());
+	struct snapshot *s = step();
+	ck_assert_ptr_null(snapshot_cpu(s, 2));
+	const struct snap_row *x = find_row(s, SNAP_CCX, 1);
+	ck_assert_ptr_nonnull(x);
+	assert_close(x->event[ev[L3A]], rate[3][L3A], "l3_access read on cpu 3", __LINE__);
+	snapshot_free(s);
+}
+END_TEST
+
+START_TEST(test_replan)
+{
+	snapshot_free(step());
+	int only[] = { met("ipc") };
+	int extra[] = { ev[L2M] };
+	sampler_request(smp, 1, only, 1, extra);
+	struct snapshot *s = step();
+	const struct sched_plan *p = sampler_plan(smp);
+	int core_pmu = model_find_pmu(model, "core");
+	ck_assert_int_eq(sched_groups_for_pmu(p, core_pmu), 2);
+	ck_assert_int_eq(p->nmetrics, 1);
+	ck_assert(s->metric_planned[met("ipc")]);
+	ck_assert(!s->metric_planned[met("mpki")]);
+	ck_assert(isnan(snapshot_cpu(s, 0)->metric[met("mpki")]));
+	const struct snap_row *row = snapshot_cpu(s, 1);
+	assert_close(row->metric[met("ipc")], rate[1][INS] / rate[1][CYC], "ipc", __LINE__);
+	assert_close(row->event[ev[L2M]], rate[1][L2M], "l2_miss", __LINE__);
+	ck_assert(fabs(row->event_cov[ev[L2M]] - 0.5) < 1e-6);
+	ck_assert(fabs(row->metric_cov[met("ipc")] - 0.5) < 1e-6);
+	/* Nothing on the UMC now, so no complaint about it either. */
+	ck_assert(sampler_notice(smp) == NULL || !strstr(sampler_notice(smp), "umc_wide"));
+	snapshot_free(s);
+}
+END_TEST
+
+START_TEST(test_interval_change)
+{
+	sampler_set_interval(smp, 0.5);
+	struct snapshot *s = step();
+	ck_assert(fabs(s->interval_s - 0.5) < 1e-9);
+	/* Rates are per second, so scaled counts halve and ratios stay. */
+	assert_close(snapshot_cpu(s, 0)->event[ev[CYC]], rate[0][CYC] * 0.5, "cycles", __LINE__);
+	assert_close(snapshot_cpu(s, 0)->metric[met("ghz")], rate[0][CYC] / 1e9, "ghz", __LINE__);
+	snapshot_free(s);
+}
+END_TEST
+
+START_TEST(test_thread_mode)
+{
+	struct snap_ring ring;
+	snap_ring_init(&ring);
+	sampler_set_interval(smp, 0.02);
+	char *cause = NULL;
+	ck_assert_int_eq(sampler_start(smp, &ring, &cause), 0);
+	struct snapshot *got = NULL;
+	for (int i = 0; i < 500 && !got; i++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+		got = snap_ring_pop_latest(&ring);
+	}
+	ck_assert_ptr_nonnull(got);
+	assert_close(snapshot_cpu(got, 2)->metric[met("ipc")], rate[2][INS] / rate[2][CYC], "ipc", __LINE__);
+	snapshot_free(got);
+	/* A re-plan requested from this thread is applied by the sampler's. */
+	int only[] = { met("l2_miss_rate") };
+	sampler_request(smp, 1, only, 0, NULL);
+	got = NULL;
+	for (int i = 0; i < 500; i++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+		struct snapshot *s = snap_ring_pop_latest(&ring);
+		if (s && !s->metric_planned[met("ipc")]) {
+			got = s;
+			break;
+		}
+		snapshot_free(s);
+	}
+	ck_assert_ptr_nonnull(got);
+	ck_assert(got->metric_planned[met("l2_miss_rate")]);
+	snapshot_free(got);
+	sampler_pause(smp, true);
+	sampler_pause(smp, false);
+	sampler_stop(smp);
+	snap_ring_done(&ring);
+}
+END_TEST
+
+static Suite *sampler_suite(void)
+{
+	Suite *s = suite_create("sampler");
+	TCase *tc = tcase_create("sim");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_metrics_all_scopes);
+	tcase_add_test(tc, test_ratio_of_sums);
+	tcase_add_test(tc, test_coverage_is_schedule_share);
+	tcase_add_test(tc, test_unschedulable_reported);
+	tcase_add_test(tc, test_cpu_offline);
+	tcase_add_test(tc, test_uncore_reader_offline);
+	tcase_add_test(tc, test_replan);
+	tcase_add_test(tc, test_interval_change);
+	tcase_add_test(tc, test_thread_mode);
+	tcase_set_timeout(tc, 20);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(sampler_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
