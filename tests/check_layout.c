@@ -210,7 +210,8 @@ static const struct {
 	{ L, 1.2345, NAN, "%.2f", NULL, "1.23" },
 	{ L, 1.2345, 0.5, "%.2f", NULL, "1.23" },      /* exactly the threshold: not marked */
 	{ L, 0.4567, 1, "pct", "ratio", "45.7" },
-	{ L, 0.4567, 1, NULL, "ratio", "45.7" },        /* a ratio defaults to a percentage */
+	{ L, 0.4567, 1, NULL, "ratio", "45.7" },
+	{ L, 45.67, 1, "pct", "%", "45.7" },            /* already a percentage */        /* a ratio defaults to a percentage */
 	{ L, 0.4567, 1, "%s", "ratio", "45.7" },        /* a bad format falls back safely */
 	{ L, 3.456, 1, "%s", "GHz", "3.46" },
 	{ L, 1234567, 1, NULL, "/s", "1.23M" },

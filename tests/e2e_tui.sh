@@ -19,8 +19,8 @@ cleanup() { $TMUX_CMD kill-server >/dev/null 2>&1; rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-screen() { $TMUX_CMD capture-pane -p -t e2e; }
-keys() { $TMUX_CMD send-keys -t e2e "$@"; sleep 0.4; }
+screen() { $TMUX_CMD capture-pane -p -t "$S"; }
+keys() { $TMUX_CMD send-keys -t "$S" "$@"; sleep 0.4; }
 # Waits up to 10 s for a pattern (grep -E) on the screen.
 wait_for() {
 	i=0
@@ -32,12 +32,20 @@ wait_for() {
 }
 expect() { wait_for "$1" || { fail "$2 (no /$1/ on screen)"; screen | sed 's/^/  | /'; }; }
 
-# Starts pmctop in a fresh session of WxH; the shell records its status.
+# Starts pmctop in a new session of WxH (the server lives on: killing its
+# last session and starting another races with its exit); the shell records
+# pmctop's exit status and the terminal modes after it.
+run=0
+S=
 start() {
-	$TMUX_CMD kill-server >/dev/null 2>&1
-	$TMUX_CMD new-session -d -s e2e -x "$1" -y "$2" \
-		"TERM=xterm-256color $PMCTOP $3; echo \"EXIT=\$?\" > $TMP/status; stty -a > $TMP/stty; sleep 30"
-	rm -f "$TMP/status"
+	old=$S
+	run=$((run + 1))
+	S="e2e$run"
+	rm -f "$TMP/status" "$TMP/stty"
+	$TMUX_CMD new-session -d -s "$S" -x "$1" -y "$2" \
+		"$PMCTOP $3; echo \"EXIT=\$?\" > $TMP/status; stty -a > $TMP/stty; sleep 60"
+	[ -n "$old" ] && $TMUX_CMD kill-session -t "$old" >/dev/null 2>&1
+	return 0
 }
 quit_ok() {
 	keys q
@@ -52,7 +60,7 @@ quit_ok() {
 start 160 50 "--sim zen5 -d 0.2"
 expect 'SIMULATED' "SIMULATED label"
 expect 'CCX 1' "second CCX panel"
-n=$(screen | grep -c 'CCX [0-9]  socket')
+n=$(screen | grep -o 'CCX [0-9]  socket' | wc -l)
 [ "$n" -eq 2 ] || fail "expected 2 CCX panels, saw $n"
 # Every CPU row, by scrolling to the end and back.
 seen=$( (screen; keys End; screen; keys Home; screen) | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $1 }' | sort -un | wc -l)
@@ -63,17 +71,22 @@ sleep 0.6
 screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $6 ~ /^~?[0-9.]+$/ { sub("~", "", $6); print $6 }' > "$TMP/ipc"
 sort -gr "$TMP/ipc" | cmp -s - "$TMP/ipc" || fail "rows not ordered by IPC: $(tr '\n' ' ' < "$TMP/ipc")"
 [ "$(wc -l < "$TMP/ipc")" -ge 10 ] || fail "too few IPC values to judge the sort"
-# Topdown view: its four percentages add up to about 100.
+# Topdown view: the level-1 shares of a CPU (the columns after IPC) add up
+# to about 100 %, and the stacked bar is drawn.
 keys 2
-expect 'FE/BadSpec' "topdown bar heading"
+expect 'F=FE bound' "topdown bar heading"
 sleep 0.6
-sum=$(screen | grep -i -A1 'frontend' | head -0; screen | awk '
-	/FE\/BadSpec/ { for (i = 1; i <= NF; i++) if ($i ~ /[Ff]ront|FE$/) fe = i; head = 1; next }
-	head && $1 ~ /^[0-9]+$/ { n = 0; s = 0; for (i = 7; i <= NF; i++) { v = $i; sub("~", "", v); if (v ~ /^[0-9.]+$/ && n < 4) { s += v; n++ } } if (n == 4) { print s; exit } }')
+sum=$(screen | awk '
+	/F=FE bound/ { head = 1; next }
+	head && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
+		s = 0; n = 0
+		for (i = 7; i <= 11; i++) { v = $i; sub("~", "", v); if (v ~ /^[0-9.]+$/) { s += v; n++ } }
+		if (n == 5) { print s; exit } }')
 case "$sum" in
-'') fail "no topdown row to add up" ;;
-*) awk -v s="$sum" 'BEGIN { exit !(s > 97 && s < 103) }' || fail "topdown shares add up to $sum, not ~100" ;;
+'') fail "no topdown row to add up"; screen | sed 's/^/  | /' ;;
+*) awk -v s="$sum" 'BEGIN { exit !(s > 98 && s < 102) }' || fail "topdown shares add up to $sum, not ~100" ;;
 esac
+screen | grep -Eq 'F{3,}[SBTR]*B{3,}' || fail "no topdown bar"
 # The event picker adds a searched column.
 keys e
 expect 'Add an event column' "event picker"

@@ -45,8 +45,9 @@ void dialog_help(struct ui *u)
 	lines[n++] = xasprintf("  ~1.23  estimated: its events ran less than %.0f%% of the interval (multiplexed)",
 			       FMT_LOW_COVERAGE * 100);
 	lines[n++] = xstrdup("  min cov  the lowest such coverage among the values on screen");
-	lines[n++] = xstrdup("  Event columns are counts per second. Bar: F frontend, S bad speculation,");
-	lines[n++] = xstrdup("         B backend, R retiring (shares of the dispatch slots).");
+	lines[n++] = xstrdup("  Event columns are counts per second. The topdown bar: F frontend bound,");
+	lines[n++] = xstrdup("  S bad speculation, B backend bound, T SMT contention, R retiring; lower");
+	lines[n++] = xstrdup("  case is the second half of a split (level 2). The heading names them.");
 	for (;;) {
 		erase();
 		for (int i = 0; i + top < n && i < LINES - 1; i++)

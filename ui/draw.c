@@ -121,15 +121,53 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 	return buf;
 }
 
+/* The letter and colour of a bar segment, from its metric's name: F
+ * frontend, S bad speculation, B backend, T SMT contention, R retiring; a
+ * second segment of the same kind (topdown level 2 splits each in two) is
+ * lower case. Letters make the bar readable without colour. */
+static char bar_letter(const struct ui *u, const struct view_def *v, int i, int *pair)
+{
+	static const struct { const char *key; char letter; int pair; } kinds[] = {
+		{ "frontend", 'F', CP_BAR0 }, { "bad_spec", 'S', CP_BAR1 }, { "backend", 'B', CP_BAR2 },
+		{ "smt", 'T', CP_BAR4 }, { "retir", 'R', CP_BAR3 },
+	};
+	const char *name = u->m->metrics[v->bar[i]].name;
+	char letter = (char)('1' + i % 9);
+	*pair = CP_BAR0 + i % 5;
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+		if (strstr(name, kinds[k].key)) {
+			letter = kinds[k].letter;
+			*pair = kinds[k].pair;
+			break;
+		}
+	for (int j = 0; j < i; j++) {
+		int p;
+		if (bar_letter(u, v, j, &p) == letter)
+			return (char)(letter | 0x20);
+	}
+	return letter;
+}
+
+/* The bar's heading: what each letter stands for. */
+static void bar_title(const struct ui *u, const struct view_def *v, char *buf, int len)
+{
+	int n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < v->nbar && n < len - 1; i++) {
+		int p;
+		const struct metric_def *md = &u->m->metrics[v->bar[i]];
+		n += snprintf(buf + n, (size_t)(len - n), "%s%c=%s", i ? " " : "", bar_letter(u, v, i, &p),
+			      md->label ? md->label : md->name);
+	}
+}
+
 /* The stacked topdown bar: one segment per bar metric, widths by the
- * largest remainder so that they add up exactly. Letters name the segments
- * so that the bar reads without colour too. */
+ * largest remainder so that they add up exactly. */
 static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r)
 {
 	const struct view_def *v = &u->m->views[u->nav.view];
-	static const char letters[] = "FSBR";
-	int n = v->nbar < 8 ? v->nbar : 8;
-	double val[8], sum = 0;
+	int n = v->nbar < 16 ? v->nbar : 16;
+	double val[16], sum = 0;
 	for (int i = 0; i < n; i++) {
 		double cov;
 		val[i] = ui_metric(u, r, v->bar[i], &cov);
@@ -142,8 +180,8 @@ static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r
 	if (sum <= 0 || w < 2)
 		return;
 	int total = (int)lround(w * (sum > 1 ? 1 : sum));
-	int seg[8], used = 0;
-	double rem[8];
+	int seg[16], used = 0;
+	double rem[16];
 	for (int i = 0; i < n; i++) {
 		double exact = val[i] / (sum > 1 ? sum : 1) * w;
 		seg[i] = (int)floor(exact);
@@ -162,10 +200,11 @@ static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r
 	int cx = x;
 	for (int i = 0; i < n; i++) {
 		char s[256];
+		int pair;
 		int k = seg[i] < (int)sizeof(s) - 1 ? seg[i] : (int)sizeof(s) - 1;
-		memset(s, letters[i % 4], (size_t)k);
+		memset(s, bar_letter(u, v, i, &pair), (size_t)k);
 		s[k] = 0;
-		put(y, cx, k, ui_attr(u, CP_BAR0 + i % 4, i % 2 ? A_REVERSE : 0), s);
+		put(y, cx, k, ui_attr(u, pair, i % 2 ? A_REVERSE : 0), s);
 		cx += k;
 	}
 }
@@ -204,11 +243,14 @@ static void draw_table(struct ui *u)
 	fill(t->y, t->x, t->w, ui_attr(u, CP_HEAD, A_REVERSE));
 	for (int k = 0; k < nvis; k++) {
 		const struct ui_col *c = &u->cols[vis[k]];
-		char h[64];
+		char h[128];
 		bool sorted = vis[k] == u->nav.sort_col;
 		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT) != u->nav.sort_reverse;
-		if (c->kind == COL_BAR)
-			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], c->title);
+		if (c->kind == COL_BAR) {
+			char bt[256];
+			bar_title(u, &u->m->views[u->nav.view], bt, sizeof(bt));
+			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], bt);
+		}
 		else
 			snprintf(h, sizeof(h), "%*.*s", ws[k], ws[k], c->title);
 		int attr = sorted ? ui_attr(u, CP_SEL, A_BOLD) | (int)A_BOLD : ui_attr(u, CP_HEAD, A_REVERSE);
@@ -328,7 +370,7 @@ static void draw_ccx(struct ui *u)
 		const struct topo_ccx *cx = &u->topo->ccxs[i];
 		ccx_figures(u, i, acc, hit, lat, ipc, ghz);
 		if (l->ccx_mode == CCX_LINES) {
-			snprintf(line, sizeof(line), "CCX%-3d S%d L3 %7s/s hit %6s lat %5sns IPC %5s %5sGHz ",
+			snprintf(line, sizeof(line), "CCX%-3d S%d L3 %7s/s hit %5s%% lat %4sns IPC %5s %5sGHz ",
 				 i, cx->socket, acc, hit, lat, ipc, ghz);
 			int n = (int)strlen(line);
 			put(slot_y, slot_x, l->ccx_box_w - 1, title, line);
@@ -357,6 +399,15 @@ static void draw_ccx(struct ui *u)
 	}
 }
 
+/* The unit printed after a value, e.g. "GB/s"; empty for plain figures. */
+static const char *unit_of(const struct ui *u, int metric)
+{
+	if (metric < 0 || metric >= u->m->nmetrics || !u->m->metrics[metric].unit)
+		return "";
+	const char *un = u->m->metrics[metric].unit;
+	return strcmp(un, "count") == 0 || strcmp(un, "ratio") == 0 ? "" : un;
+}
+
 static void draw_mem(struct ui *u)
 {
 	const struct rect *m = &u->lay.mem;
@@ -369,11 +420,12 @@ static void draw_mem(struct ui *u)
 	for (int s = 0; s < u->topo->nsockets && s < m->h - 1; s++) {
 		const struct snap_row *r = ui_scope_row(u->snap, SNAP_SOCKET, s);
 		char rd[32], wr[32], bus[32], name[32];
-		metric_text(u, r, u->m_memrd, NULL, rd, sizeof(rd));
-		metric_text(u, r, u->m_memwr, NULL, wr, sizeof(wr));
+		metric_text(u, r, u->m_memrd, "%.2f", rd, sizeof(rd));
+		metric_text(u, r, u->m_memwr, "%.2f", wr, sizeof(wr));
 		metric_text(u, r, u->m_membus, "pct", bus, sizeof(bus));
 		snprintf(name, sizeof(name), "socket %d", s);
-		snprintf(line, sizeof(line), "%-14s %10sB/s %10sB/s %8s%%", name, rd, wr, bus);
+		snprintf(line, sizeof(line), "%-14s %7s %-4s %7s %-4s %8s%%", name, rd, unit_of(u, u->m_memrd),
+			 wr, unit_of(u, u->m_memwr), bus);
 		put(m->y + 1 + s, m->x, m->w, 0, line);
 	}
 	if (u->topo->nsockets > m->h - 1) {
@@ -458,22 +510,31 @@ static void draw_header(struct ui *u)
 	put(h->y + 1, 0, h->w, 0, line);
 	if (h->h < 3)
 		return;
+	const struct ui_col *sc = &u->cols[u->nav.sort_col];
+	char status[256];
+	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
+		 u->filter_text ? "  filter " : "", u->filter_text ? u->filter_text : "",
+		 u->nav.per_core ? "per core" : "per CPU");
+	/* All the views as tabs when they fit beside the status, else only
+	 * the active one. */
+	int tabs = 0;
+	for (int i = 0; i < u->m->nviews; i++)
+		tabs += (int)strlen(u->m->views[i].name) + 4;
+	bool all = tabs + (int)strlen(status) <= h->w;
 	x = 0;
 	for (int i = 0; i < u->m->nviews && x < h->w; i++) {
 		const struct view_def *v = &u->m->views[i];
+		if (!all && i != u->nav.view)
+			continue;
 		if (v->key > 0)
 			snprintf(line, sizeof(line), " %d:%s ", v->key, v->name);
 		else
 			snprintf(line, sizeof(line), " %s ", v->name);
-		int attr = i == u->nav.view ? ui_attr(u, CP_SEL, A_REVERSE) | A_BOLD : 0;
+		int attr = i == u->nav.view ? ui_attr(u, CP_SEL, A_REVERSE) | (int)A_BOLD : 0;
 		put(h->y + 2, x, h->w - x, attr, line);
 		x += (int)strlen(line);
 	}
-	const struct ui_col *sc = &u->cols[u->nav.sort_col];
-	snprintf(line, sizeof(line), "  sort %s%s%s%s  rows %s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
-		 u->filter_text ? "  filter " : "", u->filter_text ? u->filter_text : "",
-		 u->nav.per_core ? "per core" : "per CPU");
-	put(h->y + 2, x, h->w - x, 0, line);
+	put(h->y + 2, x, h->w - x, 0, status);
 }
 
 void draw_screen(struct ui *u)

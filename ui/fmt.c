@@ -79,8 +79,10 @@ const char *fmt_value(char *buf, int len, double v, double cov, const char *fmt,
 	}
 	bool pct = (fmt && strcmp(fmt, "pct") == 0) ||
 		   (!fmt_valid(fmt) && unit && strcmp(unit, "ratio") == 0);
+	/* "pct" on a metric that is already in percent must not scale it
+	 * again: the unit says what the number is. */
 	if (pct)
-		snprintf(num, sizeof(num), "%.1f", v * 100);
+		snprintf(num, sizeof(num), "%.1f", unit && strcmp(unit, "%") == 0 ? v : v * 100);
 	else if (fmt_valid(fmt)) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

@@ -19,8 +19,8 @@
  * it is given to printf. */
 bool fmt_valid(const char *fmt);
 
-/* Writes v into buf: "-" for NaN or infinity; fmt "pct" is a 0..1 ratio as a
- * percentage; a NULL or invalid fmt uses a default for the unit ("ratio" as
+/* Writes v into buf: "-" for NaN or infinity; fmt "pct" shows a 0..1 ratio
+ * as a percentage (a value whose unit is already "%" is not scaled); a NULL or invalid fmt uses a default for the unit ("ratio" as
  * a percentage, "/s" and counts with k/M/G/T suffixes); a '~' in front when
  * cov < FMT_LOW_COVERAGE. Returns buf. */
 const char *fmt_value(char *buf, int len, double v, double cov, const char *fmt, const char *unit);

@@ -8,6 +8,7 @@
 #include "uiint.h"
 
 #include <curses.h>
+#include <locale.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -100,7 +101,7 @@ static void find_metrics(struct ui *u)
 	static const char *const ghz[] = { "ghz", "effective_ghz", "freq_ghz", NULL };
 	static const char *const ipc[] = { "ipc", NULL };
 	static const char *const l3rate[] = { "l3_access_per_s", "l3_accesses_per_s", NULL };
-	static const char *const l3acc[] = { "l3_accesses", "l3_access", NULL };
+	static const char *const l3acc[] = { "l3_accesses", "l3_access_all", "l3_access", NULL };
 	static const char *const l3hit[] = { "l3_hit_rate", NULL };
 	static const char *const l3lat[] = { "l3_miss_latency_ns", NULL };
 	static const char *const memrd[] = { "mem_read_bw", NULL };
@@ -151,6 +152,12 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 {
 	if (metric < 0 || metric >= u->m->nmetrics || has_metric_col(u, metric))
 		return;
+	/* A fixed column that the view lists too takes the view's format
+	 * and thresholds. */
+	const struct view_def *v = cur_view(u);
+	for (int i = 0; !vc && v && i < v->ncols; i++)
+		if (v->cols[i].metric == metric)
+			vc = &v->cols[i];
 	const struct metric_def *md = &u->m->metrics[metric];
 	const char *label = md->label ? md->label : md->name;
 	int w = vc && vc->width > 0 ? vc->width : (int)strlen(label);
@@ -194,7 +201,7 @@ void ui_build_columns(struct ui *u)
 		add_col(u, COL_EVENT, e, NULL, u->m->events[e].name, w < 8 ? 8 : w > 24 ? 24 : w, true);
 	}
 	if (v && v->nbar > 0)
-		add_col(u, COL_BAR, 0, NULL, "FE/BadSpec/BE/Retiring", 24, true);
+		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);
 	int nscroll = 0;
 	for (int i = 0; i < u->ncols; i++)
 		nscroll += u->cols[i].scrolls;
@@ -389,6 +396,9 @@ static int screen_init(struct ui *u, char **cause)
 {
 	/* newterm, unlike initscr, returns NULL instead of exiting when the
 	 * terminal is unknown, so that the sampler can be stopped cleanly. */
+	/* Line drawing and wide characters follow the user's locale; only
+	 * LC_CTYPE, so that numbers keep their '.' in every output. */
+	setlocale(LC_CTYPE, "");
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr)
 		return set_cause(cause, "cannot use the terminal (TERM=%s); try -b for batch output",
@@ -413,6 +423,7 @@ static int screen_init(struct ui *u, char **cause)
 		init_pair(CP_BAR1, COLOR_BLACK, COLOR_RED);
 		init_pair(CP_BAR2, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(CP_BAR3, COLOR_BLACK, COLOR_GREEN);
+		init_pair(CP_BAR4, COLOR_BLACK, COLOR_MAGENTA);
 		init_pair(CP_TITLE, COLOR_CYAN, -1);
 		init_pair(CP_NOTICE, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(CP_SEL, COLOR_BLACK, COLOR_CYAN);

@@ -28,7 +28,7 @@ struct ui_row {
 };
 
 /* Colour pairs; in monochrome only attributes are used. */
-enum { CP_HEAD = 1, CP_WARN, CP_CRIT, CP_GOOD, CP_BAR0, CP_BAR1, CP_BAR2, CP_BAR3,
+enum { CP_HEAD = 1, CP_WARN, CP_CRIT, CP_GOOD, CP_BAR0, CP_BAR1, CP_BAR2, CP_BAR3, CP_BAR4,
        CP_TITLE, CP_NOTICE, CP_SEL, CP_KEY, CP_COUNT };
 
 struct ui {
