@@ -340,6 +340,8 @@ START_TEST(test_filter)
 				      t[i].line, buf);
 		else
 			ck_assert_msg(cause && *cause, "line %d: no cause", t[i].line);
+		if (rc < 0 && strncmp(t[i].text, "ccx ", 4) == 0)
+			ck_assert_msg(strstr(cause, "CCX numbers 0-3"), "line %d: cause %s", t[i].line, cause);
 		free(cause);
 	}
 }

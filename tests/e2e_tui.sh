@@ -32,7 +32,7 @@ wait_for() {
 }
 expect() { wait_for "$1" || { fail "$2 (no /$1/ on screen)"; screen | sed 's/^/  | /'; }; }
 
-# Starts pmctop in a new session of WxH (the server lives on: killing its
+# Starts pmctop (with environment $4) in a new session of WxH (the server lives on: killing its
 # last session and starting another races with its exit); the shell records
 # pmctop's exit status and the terminal modes after it.
 run=0
@@ -43,7 +43,7 @@ start() {
 	S="e2e$run"
 	rm -f "$TMP/status" "$TMP/stty"
 	$TMUX_CMD new-session -d -s "$S" -x "$1" -y "$2" \
-		"$PMCTOP $3; echo \"EXIT=\$?\" > $TMP/status; stty -a > $TMP/stty; sleep 60"
+		"${4:-} $PMCTOP $3; echo \"EXIT=\$?\" > $TMP/status; stty -a > $TMP/stty; sleep 60"
 	[ -n "$old" ] && $TMUX_CMD kill-session -t "$old" >/dev/null 2>&1
 	return 0
 }
@@ -112,7 +112,30 @@ for size in "80 24" "250 70"; do
 	quit_ok "${1}x$2"
 done
 
-# 3. Too small: one line, and q still quits.
+# 3. Resizing (SIGWINCH) redraws at the new size; Ctrl-C (SIGINT) quits
+# and restores the terminal.
+start 160 50 "--sim zen5 -d 0.2"
+expect 'SIMULATED' "SIMULATED before resize"
+$TMUX_CMD resize-window -t "$S" -x 90 -y 30 >/dev/null 2>&1
+sleep 0.8
+[ "$(screen | wc -l)" -le 30 ] && expect 'Quit' "footer after resize"
+keys C-c
+i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+[ -s "$TMP/status" ] || fail "Ctrl-C did not end pmctop"
+grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "terminal not restored after Ctrl-C"
+
+# 4. Monochrome with NO_COLOR: no colour in the cells, SIMULATED still
+# in reverse video.
+start 120 40 "--sim zen5 -d 0.2" "NO_COLOR=1"
+expect 'SIMULATED' "SIMULATED in monochrome"
+sleep 0.5
+$TMUX_CMD capture-pane -e -p -t "$S" | grep -Eq '\[([0-9;]*;)?(3[0-7]|4[0-7]|38;|48;)' &&
+	fail "colour escapes with NO_COLOR set"
+$TMUX_CMD capture-pane -e -p -t "$S" | grep -q '7mSIMULATED' ||
+	$TMUX_CMD capture-pane -e -p -t "$S" | grep -Eq '\[[0-9;]*7[0-9;]*mSIMULATED' || fail "SIMULATED not in reverse video"
+quit_ok "NO_COLOR"
+
+# 5. Too small: one line, and q still quits.
 start 50 12 "--sim zen5"
 expect 'too small' "too-small message"
 quit_ok "50x12"

@@ -324,6 +324,14 @@ static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, in
 	}
 }
 
+/* Appends a unit to a value, but not to "-" (no value has no unit). */
+static void add_unit(char *buf, size_t len, const char *unit)
+{
+	size_t n = strlen(buf);
+	if (strcmp(buf, "-") != 0 && n < len)
+		snprintf(buf + n, len - n, "%s", unit);
+}
+
 static void ccx_figures(struct ui *u, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
 {
 	const struct snap_row *r = ui_scope_row(u->snap, SNAP_CCX, i);
@@ -336,10 +344,14 @@ static void ccx_figures(struct ui *u, int i, char *acc, char *hit, char *lat, ch
 	if (!isnan(v))
 		note_cov(u, cov);
 	fmt_value(acc, 16, v, cov, NULL, "/s");
+	add_unit(acc, 16, "/s");
 	metric_text(u, r, u->m_l3hit, "pct", hit, 16);
+	add_unit(hit, 16, "%");
 	metric_text(u, r, u->m_l3lat, "%.0f", lat, 16);
+	add_unit(lat, 16, "ns");
 	metric_text(u, r, u->m_ipc, "%.2f", ipc, 16);
 	metric_text(u, r, u->m_ghz, "%.2f", ghz, 16);
+	add_unit(ghz, 16, "GHz");
 }
 
 static void draw_ccx(struct ui *u)
@@ -370,7 +382,7 @@ static void draw_ccx(struct ui *u)
 		const struct topo_ccx *cx = &u->topo->ccxs[i];
 		ccx_figures(u, i, acc, hit, lat, ipc, ghz);
 		if (l->ccx_mode == CCX_LINES) {
-			snprintf(line, sizeof(line), "CCX%-3d S%d L3 %7s/s hit %5s%% lat %4sns IPC %5s %5sGHz ",
+			snprintf(line, sizeof(line), "CCX%-3d S%d L3 %9s hit %6s lat %6s IPC %5s %7s ",
 				 i, cx->socket, acc, hit, lat, ipc, ghz);
 			int n = (int)strlen(line);
 			put(slot_y, slot_x, l->ccx_box_w - 1, title, line);
@@ -391,9 +403,9 @@ static void draw_ccx(struct ui *u)
 		mvaddch(slot_y + h - 1, slot_x + w - 1, ACS_LRCORNER);
 		snprintf(line, sizeof(line), " CCX %d  socket %d  %d CPUs ", i, cx->socket, cx->ncpus);
 		put(slot_y, slot_x + 2, w - 4, title, line);
-		snprintf(line, sizeof(line), "L3 %s/s  hit %s%%", acc, hit);
+		snprintf(line, sizeof(line), "L3 %s  hit %s", acc, hit);
 		put(slot_y + 1, slot_x + 1, w - 2, 0, line);
-		snprintf(line, sizeof(line), "miss %sns IPC %s %sGHz", lat, ipc, ghz);
+		snprintf(line, sizeof(line), "miss %s IPC %s %s", lat, ipc, ghz);
 		put(slot_y + 2, slot_x + 1, w - 2, 0, line);
 		draw_strip(u, slot_y + 3, slot_x + 1, w - 2, l->strip_lines, i, metric, vc, max);
 	}
@@ -424,7 +436,8 @@ static void draw_mem(struct ui *u)
 		metric_text(u, r, u->m_memwr, "%.2f", wr, sizeof(wr));
 		metric_text(u, r, u->m_membus, "pct", bus, sizeof(bus));
 		snprintf(name, sizeof(name), "socket %d", s);
-		snprintf(line, sizeof(line), "%-14s %7s %-4s %7s %-4s %8s%%", name, rd, unit_of(u, u->m_memrd),
+		add_unit(bus, sizeof(bus), "%");
+		snprintf(line, sizeof(line), "%-14s %7s %-4s %7s %-4s %9s", name, rd, unit_of(u, u->m_memrd),
 			 wr, unit_of(u, u->m_memwr), bus);
 		put(m->y + 1 + s, m->x, m->w, 0, line);
 	}
@@ -492,7 +505,8 @@ static void draw_header(struct ui *u)
 	metric_text(u, sys, u->m_ipc, "%.2f", a, sizeof(a));
 	metric_text(u, sys, u->m_ghz, "%.2f", b, sizeof(b));
 	metric_text(u, sys, u->m_util, "pct", c, sizeof(c));
-	int n = snprintf(line, sizeof(line), "System  IPC %s  GHz %s  util %s%%", a, b, c);
+	add_unit(c, sizeof(c), "%");
+	int n = snprintf(line, sizeof(line), "System  IPC %s  GHz %s  util %s", a, b, c);
 	if (u->nav.view < u->m->nviews) {
 		const struct view_def *v = &u->m->views[u->nav.view];
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  |  %s:", v->title ? v->title : v->name);

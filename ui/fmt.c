@@ -141,8 +141,11 @@ static int filter_groups(const char *list, const struct topo *t, bool ccx, bool 
 		set_cause(cause, "this machine has no %s", ccx ? "CCX (no L3 cache found)" : "sockets");
 		goto out;
 	}
-	if (cpulist_parse(list, sel, n, cause) < 0)
+	/* cpulist_parse speaks of CPUs; say which groups exist instead. */
+	if (cpulist_parse(list, sel, n, NULL) < 0) {
+		set_cause(cause, "'%s' is not a list of %s numbers 0-%d", list, ccx ? "CCX" : "socket", n - 1);
 		goto out;
+	}
 	for (int i = 0; i < n; i++) {
 		if (!sel[i])
 			continue;

@@ -19,6 +19,7 @@
 
 static volatile sig_atomic_t ui_stop_signal;
 static volatile sig_atomic_t ui_curses_active;
+static SCREEN *ui_screen;
 
 static void ui_restore(void)
 {
@@ -399,8 +400,8 @@ static int screen_init(struct ui *u, char **cause)
 	/* Line drawing and wide characters follow the user's locale; only
 	 * LC_CTYPE, so that numbers keep their '.' in every output. */
 	setlocale(LC_CTYPE, "");
-	SCREEN *scr = newterm(NULL, stdout, stdin);
-	if (!scr)
+	ui_screen = newterm(NULL, stdout, stdin);
+	if (!ui_screen)
 		return set_cause(cause, "cannot use the terminal (TERM=%s); try -b for batch output",
 				 getenv("TERM") ? getenv("TERM") : "unset");
 	ui_curses_active = 1;
@@ -646,6 +647,8 @@ int ui_run(const struct ui_config *c, char **cause)
 	rc = 0;
 	ui_restore();
 	ui_signals(false);
+	delscreen(ui_screen);
+	ui_screen = NULL;
 out_sampler:
 	sampler_stop(u.sampler);
 out_ring:
