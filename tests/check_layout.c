@@ -1,0 +1,374 @@
+/* check_layout.c: the dashboard's pure parts without a terminal: the layout
+ * over every terminal size from 20x10 to 300x100 for machines of 2 to 1024
+ * CPUs, and the number formatting, thresholds, event search and row filter
+ * (ui/layout.c, ui/fmt.c). */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+#include "layout.h"
+
+/* Machines: CPUs, CCX, cores per CCX (strip cells), sockets. */
+static const struct { int ncpus, nccx, cells, nsockets; } machines[] = {
+	{ 2, 1, 1, 1 },        /* a small VM */
+	{ 32, 2, 8, 1 },       /* one Zen 5 socket with two CCX, SMT */
+	{ 384, 24, 8, 2 },     /* two EPYC 9654 */
+	{ 1024, 64, 8, 4 },
+	{ 1024, 8, 64, 2 },    /* wide CCX: strips span lines */
+};
+
+static bool inside(const struct rect *r, int rows, int cols)
+{
+	if (r->h == 0 || r->w == 0)
+		return true;
+	return r->h > 0 && r->w > 0 && r->y >= 0 && r->x >= 0 && r->y + r->h <= rows && r->x + r->w <= cols;
+}
+
+/* Checks one layout; returns a description of the first problem or NULL. */
+static const char *check_one(const struct layout_in *in, const struct layout *l)
+{
+	if (l->too_small != (in->rows < LAYOUT_MIN_ROWS || in->cols < LAYOUT_MIN_COLS))
+		return "too_small does not match the minimum";
+	if (l->too_small)
+		return inside(&l->msg, in->rows, in->cols) && l->table.h == 0 ? NULL : "message off-screen";
+	const struct rect *r[] = { &l->header, &l->notice, &l->ccx, &l->table, &l->mem, &l->footer };
+	for (size_t i = 0; i < 6; i++) {
+		if (!inside(r[i], in->rows, in->cols))
+			return "a panel lies off-screen";
+		for (size_t j = i + 1; j < 6; j++)
+			if (rect_overlap(r[i], r[j]))
+				return "two panels overlap";
+	}
+	if (l->header.y != 0 || l->header.h < 2)
+		return "header not at the top";
+	if (l->footer.y != in->rows - 1 || l->footer.h != 1)
+		return "footer not on the last line";
+	if (l->table_data_rows < 1 || l->table.h != l->table_data_rows + 1)
+		return "table has no data row";
+	int want = in->table_rows < 1 ? 1 : in->table_rows;
+	if (l->table_data_rows < (want < 4 ? want : 4))
+		return "table has fewer than its minimum rows";
+	if (l->ccx_shown > in->nccx || l->ccx_shown < 0)
+		return "more CCX shown than exist";
+	if (l->ccx_mode == CCX_HIDDEN && l->ccx.h != 0)
+		return "hidden CCX with an area";
+	if (!in->show_ccx && l->ccx_mode != CCX_HIDDEN)
+		return "CCX shown though toggled off";
+	if (l->ccx_mode == CCX_BOXES) {
+		int boxrows = (in->nccx + l->ccx_per_row - 1) / l->ccx_per_row;
+		if (l->ccx_shown != in->nccx || boxrows * l->ccx_box_h != l->ccx.h ||
+		    l->ccx_per_row * l->ccx_box_w > in->cols)
+			return "CCX boxes do not fit their area";
+		if (l->strip_lines * (l->ccx_box_w - 2) < in->ccx_cells)
+			return "strip too short for the cores";
+	}
+	if (l->ccx_mode == CCX_LINES) {
+		if (l->ccx_box_h != 1 || l->ccx_per_row * l->ccx_box_w > in->cols)
+			return "CCX lines do not fit";
+		int slots = l->ccx.h * l->ccx_per_row;
+		if (l->ccx_shown + (l->ccx_shown < in->nccx) > slots)
+			return "more CCX lines than slots";
+	}
+	if (l->mem.h > 0 && l->mem.h < 2)
+		return "memory panel without a socket line";
+	return NULL;
+}
+
+START_TEST(test_every_size)
+{
+	long n = 0;
+	const struct layout_in base = { 0 };
+	for (size_t m = 0; m < sizeof(machines) / sizeof(machines[0]); m++)
+		for (int toggles = 0; toggles < 8; toggles++)
+			for (int cols = 20; cols <= 300; cols++)
+				for (int rows = 10; rows <= 100; rows++) {
+					struct layout_in in = base;
+					in.rows = rows;
+					in.cols = cols;
+					in.table_rows = machines[m].ncpus;
+					in.nccx = machines[m].nccx;
+					in.ccx_cells = machines[m].cells;
+					in.nsockets = machines[m].nsockets;
+					in.show_ccx = toggles & 1;
+					in.show_mem = toggles & 2;
+					in.notice = toggles & 4;
+					struct layout l;
+					layout_compute(&in, &l);
+					const char *err = check_one(&in, &l);
+					ck_assert_msg(err == NULL, "%dx%d, %d CPUs, toggles %d: %s", cols, rows,
+						      machines[m].ncpus, toggles, err);
+					n++;
+				}
+	ck_assert_int_gt(n, 500000);
+}
+END_TEST
+
+START_TEST(test_zen5_160x50_boxes)
+{
+	struct layout_in in = { .rows = 50, .cols = 160, .table_rows = 32, .nccx = 2, .ccx_cells = 8,
+				.nsockets = 1, .show_ccx = true, .show_mem = true, .notice = true };
+	struct layout l;
+	layout_compute(&in, &l);
+	ck_assert(!l.too_small);
+	ck_assert_int_eq(l.ccx_mode, CCX_BOXES);
+	ck_assert_int_eq(l.ccx_shown, 2);
+	ck_assert_int_eq(l.ccx_per_row, 160 / LAYOUT_CCX_BOX_W);
+	ck_assert_int_eq(l.header.h, 3);
+	ck_assert_int_eq(l.notice.h, 1);
+	ck_assert_int_eq(l.mem.h, 2);
+	/* The rest is the table, right below the boxes and above memory. */
+	ck_assert_int_eq(l.table.y, l.ccx.y + l.ccx.h);
+	ck_assert_int_eq(l.table.y + l.table.h, l.mem.y);
+	ck_assert_int_eq(l.mem.y + l.mem.h, 49);
+}
+END_TEST
+
+START_TEST(test_many_ccx_collapse)
+{
+	/* 64 CCX at 80x24: boxes cannot fit, one line per CCX, and the table
+	 * keeps half of the middle. */
+	struct layout_in in = { .rows = 24, .cols = 80, .table_rows = 1024, .nccx = 64, .ccx_cells = 8,
+				.nsockets = 2, .show_ccx = true, .show_mem = true };
+	struct layout l;
+	layout_compute(&in, &l);
+	ck_assert_int_eq(l.ccx_mode, CCX_LINES);
+	ck_assert_int_lt(l.ccx_shown, 64);
+	ck_assert_int_ge(l.ccx.h, 1);
+	int middle = 24 - l.header.h - 1 - l.mem.h;
+	ck_assert_int_ge(l.table.h, middle / 2);
+	/* Wide: several lines side by side. */
+	in.cols = 250;
+	in.rows = 70;
+	layout_compute(&in, &l);
+	ck_assert_int_eq(l.ccx_per_row, 250 / LAYOUT_CCX_LINE_W);
+	/* Hidden on request. */
+	in.show_ccx = false;
+	layout_compute(&in, &l);
+	ck_assert_int_eq(l.ccx_mode, CCX_HIDDEN);
+	ck_assert_int_eq(l.table.y, l.header.h);
+}
+END_TEST
+
+START_TEST(test_minimum)
+{
+	struct layout_in in = { .rows = LAYOUT_MIN_ROWS, .cols = LAYOUT_MIN_COLS, .table_rows = 32,
+				.nccx = 2, .ccx_cells = 8, .nsockets = 1, .show_ccx = true, .show_mem = true,
+				.notice = true };
+	struct layout l;
+	layout_compute(&in, &l);
+	ck_assert(!l.too_small);
+	ck_assert_int_ge(l.table_data_rows, 4);
+	in.cols--;
+	layout_compute(&in, &l);
+	ck_assert(l.too_small);
+	ck_assert_int_eq(l.msg.w, LAYOUT_MIN_COLS - 1);
+	in.cols = 0;
+	in.rows = 0;
+	layout_compute(&in, &l);
+	ck_assert(l.too_small);
+	ck_assert_int_eq(l.msg.w, 0);
+}
+END_TEST
+
+START_TEST(test_overlap)
+{
+	struct rect a = { 0, 0, 2, 10 }, b = { 1, 9, 1, 1 }, c = { 2, 0, 1, 10 }, z = { 0, 0, 0, 10 };
+	ck_assert(rect_overlap(&a, &b));
+	ck_assert(!rect_overlap(&a, &c));
+	ck_assert(!rect_overlap(&a, &z));
+}
+END_TEST
+
+/* fmt.c */
+#define L __LINE__
+static const struct { int line; const char *fmt; bool ok; } formats[] = {
+	{ L, "%.2f", true }, { L, "%5.1f%%", true }, { L, "%g", true }, { L, "x=%-08.3e", true },
+	{ L, "%s", false }, { L, "%n", false }, { L, "%d", false }, { L, "%.2f %.2f", false },
+	{ L, "plain", false }, { L, "%", false }, { L, "%123f", false }, { L, "%lf", false },
+	{ L, "%*f", false }, { L, "", false }, { L, NULL, false }, { L, "%%", false },
+};
+
+START_TEST(test_fmt_valid)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		ck_assert_msg(fmt_valid(formats[i].fmt) == formats[i].ok, "line %d: %s", formats[i].line,
+			      formats[i].fmt ? formats[i].fmt : "NULL");
+}
+END_TEST
+
+static const struct {
+	int line; double v, cov; const char *fmt, *unit, *want;
+} values[] = {
+	{ L, NAN, 1, "%.2f", NULL, "-" },
+	{ L, INFINITY, 1, NULL, NULL, "-" },
+	{ L, 1.2345, 1, "%.2f", "insn/cyc", "1.23" },
+	{ L, 1.2345, 0.3, "%.2f", "insn/cyc", "~1.23" },
+	{ L, 1.2345, NAN, "%.2f", NULL, "1.23" },
+	{ L, 1.2345, 0.5, "%.2f", NULL, "1.23" },      /* exactly the threshold: not marked */
+	{ L, 0.4567, 1, "pct", "ratio", "45.7" },
+	{ L, 0.4567, 1, NULL, "ratio", "45.7" },
+	{ L, 45.67, 1, "pct", "%", "45.7" },            /* already a percentage */        /* a ratio defaults to a percentage */
+	{ L, 0.4567, 1, "%s", "ratio", "45.7" },        /* a bad format falls back safely */
+	{ L, 3.456, 1, "%s", "GHz", "3.46" },
+	{ L, 1234567, 1, NULL, "/s", "1.23M" },
+	{ L, 95.4, 1, NULL, "ns", "95" },
+	{ L, 12, 1, NULL, NULL, "12.00" },
+	{ L, 5e9, 0.1, NULL, NULL, "~5.00G" },
+};
+
+START_TEST(test_fmt_value)
+{
+	char buf[32];
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		fmt_value(buf, sizeof(buf), values[i].v, values[i].cov, values[i].fmt, values[i].unit);
+		ck_assert_msg(strcmp(buf, values[i].want) == 0, "line %d: got '%s', want '%s'",
+			      values[i].line, buf, values[i].want);
+	}
+	/* Small buffers truncate rather than overflow. */
+	char tiny[4];
+	fmt_value(tiny, sizeof(tiny), 123456.0, 1, "%.3f", NULL);
+	ck_assert_str_eq(tiny, "123");
+}
+END_TEST
+
+START_TEST(test_fmt_si)
+{
+	static const struct { double v; const char *want; } t[] = {
+		{ 0, "0" }, { 999, "999" }, { 999.4, "999" }, { 1500, "1.50k" }, { 12345, "12.3k" },
+		{ 123456, "123k" }, { 2.5e9, "2.50G" }, { -2e6, "-2.00M" }, { 1e30, "1000000000000E" },
+	};
+	char buf[32];
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_str_eq(fmt_si(buf, sizeof(buf), t[i].v), t[i].want);
+}
+END_TEST
+
+START_TEST(test_fmt_level)
+{
+	ck_assert_int_eq(fmt_level(0.2, 0.3, 0.5, false), 0);
+	ck_assert_int_eq(fmt_level(0.3, 0.3, 0.5, false), 1);
+	ck_assert_int_eq(fmt_level(0.7, 0.3, 0.5, false), 2);
+	ck_assert_int_eq(fmt_level(0.9, 0.8, 0.5, true), 0);
+	ck_assert_int_eq(fmt_level(0.7, 0.8, 0.5, true), 1);
+	ck_assert_int_eq(fmt_level(0.4, 0.8, 0.5, true), 2);
+	ck_assert_int_eq(fmt_level(NAN, 0.3, 0.5, false), 0);
+	ck_assert_int_eq(fmt_level(100, NAN, NAN, false), 0);
+	ck_assert_int_eq(fmt_level(100, NAN, 50, false), 2);
+}
+END_TEST
+
+START_TEST(test_fmt_match)
+{
+	ck_assert(fmt_match("ex_ret_brn_misp", "BRN"));
+	ck_assert(fmt_match("Retired branch instructions mispredicted", "mispred"));
+	ck_assert(fmt_match("anything", ""));
+	ck_assert(fmt_match("anything", NULL));
+	ck_assert(!fmt_match("ls_not_halted_cyc", "brn"));
+	ck_assert(!fmt_match(NULL, "x"));
+}
+END_TEST
+
+/* A hand-built topology: 2 sockets x 2 CCX x 2 cores x 2 threads = 16
+ * CPUs, numbered like Linux numbers EPYC (first threads first). */
+static struct topo *small_topo(void)
+{
+	static struct topo_cpu cpus[16];
+	static int idx[16], ccx_cpus[4][4], sock_cpus[2][8];
+	static struct topo_ccx ccxs[4];
+	static struct topo_socket socks[2];
+	static struct topo t;
+	for (int c = 0; c < 16; c++) {
+		int core = c % 8, ccx = core / 2, sock = ccx / 2;
+		cpus[c] = (struct topo_cpu){ .cpu = c, .online = true, .core = core, .ccx = ccx,
+					     .socket = sock, .thread = c / 8 };
+		idx[c] = c;
+		ccx_cpus[ccx][ccxs[ccx].ncpus++] = c;
+		sock_cpus[sock][socks[sock].ncpus++] = c;
+	}
+	for (int i = 0; i < 4; i++) {
+		ccxs[i].id = i;
+		ccxs[i].socket = i / 2;
+		ccxs[i].cpus = ccx_cpus[i];
+	}
+	for (int i = 0; i < 2; i++) {
+		socks[i].id = i;
+		socks[i].cpus = sock_cpus[i];
+	}
+	t = (struct topo){ .ncpus = 16, .max_cpu = 16, .cpus = cpus, .cpu_index = idx,
+			   .nccx = 4, .ccxs = ccxs, .nsockets = 2, .sockets = socks };
+	return &t;
+}
+
+static const char *kept(const bool *b, int n, char *buf)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (b[i])
+			k += sprintf(buf + k, "%s%d", k ? "," : "", i);
+	buf[k] = 0;
+	return buf;
+}
+
+START_TEST(test_filter)
+{
+	static const struct { int line; const char *text; int rc; const char *want; } t[] = {
+		{ L, "", 0, "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15" },
+		{ L, "   ", 0, "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15" },
+		{ L, "0-3", 0, "0,1,2,3" },
+		{ L, "1,15", 0, "1,15" },
+		{ L, "ccx 1", 0, "2,3,10,11" },
+		{ L, "CCX 0,3", 0, "0,1,6,7,8,9,14,15" },
+		{ L, "ccx1", 0, "2,3,10,11" },
+		{ L, "socket 1", 0, "4,5,6,7,12,13,14,15" },
+		{ L, "ccx 4", -1, NULL },
+		{ L, "16", -1, NULL },
+		{ L, "abc", -1, NULL },
+		{ L, "ccx", -1, NULL },
+	};
+	struct topo *topo = small_topo();
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		bool cpus[16];
+		char buf[128], *cause = NULL;
+		int rc = fmt_parse_filter(t[i].text, topo, cpus, &cause);
+		ck_assert_msg(rc == t[i].rc, "line %d: rc %d", t[i].line, rc);
+		if (rc == 0)
+			ck_assert_msg(strcmp(kept(cpus, 16, buf), t[i].want) == 0, "line %d: kept %s",
+				      t[i].line, buf);
+		else
+			ck_assert_msg(cause && *cause, "line %d: no cause", t[i].line);
+		if (rc < 0 && strncmp(t[i].text, "ccx ", 4) == 0)
+			ck_assert_msg(strstr(cause, "CCX numbers 0-3"), "line %d: cause %s", t[i].line, cause);
+		free(cause);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("layout");
+	TCase *tc = tcase_create("layout");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_every_size);
+	tcase_add_test(tc, test_zen5_160x50_boxes);
+	tcase_add_test(tc, test_many_ccx_collapse);
+	tcase_add_test(tc, test_minimum);
+	tcase_add_test(tc, test_overlap);
+	suite_add_tcase(s, tc);
+	TCase *tf = tcase_create("fmt");
+	tcase_add_test(tf, test_fmt_valid);
+	tcase_add_test(tf, test_fmt_value);
+	tcase_add_test(tf, test_fmt_si);
+	tcase_add_test(tf, test_fmt_level);
+	tcase_add_test(tf, test_fmt_match);
+	tcase_add_test(tf, test_filter);
+	suite_add_tcase(s, tf);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

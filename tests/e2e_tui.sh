@@ -1,0 +1,144 @@
+#!/bin/sh
+# e2e_tui.sh: drives the real ./pmctop in tmux on the simulated PMU and
+# checks what is on the screen: the SIMULATED label, the CCX panels, every
+# CPU row reachable by scrolling, sorting, the topdown bar, the event picker,
+# and that q exits with status 0 and restores the terminal. Exits 77 (skip)
+# when tmux is missing or the program has no --sim yet.
+set -u
+top_builddir=${top_builddir:-.}
+PMCTOP=$(cd "$top_builddir" && pwd)/pmctop
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
+[ -x "$PMCTOP" ] || { echo "SKIP: $PMCTOP not built"; exit 77; }
+"$PMCTOP" --help 2>&1 | grep -q -- '--sim' || { echo "SKIP: pmctop has no --sim"; exit 77; }
+
+SOCK="pmctop-e2e-$$"
+TMUX_CMD="tmux -L $SOCK -f /dev/null"
+TMP=$(mktemp -d)
+fails=0
+cleanup() { $TMUX_CMD kill-server >/dev/null 2>&1; rm -rf "$TMP"; }
+trap cleanup EXIT INT TERM
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+screen() { $TMUX_CMD capture-pane -p -t "$S"; }
+keys() { $TMUX_CMD send-keys -t "$S" "$@"; sleep 0.4; }
+# Waits up to 10 s for a pattern (grep -E) on the screen.
+wait_for() {
+	i=0
+	while [ $i -lt 50 ]; do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.2; i=$((i + 1))
+	done
+	return 1
+}
+expect() { wait_for "$1" || { fail "$2 (no /$1/ on screen)"; screen | sed 's/^/  | /'; }; }
+
+# Starts pmctop (with environment $4) in a new session of WxH (the server lives on: killing its
+# last session and starting another races with its exit); the shell records
+# pmctop's exit status and the terminal modes after it.
+run=0
+S=
+start() {
+	old=$S
+	run=$((run + 1))
+	S="e2e$run"
+	rm -f "$TMP/status" "$TMP/stty"
+	$TMUX_CMD new-session -d -s "$S" -x "$1" -y "$2" \
+		"${4:-} $PMCTOP $3; echo \"EXIT=\$?\" > $TMP/status; stty -a > $TMP/stty; sleep 60"
+	[ -n "$old" ] && $TMUX_CMD kill-session -t "$old" >/dev/null 2>&1
+	return 0
+}
+quit_ok() {
+	keys q
+	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "$1: q did not exit with status 0 ($(cat "$TMP/status" 2>/dev/null))"
+	# Restored: the terminal echoes and is in canonical mode again.
+	grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" ||
+		fail "$1: terminal not restored"
+}
+
+# 1. The default simulated Zen 5 at 160x50.
+start 160 50 "--sim zen5 -d 0.2"
+expect 'SIMULATED' "SIMULATED label"
+expect 'CCX 1' "second CCX panel"
+n=$(screen | grep -o 'CCX [0-9]  socket' | wc -l)
+[ "$n" -eq 2 ] || fail "expected 2 CCX panels, saw $n"
+# Every CPU row, by scrolling to the end and back.
+seen=$( (screen; keys End; screen; keys Home; screen) | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $1 }' | sort -un | wc -l)
+[ "$seen" -ge 32 ] || fail "only $seen of 32 CPU rows reachable"
+# Sort by IPC (the sixth column): values descend.
+keys '<' '<' '<' '<' '<' '<' '<' '<' '>' '>' '>' '>' '>'
+sleep 0.6
+screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $6 ~ /^~?[0-9.]+$/ { sub("~", "", $6); print $6 }' > "$TMP/ipc"
+sort -gr "$TMP/ipc" | cmp -s - "$TMP/ipc" || fail "rows not ordered by IPC: $(tr '\n' ' ' < "$TMP/ipc")"
+[ "$(wc -l < "$TMP/ipc")" -ge 10 ] || fail "too few IPC values to judge the sort"
+# Topdown view: the level-1 shares of a CPU (the columns after IPC) add up
+# to about 100 %, and the stacked bar is drawn.
+keys 2
+expect 'F=FE bound' "topdown bar heading"
+sleep 0.6
+sum=$(screen | awk '
+	/F=FE bound/ { head = 1; next }
+	head && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
+		s = 0; n = 0
+		for (i = 7; i <= 11; i++) { v = $i; sub("~", "", v); if (v ~ /^[0-9.]+$/) { s += v; n++ } }
+		if (n == 5) { print s; exit } }')
+case "$sum" in
+'') fail "no topdown row to add up"; screen | sed 's/^/  | /' ;;
+*) awk -v s="$sum" 'BEGIN { exit !(s > 98 && s < 102) }' || fail "topdown shares add up to $sum, not ~100" ;;
+esac
+screen | grep -Eq 'F{3,}[SBTR]*B{3,}' || fail "no topdown bar"
+# The event picker adds a searched column.
+keys e
+expect 'Add an event column' "event picker"
+keys -l 'brn_misp'
+expect 'ex_ret_brn_misp' "search result"
+keys Enter
+expect 'ex_ret_brn_misp' "event column heading"
+keys h
+expect 'this help' "help screen"
+keys Escape
+quit_ok "160x50"
+
+# 2. 80x24 and 250x70 with two sockets of 12 CCX.
+for size in "80 24" "250 70"; do
+	set -- $size
+	start "$1" "$2" "--sim zen5:2x12x8x2 -d 0.2"
+	expect 'SIMULATED' "SIMULATED at ${1}x$2"
+	expect 'CCX' "CCX panels at ${1}x$2"
+	keys End
+	expect '^ *383 ' "last CPU at ${1}x$2"
+	keys c t '/' ; keys -l 'ccx 3'; keys Enter
+	expect 'filter ccx 3' "filter at ${1}x$2"
+	quit_ok "${1}x$2"
+done
+
+# 3. Resizing (SIGWINCH) redraws at the new size; Ctrl-C (SIGINT) quits
+# and restores the terminal.
+start 160 50 "--sim zen5 -d 0.2"
+expect 'SIMULATED' "SIMULATED before resize"
+$TMUX_CMD resize-window -t "$S" -x 90 -y 30 >/dev/null 2>&1
+sleep 0.8
+[ "$(screen | wc -l)" -le 30 ] && expect 'Quit' "footer after resize"
+keys C-c
+i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+[ -s "$TMP/status" ] || fail "Ctrl-C did not end pmctop"
+grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "terminal not restored after Ctrl-C"
+
+# 4. Monochrome with NO_COLOR: no colour in the cells, SIMULATED still
+# in reverse video.
+start 120 40 "--sim zen5 -d 0.2" "NO_COLOR=1"
+expect 'SIMULATED' "SIMULATED in monochrome"
+sleep 0.5
+$TMUX_CMD capture-pane -e -p -t "$S" | grep -Eq '\[([0-9;]*;)?(3[0-7]|4[0-7]|38;|48;)' &&
+	fail "colour escapes with NO_COLOR set"
+$TMUX_CMD capture-pane -e -p -t "$S" | grep -q '7mSIMULATED' ||
+	$TMUX_CMD capture-pane -e -p -t "$S" | grep -Eq '\[[0-9;]*7[0-9;]*mSIMULATED' || fail "SIMULATED not in reverse video"
+quit_ok "NO_COLOR"
+
+# 5. Too small: one line, and q still quits.
+start 50 12 "--sim zen5"
+expect 'too small' "too-small message"
+quit_ok "50x12"
+
+[ $fails -eq 0 ] && echo "PASS" && exit 0
+exit 1

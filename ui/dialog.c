@@ -1,0 +1,221 @@
+/* dialog.c: the screens that take the keyboard for a moment: the help
+ * (printed from the key table), a searchable picker (events, sort column)
+ * and a one-line prompt (row filter). Each runs its own small key loop and
+ * returns; Esc always cancels, and a stop signal ends it too. */
+#include "config.h"
+#include "uiint.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+#include "util.h"
+
+static void put(int y, int x, int w, int attr, const char *s)
+{
+	if (w <= 0 || y < 0 || y >= LINES || x < 0 || x >= COLS)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	attron(attr);
+	mvaddnstr(y, x, s, w);
+	attroff(attr);
+}
+
+void dialog_help(struct ui *u)
+{
+	(void)u;
+	/* One line per action: all its keys, then what it does. */
+	int cap = keys_count + 16, n = 0, top = 0;
+	char **lines = xcalloc((size_t)cap, sizeof(char *));
+	lines[n++] = xstrdup("pmctop keys (Esc, q or Enter closes this help)");
+	lines[n++] = xstrdup("");
+	for (int i = 0; i < keys_count; i++) {
+		if (!keys_table[i].help)
+			continue;
+		char keys[64];
+		int k = snprintf(keys, sizeof(keys), "%s", keys_table[i].name);
+		for (int j = i + 1; j < keys_count && !keys_table[j].help && k < (int)sizeof(keys) - 12; j++)
+			k += snprintf(keys + k, sizeof(keys) - (size_t)k, " %s", keys_table[j].name);
+		lines[n++] = xasprintf("  %-22s %s", keys, keys_table[i].help);
+	}
+	lines[n++] = xstrdup("");
+	lines[n++] = xstrdup("  -      no value: the event was not counted, or a divisor was 0");
+	lines[n++] = xasprintf("  ~1.23  estimated: its events ran less than %.0f%% of the interval (multiplexed)",
+			       FMT_LOW_COVERAGE * 100);
+	lines[n++] = xstrdup("  min cov  the lowest such coverage among the values on screen");
+	lines[n++] = xstrdup("  Event columns are counts per second. The topdown bar: F frontend bound,");
+	lines[n++] = xstrdup("  S bad speculation, B backend bound, T SMT contention, R retiring; lower");
+	lines[n++] = xstrdup("  case is the second half of a split (level 2). The heading names them.");
+	for (;;) {
+		erase();
+		for (int i = 0; i + top < n && i < LINES - 1; i++)
+			put(i, 0, COLS, i + top == 0 ? A_BOLD : 0, lines[i + top]);
+		if (n > LINES - 1)
+			put(LINES - 1, 0, COLS, A_REVERSE, " Up/Down scroll ");
+		refresh();
+		int k = ui_getkey();
+		if (ui_stopping())
+			break;
+		if (k < 0 || k == UK_RESIZE)
+			continue;
+		if (k == UK_DOWN || k == UK_PGDN) {
+			if (top < n - (LINES - 1))
+				top += k == UK_DOWN ? 1 : LINES - 2;
+			if (top > n - (LINES - 1))
+				top = n - (LINES - 1) > 0 ? n - (LINES - 1) : 0;
+			continue;
+		}
+		if (k == UK_UP || k == UK_PGUP) {
+			top -= k == UK_UP ? 1 : LINES - 2;
+			if (top < 0)
+				top = 0;
+			continue;
+		}
+		break;
+	}
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+struct pick_item { const char *name, *desc; int id; };
+
+/* A list with type-to-search over names and descriptions. Returns the id
+ * of the chosen item, or -1. */
+static int pick(const char *title, const struct pick_item *items, int n)
+{
+	char query[64] = "";
+	int qlen = 0, sel = 0, top = 0, result = -1;
+	int *match = xcalloc((size_t)(n > 0 ? n : 1), sizeof(int));
+	for (;;) {
+		int nm = 0;
+		for (int i = 0; i < n; i++)
+			if (fmt_match(items[i].name, query) || fmt_match(items[i].desc, query))
+				match[nm++] = i;
+		int h = LINES - 3;
+		if (h < 1)
+			h = 1;
+		if (sel >= nm)
+			sel = nm - 1;
+		if (sel < 0)
+			sel = 0;
+		if (top > sel)
+			top = sel;
+		if (sel >= top + h)
+			top = sel - h + 1;
+		erase();
+		char line[160];
+		snprintf(line, sizeof(line), "%s: %d of %d match  (type to search, Enter adds, Esc cancels)", title, nm, n);
+		put(0, 0, COLS, A_BOLD, line);
+		snprintf(line, sizeof(line), "Search: %s_", query);
+		put(1, 0, COLS, A_UNDERLINE, line);
+		for (int i = 0; i < h && top + i < nm; i++) {
+			const struct pick_item *it = &items[match[top + i]];
+			snprintf(line, sizeof(line), "%-32s %s", it->name, it->desc ? it->desc : "");
+			put(2 + i, 0, COLS, top + i == sel ? A_REVERSE : 0, line);
+		}
+		if (nm == 0)
+			put(2, 0, COLS, 0, "(nothing matches)");
+		refresh();
+		int k = ui_getkey();
+		if (ui_stopping())
+			break;
+		if (k < 0 || k == UK_RESIZE)
+			continue;
+		if (k == UK_ESC || k == UK_F10)
+			break;
+		if (k == UK_ENTER) {
+			if (nm > 0)
+				result = items[match[sel]].id;
+			break;
+		}
+		switch (k) {
+		case UK_UP: sel--; break;
+		case UK_DOWN: sel++; break;
+		case UK_PGUP: sel -= h; break;
+		case UK_PGDN: sel += h; break;
+		case UK_HOME: sel = 0; break;
+		case UK_END: sel = nm - 1; break;
+		case UK_BACKSPACE:
+			if (qlen > 0)
+				query[--qlen] = 0;
+			sel = top = 0;
+			break;
+		default:
+			if (k >= 32 && k < 127 && qlen < (int)sizeof(query) - 1) {
+				query[qlen++] = (char)k;
+				query[qlen] = 0;
+				sel = top = 0;
+			}
+			break;
+		}
+	}
+	free(match);
+	return result;
+}
+
+int dialog_pick_event(struct ui *u)
+{
+	int n = u->m->nevents;
+	struct pick_item *items = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*items));
+	for (int i = 0; i < n; i++)
+		items[i] = (struct pick_item){ u->m->events[i].name, u->m->events[i].desc, i };
+	int r = pick("Add an event column", items, n);
+	free(items);
+	return r;
+}
+
+int dialog_pick_sort(struct ui *u)
+{
+	struct pick_item *items = xcalloc((size_t)(u->ncols > 0 ? u->ncols : 1), sizeof(*items));
+	int n = 0;
+	for (int i = 0; i < u->ncols; i++) {
+		const struct ui_col *c = &u->cols[i];
+		if (c->kind == COL_BAR)
+			continue;
+		const char *desc = c->kind == COL_METRIC ? u->m->metrics[c->idx].desc
+				 : c->kind == COL_EVENT ? u->m->events[c->idx].desc : NULL;
+		items[n++] = (struct pick_item){ c->title, desc, i };
+	}
+	int r = pick("Sort by", items, n);
+	free(items);
+	return r;
+}
+
+char *dialog_prompt(struct ui *u, const char *label, const char *init)
+{
+	char text[128];
+	int len = snprintf(text, sizeof(text), "%s", init ? init : "");
+	if (len >= (int)sizeof(text))
+		len = (int)sizeof(text) - 1;
+	char *result = NULL;
+	(void)u;
+	curs_set(1);
+	for (;;) {
+		int y = LINES - 1;
+		move(y, 0);
+		clrtoeol();
+		put(y, 0, COLS, A_BOLD, label);
+		int x = (int)strlen(label);
+		put(y, x, COLS - x, 0, text);
+		move(y, x + len < COLS ? x + len : COLS - 1);
+		refresh();
+		int k = ui_getkey();
+		if (ui_stopping() || k == UK_ESC)
+			break;
+		if (k == UK_ENTER) {
+			result = xstrdup(text);
+			break;
+		}
+		if (k == UK_BACKSPACE && len > 0)
+			text[--len] = 0;
+		else if (k >= 32 && k < 127 && len < (int)sizeof(text) - 1) {
+			text[len++] = (char)k;
+			text[len] = 0;
+		}
+	}
+	curs_set(0);
+	return result;
+}

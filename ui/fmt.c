@@ -1,0 +1,189 @@
+/* fmt.c: number formatting, threshold levels, the row filter and the event
+ * search of the dashboard. Pure functions of their arguments. */
+#include "config.h"
+#include "fmt.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+bool fmt_valid(const char *fmt)
+{
+	if (!fmt)
+		return false;
+	int convs = 0;
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%')
+			continue;
+		p++;
+		if (*p == '%')
+			continue;
+		while (*p && strchr("-+ #0", *p))
+			p++;
+		int digits = 0;
+		while (isdigit((unsigned char)*p)) {
+			p++;
+			digits++;
+		}
+		if (digits > 2)
+			return false;
+		if (*p == '.') {
+			p++;
+			digits = 0;
+			while (isdigit((unsigned char)*p)) {
+				p++;
+				digits++;
+			}
+			if (digits > 2)
+				return false;
+		}
+		if (!*p || !strchr("eEfFgG", *p))
+			return false;
+		convs++;
+	}
+	return convs == 1;
+}
+
+const char *fmt_si(char *buf, int len, double v)
+{
+	static const char suffix[] = " kMGTPE";
+	double a = fabs(v);
+	int i = 0;
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, (size_t)len, "-");
+		return buf;
+	}
+	while (a >= 999.5 && i < (int)sizeof(suffix) - 2) {
+		a /= 1000;
+		v /= 1000;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, (size_t)len, a >= 100 || a == floor(a) ? "%.0f" : "%.2f", v);
+	else
+		snprintf(buf, (size_t)len, a >= 100 ? "%.0f%c" : a >= 10 ? "%.1f%c" : "%.2f%c", v, suffix[i]);
+	return buf;
+}
+
+const char *fmt_value(char *buf, int len, double v, double cov, const char *fmt, const char *unit)
+{
+	char num[64];
+	if (len < 1)
+		return buf;
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, (size_t)len, "-");
+		return buf;
+	}
+	bool pct = (fmt && strcmp(fmt, "pct") == 0) ||
+		   (!fmt_valid(fmt) && unit && strcmp(unit, "ratio") == 0);
+	/* "pct" on a metric that is already in percent must not scale it
+	 * again: the unit says what the number is. */
+	if (pct)
+		snprintf(num, sizeof(num), "%.1f", unit && strcmp(unit, "%") == 0 ? v : v * 100);
+	else if (fmt_valid(fmt)) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(num, sizeof(num), fmt, v);
+#pragma GCC diagnostic pop
+	} else if (unit && (strcmp(unit, "GHz") == 0 || strstr(unit, "/cyc") || strcmp(unit, "ratio") == 0))
+		snprintf(num, sizeof(num), "%.2f", v);
+	else if (unit && strcmp(unit, "ns") == 0 && fabs(v) < 1e5)
+		snprintf(num, sizeof(num), "%.0f", v);
+	else if (fabs(v) >= 1000 || (unit && strchr(unit, '/')))
+		fmt_si(num, sizeof(num), v);
+	else
+		snprintf(num, sizeof(num), "%.2f", v);
+	snprintf(buf, (size_t)len, "%s%s", !isnan(cov) && cov < FMT_LOW_COVERAGE ? "~" : "", num);
+	return buf;
+}
+
+int fmt_level(double v, double warn, double crit, bool low_is_bad)
+{
+	if (isnan(v))
+		return 0;
+	if (low_is_bad) {
+		if (!isnan(crit) && v <= crit)
+			return 2;
+		if (!isnan(warn) && v <= warn)
+			return 1;
+		return 0;
+	}
+	if (!isnan(crit) && v >= crit)
+		return 2;
+	if (!isnan(warn) && v >= warn)
+		return 1;
+	return 0;
+}
+
+bool fmt_match(const char *hay, const char *needle)
+{
+	if (!needle || !*needle)
+		return true;
+	if (!hay)
+		return false;
+	size_t n = strlen(needle);
+	for (const char *p = hay; *p; p++)
+		if (strncasecmp(p, needle, n) == 0)
+			return true;
+	return false;
+}
+
+/* "ccx 1-3" or "socket 0": the groups listed, as a bitmap of CPUs. */
+static int filter_groups(const char *list, const struct topo *t, bool ccx, bool *cpus, char **cause)
+{
+	int n = ccx ? t->nccx : t->nsockets;
+	bool *sel = xcalloc((size_t)(n > 0 ? n : 1), sizeof(bool));
+	int rc = -1;
+	if (n < 1) {
+		set_cause(cause, "this machine has no %s", ccx ? "CCX (no L3 cache found)" : "sockets");
+		goto out;
+	}
+	/* cpulist_parse speaks of CPUs; say which groups exist instead. */
+	if (cpulist_parse(list, sel, n, NULL) < 0) {
+		set_cause(cause, "'%s' is not a list of %s numbers 0-%d", list, ccx ? "CCX" : "socket", n - 1);
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!sel[i])
+			continue;
+		int nc = ccx ? t->ccxs[i].ncpus : t->sockets[i].ncpus;
+		const int *cl = ccx ? t->ccxs[i].cpus : t->sockets[i].cpus;
+		for (int j = 0; j < nc; j++)
+			if (cl[j] >= 0 && cl[j] < t->max_cpu)
+				cpus[cl[j]] = true;
+	}
+	rc = 0;
+out:
+	free(sel);
+	return rc;
+}
+
+int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **cause)
+{
+	while (text && isspace((unsigned char)*text))
+		text++;
+	if (!text || !*text) {
+		for (int i = 0; i < t->max_cpu; i++)
+			cpus[i] = true;
+		return 0;
+	}
+	for (int i = 0; i < t->max_cpu; i++)
+		cpus[i] = false;
+	static const struct { const char *word; bool ccx; } kw[] = {
+		{ "ccx", true }, { "l3", true }, { "socket", false },
+	};
+	for (size_t k = 0; k < sizeof(kw) / sizeof(kw[0]); k++) {
+		size_t n = strlen(kw[k].word);
+		if (strncasecmp(text, kw[k].word, n) == 0 &&
+		    (isspace((unsigned char)text[n]) || isdigit((unsigned char)text[n]))) {
+			const char *list = text + n;
+			while (isspace((unsigned char)*list))
+				list++;
+			return filter_groups(list, t, kw[k].ccx, cpus, cause);
+		}
+	}
+	return cpulist_parse(text, cpus, t->max_cpu, cause);
+}

@@ -1,0 +1,43 @@
+/* fmt.h: how the dashboard writes numbers, and other pure text helpers
+ * (row filters, event search). No curses, tested on their own. */
+#ifndef PMCTOP_UI_FMT_H
+#define PMCTOP_UI_FMT_H
+
+#include <stdbool.h>
+#include "topo.h"
+
+/* A value whose events were counted for less than half of the interval
+ * (time_running / time_enabled < 0.5, so that more than half of it is an
+ * estimate by scaling) is marked with a leading '~'. Coverage is at most
+ * 1/N when N groups rotate, so with three or more groups on a PMU every
+ * value of that PMU gets the mark: it is then an estimate, and says so. */
+#define FMT_LOW_COVERAGE 0.5
+
+/* True if fmt is a printf format with exactly one floating conversion
+ * (%f %e %g, with flags, width and precision) and nothing else but text
+ * and %%. Definitions are data from files, so a format is checked before
+ * it is given to printf. */
+bool fmt_valid(const char *fmt);
+
+/* Writes v into buf: "-" for NaN or infinity; fmt "pct" shows a 0..1 ratio
+ * as a percentage (a value whose unit is already "%" is not scaled); a NULL or invalid fmt uses a default for the unit ("ratio" as
+ * a percentage, "/s" and counts with k/M/G/T suffixes); a '~' in front when
+ * cov < FMT_LOW_COVERAGE. Returns buf. */
+const char *fmt_value(char *buf, int len, double v, double cov, const char *fmt, const char *unit);
+
+/* A count or rate with an SI suffix: 999, 1.23k, 45.6M, 7.89G. */
+const char *fmt_si(char *buf, int len, double v);
+
+/* Colour level of a value against view thresholds: 0 normal, 1 warn,
+ * 2 critical. NaN thresholds are not set; low_is_bad flips the test. */
+int fmt_level(double v, double warn, double crit, bool low_is_bad);
+
+/* Parses a row filter typed after '/': empty (all rows), a CPU list
+ * ("0-7,16"), "ccx LIST" or "socket LIST". Fills cpus[t->max_cpu] with the
+ * CPUs it keeps. Returns 0, or -1 with *cause. */
+int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **cause);
+
+/* Case-insensitive substring test; an empty needle matches everything. */
+bool fmt_match(const char *hay, const char *needle);
+
+#endif

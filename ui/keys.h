@@ -1,0 +1,87 @@
+/* keys.h: the dashboard's keys as a const key -> action table, and the pure
+ * part of what the actions do to the navigation state. Key codes are
+ * pmctop's own (printable characters are themselves), so the table and its
+ * tests need no curses; ui.c translates curses key codes into these. */
+#ifndef PMCTOP_UI_KEYS_H
+#define PMCTOP_UI_KEYS_H
+
+#include <stdbool.h>
+
+enum {
+	UK_BASE = 0x110000,   /* above every Unicode code point */
+	UK_UP, UK_DOWN, UK_LEFT, UK_RIGHT, UK_PGUP, UK_PGDN, UK_HOME, UK_END,
+	UK_BTAB, UK_DELETE, UK_ENTER, UK_ESC, UK_BACKSPACE, UK_RESIZE,
+	UK_F1, UK_F2, UK_F3, UK_F4, UK_F5, UK_F6, UK_F7, UK_F8, UK_F9, UK_F10,
+};
+#define UK_CTRL(c) ((c) & 0x1f)
+
+enum ui_action {
+	ACT_NONE,
+	ACT_QUIT,
+	ACT_HELP,
+	ACT_VIEW_NEXT, ACT_VIEW_PREV,
+	ACT_VIEW_KEY,         /* arg: the digit 1-9 */
+	ACT_EVENT_PICKER,
+	ACT_DEL_COLUMN,
+	ACT_SORT_LEFT, ACT_SORT_RIGHT, ACT_SORT_PICK, ACT_SORT_REVERSE,
+	ACT_TOGGLE_CCX, ACT_TOGGLE_THREADS,
+	ACT_PAUSE,
+	ACT_DELAY_UP, ACT_DELAY_DOWN,
+	ACT_FILTER,
+	ACT_UP, ACT_DOWN, ACT_PGUP, ACT_PGDN, ACT_HOME, ACT_END,
+	ACT_LEFT, ACT_RIGHT,
+	ACT_REDRAW,
+	ACT_COUNT
+};
+
+struct key_binding {
+	int key;
+	enum ui_action action;
+	int arg;
+	const char *name;     /* as the help screen prints it */
+	const char *help;     /* NULL: same line as the previous entry */
+};
+
+extern const struct key_binding keys_table[];
+extern const int keys_count;
+
+/* The binding of key, or NULL: unknown keys do nothing. */
+const struct key_binding *keys_lookup(int key);
+
+/* What the keys move around; pure data so that tests can drive it. */
+struct ui_nav {
+	int view, nviews;
+	int sort_col, ncols;      /* ncols: columns in the table now */
+	bool sort_reverse;
+	bool show_ccx;
+	bool per_core;            /* rows per physical core instead of per CPU */
+	bool paused;
+	double delay_s;
+	int sel, nrows;           /* selected row, and rows in the table */
+	int top, page;            /* first row shown; rows per page */
+	int hscroll, nhscroll;    /* first scrollable column; how many there are */
+};
+
+/* What the caller must do after keys_apply. */
+enum {
+	KA_NONE = 0,
+	KA_REDRAW = 1 << 0,
+	KA_REQUEST = 1 << 1,      /* view changed: sampler_request */
+	KA_INTERVAL = 1 << 2,     /* delay changed: sampler_set_interval */
+	KA_PAUSE = 1 << 3,        /* pause toggled: sampler_pause */
+	KA_ROWS = 1 << 4,         /* row set changed (per core toggle) */
+	KA_QUIT = 1 << 5,
+	KA_DIALOG = 1 << 6,       /* help, pickers, filter: handled by the screen */
+	KA_CLEAR = 1 << 7,        /* redraw the whole terminal */
+};
+
+/* Applies a binding's action to nav. Returns KA_* flags. */
+int keys_apply(struct ui_nav *nav, const struct key_binding *b);
+/* Keeps sel/top/sort/view inside their ranges after a count changed. */
+void keys_clamp(struct ui_nav *nav);
+/* The next refresh delay up (dir > 0) or down from cur. */
+double keys_delay_step(double cur, int dir);
+/* A printable name for a key code ("q", "F10", "Tab"), into buf. */
+const char *keys_name(int key, char *buf, int len);
+
+#endif

@@ -1,0 +1,99 @@
+/* layout.c: the dashboard's geometry. Panels are given space in order of
+ * importance: header and footer always, then the table's first rows, the
+ * memory panel, the CCX panels (boxes, or one line per CCX when boxes do not
+ * fit), and the table takes whatever is left. */
+#include "config.h"
+#include "layout.h"
+
+#include <string.h>
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+bool rect_overlap(const struct rect *a, const struct rect *b)
+{
+	if (a->h <= 0 || a->w <= 0 || b->h <= 0 || b->w <= 0)
+		return false;
+	return a->y < b->y + b->h && b->y < a->y + a->h &&
+	       a->x < b->x + b->w && b->x < a->x + a->w;
+}
+
+/* Places the CCX panels in at most cap lines starting at line y. */
+static void layout_ccx(const struct layout_in *in, struct layout *o, int y, int cap)
+{
+	int w = in->cols;
+	int inner = LAYOUT_CCX_BOX_W - 2;
+	int cells = imax(in->ccx_cells, 1);
+	int strip = (cells + inner - 1) / inner;
+	int box_h = 4 + strip;
+	int per_row = imax(w / LAYOUT_CCX_BOX_W, 1);
+	int box_rows = (in->nccx + per_row - 1) / per_row;
+
+	if (box_rows * box_h <= cap) {
+		o->ccx_mode = CCX_BOXES;
+		o->ccx_per_row = per_row;
+		o->ccx_box_w = LAYOUT_CCX_BOX_W;
+		o->ccx_box_h = box_h;
+		o->strip_lines = strip;
+		o->ccx_shown = in->nccx;
+		o->ccx = (struct rect){ y, 0, box_rows * box_h, imin(w, per_row * LAYOUT_CCX_BOX_W) };
+		return;
+	}
+	if (cap < 1)
+		return;
+	per_row = imax(w / LAYOUT_CCX_LINE_W, 1);
+	int lines = (in->nccx + per_row - 1) / per_row;
+	int h = imin(lines, cap);
+	o->ccx_mode = CCX_LINES;
+	o->ccx_per_row = per_row;
+	o->ccx_box_w = imin(w / per_row, w);
+	o->ccx_box_h = 1;
+	o->ccx_shown = imin(in->nccx, h * per_row);
+	/* The last slot says how many did not fit. */
+	if (o->ccx_shown < in->nccx)
+		o->ccx_shown = h * per_row - 1;
+	o->ccx = (struct rect){ y, 0, h, w };
+}
+
+void layout_compute(const struct layout_in *in, struct layout *o)
+{
+	memset(o, 0, sizeof(*o));
+	int rows = in->rows, cols = in->cols;
+	if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS) {
+		o->too_small = true;
+		if (rows >= 1 && cols >= 1)
+			o->msg = (struct rect){ 0, 0, 1, cols };
+		return;
+	}
+	int header_h = rows >= 20 ? 3 : 2;
+	o->header = (struct rect){ 0, 0, header_h, cols };
+	o->footer = (struct rect){ rows - 1, 0, 1, cols };
+	int y = header_h, bottom = rows - 1;   /* middle area is [y, bottom) */
+	int want_rows = imax(in->table_rows, 1);
+	int table_min = 1 + imin(want_rows, 4);
+
+	if (in->notice && bottom - y >= table_min + 1) {
+		o->notice = (struct rect){ y, 0, 1, cols };
+		y++;
+	}
+	int mem_h = 0;
+	if (in->show_mem) {
+		mem_h = 1 + imin(imax(in->nsockets, 1), 4);
+		if (bottom - y - mem_h >= table_min) {
+			o->mem = (struct rect){ bottom - mem_h, 0, mem_h, cols };
+			bottom -= mem_h;
+		} else {
+			mem_h = 0;
+		}
+	}
+	if (in->show_ccx && in->nccx > 0) {
+		int avail = bottom - y;
+		/* The table keeps at least half the middle (or all it needs, if
+		 * less), so that a machine with many CCX still shows rows. */
+		int keep = imax(table_min, imin(1 + want_rows, avail / 2));
+		layout_ccx(in, o, y, avail - keep);
+		y += o->ccx.h;
+	}
+	o->table = (struct rect){ y, 0, bottom - y, cols };
+	o->table_data_rows = o->table.h - 1;
+}

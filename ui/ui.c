@@ -1,0 +1,662 @@
+/* ui.c: the dashboard's loop. It polls the keyboard every 100 ms, takes the
+ * newest snapshot from the ring (the sampler never waits for the screen),
+ * and redraws when data, a key or a resize arrives. It also owns the
+ * terminal: one place restores it (ui_restore), reached on q, on SIGINT,
+ * SIGTERM and SIGHUP (their handler only sets a flag), on errors, at exit
+ * and from the handler of fatal signals. */
+#include "config.h"
+#include "uiint.h"
+
+#include <curses.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fmt.h"
+#include "util.h"
+
+static volatile sig_atomic_t ui_stop_signal;
+static volatile sig_atomic_t ui_curses_active;
+static SCREEN *ui_screen;
+
+static void ui_restore(void)
+{
+	if (ui_curses_active) {
+		ui_curses_active = 0;
+		curs_set(1);
+		endwin();
+	}
+}
+
+static void on_stop_signal(int sig)
+{
+	ui_stop_signal = sig;
+}
+
+/* A crash must not leave the terminal in raw mode. endwin() is not
+ * async-signal-safe, but the process is about to die anyway; the signal
+ * is then re-raised with its default action so that it still dumps core. */
+static void on_fatal_signal(int sig)
+{
+	ui_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void ui_signals(bool install)
+{
+	static const int stop[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(stop); i++) {
+		sa.sa_handler = install ? on_stop_signal : SIG_DFL;
+		sigaction(stop[i], &sa, NULL);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++) {
+		sa.sa_handler = install ? on_fatal_signal : SIG_DFL;
+		sa.sa_flags = install ? SA_RESETHAND : 0;
+		sigaction(fatal[i], &sa, NULL);
+	}
+}
+
+bool ui_stopping(void)
+{
+	return ui_stop_signal != 0;
+}
+
+static double now_s(void)
+{
+	return (double)now_ns() / 1e9;
+}
+
+int ui_attr(const struct ui *u, int pair, int mono)
+{
+	return u->color ? (int)COLOR_PAIR(pair) : mono;
+}
+
+void ui_set_message(struct ui *u, const char *msg)
+{
+	free(u->message);
+	u->message = msg ? xstrdup(msg) : NULL;
+	u->message_until = now_s() + 5;
+}
+
+/* The first of several names that the model defines. */
+static int find_metric(const struct model *m, const char *const *names)
+{
+	for (; *names; names++) {
+		int i = model_find_metric(m, *names);
+		if (i >= 0)
+			return i;
+	}
+	return -1;
+}
+
+static void find_metrics(struct ui *u)
+{
+	static const char *const util[] = { "util", "utilization", "cpu_util", "busy", NULL };
+	static const char *const ghz[] = { "ghz", "effective_ghz", "freq_ghz", NULL };
+	static const char *const ipc[] = { "ipc", NULL };
+	static const char *const l3rate[] = { "l3_access_per_s", "l3_accesses_per_s", NULL };
+	static const char *const l3acc[] = { "l3_accesses", "l3_access_all", "l3_access", NULL };
+	static const char *const l3hit[] = { "l3_hit_rate", NULL };
+	static const char *const l3lat[] = { "l3_miss_latency_ns", NULL };
+	static const char *const memrd[] = { "mem_read_bw", NULL };
+	static const char *const memwr[] = { "mem_write_bw", NULL };
+	static const char *const membus[] = { "mem_bus_util", NULL };
+	u->m_util = find_metric(u->m, util);
+	u->m_ghz = find_metric(u->m, ghz);
+	u->m_ipc = find_metric(u->m, ipc);
+	u->m_l3rate = find_metric(u->m, l3rate);
+	u->m_l3acc = find_metric(u->m, l3acc);
+	u->m_l3hit = find_metric(u->m, l3hit);
+	u->m_l3lat = find_metric(u->m, l3lat);
+	u->m_memrd = find_metric(u->m, memrd);
+	u->m_memwr = find_metric(u->m, memwr);
+	u->m_membus = find_metric(u->m, membus);
+}
+
+static const struct view_def *cur_view(const struct ui *u)
+{
+	if (u->m->nviews < 1 || u->nav.view < 0 || u->nav.view >= u->m->nviews)
+		return NULL;
+	return &u->m->views[u->nav.view];
+}
+
+static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_col *vc,
+		    const char *title, int width, bool scrolls)
+{
+	u->cols = xrealloc(u->cols, (size_t)(u->ncols + 1) * sizeof(*u->cols));
+	struct ui_col *c = &u->cols[u->ncols++];
+	memset(c, 0, sizeof(*c));
+	c->kind = k;
+	c->idx = idx;
+	c->vc = vc;
+	snprintf(c->title, sizeof(c->title), "%s", title);
+	c->width = width;
+	c->scrolls = scrolls;
+}
+
+static bool has_metric_col(const struct ui *u, int metric)
+{
+	for (int i = 0; i < u->ncols; i++)
+		if (u->cols[i].kind == COL_METRIC && u->cols[i].idx == metric)
+			return true;
+	return false;
+}
+
+static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, bool scrolls)
+{
+	if (metric < 0 || metric >= u->m->nmetrics || has_metric_col(u, metric))
+		return;
+	/* A fixed column that the view lists too takes the view's format
+	 * and thresholds. */
+	const struct view_def *v = cur_view(u);
+	for (int i = 0; !vc && v && i < v->ncols; i++)
+		if (v->cols[i].metric == metric)
+			vc = &v->cols[i];
+	const struct metric_def *md = &u->m->metrics[metric];
+	const char *label = md->label ? md->label : md->name;
+	int w = vc && vc->width > 0 ? vc->width : (int)strlen(label);
+	if (w < 7)
+		w = 7;
+	if (w > 14)
+		w = 14;
+	add_col(u, COL_METRIC, metric, vc, label, w, scrolls);
+}
+
+/* Columns: the fixed ones (CPU, core, CCX, util, GHz, IPC), the view's, the
+ * extra events, and the topdown bar. Keeps the sort on the same column
+ * where it still exists. */
+void ui_build_columns(struct ui *u)
+{
+	struct ui_col old = { 0 };
+	bool had = u->ncols > 0 && u->nav.sort_col < u->ncols;
+	if (had)
+		old = u->cols[u->nav.sort_col];
+	free(u->cols);
+	u->cols = NULL;
+	u->ncols = 0;
+	add_col(u, COL_CPU, 0, NULL, u->nav.per_core ? "CPUs" : "CPU", u->nav.per_core ? 9 : 5, false);
+	add_col(u, COL_CORE, 0, NULL, "core", 5, false);
+	add_col(u, COL_CCX, 0, NULL, "CCX", 4, false);
+	add_metric_col(u, u->m_util, NULL, false);
+	if (u->m_util >= 0)
+		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "util%%");
+	add_metric_col(u, u->m_ghz, NULL, false);
+	if (u->m_ghz >= 0)
+		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "GHz");
+	add_metric_col(u, u->m_ipc, NULL, false);
+	const struct view_def *v = cur_view(u);
+	for (int i = 0; v && i < v->ncols; i++)
+		add_metric_col(u, v->cols[i].metric, &v->cols[i], true);
+	for (int i = 0; i < u->nextra; i++) {
+		int e = u->extra[i];
+		if (e < 0 || e >= u->m->nevents)
+			continue;
+		int w = (int)strlen(u->m->events[e].name);
+		add_col(u, COL_EVENT, e, NULL, u->m->events[e].name, w < 8 ? 8 : w > 24 ? 24 : w, true);
+	}
+	if (v && v->nbar > 0)
+		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);
+	int nscroll = 0;
+	for (int i = 0; i < u->ncols; i++)
+		nscroll += u->cols[i].scrolls;
+	u->nav.ncols = u->ncols;
+	u->nav.nhscroll = nscroll;
+	if (had) {
+		u->nav.sort_col = 0;
+		for (int i = 0; i < u->ncols; i++)
+			if (u->cols[i].kind == old.kind && u->cols[i].idx == old.idx)
+				u->nav.sort_col = i;
+	}
+	keys_clamp(&u->nav);
+}
+
+const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id)
+{
+	if (!s || sc < 0 || sc >= SNAP_NSCOPES || !s->rows[sc])
+		return NULL;
+	int n = s->nrows[sc];
+	if (id >= 0 && id < n && s->rows[sc][id].id == id)
+		return &s->rows[sc][id];
+	for (int i = 0; i < n; i++)
+		if (s->rows[sc][i].id == id)
+			return &s->rows[sc][i];
+	return NULL;
+}
+
+double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov)
+{
+	if (cov)
+		*cov = NAN;
+	if (!r || !u->snap || metric < 0 || metric >= u->snap->nmetrics || !r->metric)
+		return NAN;
+	double v = r->metric[metric];
+	if (cov && r->metric_cov)
+		*cov = r->metric_cov[metric];
+	return v;
+}
+
+/* The value a row is sorted by; NaN sorts last in either direction. */
+static double sort_key(struct ui *u, const struct ui_row *row)
+{
+	const struct ui_col *c = &u->cols[u->nav.sort_col];
+	switch (c->kind) {
+	case COL_CPU: return row->cpu;
+	case COL_CORE: return row->core;
+	case COL_CCX: return row->ccx;
+	case COL_METRIC: return ui_metric(u, row->r, c->idx, NULL);
+	case COL_EVENT:
+		if (row->r && row->r->event && u->snap && c->idx < u->snap->nevents)
+			return row->r->event[c->idx];
+		return NAN;
+	case COL_BAR: return row->cpu;
+	}
+	return NAN;
+}
+
+static struct ui *sort_ui;   /* qsort has no context argument */
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct ui_row *a = pa, *b = pb;
+	struct ui *u = sort_ui;
+	double ka = sort_key(u, a), kb = sort_key(u, b);
+	const struct ui_col *c = &u->cols[u->nav.sort_col];
+	/* Identity columns sort ascending, values descending (the busiest
+	 * first, as in top); R reverses either. */
+	bool desc = c->kind == COL_METRIC || c->kind == COL_EVENT;
+	if (u->nav.sort_reverse)
+		desc = !desc;
+	if (isnan(ka) != isnan(kb))
+		return isnan(ka) ? 1 : -1;
+	if (!isnan(ka) && ka != kb)
+		return (ka < kb) == desc ? 1 : -1;
+	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+}
+
+static bool cpu_shown(const struct ui *u, int cpu)
+{
+	if (cpu < 0 || cpu >= u->topo->max_cpu)
+		return false;
+	if (u->cfg->cpu_filter && !u->cfg->cpu_filter[cpu])
+		return false;
+	return u->filter[cpu];
+}
+
+/* Rebuilds the rows from the topology (so that rows exist before the first
+ * snapshot), attaches the snapshot's values and sorts. */
+void ui_build_rows(struct ui *u)
+{
+	const struct topo *t = u->topo;
+	u->nrows = 0;
+	if (!u->nav.per_core) {
+		for (int i = 0; i < t->ncpus; i++) {
+			const struct topo_cpu *c = &t->cpus[i];
+			if (!c->online || !cpu_shown(u, c->cpu))
+				continue;
+			struct ui_row *r = &u->rows[u->nrows++];
+			r->cpu = c->cpu;
+			r->core = c->core;
+			r->ccx = c->ccx;
+			r->socket = c->socket;
+			r->r = u->snap ? snapshot_cpu(u->snap, c->cpu) : NULL;
+		}
+	} else {
+		for (int i = 0; i < t->ncores; i++) {
+			const struct topo_core *c = &t->cores[i];
+			int first = -1;
+			for (int j = 0; j < c->ncpus; j++)
+				if (cpu_shown(u, c->cpus[j]) && (first < 0 || c->cpus[j] < first))
+					first = c->cpus[j];
+			if (first < 0)
+				continue;
+			struct ui_row *r = &u->rows[u->nrows++];
+			r->cpu = first;
+			r->core = i;
+			r->ccx = c->ccx;
+			r->socket = c->socket;
+			r->r = ui_scope_row(u->snap, SNAP_CORE, i);
+		}
+	}
+	if (u->ncols > 0 && u->nrows > 1) {
+		sort_ui = u;
+		qsort(u->rows, (size_t)u->nrows, sizeof(*u->rows), row_cmp);
+		sort_ui = NULL;
+	}
+	u->nav.nrows = u->nrows;
+	keys_clamp(&u->nav);
+}
+
+static void add_unique(int *list, int *n, int v)
+{
+	if (v < 0)
+		return;
+	for (int i = 0; i < *n; i++)
+		if (list[i] == v)
+			return;
+	list[(*n)++] = v;
+}
+
+/* Asks the sampler for what the screen shows: the view's columns and bar,
+ * the fixed columns, the CCX and memory panels, and the extra events. */
+void ui_request(struct ui *u)
+{
+	const struct view_def *v = cur_view(u);
+	int *ms = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
+	int n = 0;
+	const int fixed[] = { u->m_util, u->m_ghz, u->m_ipc, u->m_l3rate, u->m_l3acc,
+			      u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr, u->m_membus };
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		add_unique(ms, &n, fixed[i]);
+	for (int i = 0; v && i < v->ncols; i++)
+		if (v->cols[i].metric < u->m->nmetrics)
+			add_unique(ms, &n, v->cols[i].metric);
+	for (int i = 0; v && i < v->nbar; i++)
+		if (v->bar[i] < u->m->nmetrics)
+			add_unique(ms, &n, v->bar[i]);
+	sampler_request(u->sampler, n, ms, u->nextra, u->extra);
+	free(ms);
+}
+
+/* curses key codes -> pmctop's (keys.h). */
+int ui_getkey(void)
+{
+	int ch = getch();
+	switch (ch) {
+	case ERR: return -1;
+	case KEY_UP: return UK_UP;
+	case KEY_DOWN: return UK_DOWN;
+	case KEY_LEFT: return UK_LEFT;
+	case KEY_RIGHT: return UK_RIGHT;
+	case KEY_PPAGE: return UK_PGUP;
+	case KEY_NPAGE: return UK_PGDN;
+	case KEY_HOME: case KEY_FIND: case KEY_A1: return UK_HOME;
+	case KEY_END: case KEY_SELECT: case KEY_C1: return UK_END;
+	case KEY_BTAB: return UK_BTAB;
+	case KEY_DC: return UK_DELETE;
+	case KEY_ENTER: case '\n': case '\r': return UK_ENTER;
+	case 27: return UK_ESC;
+	case KEY_BACKSPACE: case 127: case 8: return UK_BACKSPACE;
+	case KEY_RESIZE: return UK_RESIZE;
+	default: break;
+	}
+	if (ch >= KEY_F(1) && ch <= KEY_F(10))
+		return UK_F1 + (ch - KEY_F(1));
+	if (ch >= KEY_MIN)
+		return 0x7fffffff;  /* a key pmctop does not use */
+	return ch;
+}
+
+static int screen_init(struct ui *u, char **cause)
+{
+	/* newterm, unlike initscr, returns NULL instead of exiting when the
+	 * terminal is unknown, so that the sampler can be stopped cleanly. */
+	/* Line drawing and wide characters follow the user's locale; only
+	 * LC_CTYPE, so that numbers keep their '.' in every output. */
+	setlocale(LC_CTYPE, "");
+	ui_screen = newterm(NULL, stdout, stdin);
+	if (!ui_screen)
+		return set_cause(cause, "cannot use the terminal (TERM=%s); try -b for batch output",
+				 getenv("TERM") ? getenv("TERM") : "unset");
+	ui_curses_active = 1;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	timeout(100);
+	set_escdelay(25);
+	curs_set(0);
+	u->color = !u->cfg->no_color && has_colors();
+	if (u->color) {
+		start_color();
+		use_default_colors();
+		init_pair(CP_HEAD, COLOR_BLACK, COLOR_GREEN);
+		init_pair(CP_WARN, COLOR_YELLOW, -1);
+		init_pair(CP_CRIT, COLOR_RED, -1);
+		init_pair(CP_GOOD, COLOR_GREEN, -1);
+		init_pair(CP_BAR0, COLOR_BLACK, COLOR_BLUE);
+		init_pair(CP_BAR1, COLOR_BLACK, COLOR_RED);
+		init_pair(CP_BAR2, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(CP_BAR3, COLOR_BLACK, COLOR_GREEN);
+		init_pair(CP_BAR4, COLOR_BLACK, COLOR_MAGENTA);
+		init_pair(CP_TITLE, COLOR_CYAN, -1);
+		init_pair(CP_NOTICE, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(CP_SEL, COLOR_BLACK, COLOR_CYAN);
+		init_pair(CP_KEY, COLOR_BLACK, COLOR_CYAN);
+	}
+	return 0;
+}
+
+/* The view with digit key d; if no view has keys, the d-th view. */
+static int view_for_digit(const struct ui *u, int d)
+{
+	for (int i = 0; i < u->m->nviews; i++)
+		if (u->m->views[i].key == d)
+			return i;
+	for (int i = 0; i < u->m->nviews; i++)
+		if (u->m->views[i].key > 0)
+			return -1;
+	return d - 1 < u->m->nviews ? d - 1 : -1;
+}
+
+static void del_extra(struct ui *u)
+{
+	if (u->nextra < 1) {
+		ui_set_message(u, "no event column to remove (e adds one)");
+		return;
+	}
+	int pos = u->nextra - 1;
+	const struct ui_col *c = &u->cols[u->nav.sort_col];
+	if (c->kind == COL_EVENT)
+		for (int i = 0; i < u->nextra; i++)
+			if (u->extra[i] == c->idx)
+				pos = i;
+	memmove(&u->extra[pos], &u->extra[pos + 1], (size_t)(u->nextra - pos - 1) * sizeof(int));
+	u->nextra--;
+}
+
+static void add_extra(struct ui *u, int e)
+{
+	for (int i = 0; i < u->nextra; i++)
+		if (u->extra[i] == e)
+			return;
+	u->extra = xrealloc(u->extra, (size_t)(u->nextra + 1) * sizeof(int));
+	u->extra[u->nextra++] = e;
+}
+
+static void do_filter(struct ui *u)
+{
+	char *text = dialog_prompt(u, "Filter (CPU list, 'ccx N', 'socket N'; empty: all): ",
+				   u->filter_text ? u->filter_text : "");
+	if (!text)
+		return;
+	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
+	char *cause = NULL;
+	if (fmt_parse_filter(text, u->topo, f, &cause) < 0) {
+		char *msg = xasprintf("filter: %s", cause ? cause : "invalid");
+		ui_set_message(u, msg);
+		free(msg);
+		free(cause);
+		free(f);
+		free(text);
+		return;
+	}
+	free(u->filter);
+	u->filter = f;
+	free(u->filter_text);
+	u->filter_text = *text ? text : NULL;
+	if (!*text)
+		free(text);
+	u->nav.sel = u->nav.top = 0;
+}
+
+/* Handles one key; returns false to quit. */
+static bool handle_key(struct ui *u, int key)
+{
+	if (key == UK_RESIZE)
+		return true;
+	const struct key_binding *b = keys_lookup(key);
+	if (!b)
+		return true;
+	int r = keys_apply(&u->nav, b);
+	if (r & KA_QUIT)
+		return false;
+	if (r & KA_DIALOG) {
+		switch (b->action) {
+		case ACT_HELP:
+			dialog_help(u);
+			break;
+		case ACT_VIEW_KEY: {
+			int v = view_for_digit(u, b->arg);
+			if (v >= 0 && v != u->nav.view) {
+				u->nav.view = v;
+				r |= KA_REQUEST;
+			}
+			break;
+		}
+		case ACT_EVENT_PICKER: {
+			int e = dialog_pick_event(u);
+			if (e >= 0) {
+				add_extra(u, e);
+				r |= KA_REQUEST;
+			}
+			break;
+		}
+		case ACT_DEL_COLUMN:
+			del_extra(u);
+			r |= KA_REQUEST;
+			break;
+		case ACT_SORT_PICK: {
+			int c = dialog_pick_sort(u);
+			if (c >= 0)
+				u->nav.sort_col = c;
+			break;
+		}
+		case ACT_FILTER:
+			do_filter(u);
+			break;
+		default:
+			break;
+		}
+		clearok(stdscr, TRUE);
+	}
+	if (r & KA_REQUEST) {
+		ui_build_columns(u);
+		ui_request(u);
+	}
+	if (r & KA_ROWS)
+		ui_build_columns(u);
+	if (r & KA_INTERVAL)
+		sampler_set_interval(u->sampler, u->nav.delay_s);
+	if (r & KA_PAUSE)
+		sampler_pause(u->sampler, u->nav.paused);
+	if (r & KA_CLEAR)
+		clearok(stdscr, TRUE);
+	return true;
+}
+
+static void ui_done(struct ui *u)
+{
+	if (u->snap)
+		snapshot_free(u->snap);
+	free(u->cols);
+	free(u->rows);
+	free(u->extra);
+	free(u->filter);
+	free(u->filter_text);
+	free(u->message);
+}
+
+int ui_run(const struct ui_config *c, char **cause)
+{
+	static bool atexit_done;
+	struct ui u;
+	int rc = -1;
+	memset(&u, 0, sizeof(u));
+	if (!c || !c->model || !c->topo || !c->sampler)
+		return set_cause(cause, "internal error: the dashboard needs a model, a topology and a sampler");
+	u.cfg = c;
+	u.m = c->model;
+	u.topo = c->topo;
+	u.sampler = c->sampler;
+	u.nav.nviews = u.m->nviews;
+	u.nav.show_ccx = true;
+	u.nav.delay_s = c->interval_s > 0 ? c->interval_s : 1;
+	if (c->view) {
+		int v = model_find_view(u.m, c->view);
+		if (v < 0)
+			return set_cause(cause, "unknown view '%s' (the model %s has %d views; see --list-metrics)",
+					 c->view, u.m->name, u.m->nviews);
+		u.nav.view = v;
+	}
+	for (int i = 0; i < c->nextra; i++)
+		if (c->extra_events[i] >= 0 && c->extra_events[i] < u.m->nevents)
+			add_extra(&u, c->extra_events[i]);
+	u.filter = xcalloc((size_t)u.topo->max_cpu + 1, sizeof(bool));
+	for (int i = 0; i < u.topo->max_cpu; i++)
+		u.filter[i] = true;
+	u.rows = xcalloc((size_t)(u.topo->ncpus > 0 ? u.topo->ncpus : 1), sizeof(*u.rows));
+	find_metrics(&u);
+	ui_build_columns(&u);
+	ui_request(&u);
+
+	snap_ring_init(&u.ring);
+	if (sampler_start(u.sampler, &u.ring, cause) < 0)
+		goto out_ring;
+	if (!atexit_done) {
+		atexit(ui_restore);
+		atexit_done = true;
+	}
+	ui_stop_signal = 0;
+	if (screen_init(&u, cause) < 0)
+		goto out_sampler;
+	ui_signals(true);
+
+	bool dirty = true;
+	while (!ui_stop_signal) {
+		struct snapshot *s = snap_ring_pop_latest(&u.ring);
+		if (s) {
+			if (u.snap)
+				snapshot_free(u.snap);
+			u.snap = s;
+			dirty = true;
+		}
+		if (u.message && now_s() > u.message_until) {
+			free(u.message);
+			u.message = NULL;
+			dirty = true;
+		}
+		if (dirty) {
+			ui_build_rows(&u);
+			draw_screen(&u);
+			dirty = false;
+		}
+		int key = ui_getkey();
+		if (key < 0)
+			continue;
+		if (!handle_key(&u, key))
+			break;
+		dirty = true;
+	}
+	rc = 0;
+	ui_restore();
+	ui_signals(false);
+	delscreen(ui_screen);
+	ui_screen = NULL;
+out_sampler:
+	sampler_stop(u.sampler);
+out_ring:
+	if (u.snap) {
+		snapshot_free(u.snap);
+		u.snap = NULL;
+	}
+	snap_ring_done(&u.ring);
+	ui_done(&u);
+	return rc;
+}

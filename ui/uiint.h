@@ -1,0 +1,81 @@
+/* uiint.h: state shared by the files of the dashboard (ui.c: loop, keys,
+ * rows and columns; draw.c: panels; dialog.c: help, pickers, prompt).
+ * Private to ui/. */
+#ifndef PMCTOP_UI_UIINT_H
+#define PMCTOP_UI_UIINT_H
+
+#include <stdbool.h>
+#include "keys.h"
+#include "layout.h"
+#include "ui.h"
+
+enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_METRIC, COL_EVENT, COL_BAR };
+
+struct ui_col {
+	enum col_kind kind;
+	int idx;                     /* metric or event index */
+	const struct view_col *vc;   /* format and thresholds, or NULL */
+	char title[32];
+	int width;
+	bool scrolls;                /* after the fixed columns: moves with Left/Right */
+};
+
+/* One table row: a CPU, or a physical core in per-core mode. */
+struct ui_row {
+	int cpu;                     /* CPU number, or the core's first CPU */
+	int core, ccx, socket;
+	const struct snap_row *r;    /* values in the current snapshot, or NULL */
+};
+
+/* Colour pairs; in monochrome only attributes are used. */
+enum { CP_HEAD = 1, CP_WARN, CP_CRIT, CP_GOOD, CP_BAR0, CP_BAR1, CP_BAR2, CP_BAR3, CP_BAR4,
+       CP_TITLE, CP_NOTICE, CP_SEL, CP_KEY, CP_COUNT };
+
+struct ui {
+	const struct ui_config *cfg;
+	const struct model *m;
+	struct topo *topo;
+	struct sampler *sampler;
+	struct snap_ring ring;
+	struct snapshot *snap;
+	struct ui_nav nav;
+	bool color;
+	struct layout lay;
+
+	int nextra; int *extra;      /* event columns (-e and the picker) */
+	bool *filter;                /* [topo->max_cpu] rows kept by '/' */
+	char *filter_text;
+	char *message;               /* transient line (bad filter...) */
+	double message_until;
+
+	/* Metrics found by name; -1 where the model lacks them. */
+	int m_util, m_ghz, m_ipc, m_l3acc, m_l3rate, m_l3hit, m_l3lat, m_memrd, m_memwr, m_membus;
+
+	int ncols; struct ui_col *cols;
+	int nrows; struct ui_row *rows;
+	double min_cov;              /* lowest coverage among the values drawn */
+};
+
+/* ui.c */
+void ui_build_columns(struct ui *u);
+void ui_build_rows(struct ui *u);
+const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
+double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov);
+void ui_request(struct ui *u);
+void ui_set_message(struct ui *u, const char *msg);
+int ui_getkey(void);
+int ui_attr(const struct ui *u, int pair, int mono);
+bool ui_stopping(void);          /* a stop signal arrived */
+
+/* draw.c */
+void draw_screen(struct ui *u);
+const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
+		      char *buf, int len, int *level);
+
+/* dialog.c */
+void dialog_help(struct ui *u);
+int dialog_pick_event(struct ui *u);      /* event index, or -1 */
+int dialog_pick_sort(struct ui *u);       /* column index, or -1 */
+char *dialog_prompt(struct ui *u, const char *label, const char *init); /* NULL: cancelled */
+
+#endif
