@@ -40,7 +40,7 @@ static struct model *load_model(const char *events_dir, const char *name)
 	fprintf(stderr, "bench_sampler: %s; using the sampler test model\n", cause ? cause : name);
 	free(cause);
 	cause = NULL;
-	m = model_load(TOP_SRCDIR "/tests/fixtures/models/sampler-test", &cause);
+	m = model_load(TOP_SRCDIR "/tests/fixtures/sampler/sampler-test", &cause);
 	if (!m)
 		fprintf(stderr, "bench_sampler: %s\n", cause ? cause : "no model");
 	free(cause);

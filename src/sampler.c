@@ -139,8 +139,8 @@ static void wait_until(struct sampler *s, uint64_t t)
 static const char *pmu_title(const struct pmu_def *pd, char *buf, size_t n)
 {
 	if (pd->kind == PMU_CORE)
-		return "hardware counters unavailable";
-	snprintf(buf, n, "%s counters (%s) unavailable", pd->name, pd->perf_name ? pd->perf_name : pd->name);
+		return "hardware counters";
+	snprintf(buf, n, "%s counters (%s)", pd->name, pd->perf_name ? pd->perf_name : pd->name);
 	return buf;
 }
 

@@ -1,5 +1,5 @@
 /* check_sampler.c: the sampler end to end on the simulated PMU, with the
- * fixture model tests/fixtures/models/sampler-test (2 core counters, so its
+ * fixture model tests/fixtures/sampler/sampler-test (2 core counters, so its
  * metrics rotate through 4 core groups; one L3 per CCX; two UMC channels per
  * socket with one counter each) on a 1 socket x 2 CCX x 2 cores x 2 threads
  * machine. Every CPU runs at constant, different rates, so each metric has
@@ -71,7 +71,7 @@ static void set_rates(struct backend *b)
 static void setup(void)
 {
 	char *cause = NULL;
-	model = model_load(TOP_SRCDIR "/tests/fixtures/models/sampler-test", &cause);
+	model = model_load(TOP_SRCDIR "/tests/fixtures/sampler/sampler-test", &cause);
 	ck_assert_msg(model != NULL, "model: %s", cause ? cause : "?");
 	for (int k = 0; k < NEV; k++) {
 		ev[k] = model_find_event(model, ev_names[k]);

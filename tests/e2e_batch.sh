@@ -26,7 +26,8 @@ for l in lines:
     sm = o["system"]["metrics"]
     for k in ("ipc", "ghz", "frontend_bound", "bad_speculation", "backend_bound", "retiring"):
         assert k in sm and sm[k] is not None, "system lacks " + k
-    td = sm["frontend_bound"] + sm["bad_speculation"] + sm["backend_bound"] + sm["retiring"]
+    # Zen 5 splits unused slots into frontend, backend and SMT contention.
+    td = sm["frontend_bound"] + sm["bad_speculation"] + sm["backend_bound"] + sm["retiring"] + (sm.get("smt_contention") or 0)
     assert abs(td - 1) < 0.1, "topdown level 1 sums to %f" % td
     for c in o["ccxs"]:
         m = c["metrics"]
