@@ -352,7 +352,7 @@ START_TEST(uncore_instances_1s)
 	assert_instances(b, P_L3, l3, 2);
 	/* amd_umc_* expands to 12 PMUs, in natural order, all on socket 0. */
 	struct want_inst umc[12];
-	char names[12][16];
+	char names[12][24];
 	for (int i = 0; i < 12; i++) {
 		snprintf(names[i], sizeof(names[i]), "amd_umc_%d", i);
 		umc[i] = (struct want_inst){ 0, names[i], 0 };
@@ -384,7 +384,7 @@ START_TEST(uncore_instances_2s)
 	struct topo *t = topo_load(FIX "zen5-2s192c", NULL);
 	struct backend *b = ops->create(&model, t, FIX "zen5-2s192c", NULL);
 	struct want_inst l3[24], umc[24];
-	char names[24][16];
+	char names[24][24];
 	for (int i = 0; i < 24; i++) {
 		l3[i] = (struct want_inst){ i * 8, "amd_l3", i };
 		snprintf(names[i], sizeof(names[i]), "amd_umc_%d", i);

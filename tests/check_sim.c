@@ -608,7 +608,7 @@ START_TEST(test_limits)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct backend *b = make_backend(cases[i].nmi ? "nmi=1" : "nmi=0");
 		struct bk_instance in = core_inst(3);
-		if (ev_table[cases[i].ev[0]].pmu == P_INTEL)
+		if (cases[i].ev[0] < NEVENTS && ev_table[cases[i].ev[0]].pmu == P_INTEL)
 			in.pmu = P_INTEL;
 		struct bk_group *g = NULL;
 		char *cause = NULL;

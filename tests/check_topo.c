@@ -384,7 +384,7 @@ static void make_root(void)
 	put("devices/system/cpu/possible", "0-1\n");
 	put("devices/system/cpu/online", "0-1\n");
 	for (int c = 0; c < 2; c++) {
-		char rel[128], v[8];
+		char rel[128], v[16];
 		snprintf(v, sizeof(v), "%d\n", c);
 		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/core_id", c);
 		put(rel, v);
