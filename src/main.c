@@ -60,6 +60,7 @@ struct run {
 	char cpu_name[128];
 	bool *cpu_filter;
 	int nmetrics; int *metrics;
+	const char **fmts;          /* [nmetrics]: the view's format of each, or NULL */
 	int nevents; int *events;
 };
 
@@ -125,21 +126,23 @@ out:
 	return rc;
 }
 
-static void add_metric(struct run *r, int m)
+static void add_metric(struct run *r, int m, const char *fmt)
 {
 	for (int i = 0; i < r->nmetrics; i++)
 		if (r->metrics[i] == m)
 			return;
 	r->metrics = xrealloc(r->metrics, sizeof(int) * (size_t)(r->nmetrics + 1));
+	r->fmts = xrealloc(r->fmts, sizeof(char *) * (size_t)(r->nmetrics + 1));
+	r->fmts[r->nmetrics] = fmt;
 	r->metrics[r->nmetrics++] = m;
 }
 
 static void add_view_metrics(struct run *r, const struct view_def *v)
 {
 	for (int i = 0; i < v->ncols; i++)
-		add_metric(r, v->cols[i].metric);
+		add_metric(r, v->cols[i].metric, v->cols[i].fmt);
 	for (int i = 0; i < v->nbar; i++)
-		add_metric(r, v->bar[i]);
+		add_metric(r, v->bar[i], NULL);
 }
 
 /* The metrics to measure: the -g view or metric group, else the model's
@@ -154,7 +157,7 @@ static int choose_metrics(struct run *r)
 		} else {
 			for (int i = 0; i < m->nmetrics; i++)
 				if (metric_in_group(&m->metrics[i], r->opt.group))
-					add_metric(r, i);
+					add_metric(r, i, NULL);
 		}
 		if (r->nmetrics == 0) {
 			char *msg = xasprintf("no view or metric group '%s' in model %s (see --list-views)",
@@ -202,7 +205,7 @@ static int run_batch(struct run *r, struct sampler *s)
 	}
 	struct output_opts oo = {
 		.format = r->opt.format,
-		.ncols = r->nmetrics, .cols = r->metrics,
+		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
 		.show_ccx = r->topo->nccx > 1,
 	};
@@ -367,6 +370,7 @@ int main(int argc, char **argv)
 	}
 	free(r.cpu_filter);
 	free(r.metrics);
+	free(r.fmts);
 	free(r.events);
 	if (r.model)
 		model_free(r.model);

@@ -113,7 +113,11 @@ struct output *output_new(FILE *f, const struct output_opts *opts)
 	o->evcols = xmalloc(sizeof(int) * (size_t)(opts->nevcols + 1));
 	if (opts->nevcols)
 		memcpy(o->evcols, opts->evcols, sizeof(int) * (size_t)opts->nevcols);
+	o->fmts = xcalloc((size_t)opts->ncols + 1, sizeof(char *));
+	for (int i = 0; opts->fmts && i < opts->ncols; i++)
+		o->fmts[i] = opts->fmts[i];
 	o->o.cols = o->cols;
+	o->o.fmts = o->fmts;
 	o->o.evcols = o->evcols;
 	return o;
 }
@@ -139,6 +143,7 @@ void output_free(struct output *o)
 	if (!o)
 		return;
 	free(o->cols);
+	free(o->fmts);
 	free(o->evcols);
 	free(o);
 }

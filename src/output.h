@@ -11,6 +11,7 @@ enum output_format { OUT_TABLE, OUT_CSV, OUT_JSON };
 struct output_opts {
 	enum output_format format;
 	int ncols; const int *cols;     /* metric indices to print, in order */
+	const char *const *fmts;        /* per column: the view's format, or NULL */
 	int nevcols; const int *evcols; /* extra events (-e), printed as rates per second */
 	bool show_ccx;                  /* table: CCX rows after the CPU rows */
 };

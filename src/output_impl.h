@@ -8,6 +8,7 @@ struct output {
 	FILE *f;
 	struct output_opts o;
 	int *cols;
+	const char **fmts;
 	int *evcols;
 	unsigned long written;   /* snapshots written so far */
 };

@@ -45,7 +45,7 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 	print_id(o->f, r->socket);
 	for (int i = 0; i < o->o.ncols; i++) {
 		const struct metric_def *md = &m->metrics[o->cols[i]];
-		output_format_value(md, NULL, r->metric[o->cols[i]], buf, sizeof(buf));
+		output_format_value(md, o->fmts[i], r->metric[o->cols[i]], buf, sizeof(buf));
 		fprintf(o->f, " %*s", COLW, buf);
 	}
 	for (int i = 0; i < o->o.nevcols; i++) {
