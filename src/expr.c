@@ -535,8 +535,10 @@ static void format_node(const struct expr *e, expr_rename_fn rename, void *ctx, 
 		break;
 	case N_NEG:
 		sb_add(b, "-");
-		/* "--x" would read back the same, but "-(-x)" is clearer. */
-		format_child(e->args[0], prec(e->args[0]) <= 3, rename, ctx, b);
+		/* "--x" rather than "-(-x)": parentheses would add a level of
+		 * nesting per minus, and text that parsed within the nesting
+		 * limit must format to text that parses too. */
+		format_child(e->args[0], prec(e->args[0]) < 3, rename, ctx, b);
 		break;
 	case N_ADD: case N_SUB: case N_MUL: case N_DIV:
 		/* Operators are left-associative: a right operand of equal

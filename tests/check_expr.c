@@ -169,6 +169,29 @@ START_TEST(test_deep_nesting_refused)
 }
 END_TEST
 
+START_TEST(test_format_within_nesting_limit)
+{
+	/* Found by fuzz_expr: 103 unary minuses parsed, but were formatted as
+	 * -(-(-(...))), which nests twice as deep and no longer parsed. */
+	char text[256];
+	memset(text, '-', 150);
+	strcpy(text + 150, "(a + b)");
+	char *cause = NULL;
+	int col;
+	struct expr *e = expr_parse(text, &col, &cause);
+	ck_assert_msg(e != NULL, "%s", cause ? cause : "");
+	char *s = expr_format(e, NULL, NULL);
+	ck_assert_str_eq(s, text);
+	struct expr *e2 = expr_parse(s, &col, &cause);
+	ck_assert_msg(e2 != NULL, "%s", cause ? cause : "");
+	ck_assert_int_eq(expr_resolve(e2, resolve_letters, NULL, &col, &cause), 0);
+	ck_assert_double_eq(expr_eval(e2, value_letters, NULL), 3); /* an even number of minuses */
+	free(s);
+	expr_free(e);
+	expr_free(e2);
+}
+END_TEST
+
 START_TEST(test_names_and_resolve)
 {
 	char *cause = NULL;
@@ -232,7 +255,8 @@ static const struct { const char *text; const char *want; int line; } format_cas
 	{ "a/(b*c)", "a / (b * c)", __LINE__ },
 	{ "a/b*c", "a / b * c", __LINE__ },
 	{ "-(a+b)", "-(a + b)", __LINE__ },
-	{ "- -a", "-(-a)", __LINE__ },
+	{ "- -a", "--a", __LINE__ },
+	{ "-(-(a - b))", "--(a - b)", __LINE__ },
 	{ "-a*b", "-a * b", __LINE__ },
 	{ "min( a,b , 0x40)", "min(a, b, 0x40)", __LINE__ },
 	{ "abs((a))", "abs(a)", __LINE__ },
@@ -282,6 +306,7 @@ static Suite *expr_suite(void)
 	tcase_add_loop_test(tc, test_nan, 0, (int)(sizeof(nan_cases) / sizeof(nan_cases[0])));
 	tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof(error_cases) / sizeof(error_cases[0])));
 	tcase_add_test(tc, test_deep_nesting_refused);
+	tcase_add_test(tc, test_format_within_nesting_limit);
 	tcase_add_test(tc, test_names_and_resolve);
 	tcase_add_test(tc, test_ids);
 	tcase_add_loop_test(tc, test_format_round_trip, 0, (int)(sizeof(format_cases) / sizeof(format_cases[0])));

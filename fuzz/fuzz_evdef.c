@@ -1,0 +1,84 @@
+/* fuzz_evdef.c: libFuzzer harness for the definition loader. The input is
+ * split at lines "===" into up to four files, model.def, 1.def, 2.def and
+ * 3.def, written to a private temporary directory, so that includes are
+ * exercised too; then the model is loaded. A load must either succeed, with
+ * formulas that evaluate and format, or fail with a "file:line:col:" cause.
+ * Build: see docs/fuzzing.md. */
+#include "config.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evdef.h"
+#include "expr.h"
+#include "util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char *dir;
+
+static double value_any(void *ctx, int ref)
+{
+	(void)ctx;
+	return ref == BUILTIN_INTERVAL_S ? 1.0 : (double)(ref % 5);
+}
+
+static void write_part(const char *name, const char *s, size_t len)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		abort();
+	fwrite(s, 1, len, f);
+	fclose(f);
+	free(path);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const names[] = { "model.def", "1.def", "2.def", "3.def" };
+	if (size > 65536)
+		return 0;
+	if (!dir) {
+		dir = xstrdup("/tmp/fuzz_evdef.XXXXXX");
+		if (!mkdtemp(dir))
+			abort();
+	}
+	for (int i = 0; i < 4; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		unlink(path);
+		free(path);
+	}
+	const char *s = (const char *)data, *end = s + size;
+	for (int part = 0; part < 4; part++) {
+		const char *sep = NULL;
+		for (const char *p = s; p + 5 <= end; p++)
+			if (!memcmp(p, "\n===\n", 5)) {
+				sep = p;
+				break;
+			}
+		const char *stop = sep && part < 3 ? sep + 1 : end;
+		write_part(names[part], s, (size_t)(stop - s));
+		if (stop == end)
+			break;
+		s = sep + 5;
+	}
+
+	char *cause = NULL;
+	struct model *m = model_load(dir, &cause);
+	if (!m) {
+		/* Every failure names a place, or the directory's model.def. */
+		if (!cause || strncmp(cause, dir, strlen(dir)))
+			abort();
+		free(cause);
+		return 0;
+	}
+	for (int i = 0; i < m->nmetrics; i++) {
+		(void)expr_eval(m->metrics[i].expr, value_any, NULL);
+		free(expr_format(m->metrics[i].expr, NULL, NULL));
+	}
+	model_free(m);
+	return 0;
+}
