@@ -8,6 +8,7 @@
 #include "util.h"
 #include "expr.h"
 #include "evdef.h"
+#include "format.h"
 #include "evdef_parse.h"
 
 #include <ctype.h>
@@ -894,33 +895,6 @@ static int resolve_metrics(struct builder *b, const struct metric_src *src)
 
 /* ---- views ------------------------------------------------------------------- */
 
-/* A column format is printed with one double: allow exactly one %f, %e or
- * %g conversion with flags, width and precision, and "%%". */
-static bool valid_fmt(const char *s)
-{
-	int conversions = 0;
-	for (const char *p = s; *p; p++) {
-		if (*p != '%')
-			continue;
-		p++;
-		if (*p == '%')
-			continue;
-		while (*p && strchr("-+ #0", *p))
-			p++;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (*p == '.') {
-			p++;
-			while (isdigit((unsigned char)*p))
-				p++;
-		}
-		if (!*p || !strchr("fFeEgG", *p))
-			return false;
-		conversions++;
-	}
-	return conversions == 1;
-}
-
 static int build_view(struct builder *b, const struct def_stanza *st)
 {
 	struct model *m = b->m;
@@ -985,7 +959,7 @@ static int build_view(struct builder *b, const struct def_stanza *st)
 			if (!strcmp(w, "low_is_bad") && !val) {
 				c->low_is_bad = true;
 			} else if (!strcmp(w, "fmt") && val) {
-				if (strcmp(val, "pct") && !valid_fmt(val))
+				if (strcmp(val, "pct") && !format_is_double_fmt(val))
 					rc = at(b, st->file, a->line, vcol,
 						"expected pct or a printf format for one number such as %%.2f but found '%s'", val);
 				else {

@@ -2,6 +2,7 @@
  * formatting shared with the screen, and row coverage. */
 #include "config.h"
 #include "output_impl.h"
+#include "format.h"
 #include "util.h"
 
 #include <errno.h>
@@ -29,34 +30,7 @@ static bool is_ratio(const struct metric_def *md)
 
 void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n)
 {
-	if (isnan(v)) {
-		snprintf(buf, n, "-");
-		return;
-	}
-	if (!fmt || !strcmp(fmt, "pct") || !*fmt) {
-		if (is_ratio(md) || (fmt && !strcmp(fmt, "pct"))) {
-			snprintf(buf, n, "%.1f", v * 100.0);
-			return;
-		}
-		double a = fabs(v);
-		if (a >= 1e9)
-			snprintf(buf, n, "%.3gG", v / 1e9);
-		else if (a >= 1e6)
-			snprintf(buf, n, "%.3gM", v / 1e6);
-		else if (a >= 1e4)
-			snprintf(buf, n, "%.3gk", v / 1e3);
-		else if (a >= 100 || a == 0)
-			snprintf(buf, n, "%.0f", v);
-		else
-			snprintf(buf, n, "%.2f", v);
-		return;
-	}
-	/* A user-supplied printf format from a view: only one double conversion
-	 * is accepted by the loader, so passing v is safe. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(buf, n, fmt, v);
-#pragma GCC diagnostic pop
+	format_value(buf, n, v, fmt, md ? md->unit : NULL);
 }
 
 void output_metric_heading(const struct metric_def *md, char *buf, size_t n)

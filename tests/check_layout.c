@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
+#include "format.h"
 #include "layout.h"
 
 /* Machines: CPUs, CCX, cores per CCX (strip cells), sockets. */
@@ -195,7 +196,7 @@ static const struct { int line; const char *fmt; bool ok; } formats[] = {
 START_TEST(test_fmt_valid)
 {
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		ck_assert_msg(fmt_valid(formats[i].fmt) == formats[i].ok, "line %d: %s", formats[i].line,
+		ck_assert_msg(format_is_double_fmt(formats[i].fmt) == formats[i].ok, "line %d: %s", formats[i].line,
 			      formats[i].fmt ? formats[i].fmt : "NULL");
 }
 END_TEST
@@ -243,7 +244,7 @@ START_TEST(test_fmt_si)
 	};
 	char buf[32];
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		ck_assert_str_eq(fmt_si(buf, sizeof(buf), t[i].v), t[i].want);
+		ck_assert_str_eq(format_si(buf, sizeof(buf), t[i].v), t[i].want);
 }
 END_TEST
 

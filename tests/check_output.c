@@ -156,7 +156,7 @@ START_TEST(test_format_value)
 	output_format_value(&ratio, NULL, NAN, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "-");
 	output_format_value(NULL, NULL, 2.5e9, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "2.5G");
+	ck_assert_str_eq(buf, "2.50G");
 	output_format_value(NULL, "%.3f", 1.0, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "1.000");
 	output_format_value(NULL, NULL, 0.0, buf, sizeof(buf));

@@ -8,95 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format.h"
 #include "util.h"
 
-bool fmt_valid(const char *fmt)
-{
-	if (!fmt)
-		return false;
-	int convs = 0;
-	for (const char *p = fmt; *p; p++) {
-		if (*p != '%')
-			continue;
-		p++;
-		if (*p == '%')
-			continue;
-		while (*p && strchr("-+ #0", *p))
-			p++;
-		int digits = 0;
-		while (isdigit((unsigned char)*p)) {
-			p++;
-			digits++;
-		}
-		if (digits > 2)
-			return false;
-		if (*p == '.') {
-			p++;
-			digits = 0;
-			while (isdigit((unsigned char)*p)) {
-				p++;
-				digits++;
-			}
-			if (digits > 2)
-				return false;
-		}
-		if (!*p || !strchr("eEfFgG", *p))
-			return false;
-		convs++;
-	}
-	return convs == 1;
-}
 
-const char *fmt_si(char *buf, int len, double v)
-{
-	static const char suffix[] = " kMGTPE";
-	double a = fabs(v);
-	int i = 0;
-	if (isnan(v) || isinf(v)) {
-		snprintf(buf, (size_t)len, "-");
-		return buf;
-	}
-	while (a >= 999.5 && i < (int)sizeof(suffix) - 2) {
-		a /= 1000;
-		v /= 1000;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, (size_t)len, a >= 100 || a == floor(a) ? "%.0f" : "%.2f", v);
-	else
-		snprintf(buf, (size_t)len, a >= 100 ? "%.0f%c" : a >= 10 ? "%.1f%c" : "%.2f%c", v, suffix[i]);
-	return buf;
-}
 
 const char *fmt_value(char *buf, int len, double v, double cov, const char *fmt, const char *unit)
 {
 	char num[64];
 	if (len < 1)
 		return buf;
-	if (isnan(v) || isinf(v)) {
-		snprintf(buf, (size_t)len, "-");
-		return buf;
-	}
-	bool pct = (fmt && strcmp(fmt, "pct") == 0) ||
-		   (!fmt_valid(fmt) && unit && strcmp(unit, "ratio") == 0);
-	/* "pct" on a metric that is already in percent must not scale it
-	 * again: the unit says what the number is. */
-	if (pct)
-		snprintf(num, sizeof(num), "%.1f", unit && strcmp(unit, "%") == 0 ? v : v * 100);
-	else if (fmt_valid(fmt)) {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		snprintf(num, sizeof(num), fmt, v);
-#pragma GCC diagnostic pop
-	} else if (unit && (strcmp(unit, "GHz") == 0 || strstr(unit, "/cyc") || strcmp(unit, "ratio") == 0))
-		snprintf(num, sizeof(num), "%.2f", v);
-	else if (unit && strcmp(unit, "ns") == 0 && fabs(v) < 1e5)
-		snprintf(num, sizeof(num), "%.0f", v);
-	else if (fabs(v) >= 1000 || (unit && strchr(unit, '/')))
-		fmt_si(num, sizeof(num), v);
-	else
-		snprintf(num, sizeof(num), "%.2f", v);
-	snprintf(buf, (size_t)len, "%s%s", !isnan(cov) && cov < FMT_LOW_COVERAGE ? "~" : "", num);
+	format_value(num, sizeof(num), v, fmt, unit);
+	bool low = !isnan(v) && !isinf(v) && !isnan(cov) && cov < FMT_LOW_COVERAGE;
+	snprintf(buf, (size_t)len, "%s%s", low ? "~" : "", num);
 	return buf;
 }
 

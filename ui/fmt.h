@@ -13,20 +13,9 @@
  * value of that PMU gets the mark: it is then an estimate, and says so. */
 #define FMT_LOW_COVERAGE 0.5
 
-/* True if fmt is a printf format with exactly one floating conversion
- * (%f %e %g, with flags, width and precision) and nothing else but text
- * and %%. Definitions are data from files, so a format is checked before
- * it is given to printf. */
-bool fmt_valid(const char *fmt);
-
-/* Writes v into buf: "-" for NaN or infinity; fmt "pct" shows a 0..1 ratio
- * as a percentage (a value whose unit is already "%" is not scaled); a NULL or invalid fmt uses a default for the unit ("ratio" as
- * a percentage, "/s" and counts with k/M/G/T suffixes); a '~' in front when
- * cov < FMT_LOW_COVERAGE. Returns buf. */
+/* format_value() (src/format.h) with a '~' in front when cov <
+ * FMT_LOW_COVERAGE. Returns buf. */
 const char *fmt_value(char *buf, int len, double v, double cov, const char *fmt, const char *unit);
-
-/* A count or rate with an SI suffix: 999, 1.23k, 45.6M, 7.89G. */
-const char *fmt_si(char *buf, int len, double v);
 
 /* Colour level of a value against view thresholds: 0 normal, 1 warn,
  * 2 critical. NaN thresholds are not set; low_is_bad flips the test. */

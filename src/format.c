@@ -1,0 +1,101 @@
+/* format.c: how pmctop writes numbers, shared by the batch table and the
+ * dashboard so that both show a figure the same way. Pure functions. */
+#include "config.h"
+#include "format.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+bool format_is_double_fmt(const char *fmt)
+{
+	if (!fmt)
+		return false;
+	int convs = 0;
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%')
+			continue;
+		p++;
+		if (*p == '%')
+			continue;
+		while (*p && strchr("-+ #0", *p))
+			p++;
+		int digits = 0;
+		while (isdigit((unsigned char)*p)) {
+			p++;
+			digits++;
+		}
+		if (digits > 2)
+			return false;
+		if (*p == '.') {
+			p++;
+			digits = 0;
+			while (isdigit((unsigned char)*p)) {
+				p++;
+				digits++;
+			}
+			if (digits > 2)
+				return false;
+		}
+		if (!*p || !strchr("eEfFgG", *p))
+			return false;
+		convs++;
+	}
+	return convs == 1;
+}
+
+const char *format_si(char *buf, size_t len, double v)
+{
+	static const char suffix[] = " kMGTPE";
+	double a = fabs(v);
+	int i = 0;
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	while (a >= 999.5 && i < (int)sizeof(suffix) - 2) {
+		a /= 1000;
+		v /= 1000;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, a >= 100 || a == floor(a) ? "%.0f" : "%.2f", v);
+	else
+		snprintf(buf, len, a >= 100 ? "%.0f%c" : a >= 10 ? "%.1f%c" : "%.2f%c", v, suffix[i]);
+	return buf;
+}
+
+const char *format_value(char *buf, size_t len, double v, const char *fmt, const char *unit)
+{
+	char num[64];
+	if (len < 1)
+		return buf;
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	bool pct = (fmt && strcmp(fmt, "pct") == 0) ||
+		   (!format_is_double_fmt(fmt) && unit && strcmp(unit, "ratio") == 0);
+	/* "pct" on a metric that is already in percent must not scale it
+	 * again: the unit says what the number is. */
+	if (pct)
+		snprintf(num, sizeof(num), "%.1f", unit && strcmp(unit, "%") == 0 ? v : v * 100);
+	else if (format_is_double_fmt(fmt)) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(num, sizeof(num), fmt, v);
+#pragma GCC diagnostic pop
+	} else if (unit && (strcmp(unit, "GHz") == 0 || strstr(unit, "/cyc") || strcmp(unit, "ratio") == 0))
+		snprintf(num, sizeof(num), "%.2f", v);
+	else if (unit && strcmp(unit, "ns") == 0 && fabs(v) < 1e5)
+		snprintf(num, sizeof(num), "%.0f", v);
+	else if (v == 0)
+		snprintf(num, sizeof(num), "0");
+	else if (fabs(v) >= 1000 || (unit && strchr(unit, '/')))
+		format_si(num, sizeof(num), v);
+	else
+		snprintf(num, sizeof(num), "%.2f", v);
+	snprintf(buf, len, "%s", num);
+	return buf;
+}
