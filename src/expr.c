@@ -288,22 +288,25 @@ static struct expr *parse_unary(struct parser *ps)
 	return e;
 }
 
-static struct expr *parse_product(struct parser *ps)
+/* One left-associative level of binary operators: a chain of operands
+ * parsed by next(), joined by op1 (kind k1) or op2 (kind k2). */
+static struct expr *parse_level(struct parser *ps, struct expr *(*next)(struct parser *),
+				char op1, enum node_kind k1, char op2, enum node_kind k2)
 {
-	struct expr *left = parse_unary(ps);
+	struct expr *left = next(ps);
 	while (left) {
 		skip_space(ps);
 		char op = *ps->p;
-		if (op != '*' && op != '/')
+		if (op != op1 && op != op2)
 			break;
 		int col = col_of(ps, ps->p);
 		ps->p++;
-		struct expr *right = parse_unary(ps);
+		struct expr *right = next(ps);
 		if (!right) {
 			expr_free(left);
 			return NULL;
 		}
-		struct expr *e = node_new(op == '*' ? N_MUL : N_DIV, col);
+		struct expr *e = node_new(op == op1 ? k1 : k2, col);
 		node_add(e, left);
 		node_add(e, right);
 		left = e;
@@ -315,31 +318,14 @@ static struct expr *parse_product(struct parser *ps)
 	return left;
 }
 
+static struct expr *parse_product(struct parser *ps)
+{
+	return parse_level(ps, parse_unary, '*', N_MUL, '/', N_DIV);
+}
+
 static struct expr *parse_sum(struct parser *ps)
 {
-	struct expr *left = parse_product(ps);
-	while (left) {
-		skip_space(ps);
-		char op = *ps->p;
-		if (op != '+' && op != '-')
-			break;
-		int col = col_of(ps, ps->p);
-		ps->p++;
-		struct expr *right = parse_product(ps);
-		if (!right) {
-			expr_free(left);
-			return NULL;
-		}
-		struct expr *e = node_new(op == '+' ? N_ADD : N_SUB, col);
-		node_add(e, left);
-		node_add(e, right);
-		left = e;
-		if (e->height > EXPR_MAX_HEIGHT) {
-			expr_free(e);
-			return fail(ps, ps->p, "expected at most 1000 operators in one formula");
-		}
-	}
-	return left;
+	return parse_level(ps, parse_product, '+', N_ADD, '-', N_SUB);
 }
 
 struct expr *expr_parse(const char *text, int *col, char **cause)
