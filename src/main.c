@@ -227,7 +227,12 @@ static int run_batch(struct run *r, struct sampler *s)
 		}
 		const char *notice = sampler_notice(s);
 		if (notice && !told) {
-			fprintf(stderr, "pmctop: %s\n", notice);
+			/* Said once, before the first figures, one "pmctop:" per line. */
+			for (const char *l = notice; *l;) {
+				size_t len = strcspn(l, "\n");
+				fprintf(stderr, "pmctop: %.*s\n", (int)len, l);
+				l += len + (l[len] == '\n');
+			}
 			told = true;
 		}
 		int wr = output_write(out, snap);

@@ -161,6 +161,32 @@ static void add_notice(struct sampler *s, const char *fmt, ...)
 	}
 }
 
+/* Adds "TITLE: HINT" to the notice, or, when a line with the same hint is
+ * there already, adds TITLE to that line: one reason is said once, so a
+ * refused perf_event_open reads "hardware counters, software counters
+ * (software): not permitted ..." rather than two long lines. */
+static void add_pmu_notice(struct sampler *s, const char *title, const char *hint)
+{
+	char *suffix = xasprintf(": %s", hint);
+	size_t sl = strlen(suffix);
+	char *line = s->notice;
+	while (line) {
+		char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (len >= sl && !memcmp(line + len - sl, suffix, sl)) {
+			size_t at = (size_t)(line - s->notice) + len - sl;
+			char *n = xasprintf("%.*s, %s%s", (int)at, s->notice, title, s->notice + at);
+			free(s->notice);
+			s->notice = n;
+			free(suffix);
+			return;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	free(suffix);
+	add_notice(s, "%s: %s", title, hint);
+}
+
 static void record_offline(struct sampler *s, int cpu)
 {
 	for (int i = 0; i < s->noffline; i++)
@@ -313,7 +339,7 @@ static int open_all(struct sampler *s, char **cause)
 		char *why = NULL;
 		int n = ops->instances(s->bk, p, &inst, &why);
 		if (n <= 0) {
-			add_notice(s, "%s: %s", pmu_title(pd, title, sizeof(title)), why ? why : "no such PMU here");
+			add_pmu_notice(s, pmu_title(pd, title, sizeof(title)), why ? why : "no such PMU here");
 			free(why);
 			free(inst);
 			continue;
@@ -397,11 +423,25 @@ static int open_all(struct sampler *s, char **cause)
 						gs->bg[i] = NULL;
 					}
 			}
-			add_notice(s, "%s: %s", pmu_title(pd, title, sizeof(title)), backend_error_hint(pmu_err));
+			add_pmu_notice(s, pmu_title(pd, title, sizeof(title)), backend_error_hint(pmu_err));
 			(void)nopen;
 		}
 		free(pmu_cause);
 	}
+	/* When the kernel refuses every counter, /proc/stat still gives CPU
+	 * utilization: say that this is all there is, so nobody takes the
+	 * dashes for zeros. */
+	bool only_proc = s->notice != NULL, have_proc = false;
+	for (int p = 0; p < m->npmus; p++) {
+		if (s->ps[p].ngroups == 0 || !s->ps[p].available)
+			continue;
+		if (m->pmus[p].kind == PMU_PROC)
+			have_proc = true;
+		else
+			only_proc = false;
+	}
+	if (only_proc && have_proc)
+		add_notice(s, "showing CPU utilization from /proc/stat only");
 	if (plan->nunschedulable > 0) {
 		const struct event_def *ed = &m->events[plan->unschedulable[0]];
 		add_notice(s, "%d event%s cannot be counted: %s: %s%s", plan->nunschedulable,
