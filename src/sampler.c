@@ -70,6 +70,7 @@ struct sampler {
 	int nmetrics, nevents;
 	int *metrics, *events;
 	struct sched_plan *plan;
+	struct topo *topo;        /* the sampler's own copy of cfg.topo */
 	int *ev_local;            /* [model nevents] local index within its PMU, -1 */
 	struct pmu_state *ps;     /* [npmus] */
 	struct grp_state *gs;     /* [plan->ngroups] */
@@ -202,16 +203,16 @@ static void record_offline(struct sampler *s, int cpu)
 /* Online, whether selected or not: uncore PMUs may be read anywhere. */
 static bool cpu_selected_any(const struct sampler *s, int cpu)
 {
-	const struct topo_cpu *tc = topo_cpu_by_num(s->cfg.topo, cpu);
+	const struct topo_cpu *tc = topo_cpu_by_num(s->topo, cpu);
 	return tc && tc->online;
 }
 
 static bool cpu_selected(const struct sampler *s, int cpu)
 {
-	const struct topo_cpu *tc = topo_cpu_by_num(s->cfg.topo, cpu);
+	const struct topo_cpu *tc = topo_cpu_by_num(s->topo, cpu);
 	if (!tc || !tc->online)
 		return false;
-	return !s->cpu_filter || (cpu >= 0 && cpu < s->cfg.topo->max_cpu && s->cpu_filter[cpu]);
+	return !s->cpu_filter || (cpu >= 0 && cpu < s->topo->max_cpu && s->cpu_filter[cpu]);
 }
 
 /* Closes every group and forgets the plan's per-PMU state. */
@@ -276,9 +277,9 @@ static void drop_cpu(struct sampler *s, int cpu)
 			}
 		}
 	}
-	const struct topo_cpu *tc = topo_cpu_by_num(s->cfg.topo, cpu);
+	const struct topo_cpu *tc = topo_cpu_by_num(s->topo, cpu);
 	if (tc && tc->online)
-		topo_set_online(s->cfg.topo, cpu, false);
+		topo_set_online(s->topo, cpu, false);
 	record_offline(s, cpu);
 }
 
@@ -702,7 +703,7 @@ static double eval_metric(struct eval_ctx *c, int mi)
 static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 {
 	const struct model *m = s->cfg.model;
-	const struct topo *t = s->cfg.topo;
+	const struct topo *t = s->topo;
 	int nrows[SNAP_NSCOPES] = { 0 };
 	struct row_maps rm;
 	rm.cpu_row = xmalloc(sizeof(int) * ((size_t)t->max_cpu + 1));
@@ -943,7 +944,10 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
 	s->interval_s = cfg->interval_s;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	s->bk = cfg->ops->create(cfg->model, cfg->topo, s->backend_arg, cause);
+	/* A private copy: CPUs going offline and coming back change it, and the
+	 * screen's thread must never see it change under its feet. */
+	s->topo = topo_clone(cfg->topo);
+	s->bk = cfg->ops->create(cfg->model, s->topo, s->backend_arg, cause);
 	if (!s->bk)
 		goto fail;
 	if (open_all(s, cause) < 0)
@@ -964,6 +968,7 @@ void sampler_free(struct sampler *s)
 		s->cfg.ops->destroy(s->bk);
 	}
 	sched_plan_free(s->plan);
+	topo_free(s->topo);
 	free(s->metrics);
 	free(s->events);
 	free(s->p_metrics);
@@ -997,6 +1002,12 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	resync = s->resync;
 	s->resync = false;
 	pthread_mutex_unlock(&s->mu);
+
+	/* A CPU that went offline and came back is counted again: the groups
+	 * are opened afresh, since the kernel's old ones stay dead. */
+	int back[8];
+	if (s->opened && topo_poll_online(s->topo, back, (int)ARRAY_SIZE(back)) > 0)
+		replan = true;
 
 	if (replan || !s->opened) {
 		close_all(s);

@@ -648,6 +648,43 @@ void topo_free(struct topo *t)
 	free(t);
 }
 
+struct topo *topo_clone(const struct topo *t)
+{
+	struct topo *c = xcalloc(1, sizeof(*c));
+	c->root = t->root ? xstrdup(t->root) : NULL;
+	c->ncpus = t->ncpus;
+	c->max_cpu = t->max_cpu;
+	c->cpus = xmalloc(sizeof(*c->cpus) * (size_t)(t->ncpus ? t->ncpus : 1));
+	memcpy(c->cpus, t->cpus, sizeof(*c->cpus) * (size_t)t->ncpus);
+	c->cpu_index = xmalloc(sizeof(int) * (size_t)(t->max_cpu ? t->max_cpu : 1));
+	memcpy(c->cpu_index, t->cpu_index, sizeof(int) * (size_t)t->max_cpu);
+	/* The groups follow from the raw per-CPU fields, so rebuilding them
+	 * gives the same numbering as the original. */
+	topo_rebuild(c);
+	return c;
+}
+
+int topo_poll_online(struct topo *t, int *cpus, int max)
+{
+	int n = 0;
+	if (!t || !t->root)
+		return 0;
+	for (int i = 0; i < t->ncpus && n < max; i++) {
+		struct topo_cpu *c = &t->cpus[i];
+		if (c->online)
+			continue;
+		char *p = xasprintf("%s/devices/system/cpu/cpu%d/online", t->root, c->cpu);
+		long v = 0;
+		int rc = read_long_file(p, &v);
+		free(p);
+		if (rc == 0 && v == 1) {
+			topo_set_online(t, c->cpu, true);
+			cpus[n++] = c->cpu;
+		}
+	}
+	return n;
+}
+
 const struct topo_cpu *topo_cpu_by_num(const struct topo *t, int cpu)
 {
 	if (!t || cpu < 0 || cpu >= t->max_cpu || t->cpu_index[cpu] < 0)

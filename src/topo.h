@@ -66,6 +66,13 @@ struct topo *topo_load(const char *root, char **cause);
  * (all first threads of every core first, then the SMT siblings). */
 struct topo *topo_synthetic(int sockets, int ccx_per_socket, int cores_per_ccx, int threads);
 void topo_free(struct topo *t);
+/* A deep copy with the same numbering. The sampler keeps its own copy and
+ * changes it when CPUs come and go, while the screen reads the original. */
+struct topo *topo_clone(const struct topo *t);
+/* For a topology read from sysfs: marks offline CPUs whose cpuN/online now
+ * reads 1 as online again. Writes their numbers to cpus (at most max) and
+ * returns how many came back. */
+int topo_poll_online(struct topo *t, int *cpus, int max);
 /* Marks a CPU offline (or online) and rebuilds the grouping. A CPU that was
  * offline when loaded has no topology yet: going online re-reads it from
  * t->root, and if that fails it becomes a core of its own, without an L3.

@@ -537,6 +537,48 @@ START_TEST(hotplug_rereads_sysfs)
 }
 END_TEST
 
+/* The sampler's own copy numbers everything as the original does, and
+ * polling brings back a CPU whose online file says 1 again, leaving the
+ * original (which the screen reads) untouched. */
+START_TEST(clone_and_poll_online)
+{
+	make_root();
+	put("devices/system/cpu/cpu1/online", "1");
+	char *cause = NULL;
+	struct topo *t = topo_load(tmproot, &cause);
+	ck_assert_msg(t != NULL, "%s", cause);
+	struct topo *c = topo_clone(t);
+	ck_assert_int_eq(c->ncores, t->ncores);
+	ck_assert_int_eq(c->nccx, t->nccx);
+	for (int i = 0; i < t->ncpus; i++) {
+		ck_assert_int_eq(c->cpus[i].core, t->cpus[i].core);
+		ck_assert_int_eq(c->cpus[i].ccx, t->cpus[i].ccx);
+	}
+	int back[4];
+	ck_assert_int_eq(topo_poll_online(c, back, 4), 0);   /* nothing offline */
+	topo_set_online(c, 1, false);
+	ck_assert_int_eq(c->ccxs[0].ncpus, 1);
+	ck_assert_int_eq(t->ccxs[0].ncpus, 2);               /* original unchanged */
+	put("devices/system/cpu/cpu1/online", "0");
+	ck_assert_int_eq(topo_poll_online(c, back, 4), 0);   /* still offline */
+	put("devices/system/cpu/cpu1/online", "1");
+	ck_assert_int_eq(topo_poll_online(c, back, 4), 1);
+	ck_assert_int_eq(back[0], 1);
+	ck_assert(topo_cpu_by_num(c, 1)->online);
+	ck_assert_int_eq(c->ccxs[0].ncpus, 2);
+	ck_assert_int_eq(topo_cpu_by_num(c, 1)->core, topo_cpu_by_num(t, 1)->core);
+	assert_consistent(c);
+	/* A synthetic topology has no sysfs to poll. */
+	struct topo *syn = topo_synthetic(1, 1, 2, 1);
+	topo_set_online(syn, 1, false);
+	ck_assert_int_eq(topo_poll_online(syn, back, 4), 0);
+	topo_free(syn);
+	topo_free(c);
+	topo_free(t);
+	remove_root();
+}
+END_TEST
+
 static Suite *topo_suite(void)
 {
 	Suite *s = suite_create("topo");
@@ -551,6 +593,7 @@ static Suite *topo_suite(void)
 	tcase_add_test(tc, hotplug_synthetic);
 	tcase_add_test(tc, hotplug_fixture_unknown_cpu);
 	tcase_add_test(tc, hotplug_rereads_sysfs);
+	tcase_add_test(tc, clone_and_poll_online);
 	tcase_add_loop_test(tc, damaged_files, 0, (int)ARRAY_SIZE(damage));
 	tcase_add_test(tc, bad_roots);
 	suite_add_tcase(s, tc);
