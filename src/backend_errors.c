@@ -43,9 +43,9 @@ const char *backend_error_hint(int err)
 		return permission_hint();
 	case -ENOENT:
 	case -EOPNOTSUPP:
-		return "not available here (a VM without a virtual PMU has none); software "
-		       "figures go on, and `pmctop --sim zen5` shows the rest of the "
-		       "dashboard on a simulated PMU";
+		/* Short enough that "hardware counters: " and this fit on one
+		 * 80-column line: the user must see both the reason and --sim. */
+		return "not available (a VM without a virtual PMU?); try --sim zen5";
 	case -EMFILE:
 	case -ENFILE:
 		return "too many open files: pmctop opens one file per event and CPU; raise the "

@@ -230,7 +230,7 @@ START_TEST(hardware_event_refused)
 		ck_assert_msg(rc == -ENOENT || rc == -EOPNOTSUPP, "rc %d: %s", rc, cause);
 		ck_assert_ptr_null(g);
 		ck_assert_ptr_nonnull(strstr(cause, "cycles on CPU 0"));
-		ck_assert_ptr_nonnull(strstr(backend_error_hint(rc), "not available here"));
+		ck_assert_ptr_nonnull(strstr(backend_error_hint(rc), "not available"));
 		ck_assert_ptr_nonnull(strstr(backend_error_hint(rc), "--sim"));
 		free(cause);
 	}
@@ -441,8 +441,8 @@ static const struct {
 	{ -EACCES, { "perf_event_paranoid", "CAP_PERFMON", "sysctl kernel.perf_event_paranoid=-1" } },
 	{ -EPERM, { "perf_event_paranoid", "root", NULL } },
 	{ EACCES, { "perf_event_paranoid", NULL, NULL } },
-	{ -ENOENT, { "not available here", "VM", "--sim" } },
-	{ -EOPNOTSUPP, { "not available here", "--sim", NULL } },
+	{ -ENOENT, { "not available", "VM", "--sim" } },
+	{ -EOPNOTSUPP, { "not available", "--sim", NULL } },
 	{ -EMFILE, { "open files", "ulimit -n", NULL } },
 	{ -EBUSY, { "another tool", NULL, NULL } },
 	{ -ENODEV, { "offline", NULL, NULL } },

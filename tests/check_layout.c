@@ -236,6 +236,40 @@ START_TEST(test_fmt_value)
 }
 END_TEST
 
+/* Notices wrap at newlines and between words, never past the width. */
+START_TEST(test_fmt_wrap)
+{
+	int st[8], ln[8];
+	const char *t = "hardware counters: not available\nshowing CPU utilization";
+	ck_assert_int_eq(fmt_wrap(t, 80, st, ln, 8), 2);
+	ck_assert_int_eq(ln[0], 32);
+	ck_assert_int_eq(strncmp(t + st[1], "showing", 7), 0);
+	ck_assert_int_eq(fmt_wrap(t, 20, st, ln, 8), 4);
+	ck_assert_int_eq(ln[0], 18);                  /* "hardware counters:" */
+	ck_assert_int_eq(strncmp(t + st[1], "not available", 13), 0);
+	for (int w = 1; w < 60; w++) {
+		int n = fmt_wrap(t, w, st, ln, 8);
+		ck_assert_int_ge(n, 1);
+		for (int i = 0; i < n && i < 8; i++)
+			ck_assert_int_le(ln[i], w);
+	}
+	ck_assert_int_eq(fmt_wrap("abcdefghij", 4, st, ln, 8), 3);   /* a long word is cut */
+	ck_assert_int_eq(fmt_wrap("", 10, st, ln, 8), 0);
+	ck_assert_int_eq(fmt_wrap(t, 80, st, ln, 1), 2);            /* counts beyond max */
+	/* The layout gives a wrapped notice its lines, at most 3, and keeps
+	 * the table. */
+	struct layout lay;
+	struct layout_in in = { .rows = 24, .cols = 80, .table_rows = 2, .nccx = 1, .ccx_cells = 2,
+				.nsockets = 1, .show_ccx = true, .notice = true, .notice_lines = 2 };
+	layout_compute(&in, &lay);
+	ck_assert_int_eq(lay.notice.h, 2);
+	in.notice_lines = 9;
+	layout_compute(&in, &lay);
+	ck_assert_int_eq(lay.notice.h, 3);
+	ck_assert_int_ge(lay.table.h, 2);
+}
+END_TEST
+
 START_TEST(test_fmt_si)
 {
 	static const struct { double v; const char *want; } t[] = {
@@ -363,6 +397,7 @@ int main(void)
 	tcase_add_test(tf, test_fmt_valid);
 	tcase_add_test(tf, test_fmt_value);
 	tcase_add_test(tf, test_fmt_si);
+	tcase_add_test(tf, test_fmt_wrap);
 	tcase_add_test(tf, test_fmt_level);
 	tcase_add_test(tf, test_fmt_match);
 	tcase_add_test(tf, test_filter);

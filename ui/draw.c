@@ -566,6 +566,9 @@ void draw_screen(struct ui *u)
 		.show_mem = u->m_memrd >= 0 || u->m_memwr >= 0 || u->m_membus >= 0,
 		.notice = notice_text(u) != NULL,
 	};
+	int wrap_start[3], wrap_len[3];
+	if (in.notice)
+		in.notice_lines = fmt_wrap(notice_text(u), COLS, wrap_start, wrap_len, 3);
 	layout_compute(&in, &u->lay);
 	erase();
 	if (u->lay.too_small) {
@@ -584,9 +587,11 @@ void draw_screen(struct ui *u)
 	draw_ccx(u);
 	draw_mem(u);
 	const char *notice = notice_text(u);
-	if (notice && u->lay.notice.h > 0) {
-		fill(u->lay.notice.y, 0, u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD));
-		put(u->lay.notice.y, 0, u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD), notice);
+	for (int i = 0; notice && i < u->lay.notice.h && i < in.notice_lines && i < 3; i++) {
+		int y = u->lay.notice.y + i;
+		fill(y, 0, u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD));
+		put(y, 0, wrap_len[i] < u->lay.notice.w ? wrap_len[i] : u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD),
+		    notice + wrap_start[i]);
 	}
 	draw_footer(u);
 	draw_header(u);

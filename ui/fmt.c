@@ -111,3 +111,38 @@ int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **
 	}
 	return cpulist_parse(text, cpus, t->max_cpu, cause);
 }
+
+int fmt_wrap(const char *text, int width, int *start, int *len, int max)
+{
+	int n = 0;
+	if (!text || width < 1)
+		return 0;
+	const char *p = text;
+	while (*p) {
+		int linelen = (int)strcspn(p, "\n");
+		int take = linelen;
+		if (take > width) {
+			/* Break at the last space that fits, else cut the word. */
+			take = width;
+			for (int i = width; i > 0; i--)
+				if (p[i] == ' ') {
+					take = i;
+					break;
+				}
+		}
+		if (n < max) {
+			start[n] = (int)(p - text);
+			len[n] = take;
+		}
+		n++;
+		p += take;
+		if (take == linelen) {
+			if (*p == '\n')
+				p++;
+		} else {
+			while (*p == ' ')
+				p++;
+		}
+	}
+	return n;
+}

@@ -26,6 +26,12 @@ int fmt_level(double v, double warn, double crit, bool low_is_bad);
  * CPUs it keeps. Returns 0, or -1 with *cause. */
 int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **cause);
 
+/* Splits text into lines of at most width columns, at newlines and
+ * between words (a word longer than width is cut). Writes the start offset
+ * and length of each line (at most max) and returns how many lines the
+ * whole text needs. */
+int fmt_wrap(const char *text, int width, int *start, int *len, int max);
+
 /* Case-insensitive substring test; an empty needle matches everything. */
 bool fmt_match(const char *hay, const char *needle);
 

@@ -73,8 +73,12 @@ void layout_compute(const struct layout_in *in, struct layout *o)
 	int table_min = 1 + imin(want_rows, 4);
 
 	if (in->notice && bottom - y >= table_min + 1) {
-		o->notice = (struct rect){ y, 0, 1, cols };
-		y++;
+		/* A long notice wraps onto up to 3 lines, never at the cost of
+		 * the table's minimum. */
+		int h = imin(imax(in->notice_lines, 1), 3);
+		h = imin(h, bottom - y - table_min);
+		o->notice = (struct rect){ y, 0, h, cols };
+		y += h;
 	}
 	int mem_h = 0;
 	if (in->show_mem) {

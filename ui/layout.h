@@ -28,7 +28,8 @@ struct layout_in {
 	int nsockets;            /* memory panel lines */
 	bool show_ccx;           /* 'c' toggle */
 	bool show_mem;           /* the model has memory (UMC) metrics */
-	bool notice;             /* a notice line is wanted */
+	bool notice;             /* a notice is wanted */
+	int notice_lines;        /* lines it takes when wrapped (1 if 0); at most 3 are given */
 };
 
 struct layout {
