@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "output.h"
+#include "sampler.h"
 
 struct options {
 	double delay_s;          /* -d, default 1 */
@@ -29,10 +30,7 @@ struct options {
 };
 
 #define CLI_DEFAULT_DELAY_S 1.0
-/* 50 ms: short enough that each group sees every phase of a one-second
- * interval many times, long enough that the enable/disable ioctls cost
- * little (docs/rotation.md has the measurement). */
-#define CLI_DEFAULT_ROTATE_MS 50.0
+#define CLI_DEFAULT_ROTATE_MS SAMPLER_DEFAULT_ROTATE_MS
 
 void options_init(struct options *o);
 void options_done(struct options *o);

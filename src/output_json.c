@@ -100,7 +100,10 @@ int output_json_write(struct output *o, const struct snapshot *s)
 {
 	fprintf(o->f, "{\"time\":%.3f,\"interval_s\":%.6g,\"simulated\":%s,\"model\":", s->time,
 		s->interval_s, s->simulated ? "true" : "false");
+
 	put_string(o->f, s->model->name);
+	fputs(",\"rotate_ms\":", o->f);
+	put_number(o->f, s->rotate_ms);
 	if (s->notice) {
 		fputs(",\"notice\":", o->f);
 		put_string(o->f, s->notice);

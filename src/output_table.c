@@ -63,8 +63,11 @@ int output_table_write(struct output *o, const struct snapshot *s)
 {
 	char clock[32], name[32];
 	output_clock(s->time, clock, sizeof(clock));
-	fprintf(o->f, "%s# %s  interval %.2f s  model %s%s\n", o->written ? "\n" : "",
-		clock, s->interval_s, s->model->name, s->simulated ? "  SIMULATED" : "");
+	char rot[32] = "";
+	if (s->rotate_ms > 0)
+		snprintf(rot, sizeof(rot), "  rotate %.0f ms", s->rotate_ms);
+	fprintf(o->f, "%s# %s  interval %.2f s%s  model %s%s\n", o->written ? "\n" : "", clock,
+		s->interval_s, rot, s->model->name, s->simulated ? "  SIMULATED" : "");
 	for (int i = 0; i < s->noffline; i++)
 		fprintf(o->f, "# CPU %d went offline\n", s->offline[i]);
 	print_heading(o, s);

@@ -71,6 +71,7 @@ struct sampler {
 	int *metrics, *events;
 	struct sched_plan *plan;
 	struct topo *topo;        /* the sampler's own copy of cfg.topo */
+	double rotate_ms;         /* rotation period in force */
 	int *ev_local;            /* [model nevents] local index within its PMU, -1 */
 	struct pmu_state *ps;     /* [npmus] */
 	struct grp_state *gs;     /* [plan->ngroups] */
@@ -489,7 +490,7 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 static bool run_interval(struct sampler *s, uint64_t len, bool check_stop)
 {
 	const struct model *m = s->cfg.model;
-	double rot_ns = (s->cfg.rotate_ms > 0 ? s->cfg.rotate_ms : 25.0) * 1e6;
+	double rot_ns = s->rotate_ms * 1e6;
 	for (int p = 0; p < m->npmus; p++) {
 		struct pmu_state *ps = &s->ps[p];
 		ps->nslots = 0;
@@ -942,6 +943,7 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
 	s->metrics = dup_ints(cfg->metrics, s->nmetrics);
 	s->events = dup_ints(cfg->events, s->nevents);
 	s->interval_s = cfg->interval_s;
+	s->rotate_ms = cfg->rotate_ms > 0 ? cfg->rotate_ms : SAMPLER_DEFAULT_ROTATE_MS;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	/* A private copy: CPUs going offline and coming back change it, and the
@@ -1036,6 +1038,15 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	reopen_moved(s);
 	struct snapshot *snap = build_snapshot(s, measured > 0 ? measured : interval_s);
 	snap->sampler_cost_s = thread_cpu_s() - cpu0;
+	snap->rotate_ms = s->rotate_ms;
+	/* Every rotation costs two ioctls per CPU and PMU, each a cross-CPU
+	 * call in the kernel (docs/performance.md). When that pushes pmctop's
+	 * own CPU time over its budget, rotate half as often: coverage stays
+	 * exact, only the sampling of short phases gets coarser. */
+	double used = measured > 0 ? snap->sampler_cost_s / measured : 0;
+	double budget = s->cfg.cost_budget > 0 ? s->cfg.cost_budget : SAMPLER_COST_BUDGET;
+	if (used > budget && s->rotate_ms * 2 <= interval_s * 1e3)
+		s->rotate_ms *= 2;
 	return snap;
 }
 

@@ -15,6 +15,14 @@
 #include "snapshot.h"
 #include "topo.h"
 
+/* The rotation period when none is given: 50 ms lets each of three groups
+ * run about seven times in a one-second interval, so phase changes are
+ * sampled evenly, at two ioctls per CPU per rotation. SAMPLER_COST_BUDGET
+ * is the share of one CPU the sampler may use before it rotates less
+ * often. The measurements behind both are in docs/performance.md. */
+#define SAMPLER_DEFAULT_ROTATE_MS 50.0
+#define SAMPLER_COST_BUDGET 0.02
+
 struct sampler_config {
 	const struct model *model;
 	struct topo *topo;
@@ -22,6 +30,7 @@ struct sampler_config {
 	const char *backend_arg;  /* sim spec, sysfs root, ... */
 	double interval_s;        /* -d */
 	double rotate_ms;         /* --rotate */
+	double cost_budget;       /* share of one CPU before rotating less often; 0: SAMPLER_COST_BUDGET */
 	const bool *cpu_filter;   /* [topo->max_cpu] or NULL for all */
 	int nmetrics; const int *metrics; /* requested metrics */
 	int nevents; const int *events;   /* extra events (-e) */

@@ -30,6 +30,7 @@ struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPE
 	s->nevents = m ? m->nevents : 0;
 	s->interval_s = NAN;
 	s->sampler_cost_s = NAN;
+	s->rotate_ms = NAN;
 	s->metric_planned = xcalloc((size_t)(s->nmetrics > 0 ? s->nmetrics : 1), sizeof(bool));
 	s->event_planned = xcalloc((size_t)(s->nevents > 0 ? s->nevents : 1), sizeof(bool));
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {

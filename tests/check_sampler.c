@@ -361,6 +361,44 @@ START_TEST(test_interval_change)
 }
 END_TEST
 
+/* Rotating costs CPU time; over its budget the sampler rotates half as
+ * often, and coverage stays the schedule's share. A budget no sampler can
+ * meet shows the doubling; the default budget leaves this small machine at
+ * the configured period. */
+START_TEST(test_rotation_backs_off)
+{
+	struct snapshot *s = step();
+	ck_assert(fabs(s->rotate_ms - 10) < 1e-9);
+	snapshot_free(s);
+	sampler_free(smp);
+	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
+	for (int i = 0; i < model->nmetrics; i++)
+		all[i] = i;
+	struct sampler_config cfg = {
+		.model = model, .topo = topo, .ops = &backend_sim, .backend_arg = "nmi=0",
+		.interval_s = 1.0, .rotate_ms = 10, .cost_budget = 1e-15,
+		.nmetrics = model->nmetrics, .metrics = all,
+	};
+	char *cause = NULL;
+	smp = sampler_new(&cfg, &cause);
+	free(all);
+	ck_assert_msg(smp != NULL, "%s", cause ? cause : "?");
+	set_rates(sampler_backend(smp));
+	double want = 10;
+	for (int i = 0; i < 9; i++) {
+		s = step();
+		ck_assert_msg(fabs(s->rotate_ms - want) < 1e-9, "step %d: %g ms, want %g", i, s->rotate_ms, want);
+		assert_close(snapshot_cpu(s, 0)->event_cov[ev[CYC]],
+			     1.0 / sched_groups_for_pmu(sampler_plan(smp), model->events[ev[CYC]].pmu),
+			     "coverage", __LINE__);
+		if (want * 2 <= 1000)
+			want *= 2;
+		snapshot_free(s);
+	}
+	ck_assert(fabs(want - 640) < 1e-9);   /* never past the interval */
+}
+END_TEST
+
 START_TEST(test_thread_mode)
 {
 	struct snap_ring ring;
@@ -415,6 +453,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_replan);
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_thread_mode);
+	tcase_add_test(tc, test_rotation_backs_off);
 	tcase_set_timeout(tc, 20);
 	suite_add_tcase(s, tc);
 	return s;

@@ -496,7 +496,7 @@ static void draw_header(struct ui *u)
 	if (u->min_cov <= 1)
 		snprintf(cov, sizeof(cov), "%.0f%%", u->min_cov * 100);
 	snprintf(line, sizeof(line), " delay %.1fs  rotate %.0fms  min cov %s%s", u->nav.delay_s,
-		 u->cfg->rotate_ms, cov, u->nav.paused ? "  PAUSED" : "");
+		 u->snap && u->snap->rotate_ms > 0 ? u->snap->rotate_ms : u->cfg->rotate_ms, cov, u->nav.paused ? "  PAUSED" : "");
 	put(h->y, x, h->w - x, 0, line);
 
 	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
