@@ -49,7 +49,7 @@
  *
  * The argument is a comma-separated list; items without '=' (the --sim spec
  * itself) are ignored, the others are nmi=0|1, seed=N, channels=N (memory
- * channels per socket, default 2), ghz=MAX, nominal=GHZ, width=SLOTS
+ * channels per socket, default: the CCX per socket, within 2-12), ghz=MAX, nominal=GHZ, width=SLOTS
  * (dispatch slots per cycle, default 8), absent=PMU[+PMU...]. */
 #include "config.h"
 #include "backend.h"
@@ -261,7 +261,11 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 	wl_params_default(&b->wp);
 	b->wp.smt = t->threads_per_core > 1;
 	b->nmi = true;
-	b->channels = 2;
+	/* Memory channels grow with the machine, as on real parts (a 2-CCX
+	 * desktop has 2, a 12-CCX-per-socket server 12), so that simulated
+	 * bandwidth per channel stays plausible at any shape. */
+	int ccx_per_socket = t->nsockets > 0 ? t->nccx / t->nsockets : 1;
+	b->channels = ccx_per_socket < 2 ? 2 : ccx_per_socket > 12 ? 12 : ccx_per_socket;
 	b->absent = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(bool));
 	if (parse_arg(b, arg, cause) < 0 || prepare_events(b, cause) < 0)
 		goto fail;

@@ -343,7 +343,7 @@ static void setup(void)
 	M = test_model(NULL);
 	T = topo_synthetic(2, 4, 8, 2);
 	ck_assert_ptr_nonnull(T);
-	B = make_backend("zen5:2x4x8x2");
+	B = make_backend("zen5:2x4x8x2,channels=2");
 }
 
 static void teardown(void)
@@ -512,6 +512,13 @@ START_TEST(test_instances)
 		ck_assert_str_eq(v[i].perf_name, "amd_l3");
 	}
 	free_instances(v, n);
+	/* By default a socket has as many channels as CCX (4 here, within 2-12). */
+	struct backend *bd = make_backend("zen5:2x4x8x2");
+	n = backend_sim.instances(bd, P_UMC, &v, &why);
+	ck_assert_int_eq(n, 8);
+	ck_assert_int_eq(v[7].scope_id, 1);
+	free_instances(v, n);
+	backend_sim.destroy(bd);
 	n = backend_sim.instances(B, P_UMC, &v, &why);
 	ck_assert_int_eq(n, 4);
 	static const char *const umc[] = { "amd_umc_0", "amd_umc_1", "amd_umc_2", "amd_umc_3" };
@@ -793,7 +800,7 @@ END_TEST
  * 64-byte transfers, and every physical relation holds over many intervals. */
 START_TEST(test_scopes_and_consistency)
 {
-	struct backend *b = make_backend("nmi=0");
+	struct backend *b = make_backend("nmi=0,channels=2");
 	struct bk_group *core[128], *l3[8], *umc[4];
 	int cev[] = { E_CORE_L3_MISS, E_CYCLES, E_INSN, E_OPS, E_BADSPEC, E_TASK };
 	int lev[] = { E_L3_MISS, E_L3_ACCESS, E_LAT_SUM, E_LAT_REQ };
