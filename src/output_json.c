@@ -1,5 +1,6 @@
 /* output_json.c: JSON lines, one object per interval:
- * {"time":..., "interval_s":..., "simulated":..., "model":..., "system":{...},
+ * {"time":..., "interval_s":..., "simulated":..., "model":..., "rotate_ms":...,
+ *  "offline":[...], "event_coverage":{event: share}, "system":{...},
  *  "cpus":[...], "cores":[...], "ccxs":[...], "sockets":[...]}
  * where every row has "metrics" and "coverage" objects keyed by metric name
  * (null where not measured), so a consumer never mistakes a gap for a 0. */
@@ -111,7 +112,26 @@ int output_json_write(struct output *o, const struct snapshot *s)
 	fputs(",\"offline\":[", o->f);
 	for (int i = 0; i < s->noffline; i++)
 		fprintf(o->f, "%s%d", i ? "," : "", s->offline[i]);
-	fputs("],\"system\":", o->f);
+	fputc(']', o->f);
+	/* How long each counted event really ran, across the system: the
+	 * schedule's share, lower where a group could not be scheduled. */
+	if (s->nrows[SNAP_SYSTEM] > 0 && s->event_planned) {
+		const struct snap_row *sys = &s->rows[SNAP_SYSTEM][0];
+		fputs(",\"event_coverage\":{", o->f);
+		bool first = true;
+		for (int e = 0; e < s->nevents; e++) {
+			if (!s->event_planned[e])
+				continue;
+			if (!first)
+				fputc(',', o->f);
+			first = false;
+			put_string(o->f, s->model->events[e].name);
+			fputc(':', o->f);
+			put_number(o->f, sys->event_cov[e]);
+		}
+		fputc('}', o->f);
+	}
+	fputs(",\"system\":", o->f);
 	if (s->nrows[SNAP_SYSTEM] > 0)
 		put_row(o, s, &s->rows[SNAP_SYSTEM][0], SNAP_SYSTEM);
 	else
