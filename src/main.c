@@ -116,9 +116,7 @@ static int choose_machine(struct run *r)
 	}
 	r->model = model_load_by_name(r->events_dir, name, &cause);
 	if (!r->model) {
-		char *msg = xasprintf("%s (see --list-models)", cause);
-		rc = r->opt.sim || r->opt.model ? usage_error(msg) : runtime_error(msg);
-		free(msg);
+		rc = r->opt.sim || r->opt.model ? usage_error(cause) : runtime_error(cause);
 	}
 out:
 	free(name);
