@@ -77,6 +77,19 @@ static int runtime_error(const char *msg)
 	return 1;
 }
 
+static bool model_exists(const char *events_dir, const char *name)
+{
+	struct model_info *l = NULL;
+	int n = model_list(events_dir, &l, NULL);
+	bool found = false;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(l[i].name, name))
+			found = true;
+	if (n > 0)
+		model_list_free(l, n);
+	return found;
+}
+
 /* Chooses the model and topology: simulated, forced with --model, or
  * detected from /proc/cpuinfo. Returns an exit status or -1 to go on. */
 static int choose_machine(struct run *r)
@@ -114,10 +127,17 @@ static int choose_machine(struct run *r)
 		}
 		r->ops = &backend_perf;
 	}
-	r->model = model_load_by_name(r->events_dir, name, &cause);
-	if (!r->model) {
-		rc = r->opt.sim || r->opt.model ? usage_error(cause) : runtime_error(cause);
+	/* A name the user typed that names no model is bad usage (2); a model
+	 * whose files do not load is a runtime failure (1) with file:line:col. */
+	if ((r->opt.sim || r->opt.model) && !model_exists(r->events_dir, name)) {
+		char *msg = xasprintf("no model '%s' (pmctop --list-models shows them)", name);
+		rc = usage_error(msg);
+		free(msg);
+		goto out;
 	}
+	r->model = model_load_by_name(r->events_dir, name, &cause);
+	if (!r->model)
+		rc = runtime_error(cause);
 out:
 	free(name);
 	free(cause);
