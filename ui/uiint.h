@@ -1,6 +1,6 @@
 /* uiint.h: state shared by the files of the dashboard (ui.c: loop, keys,
- * rows and columns; draw.c: panels; dialog.c: help, pickers, prompt).
- * Private to ui/. */
+ * rows and columns; draw.c: the frame, and panel_*.c: the panels, see
+ * panel.h; dialog.c: help, pickers, prompt). Private to ui/. */
 #ifndef PMCTOP_UI_UIINT_H
 #define PMCTOP_UI_UIINT_H
 
@@ -69,6 +69,7 @@ bool ui_stopping(void);          /* a stop signal arrived */
 
 /* draw.c */
 void draw_screen(struct ui *u);
+/* panel_table.c */
 const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
 		      char *buf, int len, int *level);
 

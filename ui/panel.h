@@ -1,0 +1,27 @@
+/* panel.h: what the panel files (panel_header.c, panel_ccx.c,
+ * panel_table.c, panel_mem.c) share with the frame in draw.c: the clipped
+ * drawing helpers and one entry point per panel. Private to ui/. */
+#ifndef PMCTOP_UI_PANEL_H
+#define PMCTOP_UI_PANEL_H
+
+#include <stddef.h>
+#include "uiint.h"
+
+/* draw.c: helpers. Every string goes through draw_put(), which clips it to
+ * the screen, so that no size or topology can write outside it. */
+void draw_put(int y, int x, int w, int attr, const char *s);
+void draw_fill(int y, int x, int w, int attr);
+int draw_level_attr(struct ui *u, int level);   /* 0 ok, 1 warn, 2 crit */
+void draw_note_cov(struct ui *u, double cov);   /* lowers u->min_cov */
+const char *draw_metric_text(struct ui *u, const struct snap_row *r, int metric,
+			     const char *fmt, char *buf, int len);
+void draw_add_unit(char *buf, size_t len, const char *unit);
+
+/* The panels, each drawn into its rectangle of u->lay. */
+void panel_header(struct ui *u);    /* panel_header.c */
+void panel_footer(struct ui *u);    /* panel_header.c */
+void panel_ccx(struct ui *u);       /* panel_ccx.c */
+void panel_table(struct ui *u);     /* panel_table.c */
+void panel_mem(struct ui *u);       /* panel_mem.c */
+
+#endif

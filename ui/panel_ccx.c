@@ -1,0 +1,126 @@
+/* panel_ccx.c: the CCX panel: one box per CCX (or one line each when space
+ * is short) with its L3 rate, hit ratio, miss latency, IPC and clock, and a
+ * strip of one character per core showing the sort metric. */
+#include "config.h"
+#include "panel.h"
+
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "fmt.h"
+
+/* The metric the core strips show: the sort column if it is a metric,
+ * else utilisation (or IPC). */
+static int strip_metric(struct ui *u, const struct view_col **vc)
+{
+	const struct ui_col *c = &u->cols[u->nav.sort_col];
+	*vc = NULL;
+	if (c->kind == COL_METRIC) {
+		*vc = c->vc;
+		return c->idx;
+	}
+	return u->m_util >= 0 ? u->m_util : u->m_ipc;
+}
+
+static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, int metric,
+		       const struct view_col *vc, double max)
+{
+	static const char levels[] = ".:-=+*#%@";
+	const struct topo_ccx *cx = &u->topo->ccxs[ccx];
+	for (int j = 0; j < cx->ncores && j < w * lines; j++) {
+		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, cx->cores[j]), metric, NULL);
+		char s[2] = "-";
+		int attr = 0;
+		if (!isnan(v)) {
+			double f = max > 0 ? v / max : 0;
+			int l = (int)(f * 8.999);
+			l = l < 0 ? 0 : l > 8 ? 8 : l;
+			s[0] = levels[l];
+			if (vc && (!isnan(vc->warn) || !isnan(vc->crit)))
+				attr = draw_level_attr(u, fmt_level(v, vc->warn, vc->crit, vc->low_is_bad));
+			else
+				attr = ui_attr(u, f > 0.66 ? CP_CRIT : f > 0.33 ? CP_WARN : CP_GOOD, 0);
+		}
+		draw_put(y + j / w, x + j % w, 1, attr, s);
+	}
+}
+
+static void ccx_figures(struct ui *u, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
+{
+	const struct snap_row *r = ui_scope_row(u->snap, SNAP_CCX, i);
+	double cov = NAN, v = NAN;
+	if (u->m_l3rate >= 0) {
+		v = ui_metric(u, r, u->m_l3rate, &cov);
+	} else if (u->m_l3acc >= 0 && u->snap && u->snap->interval_s > 0) {
+		v = ui_metric(u, r, u->m_l3acc, &cov) / u->snap->interval_s;
+	}
+	if (!isnan(v))
+		draw_note_cov(u, cov);
+	fmt_value(acc, 16, v, cov, NULL, "/s");
+	draw_add_unit(acc, 16, "/s");
+	draw_metric_text(u, r, u->m_l3hit, "pct", hit, 16);
+	draw_add_unit(hit, 16, "%");
+	draw_metric_text(u, r, u->m_l3lat, "%.0f", lat, 16);
+	draw_add_unit(lat, 16, "ns");
+	draw_metric_text(u, r, u->m_ipc, "%.2f", ipc, 16);
+	draw_metric_text(u, r, u->m_ghz, "%.2f", ghz, 16);
+	draw_add_unit(ghz, 16, "GHz");
+}
+
+void panel_ccx(struct ui *u)
+{
+	const struct layout *l = &u->lay;
+	if (l->ccx_mode == CCX_HIDDEN || l->ccx.h < 1)
+		return;
+	const struct view_col *vc;
+	int metric = strip_metric(u, &vc);
+	double max = 0;
+	for (int i = 0; i < u->topo->ncores; i++) {
+		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, i), metric, NULL);
+		if (!isnan(v) && v > max)
+			max = v;
+	}
+	int title = ui_attr(u, CP_TITLE, A_BOLD);
+	for (int i = 0; i < u->topo->nccx && i <= l->ccx_shown; i++) {
+		int slot_y = l->ccx.y + (i / l->ccx_per_row) * l->ccx_box_h;
+		int slot_x = l->ccx.x + (i % l->ccx_per_row) * l->ccx_box_w;
+		char acc[16], hit[16], lat[16], ipc[16], ghz[16], line[160];
+		if (i == l->ccx_shown) {
+			if (i < u->topo->nccx) {
+				snprintf(line, sizeof(line), "+%d more CCX (c hides the panels)", u->topo->nccx - i);
+				draw_put(slot_y, slot_x, l->ccx_box_w, A_DIM, line);
+			}
+			break;
+		}
+		const struct topo_ccx *cx = &u->topo->ccxs[i];
+		ccx_figures(u, i, acc, hit, lat, ipc, ghz);
+		if (l->ccx_mode == CCX_LINES) {
+			snprintf(line, sizeof(line), "CCX%-3d S%d L3 %9s hit %6s lat %6s IPC %5s %7s ",
+				 i, cx->socket, acc, hit, lat, ipc, ghz);
+			int n = (int)strlen(line);
+			draw_put(slot_y, slot_x, l->ccx_box_w - 1, title, line);
+			if (n < l->ccx_box_w - 1)
+				draw_strip(u, slot_y, slot_x + n, l->ccx_box_w - 1 - n, 1, i, metric, vc, max);
+			continue;
+		}
+		int w = l->ccx_box_w, h = l->ccx_box_h;
+		if (slot_x + w > COLS || slot_y + h > LINES)
+			continue;
+		mvaddch(slot_y, slot_x, ACS_ULCORNER);
+		mvhline(slot_y, slot_x + 1, ACS_HLINE, w - 2);
+		mvaddch(slot_y, slot_x + w - 1, ACS_URCORNER);
+		mvvline(slot_y + 1, slot_x, ACS_VLINE, h - 2);
+		mvvline(slot_y + 1, slot_x + w - 1, ACS_VLINE, h - 2);
+		mvaddch(slot_y + h - 1, slot_x, ACS_LLCORNER);
+		mvhline(slot_y + h - 1, slot_x + 1, ACS_HLINE, w - 2);
+		mvaddch(slot_y + h - 1, slot_x + w - 1, ACS_LRCORNER);
+		snprintf(line, sizeof(line), " CCX %d  socket %d  %d CPUs ", i, cx->socket, cx->ncpus);
+		draw_put(slot_y, slot_x + 2, w - 4, title, line);
+		snprintf(line, sizeof(line), "L3 %s  hit %s", acc, hit);
+		draw_put(slot_y + 1, slot_x + 1, w - 2, 0, line);
+		snprintf(line, sizeof(line), "miss %s IPC %s %s", lat, ipc, ghz);
+		draw_put(slot_y + 2, slot_x + 1, w - 2, 0, line);
+		draw_strip(u, slot_y + 3, slot_x + 1, w - 2, l->strip_lines, i, metric, vc, max);
+	}
+}

@@ -1,0 +1,104 @@
+/* panel_header.c: the top and bottom lines of the dashboard: the header
+ * (host, model, delay, coverage, system-wide figures), the view tabs with
+ * the sort and filter status, and the footer of key hints. */
+#include "config.h"
+#include "panel.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+#include "util.h"
+
+void panel_footer(struct ui *u)
+{
+	static const struct { const char *k, *label; } items[] = {
+		{ "F1", "Help" }, { "Tab", "View" }, { "e", "Event" }, { "<>", "Sort" },
+		{ "R", "Rev" }, { "c", "CCX" }, { "t", "Thr/Core" }, { "Spc", "Pause" },
+		{ "+-", "Delay" }, { "/", "Filter" }, { "q", "Quit" },
+	};
+	const struct rect *f = &u->lay.footer;
+	int x = f->x;
+	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
+		int kl = (int)strlen(items[i].k), ll = (int)strlen(items[i].label);
+		if (x + kl + ll + 1 > f->w)
+			break;
+		draw_put(f->y, x, kl, ui_attr(u, CP_KEY, A_REVERSE), items[i].k);
+		draw_put(f->y, x + kl, ll + 1, 0, items[i].label);
+		x += kl + ll + 1;
+	}
+}
+
+void panel_header(struct ui *u)
+{
+	const struct rect *h = &u->lay.header;
+	char line[512], a[32], b[32], c[32];
+	int x = 0;
+	draw_put(h->y, x, h->w, A_BOLD, "pmctop");
+	x += 7;
+	snprintf(line, sizeof(line), "%s  %s  model %s ", u->cfg->host ? u->cfg->host : "?",
+		 u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU", u->m->name ? u->m->name : "?");
+	draw_put(h->y, x, h->w - x, 0, line);
+	x += (int)strlen(line);
+	bool sim = u->cfg->simulated || (u->snap && u->snap->simulated);
+	if (sim && x < h->w) {
+		draw_put(h->y, x, h->w - x, A_REVERSE | A_BOLD, "SIMULATED");
+		x += 10;
+	}
+	char cov[16] = "-";
+	if (u->min_cov <= 1)
+		snprintf(cov, sizeof(cov), "%.0f%%", u->min_cov * 100);
+	snprintf(line, sizeof(line), " delay %.1fs  rotate %.0fms  min cov %s%s", u->nav.delay_s,
+		 u->snap && u->snap->rotate_ms > 0 ? u->snap->rotate_ms : u->cfg->rotate_ms, cov, u->nav.paused ? "  PAUSED" : "");
+	draw_put(h->y, x, h->w - x, 0, line);
+
+	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
+	if (!sys && u->snap && u->snap->rows[SNAP_SYSTEM] && u->snap->nrows[SNAP_SYSTEM] > 0)
+		sys = &u->snap->rows[SNAP_SYSTEM][0];
+	draw_metric_text(u, sys, u->m_ipc, "%.2f", a, sizeof(a));
+	draw_metric_text(u, sys, u->m_ghz, "%.2f", b, sizeof(b));
+	draw_metric_text(u, sys, u->m_util, "pct", c, sizeof(c));
+	draw_add_unit(c, sizeof(c), "%");
+	int n = snprintf(line, sizeof(line), "System  IPC %s  GHz %s  util %s", a, b, c);
+	if (u->nav.view < u->m->nviews) {
+		const struct view_def *v = &u->m->views[u->nav.view];
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "  |  %s:", v->title ? v->title : v->name);
+		for (int i = 0, shown = 0; i < v->ncols && shown < 4 && n < (int)sizeof(line) - 64; i++) {
+			int mi = v->cols[i].metric;
+			if (mi < 0 || mi >= u->m->nmetrics || mi == u->m_ipc || mi == u->m_ghz || mi == u->m_util)
+				continue;
+			draw_metric_text(u, sys, mi, v->cols[i].fmt, a, sizeof(a));
+			const struct metric_def *md = &u->m->metrics[mi];
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %s",
+				      md->label ? md->label : md->name, a);
+			shown++;
+		}
+	}
+	draw_put(h->y + 1, 0, h->w, 0, line);
+	if (h->h < 3)
+		return;
+	const struct ui_col *sc = &u->cols[u->nav.sort_col];
+	char status[256];
+	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
+		 u->filter_text ? "  filter " : "", u->filter_text ? u->filter_text : "",
+		 u->nav.per_core ? "per core" : "per CPU");
+	/* All the views as tabs when they fit beside the status, else only
+	 * the active one. */
+	int tabs = 0;
+	for (int i = 0; i < u->m->nviews; i++)
+		tabs += (int)strlen(u->m->views[i].name) + 4;
+	bool all = tabs + (int)strlen(status) <= h->w;
+	x = 0;
+	for (int i = 0; i < u->m->nviews && x < h->w; i++) {
+		const struct view_def *v = &u->m->views[i];
+		if (!all && i != u->nav.view)
+			continue;
+		if (v->key > 0)
+			snprintf(line, sizeof(line), " %d:%s ", v->key, v->name);
+		else
+			snprintf(line, sizeof(line), " %s ", v->name);
+		int attr = i == u->nav.view ? ui_attr(u, CP_SEL, A_REVERSE) | (int)A_BOLD : 0;
+		draw_put(h->y + 2, x, h->w - x, attr, line);
+		x += (int)strlen(line);
+	}
+	draw_put(h->y + 2, x, h->w - x, 0, status);
+}

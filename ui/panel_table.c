@@ -1,0 +1,237 @@
+/* panel_table.c: the per-CPU (or per-core) table: the visible columns,
+ * the heading with the sort mark, one row per CPU or core, and the stacked
+ * topdown bar. */
+#include "config.h"
+#include "panel.h"
+
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "fmt.h"
+#include "util.h"
+
+static double event_rate(struct ui *u, const struct snap_row *r, int e, double *cov)
+{
+	*cov = NAN;
+	if (!r || !u->snap || !r->event || e < 0 || e >= u->snap->nevents)
+		return NAN;
+	if (r->event_cov)
+		*cov = r->event_cov[e];
+	double iv = u->snap->interval_s > 0 ? u->snap->interval_s : NAN;
+	return r->event[e] / iv;
+}
+
+const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
+		      char *buf, int len, int *level)
+{
+	double v, cov;
+	*level = 0;
+	switch (c->kind) {
+	case COL_CPU:
+		if (!u->nav.per_core) {
+			snprintf(buf, (size_t)len, "%d", row->cpu);
+		} else {
+			/* The core's CPUs, e.g. "0,192". */
+			const struct topo_core *tc = &u->topo->cores[row->core];
+			int n = 0;
+			buf[0] = 0;
+			for (int j = 0; j < tc->ncpus && n < len - 1; j++)
+				n += snprintf(buf + n, (size_t)(len - n), j ? ",%d" : "%d", tc->cpus[j]);
+		}
+		return buf;
+	case COL_CORE:
+		snprintf(buf, (size_t)len, "%d", row->core);
+		return buf;
+	case COL_CCX:
+		if (row->ccx < 0)
+			snprintf(buf, (size_t)len, "-");
+		else
+			snprintf(buf, (size_t)len, "%d", row->ccx);
+		return buf;
+	case COL_METRIC:
+		v = ui_metric(u, row->r, c->idx, &cov);
+		if (c->vc)
+			*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
+		if (!isnan(v))
+			draw_note_cov(u, cov);
+		return fmt_value(buf, len, v, cov, c->vc ? c->vc->fmt : NULL, u->m->metrics[c->idx].unit);
+	case COL_EVENT:
+		v = event_rate(u, row->r, c->idx, &cov);
+		if (!isnan(v))
+			draw_note_cov(u, cov);
+		return fmt_value(buf, len, v, cov, NULL, "/s");
+	case COL_BAR:
+		buf[0] = 0;
+		return buf;
+	}
+	buf[0] = 0;
+	return buf;
+}
+
+/* The letter and colour of a bar segment, from its metric's name: F
+ * frontend, S bad speculation, B backend, T SMT contention, R retiring; a
+ * second segment of the same kind (topdown level 2 splits each in two) is
+ * lower case. Letters make the bar readable without colour. */
+static char bar_letter(const struct ui *u, const struct view_def *v, int i, int *pair)
+{
+	static const struct { const char *key; char letter; int pair; } kinds[] = {
+		{ "frontend", 'F', CP_BAR0 }, { "bad_spec", 'S', CP_BAR1 }, { "backend", 'B', CP_BAR2 },
+		{ "smt", 'T', CP_BAR4 }, { "retir", 'R', CP_BAR3 },
+	};
+	const char *name = u->m->metrics[v->bar[i]].name;
+	char letter = (char)('1' + i % 9);
+	*pair = CP_BAR0 + i % 5;
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+		if (strstr(name, kinds[k].key)) {
+			letter = kinds[k].letter;
+			*pair = kinds[k].pair;
+			break;
+		}
+	for (int j = 0; j < i; j++) {
+		int p;
+		if (bar_letter(u, v, j, &p) == letter)
+			return (char)(letter | 0x20);
+	}
+	return letter;
+}
+
+/* The bar's heading: what each letter stands for. */
+static void bar_title(const struct ui *u, const struct view_def *v, char *buf, int len)
+{
+	int n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < v->nbar && n < len - 1; i++) {
+		int p;
+		const struct metric_def *md = &u->m->metrics[v->bar[i]];
+		n += snprintf(buf + n, (size_t)(len - n), "%s%c=%s", i ? " " : "", bar_letter(u, v, i, &p),
+			      md->label ? md->label : md->name);
+	}
+}
+
+/* The stacked topdown bar: one segment per bar metric, widths by the
+ * largest remainder so that they add up exactly. */
+static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r)
+{
+	const struct view_def *v = &u->m->views[u->nav.view];
+	int n = v->nbar < 16 ? v->nbar : 16;
+	double val[16], sum = 0;
+	for (int i = 0; i < n; i++) {
+		double cov;
+		val[i] = ui_metric(u, r, v->bar[i], &cov);
+		if (isnan(val[i]) || val[i] < 0) {
+			draw_put(y, x, w, 0, "-");
+			return;
+		}
+		sum += val[i];
+	}
+	if (sum <= 0 || w < 2)
+		return;
+	int total = (int)lround(w * (sum > 1 ? 1 : sum));
+	int seg[16], used = 0;
+	double rem[16];
+	for (int i = 0; i < n; i++) {
+		double exact = val[i] / (sum > 1 ? sum : 1) * w;
+		seg[i] = (int)floor(exact);
+		rem[i] = exact - seg[i];
+		used += seg[i];
+	}
+	while (used < total) {
+		int best = 0;
+		for (int i = 1; i < n; i++)
+			if (rem[i] > rem[best])
+				best = i;
+		seg[best]++;
+		rem[best] = -1;
+		used++;
+	}
+	int cx = x;
+	for (int i = 0; i < n; i++) {
+		char s[256];
+		int pair;
+		int k = seg[i] < (int)sizeof(s) - 1 ? seg[i] : (int)sizeof(s) - 1;
+		memset(s, bar_letter(u, v, i, &pair), (size_t)k);
+		s[k] = 0;
+		draw_put(y, cx, k, ui_attr(u, pair, i % 2 ? A_REVERSE : 0), s);
+		cx += k;
+	}
+}
+
+void panel_table(struct ui *u)
+{
+	const struct rect *t = &u->lay.table;
+	if (t->h < 1)
+		return;
+	/* Which columns fit: the fixed ones, then the scrolling ones from
+	 * hscroll on; the bar takes what is left. */
+	int vis[256], nvis = 0, xs[256], ws[256];
+	int x = 0, skipped = 0;
+	for (int i = 0; i < u->ncols && nvis < 256; i++) {
+		const struct ui_col *c = &u->cols[i];
+		if (c->scrolls && skipped < u->nav.hscroll) {
+			skipped++;
+			continue;
+		}
+		int w = c->width;
+		if (c->kind == COL_BAR) {
+			w = t->w - x - 1;
+			if (w > 60)
+				w = 60;
+			if (w < 10)
+				break;
+		}
+		if (x + w > t->w)
+			break;
+		vis[nvis] = i;
+		xs[nvis] = x;
+		ws[nvis] = w;
+		nvis++;
+		x += w + 1;
+	}
+	draw_fill(t->y, t->x, t->w, ui_attr(u, CP_HEAD, A_REVERSE));
+	for (int k = 0; k < nvis; k++) {
+		const struct ui_col *c = &u->cols[vis[k]];
+		char h[128];
+		bool sorted = vis[k] == u->nav.sort_col;
+		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT) != u->nav.sort_reverse;
+		if (c->kind == COL_BAR) {
+			char bt[256];
+			bar_title(u, &u->m->views[u->nav.view], bt, sizeof(bt));
+			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], bt);
+		}
+		else
+			snprintf(h, sizeof(h), "%*.*s", ws[k], ws[k], c->title);
+		int attr = sorted ? ui_attr(u, CP_SEL, A_BOLD) | (int)A_BOLD : ui_attr(u, CP_HEAD, A_REVERSE);
+		draw_put(t->y, t->x + xs[k], ws[k], attr, h);
+		if (sorted && xs[k] + ws[k] < t->w)
+			draw_put(t->y, t->x + xs[k] + ws[k], 1, attr, desc ? "v" : "^");
+	}
+	if (u->nrows == 0) {
+		draw_put(t->y + 1, t->x, t->w, 0, u->filter_text ? "no CPU matches the filter (/ changes it)"
+							      : "no online CPU to show");
+		return;
+	}
+	for (int i = 0; i < t->h - 1; i++) {
+		int ri = u->nav.top + i;
+		if (ri >= u->nrows)
+			break;
+		const struct ui_row *row = &u->rows[ri];
+		int y = t->y + 1 + i;
+		bool sel = ri == u->nav.sel;
+		int base = sel ? ui_attr(u, CP_SEL, A_REVERSE) : 0;
+		if (sel)
+			draw_fill(y, t->x, t->w, base);
+		for (int k = 0; k < nvis; k++) {
+			const struct ui_col *c = &u->cols[vis[k]];
+			if (c->kind == COL_BAR) {
+				draw_bar(u, y, t->x + xs[k], ws[k], row->r);
+				continue;
+			}
+			char v[64], out[80];
+			int level;
+			draw_cell(u, c, row, v, sizeof(v), &level);
+			snprintf(out, sizeof(out), "%*s", ws[k], v);
+			draw_put(y, t->x + xs[k], ws[k], sel ? base : draw_level_attr(u, level), out);
+		}
+	}
+}
