@@ -1,4 +1,4 @@
-/* sampler.c: the measuring loop.
+/* sampler.c: the measuring loop; it runs the counters and nothing else.
  *
  * Per refresh interval the sampler
  *   1. rotates the scheduled groups itself: on each PMU exactly one group is
@@ -12,17 +12,17 @@
  *      sum(count) * interval / sum(time_running) over the groups that hold
  *      it; its coverage is sum(time_running) / interval. An event that did
  *      not run at all is NaN, never 0;
- *   3. builds rows per CPU, core, CCX, socket and system by summing scaled
- *      counts (wider-scope PMU instances, such as one L3 per CCX, are added
- *      at their scope and above) and only then evaluates each metric's
- *      formula on the sums. Averaging per-CPU ratios would weight an idle
- *      CPU like a busy one.
+ *   3. hands those per-instance scaled counts to derive.c, which sums them
+ *      per CPU, core, CCX, socket and system and only then evaluates each
+ *      metric's formula on the sums (aggregates from summed raw counts,
+ *      never an average of ratios). Measuring and deriving are apart so
+ *      that each can be read, and tested, without the other.
  * On the simulated backend time is advanced with ops->advance; on the perf
  * backend the loop sleeps to absolute CLOCK_MONOTONIC deadlines, so that
  * the time spent reading does not stretch the interval. */
 #include "config.h"
 #include "sampler.h"
-#include "expr.h"
+#include "derive.h"
 #include "util.h"
 
 #include <errno.h>
@@ -45,6 +45,7 @@ struct pmu_state {
 	int nlocal;
 	int *local_ev;        /* local index -> model event */
 	double *acc_v, *acc_r;    /* [ninst * nlocal] deltas summed over groups */
+	double *value, *cov;      /* [ninst * nlocal] scaled to the interval, for derive */
 	int ngroups;
 	int *groups;          /* plan group indices in rotation order */
 	int cur;              /* position in groups[] that is enabled */
@@ -244,6 +245,8 @@ static void close_all(struct sampler *s)
 			free(ps->local_ev);
 			free(ps->acc_v);
 			free(ps->acc_r);
+			free(ps->value);
+			free(ps->cov);
 			free(ps->groups);
 		}
 		free(s->ps);
@@ -364,6 +367,8 @@ static int open_all(struct sampler *s, char **cause)
 			ps->alive[i] = true;
 		ps->acc_v = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
 		ps->acc_r = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
+		ps->value = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
+		ps->cov = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
 		for (int k = 0; k < ps->ngroups; k++) {
 			struct grp_state *gs = &s->gs[ps->groups[k]];
 			gs->pmu = p;
@@ -632,121 +637,68 @@ static void read_all(struct sampler *s, bool discard)
 	free(buf);
 }
 
-/* --- rows and metrics --- */
+/* --- scaling, and handing the interval to derive --- */
 
-struct row_maps {
-	int *cpu_row;     /* [max_cpu] */
-	int *core_row;    /* [ncores] */
-	int *ccx_row;     /* [nccx] */
-	int *sock_row;    /* [nsockets] */
-};
-
-static int socket_index(const struct topo *t, int socket_id)
+/* Scales what each instance counted to the whole interval, as
+ * sum(count) * interval / sum(time_running) over the groups that hold the
+ * event; its coverage is sum(time_running) / interval. An event that did
+ * not run at all is NaN, never 0. */
+static void scale_all(struct sampler *s, double interval_s)
 {
-	for (int k = 0; k < t->nsockets; k++)
-		if (t->sockets[k].id == socket_id)
-			return k;
-	return socket_id >= 0 && socket_id < t->nsockets ? socket_id : -1;
-}
-
-static void row_add(struct snap_row *row, int e, double v, double cov, bool *touched)
-{
-	if (!touched[e]) {
-		touched[e] = true;
-		row->event[e] = v;
-		row->event_cov[e] = cov;
-		return;
+	const struct model *m = s->cfg.model;
+	double ilen_ns = interval_s * 1e9;
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		if (!ps->available)
+			continue;
+		size_t n = (size_t)ps->ninst * (size_t)ps->nlocal;
+		for (size_t at = 0; at < n; at++) {
+			double r = ps->acc_r[at];
+			double v = r > 0 ? ps->acc_v[at] * ilen_ns / r : NAN;
+			double cov = ilen_ns > 0 ? r / ilen_ns : 0;
+			if (cov > 1)
+				cov = 1;
+			ps->value[at] = v;
+			ps->cov[at] = cov;
+		}
 	}
-	row->event[e] += v;   /* NaN propagates: one unknown part makes the sum unknown */
-	if (!(cov >= row->event_cov[e]))
-		row->event_cov[e] = cov;
 }
 
-struct eval_ctx {
-	const struct model *m;
-	const struct snap_row *row;
-	double *met;
-	unsigned char *state;   /* 0 new, 1 in progress, 2 done */
-	double interval_s;
-	int row_scope;
-};
-
-static double eval_metric(struct eval_ctx *c, int mi);
-
-static double value_of(void *ctx, int ref)
-{
-	struct eval_ctx *c = ctx;
-	if (ref == BUILTIN_INTERVAL_S)
-		return c->interval_s;
-	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics)
-		return eval_metric(c, ref - METRIC_REF_BASE);
-	if (ref >= 0 && ref < c->m->nevents)
-		return c->row->event[ref];
-	return NAN;
-}
-
-static double eval_metric(struct eval_ctx *c, int mi)
-{
-	if (c->state[mi] == 2)
-		return c->met[mi];
-	if (c->state[mi] == 1)
-		return NAN;   /* a cycle; the loader rejects these, but never loop */
-	c->state[mi] = 1;
-	const struct metric_def *md = &c->m->metrics[mi];
-	double v = NAN;
-	if ((int)md->scope <= c->row_scope && md->expr)
-		v = expr_eval(md->expr, value_of, c);
-	c->met[mi] = v;
-	c->state[mi] = 2;
-	return v;
-}
-
+/* The snapshot of the interval just read: derive.c sums and evaluates;
+ * the sampler adds what only it knows. */
 static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 {
 	const struct model *m = s->cfg.model;
-	const struct topo *t = s->topo;
-	int nrows[SNAP_NSCOPES] = { 0 };
-	struct row_maps rm;
-	rm.cpu_row = xmalloc(sizeof(int) * ((size_t)t->max_cpu + 1));
-	rm.core_row = xmalloc(sizeof(int) * ((size_t)t->ncores + 1));
-	rm.ccx_row = xmalloc(sizeof(int) * ((size_t)t->nccx + 1));
-	rm.sock_row = xmalloc(sizeof(int) * ((size_t)t->nsockets + 1));
-	for (int i = 0; i < t->max_cpu; i++)
-		rm.cpu_row[i] = -1;
-	for (int i = 0; i < t->ncores; i++)
-		rm.core_row[i] = -1;
-	for (int i = 0; i < t->nccx; i++)
-		rm.ccx_row[i] = -1;
-	for (int i = 0; i < t->nsockets; i++)
-		rm.sock_row[i] = -1;
-
-	/* Rows exist for selected online CPUs and the units that hold one. */
-	int *core_n = xcalloc((size_t)t->ncores + 1, sizeof(int));
-	int *ccx_n = xcalloc((size_t)t->nccx + 1, sizeof(int));
-	int *sock_n = xcalloc((size_t)t->nsockets + 1, sizeof(int));
-	int total = 0;
-	for (int i = 0; i < t->ncpus; i++) {
-		const struct topo_cpu *tc = &t->cpus[i];
-		if (!cpu_selected(s, tc->cpu))
-			continue;
-		rm.cpu_row[tc->cpu] = nrows[SNAP_CPU]++;
-		total++;
-		if (tc->core >= 0 && tc->core < t->ncores && core_n[tc->core]++ == 0)
-			rm.core_row[tc->core] = nrows[SNAP_CORE]++;
-		if (tc->ccx >= 0 && tc->ccx < t->nccx && ccx_n[tc->ccx]++ == 0)
-			rm.ccx_row[tc->ccx] = nrows[SNAP_CCX]++;
-		int si = socket_index(t, tc->socket);
-		if (si >= 0 && sock_n[si]++ == 0)
-			rm.sock_row[si] = nrows[SNAP_SOCKET]++;
+	scale_all(s, interval_s);
+	struct derive_pmu *dp = xcalloc((size_t)m->npmus + 1, sizeof(*dp));
+	for (int p = 0; p < m->npmus; p++) {
+		const struct pmu_state *ps = &s->ps[p];
+		dp[p] = (struct derive_pmu){
+			.available = ps->available,
+			.ninst = ps->ninst,
+			.inst = ps->inst,
+			.alive = ps->alive,
+			.nlocal = ps->nlocal,
+			.local_ev = ps->local_ev,
+			.value = ps->value,
+			.cov = ps->cov,
+		};
 	}
-	nrows[SNAP_SYSTEM] = 1;
+	struct derive_input in = {
+		.model = m,
+		.topo = s->topo,
+		.plan = s->plan,
+		.cpu_filter = s->cpu_filter,
+		.interval_s = interval_s,
+		.pmus = dp,
+	};
+	struct snapshot *snap = derive_snapshot(&in);
+	free(dp);
 
-	struct snapshot *snap = snapshot_new(m, nrows);
 	snap->seq = ++s->seq;
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	snap->time = (double)rt.tv_sec + (double)rt.tv_nsec * 1e-9;
-	snap->interval_s = interval_s;
 	snap->simulated = s->cfg.ops->simulated;
 	if (s->notice)
 		snap->notice = xstrdup(s->notice);
@@ -756,160 +708,6 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		memcpy(snap->offline, s->offline, sizeof(int) * (size_t)s->noffline);
 		s->noffline = 0;
 	}
-	for (int i = 0; i < s->plan->nmetrics; i++)
-		snap->metric_planned[s->plan->metrics[i]] = true;
-	for (int e = 0; e < m->nevents; e++)
-		snap->event_planned[e] = s->plan->event_used[e] && s->ev_local[e] >= 0 &&
-			s->ps[m->events[e].pmu].available;
-
-	for (int i = 0; i < t->ncpus; i++) {
-		const struct topo_cpu *tc = &t->cpus[i];
-		int r = rm.cpu_row[tc->cpu];
-		if (tc->cpu >= t->max_cpu || r < 0)
-			continue;
-		struct snap_row *row = &snap->rows[SNAP_CPU][r];
-		row->id = row->cpu = tc->cpu;
-		row->core = tc->core;
-		row->ccx = tc->ccx;
-		row->socket = tc->socket;
-		row->ncpus = 1;
-		if (tc->core >= 0 && rm.core_row[tc->core] >= 0) {
-			struct snap_row *cr = &snap->rows[SNAP_CORE][rm.core_row[tc->core]];
-			cr->id = cr->core = tc->core;
-			cr->ccx = tc->ccx;
-			cr->socket = tc->socket;
-			cr->ncpus++;
-		}
-		if (tc->ccx >= 0 && rm.ccx_row[tc->ccx] >= 0) {
-			struct snap_row *xr = &snap->rows[SNAP_CCX][rm.ccx_row[tc->ccx]];
-			xr->id = xr->ccx = tc->ccx;
-			xr->socket = tc->socket;
-			xr->ncpus++;
-		}
-		int si = socket_index(t, tc->socket);
-		if (si >= 0 && rm.sock_row[si] >= 0) {
-			struct snap_row *sr = &snap->rows[SNAP_SOCKET][rm.sock_row[si]];
-			sr->id = si;
-			sr->socket = tc->socket;
-			sr->ncpus++;
-		}
-	}
-	snap->rows[SNAP_SYSTEM][0].id = 0;
-	snap->rows[SNAP_SYSTEM][0].ncpus = total;
-
-	/* touched[scope][row][event] would be large; instead rows start NaN and
-	 * a per-row "seen" flag per event is kept in one reusable bitmap per
-	 * scope, sized rows x events. */
-	bool *touched[SNAP_NSCOPES];
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		touched[sc] = xcalloc((size_t)nrows[sc] * (size_t)m->nevents + 1, sizeof(bool));
-
-	double ilen_ns = interval_s * 1e9;
-	for (int p = 0; p < m->npmus; p++) {
-		struct pmu_state *ps = &s->ps[p];
-		if (!ps->available)
-			continue;
-		for (int i = 0; i < ps->ninst; i++) {
-			if (!ps->alive[i])
-				continue;
-			const struct bk_instance *in = &ps->inst[i];
-			/* Where this instance sits: its CPU, core, CCX, socket. */
-			int cpu = -1, core = -1, ccx = -1, sock = -1;
-			switch (in->scope) {
-			case SCOPE_THREAD: {
-				const struct topo_cpu *tc = topo_cpu_by_num(t, in->cpu);
-				if (!tc || !tc->online)
-					continue;
-				cpu = tc->cpu; core = tc->core; ccx = tc->ccx;
-				sock = socket_index(t, tc->socket);
-				break;
-			}
-			case SCOPE_CORE:
-				core = in->scope_id;
-				if (core < 0 || core >= t->ncores)
-					continue;
-				ccx = t->cores[core].ccx;
-				sock = socket_index(t, t->cores[core].socket);
-				break;
-			case SCOPE_CCX:
-				ccx = in->scope_id;
-				if (ccx < 0 || ccx >= t->nccx)
-					continue;
-				sock = socket_index(t, t->ccxs[ccx].socket);
-				break;
-			case SCOPE_SOCKET:
-				sock = socket_index(t, in->scope_id);
-				break;
-			default:
-				break;
-			}
-			struct snap_row *targets[SNAP_NSCOPES] = { NULL };
-			int tidx[SNAP_NSCOPES] = { -1, -1, -1, -1, -1 };
-			if (cpu >= 0 && cpu < t->max_cpu && rm.cpu_row[cpu] >= 0)
-				tidx[SNAP_CPU] = rm.cpu_row[cpu];
-			if (in->scope == SCOPE_THREAD && tidx[SNAP_CPU] < 0)
-				continue;   /* a CPU outside the selection */
-			if (core >= 0 && core < t->ncores && rm.core_row[core] >= 0)
-				tidx[SNAP_CORE] = rm.core_row[core];
-			if (ccx >= 0 && ccx < t->nccx && rm.ccx_row[ccx] >= 0)
-				tidx[SNAP_CCX] = rm.ccx_row[ccx];
-			if (sock >= 0 && sock < t->nsockets && rm.sock_row[sock] >= 0)
-				tidx[SNAP_SOCKET] = rm.sock_row[sock];
-			tidx[SNAP_SYSTEM] = 0;
-			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-				if (tidx[sc] >= 0 && sc >= (int)in->scope)
-					targets[sc] = &snap->rows[sc][tidx[sc]];
-			for (int k = 0; k < ps->nlocal; k++) {
-				int e = ps->local_ev[k];
-				size_t at = (size_t)i * (size_t)ps->nlocal + (size_t)k;
-				double r = ps->acc_r[at];
-				double v = r > 0 ? ps->acc_v[at] * ilen_ns / r : NAN;
-				double cov = ilen_ns > 0 ? r / ilen_ns : 0;
-				if (cov > 1)
-					cov = 1;
-				for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-					if (targets[sc])
-						row_add(targets[sc], e, v, cov,
-							&touched[sc][(size_t)tidx[sc] * (size_t)m->nevents]);
-			}
-		}
-	}
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		free(touched[sc]);
-
-	/* Metrics from the summed counts of each row. */
-	unsigned char *state = xmalloc((size_t)m->nmetrics + 1);
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		for (int r = 0; r < nrows[sc]; r++) {
-			struct snap_row *row = &snap->rows[sc][r];
-			struct eval_ctx c = { m, row, row->metric, state, interval_s, sc };
-			memset(state, 0, (size_t)m->nmetrics + 1);
-			for (int i = 0; i < s->plan->nmetrics; i++) {
-				int mi = s->plan->metrics[i];
-				const struct metric_def *md = &m->metrics[mi];
-				eval_metric(&c, mi);
-				double cov = 1;
-				for (int k = 0; k < md->nevents; k++) {
-					double ec = row->event_cov[md->events[k]];
-					if (!(ec >= 0))
-						ec = 0;
-					if (ec < cov)
-						cov = ec;
-				}
-				/* Not applicable at this scope is not the same as
-				 * measured 0 % of the time: leave it NaN. */
-				row->metric_cov[mi] = (int)md->scope <= sc ? cov : NAN;
-			}
-		}
-	}
-	free(state);
-	free(rm.cpu_row);
-	free(rm.core_row);
-	free(rm.ccx_row);
-	free(rm.sock_row);
-	free(core_n);
-	free(ccx_n);
-	free(sock_n);
 	return snap;
 }
 

@@ -1,8 +1,8 @@
 /* sampler.h: the measuring loop. It opens the scheduled groups on every
  * instance, rotates them every rotate period, reads and scales the counts,
- * accumulates per refresh interval, derives the metrics per CPU, core, CCX,
- * socket and system from summed raw counts, and publishes one snapshot per
- * interval. It can run on its own thread (live screen) or be stepped
+ * accumulates per refresh interval, has derive.c derive the metrics per
+ * CPU, core, CCX, socket and system from summed raw counts, and publishes
+ * one snapshot per interval. It can run on its own thread (live screen) or be stepped
  * synchronously (batch mode, tests). */
 #ifndef PMCTOP_SAMPLER_H
 #define PMCTOP_SAMPLER_H
