@@ -2,7 +2,7 @@
  * line-oriented files described in docs/definitions.md into stanzas with
  * key/value attributes and records where each came from, so that every later
  * error can name file:line:col. It knows the syntax but not the meaning of
- * keys; evdef.c checks those. */
+ * keys; evdef_build.c checks those. */
 #include "config.h"
 #include "util.h"
 #include "evdef.h"

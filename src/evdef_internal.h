@@ -1,0 +1,46 @@
+/* evdef_internal.h: private to the definition loader's second stage, shared
+ * by evdef.c (model_load, model_list), evdef_build.c (stanzas to structs)
+ * and evdef_resolve.c (formula names, metric order, scopes, event lists).
+ * Not part of the public interface, which is evdef.h. */
+#ifndef PMCTOP_EVDEF_INTERNAL_H
+#define PMCTOP_EVDEF_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "evdef.h"
+#include "evdef_parse.h"
+
+struct builder {
+	struct model *m;
+	const struct def_set *set;
+	char *err;
+};
+
+/* Records the first error with its position; returns -1. */
+int evdef_at(struct builder *b, const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* What resolving a metric needs to know of its stanza, indexed like
+ * model->metrics. */
+struct metric_src {
+	const struct def_stanza *st;
+	const struct def_attr *formula;
+	bool scope_given;
+};
+
+/* Each builds one stanza into b->m (the model stanza into the given
+ * places, so that model_list() can read it without a model); on error
+ * returns -1 with b->err set. */
+int evdef_build_model_stanza(struct builder *b, const struct def_stanza *st, char **desc,
+			     struct model_match **match, int *nmatch);
+int evdef_build_pmu(struct builder *b, const struct def_stanza *st);
+int evdef_build_event(struct builder *b, const struct def_stanza *st);
+int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct metric_src *src);
+int evdef_build_view(struct builder *b, const struct def_stanza *st);
+void evdef_free_matches(struct model_match *mm, int n);
+
+/* Resolves every metric's formula, refuses cycles and scope mistakes and
+ * fills in scopes and event lists; src[j] is metric j's stanza. */
+int evdef_resolve_metrics(struct builder *b, const struct metric_src *src);
+
+#endif

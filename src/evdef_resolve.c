@@ -1,0 +1,193 @@
+/* evdef_resolve.c: the last step of loading metrics, once every event and
+ * metric stanza is built. It resolves the names in each formula (event i ->
+ * i, metric j -> METRIC_REF(j), interval_s -> BUILTIN_INTERVAL_S), orders the
+ * metrics so that each is finished after the metrics it uses, refuses metric
+ * cycles and scope mistakes, derives scopes that are not given, and collects
+ * the events (transitively) that each metric needs. */
+#include "config.h"
+#include "util.h"
+#include "expr.h"
+#include "evdef.h"
+#include "evdef_internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int resolve_name(void *ctx, const char *name)
+{
+	const struct model *m = ctx;
+	int i = model_find_event(m, name);
+	if (i >= 0)
+		return i;
+	i = model_find_metric(m, name);
+	if (i >= 0)
+		return METRIC_REF(i);
+	if (!strcmp(name, "interval_s"))
+		return BUILTIN_INTERVAL_S;
+	return -1;
+}
+
+/* Column of the first use of name as a whole word in a formula, for errors
+ * that concern one reference. */
+static int name_col(const struct def_attr *f, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = f->value; (p = strstr(p, name)); p++) {
+		bool before = p == f->value || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
+		bool after = !(isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '.');
+		if (before && after)
+			return f->value_col + (int)(p - f->value);
+	}
+	return f->value_col;
+}
+
+static void add_event(struct metric_def *md, int ev)
+{
+	for (int i = 0; i < md->nevents; i++)
+		if (md->events[i] == ev)
+			return;
+	md->events = xrealloc(md->events, (size_t)(md->nevents + 1) * sizeof(int));
+	md->events[md->nevents++] = ev;
+}
+
+/* Finishes metric j once every metric it uses is finished: checks or
+ * derives its scope and collects its events. */
+static int finish_metric(struct builder *b, int j, const struct metric_src *src)
+{
+	struct model *m = b->m;
+	struct metric_def *md = &m->metrics[j];
+	int *ids;
+	int n = expr_ids(md->expr, &ids);
+	enum scope need = SCOPE_THREAD;
+	for (int i = 0; i < n; i++) {
+		int r = ids[i];
+		if (r == BUILTIN_INTERVAL_S)
+			continue;
+		if (r >= METRIC_REF_BASE) {
+			const struct metric_def *used = &m->metrics[r - METRIC_REF_BASE];
+			if (src->scope_given && used->scope > md->scope) {
+				evdef_at(b, src->st->file, src->formula->line, name_col(src->formula, used->name),
+					 "metric '%s' has scope %s but uses metric '%s' (scope %s)", md->name,
+					 scope_name(md->scope), used->name, scope_name(used->scope));
+				free(ids);
+				return -1;
+			}
+			if (used->scope > need)
+				need = used->scope;
+			for (int k = 0; k < used->nevents; k++)
+				add_event(md, used->events[k]);
+		} else {
+			const struct event_def *ev = &m->events[r];
+			const struct pmu_def *p = &m->pmus[ev->pmu];
+			if (src->scope_given && p->scope > md->scope) {
+				evdef_at(b, src->st->file, src->formula->line, name_col(src->formula, ev->name),
+					 "metric '%s' has scope %s but uses event '%s' of PMU '%s' (scope %s)", md->name,
+					 scope_name(md->scope), ev->name, p->name, scope_name(p->scope));
+				free(ids);
+				return -1;
+			}
+			if (p->scope > need)
+				need = p->scope;
+			add_event(md, r);
+		}
+	}
+	free(ids);
+	if (!src->scope_given)
+		md->scope = need;
+	if (!md->events)
+		md->events = xcalloc(1, sizeof(int));
+	return 0;
+}
+
+/* Visits the metric graph depth first without recursion (a long chain of
+ * metrics in a hostile file must not exhaust the stack), finishing each
+ * metric after those it uses, and reports the first cycle as a -> b -> a. */
+static int order_metrics(struct builder *b, const struct metric_src *src)
+{
+	struct model *m = b->m;
+	int n = m->nmetrics;
+	if (n == 0)
+		return 0;
+	char *state = xcalloc((size_t)n, 1);   /* 0 new, 1 on the stack, 2 finished */
+	int *stack = xmalloc((size_t)n * sizeof(int));
+	int *next = xcalloc((size_t)n, sizeof(int)); /* next id to look at, per metric */
+	int **ids = xcalloc((size_t)n, sizeof(int *));
+	int *nids = xcalloc((size_t)n, sizeof(int));
+	int rc = 0;
+
+	for (int root = 0; root < n && rc == 0; root++) {
+		if (state[root])
+			continue;
+		int sp = 0;
+		stack[sp++] = root;
+		state[root] = 1;
+		nids[root] = expr_ids(m->metrics[root].expr, &ids[root]);
+		while (sp > 0 && rc == 0) {
+			int j = stack[sp - 1];
+			if (next[j] == nids[j]) {
+				rc = finish_metric(b, j, &src[j]);
+				state[j] = 2;
+				sp--;
+				continue;
+			}
+			int r = ids[j][next[j]++];
+			if (r < METRIC_REF_BASE || r == BUILTIN_INTERVAL_S)
+				continue;
+			int k = r - METRIC_REF_BASE;
+			if (state[k] == 2)
+				continue;
+			if (state[k] == 1) {
+				/* The cycle is the stack from k up to j, then k again. */
+				int from = sp - 1;
+				while (stack[from] != k)
+					from--;
+				size_t len = 1;
+				for (int i = from; i < sp; i++)
+					len += strlen(m->metrics[stack[i]].name) + 4;
+				len += strlen(m->metrics[k].name);
+				char *path = xmalloc(len);
+				path[0] = 0;
+				for (int i = from; i < sp; i++) {
+					strcat(path, m->metrics[stack[i]].name);
+					strcat(path, " -> ");
+				}
+				strcat(path, m->metrics[k].name);
+				const struct def_attr *f = src[j].formula;
+				evdef_at(b, src[j].st->file, f->line, name_col(f, m->metrics[k].name), "metric cycle: %s", path);
+				free(path);
+				rc = -1;
+				break;
+			}
+			state[k] = 1;
+			nids[k] = expr_ids(m->metrics[k].expr, &ids[k]);
+			stack[sp++] = k;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	free(nids);
+	free(next);
+	free(stack);
+	free(state);
+	return rc;
+}
+
+int evdef_resolve_metrics(struct builder *b, const struct metric_src *src)
+{
+	struct model *m = b->m;
+	for (int j = 0; j < m->nmetrics; j++) {
+		char *cause = NULL;
+		int col = 0;
+		if (expr_resolve(m->metrics[j].expr, resolve_name, m, &col, &cause) < 0) {
+			const char *q = cause ? strchr(cause, '\'') : NULL;
+			const char *e = q ? strchr(q + 1, '\'') : NULL;
+			evdef_at(b, src[j].st->file, src[j].formula->line, src[j].formula->value_col + col - 1,
+				 "unknown event '%.*s' in formula", e ? (int)(e - q - 1) : 0, e ? q + 1 : "");
+			free(cause);
+			return -1;
+		}
+	}
+	return order_metrics(b, src);
+}
