@@ -9,6 +9,7 @@
 #include "util.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -535,9 +536,5 @@ static Suite *backend_perf_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(backend_perf_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(backend_perf_suite());
 }

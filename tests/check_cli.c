@@ -2,6 +2,7 @@
  * bad ones are rejected with a reason that names the problem. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,9 +141,5 @@ int main(void)
 	tcase_add_loop_test(tc, test_bad_lines, 0, (int)(sizeof(bad_lines) / sizeof(bad_lines[0])));
 	tcase_add_test(tc, test_seconds);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -5,6 +5,7 @@
  * the expected directory there too. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -148,9 +149,5 @@ static Suite *cpuid_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cpuid_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(cpuid_suite());
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -848,9 +849,5 @@ static Suite *encode_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(encode_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(encode_suite());
 }

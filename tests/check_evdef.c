@@ -5,6 +5,7 @@
  * the fixture models under tests/fixtures/models. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -552,9 +553,5 @@ static Suite *evdef_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(evdef_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(evdef_suite());
 }

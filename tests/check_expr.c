@@ -4,6 +4,7 @@
  * Values are injected through the callback, so no hardware is involved. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,9 +318,5 @@ static Suite *expr_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(expr_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(expr_suite());
 }

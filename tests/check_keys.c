@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include "keys.h"
@@ -219,9 +220,5 @@ int main(void)
 	tcase_add_test(tc, test_delay_steps);
 	tcase_add_test(tc, test_random_keys_stay_in_range);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

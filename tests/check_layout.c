@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -402,9 +403,5 @@ int main(void)
 	tcase_add_test(tf, test_fmt_match);
 	tcase_add_test(tf, test_filter);
 	suite_add_tcase(s, tf);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -2,6 +2,7 @@
  * in memory and compared with the exact expected text. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,9 +147,5 @@ int main(void)
 	tcase_add_test(tc, test_metrics);
 	tcase_add_test(tc, test_views);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -6,6 +6,7 @@
  * yet it passes trivially. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,9 +92,5 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_every_model);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -3,6 +3,7 @@
  * header, coverage carried, SIMULATED labelled. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,9 +176,5 @@ int main(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_format_value);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

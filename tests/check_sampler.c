@@ -6,6 +6,7 @@
  * an analytic value at every scope, computed here from summed rates. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -461,9 +462,5 @@ static Suite *sampler_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(sampler_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(sampler_suite());
 }

@@ -4,6 +4,7 @@
  * events reported with a reason. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,9 +276,5 @@ static Suite *sched_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(sched_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(sched_suite());
 }

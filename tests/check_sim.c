@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1208,9 +1209,5 @@ static Suite *sim_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(sim_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(sim_suite());
 }

@@ -3,6 +3,7 @@
  * consumer must see every accepted snapshot in order. */
 #include "config.h"
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -134,9 +135,5 @@ static Suite *snapshot_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(snapshot_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(snapshot_suite());
 }

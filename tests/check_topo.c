@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -602,9 +603,5 @@ static Suite *topo_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(topo_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(topo_suite());
 }
