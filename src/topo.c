@@ -109,6 +109,21 @@ static void cpu_clear_raw(struct topo_cpu *c)
 	c->l3_first = -1;
 }
 
+/* Reads an id file below cpudir: an absent file or a negative id (which
+ * the kernel writes when it does not know) counts as 0. */
+static int read_id_or_zero(const char *cpudir, const char *rel, int *out, char **cause)
+{
+	char *p = xasprintf("%s/%s", cpudir, rel);
+	int v, rc = read_int(p, &v, cause);
+	free(p);
+	if (rc == -ENOENT)
+		v = 0;
+	else if (rc < 0)
+		return rc;
+	*out = v < 0 ? 0 : v;
+	return 0;
+}
+
 /* Reads cpuN/topology and cpuN/cache/index3 into c's raw fields. Absent
  * optional files (die_id, the L3) get defaults; a CPU without
  * topology/core_id falls back to its lowest SMT sibling, then to its own
@@ -120,23 +135,9 @@ static int cpu_read_raw(const char *cpudir, struct topo_cpu *c, char **cause)
 	int rc, v;
 
 	cpu_clear_raw(c);
-	p = xasprintf("%s/topology/physical_package_id", cpudir);
-	rc = read_int(p, &v, cause);
-	free(p);
-	if (rc == -ENOENT)
-		v = 0;
-	else if (rc < 0)
+	if (read_id_or_zero(cpudir, "topology/physical_package_id", &c->package_id, cause) < 0 ||
+	    read_id_or_zero(cpudir, "topology/die_id", &c->die, cause) < 0)
 		goto fail;
-	c->package_id = v < 0 ? 0 : v;
-
-	p = xasprintf("%s/topology/die_id", cpudir);
-	rc = read_int(p, &v, cause);
-	free(p);
-	if (rc == -ENOENT)
-		v = 0;
-	else if (rc < 0)
-		goto fail;
-	c->die = v < 0 ? 0 : v;
 
 	p = xasprintf("%s/topology/core_id", cpudir);
 	rc = read_int(p, &v, cause);
