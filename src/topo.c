@@ -135,8 +135,8 @@ static int cpu_read_raw(const char *cpudir, struct topo_cpu *c, char **cause)
 	int rc, v;
 
 	cpu_clear_raw(c);
-	if (read_id_or_zero(cpudir, "topology/physical_package_id", &c->package_id, cause) < 0 ||
-	    read_id_or_zero(cpudir, "topology/die_id", &c->die, cause) < 0)
+	if ((rc = read_id_or_zero(cpudir, "topology/physical_package_id", &c->package_id, cause)) < 0 ||
+	    (rc = read_id_or_zero(cpudir, "topology/die_id", &c->die, cause)) < 0)
 		goto fail;
 
 	p = xasprintf("%s/topology/core_id", cpudir);
