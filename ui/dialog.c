@@ -41,7 +41,8 @@ void dialog_help(struct ui *u)
 		lines[n++] = xasprintf("  %-22s %s", keys, keys_table[i].help);
 	}
 	lines[n++] = xstrdup("");
-	lines[n++] = xstrdup("  -      no value: the event was not counted, or a divisor was 0");
+	lines[n++] = xstrdup("  -      no value: the event was not counted, or a divisor was 0, or the");
+	lines[n++] = xstrdup("         figure exists only per CCX or socket (L3, memory: see the panels)");
 	lines[n++] = xasprintf("  ~1.23  estimated: its events ran less than %.0f%% of the interval (multiplexed)",
 			       FMT_LOW_COVERAGE * 100);
 	lines[n++] = xstrdup("  min cov  the lowest such coverage among the values on screen");
