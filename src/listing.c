@@ -184,5 +184,28 @@ int listing_views(FILE *out, const struct model *m)
 			fprintf(out, "%s%s", c ? " " : "", m->metrics[v->cols[c].metric].name);
 		fprintf(out, "\n");
 	}
+	/* -g also takes a metric group: list them with their metrics, in the
+	 * order they first appear. */
+	const char **seen = xcalloc((size_t)m->nmetrics * 4 + 1, sizeof(char *));
+	int nseen = 0;
+	for (int i = 0; i < m->nmetrics; i++)
+		for (int g = 0; g < m->metrics[i].ngroups; g++) {
+			const char *name = m->metrics[i].groups[g];
+			bool dup = false;
+			for (int k = 0; k < nseen && !dup; k++)
+				dup = !strcmp(seen[k], name);
+			if (!dup && nseen < m->nmetrics * 4)
+				seen[nseen++] = name;
+		}
+	if (nseen > 0)
+		fprintf(out, "\nMETRIC GROUP  METRICS (pmctop -g GROUP)\n");
+	for (int k = 0; k < nseen; k++) {
+		fprintf(out, "%-12s ", seen[k]);
+		for (int i = 0; i < m->nmetrics; i++)
+			if (metric_in_group(&m->metrics[i], seen[k]))
+				fprintf(out, " %s", m->metrics[i].name);
+		fprintf(out, "\n");
+	}
+	free(seen);
 	return m->nviews;
 }

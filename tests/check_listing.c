@@ -132,7 +132,11 @@ START_TEST(test_views)
 	ck_assert_str_eq(out,
 		"VIEW   KEY  TITLE / COLUMNS\n"
 		"basic  1    Basic\n"
-		"            ipc cpu_util l3_per_kinsn\n");
+		"            ipc cpu_util l3_per_kinsn\n"
+		"\n"
+		"METRIC GROUP  METRICS (pmctop -g GROUP)\n"
+		"basic         ipc cpi ghz\n"
+		"branch        ipc\n");
 	free(out);
 	model_free(m);
 }
