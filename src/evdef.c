@@ -55,6 +55,7 @@ void model_free(struct model *m)
 	free(m->name);
 	free(m->desc);
 	free(m->dir);
+	free(m->sim_args);
 	evdef_free_matches(m->match, m->nmatch);
 	for (int i = 0; i < m->npmus; i++) {
 		struct pmu_def *p = &m->pmus[i];

@@ -124,6 +124,7 @@ struct model {
 	char *name;           /* "amd-zen5" */
 	char *desc;
 	char *dir;            /* directory it was loaded from */
+	char *sim_args;       /* simulated PMU defaults ("ghz=3.33,nominal=2.93,width=4"), or NULL */
 	int nmatch; struct model_match *match;
 	int npmus; struct pmu_def *pmus;
 	int nevents; struct event_def *events;

@@ -26,7 +26,7 @@
 struct key_spec { const char *key; bool repeat; };
 
 static const struct key_spec model_keys[] = {
-	{ "desc", false }, { "match", true }, { "include", true }, { NULL, false },
+	{ "desc", false }, { "match", true }, { "include", true }, { "sim", false }, { NULL, false },
 };
 static const struct key_spec pmu_keys[] = {
 	{ "perf", false }, { "kind", false }, { "scope", false }, { "counters", false },
@@ -322,6 +322,10 @@ int evdef_build_model_stanza(struct builder *b, const struct def_stanza *st, cha
 		return -1;
 	const struct def_attr *a = attr_get(st, "desc");
 	*desc = xstrdup(a ? a->value : "");
+	/* The simulated PMU's defaults for this CPU (clock, dispatch width);
+	 * kept as text, the simulator checks it when it starts. */
+	if (b->m && (a = attr_get(st, "sim")))
+		b->m->sim_args = xstrdup(a->value);
 	for (int i = 0; i < st->nattrs; i++) {
 		if (strcmp(st->attrs[i].key, "match"))
 			continue;

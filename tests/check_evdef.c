@@ -96,7 +96,7 @@ static const struct bad_case bad_cases[] = {
 	  "@/model.def:#1:1: missing required key 'counters' in pmu 'y'"),
 	B("view v\n    title T\n", "@/model.def:#1:1: missing required key 'column' in view 'v'"),
 	NB("model t\n    inclde x.def\n",
-	   "@/model.def:2:5: unknown key 'inclde' in model 't' (expected desc, match or include)"),
+	   "@/model.def:2:5: unknown key 'inclde' in model 't' (expected desc, match, include or sim)"),
 	/* Names. */
 	B("event cyc\n    pmu core\n    raw 0x76\n", "@/model.def:#1:7: duplicate name 'cyc' (first defined at @/model.def:17)"),
 	B("metric ins\n    formula cyc\n", "@/model.def:#1:8: duplicate name 'ins' (first defined at @/model.def:20)"),
@@ -337,6 +337,7 @@ START_TEST(test_good_model)
 	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
 	ck_assert_str_eq(m->name, "amd-zen5");
 	ck_assert_str_eq(m->desc, "Test model: AMD Family 1Ah Model 00h-0Fh");
+	ck_assert_str_eq(m->sim_args, "ghz=4.0,nominal=2.5");
 	ck_assert_str_eq(m->dir, FIXTURES "/amd/zen5");
 	ck_assert_int_eq(m->nmatch, 1);
 	ck_assert_str_eq(m->match[0].vendor, "AuthenticAMD");
