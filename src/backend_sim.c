@@ -18,16 +18,27 @@
  *    unless the argument says nmi=0: it holds pmu.nmi_reserved general
  *    counters of core PMUs, or fixed ones where pmu.nmi_takes_fixed. A group
  *    that fits the PMU but not what is free opens but never runs.
- *  - Sharing: the groups enabled on one instance are placed in the order
- *    they were enabled, each one running if it fits in what the earlier
- *    running groups left. The kernel instead stops at the first flexible
- *    group that does not fit and rotates the list every tick; pmctop rotates
- *    its groups itself, so the sim leaves rotation out and skips the group
- *    that does not fit, which is what the kernel's rotation gives on average.
- *    Disabling or closing a group places the others again at once.
+ *  - Sharing (the kernel's multiplexing of flexible groups, as on x86): the
+ *    groups enabled on one instance form a list, newest last. The kernel
+ *    schedules groups from the head of the list while they fit in the free
+ *    counters and stops at the first that does not; groups that fit together
+ *    all run. While some group cannot run, every mux tick (mux_ms, default
+ *    4 ms as perf_event_mux_interval_ms on x86; ticks fall on multiples of
+ *    it on the simulated clock, on every instance alike) rotates the list by
+ *    one, the head going last. Such a schedule repeats every n ticks for n
+ *    groups, so the sim does not step through ticks: it keeps, per instance,
+ *    which groups run in each of the n rotations and works out a group's
+ *    running time over any span from that table when the group is settled.
+ *    Enabling, disabling or closing a group settles the others, keeps the
+ *    list's current rotation and tabulates it again. pmctop's own rotation
+ *    enables one group per PMU at a time, which therefore runs whenever it
+ *    fits in what is free.
  *  - Time: time_enabled grows while a group is enabled, time_running while
  *    it is placed on counters; both and the values are cumulative since
- *    open, on the simulated clock.
+ *    open, on the simulated clock. A group that runs only part of a span is
+ *    credited that part of the workload quantities of the span (the
+ *    quantities are not tracked tick by tick), which is the even spreading
+ *    the kernel's scaling assumes.
  *  - Counts: each event's `sim` formula is evaluated over the workload
  *    quantities accumulated while its group was running: per CPU for thread
  *    and core scope, summed over the CCX for ccx scope, summed over the
@@ -50,7 +61,8 @@
  * The argument is a comma-separated list; items without '=' (the --sim spec
  * itself) are ignored, the others are nmi=0|1, seed=N, channels=N (memory
  * channels per socket, default: the CCX per socket, within 2-12), ghz=MAX, nominal=GHZ, width=SLOTS
- * (dispatch slots per cycle, default 8), absent=PMU[+PMU...]. */
+ * (dispatch slots per cycle, default 8), mux_ms=N (the kernel's mux tick,
+ * 1-10000, default 4), absent=PMU[+PMU...]. */
 #include "config.h"
 #include "backend.h"
 
@@ -70,6 +82,8 @@
 #define SIM_MAX_FAULTS 32
 /* UMC counters are 48 bits wide and saturate (EVF_SATURATES). */
 #define SATURATED ((1ULL << 48) - 1)
+/* perf_event_mux_interval_ms's default on x86. */
+#define SIM_DEFAULT_MUX_NS 4000000ull
 
 struct sim_cpu {
 	int cpu;
@@ -86,7 +100,16 @@ struct sim_cpu {
 struct sim_slot {
 	int pmu;
 	int ngroups, cap;
-	struct bk_group **enabled;    /* in the order they were enabled */
+	struct bk_group **enabled;    /* the kernel's list at rotation 0, head first */
+	/* While some group cannot run with the others (contended), the list
+	 * is rotated by (tick - k_base) mod ngroups, a tick being now / mux_ns;
+	 * runs[r * ngroups + i] says whether enabled[i] runs at rotation r and
+	 * nruns[i] in how many rotations it does. */
+	bool contended;
+	uint64_t k_base;
+	bool *runs;
+	int *nruns;
+	int tcap;                     /* ngroups the two tables have room for */
 };
 
 struct bk_group {
@@ -96,7 +119,8 @@ struct bk_group {
 	int nevents;
 	int *events;
 	int need_general, need_pairs, need_fixed;
-	bool enabled, running;
+	bool enabled, running;        /* running: on counters, or may be (contended slot) */
+	int pos;                      /* index in slot->enabled while enabled */
 	uint64_t since;               /* clock at the last settle */
 	uint64_t t_enabled, t_running;
 	double acc[WQ_COUNT];         /* quantities while running, per channel */
@@ -115,6 +139,7 @@ struct backend {
 	struct wl_params wp;
 	bool nmi;
 	int channels;
+	uint64_t mux_ns;              /* the kernel's mux tick */
 	bool *absent;                 /* [npmus] */
 	uint64_t now;
 	int ncpu_map;
@@ -158,6 +183,11 @@ static int parse_arg(struct backend *b, const char *arg, char **cause)
 			if (!*val || *end || v < 1 || v > 64)
 				goto bad;
 			b->channels = (int)v;
+		} else if (strcmp(key, "mux_ms") == 0) {
+			long v = strtol(val, &end, 10);
+			if (!*val || *end || v < 1 || v > 10000)
+				goto bad;
+			b->mux_ns = (uint64_t)v * 1000000ull;
 		} else if (strcmp(key, "width") == 0) {
 			long v = strtol(val, &end, 10);
 			if (!*val || *end || v < 1 || v > 64)
@@ -191,7 +221,7 @@ static int parse_arg(struct backend *b, const char *arg, char **cause)
 		continue;
 bad:
 		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, seed=N, "
-			       "channels=1-64, ghz=X, nominal=X, width=1-64, absent=PMU[+PMU])", key, val);
+			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, absent=PMU[+PMU])", key, val);
 		goto out;
 	}
 	if (b->wp.ghz_nominal > b->wp.ghz_max)
@@ -261,6 +291,7 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 	wl_params_default(&b->wp);
 	b->wp.smt = t->threads_per_core > 1;
 	b->nmi = true;
+	b->mux_ns = SIM_DEFAULT_MUX_NS;
 	/* Memory channels grow with the machine, as on real parts (a 2-CCX
 	 * desktop has 2, a 12-CCX-per-socket server 12), so that simulated
 	 * bandwidth per channel stays plausible at any shape. */
@@ -338,8 +369,11 @@ static void sim_destroy(struct backend *b)
 	free(b->cpus);
 	if (b->slots)
 		for (int p = 0; p < b->m->npmus; p++) {
-			for (int k = 0; k < b->nslots[p]; k++)
+			for (int k = 0; k < b->nslots[p]; k++) {
 				free(b->slots[p][k].enabled);
+				free(b->slots[p][k].runs);
+				free(b->slots[p][k].nruns);
+			}
 			free(b->slots[p]);
 		}
 	free(b->slots);
@@ -517,15 +551,45 @@ static void group_uses(const struct bk_group *grp, int *g, int *f)
 
 /* ---- time and quantities ---- */
 
+/* How long group i of a contended slot ran in [t1, t2] (t1 not before the
+ * slot's k_base tick): the partial ticks at both ends, whole cycles of n
+ * ticks from the table's counts, and the fewer than n ticks left over. */
+static uint64_t mux_running(const struct backend *b, const struct sim_slot *s, int i,
+			    uint64_t t1, uint64_t t2)
+{
+	uint64_t mux = b->mux_ns, n = (uint64_t)s->ngroups;
+	if (t2 <= t1 || n == 0)
+		return 0;
+#define RUNS_AT(k) s->runs[(((k) - s->k_base) % n) * n + (uint64_t)i]
+	uint64_t k1 = t1 / mux, k2 = t2 / mux;
+	if (k1 == k2)
+		return RUNS_AT(k1) ? t2 - t1 : 0;
+	uint64_t run = 0;
+	if (RUNS_AT(k1))
+		run += (k1 + 1) * mux - t1;
+	if (RUNS_AT(k2))
+		run += t2 - k2 * mux;
+	uint64_t full = k2 - k1 - 1;
+	run += full / n * (uint64_t)s->nruns[i] * mux;
+	for (uint64_t k = k1 + 1 + full / n * n; k < k2; k++)
+		if (RUNS_AT(k))
+			run += mux;
+#undef RUNS_AT
+	return run;
+}
+
 /* Brings a group's times and quantities up to the clock. */
 static void settle(struct backend *b, struct bk_group *g)
 {
 	uint64_t dt = b->now - g->since;
+	uint64_t run = 0;
 	if (g->enabled)
 		g->t_enabled += dt;
-	if (g->running) {
-		g->t_running += dt;
-		double k = 1.0 / g->nch;
+	if (g->running)
+		run = g->slot->contended ? mux_running(b, g->slot, g->pos, g->since, b->now) : dt;
+	if (run > 0) {
+		g->t_running += run;
+		double k = (double)run / (double)dt / g->nch;
 		for (int q = 0; q < WQ_COUNT; q++)
 			g->acc[q] += (g->src[q] - g->snap[q]) * k;
 	}
@@ -533,19 +597,70 @@ static void settle(struct backend *b, struct bk_group *g)
 	g->since = b->now;
 }
 
-/* Places the enabled groups of a slot on its counters, in enable order. */
-static void place(struct backend *b, struct sim_slot *s)
+/* Settles every group of a slot and makes the list's current rotation its
+ * rotation 0, before a group joins or leaves it. */
+static void settle_slot(struct backend *b, struct sim_slot *s)
+{
+	for (int i = 0; i < s->ngroups; i++)
+		settle(b, s->enabled[i]);
+	uint64_t k = b->now / b->mux_ns;
+	if (s->contended && s->ngroups > 1) {
+		int r = (int)((k - s->k_base) % (uint64_t)s->ngroups);
+		if (r > 0) {
+			struct bk_group **tmp = xmalloc(sizeof(*tmp) * (size_t)s->ngroups);
+			for (int i = 0; i < s->ngroups; i++)
+				tmp[i] = s->enabled[(i + r) % s->ngroups];
+			memcpy(s->enabled, tmp, sizeof(*tmp) * (size_t)s->ngroups);
+			free(tmp);
+		}
+	}
+	s->k_base = k;
+}
+
+/* Which groups run at rotation r: from the head while they fit, stopping
+ * at the first that does not (x86 flexible groups). Returns whether all do. */
+static bool schedule_rotation(struct backend *b, struct sim_slot *s, int r)
 {
 	const struct pmu_def *pd = &b->m->pmus[s->pmu];
-	int g, f;
+	int n = s->ngroups, g, f;
 	free_of(b, s->pmu, &g, &f);
-	for (int i = 0; i < s->ngroups; i++) {
+	bool all = true;
+	for (int j = 0; j < n; j++) {
+		int i = (r + j) % n;
 		struct bk_group *grp = s->enabled[i];
-		settle(b, grp);
-		bool ok = unlimited(pd) || fits(grp, g, f);
+		bool ok = all && (unlimited(pd) || fits(grp, g, f));
 		if (ok && !unlimited(pd))
 			group_uses(grp, &g, &f);
-		grp->running = ok && cpu_usable(b, grp->cpu);
+		if (!ok)
+			all = false;
+		s->runs[r * n + i] = ok;
+		s->nruns[i] += ok;
+	}
+	return all;
+}
+
+/* Tabulates the schedule of a settled slot. When every group fits at
+ * rotation 0 they fit in any order (the counters needed only add up), so
+ * the other rotations are worked out only for a contended slot. */
+static void place(struct backend *b, struct sim_slot *s)
+{
+	int n = s->ngroups;
+	if (n > s->tcap) {
+		s->tcap = n > 2 * s->tcap ? n : 2 * s->tcap;
+		s->runs = xrealloc(s->runs, sizeof(bool) * (size_t)s->tcap * (size_t)s->tcap);
+		s->nruns = xrealloc(s->nruns, sizeof(int) * (size_t)s->tcap);
+	}
+	for (int i = 0; i < n; i++) {
+		s->enabled[i]->pos = i;
+		s->nruns[i] = 0;
+	}
+	s->contended = n > 0 && !schedule_rotation(b, s, 0);
+	if (s->contended)
+		for (int r = 1; r < n; r++)
+			schedule_rotation(b, s, r);
+	for (int i = 0; i < n; i++) {
+		struct bk_group *grp = s->enabled[i];
+		grp->running = (s->contended || s->runs[i]) && cpu_usable(b, grp->cpu);
 	}
 }
 
@@ -772,8 +887,9 @@ static int sim_enable(struct backend *b, struct bk_group *g)
 		return -EINVAL;
 	if (g->enabled)
 		return 0;
-	settle(b, g);
 	struct sim_slot *s = g->slot;
+	settle_slot(b, s);
+	settle(b, g);
 	if (s->ngroups == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 4;
 		s->enabled = xrealloc(s->enabled, sizeof(*s->enabled) * (size_t)s->cap);
@@ -791,7 +907,7 @@ static int sim_disable(struct backend *b, struct bk_group *g)
 	if (!g->enabled)
 		return 0;
 	struct sim_slot *s = g->slot;
-	place(b, s);    /* settles every group of the slot at the old placement */
+	settle_slot(b, s);    /* at the old schedule */
 	for (int i = 0; i < s->ngroups; i++)
 		if (s->enabled[i] == g) {
 			memmove(&s->enabled[i], &s->enabled[i + 1],

@@ -59,7 +59,8 @@ void cli_usage(FILE *out)
 	      "      --model NAME        use this CPU model instead of the detected one\n"
 	      "      --sim MODEL[:SxCxNxT]  simulated PMU: sockets x CCX per socket x\n"
 	      "                          cores per CCX x threads per core (e.g. zen5:2x12x8x2)\n"
-	      "      --rotate MS         counter group rotation period (default 50)\n"
+	      "      --rotate MS|kernel  counter group rotation period (default 50), or\n"
+	      "                          'kernel': let the kernel multiplex the groups\n"
 	      "      --list-models       list the CPU models pmctop knows\n"
 	      "      --list-events [PATTERN]  list the model's events (matching PATTERN)\n"
 	      "      --list-metrics [--raw]   list metrics; --raw writes events as vendor values\n"
@@ -161,8 +162,12 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 	case OPT_MODEL: replace(&o->model, arg); return 0;
 	case OPT_SIM: replace(&o->sim, arg); return 0;
 	case OPT_ROTATE:
+		if (strcmp(arg, "kernel") == 0) {
+			o->rotate_ms = SAMPLER_ROTATE_KERNEL;
+			return 0;
+		}
 		if (parse_double(arg, &o->rotate_ms) < 0 || o->rotate_ms < 1 || o->rotate_ms > 60000)
-			return set_cause(cause, "--rotate expects milliseconds between 1 and 60000, not '%s'", arg);
+			return set_cause(cause, "--rotate expects milliseconds between 1 and 60000 or 'kernel', not '%s'", arg);
 		return 0;
 	case OPT_LIST_MODELS: o->list_models = true; return 0;
 	case OPT_LIST_EVENTS: o->list_events = true; return 0;

@@ -19,7 +19,7 @@ struct options {
 	int nevents; char **events;  /* -e, repeatable */
 	char *model;             /* --model */
 	char *sim;               /* --sim MODEL[:SxCxNxT] */
-	double rotate_ms;        /* --rotate */
+	double rotate_ms;        /* --rotate; SAMPLER_ROTATE_KERNEL for 'kernel' */
 	bool list_models, list_events, list_metrics, list_views, raw;
 	char *list_pattern;      /* --list-events [PATTERN] */
 	char *events_dir;        /* --events-dir */

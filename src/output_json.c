@@ -1,5 +1,6 @@
 /* output_json.c: JSON lines, one object per interval:
  * {"time":..., "interval_s":..., "simulated":..., "model":..., "rotate_ms":...,
+ *  "rotation":"pmctop"|"kernel" (rotate_ms is null when the kernel rotates),
  *  "offline":[...], "event_coverage":{event: share}, "system":{...},
  *  "cpus":[...], "cores":[...], "ccxs":[...], "sockets":[...]}
  * where every row has "metrics" and "coverage" objects keyed by metric name
@@ -103,8 +104,11 @@ int output_json_write(struct output *o, const struct snapshot *s)
 		s->interval_s, s->simulated ? "true" : "false");
 
 	put_string(o->f, s->model->name);
+	/* rotate_ms 0 is the kernel's multiplexing: no period of pmctop's. */
 	fputs(",\"rotate_ms\":", o->f);
-	put_number(o->f, s->rotate_ms);
+	put_number(o->f, s->rotate_ms > 0 ? s->rotate_ms : NAN);
+	if (s->rotate_ms >= 0)
+		fprintf(o->f, ",\"rotation\":\"%s\"", s->rotate_ms > 0 ? "pmctop" : "kernel");
 	if (s->notice) {
 		fputs(",\"notice\":", o->f);
 		put_string(o->f, s->notice);

@@ -66,6 +66,8 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	char rot[32] = "";
 	if (s->rotate_ms > 0)
 		snprintf(rot, sizeof(rot), "  rotate %.0f ms", s->rotate_ms);
+	else if (s->rotate_ms == 0)
+		snprintf(rot, sizeof(rot), "  rotate kernel");
 	fprintf(o->f, "%s# %s  interval %.2f s%s  model %s%s\n", o->written ? "\n" : "", clock,
 		s->interval_s, rot, s->model->name, s->simulated ? "  SIMULATED" : "");
 	for (int i = 0; i < s->noffline; i++)

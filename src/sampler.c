@@ -5,8 +5,13 @@
  *      enabled at a time and the next one takes over every rotation slot.
  *      The number of slots per interval is a multiple of the PMU's group
  *      count, so every group runs for the same share (1/ngroups) of every
- *      interval. Kernel multiplexing is not relied upon: it gives no such
- *      guarantee and its order is not ours to choose;
+ *      interval. Kernel multiplexing gives no such guarantee and its order
+ *      is not ours to choose, so this is the default; with
+ *      SAMPLER_ROTATE_KERNEL (--rotate kernel) every group is enabled at
+ *      open instead and the kernel rotates them on each CPU with its own
+ *      timer: no ioctls between reads, which matters on machines with many
+ *      CPUs, and coverage becomes what each group was given (measured, not
+ *      planned). Step 2 is the same in both modes;
  *   2. reads every group once at the end (counts are cumulative), takes the
  *      differences to the previous read, and scales each event as
  *      sum(count) * interval / sum(time_running) over the groups that hold
@@ -73,6 +78,7 @@ struct sampler {
 	struct sched_plan *plan;
 	struct topo *topo;        /* the sampler's own copy of cfg.topo */
 	double rotate_ms;         /* rotation period in force */
+	bool kernel_mux;          /* the kernel rotates: all groups enabled, no rotate() */
 	int *ev_local;            /* [model nevents] local index within its PMU, -1 */
 	struct pmu_state *ps;     /* [npmus] */
 	struct grp_state *gs;     /* [plan->ngroups] */
@@ -456,16 +462,19 @@ static int open_all(struct sampler *s, char **cause)
 			   plan->nunschedulable > 1 ? ", ..." : "");
 	}
 
-	/* The first group of every PMU starts; the rest wait their turn. */
+	/* The first group of every PMU starts; the rest wait their turn. When
+	 * the kernel rotates, all start and it shares the counters out. */
 	for (int p = 0; p < m->npmus; p++) {
 		struct pmu_state *ps = &s->ps[p];
 		if (!ps->available)
 			continue;
 		ps->cur = 0;
-		struct grp_state *gs = &s->gs[ps->groups[0]];
-		for (int i = 0; i < ps->ninst; i++)
-			if (ps->alive[i] && gs->bg[i])
-				ops->enable(s->bk, gs->bg[i]);
+		for (int k = 0; k < (s->kernel_mux ? ps->ngroups : 1); k++) {
+			struct grp_state *gs = &s->gs[ps->groups[k]];
+			for (int i = 0; i < ps->ninst; i++)
+				if (ps->alive[i] && gs->bg[i])
+					ops->enable(s->bk, gs->bg[i]);
+		}
 	}
 	reopen_moved(s);
 	s->t_start = clock_now(s);
@@ -490,8 +499,9 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 	}
 }
 
-/* Runs the rotation for one interval of len ns starting at s->t_start.
- * Returns false when a stop was requested midway. */
+/* Runs the rotation for one interval of len ns starting at s->t_start
+ * (when the kernel rotates, only waits it out). Returns false when a stop
+ * was requested midway. */
 static bool run_interval(struct sampler *s, uint64_t len, bool check_stop)
 {
 	const struct model *m = s->cfg.model;
@@ -499,7 +509,7 @@ static bool run_interval(struct sampler *s, uint64_t len, bool check_stop)
 	for (int p = 0; p < m->npmus; p++) {
 		struct pmu_state *ps = &s->ps[p];
 		ps->nslots = 0;
-		if (!ps->available || ps->ngroups < 2)
+		if (!ps->available || ps->ngroups < 2 || s->kernel_mux)
 			continue;
 		/* A whole number of rounds, so each group gets the same share. */
 		long rounds = lround((double)len / (rot_ns * ps->ngroups));
@@ -576,7 +586,7 @@ static void reopen_moved(struct sampler *s)
 					if (ops->open_group(s->bk, &ps->inst[i], sg->events, sg->nevents, &gs->bg[i], &c) != 0)
 						gs->bg[i] = NULL;
 					free(c);
-					if (gs->bg[i] && k == ps->cur)
+					if (gs->bg[i] && (k == ps->cur || s->kernel_mux))
 						ops->enable(s->bk, gs->bg[i]);
 				}
 				break;
@@ -741,6 +751,7 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
 	s->metrics = dup_ints(cfg->metrics, s->nmetrics);
 	s->events = dup_ints(cfg->events, s->nevents);
 	s->interval_s = cfg->interval_s;
+	s->kernel_mux = cfg->rotate_ms < 0;
 	s->rotate_ms = cfg->rotate_ms > 0 ? cfg->rotate_ms : SAMPLER_DEFAULT_ROTATE_MS;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cond, NULL);
@@ -836,7 +847,10 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	reopen_moved(s);
 	struct snapshot *snap = build_snapshot(s, measured > 0 ? measured : interval_s);
 	snap->sampler_cost_s = thread_cpu_s() - cpu0;
-	snap->rotate_ms = s->rotate_ms;
+	/* 0 says "the kernel rotates" to the outputs. */
+	snap->rotate_ms = s->kernel_mux ? 0 : s->rotate_ms;
+	if (s->kernel_mux)
+		return snap;   /* no rotation of ours to slow down */
 	/* Every rotation costs two ioctls per CPU and PMU, each a cross-CPU
 	 * call in the kernel (docs/performance.md). When that pushes pmctop's
 	 * own CPU time over its budget, rotate half as often: coverage stays

@@ -1,5 +1,6 @@
 /* sampler.h: the measuring loop. It opens the scheduled groups on every
- * instance, rotates them every rotate period, reads and scales the counts,
+ * instance, rotates them every rotate period (or leaves the rotating to the
+ * kernel: SAMPLER_ROTATE_KERNEL), reads and scales the counts,
  * accumulates per refresh interval, has derive.c derive the metrics per
  * CPU, core, CCX, socket and system from summed raw counts, and publishes
  * one snapshot per interval. It can run on its own thread (live screen) or be stepped
@@ -22,6 +23,12 @@
  * often. The measurements behind both are in docs/performance.md. */
 #define SAMPLER_DEFAULT_ROTATE_MS 50.0
 #define SAMPLER_COST_BUDGET 0.02
+/* rotate_ms below 0 (this value, --rotate kernel): every group of a PMU is
+ * enabled at once and the kernel multiplexes them on each CPU with its own
+ * timer, so the sampler issues no ioctls between reads; coverage is then
+ * what the kernel gave each group, not a planned 1/ngroups. Snapshots of
+ * that mode carry rotate_ms 0. */
+#define SAMPLER_ROTATE_KERNEL (-1.0)
 
 struct sampler_config {
 	const struct model *model;
@@ -29,7 +36,7 @@ struct sampler_config {
 	const struct pmu_backend_ops *ops;
 	const char *backend_arg;  /* sim spec, sysfs root, ... */
 	double interval_s;        /* -d */
-	double rotate_ms;         /* --rotate */
+	double rotate_ms;         /* --rotate; 0: default; < 0: SAMPLER_ROTATE_KERNEL */
 	double cost_budget;       /* share of one CPU before rotating less often; 0: SAMPLER_COST_BUDGET */
 	const bool *cpu_filter;   /* [topo->max_cpu] or NULL for all */
 	int nmetrics; const int *metrics; /* requested metrics */
@@ -40,7 +47,7 @@ struct sampler;
 
 struct sampler *sampler_new(const struct sampler_config *cfg, char **cause);
 void sampler_free(struct sampler *s);
-/* Runs one full interval (rotating within it) and returns its snapshot
+/* Runs one full interval (rotating within it unless the kernel does) and returns its snapshot
  * (caller frees). On the perf backend this sleeps in real time; on the sim
  * backend it advances simulated time without sleeping. */
 struct snapshot *sampler_step(struct sampler *s, char **cause);

@@ -37,7 +37,8 @@ struct snapshot {
 	int noffline; int *offline;   /* CPUs that left during the interval */
 	char *notice;         /* one line for the user (e.g. why hardware counters are missing), or NULL */
 	double sampler_cost_s;/* CPU time the sampler spent on this interval */
-	double rotate_ms;     /* rotation period in force (it grows when rotating costs too much) */
+	double rotate_ms;     /* rotation period in force (it grows when rotating costs too much);
+	                       * 0: the kernel rotates (--rotate kernel); NaN: not known */
 };
 
 struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES]);

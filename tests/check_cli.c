@@ -97,6 +97,9 @@ static const struct {
 	{ { "-n", "3x" }, "-n expects a positive" },
 	{ { "--format", "xml" }, "--format expects table, csv or json" },
 	{ { "--rotate", "0" }, "--rotate expects" },
+	{ { "--rotate", "60001" }, "--rotate expects" },
+	{ { "--rotate", "Kernel" }, "or 'kernel', not 'Kernel'" },
+	{ { "--rotate", "-1" }, "--rotate expects" },
 	{ { "--bogus" }, "unknown option '--bogus'" },
 	{ { "-x" }, "unknown option '-x'" },
 	{ { "-d" }, "needs a value" },
@@ -120,6 +123,33 @@ START_TEST(test_bad_lines)
 }
 END_TEST
 
+/* --rotate takes 1-60000 ms, or 'kernel' for the kernel's multiplexing. */
+START_TEST(test_rotate)
+{
+	static const struct { const char *arg; double ms; } cases[] = {
+		{ "1", 1 }, { "50", 50 }, { "2.5", 2.5 }, { "60000", 60000 },
+		{ "kernel", SAMPLER_ROTATE_KERNEL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct options o;
+		char *cause;
+		const char *args[] = { "--rotate", cases[i].arg, NULL };
+		ck_assert_int_eq(parse(&o, &cause, args), 0);
+		ck_assert_msg(o.rotate_ms == cases[i].ms, "%s: %g", cases[i].arg, o.rotate_ms);
+		options_done(&o);
+	}
+	ck_assert(SAMPLER_ROTATE_KERNEL < 0);
+	/* The help says so. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cli_usage(f);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "--rotate MS|kernel"));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_seconds)
 {
 	double v;
@@ -139,6 +169,7 @@ int main(void)
 	tcase_add_test(tc, test_batch_options);
 	tcase_add_test(tc, test_list_events_pattern);
 	tcase_add_loop_test(tc, test_bad_lines, 0, (int)(sizeof(bad_lines) / sizeof(bad_lines[0])));
+	tcase_add_test(tc, test_rotate);
 	tcase_add_test(tc, test_seconds);
 	suite_add_tcase(s, tc);
 	return check_run(s);

@@ -170,6 +170,53 @@ static const struct snap_row *find_row(const struct snapshot *s, int scope, int 
 	return NULL;
 }
 
+/* Checks every row of a snapshot against the analytic values. */
+static void check_all_scopes(const struct snapshot *s)
+{
+	ck_assert(s->simulated);
+	ck_assert_int_eq(s->nrows[SNAP_CPU], NCPU);
+	ck_assert_int_eq(s->nrows[SNAP_CORE], 4);
+	ck_assert_int_eq(s->nrows[SNAP_CCX], 2);
+	ck_assert_int_eq(s->nrows[SNAP_SOCKET], 1);
+	ck_assert(fabs(s->interval_s - 1.0) < 1e-9);
+	ck_assert(s->sampler_cost_s >= 0);
+	for (int c = 0; c < NCPU; c++) {
+		struct sums sm = { { 0 } };
+		add_cpu(&sm, c);
+		const struct snap_row *row = snapshot_cpu(s, c);
+		ck_assert_ptr_nonnull(row);
+		check_row(row, &sm, SNAP_CPU, __LINE__);
+	}
+	for (int k = 0; k < 4; k++) {
+		/* Core k holds CPUs k and k + 4 (Linux numbering on EPYC). */
+		struct sums sm = { { 0 } };
+		add_cpu(&sm, k);
+		add_cpu(&sm, k + 4);
+		const struct snap_row *row = find_row(s, SNAP_CORE, k);
+		ck_assert_ptr_nonnull(row);
+		ck_assert_int_eq(row->ncpus, 2);
+		check_row(row, &sm, SNAP_CORE, __LINE__);
+	}
+	for (int x = 0; x < 2; x++) {
+		struct sums sm = { { 0 } };
+		for (int k = 2 * x; k < 2 * x + 2; k++) {
+			add_cpu(&sm, k);
+			add_cpu(&sm, k + 4);
+		}
+		add_ccx(&sm, 2 * x);
+		check_row(find_row(s, SNAP_CCX, x), &sm, SNAP_CCX, __LINE__);
+	}
+	struct sums all = { { 0 } };
+	for (int c = 0; c < NCPU; c++)
+		add_cpu(&all, c);
+	add_ccx(&all, 0);
+	add_ccx(&all, 2);
+	add_socket(&all, 0);
+	check_row(&s->rows[SNAP_SOCKET][0], &all, SNAP_SOCKET, __LINE__);
+	check_row(&s->rows[SNAP_SYSTEM][0], &all, SNAP_SYSTEM, __LINE__);
+	ck_assert_int_eq(s->rows[SNAP_SYSTEM][0].ncpus, NCPU);
+}
+
 START_TEST(test_metrics_all_scopes)
 {
 	const struct sched_plan *p = sampler_plan(smp);
@@ -177,48 +224,7 @@ START_TEST(test_metrics_all_scopes)
 	ck_assert_int_eq(sched_groups_for_pmu(p, core_pmu), 4);
 	for (int it = 0; it < 3; it++) {
 		struct snapshot *s = step();
-		ck_assert(s->simulated);
-		ck_assert_int_eq(s->nrows[SNAP_CPU], NCPU);
-		ck_assert_int_eq(s->nrows[SNAP_CORE], 4);
-		ck_assert_int_eq(s->nrows[SNAP_CCX], 2);
-		ck_assert_int_eq(s->nrows[SNAP_SOCKET], 1);
-		ck_assert(fabs(s->interval_s - 1.0) < 1e-9);
-		ck_assert(s->sampler_cost_s >= 0);
-		for (int c = 0; c < NCPU; c++) {
-			struct sums sm = { { 0 } };
-			add_cpu(&sm, c);
-			const struct snap_row *row = snapshot_cpu(s, c);
-			ck_assert_ptr_nonnull(row);
-			check_row(row, &sm, SNAP_CPU, __LINE__);
-		}
-		for (int k = 0; k < 4; k++) {
-			/* Core k holds CPUs k and k + 4 (Linux numbering on EPYC). */
-			struct sums sm = { { 0 } };
-			add_cpu(&sm, k);
-			add_cpu(&sm, k + 4);
-			const struct snap_row *row = find_row(s, SNAP_CORE, k);
-			ck_assert_ptr_nonnull(row);
-			ck_assert_int_eq(row->ncpus, 2);
-			check_row(row, &sm, SNAP_CORE, __LINE__);
-		}
-		for (int x = 0; x < 2; x++) {
-			struct sums sm = { { 0 } };
-			for (int k = 2 * x; k < 2 * x + 2; k++) {
-				add_cpu(&sm, k);
-				add_cpu(&sm, k + 4);
-			}
-			add_ccx(&sm, 2 * x);
-			check_row(find_row(s, SNAP_CCX, x), &sm, SNAP_CCX, __LINE__);
-		}
-		struct sums all = { { 0 } };
-		for (int c = 0; c < NCPU; c++)
-			add_cpu(&all, c);
-		add_ccx(&all, 0);
-		add_ccx(&all, 2);
-		add_socket(&all, 0);
-		check_row(&s->rows[SNAP_SOCKET][0], &all, SNAP_SOCKET, __LINE__);
-		check_row(&s->rows[SNAP_SYSTEM][0], &all, SNAP_SYSTEM, __LINE__);
-		ck_assert_int_eq(s->rows[SNAP_SYSTEM][0].ncpus, NCPU);
+		check_all_scopes(s);
 		snapshot_free(s);
 	}
 }
@@ -400,6 +406,148 @@ START_TEST(test_rotation_backs_off)
 }
 END_TEST
 
+/* --rotate kernel: the sim's ops wrapped to count enables and disables
+ * and to note each group's CPU, events and time_running as it is read. */
+#define MAXG 128
+static struct {
+	struct bk_group *g;
+	int cpu, nev, events[8];
+	uint64_t running, prev;
+} seen[MAXG];
+static int nseen, n_enable, n_disable;
+
+static int spy_open(struct backend *b, const struct bk_instance *inst, const int *events, int nevents,
+		    struct bk_group **g, char **cause)
+{
+	int rc = backend_sim.open_group(b, inst, events, nevents, g, cause);
+	if (rc == 0 && nseen < MAXG && nevents <= 8) {
+		seen[nseen].g = *g;
+		seen[nseen].cpu = inst->cpu;
+		seen[nseen].nev = nevents;
+		memcpy(seen[nseen].events, events, sizeof(int) * (size_t)nevents);
+		nseen++;
+	}
+	return rc;
+}
+
+static int spy_enable(struct backend *b, struct bk_group *g)
+{
+	n_enable++;
+	return backend_sim.enable(b, g);
+}
+
+static int spy_disable(struct backend *b, struct bk_group *g)
+{
+	n_disable++;
+	return backend_sim.disable(b, g);
+}
+
+static int spy_read(struct backend *b, struct bk_group *g, struct bk_count *out)
+{
+	int rc = backend_sim.read(b, g, out);
+	for (int i = 0; rc == 0 && i < nseen; i++)
+		if (seen[i].g == g)
+			seen[i].running = out[0].time_running;
+	return rc;
+}
+
+/* Sum of time_running / interval over the groups of cpu that hold e, since
+ * the previous read. */
+static double seen_coverage(int cpu, int e)
+{
+	double r = 0;
+	for (int i = 0; i < nseen; i++) {
+		if (seen[i].cpu != cpu)
+			continue;
+		for (int j = 0; j < seen[i].nev; j++)
+			if (seen[i].events[j] == e)
+				r += (double)(seen[i].running - seen[i].prev) / 1e9;
+	}
+	return r;
+}
+
+START_TEST(test_kernel_mode)
+{
+	sampler_free(smp);
+	/* Static: the sampler keeps the pointer until teardown frees it. */
+	static struct pmu_backend_ops spy;
+	spy = backend_sim;
+	spy.open_group = spy_open;
+	spy.enable = spy_enable;
+	spy.disable = spy_disable;
+	spy.read = spy_read;
+	nseen = n_enable = n_disable = 0;
+	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
+	for (int i = 0; i < model->nmetrics; i++)
+		all[i] = i;
+	struct sampler_config cfg = {
+		.model = model, .topo = topo, .ops = &spy, .backend_arg = "nmi=0",
+		.interval_s = 1.0, .rotate_ms = SAMPLER_ROTATE_KERNEL, .cost_budget = 1e-15,
+		.nmetrics = model->nmetrics, .metrics = all,
+	};
+	char *cause = NULL;
+	smp = sampler_new(&cfg, &cause);
+	free(all);
+	ck_assert_msg(smp != NULL, "%s", cause ? cause : "?");
+	set_rates(sampler_backend(smp));
+	/* Every group opened was enabled once, at open, and nothing else. */
+	ck_assert_int_gt(nseen, 32);
+	ck_assert_int_eq(n_enable, nseen);
+	ck_assert_int_eq(n_disable, 0);
+	int ncore = sched_groups_for_pmu(sampler_plan(smp), model_find_pmu(model, "core"));
+	ck_assert_int_eq(ncore, 4);
+	bool uneven = false;
+	for (int it = 0; it < 4; it++) {
+		struct snapshot *s = step();
+		/* Constant rates make the scaling exact, whatever the share. */
+		check_all_scopes(s);
+		/* 0: the kernel rotates, and the budget does not back it off. */
+		ck_assert(s->rotate_ms == 0);
+		for (int c = 0; c < NCPU; c++) {
+			const struct snap_row *row = snapshot_cpu(s, c);
+			const int evs[] = { ev[CYC], ev[INS], ev[BR], ev[BRM], ev[L2A], ev[L2M] };
+			for (size_t k = 0; k < ARRAY_SIZE(evs); k++) {
+				double want = seen_coverage(c, evs[k]);
+				ck_assert_msg(fabs(row->event_cov[evs[k]] - want) < 1e-9,
+					      "cpu %d event %zu: coverage %g, time_running says %g", c, k,
+					      row->event_cov[evs[k]], want);
+			}
+			/* Each core group fills both counters, so the kernel runs
+			 * one at a time, a quarter of the interval within a tick
+			 * (branch_misses and instructions are in two groups). */
+			ck_assert(fabs(row->event_cov[ev[CYC]] - 0.25) <= 0.004 + 1e-9);
+			ck_assert(fabs(row->event_cov[ev[BRM]] - 0.5) <= 0.008 + 1e-9);
+			if (fabs(row->event_cov[ev[CYC]] - 0.25) > 1e-6)
+				uneven = true;
+		}
+		ck_assert(fabs(find_row(s, SNAP_CCX, 1)->event_cov[ev[L3M]] - 1.0) < 1e-9);
+		ck_assert(fabs(s->rows[SNAP_SOCKET][0].event_cov[ev[CAS]] - 1.0) < 1e-9);
+		for (int i = 0; i < nseen; i++)
+			seen[i].prev = seen[i].running;
+		snapshot_free(s);
+	}
+	/* 250 ticks of 4 ms do not split evenly in four: measured, not planned. */
+	ck_assert(uneven);
+	ck_assert_int_eq(n_enable, nseen);
+	ck_assert_int_eq(n_disable, 0);
+	/* The sampler's own rotation, for contrast, disables and enables. */
+	struct snapshot *s = NULL;
+	sampler_free(smp);
+	cfg.rotate_ms = 10;
+	cfg.nmetrics = 0;
+	int one[] = { met("ipc"), met("mpki") };
+	cfg.metrics = one;
+	cfg.nmetrics = 2;
+	nseen = n_enable = n_disable = 0;
+	smp = sampler_new(&cfg, &cause);
+	ck_assert_ptr_nonnull(smp);
+	s = step();
+	ck_assert_int_gt(n_disable, 0);
+	ck_assert(s->rotate_ms > 0);
+	snapshot_free(s);
+}
+END_TEST
+
 START_TEST(test_thread_mode)
 {
 	struct snap_ring ring;
@@ -455,6 +603,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_thread_mode);
 	tcase_add_test(tc, test_rotation_backs_off);
+	tcase_add_test(tc, test_kernel_mode);
 	tcase_set_timeout(tc, 20);
 	suite_add_tcase(s, tc);
 	return s;

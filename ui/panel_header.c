@@ -47,8 +47,13 @@ void panel_header(struct ui *u)
 	char cov[16] = "-";
 	if (u->min_cov <= 1)
 		snprintf(cov, sizeof(cov), "%.0f%%", u->min_cov * 100);
-	snprintf(line, sizeof(line), " delay %.1fs  rotate %.0fms  min cov %s%s", u->nav.delay_s,
-		 u->snap && u->snap->rotate_ms > 0 ? u->snap->rotate_ms : u->cfg->rotate_ms, cov, u->nav.paused ? "  PAUSED" : "");
+	/* rotate_ms 0 in a snapshot, < 0 on the command line: the kernel rotates. */
+	double rot = u->snap && u->snap->rotate_ms >= 0 ? u->snap->rotate_ms : u->cfg->rotate_ms;
+	char rtxt[24] = "kernel";
+	if (rot > 0)
+		snprintf(rtxt, sizeof(rtxt), "%.0fms", rot);
+	snprintf(line, sizeof(line), " delay %.1fs  rotate %s  min cov %s%s", u->nav.delay_s,
+		 rtxt, cov, u->nav.paused ? "  PAUSED" : "");
 	draw_put(h->y, x, h->w - x, 0, line);
 
 	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
