@@ -298,6 +298,15 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 	int ccx_per_socket = t->nsockets > 0 ? t->nccx / t->nsockets : 1;
 	b->channels = ccx_per_socket < 2 ? 2 : ccx_per_socket > 12 ? 12 : ccx_per_socket;
 	b->absent = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(bool));
+	/* The model's own defaults first (its clock and width, as data in its
+	 * model.def), then what the caller asked for, which wins. */
+	if (m->sim_args && parse_arg(b, m->sim_args, cause) < 0) {
+		char *why = cause ? *cause : NULL;
+		if (cause)
+			*cause = xasprintf("%s: 'sim %s' in model.def: %s", m->name, m->sim_args, why ? why : "bad value");
+		free(why);
+		goto fail;
+	}
 	if (parse_arg(b, arg, cause) < 0 || prepare_events(b, cause) < 0)
 		goto fail;
 

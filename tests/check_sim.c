@@ -471,6 +471,19 @@ START_TEST(test_create_errors)
 			      cause ? cause : "(none)");
 		free(cause);
 	}
+	/* The model's own defaults are checked too, and named as such; the
+	 * caller's options are applied after them. */
+	m->sim_args = "ghz=2,nominal=2.5";
+	char *why = NULL;
+	ck_assert_ptr_null(backend_sim.create(m, t, NULL, &why));
+	ck_assert_msg(why && strstr(why, "'sim ghz=2,nominal=2.5' in model.def") && strstr(why, "above the maximum"),
+		      "%s", why ? why : "(none)");
+	free(why);
+	m->sim_args = "ghz=4,nominal=2.5";
+	struct backend *ok = backend_sim.create(m, t, "ghz=3", &why);
+	ck_assert_msg(ok != NULL, "%s", why ? why : "");
+	backend_sim.destroy(ok);
+	m->sim_args = NULL;
 	test_model_free(m);
 	/* A formula naming something the workload does not have. */
 	m = test_model("l4_miss * 2");
