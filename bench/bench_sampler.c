@@ -7,7 +7,7 @@
  * PMU's work behind every open/enable/disable/read, which stands in for the
  * system calls of the perf backend.
  *
- * Usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS] [-m MODEL]
+ * Usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL]
  *                      [-E EVENTS_DIR] [SHAPE...]
  * SHAPE is SOCKETSxCCXxCORESxTHREADS; the default runs 1x2x8x2 (32 CPUs),
  * 2x12x8x2 (384 CPUs) and 2x16x16x2 (1024 CPUs). */
@@ -107,23 +107,23 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 int main(int argc, char **argv)
 {
 	int n = 10;
-	double rotate_ms = 10;
+	double rotate_ms = SAMPLER_DEFAULT_ROTATE_MS;
 	const char *model_name = "amd-zen5";
 	const char *events_dir = TOP_SRCDIR "/events";
 	int c;
 	while ((c = getopt(argc, argv, "n:r:m:E:h")) != -1) {
 		switch (c) {
 		case 'n': n = atoi(optarg); break;
-		case 'r': rotate_ms = atof(optarg); break;
+		case 'r': rotate_ms = strcmp(optarg, "kernel") ? atof(optarg) : SAMPLER_ROTATE_KERNEL; break;
 		case 'm': model_name = optarg; break;
 		case 'E': events_dir = optarg; break;
 		default:
-			fprintf(stderr, "usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS] [-m MODEL] "
+			fprintf(stderr, "usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL] "
 				"[-E EVENTS_DIR] [SxCxNxT...]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (n < 1 || !(rotate_ms > 0)) {
+	if (n < 1 || !(rotate_ms > 0 || rotate_ms == SAMPLER_ROTATE_KERNEL)) {
 		fprintf(stderr, "bench_sampler: -n and -r must be positive\n");
 		return 2;
 	}
@@ -137,7 +137,10 @@ int main(int argc, char **argv)
 	struct model *m = load_model(events_dir, model_name);
 	if (!m)
 		return 1;
-	printf("model %s, %d intervals of 1 s (simulated), rotation every %.1f ms\n", m->name, n, rotate_ms);
+	if (rotate_ms == SAMPLER_ROTATE_KERNEL)
+		printf("model %s, %d intervals of 1 s (simulated), rotation by the kernel\n", m->name, n);
+	else
+		printf("model %s, %d intervals of 1 s (simulated), rotation every %.1f ms\n", m->name, n, rotate_ms);
 	int rc = 0;
 	for (int i = 0; i < nshapes; i++) {
 		int shape[4];
