@@ -77,7 +77,11 @@ void sim_inject_fault(struct backend *b, const struct sim_fault *f);
 /* Fixes the workload of a CPU to constant rates (events per second) for
  * tests: rates[i] for event i of the model, NaN for "use the model". */
 void sim_set_constant_rates(struct backend *b, int cpu, const double *rates);
-/* Parses "zen5:2x12x8x2" style specs: model alias and topology shape. */
-int sim_parse_spec(const char *spec, char **model_name, int shape[4], char **cause);
+/* Parses "zen5:2x12x8x2" style specs: a model's name or alias (from the
+ * models' own definitions) and the topology shape, which defaults to the
+ * model's "shape" line. A name no model has is returned as it is, for the
+ * caller to report. */
+int sim_parse_spec(const char *spec, const struct model_info *models, int nmodels, char **model_name,
+		   int shape[4], char **cause);
 
 #endif

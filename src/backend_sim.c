@@ -1053,26 +1053,12 @@ const struct pmu_backend_ops backend_sim = {
 
 /* ---- --sim MODEL[:SxCxNxT] ---- */
 
-/* Short names for the shipped models and the shape each gets by default:
- * sockets x CCX (last-level cache domains) per socket x cores per CCX x
- * threads per core. Intel Core 2 has no L3: its "CCX" stands for the pair
- * of cores that share an L2, as on a Core 2 Quad (two dual-core dies). */
-static const struct {
-	const char *alias, *model;
-	int shape[4];
-} sim_models[] = {
-	{ "zen5", "amd-zen5", { 1, 2, 8, 2 } },
-	{ "arch", "intel-arch", { 1, 1, 8, 2 } },
-	{ "core2", "intel-core2", { 1, 2, 2, 1 } },
-	{ "westmere", "intel-westmere", { 2, 1, 6, 2 } },
-	{ "fam10h", "amd-fam10h", { 1, 1, 4, 1 } },
-	{ "generic", "generic", { 1, 1, 4, 1 } },
-};
-
 #define SPEC_HINT "expected SxCxNxT with positive numbers, e.g. zen5:2x12x8x2"
 
-int sim_parse_spec(const char *spec, char **model_name, int shape[4], char **cause)
+int sim_parse_spec(const char *spec, const struct model_info *models, int nmodels, char **model_name,
+		   int shape[4], char **cause)
 {
+	/* A model without a "shape" line: one socket, one L3, four cores. */
 	static const int fallback[4] = { 1, 1, 4, 1 };
 	*model_name = NULL;
 	if (!spec || !*spec)
@@ -1087,15 +1073,11 @@ int sim_parse_spec(const char *spec, char **model_name, int shape[4], char **cau
 			return set_cause(cause, "--sim '%s': bad character '%c' in the model name",
 					 spec, ch);
 	}
-	const char *model = NULL;
-	const int *def = fallback;
-	for (size_t i = 0; i < ARRAY_SIZE(sim_models); i++)
-		if ((strlen(sim_models[i].alias) == len && strncmp(spec, sim_models[i].alias, len) == 0) ||
-		    (strlen(sim_models[i].model) == len && strncmp(spec, sim_models[i].model, len) == 0)) {
-			model = sim_models[i].model;
-			def = sim_models[i].shape;
-			break;
-		}
+	char *typed = xstrndup(spec, len);
+	const struct model_info *mi = model_info_find(models, nmodels, typed);
+	free(typed);
+	const char *model = mi ? mi->name : NULL;
+	const int *def = mi && mi->sim_shape[0] > 0 ? mi->sim_shape : fallback;
 	int v[4];
 	memcpy(v, def, sizeof(v));
 	if (colon) {

@@ -56,6 +56,7 @@ void model_free(struct model *m)
 	free(m->desc);
 	free(m->dir);
 	free(m->sim_args);
+	free(m->alias);
 	evdef_free_matches(m->match, m->nmatch);
 	for (int i = 0; i < m->npmus; i++) {
 		struct pmu_def *p = &m->pmus[i];
@@ -119,7 +120,15 @@ struct model *model_load(const char *dir, char **cause)
 	const struct def_stanza *mst = &set.stanzas[0];
 	m->name = xstrdup(mst->name);
 	m->dir = xstrdup(dir);
-	if (evdef_build_model_stanza(&b, mst, &m->desc, &m->match, &m->nmatch) < 0)
+	struct model_info head = { 0 };
+	int hrc = evdef_build_model_stanza(&b, mst, &head);
+	m->desc = head.desc;
+	m->match = head.match;
+	m->nmatch = head.nmatch;
+	m->sim_args = head.sim_args;
+	m->alias = head.alias;
+	memcpy(m->sim_shape, head.sim_shape, sizeof(m->sim_shape));
+	if (hrc < 0)
 		goto fail;
 	/* PMUs first, so that events may come before their PMU's stanza; then
 	 * events, so that metrics may use any event; views last. */
@@ -154,6 +163,14 @@ fail:
 
 /* ---- finding models ------------------------------------------------------ */
 
+const struct model_info *model_info_find(const struct model_info *l, int n, const char *name)
+{
+	for (int i = 0; name && i < n; i++)
+		if (!strcmp(l[i].name, name) || (l[i].alias && !strcmp(l[i].alias, name)))
+			return &l[i];
+	return NULL;
+}
+
 /* Directories under events/ are few and shallow; the depth limit also stops
  * symbolic link loops. */
 #define MODEL_MAX_DEPTH 8
@@ -165,6 +182,8 @@ static void info_done(struct model_info *mi)
 	free(mi->name);
 	free(mi->desc);
 	free(mi->dir);
+	free(mi->alias);
+	free(mi->sim_args);
 	evdef_free_matches(mi->match, mi->nmatch);
 }
 
@@ -183,19 +202,27 @@ static int read_model_info(struct model_info_list *l, const char *dir)
 	}
 	struct model_info mi = { .name = xstrdup(set.stanzas[0].name), .dir = xstrdup(dir) };
 	struct builder b = { .set = &set };
-	int rc = evdef_build_model_stanza(&b, &set.stanzas[0], &mi.desc, &mi.match, &mi.nmatch);
+	int rc = evdef_build_model_stanza(&b, &set.stanzas[0], &mi);
 	defset_free(&set);
 	if (rc < 0) {
 		l->err = b.err;
 		info_done(&mi);
 		return -1;
 	}
-	for (int i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].name, mi.name)) {
-			l->err = xasprintf("model '%s' is defined twice: in %s and in %s", mi.name, l->v[i].dir, mi.dir);
+	for (int i = 0; i < l->n; i++) {
+		const struct model_info *o = &l->v[i];
+		/* Names and aliases share one namespace: --sim and --model take both. */
+		const char *clash = !strcmp(o->name, mi.name) ? mi.name
+				    : mi.alias && !strcmp(o->name, mi.alias) ? mi.alias
+				    : o->alias && !strcmp(o->alias, mi.name) ? mi.name
+				    : o->alias && mi.alias && !strcmp(o->alias, mi.alias) ? mi.alias : NULL;
+		if (clash) {
+			l->err = xasprintf("model name or alias '%s' is used twice: in %s and in %s", clash, o->dir,
+					   mi.dir);
 			info_done(&mi);
 			return -1;
 		}
+	}
 	l->v = xrealloc(l->v, (size_t)(l->n + 1) * sizeof(*l->v));
 	l->v[l->n++] = mi;
 	return 0;

@@ -125,6 +125,8 @@ struct model {
 	char *desc;
 	char *dir;            /* directory it was loaded from */
 	char *sim_args;       /* simulated PMU defaults ("ghz=3.33,nominal=2.93,width=4"), or NULL */
+	char *alias;          /* short name for --sim and --model ("zen5"), or NULL */
+	int sim_shape[4];     /* default --sim topology SxCxNxT; all 0 if none */
 	int nmatch; struct model_match *match;
 	int npmus; struct pmu_def *pmus;
 	int nevents; struct event_def *events;
@@ -141,9 +143,17 @@ void model_free(struct model *m);
 
 /* Lists every model under events_dir: names and directories, in a stable
  * order. Returns the count; the caller frees with model_list_free. */
-struct model_info { char *name; char *desc; char *dir; int nmatch; struct model_match *match; };
+struct model_info {
+	char *name; char *desc; char *dir;
+	int nmatch; struct model_match *match;
+	char *alias;          /* see struct model */
+	int sim_shape[4];
+	char *sim_args;
+};
 int model_list(const char *events_dir, struct model_info **out, char **cause);
 void model_list_free(struct model_info *l, int n);
+/* The model named name, or whose alias is name; NULL if none. */
+const struct model_info *model_info_find(const struct model_info *l, int n, const char *name);
 
 int model_find_pmu(const struct model *m, const char *name);
 int model_find_event(const struct model *m, const char *name);

@@ -26,7 +26,8 @@
 struct key_spec { const char *key; bool repeat; };
 
 static const struct key_spec model_keys[] = {
-	{ "desc", false }, { "match", true }, { "include", true }, { "sim", false }, { NULL, false },
+	{ "desc", false }, { "match", true }, { "include", true }, { "sim", false }, { "alias", false },
+	{ "shape", false }, { NULL, false },
 };
 static const struct key_spec pmu_keys[] = {
 	{ "perf", false }, { "kind", false }, { "scope", false }, { "counters", false },
@@ -315,26 +316,56 @@ void evdef_free_matches(struct model_match *mm, int n)
 	free(mm);
 }
 
-int evdef_build_model_stanza(struct builder *b, const struct def_stanza *st, char **desc,
-			     struct model_match **match, int *nmatch)
+/* "SxCxNxT": four positive numbers, at most 4096 CPUs in all. */
+static int parse_shape(struct builder *b, const struct def_stanza *st, const struct def_attr *a, int shape[4])
+{
+	const char *p = a->value;
+	long long total = 1;
+	for (int k = 0; k < 4; k++) {
+		char *end = NULL;
+		errno = 0;
+		long v = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
+		if (v < 1 || v > 4096 || errno || (k < 3 && *end != 'x') || (k == 3 && *end))
+			return evdef_at(b, st->file, a->line, a->value_col,
+					"expected a shape SOCKETSxCCXxCORESxTHREADS such as 1x2x8x2 but found '%s'",
+					a->value);
+		shape[k] = (int)v;
+		total *= v;
+		p = end + (k < 3);
+	}
+	if (total > 4096)
+		return evdef_at(b, st->file, a->line, a->value_col, "shape '%s' has %lld CPUs; at most 4096", a->value,
+				total);
+	return 0;
+}
+
+int evdef_build_model_stanza(struct builder *b, const struct def_stanza *st, struct model_info *mi)
 {
 	if (check_keys(b, st) < 0)
 		return -1;
 	const struct def_attr *a = attr_get(st, "desc");
-	*desc = xstrdup(a ? a->value : "");
+	mi->desc = xstrdup(a ? a->value : "");
 	/* The simulated PMU's defaults for this CPU (clock, dispatch width);
 	 * kept as text, the simulator checks it when it starts. */
-	if (b->m && (a = attr_get(st, "sim")))
-		b->m->sim_args = xstrdup(a->value);
+	if ((a = attr_get(st, "sim")))
+		mi->sim_args = xstrdup(a->value);
+	if ((a = attr_get(st, "alias"))) {
+		if (!is_name(a->value))
+			return evdef_at(b, st->file, a->line, a->value_col, "expected a name such as zen5 but found '%s'",
+					a->value);
+		mi->alias = xstrdup(a->value);
+	}
+	if ((a = attr_get(st, "shape")) && parse_shape(b, st, a, mi->sim_shape) < 0)
+		return -1;
 	for (int i = 0; i < st->nattrs; i++) {
 		if (strcmp(st->attrs[i].key, "match"))
 			continue;
-		*match = xrealloc(*match, (size_t)(*nmatch + 1) * sizeof(**match));
-		if (parse_match(b, st, &st->attrs[i], &(*match)[*nmatch]) < 0) {
-			free((*match)[*nmatch].vendor);
+		mi->match = xrealloc(mi->match, (size_t)(mi->nmatch + 1) * sizeof(*mi->match));
+		if (parse_match(b, st, &st->attrs[i], &mi->match[mi->nmatch]) < 0) {
+			free(mi->match[mi->nmatch].vendor);
 			return -1;
 		}
-		(*nmatch)++;
+		mi->nmatch++;
 	}
 	return 0;
 }

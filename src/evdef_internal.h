@@ -31,8 +31,7 @@ struct metric_src {
 /* Each builds one stanza into b->m (the model stanza into the given
  * places, so that model_list() can read it without a model); on error
  * returns -1 with b->err set. */
-int evdef_build_model_stanza(struct builder *b, const struct def_stanza *st, char **desc,
-			     struct model_match **match, int *nmatch);
+int evdef_build_model_stanza(struct builder *b, const struct def_stanza *st, struct model_info *mi);
 int evdef_build_pmu(struct builder *b, const struct def_stanza *st);
 int evdef_build_event(struct builder *b, const struct def_stanza *st);
 int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct metric_src *src);

@@ -51,19 +51,27 @@ int listing_models(FILE *out, const char *events_dir, char **cause)
 	int n = model_list(events_dir, &l, cause);
 	if (n < 0)
 		return -1;
-	int wn = 5, wm = 5;
-	char buf[512];
+	int wn = 5, wa = 5;
+	char buf[512], shape[48];
 	for (int i = 0; i < n; i++) {
-		match_text(buf, sizeof(buf), l[i].match, l[i].nmatch);
 		if ((int)strlen(l[i].name) > wn)
 			wn = (int)strlen(l[i].name);
-		if ((int)strlen(buf) > wm)
-			wm = (int)strlen(buf);
+		if (l[i].alias && (int)strlen(l[i].alias) > wa)
+			wa = (int)strlen(l[i].alias);
 	}
-	fprintf(out, "%-*s  %-*s  %s\n", wn, "MODEL", wm, "MATCH", "DESCRIPTION");
+	/* The alias and shape are what --sim takes; the match line says which
+	 * CPUs pick the model by themselves. */
+	fprintf(out, "%-*s  %-*s  %-9s  %s\n", wn, "MODEL", wa, "ALIAS", "SIM SHAPE", "DESCRIPTION");
 	for (int i = 0; i < n; i++) {
+		const int *sh = l[i].sim_shape;
+		if (sh[0] > 0)
+			snprintf(shape, sizeof(shape), "%dx%dx%dx%d", sh[0], sh[1], sh[2], sh[3]);
+		else
+			snprintf(shape, sizeof(shape), "-");
 		match_text(buf, sizeof(buf), l[i].match, l[i].nmatch);
-		fprintf(out, "%-*s  %-*s  %s\n", wn, l[i].name, wm, buf, l[i].desc);
+		fprintf(out, "%-*s  %-*s  %-9s  %s\n", wn, l[i].name, wa, l[i].alias ? l[i].alias : "-", shape,
+			l[i].desc);
+		fprintf(out, "%-*s  matches %s\n", wn, "", buf);
 	}
 	model_list_free(l, n);
 	return n;

@@ -77,19 +77,6 @@ static int runtime_error(const char *msg)
 	return 1;
 }
 
-static bool model_exists(const char *events_dir, const char *name)
-{
-	struct model_info *l = NULL;
-	int n = model_list(events_dir, &l, NULL);
-	bool found = false;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(l[i].name, name))
-			found = true;
-	if (n > 0)
-		model_list_free(l, n);
-	return found;
-}
-
 /* Chooses the model and topology: simulated, forced with --model, or
  * detected from /proc/cpuinfo. Returns an exit status or -1 to go on. */
 static int choose_machine(struct run *r)
@@ -97,9 +84,17 @@ static int choose_machine(struct run *r)
 	char *cause = NULL;
 	char *name = NULL;
 	int rc = -1;
+	/* The models' names, aliases and default shapes are data: read them
+	 * first, so that --sim and --model can take either name. */
+	struct model_info *models = NULL;
+	int nmodels = model_list(r->events_dir, &models, &cause);
+	if (nmodels < 0) {
+		rc = runtime_error(cause);
+		goto out;
+	}
 	if (r->opt.sim) {
 		int shape[4];
-		if (sim_parse_spec(r->opt.sim, &name, shape, &cause) < 0) {
+		if (sim_parse_spec(r->opt.sim, models, nmodels, &name, shape, &cause) < 0) {
 			rc = usage_error(cause);
 			goto out;
 		}
@@ -129,16 +124,19 @@ static int choose_machine(struct run *r)
 	}
 	/* A name the user typed that names no model is bad usage (2); a model
 	 * whose files do not load is a runtime failure (1) with file:line:col. */
-	if ((r->opt.sim || r->opt.model) && !model_exists(r->events_dir, name)) {
+	const struct model_info *mi = model_info_find(models, nmodels, name);
+	if (!mi) {
 		char *msg = xasprintf("no model '%s' (pmctop --list-models shows them)", name);
-		rc = usage_error(msg);
+		rc = r->opt.sim || r->opt.model ? usage_error(msg) : runtime_error(msg);
 		free(msg);
 		goto out;
 	}
-	r->model = model_load_by_name(r->events_dir, name, &cause);
+	r->model = model_load(mi->dir, &cause);
 	if (!r->model)
 		rc = runtime_error(cause);
 out:
+	if (nmodels > 0)
+		model_list_free(models, nmodels);
 	free(name);
 	free(cause);
 	return rc;

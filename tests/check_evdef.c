@@ -95,8 +95,14 @@ static const struct bad_case bad_cases[] = {
 	B("pmu y\n    perf y\n    kind core\n    scope thread\n",
 	  "@/model.def:#1:1: missing required key 'counters' in pmu 'y'"),
 	B("view v\n    title T\n", "@/model.def:#1:1: missing required key 'column' in view 'v'"),
+	NB("model t\n    shape 1x2x8\n",
+	   "@/model.def:2:11: expected a shape SOCKETSxCCXxCORESxTHREADS such as 1x2x8x2 but found '1x2x8'"),
+	NB("model t\n    shape 1x2x0x2\n",
+	   "@/model.def:2:11: expected a shape SOCKETSxCCXxCORESxTHREADS such as 1x2x8x2 but found '1x2x0x2'"),
+	NB("model t\n    shape 64x64x64x2\n", "@/model.def:2:11: shape '64x64x64x2' has 524288 CPUs; at most 4096"),
+	NB("model t\n    alias 5zen\n", "@/model.def:2:11: expected a name such as zen5 but found '5zen'"),
 	NB("model t\n    inclde x.def\n",
-	   "@/model.def:2:5: unknown key 'inclde' in model 't' (expected desc, match, include or sim)"),
+	   "@/model.def:2:5: unknown key 'inclde' in model 't' (expected desc, match, include, sim, alias or shape)"),
 	/* Names. */
 	B("event cyc\n    pmu core\n    raw 0x76\n", "@/model.def:#1:7: duplicate name 'cyc' (first defined at @/model.def:17)"),
 	B("metric ins\n    formula cyc\n", "@/model.def:#1:8: duplicate name 'ins' (first defined at @/model.def:20)"),
@@ -338,6 +344,8 @@ START_TEST(test_good_model)
 	ck_assert_str_eq(m->name, "amd-zen5");
 	ck_assert_str_eq(m->desc, "Test model: AMD Family 1Ah Model 00h-0Fh");
 	ck_assert_str_eq(m->sim_args, "ghz=4.0,nominal=2.5");
+	ck_assert_str_eq(m->alias, "zen5");
+	ck_assert_int_eq(m->sim_shape[0] * 1000 + m->sim_shape[1] * 100 + m->sim_shape[2] * 10 + m->sim_shape[3], 1282);
 	ck_assert_str_eq(m->dir, FIXTURES "/amd/zen5");
 	ck_assert_int_eq(m->nmatch, 1);
 	ck_assert_str_eq(m->match[0].vendor, "AuthenticAMD");
@@ -507,7 +515,7 @@ START_TEST(test_model_list_duplicate)
 	struct model_info *l;
 	char *cause = NULL;
 	ck_assert_int_eq(model_list(dir, &l, &cause), -1);
-	char *want = xasprintf("model 'same' is defined twice: in %s/a and in %s/b", dir, dir);
+	char *want = xasprintf("model name or alias 'same' is used twice: in %s/a and in %s/b", dir, dir);
 	ck_assert_str_eq(cause, want);
 	free(want);
 	free(cause);

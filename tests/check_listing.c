@@ -38,13 +38,19 @@ START_TEST(test_models)
 	CAPTURE(out, n = listing_models(f_, FIXTURES, &cause));
 	ck_assert_int_eq(n, 6);
 	ck_assert_str_eq(out,
-		"MODEL           MATCH                                         DESCRIPTION\n"
-		"amd-fam10h      AuthenticAMD family=0x10                      Test model: AMD Family 10h\n"
-		"amd-zen5        AuthenticAMD family=0x1a model=0x00-0x0f      Test model: AMD Family 1Ah Model 00h-0Fh\n"
-		"generic         *                                             Test model: any CPU, perf generic and software events only\n"
-		"intel-arch      GenuineIntel family=0x6                       Test model: Intel architectural events\n"
-		"intel-core2     GenuineIntel family=0x6 model=0x0f,0x17       Test model: Intel Core 2\n"
-		"intel-westmere  GenuineIntel family=0x6 model=0x25,0x2c,0x2f  Test model: Intel Westmere\n");
+		"MODEL           ALIAS  SIM SHAPE  DESCRIPTION\n"
+		"amd-fam10h      -      -          Test model: AMD Family 10h\n"
+		"                matches AuthenticAMD family=0x10\n"
+		"amd-zen5        zen5   1x2x8x2    Test model: AMD Family 1Ah Model 00h-0Fh\n"
+		"                matches AuthenticAMD family=0x1a model=0x00-0x0f\n"
+		"generic         -      -          Test model: any CPU, perf generic and software events only\n"
+		"                matches *\n"
+		"intel-arch      -      -          Test model: Intel architectural events\n"
+		"                matches GenuineIntel family=0x6\n"
+		"intel-core2     -      -          Test model: Intel Core 2\n"
+		"                matches GenuineIntel family=0x6 model=0x0f,0x17\n"
+		"intel-westmere  -      -          Test model: Intel Westmere\n"
+		"                matches GenuineIntel family=0x6 model=0x25,0x2c,0x2f\n");
 	free(out);
 	CAPTURE(out, n = listing_models(f_, "/nonexistent/pmctop", &cause));
 	ck_assert_int_eq(n, -1);

@@ -398,8 +398,14 @@ static void free_instances(struct bk_instance *v, int n)
 	free(v);
 }
 
+/* The shipped models' aliases and default shapes are data in their
+ * model.def; these are the values this test expects of them. */
 START_TEST(test_spec)
 {
+	char *lerr = NULL;
+	struct model_info *models = NULL;
+	int nmodels = model_list(TOP_SRCDIR "/events", &models, &lerr);
+	ck_assert_msg(nmodels >= 6, "%s", lerr ? lerr : "too few models");
 	static const struct { int line; const char *spec; const char *model; int s[4]; } ok[] = {
 		{ __LINE__, "zen5", "amd-zen5", { 1, 2, 8, 2 } },
 		{ __LINE__, "zen5:2x12x8x2", "amd-zen5", { 2, 12, 8, 2 } },
@@ -416,7 +422,7 @@ START_TEST(test_spec)
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		char *name = NULL, *cause = NULL;
 		int shape[4] = { 0 };
-		int rc = sim_parse_spec(ok[i].spec, &name, shape, &cause);
+		int rc = sim_parse_spec(ok[i].spec, models, nmodels, &name, shape, &cause);
 		ck_assert_msg(rc == 0, "line %d: %s", ok[i].line, cause ? cause : "");
 		ck_assert_str_eq(name, ok[i].model);
 		for (int k = 0; k < 4; k++)
@@ -443,12 +449,21 @@ START_TEST(test_spec)
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		char *name = NULL, *cause = NULL;
 		int shape[4] = { 0 };
-		ck_assert_msg(sim_parse_spec(bad[i].spec, &name, shape, &cause) < 0, "line %d", bad[i].line);
+		ck_assert_msg(sim_parse_spec(bad[i].spec, models, nmodels, &name, shape, &cause) < 0, "line %d",
+			      bad[i].line);
 		ck_assert_ptr_null(name);
 		ck_assert_msg(cause && strstr(cause, bad[i].msg), "line %d: %s", bad[i].line,
 			      cause ? cause : "(none)");
 		free(cause);
 	}
+	/* Without a model list only the shape is known: a default one. */
+	char *name = NULL, *cause = NULL;
+	int shape[4];
+	ck_assert_int_eq(sim_parse_spec("zen5", NULL, 0, &name, shape, &cause), 0);
+	ck_assert_str_eq(name, "zen5");
+	ck_assert_int_eq(shape[0] * shape[1] * shape[2] * shape[3], 4);
+	free(name);
+	model_list_free(models, nmodels);
 }
 END_TEST
 
@@ -1272,7 +1287,7 @@ START_TEST(test_shipped_models)
 		ck_assert_msg(m != NULL, "%s: %s", list[i].name, cause ? cause : "");
 		char *name = NULL;
 		int shape[4];
-		ck_assert_int_eq(sim_parse_spec(m->name, &name, shape, &cause), 0);
+		ck_assert_int_eq(sim_parse_spec(m->name, list, n, &name, shape, &cause), 0);
 		ck_assert_str_eq(name, m->name);
 		free(name);
 		struct topo *t = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
