@@ -36,7 +36,18 @@ struct backend {
 	char *sysfs_root;   /* "/sys" or the fixture root */
 	char *proc_root;    /* "/proc" or ROOT/proc */
 	long clk_tck;       /* USER_HZ: the unit of /proc/stat */
+	/* One parse of /proc/stat serves every CPU's pseudo group in a read
+	 * pass: the kernel builds the whole file (every CPU, every IRQ) at each
+	 * open, so opening it once per CPU would cost O(CPUs^2) per interval. */
+	int stat_n;            /* entries in stat_busy/stat_total (max CPU + 1) */
+	uint64_t *stat_busy, *stat_total;   /* ns; UINT64_MAX: no line for that CPU */
+	uint64_t stat_at;      /* monotonic ns of the parse; 0: none yet */
+	int stat_err;          /* 0, or -EIO when the file could not be read or parsed */
 };
+
+/* How long one parse of /proc/stat is reused: far below any interval (10 ms
+ * at least), far above one read pass over all groups. */
+#define STAT_CACHE_NS 1000000ull
 
 struct bk_group {
 	int cpu;
@@ -84,6 +95,8 @@ static void perf_destroy(struct backend *b)
 		return;
 	free(b->sysfs_root);
 	free(b->proc_root);
+	free(b->stat_busy);
+	free(b->stat_total);
 	free(b);
 }
 
@@ -238,42 +251,68 @@ static int perf_free_counters(struct backend *b, int pmu)
 
 /* ---- /proc/stat pseudo groups ---- */
 
-/* Reads busy and total ns of one CPU from /proc/stat. -ENODEV when the CPU
- * has no line (offline), -EIO when the file cannot be read or parsed. */
-static int proc_read_cpu(struct backend *b, int cpu, uint64_t out[2])
+/* Parses every "cpuN" line of /proc/stat into the cache. */
+static void proc_stat_load(struct backend *b)
 {
+	int n = b->t->max_cpu > 0 ? b->t->max_cpu : 1;
+	if (b->stat_n != n) {
+		free(b->stat_busy);
+		free(b->stat_total);
+		b->stat_busy = xmalloc(sizeof(uint64_t) * (size_t)n);
+		b->stat_total = xmalloc(sizeof(uint64_t) * (size_t)n);
+		b->stat_n = n;
+	}
+	for (int i = 0; i < n; i++)
+		b->stat_busy[i] = b->stat_total[i] = UINT64_MAX;
+	b->stat_at = now_ns();
+	b->stat_err = 0;
 	char *path = xasprintf("%s/stat", b->proc_root);
 	FILE *f = fopen(path, "r");
 	free(path);
-	if (!f)
-		return -EIO;
-	char want[32], line[512];
-	int wl = snprintf(want, sizeof(want), "cpu%d ", cpu);
-	int rc = -ENODEV;
+	if (!f) {
+		b->stat_err = -EIO;
+		return;
+	}
+	char line[512];
+	uint64_t per_tick = 1000000000ull / (uint64_t)b->clk_tck;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, want, (size_t)wl) != 0)
-			continue;
+		int cpu, off = 0;
+		if (strncmp(line, "cpu", 3) != 0 || sscanf(line, "cpu%d %n", &cpu, &off) != 1 || off == 0)
+			continue;   /* the "cpu " total line, intr, ctxt, ... */
 		/* user nice system idle iowait irq softirq steal; guest and
 		 * guest_nice are already inside user and nice. */
 		unsigned long long v[8] = { 0 };
-		int k = sscanf(line + wl, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-			       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+		int k = sscanf(line + off, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			       &v[3], &v[4], &v[5], &v[6], &v[7]);
 		if (k < 4) {
-			rc = -EIO;
+			b->stat_err = -EIO;
 			break;
 		}
+		if (cpu < 0 || cpu >= n)
+			continue;
 		unsigned long long total = 0;
 		for (int i = 0; i < k; i++)
 			total += v[i];
 		unsigned long long idle = v[3] + v[4];
-		uint64_t per_tick = 1000000000ull / (uint64_t)b->clk_tck;
-		out[PROC_BUSY] = (uint64_t)(total - idle) * per_tick;
-		out[PROC_TOTAL] = (uint64_t)total * per_tick;
-		rc = 0;
-		break;
+		b->stat_busy[cpu] = (uint64_t)(total - idle) * per_tick;
+		b->stat_total[cpu] = (uint64_t)total * per_tick;
 	}
 	fclose(f);
-	return rc;
+}
+
+/* Busy and total ns of one CPU from /proc/stat. -ENODEV when the CPU has no
+ * line (offline), -EIO when the file cannot be read or parsed. */
+static int proc_read_cpu(struct backend *b, int cpu, uint64_t out[2])
+{
+	if (b->stat_at == 0 || now_ns() - b->stat_at > STAT_CACHE_NS || b->stat_n != b->t->max_cpu)
+		proc_stat_load(b);
+	if (b->stat_err)
+		return b->stat_err;
+	if (cpu < 0 || cpu >= b->stat_n || b->stat_total[cpu] == UINT64_MAX)
+		return -ENODEV;
+	out[PROC_BUSY] = b->stat_busy[cpu];
+	out[PROC_TOTAL] = b->stat_total[cpu];
+	return 0;
 }
 
 static int proc_open(struct backend *b, const struct bk_instance *inst, const int *events,

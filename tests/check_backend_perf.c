@@ -300,7 +300,8 @@ START_TEST(proc_stat_fixture)
 	fputs("cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\n"
 	      "cpu1 12 1 7 80 4 1 1 2 3 0\nintr 1\n", f);
 	fclose(f);
-	usleep(2000);
+	/* Later than one read pass: one parse of /proc/stat serves a pass. */
+	usleep(3000);
 	struct bk_count c[2];
 	ck_assert_int_eq(ops->read(b, g, c), 0);
 	uint64_t tick = 1000000000u / (uint64_t)sysconf(_SC_CLK_TCK);
@@ -312,6 +313,7 @@ START_TEST(proc_stat_fixture)
 	f = fopen(stat, "w");
 	fputs("cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\nintr 1\n", f);
 	fclose(f);
+	usleep(3000);
 	ck_assert_int_eq(ops->read(b, g, c), -ENODEV);
 	ops->close(b, g);
 	ops->destroy(b);
