@@ -2,7 +2,8 @@
 # e2e_tui.sh: drives the real ./pmctop in tmux on the simulated PMU and
 # checks what is on the screen: the SIMULATED label, the CCX panels, every
 # CPU row reachable by scrolling, sorting, the topdown bar, the event picker,
-# and that q exits with status 0 and restores the terminal. Exits 77 (skip)
+# and that q exits with status 0 and restores the terminal; then the real
+# counters of this machine (the one-line notice where it has no PMU). Exits 77 (skip)
 # when tmux is missing or the program has no --sim yet.
 set -u
 top_builddir=${top_builddir:-.}
@@ -139,6 +140,19 @@ quit_ok "NO_COLOR"
 start 50 12 "--sim zen5"
 expect 'too small' "too-small message"
 quit_ok "50x12"
+
+# 6. The real counters of this machine, at 80x24. Where the kernel has no
+# core PMU (a VM without a virtual PMU, as on the development machines),
+# the screen says so on one line that also points at --sim, and the
+# software figures (the CS/s column) keep coming.
+start 80 24 "-d 0.3"
+expect 'CS/s' "software figures on real counters"
+if ! ls /sys/bus/event_source/devices 2>/dev/null | grep -Eq '^(cpu|cpu_core|cpu_atom|armv)'; then
+	expect 'hardware counters: .*--sim' "one-line notice about missing hardware counters"
+	n=$(screen | grep -c 'hardware counters')
+	[ "$n" -eq 1 ] || fail "the hardware notice takes $n lines, want 1"
+fi
+quit_ok "real counters"
 
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1
