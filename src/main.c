@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <time.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +214,16 @@ static int run_listing(struct run *r)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* Sleeps until the monotonic time t; false when a signal asked to stop. */
+static bool pace_until(uint64_t t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		if (stop_requested)
+			return false;
+	return !stop_requested;
+}
+
 static int run_batch(struct run *r, struct sampler *s)
 {
 	FILE *f = stdout;
@@ -228,8 +240,13 @@ static int run_batch(struct run *r, struct sampler *s)
 	struct output *out = output_new(f, &oo);
 	int rc = 0;
 	bool told = false;
+	uint64_t t0 = now_ns();
 	for (long n = 0; !stop_requested && (r->opt.iterations == 0 || n < r->opt.iterations); n++) {
 		char *cause = NULL;
+		/* The simulated PMU does not take real time to count; pace it so
+		 * that -d means seconds there too, as it does on the screen. */
+		if (n > 0 && r->ops->simulated && !pace_until(t0 + (uint64_t)llround(n * r->opt.delay_s * 1e9)))
+			break;
 		struct snapshot *snap = sampler_step(s, &cause);
 		if (!snap) {
 			if (stop_requested) {
@@ -339,6 +356,9 @@ static int run(struct run *r)
 		.cpu_filter = r->cpu_filter,
 		.nmetrics = r->nmetrics, .metrics = r->metrics,
 		.nevents = r->nevents, .events = r->events,
+		/* Batch: Ctrl-C ends the interval in progress, which is still
+		 * written, so a recording loses nothing and stops at once. */
+		.interrupt = r->opt.batch ? &stop_requested : NULL,
 	};
 	struct sampler *s = sampler_new(&sc, &cause);
 	if (!s) {

@@ -129,6 +129,11 @@ static bool stop_requested(struct sampler *s)
 }
 
 /* Waits until t (backend clock): advances simulated time, or sleeps. */
+static bool interrupted(const struct sampler *s)
+{
+	return s->cfg.interrupt && *s->cfg.interrupt;
+}
+
 static void wait_until(struct sampler *s, uint64_t t)
 {
 	uint64_t now = clock_now(s);
@@ -140,7 +145,8 @@ static void wait_until(struct sampler *s, uint64_t t)
 	}
 	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+		if (interrupted(s))
+			return;
 }
 
 /* How a notice names a PMU: core PMUs are what users call "the hardware
@@ -528,6 +534,10 @@ static bool run_interval(struct sampler *s, uint64_t len, bool check_stop)
 				next = ps->next_deadline;
 		}
 		wait_until(s, next);
+		/* Interrupted: end the interval here; the counts so far are scaled
+		 * by the time they really ran, so the short interval is exact. */
+		if (interrupted(s))
+			break;
 		bool more = false;
 		for (int p = 0; p < m->npmus; p++) {
 			struct pmu_state *ps = &s->ps[p];

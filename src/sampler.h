@@ -8,6 +8,7 @@
 #ifndef PMCTOP_SAMPLER_H
 #define PMCTOP_SAMPLER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "backend.h"
@@ -37,6 +38,9 @@ struct sampler_config {
 	const char *backend_arg;  /* sim spec, sysfs root, ... */
 	double interval_s;        /* -d */
 	double rotate_ms;         /* --rotate; 0: default; < 0: SAMPLER_ROTATE_KERNEL */
+	volatile sig_atomic_t *interrupt; /* set by a signal handler: the interval in
+					   * progress ends early and sampler_step returns it
+					   * (batch mode, so that Ctrl-C loses nothing) */
 	double cost_budget;       /* share of one CPU before rotating less often; 0: SAMPLER_COST_BUDGET */
 	const bool *cpu_filter;   /* [topo->max_cpu] or NULL for all */
 	int nmetrics; const int *metrics; /* requested metrics */

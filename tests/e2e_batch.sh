@@ -59,7 +59,32 @@ else
 	fail "pmctop -b on this machine: $(cat "${TMPDIR:-/tmp}/pmctop-e2e.err")"
 fi
 
-# 3. Bad usage: exit 2 and a one-line reason on stderr.
+# 3. Ctrl-C during a long interval: pmctop stops at once and still writes
+#    the interval so far, scaled by the time it really lasted.
+rec="${TMPDIR:-/tmp}/pmctop-e2e-$$.json"
+"$pmctop" --sim zen5 -b -d 30 --format json -o "$rec" 2>/dev/null &
+pid=$!
+"$pmctop" -b -d 30 --format json -o "$rec.real" 2>/dev/null &
+pid2=$!
+sleep 1
+kill -INT "$pid" "$pid2"
+start=$(date +%s)
+wait "$pid"; rc1=$?
+wait "$pid2"; rc2=$?
+[ $(( $(date +%s) - start )) -le 3 ] || fail "Ctrl-C took more than 3 s to stop pmctop -b"
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "pmctop -b after Ctrl-C exited $rc1 / $rc2, want 0"
+REC="$rec.real" python3 -c '
+import json, os
+for path in (os.environ["REC"],):
+    lines = [json.loads(l) for l in open(path)]
+    assert len(lines) == 1, "want the one interrupted interval, got %d" % len(lines)
+    iv = lines[0]["interval_s"]
+    assert 0.5 < iv < 5, "interrupted interval lasted %s s" % iv
+print("ctrl-c ok")
+' || fail "Ctrl-C lost or garbled the last interval"
+rm -f "$rec" "$rec.real"
+
+# 4. Bad usage: exit 2 and a one-line reason on stderr.
 for args in "-d 0" "-d abc" "-C 99999" "--bogus" "--sim nosuch" "--format xml"; do
 	# shellcheck disable=SC2086
 	"$pmctop" $args -b -n 1 >/dev/null 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"
