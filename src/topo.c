@@ -124,6 +124,26 @@ static int read_id_or_zero(const char *cpudir, const char *rel, int *out, char *
 	return 0;
 }
 
+/* Reads a CPU list file below cpudir and gives its lowest CPU in *first
+ * (left as it is when the file is absent or the list empty). 0 or -errno;
+ * an absent file is not an error. */
+static int read_first_cpu(const char *cpudir, const char *rel, int *first, char **cause)
+{
+	bool *cpus = xcalloc(TOPO_MAX_CPUS, sizeof(bool));
+	char *p = xasprintf("%s/%s", cpudir, rel);
+	int rc = read_cpulist(p, cpus, TOPO_MAX_CPUS, cause);
+	free(p);
+	if (rc == 0) {
+		for (int i = 0; i < TOPO_MAX_CPUS; i++)
+			if (cpus[i]) {
+				*first = i;
+				break;
+			}
+	}
+	free(cpus);
+	return rc == -ENOENT ? 0 : rc;
+}
+
 /* Reads cpuN/topology and cpuN/cache/index3 into c's raw fields. Absent
  * optional files (die_id, the L3) get defaults; a CPU without
  * topology/core_id falls back to its lowest SMT sibling, then to its own
@@ -131,7 +151,6 @@ static int read_id_or_zero(const char *cpudir, const char *rel, int *out, char *
 static int cpu_read_raw(const char *cpudir, struct topo_cpu *c, char **cause)
 {
 	char *p = NULL;
-	bool *sib = NULL;
 	int rc, v;
 
 	cpu_clear_raw(c);
@@ -144,20 +163,11 @@ static int cpu_read_raw(const char *cpudir, struct topo_cpu *c, char **cause)
 	free(p);
 	if (rc == -ENOENT) {
 		v = c->cpu;
-		sib = xcalloc(TOPO_MAX_CPUS, sizeof(bool));
-		p = xasprintf("%s/topology/thread_siblings_list", cpudir);
-		rc = read_cpulist(p, sib, TOPO_MAX_CPUS, cause);
-		free(p);
-		if (rc < 0 && rc != -ENOENT)
+		int first = -1;
+		if ((rc = read_first_cpu(cpudir, "topology/thread_siblings_list", &first, cause)) < 0)
 			goto fail;
-		if (rc == 0) {
-			for (int i = 0; i < TOPO_MAX_CPUS; i++) {
-				if (sib[i]) {
-					v = i;
-					break;
-				}
-			}
-		}
+		if (first >= 0)
+			v = first;
 	} else if (rc < 0) {
 		goto fail;
 	}
@@ -171,29 +181,14 @@ static int cpu_read_raw(const char *cpudir, struct topo_cpu *c, char **cause)
 	else if (rc != -ENOENT)
 		goto fail;
 
-	if (!sib)
-		sib = xcalloc(TOPO_MAX_CPUS, sizeof(bool));
-	p = xasprintf("%s/cache/index3/shared_cpu_list", cpudir);
-	rc = read_cpulist(p, sib, TOPO_MAX_CPUS, cause);
-	free(p);
-	if (rc < 0 && rc != -ENOENT)
+	if ((rc = read_first_cpu(cpudir, "cache/index3/shared_cpu_list", &c->l3_first, cause)) < 0)
 		goto fail;
-	if (rc == 0) {
-		for (int i = 0; i < TOPO_MAX_CPUS; i++) {
-			if (sib[i]) {
-				c->l3_first = i;
-				break;
-			}
-		}
-	}
 	/* An L3 id without a shared list still names the L3. */
 	if (c->l3_id >= 0 && c->l3_first < 0)
 		c->l3_first = c->cpu;
-	free(sib);
 	c->has_topology = true;
 	return 0;
 fail:
-	free(sib);
 	cpu_clear_raw(c);
 	return rc < 0 ? rc : -EINVAL;
 }
