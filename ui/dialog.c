@@ -10,18 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
+#include "panel.h"
 #include "util.h"
-
-static void put(int y, int x, int w, int attr, const char *s)
-{
-	if (w <= 0 || y < 0 || y >= LINES || x < 0 || x >= COLS)
-		return;
-	if (x + w > COLS)
-		w = COLS - x;
-	attron(attr);
-	mvaddnstr(y, x, s, w);
-	attroff(attr);
-}
 
 void dialog_help(struct ui *u)
 {
@@ -52,9 +42,9 @@ void dialog_help(struct ui *u)
 	for (;;) {
 		erase();
 		for (int i = 0; i + top < n && i < LINES - 1; i++)
-			put(i, 0, COLS, i + top == 0 ? A_BOLD : 0, lines[i + top]);
+			draw_put(i, 0, COLS, i + top == 0 ? A_BOLD : 0, lines[i + top]);
 		if (n > LINES - 1)
-			put(LINES - 1, 0, COLS, A_REVERSE, " Up/Down scroll ");
+			draw_put(LINES - 1, 0, COLS, A_REVERSE, " Up/Down scroll ");
 		refresh();
 		int k = ui_getkey();
 		if (ui_stopping())
@@ -109,16 +99,16 @@ static int pick(const char *title, const struct pick_item *items, int n)
 		erase();
 		char line[160];
 		snprintf(line, sizeof(line), "%s: %d of %d match  (type to search, Enter adds, Esc cancels)", title, nm, n);
-		put(0, 0, COLS, A_BOLD, line);
+		draw_put(0, 0, COLS, A_BOLD, line);
 		snprintf(line, sizeof(line), "Search: %s_", query);
-		put(1, 0, COLS, A_UNDERLINE, line);
+		draw_put(1, 0, COLS, A_UNDERLINE, line);
 		for (int i = 0; i < h && top + i < nm; i++) {
 			const struct pick_item *it = &items[match[top + i]];
 			snprintf(line, sizeof(line), "%-32s %s", it->name, it->desc ? it->desc : "");
-			put(2 + i, 0, COLS, top + i == sel ? A_REVERSE : 0, line);
+			draw_put(2 + i, 0, COLS, top + i == sel ? A_REVERSE : 0, line);
 		}
 		if (nm == 0)
-			put(2, 0, COLS, 0, "(nothing matches)");
+			draw_put(2, 0, COLS, 0, "(nothing matches)");
 		refresh();
 		int k = ui_getkey();
 		if (ui_stopping())
@@ -198,9 +188,9 @@ char *dialog_prompt(struct ui *u, const char *label, const char *init)
 		int y = LINES - 1;
 		move(y, 0);
 		clrtoeol();
-		put(y, 0, COLS, A_BOLD, label);
+		draw_put(y, 0, COLS, A_BOLD, label);
 		int x = (int)strlen(label);
-		put(y, x, COLS - x, 0, text);
+		draw_put(y, x, COLS - x, 0, text);
 		move(y, x + len < COLS ? x + len : COLS - 1);
 		refresh();
 		int k = ui_getkey();
