@@ -32,16 +32,25 @@ static bool path_is_dir(const char *path)
 /* Reads a small non-negative decimal integer. Returns 0, -ENOENT when the
  * file is absent (the caller picks a default) or -EINVAL with *cause when
  * the file holds something else. */
+/* Reads a sysfs file into *out. 0, -ENOENT when absent (no cause: the
+ * caller picks a default), or another -errno with *cause. */
+static int read_sysfs(const char *path, char **out, char **cause)
+{
+	*out = read_text_file(path);
+	if (*out)
+		return 0;
+	int err = errno;
+	if (err != ENOENT)
+		set_cause(cause, "%s: %s", path, strerror(err));
+	return -err;
+}
+
 static int read_int(const char *path, int *out, char **cause)
 {
-	char *s = read_text_file(path);
-	if (!s) {
-		int err = errno;
-		if (err == ENOENT)
-			return -ENOENT;
-		set_cause(cause, "%s: %s", path, strerror(err));
-		return -err;
-	}
+	char *s;
+	int rc = read_sysfs(path, &s, cause);
+	if (rc < 0)
+		return rc;
 	char *end;
 	errno = 0;
 	long v = strtol(s, &end, 10);
@@ -59,16 +68,11 @@ static int read_int(const char *path, int *out, char **cause)
  * another negative errno with *cause. */
 static int read_cpulist(const char *path, bool *bitmap, int nbits, char **cause)
 {
-	char *s = read_text_file(path);
-	if (!s) {
-		int err = errno;
-		if (err == ENOENT)
-			return -ENOENT;
-		set_cause(cause, "%s: %s", path, strerror(err));
-		return -err;
-	}
+	char *s;
+	int rc = read_sysfs(path, &s, cause);
+	if (rc < 0)
+		return rc;
 	char *why = NULL;
-	int rc = 0;
 	if (cpulist_parse(s, bitmap, nbits, &why) < 0) {
 		set_cause(cause, "%s: %s", path, why);
 		rc = -EINVAL;
