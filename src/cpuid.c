@@ -104,12 +104,8 @@ static long long match_score(const struct model_match *mm, const struct cpu_iden
 	return ((long long)!any_vendor << 34) | ((long long)(mm->family >= 0) << 33) | ((long long)INT_MAX - width);
 }
 
-char *cpuid_pick_model(const struct cpu_ident *id, const char *events_dir, char **cause)
+const struct model_info *cpuid_pick(const struct cpu_ident *id, const struct model_info *l, int n)
 {
-	struct model_info *l;
-	int n = model_list(events_dir, &l, cause);
-	if (n < 0)
-		return NULL;
 	long long best = -1;
 	int pick = -1;
 	/* The list is sorted by name, so a tie goes to the first name. */
@@ -121,7 +117,17 @@ char *cpuid_pick_model(const struct cpu_ident *id, const char *events_dir, char 
 				pick = i;
 			}
 		}
-	char *name = xstrdup(pick >= 0 ? l[pick].name : "generic");
+	return pick >= 0 ? &l[pick] : NULL;
+}
+
+char *cpuid_pick_model(const struct cpu_ident *id, const char *events_dir, char **cause)
+{
+	struct model_info *l;
+	int n = model_list(events_dir, &l, cause);
+	if (n < 0)
+		return NULL;
+	const struct model_info *mi = cpuid_pick(id, l, n);
+	char *name = xstrdup(mi ? mi->name : "generic");
 	model_list_free(l, n);
 	return name;
 }

@@ -4,6 +4,8 @@
 #ifndef PMCTOP_CPUID_H
 #define PMCTOP_CPUID_H
 
+#include "evdef.h"
+
 struct cpu_ident { char vendor[32]; int family; int model; int stepping; char model_name[128]; };
 
 /* Reads the first processor block of a /proc/cpuinfo-format file. */
@@ -11,5 +13,8 @@ int cpuid_read(const char *cpuinfo_path, struct cpu_ident *id, char **cause);
 /* Picks the model name for id from the models under events_dir; "generic"
  * when nothing else matches. Returns a newly allocated name. */
 char *cpuid_pick_model(const struct cpu_ident *id, const char *events_dir, char **cause);
+/* The same choice among models already listed; NULL when none matches
+ * (the caller then uses "generic"). */
+const struct model_info *cpuid_pick(const struct cpu_ident *id, const struct model_info *l, int n);
 
 #endif

@@ -111,11 +111,11 @@ static int choose_machine(struct run *r)
 			snprintf(r->cpu_name, sizeof(r->cpu_name), "%s", id.model_name);
 		free(cause);
 		cause = NULL;
-		if (r->opt.model)
+		if (r->opt.model) {
 			name = xstrdup(r->opt.model);
-		else if (!(name = cpuid_pick_model(&id, r->events_dir, &cause))) {
-			rc = runtime_error(cause);
-			goto out;
+		} else {
+			const struct model_info *fit = cpuid_pick(&id, models, nmodels);
+			name = xstrdup(fit ? fit->name : "generic");
 		}
 		r->topo = topo_load("/sys", &cause);
 		if (!r->topo) {
