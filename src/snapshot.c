@@ -43,8 +43,10 @@ struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPE
 			row->cpu = row->core = row->ccx = row->socket = -1;
 			row->metric = nan_array(s->nmetrics);
 			row->metric_cov = nan_array(s->nmetrics);
+			row->metric_rse = nan_array(s->nmetrics);
 			row->event = nan_array(s->nevents);
 			row->event_cov = nan_array(s->nevents);
+			row->event_rse = nan_array(s->nevents);
 		}
 	}
 	return s;
@@ -59,8 +61,10 @@ void snapshot_free(struct snapshot *s)
 			struct snap_row *row = &s->rows[sc][r];
 			free(row->metric);
 			free(row->metric_cov);
+			free(row->metric_rse);
 			free(row->event);
 			free(row->event_cov);
+			free(row->event_rse);
 		}
 		free(s->rows[sc]);
 	}

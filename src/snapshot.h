@@ -19,8 +19,11 @@ struct snap_row {
 	int ncpus;            /* online CPUs aggregated into this row */
 	double *metric;       /* [nmetrics] */
 	double *metric_cov;   /* [nmetrics] lowest coverage of its events, 0..1 */
+	double *metric_rse;   /* [nmetrics] relative standard error of the value
+	                       * (docs/uncertainty.md); 0: exact; NaN: not known */
 	double *event;        /* [nevents] scaled counts for the interval */
 	double *event_cov;    /* [nevents] time_running / interval, 0..1 */
+	double *event_rse;    /* [nevents] relative standard error of the count */
 };
 
 struct snapshot {
