@@ -8,10 +8,26 @@
  * an event's coverage in a row is the lowest coverage among those
  * instances. Only then is each metric's formula evaluated on the row's
  * sums: aggregates come from summed raw counts, never from an average of
- * per-CPU ratios, which would weight an idle CPU like a busy one. */
+ * per-CPU ratios, which would weight an idle CPU like a busy one.
+ *
+ * Two more rules keep every figure honest:
+ *  - one time window per ratio: a metric whose events all sit in one or
+ *    more groups together is evaluated on the counts of those groups only
+ *    (derive_window.c). Pooling an event over all its groups and dividing
+ *    by another event from one group would divide counts of different
+ *    windows, which a phased workload turns into nonsense (a topdown share
+ *    above 1). A metric whose events share no group (another PMU, or too
+ *    many for one group) uses each event's pooled estimate and is the one
+ *    kind marked "across groups" by the plan;
+ *  - scope: a CCX, socket or system row of which -C left out some CPUs
+ *    sums only the selected CPUs' core counts while an L3 or memory PMU
+ *    counts them all, so a metric mixing the two is NaN in such a row.
+ * Every figure also gets its relative standard error (uncertainty.c). */
 #include "config.h"
 #include "derive.h"
+#include "derive_window.h"
 #include "expr.h"
+#include "uncertainty.h"
 #include "util.h"
 
 #include <math.h>
@@ -43,56 +59,292 @@ static int socket_index(const struct topo *t, int socket_id)
 	return socket_id >= 0 && socket_id < t->nsockets ? socket_id : -1;
 }
 
-static void row_add(struct snap_row *row, int e, double v, double cov, bool *touched)
+/* Whether any live instance of the PMU adds to row r of scope sc: an L3
+ * PMU has nothing to say in a CPU row, nor a CPU's PMU outside -C. */
+static bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
 {
-	if (!touched[e]) {
-		touched[e] = true;
-		row->event[e] = v;
-		row->event_cov[e] = cov;
-		return;
-	}
-	row->event[e] += v;   /* NaN propagates: one unknown part makes the sum unknown */
-	if (!(cov >= row->event_cov[e]))
-		row->event_cov[e] = cov;
+	return ir->nin[sc] && ir->nin[sc][r] > 0;
 }
 
-struct eval_ctx {
+/* How a formula gets its events while it is evaluated with its
+ * derivatives (expr_eval_grad): from one window set's values wv (a metric
+ * evaluated in its own windows), or from the row's pooled event figures,
+ * the variables then being the metric's own event list. Sub-metrics are
+ * evaluated again in the same way, since the same sub-metric means other
+ * windows for another metric. */
+struct geval {
 	const struct model *m;
 	const struct snap_row *row;
-	double *met;
-	unsigned char *state;   /* 0 new, 1 in progress, 2 done */
 	double interval_s;
 	int row_scope;
+	const struct wset *ws;
+	const double *wv;
+	const int *vars;        /* the variables: the metric's events */
+	int nvars;
+	int depth;
+	const struct gsum *gs;  /* the groups' sums behind ws */
 };
 
-static double eval_metric(struct eval_ctx *c, int mi);
-
-static double value_of(void *ctx, int ref)
+static double gvalue(void *ctx, int ref, double *g)
 {
-	struct eval_ctx *c = ctx;
+	struct geval *c = ctx;
 	if (ref == BUILTIN_INTERVAL_S)
 		return c->interval_s;
-	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics)
-		return eval_metric(c, ref - METRIC_REF_BASE);
-	if (ref >= 0 && ref < c->m->nevents)
-		return c->row->event[ref];
-	return NAN;
+	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics) {
+		const struct metric_def *md = &c->m->metrics[ref - METRIC_REF_BASE];
+		/* The loader rejects cycles; the bound only keeps a broken
+		 * model from recursing forever. */
+		if (c->depth > 64 || (int)md->scope > c->row_scope || !md->expr)
+			return NAN;
+		c->depth++;
+		double v = expr_eval_grad(md->expr, gvalue, c, c->nvars, g);
+		c->depth--;
+		return v;
+	}
+	if (ref < 0 || ref >= c->m->nevents)
+		return NAN;
+	for (int k = 0; k < c->nvars; k++)
+		if (c->vars[k] == ref) {
+			g[k] = 1;
+			break;
+		}
+	if (c->ws) {
+		int k = wset_event(c->ws, ref);
+		return k >= 0 ? c->wv[k] : NAN;
+	}
+	return c->row->event[ref];
 }
 
-static double eval_metric(struct eval_ctx *c, int mi)
+/* The value alone, for a formula with more variables than
+ * expr_eval_grad follows: from the set's values or the pooled figures. */
+struct peval {
+	const struct model *m;
+	const struct snap_row *row;
+	double interval_s;
+	int row_scope, depth;
+	const struct wset *ws;
+	const double *wv;       /* the set's values in the row */
+};
+
+static double pvalue(void *ctx, int ref)
 {
-	if (c->state[mi] == 2)
-		return c->met[mi];
-	if (c->state[mi] == 1)
-		return NAN;   /* a cycle; the loader rejects these, but never loop */
-	c->state[mi] = 1;
+	struct peval *c = ctx;
+	if (ref == BUILTIN_INTERVAL_S)
+		return c->interval_s;
+	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics) {
+		const struct metric_def *md = &c->m->metrics[ref - METRIC_REF_BASE];
+		if (c->depth > 64 || (int)md->scope > c->row_scope || !md->expr)
+			return NAN;
+		c->depth++;
+		double v = expr_eval(md->expr, pvalue, c);
+		c->depth--;
+		return v;
+	}
+	if (ref < 0 || ref >= c->m->nevents)
+		return NAN;
+	if (c->ws) {
+		int k = wset_event(c->ws, ref);
+		return k >= 0 ? c->wv[k] : NAN;
+	}
+	return c->row->event[ref];
+}
+
+/* Metric mi in window set w, row r of scope sc, whose values are wv and
+ * coverage cov: its value and relative standard error. The formula is
+ * linearised around the set's values; each sample (bucket of windows)
+ * gives one value of the linearised figure, and their spread gives the
+ * error. scratch has room for the set's samples. */
+static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, double *scratch, double *rse)
+{
 	const struct metric_def *md = &c->m->metrics[mi];
-	double v = NAN;
-	if ((int)md->scope <= c->row_scope && md->expr)
-		v = expr_eval(md->expr, value_of, c);
-	c->met[mi] = v;
-	c->state[mi] = 2;
-	return v;
+	const struct wset *w = c->ws;
+	double grad[EXPR_GRAD_MAX];
+	*rse = NAN;
+	bool exact = cov >= 0.999;
+	if (md->nevents > EXPR_GRAD_MAX || exact || w->ns < 2) {
+		/* Nothing to estimate from (or too many variables to follow):
+		 * the value alone, in its own windows. */
+		struct peval pc = { c->m, c->row, c->interval_s, c->row_scope, 0, w, c->wv };
+		double f = expr_eval(md->expr, pvalue, &pc);
+		if (exact && !isnan(f))
+			*rse = 0;
+		return f;
+	}
+	c->vars = md->events;
+	c->nvars = md->nevents;
+	double f = expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
+	if (!isfinite(f))
+		return f;
+	int nev = w->nev, ns = w->ns;
+	double *sv = scratch, *sw = sv + (size_t)ns * (size_t)nev, *z = sw + ns;
+	wset_samples(w, c->gs, sc, r, sv, sw);
+	for (int s = 0; s < ns; s++)
+		z[s] = 0;
+	for (int k = 0; k < md->nevents; k++) {
+		int e = wset_event(w, md->events[k]);
+		if (grad[k] == 0 || e < 0)
+			continue;
+		for (int s = 0; s < ns; s++)
+			z[s] += grad[k] * sv[(size_t)s * (size_t)nev + (size_t)e];
+	}
+	double se = unc_mean_se(z, sw, ns, cov);
+	*rse = se == 0 ? 0 : se / fabs(f);
+	return f;
+}
+
+/* Metric mi from the row's pooled event figures (no window set holds all
+ * its events): its value and relative standard error, the events' errors
+ * taken as independent (they come from different windows) and carried
+ * through the formula's derivatives. */
+static double metric_pooled(struct geval *c, int mi, double *rse)
+{
+	const struct metric_def *md = &c->m->metrics[mi];
+	double grad[EXPR_GRAD_MAX];
+	*rse = NAN;
+	/* Any event of unknown error makes the metric's unknown; all exact
+	 * make it exact: either way the value alone is enough. */
+	bool unknown = false, exact = true;
+	for (int k = 0; k < md->nevents; k++) {
+		double r = c->row->event_rse[md->events[k]];
+		unknown |= isnan(r);
+		exact &= r == 0;
+	}
+	if (md->nevents > EXPR_GRAD_MAX || unknown || exact) {
+		struct peval pc = { c->m, c->row, c->interval_s, c->row_scope, 0, NULL, NULL };
+		double f = expr_eval(md->expr, pvalue, &pc);
+		if (exact && !unknown && !isnan(f))
+			*rse = 0;
+		return f;
+	}
+	c->vars = md->events;
+	c->nvars = md->nevents;
+	double f = expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
+	if (!isfinite(f))
+		return f;
+	double var = 0;
+	for (int k = 0; k < md->nevents; k++) {
+		double x = c->row->event[md->events[k]], er = c->row->event_rse[md->events[k]];
+		if (grad[k] == 0 || er == 0)
+			continue;
+		double se = er * fabs(x) * grad[k];
+		var += se * se;
+	}
+	*rse = var == 0 ? 0 : sqrt(var) / fabs(f);
+	return f;
+}
+
+/* The rows one PMU instance adds to, at its scope and above (-1: none). */
+static void instance_rows(const struct derive_input *in, const struct row_maps *rm,
+			  const struct bk_instance *bi, int tidx[SNAP_NSCOPES])
+{
+	const struct topo *t = in->topo;
+	int cpu = -1, core = -1, ccx = -1, sock = -1;
+	switch (bi->scope) {
+	case SCOPE_THREAD: {
+		const struct topo_cpu *tc = topo_cpu_by_num(t, bi->cpu);
+		if (!tc || !tc->online)
+			return;
+		cpu = tc->cpu; core = tc->core; ccx = tc->ccx;
+		sock = socket_index(t, tc->socket);
+		break;
+	}
+	case SCOPE_CORE:
+		core = bi->scope_id;
+		if (core < 0 || core >= t->ncores)
+			return;
+		ccx = t->cores[core].ccx;
+		sock = socket_index(t, t->cores[core].socket);
+		break;
+	case SCOPE_CCX:
+		ccx = bi->scope_id;
+		if (ccx < 0 || ccx >= t->nccx)
+			return;
+		sock = socket_index(t, t->ccxs[ccx].socket);
+		break;
+	case SCOPE_SOCKET:
+		sock = socket_index(t, bi->scope_id);
+		break;
+	default:
+		break;
+	}
+	int idx[SNAP_NSCOPES] = { -1, -1, -1, -1, 0 };
+	if (cpu >= 0 && cpu < t->max_cpu && rm->cpu_row[cpu] >= 0)
+		idx[SNAP_CPU] = rm->cpu_row[cpu];
+	if (bi->scope == SCOPE_THREAD && idx[SNAP_CPU] < 0)
+		return;   /* a CPU outside the selection */
+	if (core >= 0 && core < t->ncores && rm->core_row[core] >= 0)
+		idx[SNAP_CORE] = rm->core_row[core];
+	if (ccx >= 0 && ccx < t->nccx && rm->ccx_row[ccx] >= 0)
+		idx[SNAP_CCX] = rm->ccx_row[ccx];
+	if (sock >= 0 && sock < t->nsockets && rm->sock_row[sock] >= 0)
+		idx[SNAP_SOCKET] = rm->sock_row[sock];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		if (sc >= (int)bi->scope)
+			tidx[sc] = idx[sc];
+}
+
+/* All of the metric's events on one PMU: then a group may hold them all. */
+static bool one_pmu(const struct model *m, const struct metric_def *md)
+{
+	for (int k = 1; k < md->nevents; k++)
+		if (m->events[md->events[k]].pmu != m->events[md->events[0]].pmu)
+			return false;
+	return true;
+}
+
+/* Counts of per-CPU PMUs beside counts of a PMU that covers a whole CCX
+ * or socket (L3, memory controller). */
+static bool mixes_scopes(const struct model *m, const struct metric_def *md)
+{
+	bool thread = false, wide = false;
+	for (int k = 0; k < md->nevents; k++) {
+		if (m->pmus[m->events[md->events[k]].pmu].scope == SCOPE_THREAD)
+			thread = true;
+		else
+			wide = true;
+	}
+	return thread && wide;
+}
+
+/* partial[sc][r]: the row holds fewer CPUs than are online in its core,
+ * CCX, socket or machine (-C left some out). */
+static void mark_partial(const struct derive_input *in, const struct row_maps *rm, const int nrows[SNAP_NSCOPES],
+			 const struct snapshot *snap, bool *partial[SNAP_NSCOPES])
+{
+	const struct topo *t = in->topo;
+	if (!in->cpu_filter)
+		return;
+	int *core_on = xcalloc((size_t)t->ncores + 1, sizeof(int));
+	int *ccx_on = xcalloc((size_t)t->nccx + 1, sizeof(int));
+	int *sock_on = xcalloc((size_t)t->nsockets + 1, sizeof(int));
+	int total = 0;
+	for (int i = 0; i < t->ncpus; i++) {
+		const struct topo_cpu *tc = &t->cpus[i];
+		if (!tc->online)
+			continue;
+		total++;
+		if (tc->core >= 0 && tc->core < t->ncores)
+			core_on[tc->core]++;
+		if (tc->ccx >= 0 && tc->ccx < t->nccx)
+			ccx_on[tc->ccx]++;
+		int si = socket_index(t, tc->socket);
+		if (si >= 0)
+			sock_on[si]++;
+	}
+	for (int c = 0; c < t->ncores; c++)
+		if (rm->core_row[c] >= 0)
+			partial[SNAP_CORE][rm->core_row[c]] = snap->rows[SNAP_CORE][rm->core_row[c]].ncpus < core_on[c];
+	for (int c = 0; c < t->nccx; c++)
+		if (rm->ccx_row[c] >= 0)
+			partial[SNAP_CCX][rm->ccx_row[c]] = snap->rows[SNAP_CCX][rm->ccx_row[c]].ncpus < ccx_on[c];
+	for (int k = 0; k < t->nsockets; k++)
+		if (rm->sock_row[k] >= 0)
+			partial[SNAP_SOCKET][rm->sock_row[k]] = snap->rows[SNAP_SOCKET][rm->sock_row[k]].ncpus < sock_on[k];
+	if (nrows[SNAP_SYSTEM] > 0)
+		partial[SNAP_SYSTEM][0] = snap->rows[SNAP_SYSTEM][0].ncpus < total;
+	free(core_on);
+	free(ccx_on);
+	free(sock_on);
 }
 
 struct snapshot *derive_snapshot(const struct derive_input *in)
@@ -181,106 +433,147 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	snap->rows[SNAP_SYSTEM][0].id = 0;
 	snap->rows[SNAP_SYSTEM][0].ncpus = total;
 
-	/* touched[scope][row][event] would be large; instead rows start NaN and
-	 * a per-row "seen" flag per event is kept in one reusable bitmap per
-	 * scope, sized rows x events. */
-	bool *touched[SNAP_NSCOPES];
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		touched[sc] = xcalloc((size_t)nrows[sc] * (size_t)m->nevents + 1, sizeof(bool));
-
+	struct inst_rows *irows = xcalloc((size_t)m->npmus + 1, sizeof(*irows));
 	for (int p = 0; p < m->npmus; p++) {
 		const struct derive_pmu *dp = &in->pmus[p];
 		if (!dp->available)
 			continue;
+		struct inst_rows *ir = &irows[p];
+		ir->row = xmalloc(sizeof(int) * ((size_t)dp->ninst * SNAP_NSCOPES + 1));
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			ir->nin[sc] = xcalloc((size_t)nrows[sc] + 1, sizeof(int));
 		for (int i = 0; i < dp->ninst; i++) {
+			int *tidx = &ir->row[(size_t)i * SNAP_NSCOPES];
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+				tidx[sc] = -1;
 			if (!dp->alive[i])
 				continue;
-			const struct bk_instance *bi = &dp->inst[i];
-			/* Where this instance sits: its CPU, core, CCX, socket. */
-			int cpu = -1, core = -1, ccx = -1, sock = -1;
-			switch (bi->scope) {
-			case SCOPE_THREAD: {
-				const struct topo_cpu *tc = topo_cpu_by_num(t, bi->cpu);
-				if (!tc || !tc->online)
-					continue;
-				cpu = tc->cpu; core = tc->core; ccx = tc->ccx;
-				sock = socket_index(t, tc->socket);
-				break;
-			}
-			case SCOPE_CORE:
-				core = bi->scope_id;
-				if (core < 0 || core >= t->ncores)
-					continue;
-				ccx = t->cores[core].ccx;
-				sock = socket_index(t, t->cores[core].socket);
-				break;
-			case SCOPE_CCX:
-				ccx = bi->scope_id;
-				if (ccx < 0 || ccx >= t->nccx)
-					continue;
-				sock = socket_index(t, t->ccxs[ccx].socket);
-				break;
-			case SCOPE_SOCKET:
-				sock = socket_index(t, bi->scope_id);
-				break;
-			default:
-				break;
-			}
-			struct snap_row *targets[SNAP_NSCOPES] = { NULL };
-			int tidx[SNAP_NSCOPES] = { -1, -1, -1, -1, -1 };
-			if (cpu >= 0 && cpu < t->max_cpu && rm.cpu_row[cpu] >= 0)
-				tidx[SNAP_CPU] = rm.cpu_row[cpu];
-			if (bi->scope == SCOPE_THREAD && tidx[SNAP_CPU] < 0)
-				continue;   /* a CPU outside the selection */
-			if (core >= 0 && core < t->ncores && rm.core_row[core] >= 0)
-				tidx[SNAP_CORE] = rm.core_row[core];
-			if (ccx >= 0 && ccx < t->nccx && rm.ccx_row[ccx] >= 0)
-				tidx[SNAP_CCX] = rm.ccx_row[ccx];
-			if (sock >= 0 && sock < t->nsockets && rm.sock_row[sock] >= 0)
-				tidx[SNAP_SOCKET] = rm.sock_row[sock];
-			tidx[SNAP_SYSTEM] = 0;
+			instance_rows(in, &rm, &dp->inst[i], tidx);
 			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-				if (tidx[sc] >= 0 && sc >= (int)bi->scope)
-					targets[sc] = &snap->rows[sc][tidx[sc]];
-			for (int k = 0; k < dp->nlocal; k++) {
-				int e = dp->local_ev[k];
-				size_t at = (size_t)i * (size_t)dp->nlocal + (size_t)k;
-				for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-					if (targets[sc])
-						row_add(targets[sc], e, dp->value[at], dp->cov[at],
-							&touched[sc][(size_t)tidx[sc] * (size_t)m->nevents]);
-			}
+				if (tidx[sc] >= 0)
+					ir->nin[sc][tidx[sc]]++;
 		}
 	}
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		free(touched[sc]);
+	struct gsum *gs = xcalloc((size_t)plan->ngroups + 1, sizeof(*gs));
+	for (int g = 0; g < plan->ngroups; g++)
+		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv)
+			gsum_fill(&gs[g], in, g, &irows[plan->groups[g].pmu], nrows);
 
-	/* Metrics from the summed counts of each row. */
-	unsigned char *state = xmalloc((size_t)m->nmetrics + 1);
+	/* Window sets: one per metric whose events share a group, one per
+	 * planned event (all of its groups: the time-weighted figure of the
+	 * event alone). */
+	struct wset_list wl = { 0 };
+	int *ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+	int *met_set = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+	for (int i = 0; i < m->nmetrics; i++)
+		met_set[i] = -1;
+	for (int i = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[plan->metrics[i]];
+		if (md->nevents > 0 && one_pmu(m, md))
+			met_set[plan->metrics[i]] = wset_find_or_add(&wl, in, gs, m->events[md->events[0]].pmu,
+								     md->events, md->nevents);
+	}
+	for (int e = 0; e < m->nevents; e++)
+		ev_set[e] = snap->event_planned[e] ? wset_find_or_add(&wl, in, gs, m->events[e].pmu, &e, 1) : -1;
+	size_t nscratch = 1;
+	for (int k = 0; k < wl.n; k++) {
+		size_t need = (size_t)wl.v[k].nev * (3 + (size_t)wl.v[k].ns) + 2 * (size_t)wl.v[k].ns;
+		if (need > nscratch)
+			nscratch = need;
+	}
+	double *scratch = xmalloc(sizeof(double) * nscratch);
+
+	/* Each event's figure, coverage and uncertainty. */
+	for (int e = 0; e < m->nevents; e++) {
+		if (ev_set[e] < 0)
+			continue;
+		const struct wset *w = &wl.v[ev_set[e]];
+		int k = wset_event(w, e);
+		double *sv = scratch, *sw = sv + (size_t)w->ns * (size_t)w->nev,
+		       *z = sw + w->ns;
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int r = 0; r < nrows[sc]; r++) {
+				if (!row_has_pmu(&irows[w->pmu], sc, r))
+					continue;
+				struct snap_row *row = &snap->rows[sc][r];
+				double v, cov = wset_value1(w, gs, sc, r, k, &v), rse = NAN;
+				if (isnan(v))
+					cov = 0;
+				else if (cov >= 0.999)
+					rse = 0;
+				else if (w->ns >= 2) {
+					wset_samples(w, gs, sc, r, sv, sw);
+					for (int s2 = 0; s2 < w->ns; s2++)
+						z[s2] = sv[(size_t)s2 * (size_t)w->nev + (size_t)k];
+					double se = unc_mean_se(z, sw, w->ns, cov);
+					rse = se == 0 ? 0 : se / fabs(v);
+				}
+				row->event[e] = v;
+				row->event_cov[e] = cov;
+				row->event_rse[e] = rse;
+			}
+	}
+
+	/* Rows of which -C left some CPUs out. */
+	bool *partial[SNAP_NSCOPES];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		partial[sc] = xcalloc((size_t)nrows[sc] + 1, sizeof(bool));
+	mark_partial(in, &rm, nrows, snap, partial);
+
+	/* Metrics: in their window set where they have one, else from the
+	 * pooled event figures of each row. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		for (int r = 0; r < nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
-			struct eval_ctx c = { m, row, row->metric, state, interval_s, sc };
-			memset(state, 0, (size_t)m->nmetrics + 1);
 			for (int i = 0; i < plan->nmetrics; i++) {
 				int mi = plan->metrics[i];
 				const struct metric_def *md = &m->metrics[mi];
-				eval_metric(&c, mi);
-				double cov = 1;
-				for (int k = 0; k < md->nevents; k++) {
-					double ec = row->event_cov[md->events[k]];
-					if (!(ec >= 0))
-						ec = 0;
-					if (ec < cov)
-						cov = ec;
+				if ((int)md->scope > sc || !md->expr)
+					continue;   /* not applicable here: NaN, coverage NaN */
+				if (partial[sc][r] && mixes_scopes(m, md))
+					continue;
+				const struct wset *w = met_set[mi] >= 0 ? &wl.v[met_set[mi]] : NULL;
+				struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc,
+						   .ws = w, .gs = gs };
+				double v, rse, cov;
+				if (w) {
+					if (!row_has_pmu(&irows[w->pmu], sc, r))
+						continue;   /* none of the metric's PMU under this row */
+					cov = wset_values(w, gs, sc, r, scratch);
+					c.wv = scratch;
+					v = metric_in_set(&c, mi, sc, r, cov, scratch + w->nev, &rse);
+				} else {
+					v = metric_pooled(&c, mi, &rse);
+					cov = 1;
+					for (int k = 0; k < md->nevents; k++) {
+						double ec = row->event_cov[md->events[k]];
+						if (!(ec >= 0))
+							ec = 0;
+						if (ec < cov)
+							cov = ec;
+					}
 				}
-				/* Not applicable at this scope is not the same as
-				 * measured 0 % of the time: leave it NaN. */
-				row->metric_cov[mi] = (int)md->scope <= sc ? cov : NAN;
+				row->metric[mi] = v;
+				row->metric_rse[mi] = isnan(v) ? NAN : rse;
+				row->metric_cov[mi] = cov;
 			}
 		}
 	}
-	free(state);
+	free(scratch);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		free(partial[sc]);
+	wset_list_free(&wl);
+	for (int g = 0; g < plan->ngroups; g++)
+		gsum_done(&gs[g]);
+	free(gs);
+	free(ev_set);
+	free(met_set);
+	for (int p = 0; p < m->npmus; p++) {
+		free(irows[p].row);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			free(irows[p].nin[sc]);
+	}
+	free(irows);
 	free(rm.cpu_row);
 	free(rm.core_row);
 	free(rm.ccx_row);

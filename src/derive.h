@@ -3,7 +3,11 @@
  * the rows per CPU, core, CCX, socket and system by summing the scaled
  * counts of the instances under each row, and only then evaluates each
  * metric's formula on those sums, because an average of per-CPU ratios
- * would weight an idle CPU like a busy one. Kept apart from the sampler so
+ * would weight an idle CPU like a busy one. A metric whose events share
+ * one or more groups is evaluated on those groups' counts alone (one time
+ * window, so the ratio is exact for it); every figure gets a relative
+ * standard error from the spread of its windows (derive_window.c,
+ * uncertainty.c). Kept apart from the sampler so
  * that the arithmetic of aggregation can be read and changed on its own. */
 #ifndef PMCTOP_DERIVE_H
 #define PMCTOP_DERIVE_H
@@ -15,18 +19,25 @@
 #include "snapshot.h"
 #include "topo.h"
 
-/* What one PMU measured in the interval. Events of the PMU that the plan
- * uses have a dense local index k (column), so the per-instance arrays
- * stay small at 1024 CPUs. */
+/* Where one PMU's instances are and which are still counting. */
 struct derive_pmu {
 	bool available;                 /* false: nothing of this PMU is counted */
 	int ninst;
 	const struct bk_instance *inst; /* [ninst] where each instance sits */
 	const bool *alive;              /* [ninst] false: dropped, adds nothing */
-	int nlocal;
-	const int *local_ev;            /* [nlocal] model event of each column */
-	const double *value;            /* [ninst * nlocal] scaled count; NaN if it never ran */
-	const double *cov;              /* [ninst * nlocal] time running / interval, 0..1 */
+};
+
+/* What one plan group counted in the interval, per instance of its PMU
+ * (the PMU's derive_pmu.inst order): in all, and per bucket of rotation
+ * windows, each bucket being one sample of the group's rates. */
+struct derive_group {
+	int nev;
+	const int *events;              /* [nev] model events */
+	const double *iv;               /* [ninst * nev] counts */
+	const double *ir;               /* [ninst] ns running */
+	int nb;                         /* buckets (0: none) */
+	const double *bv;               /* [nb * ninst * nev] */
+	const double *br;               /* [nb * ninst] */
 };
 
 struct derive_input {
@@ -36,6 +47,7 @@ struct derive_input {
 	const bool *cpu_filter;         /* [topo->max_cpu] or NULL for all */
 	double interval_s;              /* the interval as measured */
 	const struct derive_pmu *pmus;  /* [model->npmus] */
+	const struct derive_group *groups; /* [plan->ngroups] */
 };
 
 /* A new snapshot (caller frees) with its rows, the planned flags, each

@@ -470,6 +470,87 @@ double expr_eval(const struct expr *e, expr_value_fn value, void *ctx)
 	return NAN;
 }
 
+static void grad_zero(double *g, int n)
+{
+	for (int i = 0; i < n; i++)
+		g[i] = 0;
+}
+
+double expr_eval_grad(const struct expr *e, expr_grad_fn value, void *ctx, int n, double *grad)
+{
+	double a, b, gb[EXPR_GRAD_MAX];
+	if (n > EXPR_GRAD_MAX)
+		n = EXPR_GRAD_MAX;
+	/* Operators overwrite grad from their operands' results; only leaves
+	 * (and a missing tree) start it from zero. */
+	if (!e) {
+		grad_zero(grad, n);
+		return NAN;
+	}
+	switch (e->kind) {
+	case N_NUM:
+		grad_zero(grad, n);
+		return e->num;
+	case N_NAME:
+		grad_zero(grad, n);
+		return e->ref < 0 ? NAN : value(ctx, e->ref, grad);
+	case N_NEG:
+		a = expr_eval_grad(e->args[0], value, ctx, n, grad);
+		for (int i = 0; i < n; i++)
+			grad[i] = -grad[i];
+		return -a;
+	case N_ADD:
+	case N_SUB:
+	case N_MUL:
+	case N_DIV:
+		a = expr_eval_grad(e->args[0], value, ctx, n, grad);
+		b = expr_eval_grad(e->args[1], value, ctx, n, gb);
+		if (isnan(a) || isnan(b))
+			return NAN;
+		switch (e->kind) {
+		case N_ADD:
+			for (int i = 0; i < n; i++)
+				grad[i] += gb[i];
+			return a + b;
+		case N_SUB:
+			for (int i = 0; i < n; i++)
+				grad[i] -= gb[i];
+			return a - b;
+		case N_MUL:
+			for (int i = 0; i < n; i++)
+				grad[i] = grad[i] * b + a * gb[i];
+			return a * b;
+		default:
+			if (b == 0)
+				return NAN;
+			for (int i = 0; i < n; i++)
+				grad[i] = (grad[i] * b - a * gb[i]) / (b * b);
+			return a / b;
+		}
+	case N_MIN:
+	case N_MAX:
+		a = expr_eval_grad(e->args[0], value, ctx, n, grad);
+		for (int k = 1; k < e->nargs && !isnan(a); k++) {
+			b = expr_eval_grad(e->args[k], value, ctx, n, gb);
+			if (isnan(b)) {
+				a = NAN;
+			} else if (e->kind == N_MIN ? b < a : b > a) {
+				a = b;
+				memcpy(grad, gb, sizeof(double) * (size_t)n);
+			}
+		}
+		return a;
+	case N_ABS:
+		a = expr_eval_grad(e->args[0], value, ctx, n, grad);
+		if (a < 0)
+			for (int i = 0; i < n; i++)
+				grad[i] = -grad[i];
+		return fabs(a);
+	}
+	grad_zero(grad, n);
+	return NAN;
+}
+
 /* Binding strength for deciding where expr_format needs parentheses. */
 static int prec(const struct expr *e)
 {

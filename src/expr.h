@@ -34,6 +34,16 @@ int expr_ids(const struct expr *e, int **ids);
 typedef double (*expr_value_fn)(void *ctx, int ref);
 double expr_eval(const struct expr *e, expr_value_fn value, void *ctx);
 
+/* Evaluates as expr_eval and also the formula's derivatives with respect
+ * to n variables (n <= EXPR_GRAD_MAX), in one walk of the tree (forward
+ * mode): value(ctx, ref, g) returns the reference's value and fills g[0..n-1]
+ * with its own derivatives. grad[0..n-1] receives the result's. Used to
+ * carry counts' uncertainties through a formula at the cost of about one
+ * evaluation. */
+#define EXPR_GRAD_MAX 16
+typedef double (*expr_grad_fn)(void *ctx, int ref, double *g);
+double expr_eval_grad(const struct expr *e, expr_grad_fn value, void *ctx, int n, double *grad);
+
 /* Writes the formula back as text with each name replaced by rename(ctx,
  * ref, name) (or kept when rename returns NULL). Used by --list-metrics --raw
  * to print vendor raw values. Caller frees. */

@@ -12,11 +12,18 @@
  *      timer: no ioctls between reads, which matters on machines with many
  *      CPUs, and coverage becomes what each group was given (measured, not
  *      planned). Step 2 is the same in both modes;
- *   2. reads every group once at the end (counts are cumulative), takes the
- *      differences to the previous read, and scales each event as
- *      sum(count) * interval / sum(time_running) over the groups that hold
- *      it; its coverage is sum(time_running) / interval. An event that did
- *      not run at all is NaN, never 0;
+ *   2. reads each group when its rotation window closes (the outgoing
+ *      group, right after it is disabled; the last one at the end of the
+ *      interval), so that every window is one sample of the group's rates.
+ *      Counts and running times are kept per group, per instance, for the
+ *      interval and per bucket of windows (SAMPLER_MAX_BUCKETS), because a
+ *      ratio is only exact within one group's windows and the spread of
+ *      the samples is what says how far the interval's estimate can be
+ *      trusted. When the kernel rotates, the groups are read at
+ *      SAMPLER_KERNEL_READS points of the interval instead. Each event is
+ *      also pooled over all of its groups, as sum(count) * interval /
+ *      sum(time_running); its coverage is sum(time_running) / interval. An
+ *      event that did not run at all is NaN, never 0;
  *   3. hands those per-instance scaled counts to derive.c, which sums them
  *      per CPU, core, CCX, socket and system and only then evaluates each
  *      metric's formula on the sums (aggregates from summed raw counts,
@@ -37,9 +44,8 @@
 #include <string.h>
 #include <time.h>
 
-/* One PMU's instances and per-interval accumulators. Events of the PMU that
- * the plan uses get a dense local index (ev_local) so that the per-instance
- * arrays stay small at 1024 CPUs. */
+/* One PMU's instances and its place in the rotation. What each group
+ * counts is kept with the group (struct grp_state). */
 struct pmu_state {
 	bool available;       /* has instances and opened */
 	int ninst;
@@ -47,10 +53,6 @@ struct pmu_state {
 	bool *alive;
 	bool *moved;          /* uncore instance whose reader CPU went away */
 	bool need_reopen;
-	int nlocal;
-	int *local_ev;        /* local index -> model event */
-	double *acc_v, *acc_r;    /* [ninst * nlocal] deltas summed over groups */
-	double *value, *cov;      /* [ninst * nlocal] scaled to the interval, for derive */
 	int ngroups;
 	int *groups;          /* plan group indices in rotation order */
 	int cur;              /* position in groups[] that is enabled */
@@ -58,12 +60,19 @@ struct pmu_state {
 	uint64_t next_deadline;
 };
 
-/* One plan group opened on each instance of its PMU. */
+/* One plan group opened on each instance of its PMU, with what it
+ * counted in the interval: in all and per bucket of rotation windows. */
 struct grp_state {
 	int pmu;
 	int nev;
 	struct bk_group **bg;     /* [ninst], NULL where not open */
 	struct bk_count *prev;    /* [ninst * nev] last cumulative read */
+	double *iv, *ir;          /* [ninst * nev] counts, [ninst] ns running */
+	int wins;                 /* windows this interval is planned to have */
+	int nwin;                 /* windows closed so far */
+	int nb, capb;             /* buckets in use, and room for */
+	bool unread;              /* enabled since its last read: counts may have moved */
+	double *bv, *br;          /* [capb * ninst * nev], [capb * ninst] */
 };
 
 struct sampler {
@@ -79,9 +88,9 @@ struct sampler {
 	struct topo *topo;        /* the sampler's own copy of cfg.topo */
 	double rotate_ms;         /* rotation period in force */
 	bool kernel_mux;          /* the kernel rotates: all groups enabled, no rotate() */
-	int *ev_local;            /* [model nevents] local index within its PMU, -1 */
 	struct pmu_state *ps;     /* [npmus] */
 	struct grp_state *gs;     /* [plan->ngroups] */
+	struct bk_count *buf;     /* one read of the largest group */
 	bool opened;
 	char *notice;
 
@@ -242,6 +251,10 @@ static void close_all(struct sampler *s)
 					s->cfg.ops->close(s->bk, gs->bg[i]);
 			free(gs->bg);
 			free(gs->prev);
+			free(gs->iv);
+			free(gs->ir);
+			free(gs->bv);
+			free(gs->br);
 		}
 		free(s->gs);
 		s->gs = NULL;
@@ -254,18 +267,13 @@ static void close_all(struct sampler *s)
 			free(ps->inst);
 			free(ps->alive);
 			free(ps->moved);
-			free(ps->local_ev);
-			free(ps->acc_v);
-			free(ps->acc_r);
-			free(ps->value);
-			free(ps->cov);
 			free(ps->groups);
 		}
 		free(s->ps);
 		s->ps = NULL;
 	}
-	free(s->ev_local);
-	s->ev_local = NULL;
+	free(s->buf);
+	s->buf = NULL;
 	s->opened = false;
 }
 
@@ -326,20 +334,9 @@ static int open_all(struct sampler *s, char **cause)
 	sched_plan_free(s->plan);
 	s->plan = plan;
 
-	s->ev_local = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
-	for (int e = 0; e < m->nevents; e++)
-		s->ev_local[e] = -1;
 	s->ps = xcalloc((size_t)m->npmus + 1, sizeof(*s->ps));
 	s->gs = xcalloc((size_t)plan->ngroups + 1, sizeof(*s->gs));
 
-	for (int e = 0; e < m->nevents; e++) {
-		if (!plan->event_used[e])
-			continue;
-		struct pmu_state *ps = &s->ps[m->events[e].pmu];
-		ps->local_ev = xrealloc(ps->local_ev, sizeof(int) * (size_t)(ps->nlocal + 1));
-		s->ev_local[e] = ps->nlocal;
-		ps->local_ev[ps->nlocal++] = e;
-	}
 	for (int g = 0; g < plan->ngroups; g++) {
 		struct pmu_state *ps = &s->ps[plan->groups[g].pmu];
 		ps->groups = xrealloc(ps->groups, sizeof(int) * (size_t)(ps->ngroups + 1));
@@ -377,16 +374,14 @@ static int open_all(struct sampler *s, char **cause)
 		ps->moved = xcalloc((size_t)ps->ninst + 1, sizeof(bool));
 		for (int i = 0; i < ps->ninst; i++)
 			ps->alive[i] = true;
-		ps->acc_v = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
-		ps->acc_r = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
-		ps->value = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
-		ps->cov = xcalloc((size_t)ps->ninst * (size_t)ps->nlocal + 1, sizeof(double));
 		for (int k = 0; k < ps->ngroups; k++) {
 			struct grp_state *gs = &s->gs[ps->groups[k]];
 			gs->pmu = p;
 			gs->nev = plan->groups[ps->groups[k]].nevents;
 			gs->bg = xcalloc((size_t)ps->ninst + 1, sizeof(*gs->bg));
 			gs->prev = xcalloc((size_t)ps->ninst * (size_t)gs->nev + 1, sizeof(*gs->prev));
+			gs->iv = xcalloc((size_t)ps->ninst * (size_t)gs->nev + 1, sizeof(double));
+			gs->ir = xcalloc((size_t)ps->ninst + 1, sizeof(double));
 		}
 		ps->available = true;
 		int pmu_err = 0, nopen = 0;
@@ -488,21 +483,157 @@ static int open_all(struct sampler *s, char **cause)
 	return 0;
 }
 
-/* Switches PMU p to its next group on every live instance. */
+/* Reads group gi on instance i and adds the difference to the previous
+ * read to the interval's counts (and, when bucket >= 0, to that bucket of
+ * windows). discard only moves the previous read on (after a pause).
+ * Returns the running time added, in ns; a CPU whose read says -ENODEV is
+ * dropped. */
+static double read_inst(struct sampler *s, int gi, int i, int bucket, bool discard, struct bk_count *buf)
+{
+	struct grp_state *gs = &s->gs[gi];
+	struct pmu_state *ps = &s->ps[gs->pmu];
+	if (!ps->alive[i] || !gs->bg[i])
+		return 0;
+	int rc = s->cfg.ops->read(s->bk, gs->bg[i], buf);
+	if (rc == -ENODEV) {
+		drop_cpu(s, ps->inst[i].cpu);
+		return 0;
+	}
+	if (rc != 0)
+		return 0;   /* this group adds nothing this time */
+	struct bk_count *prev = &gs->prev[(size_t)i * (size_t)gs->nev];
+	double dr = 0;
+	if (!discard && buf[0].time_running >= prev[0].time_running)
+		dr = (double)(buf[0].time_running - prev[0].time_running);
+	size_t at = (size_t)i * (size_t)gs->nev;
+	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)gs->nev;
+	for (int j = 0; j < gs->nev; j++) {
+		if (!discard && buf[j].value >= prev[j].value) {
+			double dv = (double)(buf[j].value - prev[j].value);
+			gs->iv[at + (size_t)j] += dv;
+			if (bucket >= 0)
+				gs->bv[bat + (size_t)j] += dv;
+		}
+		prev[j] = buf[j];
+	}
+	gs->ir[i] += dr;
+	if (bucket >= 0)
+		gs->br[(size_t)bucket * (size_t)ps->ninst + (size_t)i] += dr;
+	return dr;
+}
+
+/* The bucket the next window of group gs falls in: windows are spread
+ * evenly over the buckets in time order. */
+static int next_bucket(const struct grp_state *gs)
+{
+	if (gs->nb <= 0)
+		return -1;
+	int b = gs->wins > 0 ? (int)((long)gs->nwin * gs->nb / gs->wins) : gs->nwin;
+	return b < gs->nb ? b : gs->nb - 1;
+}
+
+static struct bk_count *count_buf(struct sampler *s)
+{
+	/* Sized for the largest group once per plan. */
+	if (!s->buf) {
+		int n = 1;
+		for (int g = 0; g < s->plan->ngroups; g++)
+			if (s->plan->groups[g].nevents > n)
+				n = s->plan->groups[g].nevents;
+		s->buf = xcalloc((size_t)n, sizeof(*s->buf));
+	}
+	return s->buf;
+}
+
+/* Reads group gi on every live instance as one window of its rates. */
+static void read_window(struct sampler *s, int gi)
+{
+	struct grp_state *gs = &s->gs[gi];
+	struct pmu_state *ps = &s->ps[gs->pmu];
+	struct bk_count *buf = count_buf(s);
+	int b = next_bucket(gs);
+	double ran = 0;
+	for (int i = 0; i < ps->ninst; i++)
+		ran += read_inst(s, gi, i, b, false, buf);
+	if (ran > 0)
+		gs->nwin++;
+}
+
+/* Switches PMU p to its next group on every live instance, reading the
+ * outgoing group as soon as it stops: that window is one sample. */
 static void rotate(struct sampler *s, struct pmu_state *ps)
 {
 	const struct pmu_backend_ops *ops = s->cfg.ops;
-	struct grp_state *from = &s->gs[ps->groups[ps->cur]];
+	int from_gi = ps->groups[ps->cur];
+	struct grp_state *from = &s->gs[from_gi];
 	ps->cur = (ps->cur + 1) % ps->ngroups;
 	struct grp_state *to = &s->gs[ps->groups[ps->cur]];
+	struct bk_count *buf = count_buf(s);
+	int b = next_bucket(from);
+	double ran = 0;
 	for (int i = 0; i < ps->ninst; i++) {
 		if (!ps->alive[i])
 			continue;
-		if (from->bg[i])
+		if (from->bg[i]) {
 			ops->disable(s->bk, from->bg[i]);
-		if (to->bg[i])
+			ran += read_inst(s, from_gi, i, b, false, buf);
+		}
+		if (ps->alive[i] && to->bg[i])
 			ops->enable(s->bk, to->bg[i]);
 	}
+	if (ran > 0)
+		from->nwin++;
+	from->unread = false;
+	to->unread = true;
+}
+
+/* Clears the interval's counts and sizes the buckets for the windows
+ * each group will have: one per round when pmctop rotates, one per read
+ * when the kernel does, one for a group that never rotates. */
+static void begin_interval(struct sampler *s, const struct pmu_state *ps, int wins)
+{
+	for (int k = 0; k < ps->ngroups; k++) {
+		struct grp_state *gs = &s->gs[ps->groups[k]];
+		int nb = wins < SAMPLER_MAX_BUCKETS ? wins : SAMPLER_MAX_BUCKETS;
+		if (nb < 1)
+			nb = 1;
+		size_t per = (size_t)ps->ninst * (size_t)gs->nev;
+		if (nb > gs->capb) {
+			gs->capb = nb;
+			gs->bv = xrealloc(gs->bv, sizeof(double) * ((size_t)nb * per + 1));
+			gs->br = xrealloc(gs->br, sizeof(double) * ((size_t)nb * (size_t)ps->ninst + 1));
+		}
+		gs->nb = nb;
+		gs->wins = wins;
+		gs->nwin = 0;
+		memset(gs->iv, 0, sizeof(double) * per);
+		memset(gs->ir, 0, sizeof(double) * (size_t)ps->ninst);
+		memset(gs->bv, 0, sizeof(double) * (size_t)nb * per);
+		memset(gs->br, 0, sizeof(double) * (size_t)nb * (size_t)ps->ninst);
+	}
+}
+
+/* When the kernel rotates: reads every multiplexed group at evenly spaced
+ * points of the interval (the last read is the interval's end). */
+static bool kernel_reads(struct sampler *s, uint64_t len, bool check_stop)
+{
+	const struct model *m = s->cfg.model;
+	for (int j = 1; j < SAMPLER_KERNEL_READS; j++) {
+		wait_until(s, s->t_start + len * (uint64_t)j / SAMPLER_KERNEL_READS);
+		if (interrupted(s))
+			return true;
+		for (int p = 0; p < m->npmus; p++) {
+			struct pmu_state *ps = &s->ps[p];
+			if (!ps->available || ps->ngroups < 2)
+				continue;
+			for (int k = 0; k < ps->ngroups; k++)
+				read_window(s, ps->groups[k]);
+		}
+		if (check_stop && stop_requested(s))
+			return false;
+	}
+	wait_until(s, s->t_start + len);
+	return true;
 }
 
 /* Runs the rotation for one interval of len ns starting at s->t_start
@@ -515,17 +646,24 @@ static bool run_interval(struct sampler *s, uint64_t len, bool check_stop)
 	for (int p = 0; p < m->npmus; p++) {
 		struct pmu_state *ps = &s->ps[p];
 		ps->nslots = 0;
-		if (!ps->available || ps->ngroups < 2 || s->kernel_mux)
+		if (!ps->available)
 			continue;
+		if (ps->ngroups < 2 || s->kernel_mux) {
+			begin_interval(s, ps, s->kernel_mux && ps->ngroups > 1 ? SAMPLER_KERNEL_READS : 1);
+			continue;
+		}
 		/* A whole number of rounds, so each group gets the same share. */
 		long rounds = lround((double)len / (rot_ns * ps->ngroups));
 		if (rounds < 1)
 			rounds = 1;
+		begin_interval(s, ps, (int)rounds);
 		ps->nslots = (int)(rounds * ps->ngroups);
 		ps->next_slot = 1;
 		ps->next_deadline = s->t_start + len / (uint64_t)ps->nslots;
 	}
 	uint64_t end = s->t_start + len;
+	if (s->kernel_mux)
+		return kernel_reads(s, len, check_stop);
 	for (;;) {
 		uint64_t next = end;
 		for (int p = 0; p < m->npmus; p++) {
@@ -608,88 +746,43 @@ static void reopen_moved(struct sampler *s)
 	}
 }
 
-/* Reads every group, accumulating count and running-time differences per
- * instance and event. CPUs whose read says -ENODEV are dropped. */
+/* Reads every group at the end of the interval: the window still open
+ * (the group enabled now, or every group when the kernel rotates or a PMU
+ * has one group) is closed as a sample; the others only catch up. With
+ * discard (after a pause) what was counted meanwhile is forgotten. */
 static void read_all(struct sampler *s, bool discard)
 {
 	const struct model *m = s->cfg.model;
-	const struct pmu_backend_ops *ops = s->cfg.ops;
-	struct bk_count *buf = NULL;
-	int bufn = 0;
+	struct bk_count *buf = count_buf(s);
 	for (int p = 0; p < m->npmus; p++) {
 		struct pmu_state *ps = &s->ps[p];
 		if (!ps->available)
 			continue;
-		memset(ps->acc_v, 0, sizeof(double) * (size_t)ps->ninst * (size_t)ps->nlocal);
-		memset(ps->acc_r, 0, sizeof(double) * (size_t)ps->ninst * (size_t)ps->nlocal);
 		for (int k = 0; k < ps->ngroups; k++) {
 			int gi = ps->groups[k];
-			const struct sched_group *sg = &s->plan->groups[gi];
-			struct grp_state *gs = &s->gs[gi];
-			if (gs->nev > bufn) {
-				bufn = gs->nev;
-				buf = xrealloc(buf, sizeof(*buf) * (size_t)bufn);
+			if (discard) {
+				for (int i = 0; i < ps->ninst; i++)
+					read_inst(s, gi, i, -1, true, buf);
+				continue;
 			}
-			for (int i = 0; i < ps->ninst; i++) {
-				if (!ps->alive[i] || !gs->bg[i])
-					continue;
-				int rc = ops->read(s->bk, gs->bg[i], buf);
-				if (rc == -ENODEV) {
-					drop_cpu(s, ps->inst[i].cpu);
-					continue;
-				}
-				if (rc != 0)
-					continue;   /* this group adds nothing this time */
-				struct bk_count *prev = &gs->prev[(size_t)i * (size_t)gs->nev];
-				for (int j = 0; j < gs->nev; j++) {
-					if (!discard && buf[j].value >= prev[j].value &&
-					    buf[j].time_running >= prev[j].time_running) {
-						size_t at = (size_t)i * (size_t)ps->nlocal +
-							(size_t)s->ev_local[sg->events[j]];
-						ps->acc_v[at] += (double)(buf[j].value - prev[j].value);
-						ps->acc_r[at] += (double)(buf[j].time_running - prev[j].time_running);
-					}
-					prev[j] = buf[j];
-				}
-			}
+			/* A group read when it was last disabled has nothing new. */
+			if (k == ps->cur || s->kernel_mux)
+				read_window(s, gi);
+			else if (s->gs[gi].unread)
+				for (int i = 0; i < ps->ninst; i++)
+					read_inst(s, gi, i, -1, false, buf);
+			s->gs[gi].unread = k == ps->cur || s->kernel_mux;
 		}
 	}
-	free(buf);
 }
 
 /* --- scaling, and handing the interval to derive --- */
-
-/* Scales what each instance counted to the whole interval, as
- * sum(count) * interval / sum(time_running) over the groups that hold the
- * event; its coverage is sum(time_running) / interval. An event that did
- * not run at all is NaN, never 0. */
-static void scale_all(struct sampler *s, double interval_s)
-{
-	const struct model *m = s->cfg.model;
-	double ilen_ns = interval_s * 1e9;
-	for (int p = 0; p < m->npmus; p++) {
-		struct pmu_state *ps = &s->ps[p];
-		if (!ps->available)
-			continue;
-		size_t n = (size_t)ps->ninst * (size_t)ps->nlocal;
-		for (size_t at = 0; at < n; at++) {
-			double r = ps->acc_r[at];
-			double v = r > 0 ? ps->acc_v[at] * ilen_ns / r : NAN;
-			double cov = ilen_ns > 0 ? r / ilen_ns : 0;
-			if (cov > 1)
-				cov = 1;
-			ps->value[at] = v;
-			ps->cov[at] = cov;
-		}
-	}
-}
 
 /* The snapshot of the interval just read: derive.c sums and evaluates;
  * the sampler adds what only it knows. */
 static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 {
 	const struct model *m = s->cfg.model;
-	scale_all(s, interval_s);
 	struct derive_pmu *dp = xcalloc((size_t)m->npmus + 1, sizeof(*dp));
 	for (int p = 0; p < m->npmus; p++) {
 		const struct pmu_state *ps = &s->ps[p];
@@ -698,10 +791,19 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 			.ninst = ps->ninst,
 			.inst = ps->inst,
 			.alive = ps->alive,
-			.nlocal = ps->nlocal,
-			.local_ev = ps->local_ev,
-			.value = ps->value,
-			.cov = ps->cov,
+		};
+	}
+	struct derive_group *dg = xcalloc((size_t)s->plan->ngroups + 1, sizeof(*dg));
+	for (int g = 0; g < s->plan->ngroups; g++) {
+		const struct grp_state *gs = &s->gs[g];
+		dg[g] = (struct derive_group){
+			.nev = gs->nev,
+			.events = s->plan->groups[g].events,
+			.iv = gs->iv,
+			.ir = gs->ir,
+			.nb = gs->iv ? gs->nb : 0,
+			.bv = gs->bv,
+			.br = gs->br,
 		};
 	}
 	struct derive_input in = {
@@ -711,9 +813,11 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		.cpu_filter = s->cpu_filter,
 		.interval_s = interval_s,
 		.pmus = dp,
+		.groups = dg,
 	};
 	struct snapshot *snap = derive_snapshot(&in);
 	free(dp);
+	free(dg);
 
 	snap->seq = ++s->seq;
 	struct timespec rt;

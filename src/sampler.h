@@ -24,6 +24,14 @@
  * often. The measurements behind both are in docs/performance.md. */
 #define SAMPLER_DEFAULT_ROTATE_MS 50.0
 #define SAMPLER_COST_BUDGET 0.02
+/* Rotation windows of one group are folded into at most this many buckets
+ * per interval: each bucket is one sample of the group's rates for the
+ * uncertainty estimate (docs/uncertainty.md). More buckets say little more
+ * about the spread but cost memory per CPU at long intervals. */
+#define SAMPLER_MAX_BUCKETS 16
+/* When the kernel rotates, the sampler reads every group this many times
+ * per interval, so that each group still has samples to estimate from. */
+#define SAMPLER_KERNEL_READS 4
 /* rotate_ms below 0 (this value, --rotate kernel): every group of a PMU is
  * enabled at once and the kernel multiplexes them on each CPU with its own
  * timer, so the sampler issues no ioctls between reads; coverage is then

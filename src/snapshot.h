@@ -37,6 +37,7 @@ struct snapshot {
 	bool *event_planned;  /* [nevents] */
 	int nrows[SNAP_NSCOPES];
 	struct snap_row *rows[SNAP_NSCOPES];
+	double *block[SNAP_NSCOPES];  /* the rows' arrays, one allocation per scope */
 	int noffline; int *offline;   /* CPUs that left during the interval */
 	char *notice;         /* one line for the user (e.g. why hardware counters are missing), or NULL */
 	double sampler_cost_s;/* CPU time the sampler spent on this interval */

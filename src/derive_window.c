@@ -1,0 +1,274 @@
+/* derive_window.c: per-group sums per row, and window sets over them (see
+ * derive_window.h). */
+#include "config.h"
+#include "derive_window.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
+	       const int nrows[SNAP_NSCOPES])
+{
+	const struct derive_group *g = &in->groups[gi];
+	const struct derive_pmu *dp = &in->pmus[in->plan->groups[gi].pmu];
+	double T = in->interval_s * 1e9;
+	int nev = g->nev;
+	/* One window has nothing to add to the group's value itself. */
+	int nb = g->nb >= 2 ? g->nb : 0;
+	memset(gs, 0, sizeof(*gs));
+	gs->nev = nev;
+	gs->nb = nb;
+	int *cnt[SNAP_NSCOPES] = { NULL };
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		size_t nr = (size_t)nrows[sc];
+		gs->val[sc] = xcalloc(nr * (size_t)nev + 1, sizeof(double));
+		gs->run[sc] = xcalloc(nr + 1, sizeof(double));
+		gs->cov[sc] = xmalloc(sizeof(double) * (nr + 1));
+		for (size_t r = 0; r < nr; r++)
+			gs->cov[sc][r] = 1;
+		if (nb) {
+			gs->bval[sc] = xcalloc(nr * (size_t)nb * (size_t)nev + 1, sizeof(double));
+			gs->bw[sc] = xcalloc(nr * (size_t)nb + 1, sizeof(double));
+			cnt[sc] = xcalloc(nr * (size_t)nb + 1, sizeof(int));
+		}
+	}
+	for (int i = 0; i < dp->ninst; i++) {
+		const int *rows = &ir->row[(size_t)i * SNAP_NSCOPES];
+		if (!dp->alive[i] || rows[SNAP_SYSTEM] < 0)
+			continue;
+		double run = g->ir[i];
+		double k = run > 0 ? T / run : NAN;   /* never ran: unknown, not 0 */
+		double cov = T > 0 ? run / T : 0;
+		const double *iv = &g->iv[(size_t)i * (size_t)nev];
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			int r = rows[sc];
+			if (r < 0)
+				continue;
+			double *rv = &gs->val[sc][(size_t)r * (size_t)nev];
+			for (int j = 0; j < nev; j++)
+				rv[j] += iv[j] * k;
+			gs->run[sc][r] += run;
+			if (cov < gs->cov[sc][r])
+				gs->cov[sc][r] = cov;
+		}
+		for (int b = 0; b < nb; b++) {
+			double br = g->br[(size_t)b * (size_t)dp->ninst + (size_t)i];
+			if (!(br > 0))
+				continue;
+			const double *bv = &g->bv[((size_t)b * (size_t)dp->ninst + (size_t)i) * (size_t)nev];
+			double bk = T / br;
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+				int r = rows[sc];
+				if (r < 0)
+					continue;
+				size_t at = (size_t)r * (size_t)nb + (size_t)b;
+				double *sv = &gs->bval[sc][at * (size_t)nev];
+				for (int j = 0; j < nev; j++)
+					sv[j] += bv[j] * bk;
+				gs->bw[sc][at] += br;
+				cnt[sc][at]++;
+			}
+		}
+	}
+	/* Means over the row's instances. A sample is usable in a row only
+	 * when every instance under it ran in it (they rotate together; one
+	 * that did not, such as a CPU back online mid-interval, would bias
+	 * it). */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		for (int r = 0; r < nrows[sc]; r++) {
+			int nin = ir->nin[sc][r];
+			gs->run[sc][r] = nin > 0 ? gs->run[sc][r] / nin : 0;
+			if (nin == 0)
+				gs->cov[sc][r] = 0;
+			for (int b = 0; b < nb; b++) {
+				size_t at = (size_t)r * (size_t)nb + (size_t)b;
+				int c = cnt[sc][at];
+				gs->bw[sc][at] = c > 0 && c == nin ? gs->bw[sc][at] / c : 0;
+			}
+		}
+		free(cnt[sc]);
+	}
+}
+
+void gsum_done(struct gsum *gs)
+{
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		free(gs->val[sc]);
+		free(gs->run[sc]);
+		free(gs->cov[sc]);
+		free(gs->bval[sc]);
+		free(gs->bw[sc]);
+	}
+}
+
+static int pos_in(const struct derive_group *g, int e)
+{
+	for (int j = 0; j < g->nev; j++)
+		if (g->events[j] == e)
+			return j;
+	return -1;
+}
+
+int wset_event(const struct wset *w, int e)
+{
+	return w->k_of[e];
+}
+
+int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const struct gsum *gs,
+		     int pmu, const int *events, int n)
+{
+	const struct sched_plan *plan = in->plan;
+	if (pmu < 0 || !in->pmus[pmu].available)
+		return -1;
+	int *g = xmalloc(sizeof(int) * ((size_t)plan->ngroups + 1));
+	int ng = 0;
+	for (int gi = 0; gi < plan->ngroups; gi++) {
+		if (plan->groups[gi].pmu != pmu || !in->groups[gi].iv)
+			continue;
+		bool all = true;
+		for (int k = 0; k < n && all; k++)
+			all = pos_in(&in->groups[gi], events[k]) >= 0;
+		if (all)
+			g[ng++] = gi;
+	}
+	if (ng == 0) {
+		free(g);
+		return -1;
+	}
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i].ng == ng && !memcmp(l->v[i].g, g, sizeof(int) * (size_t)ng)) {
+			free(g);
+			return i;
+		}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = xrealloc(l->v, sizeof(*l->v) * (size_t)l->cap);
+	}
+	struct wset *w = &l->v[l->n];
+	memset(w, 0, sizeof(*w));
+	w->pmu = pmu;
+	w->ng = ng;
+	w->g = g;
+	/* The events every member holds: those of the first member that the
+	 * others have too. */
+	const struct derive_group *g0 = &in->groups[g[0]];
+	w->ev = xmalloc(sizeof(int) * ((size_t)g0->nev + 1));
+	for (int j = 0; j < g0->nev; j++) {
+		bool all = true;
+		for (int k = 1; k < ng && all; k++)
+			all = pos_in(&in->groups[g[k]], g0->events[j]) >= 0;
+		if (all)
+			w->ev[w->nev++] = g0->events[j];
+	}
+	w->k_of = xmalloc(sizeof(int) * ((size_t)in->model->nevents + 1));
+	for (int e = 0; e < in->model->nevents; e++)
+		w->k_of[e] = -1;
+	for (int k = 0; k < w->nev; k++)
+		w->k_of[w->ev[k]] = k;
+	w->pos = xmalloc(sizeof(int) * ((size_t)ng * (size_t)w->nev + 1));
+	for (int k = 0; k < ng; k++) {
+		for (int e = 0; e < w->nev; e++)
+			w->pos[k * w->nev + e] = pos_in(&in->groups[g[k]], w->ev[e]);
+		w->ns += gs[g[k]].nb ? gs[g[k]].nb : 1;
+	}
+	return l->n++;
+}
+
+double wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, double *out)
+{
+	int nev = w->nev;
+	if (w->ng == 1) {
+		const struct gsum *s = &gs[w->g[0]];
+		const double *v = &s->val[sc][(size_t)r * (size_t)s->nev];
+		for (int e = 0; e < nev; e++)
+			out[e] = v[w->pos[e]];
+		return s->cov[sc][r];
+	}
+	double sw = 0, cov = 0;
+	for (int e = 0; e < nev; e++)
+		out[e] = 0;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *s = &gs[w->g[k]];
+		double wt = s->run[sc][r];
+		cov += s->cov[sc][r];
+		if (!(wt > 0))
+			continue;
+		const double *v = &s->val[sc][(size_t)r * (size_t)s->nev];
+		for (int e = 0; e < nev; e++)
+			out[e] += wt * v[w->pos[k * nev + e]];
+		sw += wt;
+	}
+	for (int e = 0; e < nev; e++)
+		out[e] = sw > 0 ? out[e] / sw : NAN;
+	return cov < 1 ? cov : 1;
+}
+
+double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
+{
+	double cov = 0;
+	for (int j = 0; j < w->ng; j++)
+		cov += gs[w->g[j]].cov[sc][r];
+	return cov < 1 ? cov : 1;
+}
+
+double wset_value1(const struct wset *w, const struct gsum *gs, int sc, int r, int k, double *out)
+{
+	int nev = w->nev;
+	if (w->ng == 1) {
+		const struct gsum *s = &gs[w->g[0]];
+		*out = s->val[sc][(size_t)r * (size_t)s->nev + (size_t)w->pos[k]];
+		return s->cov[sc][r];
+	}
+	double sw = 0, sum = 0, cov = 0;
+	for (int j = 0; j < w->ng; j++) {
+		const struct gsum *s = &gs[w->g[j]];
+		double wt = s->run[sc][r];
+		cov += s->cov[sc][r];
+		if (!(wt > 0))
+			continue;
+		sum += wt * s->val[sc][(size_t)r * (size_t)s->nev + (size_t)w->pos[j * nev + k]];
+		sw += wt;
+	}
+	*out = sw > 0 ? sum / sw : NAN;
+	return cov < 1 ? cov : 1;
+}
+
+void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, double *sv, double *sw)
+{
+	int nev = w->nev, s = 0;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *g = &gs[w->g[k]];
+		const int *pos = &w->pos[k * nev];
+		if (!g->nb) {
+			/* One window: the group's value is its one sample. */
+			const double *v = &g->val[sc][(size_t)r * (size_t)g->nev];
+			for (int e = 0; e < nev; e++)
+				sv[(size_t)s * (size_t)nev + (size_t)e] = v[pos[e]];
+			sw[s++] = g->run[sc][r];
+			continue;
+		}
+		for (int b = 0; b < g->nb; b++, s++) {
+			size_t at = (size_t)r * (size_t)g->nb + (size_t)b;
+			const double *v = &g->bval[sc][at * (size_t)g->nev];
+			for (int e = 0; e < nev; e++)
+				sv[(size_t)s * (size_t)nev + (size_t)e] = v[pos[e]];
+			sw[s] = g->bw[sc][at];
+		}
+	}
+}
+
+void wset_list_free(struct wset_list *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		struct wset *w = &l->v[i];
+		free(w->g);
+		free(w->ev);
+		free(w->k_of);
+		free(w->pos);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}

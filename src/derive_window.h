@@ -1,0 +1,74 @@
+/* derive_window.h: the per-group sums and the window sets from which
+ * derive.c evaluates every figure.
+ *
+ * A group's sums are, per row (CPU, core, CCX, socket, system), what its
+ * instances under the row counted, each scaled to the interval by its own
+ * time running; and, per bucket of rotation windows, the same from that
+ * bucket alone (one sample of the group's rates).
+ *
+ * A window set is the list of groups that all hold a given list of
+ * events. Counts of those events taken from those groups only were
+ * counted over the same windows, so a formula over them is exact for
+ * those windows. Where a set has several groups their values are pooled
+ * with weights equal to the time each ran, which is the event's total
+ * count over its total running time when the instances of a row ran
+ * alike (they rotate together). Internal to derive. */
+#ifndef PMCTOP_DERIVE_WINDOW_H
+#define PMCTOP_DERIVE_WINDOW_H
+
+#include <stdbool.h>
+#include "derive.h"
+
+/* Per instance of each PMU, the row it adds to at every scope (-1: none),
+ * and per row the live instances under it. */
+struct inst_rows {
+	int *row;                    /* [ninst * SNAP_NSCOPES] */
+	int *nin[SNAP_NSCOPES];      /* [nrows] */
+};
+
+struct gsum {
+	int nev, nb;                 /* nb: buckets with samples (0: the group's value is its one sample) */
+	double *val[SNAP_NSCOPES];   /* [nrows * nev] */
+	double *run[SNAP_NSCOPES];   /* [nrows] mean ns running of the row's instances */
+	double *cov[SNAP_NSCOPES];   /* [nrows] lowest share of the interval an instance ran */
+	double *bval[SNAP_NSCOPES];  /* [nrows * nb * nev] */
+	double *bw[SNAP_NSCOPES];    /* [nrows * nb] mean ns running; 0: not usable */
+};
+
+void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
+	       const int nrows[SNAP_NSCOPES]);
+void gsum_done(struct gsum *gs);
+
+struct wset {
+	int pmu;
+	int ng, *g;            /* member plan groups */
+	int nev, *ev;          /* model events held by every member */
+	int *k_of;             /* [model nevents] index in ev, -1: not held */
+	int *pos;              /* [ng * nev] index of ev[k] in member g's events */
+	int ns;                /* samples: each member's buckets (or its value) */
+};
+
+struct wset_list {
+	int n, cap;
+	struct wset *v;
+};
+
+/* The set of groups on pmu holding all of events[0..n-1] (added when new);
+ * its index, or -1 when no group holds them all. */
+int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const struct gsum *gs,
+		     int pmu, const int *events, int n);
+/* Index of event e in w->ev, or -1. */
+int wset_event(const struct wset *w, int e);
+/* The set's values in row r of scope sc (out[nev]); returns its coverage:
+ * the share of the interval its groups ran, 0..1. */
+double wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, double *out);
+/* The set's coverage alone. */
+double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r);
+/* The same for the set's event k alone (*out); returns its coverage. */
+double wset_value1(const struct wset *w, const struct gsum *gs, int sc, int r, int k, double *out);
+/* The set's samples in row r: sv[ns * nev] values scaled to the interval
+ * from each sample alone, sw[ns] their weights (0: not usable). */
+void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, double *sv, double *sw);
+void wset_list_free(struct wset_list *l);
+
+#endif

@@ -1,0 +1,59 @@
+/* uncertainty.c: the standard error of an interval's figure estimated from
+ * the windows in which its counters ran (see uncertainty.h). */
+#include "config.h"
+#include "uncertainty.h"
+
+#include <math.h>
+
+/* Student's t at 97.5 % for 1..30 degrees of freedom; above 30 the
+ * normal 1.96 is close enough. */
+static const double t975[31] = {
+	NAN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+};
+
+/* Everything counted: no sampling error at all. Rounding of the
+ * coverage to the nanosecond is not a reason to doubt a figure. */
+#define FULLY_COVERED 0.999
+
+double unc_mean_se(const double *x, const double *w, int n, double covered)
+{
+	if (covered >= FULLY_COVERED)
+		return 0;
+	double sw = 0, sx = 0;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (!(w[i] > 0))
+			continue;
+		if (!isfinite(x[i]))
+			return NAN;
+		sw += w[i];
+		sx += w[i] * x[i];
+		m++;
+	}
+	if (m < 2 || !(sw > 0))
+		return NAN;
+	double mean = sx / sw, ss = 0;
+	for (int i = 0; i < n; i++) {
+		if (!(w[i] > 0))
+			continue;
+		double d = w[i] / sw * (x[i] - mean);
+		ss += d * d;
+	}
+	/* Variance of a weighted mean of m samples (the m / (m - 1) makes it
+	 * unbiased), times the share of the interval that was not seen. */
+	double f = covered > 0 ? covered : 0;
+	double var = ss * m / (m - 1) * (1 - f);
+	double t = m - 1 <= 30 ? t975[m - 1] : 1.96;
+	return sqrt(var) * t / 1.96;
+}
+
+int unc_marked(double value, double rse)
+{
+	if (isnan(value))
+		return 0;            /* shown as '-' already */
+	if (isnan(rse))
+		return 1;
+	return 1.96 * rse > UNC_MARK_REL95;
+}

@@ -1,0 +1,26 @@
+/* uncertainty.h: how far an estimate from rotated counters can be from the
+ * whole interval's true value. A group that ran in m windows of an
+ * interval gives m samples of its rates; the interval's figure is their
+ * time-weighted mean scaled to the interval, so its standard error is that
+ * of a mean of m samples drawn without replacement from the interval's
+ * windows (docs/uncertainty.md). Pure arithmetic, no state. */
+#ifndef PMCTOP_UNCERTAINTY_H
+#define PMCTOP_UNCERTAINTY_H
+
+/* Figures whose 95 % interval is wider than this share of the value, or
+ * whose uncertainty cannot be estimated, are marked '~' on the screen. */
+#define UNC_MARK_REL95 0.10
+
+/* The standard error of the weighted mean of x[0..n-1] (weights w, > 0)
+ * as an estimate of the mean over the whole interval, of which the
+ * samples cover the share `covered` (finite-population correction: 0 when
+ * everything was seen). The result is inflated by t(n-1)/1.96 so that
+ * value +- 1.96 se is a 95 % interval even for few samples. NaN when it
+ * cannot be estimated (fewer than two samples and covered < 1). */
+double unc_mean_se(const double *x, const double *w, int n, double covered);
+
+/* 1.96 x rse (the relative half-width of the 95 % interval) above
+ * UNC_MARK_REL95, or not known while the value is: the '~' rule. */
+int unc_marked(double value, double rse);
+
+#endif
