@@ -38,6 +38,8 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_MEMCLK] = "memclk", [WQ_DATA_BUS_BUSY] = "data_bus_busy",
 	[WQ_CTX_SWITCHES] = "ctx_switches", [WQ_MIGRATIONS] = "migrations",
 	[WQ_PAGE_FAULTS] = "page_faults",
+	[WQ_FLOPS_PACKED] = "flops_packed",
+	[WQ_OP_CACHE_ACCESS] = "op_cache_access", [WQ_OP_CACHE_MISS] = "op_cache_miss",
 };
 
 const char *wl_quantity_name(int q)
@@ -144,6 +146,8 @@ struct kind_ranges {
 	double flops_per_op[2];
 	double write_share[2]; /* written-back bytes per read byte */
 	double ctx_per_s[2];   /* context switches per second */
+	double packed[2];      /* packed (vector) share of FLOPs */
+	double opc_miss[2];    /* op cache misses per op cache access */
 };
 
 static const struct kind_ranges ranges[WL_NKINDS] = {
@@ -156,6 +160,7 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 		.l2_miss = { 0.20, 0.40 }, .l3_miss = { 0.20, 0.40 }, .lat10 = { 7.5, 9.0 },
 		.dtlb = { 0.001, 0.003 }, .flops_per_op = { 0.0, 0.01 }, .write_share = { 0.2, 0.4 },
 		.ctx_per_s = { 100, 500 },
+		.packed = { 0.05, 0.40 }, .opc_miss = { 0.05, 0.15 },
 	},
 	[WL_COMPUTE] = {
 		.busy = { 0.92, 1.00 }, .freq = { 0.80, 1.00 }, .ipc = { 3.0, 4.5 },
@@ -166,6 +171,7 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 		.l2_miss = { 0.05, 0.15 }, .l3_miss = { 0.02, 0.08 }, .lat10 = { 7.5, 9.0 },
 		.dtlb = { 0.0002, 0.001 }, .flops_per_op = { 0.5, 2.0 }, .write_share = { 0.3, 0.6 },
 		.ctx_per_s = { 5, 50 },
+		.packed = { 0.50, 0.95 }, .opc_miss = { 0.005, 0.03 },
 	},
 	[WL_MEMORY] = {
 		.busy = { 0.90, 1.00 }, .freq = { 0.75, 0.95 }, .ipc = { 0.25, 0.70 },
@@ -176,6 +182,7 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 		.l2_miss = { 0.45, 0.75 }, .l3_miss = { 0.40, 0.75 }, .lat10 = { 8.0, 12.0 },
 		.dtlb = { 0.002, 0.01 }, .flops_per_op = { 0.0, 0.1 }, .write_share = { 0.2, 0.5 },
 		.ctx_per_s = { 5, 50 },
+		.packed = { 0.10, 0.50 }, .opc_miss = { 0.02, 0.06 },
 	},
 	[WL_BRANCHY] = {
 		.busy = { 0.85, 1.00 }, .freq = { 0.80, 1.00 }, .ipc = { 1.0, 2.0 },
@@ -186,6 +193,7 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 		.l2_miss = { 0.15, 0.30 }, .l3_miss = { 0.10, 0.25 }, .lat10 = { 7.5, 9.5 },
 		.dtlb = { 0.0005, 0.002 }, .flops_per_op = { 0.0, 0.05 }, .write_share = { 0.2, 0.4 },
 		.ctx_per_s = { 20, 200 },
+		.packed = { 0.02, 0.30 }, .opc_miss = { 0.06, 0.18 },
 	},
 };
 
@@ -284,9 +292,31 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_CTX_SWITCHES] = R(ctx_per_s) * 1e-9;
 	rate[WQ_MIGRATIONS] = draw_range(d, 0.01, 0.1) * rate[WQ_CTX_SWITCHES];
 	rate[WQ_PAGE_FAULTS] = draw_range(d, 1, 100) * 1e-9 * (kind == WL_IDLE ? 0.1 : 1.0);
+	rate[WQ_FLOPS_PACKED] = R(packed) * rate[WQ_FLOPS];
+	rate[WQ_OP_CACHE_ACCESS] = draw_range(d, 0.5, 0.9) * rate[WQ_OPS_DISPATCHED];
+	rate[WQ_OP_CACHE_MISS] = R(opc_miss) * rate[WQ_OP_CACHE_ACCESS];
 }
 
 #undef R
+
+/* Segments: 2 to 40 ms, each blending in 0 to 70 % of the contrasting
+ * behaviour. A blend of two consistent rate vectors with weights that add
+ * up to one keeps every sum and inequality between quantities. */
+#define SEG_MIN_NS 2000000.0
+#define SEG_MAX_NS 40000000.0
+#define SEG_MAX_BLEND 0.7
+
+static void enter_segment(struct wl_cpu *c, const struct wl_params *p, uint64_t n, uint64_t start)
+{
+	struct draw d;
+	draw_init(&d, p, c->cpu, c->phase_no ^ (n + 1) * 0x9e3779b97f4a7c15ULL);
+	c->seg_no = n;
+	uint64_t end = start + (uint64_t)draw_range(&d, SEG_MIN_NS, SEG_MAX_NS);
+	c->seg_end = end < c->phase_end ? end : c->phase_end;
+	double w = draw_range(&d, 0.0, SEG_MAX_BLEND);
+	for (int q = 0; q < WQ_COUNT; q++)
+		c->seg[q] = (1.0 - w) * c->rate[q] + w * c->alt[q];
+}
 
 /* Sets c to phase number n starting at start. */
 static void enter_phase(struct wl_cpu *c, const struct wl_params *p, uint64_t n, uint64_t start)
@@ -298,6 +328,13 @@ static void enter_phase(struct wl_cpu *c, const struct wl_params *p, uint64_t n,
 	c->phase_end = start + (uint64_t)draw_range(&d, PHASE_MIN_NS, PHASE_MAX_NS);
 	c->kind = draw_kind(&d);
 	phase_rates(p, c->kind, &d, c->rate);
+	/* The contrasting behaviour: another kind's rates, from draws of
+	 * their own so that the phase's own do not shift. */
+	struct draw da;
+	draw_init(&da, p, c->cpu, n ^ 0xa5a5a5a5a5a5a5a5ULL);
+	enum wl_phase_kind ak = (enum wl_phase_kind)((c->kind + 1 + (int)(draw_unit(&da) * (WL_NKINDS - 1))) % WL_NKINDS);
+	phase_rates(p, ak, &da, c->alt);
+	enter_segment(c, p, 0, start);
 }
 
 void wl_cpu_init(struct wl_cpu *c, const struct wl_params *p, int cpu)
@@ -312,18 +349,26 @@ void wl_cpu_advance(struct wl_cpu *c, const struct wl_params *p, uint64_t now, u
 {
 	uint64_t end = now + dt;
 	while (now < end) {
-		while (now >= c->phase_end)
+		if (now >= c->phase_end)
 			enter_phase(c, p, c->phase_no + 1, c->phase_end);
-		uint64_t stop = end < c->phase_end ? end : c->phase_end;
+		else if (now >= c->seg_end)
+			enter_segment(c, p, c->seg_no + 1, c->seg_end);
+		if (now >= c->seg_end)
+			continue;
+		uint64_t stop = end < c->seg_end ? end : c->seg_end;
 		double span = (double)(stop - now);
 		for (int q = 0; q < WQ_COUNT; q++)
-			acc[q] += c->rate[q] * span;
+			acc[q] += c->seg[q] * span;
 		now = stop;
 	}
-	/* Step into the next phase at once so that c always describes the
-	 * phase that the next nanosecond belongs to. */
-	while (end >= c->phase_end)
-		enter_phase(c, p, c->phase_no + 1, c->phase_end);
+	/* Step into the next segment at once so that c always describes the
+	 * one that the next nanosecond belongs to. */
+	while (end >= c->seg_end) {
+		if (end >= c->phase_end)
+			enter_phase(c, p, c->phase_no + 1, c->phase_end);
+		else
+			enter_segment(c, p, c->seg_no + 1, c->seg_end);
+	}
 }
 
 /* MEMCLK cycles the data bus is busy per 64-byte transfer. */

@@ -2,8 +2,13 @@
  * Each CPU runs a sequence of phases (idle, compute-bound, memory-bound,
  * branchy) that last a few seconds of simulated time; the sequence and every
  * phase's parameters come from a hash of (seed, cpu, phase number), so the
- * same seed always gives the same counts. Within a phase every quantity
- * grows at a constant rate per nanosecond, and the rates are chosen so that
+ * same seed always gives the same counts. A phase is cut into short
+ * segments (2 to 40 ms) in each of which the rates are a blend of the
+ * phase's own and those of a second, contrasting behaviour drawn with it:
+ * real programs move at that grain, and a sampler that rotates counter
+ * groups every 50 ms must be judged on rates that do. Within a segment
+ * every quantity grows at a constant rate per nanosecond, and the rates
+ * of both behaviours are chosen so that
  * the quantities are physically consistent (misses <= accesses at every
  * level, ops >= instructions, the topdown slots add up, ...). The quantity
  * names are those of docs/definitions.md, "Simulated PMU formulas". */
@@ -27,6 +32,7 @@ enum wl_quantity {
 	WQ_FLOPS,
 	WQ_MEM_READ_BYTES, WQ_MEM_WRITE_BYTES, WQ_MEMCLK, WQ_DATA_BUS_BUSY,
 	WQ_CTX_SWITCHES, WQ_MIGRATIONS, WQ_PAGE_FAULTS,
+	WQ_FLOPS_PACKED, WQ_OP_CACHE_ACCESS, WQ_OP_CACHE_MISS,
 	WQ_COUNT
 };
 
@@ -57,7 +63,11 @@ struct wl_cpu {
 	uint64_t phase_start;     /* ns of simulated time */
 	uint64_t phase_end;
 	enum wl_phase_kind kind;
-	double rate[WQ_COUNT];    /* per ns of wall time within this phase */
+	double rate[WQ_COUNT];    /* the phase's own rates, per ns of wall time */
+	double alt[WQ_COUNT];     /* the contrasting behaviour it is blended with */
+	uint64_t seg_no;          /* segment within the phase */
+	uint64_t seg_end;         /* ns; never past phase_end */
+	double seg[WQ_COUNT];     /* the rates in force in this segment */
 };
 
 /* Places cpu at time 0 in its first phase. */

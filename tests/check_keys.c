@@ -212,6 +212,8 @@ int main(void)
 {
 	Suite *s = suite_create("keys");
 	TCase *tc = tcase_create("keys");
+	/* 100,000 checked steps: not quick on a loaded machine. */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_documented);
 	tcase_add_test(tc, test_no_duplicates);
 	tcase_add_test(tc, test_help_complete);
