@@ -243,11 +243,14 @@ static int run_batch(struct run *r, struct sampler *s)
 	uint64_t t0 = now_ns();
 	for (long n = 0; !stop_requested && (r->opt.iterations == 0 || n < r->opt.iterations); n++) {
 		char *cause = NULL;
-		/* The simulated PMU does not take real time to count; pace it so
-		 * that -d means seconds there too, as it does on the screen. */
-		if (n > 0 && r->ops->simulated && !pace_until(t0 + (uint64_t)llround(n * r->opt.delay_s * 1e9)))
-			break;
 		struct snapshot *snap = sampler_step(s, &cause);
+		/* The simulated PMU does not take real time to count; pace it so
+		 * that -d means seconds there too, as it does on the screen: an
+		 * interval is written when it has ended, the first one too. A
+		 * signal while waiting still writes it (nothing is lost). */
+		bool paced = true;
+		if (snap && r->ops->simulated)
+			paced = pace_until(t0 + (uint64_t)llround((double)(n + 1) * r->opt.delay_s * 1e9));
 		if (!snap) {
 			if (stop_requested) {
 				free(cause);
@@ -270,6 +273,8 @@ static int run_batch(struct run *r, struct sampler *s)
 		}
 		int wr = output_write(out, snap);
 		snapshot_free(snap);
+		if (wr >= 0 && !paced)
+			break;
 		if (wr < 0) {
 			/* A closed pipe (pmctop -b | head) is a normal way to stop. */
 			if (wr != -EPIPE)

@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -108,6 +109,10 @@ struct sampler {
 	double interval_s;
 	bool paused, resync;
 	bool stop;
+	/* The user changed the delay or paused: the interval in progress ends
+	 * now (it is exact for the time it ran) and the next one starts with
+	 * the new delay. Read without the lock by the measuring loop. */
+	atomic_bool cut;
 	bool thread_running;
 	pthread_t thread;
 	struct snap_ring *ring;
@@ -138,9 +143,16 @@ static bool stop_requested(struct sampler *s)
 }
 
 /* Waits until t (backend clock): advances simulated time, or sleeps. */
-static bool interrupted(const struct sampler *s)
+static bool interrupted(struct sampler *s)
 {
-	return s->cfg.interrupt && *s->cfg.interrupt;
+	return (s->cfg.interrupt && *s->cfg.interrupt) || atomic_load(&s->cut);
+}
+
+/* Absolute CLOCK_MONOTONIC time for pthread_cond_timedwait (the condition
+ * variable is set to that clock). */
+static struct timespec mono_ts(uint64_t t)
+{
+	return (struct timespec){ (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
 }
 
 static void wait_until(struct sampler *s, uint64_t t)
@@ -152,7 +164,17 @@ static void wait_until(struct sampler *s, uint64_t t)
 		s->cfg.ops->advance(s->bk, t - now);
 		return;
 	}
-	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
+	struct timespec ts = mono_ts(t);
+	if (s->thread_running) {
+		/* On the sampler thread: sleep on the condition variable, so
+		 * that a new delay or a pause ends the interval at once. */
+		pthread_mutex_lock(&s->mu);
+		while (!s->stop && !atomic_load(&s->cut) &&
+		       pthread_cond_timedwait(&s->cond, &s->mu, &ts) != ETIMEDOUT)
+			;
+		pthread_mutex_unlock(&s->mu);
+		return;
+	}
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		if (interrupted(s))
 			return;
@@ -868,7 +890,12 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
 	s->kernel_mux = cfg->rotate_ms < 0;
 	s->rotate_ms = cfg->rotate_ms > 0 ? cfg->rotate_ms : SAMPLER_DEFAULT_ROTATE_MS;
 	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	atomic_init(&s->cut, false);
 	/* A private copy: CPUs going offline and coming back change it, and the
 	 * screen's thread must never see it change under its feet. */
 	s->topo = topo_clone(cfg->topo);
@@ -984,8 +1011,10 @@ struct snapshot *sampler_step(struct sampler *s, char **cause)
 }
 
 /* The publishing thread. On the simulated backend a step takes no real
- * time, so the thread also waits out the interval in real time: a --sim
- * screen refreshes at the rate the user asked for. */
+ * time, so the thread waits out the interval in real time before it
+ * publishes: a --sim screen refreshes at the rate the user asked for,
+ * and its first figures come after one interval, as on real counters. A
+ * new delay or a pause ends that wait, as it ends a real interval. */
 static void *sampler_thread(void *arg)
 {
 	struct sampler *s = arg;
@@ -1002,24 +1031,21 @@ static void *sampler_thread(void *arg)
 		char *cause = NULL;
 		struct snapshot *snap = step(s, true, &cause);
 		free(cause);
-		if (snap)
-			snap_ring_push(s->ring, snap);
 		uint64_t deadline = t0 + (uint64_t)llround(interval_s * 1e9);
 		if (!snap || s->cfg.ops->advance) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
 			uint64_t now = now_ns();
-			uint64_t wait = deadline > now ? deadline - now : 0;
-			if (!snap && wait < 100000000ull)
-				wait = 100000000ull;   /* an error: do not spin */
-			uint64_t abs_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + wait;
-			struct timespec until = { (time_t)(abs_ns / 1000000000ull), (long)(abs_ns % 1000000000ull) };
+			if (!snap && deadline < now + 100000000ull)
+				deadline = now + 100000000ull;   /* an error: do not spin */
+			struct timespec until = mono_ts(deadline);
 			pthread_mutex_lock(&s->mu);
-			while (!s->stop && !s->paused &&
+			while (!s->stop && !atomic_load(&s->cut) &&
 			       pthread_cond_timedwait(&s->cond, &s->mu, &until) != ETIMEDOUT)
 				;
 			pthread_mutex_unlock(&s->mu);
 		}
+		atomic_store(&s->cut, false);
+		if (snap)
+			snap_ring_push(s->ring, snap);
 	}
 	return NULL;
 }
@@ -1032,10 +1058,13 @@ int sampler_start(struct sampler *s, struct snap_ring *ring, char **cause)
 		return set_cause(cause, "the sampler is already running");
 	s->ring = ring;
 	s->stop = false;
-	int rc = pthread_create(&s->thread, NULL, sampler_thread, s);
-	if (rc != 0)
-		return set_cause(cause, "cannot start the sampler thread: %s", strerror(rc));
+	/* Set before the thread exists: the thread reads it (wait_until). */
 	s->thread_running = true;
+	int rc = pthread_create(&s->thread, NULL, sampler_thread, s);
+	if (rc != 0) {
+		s->thread_running = false;
+		return set_cause(cause, "cannot start the sampler thread: %s", strerror(rc));
+	}
 	return 0;
 }
 
@@ -1073,6 +1102,8 @@ void sampler_set_interval(struct sampler *s, double interval_s)
 	if (!s || !(interval_s > 0))
 		return;
 	pthread_mutex_lock(&s->mu);
+	if (interval_s != s->interval_s && s->thread_running)
+		atomic_store(&s->cut, true);
 	s->interval_s = interval_s;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->mu);
@@ -1085,6 +1116,8 @@ void sampler_pause(struct sampler *s, bool paused)
 	pthread_mutex_lock(&s->mu);
 	if (s->paused && !paused)
 		s->resync = true;
+	if (paused && !s->paused && s->thread_running)
+		atomic_store(&s->cut, true);
 	s->paused = paused;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->mu);

@@ -551,6 +551,64 @@ START_TEST(test_kernel_mode)
 }
 END_TEST
 
+/* Seconds on the monotonic clock. */
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Waits up to limit_s for a snapshot; NULL if none came. */
+static struct snapshot *wait_snapshot(struct snap_ring *ring, double limit_s)
+{
+	double t0 = mono_s();
+	while (mono_s() - t0 < limit_s) {
+		struct snapshot *s = snap_ring_pop_latest(ring);
+		if (s)
+			return s;
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* The simulated screen is paced from its first interval, and a new delay
+ * acts at once: the interval in progress ends and the next ones use it
+ * (no waiting out the old, long delay). A pause acts at once too. */
+START_TEST(test_delay_acts_at_once)
+{
+	struct snap_ring ring;
+	snap_ring_init(&ring);
+	sampler_set_interval(smp, 30);
+	char *cause = NULL;
+	ck_assert_int_eq(sampler_start(smp, &ring, &cause), 0);
+	double t0 = mono_s();
+	ck_assert_ptr_null(wait_snapshot(&ring, 0.4));   /* not before its interval ends */
+	sampler_set_interval(smp, 0.2);
+	struct snapshot *s = wait_snapshot(&ring, 2.0);
+	ck_assert_msg(s != NULL, "no figures within 2 s of the new delay");
+	ck_assert_double_lt(mono_s() - t0, 3.0);
+	snapshot_free(s);
+	s = wait_snapshot(&ring, 2.0);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(fabs(s->interval_s - 0.2) < 1e-6);
+	snapshot_free(s);
+	sampler_set_interval(smp, 30);
+	struct timespec ts = { 0, 100000000 };
+	nanosleep(&ts, NULL);
+	t0 = mono_s();
+	sampler_pause(smp, true);
+	s = wait_snapshot(&ring, 2.0);
+	ck_assert_msg(s != NULL, "the interval in progress was not ended by the pause");
+	ck_assert_double_lt(mono_s() - t0, 2.0);
+	snapshot_free(s);
+	sampler_pause(smp, false);
+	sampler_stop(smp);
+	snap_ring_done(&ring);
+}
+END_TEST
+
 START_TEST(test_thread_mode)
 {
 	struct snap_ring ring;
@@ -605,6 +663,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_replan);
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_thread_mode);
+	tcase_add_test(tc, test_delay_acts_at_once);
 	tcase_add_test(tc, test_rotation_backs_off);
 	tcase_add_test(tc, test_kernel_mode);
 	tcase_set_timeout(tc, 20);
