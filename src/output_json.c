@@ -116,6 +116,9 @@ int output_json_write(struct output *o, const struct snapshot *s)
 	fputs(",\"offline\":[", o->f);
 	for (int i = 0; i < s->noffline; i++)
 		fprintf(o->f, "%s%d", i ? "," : "", s->offline[i]);
+	fputs("],\"returning\":[", o->f);
+	for (int i = 0; i < s->nreturning; i++)
+		fprintf(o->f, "%s%d", i ? "," : "", s->returning[i]);
 	fputc(']', o->f);
 	/* How long each counted event really ran, across the system: the
 	 * schedule's share, lower where a group could not be scheduled. */

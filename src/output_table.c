@@ -71,7 +71,9 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	fprintf(o->f, "%s# %s  interval %.2f s%s  model %s%s\n", o->written ? "\n" : "", clock,
 		s->interval_s, rot, s->model->name, s->simulated ? "  SIMULATED" : "");
 	for (int i = 0; i < s->noffline; i++)
-		fprintf(o->f, "# CPU %d went offline\n", s->offline[i]);
+		fprintf(o->f, "# CPU %d offline\n", s->offline[i]);
+	for (int i = 0; i < s->nreturning; i++)
+		fprintf(o->f, "# CPU %d back online, counted from the next interval\n", s->returning[i]);
 	print_heading(o, s);
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
 		const struct snap_row *r = &s->rows[SNAP_CPU][i];

@@ -93,6 +93,7 @@ struct sampler {
 	struct grp_state *gs;     /* [plan->ngroups] */
 	struct bk_count *buf;     /* one read of the largest group */
 	bool opened;
+	bool returned;            /* a CPU came back online: re-plan before the next interval */
 	char *notice;
 
 	uint64_t t_start;         /* backend/monotonic ns where the interval began */
@@ -848,6 +849,11 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 	snap->simulated = s->cfg.ops->simulated;
 	if (s->notice)
 		snap->notice = xstrdup(s->notice);
+	/* Every CPU that is not counted for being offline: those that left
+	 * during the interval and those still away. */
+	for (int i = 0; i < s->topo->ncpus; i++)
+		if (!s->topo->cpus[i].online)
+			record_offline(s, s->topo->cpus[i].cpu);
 	if (s->noffline) {
 		snap->noffline = s->noffline;
 		snap->offline = xmalloc(sizeof(int) * (size_t)s->noffline);
@@ -957,9 +963,10 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 
 	/* A CPU that went offline and came back is counted again: the groups
 	 * are opened afresh, since the kernel's old ones stay dead. */
-	int back[8];
-	if (s->opened && topo_poll_online(s->topo, back, (int)ARRAY_SIZE(back)) > 0)
+	if (s->returned) {
+		s->returned = false;
 		replan = true;
+	}
 
 	if (replan || !s->opened) {
 		close_all(s);
@@ -987,6 +994,26 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	read_all(s, false);
 	reopen_moved(s);
 	struct snapshot *snap = build_snapshot(s, measured > 0 ? measured : interval_s);
+	/* CPUs that came back during the interval were not counted in it:
+	 * said so now, counted from the next one. */
+	int back[64];
+	int nback = s->opened ? topo_poll_online(s->topo, back, (int)ARRAY_SIZE(back)) : 0;
+	if (nback > 0) {
+		s->returned = true;
+		snap->nreturning = nback;
+		snap->returning = xmalloc(sizeof(int) * (size_t)nback);
+		memcpy(snap->returning, back, sizeof(int) * (size_t)nback);
+		/* Each CPU in one list: back is what it is now. */
+		int k = 0;
+		for (int i = 0; i < snap->noffline; i++) {
+			bool is_back = false;
+			for (int j = 0; j < nback; j++)
+				is_back |= snap->offline[i] == back[j];
+			if (!is_back)
+				snap->offline[k++] = snap->offline[i];
+		}
+		snap->noffline = k;
+	}
 	snap->sampler_cost_s = thread_cpu_s() - cpu0;
 	/* 0 says "the kernel rotates" to the outputs. */
 	snap->rotate_ms = s->kernel_mux ? 0 : s->rotate_ms;

@@ -66,6 +66,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->metric_planned);
 	free(s->event_planned);
 	free(s->offline);
+	free(s->returning);
 	free(s->notice);
 	free(s);
 }

@@ -38,7 +38,10 @@ struct snapshot {
 	int nrows[SNAP_NSCOPES];
 	struct snap_row *rows[SNAP_NSCOPES];
 	double *block[SNAP_NSCOPES];  /* the rows' arrays, one allocation per scope */
-	int noffline; int *offline;   /* CPUs that left during the interval */
+	int noffline; int *offline;   /* CPUs offline at the end of the interval, or that
+	                               * left during it: not counted, and known why */
+	int nreturning; int *returning; /* CPUs back online that are counted from the
+	                                 * next interval on */
 	char *notice;         /* one line for the user (e.g. why hardware counters are missing), or NULL */
 	double sampler_cost_s;/* CPU time the sampler spent on this interval */
 	double rotate_ms;     /* rotation period in force (it grows when rotating costs too much);

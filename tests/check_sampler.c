@@ -310,8 +310,12 @@ START_TEST(test_cpu_offline)
 	add_cpu(&s6, 6);
 	check_row(snapshot_cpu(s, 6), &s6, SNAP_CPU, __LINE__);
 	snapshot_free(s);
+	/* Still away: still listed, so that no CPU is ever missing from both
+	 * the rows and the offline list. */
 	s = step();
-	ck_assert_int_eq(s->noffline, 0);
+	ck_assert_int_eq(s->noffline, 1);
+	ck_assert_int_eq(s->offline[0], 5);
+	ck_assert_int_eq(s->nreturning, 0);
 	ck_assert_int_eq(s->nrows[SNAP_CPU], NCPU - 1);
 	ck_assert_int_eq(s->rows[SNAP_SYSTEM][0].ncpus, NCPU - 1);
 	snapshot_free(s);
