@@ -77,6 +77,21 @@ void sim_inject_fault(struct backend *b, const struct sim_fault *f);
 /* Fixes the workload of a CPU to constant rates (events per second) for
  * tests: rates[i] for event i of the model, NaN for "use the model". */
 void sim_set_constant_rates(struct backend *b, int cpu, const double *rates);
+/* Ground truth, for tests that judge pmctop's figures. The quantities
+ * (sim_workload.h, WQ_COUNT of them) that inst's source has delivered since
+ * time 0: per CPU, CCX, or memory channel. Returns 0, or -1 for an
+ * instance the simulator does not have. */
+int sim_truth_source(struct backend *b, const struct bk_instance *inst, double *q);
+/* What event counts over the quantities dq (a difference of two
+ * sim_truth_source readings) of an instance read on cpu, which ran for
+ * running_ns: unrounded, never saturated. */
+double sim_truth_event(struct backend *b, int cpu, int event, const double *dq, double running_ns);
+/* For the open group of events[0..n-1] on inst: each event's unrounded
+ * count over exactly the windows in which the group ran since it was
+ * opened, and that running time. Returns 0, or -1 when no such group is
+ * open. */
+int sim_truth_group(struct backend *b, const struct bk_instance *inst, const int *events, int n,
+		    double *out, double *running_ns);
 /* Parses "zen5:2x12x8x2" style specs: a model's name or alias (from the
  * models' own definitions) and the topology shape, which defaults to the
  * model's "shape" line. A name no model has is returned as it is, for the

@@ -57,6 +57,11 @@
  *    `after_reads` successful opens, until cleared by a fault with err 0.
  *  - Absent PMUs: an event of a PMU listed in absent=..., or of an uncore
  *    ccx PMU on a topology without L3, fails to open with -ENOENT.
+ *  - Ground truth (sim_truth_*): the simulator knows what really happened,
+ *    so tests can judge pmctop's figures: the quantities of any instance's
+ *    source since time 0 (whole-interval truth is the difference at the
+ *    interval's ends), and for each open group the unrounded count of each
+ *    event over exactly the windows in which the group ran.
  *
  * The argument is a comma-separated list; items without '=' (the --sim spec
  * itself) are ignored, the others are nmi=0|1, seed=N, channels=N (memory
@@ -126,6 +131,7 @@ struct bk_group {
 	double acc[WQ_COUNT];         /* quantities while running, per channel */
 	double snap[WQ_COUNT];        /* src at the last settle */
 	uint64_t *last;               /* last values read: counts never go back */
+	struct bk_group *next_open;   /* every open group, for the ground truth */
 };
 
 struct sim_event {
@@ -153,6 +159,7 @@ struct backend {
 	int *nslots;
 	int nfaults;
 	struct { struct sim_fault f; int seen; } faults[SIM_MAX_FAULTS];
+	struct bk_group *open_groups;
 };
 
 /* ---- argument and set-up ---- */
@@ -886,6 +893,8 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 	g->last = xcalloc((size_t)nevents, sizeof(uint64_t));
 	g->since = b->now;
 	memcpy(g->snap, g->src, sizeof(g->snap));
+	g->next_open = b->open_groups;
+	b->open_groups = g;
 	*out = g;
 	return 0;
 }
@@ -938,6 +947,21 @@ static double quantity_value(void *ctx, int ref)
 	return ref >= 0 && ref < WQ_COUNT ? c->q[ref] : NAN;
 }
 
+/* What event e counts over quantities q during running_ns on CPU c's
+ * instances: its sim formula, or the constant rate a test set. */
+static double event_value(const struct backend *b, const struct sim_cpu *c, int e, const double *q,
+			  double running_ns)
+{
+	const double *rates = c ? c->rates : NULL;
+	if (rates && !isnan(rates[e]))
+		return rates[e] * running_ns / 1e9;
+	if (b->ev[e].expr) {
+		struct eval_ctx ctx = { q };
+		return expr_eval(b->ev[e].expr, quantity_value, &ctx);
+	}
+	return b->ev[e].cycles_share * q[WQ_CYCLES];
+}
+
 static int sim_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 {
 	if (!g || !out)
@@ -959,18 +983,10 @@ static int sim_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 	c->reads++;
 
 	settle(b, g);
-	struct eval_ctx ctx = { g->acc };
-	const double *rates = c->rates;
 	for (int i = 0; i < g->nevents; i++) {
 		int e = g->events[i];
 		const struct event_def *ed = &b->m->events[e];
-		double v;
-		if (rates && !isnan(rates[e]))
-			v = rates[e] * (double)g->t_running / 1e9;
-		else if (b->ev[e].expr)
-			v = expr_eval(b->ev[e].expr, quantity_value, &ctx);
-		else
-			v = b->ev[e].cycles_share * g->acc[WQ_CYCLES];
+		double v = event_value(b, c, e, g->acc, (double)g->t_running);
 		uint64_t u = 0;
 		if (v > 0 && isfinite(v))
 			u = v >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(v);
@@ -992,9 +1008,66 @@ static void sim_close(struct backend *b, struct bk_group *g)
 	if (!g)
 		return;
 	sim_disable(b, g);
+	for (struct bk_group **pp = &b->open_groups; *pp; pp = &(*pp)->next_open)
+		if (*pp == g) {
+			*pp = g->next_open;
+			break;
+		}
 	free(g->events);
 	free(g->last);
 	free(g);
+}
+
+/* ---- ground truth ---- */
+
+int sim_truth_source(struct backend *b, const struct bk_instance *inst, double *q)
+{
+	if (!b || !inst || inst->pmu < 0 || inst->pmu >= b->m->npmus)
+		return -1;
+	const struct pmu_def *pd = &b->m->pmus[inst->pmu];
+	int nch = 1;
+	char *cause = NULL;
+	int k = slot_index(b, pd, inst, &nch, &cause);
+	free(cause);
+	if (k < 0)
+		return -1;
+	const double *src = source_of(b, pd, inst);
+	for (int i = 0; i < WQ_COUNT; i++)
+		q[i] = src[i] / nch;
+	return 0;
+}
+
+double sim_truth_event(struct backend *b, int cpu, int event, const double *dq, double running_ns)
+{
+	if (!b || event < 0 || event >= b->m->nevents)
+		return NAN;
+	const struct sim_cpu *c = cpu >= 0 && cpu < b->ncpu_map ? &b->cpus[cpu] : NULL;
+	return event_value(b, c, event, dq, running_ns);
+}
+
+int sim_truth_group(struct backend *b, const struct bk_instance *inst, const int *events, int n,
+		    double *out, double *running_ns)
+{
+	if (!b || !inst || inst->pmu < 0 || inst->pmu >= b->m->npmus)
+		return -1;
+	const struct pmu_def *pd = &b->m->pmus[inst->pmu];
+	int nch = 1;
+	char *cause = NULL;
+	int k = slot_index(b, pd, inst, &nch, &cause);
+	free(cause);
+	if (k < 0 || k >= b->nslots[inst->pmu])
+		return -1;
+	const struct sim_slot *slot = &b->slots[inst->pmu][k];
+	for (struct bk_group *g = b->open_groups; g; g = g->next_open) {
+		if (g->slot != slot || g->nevents != n || memcmp(g->events, events, sizeof(int) * (size_t)n))
+			continue;
+		settle(b, g);
+		for (int i = 0; i < n; i++)
+			out[i] = event_value(b, &b->cpus[g->cpu], events[i], g->acc, (double)g->t_running);
+		*running_ns = (double)g->t_running;
+		return 0;
+	}
+	return -1;
 }
 
 /* ---- test controls ---- */

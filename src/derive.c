@@ -292,9 +292,13 @@ static bool one_pmu(const struct model *m, const struct metric_def *md)
 	return true;
 }
 
-/* Counts of per-CPU PMUs beside counts of a PMU that covers a whole CCX
- * or socket (L3, memory controller). */
-static bool mixes_scopes(const struct model *m, const struct metric_def *md)
+/* Whether a row that -C left partial can show metric md: a core, CCX or
+ * socket row stands for the whole unit, so any count of per-CPU PMUs
+ * there would be only the selected CPUs' share under the unit's name; the
+ * system row stands for the selection itself, and only counts of per-CPU
+ * PMUs beside counts of a PMU that covers a whole CCX or socket (L3,
+ * memory controller) do not belong together there. */
+static bool partial_ok(const struct model *m, const struct metric_def *md, int sc)
 {
 	bool thread = false, wide = false;
 	for (int k = 0; k < md->nevents; k++) {
@@ -303,7 +307,7 @@ static bool mixes_scopes(const struct model *m, const struct metric_def *md)
 		else
 			wide = true;
 	}
-	return thread && wide;
+	return sc == SNAP_SYSTEM ? !(thread && wide) : !thread;
 }
 
 /* partial[sc][r]: the row holds fewer CPUs than are online in its core,
@@ -483,7 +487,14 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	}
 	double *scratch = xmalloc(sizeof(double) * nscratch);
 
-	/* Each event's figure, coverage and uncertainty. */
+	/* Rows of which -C left some CPUs out. */
+	bool *partial[SNAP_NSCOPES];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		partial[sc] = xcalloc((size_t)nrows[sc] + 1, sizeof(bool));
+	mark_partial(in, &rm, nrows, snap, partial);
+
+	/* Each event's figure, coverage and uncertainty. A per-CPU event has
+	 * none in a core, CCX or socket row that -C left partial. */
 	for (int e = 0; e < m->nevents; e++) {
 		if (ev_set[e] < 0)
 			continue;
@@ -494,6 +505,8 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			for (int r = 0; r < nrows[sc]; r++) {
 				if (!row_has_pmu(&irows[w->pmu], sc, r))
+					continue;
+				if (partial[sc][r] && sc != SNAP_SYSTEM && m->pmus[w->pmu].scope == SCOPE_THREAD)
 					continue;
 				struct snap_row *row = &snap->rows[sc][r];
 				double v, cov = wset_value1(w, gs, sc, r, k, &v), rse = NAN;
@@ -514,12 +527,6 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			}
 	}
 
-	/* Rows of which -C left some CPUs out. */
-	bool *partial[SNAP_NSCOPES];
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		partial[sc] = xcalloc((size_t)nrows[sc] + 1, sizeof(bool));
-	mark_partial(in, &rm, nrows, snap, partial);
-
 	/* Metrics: in their window set where they have one, else from the
 	 * pooled event figures of each row. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
@@ -530,7 +537,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				const struct metric_def *md = &m->metrics[mi];
 				if ((int)md->scope > sc || !md->expr)
 					continue;   /* not applicable here: NaN, coverage NaN */
-				if (partial[sc][r] && mixes_scopes(m, md))
+				if (partial[sc][r] && !partial_ok(m, md, sc))
 					continue;
 				const struct wset *w = met_set[mi] >= 0 ? &wl.v[met_set[mi]] : NULL;
 				struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc,

@@ -479,6 +479,12 @@ static int open_all(struct sampler *s, char **cause)
 	}
 	if (only_proc && have_proc)
 		add_notice(s, "showing CPU utilization from /proc/stat only");
+	/* -C: say once why core, CCX and socket rows show dashes. */
+	bool left_out = false;
+	for (int i = 0; s->cpu_filter && i < s->topo->ncpus; i++)
+		left_out |= s->topo->cpus[i].online && !cpu_selected(s, s->topo->cpus[i].cpu);
+	if (left_out)
+		add_notice(s, "-C: a core, CCX or socket only partly selected shows its per-CPU figures as -");
 	if (plan->nunschedulable > 0) {
 		const struct event_def *ed = &m->events[plan->unschedulable[0]];
 		add_notice(s, "%d event%s cannot be counted: %s: %s%s", plan->nunschedulable,
