@@ -40,6 +40,8 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_PAGE_FAULTS] = "page_faults",
 	[WQ_FLOPS_PACKED] = "flops_packed",
 	[WQ_OP_CACHE_ACCESS] = "op_cache_access", [WQ_OP_CACHE_MISS] = "op_cache_miss",
+	[WQ_L2_MISS_L1D] = "l2_miss_l1d", [WQ_L2_MISS_L1I] = "l2_miss_l1i",
+	[WQ_DATA_BUS_BUSY_RD] = "data_bus_busy_rd", [WQ_DATA_BUS_BUSY_WR] = "data_bus_busy_wr",
 };
 
 const char *wl_quantity_name(int q)
@@ -295,6 +297,12 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_FLOPS_PACKED] = R(packed) * rate[WQ_FLOPS];
 	rate[WQ_OP_CACHE_ACCESS] = draw_range(d, 0.5, 0.9) * rate[WQ_OPS_DISPATCHED];
 	rate[WQ_OP_CACHE_MISS] = R(opc_miss) * rate[WQ_OP_CACHE_ACCESS];
+	/* The demand misses of each L1 that miss L2 as well. Kept as
+	 * quantities of their own: event formulas must be linear in the
+	 * quantities, or a count over a span would not be the sum of the
+	 * counts over its parts. */
+	rate[WQ_L2_MISS_L1D] = l2m * rate[WQ_L1D_MISS];
+	rate[WQ_L2_MISS_L1I] = l2m * rate[WQ_L1I_MISS];
 }
 
 #undef R
@@ -380,6 +388,9 @@ void wl_channel_fill(const struct wl_params *p, int nch, uint64_t dt, double *ac
 	double busy = (acc[WQ_MEM_READ_BYTES] + acc[WQ_MEM_WRITE_BYTES]) / 64.0 * BUS_CYCLES_PER_LINE;
 	acc[WQ_MEMCLK] = clk;
 	acc[WQ_DATA_BUS_BUSY] = busy < clk ? busy : clk;
+	double bytes = acc[WQ_MEM_READ_BYTES] + acc[WQ_MEM_WRITE_BYTES];
+	acc[WQ_DATA_BUS_BUSY_RD] = bytes > 0 ? acc[WQ_DATA_BUS_BUSY] * acc[WQ_MEM_READ_BYTES] / bytes : 0;
+	acc[WQ_DATA_BUS_BUSY_WR] = acc[WQ_DATA_BUS_BUSY] - acc[WQ_DATA_BUS_BUSY_RD];
 }
 
 void wl_phase_at(const struct wl_params *p, int cpu, uint64_t t, struct wl_phase_info *out)

@@ -1,0 +1,591 @@
+/* check_truth.c: the simulated PMU is the judge. The simulator knows what
+ * really happened in every interval (sim_truth_*), so every figure pmctop
+ * publishes can be compared with the value computed from the true counts:
+ *  - a metric evaluated in one window set must equal the same formula on
+ *    the true counts of exactly the windows its groups ran in (0.1 %);
+ *  - topdown shares lie in [0, 1], and those computed in one window set
+ *    sum to 1 (0.1 %); memory bus utilisation never exceeds 1;
+ *  - a figure said to be exact (uncertainty 0) equals the whole-interval
+ *    truth, and the stated 95 % interval of the others covers the
+ *    whole-interval truth in 90-99 % of cases;
+ *  - with -C, a CCX or socket figure equals the unfiltered one or is '-'.
+ * Workloads are the simulator's phased, seeded ones (rates move every 2-40
+ * ms), over several shapes, views, models and both rotation modes. */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "check_run.h"
+#include "evdef.h"
+#include "expr.h"
+#include "sampler.h"
+#include "sim_workload.h"
+#include "topo.h"
+#include "util.h"
+
+/* Counts smaller than this are dominated by the rounding of counters to
+ * whole numbers; their ratios are not a fair test of the estimator. */
+#define MIN_TRUE_COUNT 100000.0
+
+struct tally {
+	long cpu_intervals;
+	long window_checked, window_bad;
+	long share_checked, share_bad, sum_checked, sum_bad;
+	long exact_checked, exact_bad;
+	long unc_checked, unc_covered, unc_unknown;
+	double worst_window;
+	char worst_what[160];
+};
+
+static struct tally tot;
+
+/* One PMU instance as the harness sees it, with the truth at the start of
+ * the interval. */
+struct hinst {
+	struct bk_instance bi;
+	int rows[SNAP_NSCOPES];   /* row index per scope in the snapshot, -1 */
+	double q0[WQ_COUNT];
+};
+
+struct hgroup {
+	int g;                    /* plan group */
+	int ninst;
+	int *inst;                /* indices into the harness instances */
+	double *c0, *r0;          /* [ninst * nev], [ninst] at the start of the interval */
+};
+
+struct harness {
+	struct model *m;
+	struct topo *t;
+	struct sampler *s;
+	struct backend *bk;
+	const struct sched_plan *plan;
+	int ninst;
+	struct hinst *inst;
+	int ngroups;
+	struct hgroup *groups;
+	/* Per scope, per row, per event: this interval's true counts. */
+	double *truth[SNAP_NSCOPES];
+	double *wtruth;           /* scratch */
+};
+
+static int row_of(const struct snapshot *snap, int sc, int id_cpu, int core, int ccx, int socket)
+{
+	for (int r = 0; r < snap->nrows[sc]; r++) {
+		const struct snap_row *row = &snap->rows[sc][r];
+		switch (sc) {
+		case SNAP_CPU: if (row->cpu == id_cpu) return r; break;
+		case SNAP_CORE: if (row->core == core) return r; break;
+		case SNAP_CCX: if (row->ccx == ccx) return r; break;
+		case SNAP_SOCKET: if (row->socket == socket) return r; break;
+		default: return 0;
+		}
+	}
+	return -1;
+}
+
+/* Which rows an instance adds to, worked out from the topology alone. */
+static void place_instance(const struct topo *t, const struct snapshot *snap, struct hinst *hi)
+{
+	int cpu = -1, core = -1, ccx = -1, sock = -1;
+	if (hi->bi.scope == SCOPE_THREAD) {
+		const struct topo_cpu *tc = topo_cpu_by_num(t, hi->bi.cpu);
+		cpu = tc->cpu; core = tc->core; ccx = tc->ccx; sock = tc->socket;
+	} else if (hi->bi.scope == SCOPE_CCX) {
+		ccx = hi->bi.scope_id;
+		sock = t->ccxs[ccx].socket;
+	} else if (hi->bi.scope == SCOPE_SOCKET) {
+		sock = hi->bi.scope_id;
+	}
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		hi->rows[sc] = -1;
+		if (sc < (int)hi->bi.scope)
+			continue;
+		hi->rows[sc] = row_of(snap, sc, cpu, core, ccx, sock);
+	}
+}
+
+static void harness_open(struct harness *h, const char *model, const int shape[4], const char *what,
+			 double rotate_ms, int seed, const char *extra, const bool *filter)
+{
+	memset(h, 0, sizeof(*h));
+	char *cause = NULL;
+	h->m = model_load_by_name(TOP_SRCDIR "/events", model, &cause);
+	ck_assert_msg(h->m != NULL, "%s: %s", model, cause ? cause : "?");
+	h->t = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
+	ck_assert_ptr_nonnull(h->t);
+	int *mets = xmalloc(sizeof(int) * ((size_t)h->m->nmetrics + 1));
+	int n = 0;
+	int v = model_find_view(h->m, what);
+	for (int i = 0; i < h->m->nmetrics; i++) {
+		bool want = !strcmp(what, "all") || metric_in_group(&h->m->metrics[i], what);
+		if (v >= 0) {
+			want = false;
+			for (int c = 0; c < h->m->views[v].ncols; c++)
+				want |= h->m->views[v].cols[c].metric == i;
+			for (int c = 0; c < h->m->views[v].nbar; c++)
+				want |= h->m->views[v].bar[c] == i;
+		}
+		if (want)
+			mets[n++] = i;
+	}
+	ck_assert_msg(n > 0, "%s: nothing in %s", model, what);
+	char arg[64];
+	snprintf(arg, sizeof(arg), "seed=%d%s%s", seed, extra ? "," : "", extra ? extra : "");
+	struct sampler_config cfg = {
+		.model = h->m, .topo = h->t, .ops = &backend_sim, .backend_arg = arg,
+		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = n, .metrics = mets,
+		.cpu_filter = filter,
+	};
+	h->s = sampler_new(&cfg, &cause);
+	free(mets);
+	ck_assert_msg(h->s != NULL, "sampler: %s", cause ? cause : "?");
+	h->bk = sampler_backend(h->s);
+	h->plan = sampler_plan(h->s);
+	for (int p = 0; p < h->m->npmus; p++) {
+		struct bk_instance *bi = NULL;
+		char *why = NULL;
+		int k = backend_sim.instances(h->bk, p, &bi, &why);
+		free(why);
+		for (int i = 0; i < k; i++) {
+			if (bi[i].scope == SCOPE_THREAD && filter && !filter[bi[i].cpu]) {
+				free(bi[i].perf_name);
+				continue;
+			}
+			h->inst = xrealloc(h->inst, sizeof(*h->inst) * (size_t)(h->ninst + 1));
+			struct hinst *hi = &h->inst[h->ninst++];
+			memset(hi, 0, sizeof(*hi));
+			hi->bi = bi[i];
+			ck_assert_int_eq(sim_truth_source(h->bk, &hi->bi, hi->q0), 0);
+		}
+		free(bi);
+	}
+	h->ngroups = h->plan->ngroups;
+	h->groups = xcalloc((size_t)h->ngroups + 1, sizeof(*h->groups));
+	for (int g = 0; g < h->ngroups; g++) {
+		struct hgroup *hg = &h->groups[g];
+		const struct sched_group *sg = &h->plan->groups[g];
+		hg->g = g;
+		hg->inst = xmalloc(sizeof(int) * ((size_t)h->ninst + 1));
+		hg->c0 = xcalloc((size_t)h->ninst * (size_t)sg->nevents + 1, sizeof(double));
+		hg->r0 = xcalloc((size_t)h->ninst + 1, sizeof(double));
+		for (int i = 0; i < h->ninst; i++) {
+			if (h->inst[i].bi.pmu != sg->pmu)
+				continue;
+			int k = hg->ninst;
+			if (sim_truth_group(h->bk, &h->inst[i].bi, sg->events, sg->nevents,
+					    &hg->c0[(size_t)k * (size_t)sg->nevents], &hg->r0[k]) == 0)
+				hg->inst[hg->ninst++] = i;
+		}
+	}
+	h->wtruth = xmalloc(sizeof(double) * ((size_t)h->m->nevents + 1));
+}
+
+static void harness_close(struct harness *h)
+{
+	for (int g = 0; g < h->ngroups; g++) {
+		free(h->groups[g].inst);
+		free(h->groups[g].c0);
+		free(h->groups[g].r0);
+	}
+	free(h->groups);
+	for (int i = 0; i < h->ninst; i++)
+		free(h->inst[i].bi.perf_name);
+	free(h->inst);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		free(h->truth[sc]);
+	free(h->wtruth);
+	sampler_free(h->s);
+	topo_free(h->t);
+	model_free(h->m);
+}
+
+/* Formula evaluation on true counts. */
+struct tctx {
+	const struct model *m;
+	const double *ev;     /* [nevents] */
+	double interval_s;
+	int scope;
+};
+
+static double tvalue(void *ctx, int ref)
+{
+	struct tctx *c = ctx;
+	if (ref == BUILTIN_INTERVAL_S)
+		return c->interval_s;
+	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics) {
+		const struct metric_def *md = &c->m->metrics[ref - METRIC_REF_BASE];
+		return (int)md->scope > c->scope ? NAN : expr_eval(md->expr, tvalue, c);
+	}
+	return ref >= 0 && ref < c->m->nevents ? c->ev[ref] : NAN;
+}
+
+static double true_metric(const struct model *m, int mi, const double *ev, double interval_s, int sc)
+{
+	struct tctx c = { m, ev, interval_s, sc };
+	const struct metric_def *md = &m->metrics[mi];
+	return (int)md->scope > sc ? NAN : expr_eval(md->expr, tvalue, &c);
+}
+
+/* Groups that hold all of the metric's events: its window set. */
+static int window_set(const struct harness *h, const struct metric_def *md, int *out)
+{
+	int n = 0;
+	for (int g = 0; g < h->plan->ngroups; g++) {
+		const struct sched_group *sg = &h->plan->groups[g];
+		bool all = md->nevents > 0;
+		for (int k = 0; k < md->nevents && all; k++) {
+			bool in = false;
+			for (int j = 0; j < sg->nevents; j++)
+				in |= sg->events[j] == md->events[k];
+			all = in;
+		}
+		if (all)
+			out[n++] = g;
+	}
+	return n;
+}
+
+static bool is_share(const struct metric_def *md)
+{
+	return (metric_in_group(md, "topdown_l1") || metric_in_group(md, "topdown_l2")) &&
+	       md->unit && !strcmp(md->unit, "ratio");
+}
+
+/* The row's whole-interval truth of the metric's events is large enough
+ * for counts rounded to whole numbers not to matter. */
+static bool enough_counts(const struct metric_def *md, const double *ev)
+{
+	for (int k = 0; k < md->nevents; k++)
+		if (!(fabs(ev[md->events[k]]) >= MIN_TRUE_COUNT))
+			return false;
+	return true;
+}
+
+/* Compares a published figure with the whole-interval truth. */
+static void judge(double est, double rse, double truth, const char *what)
+{
+	if (!isfinite(est) || !isfinite(truth) || truth == 0)
+		return;
+	if (rse == 0) {
+		/* Counters hold whole numbers: each instance's count is off by
+		 * up to a half, which MIN_TRUE_COUNT keeps below 1e-3 for the
+		 * rows checked here. */
+		tot.exact_checked++;
+		if (fabs(est - truth) > 1e-3 * fabs(truth)) {
+			tot.exact_bad++;
+			if (tot.exact_bad <= 5)
+				fprintf(stderr, "exact claim wrong: %s: %g vs true %g\n", what, est, truth);
+		}
+		return;
+	}
+	if (isnan(rse)) {
+		tot.unc_unknown++;
+		return;
+	}
+	tot.unc_checked++;
+	if (fabs(est - truth) <= 1.96 * rse * fabs(est))
+		tot.unc_covered++;
+}
+
+static void check_interval(struct harness *h, const struct snapshot *snap, bool filtered)
+{
+	const struct model *m = h->m;
+	double T = snap->interval_s;
+	tot.cpu_intervals += snap->nrows[SNAP_CPU];
+	/* Whole-interval truth per row. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		free(h->truth[sc]);
+		h->truth[sc] = xcalloc((size_t)snap->nrows[sc] * (size_t)m->nevents + 1, sizeof(double));
+	}
+	for (int i = 0; i < h->ninst; i++) {
+		struct hinst *hi = &h->inst[i];
+		place_instance(h->t, snap, hi);
+		double q1[WQ_COUNT], dq[WQ_COUNT];
+		ck_assert_int_eq(sim_truth_source(h->bk, &hi->bi, q1), 0);
+		for (int k = 0; k < WQ_COUNT; k++)
+			dq[k] = q1[k] - hi->q0[k];
+		memcpy(hi->q0, q1, sizeof(q1));
+		for (int e = 0; e < m->nevents; e++) {
+			if (m->events[e].pmu != hi->bi.pmu)
+				continue;
+			double v = sim_truth_event(h->bk, hi->bi.cpu, e, dq, T * 1e9);
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+				if (hi->rows[sc] >= 0)
+					h->truth[sc][(size_t)hi->rows[sc] * (size_t)m->nevents + (size_t)e] += v;
+		}
+	}
+	/* True counts of each group over its own windows in this interval,
+	 * per instance; kept as this interval's difference in c0 (swapped). */
+	double **wc = xcalloc((size_t)h->ngroups + 1, sizeof(double *));
+	double **wr = xcalloc((size_t)h->ngroups + 1, sizeof(double *));
+	for (int g = 0; g < h->ngroups; g++) {
+		struct hgroup *hg = &h->groups[g];
+		const struct sched_group *sg = &h->plan->groups[g];
+		wc[g] = xcalloc((size_t)hg->ninst * (size_t)sg->nevents + 1, sizeof(double));
+		wr[g] = xcalloc((size_t)hg->ninst + 1, sizeof(double));
+		for (int k = 0; k < hg->ninst; k++) {
+			double c1[64], r1 = 0;
+			ck_assert_int_le(sg->nevents, 64);
+			ck_assert_int_eq(sim_truth_group(h->bk, &h->inst[hg->inst[k]].bi, sg->events, sg->nevents,
+							 c1, &r1), 0);
+			for (int j = 0; j < sg->nevents; j++) {
+				size_t at = (size_t)k * (size_t)sg->nevents + (size_t)j;
+				wc[g][at] = c1[j] - hg->c0[at];
+				hg->c0[at] = c1[j];
+			}
+			wr[g][k] = r1 - hg->r0[k];
+			hg->r0[k] = r1;
+		}
+	}
+
+	int *wset = xmalloc(sizeof(int) * ((size_t)h->plan->ngroups + 1));
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			const struct snap_row *row = &snap->rows[sc][r];
+			const double *tev = &h->truth[sc][(size_t)r * (size_t)m->nevents];
+			double l1sum = 0;
+			int l1n = 0, l1set = -2;
+			bool l1same = true;
+			for (int i = 0; i < h->plan->nmetrics; i++) {
+				int mi = h->plan->metrics[i];
+				const struct metric_def *md = &m->metrics[mi];
+				double est = row->metric[mi];
+				if (isnan(est))
+					continue;
+				char what[160];
+				snprintf(what, sizeof(what), "%s scope %d row %d", md->name, sc, r);
+				if (is_share(md)) {
+					tot.share_checked++;
+					if (est < -1e-9 || est > 1 + 1e-9) {
+						tot.share_bad++;
+						fprintf(stderr, "share out of [0,1]: %s = %g\n", what, est);
+					}
+				}
+				if (strstr(md->name, "bus_util")) {
+					tot.share_checked++;
+					if (est > 1 + 1e-9) {
+						tot.share_bad++;
+						fprintf(stderr, "bus utilisation over 1: %s = %g\n", what, est);
+					}
+				}
+				/* The same formula on the true counts of the metric's
+				 * own windows. */
+				int nw = window_set(h, md, wset);
+				if (nw > 0 && enough_counts(md, tev) && !filtered) {
+					for (int e = 0; e < m->nevents; e++)
+						h->wtruth[e] = NAN;
+					for (int k = 0; k < md->nevents; k++)
+						h->wtruth[md->events[k]] = 0;
+					/* Per instance: counts over the set's windows,
+					 * scaled to the interval by its running time. */
+					for (int ii = 0; ii < h->ninst; ii++) {
+						if (h->inst[ii].rows[sc] != r ||
+						    h->inst[ii].bi.pmu != h->plan->groups[wset[0]].pmu)
+							continue;
+						double run = 0;
+						for (int w = 0; w < nw; w++) {
+							struct hgroup *hg = &h->groups[wset[w]];
+							for (int k = 0; k < hg->ninst; k++)
+								if (hg->inst[k] == ii)
+									run += wr[wset[w]][k];
+						}
+						for (int q = 0; q < md->nevents; q++) {
+							double c = 0;
+							for (int w = 0; w < nw; w++) {
+								struct hgroup *hg = &h->groups[wset[w]];
+								const struct sched_group *sg = &h->plan->groups[wset[w]];
+								for (int k = 0; k < hg->ninst; k++) {
+									if (hg->inst[k] != ii)
+										continue;
+									for (int j = 0; j < sg->nevents; j++)
+										if (sg->events[j] == md->events[q])
+											c += wc[wset[w]][(size_t)k * (size_t)sg->nevents + (size_t)j];
+								}
+							}
+							h->wtruth[md->events[q]] += run > 0 ? c * T * 1e9 / run : NAN;
+						}
+					}
+					double wt = true_metric(m, mi, h->wtruth, T, sc);
+					if (isfinite(wt) && wt != 0) {
+						double rel = fabs(est - wt) / fabs(wt);
+						tot.window_checked++;
+						if (rel > 1e-3) {
+							tot.window_bad++;
+							if (tot.window_bad <= 5)
+								fprintf(stderr, "window truth: %s = %g, true %g\n", what, est, wt);
+						}
+						if (rel > tot.worst_window) {
+							tot.worst_window = rel;
+							snprintf(tot.worst_what, sizeof(tot.worst_what), "%s", what);
+						}
+					}
+				}
+				if (metric_in_group(md, "topdown_l1") && is_share(md)) {
+					l1sum += est;
+					l1n++;
+					int key = nw > 0 ? wset[0] * 1000 + nw : -1;
+					if (l1set == -2)
+						l1set = key;
+					else if (l1set != key || key < 0)
+						l1same = false;
+				}
+				if (!filtered && enough_counts(md, tev))
+					judge(est, row->metric_rse[mi], true_metric(m, mi, tev, T, sc), what);
+			}
+			if (l1n >= 4 && l1same && l1set >= 0) {
+				tot.sum_checked++;
+				if (fabs(l1sum - 1) > 1e-3) {
+					tot.sum_bad++;
+					fprintf(stderr, "topdown level 1 sums to %g (scope %d row %d)\n", l1sum, sc, r);
+				}
+			}
+			for (int e = 0; e < m->nevents && !filtered; e++) {
+				if (!snap->event_planned[e] || !(fabs(tev[e]) >= MIN_TRUE_COUNT))
+					continue;
+				char what[160];
+				snprintf(what, sizeof(what), "%s scope %d row %d", m->events[e].name, sc, r);
+				/* Per second on the screen, per interval here. */
+				judge(row->event[e], row->event_rse[e], tev[e], what);
+			}
+		}
+	}
+	free(wset);
+	for (int g = 0; g < h->ngroups; g++) {
+		free(wc[g]);
+		free(wr[g]);
+	}
+	free(wc);
+	free(wr);
+}
+
+struct run_spec {
+	const char *model;
+	int shape[4];
+	const char *what;
+	double rotate_ms;
+	int seeds, intervals;
+	const char *extra;        /* more simulator options */
+};
+
+static void run(const struct run_spec *rs)
+{
+	for (int seed = 1; seed <= rs->seeds; seed++) {
+		struct harness h;
+		harness_open(&h, rs->model, rs->shape, rs->what, rs->rotate_ms, seed, rs->extra, NULL);
+		for (int n = 0; n < rs->intervals; n++) {
+			char *cause = NULL;
+			struct snapshot *snap = sampler_step(h.s, &cause);
+			ck_assert_msg(snap != NULL, "step: %s", cause ? cause : "?");
+			check_interval(&h, snap, false);
+			snapshot_free(snap);
+		}
+		harness_close(&h);
+	}
+}
+
+static const struct run_spec runs[] = {
+	{ "amd-zen5", { 1, 2, 8, 2 }, "basic", 50, 4, 25, NULL },
+	{ "amd-zen5", { 1, 2, 8, 2 }, "topdown", 50, 4, 25, NULL },
+	{ "amd-zen5", { 1, 2, 8, 2 }, "cache", 50, 3, 25, NULL },
+	{ "amd-zen5", { 1, 2, 8, 2 }, "topdown", SAMPLER_ROTATE_KERNEL, 3, 25, NULL },
+	/* Without the NMI watchdog all six level-1 events fit one group. */
+	{ "amd-zen5", { 1, 2, 8, 2 }, "topdown_l1", 50, 2, 25, "nmi=0" },
+	{ "amd-zen5", { 1, 2, 8, 2 }, "basic", SAMPLER_ROTATE_KERNEL, 2, 25, NULL },
+	{ "amd-zen5", { 2, 4, 8, 2 }, "topdown_l2", 25, 1, 15, NULL },
+	{ "amd-zen5", { 1, 2, 4, 2 }, "all", 50, 2, 15, NULL },
+	{ "intel-core2", { 1, 1, 4, 1 }, "basic", 50, 2, 20, NULL },
+	{ "intel-westmere", { 1, 1, 6, 2 }, "basic", 50, 2, 20, NULL },
+	{ "amd-fam10h", { 1, 1, 4, 1 }, "basic", 50, 2, 20, NULL },
+	{ "intel-arch", { 1, 1, 4, 2 }, "basic", 50, 2, 20, NULL },
+};
+
+/* The judgement over all runs, with the figures the documentation quotes. */
+START_TEST(test_verdict)
+{
+	memset(&tot, 0, sizeof(tot));
+	for (size_t i = 0; i < ARRAY_SIZE(runs); i++)
+		run(&runs[i]);
+	double cover = tot.unc_checked ? (double)tot.unc_covered / (double)tot.unc_checked : NAN;
+	printf("ground truth: %ld CPU-intervals\n", tot.cpu_intervals);
+	printf("  window-consistent metrics: %ld checked, %ld off by more than 0.1 %% (worst %.2g: %s)\n",
+	       tot.window_checked, tot.window_bad, tot.worst_window, tot.worst_what);
+	printf("  shares in [0,1]: %ld checked, %ld outside; level-1 sums: %ld checked, %ld off\n",
+	       tot.share_checked, tot.share_bad, tot.sum_checked, tot.sum_bad);
+	printf("  exact claims: %ld checked, %ld wrong\n", tot.exact_checked, tot.exact_bad);
+	printf("  95 %% intervals: %ld checked, %ld cover the truth (%.1f %%), %ld of unknown uncertainty\n",
+	       tot.unc_checked, tot.unc_covered, 100 * cover, tot.unc_unknown);
+	fflush(stdout);
+	ck_assert_int_ge(tot.cpu_intervals, 10000);
+	ck_assert_int_gt(tot.window_checked, 1000);
+	ck_assert_int_eq(tot.window_bad, 0);
+	ck_assert_int_gt(tot.share_checked, 1000);
+	ck_assert_int_eq(tot.share_bad, 0);
+	ck_assert_int_gt(tot.sum_checked, 100);
+	ck_assert_int_eq(tot.sum_bad, 0);
+	ck_assert_int_eq(tot.exact_bad, 0);
+	ck_assert_int_gt(tot.unc_checked, 1000);
+	ck_assert_msg(cover >= 0.90 && cover <= 0.99, "95 %% intervals cover the truth in %.1f %% of cases",
+		      100 * cover);
+}
+END_TEST
+
+/* -C 0: the CCX and socket rows show what the unfiltered run shows, or
+ * nothing; never a figure made of one CPU's counts under the CCX's name. */
+START_TEST(test_cpu_filter_scope)
+{
+	static const int shape[4] = { 1, 2, 8, 2 };
+	struct harness a, b;
+	harness_open(&a, "amd-zen5", shape, "basic", 50, 7, NULL, NULL);
+	bool *only0 = xcalloc(64, sizeof(bool));
+	only0[0] = true;
+	harness_open(&b, "amd-zen5", shape, "basic", 50, 7, NULL, only0);
+	int compared = 0, dashed = 0;
+	for (int n = 0; n < 5; n++) {
+		char *cause = NULL;
+		struct snapshot *sa = sampler_step(a.s, &cause);
+		struct snapshot *sb = sampler_step(b.s, &cause);
+		ck_assert(sa && sb);
+		for (int sc = SNAP_CORE; sc <= SNAP_SOCKET; sc++)
+			for (int r = 0; r < sb->nrows[sc]; r++) {
+				const struct snap_row *rb = &sb->rows[sc][r];
+				int ra = row_of(sa, sc, rb->cpu, rb->core, rb->ccx, rb->socket);
+				ck_assert_int_ge(ra, 0);
+				for (int i = 0; i < a.m->nmetrics; i++) {
+					double vb = rb->metric[i], va = sa->rows[sc][ra].metric[i];
+					if (isnan(vb)) {
+						dashed += !isnan(va);
+						continue;
+					}
+					compared++;
+					ck_assert_msg(fabs(va - vb) <= 1e-9 * fabs(va),
+						      "%s scope %d: %g with -C 0, %g without",
+						      a.m->metrics[i].name, sc, vb, va);
+				}
+			}
+		snapshot_free(sa);
+		snapshot_free(sb);
+	}
+	ck_assert_int_gt(compared, 0);   /* the L3 figures */
+	ck_assert_int_gt(dashed, 0);     /* IPC, GHz, ... of a CCX */
+	free(only0);
+	harness_close(&a);
+	harness_close(&b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("truth");
+	TCase *tc = tcase_create("truth");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_verdict);
+	tcase_add_test(tc, test_cpu_filter_scope);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
