@@ -15,6 +15,8 @@
 #include "cli.h"
 #include "cpuid.h"
 #include "evdef.h"
+#include "export.h"
+#include "export_http.h"
 #include "listing.h"
 #include "output.h"
 #include "sampler.h"
@@ -64,6 +66,7 @@ struct run {
 	int nmetrics; int *metrics;
 	const char **fmts;          /* [nmetrics]: the view's format of each, or NULL */
 	int nevents; int *events;
+	struct export_hub *hub;     /* --listen: where intervals are published, or NULL */
 };
 
 static int usage_error(const char *msg)
@@ -164,7 +167,7 @@ static void add_view_metrics(struct run *r, const struct view_def *v)
 }
 
 /* The metrics to measure: the -g view or metric group, else the model's
- * "batch" view in batch mode, else its first view. */
+ * "batch" view in batch and daemon mode, else its first view. */
 static int choose_metrics(struct run *r)
 {
 	const struct model *m = r->model;
@@ -185,7 +188,7 @@ static int choose_metrics(struct run *r)
 			return rc;
 		}
 	} else if (m->nviews > 0) {
-		int v = r->opt.batch ? model_find_view(m, "batch") : -1;
+		int v = r->opt.batch || r->opt.daemon ? model_find_view(m, "batch") : -1;
 		add_view_metrics(r, &m->views[v >= 0 ? v : 0]);
 	}
 	for (int i = 0; i < r->opt.nevents; i++) {
@@ -237,7 +240,8 @@ static int run_batch(struct run *r, struct sampler *s)
 		.nevcols = r->nevents, .evcols = r->events,
 		.show_ccx = r->topo->nccx > 1,
 	};
-	struct output *out = output_new(f, &oo);
+	/* --daemon: the intervals go to the exporter only. */
+	struct output *out = r->opt.daemon ? NULL : output_new(f, &oo);
 	int rc = 0;
 	bool told = false;
 	uint64_t t0 = now_ns();
@@ -268,8 +272,11 @@ static int run_batch(struct run *r, struct sampler *s)
 			}
 			told = true;
 		}
-		int wr = output_write(out, snap);
-		snapshot_free(snap);
+		int wr = out ? output_write(out, snap) : 0;
+		if (r->hub)
+			export_hub_publish(r->hub, snap);
+		else
+			snapshot_free(snap);
 		if (wr < 0) {
 			/* A closed pipe (pmctop -b | head) is a normal way to stop. */
 			if (wr != -EPIPE)
@@ -278,7 +285,8 @@ static int run_batch(struct run *r, struct sampler *s)
 			break;
 		}
 	}
-	output_free(out);
+	if (out)
+		output_free(out);
 	if (f != stdout && fclose(f) != 0) {
 		fprintf(stderr, "pmctop: closing %s: %s\n", r->opt.output_path, strerror(errno));
 		rc = 1;
@@ -358,7 +366,7 @@ static int run(struct run *r)
 		.nevents = r->nevents, .events = r->events,
 		/* Batch: Ctrl-C ends the interval in progress, which is still
 		 * written, so a recording loses nothing and stops at once. */
-		.interrupt = r->opt.batch ? &stop_requested : NULL,
+		.interrupt = r->opt.batch || r->opt.daemon ? &stop_requested : NULL,
 	};
 	struct sampler *s = sampler_new(&sc, &cause);
 	if (!s) {
@@ -366,14 +374,25 @@ static int run(struct run *r)
 		free(cause);
 		return rc;
 	}
+	struct export_server *srv = NULL;
+	if (r->opt.listen && !r->opt.show_schedule) {
+		r->hub = export_hub_new(r->model, (enum snap_scope)r->opt.export_scope);
+		if (!(srv = export_server_start(r->hub, r->opt.listen, &cause))) {
+			rc = runtime_error(cause);
+			free(cause);
+			sampler_free(s);
+			return rc;
+		}
+	}
 	if (r->opt.show_schedule) {
 		sched_print(sampler_plan(s), r->model, stdout);
 		rc = 0;
-	} else if (r->opt.batch) {
+	} else if (r->opt.batch || r->opt.daemon) {
 		rc = run_batch(r, s);
 	} else {
 		rc = run_live(r, s);
 	}
+	export_server_stop(srv);
 	sampler_free(s);
 	return rc;
 }
@@ -402,7 +421,7 @@ int main(int argc, char **argv)
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_stop_signal;
-		if (r.opt.batch) {
+		if (r.opt.batch || r.opt.daemon) {
 			sigaction(SIGINT, &sa, NULL);
 			sigaction(SIGTERM, &sa, NULL);
 		}
@@ -413,6 +432,7 @@ int main(int argc, char **argv)
 	free(r.metrics);
 	free(r.fmts);
 	free(r.events);
+	export_hub_free(r.hub);
 	if (r.model)
 		model_free(r.model);
 	if (r.topo)
