@@ -77,7 +77,7 @@ void cli_usage(FILE *out)
 	      "                          alone: 127.0.0.1); with the dashboard, -b or --daemon\n"
 	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
 	      "      --export-scope S    narrowest exported rows: cpu, core, ccx or socket\n"
-	      "                          (default core)\n"
+	      "                          (default ccx)\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n"
 	      "\n"

@@ -31,6 +31,9 @@ void export_hub_free(struct export_hub *h);
 /* Publisher side (one thread): adds snap's counts to the running totals and
  * makes it the latest state. Takes ownership of snap. */
 void export_hub_publish(struct export_hub *h, struct snapshot *snap);
+/* The same for a snapshot another consumer owns (the dashboard's ring):
+ * copies the rows the exporter writes, and publishes the copy. */
+void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap);
 /* Scrape side (any thread): a reference to the latest state, NULL before
  * the first interval. Release it with export_state_put. */
 struct export_state *export_hub_get(struct export_hub *h);

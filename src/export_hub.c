@@ -121,7 +121,7 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 	for (int e = 0; e < snap->nevents; e++) {
 		if (!snap->event_planned[e])
 			continue;
-		enum snap_scope sc = export_at(m->pmus[m->events[e].pmu].scope, h->scope);
+		enum snap_scope sc = export_at(snap, m->pmus[m->events[e].pmu].scope, h->scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
 			double v = row->event[e];
@@ -141,6 +141,50 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 	h->cur = st;
 	pthread_mutex_unlock(&h->lock);
 	export_state_put(old);
+}
+
+/* Copies n doubles; snapshot_new sized both arrays alike. */
+static void copy_doubles(double *to, const double *from, int n)
+{
+	if (n > 0)
+		memcpy(to, from, sizeof(double) * (size_t)n);
+}
+
+void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
+{
+	/* Rows narrower than the export scope are never read: leave them out,
+	 * so that the copy costs little at the default scope. */
+	int nrows[SNAP_NSCOPES] = { 0 };
+	for (int sc = h->scope; sc < SNAP_NSCOPES; sc++)
+		nrows[sc] = snap->nrows[sc];
+	struct snapshot *c = snapshot_new(snap->model, nrows);
+	c->seq = snap->seq;
+	c->time = snap->time;
+	c->interval_s = snap->interval_s;
+	c->simulated = snap->simulated;
+	c->sampler_cost_s = snap->sampler_cost_s;
+	c->rotate_ms = snap->rotate_ms;
+	memcpy(c->metric_planned, snap->metric_planned, sizeof(bool) * (size_t)snap->nmetrics);
+	memcpy(c->event_planned, snap->event_planned, sizeof(bool) * (size_t)snap->nevents);
+	for (int sc = h->scope; sc < SNAP_NSCOPES; sc++) {
+		for (int r = 0; r < nrows[sc]; r++) {
+			const struct snap_row *from = &snap->rows[sc][r];
+			struct snap_row *to = &c->rows[sc][r];
+			to->id = from->id;
+			to->cpu = from->cpu;
+			to->core = from->core;
+			to->ccx = from->ccx;
+			to->socket = from->socket;
+			to->ncpus = from->ncpus;
+			copy_doubles(to->metric, from->metric, snap->nmetrics);
+			copy_doubles(to->metric_cov, from->metric_cov, snap->nmetrics);
+			copy_doubles(to->metric_rse, from->metric_rse, snap->nmetrics);
+			copy_doubles(to->event, from->event, snap->nevents);
+			copy_doubles(to->event_cov, from->event_cov, snap->nevents);
+			copy_doubles(to->event_rse, from->event_rse, snap->nevents);
+		}
+	}
+	export_hub_publish(h, c);
 }
 
 struct export_state *export_hub_get(struct export_hub *h)

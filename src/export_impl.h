@@ -18,10 +18,15 @@ struct export_totals {
 /* A row's stable key within its scope: the CPU number, core, CCX or socket
  * index, so that a total stays with its CPU when others go offline. */
 int export_row_key(const struct snap_row *row, enum snap_scope sc);
-/* The scope an event or metric of width w is exported at under --export-scope s. */
-static inline enum snap_scope export_at(int w, enum snap_scope s)
+/* The rows an event or metric of width w (enum scope) is exported at under
+ * --export-scope s: the wider of the two, or the next wider scope that has
+ * rows where a machine has none of it (no CCX in sysfs on some VMs). */
+static inline enum snap_scope export_at(const struct snapshot *snap, int w, enum snap_scope s)
 {
-	return w > (int)s ? (enum snap_scope)w : s;
+	int sc = w > (int)s ? w : (int)s;
+	while (sc < SNAP_SYSTEM && snap->nrows[sc] == 0)
+		sc++;
+	return (enum snap_scope)sc;
 }
 /* The exposition body of snap with the totals tot (see export_state_body). */
 char *export_render(const struct snapshot *snap, const struct export_totals *tot,

@@ -201,7 +201,7 @@ static void events_family(struct buf *b, const struct snapshot *snap, const stru
 	for (int e = 0; e < snap->nevents; e++) {
 		if (!snap->event_planned[e])
 			continue;
-		enum snap_scope sc = export_at(m->pmus[m->events[e].pmu].scope, scope);
+		enum snap_scope sc = export_at(snap, m->pmus[m->events[e].pmu].scope, scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
 			int k = export_row_key(row, sc);
@@ -244,7 +244,7 @@ static void per_item_gauge(struct buf *b, const struct snapshot *snap, enum snap
 		if (!(ev ? snap->event_planned[i] : snap->metric_planned[i]))
 			continue;
 		int w = ev ? (int)m->pmus[m->events[i].pmu].scope : (int)m->metrics[i].scope;
-		enum snap_scope sc = export_at(w, scope);
+		enum snap_scope sc = export_at(snap, w, scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
 			double v = field_of(row, fl)[i];
@@ -280,7 +280,7 @@ static void metric_families(struct buf *b, const struct snapshot *snap, enum sna
 		if (u && !ends_with(nb.p, nb.len, u->suffix))
 			buf_str(&nb, u->suffix);
 		family(b, f, nb.p, NULL, F_GAUGE, help);
-		enum snap_scope sc = export_at((int)md->scope, scope);
+		enum snap_scope sc = export_at(snap, (int)md->scope, scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
 			double v = row->metric[i];

@@ -324,6 +324,13 @@ static int run_live(struct run *r, struct sampler *s)
 	return 0;
 }
 
+/* The sampler thread's hook in dashboard mode: the ring's consumer owns
+ * the snapshot, so the exporter takes a copy. */
+static void publish_copy(void *hub, const struct snapshot *snap)
+{
+	export_hub_publish_copy(hub, snap);
+}
+
 static int run(struct run *r)
 {
 	char *cause = NULL;
@@ -354,6 +361,10 @@ static int run(struct run *r)
 	if ((rc = choose_metrics(r)) >= 0)
 		return rc;
 
+	/* --listen: the exporter's hub exists before the sampler, whose thread
+	 * (dashboard mode) publishes a copy of each interval into it. */
+	if (r->opt.listen && !r->opt.show_schedule)
+		r->hub = export_hub_new(r->model, (enum snap_scope)r->opt.export_scope);
 	struct sampler_config sc = {
 		.model = r->model,
 		.topo = r->topo,
@@ -367,6 +378,8 @@ static int run(struct run *r)
 		/* Batch: Ctrl-C ends the interval in progress, which is still
 		 * written, so a recording loses nothing and stops at once. */
 		.interrupt = r->opt.batch || r->opt.daemon ? &stop_requested : NULL,
+		.on_publish = r->hub ? publish_copy : NULL,
+		.publish_arg = r->hub,
 	};
 	struct sampler *s = sampler_new(&sc, &cause);
 	if (!s) {
@@ -375,8 +388,7 @@ static int run(struct run *r)
 		return rc;
 	}
 	struct export_server *srv = NULL;
-	if (r->opt.listen && !r->opt.show_schedule) {
-		r->hub = export_hub_new(r->model, (enum snap_scope)r->opt.export_scope);
+	if (r->hub) {
 		if (!(srv = export_server_start(r->hub, r->opt.listen, &cause))) {
 			rc = runtime_error(cause);
 			free(cause);

@@ -898,6 +898,8 @@ static void *sampler_thread(void *arg)
 		char *cause = NULL;
 		struct snapshot *snap = step(s, true, &cause);
 		free(cause);
+		if (snap && s->cfg.on_publish)
+			s->cfg.on_publish(s->cfg.publish_arg, snap);
 		if (snap)
 			snap_ring_push(s->ring, snap);
 		uint64_t deadline = t0 + (uint64_t)llround(interval_s * 1e9);

@@ -388,6 +388,33 @@ START_TEST(test_state_outlives_publish)
 }
 END_TEST
 
+/* The dashboard's path (a copy of a snapshot the ring owns) exports the
+ * same text as taking the snapshot, at every scope. */
+START_TEST(test_publish_copy)
+{
+	for (int sc = SNAP_CPU; sc <= SNAP_SOCKET; sc++) {
+		struct export_hub *own = export_hub_new(&model, (enum snap_scope)sc);
+		struct export_hub *copy = export_hub_new(&model, (enum snap_scope)sc);
+		for (int k = 1; k <= 3; k++) {
+			export_hub_publish(own, make_snap(k));
+			struct snapshot *s = make_snap(k);
+			export_hub_publish_copy(copy, s);
+			snapshot_free(s);
+		}
+		struct export_state *a = export_hub_get(own), *b = export_hub_get(copy);
+		size_t la, lb;
+		const char *ta = export_state_body(a, EXPORT_OPENMETRICS, &la);
+		const char *tb = export_state_body(b, EXPORT_OPENMETRICS, &lb);
+		ck_assert_uint_gt(la, 1000);
+		ck_assert_str_eq(ta, tb);
+		export_state_put(a);
+		export_state_put(b);
+		export_hub_free(own);
+		export_hub_free(copy);
+	}
+}
+END_TEST
+
 static const struct {
 	int line;
 	const char *accept;
@@ -483,6 +510,7 @@ int main(void)
 	tcase_add_test(tc, test_openmetrics_families);
 	tcase_add_test(tc, test_scopes);
 	tcase_add_test(tc, test_state_outlives_publish);
+	tcase_add_test(tc, test_publish_copy);
 	tcase_add_loop_test(tc, test_negotiate, 0, (int)ARRAY_SIZE(accepts));
 	tcase_add_loop_test(tc, test_listen, 0, (int)ARRAY_SIZE(listens));
 	tcase_add_test(tc, test_scope_parse);

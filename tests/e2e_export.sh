@@ -6,7 +6,8 @@
 # per-CCX IPC from rate() must agree with pmctop's own JSON for the same
 # intervals, and which must return data for every PromQL expression of the
 # Grafana dashboard in contrib/; then the real perf_event backend, ended
-# with kill -TERM. Every server is stopped on exit; each step is bounded.
+# with kill -TERM; then the dashboard in tmux with --listen. Every server is
+# stopped on exit; each step is bounded.
 # Skips (77) when curl or python3 is missing; the Prometheus part needs
 # prometheus and promtool (Debian's prometheus package).
 set -u
@@ -53,8 +54,8 @@ sleep 0.5
 scrape -D "$tmp/h.txt" -o "$tmp/m.txt" "http://127.0.0.1:$port/metrics" || fail "text scrape"
 grep -qi "^content-type: $TEXT_TYPE" "$tmp/h.txt" || fail "text scrape: content type $(grep -i content-type "$tmp/h.txt")"
 grep -q '^pmctop_info{model="amd-zen5",simulated="true",version="' "$tmp/m.txt" || fail "no pmctop_info"
-grep -q '^pmctop_event_total{event="ex_ret_instr",core="0",ccx="0",socket="0"} ' "$tmp/m.txt" ||
-	fail "no per-core ex_ret_instr counter"
+grep -q '^pmctop_event_total{event="ex_ret_instr",ccx="0",socket="0"} ' "$tmp/m.txt" ||
+	fail "no per-CCX ex_ret_instr counter (default --export-scope ccx)"
 grep -q '^pmctop_metric_l3_hit_rate_ratio{ccx="1",socket="0"} ' "$tmp/m.txt" || fail "no L3 hit rate for CCX 1"
 grep -q '# EOF' "$tmp/m.txt" && fail "# EOF in the text format"
 scrape -D "$tmp/h.om" -o "$tmp/m.om" -H "Accept: application/openmetrics-text; version=1.0.0" \
@@ -65,6 +66,8 @@ grep -q '^# TYPE pmctop_event counter$' "$tmp/m.om" || fail "OpenMetrics counter
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nothing")" = 404 ] || fail "no 404 off /metrics"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/metrics")" = 405 ] || fail "no 405 for POST"
 if command -v promtool >/dev/null; then
+	promtool check config "$top_srcdir/contrib/prometheus-pmctop.yml" >"$tmp/promtool.out" 2>&1 ||
+		fail "contrib/prometheus-pmctop.yml: $(tail -3 "$tmp/promtool.out")"
 	promtool check metrics <"$tmp/m.txt" >"$tmp/promtool.out" 2>&1 ||
 		fail "promtool check metrics: $(head -5 "$tmp/promtool.out")"
 else
@@ -126,7 +129,6 @@ EOF
 		--web.listen-address="127.0.0.1:$pport" >"$tmp/prometheus.log" 2>&1 &
 	pids+=($!)
 	wait_http "http://127.0.0.1:$pport/-/ready" || fail "prometheus not ready: $(tail -5 "$tmp/prometheus.log")"
-	sleep 7
 	python3 "$top_srcdir/tests/e2e_export_prom.py" "http://127.0.0.1:$pport" "$tmp/run.json" \
 		"$top_srcdir/contrib/grafana-pmctop.json" || fail "queries through Prometheus"
 else
@@ -153,6 +155,27 @@ kill -TERM "$perfd"
 wait "$perfd"
 rc=$?
 [ $rc = 0 ] || fail "perf daemon exited $rc after SIGTERM"
+
+# 5. The dashboard and /metrics at once (in tmux, where it is installed):
+# the sampler's thread publishes a copy of each interval.
+if command -v tmux >/dev/null; then
+	port=$(free_port)
+	sock="pmctop-export-$$"
+	tmux -L "$sock" -f /dev/null new-session -d -x 160 -y 50 \
+		"PMCTOP_EVENTS_DIR='$PMCTOP_EVENTS_DIR' '$pmctop' --sim zen5 -d 0.2 --listen 127.0.0.1:$port"
+	if wait_http "http://127.0.0.1:$port/metrics"; then
+		sleep 0.6
+		scrape -o "$tmp/d.txt" "http://127.0.0.1:$port/metrics" || fail "dashboard scrape"
+		grep -q '^pmctop_event_total{event=' "$tmp/d.txt" || fail "dashboard mode: no counters"
+		n=$(sed -n 's/^pmctop_intervals_total //p' "$tmp/d.txt")
+		[ "${n:-0}" -ge 2 ] || fail "dashboard mode: $n intervals"
+	else
+		fail "dashboard with --listen never answered"
+	fi
+	tmux -L "$sock" send-keys q
+	sleep 0.5
+	tmux -L "$sock" kill-server 2>/dev/null
+fi
 
 [ "$fails" = 0 ] && echo "e2e export: ok"
 exit $((fails > 0))

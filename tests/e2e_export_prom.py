@@ -26,10 +26,15 @@ def query(expr, at):
     return body["data"]["result"]
 
 
-now = time.time()
-# The intervals inside the window: pmctop_intervals_total at the first and
-# last scrape of the window, which are the scrapes rate() reads.
-iv = query("pmctop_intervals_total[%s]" % WINDOW, now)
+# Prometheus scrapes its first time a few seconds after it is ready: wait
+# (up to 20 s) until the window holds 4 scrapes. The intervals inside it are
+# pmctop_intervals_total at its first and last scrape, which rate() reads.
+for _ in range(40):
+    now = time.time()
+    iv = query("pmctop_intervals_total[%s]" % WINDOW, now)
+    if iv and len(iv[0]["values"]) >= 4:
+        break
+    time.sleep(0.5)
 if not iv or len(iv[0]["values"]) < 2:
     print("not enough scrapes in the window:", iv)
     sys.exit(1)
