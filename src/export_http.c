@@ -3,8 +3,8 @@
  * The listening socket is opened here, so that a port in use is reported
  * as such before the first interval. libmicrohttpd runs a small pool of
  * threads on epoll; each scrape takes a reference to the latest state and
- * streams its cached body plus its own small tail, so the sampler's side
- * never waits for a client. Connection count and idle time are bounded so
+ * sends its cached body plus its own small tail (one gathered write, no
+ * copy), so the sampler's side never waits for a client. Connection count and idle time are bounded so
  * that slow or many clients use a bounded amount of memory and threads. */
 #include "config.h"
 #include "export_http.h"
@@ -38,24 +38,6 @@ struct reply {
 	size_t tail_len;
 };
 
-static ssize_t reply_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct reply *r = cls;
-	size_t total = r->body_len + r->tail_len;
-	if (pos >= total)
-		return MHD_CONTENT_READER_END_OF_STREAM;
-	size_t n = 0;
-	while (n < max && pos + n < total) {
-		size_t at = (size_t)pos + n;
-		const char *src = at < r->body_len ? r->body + at : r->tail + (at - r->body_len);
-		size_t avail = at < r->body_len ? r->body_len - at : total - at;
-		size_t k = avail < max - n ? avail : max - n;
-		memcpy(buf + n, src, k);
-		n += k;
-	}
-	return (ssize_t)n;
-}
-
 static void reply_free(void *cls)
 {
 	struct reply *r = cls;
@@ -88,8 +70,10 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	if (r->st)
 		r->body = export_state_body(r->st, f, &r->body_len);
 	r->tail = export_hub_tail(s->hub, f, &r->tail_len);
-	struct MHD_Response *resp = MHD_create_response_from_callback(r->body_len + r->tail_len, 64 * 1024,
-								      reply_read, r, reply_free);
+	/* Sent straight from the shared body and the tail, without copying
+	 * either into the connection's buffer; freed when the response is. */
+	struct MHD_IoVec iov[2] = { { r->body ? r->body : "", r->body_len }, { r->tail, r->tail_len } };
+	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, 2, reply_free, r);
 	if (!resp) {
 		reply_free(r);
 		export_hub_scrape_failed(s->hub);
