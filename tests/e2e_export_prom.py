@@ -60,6 +60,15 @@ else:
         if abs(got - want) > 0.02 * want:
             failures.append("CCX %d: IPC %.4f from Prometheus, %.4f from JSON" % (c, got, want))
 
+# The info family (an OpenMetrics "info", which Prometheus asks for first)
+# and the self-metrics arrive as Grafana's instance variable expects them.
+info = query('pmctop_info{model="amd-zen5",simulated="true"}', now)
+if len(info) != 1 or "instance" not in info[0]["metric"]:
+    failures.append("pmctop_info: %s" % info)
+for name in ("pmctop_scrapes_total", "pmctop_sampler_cpu_seconds_total", "pmctop_rotation_period_seconds"):
+    if not query(name, now):
+        failures.append("no " + name)
+
 hit = query("pmctop_metric_l3_hit_rate_ratio", now)
 if len(hit) < 2 or any(not 0 <= float(s["value"][1]) <= 1 for s in hit) or \
         sorted(s["metric"]["ccx"] for s in hit) != sorted({s["metric"]["ccx"] for s in hit}):
