@@ -15,7 +15,7 @@
 enum {
 	OPT_FORMAT = 256, OPT_MODEL, OPT_SIM, OPT_ROTATE, OPT_LIST_MODELS,
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
-	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE,
+	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
 };
 
 static const struct option long_options[] = {
@@ -43,6 +43,7 @@ static const struct option long_options[] = {
 	{ "daemon", no_argument, NULL, OPT_DAEMON },
 	{ "no-tui", no_argument, NULL, OPT_DAEMON },
 	{ "export-scope", required_argument, NULL, OPT_EXPORT_SCOPE },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -78,6 +79,8 @@ void cli_usage(FILE *out)
 	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
 	      "      --export-scope S    narrowest exported rows: cpu, core, ccx or socket\n"
 	      "                          (default ccx)\n"
+	      "      --user NAME         with --listen: run as NAME once counters and socket\n"
+	      "                          are open\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n"
 	      "\n"
@@ -106,6 +109,7 @@ void options_done(struct options *o)
 	free(o->events_dir);
 	free(o->output_path);
 	free(o->listen);
+	free(o->user);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -198,6 +202,11 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 		return 0;
 	}
 	case OPT_DAEMON: o->daemon = true; return 0;
+	case OPT_USER:
+		if (!*arg)
+			return set_cause(cause, "--user expects a user name");
+		replace(&o->user, arg);
+		return 0;
 	case OPT_EXPORT_SCOPE:
 		if ((o->export_scope = export_scope_parse(arg)) < 0)
 			return set_cause(cause, "--export-scope expects cpu, core, ccx or socket, not '%s'", arg);
@@ -244,6 +253,8 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 		return set_cause(cause, "-o writes batch output; add -b");
 	if (o->daemon && !o->listen)
 		return set_cause(cause, "--daemon only serves metrics; add --listen [ADDR:]PORT");
+	if (o->user && !o->listen)
+		return set_cause(cause, "--user goes with --listen");
 	if (o->daemon && o->batch)
 		return set_cause(cause, "--daemon writes no batch output; drop -b or --daemon");
 	return 0;

@@ -395,6 +395,15 @@ static int run(struct run *r)
 			sampler_free(s);
 			return rc;
 		}
+		/* The counters (sampler_new) and the socket are open: root is
+		 * no longer needed for what the exporter serves. */
+		if (r->opt.user && export_drop_privileges(r->opt.user, &cause) < 0) {
+			rc = runtime_error(cause);
+			free(cause);
+			export_server_stop(srv);
+			sampler_free(s);
+			return rc;
+		}
 	}
 	if (r->opt.show_schedule) {
 		sched_print(sampler_plan(s), r->model, stdout);

@@ -5,8 +5,8 @@
 # `pmctop --sim zen5 -b --format json --listen` for a few seconds, whose
 # per-CCX IPC from rate() must agree with pmctop's own JSON for the same
 # intervals, and which must return data for every PromQL expression of the
-# Grafana dashboard in contrib/; then the real perf_event backend, ended
-# with kill -TERM; then the dashboard in tmux with --listen. Every server is
+# Grafana dashboard in contrib/; then the real perf_event backend (as root,
+# after --user nobody), ended with kill -TERM; then the dashboard in tmux with --listen. Every server is
 # stopped on exit; each step is bounded.
 # Skips (77) when curl or python3 is missing; the Prometheus part needs
 # prometheus and promtool (Debian's prometheus package).
@@ -108,6 +108,11 @@ grep -q -- "--listen" "$tmp/err" || fail "--daemon without --listen: $(cat "$tmp
 [ $? = 2 ] || fail "--listen localhost:1 not a usage error"
 "$pmctop" --sim zen5 -b --listen 1 --export-scope thread >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "export-scope" "$tmp/err" || fail "--export-scope thread: $(cat "$tmp/err")"
+"$pmctop" --sim zen5 -b --user nobody >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q -- "--user goes with --listen" "$tmp/err" || fail "--user without --listen: $(cat "$tmp/err")"
+port=$(free_port)
+"$pmctop" --sim zen5 --daemon --listen "127.0.0.1:$port" --user no-such-user-here >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "no user 'no-such-user-here'" "$tmp/err" || fail "--user unknown: $(cat "$tmp/err")"
 
 # 3. A real Prometheus scraping batch mode, which also writes its JSON.
 if command -v prometheus >/dev/null; then
@@ -135,13 +140,21 @@ else
 	echo "note: prometheus not installed, real scrape not tested"
 fi
 
-# 4. The real perf_event backend: software figures served the same way.
+# 4. The real perf_event backend: software figures served the same way;
+# as root, after giving root up with --user nobody.
 port=$(free_port)
-"$pmctop" --daemon --listen "127.0.0.1:$port" -d 0.2 >"$tmp/perf.out" 2>&1 &
+user=()
+[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && user=(--user nobody)
+"$pmctop" --daemon --listen "127.0.0.1:$port" -d 0.2 "${user[@]}" >"$tmp/perf.out" 2>&1 &
 perfd=$!
 pids+=($perfd)
 if wait_http "http://127.0.0.1:$port/metrics"; then
 	sleep 0.6
+	if [ ${#user[@]} -gt 0 ]; then
+		uid=$(awk '/^Uid:/ { print $2 $3 $4 $5 }' "/proc/$perfd/status")
+		n=$(id -u nobody)
+		[ "$uid" = "$n$n$n$n" ] || fail "--user nobody: still uids $uid"
+	fi
 	scrape -o "$tmp/p.txt" "http://127.0.0.1:$port/metrics" || fail "perf scrape"
 	grep -q 'simulated="false"' "$tmp/p.txt" || fail "perf backend: not simulated=false"
 	grep -q '^pmctop_event_total{event="context_switches"' "$tmp/p.txt" || fail "perf backend: no context switch counter"
