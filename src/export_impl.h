@@ -28,6 +28,9 @@ static inline enum snap_scope export_at(const struct snapshot *snap, int w, enum
 		sc++;
 	return (enum snap_scope)sc;
 }
+/* The family name of a derived metric: pmctop_metric_NAME with the
+ * Prometheus base unit of its unit (caller frees). */
+char *export_metric_name(const struct metric_def *md);
 /* The exposition body of snap with the totals tot (see export_state_body). */
 char *export_render(const struct snapshot *snap, const struct export_totals *tot,
 		    enum snap_scope scope, enum export_format f, size_t *len);

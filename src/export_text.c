@@ -192,6 +192,21 @@ static const struct unit_map *unit_of(const char *unit)
 	return NULL;
 }
 
+char *export_metric_name(const struct metric_def *md)
+{
+	const struct unit_map *u = unit_of(md->unit);
+	struct buf nb = { 0 };
+	buf_str(&nb, "pmctop_metric_");
+	buf_name(&nb, md->name);
+	/* "cs_per_s" in /s becomes pmctop_metric_cs_per_second, and
+	 * "l3_hit_ratio" in ratio stays pmctop_metric_l3_hit_ratio. */
+	if (u && u->strip && ends_with(nb.p, nb.len, u->strip))
+		nb.p[nb.len -= strlen(u->strip)] = '\0';
+	if (u && !ends_with(nb.p, nb.len, u->suffix))
+		buf_str(&nb, u->suffix);
+	return nb.p;
+}
+
 static void events_family(struct buf *b, const struct snapshot *snap, const struct export_totals *tot,
 			  enum snap_scope scope, enum export_format f)
 {
@@ -268,31 +283,22 @@ static void metric_families(struct buf *b, const struct snapshot *snap, enum sna
 			continue;
 		const struct metric_def *md = &m->metrics[i];
 		const struct unit_map *u = unit_of(md->unit);
-		char *name = xasprintf("pmctop_metric_%s", md->name);
+		char *name = export_metric_name(md);
 		char *help = xasprintf("%s (%s, over the last interval)", md->desc ? md->desc : md->name,
 				       md->unit ? md->unit : "no unit");
-		struct buf nb = { 0 };
-		buf_name(&nb, name);
-		/* "cs_per_s" in /s becomes pmctop_metric_cs_per_second, and
-		 * "l3_hit_ratio" in ratio stays pmctop_metric_l3_hit_ratio. */
-		if (u && u->strip && ends_with(nb.p, nb.len, u->strip))
-			nb.p[nb.len -= strlen(u->strip)] = '\0';
-		if (u && !ends_with(nb.p, nb.len, u->suffix))
-			buf_str(&nb, u->suffix);
-		family(b, f, nb.p, NULL, F_GAUGE, help);
+		family(b, f, name, NULL, F_GAUGE, help);
 		enum snap_scope sc = export_at(snap, (int)md->scope, scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
 			double v = row->metric[i];
 			if (isnan(v))
 				continue;
-			buf_str(b, nb.p);
+			buf_str(b, name);
 			labels(b, NULL, NULL, row, sc);
 			buf_str(b, " ");
 			buf_value(b, u ? v * u->scale : v);
 			buf_str(b, "\n");
 		}
-		free(nb.p);
 		free(name);
 		free(help);
 	}

@@ -8,12 +8,14 @@
 #include <check.h>
 #include "check_run.h"
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "export.h"
+#include "export_impl.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -415,6 +417,37 @@ START_TEST(test_publish_copy)
 }
 END_TEST
 
+/* Every metric of every model in events/ gets a family name of its own
+ * (the prefix pmctop_metric_ is theirs alone): two metrics whose names
+ * differ only by a unit abbreviation ("x_bw" in GB/s, "x" in MB/s) would
+ * otherwise make one family twice, which Prometheus rejects. */
+START_TEST(test_metric_names_unique_in_every_model)
+{
+	struct model_info *models = NULL;
+	char *cause = NULL;
+	int n = model_list(TOP_SRCDIR "/events", &models, &cause);
+	ck_assert_msg(n > 0, "%s", cause ? cause : "no models");
+	for (int k = 0; k < n; k++) {
+		struct model *m = model_load(models[k].dir, &cause);
+		ck_assert_msg(m, "%s", cause);
+		char **names = xcalloc((size_t)m->nmetrics + 1, sizeof(char *));
+		for (int i = 0; i < m->nmetrics; i++) {
+			names[i] = export_metric_name(&m->metrics[i]);
+			for (const char *c = names[i]; *c; c++)
+				ck_assert_msg(isalnum((unsigned char)*c) || *c == '_', "%s: bad name %s", m->name, names[i]);
+			for (int j = 0; j < i; j++)
+				ck_assert_msg(strcmp(names[i], names[j]), "%s: metrics %s and %s are both %s", m->name,
+					      m->metrics[j].name, m->metrics[i].name, names[i]);
+		}
+		for (int i = 0; i < m->nmetrics; i++)
+			free(names[i]);
+		free(names);
+		model_free(m);
+	}
+	model_list_free(models, n);
+}
+END_TEST
+
 static const struct {
 	int line;
 	const char *accept;
@@ -511,6 +544,7 @@ int main(void)
 	tcase_add_test(tc, test_scopes);
 	tcase_add_test(tc, test_state_outlives_publish);
 	tcase_add_test(tc, test_publish_copy);
+	tcase_add_test(tc, test_metric_names_unique_in_every_model);
 	tcase_add_loop_test(tc, test_negotiate, 0, (int)ARRAY_SIZE(accepts));
 	tcase_add_loop_test(tc, test_listen, 0, (int)ARRAY_SIZE(listens));
 	tcase_add_test(tc, test_scope_parse);
