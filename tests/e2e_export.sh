@@ -90,6 +90,32 @@ assert a and set(a) == set(b), "series changed"
 assert all(b[k] >= a[k] for k in a), [k for k in a if b[k] < a[k]][:3]
 assert any(b[k] > a[k] for k in a)
 EOF
+# A small load (bench/load_export.py is the full one): 20 clients that send
+# half a request and stop, 100 scrapes at once; every scrape is answered and
+# the intervals keep coming (-d 0.2: about 15 in 3 s, at least 10 asked).
+python3 - "$port" <<'EOF' || fail "scrapes under load"
+import socket, subprocess, sys, time
+port = int(sys.argv[1])
+def intervals():
+    out = subprocess.run(["curl", "-sf", "--max-time", "5", "http://127.0.0.1:%d/metrics" % port],
+                         capture_output=True, text=True).stdout
+    return int(next(l.split()[1] for l in out.splitlines() if l.startswith("pmctop_intervals_total ")))
+slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+for c in slow:
+    c.sendall(b"GET /metr")
+n0, t0 = intervals(), time.monotonic()
+urls = ["http://127.0.0.1:%d/metrics" % port] * 100
+r = subprocess.run(["curl", "-s", "--no-progress-meter", "--parallel", "--parallel-max", "100", "-w", "%{http_code}\n"]
+                   + sum((["-o", "/dev/null", u] for u in urls), []), capture_output=True, text=True, timeout=60)
+codes = r.stdout.split()
+assert codes.count("200") == 100, "answers: %s" % sorted(set(codes))
+time.sleep(max(0, 3 - (time.monotonic() - t0)))
+n1 = intervals()
+assert n1 - n0 >= 10, "only %d intervals in 3 s with -d 0.2" % (n1 - n0)
+for c in slow:
+    c.close()
+print("load: 100 scrapes answered, %d intervals in 3 s" % (n1 - n0))
+EOF
 # A second pmctop cannot take the same port, and says so.
 "$pmctop" --sim zen5 --daemon --listen "127.0.0.1:$port" >"$tmp/busy.out" 2>&1
 rc=$?
