@@ -5,7 +5,7 @@
 # `pmctop --sim zen5 -b --format json --listen` for a few seconds, whose
 # per-CCX IPC from rate() must agree with pmctop's own JSON for the same
 # intervals, and which must return data for every PromQL expression of the
-# Grafana dashboard in contrib/; then the real perf_event backend (as root,
+# Grafana dashboard and every recording rule in contrib/; then the real perf_event backend (as root,
 # after --user nobody), ended with kill -TERM; then the dashboard in tmux with --listen. Every server is
 # stopped on exit; each step is bounded.
 # Skips (77) when curl or python3 is missing; the Prometheus part needs
@@ -147,10 +147,14 @@ if command -v prometheus >/dev/null; then
 	"$pmctop" --sim zen5 -b --format json -o "$tmp/run.json" -d 0.5 -n 80 -e ex_ret_instr -e ls_not_halted_cyc \
 		--listen "127.0.0.1:$port" 2>"$tmp/batch.err" &
 	pids+=($!)
+	rules="$(cd "$top_srcdir" && pwd)/contrib/pmctop-rules.yml"
+	promtool check rules "$rules" >"$tmp/promtool.out" 2>&1 || fail "contrib/pmctop-rules.yml: $(tail -3 "$tmp/promtool.out")"
 	cat >"$tmp/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
   scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files: ['$rules']
 scrape_configs:
   - job_name: pmctop
     static_configs:
@@ -161,7 +165,7 @@ EOF
 	pids+=($!)
 	wait_http "http://127.0.0.1:$pport/-/ready" || fail "prometheus not ready: $(tail -5 "$tmp/prometheus.log")"
 	python3 "$top_srcdir/tests/e2e_export_prom.py" "http://127.0.0.1:$pport" "$tmp/run.json" \
-		"$top_srcdir/contrib/grafana-pmctop.json" || fail "queries through Prometheus"
+		"$top_srcdir/contrib/grafana-pmctop.json" "$rules" || fail "queries through Prometheus"
 else
 	echo "note: prometheus not installed, real scrape not tested"
 fi

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-# e2e_export_prom.py PROMETHEUS_URL RUN_JSON DASHBOARD_JSON: queries a
+# e2e_export_prom.py PROMETHEUS_URL RUN_JSON DASHBOARD_JSON RULES_YML: queries a
 # Prometheus that has scraped `pmctop -b --format json -o RUN_JSON --listen`
 # (run by e2e_export.sh) through its HTTP API, and checks that
 #  - per CCX, IPC from rate() of the counters agrees within 2 % with the same
 #    intervals of pmctop's own JSON (sum of instructions / sum of cycles);
 #  - the L3 hit-rate gauge has one series per CCX, between 0 and 1;
-#  - every PromQL expression of the Grafana dashboard returns data.
+#  - every PromQL expression of the Grafana dashboard returns data, and so
+#    does every series the recording rules record.
 import json
+import re
 import sys
 import time
 import urllib.parse
 import urllib.request
 
-prom, run_json, dashboard = sys.argv[1:4]
+prom, run_json, dashboard, rules = sys.argv[1:5]
 WINDOW = "5s"
 failures = []
 
@@ -105,6 +107,22 @@ for e in found:
     if not r:
         failures.append("dashboard query returned nothing: " + q)
 print("dashboard: %d expressions queried" % len(found))
+
+# The recording rules: each recorded series has data once the rules have
+# been evaluated over a few scrapes (Prometheus evaluates them every second
+# here); wait up to 10 s for the last of them.
+records = re.findall(r"^\s*- record:\s*(\S+)", open(rules).read(), re.M)
+if not records:
+    failures.append("no recording rules in " + rules)
+for rec in records:
+    for _ in range(20):
+        r = query(rec, time.time())
+        if r:
+            break
+        time.sleep(0.5)
+    if not r:
+        failures.append("recording rule returned nothing: " + rec)
+print("recording rules: %d series queried" % len(records))
 
 for f in failures:
     print("FAIL:", f)
