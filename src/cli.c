@@ -3,6 +3,7 @@
  * user sees only that line and the usage. */
 #include "config.h"
 #include "cli.h"
+#include "export.h"
 #include "util.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 enum {
 	OPT_FORMAT = 256, OPT_MODEL, OPT_SIM, OPT_ROTATE, OPT_LIST_MODELS,
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
-	OPT_SHOW_SCHEDULE, OPT_NO_COLOR,
+	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
 };
 
 static const struct option long_options[] = {
@@ -38,6 +39,11 @@ static const struct option long_options[] = {
 	{ "show-schedule", no_argument, NULL, OPT_SHOW_SCHEDULE },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "no-colour", no_argument, NULL, OPT_NO_COLOR },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "daemon", no_argument, NULL, OPT_DAEMON },
+	{ "no-tui", no_argument, NULL, OPT_DAEMON },
+	{ "export-scope", required_argument, NULL, OPT_EXPORT_SCOPE },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -68,6 +74,13 @@ void cli_usage(FILE *out)
 	      "      --show-schedule     print how events are packed into counter groups\n"
 	      "      --events-dir DIR    read definitions from DIR\n"
 	      "      --no-color          monochrome screen (also when NO_COLOR is set)\n"
+	      "      --listen [ADDR:]PORT  serve Prometheus/OpenMetrics /metrics (a port\n"
+	      "                          alone: 127.0.0.1); with the dashboard, -b or --daemon\n"
+	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
+	      "      --export-scope S    narrowest exported rows: cpu, core, ccx or socket\n"
+	      "                          (default ccx)\n"
+	      "      --user NAME         with --listen: run as NAME once counters and socket\n"
+	      "                          are open\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n"
 	      "\n"
@@ -80,6 +93,7 @@ void options_init(struct options *o)
 	o->delay_s = CLI_DEFAULT_DELAY_S;
 	o->rotate_ms = CLI_DEFAULT_ROTATE_MS;
 	o->format = OUT_TABLE;
+	o->export_scope = CLI_DEFAULT_EXPORT_SCOPE;
 }
 
 void options_done(struct options *o)
@@ -94,6 +108,8 @@ void options_done(struct options *o)
 	free(o->list_pattern);
 	free(o->events_dir);
 	free(o->output_path);
+	free(o->listen);
+	free(o->user);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -177,6 +193,24 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 	case OPT_EVENTS_DIR: replace(&o->events_dir, arg); return 0;
 	case OPT_SHOW_SCHEDULE: o->show_schedule = true; return 0;
 	case OPT_NO_COLOR: o->no_color = true; return 0;
+	case OPT_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		if (export_parse_listen(arg, &ss, &len, cause) < 0)
+			return -1;
+		replace(&o->listen, arg);
+		return 0;
+	}
+	case OPT_DAEMON: o->daemon = true; return 0;
+	case OPT_USER:
+		if (!*arg)
+			return set_cause(cause, "--user expects a user name");
+		replace(&o->user, arg);
+		return 0;
+	case OPT_EXPORT_SCOPE:
+		if ((o->export_scope = export_scope_parse(arg)) < 0)
+			return set_cause(cause, "--export-scope expects cpu, core, ccx or socket, not '%s'", arg);
+		return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':
@@ -217,5 +251,11 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 		return set_cause(cause, "--sim names its own model; drop --model");
 	if (o->output_path && !o->batch)
 		return set_cause(cause, "-o writes batch output; add -b");
+	if (o->daemon && !o->listen)
+		return set_cause(cause, "--daemon only serves metrics; add --listen [ADDR:]PORT");
+	if (o->user && !o->listen)
+		return set_cause(cause, "--user goes with --listen");
+	if (o->daemon && o->batch)
+		return set_cause(cause, "--daemon writes no batch output; drop -b or --daemon");
 	return 0;
 }

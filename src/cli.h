@@ -26,11 +26,18 @@ struct options {
 	bool show_schedule;      /* --show-schedule */
 	bool no_color;           /* --no-color (NO_COLOR is read by main) */
 	char *output_path;       /* -o FILE: batch output to a file */
+	char *listen;            /* --listen [ADDR:]PORT: serve /metrics (export.h) */
+	bool daemon;             /* --daemon: no screen, no output, only --listen */
+	int export_scope;        /* --export-scope: enum snap_scope, CLI_DEFAULT_EXPORT_SCOPE */
+	char *user;              /* --user NAME: drop root once counters and socket are open */
 	bool help, version;
 };
 
 #define CLI_DEFAULT_DELAY_S 1.0
 #define CLI_DEFAULT_ROTATE_MS SAMPLER_DEFAULT_ROTATE_MS
+/* Per-CCX rows: a 384-CPU host gives about 1,400 series, which hundreds of
+ * hosts can share a Prometheus with (docs/exporter.md counts every scope). */
+#define CLI_DEFAULT_EXPORT_SCOPE SNAP_CCX
 
 void options_init(struct options *o);
 void options_done(struct options *o);

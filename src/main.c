@@ -15,6 +15,8 @@
 #include "cli.h"
 #include "cpuid.h"
 #include "evdef.h"
+#include "export.h"
+#include "export_http.h"
 #include "listing.h"
 #include "output.h"
 #include "sampler.h"
@@ -64,6 +66,7 @@ struct run {
 	int nmetrics; int *metrics;
 	const char **fmts;          /* [nmetrics]: the view's format of each, or NULL */
 	int nevents; int *events;
+	struct export_hub *hub;     /* --listen: where intervals are published, or NULL */
 };
 
 static int usage_error(const char *msg)
@@ -164,7 +167,7 @@ static void add_view_metrics(struct run *r, const struct view_def *v)
 }
 
 /* The metrics to measure: the -g view or metric group, else the model's
- * "batch" view in batch mode, else its first view. */
+ * "batch" view in batch and daemon mode, else its first view. */
 static int choose_metrics(struct run *r)
 {
 	const struct model *m = r->model;
@@ -185,7 +188,7 @@ static int choose_metrics(struct run *r)
 			return rc;
 		}
 	} else if (m->nviews > 0) {
-		int v = r->opt.batch ? model_find_view(m, "batch") : -1;
+		int v = r->opt.batch || r->opt.daemon ? model_find_view(m, "batch") : -1;
 		add_view_metrics(r, &m->views[v >= 0 ? v : 0]);
 	}
 	for (int i = 0; i < r->opt.nevents; i++) {
@@ -237,7 +240,8 @@ static int run_batch(struct run *r, struct sampler *s)
 		.nevcols = r->nevents, .evcols = r->events,
 		.show_ccx = r->topo->nccx > 1,
 	};
-	struct output *out = output_new(f, &oo);
+	/* --daemon: the intervals go to the exporter only. */
+	struct output *out = r->opt.daemon ? NULL : output_new(f, &oo);
 	int rc = 0;
 	bool told = false;
 	uint64_t t0 = now_ns();
@@ -271,8 +275,11 @@ static int run_batch(struct run *r, struct sampler *s)
 			}
 			told = true;
 		}
-		int wr = output_write(out, snap);
-		snapshot_free(snap);
+		int wr = out ? output_write(out, snap) : 0;
+		if (r->hub)
+			export_hub_publish(r->hub, snap);
+		else
+			snapshot_free(snap);
 		if (wr >= 0 && !paced)
 			break;
 		if (wr < 0) {
@@ -283,7 +290,8 @@ static int run_batch(struct run *r, struct sampler *s)
 			break;
 		}
 	}
-	output_free(out);
+	if (out)
+		output_free(out);
 	if (f != stdout && fclose(f) != 0) {
 		fprintf(stderr, "pmctop: closing %s: %s\n", r->opt.output_path, strerror(errno));
 		rc = 1;
@@ -321,6 +329,13 @@ static int run_live(struct run *r, struct sampler *s)
 	return 0;
 }
 
+/* The sampler thread's hook in dashboard mode: the ring's consumer owns
+ * the snapshot, so the exporter takes a copy. */
+static void publish_copy(void *hub, const struct snapshot *snap)
+{
+	export_hub_publish_copy(hub, snap);
+}
+
 static int run(struct run *r)
 {
 	char *cause = NULL;
@@ -351,6 +366,10 @@ static int run(struct run *r)
 	if ((rc = choose_metrics(r)) >= 0)
 		return rc;
 
+	/* --listen: the exporter's hub exists before the sampler, whose thread
+	 * (dashboard mode) publishes a copy of each interval into it. */
+	if (r->opt.listen && !r->opt.show_schedule)
+		r->hub = export_hub_new(r->model, (enum snap_scope)r->opt.export_scope);
 	struct sampler_config sc = {
 		.model = r->model,
 		.topo = r->topo,
@@ -363,7 +382,9 @@ static int run(struct run *r)
 		.nevents = r->nevents, .events = r->events,
 		/* Batch: Ctrl-C ends the interval in progress, which is still
 		 * written, so a recording loses nothing and stops at once. */
-		.interrupt = r->opt.batch ? &stop_requested : NULL,
+		.interrupt = r->opt.batch || r->opt.daemon ? &stop_requested : NULL,
+		.on_publish = r->hub ? publish_copy : NULL,
+		.publish_arg = r->hub,
 	};
 	struct sampler *s = sampler_new(&sc, &cause);
 	if (!s) {
@@ -371,14 +392,33 @@ static int run(struct run *r)
 		free(cause);
 		return rc;
 	}
+	struct export_server *srv = NULL;
+	if (r->hub) {
+		if (!(srv = export_server_start(r->hub, r->opt.listen, &cause))) {
+			rc = runtime_error(cause);
+			free(cause);
+			sampler_free(s);
+			return rc;
+		}
+		/* The counters (sampler_new) and the socket are open: root is
+		 * no longer needed for what the exporter serves. */
+		if (r->opt.user && export_drop_privileges(r->opt.user, &cause) < 0) {
+			rc = runtime_error(cause);
+			free(cause);
+			export_server_stop(srv);
+			sampler_free(s);
+			return rc;
+		}
+	}
 	if (r->opt.show_schedule) {
 		sched_print(sampler_plan(s), r->model, stdout);
 		rc = 0;
-	} else if (r->opt.batch) {
+	} else if (r->opt.batch || r->opt.daemon) {
 		rc = run_batch(r, s);
 	} else {
 		rc = run_live(r, s);
 	}
+	export_server_stop(srv);
 	sampler_free(s);
 	return rc;
 }
@@ -407,7 +447,7 @@ int main(int argc, char **argv)
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_stop_signal;
-		if (r.opt.batch) {
+		if (r.opt.batch || r.opt.daemon) {
 			sigaction(SIGINT, &sa, NULL);
 			sigaction(SIGTERM, &sa, NULL);
 		}
@@ -418,6 +458,7 @@ int main(int argc, char **argv)
 	free(r.metrics);
 	free(r.fmts);
 	free(r.events);
+	export_hub_free(r.hub);
 	if (r.model)
 		model_free(r.model);
 	if (r.topo)

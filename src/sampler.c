@@ -1077,6 +1077,8 @@ static void *sampler_thread(void *arg)
 			pthread_mutex_unlock(&s->mu);
 		}
 		atomic_store(&s->cut, false);
+		if (snap && s->cfg.on_publish)
+			s->cfg.on_publish(s->cfg.publish_arg, snap);
 		if (snap)
 			snap_ring_push(s->ring, snap);
 	}

@@ -53,6 +53,10 @@ struct sampler_config {
 	const bool *cpu_filter;   /* [topo->max_cpu] or NULL for all */
 	int nmetrics; const int *metrics; /* requested metrics */
 	int nevents; const int *events;   /* extra events (-e) */
+	/* Thread mode: called on the sampler's thread with each snapshot
+	 * before it enters the ring (the exporter copies what it needs), or NULL. */
+	void (*on_publish)(void *arg, const struct snapshot *snap);
+	void *publish_arg;
 };
 
 struct sampler;

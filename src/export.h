@@ -1,0 +1,65 @@
+/* export.h: the Prometheus/OpenMetrics exporter's core, without HTTP: the
+ * hub that holds the latest published interval (with the running totals
+ * that turn per-interval counts into monotonic counters), the rendering of
+ * the exposition text, content negotiation and the --listen address.
+ *
+ * The hub never makes the sampler wait: the publishing side builds the next
+ * state on its own, then swaps one pointer under a mutex; a scrape takes a
+ * reference to the state under the same mutex and renders without it. */
+#ifndef PMCTOP_EXPORT_H
+#define PMCTOP_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include "evdef.h"
+#include "snapshot.h"
+
+enum export_format { EXPORT_TEXT, EXPORT_OPENMETRICS };
+
+/* The exposition's content types: text format 0.0.4 and OpenMetrics 1.0. */
+#define EXPORT_TEXT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define EXPORT_OPENMETRICS_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+struct export_hub;
+struct export_state;
+
+/* scope: the narrowest rows exported (enum snap_scope, SNAP_CPU..SNAP_SOCKET);
+ * an event or metric that only exists at a wider scope is exported there. */
+struct export_hub *export_hub_new(const struct model *m, enum snap_scope scope);
+void export_hub_free(struct export_hub *h);
+/* Publisher side (one thread): adds snap's counts to the running totals and
+ * makes it the latest state. Takes ownership of snap. */
+void export_hub_publish(struct export_hub *h, struct snapshot *snap);
+/* The same for a snapshot another consumer owns (the dashboard's ring):
+ * copies the rows the exporter writes, and publishes the copy. */
+void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap);
+/* Scrape side (any thread): a reference to the latest state, NULL before
+ * the first interval. Release it with export_state_put. */
+struct export_state *export_hub_get(struct export_hub *h);
+void export_state_put(struct export_state *st);
+/* The body of the exposition for st in format f (everything but the
+ * self-metrics of the scrape and the OpenMetrics "# EOF"); rendered once per
+ * state and format, shared by every scrape of it, owned by st. */
+const char *export_state_body(struct export_state *st, enum export_format f, size_t *len);
+/* Counts one scrape and renders the scrape's own families plus, in
+ * OpenMetrics, "# EOF". The caller frees the text. */
+char *export_hub_tail(struct export_hub *h, enum export_format f, size_t *len);
+/* Counts a scrape that could not be answered (pmctop_scrape_errors_total). */
+void export_hub_scrape_failed(struct export_hub *h);
+
+/* The format an Accept header asks for: OpenMetrics when it is accepted at
+ * least as much as the text format (by q value), else text. NULL: text. */
+enum export_format export_negotiate(const char *accept);
+
+/* Parses --export-scope: cpu, core, ccx or socket; -1 if none of them. */
+int export_scope_parse(const char *s);
+/* Parses --listen [ADDR:]PORT, [IPV6]:PORT: a port alone binds to the
+ * loopback address 127.0.0.1. Returns 0, or -1 with *cause. */
+int export_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, char **cause);
+
+/* --user NAME: switches to NAME's user and group (and none other), for good.
+ * Returns 0, or -1 with *cause. Needs root. */
+int export_drop_privileges(const char *user, char **cause);
+
+#endif

@@ -1,0 +1,166 @@
+/* export_http.c: serves the exporter over HTTP with libmicrohttpd.
+ *
+ * The listening socket is opened here, so that a port in use is reported
+ * as such before the first interval. libmicrohttpd runs a small pool of
+ * threads on epoll; each scrape takes a reference to the latest state and
+ * sends its cached body plus its own small tail (one gathered write, no
+ * copy), so the sampler's side never waits for a client. Connection count and idle time are bounded so
+ * that slow or many clients use a bounded amount of memory and threads. */
+#include "config.h"
+#include "export_http.h"
+#include "util.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Scrapes are short and Prometheus keeps one connection per target; these
+ * bounds leave room for a load test's 1,000 clients while capping memory
+ * (each connection buffers at most EXPORT_CONN_MEMORY). */
+#define EXPORT_THREADS 4
+#define EXPORT_MAX_CONNECTIONS 1200
+#define EXPORT_TIMEOUT_S 10
+#define EXPORT_CONN_MEMORY (16 * 1024)
+
+struct export_server {
+	struct MHD_Daemon *d;
+	struct export_hub *hub;
+};
+
+/* What one response streams: the state's shared body, then its tail. */
+struct reply {
+	struct export_state *st;
+	const char *body;
+	size_t body_len;
+	char *tail;
+	size_t tail_len;
+};
+
+static void reply_free(void *cls)
+{
+	struct reply *r = cls;
+	export_state_put(r->st);
+	free(r->tail);
+	free(r);
+}
+
+static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned code, const char *text)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
+								    MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	enum MHD_Result ret = MHD_queue_response(c, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	enum export_format f = export_negotiate(accept);
+	struct reply *r = xcalloc(1, sizeof(*r));
+	/* Before the first interval there is nothing but the scrape's own figures. */
+	r->st = export_hub_get(s->hub);
+	if (r->st)
+		r->body = export_state_body(r->st, f, &r->body_len);
+	r->tail = export_hub_tail(s->hub, f, &r->tail_len);
+	/* Sent straight from the shared body and the tail, without copying
+	 * either into the connection's buffer; freed when the response is. */
+	struct MHD_IoVec iov[2] = { { r->body ? r->body : "", r->body_len }, { r->tail, r->tail_len } };
+	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, 2, reply_free, r);
+	if (!resp) {
+		reply_free(r);
+		export_hub_scrape_failed(s->hub);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				f == EXPORT_OPENMETRICS ? EXPORT_OPENMETRICS_TYPE : EXPORT_TEXT_TYPE);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept");
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	if (ret != MHD_YES)
+		export_hub_scrape_failed(s->hub);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload, size_t *upload_size, void **req)
+{
+	(void)version;
+	(void)upload;
+	struct export_server *s = cls;
+	/* The first call only announces the headers; a request body, which a
+	 * GET should not have, is read and dropped on the calls after it. */
+	static int seen;
+	if (!*req) {
+		*req = &seen;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return answer_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "pmctop serves GET /metrics\n");
+	if (!strcmp(url, "/metrics"))
+		return answer_metrics(s, c);
+	if (!strcmp(url, "/"))
+		return answer_text(c, MHD_HTTP_OK, "pmctop: hardware performance counters at /metrics\n");
+	return answer_text(c, MHD_HTTP_NOT_FOUND, "not found; pmctop serves /metrics\n");
+}
+
+static int open_listener(const char *listen_arg, char **cause)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (export_parse_listen(listen_arg, &ss, &len, cause) < 0)
+		return -1;
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return set_cause(cause, "--listen %s: socket: %s", listen_arg, strerror(errno));
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 1024) < 0) {
+		int e = errno;
+		close(fd);
+		return set_cause(cause, "cannot listen on %s: %s", listen_arg, strerror(e));
+	}
+	return fd;
+}
+
+struct export_server *export_server_start(struct export_hub *hub, const char *listen_arg, char **cause)
+{
+	int fd = open_listener(listen_arg, cause);
+	if (fd < 0)
+		return NULL;
+	struct export_server *s = xcalloc(1, sizeof(*s));
+	s->hub = hub;
+	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, s,
+				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+				MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORT_THREADS,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXPORT_MAX_CONNECTIONS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXPORT_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EXPORT_CONN_MEMORY,
+				MHD_OPTION_END);
+	if (!s->d) {
+		close(fd);
+		free(s);
+		set_cause(cause, "cannot start the HTTP server on %s", listen_arg);
+		return NULL;
+	}
+	return s;
+}
+
+void export_server_stop(struct export_server *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d);
+	free(s);
+}

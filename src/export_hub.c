@@ -1,0 +1,231 @@
+/* export_hub.c: the latest published interval, shared between the thread
+ * that publishes snapshots and the HTTP threads that scrape them.
+ *
+ * Each published interval becomes an immutable, reference-counted state: the
+ * snapshot plus the running totals up to it. The publisher builds the new
+ * state from the previous one without any lock (it is the only writer of
+ * h->cur, so it may read it freely), then swaps the pointer under h->lock;
+ * a scrape holds h->lock only to take a reference. So a scrape never delays
+ * an interval by more than a pointer swap, and an old state lives until its
+ * last scrape lets it go. The rendered text is cached in the state, so many
+ * scrapes of one interval cost one rendering. */
+#include "config.h"
+#include "export_impl.h"
+#include "util.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct export_state {
+	atomic_int refs;
+	struct snapshot *snap;
+	struct export_totals tot;
+	enum snap_scope scope;
+	pthread_mutex_t render_lock;  /* guards body[] while the first scrape renders it */
+	char *body[2];                /* by enum export_format, NULL until rendered */
+	size_t body_len[2];
+};
+
+struct export_hub {
+	const struct model *model;
+	enum snap_scope scope;
+	pthread_mutex_t lock;         /* guards cur against the swap */
+	struct export_state *cur;
+	atomic_ulong scrapes, scrape_errors;
+};
+
+struct export_hub *export_hub_new(const struct model *m, enum snap_scope scope)
+{
+	struct export_hub *h = xcalloc(1, sizeof(*h));
+	h->model = m;
+	h->scope = scope;
+	pthread_mutex_init(&h->lock, NULL);
+	return h;
+}
+
+void export_state_put(struct export_state *st)
+{
+	if (!st || atomic_fetch_sub(&st->refs, 1) != 1)
+		return;
+	snapshot_free(st->snap);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		free(st->tot.sum[sc]);
+	free(st->body[0]);
+	free(st->body[1]);
+	pthread_mutex_destroy(&st->render_lock);
+	free(st);
+}
+
+void export_hub_free(struct export_hub *h)
+{
+	if (!h)
+		return;
+	export_state_put(h->cur);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
+
+int export_row_key(const struct snap_row *row, enum snap_scope sc)
+{
+	switch (sc) {
+	case SNAP_CPU: return row->cpu;
+	case SNAP_CORE: return row->core;
+	case SNAP_CCX: return row->ccx;
+	case SNAP_SOCKET: return row->id;
+	default: return 0;
+	}
+}
+
+/* The totals of prev (or none) grown to hold every row key of snap, at the
+ * scopes the exporter writes (scope and wider). */
+static void totals_from(struct export_totals *t, const struct export_totals *prev,
+			const struct snapshot *snap, enum snap_scope scope)
+{
+	int ne = snap->nevents;
+	for (int sc = scope; sc < SNAP_NSCOPES; sc++) {
+		int cap = prev ? prev->cap[sc] : 0;
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			int k = export_row_key(&snap->rows[sc][r], sc);
+			if (k >= cap)
+				cap = k + 1;
+		}
+		t->cap[sc] = cap;
+		t->sum[sc] = xmalloc(sizeof(double) * (size_t)(cap > 0 ? cap : 1) * (size_t)(ne > 0 ? ne : 1));
+		int old = prev ? prev->cap[sc] : 0;
+		if (old > 0)
+			memcpy(t->sum[sc], prev->sum[sc], sizeof(double) * (size_t)old * (size_t)ne);
+		for (size_t i = (size_t)old * (size_t)ne; i < (size_t)cap * (size_t)ne; i++)
+			t->sum[sc][i] = NAN;
+	}
+	if (prev) {
+		t->intervals = prev->intervals;
+		t->sampler_cpu_s = prev->sampler_cpu_s;
+	}
+}
+
+void export_hub_publish(struct export_hub *h, struct snapshot *snap)
+{
+	struct export_state *st = xcalloc(1, sizeof(*st));
+	atomic_init(&st->refs, 1);
+	st->snap = snap;
+	st->scope = h->scope;
+	pthread_mutex_init(&st->render_lock, NULL);
+	totals_from(&st->tot, h->cur ? &h->cur->tot : NULL, snap, h->scope);
+	const struct model *m = snap->model;
+	/* Each event is summed at the scope it is exported at: its own PMU's
+	 * scope when that is wider than --export-scope (L3 per CCX, memory
+	 * per socket), since narrower rows do not hold it. */
+	for (int e = 0; e < snap->nevents; e++) {
+		if (!snap->event_planned[e])
+			continue;
+		enum snap_scope sc = export_at(snap, m->pmus[m->events[e].pmu].scope, h->scope);
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			const struct snap_row *row = &snap->rows[sc][r];
+			double v = row->event[e];
+			int k = export_row_key(row, sc);
+			if (isnan(v) || k < 0)
+				continue;
+			double *slot = &st->tot.sum[sc][(size_t)k * (size_t)snap->nevents + (size_t)e];
+			*slot = isnan(*slot) ? v : *slot + v;
+		}
+	}
+	st->tot.intervals++;
+	if (snap->sampler_cost_s >= 0)
+		st->tot.sampler_cpu_s += snap->sampler_cost_s;
+
+	pthread_mutex_lock(&h->lock);
+	struct export_state *old = h->cur;
+	h->cur = st;
+	pthread_mutex_unlock(&h->lock);
+	export_state_put(old);
+}
+
+/* Copies n doubles; snapshot_new sized both arrays alike. */
+static void copy_doubles(double *to, const double *from, int n)
+{
+	if (n > 0)
+		memcpy(to, from, sizeof(double) * (size_t)n);
+}
+
+void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
+{
+	/* Rows narrower than the export scope are never read: leave them out,
+	 * so that the copy costs little at the default scope. */
+	int nrows[SNAP_NSCOPES] = { 0 };
+	for (int sc = h->scope; sc < SNAP_NSCOPES; sc++)
+		nrows[sc] = snap->nrows[sc];
+	struct snapshot *c = snapshot_new(snap->model, nrows);
+	c->seq = snap->seq;
+	c->time = snap->time;
+	c->interval_s = snap->interval_s;
+	c->simulated = snap->simulated;
+	c->sampler_cost_s = snap->sampler_cost_s;
+	c->rotate_ms = snap->rotate_ms;
+	memcpy(c->metric_planned, snap->metric_planned, sizeof(bool) * (size_t)snap->nmetrics);
+	memcpy(c->event_planned, snap->event_planned, sizeof(bool) * (size_t)snap->nevents);
+	for (int sc = h->scope; sc < SNAP_NSCOPES; sc++) {
+		for (int r = 0; r < nrows[sc]; r++) {
+			const struct snap_row *from = &snap->rows[sc][r];
+			struct snap_row *to = &c->rows[sc][r];
+			to->id = from->id;
+			to->cpu = from->cpu;
+			to->core = from->core;
+			to->ccx = from->ccx;
+			to->socket = from->socket;
+			to->ncpus = from->ncpus;
+			copy_doubles(to->metric, from->metric, snap->nmetrics);
+			copy_doubles(to->metric_cov, from->metric_cov, snap->nmetrics);
+			copy_doubles(to->metric_rse, from->metric_rse, snap->nmetrics);
+			copy_doubles(to->event, from->event, snap->nevents);
+			copy_doubles(to->event_cov, from->event_cov, snap->nevents);
+			copy_doubles(to->event_rse, from->event_rse, snap->nevents);
+		}
+	}
+	export_hub_publish(h, c);
+}
+
+struct export_state *export_hub_get(struct export_hub *h)
+{
+	pthread_mutex_lock(&h->lock);
+	struct export_state *st = h->cur;
+	if (st)
+		atomic_fetch_add(&st->refs, 1);
+	pthread_mutex_unlock(&h->lock);
+	return st;
+}
+
+const char *export_state_body(struct export_state *st, enum export_format f, size_t *len)
+{
+	pthread_mutex_lock(&st->render_lock);
+	if (!st->body[f])
+		st->body[f] = export_render(st->snap, &st->tot, st->scope, f, &st->body_len[f]);
+	*len = st->body_len[f];
+	const char *b = st->body[f];
+	pthread_mutex_unlock(&st->render_lock);
+	return b;
+}
+
+void export_hub_scrape_failed(struct export_hub *h)
+{
+	atomic_fetch_add(&h->scrape_errors, 1);
+}
+
+char *export_hub_tail(struct export_hub *h, enum export_format f, size_t *len)
+{
+	unsigned long n = atomic_fetch_add(&h->scrapes, 1) + 1;
+	unsigned long ne = atomic_load(&h->scrape_errors);
+	bool om = f == EXPORT_OPENMETRICS;
+	char *t = xasprintf("# HELP pmctop_scrapes%s Scrapes of /metrics answered, this one included.\n"
+			    "# TYPE pmctop_scrapes%s counter\n"
+			    "pmctop_scrapes_total %lu\n"
+			    "# HELP pmctop_scrape_errors%s Scrapes of /metrics that could not be answered.\n"
+			    "# TYPE pmctop_scrape_errors%s counter\n"
+			    "pmctop_scrape_errors_total %lu\n%s",
+			    om ? "" : "_total", om ? "" : "_total", n,
+			    om ? "" : "_total", om ? "" : "_total", ne, om ? "# EOF\n" : "");
+	*len = strlen(t);
+	return t;
+}

@@ -1,0 +1,38 @@
+/* export_impl.h: what the exporter's hub (export_hub.c) and its renderer
+ * (export_text.c) share; nothing outside src/export_*.c includes it. */
+#ifndef PMCTOP_EXPORT_IMPL_H
+#define PMCTOP_EXPORT_IMPL_H
+
+#include <stdint.h>
+#include "export.h"
+
+/* The running sums behind pmctop_event_total: per snapshot scope, one slot
+ * per row key (see export_row_key) and event, NaN until first measured. */
+struct export_totals {
+	int cap[SNAP_NSCOPES];      /* row keys 0..cap-1 */
+	double *sum[SNAP_NSCOPES];  /* [cap * nevents] */
+	uint64_t intervals;         /* snapshots published */
+	double sampler_cpu_s;       /* sum of their sampler_cost_s */
+};
+
+/* A row's stable key within its scope: the CPU number, core, CCX or socket
+ * index, so that a total stays with its CPU when others go offline. */
+int export_row_key(const struct snap_row *row, enum snap_scope sc);
+/* The rows an event or metric of width w (enum scope) is exported at under
+ * --export-scope s: the wider of the two, or the next wider scope that has
+ * rows where a machine has none of it (no CCX in sysfs on some VMs). */
+static inline enum snap_scope export_at(const struct snapshot *snap, int w, enum snap_scope s)
+{
+	int sc = w > (int)s ? w : (int)s;
+	while (sc < SNAP_SYSTEM && snap->nrows[sc] == 0)
+		sc++;
+	return (enum snap_scope)sc;
+}
+/* The family name of a derived metric: pmctop_metric_NAME with the
+ * Prometheus base unit of its unit (caller frees). */
+char *export_metric_name(const struct metric_def *md);
+/* The exposition body of snap with the totals tot (see export_state_body). */
+char *export_render(const struct snapshot *snap, const struct export_totals *tot,
+		    enum snap_scope scope, enum export_format f, size_t *len);
+
+#endif

@@ -1,0 +1,402 @@
+/* export_text.c: renders one interval as Prometheus text format 0.0.4 or
+ * OpenMetrics 1.0, and picks between them from an Accept header.
+ *
+ * The two formats differ in a few places only: OpenMetrics names a counter
+ * family without its "_total" (the samples keep it), has an "info" type
+ * where the text format has a gauge, escapes '"' in HELP and ends with
+ * "# EOF" (added by export_hub_tail, after the scrape's own figures).
+ * Derived metrics keep the model's names, with their unit converted to the
+ * base unit Prometheus names carry (ns -> seconds, GB/s -> bytes per second)
+ * so that a name says what its number is. */
+#include "config.h"
+#include "export_impl.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void buf_need(struct buf *b, size_t n)
+{
+	if (b->len + n + 1 <= b->cap)
+		return;
+	while (b->len + n + 1 > b->cap)
+		b->cap = b->cap ? b->cap * 2 : 4096;
+	b->p = xrealloc(b->p, b->cap);
+}
+
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+	buf_need(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void buf_str(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3)))
+static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	buf_need(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* Label values escape backslash, double quote and newline (both formats);
+ * HELP text escapes backslash and newline, and in OpenMetrics '"' too. */
+static void buf_escaped(struct buf *b, const char *s, bool quote)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\')
+			buf_str(b, "\\\\");
+		else if (*s == '\n')
+			buf_str(b, "\\n");
+		else if (*s == '"' && quote)
+			buf_str(b, "\\\"");
+		else
+			buf_put(b, s, 1);
+	}
+}
+
+/* Metric and label names allow [a-zA-Z0-9_:]; anything else becomes '_'. */
+static void buf_name(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		char c = isalnum((unsigned char)*s) || *s == '_' ? *s : '_';
+		buf_put(b, &c, 1);
+	}
+}
+
+/* Shortest text that reads back as the same double; Prometheus spells the
+ * infinities +Inf and -Inf. */
+static void buf_value(struct buf *b, double v)
+{
+	if (isinf(v))
+		buf_str(b, v > 0 ? "+Inf" : "-Inf");
+	else if (isnan(v))
+		buf_str(b, "NaN");
+	else {
+		char t[32];
+		snprintf(t, sizeof(t), "%.15g", v);
+		if (strtod(t, NULL) != v)
+			snprintf(t, sizeof(t), "%.17g", v);
+		buf_str(b, t);
+	}
+}
+
+enum ftype { F_COUNTER, F_GAUGE, F_INFO };
+
+/* "# HELP" and "# TYPE" of a family; name is the sample name, with "_total"
+ * for counters (OpenMetrics drops it from the family name) and "_info" for
+ * info (a gauge in the text format). */
+static void family(struct buf *b, enum export_format f, const char *name, const char *suffix,
+		   enum ftype t, const char *help)
+{
+	bool om = f == EXPORT_OPENMETRICS;
+	char *fam = xasprintf("%s%s", name, suffix ? suffix : "");
+	size_t n = strlen(fam);
+	if (om && t == F_COUNTER && n > 6 && !strcmp(fam + n - 6, "_total"))
+		fam[n - 6] = '\0';
+	if (om && t == F_INFO && n > 5 && !strcmp(fam + n - 5, "_info"))
+		fam[n - 5] = '\0';
+	buf_str(b, "# HELP ");
+	buf_name(b, fam);
+	buf_str(b, " ");
+	buf_escaped(b, help, om);
+	buf_str(b, "\n# TYPE ");
+	buf_name(b, fam);
+	buf_str(b, t == F_COUNTER ? " counter\n" : t == F_INFO && om ? " info\n" : " gauge\n");
+	free(fam);
+}
+
+/* The labels that place a row: cpu, core, ccx, socket as far as the scope
+ * has them, after a first label (event="..." or metric="...") if given. */
+static void labels(struct buf *b, const char *first, const char *value, const struct snap_row *row,
+		   enum snap_scope sc)
+{
+	bool any = false;
+	buf_str(b, "{");
+	if (first) {
+		buf_printf(b, "%s=\"", first);
+		buf_escaped(b, value, true);
+		buf_str(b, "\"");
+		any = true;
+	}
+	static const char *const names[] = { "cpu", "core", "ccx", "socket" };
+	int ids[] = { row->cpu, row->core, row->ccx, row->socket };
+	for (int i = (int)sc; i < 4; i++) {
+		if (ids[i] < 0)
+			continue;
+		buf_printf(b, "%s%s=\"%d\"", any ? "," : "", names[i], ids[i]);
+		any = true;
+	}
+	if (any)
+		buf_str(b, "}");
+	else
+		b->p[--b->len] = '\0';
+}
+
+/* A metric's unit as a Prometheus name suffix and the factor to its base
+ * unit; strip is an abbreviation of the unit that the model's name may end
+ * with, dropped so that the name says its unit once ("l3_miss_latency_ns"
+ * becomes pmctop_metric_l3_miss_latency_seconds). */
+struct unit_map {
+	const char *unit, *suffix;
+	double scale;
+	const char *strip;
+};
+
+static const struct unit_map units[] = {
+	{ "ratio", "_ratio", 1, NULL },
+	{ "%", "_ratio", 0.01, NULL },
+	{ "ns", "_seconds", 1e-9, "_ns" },
+	{ "GB/s", "_bytes_per_second", 1e9, "_bw" },
+	{ "MB/s", "_bytes_per_second", 1e6, "_bw" },
+	{ "GHz", "_hertz", 1e9, NULL },
+	{ "GFLOP/s", "_per_second", 1e9, "_per_s" },  /* flops_per_s: flops_per_second */
+	{ "/s", "_per_second", 1, "_per_s" },
+	{ "cyc", "_cycles", 1, "_cyc" },
+	{ "cycles", "_cycles", 1, "_cycles" },
+};
+
+static bool ends_with(const char *s, size_t n, const char *tail)
+{
+	size_t t = strlen(tail);
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+static const struct unit_map *unit_of(const char *unit)
+{
+	for (size_t i = 0; unit && i < ARRAY_SIZE(units); i++)
+		if (!strcmp(units[i].unit, unit))
+			return &units[i];
+	return NULL;
+}
+
+char *export_metric_name(const struct metric_def *md)
+{
+	const struct unit_map *u = unit_of(md->unit);
+	struct buf nb = { 0 };
+	buf_str(&nb, "pmctop_metric_");
+	buf_name(&nb, md->name);
+	/* "cs_per_s" in /s becomes pmctop_metric_cs_per_second, and
+	 * "l3_hit_ratio" in ratio stays pmctop_metric_l3_hit_ratio. */
+	if (u && u->strip && ends_with(nb.p, nb.len, u->strip))
+		nb.p[nb.len -= strlen(u->strip)] = '\0';
+	if (u && !ends_with(nb.p, nb.len, u->suffix))
+		buf_str(&nb, u->suffix);
+	return nb.p;
+}
+
+static void events_family(struct buf *b, const struct snapshot *snap, const struct export_totals *tot,
+			  enum snap_scope scope, enum export_format f)
+{
+	const struct model *m = snap->model;
+	family(b, f, "pmctop_event_total", NULL, F_COUNTER,
+	       "Scaled count of a hardware or software event since pmctop started, per row of its scope.");
+	for (int e = 0; e < snap->nevents; e++) {
+		if (!snap->event_planned[e])
+			continue;
+		enum snap_scope sc = export_at(snap, m->pmus[m->events[e].pmu].scope, scope);
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			const struct snap_row *row = &snap->rows[sc][r];
+			int k = export_row_key(row, sc);
+			if (k < 0 || k >= tot->cap[sc])
+				continue;
+			double v = tot->sum[sc][(size_t)k * (size_t)snap->nevents + (size_t)e];
+			if (isnan(v))
+				continue;
+			buf_str(b, "pmctop_event_total");
+			labels(b, "event", m->events[e].name, row, sc);
+			buf_str(b, " ");
+			buf_value(b, v);
+			buf_str(b, "\n");
+		}
+	}
+}
+
+/* A gauge family over events (what = 0) or metrics (what = 1) from one of
+ * the rows' per-event or per-metric arrays, selected by field. */
+enum field { FLD_EVENT_COV, FLD_EVENT_RSE, FLD_METRIC_COV, FLD_METRIC_RSE };
+
+static const double *field_of(const struct snap_row *row, enum field fl)
+{
+	switch (fl) {
+	case FLD_EVENT_COV: return row->event_cov;
+	case FLD_EVENT_RSE: return row->event_rse;
+	case FLD_METRIC_COV: return row->metric_cov;
+	default: return row->metric_rse;
+	}
+}
+
+static void per_item_gauge(struct buf *b, const struct snapshot *snap, enum snap_scope scope,
+			   enum export_format f, enum field fl, const char *name, const char *help)
+{
+	const struct model *m = snap->model;
+	bool ev = fl == FLD_EVENT_COV || fl == FLD_EVENT_RSE;
+	int n = ev ? snap->nevents : snap->nmetrics;
+	family(b, f, name, NULL, F_GAUGE, help);
+	for (int i = 0; i < n; i++) {
+		if (!(ev ? snap->event_planned[i] : snap->metric_planned[i]))
+			continue;
+		int w = ev ? (int)m->pmus[m->events[i].pmu].scope : (int)m->metrics[i].scope;
+		enum snap_scope sc = export_at(snap, w, scope);
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			const struct snap_row *row = &snap->rows[sc][r];
+			double v = field_of(row, fl)[i];
+			if (isnan(v))
+				continue;
+			buf_str(b, name);
+			labels(b, ev ? "event" : "metric", ev ? m->events[i].name : m->metrics[i].name, row, sc);
+			buf_str(b, " ");
+			buf_value(b, v);
+			buf_str(b, "\n");
+		}
+	}
+}
+
+static void metric_families(struct buf *b, const struct snapshot *snap, enum snap_scope scope,
+			    enum export_format f)
+{
+	const struct model *m = snap->model;
+	for (int i = 0; i < snap->nmetrics; i++) {
+		if (!snap->metric_planned[i])
+			continue;
+		const struct metric_def *md = &m->metrics[i];
+		const struct unit_map *u = unit_of(md->unit);
+		char *name = export_metric_name(md);
+		char *help = xasprintf("%s (%s, over the last interval)", md->desc ? md->desc : md->name,
+				       md->unit ? md->unit : "no unit");
+		family(b, f, name, NULL, F_GAUGE, help);
+		enum snap_scope sc = export_at(snap, (int)md->scope, scope);
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			const struct snap_row *row = &snap->rows[sc][r];
+			double v = row->metric[i];
+			if (isnan(v))
+				continue;
+			buf_str(b, name);
+			labels(b, NULL, NULL, row, sc);
+			buf_str(b, " ");
+			buf_value(b, u ? v * u->scale : v);
+			buf_str(b, "\n");
+		}
+		free(name);
+		free(help);
+	}
+}
+
+char *export_render(const struct snapshot *snap, const struct export_totals *tot,
+		    enum snap_scope scope, enum export_format f, size_t *len)
+{
+	struct buf b = { 0 };
+	buf_need(&b, 0);
+	b.p[0] = '\0';
+	const struct model *m = snap->model;
+	family(&b, f, "pmctop_info", NULL, F_INFO, "The model pmctop measures with, and pmctop's version.");
+	buf_str(&b, "pmctop_info{model=\"");
+	buf_escaped(&b, m ? m->name : "", true);
+	buf_printf(&b, "\",simulated=\"%s\",version=\"", snap->simulated ? "true" : "false");
+	buf_escaped(&b, PACKAGE_VERSION, true);
+	buf_str(&b, "\"} 1\n");
+
+	family(&b, f, "pmctop_intervals_total", NULL, F_COUNTER, "Intervals measured since pmctop started.");
+	buf_printf(&b, "pmctop_intervals_total %llu\n", (unsigned long long)tot->intervals);
+	family(&b, f, "pmctop_sampler_cpu_seconds_total", NULL, F_COUNTER,
+	       "CPU time the sampler spent reading and rotating counters.");
+	buf_str(&b, "pmctop_sampler_cpu_seconds_total ");
+	buf_value(&b, tot->sampler_cpu_s);
+	buf_str(&b, "\n");
+	family(&b, f, "pmctop_interval_seconds", NULL, F_GAUGE, "Length of the last interval.");
+	buf_str(&b, "pmctop_interval_seconds ");
+	buf_value(&b, snap->interval_s);
+	buf_str(&b, "\n");
+	family(&b, f, "pmctop_last_interval_timestamp_seconds", NULL, F_GAUGE,
+	       "When the last interval ended, in seconds since the epoch.");
+	buf_str(&b, "pmctop_last_interval_timestamp_seconds ");
+	buf_value(&b, snap->time);
+	buf_str(&b, "\n");
+	if (!isnan(snap->rotate_ms)) {
+		family(&b, f, "pmctop_rotation_period_seconds", NULL, F_GAUGE,
+		       "Counter group rotation period in force; 0 when the kernel multiplexes.");
+		buf_str(&b, "pmctop_rotation_period_seconds ");
+		buf_value(&b, snap->rotate_ms / 1000.0);
+		buf_str(&b, "\n");
+	}
+	if (m) {
+		events_family(&b, snap, tot, scope, f);
+		per_item_gauge(&b, snap, scope, f, FLD_EVENT_COV, "pmctop_event_coverage_ratio",
+			       "Share of the last interval an event was counted (the rest is scaled up).");
+		per_item_gauge(&b, snap, scope, f, FLD_EVENT_RSE, "pmctop_event_relative_error_ratio",
+			       "Relative standard error of an event's count over the last interval.");
+		metric_families(&b, snap, scope, f);
+		per_item_gauge(&b, snap, scope, f, FLD_METRIC_COV, "pmctop_coverage_ratio",
+			       "Lowest coverage of the events behind a metric over the last interval.");
+		per_item_gauge(&b, snap, scope, f, FLD_METRIC_RSE, "pmctop_relative_error_ratio",
+			       "Relative standard error of a metric over the last interval.");
+	}
+	*len = b.len;
+	return b.p;
+}
+
+/* One media range of an Accept header: its type and its q (1 if none). */
+static double media_q(const char *s, size_t n, char *type, size_t tsz)
+{
+	size_t t = strcspn(s, ";");
+	if (t > n)
+		t = n;
+	while (t > 0 && isspace((unsigned char)s[t - 1]))
+		t--;
+	while (t > 0 && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+		t--;
+	}
+	snprintf(type, tsz, "%.*s", (int)t, s);
+	double q = 1;
+	for (size_t i = t; i < n; i++) {
+		if (s[i] != ';')
+			continue;
+		const char *p = s + i + 1;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=')
+			q = strtod(p + 2, NULL);
+	}
+	return q;
+}
+
+enum export_format export_negotiate(const char *accept)
+{
+	double om = 0, text = 0;
+	for (const char *s = accept; s && *s;) {
+		size_t n = strcspn(s, ",");
+		char type[128];
+		double q = media_q(s, n, type, sizeof(type));
+		if (!strcasecmp(type, "application/openmetrics-text") && q > om)
+			om = q;
+		else if ((!strcasecmp(type, "text/plain") || !strcasecmp(type, "text/*") ||
+			  !strcmp(type, "*/*")) && q > text)
+			text = q;
+		s += n + (s[n] == ',');
+	}
+	return om > 0 && om >= text ? EXPORT_OPENMETRICS : EXPORT_TEXT;
+}

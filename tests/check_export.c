@@ -1,0 +1,553 @@
+/* check_export.c: the exporter's exposition text, read back by a small
+ * parser of the Prometheus text format and OpenMetrics: every family has
+ * one HELP and one TYPE before its samples, counters keep running sums
+ * across intervals (skipping intervals where an event was not measured),
+ * label values with quotes, backslashes and newlines come back intact,
+ * --export-scope picks the rows, and Accept and --listen parse as documented. */
+#include "config.h"
+#include <check.h>
+#include "check_run.h"
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export.h"
+#include "export_impl.h"
+#include "snapshot.h"
+#include "util.h"
+
+/* A model of two PMUs: per-thread core counters and a per-CCX L3. */
+enum { NE = 3, NM = 3, NCPU = 4 };
+static struct pmu_def pmus[2] = {
+	{ .name = (char *)"core", .scope = SCOPE_THREAD },
+	{ .name = (char *)"l3", .scope = SCOPE_CCX },
+};
+/* The first event's name needs every escape a label value has. */
+#define WEIRD "ret\"instr\\x\ny"
+static struct event_def events[NE] = {
+	{ .name = (char *)WEIRD, .pmu = 0 },
+	{ .name = (char *)"cycles", .pmu = 0 },
+	{ .name = (char *)"l3_hit", .pmu = 1 },
+};
+static struct metric_def metrics[NM] = {
+	{ .name = (char *)"ipc", .unit = (char *)"insn/cyc", .desc = (char *)"Instructions per \"cycle\"",
+	  .scope = SCOPE_THREAD },
+	{ .name = (char *)"l3_hit_rate", .unit = (char *)"ratio", .desc = (char *)"L3 hits", .scope = SCOPE_CCX },
+	{ .name = (char *)"l3_latency_ns", .unit = (char *)"ns", .desc = (char *)"L3 miss latency",
+	  .scope = SCOPE_CCX },
+};
+static struct model model = { .name = (char *)"test\\model", .npmus = 2, .pmus = pmus, .nevents = NE,
+			      .events = events, .nmetrics = NM, .metrics = metrics };
+
+/* 4 CPUs: 2 cores of 2 threads, one CCX per core, one socket. Event e on
+ * CPU c counts (c + 1) * (e + 1) * k in interval k; CPU 3 misses the first
+ * event in interval 2 (NaN). */
+static struct snapshot *make_snap(int k)
+{
+	int nrows[SNAP_NSCOPES] = { NCPU, 2, 2, 1, 1 };
+	struct snapshot *s = snapshot_new(&model, nrows);
+	s->seq = (uint64_t)k;
+	s->time = 1700000000.0 + k;
+	s->interval_s = 1;
+	s->simulated = true;
+	s->sampler_cost_s = 0.25;
+	s->rotate_ms = 50;
+	for (int e = 0; e < NE; e++)
+		s->event_planned[e] = true;
+	for (int m = 0; m < NM; m++)
+		s->metric_planned[m] = true;
+	for (int c = 0; c < NCPU; c++) {
+		struct snap_row *r = &s->rows[SNAP_CPU][c];
+		r->id = r->cpu = c;
+		r->core = r->ccx = c / 2;
+		r->socket = 0;
+		for (int e = 0; e < 2; e++) {
+			r->event[e] = (c + 1) * (e + 1) * k;
+			r->event_cov[e] = 0.5;
+		}
+		if (c == 3 && k == 2)
+			r->event[0] = NAN;
+		r->event_rse[0] = c == 0 ? 0.01 : NAN;
+		r->metric[0] = 1.5 + c;
+		r->metric_cov[0] = 0.5;
+	}
+	for (int x = 0; x < 2; x++) {
+		struct snap_row *cr = &s->rows[SNAP_CORE][x], *xr = &s->rows[SNAP_CCX][x];
+		cr->id = cr->core = cr->ccx = x;
+		cr->socket = 0;
+		xr->id = xr->ccx = x;
+		xr->socket = 0;
+		cr->event[0] = 100.0 * k;
+		xr->event[2] = 1000.0 * (x + 1);
+		xr->metric[1] = 0.25 * (x + 1);
+		xr->metric[2] = 80 + x;
+		cr->metric[0] = 2.5;
+	}
+	s->rows[SNAP_SOCKET][0].id = 0;
+	s->rows[SNAP_SOCKET][0].socket = 0;
+	return s;
+}
+
+/* One parsed sample: its name, up to 6 labels (unescaped) and its value. */
+struct sample {
+	char name[96];
+	int nlab;
+	char key[6][16], val[6][64];
+	double v;
+};
+
+struct parsed {
+	int n;
+	struct sample s[256];
+	char fam[64][96], type[64][16];
+	int nfam;
+	bool eof;
+};
+
+/* Parses an exposition strictly enough to fail the test on any line the
+ * Prometheus parsers would reject in the constructs the exporter uses. */
+static void parse(const char *text, bool om, struct parsed *p)
+{
+	memset(p, 0, sizeof(*p));
+	char cur_help[96] = "";
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		ck_assert_msg(nl, "unterminated last line: %s", l);
+		ck_assert_msg(!p->eof, "text after # EOF");
+		char line[512];
+		ck_assert_int_lt(nl - l, (long)sizeof(line));
+		memcpy(line, l, (size_t)(nl - l));
+		line[nl - l] = '\0';
+		l = nl + 1;
+		if (!strcmp(line, "# EOF")) {
+			ck_assert_msg(om, "# EOF in the text format");
+			p->eof = true;
+			continue;
+		}
+		if (!strncmp(line, "# HELP ", 7)) {
+			sscanf(line + 7, "%95s", cur_help);
+			for (int i = 0; i < p->nfam; i++)
+				ck_assert_msg(strcmp(p->fam[i], cur_help), "family %s twice", cur_help);
+			continue;
+		}
+		if (!strncmp(line, "# TYPE ", 7)) {
+			ck_assert_int_lt(p->nfam, 64);
+			ck_assert_int_eq(sscanf(line + 7, "%95s %15s", p->fam[p->nfam], p->type[p->nfam]), 2);
+			ck_assert_msg(!strcmp(p->fam[p->nfam], cur_help), "TYPE %s without its HELP", line);
+			p->nfam++;
+			continue;
+		}
+		ck_assert_msg(line[0] != '#', "unknown comment: %s", line);
+		ck_assert_int_lt(p->n, 256);
+		struct sample *s = &p->s[p->n++];
+		const char *c = line;
+		size_t nn = strcspn(c, "{ ");
+		memcpy(s->name, c, nn);
+		c += nn;
+		if (*c == '{') {
+			c++;
+			while (*c != '}') {
+				ck_assert_int_lt(s->nlab, 6);
+				size_t kn = strcspn(c, "=");
+				memcpy(s->key[s->nlab], c, kn);
+				c += kn;
+				ck_assert_msg(c[0] == '=' && c[1] == '"', "bad label in %s", line);
+				c += 2;
+				char *o = s->val[s->nlab];
+				for (; *c != '"'; c++) {
+					ck_assert_msg(*c, "unterminated label value in %s", line);
+					if (*c == '\\') {
+						c++;
+						ck_assert_msg(*c == '\\' || *c == '"' || *c == 'n', "bad escape in %s", line);
+						*o++ = *c == 'n' ? '\n' : *c;
+					} else {
+						*o++ = *c;
+					}
+				}
+				c++;
+				s->nlab++;
+				if (*c == ',')
+					c++;
+				else
+					ck_assert_msg(*c == '}', "bad label list in %s", line);
+			}
+			c++;
+		}
+		ck_assert_msg(*c == ' ', "no value in %s", line);
+		char *end;
+		s->v = strtod(c + 1, &end);
+		ck_assert_msg(*end == '\0', "bad value in %s", line);
+		/* The sample belongs to the last family declared: its name, or
+		 * in OpenMetrics its name plus _total (counter) or _info (info). */
+		ck_assert_msg(p->nfam > 0, "sample before any TYPE: %s", line);
+		const char *fam = p->fam[p->nfam - 1], *type = p->type[p->nfam - 1];
+		char want[128];
+		snprintf(want, sizeof(want), "%s%s", fam,
+			 om && !strcmp(type, "counter") ? "_total" : om && !strcmp(type, "info") ? "_info" : "");
+		ck_assert_msg(!strcmp(s->name, want), "sample %s under family %s", s->name, fam);
+		if (!strcmp(type, "counter"))
+			ck_assert_msg(strlen(s->name) > 6 && !strcmp(s->name + strlen(s->name) - 6, "_total"),
+				      "counter %s without _total", s->name);
+	}
+	ck_assert_int_eq(p->eof, om);
+}
+
+static const char *label(const struct sample *s, const char *key)
+{
+	for (int i = 0; i < s->nlab; i++)
+		if (!strcmp(s->key[i], key))
+			return s->val[i];
+	return NULL;
+}
+
+/* The sample named name whose labels include key=val (and key2=val2). */
+static const struct sample *find(const struct parsed *p, const char *name, const char *key, const char *val,
+				 const char *key2, const char *val2)
+{
+	for (int i = 0; i < p->n; i++) {
+		const struct sample *s = &p->s[i];
+		if (strcmp(s->name, name))
+			continue;
+		const char *a = key ? label(s, key) : NULL, *b = key2 ? label(s, key2) : NULL;
+		if ((!key || (a && !strcmp(a, val))) && (!key2 || (b && !strcmp(b, val2))))
+			return s;
+	}
+	return NULL;
+}
+
+static int count_name(const struct parsed *p, const char *name)
+{
+	int n = 0;
+	for (int i = 0; i < p->n; i++)
+		n += !strcmp(p->s[i].name, name);
+	return n;
+}
+
+/* Publishes intervals 1..k into a hub of the given scope and parses the
+ * latest state's exposition in format f. */
+static void scrape(enum snap_scope scope, int k, enum export_format f, struct parsed *p)
+{
+	struct export_hub *h = export_hub_new(&model, scope);
+	for (int i = 1; i <= k; i++)
+		export_hub_publish(h, make_snap(i));
+	struct export_state *st = export_hub_get(h);
+	ck_assert_ptr_nonnull(st);
+	size_t blen, tlen;
+	const char *body = export_state_body(st, f, &blen);
+	char *tail = export_hub_tail(h, f, &tlen);
+	ck_assert_uint_eq(strlen(body), blen);
+	char *all = xasprintf("%s%s", body, tail);
+	parse(all, f == EXPORT_OPENMETRICS, p);
+	free(all);
+	free(tail);
+	export_state_put(st);
+	export_hub_free(h);
+}
+
+START_TEST(test_counters_sum_intervals)
+{
+	static struct parsed p;
+	scrape(SNAP_CPU, 3, EXPORT_TEXT, &p);
+	/* CPU 1, event 1 ("cycles"): 2 * 2 * (1 + 2 + 3) = 24. */
+	const struct sample *s = find(&p, "pmctop_event_total", "event", "cycles", "cpu", "1");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 24);
+	ck_assert_str_eq(label(s, "core"), "0");
+	ck_assert_str_eq(label(s, "ccx"), "0");
+	ck_assert_str_eq(label(s, "socket"), "0");
+	/* CPU 3 missed the first event in interval 2: 4 * (1 + 3) = 16. */
+	s = find(&p, "pmctop_event_total", "event", WEIRD, "cpu", "3");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 16);
+	/* The L3 event lives per CCX: no cpu label, one series per CCX, and
+	 * summed over three intervals. */
+	s = find(&p, "pmctop_event_total", "event", "l3_hit", "ccx", "1");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_null(label(s, "cpu"));
+	ck_assert_double_eq(s->v, 6000);
+	ck_assert_int_eq(count_name(&p, "pmctop_event_total"), 2 * NCPU + 2);
+	s = find(&p, "pmctop_intervals_total", NULL, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 3);
+	s = find(&p, "pmctop_sampler_cpu_seconds_total", NULL, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 0.75);
+	s = find(&p, "pmctop_rotation_period_seconds", NULL, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq_tol(s->v, 0.05, 1e-12);
+	s = find(&p, "pmctop_scrapes_total", NULL, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 1);
+}
+END_TEST
+
+START_TEST(test_gauges_and_units)
+{
+	static struct parsed p;
+	scrape(SNAP_CPU, 1, EXPORT_TEXT, &p);
+	const struct sample *s = find(&p, "pmctop_metric_ipc", "cpu", "2", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 3.5);
+	/* CCX metrics are labelled by CCX; ns become seconds. */
+	s = find(&p, "pmctop_metric_l3_hit_rate_ratio", "ccx", "1", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 0.5);
+	ck_assert_ptr_null(label(s, "cpu"));
+	s = find(&p, "pmctop_metric_l3_latency_seconds", "ccx", "0", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq_tol(s->v, 80e-9, 1e-18);
+	/* Coverage per event; uncertainty only where known (NaN skipped). */
+	s = find(&p, "pmctop_event_coverage_ratio", "event", "cycles", "cpu", "3");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 0.5);
+	ck_assert_int_eq(count_name(&p, "pmctop_event_relative_error_ratio"), 1);
+	s = find(&p, "pmctop_event_relative_error_ratio", "cpu", "0", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 0.01);
+	s = find(&p, "pmctop_coverage_ratio", "metric", "ipc", "cpu", "1");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 0.5);
+	s = find(&p, "pmctop_info", "model", "test\\model", "simulated", "true");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(label(s, "version"), PACKAGE_VERSION);
+	ck_assert_double_eq(s->v, 1);
+}
+END_TEST
+
+START_TEST(test_label_escaping)
+{
+	static struct parsed p;
+	scrape(SNAP_CPU, 1, EXPORT_OPENMETRICS, &p);
+	/* The parser unescapes; the value must come back byte for byte. */
+	const struct sample *s = find(&p, "pmctop_event_total", "event", WEIRD, "cpu", "0");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 1);
+}
+END_TEST
+
+START_TEST(test_openmetrics_families)
+{
+	static struct parsed p;
+	scrape(SNAP_CPU, 2, EXPORT_OPENMETRICS, &p);
+	ck_assert(p.eof);
+	bool counter = false, info = false;
+	for (int i = 0; i < p.nfam; i++) {
+		if (!strcmp(p.fam[i], "pmctop_event"))
+			counter = !strcmp(p.type[i], "counter");
+		if (!strcmp(p.fam[i], "pmctop"))
+			info = !strcmp(p.type[i], "info");
+	}
+	ck_assert(counter);
+	ck_assert(info);
+	ck_assert_ptr_nonnull(find(&p, "pmctop_info", "model", "test\\model", NULL, NULL));
+}
+END_TEST
+
+/* --export-scope: no row narrower than the scope; events and metrics of a
+ * wider scope stay at theirs. */
+START_TEST(test_scopes)
+{
+	static struct parsed p;
+	scrape(SNAP_CORE, 2, EXPORT_TEXT, &p);
+	for (int i = 0; i < p.n; i++)
+		ck_assert_ptr_null(label(&p.s[i], "cpu"));
+	const struct sample *s = find(&p, "pmctop_event_total", "event", WEIRD, "core", "1");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 300);
+	ck_assert_ptr_nonnull(find(&p, "pmctop_event_total", "event", "l3_hit", "ccx", "0"));
+	s = find(&p, "pmctop_metric_ipc", "core", "0", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 2.5);
+	scrape(SNAP_SOCKET, 1, EXPORT_TEXT, &p);
+	for (int i = 0; i < p.n; i++) {
+		ck_assert_ptr_null(label(&p.s[i], "cpu"));
+		ck_assert_ptr_null(label(&p.s[i], "core"));
+		ck_assert_ptr_null(label(&p.s[i], "ccx"));
+	}
+}
+END_TEST
+
+/* A scrape that holds a state keeps it while newer ones are published. */
+START_TEST(test_state_outlives_publish)
+{
+	struct export_hub *h = export_hub_new(&model, SNAP_CPU);
+	ck_assert_ptr_null(export_hub_get(h));
+	export_hub_publish(h, make_snap(1));
+	struct export_state *old = export_hub_get(h);
+	export_hub_publish(h, make_snap(2));
+	export_hub_publish(h, make_snap(3));
+	size_t len;
+	static struct parsed p;
+	parse(export_state_body(old, EXPORT_TEXT, &len), false, &p);
+	const struct sample *s = find(&p, "pmctop_intervals_total", NULL, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 1);
+	export_state_put(old);
+	export_hub_free(h);
+}
+END_TEST
+
+/* The dashboard's path (a copy of a snapshot the ring owns) exports the
+ * same text as taking the snapshot, at every scope. */
+START_TEST(test_publish_copy)
+{
+	for (int sc = SNAP_CPU; sc <= SNAP_SOCKET; sc++) {
+		struct export_hub *own = export_hub_new(&model, (enum snap_scope)sc);
+		struct export_hub *copy = export_hub_new(&model, (enum snap_scope)sc);
+		for (int k = 1; k <= 3; k++) {
+			export_hub_publish(own, make_snap(k));
+			struct snapshot *s = make_snap(k);
+			export_hub_publish_copy(copy, s);
+			snapshot_free(s);
+		}
+		struct export_state *a = export_hub_get(own), *b = export_hub_get(copy);
+		size_t la, lb;
+		const char *ta = export_state_body(a, EXPORT_OPENMETRICS, &la);
+		const char *tb = export_state_body(b, EXPORT_OPENMETRICS, &lb);
+		ck_assert_uint_gt(la, 1000);
+		ck_assert_str_eq(ta, tb);
+		export_state_put(a);
+		export_state_put(b);
+		export_hub_free(own);
+		export_hub_free(copy);
+	}
+}
+END_TEST
+
+/* Every metric of every model in events/ gets a family name of its own
+ * (the prefix pmctop_metric_ is theirs alone): two metrics whose names
+ * differ only by a unit abbreviation ("x_bw" in GB/s, "x" in MB/s) would
+ * otherwise make one family twice, which Prometheus rejects. */
+START_TEST(test_metric_names_unique_in_every_model)
+{
+	struct model_info *models = NULL;
+	char *cause = NULL;
+	int n = model_list(TOP_SRCDIR "/events", &models, &cause);
+	ck_assert_msg(n > 0, "%s", cause ? cause : "no models");
+	for (int k = 0; k < n; k++) {
+		struct model *m = model_load(models[k].dir, &cause);
+		ck_assert_msg(m, "%s", cause);
+		char **names = xcalloc((size_t)m->nmetrics + 1, sizeof(char *));
+		for (int i = 0; i < m->nmetrics; i++) {
+			names[i] = export_metric_name(&m->metrics[i]);
+			for (const char *c = names[i]; *c; c++)
+				ck_assert_msg(isalnum((unsigned char)*c) || *c == '_', "%s: bad name %s", m->name, names[i]);
+			for (int j = 0; j < i; j++)
+				ck_assert_msg(strcmp(names[i], names[j]), "%s: metrics %s and %s are both %s", m->name,
+					      m->metrics[j].name, m->metrics[i].name, names[i]);
+		}
+		for (int i = 0; i < m->nmetrics; i++)
+			free(names[i]);
+		free(names);
+		model_free(m);
+	}
+	model_list_free(models, n);
+}
+END_TEST
+
+static const struct {
+	int line;
+	const char *accept;
+	enum export_format want;
+} accepts[] = {
+	{ __LINE__, NULL, EXPORT_TEXT },
+	{ __LINE__, "", EXPORT_TEXT },
+	{ __LINE__, "*/*", EXPORT_TEXT },
+	{ __LINE__, "text/plain;version=0.0.4", EXPORT_TEXT },
+	{ __LINE__, "application/openmetrics-text", EXPORT_OPENMETRICS },
+	/* What Prometheus sends. */
+	{ __LINE__, "application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,"
+		    "text/plain;version=0.0.4;q=0.3,*/*;q=0.2", EXPORT_OPENMETRICS },
+	{ __LINE__, "text/plain;q=0.9, application/openmetrics-text; version=1.0.0; q=0.5", EXPORT_TEXT },
+	{ __LINE__, "application/openmetrics-text;q=0, */*", EXPORT_TEXT },
+	{ __LINE__, " Application/OpenMetrics-Text ; q=1", EXPORT_OPENMETRICS },
+};
+
+START_TEST(test_negotiate)
+{
+	ck_assert_msg(export_negotiate(accepts[_i].accept) == accepts[_i].want, "line %d: '%s'",
+		      accepts[_i].line, accepts[_i].accept ? accepts[_i].accept : "(none)");
+}
+END_TEST
+
+static const struct {
+	int line;
+	const char *arg;
+	int family, port;
+	const char *addr;    /* NULL: rejected */
+} listens[] = {
+	{ __LINE__, "9465", AF_INET, 9465, "127.0.0.1" },
+	{ __LINE__, "0.0.0.0:80", AF_INET, 80, "0.0.0.0" },
+	{ __LINE__, "[::1]:9465", AF_INET6, 9465, "::1" },
+	{ __LINE__, "[::]:1", AF_INET6, 1, "::" },
+	{ __LINE__, "0", 0, 0, NULL },
+	{ __LINE__, "65536", 0, 0, NULL },
+	{ __LINE__, "localhost:9465", 0, 0, NULL },
+	{ __LINE__, "::1:9465", 0, 0, NULL },
+	{ __LINE__, "[::1]9465", 0, 0, NULL },
+	{ __LINE__, "1.2.3.4:", 0, 0, NULL },
+	{ __LINE__, "", 0, 0, NULL },
+};
+
+START_TEST(test_listen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char *cause = NULL;
+	int rc = export_parse_listen(listens[_i].arg, &ss, &len, &cause);
+	if (!listens[_i].addr) {
+		ck_assert_msg(rc < 0 && cause && strstr(cause, "--listen"), "line %d: '%s' accepted",
+			      listens[_i].line, listens[_i].arg);
+		free(cause);
+		return;
+	}
+	ck_assert_msg(rc == 0, "line %d: %s", listens[_i].line, cause);
+	ck_assert_int_eq(ss.ss_family, listens[_i].family);
+	char txt[INET6_ADDRSTRLEN];
+	int port;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		inet_ntop(AF_INET, &a->sin_addr, txt, sizeof(txt));
+		port = ntohs(a->sin_port);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		inet_ntop(AF_INET6, &a->sin6_addr, txt, sizeof(txt));
+		port = ntohs(a->sin6_port);
+	}
+	ck_assert_str_eq(txt, listens[_i].addr);
+	ck_assert_int_eq(port, listens[_i].port);
+}
+END_TEST
+
+START_TEST(test_scope_parse)
+{
+	ck_assert_int_eq(export_scope_parse("cpu"), SNAP_CPU);
+	ck_assert_int_eq(export_scope_parse("core"), SNAP_CORE);
+	ck_assert_int_eq(export_scope_parse("ccx"), SNAP_CCX);
+	ck_assert_int_eq(export_scope_parse("socket"), SNAP_SOCKET);
+	ck_assert_int_eq(export_scope_parse("system"), -1);
+	ck_assert_int_eq(export_scope_parse("thread"), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("export");
+	TCase *tc = tcase_create("export");
+	tcase_add_test(tc, test_counters_sum_intervals);
+	tcase_add_test(tc, test_gauges_and_units);
+	tcase_add_test(tc, test_label_escaping);
+	tcase_add_test(tc, test_openmetrics_families);
+	tcase_add_test(tc, test_scopes);
+	tcase_add_test(tc, test_state_outlives_publish);
+	tcase_add_test(tc, test_publish_copy);
+	tcase_add_test(tc, test_metric_names_unique_in_every_model);
+	tcase_add_loop_test(tc, test_negotiate, 0, (int)ARRAY_SIZE(accepts));
+	tcase_add_loop_test(tc, test_listen, 0, (int)ARRAY_SIZE(listens));
+	tcase_add_test(tc, test_scope_parse);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# e2e_export_prom.py PROMETHEUS_URL RUN_JSON DASHBOARD_JSON RULES_YML: queries a
+# Prometheus that has scraped `pmctop -b --format json -o RUN_JSON --listen`
+# (run by e2e_export.sh) through its HTTP API, and checks that
+#  - per CCX, IPC from rate() of the counters agrees within 2 % with the same
+#    intervals of pmctop's own JSON (sum of instructions / sum of cycles);
+#  - the L3 hit-rate gauge has one series per CCX, between 0 and 1;
+#  - every PromQL expression of the Grafana dashboard returns data, and so
+#    does every series the recording rules record.
+import json
+import re
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+prom, run_json, dashboard, rules = sys.argv[1:5]
+WINDOW = "5s"
+failures = []
+
+
+def query(expr, at):
+    url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": expr, "time": "%.3f" % at})
+    with urllib.request.urlopen(url, timeout=10) as r:
+        body = json.load(r)
+    if body.get("status") != "success":
+        raise RuntimeError("%s: %s" % (expr, body))
+    return body["data"]["result"]
+
+
+# Prometheus scrapes its first time a few seconds after it is ready: wait
+# (up to 20 s) until the window holds 4 scrapes. The intervals inside it are
+# pmctop_intervals_total at its first and last scrape, which rate() reads.
+for _ in range(40):
+    now = time.time()
+    iv = query("pmctop_intervals_total[%s]" % WINDOW, now)
+    if iv and len(iv[0]["values"]) >= 4:
+        break
+    time.sleep(0.5)
+if not iv or len(iv[0]["values"]) < 2:
+    print("not enough scrapes in the window:", iv)
+    sys.exit(1)
+n_first, n_last = int(float(iv[0]["values"][0][1])), int(float(iv[0]["values"][-1][1]))
+ipc = query('sum by (ccx) (rate(pmctop_event_total{event="ex_ret_instr"}[%s])) / '
+            'sum by (ccx) (rate(pmctop_event_total{event="ls_not_halted_cyc"}[%s]))' % (WINDOW, WINDOW), now)
+lines = [json.loads(l) for l in open(run_json) if l.strip()]
+if len(lines) < n_last:
+    failures.append("JSON has %d intervals, Prometheus saw %d" % (len(lines), n_last))
+else:
+    # Intervals n_first+1 .. n_last are the lines n_first .. n_last-1.
+    window = lines[n_first:n_last]
+    ccxs = sorted({c["ccx"] for l in window for c in l["ccxs"]})
+    if len(ipc) != len(ccxs) or not ccxs:
+        failures.append("IPC series %d, CCXs in JSON %d" % (len(ipc), len(ccxs)))
+    for s in ipc:
+        c = int(s["metric"]["ccx"])
+        got = float(s["value"][1])
+        ins = sum(x["metrics"]["ex_ret_instr"] for l in window for x in l["ccxs"] if x["ccx"] == c)
+        cyc = sum(x["metrics"]["ls_not_halted_cyc"] for l in window for x in l["ccxs"] if x["ccx"] == c)
+        want = ins / cyc
+        print("CCX %d: IPC from rate() %.4f, from JSON %.4f (intervals %d-%d)" % (c, got, want, n_first + 1, n_last))
+        if abs(got - want) > 0.02 * want:
+            failures.append("CCX %d: IPC %.4f from Prometheus, %.4f from JSON" % (c, got, want))
+
+# The info family (an OpenMetrics "info", which Prometheus asks for first)
+# and the self-metrics arrive as Grafana's instance variable expects them.
+info = query('pmctop_info{model="amd-zen5",simulated="true"}', now)
+if len(info) != 1 or "instance" not in info[0]["metric"]:
+    failures.append("pmctop_info: %s" % info)
+for name in ("pmctop_scrapes_total", "pmctop_sampler_cpu_seconds_total", "pmctop_rotation_period_seconds"):
+    if not query(name, now):
+        failures.append("no " + name)
+
+hit = query("pmctop_metric_l3_hit_rate_ratio", now)
+if len(hit) < 2 or any(not 0 <= float(s["value"][1]) <= 1 for s in hit) or \
+        sorted(s["metric"]["ccx"] for s in hit) != sorted({s["metric"]["ccx"] for s in hit}):
+    failures.append("L3 hit rate per CCX: %s" % hit)
+else:
+    print("L3 hit rate:", ", ".join("CCX %s %.3f" % (s["metric"]["ccx"], float(s["value"][1])) for s in hit))
+
+
+# Every "expr" of the dashboard, with Grafana's variables set as a viewer
+# who picks every instance would have them.
+def exprs(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "expr" and isinstance(v, str):
+                yield v
+            else:
+                yield from exprs(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from exprs(v)
+
+
+found = list(exprs(json.load(open(dashboard))))
+if not found:
+    failures.append("no PromQL in " + dashboard)
+for e in found:
+    q = e.replace("$__rate_interval", WINDOW).replace("$__interval", "1s").replace("$instance", ".+") \
+         .replace("$job", ".+")
+    try:
+        r = query(q, now)
+    except Exception as ex:
+        failures.append("dashboard query failed: %s: %s" % (q, ex))
+        continue
+    if not r:
+        failures.append("dashboard query returned nothing: " + q)
+print("dashboard: %d expressions queried" % len(found))
+
+# The recording rules: each recorded series has data once the rules have
+# been evaluated over a few scrapes (Prometheus evaluates them every second
+# here); wait up to 10 s for the last of them.
+records = re.findall(r"^\s*- record:\s*(\S+)", open(rules).read(), re.M)
+if not records:
+    failures.append("no recording rules in " + rules)
+for rec in records:
+    for _ in range(20):
+        r = query(rec, time.time())
+        if r:
+            break
+        time.sleep(0.5)
+    if not r:
+        failures.append("recording rule returned nothing: " + rec)
+print("recording rules: %d series queried" % len(records))
+
+for f in failures:
+    print("FAIL:", f)
+sys.exit(1 if failures else 0)
