@@ -27,6 +27,7 @@
 #include "derive.h"
 #include "derive_window.h"
 #include "expr.h"
+#include "format.h"
 #include "uncertainty.h"
 #include "util.h"
 
@@ -560,6 +561,10 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 							cov = ec;
 					}
 				}
+				/* One unit per figure: counts are published per
+				 * second, so no figure changes with -d. */
+				if (format_unit_is_count(md->unit) && interval_s > 0)
+					v /= interval_s;
 				row->metric[mi] = v;
 				row->metric_rse[mi] = isnan(v) ? NAN : rse;
 				row->metric_cov[mi] = cov;

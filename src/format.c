@@ -92,10 +92,48 @@ const char *format_value(char *buf, size_t len, double v, const char *fmt, const
 		snprintf(num, sizeof(num), "%.0f", v);
 	else if (v == 0)
 		snprintf(num, sizeof(num), "0");
-	else if (fabs(v) >= 1000 || (unit && strchr(unit, '/')))
+	else if (fabs(v) >= 1000 || (unit && strchr(unit, '/')) || format_unit_is_count(unit))
 		format_si(num, sizeof(num), v);
 	else
 		snprintf(num, sizeof(num), "%.2f", v);
 	snprintf(buf, len, "%s", num);
 	return buf;
+}
+
+bool format_unit_is_count(const char *unit)
+{
+	return unit && (!strcmp(unit, "count") || !strcmp(unit, "slots"));
+}
+
+const char *format_value_unit(const char *unit)
+{
+	if (format_unit_is_count(unit))
+		return "/s";
+	return unit && *unit ? unit : "";
+}
+
+/* What a heading appends for each unit; NULL: nothing (IPC, CPI and the
+ * like are ratios of two counts whose label says what they are). */
+static const char *heading_suffix(const char *unit)
+{
+	static const struct { const char *unit, *suffix; } map[] = {
+		{ "ratio", "%" }, { "%", "%" }, { "count", "/s" }, { "slots", "/s" }, { "/s", "/s" },
+		{ "GHz", " GHz" }, { "ns", " ns" }, { "cyc", " cyc" }, { "cycles", " cyc" },
+		{ "GB/s", " GB/s" }, { "MB/s", " MB/s" }, { "GFLOP/s", " GFLOP/s" },
+		{ "/kinst", "/ki" }, { "/kinsn", "/ki" },
+	};
+	for (size_t i = 0; unit && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(unit, map[i].unit))
+			return map[i].suffix;
+	return NULL;
+}
+
+void format_heading(char *buf, size_t len, const char *label, const char *unit)
+{
+	const char *suf = heading_suffix(unit);
+	const char *word = suf && *suf == ' ' ? suf + 1 : suf;
+	if (!suf || strstr(label, word) || (!strcmp(word, "/ki") && (strstr(label, "PKI") || strstr(label, "pki"))))
+		snprintf(buf, len, "%s", label);
+	else
+		snprintf(buf, len, "%s%s", label, suf);
 }

@@ -19,5 +19,16 @@ const char *format_si(char *buf, size_t len, double v);
  * or invalid fmt uses a default for the unit ("ratio" as a percentage, "/s"
  * and large counts with k/M/G suffixes). Returns buf. */
 const char *format_value(char *buf, size_t len, double v, const char *fmt, const char *unit);
+/* One unit per figure (docs/units.md): the unit a published value of a
+ * metric defined in `unit` is in. A "count" (or "slots") metric is
+ * published per second, so that no figure changes with -d; every other
+ * unit is kept ("ratio" is a 0..1 fraction in batch outputs). */
+const char *format_value_unit(const char *unit);
+/* True when such a metric is published as a rate per second. */
+bool format_unit_is_count(const char *unit);
+/* A column heading: the label followed by the unit as shown on screen and
+ * in the batch table ("L2 miss%", "L3 lat ns", "L2 acc/s"), unless the
+ * label already says it or the unit is a plain ratio of two counts. */
+void format_heading(char *buf, size_t len, const char *label, const char *unit);
 
 #endif

@@ -23,11 +23,6 @@ int output_parse_format(const char *s)
 	return -1;
 }
 
-static bool is_ratio(const struct metric_def *md)
-{
-	return md && md->unit && !strcmp(md->unit, "ratio");
-}
-
 void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n)
 {
 	format_value(buf, n, v, fmt, md ? md->unit : NULL);
@@ -35,11 +30,15 @@ void output_format_value(const struct metric_def *md, const char *fmt, double v,
 
 void output_metric_heading(const struct metric_def *md, char *buf, size_t n)
 {
-	const char *label = md->label ? md->label : md->name;
-	if (is_ratio(md) && !strchr(label, '%'))
-		snprintf(buf, n, "%s%%", label);
+	format_heading(buf, n, md->label ? md->label : md->name, md->unit);
+}
+
+void output_field_name(const struct output *o, const struct model *m, int col, char *buf, size_t n)
+{
+	if (col < o->o.ncols)
+		snprintf(buf, n, "%s", m->metrics[o->cols[col]].name);
 	else
-		snprintf(buf, n, "%s", label);
+		snprintf(buf, n, "%s_per_s", m->events[o->evcols[col - o->o.ncols]].name);
 }
 
 double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r)

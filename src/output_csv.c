@@ -27,18 +27,21 @@ static void print_id(FILE *f, int v)
 int output_csv_write(struct output *o, const struct snapshot *s)
 {
 	const struct model *m = s->model;
+	int nf = o->o.ncols + o->o.nevcols;
 	if (o->written == 0) {
+		/* Each figure, then its coverage, then its relative standard
+		 * error, under the same names as in JSON (docs/units.md). */
+		static const char *const suffix[3] = { "", "_coverage", "_rse" };
+		char name[160];
 		fputs("time,interval_s,simulated,scope,id,cpu,core,ccx,socket", o->f);
-		for (int i = 0; i < o->o.ncols; i++)
-			fprintf(o->f, ",%s", m->metrics[o->cols[i]].name);
-		for (int i = 0; i < o->o.nevcols; i++)
-			fprintf(o->f, ",%s_per_s", m->events[o->evcols[i]].name);
-		for (int i = 0; i < o->o.ncols; i++)
-			fprintf(o->f, ",%s_coverage", m->metrics[o->cols[i]].name);
-		for (int i = 0; i < o->o.nevcols; i++)
-			fprintf(o->f, ",%s_coverage", m->events[o->evcols[i]].name);
+		for (int k = 0; k < 3; k++)
+			for (int i = 0; i < nf; i++) {
+				output_field_name(o, m, i, name, sizeof(name));
+				fprintf(o->f, ",%s%s", name, suffix[k]);
+			}
 		fputc('\n', o->f);
 	}
+	(void)nf;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		for (int i = 0; i < s->nrows[sc]; i++) {
 			const struct snap_row *r = &s->rows[sc][i];
@@ -56,6 +59,10 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 				print_num(o->f, r->metric_cov[o->cols[c]]);
 			for (int c = 0; c < o->o.nevcols; c++)
 				print_num(o->f, r->event_cov[o->evcols[c]]);
+			for (int c = 0; c < o->o.ncols; c++)
+				print_num(o->f, r->metric_rse[o->cols[c]]);
+			for (int c = 0; c < o->o.nevcols; c++)
+				print_num(o->f, r->event_rse[o->evcols[c]]);
 			fputc('\n', o->f);
 		}
 	}

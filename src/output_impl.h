@@ -23,6 +23,10 @@ int output_json_write(struct output *o, const struct snapshot *s);
 double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r);
 /* Wall-clock time of the snapshot as "HH:MM:SS.mmm". */
 void output_clock(double t, char *buf, size_t n);
+/* The name of printed column col (metrics, then the -e events) in CSV and
+ * JSON alike: the metric's name, or the event's with "_per_s", since
+ * events are written as rates per second. */
+void output_field_name(const struct output *o, const struct model *m, int col, char *buf, size_t n);
 /* Rate per second of an extra event in a row (NaN if not measured). */
 double output_event_rate(const struct snapshot *s, const struct snap_row *r, int ev);
 

@@ -3,10 +3,14 @@
  *  "rotation":"pmctop"|"kernel" (rotate_ms is null when the kernel rotates),
  *  "offline":[...], "event_coverage":{event: share}, "system":{...},
  *  "cpus":[...], "cores":[...], "ccxs":[...], "sockets":[...]}
- * where every row has "metrics" and "coverage" objects keyed by metric name
- * (null where not measured), so a consumer never mistakes a gap for a 0. */
+ * where every row has "metrics", "coverage" and "rse" (relative standard
+ * error) objects keyed by the same field names as the CSV header (metric
+ * names, and "<event>_per_s" for -e events), null where not measured, so a
+ * consumer never mistakes a gap for a 0; "units" gives each field's unit
+ * (docs/units.md). */
 #include "config.h"
 #include "output_impl.h"
+#include "format.h"
 
 #include <math.h>
 
@@ -37,18 +41,21 @@ static void put_values(struct output *o, const struct snapshot *s, const struct 
 		       const double *mvals, const double *evals)
 {
 	const struct model *m = s->model;
+	char name[160];
 	fputc('{', o->f);
 	for (int i = 0; i < o->o.ncols; i++) {
 		if (i)
 			fputc(',', o->f);
-		put_string(o->f, m->metrics[o->cols[i]].name);
+		output_field_name(o, m, i, name, sizeof(name));
+		put_string(o->f, name);
 		fputc(':', o->f);
 		put_number(o->f, mvals[o->cols[i]]);
 	}
 	for (int i = 0; i < o->o.nevcols; i++) {
 		if (i || o->o.ncols)
 			fputc(',', o->f);
-		put_string(o->f, m->events[o->evcols[i]].name);
+		output_field_name(o, m, o->o.ncols + i, name, sizeof(name));
+		put_string(o->f, name);
 		fputc(':', o->f);
 		/* Events are reported as rates, coverage as the plain fraction. */
 		put_number(o->f, evals == r->event ? output_event_rate(s, r, o->evcols[i])
@@ -84,6 +91,8 @@ static void put_row(struct output *o, const struct snapshot *s, const struct sna
 	put_values(o, s, r, r->metric, r->event);
 	fputs(",\"coverage\":", o->f);
 	put_values(o, s, r, r->metric_cov, r->event_cov);
+	fputs(",\"rse\":", o->f);
+	put_values(o, s, r, r->metric_rse, r->event_rse);
 	fputc('}', o->f);
 }
 
@@ -113,6 +122,18 @@ int output_json_write(struct output *o, const struct snapshot *s)
 		fputs(",\"notice\":", o->f);
 		put_string(o->f, s->notice);
 	}
+	/* The unit of every field, in each line: a line is read on its own. */
+	fputs(",\"units\":{", o->f);
+	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
+		char name[160];
+		output_field_name(o, s->model, i, name, sizeof(name));
+		if (i)
+			fputc(',', o->f);
+		put_string(o->f, name);
+		fputc(':', o->f);
+		put_string(o->f, i < o->o.ncols ? format_value_unit(s->model->metrics[o->cols[i]].unit) : "/s");
+	}
+	fputc('}', o->f);
 	fputs(",\"offline\":[", o->f);
 	for (int i = 0; i < s->noffline; i++)
 		fprintf(o->f, "%s%d", i ? "," : "", s->offline[i]);

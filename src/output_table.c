@@ -2,26 +2,34 @@
  * spirit of `perf stat -I` but one row per CPU and one column per metric. */
 #include "config.h"
 #include "output_impl.h"
+#include "uncertainty.h"
 
 #include <math.h>
 #include <string.h>
 
 #define COLW 9
+/* A heading longer than this is cut at its end, never at its start. */
+#define COLW_MAX 24
+
+/* Column i's heading and width: as wide as its heading, so that the
+ * heading (with its unit) is never cut, within COLW..COLW_MAX. */
+static int column(const struct output *o, const struct model *m, int i, char *buf, size_t n)
+{
+	if (i < o->o.ncols)
+		output_metric_heading(&m->metrics[o->cols[i]], buf, n);
+	else
+		snprintf(buf, n, "%s/s", m->events[o->evcols[i - o->o.ncols]].name);
+	int w = (int)strlen(buf);
+	return w < COLW ? COLW : w > COLW_MAX ? COLW_MAX : w;
+}
 
 static void print_heading(struct output *o, const struct snapshot *s)
 {
-	const struct model *m = s->model;
 	fprintf(o->f, "%-8s %4s %4s %4s", "CPU", "core", "ccx", "sock");
 	char buf[64];
-	for (int i = 0; i < o->o.ncols; i++) {
-		output_metric_heading(&m->metrics[o->cols[i]], buf, sizeof(buf));
-		fprintf(o->f, " %*.*s", COLW, COLW, buf);
-	}
-	for (int i = 0; i < o->o.nevcols; i++) {
-		snprintf(buf, sizeof(buf), "%s/s", m->events[o->evcols[i]].name);
-		/* Event names are long: keep the tail, which tells them apart. */
-		size_t len = strlen(buf);
-		fprintf(o->f, " %*s", COLW, len > COLW ? buf + len - COLW : buf);
+	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
+		int w = column(o, s->model, i, buf, sizeof(buf));
+		fprintf(o->f, " %*.*s", w, w, buf);
 	}
 	fprintf(o->f, " %5s\n", "cov%");
 }
@@ -38,19 +46,28 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 		      const struct snap_row *r)
 {
 	const struct model *m = s->model;
-	char buf[64];
+	char buf[64], head[64], cell[72];
 	fprintf(o->f, "%-8s", name);
 	print_id(o->f, r->core);
 	print_id(o->f, r->ccx);
 	print_id(o->f, r->socket);
-	for (int i = 0; i < o->o.ncols; i++) {
-		const struct metric_def *md = &m->metrics[o->cols[i]];
-		output_format_value(md, o->fmts[i], r->metric[o->cols[i]], buf, sizeof(buf));
-		fprintf(o->f, " %*s", COLW, buf);
-	}
-	for (int i = 0; i < o->o.nevcols; i++) {
-		output_format_value(NULL, NULL, output_event_rate(s, r, o->evcols[i]), buf, sizeof(buf));
-		fprintf(o->f, " %*s", COLW, buf);
+	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
+		int w = column(o, m, i, head, sizeof(head));
+		double v, rse;
+		if (i < o->o.ncols) {
+			const struct metric_def *md = &m->metrics[o->cols[i]];
+			v = r->metric[o->cols[i]];
+			rse = r->metric_rse[o->cols[i]];
+			output_format_value(md, o->fmts[i], v, buf, sizeof(buf));
+		} else {
+			int e = o->evcols[i - o->o.ncols];
+			v = output_event_rate(s, r, e);
+			rse = r->event_rse[e];
+			output_format_value(NULL, NULL, v, buf, sizeof(buf));
+		}
+		/* '~': the same rule as on the screen (docs/uncertainty.md). */
+		snprintf(cell, sizeof(cell), "%s%s", !isinf(v) && unc_marked(v, rse) ? "~" : "", buf);
+		fprintf(o->f, " %*s", w, cell);
 	}
 	double cov = output_row_coverage(o, s, r);
 	if (isnan(cov))

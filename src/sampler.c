@@ -343,6 +343,7 @@ static int open_all(struct sampler *s, char **cause)
 	free(s->notice);
 	s->notice = NULL;
 
+	char *absent = NULL;      /* uncore PMUs not there: said only if the core ones work */
 	int *fc = xcalloc((size_t)m->npmus + 1, sizeof(int));
 	for (int p = 0; p < m->npmus; p++) {
 		fc[p] = ops->free_counters ? ops->free_counters(s->bk, p) : m->pmus[p].counters;
@@ -376,7 +377,18 @@ static int open_all(struct sampler *s, char **cause)
 		char *why = NULL;
 		int n = ops->instances(s->bk, p, &inst, &why);
 		if (n <= 0) {
-			add_pmu_notice(s, pmu_title(pd, title, sizeof(title)), why ? why : "no such PMU here");
+			/* An uncore PMU that is not there is worth a line only
+			 * where the core counters work: without them, the one
+			 * line about the hardware counters says it all. */
+			const char *reason = why ? why : "no such PMU here";
+			if (pd->kind == PMU_CORE) {
+				add_pmu_notice(s, pmu_title(pd, title, sizeof(title)), reason);
+			} else {
+				char *more = xasprintf("%s%s%s: %s", absent ? absent : "", absent ? "\n" : "",
+						       pmu_title(pd, title, sizeof(title)), reason);
+				free(absent);
+				absent = more;
+			}
 			free(why);
 			free(inst);
 			continue;
@@ -465,6 +477,13 @@ static int open_all(struct sampler *s, char **cause)
 		}
 		free(pmu_cause);
 	}
+	bool core_ok = true;
+	for (int p = 0; p < m->npmus; p++)
+		if (m->pmus[p].kind == PMU_CORE && s->ps[p].ngroups > 0 && !s->ps[p].available)
+			core_ok = false;
+	if (absent && core_ok)
+		add_notice(s, "%s", absent);
+	free(absent);
 	/* When the kernel refuses every counter, /proc/stat still gives CPU
 	 * utilization: say that this is all there is, so nobody takes the
 	 * dashes for zeros. */

@@ -202,37 +202,47 @@ START_TEST(test_fmt_valid)
 }
 END_TEST
 
+/* rse is the relative standard error: '~' exactly when 1.96 x rse is above
+ * UNC_MARK_REL95 (10 %) or rse is not known, in both directions. */
 static const struct {
-	int line; double v, cov; const char *fmt, *unit, *want;
+	int line; double v, rse; bool err; const char *fmt, *unit, *want;
 } values[] = {
-	{ L, NAN, 1, "%.2f", NULL, "-" },
-	{ L, INFINITY, 1, NULL, NULL, "-" },
-	{ L, 1.2345, 1, "%.2f", "insn/cyc", "1.23" },
-	{ L, 1.2345, 0.3, "%.2f", "insn/cyc", "~1.23" },
-	{ L, 1.2345, NAN, "%.2f", NULL, "1.23" },
-	{ L, 1.2345, 0.5, "%.2f", NULL, "1.23" },      /* exactly the threshold: not marked */
-	{ L, 0.4567, 1, "pct", "ratio", "45.7" },
-	{ L, 0.4567, 1, NULL, "ratio", "45.7" },
-	{ L, 45.67, 1, "pct", "%", "45.7" },            /* already a percentage */        /* a ratio defaults to a percentage */
-	{ L, 0.4567, 1, "%s", "ratio", "45.7" },        /* a bad format falls back safely */
-	{ L, 3.456, 1, "%s", "GHz", "3.46" },
-	{ L, 1234567, 1, NULL, "/s", "1.23M" },
-	{ L, 95.4, 1, NULL, "ns", "95" },
-	{ L, 12, 1, NULL, NULL, "12.00" },
-	{ L, 5e9, 0.1, NULL, NULL, "~5.00G" },
+	{ L, NAN, 0, false, "%.2f", NULL, "-" },
+	{ L, NAN, NAN, false, "%.2f", NULL, "-" },      /* no value: a dash, never "~-" */
+	{ L, INFINITY, 0, false, NULL, NULL, "-" },
+	{ L, 1.2345, 0, false, "%.2f", "insn/cyc", "1.23" },
+	{ L, 1.2345, 0.02, false, "%.2f", "insn/cyc", "1.23" },
+	{ L, 1.2345, 0.0510, false, "%.2f", NULL, "1.23" },  /* +-9.996 %: not marked */
+	{ L, 1.2345, 0.0511, false, "%.2f", NULL, "~1.23" }, /* +-10.02 %: marked */
+	{ L, 1.2345, 0.3, false, "%.2f", NULL, "~1.23" },
+	{ L, 1.2345, NAN, false, "%.2f", NULL, "~1.23" },    /* not known: marked */
+	{ L, 1.2345, 0.01, true, "%.2f", NULL, "1.23\u00b12.0%" },
+	{ L, 1.2345, 0, true, "%.2f", NULL, "1.23\u00b10" },
+	{ L, 1.2345, 0.2, true, "%.2f", NULL, "~1.23\u00b139%" },
+	{ L, 1.2345, NAN, true, "%.2f", NULL, "~1.23" },
+	{ L, 0.4567, 0, false, "pct", "ratio", "45.7" },
+	{ L, 0.4567, 0, false, NULL, "ratio", "45.7" },
+	{ L, 45.67, 0, false, "pct", "%", "45.7" },            /* already a percentage */
+	{ L, 0.4567, 0, false, "%s", "ratio", "45.7" },        /* a bad format falls back safely */
+	{ L, 3.456, 0, false, "%s", "GHz", "3.46" },
+	{ L, 1234567, 0, false, NULL, "/s", "1.23M" },
+	{ L, 95.4, 0, false, NULL, "ns", "95" },
+	{ L, 12, 0, false, NULL, NULL, "12.00" },
+	{ L, 5e9, 0.5, false, NULL, NULL, "~5.00G" },
 };
 
 START_TEST(test_fmt_value)
 {
 	char buf[32];
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
-		fmt_value(buf, sizeof(buf), values[i].v, values[i].cov, values[i].fmt, values[i].unit);
+		fmt_value(buf, sizeof(buf), values[i].v, values[i].rse, values[i].err, values[i].fmt,
+			  values[i].unit);
 		ck_assert_msg(strcmp(buf, values[i].want) == 0, "line %d: got '%s', want '%s'",
 			      values[i].line, buf, values[i].want);
 	}
 	/* Small buffers truncate rather than overflow. */
 	char tiny[4];
-	fmt_value(tiny, sizeof(tiny), 123456.0, 1, "%.3f", NULL);
+	fmt_value(tiny, sizeof(tiny), 123456.0, 0, false, "%.3f", NULL);
 	ck_assert_str_eq(tiny, "123");
 }
 END_TEST

@@ -18,7 +18,7 @@ struct fixture {
 	struct event_def events[NE];
 	struct snapshot snap;
 	struct snap_row cpu_rows[NCPU], ccx_row, sys_row;
-	double vals[NCPU + 2][4][NM + NE];
+	double vals[NCPU + 2][6][NM + NE];
 };
 
 static void fill_row(struct snap_row *r, double (*v)[NM + NE], int id, double ipc, double hit,
@@ -26,9 +26,15 @@ static void fill_row(struct snap_row *r, double (*v)[NM + NE], int id, double ip
 {
 	r->id = id; r->cpu = id; r->core = id; r->ccx = 0; r->socket = 0; r->ncpus = 1;
 	r->metric = v[0]; r->metric_cov = v[1]; r->event = v[2]; r->event_cov = v[3];
+	r->metric_rse = v[4]; r->event_rse = v[5];
 	r->metric[0] = ipc; r->metric[1] = hit;
 	r->metric_cov[0] = cov; r->metric_cov[1] = isnan(hit) ? NAN : cov;
 	r->event[0] = ev; r->event_cov[0] = cov;
+	/* Exact where fully covered, 8 % (marked '~': +-15.7 % at 95 %) at
+	 * half; no uncertainty where there is no value. */
+	for (int k = 0; k < NM; k++)
+		r->metric_rse[k] = isnan(r->metric[k]) ? NAN : cov >= 1 ? 0 : 0.08;
+	r->event_rse[0] = cov >= 1 ? 0 : 0.08;
 }
 
 static void build(struct fixture *f, bool simulated)
@@ -98,8 +104,14 @@ START_TEST(test_table)
 	ck_assert_ptr_nonnull(row1);
 	ck_assert_msg(strstr(row1, "        -         -") != NULL, "%s", row1);
 	ck_assert_msg(strstr(row1, "   50\n") != NULL, "%s", row1);
-	/* Extra event: 1000 per 2 s interval = 500/s. */
-	ck_assert_msg(strstr(row1, "500") != NULL, "%s", row1);
+	/* Extra event: 1000 per 2 s interval = 500/s, uncertain: '~'. */
+	ck_assert_msg(strstr(row1, "~500") != NULL, "%s", row1);
+	/* Headings carry their unit, and are never cut at the start. */
+	ck_assert_msg(strstr(t, "ex_ret_instr/s"), "%s", t);
+	/* CPU 0 is exact: no '~' anywhere in its row. */
+	const char *row0 = strstr(t, "\n0 ");
+	ck_assert_ptr_nonnull(row0);
+	ck_assert_msg(memchr(row0, '~', (size_t)(row1 - row0)) == NULL, "%s", row0);
 	free(t);
 	build(&f, false);
 	t = render(&f, OUT_TABLE, 1);
@@ -115,10 +127,10 @@ START_TEST(test_csv)
 	char *t = render(&f, OUT_CSV, 2);
 	ck_assert_int_eq(count(t, "time,interval_s,simulated,scope,id,cpu,core,ccx,socket,ipc,"
 				  "l3_hit_rate,ex_ret_instr_per_s,ipc_coverage,l3_hit_rate_coverage,"
-				  "ex_ret_instr_coverage\n"), 1);
-	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,1.5,0.25,1000,1,1,1\n"), "%s", t);
-	ck_assert_msg(strstr(t, ",cpu,1,1,1,0,0,,,500,0.5,,0.5\n"), "%s", t);
-	ck_assert_msg(strstr(t, ",system,0,,,,,1.25,0.75,1500,0.5,0.5,0.5\n"), "%s", t);
+				  "ex_ret_instr_per_s_coverage,ipc_rse,l3_hit_rate_rse,ex_ret_instr_per_s_rse\n"), 1);
+	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,1.5,0.25,1000,1,1,1,0,0,0\n"), "%s", t);
+	ck_assert_msg(strstr(t, ",cpu,1,1,1,0,0,,,500,0.5,,0.5,,,0.08\n"), "%s", t);
+	ck_assert_msg(strstr(t, ",system,0,,,,,1.25,0.75,1500,0.5,0.5,0.5,0.08,0.08,0.08\n"), "%s", t);
 	ck_assert_int_eq(count(t, ",ccx,0,"), 2);
 	/* Every line has the header's number of fields. */
 	char *save = NULL, *line = strtok_r(t, "\n", &save);
@@ -137,10 +149,14 @@ START_TEST(test_json)
 	ck_assert_int_eq(count(t, "\n"), 2);                 /* one object per line */
 	ck_assert_int_eq(count(t, "{\"time\":1700000000.000,\"interval_s\":2,\"simulated\":true"), 2);
 	ck_assert_msg(strstr(t, "\"cpus\":[{\"cpu\":0,\"core\":0,\"ccx\":0,\"socket\":0,"
-				"\"metrics\":{\"ipc\":1.5,\"l3_hit_rate\":0.25,\"ex_ret_instr\":1000},"
-				"\"coverage\":{\"ipc\":1,\"l3_hit_rate\":1,\"ex_ret_instr\":1}}"), "%s", t);
-	ck_assert_msg(strstr(t, "\"metrics\":{\"ipc\":null,\"l3_hit_rate\":null,\"ex_ret_instr\":500}"),
+				"\"metrics\":{\"ipc\":1.5,\"l3_hit_rate\":0.25,\"ex_ret_instr_per_s\":1000},"
+				"\"coverage\":{\"ipc\":1,\"l3_hit_rate\":1,\"ex_ret_instr_per_s\":1},"
+				"\"rse\":{\"ipc\":0,\"l3_hit_rate\":0,\"ex_ret_instr_per_s\":0}}"), "%s", t);
+	ck_assert_msg(strstr(t, "\"metrics\":{\"ipc\":null,\"l3_hit_rate\":null,\"ex_ret_instr_per_s\":500}"),
 		      "%s", t);
+	/* The same field names as the CSV header, each with its unit. */
+	ck_assert_msg(strstr(t, "\"units\":{\"ipc\":\"insn/cyc\",\"l3_hit_rate\":\"ratio\","
+				"\"ex_ret_instr_per_s\":\"/s\"}"), "%s", t);
 	ck_assert_msg(strstr(t, "\"ccxs\":[{\"ccx\":0,\"socket\":0,\"ncpus\":2,"), "%s", t);
 	ck_assert_msg(strstr(t, "\"system\":{\"ncpus\":2,\"metrics\":{\"ipc\":1.25"), "%s", t);
 	ck_assert_msg(strstr(t, "\"sockets\":[]"), "%s", t);

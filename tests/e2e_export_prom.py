@@ -55,8 +55,8 @@ else:
     for s in ipc:
         c = int(s["metric"]["ccx"])
         got = float(s["value"][1])
-        ins = sum(x["metrics"]["ex_ret_instr"] for l in window for x in l["ccxs"] if x["ccx"] == c)
-        cyc = sum(x["metrics"]["ls_not_halted_cyc"] for l in window for x in l["ccxs"] if x["ccx"] == c)
+        ins = sum(x["metrics"]["ex_ret_instr_per_s"] for l in window for x in l["ccxs"] if x["ccx"] == c)
+        cyc = sum(x["metrics"]["ls_not_halted_cyc_per_s"] for l in window for x in l["ccxs"] if x["ccx"] == c)
         want = ins / cyc
         print("CCX %d: IPC from rate() %.4f, from JSON %.4f (intervals %d-%d)" % (c, got, want, n_first + 1, n_last))
         if abs(got - want) > 0.02 * want:

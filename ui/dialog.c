@@ -11,6 +11,7 @@
 #include <string.h>
 #include "fmt.h"
 #include "panel.h"
+#include "uncertainty.h"
 #include "util.h"
 
 void dialog_help(struct ui *u)
@@ -33,9 +34,11 @@ void dialog_help(struct ui *u)
 	lines[n++] = xstrdup("");
 	lines[n++] = xstrdup("  -      no value: the event was not counted, or a divisor was 0, or the");
 	lines[n++] = xstrdup("         figure exists only per CCX or socket (L3, memory: see the panels)");
-	lines[n++] = xasprintf("  ~1.23  estimated: its events ran less than %.0f%% of the interval (multiplexed)",
-			       FMT_LOW_COVERAGE * 100);
-	lines[n++] = xstrdup("  min cov  the lowest such coverage among the values on screen");
+	lines[n++] = xasprintf("  ~1.23  uncertain: its 95%% interval is wider than +-%.0f%%, or cannot be",
+			       UNC_MARK_REL95 * 100);
+	lines[n++] = xstrdup("         estimated (its counters ran in too few windows); u shows +-N% beside");
+	lines[n++] = xstrdup("         every figure (docs/uncertainty.md)");
+	lines[n++] = xstrdup("  min cov  the lowest coverage (share of the interval counted) on screen");
 	lines[n++] = xstrdup("  Event columns are counts per second. The topdown bar: F frontend bound,");
 	lines[n++] = xstrdup("  S bad speculation, B backend bound, T SMT contention, R retiring; lower");
 	lines[n++] = xstrdup("  case is the second half of a split (level 2). The heading names them.");

@@ -55,12 +55,12 @@ void draw_note_cov(struct ui *u, double cov)
 const char *draw_metric_text(struct ui *u, const struct snap_row *r, int metric,
 			     const char *fmt, char *buf, int len)
 {
-	double cov;
-	double v = ui_metric(u, r, metric, &cov);
+	double cov, rse;
+	double v = ui_metric(u, r, metric, &cov, &rse);
 	if (!isnan(v))
 		draw_note_cov(u, cov);
 	const char *unit = metric >= 0 && metric < u->m->nmetrics ? u->m->metrics[metric].unit : NULL;
-	return fmt_value(buf, len, v, cov, fmt, unit);
+	return fmt_value(buf, len, v, rse, u->nav.show_err, fmt, unit);
 }
 
 /* Appends a unit to a value, but not to "-" (no value has no unit). */

@@ -9,18 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
+#include "uncertainty.h"
 #include "util.h"
 
 
 
-const char *fmt_value(char *buf, int len, double v, double cov, const char *fmt, const char *unit)
+const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, const char *fmt,
+		      const char *unit)
 {
-	char num[64];
+	char num[64], err[24] = "";
 	if (len < 1)
 		return buf;
 	format_value(num, sizeof(num), v, fmt, unit);
-	bool low = !isnan(v) && !isinf(v) && !isnan(cov) && cov < FMT_LOW_COVERAGE;
-	snprintf(buf, (size_t)len, "%s%s", low ? "~" : "", num);
+	bool mark = !isinf(v) && unc_marked(v, rse);
+	if (with_err && !isnan(v) && isfinite(rse)) {
+		double pct = 196 * rse;
+		if (pct < 0.05)
+			snprintf(err, sizeof(err), "\u00b10");
+		else
+			snprintf(err, sizeof(err), pct < 10 ? "\u00b1%.1f%%" : "\u00b1%.0f%%", pct);
+	}
+	snprintf(buf, (size_t)len, "%s%s%s", mark ? "~" : "", num, err);
 	return buf;
 }
 

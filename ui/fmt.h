@@ -13,9 +13,13 @@
  * value of that PMU gets the mark: it is then an estimate, and says so. */
 #define FMT_LOW_COVERAGE 0.5
 
-/* format_value() (src/format.h) with a '~' in front when cov <
- * FMT_LOW_COVERAGE. Returns buf. */
-const char *fmt_value(char *buf, int len, double v, double cov, const char *fmt, const char *unit);
+/* v formatted by fmt (printf, or "pct" for a ratio shown as %) in its
+ * unit, "-" when NaN, marked "~" exactly when unc_marked() says its
+ * uncertainty is above UNC_MARK_REL95 (or not known), and followed by
+ * "+-N%" (the relative half-width of its 95 % interval) when with_err is
+ * set and the uncertainty is known. Returns buf. */
+const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, const char *fmt,
+		      const char *unit);
 
 /* Colour level of a value against view thresholds: 0 normal, 1 warn,
  * 2 critical. NaN thresholds are not set; low_is_bad flips the test. */

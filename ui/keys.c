@@ -31,6 +31,7 @@ const struct key_binding keys_table[] = {
 	{ 'R', ACT_SORT_REVERSE, 0, "R", "reverse the sort order" },
 	{ 'c', ACT_TOGGLE_CCX, 0, "c", "show/hide the CCX panels" },
 	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU (thread) or per physical core" },
+	{ 'u', ACT_TOGGLE_ERRORS, 0, "u", "show each figure's uncertainty (+-, 95 %)" },
 	{ ' ', ACT_PAUSE, 0, "Space", "pause/resume" },
 	{ '+', ACT_DELAY_UP, 0, "+", "longer refresh delay" },
 	{ '-', ACT_DELAY_DOWN, 0, "-", "shorter refresh delay" },
@@ -144,6 +145,9 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		break;
 	case ACT_TOGGLE_CCX:
 		n->show_ccx = !n->show_ccx;
+		break;
+	case ACT_TOGGLE_ERRORS:
+		n->show_err = !n->show_err;
 		break;
 	case ACT_TOGGLE_THREADS:
 		n->per_core = !n->per_core;

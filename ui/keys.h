@@ -24,7 +24,7 @@ enum ui_action {
 	ACT_EVENT_PICKER,
 	ACT_DEL_COLUMN,
 	ACT_SORT_LEFT, ACT_SORT_RIGHT, ACT_SORT_PICK, ACT_SORT_REVERSE,
-	ACT_TOGGLE_CCX, ACT_TOGGLE_THREADS,
+	ACT_TOGGLE_CCX, ACT_TOGGLE_THREADS, ACT_TOGGLE_ERRORS,
 	ACT_PAUSE,
 	ACT_DELAY_UP, ACT_DELAY_DOWN,
 	ACT_FILTER,
@@ -55,6 +55,7 @@ struct ui_nav {
 	bool sort_reverse;
 	bool show_ccx;
 	bool per_core;            /* rows per physical core instead of per CPU */
+	bool show_err;            /* each figure with its 95 % uncertainty (+-N%) */
 	bool paused;
 	double delay_s;
 	int sel, nrows;           /* selected row, and rows in the table */

@@ -29,7 +29,7 @@ static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, in
 	static const char levels[] = ".:-=+*#%@";
 	const struct topo_ccx *cx = &u->topo->ccxs[ccx];
 	for (int j = 0; j < cx->ncores && j < w * lines; j++) {
-		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, cx->cores[j]), metric, NULL);
+		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, cx->cores[j]), metric, NULL, NULL);
 		char s[2] = "-";
 		int attr = 0;
 		if (!isnan(v)) {
@@ -49,15 +49,15 @@ static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, in
 static void ccx_figures(struct ui *u, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
 {
 	const struct snap_row *r = ui_scope_row(u->snap, SNAP_CCX, i);
-	double cov = NAN, v = NAN;
+	double cov = NAN, rse = NAN, v = NAN;
 	if (u->m_l3rate >= 0) {
-		v = ui_metric(u, r, u->m_l3rate, &cov);
+		v = ui_metric(u, r, u->m_l3rate, &cov, &rse);
 	} else if (u->m_l3acc >= 0 && u->snap && u->snap->interval_s > 0) {
-		v = ui_metric(u, r, u->m_l3acc, &cov) / u->snap->interval_s;
+		v = ui_metric(u, r, u->m_l3acc, &cov, &rse) / u->snap->interval_s;
 	}
 	if (!isnan(v))
 		draw_note_cov(u, cov);
-	fmt_value(acc, 16, v, cov, NULL, "/s");
+	fmt_value(acc, 16, v, rse, u->nav.show_err, NULL, "/s");
 	draw_add_unit(acc, 16, "/s");
 	draw_metric_text(u, r, u->m_l3hit, "pct", hit, 16);
 	draw_add_unit(hit, 16, "%");
@@ -77,7 +77,7 @@ void panel_ccx(struct ui *u)
 	int metric = strip_metric(u, &vc);
 	double max = 0;
 	for (int i = 0; i < u->topo->ncores; i++) {
-		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, i), metric, NULL);
+		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, i), metric, NULL, NULL);
 		if (!isnan(v) && v > max)
 			max = v;
 	}

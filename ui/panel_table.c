@@ -25,7 +25,7 @@ static double event_rate(struct ui *u, const struct snap_row *r, int e, double *
 const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
 		      char *buf, int len, int *level)
 {
-	double v, cov;
+	double v, cov, rse;
 	*level = 0;
 	switch (c->kind) {
 	case COL_CPU:
@@ -50,17 +50,19 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 			snprintf(buf, (size_t)len, "%d", row->ccx);
 		return buf;
 	case COL_METRIC:
-		v = ui_metric(u, row->r, c->idx, &cov);
+		v = ui_metric(u, row->r, c->idx, &cov, &rse);
 		if (c->vc)
 			*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
 		if (!isnan(v))
 			draw_note_cov(u, cov);
-		return fmt_value(buf, len, v, cov, c->vc ? c->vc->fmt : NULL, u->m->metrics[c->idx].unit);
+		return fmt_value(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
+				 u->m->metrics[c->idx].unit);
 	case COL_EVENT:
 		v = event_rate(u, row->r, c->idx, &cov);
+		rse = row->r && row->r->event_rse ? row->r->event_rse[c->idx] : NAN;
 		if (!isnan(v))
 			draw_note_cov(u, cov);
-		return fmt_value(buf, len, v, cov, NULL, "/s");
+		return fmt_value(buf, len, v, rse, u->nav.show_err, NULL, "/s");
 	case COL_BAR:
 		buf[0] = 0;
 		return buf;
@@ -118,7 +120,7 @@ static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r
 	double val[16], sum = 0;
 	for (int i = 0; i < n; i++) {
 		double cov;
-		val[i] = ui_metric(u, r, v->bar[i], &cov);
+		val[i] = ui_metric(u, r, v->bar[i], &cov, NULL);
 		if (isnan(val[i]) || val[i] < 0) {
 			draw_put(y, x, w, 0, "-");
 			return;

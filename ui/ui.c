@@ -149,9 +149,26 @@ static bool has_metric_col(const struct ui *u, int metric)
 	return false;
 }
 
+/* A column that can only ever show '-': its metric is not defined at the
+ * table's rows (an L3 or memory figure in a CPU row: those belong to the
+ * CCX boxes and the memory panel), or the last figures were planned with
+ * it and still lack one of its events (a PMU this machine does not have). */
+static bool dead_metric(const struct ui *u, int metric)
+{
+	const struct metric_def *md = &u->m->metrics[metric];
+	if ((int)md->scope > (u->nav.per_core ? SCOPE_CORE : SCOPE_THREAD))
+		return true;
+	if (!u->snap || !u->snap->metric_planned[metric])
+		return false;
+	for (int k = 0; k < md->nevents; k++)
+		if (!u->snap->event_planned[md->events[k]])
+			return true;
+	return false;
+}
+
 static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, bool scrolls)
 {
-	if (metric < 0 || metric >= u->m->nmetrics || has_metric_col(u, metric))
+	if (metric < 0 || metric >= u->m->nmetrics || has_metric_col(u, metric) || dead_metric(u, metric))
 		return;
 	/* A fixed column that the view lists too takes the view's format
 	 * and thresholds. */
@@ -184,11 +201,13 @@ void ui_build_columns(struct ui *u)
 	add_col(u, COL_CPU, 0, NULL, u->nav.per_core ? "CPUs" : "CPU", u->nav.per_core ? 9 : 5, false);
 	add_col(u, COL_CORE, 0, NULL, "core", 5, false);
 	add_col(u, COL_CCX, 0, NULL, "CCX", 4, false);
+	int n0 = u->ncols;
 	add_metric_col(u, u->m_util, NULL, false);
-	if (u->m_util >= 0)
+	if (u->ncols > n0)
 		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "util%%");
+	n0 = u->ncols;
 	add_metric_col(u, u->m_ghz, NULL, false);
-	if (u->m_ghz >= 0)
+	if (u->ncols > n0)
 		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "GHz");
 	add_metric_col(u, u->m_ipc, NULL, false);
 	const struct view_def *v = cur_view(u);
@@ -230,15 +249,19 @@ const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc
 	return NULL;
 }
 
-double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov)
+double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse)
 {
 	if (cov)
 		*cov = NAN;
+	if (rse)
+		*rse = NAN;
 	if (!r || !u->snap || metric < 0 || metric >= u->snap->nmetrics || !r->metric)
 		return NAN;
 	double v = r->metric[metric];
 	if (cov && r->metric_cov)
 		*cov = r->metric_cov[metric];
+	if (rse && r->metric_rse)
+		*rse = r->metric_rse[metric];
 	return v;
 }
 
@@ -250,7 +273,7 @@ static double sort_key(struct ui *u, const struct ui_row *row)
 	case COL_CPU: return row->cpu;
 	case COL_CORE: return row->core;
 	case COL_CCX: return row->ccx;
-	case COL_METRIC: return ui_metric(u, row->r, c->idx, NULL);
+	case COL_METRIC: return ui_metric(u, row->r, c->idx, NULL, NULL);
 	case COL_EVENT:
 		if (row->r && row->r->event && u->snap && c->idx < u->snap->nevents)
 			return row->r->event[c->idx];
@@ -626,6 +649,8 @@ int ui_run(const struct ui_config *c, char **cause)
 				snapshot_free(u.snap);
 			u.snap = s;
 			dirty = true;
+			/* Columns follow what the figures can show. */
+			ui_build_columns(&u);
 		}
 		if (u.message && now_s() > u.message_until) {
 			free(u.message);

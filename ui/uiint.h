@@ -60,7 +60,9 @@ struct ui {
 void ui_build_columns(struct ui *u);
 void ui_build_rows(struct ui *u);
 const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
-double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov);
+/* A metric of a row, with its coverage and relative standard error (each
+ * may be NULL). */
+double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
 void ui_request(struct ui *u);
 void ui_set_message(struct ui *u, const char *msg);
 int ui_getkey(void);
