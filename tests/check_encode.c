@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <perfmon/pfmlib.h>
+
 #include "encode.h"
 #include "evdef.h"
 #include "expr.h"
@@ -795,6 +797,91 @@ START_TEST(test_model_generic)
 }
 END_TEST
 
+/* ---- newer AMD models against libpfm4's tables ------------------------ */
+
+/* libpfm4's events of one PMU as (event select, union of its unit masks):
+ * a raw value of the model is a known encoding when some libpfm4 event has
+ * its event select and allows every bit of its unit mask. */
+struct pfm_sel { uint64_t code, umasks; bool has_umasks; };
+
+static int pfm_table(const char *pmu_name, struct pfm_sel *out, int max)
+{
+	pfm_pmu_info_t pi;
+	int n = 0;
+	for (int p = 0; p < PFM_PMU_MAX; p++) {
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || strcmp(pi.name, pmu_name) != 0)
+			continue;
+		ck_assert_msg(pi.is_present, "libpfm4 PMU %s is not active (LIBPFM_FORCE_PMU)", pmu_name);
+		for (int e = pi.first_event; e != -1 && n < max; e = pfm_get_event_next(e)) {
+			pfm_event_info_t ei;
+			memset(&ei, 0, sizeof(ei));
+			ei.size = sizeof(ei);
+			ck_assert_int_eq(pfm_get_event_info(e, PFM_OS_NONE, &ei), PFM_SUCCESS);
+			out[n] = (struct pfm_sel){ .code = ei.code };
+			for (int a = 0; a < ei.nattrs; a++) {
+				pfm_event_attr_info_t ai;
+				memset(&ai, 0, sizeof(ai));
+				ai.size = sizeof(ai);
+				ck_assert_int_eq(pfm_get_event_attr_info(e, a, PFM_OS_NONE, &ai), PFM_SUCCESS);
+				if (ai.type == PFM_ATTR_UMASK) {
+					out[n].umasks |= ai.code;
+					out[n].has_umasks = true;
+				}
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+static const struct {
+	const char *dir;   /* model directory */
+	const char *pmu;   /* the model's PMU whose events are checked */
+	const char *force; /* libpfm4 PMU with the same events */
+	int min_checked;   /* a floor, so that a model that lost its events fails */
+} pfm_table_cases[] = {
+	{ EVENTS_DIR "/amd/zen4", "core", "amd64_fam19h_zen4", 60 },
+};
+
+/* Every event of the model's PMU, encoded through the sysfs format files
+ * (the same core layout on Zen 3, 4 and 5), must be an event select and unit
+ * mask that libpfm4's table for the CPU defines. */
+START_TEST(test_model_vs_pfm_table)
+{
+	setenv("LIBPFM_FORCE_PMU", pfm_table_cases[_i].force, 1);
+	ck_assert_int_eq(encode_pfm_init(NULL), 0);
+	static struct pfm_sel sel[512];
+	int nsel = pfm_table(pfm_table_cases[_i].force, sel, (int)ARRAY_SIZE(sel));
+	ck_assert_int_gt(nsel, 0);
+	struct model *m = load(pfm_table_cases[_i].dir);
+	int pmu = model_find_pmu(m, pfm_table_cases[_i].pmu);
+	ck_assert_int_ge(pmu, 0);
+	int checked = 0;
+	for (int i = 0; i < m->nevents; i++) {
+		const struct event_def *ev = &m->events[i];
+		if (ev->pmu != pmu)
+			continue;
+		struct perf_event_attr attr;
+		char *cause = NULL;
+		ck_assert_msg(encode_event(m, ev, NULL, ZEN5_SYSFS, &attr, &cause) == 0, "%s: %s", ev->name,
+			      cause ? cause : "");
+		uint64_t evsel = (attr.config & 0xFF) | ((attr.config >> 32) & 0xF) << 8;
+		uint64_t umask = (attr.config >> 8) & 0xFF;
+		bool found = false;
+		for (int k = 0; k < nsel && !found; k++)
+			found = sel[k].code == evsel &&
+				(umask == 0 ? true : sel[k].has_umasks && (umask & ~sel[k].umasks) == 0);
+		ck_assert_msg(found, "%s:%d: %s: event 0x%" PRIx64 " unit mask 0x%02" PRIx64 " is not in libpfm4's %s",
+			      ev->file, ev->line, ev->name, evsel, umask, pfm_table_cases[_i].force);
+		checked++;
+	}
+	ck_assert_int_ge(checked, pfm_table_cases[_i].min_checked);
+	model_free(m);
+}
+END_TEST
+
 static Suite *encode_suite(void)
 {
 	Suite *s = suite_create("encode");
@@ -843,6 +930,9 @@ static Suite *encode_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("model-ratios");
 	tcase_add_loop_test(tc, test_model_ratios, 0, ARRAY_SIZE(ratio_cases));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("model-vs-libpfm4");
+	tcase_add_loop_test(tc, test_model_vs_pfm_table, 0, ARRAY_SIZE(pfm_table_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }
