@@ -35,6 +35,10 @@ static const struct {
 	  __LINE__ },
 	{ "zen4-raphael.txt", "AuthenticAMD", 0x19, 0x61, 2, "AMD Ryzen 9 7950X 16-Core Processor", "generic",
 	  "amd/zen4", __LINE__ },
+	{ "zen3-milan.txt", "AuthenticAMD", 0x19, 0x01, 1, "AMD EPYC 7763 64-Core Processor", "generic", "amd/zen3",
+	  __LINE__ },
+	{ "zen3-vermeer.txt", "AuthenticAMD", 0x19, 0x21, 2, "AMD Ryzen 9 5950X 16-Core Processor", "generic",
+	  "amd/zen3", __LINE__ },
 	{ "westmere.txt", "GenuineIntel", 6, 44, 2, "Intel(R) Xeon(R) CPU           X5670  @ 2.93GHz", "intel-westmere",
 	  "intel/westmere", __LINE__ },
 	{ "core2-merom.txt", "GenuineIntel", 6, 15, 6, "Intel(R) Core(TM)2 CPU          6600  @ 2.40GHz", "intel-core2",
@@ -158,8 +162,10 @@ static const struct {
 	{ FIXTURES, "HygonGenuine", 0x18, 0x00, "generic", false, __LINE__ },
 	{ FIXTURES, "GenuineIntel", 6, 0xad, "intel-arch", false, __LINE__ },
 	{ EVENTS, "AuthenticAMD", 0x19, 0xc0, "amd-zen4", true, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x19, 0x5f, "amd-zen3", false, __LINE__ },
 	{ EVENTS, "AuthenticAMD", 0x19, 0x60, "amd-zen4", false, __LINE__ },
 	{ EVENTS, "AuthenticAMD", 0x19, 0x1f, "amd-zen4", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x19, 0x0f, "amd-zen3", false, __LINE__ },
 };
 
 START_TEST(test_pick_nearest)
