@@ -48,9 +48,9 @@ static const struct {
 	{ "fam10h.txt", "AuthenticAMD", 0x10, 4, 2, "Quad-Core AMD Opteron(tm) Processor 2376", "amd-fam10h",
 	  "amd/fam10h", __LINE__ },
 	{ "intel-sapphire-rapids.txt", "GenuineIntel", 6, 0x8f, 8, "Intel(R) Xeon(R) Platinum 8480+", "intel-arch",
-	  "intel/arch", __LINE__ },
+	  "intel/spr", __LINE__ },
 	{ "intel-emerald-rapids.txt", "GenuineIntel", 6, 0xcf, 2, "INTEL(R) XEON(R) PLATINUM 8592+", "intel-arch",
-	  "intel/arch", __LINE__ },
+	  "intel/spr", __LINE__ },
 };
 
 START_TEST(test_read)
@@ -161,6 +161,10 @@ static const struct {
 	{ FIXTURES, "AuthenticAMD", 0x1a, 0x02, "amd-zen5", false, __LINE__ },
 	{ FIXTURES, "HygonGenuine", 0x18, 0x00, "generic", false, __LINE__ },
 	{ FIXTURES, "GenuineIntel", 6, 0xad, "intel-arch", false, __LINE__ },
+	/* Intel model numbers do not follow the core generations, so an unknown
+	 * family 6 model gets intel-arch, not the nearest number. */
+	{ EVENTS, "GenuineIntel", 6, 0xad, "intel-arch", false, __LINE__ },
+	{ EVENTS, "GenuineIntel", 6, 0xcf, "intel-spr", false, __LINE__ },
 	{ EVENTS, "AuthenticAMD", 0x19, 0xc0, "amd-zen4", true, __LINE__ },
 	{ EVENTS, "AuthenticAMD", 0x19, 0x5f, "amd-zen3", false, __LINE__ },
 	{ EVENTS, "AuthenticAMD", 0x19, 0x60, "amd-zen4", false, __LINE__ },
