@@ -183,7 +183,8 @@ void ui_build_columns(struct ui *u)
 	u->ncols = 0;
 	add_col(u, COL_CPU, 0, NULL, u->nav.per_core ? "CPUs" : "CPU", u->nav.per_core ? 9 : 5, false);
 	add_col(u, COL_CORE, 0, NULL, "core", 5, false);
-	add_col(u, COL_CCX, 0, NULL, "CCX", 4, false);
+	/* The model names its L3 groups: CCX on AMD, LLC (one per socket) on Intel. */
+	add_col(u, COL_CCX, 0, NULL, u->m->l3_domain ? u->m->l3_domain : "CCX", 4, false);
 	add_metric_col(u, u->m_util, NULL, false);
 	if (u->m_util >= 0)
 		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "util%%");
