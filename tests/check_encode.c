@@ -770,6 +770,23 @@ static const struct {
 	  0x40000F7E1, 0x40000F7E0 },
 	{ EVENTS_DIR "/amd/fam10h", "amd64_fam10h_barcelona", NULL, "branch_miss_ratio", 0xC3,
 	  0xC2 },
+	/* Zen 4 and Zen 3: perf's amdzen4/amdzen3 metrics of the same name. */
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "ipc", 0xC0, 0x76 },
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "branch_miss_ratio", 0xC3, 0xC2 },
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "op_cache_fetch_miss_ratio", 0x20000048F, 0x20000078F },
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "ic_fetch_miss_ratio", 0x10000188E, 0x100001F8E },
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "l1d_miss_rate", 0xE860, 0x0729 },
+	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "ipc", 0xC0, 0x76 },
+	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "branch_miss_ratio", 0xC3, 0xC2 },
+	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "ic_fetch_miss_ratio", 0x10000188E, 0x100001F8E },
+	/* Sapphire Rapids: the TMA level-1 nodes over TOPDOWN.SLOTS_P. */
+	{ EVENTS_DIR "/intel/spr", "spr", INTEL_SYSFS, "ipc", 0xC0, 0x3C },
+	{ EVENTS_DIR "/intel/spr", "spr", INTEL_SYSFS, "branch_miss_ratio", 0xC5, 0xC4 },
+	{ EVENTS_DIR "/intel/spr", "spr", INTEL_SYSFS, "l2_miss_rate", 0x2724, 0xE724 },
+	{ EVENTS_DIR "/intel/spr", "spr", INTEL_SYSFS, "bad_speculation", 0x04A4, 0x01A4 },
+	{ EVENTS_DIR "/intel/spr", "spr", INTEL_SYSFS, "backend_bound", 0x02A4, 0x01A4 },
+	{ EVENTS_DIR "/intel/spr", "spr", INTEL_SYSFS, "retiring", 0x02C2, 0x01A4 },
+	{ EVENTS_DIR "/intel/spr", "spr", INTEL_SYSFS, "l3_miss_latency_cycles", 0x1020, 0x1021 },
 };
 
 START_TEST(test_model_ratios)
