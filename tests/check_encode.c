@@ -754,6 +754,33 @@ START_TEST(test_model_spr_vs_pfm)
 }
 END_TEST
 
+/* The uncore events through the kernel's SPR formats (the emr-2s-snc2
+ * fixture): the CHA's 32-bit unit mask goes to config bits 8-15 and 32-55. */
+START_TEST(test_model_spr_uncore)
+{
+	static const struct model_case want[] = {
+		{ "unc_cha_tor_inserts.ia", 0x00C001FF00000135ULL },
+		{ "unc_cha_tor_inserts.ia_miss", 0x00C001FE00000135ULL },
+		{ "unc_m_cas_count.rd", 0xCF05 },
+		{ "unc_m_cas_count.wr", 0xF005 },
+	};
+	struct model *m = load(EVENTS_DIR "/intel/spr");
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		int e = model_find_event(m, want[i].name);
+		ck_assert_int_ge(e, 0);
+		bool cha = !strcmp(m->pmus[m->events[e].pmu].name, "cha");
+		const char *inst = cha ? "uncore_cha_3" : "uncore_imc_2";
+		struct perf_event_attr attr;
+		char *cause = NULL;
+		ck_assert_msg(encode_event(m, &m->events[e], inst, TOP_SRCDIR "/tests/fixtures/sysfs/emr-2s-snc2", &attr,
+					   &cause) == 0, "%s: %s", want[i].name, cause ? cause : "");
+		ck_assert_msg(attr.config == want[i].config, "%s: 0x%" PRIx64, want[i].name, (uint64_t)attr.config);
+		ck_assert_uint_eq(attr.type, cha ? 33u : 102u); /* the fixture's type files */
+	}
+	model_free(m);
+}
+END_TEST
+
 START_TEST(test_model_spr)
 {
 	check_model(EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, spr_cases, ARRAY_SIZE(spr_cases));
@@ -1081,6 +1108,7 @@ static Suite *encode_suite(void)
 	tc = tcase_create("model-spr");
 	tcase_add_test(tc, test_model_spr);
 	tcase_add_test(tc, test_model_spr_vs_pfm);
+	tcase_add_test(tc, test_model_spr_uncore);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("model-fam10h");
 	tcase_add_loop_test(tc, test_model_fam10h, 0, 3);
