@@ -2,7 +2,10 @@
  * model come from /proc/cpuinfo (which the kernel derives from CPUID, with the
  * extended family and model already folded in); the choice comes from the
  * "match" lines of the models under events/, so that supporting a new CPU is
- * a data change. The most specific match wins; "generic" is the fallback. */
+ * a data change. The most specific match wins; a CPU of a known vendor and
+ * family but an unknown model gets the model whose range is nearest (as the
+ * kernel's family tables grow, new models of a family mostly keep the last
+ * core's events), with a note saying so; "generic" is the fallback. */
 #include "config.h"
 #include "cpuid.h"
 #include "evdef.h"
@@ -120,13 +123,56 @@ const struct model_info *cpuid_pick(const struct cpu_ident *id, const struct mod
 	return pick >= 0 ? &l[pick] : NULL;
 }
 
-char *cpuid_pick_model(const struct cpu_ident *id, const char *events_dir, char **cause)
+/* How far id's model number lies from a match line of the same vendor and
+ * family that names a model range; -1 when the line is of another vendor or
+ * family, or covers every model. */
+static long long model_distance(const struct model_match *mm, const struct cpu_ident *id)
+{
+	if (!strcmp(mm->vendor, "*") || strcmp(mm->vendor, id->vendor) || mm->family < 0 ||
+	    mm->family != id->family || (mm->model_lo == 0 && mm->model_hi == INT_MAX))
+		return -1;
+	if (id->model < mm->model_lo)
+		return (long long)mm->model_lo - id->model;
+	if (id->model > mm->model_hi)
+		return (long long)id->model - mm->model_hi;
+	return 0;
+}
+
+const struct model_info *cpuid_pick_nearest(const struct cpu_ident *id, const struct model_info *l, int n,
+					    char **note)
+{
+	const struct model_info *mi = cpuid_pick(id, l, n);
+	/* A match of this vendor is a real fit; only the catch-all "*" (or no
+	 * match at all) leaves room for a guess within the CPU's family. */
+	for (int j = 0; mi && j < mi->nmatch; j++)
+		if (!strcmp(mi->match[j].vendor, id->vendor) && match_score(&mi->match[j], id) >= 0)
+			return mi;
+	long long best = -1;
+	int pick = -1;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < l[i].nmatch; j++) {
+			long long d = model_distance(&l[i].match[j], id);
+			if (d >= 0 && (best < 0 || d < best)) {
+				best = d;
+				pick = i;
+			}
+		}
+	if (pick < 0)
+		return mi;
+	if (note)
+		*note = xasprintf("%s family %xh model %02xh is not a model pmctop knows; using %s, the nearest "
+				  "model of that family (--model overrides)", id->vendor, (unsigned)id->family,
+				  (unsigned)id->model, l[pick].name);
+	return &l[pick];
+}
+
+char *cpuid_pick_model(const struct cpu_ident *id, const char *events_dir, char **note, char **cause)
 {
 	struct model_info *l;
 	int n = model_list(events_dir, &l, cause);
 	if (n < 0)
 		return NULL;
-	const struct model_info *mi = cpuid_pick(id, l, n);
+	const struct model_info *mi = cpuid_pick_nearest(id, l, n, note);
 	char *name = xstrdup(mi ? mi->name : "generic");
 	model_list_free(l, n);
 	return name;

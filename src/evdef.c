@@ -57,6 +57,7 @@ void model_free(struct model *m)
 	free(m->dir);
 	free(m->sim_args);
 	free(m->alias);
+	free(m->l3_domain);
 	evdef_free_matches(m->match, m->nmatch);
 	for (int i = 0; i < m->npmus; i++) {
 		struct pmu_def *p = &m->pmus[i];
@@ -127,6 +128,7 @@ struct model *model_load(const char *dir, char **cause)
 	m->nmatch = head.nmatch;
 	m->sim_args = head.sim_args;
 	m->alias = head.alias;
+	m->l3_domain = head.l3_domain;
 	memcpy(m->sim_shape, head.sim_shape, sizeof(m->sim_shape));
 	if (hrc < 0)
 		goto fail;
@@ -183,6 +185,7 @@ static void info_done(struct model_info *mi)
 	free(mi->desc);
 	free(mi->dir);
 	free(mi->alias);
+	free(mi->l3_domain);
 	free(mi->sim_args);
 	evdef_free_matches(mi->match, mi->nmatch);
 }

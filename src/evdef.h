@@ -126,6 +126,7 @@ struct model {
 	char *dir;            /* directory it was loaded from */
 	char *sim_args;       /* simulated PMU defaults ("ghz=3.33,nominal=2.93,width=4"), or NULL */
 	char *alias;          /* short name for --sim and --model ("zen5"), or NULL */
+	char *l3_domain;      /* what the dashboard calls a group of CPUs sharing an L3 ("LLC"); NULL: "CCX" */
 	int sim_shape[4];     /* default --sim topology SxCxNxT; all 0 if none */
 	int nmatch; struct model_match *match;
 	int npmus; struct pmu_def *pmus;
@@ -147,6 +148,7 @@ struct model_info {
 	char *name; char *desc; char *dir;
 	int nmatch; struct model_match *match;
 	char *alias;          /* see struct model */
+	char *l3_domain;      /* see struct model */
 	int sim_shape[4];
 	char *sim_args;
 };

@@ -27,7 +27,7 @@ struct key_spec { const char *key; bool repeat; };
 
 static const struct key_spec model_keys[] = {
 	{ "desc", false }, { "match", true }, { "include", true }, { "sim", false }, { "alias", false },
-	{ "shape", false }, { NULL, false },
+	{ "shape", false }, { "l3_domain", false }, { NULL, false },
 };
 static const struct key_spec pmu_keys[] = {
 	{ "perf", false }, { "kind", false }, { "scope", false }, { "counters", false },
@@ -354,6 +354,14 @@ int evdef_build_model_stanza(struct builder *b, const struct def_stanza *st, str
 			return evdef_at(b, st->file, a->line, a->value_col, "expected a name such as zen5 but found '%s'",
 					a->value);
 		mi->alias = xstrdup(a->value);
+	}
+	/* A short word for the dashboard's L3 panels and column (on Intel the
+	 * L3 is per socket, not per CCX). */
+	if ((a = attr_get(st, "l3_domain"))) {
+		if (!is_name(a->value) || strlen(a->value) > 6)
+			return evdef_at(b, st->file, a->line, a->value_col,
+					"expected a word of at most 6 letters such as LLC but found '%s'", a->value);
+		mi->l3_domain = xstrdup(a->value);
 	}
 	if ((a = attr_get(st, "shape")) && parse_shape(b, st, a, mi->sim_shape) < 0)
 		return -1;

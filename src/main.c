@@ -117,8 +117,12 @@ static int choose_machine(struct run *r)
 		if (r->opt.model) {
 			name = xstrdup(r->opt.model);
 		} else {
-			const struct model_info *fit = cpuid_pick(&id, models, nmodels);
+			char *note = NULL;
+			const struct model_info *fit = cpuid_pick_nearest(&id, models, nmodels, &note);
 			name = xstrdup(fit ? fit->name : "generic");
+			if (note)
+				fprintf(stderr, "pmctop: %s\n", note);
+			free(note);
 		}
 		r->topo = topo_load("/sys", &cause);
 		if (!r->topo) {

@@ -6,6 +6,7 @@
  * kernel does not permit it (not root, paranoid level too high). */
 #include "config.h"
 #include "backend.h"
+#include "evdef.h"
 #include "util.h"
 
 #include <check.h>
@@ -415,6 +416,46 @@ START_TEST(uncore_instances_2s)
 }
 END_TEST
 
+/* Sapphire/Emerald Rapids: every uncore_cha_N and uncore_imc_N lists one CPU
+ * per socket, so each is opened once per socket, and the CHAs' scope (the
+ * L3 domain) is the socket's L3 (intel-spr, emr-2s-snc2 fixture). */
+START_TEST(uncore_instances_spr)
+{
+	char *cause = NULL;
+	struct model *m = model_load(TOP_SRCDIR "/events/intel/spr", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
+	ck_assert_ptr_nonnull(t);
+	struct backend *b = ops->create(m, t, FIX "emr-2s-snc2", NULL);
+	ck_assert_ptr_nonnull(b);
+	int cha = model_find_pmu(m, "cha"), imc = model_find_pmu(m, "imc");
+	ck_assert_int_ge(cha, 0);
+	ck_assert_int_ge(imc, 0);
+	struct bk_instance *in = NULL;
+	char *why = NULL;
+	int n = ops->instances(b, cha, &in, &why);
+	ck_assert_msg(n == 120, "%d CHA instances (%s)", n, why ? why : "");
+	int per_ccx[2] = { 0, 0 };
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(in[i].scope, SCOPE_CCX);
+		ck_assert(in[i].cpu == 0 || in[i].cpu == 64);
+		ck_assert_int_eq(in[i].scope_id, in[i].cpu == 0 ? 0 : 1);
+		per_ccx[in[i].scope_id]++;
+	}
+	ck_assert_int_eq(per_ccx[0], 60);
+	ck_assert_int_eq(per_ccx[1], 60);
+	ck_assert_str_eq(in[0].perf_name, "uncore_cha_0");
+	free_instances(in, n);
+	n = ops->instances(b, imc, &in, &why);
+	ck_assert_int_eq(n, 16);
+	ck_assert_int_eq(in[15].scope_id, 1);
+	free_instances(in, n);
+	ops->destroy(b);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 /* The NMI watchdog holds a general counter on AMD while it is on. */
 START_TEST(free_counters)
 {
@@ -529,6 +570,7 @@ static Suite *backend_perf_suite(void)
 	tcase_add_test(tc, proc_stat_fixture);
 	tcase_add_test(tc, uncore_instances_1s);
 	tcase_add_test(tc, uncore_instances_2s);
+	tcase_add_test(tc, uncore_instances_spr);
 	tcase_add_test(tc, free_counters);
 	tcase_add_loop_test(tc, error_hints, 0, (int)ARRAY_SIZE(hints));
 	tcase_add_test(tc, paranoid_value_in_hint);

@@ -6,6 +6,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,7 +29,16 @@ static const struct {
 	int line;
 } cases[] = {
 	{ "zen5.txt", "AuthenticAMD", 0x1a, 0x02, 1, "AMD EPYC 9755 128-Core Processor", "amd-zen5", "amd/zen5", __LINE__ },
-	{ "vm-amd-fam19h.txt", "AuthenticAMD", 0x19, 17, 1, "AMD EPYC", "generic", "generic", __LINE__ },
+	/* Family 19h model 11h is Zen 4 (Genoa) in the kernel's tables. */
+	{ "vm-amd-fam19h.txt", "AuthenticAMD", 0x19, 0x11, 1, "AMD EPYC", "generic", "amd/zen4", __LINE__ },
+	{ "zen4-genoa.txt", "AuthenticAMD", 0x19, 0x11, 1, "AMD EPYC 9654 96-Core Processor", "generic", "amd/zen4",
+	  __LINE__ },
+	{ "zen4-raphael.txt", "AuthenticAMD", 0x19, 0x61, 2, "AMD Ryzen 9 7950X 16-Core Processor", "generic",
+	  "amd/zen4", __LINE__ },
+	{ "zen3-milan.txt", "AuthenticAMD", 0x19, 0x01, 1, "AMD EPYC 7763 64-Core Processor", "generic", "amd/zen3",
+	  __LINE__ },
+	{ "zen3-vermeer.txt", "AuthenticAMD", 0x19, 0x21, 2, "AMD Ryzen 9 5950X 16-Core Processor", "generic",
+	  "amd/zen3", __LINE__ },
 	{ "westmere.txt", "GenuineIntel", 6, 44, 2, "Intel(R) Xeon(R) CPU           X5670  @ 2.93GHz", "intel-westmere",
 	  "intel/westmere", __LINE__ },
 	{ "core2-merom.txt", "GenuineIntel", 6, 15, 6, "Intel(R) Core(TM)2 CPU          6600  @ 2.40GHz", "intel-core2",
@@ -38,7 +48,9 @@ static const struct {
 	{ "fam10h.txt", "AuthenticAMD", 0x10, 4, 2, "Quad-Core AMD Opteron(tm) Processor 2376", "amd-fam10h",
 	  "amd/fam10h", __LINE__ },
 	{ "intel-sapphire-rapids.txt", "GenuineIntel", 6, 0x8f, 8, "Intel(R) Xeon(R) Platinum 8480+", "intel-arch",
-	  "intel/arch", __LINE__ },
+	  "intel/spr", __LINE__ },
+	{ "intel-emerald-rapids.txt", "GenuineIntel", 6, 0xcf, 2, "INTEL(R) XEON(R) PLATINUM 8592+", "intel-arch",
+	  "intel/spr", __LINE__ },
 };
 
 START_TEST(test_read)
@@ -62,7 +74,7 @@ START_TEST(test_pick_fixture_models)
 	char *cause = NULL;
 	char *path = xasprintf(CPUINFO "%s", cases[_i].file);
 	ck_assert_int_eq(cpuid_read(path, &id, &cause), 0);
-	char *name = cpuid_pick_model(&id, FIXTURES, &cause);
+	char *name = cpuid_pick_model(&id, FIXTURES, NULL, &cause);
 	ck_assert_msg(name && !strcmp(name, cases[_i].pick), "line %d: picked %s, want %s", cases[_i].line,
 		      name ? name : cause, cases[_i].pick);
 	free(name);
@@ -83,7 +95,7 @@ START_TEST(test_pick_real_models)
 	char *cause = NULL;
 	char *path = xasprintf(CPUINFO "%s", cases[_i].file);
 	ck_assert_int_eq(cpuid_read(path, &id, &cause), 0);
-	char *name = cpuid_pick_model(&id, EVENTS, &cause);
+	char *name = cpuid_pick_model(&id, EVENTS, NULL, &cause);
 	ck_assert_msg(name != NULL, "%s", cause ? cause : "");
 	struct model_info *l;
 	int n = model_list(EVENTS, &l, &cause);
@@ -125,12 +137,57 @@ START_TEST(test_pick_fallback_and_errors)
 {
 	struct cpu_ident id = { .vendor = "HygonGenuine", .family = 0x18, .model = 0 };
 	char *cause = NULL;
-	char *name = cpuid_pick_model(&id, FIXTURES "/intel", &cause);
+	char *name = cpuid_pick_model(&id, FIXTURES "/intel", NULL, &cause);
 	ck_assert_str_eq(name, "generic"); /* nothing matches, not even a "*" */
 	free(name);
-	ck_assert_ptr_null(cpuid_pick_model(&id, "/nonexistent/pmctop", &cause));
+	ck_assert_ptr_null(cpuid_pick_model(&id, "/nonexistent/pmctop", NULL, &cause));
 	ck_assert_ptr_nonnull(strstr(cause, "cannot open the definitions directory"));
 	free(cause);
+}
+END_TEST
+
+/* A known vendor and family with an unknown model: the model whose range
+ * is nearest, and a note that says so; a real match, or a vendor the models
+ * do not know, gives no note. */
+static const struct {
+	const char *dir;
+	const char *vendor;
+	int family, model;
+	const char *pick;
+	bool noted;
+	int line;
+} near_cases[] = {
+	{ FIXTURES, "AuthenticAMD", 0x1a, 0x44, "amd-zen5", true, __LINE__ },
+	{ FIXTURES, "AuthenticAMD", 0x1a, 0x02, "amd-zen5", false, __LINE__ },
+	{ FIXTURES, "HygonGenuine", 0x18, 0x00, "generic", false, __LINE__ },
+	{ FIXTURES, "GenuineIntel", 6, 0xad, "intel-arch", false, __LINE__ },
+	/* Intel model numbers do not follow the core generations, so an unknown
+	 * family 6 model gets intel-arch, not the nearest number. */
+	{ EVENTS, "GenuineIntel", 6, 0xad, "intel-arch", false, __LINE__ },
+	{ EVENTS, "GenuineIntel", 6, 0xcf, "intel-spr", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x19, 0xc0, "amd-zen4", true, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x19, 0x5f, "amd-zen3", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x19, 0x60, "amd-zen4", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x19, 0x1f, "amd-zen4", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x19, 0x0f, "amd-zen3", false, __LINE__ },
+};
+
+START_TEST(test_pick_nearest)
+{
+	struct cpu_ident id = { .family = near_cases[_i].family, .model = near_cases[_i].model };
+	snprintf(id.vendor, sizeof(id.vendor), "%s", near_cases[_i].vendor);
+	char *cause = NULL, *note = NULL;
+	char *name = cpuid_pick_model(&id, near_cases[_i].dir, &note, &cause);
+	ck_assert_msg(name && !strcmp(name, near_cases[_i].pick), "line %d: picked %s, want %s", near_cases[_i].line,
+		      name ? name : cause, near_cases[_i].pick);
+	ck_assert_msg((note != NULL) == near_cases[_i].noted, "line %d: note '%s'", near_cases[_i].line,
+		      note ? note : "(none)");
+	if (note) {
+		ck_assert_ptr_nonnull(strstr(note, near_cases[_i].pick));
+		ck_assert_ptr_null(strchr(note, '\n'));
+	}
+	free(note);
+	free(name);
 }
 END_TEST
 
@@ -143,6 +200,7 @@ static Suite *cpuid_suite(void)
 	tcase_add_loop_test(tc, test_pick_real_models, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_test(tc, test_read_errors);
 	tcase_add_test(tc, test_pick_fallback_and_errors);
+	tcase_add_loop_test(tc, test_pick_nearest, 0, (int)ARRAY_SIZE(near_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }

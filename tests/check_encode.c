@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <perfmon/pfmlib.h>
+
 #include "encode.h"
 #include "evdef.h"
 #include "expr.h"
@@ -565,6 +567,51 @@ static const struct model_case arch_cases[] = {
 	{ "branch_misses_retired", 0xc5 },
 };
 
+/* Sapphire/Emerald Rapids: EventCode, UMask and CMask of Linux perf's
+ * sapphirerapids event list, which the model's raw values must be. */
+static const struct model_case spr_cases[] = {
+	{ "inst_retired.any_p", 0xC0 },
+	{ "cpu_clk_unhalted.thread_p", 0x3C },
+	{ "cpu_clk_unhalted.ref_tsc", 0x0300 },
+	{ "br_inst_retired.all_branches", 0xC4 },
+	{ "br_misp_retired.all_branches", 0xC5 },
+	{ "br_inst_retired.near_taken", 0x20C4 },
+	{ "topdown.slots_p", 0x01A4 },
+	{ "idq_uops_not_delivered.core", 0x019C },
+	{ "idq_uops_not_delivered.cycles_0_uops_deliv.core", 0x0600019C },
+	{ "int_misc.uop_dropping", 0x10AD },
+	{ "topdown.backend_bound_slots", 0x02A4 },
+	{ "topdown.bad_spec_slots", 0x04A4 },
+	{ "topdown.br_mispredict_slots", 0x08A4 },
+	{ "topdown.memory_bound_slots", 0x10A4 },
+	{ "uops_retired.slots", 0x02C2 },
+	{ "uops_retired.heavy", 0x01C2 },
+	{ "uops_issued.any", 0x01AE },
+	{ "mem_inst_retired.all_loads", 0x81D0 },
+	{ "mem_inst_retired.any", 0x83D0 },
+	{ "mem_load_retired.l1_miss", 0x08D1 },
+	{ "mem_load_retired.l2_miss", 0x10D1 },
+	{ "l1d.replacement", 0x0151 },
+	{ "l2_rqsts.all_demand_references", 0xE724 },
+	{ "l2_rqsts.all_demand_miss", 0x2724 },
+	{ "l2_rqsts.all_code_rd", 0xE424 },
+	{ "longest_lat_cache.reference", 0x4F2E },
+	{ "longest_lat_cache.miss", 0x412E },
+	{ "offcore_requests.l3_miss_demand_data_rd", 0x1021 },
+	{ "offcore_requests_outstanding.l3_miss_demand_data_rd", 0x1020 },
+	{ "dtlb_load_misses.stlb_hit", 0x2012 },
+	{ "dtlb_load_misses.walk_completed", 0x0E12 },
+	{ "dtlb_store_misses.stlb_hit", 0x2013 },
+	{ "dtlb_store_misses.walk_completed", 0x0E13 },
+	{ "itlb_misses.stlb_hit", 0x2011 },
+	{ "itlb_misses.walk_completed", 0x0E11 },
+	{ "fp_arith_inst_retired.scalar", 0x03C7 },
+	{ "fp_arith_inst_retired.128b_packed_double", 0x04C7 },
+	{ "fp_arith_inst_retired.4_flops", 0x18C7 },
+	{ "fp_arith_inst_retired.8_flops", 0x60C7 },
+	{ "fp_arith_inst_retired.512b_packed_single", 0x80C7 },
+};
+
 static struct model *load(const char *dir)
 {
 	char *cause = NULL;
@@ -642,6 +689,104 @@ START_TEST(test_model_fam10h)
 }
 END_TEST
 
+/* libpfm4's spr names for the same events (LIBPFM_FORCE_PMU=spr) must
+ * encode to the same values; TOPDOWN.*_SLOTS other than SLOTS_P and the
+ * OFFCORE_REQUESTS L3-miss pair are left out, libpfm4 4.13 has them wrong
+ * or not at all (docs/spr.md). */
+static const struct model_case spr_pfm_cases[] = {
+	{ "INST_RETIRED:ANY_P", 0xC0 },
+	{ "CPU_CLK_UNHALTED:THREAD_P", 0x3C },
+	{ "CPU_CLK_UNHALTED:REF_TSC", 0x300 },
+	{ "BR_INST_RETIRED:ALL_BRANCHES", 0xC4 },
+	{ "BR_MISP_RETIRED:ALL_BRANCHES", 0xC5 },
+	{ "BR_INST_RETIRED:NEAR_TAKEN", 0x20C4 },
+	{ "TOPDOWN:SLOTS_P", 0x1A4 },
+	{ "IDQ_UOPS_NOT_DELIVERED:CORE", 0x19C },
+	{ "IDQ_UOPS_NOT_DELIVERED:CYCLES_0_UOPS_DELIV_CORE", 0x600019C },
+	{ "INT_MISC:UOP_DROPPING", 0x10AD },
+	{ "UOPS_RETIRED:SLOTS", 0x2C2 },
+	{ "UOPS_RETIRED:HEAVY", 0x1C2 },
+	{ "UOPS_ISSUED:ANY", 0x1AE },
+	{ "MEM_INST_RETIRED:ALL_LOADS", 0x81D0 },
+	{ "MEM_INST_RETIRED:ANY", 0x83D0 },
+	{ "MEM_LOAD_RETIRED:L1_MISS", 0x8D1 },
+	{ "MEM_LOAD_RETIRED:L2_MISS", 0x10D1 },
+	{ "L1D:REPLACEMENT", 0x151 },
+	{ "L2_RQSTS:ALL_DEMAND_REFERENCES", 0xE724 },
+	{ "L2_RQSTS:ALL_DEMAND_MISS", 0x2724 },
+	{ "L2_RQSTS:ALL_CODE_RD", 0xE424 },
+	{ "LONGEST_LAT_CACHE:REFERENCE", 0x4F2E },
+	{ "LONGEST_LAT_CACHE:MISS", 0x412E },
+	{ "DTLB_LOAD_MISSES:STLB_HIT", 0x2012 },
+	{ "DTLB_LOAD_MISSES:WALK_COMPLETED", 0xE12 },
+	{ "DTLB_STORE_MISSES:STLB_HIT", 0x2013 },
+	{ "DTLB_STORE_MISSES:WALK_COMPLETED", 0xE13 },
+	{ "ITLB_MISSES:STLB_HIT", 0x2011 },
+	{ "ITLB_MISSES:WALK_COMPLETED", 0xE11 },
+	{ "FP_ARITH_INST_RETIRED:SCALAR", 0x3C7 },
+	{ "FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE", 0x4C7 },
+	{ "FP_ARITH_INST_RETIRED:4_FLOPS", 0x18C7 },
+	{ "FP_ARITH_INST_RETIRED:8_FLOPS", 0x60C7 },
+	{ "FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE", 0x80C7 },
+};
+
+START_TEST(test_model_spr_vs_pfm)
+{
+	setenv("LIBPFM_FORCE_PMU", "spr", 1);
+	ck_assert_int_eq(encode_pfm_init(NULL), 0);
+	struct model *m = load(EVENTS_DIR "/intel/spr");
+	for (size_t i = 0; i < ARRAY_SIZE(spr_pfm_cases); i++) {
+		struct event_def ev = spec_event(P_INTEL_CORE, ENC_PFM, spr_pfm_cases[i].name);
+		struct perf_event_attr attr;
+		char *cause = NULL;
+		ck_assert_msg(encode_event(&test_model, &ev, "cpu", NULL, &attr, &cause) == 0, "%s: %s",
+			      spr_pfm_cases[i].name, cause ? cause : "");
+		ck_assert_msg(attr.config == spr_pfm_cases[i].config, "%s: libpfm4 0x%" PRIx64 ", model 0x%" PRIx64,
+			      spr_pfm_cases[i].name, (uint64_t)attr.config, spr_pfm_cases[i].config);
+		/* The model has an event with that raw value. */
+		bool found = false;
+		for (int e = 0; e < m->nevents && !found; e++)
+			found = m->events[e].enc == ENC_RAW && m->events[e].raw == spr_pfm_cases[i].config;
+		ck_assert_msg(found, "no event of intel-spr has raw 0x%" PRIx64 " (%s)", spr_pfm_cases[i].config,
+			      spr_pfm_cases[i].name);
+	}
+	model_free(m);
+}
+END_TEST
+
+/* The uncore events through the kernel's SPR formats (the emr-2s-snc2
+ * fixture): the CHA's 32-bit unit mask goes to config bits 8-15 and 32-55. */
+START_TEST(test_model_spr_uncore)
+{
+	static const struct model_case want[] = {
+		{ "unc_cha_tor_inserts.ia", 0x00C001FF00000135ULL },
+		{ "unc_cha_tor_inserts.ia_miss", 0x00C001FE00000135ULL },
+		{ "unc_m_cas_count.rd", 0xCF05 },
+		{ "unc_m_cas_count.wr", 0xF005 },
+	};
+	struct model *m = load(EVENTS_DIR "/intel/spr");
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		int e = model_find_event(m, want[i].name);
+		ck_assert_int_ge(e, 0);
+		bool cha = !strcmp(m->pmus[m->events[e].pmu].name, "cha");
+		const char *inst = cha ? "uncore_cha_3" : "uncore_imc_2";
+		struct perf_event_attr attr;
+		char *cause = NULL;
+		ck_assert_msg(encode_event(m, &m->events[e], inst, TOP_SRCDIR "/tests/fixtures/sysfs/emr-2s-snc2", &attr,
+					   &cause) == 0, "%s: %s", want[i].name, cause ? cause : "");
+		ck_assert_msg(attr.config == want[i].config, "%s: 0x%" PRIx64, want[i].name, (uint64_t)attr.config);
+		ck_assert_uint_eq(attr.type, cha ? 33u : 102u); /* the fixture's type files */
+	}
+	model_free(m);
+}
+END_TEST
+
+START_TEST(test_model_spr)
+{
+	check_model(EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, spr_cases, ARRAY_SIZE(spr_cases));
+}
+END_TEST
+
 START_TEST(test_model_intel_arch)
 {
 	check_model(EVENTS_DIR "/intel/arch", NULL, INTEL_SYSFS, arch_cases,
@@ -715,6 +860,23 @@ static const struct {
 	  0x40000F7E1, 0x40000F7E0 },
 	{ EVENTS_DIR "/amd/fam10h", "amd64_fam10h_barcelona", NULL, "branch_miss_ratio", 0xC3,
 	  0xC2 },
+	/* Zen 4 and Zen 3: perf's amdzen4/amdzen3 metrics of the same name. */
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "ipc", 0xC0, 0x76 },
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "branch_miss_ratio", 0xC3, 0xC2 },
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "op_cache_fetch_miss_ratio", 0x20000048F, 0x20000078F },
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "ic_fetch_miss_ratio", 0x10000188E, 0x100001F8E },
+	{ EVENTS_DIR "/amd/zen4", NULL, ZEN5_SYSFS, "l1d_miss_rate", 0xE860, 0x0729 },
+	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "ipc", 0xC0, 0x76 },
+	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "branch_miss_ratio", 0xC3, 0xC2 },
+	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "ic_fetch_miss_ratio", 0x10000188E, 0x100001F8E },
+	/* Sapphire Rapids: the TMA level-1 nodes over TOPDOWN.SLOTS_P. */
+	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "ipc", 0xC0, 0x3C },
+	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "branch_miss_ratio", 0xC5, 0xC4 },
+	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "l2_miss_rate", 0x2724, 0xE724 },
+	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "bad_speculation", 0x04A4, 0x01A4 },
+	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "backend_bound", 0x02A4, 0x01A4 },
+	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "retiring", 0x02C2, 0x01A4 },
+	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "l3_miss_latency_cycles", 0x1020, 0x1021 },
 };
 
 START_TEST(test_model_ratios)
@@ -795,6 +957,111 @@ START_TEST(test_model_generic)
 }
 END_TEST
 
+/* ---- newer AMD models against libpfm4's tables ------------------------ */
+
+/* libpfm4's events of one PMU as (event select, union of its unit masks):
+ * a raw value of the model is a known encoding when some libpfm4 event has
+ * its event select and allows every bit of its unit mask. */
+struct pfm_sel { uint64_t code, umasks; bool has_umasks; };
+
+static int pfm_table(const char *pmu_name, struct pfm_sel *out, int max)
+{
+	pfm_pmu_info_t pi;
+	int n = 0;
+	for (int p = 0; p < PFM_PMU_MAX; p++) {
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || strcmp(pi.name, pmu_name) != 0)
+			continue;
+		ck_assert_msg(pi.is_present, "libpfm4 PMU %s is not active (LIBPFM_FORCE_PMU)", pmu_name);
+		for (int e = pi.first_event; e != -1 && n < max; e = pfm_get_event_next(e)) {
+			pfm_event_info_t ei;
+			memset(&ei, 0, sizeof(ei));
+			ei.size = sizeof(ei);
+			ck_assert_int_eq(pfm_get_event_info(e, PFM_OS_NONE, &ei), PFM_SUCCESS);
+			out[n] = (struct pfm_sel){ .code = ei.code };
+			for (int a = 0; a < ei.nattrs; a++) {
+				pfm_event_attr_info_t ai;
+				memset(&ai, 0, sizeof(ai));
+				ai.size = sizeof(ai);
+				ck_assert_int_eq(pfm_get_event_attr_info(e, a, PFM_OS_NONE, &ai), PFM_SUCCESS);
+				if (ai.type == PFM_ATTR_UMASK) {
+					out[n].umasks |= ai.code;
+					out[n].has_umasks = true;
+				}
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+static const struct {
+	const char *dir;   /* model directory */
+	const char *pmu;   /* the model's PMU whose events are checked */
+	const char *force; /* libpfm4 PMU with the same events */
+	bool sel_hi;       /* EventSelect[11:8] in config bits 35:32 (core PMCs) */
+	int min_checked;   /* a floor, so that a model that lost its events fails */
+} pfm_table_cases[] = {
+	{ EVENTS_DIR "/amd/zen4", "core", "amd64_fam19h_zen4", true, 60 },
+	{ EVENTS_DIR "/amd/zen3", "core", "amd64_fam19h_zen3", true, 50 },
+	{ EVENTS_DIR "/amd/zen3", "l3", "amd64_fam19h_zen3_l3", false, 5 },
+};
+
+/* Unit-mask bits that Linux perf's event lists define and libpfm4 4.13's
+ * table leaves out; docs/zen3-zen4.md. */
+static const struct { const char *force, *event; uint64_t bits; } pfm_table_gaps[] = {
+	/* PMCx060 bit 0 (group2: requests counted in detail by PMCx061) */
+	{ "amd64_fam19h_zen3", "l2_request_g1.all_no_prefetch", 0x01 },
+};
+
+static uint64_t pfm_gap(const char *force, const char *event)
+{
+	for (size_t g = 0; g < ARRAY_SIZE(pfm_table_gaps); g++)
+		if (!strcmp(pfm_table_gaps[g].force, force) && !strcmp(pfm_table_gaps[g].event, event))
+			return pfm_table_gaps[g].bits;
+	return 0;
+}
+
+/* Every event of the model's PMU, encoded through the sysfs format files
+ * (the same core layout on Zen 3, 4 and 5), must be an event select and unit
+ * mask that libpfm4's table for the CPU defines. */
+START_TEST(test_model_vs_pfm_table)
+{
+	setenv("LIBPFM_FORCE_PMU", pfm_table_cases[_i].force, 1);
+	ck_assert_int_eq(encode_pfm_init(NULL), 0);
+	static struct pfm_sel sel[512];
+	int nsel = pfm_table(pfm_table_cases[_i].force, sel, (int)ARRAY_SIZE(sel));
+	ck_assert_int_gt(nsel, 0);
+	struct model *m = load(pfm_table_cases[_i].dir);
+	int pmu = model_find_pmu(m, pfm_table_cases[_i].pmu);
+	ck_assert_int_ge(pmu, 0);
+	int checked = 0;
+	for (int i = 0; i < m->nevents; i++) {
+		const struct event_def *ev = &m->events[i];
+		if (ev->pmu != pmu)
+			continue;
+		struct perf_event_attr attr;
+		char *cause = NULL;
+		ck_assert_msg(encode_event(m, ev, NULL, ZEN5_SYSFS, &attr, &cause) == 0, "%s: %s", ev->name,
+			      cause ? cause : "");
+		uint64_t evsel = attr.config & 0xFF;
+		if (pfm_table_cases[_i].sel_hi)
+			evsel |= ((attr.config >> 32) & 0xF) << 8;
+		uint64_t umask = (attr.config >> 8) & 0xFF & ~pfm_gap(pfm_table_cases[_i].force, ev->name);
+		bool found = false;
+		for (int k = 0; k < nsel && !found; k++)
+			found = sel[k].code == evsel &&
+				(umask == 0 ? true : sel[k].has_umasks && (umask & ~sel[k].umasks) == 0);
+		ck_assert_msg(found, "%s:%d: %s: event 0x%" PRIx64 " unit mask 0x%02" PRIx64 " is not in libpfm4's %s",
+			      ev->file, ev->line, ev->name, evsel, umask, pfm_table_cases[_i].force);
+		checked++;
+	}
+	ck_assert_int_ge(checked, pfm_table_cases[_i].min_checked);
+	model_free(m);
+}
+END_TEST
+
 static Suite *encode_suite(void)
 {
 	Suite *s = suite_create("encode");
@@ -838,11 +1105,19 @@ static Suite *encode_suite(void)
 	tcase_add_test(tc, test_model_westmere);
 	tcase_add_test(tc, test_model_westmere_dp);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("model-spr");
+	tcase_add_test(tc, test_model_spr);
+	tcase_add_test(tc, test_model_spr_vs_pfm);
+	tcase_add_test(tc, test_model_spr_uncore);
+	suite_add_tcase(s, tc);
 	tc = tcase_create("model-fam10h");
 	tcase_add_loop_test(tc, test_model_fam10h, 0, 3);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("model-ratios");
 	tcase_add_loop_test(tc, test_model_ratios, 0, ARRAY_SIZE(ratio_cases));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("model-vs-libpfm4");
+	tcase_add_loop_test(tc, test_model_vs_pfm_table, 0, ARRAY_SIZE(pfm_table_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -101,8 +101,10 @@ static const struct bad_case bad_cases[] = {
 	   "@/model.def:2:11: expected a shape SOCKETSxCCXxCORESxTHREADS such as 1x2x8x2 but found '1x2x0x2'"),
 	NB("model t\n    shape 64x64x64x2\n", "@/model.def:2:11: shape '64x64x64x2' has 524288 CPUs; at most 4096"),
 	NB("model t\n    alias 5zen\n", "@/model.def:2:11: expected a name such as zen5 but found '5zen'"),
+	NB("model t\n    l3_domain L3-group\n",
+	   "@/model.def:2:15: expected a word of at most 6 letters such as LLC but found 'L3-group'"),
 	NB("model t\n    inclde x.def\n",
-	   "@/model.def:2:5: unknown key 'inclde' in model 't' (expected desc, match, include, sim, alias or shape)"),
+	   "@/model.def:2:5: unknown key 'inclde' in model 't' (expected desc, match, include, sim, alias, shape or l3_domain)"),
 	/* Names. */
 	B("event cyc\n    pmu core\n    raw 0x76\n", "@/model.def:#1:7: duplicate name 'cyc' (first defined at @/model.def:17)"),
 	B("metric ins\n    formula cyc\n", "@/model.def:#1:8: duplicate name 'ins' (first defined at @/model.def:20)"),

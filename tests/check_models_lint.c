@@ -56,6 +56,12 @@ static void lint_model(const struct model_info *mi)
 		(void)expr_eval(md->expr, value_ones, m);
 		ck_assert_msg(md->nevents > 0, "%s:%d: metric %s uses no event", md->file, md->line, md->name);
 	}
+	/* The L3 panels' name: Intel's LLC is per socket, AMD's L3 per CCX. */
+	if (!strncmp(m->name, "intel-spr", 9))
+		ck_assert_msg(m->l3_domain && !strcmp(m->l3_domain, "LLC"), "%s: l3_domain %s", m->name,
+			      m->l3_domain ? m->l3_domain : "(none)");
+	if (!strncmp(m->name, "amd-", 4))
+		ck_assert_msg(m->l3_domain == NULL, "%s: l3_domain %s", m->name, m->l3_domain);
 	for (int v = 0; v < m->nviews; v++) {
 		const struct view_def *vd = &m->views[v];
 		ck_assert_msg(vd->ncols > 0, "%s: view %s has no columns", m->name, vd->name);

@@ -172,6 +172,69 @@ START_TEST(zen5_2s192c)
 }
 END_TEST
 
+/* 2 x EPYC 9654 (Genoa), NPS4: twelve one-CCX CCDs per socket and four
+ * NUMA nodes of three CCX each, so NUMA nodes are neither sockets nor CCX. */
+START_TEST(zen4_2s192c_nps4)
+{
+	struct topo *t = load_fixture("zen4-2s192c-nps4");
+	ck_assert_int_eq(t->ncpus, 384);
+	ck_assert_int_eq(topo_online_count(t), 384);
+	ck_assert_int_eq(t->ncores, 192);
+	ck_assert_int_eq(t->nccx, 24);
+	ck_assert_int_eq(t->nsockets, 2);
+	ck_assert_int_eq(t->nnuma, 8);
+	ck_assert_int_eq(t->threads_per_core, 2);
+	for (int x = 0; x < 24; x++) {
+		ck_assert_int_eq(t->ccxs[x].ncpus, 16);
+		ck_assert_int_eq(t->ccxs[x].ncores, 8);
+		ck_assert_int_eq(t->ccxs[x].socket, x / 12);
+	}
+	assert_list(t->ccxs[13].cpus, t->ccxs[13].ncpus, "104-111,296-303", "ccx 13");
+	assert_list(t->sockets[0].ccxs, t->sockets[0].nccx, "0-11", "socket 0 ccx");
+	/* CCX 0-2 are node 0, CCX 3-5 node 1, ..., CCX 21-23 node 7. */
+	ck_assert_int_eq(topo_cpu_by_num(t, 23)->numa, 0);
+	ck_assert_int_eq(topo_cpu_by_num(t, 24)->numa, 1);
+	ck_assert_int_eq(topo_cpu_by_num(t, 95)->numa, 3);
+	ck_assert_int_eq(topo_cpu_by_num(t, 96)->numa, 4);
+	ck_assert_int_eq(topo_cpu_by_num(t, 383)->numa, 7);
+	ck_assert_int_eq(topo_cpu_by_num(t, 192 + 30)->numa, 1);
+	ck_assert_int_eq(topo_cpu_by_num(t, 300)->thread, 1);
+	assert_list(t->cores[100].cpus, t->cores[100].ncpus, "100,292", "core 100");
+	assert_consistent(t);
+	topo_free(t);
+}
+END_TEST
+
+/* 2 x Xeon 8592+ (Emerald Rapids), SNC2: one L3 per socket, two NUMA nodes
+ * per socket. The L3 domain (the dashboard's CCX) is the socket. */
+START_TEST(emr_2s_snc2)
+{
+	struct topo *t = load_fixture("emr-2s-snc2");
+	ck_assert_int_eq(t->ncpus, 256);
+	ck_assert_int_eq(t->ncores, 128);
+	ck_assert_int_eq(t->nccx, 2);
+	ck_assert_int_eq(t->nsockets, 2);
+	ck_assert_int_eq(t->nnuma, 4);
+	ck_assert_int_eq(t->threads_per_core, 2);
+	assert_list(t->ccxs[0].cpus, t->ccxs[0].ncpus, "0-63,128-191", "ccx 0");
+	assert_list(t->ccxs[1].cpus, t->ccxs[1].ncpus, "64-127,192-255", "ccx 1");
+	ck_assert_int_eq(t->ccxs[1].l3_id, 1);
+	ck_assert_int_eq(t->ccxs[1].socket, 1);
+	ck_assert_int_eq(t->ccxs[0].ncores, 64);
+	assert_list(t->sockets[1].ccxs, t->sockets[1].nccx, "1", "socket 1 ccx");
+	/* SNC2: cores 0-31 of a socket are one node, 32-63 the next. */
+	ck_assert_int_eq(topo_cpu_by_num(t, 31)->numa, 0);
+	ck_assert_int_eq(topo_cpu_by_num(t, 32)->numa, 1);
+	ck_assert_int_eq(topo_cpu_by_num(t, 64)->numa, 2);
+	ck_assert_int_eq(topo_cpu_by_num(t, 255)->numa, 3);
+	ck_assert_int_eq(topo_cpu_by_num(t, 160)->numa, 1);
+	ck_assert_int_eq(topo_cpu_by_num(t, 160)->ccx, 0);
+	assert_list(t->cores[70].cpus, t->cores[70].ncpus, "70,198", "core 70");
+	assert_consistent(t);
+	topo_free(t);
+}
+END_TEST
+
 START_TEST(wsm_2s)
 {
 	struct topo *t = load_fixture("wsm-2s");
@@ -588,6 +651,8 @@ static Suite *topo_suite(void)
 	tcase_add_test(tc, zen5_1s16c);
 	tcase_add_test(tc, zen5_2s192c);
 	tcase_add_test(tc, wsm_2s);
+	tcase_add_test(tc, zen4_2s192c_nps4);
+	tcase_add_test(tc, emr_2s_snc2);
 	tcase_add_test(tc, synthetic_matches_fixture);
 	tcase_add_loop_test(tc, synthetic_shapes, 0, (int)ARRAY_SIZE(shapes));
 	tcase_add_test(tc, synthetic_bad);

@@ -93,7 +93,7 @@ void draw_screen(struct ui *u)
 		.table_rows = u->nrows,
 		.nccx = t->nccx, .ccx_cells = cells, .nsockets = t->nsockets,
 		.show_ccx = u->nav.show_ccx,
-		.show_mem = u->m_memrd >= 0 || u->m_memwr >= 0 || u->m_membus >= 0,
+		.show_mem = u->m_memrd >= 0 || u->m_memwr >= 0 || u->m_membus >= 0 || u->m_memtot >= 0,
 		.notice = notice_text(u) != NULL,
 	};
 	int wrap_start[3], wrap_len[3];

@@ -82,13 +82,14 @@ void panel_ccx(struct ui *u)
 			max = v;
 	}
 	int title = ui_attr(u, CP_TITLE, A_BOLD);
+	const char *dom = u->m->l3_domain ? u->m->l3_domain : "CCX";
 	for (int i = 0; i < u->topo->nccx && i <= l->ccx_shown; i++) {
 		int slot_y = l->ccx.y + (i / l->ccx_per_row) * l->ccx_box_h;
 		int slot_x = l->ccx.x + (i % l->ccx_per_row) * l->ccx_box_w;
 		char acc[16], hit[16], lat[16], ipc[16], ghz[16], line[160];
 		if (i == l->ccx_shown) {
 			if (i < u->topo->nccx) {
-				snprintf(line, sizeof(line), "+%d more CCX (c hides the panels)", u->topo->nccx - i);
+				snprintf(line, sizeof(line), "+%d more %s (c hides the panels)", u->topo->nccx - i, dom);
 				draw_put(slot_y, slot_x, l->ccx_box_w, A_DIM, line);
 			}
 			break;
@@ -96,8 +97,8 @@ void panel_ccx(struct ui *u)
 		const struct topo_ccx *cx = &u->topo->ccxs[i];
 		ccx_figures(u, i, acc, hit, lat, ipc, ghz);
 		if (l->ccx_mode == CCX_LINES) {
-			snprintf(line, sizeof(line), "CCX%-3d S%d L3 %9s hit %6s lat %6s IPC %5s %7s ",
-				 i, cx->socket, acc, hit, lat, ipc, ghz);
+			snprintf(line, sizeof(line), "%s%-3d S%d L3 %9s hit %6s lat %6s IPC %5s %7s ",
+				 dom, i, cx->socket, acc, hit, lat, ipc, ghz);
 			int n = (int)strlen(line);
 			draw_put(slot_y, slot_x, l->ccx_box_w - 1, title, line);
 			if (n < l->ccx_box_w - 1)
@@ -115,7 +116,7 @@ void panel_ccx(struct ui *u)
 		mvaddch(slot_y + h - 1, slot_x, ACS_LLCORNER);
 		mvhline(slot_y + h - 1, slot_x + 1, ACS_HLINE, w - 2);
 		mvaddch(slot_y + h - 1, slot_x + w - 1, ACS_LRCORNER);
-		snprintf(line, sizeof(line), " CCX %d  socket %d  %d CPUs ", i, cx->socket, cx->ncpus);
+		snprintf(line, sizeof(line), " %s %d  socket %d  %d CPUs ", dom, i, cx->socket, cx->ncpus);
 		draw_put(slot_y, slot_x + 2, w - 4, title, line);
 		snprintf(line, sizeof(line), "L3 %s  hit %s", acc, hit);
 		draw_put(slot_y + 1, slot_x + 1, w - 2, 0, line);

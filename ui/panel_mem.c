@@ -1,5 +1,6 @@
 /* panel_mem.c: the memory panel: read and write bandwidth and bus
- * utilisation per socket, from the UMC metrics. */
+ * utilisation per socket, from the memory controller metrics; where the
+ * CPU counts only the total (Zen 3's data fabric), the total. */
 #include "config.h"
 #include "panel.h"
 
@@ -22,18 +23,21 @@ void panel_mem(struct ui *u)
 	if (m->h < 1)
 		return;
 	char line[256];
-	snprintf(line, sizeof(line), "%-14s %12s %12s %9s", "Memory (UMC)", "read", "write", "bus util");
+	/* Without a read/write split the first column is the total. */
+	bool total = u->m_memrd < 0 && u->m_memwr < 0 && u->m_memtot >= 0;
+	int rd_metric = total ? u->m_memtot : u->m_memrd;
+	snprintf(line, sizeof(line), "%-14s %12s %12s %9s", "Memory", total ? "total" : "read", "write", "bus util");
 	draw_fill(m->y, m->x, m->w, ui_attr(u, CP_HEAD, A_REVERSE));
 	draw_put(m->y, m->x, m->w, ui_attr(u, CP_HEAD, A_REVERSE), line);
 	for (int s = 0; s < u->topo->nsockets && s < m->h - 1; s++) {
 		const struct snap_row *r = ui_scope_row(u->snap, SNAP_SOCKET, s);
 		char rd[32], wr[32], bus[32], name[32];
-		draw_metric_text(u, r, u->m_memrd, "%.2f", rd, sizeof(rd));
+		draw_metric_text(u, r, rd_metric, "%.2f", rd, sizeof(rd));
 		draw_metric_text(u, r, u->m_memwr, "%.2f", wr, sizeof(wr));
 		draw_metric_text(u, r, u->m_membus, "pct", bus, sizeof(bus));
 		snprintf(name, sizeof(name), "socket %d", s);
 		draw_add_unit(bus, sizeof(bus), "%");
-		snprintf(line, sizeof(line), "%-14s %7s %-4s %7s %-4s %9s", name, rd, unit_of(u, u->m_memrd),
+		snprintf(line, sizeof(line), "%-14s %7s %-4s %7s %-4s %9s", name, rd, unit_of(u, rd_metric),
 			 wr, unit_of(u, u->m_memwr), bus);
 		draw_put(m->y + 1 + s, m->x, m->w, 0, line);
 	}

@@ -108,6 +108,7 @@ static void find_metrics(struct ui *u)
 	static const char *const memrd[] = { "mem_read_bw", NULL };
 	static const char *const memwr[] = { "mem_write_bw", NULL };
 	static const char *const membus[] = { "mem_bus_util", NULL };
+	static const char *const memtot[] = { "mem_bw", NULL };
 	u->m_util = find_metric(u->m, util);
 	u->m_ghz = find_metric(u->m, ghz);
 	u->m_ipc = find_metric(u->m, ipc);
@@ -118,6 +119,8 @@ static void find_metrics(struct ui *u)
 	u->m_memrd = find_metric(u->m, memrd);
 	u->m_memwr = find_metric(u->m, memwr);
 	u->m_membus = find_metric(u->m, membus);
+	/* Only where reads and writes are not counted apart (Zen 3's fabric). */
+	u->m_memtot = u->m_memrd < 0 && u->m_memwr < 0 ? find_metric(u->m, memtot) : -1;
 }
 
 static const struct view_def *cur_view(const struct ui *u)
@@ -200,7 +203,8 @@ void ui_build_columns(struct ui *u)
 	u->ncols = 0;
 	add_col(u, COL_CPU, 0, NULL, u->nav.per_core ? "CPUs" : "CPU", u->nav.per_core ? 9 : 5, false);
 	add_col(u, COL_CORE, 0, NULL, "core", 5, false);
-	add_col(u, COL_CCX, 0, NULL, "CCX", 4, false);
+	/* The model names its L3 groups: CCX on AMD, LLC (one per socket) on Intel. */
+	add_col(u, COL_CCX, 0, NULL, u->m->l3_domain ? u->m->l3_domain : "CCX", 4, false);
 	int n0 = u->ncols;
 	add_metric_col(u, u->m_util, NULL, false);
 	if (u->ncols > n0)
@@ -374,7 +378,7 @@ void ui_request(struct ui *u)
 	int *ms = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
 	int n = 0;
 	const int fixed[] = { u->m_util, u->m_ghz, u->m_ipc, u->m_l3rate, u->m_l3acc,
-			      u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr, u->m_membus };
+			      u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr, u->m_membus, u->m_memtot };
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
 		add_unique(ms, &n, fixed[i]);
 	for (int i = 0; v && i < v->ncols; i++)

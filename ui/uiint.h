@@ -49,7 +49,7 @@ struct ui {
 	double message_until;
 
 	/* Metrics found by name; -1 where the model lacks them. */
-	int m_util, m_ghz, m_ipc, m_l3acc, m_l3rate, m_l3hit, m_l3lat, m_memrd, m_memwr, m_membus;
+	int m_util, m_ghz, m_ipc, m_l3acc, m_l3rate, m_l3hit, m_l3lat, m_memrd, m_memwr, m_membus, m_memtot;
 
 	int ncols; struct ui_col *cols;
 	int nrows; struct ui_row *rows;
