@@ -42,6 +42,7 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_OP_CACHE_ACCESS] = "op_cache_access", [WQ_OP_CACHE_MISS] = "op_cache_miss",
 	[WQ_L2_MISS_L1D] = "l2_miss_l1d", [WQ_L2_MISS_L1I] = "l2_miss_l1i",
 	[WQ_DATA_BUS_BUSY_RD] = "data_bus_busy_rd", [WQ_DATA_BUS_BUSY_WR] = "data_bus_busy_wr",
+	[WQ_L3_LAT_CYCLES] = "l3_lat_cycles", [WQ_BE_MEM_SLOTS] = "be_mem_slots",
 };
 
 const char *wl_quantity_name(int q)
@@ -303,6 +304,11 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	 * counts over its parts. */
 	rate[WQ_L2_MISS_L1D] = l2m * rate[WQ_L1D_MISS];
 	rate[WQ_L2_MISS_L1I] = l2m * rate[WQ_L1I_MISS];
+	/* The sampled latency in core clocks (for CPUs that count it so),
+	 * and the backend's stalled slots that memory accounts for. */
+	rate[WQ_L3_LAT_CYCLES] = rate[WQ_L3_LAT_SUM] * 10.0 * ghz;
+	rate[WQ_BE_MEM_SLOTS] = rate[WQ_BE_CYCLES] > 0 ?
+		rate[WQ_BE_STALL_SLOTS] * rate[WQ_BE_MEM_CYCLES] / rate[WQ_BE_CYCLES] : 0;
 }
 
 #undef R

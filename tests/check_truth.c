@@ -503,6 +503,11 @@ static const struct run_spec runs[] = {
 	{ "intel-westmere", { 1, 1, 6, 2 }, "basic", 50, 2, 20, NULL },
 	{ "amd-fam10h", { 1, 1, 4, 1 }, "basic", 50, 2, 20, NULL },
 	{ "intel-arch", { 1, 1, 4, 2 }, "basic", 50, 2, 20, NULL },
+	{ "amd-zen4", { 1, 2, 8, 2 }, "topdown", 50, 2, 20, NULL },
+	{ "amd-zen4", { 1, 2, 8, 2 }, "basic", 50, 1, 20, NULL },
+	{ "amd-zen3", { 1, 2, 8, 2 }, "basic", 50, 2, 20, NULL },
+	{ "intel-spr", { 1, 1, 8, 2 }, "basic", 50, 2, 20, NULL },
+	{ "intel-spr", { 1, 1, 8, 2 }, "topdown", 50, 1, 20, NULL },
 };
 
 /* The judgement over all runs, with the figures the documentation quotes. */

@@ -407,7 +407,7 @@ static const struct { const char *name; double v; } workload[] = {
 	{ "data_bus_busy", 0.05e9 }, { "ctx_switches", 1000 }, { "migrations", 10 }, { "page_faults", 50 },
 	{ "flops_packed", 2.1e9 }, { "op_cache_access", 1.54e9 }, { "op_cache_miss", 0.077e9 },
 	{ "l2_miss_l1d", 0.02e9 }, { "l2_miss_l1i", 0.002e9 }, { "data_bus_busy_rd", 0.038e9 },
-	{ "data_bus_busy_wr", 0.012e9 },
+	{ "data_bus_busy_wr", 0.012e9 }, { "l3_lat_cycles", 20e6 }, { "be_mem_slots", 5e9 },
 };
 
 static int resolve_quantity(void *ctx, const char *name)
