@@ -91,12 +91,72 @@ START_TEST(test_every_model)
 }
 END_TEST
 
+/* One name, one label, one unit: a metric that exists on two CPUs is
+ * spelled the same on both (users compare machines), one stem never has
+ * two suffixes (l2_miss_rate here, l2_miss_ratio there), and every unit
+ * comes from one vocabulary (docs/units.md). */
+static const char *const units[] = {
+	"ratio", "%", "count", "slots", "/s", "/kinsn", "/insn", "insn/cyc", "cyc/insn", "uops/insn",
+	"ops/insn", "flop/cyc", "GHz", "ns", "cyc", "cycles", "GB/s", "MB/s", "GFLOP/s",
+};
+
+START_TEST(test_same_names_everywhere)
+{
+	struct model_info *l;
+	char *cause = NULL;
+	int n = model_list(EVENTS, &l, &cause);
+	ck_assert_msg(n > 0, "%s", cause ? cause : "no models");
+	struct model **ms = xcalloc((size_t)n, sizeof(*ms));
+	for (int i = 0; i < n; i++) {
+		ms[i] = model_load(l[i].dir, &cause);
+		ck_assert_msg(ms[i] != NULL, "%s", cause ? cause : "?");
+	}
+	int pairs = 0;
+	for (int a = 0; a < n; a++)
+		for (int i = 0; i < ms[a]->nmetrics; i++) {
+			const struct metric_def *x = &ms[a]->metrics[i];
+			bool known = false;
+			for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+				known |= x->unit && !strcmp(x->unit, units[u]);
+			ck_assert_msg(known, "%s: metric %s: unit '%s' is not one of docs/units.md", ms[a]->name,
+				      x->name, x->unit ? x->unit : "");
+			size_t len = strlen(x->name);
+			for (int b = 0; b < n; b++) {
+				for (int j = 0; j < ms[b]->nmetrics; j++) {
+					const struct metric_def *y = &ms[b]->metrics[j];
+					if (!strcmp(x->name, y->name)) {
+						ck_assert_msg(!strcmp(x->label ? x->label : "", y->label ? y->label : ""),
+							      "%s: label '%s' in %s, '%s' in %s", x->name, x->label,
+							      ms[a]->name, y->label, ms[b]->name);
+						ck_assert_msg(!strcmp(x->unit, y->unit), "%s: unit '%s' in %s, '%s' in %s",
+							      x->name, x->unit, ms[a]->name, y->unit, ms[b]->name);
+						pairs += a != b;
+					}
+					/* "..._ratio" beside "..._rate" of the same stem. */
+					if (len > 6 && !strcmp(x->name + len - 6, "_ratio")) {
+						char rate[256];
+						snprintf(rate, sizeof(rate), "%.*s_rate", (int)(len - 6), x->name);
+						ck_assert_msg(strcmp(rate, y->name) != 0, "%s in %s but %s in %s", x->name,
+							      ms[a]->name, y->name, ms[b]->name);
+					}
+				}
+			}
+		}
+	ck_assert_int_gt(pairs, 100);   /* the models do share names */
+	for (int i = 0; i < n; i++)
+		model_free(ms[i]);
+	free(ms);
+	model_list_free(l, n);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("models_lint");
 	TCase *tc = tcase_create("lint");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_every_model);
+	tcase_add_test(tc, test_same_names_everywhere);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
