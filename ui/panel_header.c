@@ -3,6 +3,7 @@
  * the sort and filter status, and the footer of key hints. */
 #include "config.h"
 #include "panel.h"
+#include "format.h"
 
 #include <curses.h>
 #include <stdio.h>
@@ -73,8 +74,9 @@ void panel_header(struct ui *u)
 				continue;
 			draw_metric_text(u, sys, mi, v->cols[i].fmt, a, sizeof(a));
 			const struct metric_def *md = &u->m->metrics[mi];
-			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %s",
-				      md->label ? md->label : md->name, a);
+			/* The heading with its unit, as in the table. */
+			format_heading(b, sizeof(b), md->label ? md->label : md->name, md->unit);
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %s", b, a);
 			shown++;
 		}
 	}

@@ -6,6 +6,7 @@
  * and from the handler of fatal signals. */
 #include "config.h"
 #include "uiint.h"
+#include "format.h"
 
 #include <curses.h>
 #include <locale.h>
@@ -180,7 +181,8 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 		if (v->cols[i].metric == metric)
 			vc = &v->cols[i];
 	const struct metric_def *md = &u->m->metrics[metric];
-	const char *label = md->label ? md->label : md->name;
+	char label[32];
+	format_heading(label, sizeof(label), md->label ? md->label : md->name, md->unit);
 	int w = vc && vc->width > 0 ? vc->width : (int)strlen(label);
 	if (w < 7)
 		w = 7;
@@ -221,8 +223,10 @@ void ui_build_columns(struct ui *u)
 		int e = u->extra[i];
 		if (e < 0 || e >= u->m->nevents)
 			continue;
-		int w = (int)strlen(u->m->events[e].name);
-		add_col(u, COL_EVENT, e, NULL, u->m->events[e].name, w < 8 ? 8 : w > 24 ? 24 : w, true);
+		char title[32];
+		snprintf(title, sizeof(title), "%s/s", u->m->events[e].name);
+		int w = (int)strlen(title);
+		add_col(u, COL_EVENT, e, NULL, title, w < 8 ? 8 : w > 24 ? 24 : w, true);
 	}
 	if (v && v->nbar > 0)
 		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);
