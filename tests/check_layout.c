@@ -217,7 +217,7 @@ static const struct {
 	{ L, 1.2345, 0.3, false, "%.2f", NULL, "~1.23" },
 	{ L, 1.2345, NAN, false, "%.2f", NULL, "~1.23" },    /* not known: marked */
 	{ L, 1.2345, 0.01, true, "%.2f", NULL, "1.23\u00b12.0%" },
-	{ L, 1.2345, 0, true, "%.2f", NULL, "1.23\u00b10" },
+	{ L, 1.2345, 0, true, "%.2f", NULL, "1.23" },            /* exact: no +-0 */
 	{ L, 1.2345, 0.2, true, "%.2f", NULL, "~1.23\u00b139%" },
 	{ L, 1.2345, NAN, true, "%.2f", NULL, "~1.23" },
 	{ L, 0.4567, 0, false, "pct", "ratio", "45.7" },

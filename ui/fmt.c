@@ -22,12 +22,10 @@ const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, c
 		return buf;
 	format_value(num, sizeof(num), v, fmt, unit);
 	bool mark = !isinf(v) && unc_marked(v, rse);
-	if (with_err && !isnan(v) && isfinite(rse)) {
+	/* Exact figures (counted all the time) need no "+-0". */
+	if (with_err && !isnan(v) && isfinite(rse) && rse > 0) {
 		double pct = 196 * rse;
-		if (pct < 0.05)
-			snprintf(err, sizeof(err), "\u00b10");
-		else
-			snprintf(err, sizeof(err), pct < 10 ? "\u00b1%.1f%%" : "\u00b1%.0f%%", pct);
+		snprintf(err, sizeof(err), pct < 10 ? "\u00b1%.1f%%" : "\u00b1%.0f%%", pct);
 	}
 	snprintf(buf, (size_t)len, "%s%s%s", mark ? "~" : "", num, err);
 	return buf;

@@ -17,7 +17,7 @@
  * unit, "-" when NaN, marked "~" exactly when unc_marked() says its
  * uncertainty is above UNC_MARK_REL95 (or not known), and followed by
  * "+-N%" (the relative half-width of its 95 % interval) when with_err is
- * set and the uncertainty is known. Returns buf. */
+ * set and the uncertainty is known and not zero. Returns buf. */
 const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, const char *fmt,
 		      const char *unit);
 

@@ -175,6 +175,9 @@ void panel_table(struct ui *u)
 			continue;
 		}
 		int w = c->width;
+		/* Room for "+-9.9%" when the uncertainty is shown. */
+		if (u->nav.show_err && (c->kind == COL_METRIC || c->kind == COL_EVENT))
+			w += 6;
 		if (c->kind == COL_BAR) {
 			w = t->w - x - 1;
 			if (w > 60)
