@@ -77,7 +77,9 @@ void sampler_set_interval(struct sampler *s, double interval_s);
 void sampler_pause(struct sampler *s, bool paused);
 const struct sched_plan *sampler_plan(const struct sampler *s);
 /* One line per PMU that could not be used (e.g. "hardware counters are not
- * available here: ..."), NULL when all work. */
+ * available here: ..."), NULL when all work. Not for other threads while
+ * the sampler's thread runs (it rebuilds the text at every re-plan): they
+ * read the copy in each snapshot. */
 const char *sampler_notice(const struct sampler *s);
 /* The backend in use (tests inject faults through it). */
 struct backend *sampler_backend(struct sampler *s);

@@ -77,8 +77,7 @@ static const char *notice_text(struct ui *u)
 		return u->message;
 	if (u->snap && u->snap->notice && *u->snap->notice)
 		return u->snap->notice;
-	const char *n = sampler_notice(u->sampler);
-	return n && *n ? n : NULL;
+	return u->snap ? NULL : u->first_notice;
 }
 
 void draw_screen(struct ui *u)

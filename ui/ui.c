@@ -638,6 +638,11 @@ int ui_run(const struct ui_config *c, char **cause)
 	ui_request(&u);
 
 	snap_ring_init(&u.ring);
+	/* The notice of the first plan, read before the sampler's thread
+	 * exists: once it runs, that thread rebuilds the notice at every
+	 * re-plan, and the screen takes it from each snapshot instead. */
+	const char *n0 = sampler_notice(u.sampler);
+	u.first_notice = n0 && *n0 ? xstrdup(n0) : NULL;
 	if (sampler_start(u.sampler, &u.ring, cause) < 0)
 		goto out_ring;
 	if (!atexit_done) {
@@ -690,6 +695,7 @@ out_ring:
 		u.snap = NULL;
 	}
 	snap_ring_done(&u.ring);
+	free(u.first_notice);
 	ui_done(&u);
 	return rc;
 }

@@ -46,6 +46,7 @@ struct ui {
 	bool *filter;                /* [topo->max_cpu] rows kept by '/' */
 	char *filter_text;
 	char *message;               /* transient line (bad filter...) */
+	char *first_notice;          /* the sampler's notice before the first snapshot */
 	double message_until;
 
 	/* Metrics found by name; -1 where the model lacks them. */
