@@ -467,19 +467,37 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	/* Window sets: one per metric whose events share a group, one per
 	 * planned event (all of its groups: the time-weighted figure of the
 	 * event alone). */
-	struct wset_list wl = { 0 };
-	int *ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
-	int *met_set = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
-	for (int i = 0; i < m->nmetrics; i++)
-		met_set[i] = -1;
-	for (int i = 0; i < plan->nmetrics; i++) {
-		const struct metric_def *md = &m->metrics[plan->metrics[i]];
-		if (md->nevents > 0 && one_pmu(m, md))
-			met_set[plan->metrics[i]] = wset_find_or_add(&wl, in, gs, m->events[md->events[0]].pmu,
-								     md->events, md->nevents);
+	struct derive_cache local = { 0 };
+	struct derive_cache *dc = in->cache ? in->cache : &local;
+	if (dc->plan_gen == 0 || dc->plan_gen != in->plan_gen) {
+		derive_cache_done(dc);
+		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
+		dc->wl = xcalloc(1, sizeof(*dc->wl));
+		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+		dc->met_set = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+		dc->count_metric = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+		for (int i = 0; i < m->nmetrics; i++) {
+			dc->met_set[i] = -1;
+			dc->count_metric[i] = format_unit_is_count(m->metrics[i].unit);
+		}
+		for (int i = 0; i < plan->nmetrics; i++) {
+			const struct metric_def *md = &m->metrics[plan->metrics[i]];
+			if (md->nevents > 0 && one_pmu(m, md))
+				dc->met_set[plan->metrics[i]] = wset_find_or_add(dc->wl, in, gs,
+					m->events[md->events[0]].pmu, md->events, md->nevents);
+		}
+		for (int e = 0; e < m->nevents; e++)
+			dc->ev_set[e] = snap->event_planned[e] ?
+				wset_find_or_add(dc->wl, in, gs, m->events[e].pmu, &e, 1) : -1;
 	}
-	for (int e = 0; e < m->nevents; e++)
-		ev_set[e] = snap->event_planned[e] ? wset_find_or_add(&wl, in, gs, m->events[e].pmu, &e, 1) : -1;
+	struct wset_list wl = *dc->wl;
+	const int *ev_set = dc->ev_set, *met_set = dc->met_set;
+	/* Buckets per group follow the interval's length: count the samples. */
+	for (int k = 0; k < wl.n; k++) {
+		wl.v[k].ns = 0;
+		for (int j = 0; j < wl.v[k].ng; j++)
+			wl.v[k].ns += gs[wl.v[k].g[j]].nb ? gs[wl.v[k].g[j]].nb : 1;
+	}
 	size_t nscratch = 1;
 	for (int k = 0; k < wl.n; k++) {
 		size_t need = (size_t)wl.v[k].nev * (3 + (size_t)wl.v[k].ns) + 2 * (size_t)wl.v[k].ns;
@@ -547,7 +565,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				if (w) {
 					if (!row_has_pmu(&irows[w->pmu], sc, r))
 						continue;   /* none of the metric's PMU under this row */
-					cov = wset_values(w, gs, sc, r, scratch);
+					cov = wset_values_of(w, gs, sc, r, md->events, md->nevents, scratch);
 					c.wv = scratch;
 					v = metric_in_set(&c, mi, sc, r, cov, scratch + w->nev, &rse);
 				} else {
@@ -563,7 +581,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				}
 				/* One unit per figure: counts are published per
 				 * second, so no figure changes with -d. */
-				if (format_unit_is_count(md->unit) && interval_s > 0)
+				if (dc->count_metric[mi] && interval_s > 0)
 					v /= interval_s;
 				row->metric[mi] = v;
 				row->metric_rse[mi] = isnan(v) ? NAN : rse;
@@ -574,12 +592,11 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	free(scratch);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		free(partial[sc]);
-	wset_list_free(&wl);
+	if (dc == &local)
+		derive_cache_done(dc);
 	for (int g = 0; g < plan->ngroups; g++)
 		gsum_done(&gs[g]);
 	free(gs);
-	free(ev_set);
-	free(met_set);
 	for (int p = 0; p < m->npmus; p++) {
 		free(irows[p].row);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
@@ -594,4 +611,18 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	free(ccx_n);
 	free(sock_n);
 	return snap;
+}
+
+void derive_cache_done(struct derive_cache *c)
+{
+	if (!c)
+		return;
+	if (c->wl) {
+		wset_list_free(c->wl);
+		free(c->wl);
+	}
+	free(c->ev_set);
+	free(c->met_set);
+	free(c->count_metric);
+	memset(c, 0, sizeof(*c));
 }

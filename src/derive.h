@@ -40,6 +40,20 @@ struct derive_group {
 	const double *br;               /* [nb * ninst] */
 };
 
+/* What derive keeps from one interval to the next while the plan stays
+ * the same (generation plan_gen): which window sets exist and which
+ * metric and event use which. Owned by the caller; derive_cache_done
+ * frees it. Working them out again every interval cost as much as
+ * evaluating the metrics. */
+struct wset_list;
+struct derive_cache {
+	unsigned plan_gen;           /* 0: empty */
+	struct wset_list *wl;
+	int *ev_set, *met_set;
+	bool *count_metric;          /* [nmetrics] published per second */
+};
+void derive_cache_done(struct derive_cache *c);
+
 struct derive_input {
 	const struct model *model;
 	const struct topo *topo;        /* online flags say which CPUs get rows */
@@ -48,6 +62,8 @@ struct derive_input {
 	double interval_s;              /* the interval as measured */
 	const struct derive_pmu *pmus;  /* [model->npmus] */
 	const struct derive_group *groups; /* [plan->ngroups] */
+	struct derive_cache *cache;     /* NULL: nothing kept */
+	unsigned plan_gen;              /* changes whenever the plan does (not 0) */
 };
 
 /* A new snapshot (caller frees) with its rows, the planned flags, each

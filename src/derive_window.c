@@ -205,6 +205,18 @@ double wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, d
 	return cov < 1 ? cov : 1;
 }
 
+double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r, const int *events, int n,
+		      double *out)
+{
+	double cov = NAN;
+	for (int i = 0; i < n; i++) {
+		int k = w->k_of[events[i]];
+		if (k >= 0)
+			cov = wset_value1(w, gs, sc, r, k, &out[k]);
+	}
+	return isnan(cov) ? wset_cov(w, gs, sc, r) : cov;
+}
+
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 {
 	double cov = 0;

@@ -62,6 +62,10 @@ int wset_event(const struct wset *w, int e);
 /* The set's values in row r of scope sc (out[nev]); returns its coverage:
  * the share of the interval its groups ran, 0..1. */
 double wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, double *out);
+/* The same for the set's values of events[0..n-1] only (the others of out
+ * are left as they are): what one metric needs. */
+double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r, const int *events, int n,
+		      double *out);
 /* The set's coverage alone. */
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r);
 /* The same for the set's event k alone (*out); returns its coverage. */

@@ -92,6 +92,8 @@ struct sampler {
 	struct pmu_state *ps;     /* [npmus] */
 	struct grp_state *gs;     /* [plan->ngroups] */
 	struct bk_count *buf;     /* one read of the largest group */
+	struct derive_cache dcache; /* window sets of the plan, kept between intervals */
+	unsigned plan_gen;        /* counts plans, for dcache */
 	bool opened;
 	bool returned;            /* a CPU came back online: re-plan before the next interval */
 	char *notice;
@@ -297,6 +299,7 @@ static void close_all(struct sampler *s)
 	}
 	free(s->buf);
 	s->buf = NULL;
+	derive_cache_done(&s->dcache);
 	s->opened = false;
 }
 
@@ -357,6 +360,8 @@ static int open_all(struct sampler *s, char **cause)
 		return -1;
 	sched_plan_free(s->plan);
 	s->plan = plan;
+	if (++s->plan_gen == 0)
+		s->plan_gen = 1;
 
 	s->ps = xcalloc((size_t)m->npmus + 1, sizeof(*s->ps));
 	s->gs = xcalloc((size_t)plan->ngroups + 1, sizeof(*s->gs));
@@ -862,6 +867,8 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		.interval_s = interval_s,
 		.pmus = dp,
 		.groups = dg,
+		.cache = &s->dcache,
+		.plan_gen = s->plan_gen,
 	};
 	struct snapshot *snap = derive_snapshot(&in);
 	free(dp);
