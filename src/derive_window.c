@@ -225,27 +225,6 @@ double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 	return cov < 1 ? cov : 1;
 }
 
-double wset_value1(const struct wset *w, const struct gsum *gs, int sc, int r, int k, double *out)
-{
-	int nev = w->nev;
-	if (w->ng == 1) {
-		const struct gsum *s = &gs[w->g[0]];
-		*out = s->val[sc][(size_t)r * (size_t)s->nev + (size_t)w->pos[k]];
-		return s->cov[sc][r];
-	}
-	double sw = 0, sum = 0, cov = 0;
-	for (int j = 0; j < w->ng; j++) {
-		const struct gsum *s = &gs[w->g[j]];
-		double wt = s->run[sc][r];
-		cov += s->cov[sc][r];
-		if (!(wt > 0))
-			continue;
-		sum += wt * s->val[sc][(size_t)r * (size_t)s->nev + (size_t)w->pos[j * nev + k]];
-		sw += wt;
-	}
-	*out = sw > 0 ? sum / sw : NAN;
-	return cov < 1 ? cov : 1;
-}
 
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, double *sv, double *sw)
 {

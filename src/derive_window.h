@@ -16,6 +16,7 @@
 #ifndef PMCTOP_DERIVE_WINDOW_H
 #define PMCTOP_DERIVE_WINDOW_H
 
+#include <math.h>
 #include <stdbool.h>
 #include "derive.h"
 
@@ -68,8 +69,30 @@ double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r
 		      double *out);
 /* The set's coverage alone. */
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r);
-/* The same for the set's event k alone (*out); returns its coverage. */
-double wset_value1(const struct wset *w, const struct gsum *gs, int sc, int r, int k, double *out);
+/* The same for the set's event k alone (*out); returns its coverage.
+ * Inline: it runs for every event and metric of every row. */
+static inline double wset_value1(const struct wset *w, const struct gsum *gs, int sc, int r, int k,
+				 double *out)
+{
+	int nev = w->nev;
+	if (w->ng == 1) {
+		const struct gsum *s = &gs[w->g[0]];
+		*out = s->val[sc][(size_t)r * (size_t)s->nev + (size_t)w->pos[k]];
+		return s->cov[sc][r];
+	}
+	double sw = 0, sum = 0, cov = 0;
+	for (int j = 0; j < w->ng; j++) {
+		const struct gsum *s = &gs[w->g[j]];
+		double wt = s->run[sc][r];
+		cov += s->cov[sc][r];
+		if (!(wt > 0))
+			continue;
+		sum += wt * s->val[sc][(size_t)r * (size_t)s->nev + (size_t)w->pos[j * nev + k]];
+		sw += wt;
+	}
+	*out = sw > 0 ? sum / sw : NAN;
+	return cov < 1 ? cov : 1;
+}
 /* The set's samples in row r: sv[ns * nev] values scaled to the interval
  * from each sample alone, sw[ns] their weights (0: not usable). */
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, double *sv, double *sw);
