@@ -1020,18 +1020,24 @@ static void sim_close(struct backend *b, struct bk_group *g)
 
 /* ---- ground truth ---- */
 
-int sim_truth_source(struct backend *b, const struct bk_instance *inst, double *q)
+/* The counter slot an instance is read from (and its channel count), or
+ * -1 for an instance this simulator does not have. */
+static int truth_slot(struct backend *b, const struct bk_instance *inst, int *nch)
 {
 	if (!b || !inst || inst->pmu < 0 || inst->pmu >= b->m->npmus)
 		return -1;
-	const struct pmu_def *pd = &b->m->pmus[inst->pmu];
-	int nch = 1;
 	char *cause = NULL;
-	int k = slot_index(b, pd, inst, &nch, &cause);
+	int k = slot_index(b, &b->m->pmus[inst->pmu], inst, nch, &cause);
 	free(cause);
-	if (k < 0)
+	return k >= 0 && k < b->nslots[inst->pmu] ? k : -1;
+}
+
+int sim_truth_source(struct backend *b, const struct bk_instance *inst, double *q)
+{
+	int nch = 1;
+	if (truth_slot(b, inst, &nch) < 0)
 		return -1;
-	const double *src = source_of(b, pd, inst);
+	const double *src = source_of(b, &b->m->pmus[inst->pmu], inst);
 	for (int i = 0; i < WQ_COUNT; i++)
 		q[i] = src[i] / nch;
 	return 0;
@@ -1048,14 +1054,9 @@ double sim_truth_event(struct backend *b, int cpu, int event, const double *dq, 
 int sim_truth_group(struct backend *b, const struct bk_instance *inst, const int *events, int n,
 		    double *out, double *running_ns)
 {
-	if (!b || !inst || inst->pmu < 0 || inst->pmu >= b->m->npmus)
-		return -1;
-	const struct pmu_def *pd = &b->m->pmus[inst->pmu];
 	int nch = 1;
-	char *cause = NULL;
-	int k = slot_index(b, pd, inst, &nch, &cause);
-	free(cause);
-	if (k < 0 || k >= b->nslots[inst->pmu])
+	int k = truth_slot(b, inst, &nch);
+	if (k < 0)
 		return -1;
 	const struct sim_slot *slot = &b->slots[inst->pmu][k];
 	for (struct bk_group *g = b->open_groups; g; g = g->next_open) {

@@ -86,16 +86,26 @@ struct geval {
 	const struct gsum *gs;  /* the groups' sums behind ws */
 };
 
+/* The metric a reference names, when it can be evaluated in a row of
+ * scope row_scope at recursion depth depth; NULL otherwise. The loader
+ * rejects cycles; the depth bound only keeps a broken model from
+ * recursing forever. */
+static const struct metric_def *sub_metric(const struct model *m, int ref, int row_scope, int depth)
+{
+	if (ref < METRIC_REF_BASE || ref >= METRIC_REF_BASE + m->nmetrics)
+		return NULL;
+	const struct metric_def *md = &m->metrics[ref - METRIC_REF_BASE];
+	return depth > 64 || (int)md->scope > row_scope || !md->expr ? NULL : md;
+}
+
 static double gvalue(void *ctx, int ref, double *g)
 {
 	struct geval *c = ctx;
 	if (ref == BUILTIN_INTERVAL_S)
 		return c->interval_s;
 	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics) {
-		const struct metric_def *md = &c->m->metrics[ref - METRIC_REF_BASE];
-		/* The loader rejects cycles; the bound only keeps a broken
-		 * model from recursing forever. */
-		if (c->depth > 64 || (int)md->scope > c->row_scope || !md->expr)
+		const struct metric_def *md = sub_metric(c->m, ref, c->row_scope, c->depth);
+		if (!md)
 			return NAN;
 		c->depth++;
 		double v = expr_eval_grad(md->expr, gvalue, c, c->nvars, g);
@@ -133,8 +143,8 @@ static double pvalue(void *ctx, int ref)
 	if (ref == BUILTIN_INTERVAL_S)
 		return c->interval_s;
 	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics) {
-		const struct metric_def *md = &c->m->metrics[ref - METRIC_REF_BASE];
-		if (c->depth > 64 || (int)md->scope > c->row_scope || !md->expr)
+		const struct metric_def *md = sub_metric(c->m, ref, c->row_scope, c->depth);
+		if (!md)
 			return NAN;
 		c->depth++;
 		double v = expr_eval(md->expr, pvalue, c);
