@@ -37,9 +37,10 @@ struct def_set {
 };
 
 /* Reads dir/model.def and, when follow_includes is set, every file its model
- * stanza includes (relative to the including file), in order. On error
- * returns -1 with *cause "file:line:col: ...". */
-int defset_read(const char *dir, bool follow_includes, struct def_set *set, char **cause);
+ * stanza includes (relative to the including file), in order; with root
+ * set, an included file must lie inside root. On error returns -1 with
+ * *cause "file:line:col: ...". */
+int defset_read(const char *root, const char *dir, bool follow_includes, struct def_set *set, char **cause);
 void defset_free(struct def_set *set);
 
 /* "file:line:col: message" as a new string. */

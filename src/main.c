@@ -133,7 +133,7 @@ static int choose_machine(struct run *r)
 		free(msg);
 		goto out;
 	}
-	r->model = model_load(mi->dir, &cause);
+	r->model = model_load_under(r->events_dir, mi->dir, &cause);
 	if (!r->model)
 		rc = runtime_error(cause);
 out:

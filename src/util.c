@@ -171,6 +171,60 @@ int cpulist_parse(const char *s, bool *bitmap, int nbits, char **cause)
 	}
 }
 
+/* Length of the printable UTF-8 character at s, or 0 if s does not start
+ * with one. */
+static int good_char_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	if (c == '\t' || (c >= 0x20 && c < 0x7f))
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;       /* controls, DEL, continuation bytes, overlong leads */
+	int n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	unsigned cp = c & (0x7f >> n);
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp < 0xe000) ||
+	    cp > 0x10ffff)
+		return 0;       /* C1 controls, overlong forms, surrogates */
+	return n;
+}
+
+int text_bad_at(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = good_char_len(p);
+		if (!n)
+			return (int)(p - (const unsigned char *)s);
+		p += n;
+	}
+	return -1;
+}
+
+void text_sanitize_inplace(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		int n = good_char_len(p);
+		if (n) {
+			p += n;
+		} else {
+			*p++ = '?';
+		}
+	}
+}
+
+char *text_sanitize(const char *s)
+{
+	char *t = xstrdup(s);
+	text_sanitize_inplace(t);
+	return t;
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -35,6 +35,19 @@ int read_long_file(const char *path, long *out);
  * Entries beyond nbits are an error, not silently dropped. */
 int cpulist_parse(const char *s, bool *bitmap, int nbits, char **cause);
 
+/* Text from outside pmctop (definition files, sysfs and /proc names, option
+ * values) must not reach a terminal or a CSV/JSON field raw: a control
+ * character or escape sequence could retitle the terminal or rewrite the
+ * screen. text_bad_at() returns the byte offset of the first byte that is
+ * not printable UTF-8 (C0 controls other than tab, DEL, C1 controls U+0080
+ * to U+009F, and malformed, overlong or surrogate sequences), or -1 if there
+ * is none. text_sanitize() returns a new copy with each such byte replaced
+ * by '?'; text_sanitize_inplace() does the same in place (the text never
+ * grows). */
+int text_bad_at(const char *s);
+char *text_sanitize(const char *s);
+void text_sanitize_inplace(char *s);
+
 /* Monotonic time in nanoseconds. */
 uint64_t now_ns(void);
 
