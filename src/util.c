@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,9 +172,9 @@ int cpulist_parse(const char *s, bool *bitmap, int nbits, char **cause)
 	}
 }
 
-/* Length of the printable UTF-8 character at s, or 0 if s does not start
- * with one. */
-static int good_char_len(const unsigned char *s)
+/* Length of the printable UTF-8 character at s (avail bytes there), 0 if s
+ * does not start with one, or -1 if it may, but avail cuts it short. */
+static int char_len(const unsigned char *s, size_t avail)
 {
 	unsigned c = s[0];
 	if (c == '\t' || (c >= 0x20 && c < 0x7f))
@@ -183,6 +184,8 @@ static int good_char_len(const unsigned char *s)
 	int n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
 	unsigned cp = c & (0x7f >> n);
 	for (int i = 1; i < n; i++) {
+		if ((size_t)i >= avail)
+			return -1;
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 		cp = (cp << 6) | (s[i] & 0x3f);
@@ -191,6 +194,12 @@ static int good_char_len(const unsigned char *s)
 	    cp > 0x10ffff)
 		return 0;       /* C1 controls, overlong forms, surrogates */
 	return n;
+}
+
+/* In a NUL-terminated string the NUL stops a sequence before its end. */
+static int good_char_len(const unsigned char *s)
+{
+	return char_len(s, SIZE_MAX);
 }
 
 int text_bad_at(const char *s)
@@ -223,6 +232,61 @@ char *text_sanitize(const char *s)
 	char *t = xstrdup(s);
 	text_sanitize_inplace(t);
 	return t;
+}
+
+/* The stream of text_filter(): bytes of a character cut by the end of one
+ * write wait in pend for the next. */
+struct text_filter { FILE *out; unsigned char pend[4]; size_t npend; int err; };
+
+static ssize_t filter_write(void *cookie, const char *buf, size_t size)
+{
+	struct text_filter *tf = cookie;
+	for (size_t i = 0; i < size; i++) {
+		tf->pend[tf->npend++] = (unsigned char)buf[i];
+		while (tf->npend) {
+			int n = tf->pend[0] == '\n' ? 1 : char_len(tf->pend, tf->npend);
+			if (n < 0)
+				break;  /* cut short: wait for the next byte */
+			if (n == 0 ? fputc('?', tf->out) == EOF : fwrite(tf->pend, 1, (size_t)n, tf->out) != (size_t)n) {
+				if (!tf->err)
+					tf->err = errno ? errno : EIO;
+				return -1;
+			}
+			if (!n)
+				n = 1;
+			tf->npend -= (size_t)n;
+			memmove(tf->pend, tf->pend + n, tf->npend);
+		}
+	}
+	return (ssize_t)size;
+}
+
+static int filter_close(void *cookie)
+{
+	struct text_filter *tf = cookie;
+	for (size_t i = 0; i < tf->npend; i++)
+		if (fputc('?', tf->out) == EOF && !tf->err)
+			tf->err = errno ? errno : EIO;
+	if (fflush(tf->out) != 0 && !tf->err)
+		tf->err = errno ? errno : EIO;
+	int err = tf->err;
+	free(tf);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+FILE *text_filter(FILE *out)
+{
+	struct text_filter *tf = xcalloc(1, sizeof(*tf));
+	tf->out = out;
+	cookie_io_functions_t io = { .write = filter_write, .close = filter_close };
+	FILE *f = fopencookie(tf, "w", io);
+	if (!f)
+		out_of_memory();
+	return f;
 }
 
 uint64_t now_ns(void)

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdbool.h>
 
@@ -47,6 +48,11 @@ int cpulist_parse(const char *s, bool *bitmap, int nbits, char **cause);
 int text_bad_at(const char *s);
 char *text_sanitize(const char *s);
 void text_sanitize_inplace(char *s);
+/* A stream that writes to out what is written to it, newlines kept and the
+ * rest sanitised as by text_sanitize(), for output made of many pieces.
+ * fclose() flushes it into out and reports out's first write error (-1,
+ * errno set to it); out stays open. */
+FILE *text_filter(FILE *out);
 
 /* Monotonic time in nanoseconds. */
 uint64_t now_ns(void);
