@@ -113,6 +113,7 @@ void output_metric_heading(const struct metric_def *md, char *buf, size_t n)
 		snprintf(buf, n, "%s%%", label);
 	else
 		snprintf(buf, n, "%s", label);
+	text_sanitize_inplace(buf);
 }
 
 double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r)
