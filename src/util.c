@@ -5,11 +5,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void out_of_memory(void)
 {
@@ -85,20 +88,41 @@ int set_cause(char **cause, const char *fmt, ...)
 	return -1;
 }
 
+/* sysfs and procfs files are a page or so; a tree given as a sysfs root
+ * (tests, fixtures) could hold anything, so the size is bounded and only
+ * regular files are read, opened without blocking on a FIFO. */
+#define TEXT_FILE_MAX (1 << 20)
+
 char *read_text_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
 		return NULL;
+	struct stat sb;
+	int bad = fstat(fd, &sb) < 0 ? errno : S_ISDIR(sb.st_mode) ? EISDIR : !S_ISREG(sb.st_mode) ? EINVAL : 0;
+	if (bad) {
+		close(fd);
+		errno = bad;
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
 	size_t cap = 256, len = 0;
 	char *buf = xmalloc(cap);
 	size_t n;
 	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
 		len += n;
+		if (len > TEXT_FILE_MAX)
+			break;
 		if (cap - len - 1 == 0)
 			buf = xrealloc(buf, cap *= 2);
 	}
-	int err = ferror(f) ? errno : 0;
+	int err = len > TEXT_FILE_MAX ? EFBIG : ferror(f) ? errno : 0;
 	fclose(f);
 	if (err) {
 		free(buf);

@@ -26,7 +26,9 @@ char *xvasprintf(const char *fmt, va_list ap);
 int set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reads a whole small file (sysfs, procfs) into a NUL-terminated buffer with
- * trailing whitespace removed. Returns NULL and sets errno on failure. */
+ * trailing whitespace removed. Returns NULL and sets errno on failure:
+ * EINVAL for a file that is not a regular one (a FIFO or a device: never
+ * waited on), EFBIG beyond 1 MiB. */
 char *read_text_file(const char *path);
 /* Reads one integer (decimal or 0x hex) from a file. 0 on success, -errno. */
 int read_long_file(const char *path, long *out);

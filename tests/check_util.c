@@ -4,9 +4,12 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -73,6 +76,42 @@ START_TEST(test_filter_write_error)
 }
 END_TEST
 
+/* sysfs-style reads never wait on a FIFO and stop at 1 MiB. */
+START_TEST(test_read_text_file_bounds)
+{
+	char dir[] = "/tmp/check_util.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *fifo = xasprintf("%s/fifo", dir), *big = xasprintf("%s/big", dir), *small = xasprintf("%s/n", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	errno = 0;
+	ck_assert_ptr_null(read_text_file(fifo));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_null(read_text_file(dir));
+	ck_assert_int_eq(errno, EISDIR);
+	FILE *f = fopen(big, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < (1 << 21) / 8; i++)
+		fputs("0123456\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_ptr_null(read_text_file(big));
+	ck_assert_int_eq(errno, EFBIG);
+	f = fopen(small, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("0-3,8\n\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	char *s = read_text_file(small);
+	ck_assert_str_eq(s, "0-3,8");
+	free(s);
+	unlink(fifo);
+	unlink(big);
+	unlink(small);
+	rmdir(dir);
+	free(fifo);
+	free(big);
+	free(small);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -80,6 +119,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_sanitize, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_loop_test(tc, test_filter_stream, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_test(tc, test_filter_write_error);
+	tcase_add_test(tc, test_read_text_file_bounds);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
