@@ -27,12 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (nmodels <= 0)
 			abort();
 	}
-	char *path = xasprintf("%s/cpuinfo", fuzz_tmp("fuzz_cpuinfo"));
-	FILE *f = fopen(path, "w");
-	if (!f)
-		abort();
-	fwrite(data, 1, size, f);
-	fclose(f);
+	const char *dir = fuzz_tmp("fuzz_cpuinfo");
+	fuzz_write(dir, "cpuinfo", (const char *)data, size);
+	char *path = xasprintf("%s/cpuinfo", dir);
 	struct cpu_ident id;
 	char *cause = NULL;
 	if (cpuid_read(path, &id, &cause) == 0) {

@@ -27,17 +27,6 @@ static double value_any(void *ctx, int ref)
 	return ref == BUILTIN_INTERVAL_S ? 1.0 : (double)(ref % 5);
 }
 
-static void write_part(const char *name, const char *s, size_t len)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		abort();
-	fwrite(s, 1, len, f);
-	fclose(f);
-	free(path);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = { "model.def", "1.def", "2.def", "3.def" };
@@ -58,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			}
 		const char *stop = sep && part < 3 ? sep + 1 : end;
-		write_part(names[part], s, (size_t)(stop - s));
+		fuzz_write(dir, names[part], s, (size_t)(stop - s));
 		if (stop == end)
 			break;
 		s = sep + 5;

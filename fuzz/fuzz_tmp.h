@@ -1,6 +1,7 @@
 /* fuzz_tmp.h: a private temporary directory for a fuzz harness, removed
  * when the fuzzer exits (libFuzzer ends with exit(), which runs atexit
- * handlers), so that a run leaves no files behind. */
+ * handlers), so that a run leaves no files behind; and writing a file
+ * there. */
 #ifndef PMCTOP_FUZZ_TMP_H
 #define PMCTOP_FUZZ_TMP_H
 
@@ -48,6 +49,19 @@ __attribute__((unused)) static const char *fuzz_tmp(const char *prefix)
 		atexit(fuzz_tmp_remove);
 	}
 	return fuzz_dir;
+}
+
+/* Writes len bytes of s to the file dir/name, which is created or
+ * truncated (the parent directories must exist). */
+__attribute__((unused)) static void fuzz_write(const char *dir, const char *name, const char *s, size_t len)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		abort();
+	fwrite(s, 1, len, f);
+	fclose(f);
+	free(path);
 }
 
 #endif
