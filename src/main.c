@@ -329,6 +329,7 @@ static int run_live(struct run *r, struct sampler *s)
 		return usage_error("the dashboard needs a terminal; use -b for batch output");
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
+	text_sanitize_inplace(host);
 	const char *nc = getenv("NO_COLOR");
 	struct ui_config cfg = {
 		.sampler = s,
