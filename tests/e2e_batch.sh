@@ -67,6 +67,11 @@ rec="${TMPDIR:-/tmp}/pmctop-e2e-$$.json"
 pid=$!
 "${pm[@]}" -b -d 30 --format json -o "$rec.real" 2>/dev/null &
 pid2=$!
+# The output file exists once the handlers are in place: a signal before
+# that would be lost (a script's background job starts with SIGINT ignored),
+# which a slow start (a sanitizer build) makes likely.
+wait_file() { i=0; while [ ! -e "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; }
+wait_file "$rec"; wait_file "$rec.real"
 sleep 1
 kill -INT "$pid" "$pid2"
 start=$(date +%s)
@@ -90,6 +95,7 @@ rm -f "$rec" "$rec.real"
 for sig in TERM:143 HUP:129; do
 	"${pm[@]}" --sim zen5 -b -d 30 --format csv -o "$rec.$$" 2>/dev/null &
 	pid=$!
+	wait_file "$rec.$$"
 	sleep 1
 	kill -"${sig%:*}" "$pid"
 	wait "$pid"; rc=$?
