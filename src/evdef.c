@@ -371,13 +371,6 @@ struct model *model_load_by_name(const char *events_dir, const char *name, char 
 	return m;
 }
 
-void *evdef_grow(void *p, int n, size_t size)
-{
-	if (n == 0 || (n & (n - 1)) == 0)
-		p = xrealloc(p, (size_t)(n ? 2 * n : 1) * size);
-	return p;
-}
-
 void evdef_index_add(struct model *m, enum name_kind k, const char *name, int i)
 {
 	if (!m->index[k])

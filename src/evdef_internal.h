@@ -6,7 +6,6 @@
 #define PMCTOP_EVDEF_INTERNAL_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #include "evdef.h"
 #include "evdef_parse.h"
@@ -21,10 +20,6 @@ struct builder {
 enum name_kind { NAME_PMU, NAME_EVENT, NAME_METRIC, NAME_VIEW };
 /* Records that m's list k holds name at index i (called as each is built). */
 void evdef_index_add(struct model *m, enum name_kind k, const char *name, int i);
-
-/* p (an array of n elements of size bytes) with room for one more: the
- * capacity doubles at each power of two, so that n additions cost O(n). */
-void *evdef_grow(void *p, int n, size_t size);
 
 /* Records the first error with its position; returns -1. */
 int evdef_at(struct builder *b, const char *file, int line, int col, const char *fmt, ...)

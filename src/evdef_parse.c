@@ -21,6 +21,13 @@
 /* Definition files are small; a bigger one is surely a mistake. */
 #define DEF_MAX_FILE_BYTES (16 << 20)
 
+void *evdef_grow(void *p, int n, size_t size)
+{
+	if (n == 0 || (n & (n - 1)) == 0)
+		p = xrealloc(p, (size_t)(n ? 2 * n : 1) * size);
+	return p;
+}
+
 char *def_where(const char *file, int line, int col, const char *fmt, ...)
 {
 	va_list ap;
@@ -339,7 +346,7 @@ static int read_lines(struct reader *r, const char *file, char *text)
 				value = xstrdup(p);
 			}
 			struct def_stanza *st = &set->stanzas[cur];
-			st->attrs = xrealloc(st->attrs, (size_t)(st->nattrs + 1) * sizeof(*st->attrs));
+			st->attrs = evdef_grow(st->attrs, st->nattrs, sizeof(*st->attrs));
 			struct def_attr *a = &st->attrs[st->nattrs++];
 			*a = (struct def_attr){ .key = key, .value = value, .line = lineno,
 						.key_col = key_col, .value_col = value_col };
@@ -395,7 +402,7 @@ static int read_lines(struct reader *r, const char *file, char *text)
 					   set->stanzas[0].file, set->stanzas[0].line);
 			return -1;
 		}
-		set->stanzas = xrealloc(set->stanzas, (size_t)(set->nstanzas + 1) * sizeof(*set->stanzas));
+		set->stanzas = evdef_grow(set->stanzas, set->nstanzas, sizeof(*set->stanzas));
 		cur = set->nstanzas++;
 		set->stanzas[cur] = (struct def_stanza){ .kind = (enum stanza_kind)kind, .name = xstrdup(p), .file = file,
 							 .line = lineno, .name_col = name_col };
