@@ -3,6 +3,7 @@
  * 3.def, written to a private temporary directory, so that includes are
  * exercised too; then the model is loaded. A load must either succeed, with
  * formulas that evaluate and format, or fail with a "file:line:col:" cause.
+ * The directory is removed when the fuzzer exits.
  * Build: see docs/fuzzing.md. */
 #include "config.h"
 #include <stdint.h>
@@ -14,10 +15,11 @@
 #include "evdef.h"
 #include "expr.h"
 #include "util.h"
+#include "fuzz_tmp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char *dir;
+static const char *dir;
 
 static double value_any(void *ctx, int ref)
 {
@@ -25,27 +27,12 @@ static double value_any(void *ctx, int ref)
 	return ref == BUILTIN_INTERVAL_S ? 1.0 : (double)(ref % 5);
 }
 
-static void write_part(const char *name, const char *s, size_t len)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		abort();
-	fwrite(s, 1, len, f);
-	fclose(f);
-	free(path);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = { "model.def", "1.def", "2.def", "3.def" };
 	if (size > 65536)
 		return 0;
-	if (!dir) {
-		dir = xstrdup("/tmp/fuzz_evdef.XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
+	dir = fuzz_tmp("fuzz_evdef");
 	for (int i = 0; i < 4; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		unlink(path);
@@ -60,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			}
 		const char *stop = sep && part < 3 ? sep + 1 : end;
-		write_part(names[part], s, (size_t)(stop - s));
+		fuzz_write(dir, names[part], s, (size_t)(stop - s));
 		if (stop == end)
 			break;
 		s = sep + 5;

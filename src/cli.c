@@ -84,7 +84,8 @@ void cli_usage(FILE *out)
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n"
 	      "\n"
-	      "Exit status: 0 success, 1 runtime failure, 2 bad usage.\n", out);
+	      "Exit status: 0 success, 1 runtime failure, 2 bad usage,\n"
+	      "128+N after signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).\n", out);
 }
 
 void options_init(struct options *o)
@@ -171,6 +172,10 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 	case 'e':
 		if (!*arg)
 			return set_cause(cause, "-e expects an event name (see --list-events)");
+		/* A repeated -e adds its column once. */
+		for (int i = 0; i < o->nevents; i++)
+			if (!strcmp(o->events[i], arg))
+				return 0;
 		o->events = xrealloc(o->events, sizeof(char *) * (size_t)(o->nevents + 1));
 		o->events[o->nevents++] = xstrdup(arg);
 		return 0;

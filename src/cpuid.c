@@ -70,7 +70,10 @@ int cpuid_read(const char *cpuinfo_path, struct cpu_ident *id, char **cause)
 			copy_value(id->vendor, sizeof(id->vendor), v);
 			have_vendor = true;
 		} else if (!strcmp(line, "model name")) {
+			/* Shown on the dashboard's header: no escapes, whatever
+			 * a (virtual) CPU calls itself. */
 			copy_value(id->model_name, sizeof(id->model_name), v);
+			text_sanitize_inplace(id->model_name);
 		} else if (!strcmp(line, "cpu family")) {
 			num = &id->family;
 		} else if (!strcmp(line, "model")) {

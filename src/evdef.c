@@ -9,12 +9,15 @@
 #include "expr.h"
 #include "evdef.h"
 #include "evdef_internal.h"
+#include "name_index.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const scope_names[SCOPE_COUNT] = {
 	[SCOPE_THREAD] = "thread", [SCOPE_CORE] = "core", [SCOPE_CCX] = "ccx",
@@ -107,13 +110,20 @@ void model_free(struct model *m)
 		free(v->file);
 	}
 	free(m->views);
+	for (int i = 0; i < (int)ARRAY_SIZE(m->index); i++)
+		name_index_free(m->index[i]);
 	free(m);
 }
 
 struct model *model_load(const char *dir, char **cause)
 {
+	return model_load_under(NULL, dir, cause);
+}
+
+struct model *model_load_under(const char *events_dir, const char *dir, char **cause)
+{
 	struct def_set set;
-	if (defset_read(dir, true, &set, cause) < 0)
+	if (defset_read(events_dir, dir, true, &set, cause) < 0)
 		return NULL;
 	struct model *m = xcalloc(1, sizeof(*m));
 	struct builder b = { .m = m, .set = &set };
@@ -173,11 +183,20 @@ const struct model_info *model_info_find(const struct model_info *l, int n, cons
 	return NULL;
 }
 
-/* Directories under events/ are few and shallow; the depth limit also stops
- * symbolic link loops. */
+/* Directories under events/ are few and shallow. A symbolic link may lead
+ * to a directory seen before (a loop, or a tree such as /sys where links
+ * cross everywhere): each directory is visited once, by device and inode,
+ * and the depth and the number of directories are bounded, so that a wrong
+ * --events-dir gives an error at once instead of a scan of minutes. */
 #define MODEL_MAX_DEPTH 8
+#define MODEL_MAX_DIRS 2048
 
-struct model_info_list { struct model_info *v; int n; char *err; };
+struct dir_id { dev_t dev; ino_t ino; };
+
+struct model_info_list {
+	struct model_info *v; int n; char *err;
+	struct dir_id *seen; int nseen;
+};
 
 static void info_done(struct model_info *mi)
 {
@@ -199,7 +218,7 @@ static int read_model_info(struct model_info_list *l, const char *dir)
 {
 	struct def_set set;
 	char *cause = NULL;
-	if (defset_read(dir, false, &set, &cause) < 0) {
+	if (defset_read(NULL, dir, false, &set, &cause) < 0) {
 		l->err = cause;
 		return -1;
 	}
@@ -231,24 +250,53 @@ static int read_model_info(struct model_info_list *l, const char *dir)
 	return 0;
 }
 
+/* Opens dir unless it is not a directory or was seen before (NULL then,
+ * with *err set only for the top directory or when a bound is passed). */
+static DIR *open_new_dir(struct model_info_list *l, const char *dir, int depth)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		if (depth == 0)
+			l->err = xasprintf("%s: cannot open the definitions directory: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	for (int i = 0; i < l->nseen; i++) {
+		if (l->seen[i].dev == sb.st_dev && l->seen[i].ino == sb.st_ino) {
+			close(fd);
+			return NULL;
+		}
+	}
+	if (l->nseen == MODEL_MAX_DIRS) {
+		l->err = xasprintf("%s: more than %d directories to search for models: not a definitions directory?",
+				   dir, MODEL_MAX_DIRS);
+		close(fd);
+		return NULL;
+	}
+	l->seen = xrealloc(l->seen, (size_t)(l->nseen + 1) * sizeof(*l->seen));
+	l->seen[l->nseen++] = (struct dir_id){ sb.st_dev, sb.st_ino };
+	DIR *d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
 static int scan_dir(struct model_info_list *l, const char *dir, int depth)
 {
+	DIR *d = open_new_dir(l, dir, depth);
+	if (!d)
+		return l->err ? -1 : 0;
 	char *path = xasprintf("%s/model.def", dir);
 	struct stat sb;
 	int rc = 0;
 	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
 		rc = read_model_info(l, dir);
 	free(path);
-	if (rc < 0 || depth >= MODEL_MAX_DEPTH)
+	if (rc < 0 || depth >= MODEL_MAX_DEPTH) {
+		closedir(d);
 		return rc;
-
-	DIR *d = opendir(dir);
-	if (!d) {
-		if (depth == 0) {
-			l->err = xasprintf("%s: cannot open the definitions directory: %s", dir, strerror(errno));
-			return -1;
-		}
-		return 0;
 	}
 	char **names = NULL;
 	int n = 0;
@@ -256,7 +304,7 @@ static int scan_dir(struct model_info_list *l, const char *dir, int depth)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		names = xrealloc(names, (size_t)(n + 1) * sizeof(char *));
+		names = evdef_grow(names, n, sizeof(char *));
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
@@ -284,7 +332,9 @@ int model_list(const char *events_dir, struct model_info **out, char **cause)
 {
 	struct model_info_list l = { 0 };
 	*out = NULL;
-	if (scan_dir(&l, events_dir, 0) < 0) {
+	int rc = scan_dir(&l, events_dir, 0);
+	free(l.seen);
+	if (rc < 0) {
 		model_list_free(l.v, l.n);
 		if (cause)
 			*cause = l.err;
@@ -319,28 +369,43 @@ struct model *model_load_by_name(const char *events_dir, const char *name, char 
 	if (i == n)
 		set_cause(cause, "no model '%s' under %s (pmctop --list-models shows the models)", name, events_dir);
 	else
-		m = model_load(l[i].dir, cause);
+		m = model_load_under(events_dir, l[i].dir, cause);
 	model_list_free(l, n);
 	return m;
 }
 
+void evdef_index_add(struct model *m, enum name_kind k, const char *name, int i)
+{
+	if (!m->index[k])
+		m->index[k] = name_index_new();
+	name_index_add(m->index[k], name, i);
+}
+
 int model_find_pmu(const struct model *m, const char *name)
 {
+	if (m->index[NAME_PMU])
+		return name_index_find(m->index[NAME_PMU], name);
 	return find_named(m->pmus, sizeof(*m->pmus), m->npmus, name);
 }
 
 int model_find_event(const struct model *m, const char *name)
 {
+	if (m->index[NAME_EVENT])
+		return name_index_find(m->index[NAME_EVENT], name);
 	return find_named(m->events, sizeof(*m->events), m->nevents, name);
 }
 
 int model_find_metric(const struct model *m, const char *name)
 {
+	if (m->index[NAME_METRIC])
+		return name_index_find(m->index[NAME_METRIC], name);
 	return find_named(m->metrics, sizeof(*m->metrics), m->nmetrics, name);
 }
 
 int model_find_view(const struct model *m, const char *name)
 {
+	if (m->index[NAME_VIEW])
+		return name_index_find(m->index[NAME_VIEW], name);
 	return find_named(m->views, sizeof(*m->views), m->nviews, name);
 }
 

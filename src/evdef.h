@@ -133,11 +133,17 @@ struct model {
 	int nevents; struct event_def *events;
 	int nmetrics; struct metric_def *metrics;
 	int nviews; struct view_def *views;
+	/* Name look-ups for model_find_*(), filled in while loading; NULL in a
+	 * model built by hand, which is then searched in order. */
+	struct name_index *index[4];
 };
 
 /* Loads the model in directory dir (its model.def names the other files).
  * On error returns NULL and sets *cause to "file:line:col: expected ...". */
 struct model *model_load(const char *dir, char **cause);
+/* The same, with every included file confined to events_dir (the tree that
+ * dir was found in): what pmctop itself uses. */
+struct model *model_load_under(const char *events_dir, const char *dir, char **cause);
 /* Loads model NAME from events_dir (searching its subdirectories). */
 struct model *model_load_by_name(const char *events_dir, const char *name, char **cause);
 void model_free(struct model *m);

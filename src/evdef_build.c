@@ -397,10 +397,11 @@ int evdef_build_pmu(struct builder *b, const struct def_stanza *st)
 	if (!scope)
 		return -1;
 
-	m->pmus = xrealloc(m->pmus, (size_t)(m->npmus + 1) * sizeof(*m->pmus));
+	m->pmus = evdef_grow(m->pmus, m->npmus, sizeof(*m->pmus));
 	struct pmu_def *p = &m->pmus[m->npmus++];
 	*p = (struct pmu_def){ .name = xstrdup(st->name), .perf_name = xstrdup(perf->value),
 			       .file = xstrdup(st->file), .line = st->line };
+	evdef_index_add(m, NAME_PMU, p->name, m->npmus - 1);
 
 	int k = -1;
 	for (int i = 0; i < (int)ARRAY_SIZE(pmu_kind_names); i++)
@@ -579,10 +580,11 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	if (!enc)
 		return AT_STANZA(b, st, "missing required key (raw, pfm, fields, perf or proc) in event '%s'", st->name);
 
-	m->events = xrealloc(m->events, (size_t)(m->nevents + 1) * sizeof(*m->events));
+	m->events = evdef_grow(m->events, m->nevents, sizeof(*m->events));
 	struct event_def *ev = &m->events[m->nevents++];
 	*ev = (struct event_def){ .name = xstrdup(st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
 				  .arch_bit = -1, .file = xstrdup(st->file), .line = st->line };
+	evdef_index_add(m, NAME_EVENT, ev->name, m->nevents - 1);
 	const struct def_attr *a = attr_get(st, "desc");
 	ev->desc = xstrdup(a ? a->value : "");
 
@@ -670,10 +672,11 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 	const struct def_attr *f = attr_need(b, st, "formula");
 	if (!f)
 		return -1;
-	m->metrics = xrealloc(m->metrics, (size_t)(m->nmetrics + 1) * sizeof(*m->metrics));
+	m->metrics = evdef_grow(m->metrics, m->nmetrics, sizeof(*m->metrics));
 	struct metric_def *md = &m->metrics[m->nmetrics++];
 	*md = (struct metric_def){ .name = xstrdup(st->name), .formula = xstrdup(f->value),
 				   .file = xstrdup(st->file), .line = st->line };
+	evdef_index_add(m, NAME_METRIC, md->name, m->nmetrics - 1);
 	const struct def_attr *a;
 	md->label = xstrdup((a = attr_get(st, "label")) ? a->value : st->name);
 	md->unit = xstrdup((a = attr_get(st, "unit")) ? a->value : "");
@@ -725,11 +728,12 @@ int evdef_build_view(struct builder *b, const struct def_stanza *st)
 		return -1;
 	if (!attr_need(b, st, "column"))
 		return -1;
-	m->views = xrealloc(m->views, (size_t)(m->nviews + 1) * sizeof(*m->views));
+	m->views = evdef_grow(m->views, m->nviews, sizeof(*m->views));
 	struct view_def *v = &m->views[m->nviews++];
 	const struct def_attr *a = attr_get(st, "title");
 	*v = (struct view_def){ .name = xstrdup(st->name), .title = xstrdup(a ? a->value : st->name),
 				.file = xstrdup(st->file), .line = st->line };
+	evdef_index_add(m, NAME_VIEW, v->name, m->nviews - 1);
 	if (get_int(b, st, attr_get(st, "key"), 1, 9, 0, &v->key) < 0)
 		return -1;
 	for (int i = 0; v->key && i < m->nviews - 1; i++)

@@ -16,6 +16,11 @@ struct builder {
 	char *err;
 };
 
+/* Which of struct model's name indexes. */
+enum name_kind { NAME_PMU, NAME_EVENT, NAME_METRIC, NAME_VIEW };
+/* Records that m's list k holds name at index i (called as each is built). */
+void evdef_index_add(struct model *m, enum name_kind k, const char *name, int i);
+
 /* Records the first error with its position; returns -1. */
 int evdef_at(struct builder *b, const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

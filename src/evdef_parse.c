@@ -10,13 +10,23 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Definition files are small; a bigger one is surely a mistake. */
 #define DEF_MAX_FILE_BYTES (16 << 20)
+
+void *evdef_grow(void *p, int n, size_t size)
+{
+	if (n == 0 || (n & (n - 1)) == 0)
+		p = xrealloc(p, (size_t)(n ? 2 * n : 1) * size);
+	return p;
+}
 
 char *def_where(const char *file, int line, int col, const char *fmt, ...)
 {
@@ -51,11 +61,25 @@ void defset_free(struct def_set *set)
 }
 
 /* Reads a whole file, refusing NUL bytes (which would silently cut the text
- * short) and absurd sizes. */
+ * short) and absurd sizes. Only a regular file will do: opening without
+ * blocking and checking that first means a FIFO or a device planted among
+ * the definitions gives an error instead of a hang. */
 static char *read_def_file(const char *path, char **cause)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		set_cause(cause, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat sb;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		set_cause(cause, "%s: expected a regular file", path);
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "r");
 	if (!f) {
+		close(fd);
 		set_cause(cause, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
@@ -124,6 +148,7 @@ static int bad_name_at(const char *s, bool model_name)
 
 struct reader {
 	struct def_set *set;
+	char *root;             /* canonical definitions directory, or NULL */
 	bool follow_includes;
 	bool is_model_file;
 	char *err;
@@ -140,6 +165,13 @@ static int add_file(struct reader *r, const char *path, const char *inc_file, in
 			r->err = def_where(inc_file, inc_line, inc_col, "cannot include '%s': %s", path, strerror(e));
 		else
 			r->err = xasprintf("%s: cannot open: %s", path, strerror(e));
+		return -1;
+	}
+	size_t rootlen = r->root ? strlen(r->root) : 0;
+	if (inc_file && r->root && (strncmp(real, r->root, rootlen) || (real[rootlen] != '/' && rootlen > 1))) {
+		r->err = def_where(inc_file, inc_line, inc_col, "cannot include '%s': it is outside the definitions directory %s",
+				   path, r->root);
+		free(real);
 		return -1;
 	}
 	for (int i = 0; i < r->set->nfiles; i++) {
@@ -159,7 +191,10 @@ static int add_file(struct reader *r, const char *path, const char *inc_file, in
 }
 
 /* Includes each whitespace-separated path of value, relative to the
- * directory of the including file. */
+ * directory of the including file. Only .def files named by relative paths
+ * (and, with a root, inside it): so that an error, which quotes the line at
+ * fault, can never quote a line of a file that is not a definition, such as
+ * /etc/shadow read by a root who was handed a hostile model.def. */
 static int do_includes(struct reader *r, const char *file, const struct def_attr *a)
 {
 	const char *slash = strrchr(file, '/');
@@ -174,8 +209,18 @@ static int do_includes(struct reader *r, const char *file, const struct def_attr
 		while (*p && *p != ' ' && *p != '\t')
 			p++;
 		int col = a->value_col + (int)(start - a->value);
+		int len = (int)(p - start);
+		if (*start == '/') {
+			r->err = def_where(file, a->line, col, "expected a path relative to this file's directory but found '%.*s'",
+					   len, start);
+			return -1;
+		}
+		if (len < 5 || strncmp(p - 4, ".def", 4) || p[-5] == '/') {
+			r->err = def_where(file, a->line, col, "expected the name of a .def file but found '%.*s'", len, start);
+			return -1;
+		}
 		char *path;
-		if (*start == '/' || !slash)
+		if (!slash)
 			path = xstrndup(start, (size_t)(p - start));
 		else
 			path = xasprintf("%.*s/%.*s", dirlen, file, (int)(p - start), start);
@@ -193,9 +238,21 @@ static const char *const stanza_words[] = {
 
 /* Splits one line: removes the comment (a '#' outside double quotes) and
  * trailing whitespace. Returns the new length, or -1 on an unclosed quote
- * with *bad_col set, or -2 on a control character. */
+ * with *bad_col set, -2 on a control character (a carriage return is one
+ * unless it ends the line) or -3 on bytes that are not UTF-8 text. */
 static int clean_line(char *s, int *bad_col)
 {
+	size_t len = strlen(s);
+	if (len > 0 && s[len - 1] == '\r')
+		s[--len] = 0;
+	int bad = text_bad_at(s);
+	if (bad >= 0) {
+		unsigned char c = (unsigned char)s[bad];
+		*bad_col = bad + 1;
+		/* C1 controls are U+0080-U+009F, written C2 80-C2 9F. */
+		return c < 0x20 || c == 0x7f || (c == 0xc2 && (unsigned char)s[bad + 1] >= 0x80 &&
+						   (unsigned char)s[bad + 1] < 0xa0) ? -2 : -3;
+	}
 	bool quoted = false;
 	int open_col = 0, i;
 	for (i = 0; s[i]; i++) {
@@ -205,12 +262,6 @@ static int clean_line(char *s, int *bad_col)
 			open_col = i + 1;
 		} else if (c == '#' && !quoted) {
 			break;
-		} else if (c < 0x20 && c != '\t' && c != '\r') {
-			*bad_col = i + 1;
-			return -2;
-		} else if (c == 0x7f) {
-			*bad_col = i + 1;
-			return -2;
 		}
 	}
 	if (quoted) {
@@ -218,7 +269,7 @@ static int clean_line(char *s, int *bad_col)
 		return -1;
 	}
 	s[i] = 0;
-	while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\r'))
+	while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
 		s[--i] = 0;
 	return i;
 }
@@ -244,6 +295,11 @@ static int read_lines(struct reader *r, const char *file, char *text)
 		}
 		if (len == -2) {
 			r->err = def_where(file, lineno, bad_col, "expected text but found a control character");
+			return -1;
+		}
+		if (len == -3) {
+			r->err = def_where(file, lineno, bad_col, "expected UTF-8 text but found byte 0x%02x",
+					   (unsigned char)line[bad_col - 1]);
 			return -1;
 		}
 		char *p = line;
@@ -290,7 +346,7 @@ static int read_lines(struct reader *r, const char *file, char *text)
 				value = xstrdup(p);
 			}
 			struct def_stanza *st = &set->stanzas[cur];
-			st->attrs = xrealloc(st->attrs, (size_t)(st->nattrs + 1) * sizeof(*st->attrs));
+			st->attrs = evdef_grow(st->attrs, st->nattrs, sizeof(*st->attrs));
 			struct def_attr *a = &st->attrs[st->nattrs++];
 			*a = (struct def_attr){ .key = key, .value = value, .line = lineno,
 						.key_col = key_col, .value_col = value_col };
@@ -346,7 +402,7 @@ static int read_lines(struct reader *r, const char *file, char *text)
 					   set->stanzas[0].file, set->stanzas[0].line);
 			return -1;
 		}
-		set->stanzas = xrealloc(set->stanzas, (size_t)(set->nstanzas + 1) * sizeof(*set->stanzas));
+		set->stanzas = evdef_grow(set->stanzas, set->nstanzas, sizeof(*set->stanzas));
 		cur = set->nstanzas++;
 		set->stanzas[cur] = (struct def_stanza){ .kind = (enum stanza_kind)kind, .name = xstrdup(p), .file = file,
 							 .line = lineno, .name_col = name_col };
@@ -380,12 +436,15 @@ static int read_file(struct reader *r, const char *path, const char *inc_file, i
 	return rc;
 }
 
-int defset_read(const char *dir, bool follow_includes, struct def_set *set, char **cause)
+int defset_read(const char *root, const char *dir, bool follow_includes, struct def_set *set, char **cause)
 {
 	memset(set, 0, sizeof(*set));
 	struct reader r = { .set = set, .follow_includes = follow_includes };
+	if (root && follow_includes && !(r.root = realpath(root, NULL)))
+		return set_cause(cause, "%s: cannot open the definitions directory: %s", root, strerror(errno));
 	char *path = xasprintf("%s/model.def", dir);
 	int rc = read_file(&r, path, NULL, 0, 0);
+	free(r.root);
 	if (rc == 0 && (set->nstanzas == 0 || set->stanzas[0].kind != ST_MODEL)) {
 		r.err = def_where(path, 1, 1, "expected a 'model' stanza");
 		rc = -1;

@@ -8,6 +8,8 @@
 #ifndef PMCTOP_EVDEF_PARSE_H
 #define PMCTOP_EVDEF_PARSE_H
 
+#include <stddef.h>
+
 enum stanza_kind { ST_MODEL, ST_PMU, ST_EVENT, ST_METRIC, ST_VIEW };
 
 struct def_attr {
@@ -37,10 +39,17 @@ struct def_set {
 };
 
 /* Reads dir/model.def and, when follow_includes is set, every file its model
- * stanza includes (relative to the including file), in order. On error
- * returns -1 with *cause "file:line:col: ...". */
-int defset_read(const char *dir, bool follow_includes, struct def_set *set, char **cause);
+ * stanza includes (relative to the including file), in order; with root
+ * set, an included file must lie inside root. On error returns -1 with
+ * *cause "file:line:col: ...". */
+int defset_read(const char *root, const char *dir, bool follow_includes, struct def_set *set, char **cause);
 void defset_free(struct def_set *set);
+
+/* p (an array of n elements of size bytes) with room for one more: the
+ * capacity doubles at each power of two, so that n additions cost O(n)
+ * even where realloc copies (as under ThreadSanitizer or with allocators
+ * that do not remap). */
+void *evdef_grow(void *p, int n, size_t size);
 
 /* "file:line:col: message" as a new string. */
 char *def_where(const char *file, int line, int col, const char *fmt, ...)

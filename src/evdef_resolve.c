@@ -47,7 +47,7 @@ static void add_event(struct metric_def *md, int ev)
 	for (int i = 0; i < md->nevents; i++)
 		if (md->events[i] == ev)
 			return;
-	md->events = xrealloc(md->events, (size_t)(md->nevents + 1) * sizeof(int));
+	md->events = evdef_grow(md->events, md->nevents, sizeof(int));
 	md->events[md->nevents++] = ev;
 }
 

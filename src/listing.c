@@ -1,6 +1,8 @@
 /* listing.c: the --list-* output. Tables are padded to their widest entry so
  * that they read well in a terminal and still split cleanly on whitespace;
- * descriptions come last because they hold spaces. */
+ * descriptions come last because they hold spaces. Everything goes through
+ * text_filter(), so that no text from a definition file reaches the
+ * terminal raw even if the loader let some through. */
 #include "config.h"
 #include "listing.h"
 #include "encode.h"
@@ -10,6 +12,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Closes the filter over the caller's stream: n, or -1 with errno set on
+ * a write error. */
+static int finish(FILE *out, int n)
+{
+	return fclose(out) == 0 ? n : -1;
+}
 
 /* Writes the match lines compactly: lines that differ only in the model
  * share their vendor and family, "GenuineIntel family=0x6 model=0x25,0x2c". */
@@ -45,12 +54,15 @@ static void match_text(char *buf, size_t size, const struct model_match *mm, int
 	fclose(f);
 }
 
-int listing_models(FILE *out, const char *events_dir, char **cause)
+int listing_models(FILE *dest, const char *events_dir, char **cause)
 {
+	FILE *out = text_filter(dest);
 	struct model_info *l;
 	int n = model_list(events_dir, &l, cause);
-	if (n < 0)
+	if (n < 0) {
+		fclose(out);
 		return -1;
+	}
 	int wn = 5, wa = 5;
 	char buf[512], shape[48];
 	for (int i = 0; i < n; i++) {
@@ -74,7 +86,7 @@ int listing_models(FILE *out, const char *events_dir, char **cause)
 		fprintf(out, "%-*s  matches %s\n", wn, "", buf);
 	}
 	model_list_free(l, n);
-	return n;
+	return finish(out, n);
 }
 
 /* How an event is counted, as a user would write it: the vendor's raw
@@ -102,8 +114,9 @@ static bool event_matches(const struct event_def *ev, const char *pattern)
 	return !pattern || !*pattern || strcasestr(ev->name, pattern) || strcasestr(ev->desc, pattern);
 }
 
-int listing_events(FILE *out, const struct model *m, const char *pattern)
+int listing_events(FILE *dest, const struct model *m, const char *pattern)
 {
+	FILE *out = text_filter(dest);
 	int wn = 5, wp = 3, we = 8, n = 0;
 	char **enc = xcalloc((size_t)m->nevents, sizeof(char *));
 	for (int i = 0; i < m->nevents; i++) {
@@ -129,7 +142,7 @@ int listing_events(FILE *out, const struct model *m, const char *pattern)
 		free(enc[i]);
 	}
 	free(enc);
-	return n;
+	return finish(out, n);
 }
 
 /* expr_format callback: events in the vendor's notation; metric names and
@@ -147,8 +160,9 @@ static const char *raw_rename(void *ctx, int ref, const char *name)
 	return rn->s[ref];
 }
 
-int listing_metrics(FILE *out, const struct model *m, bool raw)
+int listing_metrics(FILE *dest, const struct model *m, bool raw)
 {
+	FILE *out = text_filter(dest);
 	struct raw_names rn = { .m = m, .s = xcalloc((size_t)m->nevents + 1, sizeof(char *)) };
 	int wn = 6;
 	for (int i = 0; i < m->nmetrics; i++)
@@ -171,11 +185,12 @@ int listing_metrics(FILE *out, const struct model *m, bool raw)
 	for (int i = 0; i < m->nevents; i++)
 		free(rn.s[i]);
 	free(rn.s);
-	return m->nmetrics;
+	return finish(out, m->nmetrics);
 }
 
-int listing_views(FILE *out, const struct model *m)
+int listing_views(FILE *dest, const struct model *m)
 {
+	FILE *out = text_filter(dest);
 	int wn = 4;
 	for (int i = 0; i < m->nviews; i++)
 		if ((int)strlen(m->views[i].name) > wn)
@@ -215,5 +230,5 @@ int listing_views(FILE *out, const struct model *m)
 		fprintf(out, "\n");
 	}
 	free(seen);
-	return m->nviews;
+	return finish(out, m->nviews);
 }

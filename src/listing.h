@@ -9,6 +9,10 @@
 
 struct model;
 
+/* Text from the definitions is sanitised on the way out (text_filter()).
+ * Each returns -1 with errno set (and, for listing_models, *cause NULL)
+ * when writing to out fails. */
+
 /* Every model under events_dir: name, what CPUs it matches, description.
  * Returns the number of models, or -1 with *cause. */
 int listing_models(FILE *out, const char *events_dir, char **cause);

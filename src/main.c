@@ -28,12 +28,22 @@
 #define PMCTOP_SRC_EVENTS_DIR "events"
 #endif
 
+/* The signal that asked batch mode to stop, or 0. */
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	stop_requested = sig;
+}
+
+/* Every message goes through the sanitiser: causes quote option values,
+ * file names and definition text, none of which may reach the terminal
+ * as escape sequences. */
+static void say(const char *msg)
+{
+	char *safe = text_sanitize(msg ? msg : "?");
+	fprintf(stderr, "pmctop: %s\n", safe);
+	free(safe);
 }
 
 static bool is_dir(const char *p)
@@ -48,6 +58,13 @@ static const char *pick_events_dir(const struct options *o)
 	if (o->events_dir)
 		return o->events_dir;
 	const char *env = getenv("PMCTOP_EVENTS_DIR");
+	/* Root (or a setuid pmctop) does not take its definitions, which
+	 * decide what is opened and printed, from an environment that sudo
+	 * or a caller may have passed on; --events-dir says it outright. */
+	if (env && *env && (getuid() == 0 || geteuid() != getuid() || getegid() != getgid())) {
+		say("PMCTOP_EVENTS_DIR is ignored when running as root; use --events-dir");
+		env = NULL;
+	}
 	if (env && *env)
 		return env;
 	if (is_dir(PMCTOP_EVENTS_DIR))
@@ -71,14 +88,29 @@ struct run {
 
 static int usage_error(const char *msg)
 {
-	fprintf(stderr, "pmctop: %s\n", msg);
+	say(msg);
 	fputs("Try 'pmctop --help' for more information.\n", stderr);
 	return 2;
 }
 
 static int runtime_error(const char *msg)
 {
-	fprintf(stderr, "pmctop: %s\n", msg);
+	say(msg);
+	return 1;
+}
+
+/* Listings end like batch mode: a closed pipe (pmctop --list-events | head)
+ * is a normal way to stop; any other write error is said and fails. err is
+ * the first error a listing met, or 0. */
+static int finish_stdout(int err)
+{
+	if (!err && fflush(stdout) != 0)
+		err = errno;
+	if (!err && ferror(stdout))
+		err = EIO;
+	if (!err || err == EPIPE)
+		return 0;
+	fprintf(stderr, "pmctop: writing output: %s\n", strerror(err));
 	return 1;
 }
 
@@ -140,7 +172,7 @@ static int choose_machine(struct run *r)
 		free(msg);
 		goto out;
 	}
-	r->model = model_load(mi->dir, &cause);
+	r->model = model_load_under(r->events_dir, mi->dir, &cause);
 	if (!r->model)
 		rc = runtime_error(cause);
 out:
@@ -212,13 +244,14 @@ static int choose_metrics(struct run *r)
 
 static int run_listing(struct run *r)
 {
-	if (r->opt.list_events)
-		listing_events(stdout, r->model, r->opt.list_pattern);
-	if (r->opt.list_metrics)
-		listing_metrics(stdout, r->model, r->opt.raw);
-	if (r->opt.list_views)
-		listing_views(stdout, r->model);
-	return fflush(stdout) == 0 ? 0 : 1;
+	int err = 0;
+	if (r->opt.list_events && listing_events(stdout, r->model, r->opt.list_pattern) < 0)
+		err = errno;
+	if (!err && r->opt.list_metrics && listing_metrics(stdout, r->model, r->opt.raw) < 0)
+		err = errno;
+	if (!err && r->opt.list_views && listing_views(stdout, r->model) < 0)
+		err = errno;
+	return finish_stdout(err);
 }
 
 /* Sleeps until the monotonic time t; false when a signal asked to stop. */
@@ -234,8 +267,10 @@ static bool pace_until(uint64_t t)
 static int run_batch(struct run *r, struct sampler *s)
 {
 	FILE *f = stdout;
-	if (r->opt.output_path && !(f = fopen(r->opt.output_path, "w"))) {
-		fprintf(stderr, "pmctop: cannot write %s: %s\n", r->opt.output_path, strerror(errno));
+	char *ocause = NULL;
+	if (r->opt.output_path && !(f = output_open(r->opt.output_path, &ocause))) {
+		runtime_error(ocause);
+		free(ocause);
 		return 1;
 	}
 	struct output_opts oo = {
@@ -264,7 +299,7 @@ static int run_batch(struct run *r, struct sampler *s)
 				free(cause);
 				break;
 			}
-			fprintf(stderr, "pmctop: %s\n", cause ? cause : "sampling failed");
+			say(cause ? cause : "sampling failed");
 			free(cause);
 			rc = 1;
 			break;
@@ -274,7 +309,9 @@ static int run_batch(struct run *r, struct sampler *s)
 			/* Said once, before the first figures, one "pmctop:" per line. */
 			for (const char *l = notice; *l;) {
 				size_t len = strcspn(l, "\n");
-				fprintf(stderr, "pmctop: %.*s\n", (int)len, l);
+				char *line = xstrndup(l, len);
+				say(line);
+				free(line);
 				l += len + (l[len] == '\n');
 			}
 			told = true;
@@ -309,6 +346,7 @@ static int run_live(struct run *r, struct sampler *s)
 		return usage_error("the dashboard needs a terminal; use -b for batch output");
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
+	text_sanitize_inplace(host);
 	const char *nc = getenv("NO_COLOR");
 	struct ui_config cfg = {
 		.sampler = s,
@@ -326,11 +364,11 @@ static int run_live(struct run *r, struct sampler *s)
 	};
 	char *cause = NULL;
 	if (ui_run(&cfg, &cause) < 0) {
-		fprintf(stderr, "pmctop: %s\n", cause ? cause : "the dashboard failed");
+		say(cause ? cause : "the dashboard failed");
 		free(cause);
 		return 1;
 	}
-	return 0;
+	return ui_stop_signo() ? 128 + ui_stop_signo() : 0;
 }
 
 /* The sampler thread's hook in dashboard mode: the ring's consumer owns
@@ -346,11 +384,13 @@ static int run(struct run *r)
 	r->events_dir = pick_events_dir(&r->opt);
 	if (r->opt.list_models) {
 		if (listing_models(stdout, r->events_dir, &cause) < 0) {
+			if (!cause)
+				return finish_stdout(errno);
 			int rc = runtime_error(cause);
 			free(cause);
 			return rc;
 		}
-		return 0;
+		return finish_stdout(0);
 	}
 	int rc = choose_machine(r);
 	if (rc >= 0)
@@ -435,11 +475,10 @@ int main(int argc, char **argv)
 	char *cause = NULL;
 	int rc;
 	if (cli_parse(argc, argv, &r.opt, &cause) < 0) {
-		fprintf(stderr, "pmctop: %s\n", cause);
-		cli_usage(stderr);
+		rc = usage_error(cause);
 		free(cause);
 		options_done(&r.opt);
-		return 2;
+		return rc;
 	}
 	if (r.opt.help) {
 		cli_usage(stdout);
@@ -454,9 +493,15 @@ int main(int argc, char **argv)
 		if (r.opt.batch || r.opt.daemon) {
 			sigaction(SIGINT, &sa, NULL);
 			sigaction(SIGTERM, &sa, NULL);
+			sigaction(SIGHUP, &sa, NULL);
 		}
 		signal(SIGPIPE, SIG_IGN);
 		rc = run(&r);
+		/* One rule in every mode (pmctop(1), EXIT STATUS): stopped by a
+		 * signal, pmctop finishes cleanly and exits 128 + its number,
+		 * as a shell reports a command that the signal killed. */
+		if (stop_requested)
+			rc = 128 + stop_requested;
 	}
 	free(r.cpu_filter);
 	free(r.metrics);

@@ -1,16 +1,20 @@
-/* output.c: the batch writers' common part: choosing the writer, value
- * formatting shared with the screen, and row coverage. */
+/* output.c: the batch writers' common part: opening -o's file safely,
+ * choosing the writer, value formatting shared with the screen, and row
+ * coverage. */
 #include "config.h"
 #include "output_impl.h"
 #include "format.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int output_parse_format(const char *s)
 {
@@ -23,6 +27,75 @@ int output_parse_format(const char *s)
 	return -1;
 }
 
+/* What pmctop's own output starts with: the table's "# HH:MM:SS" line, the
+ * CSV header, or a JSON line. */
+static bool looks_like_ours(const char *head, size_t n)
+{
+	static const char *const starts[] = { "time,interval_s,", "{\"time\":" };
+	if (n == 0)
+		return true;
+	if (n >= 11 && head[0] == '#' && head[1] == ' ' && head[4] == ':' && head[7] == ':' && head[10] == '.')
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(starts); i++)
+		if (n >= strlen(starts[i]) && !memcmp(head, starts[i], strlen(starts[i])))
+			return true;
+	return false;
+}
+
+FILE *output_open(const char *path, char **cause)
+{
+	/* Never through a symbolic link: a link planted where root writes
+	 * would otherwise aim the output at any file. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		struct stat sb;
+		if (lstat(path, &sb) < 0) {
+			set_cause(cause, "cannot write %s: %s", path, strerror(errno));
+			return NULL;
+		}
+		if (S_ISFIFO(sb.st_mode)) {
+			fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		} else if (S_ISLNK(sb.st_mode)) {
+			set_cause(cause, "%s is a symbolic link; pmctop writes only to a file itself", path);
+			return NULL;
+		} else if (!S_ISREG(sb.st_mode)) {
+			set_cause(cause, "%s is not a regular file or a FIFO", path);
+			return NULL;
+		} else {
+			fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+			char head[32];
+			ssize_t n = fd < 0 ? 0 : read(fd, head, sizeof(head));
+			const char *why = NULL;
+			if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1))
+				why = "is not a regular file with one name";
+			else if (fd >= 0 && sb.st_uid != geteuid())
+				why = "belongs to another user";
+			else if (fd >= 0 && (n < 0 || !looks_like_ours(head, (size_t)n)))
+				why = "exists and does not hold pmctop's output";
+			if (why) {
+				close(fd);
+				set_cause(cause, "%s %s; pmctop replaces only its own output (remove the file first)", path, why);
+				return NULL;
+			}
+			if (fd >= 0 && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)) {
+				set_cause(cause, "cannot write %s: %s", path, strerror(errno));
+				close(fd);
+				return NULL;
+			}
+		}
+	}
+	if (fd < 0) {
+		set_cause(cause, "cannot write %s: %s", path, errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		set_cause(cause, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n)
 {
 	format_value(buf, n, v, fmt, md ? md->unit : NULL);
@@ -31,6 +104,8 @@ void output_format_value(const struct metric_def *md, const char *fmt, double v,
 void output_metric_heading(const struct metric_def *md, char *buf, size_t n)
 {
 	format_heading(buf, n, md->label ? md->label : md->name, md->unit);
+	/* Labels come from definition files: nothing raw reaches a terminal. */
+	text_sanitize_inplace(buf);
 }
 
 void output_field_name(const struct output *o, const struct model *m, int col, char *buf, size_t n)

@@ -16,6 +16,13 @@ struct output_opts {
 	bool show_ccx;                  /* table: CCX rows after the CPU rows */
 };
 
+/* Opens -o's FILE for writing. A new file is created with mode 0644 (less
+ * the umask). An existing one is replaced only if it is a regular file with
+ * one name, owned by the user running pmctop, and empty or holding pmctop's
+ * own output (table, CSV or JSON); a FIFO is written to as it is. Symbolic
+ * links are never followed. NULL with *cause otherwise. */
+FILE *output_open(const char *path, char **cause);
+
 struct output;
 struct output *output_new(FILE *f, const struct output_opts *o);
 /* Writes one snapshot; first_time prints headers. 0 or -errno on write error. */

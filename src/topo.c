@@ -29,9 +29,6 @@ static bool path_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Reads a small non-negative decimal integer. Returns 0, -ENOENT when the
- * file is absent (the caller picks a default) or -EINVAL with *cause when
- * the file holds something else. */
 /* Reads a sysfs file into *out. 0, -ENOENT when absent (no cause: the
  * caller picks a default), or another -errno with *cause. */
 static int read_sysfs(const char *path, char **out, char **cause)
@@ -45,6 +42,9 @@ static int read_sysfs(const char *path, char **out, char **cause)
 	return -err;
 }
 
+/* Reads a small non-negative decimal integer. Returns 0, -ENOENT when the
+ * file is absent (the caller picks a default) or -EINVAL with *cause when
+ * the file holds something else. */
 static int read_int(const char *path, int *out, char **cause)
 {
 	char *s;

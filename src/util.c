@@ -5,10 +5,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void out_of_memory(void)
 {
@@ -84,20 +88,41 @@ int set_cause(char **cause, const char *fmt, ...)
 	return -1;
 }
 
+/* sysfs and procfs files are a page or so; a tree given as a sysfs root
+ * (tests, fixtures) could hold anything, so the size is bounded and only
+ * regular files are read, opened without blocking on a FIFO. */
+#define TEXT_FILE_MAX (1 << 20)
+
 char *read_text_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
 		return NULL;
+	struct stat sb;
+	int bad = fstat(fd, &sb) < 0 ? errno : S_ISDIR(sb.st_mode) ? EISDIR : !S_ISREG(sb.st_mode) ? EINVAL : 0;
+	if (bad) {
+		close(fd);
+		errno = bad;
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
 	size_t cap = 256, len = 0;
 	char *buf = xmalloc(cap);
 	size_t n;
 	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
 		len += n;
+		if (len > TEXT_FILE_MAX)
+			break;
 		if (cap - len - 1 == 0)
 			buf = xrealloc(buf, cap *= 2);
 	}
-	int err = ferror(f) ? errno : 0;
+	int err = len > TEXT_FILE_MAX ? EFBIG : ferror(f) ? errno : 0;
 	fclose(f);
 	if (err) {
 		free(buf);
@@ -169,6 +194,123 @@ int cpulist_parse(const char *s, bool *bitmap, int nbits, char **cause)
 			return set_cause(cause, "unexpected '%c' in CPU list '%s'", *p, s);
 		p++;
 	}
+}
+
+/* Length of the printable UTF-8 character at s (avail bytes there), 0 if s
+ * does not start with one, or -1 if it may, but avail cuts it short. */
+static int char_len(const unsigned char *s, size_t avail)
+{
+	unsigned c = s[0];
+	if (c == '\t' || (c >= 0x20 && c < 0x7f))
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;       /* controls, DEL, continuation bytes, overlong leads */
+	int n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	unsigned cp = c & (0x7f >> n);
+	for (int i = 1; i < n; i++) {
+		if ((size_t)i >= avail)
+			return -1;
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp < 0xe000) ||
+	    cp > 0x10ffff)
+		return 0;       /* C1 controls, overlong forms, surrogates */
+	return n;
+}
+
+/* In a NUL-terminated string the NUL stops a sequence before its end. */
+static int good_char_len(const unsigned char *s)
+{
+	return char_len(s, SIZE_MAX);
+}
+
+int text_bad_at(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = good_char_len(p);
+		if (!n)
+			return (int)(p - (const unsigned char *)s);
+		p += n;
+	}
+	return -1;
+}
+
+void text_sanitize_inplace(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		int n = good_char_len(p);
+		if (n) {
+			p += n;
+		} else {
+			*p++ = '?';
+		}
+	}
+}
+
+char *text_sanitize(const char *s)
+{
+	char *t = xstrdup(s);
+	text_sanitize_inplace(t);
+	return t;
+}
+
+/* The stream of text_filter(): bytes of a character cut by the end of one
+ * write wait in pend for the next. */
+struct text_filter { FILE *out; unsigned char pend[4]; size_t npend; int err; };
+
+static ssize_t filter_write(void *cookie, const char *buf, size_t size)
+{
+	struct text_filter *tf = cookie;
+	for (size_t i = 0; i < size; i++) {
+		tf->pend[tf->npend++] = (unsigned char)buf[i];
+		while (tf->npend) {
+			int n = tf->pend[0] == '\n' ? 1 : char_len(tf->pend, tf->npend);
+			if (n < 0)
+				break;  /* cut short: wait for the next byte */
+			if (n == 0 ? fputc('?', tf->out) == EOF : fwrite(tf->pend, 1, (size_t)n, tf->out) != (size_t)n) {
+				if (!tf->err)
+					tf->err = errno ? errno : EIO;
+				return -1;
+			}
+			if (!n)
+				n = 1;
+			tf->npend -= (size_t)n;
+			memmove(tf->pend, tf->pend + n, tf->npend);
+		}
+	}
+	return (ssize_t)size;
+}
+
+static int filter_close(void *cookie)
+{
+	struct text_filter *tf = cookie;
+	for (size_t i = 0; i < tf->npend; i++)
+		if (fputc('?', tf->out) == EOF && !tf->err)
+			tf->err = errno ? errno : EIO;
+	if (fflush(tf->out) != 0 && !tf->err)
+		tf->err = errno ? errno : EIO;
+	int err = tf->err;
+	free(tf);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+FILE *text_filter(FILE *out)
+{
+	struct text_filter *tf = xcalloc(1, sizeof(*tf));
+	tf->out = out;
+	cookie_io_functions_t io = { .write = filter_write, .close = filter_close };
+	FILE *f = fopencookie(tf, "w", io);
+	if (!f)
+		out_of_memory();
+	return f;
 }
 
 uint64_t now_ns(void)

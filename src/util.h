@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdbool.h>
 
@@ -25,7 +26,9 @@ char *xvasprintf(const char *fmt, va_list ap);
 int set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reads a whole small file (sysfs, procfs) into a NUL-terminated buffer with
- * trailing whitespace removed. Returns NULL and sets errno on failure. */
+ * trailing whitespace removed. Returns NULL and sets errno on failure:
+ * EINVAL for a file that is not a regular one (a FIFO or a device: never
+ * waited on), EFBIG beyond 1 MiB. */
 char *read_text_file(const char *path);
 /* Reads one integer (decimal or 0x hex) from a file. 0 on success, -errno. */
 int read_long_file(const char *path, long *out);
@@ -34,6 +37,24 @@ int read_long_file(const char *path, long *out);
  * Returns 0, or -1 with *cause naming the bad part ("99999 is beyond ...").
  * Entries beyond nbits are an error, not silently dropped. */
 int cpulist_parse(const char *s, bool *bitmap, int nbits, char **cause);
+
+/* Text from outside pmctop (definition files, sysfs and /proc names, option
+ * values) must not reach a terminal or a CSV/JSON field raw: a control
+ * character or escape sequence could retitle the terminal or rewrite the
+ * screen. text_bad_at() returns the byte offset of the first byte that is
+ * not printable UTF-8 (C0 controls other than tab, DEL, C1 controls U+0080
+ * to U+009F, and malformed, overlong or surrogate sequences), or -1 if there
+ * is none. text_sanitize() returns a new copy with each such byte replaced
+ * by '?'; text_sanitize_inplace() does the same in place (the text never
+ * grows). */
+int text_bad_at(const char *s);
+char *text_sanitize(const char *s);
+void text_sanitize_inplace(char *s);
+/* A stream that writes to out what is written to it, newlines kept and the
+ * rest sanitised as by text_sanitize(), for output made of many pieces.
+ * fclose() flushes it into out and reports out's first write error (-1,
+ * errno set to it); out stays open. */
+FILE *text_filter(FILE *out);
 
 /* Monotonic time in nanoseconds. */
 uint64_t now_ns(void);

@@ -59,6 +59,21 @@ START_TEST(test_batch_options)
 }
 END_TEST
 
+/* A repeated -e adds one column: duplicates are dropped, order kept. */
+START_TEST(test_repeated_event)
+{
+	struct options o;
+	char *cause;
+	const char *args[] = { "-b", "-e", "a", "-e", "b", "--event=a", "-e", "b", "-e", "c", "-e", "a", NULL };
+	ck_assert_int_eq(parse(&o, &cause, args), 0);
+	ck_assert_int_eq(o.nevents, 3);
+	ck_assert_str_eq(o.events[0], "a");
+	ck_assert_str_eq(o.events[1], "b");
+	ck_assert_str_eq(o.events[2], "c");
+	options_done(&o);
+}
+END_TEST
+
 START_TEST(test_list_events_pattern)
 {
 	struct options o;
@@ -168,6 +183,7 @@ int main(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_batch_options);
 	tcase_add_test(tc, test_list_events_pattern);
+	tcase_add_test(tc, test_repeated_event);
 	tcase_add_loop_test(tc, test_bad_lines, 0, (int)(sizeof(bad_lines) / sizeof(bad_lines[0])));
 	tcase_add_test(tc, test_rotate);
 	tcase_add_test(tc, test_seconds);

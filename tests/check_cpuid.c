@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cpuid.h"
@@ -133,6 +134,25 @@ START_TEST(test_read_errors)
 }
 END_TEST
 
+/* The model name goes on the dashboard's header: escapes from a hostile
+ * (virtual) CPU are neutralised. */
+START_TEST(test_read_hostile_name)
+{
+	char path[] = "/tmp/check_cpuid.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	static const char text[] = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n"
+				   "model name\t: AMD \033]0;pwned\007\xc2\x9b" "2J EPYC\n\n";
+	ck_assert_int_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	struct cpu_ident id;
+	char *cause = NULL;
+	ck_assert_int_eq(cpuid_read(path, &id, &cause), 0);
+	ck_assert_str_eq(id.model_name, "AMD ?]0;pwned???2J EPYC");
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_pick_fallback_and_errors)
 {
 	struct cpu_ident id = { .vendor = "HygonGenuine", .family = 0x18, .model = 0 };
@@ -199,6 +219,7 @@ static Suite *cpuid_suite(void)
 	tcase_add_loop_test(tc, test_pick_fixture_models, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_loop_test(tc, test_pick_real_models, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_test(tc, test_read_errors);
+	tcase_add_test(tc, test_read_hostile_name);
 	tcase_add_test(tc, test_pick_fallback_and_errors);
 	tcase_add_loop_test(tc, test_pick_nearest, 0, (int)ARRAY_SIZE(near_cases));
 	suite_add_tcase(s, tc);

@@ -201,6 +201,26 @@ static const struct bad_case bad_cases[] = {
 	    "@/model.def:2:19: '@/a.def' is already included (as @/a.def)"),
 	INC("model t\n    include a.def\n", "a.def", "# comment\n\n   \nevent x\n    pmu\n",
 	    "@/a.def:5:8: expected a value after 'pmu'"),
+	/* Only .def files by relative paths: an error quotes the line at fault,
+	 * which must never be a line of some other file. */
+	NB("model t\n    include /etc/passwd\n",
+	   "@/model.def:2:13: expected a path relative to this file's directory but found '/etc/passwd'"),
+	INC("model t\n    include a.def ../../../../etc/passwd\n", "a.def", "\n",
+	   "@/model.def:2:19: expected the name of a .def file but found '../../../../etc/passwd'"),
+	NB("model t\n    include sub/.def\n", "@/model.def:2:13: expected the name of a .def file but found 'sub/.def'"),
+	/* Text that could reach a terminal: a carriage return is allowed only
+	 * at the end of a line (CRLF files), C1 controls and bytes that are not
+	 * UTF-8 are refused wherever they are, comments included. */
+	B("event x\ry\n", "@/model.def:#1:8: expected text but found a control character"),
+	B("event x\n    pmu core\n    raw 0x76\n    desc a\xc2\x9b[31m\n",
+	  "@/model.def:#4:11: expected text but found a control character"),
+	B("event x\n    pmu core\n    raw 0x76\n    desc a\x9b[31m\n",
+	  "@/model.def:#4:11: expected UTF-8 text but found byte 0x9b"),
+	B("event x\n    pmu core\n    raw 0x76\n    desc a\xc0\xaf\n",
+	  "@/model.def:#4:11: expected UTF-8 text but found byte 0xc0"),
+	B("event x # caf\xe9\n", "@/model.def:#1:14: expected UTF-8 text but found byte 0xe9"),
+	B("event x\n    pmu core\n    raw 0x76\n    desc \x1b]0;pwned\x07\n",
+	  "@/model.def:#4:10: expected text but found a control character"),
 };
 
 static char *tmpdir_new(void)
@@ -313,6 +333,204 @@ START_TEST(test_missing_dir)
 	ck_assert_ptr_null(model_load("/nonexistent/pmctop", &cause));
 	ck_assert_str_eq(cause, "/nonexistent/pmctop/model.def: cannot open: No such file or directory");
 	free(cause);
+}
+END_TEST
+
+START_TEST(test_crlf_and_utf8_load)
+{
+	/* CRLF line ends and UTF-8 text (not C1) are fine. */
+	char *dir = tmpdir_new();
+	static const char text[] = "model t\r\n    desc caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x94\xa5\r\n";
+	write_file(dir, "model.def", text, sizeof(text) - 1);
+	char *cause = NULL;
+	struct model *m = model_load(dir, &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_str_eq(m->desc, "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x94\xa5");
+	model_free(m);
+	rm_tree(dir);
+	free(dir);
+}
+END_TEST
+
+/* A FIFO or a device where a definition file should be: an error, at once
+ * (a blocking open would hang here until the test times out). */
+START_TEST(test_include_fifo)
+{
+	char *dir = tmpdir_new();
+	const char *text = "model t\n    include fifo.def\n";
+	write_file(dir, "model.def", text, strlen(text));
+	char *fifo = xasprintf("%s/fifo.def", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	char *cause = NULL;
+	ck_assert_ptr_null(model_load(dir, &cause));
+	char *want = xasprintf("%s/model.def:2:13: cannot include: %s: expected a regular file", dir, fifo);
+	ck_assert_str_eq(cause, want);
+	free(want);
+	free(cause);
+	/* model.def itself a FIFO, then a device. */
+	char *def = xasprintf("%s/model.def", dir);
+	ck_assert_int_eq(unlink(def), 0);
+	ck_assert_int_eq(mkfifo(def, 0600), 0);
+	ck_assert_ptr_null(model_load(dir, &cause));
+	want = xasprintf("%s: expected a regular file", def);
+	ck_assert_str_eq(cause, want);
+	free(want);
+	free(cause);
+	ck_assert_int_eq(unlink(def), 0);
+	ck_assert_int_eq(symlink("/dev/zero", def), 0);
+	ck_assert_ptr_null(model_load(dir, &cause));
+	want = xasprintf("%s: expected a regular file", def);
+	ck_assert_str_eq(cause, want);
+	free(want);
+	free(cause);
+	free(def);
+	free(fifo);
+	rm_tree(dir);
+	free(dir);
+}
+END_TEST
+
+/* Under a definitions directory, includes stay inside it: through ../ as
+ * the real models do, but not through a link that leads out. */
+START_TEST(test_include_confined)
+{
+	char *root = tmpdir_new();
+	char *out = tmpdir_new();
+	write_file(root, "common/sw.def", "\n", 1);
+	write_file(out, "secret.def", "root:x:0:0\n", 11);
+	const char *text = "model t\n    include ../common/sw.def\n";
+	write_file(root, "m/model.def", text, strlen(text));
+	char *dir = xasprintf("%s/m", root);
+	char *cause = NULL;
+	struct model *m = model_load_under(root, dir, &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	model_free(m);
+
+	char *link = xasprintf("%s/m/leak.def", root);
+	char *target = xasprintf("%s/secret.def", out);
+	ck_assert_int_eq(symlink(target, link), 0);
+	text = "model t\n    include ../common/sw.def leak.def\n";
+	write_file(root, "m/model.def", text, strlen(text));
+	ck_assert_ptr_null(model_load_under(root, dir, &cause));
+	char *want = xasprintf("%s/model.def:2:30: cannot include '%s': it is outside the definitions directory %s",
+			       dir, link, root);
+	ck_assert_str_eq(cause, want);
+	ck_assert_ptr_null(strstr(cause, "root:x"));
+	free(want);
+	free(cause);
+	/* Without a definitions directory (tests, the fuzzer), the link is
+	 * followed and its text is a definition error like any other. */
+	ck_assert_ptr_null(model_load(dir, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "leak.def:1:1:"));
+	free(cause);
+	free(target);
+	free(link);
+	free(dir);
+	rm_tree(root);
+	rm_tree(out);
+	free(root);
+	free(out);
+}
+END_TEST
+
+/* Writes a model of n metrics, flat (each uses the event) or a chain (each
+ * uses the one before), to a new directory, and returns the seconds that
+ * loading it took. */
+static double load_seconds(int n, bool chain)
+{
+	static const char head[] = "pmu cpu\n    perf cpu\n    kind core\n    scope thread\n    counters 6\n"
+				   "    field event 0-7\nevent e0\n    pmu cpu\n    raw 0x3c\n";
+	static const char model[] = "model big\n    include a.def\n";
+	char *dir = tmpdir_new();
+	write_file(dir, "model.def", model, strlen(model));
+	char *path = xasprintf("%s/a.def", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(head, f);
+	for (int i = 0; i < n; i++) {
+		if (chain && i > 0)
+			fprintf(f, "metric m%d\n    formula m%d + 1\n", i, i - 1);
+		else
+			fprintf(f, "metric m%d\n    formula e0 * %d\n", i, i);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	char *cause = NULL;
+	uint64_t t0 = now_ns();
+	struct model *m = model_load(dir, &cause);
+	double s = (double)(now_ns() - t0) / 1e9;
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_int_eq(m->nmetrics, n);
+	char *last = xasprintf("m%d", n - 1);
+	ck_assert_int_eq(model_find_metric(m, last), n - 1);
+	ck_assert_int_eq(m->metrics[n - 1].nevents, 1);
+	free(last);
+	model_free(m);
+	free(path);
+	rm_tree(dir);
+	free(dir);
+	return s;
+}
+
+/* Loading is near-linear: 100,000 metrics, and a chain of 100,000 metrics
+ * each using the one before, load in well under a second on a plain build
+ * (a quadratic loader took minutes), and ten times the metrics take about
+ * ten times as long (a hundred times, were it quadratic), which holds
+ * however slow the build (sanitizers, valgrind) or the machine. */
+START_TEST(test_load_time_linear)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	bool instrumented = (pre && strstr(pre, "vgpreload")) || getenv("PMCTOP_SLOW_BUILD");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	instrumented = true;
+#endif
+	enum { N = 100000 };
+	for (int chain = 0; chain < 2; chain++) {
+		double small = load_seconds(N / 10, chain), big = load_seconds(N, chain);
+		ck_assert_msg(big < 40 * small + 0.05, "%s: %d metrics took %.3f s, %d took %.3f s", chain ? "chain" : "flat",
+			      N / 10, small, N, big);
+		ck_assert_msg(instrumented || big < 5.0, "%s: %d metrics took %.2f s", chain ? "chain" : "flat", N, big);
+	}
+}
+END_TEST
+
+/* The model search visits each directory once: links back to a parent, as
+ * in ten `ln -s . junk/lN`, cost nothing; a tree of too many directories is
+ * an error naming the limit, not a scan of minutes. */
+START_TEST(test_model_list_links)
+{
+	char *dir = tmpdir_new();
+	write_file(dir, "a/model.def", "model one\n", 10);
+	char *junk = xasprintf("%s/junk", dir);
+	ck_assert_int_eq(mkdir(junk, 0755), 0);
+	for (int i = 0; i < 10; i++) {
+		char *l = xasprintf("%s/l%d", junk, i);
+		ck_assert_int_eq(symlink(i % 2 ? "." : "..", l), 0);
+		free(l);
+	}
+	char *fifo = xasprintf("%s/junk/model.def", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	struct model_info *l;
+	char *cause = NULL;
+	uint64_t t0 = now_ns();
+	int n = model_list(dir, &l, &cause);
+	ck_assert_msg(n == 1, "%d models: %s", n, cause ? cause : "");
+	ck_assert_msg(now_ns() - t0 < 1000000000ull, "the search took %.2f s", (double)(now_ns() - t0) / 1e9);
+	ck_assert_str_eq(l[0].name, "one");
+	model_list_free(l, n);
+
+	for (int i = 0; i < 2100; i++) {
+		char *d = xasprintf("%s/d%04d", junk, i);
+		ck_assert_int_eq(mkdir(d, 0755), 0);
+		free(d);
+	}
+	ck_assert_int_eq(model_list(dir, &l, &cause), -1);
+	ck_assert_msg(strstr(cause, ": more than 2048 directories to search for models: not a definitions directory?"),
+		      "%s", cause);
+	free(cause);
+	free(fifo);
+	free(junk);
+	rm_tree(dir);
+	free(dir);
 }
 END_TEST
 
@@ -551,6 +769,14 @@ static Suite *evdef_suite(void)
 	tcase_add_test(tc, test_nul_byte);
 	tcase_add_test(tc, test_base_loads);
 	tcase_add_test(tc, test_missing_dir);
+	tcase_add_test(tc, test_crlf_and_utf8_load);
+	tcase_add_test(tc, test_include_fifo);
+	tcase_add_test(tc, test_include_confined);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("bounds");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_load_time_linear);
+	tcase_add_test(tc, test_model_list_links);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("good");
 	tcase_add_test(tc, test_good_model);

@@ -148,6 +148,32 @@ START_TEST(test_views)
 }
 END_TEST
 
+/* Text planted in a loaded model (as if the loader had let it through)
+ * reaches the listing neutralised: ESC, CR, BEL, C1 and bytes that are not
+ * UTF-8 become '?', good UTF-8 stays. */
+START_TEST(test_hostile_text)
+{
+	struct model *m = load();
+	free(m->events[0].desc);
+	m->events[0].desc = xstrdup("\033]0;pwned\007 caf\xc3\xa9 \r\xc2\x9b\x9b\xff.");
+	free(m->metrics[0].label);
+	m->metrics[0].label = xstrdup("\033[2J");
+	free(m->views[0].title);
+	m->views[0].title = xstrdup("t\x1b[31m");
+	char *out = NULL;
+	CAPTURE(out, listing_events(f_, m, NULL));
+	ck_assert_ptr_nonnull(strstr(out, "?]0;pwned? caf\xc3\xa9 ?????.\n"));
+	free(out);
+	CAPTURE(out, listing_metrics(f_, m, false));
+	ck_assert_ptr_nonnull(strstr(out, "    ?[2J"));
+	free(out);
+	CAPTURE(out, listing_views(f_, m));
+	ck_assert_ptr_nonnull(strstr(out, "t?[31m\n"));
+	free(out);
+	model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("listing");
@@ -156,6 +182,7 @@ int main(void)
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_metrics);
 	tcase_add_test(tc, test_views);
+	tcase_add_test(tc, test_hostile_text);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

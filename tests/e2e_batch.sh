@@ -6,14 +6,15 @@
 set -u
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
-pmctop="$top_builddir/pmctop"
-export PMCTOP_EVENTS_DIR="$top_srcdir/events"
+# The source tree's definitions, named outright: PMCTOP_EVENTS_DIR is
+# ignored when the tests run as root.
+pm=("$top_builddir/pmctop" --events-dir "$top_srcdir/events")
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read JSON"; exit 77; }
 
 # 1. Simulated Zen 5, default shape 1x2x8x2: 32 CPUs, 2 CCX.
-out=$("$pmctop" --sim zen5 -b -n 3 -d 0.5 --format json) || fail "--sim zen5 -b exited $?"
+out=$("${pm[@]}" --sim zen5 -b -n 3 -d 0.5 --format json) || fail "--sim zen5 -b exited $?"
 printf '%s\n' "$out" | python3 -c '
 import json, sys, math
 lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
@@ -41,7 +42,7 @@ print("sim json ok")
 
 # 2. Real counters on this machine: one row per online CPU, software figures.
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
-if out=$("$pmctop" -b -n 2 -d 0.3 --format json 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"); then
+if out=$("${pm[@]}" -b -n 2 -d 0.3 --format json 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"); then
 	printf '%s\n' "$out" | NCPU="$ncpu" python3 -c '
 import json, os, sys
 lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
@@ -62,17 +63,22 @@ fi
 # 3. Ctrl-C during a long interval: pmctop stops at once and still writes
 #    the interval so far, scaled by the time it really lasted.
 rec="${TMPDIR:-/tmp}/pmctop-e2e-$$.json"
-"$pmctop" --sim zen5 -b -d 30 --format json -o "$rec" 2>/dev/null &
+"${pm[@]}" --sim zen5 -b -d 30 --format json -o "$rec" 2>/dev/null &
 pid=$!
-"$pmctop" -b -d 30 --format json -o "$rec.real" 2>/dev/null &
+"${pm[@]}" -b -d 30 --format json -o "$rec.real" 2>/dev/null &
 pid2=$!
+# The output file exists once the handlers are in place: a signal before
+# that would be lost (a script's background job starts with SIGINT ignored),
+# which a slow start (a sanitizer build) makes likely.
+wait_file() { i=0; while [ ! -e "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; }
+wait_file "$rec"; wait_file "$rec.real"
 sleep 1
 kill -INT "$pid" "$pid2"
 start=$(date +%s)
 wait "$pid"; rc1=$?
 wait "$pid2"; rc2=$?
 [ $(( $(date +%s) - start )) -le 3 ] || fail "Ctrl-C took more than 3 s to stop pmctop -b"
-[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] || fail "pmctop -b after Ctrl-C exited $rc1 / $rc2, want 0"
+[ "$rc1" -eq 130 ] && [ "$rc2" -eq 130 ] || fail "pmctop -b after Ctrl-C exited $rc1 / $rc2, want 130"
 REC="$rec.real" python3 -c '
 import json, os
 for path in (os.environ["REC"],):
@@ -84,16 +90,70 @@ print("ctrl-c ok")
 ' || fail "Ctrl-C lost or garbled the last interval"
 rm -f "$rec" "$rec.real"
 
+# 3b. The exit status after a signal is 128 + its number (pmctop(1)), and
+#     the interval in progress is still written.
+for sig in TERM:143 HUP:129; do
+	"${pm[@]}" --sim zen5 -b -d 30 --format csv -o "$rec.$$" 2>/dev/null &
+	pid=$!
+	wait_file "$rec.$$"
+	sleep 1
+	kill -"${sig%:*}" "$pid"
+	wait "$pid"; rc=$?
+	[ "$rc" -eq "${sig#*:}" ] || fail "pmctop -b after SIG${sig%:*} exited $rc, want ${sig#*:}"
+	[ "$(grep -c '^[0-9]' "$rec.$$")" -ge 1 ] || fail "pmctop -b lost the interval at SIG${sig%:*}"
+	rm -f "$rec.$$"
+done
+
 # 4. Bad usage: exit 2 and a one-line reason on stderr.
 for args in "-d 0" "-d abc" "-C 99999" "--bogus" "--sim nosuch" "--format xml"; do
 	# shellcheck disable=SC2086
-	"$pmctop" $args -b -n 1 >/dev/null 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"
+	"${pm[@]}" $args -b -n 1 >/dev/null 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"
 	rc=$?
 	[ "$rc" -eq 2 ] || fail "pmctop $args exited $rc, want 2"
 	grep -q '^pmctop: ' "${TMPDIR:-/tmp}/pmctop-e2e.err" || fail "pmctop $args: no reason printed"
 done
-"$pmctop" -V | grep -q '^pmctop ' || fail "-V"
-"$pmctop" -h | grep -q -- '--sim' || fail "-h"
+# An unknown option: the reason and one hint line, not the whole usage.
+"${pm[@]}" --bogus 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"
+[ "$(cat "${TMPDIR:-/tmp}/pmctop-e2e.err")" = "pmctop: unknown option '--bogus'
+Try 'pmctop --help' for more information." ] || fail "--bogus: $(cat "${TMPDIR:-/tmp}/pmctop-e2e.err")"
+# Escape sequences in a value are not echoed raw.
+"${pm[@]}" --sim $'zen5\e]0;pwned\a\x9b' -b -n 1 2>"${TMPDIR:-/tmp}/pmctop-e2e.err" >/dev/null
+LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f\x80-\x9f]' "${TMPDIR:-/tmp}/pmctop-e2e.err" &&
+	fail "--sim echoed control characters: $(od -c "${TMPDIR:-/tmp}/pmctop-e2e.err" | head -3)"
+
+# 5. Listings end like batch mode: a closed pipe is a normal end (0, no
+#    message), a full disk is said and fails (1).
+for l in --list-events --list-metrics --list-views; do
+	"${pm[@]}" --sim zen5 $l 2>"${TMPDIR:-/tmp}/pmctop-e2e.err" | head -1 >/dev/null
+	rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] && [ ! -s "${TMPDIR:-/tmp}/pmctop-e2e.err" ] ||
+		fail "$l | head -1: exit $rc, $(cat "${TMPDIR:-/tmp}/pmctop-e2e.err")"
+	"${pm[@]}" --sim zen5 $l >/dev/full 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -q '^pmctop: writing output: No space left on device$' "${TMPDIR:-/tmp}/pmctop-e2e.err" ||
+		fail "$l >/dev/full: exit $rc, $(cat "${TMPDIR:-/tmp}/pmctop-e2e.err")"
+done
+"${pm[@]}" --list-models >/dev/full 2>/dev/null
+[ $? -eq 1 ] || fail "--list-models >/dev/full did not fail"
+
+# 6. -o never replaces a file that is not pmctop output.
+foreign="${TMPDIR:-/tmp}/pmctop-e2e-foreign-$$"
+echo "not pmctop's" >"$foreign"
+"${pm[@]}" --sim zen5 -b -n 1 -d 0.01 -o "$foreign" 2>/dev/null
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(cat "$foreign")" = "not pmctop's" ] || fail "-o replaced a foreign file (exit $rc)"
+rm -f "$foreign"
+
+# 7. As root, PMCTOP_EVENTS_DIR is ignored with a note.
+if [ "$(id -u)" = 0 ]; then
+	PMCTOP_EVENTS_DIR=/nonexistent "$top_builddir/pmctop" --list-models >/dev/null 2>"${TMPDIR:-/tmp}/pmctop-e2e.err" ||
+		fail "PMCTOP_EVENTS_DIR was honoured as root"
+	grep -q 'PMCTOP_EVENTS_DIR is ignored when running as root' "${TMPDIR:-/tmp}/pmctop-e2e.err" ||
+		fail "no note about PMCTOP_EVENTS_DIR as root"
+fi
+
+"${pm[@]}" -V | grep -q '^pmctop ' || fail "-V"
+"${pm[@]}" -h | grep -q -- '--sim' || fail "-h"
 
 [ "$fails" -eq 0 ] || exit 1
 echo "e2e batch: all checks passed"

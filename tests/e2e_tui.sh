@@ -124,6 +124,19 @@ keys C-c
 i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 [ -s "$TMP/status" ] || fail "Ctrl-C did not end pmctop"
 grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "terminal not restored after Ctrl-C"
+# The exit status after a signal is 128 + its number (pmctop(1)).
+grep -q 'EXIT=130' "$TMP/status" || fail "Ctrl-C: exit $(cat "$TMP/status"), want 130"
+for sig in TERM:143 HUP:129; do
+	start 120 40 "--sim zen5 -d 0.2"
+	expect 'SIMULATED' "SIMULATED before SIG${sig%:*}"
+	shell=$($TMUX_CMD display-message -p -t "$S" '#{pane_pid}')
+	pid=$(pgrep -P "$shell" pmctop)
+	[ -n "$pid" ] && kill -"${sig%:*}" "$pid"
+	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	grep -q "EXIT=${sig#*:}" "$TMP/status" 2>/dev/null ||
+		fail "SIG${sig%:*}: exit $(cat "$TMP/status" 2>/dev/null), want ${sig#*:}"
+	grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "terminal not restored after SIG${sig%:*}"
+done
 
 # 4. Monochrome with NO_COLOR: no colour in the cells, SIMULATED still
 # in reverse video.

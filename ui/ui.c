@@ -69,6 +69,11 @@ bool ui_stopping(void)
 	return ui_stop_signal != 0;
 }
 
+int ui_stop_signo(void)
+{
+	return ui_stop_signal;
+}
+
 static double now_s(void)
 {
 	return (double)now_ns() / 1e9;

@@ -27,5 +27,8 @@ struct ui_config {
 /* Runs the dashboard until the user quits. Starts and stops the sampler's
  * thread. Returns 0, or -1 with *cause (the terminal is restored first). */
 int ui_run(const struct ui_config *c, char **cause);
+/* The signal that ended the last ui_run() (SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT), or 0 if the user quit. */
+int ui_stop_signo(void);
 
 #endif

@@ -1,0 +1,125 @@
+/* check_util.c: the text sanitiser that stands between outside text and the
+ * terminal or a CSV/JSON field: what it keeps, what it replaces, and its
+ * stream form fed one byte at a time. */
+#include "config.h"
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const struct { const char *in, *out; int bad; } cases[] = {
+	{ "plain text\twith tab", "plain text\twith tab", -1 },
+	{ "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x94\xa5", "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x94\xa5", -1 },
+	{ "\033]0;pwned\007", "?]0;pwned?", 0 },
+	{ "a\rb\vc", "a?b?c", 1 },
+	{ "del\x7f", "del?", 3 },
+	{ "c1 \xc2\x9b[31m", "c1 ??[31m", 3 },          /* U+009B, the 8-bit CSI */
+	{ "raw \x9b[31m", "raw ?[31m", 4 },
+	{ "\xc2\xa0nbsp", "\xc2\xa0nbsp", -1 },           /* U+00A0 is the first non-control */
+	{ "overlong \xc0\xaf \xe0\x80\xaf", "overlong ?? ???", 9 },
+	{ "surrogate \xed\xa0\x80", "surrogate ???", 10 },
+	{ "beyond \xf4\x90\x80\x80", "beyond ????", 7 },
+	{ "cut \xe2\x80", "cut ??", 4 },
+	{ "\xff\xfe", "??", 0 },
+};
+
+START_TEST(test_sanitize)
+{
+	char *s = text_sanitize(cases[_i].in);
+	ck_assert_str_eq(s, cases[_i].out);
+	ck_assert_int_eq(text_bad_at(cases[_i].in), cases[_i].bad);
+	ck_assert_int_eq(text_bad_at(s), -1);
+	free(s);
+}
+END_TEST
+
+/* The stream keeps newlines and gives the same result however the writes
+ * cut the characters. */
+START_TEST(test_filter_stream)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(mem);
+	FILE *f = text_filter(mem);
+	setvbuf(f, NULL, _IONBF, 0);
+	const char *in = cases[_i].in;
+	for (size_t k = 0; in[k]; k++)
+		ck_assert_int_eq(fputc(in[k], f), (unsigned char)in[k]);
+	fputs("\nnext\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(fclose(mem), 0);
+	char *want = xasprintf("%s\nnext\n", cases[_i].out);
+	ck_assert_str_eq(buf, want);
+	free(want);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_filter_write_error)
+{
+	FILE *full = fopen("/dev/full", "w");
+	if (!full)
+		return;
+	FILE *f = text_filter(full);
+	for (int i = 0; i < 10000; i++)
+		fputs("some text\n", f);
+	ck_assert_int_ne(fclose(f), 0);
+	ck_assert(ferror(full));
+	fclose(full);
+}
+END_TEST
+
+/* sysfs-style reads never wait on a FIFO and stop at 1 MiB. */
+START_TEST(test_read_text_file_bounds)
+{
+	char dir[] = "/tmp/check_util.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *fifo = xasprintf("%s/fifo", dir), *big = xasprintf("%s/big", dir), *small = xasprintf("%s/n", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	errno = 0;
+	ck_assert_ptr_null(read_text_file(fifo));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_null(read_text_file(dir));
+	ck_assert_int_eq(errno, EISDIR);
+	FILE *f = fopen(big, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < (1 << 21) / 8; i++)
+		fputs("0123456\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_ptr_null(read_text_file(big));
+	ck_assert_int_eq(errno, EFBIG);
+	f = fopen(small, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("0-3,8\n\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	char *s = read_text_file(small);
+	ck_assert_str_eq(s, "0-3,8");
+	free(s);
+	unlink(fifo);
+	unlink(big);
+	unlink(small);
+	rmdir(dir);
+	free(fifo);
+	free(big);
+	free(small);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("text");
+	tcase_add_loop_test(tc, test_sanitize, 0, (int)ARRAY_SIZE(cases));
+	tcase_add_loop_test(tc, test_filter_stream, 0, (int)ARRAY_SIZE(cases));
+	tcase_add_test(tc, test_filter_write_error);
+	tcase_add_test(tc, test_read_text_file_bounds);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
