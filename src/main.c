@@ -361,6 +361,7 @@ static int run_live(struct run *r, struct sampler *s)
 		.view = r->opt.group,
 		.nextra = r->nevents, .extra_events = r->events,
 		.cpu_filter = r->cpu_filter,
+		.iterations = r->opt.iterations,
 	};
 	char *cause = NULL;
 	if (ui_run(&cfg, &cause) < 0) {

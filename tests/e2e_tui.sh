@@ -167,5 +167,22 @@ if ! ls /sys/bus/event_source/devices 2>/dev/null | grep -Eq '^(cpu|cpu_core|cpu
 fi
 quit_ok "real counters"
 
+# 7. Escape sequences the terminfo entry does not name (tmux's End under
+# TERM=xterm-256color is ESC [ 4 ~) never act as keys: the view stays 1.
+start 120 30 "--sim zen5 -d 0.3" "TERM=xterm-256color"
+expect '1:basic' "dashboard for the escape test"
+$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[4~')"; sleep 0.3
+$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[1~')"; sleep 0.3
+$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[99;5X')"; sleep 0.6
+screen | grep -q 'sort CPU' || { fail "an unknown escape sequence acted as keys"; screen | sed 's/^/  | /'; }
+screen | grep -Eq '^ *[0-9]:(topdown|cache) +sort' && fail "ESC [ 4 ~ switched the view"
+quit_ok "escape sequences"
+
+# 8. -n ends the dashboard by itself after that many intervals, as in top.
+start 100 30 "--sim zen5 -d 0.3 -n 3"
+i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "-n 3: the dashboard did not end by itself with 0 ($(cat "$TMP/status" 2>/dev/null))"
+grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "-n 3: terminal not restored"
+
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1

@@ -401,6 +401,42 @@ void ui_request(struct ui *u)
 }
 
 /* curses key codes -> pmctop's (keys.h). */
+/* The rest of an escape sequence that the terminal's terminfo entry does
+ * not name (under tmux with TERM=xterm-256color, End is "\e[4~"), read
+ * whole and mapped when it is a key pmctop knows, dropped otherwise: its
+ * bytes must never act as keys of their own ('4' would switch to view 4).
+ * A lone ESC is ESC. */
+static int escape_sequence(void)
+{
+	timeout(0);
+	int c = getch(), key = UK_ESC;
+	if (c == '[' || c == 'O') {
+		char seq[16];
+		int n = 0, f;
+		/* CSI: parameters, then a final byte in 0x40-0x7e; SS3: one byte. */
+		while (n < (int)sizeof(seq) - 1 && (f = getch()) != ERR) {
+			seq[n++] = (char)f;
+			if (c == 'O' || (f >= 0x40 && f <= 0x7e))
+				break;
+		}
+		seq[n] = 0;
+		static const struct { const char *seq; int key; } known[] = {
+			{ "A", UK_UP }, { "B", UK_DOWN }, { "C", UK_RIGHT }, { "D", UK_LEFT },
+			{ "H", UK_HOME }, { "F", UK_END }, { "1~", UK_HOME }, { "7~", UK_HOME },
+			{ "4~", UK_END }, { "8~", UK_END }, { "5~", UK_PGUP }, { "6~", UK_PGDN },
+			{ "3~", UK_DELETE }, { "Z", UK_BTAB },
+		};
+		key = 0x7fffffff;   /* a sequence pmctop does not use */
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (!strcmp(seq, known[i].seq))
+				key = known[i].key;
+	} else if (c != ERR) {
+		ungetch(c);         /* ESC, then the key that followed */
+	}
+	timeout(100);
+	return key;
+}
+
 int ui_getkey(void)
 {
 	int ch = getch();
@@ -417,7 +453,7 @@ int ui_getkey(void)
 	case KEY_BTAB: return UK_BTAB;
 	case KEY_DC: return UK_DELETE;
 	case KEY_ENTER: case '\n': case '\r': return UK_ENTER;
-	case 27: return UK_ESC;
+	case 27: return escape_sequence();
 	case KEY_BACKSPACE: case 127: case 8: return UK_BACKSPACE;
 	case KEY_RESIZE: return UK_RESIZE;
 	default: break;
@@ -660,9 +696,11 @@ int ui_run(const struct ui_config *c, char **cause)
 	ui_signals(true);
 
 	bool dirty = true;
+	long shown = 0;
 	while (!ui_stop_signal) {
 		struct snapshot *s = snap_ring_pop_latest(&u.ring);
 		if (s) {
+			shown++;
 			if (u.snap)
 				snapshot_free(u.snap);
 			u.snap = s;
@@ -679,6 +717,11 @@ int ui_run(const struct ui_config *c, char **cause)
 			ui_build_rows(&u);
 			draw_screen(&u);
 			dirty = false;
+		}
+		/* -n, as in top: the last interval stays on screen briefly. */
+		if (c->iterations > 0 && shown >= c->iterations) {
+			napms(300);
+			break;
 		}
 		int key = ui_getkey();
 		if (key < 0)

@@ -22,6 +22,7 @@ struct ui_config {
 	const char *view;            /* initial view (-g), or NULL for the first */
 	int nextra; const int *extra_events;  /* -e events shown as columns */
 	const bool *cpu_filter;      /* -C, or NULL */
+	long iterations;             /* -n: quit after that many intervals (0: run on) */
 };
 
 /* Runs the dashboard until the user quits. Starts and stops the sampler's
