@@ -178,6 +178,12 @@ screen | grep -q 'sort CPU' || { fail "an unknown escape sequence acted as keys"
 screen | grep -Eq '^ *[0-9]:(topdown|cache) +sort' && fail "ESC [ 4 ~ switched the view"
 quit_ok "escape sequences"
 
+# 9. -g accepts a metric group in the dashboard too, as in batch mode.
+start 160 30 "--sim zen5 -d 0.3 -g l2"
+expect 'L2 acc/s' "-g l2: the L2 group's columns"
+expect 'l2' "-g l2: its tab"
+quit_ok "-g l2"
+
 # 8. -n ends the dashboard by itself after that many intervals, as in top.
 start 100 30 "--sim zen5 -d 0.3 -n 3"
 i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done

@@ -65,8 +65,8 @@ void panel_header(struct ui *u)
 	draw_metric_text(u, sys, u->m_util, "pct", c, sizeof(c));
 	draw_add_unit(c, sizeof(c), "%");
 	int n = snprintf(line, sizeof(line), "System  IPC %s  GHz %s  util %s", a, b, c);
-	if (u->nav.view < u->m->nviews) {
-		const struct view_def *v = &u->m->views[u->nav.view];
+	if (u->nav.view < u->nviews) {
+		const struct view_def *v = &u->views[u->nav.view];
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  |  %s:", v->title ? v->title : v->name);
 		for (int i = 0, shown = 0; i < v->ncols && shown < 4 && n < (int)sizeof(line) - 64; i++) {
 			int mi = v->cols[i].metric;
@@ -91,12 +91,12 @@ void panel_header(struct ui *u)
 	/* All the views as tabs when they fit beside the status, else only
 	 * the active one. */
 	int tabs = 0;
-	for (int i = 0; i < u->m->nviews; i++)
-		tabs += (int)strlen(u->m->views[i].name) + 4;
+	for (int i = 0; i < u->nviews; i++)
+		tabs += (int)strlen(u->views[i].name) + 4;
 	bool all = tabs + (int)strlen(status) <= h->w;
 	x = 0;
-	for (int i = 0; i < u->m->nviews && x < h->w; i++) {
-		const struct view_def *v = &u->m->views[i];
+	for (int i = 0; i < u->nviews && x < h->w; i++) {
+		const struct view_def *v = &u->views[i];
 		if (!all && i != u->nav.view)
 			continue;
 		if (v->key > 0)

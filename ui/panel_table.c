@@ -115,7 +115,7 @@ static void bar_title(const struct ui *u, const struct view_def *v, char *buf, i
  * largest remainder so that they add up exactly. */
 static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r)
 {
-	const struct view_def *v = &u->m->views[u->nav.view];
+	const struct view_def *v = &u->views[u->nav.view];
 	int n = v->nbar < 16 ? v->nbar : 16;
 	double val[16], sum = 0;
 	for (int i = 0; i < n; i++) {
@@ -201,7 +201,7 @@ void panel_table(struct ui *u)
 		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT) != u->nav.sort_reverse;
 		if (c->kind == COL_BAR) {
 			char bt[256];
-			bar_title(u, &u->m->views[u->nav.view], bt, sizeof(bt));
+			bar_title(u, &u->views[u->nav.view], bt, sizeof(bt));
 			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], bt);
 		}
 		else

@@ -131,9 +131,9 @@ static void find_metrics(struct ui *u)
 
 static const struct view_def *cur_view(const struct ui *u)
 {
-	if (u->m->nviews < 1 || u->nav.view < 0 || u->nav.view >= u->m->nviews)
+	if (u->nviews < 1 || u->nav.view < 0 || u->nav.view >= u->nviews)
 		return NULL;
-	return &u->m->views[u->nav.view];
+	return &u->views[u->nav.view];
 }
 
 static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_col *vc,
@@ -508,13 +508,13 @@ static int screen_init(struct ui *u, char **cause)
 /* The view with digit key d; if no view has keys, the d-th view. */
 static int view_for_digit(const struct ui *u, int d)
 {
-	for (int i = 0; i < u->m->nviews; i++)
-		if (u->m->views[i].key == d)
+	for (int i = 0; i < u->nviews; i++)
+		if (u->views[i].key == d)
 			return i;
-	for (int i = 0; i < u->m->nviews; i++)
-		if (u->m->views[i].key > 0)
+	for (int i = 0; i < u->nviews; i++)
+		if (u->views[i].key > 0)
 			return -1;
-	return d - 1 < u->m->nviews ? d - 1 : -1;
+	return d - 1 < u->nviews ? d - 1 : -1;
 }
 
 static void del_extra(struct ui *u)
@@ -643,6 +643,32 @@ static void ui_done(struct ui *u)
 	free(u->filter);
 	free(u->filter_text);
 	free(u->message);
+	free(u->views);
+	free(u->group_cols);
+}
+
+/* -g GROUP in the dashboard: a view of the group's metrics (as batch
+ * mode shows them), after the model's own views. False if no metric of
+ * the model belongs to it. */
+static bool add_group_view(struct ui *u, const char *group)
+{
+	int n = 0;
+	for (int i = 0; i < u->m->nmetrics; i++)
+		n += metric_in_group(&u->m->metrics[i], group);
+	if (n == 0)
+		return false;
+	u->group_cols = xcalloc((size_t)n, sizeof(*u->group_cols));
+	n = 0;
+	for (int i = 0; i < u->m->nmetrics; i++)
+		if (metric_in_group(&u->m->metrics[i], group))
+			u->group_cols[n++] = (struct view_col){ .metric = i, .warn = NAN, .crit = NAN };
+	struct view_def *v = &u->views[u->nviews++];
+	memset(v, 0, sizeof(*v));
+	v->name = (char *)group;
+	v->title = (char *)group;
+	v->ncols = n;
+	v->cols = u->group_cols;
+	return true;
 }
 
 int ui_run(const struct ui_config *c, char **cause)
@@ -657,16 +683,22 @@ int ui_run(const struct ui_config *c, char **cause)
 	u.m = c->model;
 	u.topo = c->topo;
 	u.sampler = c->sampler;
-	u.nav.nviews = u.m->nviews;
 	u.nav.show_ccx = true;
 	u.nav.delay_s = c->interval_s > 0 ? c->interval_s : 1;
+	u.nviews = u.m->nviews;
+	u.views = xcalloc((size_t)u.nviews + 2, sizeof(*u.views));
+	memcpy(u.views, u.m->views, sizeof(*u.views) * (size_t)u.m->nviews);
 	if (c->view) {
 		int v = model_find_view(u.m, c->view);
-		if (v < 0)
-			return set_cause(cause, "unknown view '%s' (the model %s has %d views; see --list-metrics)",
-					 c->view, u.m->name, u.m->nviews);
+		if (v < 0 && add_group_view(&u, c->view))
+			v = u.nviews - 1;
+		if (v < 0) {
+			free(u.views);
+			return set_cause(cause, "unknown view or metric group '%s' (see --list-views)", c->view);
+		}
 		u.nav.view = v;
 	}
+	u.nav.nviews = u.nviews;
 	for (int i = 0; i < c->nextra; i++)
 		if (c->extra_events[i] >= 0 && c->extra_events[i] < u.m->nevents)
 			add_extra(&u, c->extra_events[i]);

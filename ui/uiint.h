@@ -52,6 +52,11 @@ struct ui {
 	/* Metrics found by name; -1 where the model lacks them. */
 	int m_util, m_ghz, m_ipc, m_l3acc, m_l3rate, m_l3hit, m_l3lat, m_memrd, m_memwr, m_membus, m_memtot;
 
+	/* The model's views, and after them a view made of the metric group
+	 * that -g named, when it named a group rather than a view. */
+	int nviews; struct view_def *views;
+	struct view_col *group_cols;
+
 	int ncols; struct ui_col *cols;
 	int nrows; struct ui_row *rows;
 	double min_cov;              /* lowest coverage among the values drawn */
