@@ -98,6 +98,16 @@ static const struct metric_def *sub_metric(const struct model *m, int ref, int r
 	return depth > 64 || (int)md->scope > row_scope || !md->expr ? NULL : md;
 }
 
+/* Event ref's value: from the window set's values wv when there is a
+ * set, else the row's pooled figure. */
+static double event_value(const struct wset *ws, const double *wv, const struct snap_row *row, int ref)
+{
+	if (!ws)
+		return row->event[ref];
+	int k = wset_event(ws, ref);
+	return k >= 0 ? wv[k] : NAN;
+}
+
 static double gvalue(void *ctx, int ref, double *g)
 {
 	struct geval *c = ctx;
@@ -119,11 +129,7 @@ static double gvalue(void *ctx, int ref, double *g)
 			g[k] = 1;
 			break;
 		}
-	if (c->ws) {
-		int k = wset_event(c->ws, ref);
-		return k >= 0 ? c->wv[k] : NAN;
-	}
-	return c->row->event[ref];
+	return event_value(c->ws, c->wv, c->row, ref);
 }
 
 /* The value alone, for a formula with more variables than
@@ -153,11 +159,7 @@ static double pvalue(void *ctx, int ref)
 	}
 	if (ref < 0 || ref >= c->m->nevents)
 		return NAN;
-	if (c->ws) {
-		int k = wset_event(c->ws, ref);
-		return k >= 0 ? c->wv[k] : NAN;
-	}
-	return c->row->event[ref];
+	return event_value(c->ws, c->wv, c->row, ref);
 }
 
 /* Metric mi in window set w, row r of scope sc, whose values are wv and
