@@ -173,7 +173,7 @@ static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, 
 	const struct wset *w = c->ws;
 	double grad[EXPR_GRAD_MAX];
 	*rse = NAN;
-	bool exact = cov >= 0.999;
+	bool exact = cov >= UNC_FULLY_COVERED;
 	if (md->nevents > EXPR_GRAD_MAX || exact || w->ns < 2) {
 		/* Nothing to estimate from (or too many variables to follow):
 		 * the value alone, in its own windows. */
@@ -543,7 +543,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				double v, cov = wset_value1(w, gs, sc, r, k, &v), rse = NAN;
 				if (isnan(v))
 					cov = 0;
-				else if (cov >= 0.999)
+				else if (cov >= UNC_FULLY_COVERED)
 					rse = 0;
 				else if (w->ns >= 2) {
 					wset_samples(w, gs, sc, r, sv, sw);

@@ -176,35 +176,6 @@ int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const s
 	return l->n++;
 }
 
-double wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, double *out)
-{
-	int nev = w->nev;
-	if (w->ng == 1) {
-		const struct gsum *s = &gs[w->g[0]];
-		const double *v = &s->val[sc][(size_t)r * (size_t)s->nev];
-		for (int e = 0; e < nev; e++)
-			out[e] = v[w->pos[e]];
-		return s->cov[sc][r];
-	}
-	double sw = 0, cov = 0;
-	for (int e = 0; e < nev; e++)
-		out[e] = 0;
-	for (int k = 0; k < w->ng; k++) {
-		const struct gsum *s = &gs[w->g[k]];
-		double wt = s->run[sc][r];
-		cov += s->cov[sc][r];
-		if (!(wt > 0))
-			continue;
-		const double *v = &s->val[sc][(size_t)r * (size_t)s->nev];
-		for (int e = 0; e < nev; e++)
-			out[e] += wt * v[w->pos[k * nev + e]];
-		sw += wt;
-	}
-	for (int e = 0; e < nev; e++)
-		out[e] = sw > 0 ? out[e] / sw : NAN;
-	return cov < 1 ? cov : 1;
-}
-
 double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r, const int *events, int n,
 		      double *out)
 {

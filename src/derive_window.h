@@ -60,16 +60,15 @@ int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const s
 		     int pmu, const int *events, int n);
 /* Index of event e in w->ev, or -1. */
 int wset_event(const struct wset *w, int e);
-/* The set's values in row r of scope sc (out[nev]); returns its coverage:
- * the share of the interval its groups ran, 0..1. */
-double wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, double *out);
-/* The same for the set's values of events[0..n-1] only (the others of out
- * are left as they are): what one metric needs. */
+/* The set's values of events[0..n-1] in row r of scope sc, at out[k] for
+ * set index k (the others of out are left as they are): what one metric
+ * needs. Returns the set's coverage: the share of the interval its groups
+ * ran, 0..1. */
 double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r, const int *events, int n,
 		      double *out);
 /* The set's coverage alone. */
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r);
-/* The same for the set's event k alone (*out); returns its coverage.
+/* The set's event k alone in row r (*out); returns the set's coverage.
  * Inline: it runs for every event and metric of every row. */
 static inline double wset_value1(const struct wset *w, const struct gsum *gs, int sc, int r, int k,
 				 double *out)

@@ -13,13 +13,9 @@ static const double t975[31] = {
 	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 };
 
-/* Everything counted: no sampling error at all. Rounding of the
- * coverage to the nanosecond is not a reason to doubt a figure. */
-#define FULLY_COVERED 0.999
-
 double unc_mean_se(const double *x, const double *w, int n, double covered)
 {
-	if (covered >= FULLY_COVERED)
+	if (covered >= UNC_FULLY_COVERED)
 		return 0;
 	double sw = 0, sx = 0;
 	int m = 0;

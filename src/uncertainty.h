@@ -7,6 +7,11 @@
 #ifndef PMCTOP_UNCERTAINTY_H
 #define PMCTOP_UNCERTAINTY_H
 
+/* A figure whose counters ran this share of the interval or more was
+ * counted all the time: no sampling error at all (the rounding of the
+ * coverage to the nanosecond is not a reason to doubt it). */
+#define UNC_FULLY_COVERED 0.999
+
 /* Figures whose 95 % interval is wider than this share of the value, or
  * whose uncertainty cannot be estimated, are marked '~' on the screen. */
 #define UNC_MARK_REL95 0.10

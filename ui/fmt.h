@@ -6,12 +6,6 @@
 #include <stdbool.h>
 #include "topo.h"
 
-/* A value whose events were counted for less than half of the interval
- * (time_running / time_enabled < 0.5, so that more than half of it is an
- * estimate by scaling) is marked with a leading '~'. Coverage is at most
- * 1/N when N groups rotate, so with three or more groups on a PMU every
- * value of that PMU gets the mark: it is then an estimate, and says so. */
-#define FMT_LOW_COVERAGE 0.5
 
 /* v formatted by fmt (printf, or "pct" for a ratio shown as %) in its
  * unit, "-" when NaN, marked "~" exactly when unc_marked() says its
