@@ -620,12 +620,7 @@ START_TEST(test_thread_mode)
 	sampler_set_interval(smp, 0.02);
 	char *cause = NULL;
 	ck_assert_int_eq(sampler_start(smp, &ring, &cause), 0);
-	struct snapshot *got = NULL;
-	for (int i = 0; i < 500 && !got; i++) {
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
-		got = snap_ring_pop_latest(&ring);
-	}
+	struct snapshot *got = wait_snapshot(&ring, 5.0);
 	ck_assert_ptr_nonnull(got);
 	assert_close(snapshot_cpu(got, 2)->metric[met("ipc")], rate[2][INS] / rate[2][CYC], "ipc", __LINE__);
 	snapshot_free(got);
