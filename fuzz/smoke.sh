@@ -16,7 +16,7 @@ for h in "$@"; do
 	dict=
 	[ -f "$fuzzdir/$name.dict" ] && dict="-dict=$fuzzdir/$name.dict"
 	# shellcheck disable=SC2086
-	if "$h" $dict -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+	if "$h" $dict -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
 		-artifact_prefix="$tmp/" -print_final_stats=1 "$tmp/$name" >"$tmp/log" 2>&1; then
 		echo "$name: $(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/log") executions in ${secs} s, nothing found"
 	else

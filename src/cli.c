@@ -27,6 +27,8 @@ static const struct option long_options[] = {
 	{ "group", required_argument, NULL, 'g' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "write", required_argument, NULL, 'w' },
+	{ "read", required_argument, NULL, 'r' },
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "sim", required_argument, NULL, OPT_SIM },
 	{ "rotate", required_argument, NULL, OPT_ROTATE },
@@ -59,6 +61,10 @@ void cli_usage(FILE *out)
 	      "  -b, --batch             print figures instead of the dashboard\n"
 	      "      --format FMT        batch output: table, csv or json (default table)\n"
 	      "  -o, --output FILE       batch output to FILE instead of standard output\n"
+	      "  -w, --write FILE        record every interval to FILE (gzip'd JSON lines;\n"
+	      "                          with the dashboard, -b or --daemon)\n"
+	      "  -r, --read FILE         replay a recording in the dashboard, or with -b\n"
+	      "                          derive its figures again (any -g, -e, -C)\n"
 	      "  -C, --cpu LIST          only these CPUs, e.g. 0-7,16\n"
 	      "  -g, --group NAME        view or metric group to show (see --list-views)\n"
 	      "  -e, --event NAME        add an event as a column (repeatable)\n"
@@ -109,6 +115,8 @@ void options_done(struct options *o)
 	free(o->list_pattern);
 	free(o->events_dir);
 	free(o->output_path);
+	free(o->record_path);
+	free(o->replay_path);
 	free(o->listen);
 	free(o->user);
 	memset(o, 0, sizeof(*o));
@@ -180,6 +188,8 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 		o->events[o->nevents++] = xstrdup(arg);
 		return 0;
 	case 'o': replace(&o->output_path, arg); return 0;
+	case 'w': replace(&o->record_path, arg); return 0;
+	case 'r': replace(&o->replay_path, arg); return 0;
 	case OPT_MODEL: replace(&o->model, arg); return 0;
 	case OPT_SIM: replace(&o->sim, arg); return 0;
 	case OPT_ROTATE:
@@ -233,7 +243,7 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 	opterr = 0;
 	for (;;) {
 		int prev = optind ? optind : 1;
-		int c = getopt_long(argc, argv, "+:d:n:bC:g:e:o:hV", long_options, NULL);
+		int c = getopt_long(argc, argv, "+:d:n:bC:g:e:o:w:r:hV", long_options, NULL);
 		if (c == -1)
 			break;
 		const char *optname = prev < argc ? argv[prev] : "?";
@@ -262,5 +272,11 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 		return set_cause(cause, "--user goes with --listen");
 	if (o->daemon && o->batch)
 		return set_cause(cause, "--daemon writes no batch output; drop -b or --daemon");
+	if (o->replay_path && (o->sim || o->model))
+		return set_cause(cause, "-r replays a recording, which names its own model; drop --sim and --model");
+	if (o->replay_path && (o->record_path || o->listen || o->daemon))
+		return set_cause(cause, "-r replays into the dashboard or -b; drop -w, --listen and --daemon");
+	if (o->replay_path && o->show_schedule)
+		return set_cause(cause, "-r: a recording's schedule is in each interval; drop --show-schedule");
 	return 0;
 }

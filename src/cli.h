@@ -26,6 +26,8 @@ struct options {
 	bool show_schedule;      /* --show-schedule */
 	bool no_color;           /* --no-color (NO_COLOR is read by main) */
 	char *output_path;       /* -o FILE: batch output to a file */
+	char *record_path;       /* -w FILE: record every interval (record.h) */
+	char *replay_path;       /* -r FILE: replay a recording (replay.h) */
 	char *listen;            /* --listen [ADDR:]PORT: serve /metrics (export.h) */
 	bool daemon;             /* --daemon: no screen, no output, only --listen */
 	int export_scope;        /* --export-scope: enum snap_scope, CLI_DEFAULT_EXPORT_SCOPE */

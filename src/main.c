@@ -19,6 +19,8 @@
 #include "export_http.h"
 #include "listing.h"
 #include "output.h"
+#include "record.h"
+#include "replay.h"
 #include "sampler.h"
 #include "topo.h"
 #include "util.h"
@@ -84,6 +86,8 @@ struct run {
 	const char **fmts;          /* [nmetrics]: the view's format of each, or NULL */
 	int nevents; int *events;
 	struct export_hub *hub;     /* --listen: where intervals are published, or NULL */
+	struct recorder *rec;       /* -w, or NULL */
+	struct replay *rp;          /* -r: owns model and topo, or NULL */
 };
 
 static int usage_error(const char *msg)
@@ -202,26 +206,59 @@ static void add_view_metrics(struct run *r, const struct view_def *v)
 		add_metric(r, v->bar[i], NULL);
 }
 
-/* The metrics to measure: the -g view or metric group, else the model's
- * "batch" view in batch and daemon mode, else its first view. */
+/* One word of -g: a view (its columns), a metric group, or a metric. */
+static bool add_named(struct run *r, const char *name)
+{
+	const struct model *m = r->model;
+	int v = model_find_view(m, name);
+	if (v >= 0) {
+		add_view_metrics(r, &m->views[v]);
+		return true;
+	}
+	bool found = false;
+	for (int i = 0; i < m->nmetrics; i++)
+		if (metric_in_group(&m->metrics[i], name)) {
+			add_metric(r, i, NULL);
+			found = true;
+		}
+	int mi = found ? -1 : model_find_metric(m, name);
+	if (mi >= 0)
+		add_metric(r, mi, NULL);
+	return found || mi >= 0;
+}
+
+/* The metrics to measure: those -g names (views, metric groups or
+ * metrics, separated by commas), else the model's "batch" view in batch
+ * and daemon mode, else its first view; in a replay, what the recording
+ * showed. */
 static int choose_metrics(struct run *r)
 {
 	const struct model *m = r->model;
 	if (r->opt.group) {
-		int v = model_find_view(m, r->opt.group);
-		if (v >= 0) {
-			add_view_metrics(r, &m->views[v]);
-		} else {
-			for (int i = 0; i < m->nmetrics; i++)
-				if (metric_in_group(&m->metrics[i], r->opt.group))
-					add_metric(r, i, NULL);
-		}
-		if (r->nmetrics == 0) {
-			char *msg = xasprintf("no view or metric group '%s' in model %s (see --list-views)",
-					      r->opt.group, m->name);
+		char *list = xstrdup(r->opt.group);
+		char *bad = NULL;
+		for (char *save = NULL, *w = strtok_r(list, ",", &save); w && !bad; w = strtok_r(NULL, ",", &save))
+			if (!add_named(r, w))
+				bad = w;
+		if (bad || r->nmetrics == 0) {
+			char *clean = text_sanitize(bad ? bad : r->opt.group);
+			char *msg = xasprintf("no view, metric group or metric '%s' in model %s (see --list-views, --list-metrics)",
+					      clean, m->name);
+			free(clean);
+			free(list);
 			int rc = usage_error(msg);
 			free(msg);
 			return rc;
+		}
+		free(list);
+	} else if (r->rp) {
+		/* A replay shows what the recording's outputs showed. */
+		const struct replay_info *ri = replay_info(r->rp);
+		for (int i = 0; i < ri->ncols; i++)
+			add_metric(r, ri->cols[i], ri->fmts[i]);
+		for (int i = 0; i < ri->nevcols; i++) {
+			r->events = xrealloc(r->events, sizeof(int) * (size_t)(r->nevents + 1));
+			r->events[r->nevents++] = ri->evcols[i];
 		}
 	} else if (m->nviews > 0) {
 		int v = r->opt.batch || r->opt.daemon ? model_find_view(m, "batch") : -1;
@@ -236,6 +273,11 @@ static int choose_metrics(struct run *r)
 			free(msg);
 			return rc;
 		}
+		bool dup = false;
+		for (int k = 0; k < r->nevents; k++)
+			dup |= r->events[k] == e;
+		if (dup)
+			continue;
 		r->events = xrealloc(r->events, sizeof(int) * (size_t)(r->nevents + 1));
 		r->events[r->nevents++] = e;
 	}
@@ -317,6 +359,13 @@ static int run_batch(struct run *r, struct sampler *s)
 			told = true;
 		}
 		int wr = out ? output_write(out, snap) : 0;
+		/* A recording that cannot be written stops the run: what it
+		 * misses could not be recovered later. */
+		if (recorder_error(r->rec)) {
+			snapshot_free(snap);
+			rc = 1;
+			break;
+		}
 		if (r->hub)
 			export_hub_publish(r->hub, snap);
 		else
@@ -355,14 +404,24 @@ static int run_live(struct run *r, struct sampler *s)
 		.interval_s = r->opt.delay_s,
 		.rotate_ms = r->opt.rotate_ms,
 		.no_color = r->opt.no_color || (nc && *nc),
-		.simulated = r->ops->simulated,
+		.simulated = r->ops && r->ops->simulated,
 		.host = host,
 		.cpu_name = r->cpu_name,
 		.view = r->opt.group,
 		.nextra = r->nevents, .extra_events = r->events,
 		.cpu_filter = r->cpu_filter,
 		.iterations = r->opt.iterations,
+		.replay = r->rp,
+		.recorder = r->rec,
 	};
+	if (r->rp) {
+		const struct replay_info *ri = replay_info(r->rp);
+		cfg.simulated = ri->simulated;
+		cfg.host = ri->host;
+		cfg.rotate_ms = ri->rotate_ms;
+		if (!cfg.view)
+			cfg.view = ri->view;
+	}
 	char *cause = NULL;
 	if (ui_run(&cfg, &cause) < 0) {
 		say(cause ? cause : "the dashboard failed");
@@ -370,6 +429,129 @@ static int run_live(struct run *r, struct sampler *s)
 		return 1;
 	}
 	return ui_stop_signo() ? 128 + ui_stop_signo() : 0;
+}
+
+/* Says once which of the metrics asked for the recording cannot give. */
+static void tell_missing(struct run *r, const struct snapshot *snap)
+{
+	for (int i = 0; i < r->nmetrics; i++) {
+		char why[160];
+		if (snap->metric_planned[r->metrics[i]] ||
+		    !replay_why_missing(r->rp, r->metrics[i], why, sizeof(why)))
+			continue;
+		char *msg = xasprintf("%s: %s shows '-' from the first interval on: %s", r->opt.replay_path,
+				      r->model->metrics[r->metrics[i]].name, why);
+		say(msg);
+		free(msg);
+	}
+}
+
+/* -r with -b: every interval of the recording derived again and written
+ * as batch mode writes it, as fast as it can be read. A damaged interval
+ * is said and skipped; nothing else stops the replay but -n, a signal or
+ * a write error. */
+static int run_replay_batch(struct run *r)
+{
+	FILE *f = stdout;
+	char *cause = NULL;
+	if (r->opt.output_path && !(f = output_open(r->opt.output_path, &cause))) {
+		runtime_error(cause);
+		free(cause);
+		return 1;
+	}
+	struct output_opts oo = {
+		.format = r->opt.format,
+		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
+		.nevcols = r->nevents, .evcols = r->events,
+		.show_ccx = r->topo->nccx > 1,
+	};
+	struct output *out = output_new(f, &oo);
+	int rc = 0, n = replay_count(r->rp), good = 0;
+	if (r->opt.iterations > 0 && r->opt.iterations < n)
+		n = (int)r->opt.iterations;
+	for (int i = 0; i < n && !stop_requested; i++) {
+		struct snapshot *snap = replay_snapshot(r->rp, i, &cause);
+		if (!snap) {
+			char *msg = xasprintf("%s: %s; skipped", r->opt.replay_path, cause);
+			say(msg);
+			free(msg);
+			free(cause);
+			cause = NULL;
+			continue;
+		}
+		if (good++ == 0)
+			tell_missing(r, snap);
+		int wr = output_write(out, snap);
+		snapshot_free(snap);
+		if (wr < 0) {
+			if (wr != -EPIPE)
+				fprintf(stderr, "pmctop: writing output: %s\n", strerror(-wr));
+			rc = wr == -EPIPE ? 0 : 1;
+			break;
+		}
+	}
+	output_free(out);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "pmctop: closing %s: %s\n", r->opt.output_path, strerror(errno));
+		rc = 1;
+	}
+	if (good == 0 && n > 0 && !stop_requested) {
+		fprintf(stderr, "pmctop: %s: no interval could be read\n", r->opt.replay_path);
+		rc = 1;
+	}
+	return rc;
+}
+
+/* -r FILE: the recording names the model and the topology; -g, -e and -C
+ * choose what is derived from it, as they choose what is measured live. */
+static int run_replay(struct run *r)
+{
+	char *cause = NULL;
+	int rc;
+	r->rp = replay_open(r->opt.replay_path, r->events_dir, &cause);
+	if (!r->rp) {
+		rc = runtime_error(cause);
+		free(cause);
+		return rc;
+	}
+	const struct replay_info *ri = replay_info(r->rp);
+	if (replay_note(r->rp)) {
+		char *msg = xasprintf("%s: %s", r->opt.replay_path, replay_note(r->rp));
+		say(msg);
+		free(msg);
+	}
+	r->model = (struct model *)ri->model;
+	r->topo = (struct topo *)ri->topo;
+	snprintf(r->cpu_name, sizeof(r->cpu_name), "%s", ri->cpu_name ? ri->cpu_name : "");
+	if (r->opt.list_events || r->opt.list_metrics || r->opt.list_views)
+		return run_listing(r);
+	if (r->opt.cpu_list) {
+		r->cpu_filter = xcalloc((size_t)r->topo->max_cpu + 1, sizeof(bool));
+		if (cpulist_parse(r->opt.cpu_list, r->cpu_filter, r->topo->max_cpu, &cause) < 0) {
+			char *msg = xasprintf("-C: %s", cause);
+			rc = usage_error(msg);
+			free(msg);
+			free(cause);
+			return rc;
+		}
+		replay_set_cpu_filter(r->rp, r->cpu_filter);
+	}
+	if ((rc = choose_metrics(r)) >= 0)
+		return rc;
+	if (r->opt.group || r->opt.nevents)
+		replay_request(r->rp, r->nmetrics, r->metrics, r->nevents, r->events);
+	if (replay_count(r->rp) == 0) {
+		char *msg = xasprintf("%s: the recording holds no interval", r->opt.replay_path);
+		rc = runtime_error(msg);
+		free(msg);
+		return rc;
+	}
+	return r->opt.batch ? run_replay_batch(r) : run_live(r, NULL);
+}
+
+static void record_interval(void *rec, const struct derive_input *in, const struct snapshot *snap)
+{
+	recorder_add(rec, in, snap);
 }
 
 /* The sampler thread's hook in dashboard mode: the ring's consumer owns
@@ -393,6 +575,8 @@ static int run(struct run *r)
 		}
 		return finish_stdout(0);
 	}
+	if (r->opt.replay_path)
+		return run_replay(r);
 	int rc = choose_machine(r);
 	if (rc >= 0)
 		return rc;
@@ -437,6 +621,26 @@ static int run(struct run *r)
 		free(cause);
 		return rc;
 	}
+	if (r->opt.record_path && !r->opt.show_schedule) {
+		char host[256] = "";
+		gethostname(host, sizeof(host) - 1);
+		struct record_info ri = {
+			.model = r->model, .topo = r->topo, .simulated = r->ops->simulated,
+			.sim_spec = r->opt.sim, .host = host, .cpu_name = r->cpu_name,
+			.interval_s = r->opt.delay_s, .rotate_ms = r->opt.rotate_ms,
+			.cpu_filter = r->cpu_filter, .view = r->opt.group,
+			.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
+			.nevcols = r->nevents, .evcols = r->events,
+		};
+		if (!(r->rec = recorder_open(r->opt.record_path, &ri, &cause))) {
+			rc = runtime_error(cause);
+			free(cause);
+			sampler_free(s);
+			return rc;
+		}
+		recorder_set_limit(r->rec, r->opt.iterations);
+		sampler_record(s, record_interval, r->rec);
+	}
 	struct export_server *srv = NULL;
 	if (r->hub) {
 		if (!(srv = export_server_start(r->hub, r->opt.listen, &cause))) {
@@ -465,6 +669,17 @@ static int run(struct run *r)
 	}
 	export_server_stop(srv);
 	sampler_free(s);
+	if (r->rec) {
+		long n = recorder_count(r->rec);
+		if (recorder_close(r->rec, &cause) < 0) {
+			say(cause);
+			free(cause);
+			rc = rc ? rc : 1;
+		} else if (!r->opt.batch) {
+			fprintf(stderr, "pmctop: %ld intervals recorded to %s\n", n, r->opt.record_path);
+		}
+		r->rec = NULL;
+	}
 	return rc;
 }
 
@@ -509,10 +724,14 @@ int main(int argc, char **argv)
 	free(r.fmts);
 	free(r.events);
 	export_hub_free(r.hub);
-	if (r.model)
-		model_free(r.model);
-	if (r.topo)
-		topo_free(r.topo);
+	if (r.rp) {
+		replay_free(r.rp);   /* with its model and topology */
+	} else {
+		if (r.model)
+			model_free(r.model);
+		if (r.topo)
+			topo_free(r.topo);
+	}
 	options_done(&r.opt);
 	return rc;
 }

@@ -94,6 +94,11 @@ struct sampler {
 	struct bk_count *buf;     /* one read of the largest group */
 	struct derive_cache dcache; /* window sets of the plan, kept between intervals */
 	unsigned plan_gen;        /* counts plans, for dcache */
+	/* What derive was given for the interval just built, kept for
+	 * cfg.on_record until the snapshot is complete (the CPUs' online
+	 * flags as derive saw them: the topology changes right after). */
+	struct derive_input rec_in;
+	struct topo *rec_topo;
 	bool opened;
 	bool returned;            /* a CPU came back online: re-plan before the next interval */
 	char *notice;
@@ -871,8 +876,18 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		.plan_gen = s->plan_gen,
 	};
 	struct snapshot *snap = derive_snapshot(&in);
-	free(dp);
-	free(dg);
+	if (s->cfg.on_record) {
+		free((void *)s->rec_in.pmus);
+		free((void *)s->rec_in.groups);
+		topo_free(s->rec_topo);
+		s->rec_topo = topo_clone(s->topo);
+		s->rec_in = in;
+		s->rec_in.topo = s->rec_topo;
+		s->rec_in.cache = NULL;
+	} else {
+		free(dp);
+		free(dg);
+	}
 
 	snap->seq = ++s->seq;
 	struct timespec rt;
@@ -967,6 +982,9 @@ void sampler_free(struct sampler *s)
 	free(s->offline);
 	free(s->cpu_filter);
 	free(s->backend_arg);
+	free((void *)s->rec_in.pmus);
+	free((void *)s->rec_in.groups);
+	topo_free(s->rec_topo);
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cond);
 	free(s);
@@ -1049,6 +1067,9 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	snap->sampler_cost_s = thread_cpu_s() - cpu0;
 	/* 0 says "the kernel rotates" to the outputs. */
 	snap->rotate_ms = s->kernel_mux ? 0 : s->rotate_ms;
+	/* The snapshot is complete: -w records it with what it was made of. */
+	if (s->cfg.on_record)
+		s->cfg.on_record(s->cfg.record_arg, &s->rec_in, snap);
 	if (s->kernel_mux)
 		return snap;   /* no rotation of ours to slow down */
 	/* Every rotation costs two ioctls per CPU and PMU, each a cross-CPU
@@ -1060,6 +1081,13 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	if (used > budget && s->rotate_ms * 2 <= interval_s * 1e3)
 		s->rotate_ms *= 2;
 	return snap;
+}
+
+void sampler_record(struct sampler *s, void (*fn)(void *arg, const struct derive_input *in,
+						  const struct snapshot *snap), void *arg)
+{
+	s->cfg.on_record = fn;
+	s->cfg.record_arg = arg;
 }
 
 struct snapshot *sampler_step(struct sampler *s, char **cause)

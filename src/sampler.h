@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "backend.h"
+#include "derive.h"
 #include "evdef.h"
 #include "sched.h"
 #include "snapshot.h"
@@ -57,6 +58,10 @@ struct sampler_config {
 	 * before it enters the ring (the exporter copies what it needs), or NULL. */
 	void (*on_publish)(void *arg, const struct snapshot *snap);
 	void *publish_arg;
+	/* Called with each finished snapshot and the input derive made it
+	 * from (-w: record.h), on the thread that ran the interval, or NULL. */
+	void (*on_record)(void *arg, const struct derive_input *in, const struct snapshot *snap);
+	void *record_arg;
 };
 
 struct sampler;
@@ -70,6 +75,10 @@ struct snapshot *sampler_step(struct sampler *s, char **cause);
 /* Thread mode: start publishing into ring; stop joins the thread. */
 int sampler_start(struct sampler *s, struct snap_ring *ring, char **cause);
 void sampler_stop(struct sampler *s);
+/* Sets cfg.on_record after sampler_new (before the thread starts): -w
+ * opens its file only once the counters are. */
+void sampler_record(struct sampler *s, void (*fn)(void *arg, const struct derive_input *in,
+						  const struct snapshot *snap), void *arg);
 /* Changes the requested metrics/events; the sampler re-plans before the
  * next interval. Safe to call from another thread. */
 void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int nevents, const int *events);

@@ -635,6 +635,24 @@ struct topo *topo_synthetic(int sockets, int ccx_per_socket, int cores_per_ccx, 
 	return t;
 }
 
+struct topo *topo_from_cpus(const struct topo_cpu *cpus, int n, int nnuma, char **cause)
+{
+	if (n < 1 || n > TOPO_MAX_CPUS)
+		return set_cause(cause, "%d CPUs (expected 1 to %d)", n, TOPO_MAX_CPUS), NULL;
+	for (int i = 0; i < n; i++)
+		if (cpus[i].cpu < 0 || cpus[i].cpu >= TOPO_MAX_CPUS || (i > 0 && cpus[i].cpu <= cpus[i - 1].cpu))
+			return set_cause(cause, "CPU %d: CPU numbers must rise from 0 to %d", cpus[i].cpu,
+					 TOPO_MAX_CPUS - 1), NULL;
+	struct topo *t = xcalloc(1, sizeof(*t));
+	t->ncpus = n;
+	t->cpus = xcalloc((size_t)n, sizeof(*t->cpus));
+	memcpy(t->cpus, cpus, sizeof(*t->cpus) * (size_t)n);
+	t->nnuma = nnuma > 0 ? nnuma : 1;
+	topo_index_cpus(t);
+	topo_rebuild(t);
+	return t;
+}
+
 /* ---- queries and hotplug ---- */
 
 void topo_free(struct topo *t)

@@ -65,6 +65,10 @@ struct topo *topo_load(const char *root, char **cause);
  * per ccx x threads per core, numbered like Linux numbers AMD EPYC CPUs
  * (all first threads of every core first, then the SMT siblings). */
 struct topo *topo_synthetic(int sockets, int ccx_per_socket, int cores_per_ccx, int threads);
+/* A topology from per-CPU raw fields (a recording's): cpu, online,
+ * has_topology, core_id, package_id, die, l3_id, l3_first and numa of
+ * each; CPU numbers must rise. NULL with *cause when they do not. */
+struct topo *topo_from_cpus(const struct topo_cpu *cpus, int n, int nnuma, char **cause);
 void topo_free(struct topo *t);
 /* A deep copy with the same numbering. The sampler keeps its own copy and
  * changes it when CPUs come and go, while the screen reads the original. */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "keys.h"
+#include "jump.h"
+#include <time.h>
 
 #define L __LINE__
 /* The keys the documentation (the issue and the help screen) promises. */
@@ -28,6 +30,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, UK_PGDN, ACT_PGDN, 0 }, { L, UK_HOME, ACT_HOME, 0 }, { L, UK_END, ACT_END, 0 },
 	{ L, UK_LEFT, ACT_LEFT, 0 }, { L, UK_RIGHT, ACT_RIGHT, 0 },
 	{ L, UK_CTRL('l'), ACT_REDRAW, 0 },
+	{ L, '[', ACT_STEP_BACK, 0 }, { L, ']', ACT_STEP_FWD, 0 }, { L, 'j', ACT_JUMP, 0 },
 };
 
 START_TEST(test_documented)
@@ -208,6 +211,45 @@ START_TEST(test_random_keys_stay_in_range)
 }
 END_TEST
 
+/* The replay's jump prompt: every form it documents, and refusals. */
+START_TEST(test_jump_parse)
+{
+	/* 2026-11-23 10:00:00 local time, as the recording's first interval. */
+	struct tm tm = { .tm_year = 126, .tm_mon = 10, .tm_mday = 23, .tm_hour = 10, .tm_isdst = -1 };
+	double t0 = (double)mktime(&tm);
+	int idx;
+	double t;
+	char *cause = NULL;
+	ck_assert_int_eq(jump_parse("#5", t0, t0 + 9, 9, 60, &idx, &t, &cause), 0);
+	ck_assert_int_eq(idx, 4);
+	ck_assert_int_eq(jump_parse(" end", t0, t0, 0, 60, &idx, &t, &cause), 0);
+	ck_assert_int_eq(idx, 59);
+	ck_assert_int_eq(jump_parse("start", t0, t0, 7, 60, &idx, &t, &cause), 0);
+	ck_assert_int_eq(idx, 0);
+	ck_assert_int_eq(jump_parse("+30", t0, t0 + 9, 9, 60, &idx, &t, &cause), 0);
+	ck_assert_int_eq(idx, -1);
+	ck_assert_double_eq(t, t0 + 39);
+	ck_assert_int_eq(jump_parse("-2.5", t0, t0 + 9, 9, 60, &idx, &t, &cause), 0);
+	ck_assert_double_eq(t, t0 + 6.5);
+	ck_assert_int_eq(jump_parse("10:00:30", t0, t0, 0, 60, &idx, &t, &cause), 0);
+	ck_assert_double_eq(t, t0 + 30);
+	ck_assert_int_eq(jump_parse("10:01", t0, t0, 0, 60, &idx, &t, &cause), 0);
+	ck_assert_double_eq(t, t0 + 60);
+	/* Before the start: the next day (a recording across midnight). */
+	ck_assert_int_eq(jump_parse("09:59:00", t0, t0, 0, 60, &idx, &t, &cause), 0);
+	ck_assert_double_eq(t, t0 + 86400 - 60);
+	const char *bad[] = { "", "#0", "#61", "#x", "+", "+1x", "25:00", "10:60", "10:00:61", "noon", "1:2:3:4" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(jump_parse(bad[i], t0, t0, 0, 60, &idx, &t, &cause) < 0, "'%s' accepted", bad[i]);
+		ck_assert_ptr_nonnull(cause);
+		free(cause);
+		cause = NULL;
+	}
+	ck_assert_int_lt(jump_parse("#1", t0, t0, 0, 0, &idx, &t, &cause), 0);
+	free(cause);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("keys");
@@ -221,6 +263,7 @@ int main(void)
 	tcase_add_test(tc, test_actions);
 	tcase_add_test(tc, test_delay_steps);
 	tcase_add_test(tc, test_random_keys_stay_in_range);
+	tcase_add_test(tc, test_jump_parse);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -45,6 +45,9 @@ const struct key_binding keys_table[] = {
 	{ UK_LEFT, ACT_LEFT, 0, "Left", "scroll the columns after IPC left" },
 	{ UK_RIGHT, ACT_RIGHT, 0, "Right", "scroll the columns after IPC right" },
 	{ UK_CTRL('l'), ACT_REDRAW, 0, "Ctrl-L", "redraw the screen" },
+	{ '[', ACT_STEP_BACK, 0, "[", "replay: pause and step an interval back" },
+	{ ']', ACT_STEP_FWD, 0, "]", "replay: pause and step an interval forward" },
+	{ 'j', ACT_JUMP, 0, "j", "replay: jump to a time (HH:MM:SS, +/-SECS, #N, start, end)" },
 };
 const int keys_count = (int)(sizeof(keys_table) / sizeof(keys_table[0]));
 
@@ -120,6 +123,9 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 	case ACT_SORT_PICK:
 	case ACT_FILTER:
 	case ACT_DEL_COLUMN:
+	case ACT_STEP_BACK:   /* replay: the screen moves and pauses it */
+	case ACT_STEP_FWD:
+	case ACT_JUMP:
 		return KA_DIALOG;
 	case ACT_VIEW_NEXT:
 	case ACT_VIEW_PREV:

@@ -31,6 +31,7 @@ enum ui_action {
 	ACT_UP, ACT_DOWN, ACT_PGUP, ACT_PGDN, ACT_HOME, ACT_END,
 	ACT_LEFT, ACT_RIGHT,
 	ACT_REDRAW,
+	ACT_STEP_BACK, ACT_STEP_FWD, ACT_JUMP,   /* replay (-r) only */
 	ACT_COUNT
 };
 

@@ -36,6 +36,21 @@ void panel_header(struct ui *u)
 	int x = 0;
 	draw_put(h->y, x, h->w, A_BOLD, "pmctop");
 	x += 7;
+	/* First, where no width cuts them: a replay, and a recording. */
+	if (u->replay) {
+		char st[64];
+		replay_ctl_status(u, st, sizeof(st));
+		draw_put(h->y, x, h->w - x, A_REVERSE | A_BOLD, "REPLAY");
+		x += 7;
+		draw_put(h->y, x, h->w - x, A_BOLD, st);
+		x += (int)strlen(st) + 1;
+	}
+	if (u->cfg->recorder) {
+		bool bad = recorder_error(u->cfg->recorder) != NULL;
+		draw_put(h->y, x, h->w - x, ui_attr(u, bad ? CP_CRIT : CP_WARN, A_REVERSE | A_BOLD),
+			 bad ? "REC FAILED" : "REC");
+		x += bad ? 11 : 4;
+	}
 	snprintf(line, sizeof(line), "%s  %s  model %s ", u->cfg->host ? u->cfg->host : "?",
 		 u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU", u->m->name ? u->m->name : "?");
 	draw_put(h->y, x, h->w - x, 0, line);

@@ -89,6 +89,7 @@ void ui_set_message(struct ui *u, const char *msg)
 	free(u->message);
 	u->message = msg ? xstrdup(msg) : NULL;
 	u->message_until = now_s() + 5;
+	u->redraw = true;
 }
 
 /* The first of several names that the model defines. */
@@ -396,7 +397,10 @@ void ui_request(struct ui *u)
 	for (int i = 0; v && i < v->nbar; i++)
 		if (v->bar[i] < u->m->nmetrics)
 			add_unique(ms, &n, v->bar[i]);
-	sampler_request(u->sampler, n, ms, u->nextra, u->extra);
+	if (u->replay)
+		replay_ctl_request(u, n, ms);
+	else
+		sampler_request(u->sampler, n, ms, u->nextra, u->extra);
 	free(ms);
 }
 
@@ -613,6 +617,14 @@ static bool handle_key(struct ui *u, int key)
 		case ACT_FILTER:
 			do_filter(u);
 			break;
+		case ACT_STEP_BACK:
+		case ACT_STEP_FWD:
+		case ACT_JUMP:
+			if (u->replay)
+				replay_ctl_action(u, b->action);
+			else
+				ui_set_message(u, "[, ] and j move through a recording (pmctop -r FILE)");
+			break;
 		default:
 			break;
 		}
@@ -624,9 +636,12 @@ static bool handle_key(struct ui *u, int key)
 	}
 	if (r & KA_ROWS)
 		ui_build_columns(u);
-	if (r & KA_INTERVAL)
+	/* In a replay the delay is how long each interval stays on screen. */
+	if ((r & KA_INTERVAL) && !u->replay)
 		sampler_set_interval(u->sampler, u->nav.delay_s);
-	if (r & KA_PAUSE)
+	if ((r & KA_PAUSE) && u->replay)
+		replay_ctl_action(u, ACT_PAUSE);
+	else if (r & KA_PAUSE)
 		sampler_pause(u->sampler, u->nav.paused);
 	if (r & KA_CLEAR)
 		clearok(stdscr, TRUE);
@@ -677,14 +692,18 @@ int ui_run(const struct ui_config *c, char **cause)
 	struct ui u;
 	int rc = -1;
 	memset(&u, 0, sizeof(u));
-	if (!c || !c->model || !c->topo || !c->sampler)
+	if (!c || !c->model || !c->topo || !(c->sampler || c->replay))
 		return set_cause(cause, "internal error: the dashboard needs a model, a topology and a sampler");
 	u.cfg = c;
 	u.m = c->model;
 	u.topo = c->topo;
 	u.sampler = c->sampler;
+	u.replay = c->replay;
+	if (u.replay)
+		replay_ctl_init(&u);
 	u.nav.show_ccx = true;
-	u.nav.delay_s = c->interval_s > 0 ? c->interval_s : 1;
+	if (!u.replay)
+		u.nav.delay_s = c->interval_s > 0 ? c->interval_s : 1;
 	u.nviews = u.m->nviews;
 	u.views = xcalloc((size_t)u.nviews + 2, sizeof(*u.views));
 	memcpy(u.views, u.m->views, sizeof(*u.views) * (size_t)u.m->nviews);
@@ -714,9 +733,9 @@ int ui_run(const struct ui_config *c, char **cause)
 	/* The notice of the first plan, read before the sampler's thread
 	 * exists: once it runs, that thread rebuilds the notice at every
 	 * re-plan, and the screen takes it from each snapshot instead. */
-	const char *n0 = sampler_notice(u.sampler);
+	const char *n0 = u.sampler ? sampler_notice(u.sampler) : NULL;
 	u.first_notice = n0 && *n0 ? xstrdup(n0) : NULL;
-	if (sampler_start(u.sampler, &u.ring, cause) < 0)
+	if (u.sampler && sampler_start(u.sampler, &u.ring, cause) < 0)
 		goto out_ring;
 	if (!atexit_done) {
 		atexit(ui_restore);
@@ -730,7 +749,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	bool dirty = true;
 	long shown = 0;
 	while (!ui_stop_signal) {
-		struct snapshot *s = snap_ring_pop_latest(&u.ring);
+		struct snapshot *s = u.replay ? replay_ctl_poll(&u, now_s()) : snap_ring_pop_latest(&u.ring);
 		if (s) {
 			shown++;
 			if (u.snap)
@@ -739,6 +758,10 @@ int ui_run(const struct ui_config *c, char **cause)
 			dirty = true;
 			/* Columns follow what the figures can show. */
 			ui_build_columns(&u);
+		}
+		if (u.redraw) {
+			u.redraw = false;
+			dirty = true;
 		}
 		if (u.message && now_s() > u.message_until) {
 			free(u.message);
@@ -751,7 +774,10 @@ int ui_run(const struct ui_config *c, char **cause)
 			dirty = false;
 		}
 		/* -n, as in top: the last interval stays on screen briefly. */
-		if (c->iterations > 0 && shown >= c->iterations) {
+		/* Live, by the sampler's count: the screen may skip an interval
+		 * that came while it drew, but a recording (-w) has it. */
+		long done = u.replay || !u.snap ? shown : (long)u.snap->seq;
+		if (c->iterations > 0 && done >= c->iterations) {
 			napms(300);
 			break;
 		}
@@ -768,7 +794,8 @@ int ui_run(const struct ui_config *c, char **cause)
 	delscreen(ui_screen);
 	ui_screen = NULL;
 out_sampler:
-	sampler_stop(u.sampler);
+	if (u.sampler)
+		sampler_stop(u.sampler);
 out_ring:
 	if (u.snap) {
 		snapshot_free(u.snap);

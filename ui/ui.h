@@ -8,6 +8,8 @@
 #include "sampler.h"
 #include "snapshot.h"
 #include "topo.h"
+#include "record.h"
+#include "replay.h"
 
 struct ui_config {
 	struct sampler *sampler;     /* already created, not yet started */
@@ -23,6 +25,8 @@ struct ui_config {
 	int nextra; const int *extra_events;  /* -e events shown as columns */
 	const bool *cpu_filter;      /* -C, or NULL */
 	long iterations;             /* -n: quit after that many intervals (0: run on) */
+	struct replay *replay;       /* -r: play this recording (sampler is then NULL) */
+	struct recorder *recorder;   /* -w: the header says REC, and if it fails */
 };
 
 /* Runs the dashboard until the user quits. Starts and stops the sampler's

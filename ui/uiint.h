@@ -48,6 +48,7 @@ struct ui {
 	char *message;               /* transient line (bad filter...) */
 	char *first_notice;          /* the sampler's notice before the first snapshot */
 	double message_until;
+	bool redraw;                 /* something changed off the keyboard (a message) */
 
 	/* Metrics found by name; -1 where the model lacks them. */
 	int m_util, m_ghz, m_ipc, m_l3acc, m_l3rate, m_l3hit, m_l3lat, m_memrd, m_memwr, m_membus, m_memtot;
@@ -56,6 +57,15 @@ struct ui {
 	 * that -g named, when it named a group rather than a view. */
 	int nviews; struct view_def *views;
 	struct view_col *group_cols;
+
+	/* -r: the intervals come from a recording instead of the sampler
+	 * (replay_ctl.c). */
+	struct replay *replay;
+	int rp_pos;                  /* interval shown, -1 before the first */
+	int rp_want;                 /* interval to show next (a step, a jump, new figures), or -1 */
+	double rp_next;              /* when the next one is due while playing */
+	bool rp_moved;               /* the last move was not one interval forward */
+	bool rp_tell;                /* say which of the view's metrics the recording lacks */
 
 	int ncols; struct ui_col *cols;
 	int nrows; struct ui_row *rows;
@@ -74,6 +84,17 @@ void ui_set_message(struct ui *u, const char *msg);
 int ui_getkey(void);
 int ui_attr(const struct ui *u, int pair, int mono);
 bool ui_stopping(void);          /* a stop signal arrived */
+
+/* replay_ctl.c: playing a recording. */
+void replay_ctl_init(struct ui *u);
+/* The next snapshot to show (caller owns it) when one is due at now, else NULL. */
+struct snapshot *replay_ctl_poll(struct ui *u, double now);
+/* The step and jump keys, and pause. */
+void replay_ctl_action(struct ui *u, enum ui_action a);
+/* New figures asked for: the interval shown is derived again at once. */
+void replay_ctl_request(struct ui *u, int nmetrics, const int *metrics);
+/* "12/60 10:00:05 x1.0" for the header. */
+void replay_ctl_status(const struct ui *u, char *buf, int len);
 
 /* draw.c */
 void draw_screen(struct ui *u);

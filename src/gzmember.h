@@ -1,0 +1,43 @@
+/* gzmember.h: a file made of gzip members (RFC 1952), one per record, as
+ * recordings are (docs/recording.md). Each member is compressed and
+ * written on its own, so a process killed while writing leaves every
+ * earlier member whole, `zcat` reads the file as one text, and a reader
+ * can start at any member's offset. */
+#ifndef PMCTOP_GZMEMBER_H
+#define PMCTOP_GZMEMBER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A member larger than this once inflated is taken for corruption (or a
+ * file made to exhaust memory), not read. */
+#define GZM_MAX_MEMBER ((size_t)512 << 20)
+
+/* Compresses len bytes of buf into one member and appends it to fd with
+ * as few write() calls as the kernel allows. The member's gzip header
+ * carries an extra field "PM" (RFC 1952 section 2.3.1.1) with the
+ * member's compressed length and a caller's stamp (the interval's time
+ * in ms), both 8-byte little-endian, so that a reader can list the
+ * members of a long file without inflating them. 0, or -errno with *cause. */
+int gzm_append(int fd, const void *buf, size_t len, int64_t stamp, char **cause);
+
+/* Reads the header of the member at off in a file of size bytes: its
+ * stamp and the offset after it. 0; -EAGAIN when the member runs past the
+ * end of the file (truncated); -EBADMSG when there is no member header
+ * with the "PM" field at off. */
+int gzm_peek(int fd, uint64_t off, uint64_t size, uint64_t *next, int64_t *stamp);
+
+/* Inflates the member that starts at byte off of fd into a new buffer
+ * (NUL-terminated; *len without the NUL) and sets *next to the byte after
+ * it. Returns 0; -EAGAIN when the file ends inside the member (truncated);
+ * -EBADMSG when the bytes are not a whole, valid member (bad header, data
+ * or CRC); -EFBIG beyond GZM_MAX_MEMBER; another -errno for a read error.
+ * *cause says which. */
+int gzm_read_at(int fd, uint64_t off, char **out, size_t *len, uint64_t *next, char **cause);
+
+/* The offset of the next byte sequence at or after off that may start a
+ * member (the gzip magic and deflate method), or -1 if none: where a
+ * reader tries again after a damaged member. */
+int64_t gzm_find_member(int fd, uint64_t off);
+
+#endif

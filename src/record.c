@@ -1,0 +1,406 @@
+/* record.c: writes recordings (record.h, docs/recording.md). Each line is
+ * built in memory and compressed into its own gzip member, so that a
+ * pmctop killed at any moment leaves every finished interval readable. */
+#include "config.h"
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "gzmember.h"
+#include "sched.h"
+#include "topo.h"
+#include "util.h"
+
+struct recorder {
+	int fd;
+	char *path;
+	long count, limit;
+	_Atomic(char *) error;   /* set once, read by any thread */
+};
+
+/* --- JSON text --- */
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* The shortest of %.15g and %.17g that reads back as the same double, so
+ * that replay computes from exactly what was measured; null for NaN and
+ * infinities, which JSON cannot hold. */
+static void put_num(FILE *f, double v)
+{
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
+	}
+	/* Counts and times are mostly whole numbers: the quick way, exact
+	 * below 2^53. */
+	if (v == floor(v) && fabs(v) < 9007199254740992.0 && !(v == 0 && signbit(v))) {
+		fprintf(f, "%lld", (long long)v);
+		return;
+	}
+	char b[40];
+	snprintf(b, sizeof(b), "%.15g", v);
+	if (strtod(b, NULL) != v)
+		snprintf(b, sizeof(b), "%.17g", v);
+	fputs(b, f);
+}
+
+static void put_nums(FILE *f, const char *key, const double *v, size_t n)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (!v) {
+		fputs("null", f);
+		return;
+	}
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		put_num(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+static void put_ints(FILE *f, const char *key, const int *v, int n)
+{
+	fprintf(f, ",\"%s\":[", key);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%d", i ? "," : "", v[i]);
+	fputc(']', f);
+}
+
+static char *text_done(FILE *f, char **buf)
+{
+	if (fclose(f) != 0) {
+		fputs("pmctop: out of memory building a record\n", stderr);
+		abort();
+	}
+	return *buf;
+}
+
+/* --- the first line --- */
+
+char *record_header_text(const struct record_info *info)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	const struct model *m = info->model;
+	const struct topo *t = info->topo;
+	fprintf(f, "{\"format\":\"%s\",\"version\":%d,\"pmctop\":\"%s\"", RECORD_FORMAT_NAME,
+		RECORD_VERSION, PACKAGE_VERSION);
+	fputs(",\"model\":", f);
+	put_str(f, m->name);
+	fprintf(f, ",\"simulated\":%s,\"sim\":", info->simulated ? "true" : "false");
+	if (info->sim_spec)
+		put_str(f, info->sim_spec);
+	else
+		fputs("null", f);
+	fputs(",\"host\":", f);
+	put_str(f, info->host);
+	fputs(",\"cpu_name\":", f);
+	put_str(f, info->cpu_name);
+	fputs(",\"interval_s\":", f);
+	put_num(f, info->interval_s);
+	fputs(",\"rotate_ms\":", f);
+	put_num(f, info->rotate_ms);
+	fputs(",\"view\":", f);
+	if (info->view)
+		put_str(f, info->view);
+	else
+		fputs("null", f);
+	fputs(",\"cpu_filter\":", f);
+	if (info->cpu_filter) {
+		fputc('[', f);
+		bool first = true;
+		for (int c = 0; c < t->max_cpu; c++)
+			if (info->cpu_filter[c]) {
+				fprintf(f, "%s%d", first ? "" : ",", c);
+				first = false;
+			}
+		fputc(']', f);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\"columns\":[", f);
+	for (int i = 0; i < info->ncols; i++) {
+		fputs(i ? ",[" : "[", f);
+		put_str(f, m->metrics[info->cols[i]].name);
+		fputc(',', f);
+		if (info->fmts && info->fmts[i])
+			put_str(f, info->fmts[i]);
+		else
+			fputs("null", f);
+		fputc(']', f);
+	}
+	fputs("],\"event_columns\":[", f);
+	for (int i = 0; i < info->nevcols; i++) {
+		if (i)
+			fputc(',', f);
+		put_str(f, m->events[info->evcols[i]].name);
+	}
+	/* Per CPU, what topo_rebuild() groups by: the kernel's own ids. */
+	fprintf(f, "],\"topology\":{\"nnuma\":%d,\"fields\":[\"cpu\",\"online\",\"known\",\"core_id\","
+		"\"package_id\",\"die\",\"l3_id\",\"l3_first\",\"numa\"],\"cpus\":[", t->nnuma);
+	for (int i = 0; i < t->ncpus; i++) {
+		const struct topo_cpu *c = &t->cpus[i];
+		fprintf(f, "%s[%d,%d,%d,%d,%d,%d,%d,%d,%d]", i ? "," : "", c->cpu, c->online,
+			c->has_topology, c->core_id, c->package_id, c->die, c->l3_id, c->l3_first, c->numa);
+	}
+	/* The PMUs and events by name with the vendor encoding, for a reader
+	 * without pmctop's definitions. */
+	fputs("]},\"pmus\":{", f);
+	for (int p = 0; p < m->npmus; p++) {
+		if (p)
+			fputc(',', f);
+		put_str(f, m->pmus[p].name);
+		fputs(":{\"perf_name\":", f);
+		put_str(f, m->pmus[p].perf_name);
+		fputs(",\"scope\":", f);
+		put_str(f, scope_name(m->pmus[p].scope));
+		fputc('}', f);
+	}
+	fputs("}}", f);
+	return text_done(f, &buf);
+}
+
+/* --- one interval --- */
+
+char *record_interval_text(const struct derive_input *in, const struct snapshot *snap)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	const struct model *m = in->model;
+	const struct sched_plan *plan = in->plan;
+	fprintf(f, "{\"seq\":%llu,\"time\":", (unsigned long long)snap->seq);
+	put_num(f, snap->time);
+	fputs(",\"interval_s\":", f);
+	put_num(f, in->interval_s);
+	fputs(",\"rotate_ms\":", f);
+	put_num(f, snap->rotate_ms);
+	fputs(",\"cost_s\":", f);
+	put_num(f, snap->sampler_cost_s);
+	fputs(",\"notice\":", f);
+	if (snap->notice)
+		put_str(f, snap->notice);
+	else
+		fputs("null", f);
+	put_ints(f, "offline", snap->offline, snap->noffline);
+	put_ints(f, "returning", snap->returning, snap->nreturning);
+	/* CPUs the sampler's topology had offline when derive ran. */
+	fputs(",\"down\":[", f);
+	bool first = true;
+	for (int i = 0; i < in->topo->ncpus; i++)
+		if (!in->topo->cpus[i].online) {
+			fprintf(f, "%s%d", first ? "" : ",", in->topo->cpus[i].cpu);
+			first = false;
+		}
+	fputs("],\"metrics\":[", f);
+	for (int i = 0; i < plan->nmetrics; i++) {
+		if (i)
+			fputc(',', f);
+		put_str(f, m->metrics[plan->metrics[i]].name);
+	}
+	fputs("],\"events\":[", f);
+	first = true;
+	for (int e = 0; e < m->nevents; e++)
+		if (plan->event_used[e]) {
+			if (!first)
+				fputc(',', f);
+			put_str(f, m->events[e].name);
+			first = false;
+		}
+	/* Instances as [cpu, scope id, alive]: the scope is the PMU's. */
+	fputs("],\"pmus\":[", f);
+	for (int p = 0; p < m->npmus; p++) {
+		const struct derive_pmu *dp = &in->pmus[p];
+		fputs(p ? ",{\"pmu\":" : "{\"pmu\":", f);
+		put_str(f, m->pmus[p].name);
+		fprintf(f, ",\"available\":%s,\"inst\":[", dp->available ? "true" : "false");
+		for (int i = 0; i < dp->ninst; i++)
+			fprintf(f, "%s[%d,%d,%d]", i ? "," : "", dp->inst[i].cpu, dp->inst[i].scope_id,
+				dp->alive ? dp->alive[i] : 1);
+		fputs("]}", f);
+	}
+	fputs("],\"groups\":[", f);
+	for (int g = 0; g < plan->ngroups; g++) {
+		const struct derive_group *dg = &in->groups[g];
+		int ninst = in->pmus[plan->groups[g].pmu].ninst;
+		fputs(g ? ",{\"pmu\":" : "{\"pmu\":", f);
+		put_str(f, m->pmus[plan->groups[g].pmu].name);
+		fputs(",\"events\":[", f);
+		for (int k = 0; k < dg->nev; k++) {
+			if (k)
+				fputc(',', f);
+			put_str(f, m->events[dg->events[k]].name);
+		}
+		fprintf(f, "],\"nb\":%d", dg->iv ? dg->nb : 0);
+		size_t ni = (size_t)ninst, ne = (size_t)dg->nev, nb = dg->iv ? (size_t)dg->nb : 0;
+		put_nums(f, "v", dg->iv, ni * ne);
+		put_nums(f, "r", dg->iv ? dg->ir : NULL, ni);
+		put_nums(f, "bv", nb ? dg->bv : NULL, nb * ni * ne);
+		put_nums(f, "br", nb ? dg->br : NULL, nb * ni);
+		fputc('}', f);
+	}
+	fputs("]}", f);
+	return text_done(f, &buf);
+}
+
+/* --- the file --- */
+
+/* A recording is never written over: only a new file, an empty one of
+ * the user's, or a FIFO (a reader at the other end). */
+static int open_new(const char *path, char **cause)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd >= 0 || errno != EEXIST) {
+		if (fd < 0)
+			set_cause(cause, "cannot write %s: %s", path,
+				  errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		return fd;
+	}
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat sb;
+	const char *why = NULL;
+	if (fd < 0)
+		why = errno == ELOOP ? "is a symbolic link" : strerror(errno);
+	else if (fstat(fd, &sb) < 0)
+		why = strerror(errno);
+	else if (S_ISFIFO(sb.st_mode))
+		why = NULL;
+	else if (!S_ISREG(sb.st_mode) || sb.st_nlink != 1)
+		why = "is not a regular file with one name";
+	else if (sb.st_uid != geteuid())
+		why = "belongs to another user";
+	else if (sb.st_size > 0)
+		why = "exists; pmctop never writes over a recording (remove it or choose another name)";
+	if (why) {
+		set_cause(cause, "cannot record to %s: it %s", path, why);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* Writes block as usual from here on. */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+static void fail(struct recorder *r, const char *why)
+{
+	char *msg = xasprintf("recording to %s stopped after %ld intervals: %s", r->path, r->count, why);
+	char *expected = NULL;
+	if (!atomic_compare_exchange_strong(&r->error, &expected, msg))
+		free(msg);
+}
+
+static int write_line(struct recorder *r, char *text, int64_t stamp)
+{
+	if (!text) {
+		fail(r, "out of memory");
+		return -1;
+	}
+	char *why = NULL;
+	/* The line's newline goes into the member, so that the inflated
+	 * members are JSON lines as they stand; it takes the place of the
+	 * text's NUL for the moment. */
+	size_t n = strlen(text);
+	text[n] = '\n';
+	int rc = gzm_append(r->fd, text, n + 1, stamp, &why);
+	text[n] = '\0';
+	if (rc < 0) {
+		fail(r, why ? why : strerror(-rc));
+		free(why);
+	}
+	return rc;
+}
+
+struct recorder *recorder_open(const char *path, const struct record_info *info, char **cause)
+{
+	int fd = open_new(path, cause);
+	if (fd < 0)
+		return NULL;
+	struct recorder *r = xcalloc(1, sizeof(*r));
+	r->fd = fd;
+	r->path = xstrdup(path);
+	char *text = record_header_text(info);
+	int rc = write_line(r, text, 0);
+	free(text);
+	if (rc < 0) {
+		set_cause(cause, "%s", recorder_error(r));
+		recorder_close(r, NULL);
+		return NULL;
+	}
+	return r;
+}
+
+void recorder_add(struct recorder *r, const struct derive_input *in, const struct snapshot *snap)
+{
+	if (!r || atomic_load(&r->error) || (r->limit > 0 && r->count >= r->limit))
+		return;
+	char *text = record_interval_text(in, snap);
+	if (write_line(r, text, (int64_t)llround(snap->time * 1e3)) == 0)
+		r->count++;
+	free(text);
+}
+
+void recorder_set_limit(struct recorder *r, long n)
+{
+	r->limit = n;
+}
+
+const char *recorder_error(struct recorder *r)
+{
+	return r ? atomic_load(&r->error) : NULL;
+}
+
+long recorder_count(struct recorder *r)
+{
+	return r ? r->count : 0;
+}
+
+int recorder_close(struct recorder *r, char **cause)
+{
+	if (!r)
+		return 0;
+	int rc = 0;
+	/* On disk before pmctop says it is done: a recording is what the user
+	 * keeps. A FIFO has nothing to sync (EINVAL). */
+	if (fsync(r->fd) < 0 && errno != EINVAL && errno != EROFS)
+		fail(r, strerror(errno));
+	if (close(r->fd) < 0)
+		fail(r, strerror(errno));
+	char *err = atomic_load(&r->error);
+	if (err) {
+		set_cause(cause, "%s", err);
+		rc = -1;
+	}
+	free(err);
+	free(r->path);
+	free(r);
+	return rc;
+}

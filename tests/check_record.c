@@ -1,0 +1,525 @@
+/* check_record.c: recordings (-w) and their replay (-r). The judge is the
+ * live run itself: a replayed interval must be the snapshot the sampler
+ * made, figure for figure and bit for bit, uncertainties included, on a
+ * phased simulated workload with rotation, a CPU selection and a CPU that
+ * fails mid-run; a metric that was not asked for while recording must
+ * come out as a live run that asked for it computed it. Damaged and
+ * truncated files must give what is whole and say what was not. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "backend.h"
+#include "check_run.h"
+#include "evdef.h"
+#include "gzmember.h"
+#include "record.h"
+#include "replay.h"
+#include "sampler.h"
+#include "topo.h"
+#include "util.h"
+
+#define EVENTS_DIR TOP_SRCDIR "/events"
+#define NIV 8
+
+static char tmpdir[64];
+
+static void setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pmctop-rec-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *tmpfile_path(const char *name)
+{
+	return xasprintf("%s/%s", tmpdir, name);
+}
+
+/* Same double, NaN equal to NaN. */
+static bool same(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+static void same_array(const double *a, const double *b, int n, const char *what, int sc, int row)
+{
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(same(a[i], b[i]), "%s[%d] of scope %d row %d: live %.17g, replay %.17g",
+			      what, i, sc, row, a[i], b[i]);
+}
+
+/* only: compare these metrics alone (NULL: all), and not the wall-clock
+ * time, which differs between two live runs. */
+static void same_snapshot(const struct snapshot *a, const struct snapshot *b, const int *only, int nonly)
+{
+	ck_assert_uint_eq(a->seq, b->seq);
+	if (!only)
+		ck_assert(same(a->time, b->time));
+	ck_assert(same(a->interval_s, b->interval_s));
+	ck_assert(same(a->rotate_ms, b->rotate_ms));
+	ck_assert_int_eq(a->noffline, b->noffline);
+	for (int i = 0; i < a->noffline; i++)
+		ck_assert_int_eq(a->offline[i], b->offline[i]);
+	ck_assert_int_eq(a->nreturning, b->nreturning);
+	ck_assert_str_eq(a->notice ? a->notice : "", b->notice ? b->notice : "");
+	for (int e = 0; e < a->nevents; e++)
+		ck_assert_int_eq(a->event_planned[e], b->event_planned[e]);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		ck_assert_int_eq(a->nrows[sc], b->nrows[sc]);
+		for (int r = 0; r < a->nrows[sc]; r++) {
+			const struct snap_row *x = &a->rows[sc][r], *y = &b->rows[sc][r];
+			ck_assert_int_eq(x->id, y->id);
+			ck_assert_int_eq(x->ncpus, y->ncpus);
+			same_array(x->event, y->event, a->nevents, "event", sc, r);
+			same_array(x->event_cov, y->event_cov, a->nevents, "event_cov", sc, r);
+			same_array(x->event_rse, y->event_rse, a->nevents, "event_rse", sc, r);
+			for (int k = 0; k < (only ? nonly : a->nmetrics); k++) {
+				int m = only ? only[k] : k;
+				ck_assert_msg(same(x->metric[m], y->metric[m]) && same(x->metric_cov[m], y->metric_cov[m]) &&
+					      same(x->metric_rse[m], y->metric_rse[m]),
+					      "metric %d scope %d row %d: live %.17g cov %g rse %g, replay %.17g cov %g rse %g",
+					      m, sc, r, x->metric[m], x->metric_cov[m], x->metric_rse[m],
+					      y->metric[m], y->metric_cov[m], y->metric_rse[m]);
+			}
+		}
+	}
+}
+
+/* A live run of --sim zen5 (phased workload, seed) that records, keeping
+ * every snapshot it made. */
+struct run {
+	struct model *m;
+	struct topo *t;
+	struct sampler *s;
+	struct recorder *rec;
+	struct snapshot *snap[NIV];
+};
+
+static void hook(void *arg, const struct derive_input *in, const struct snapshot *snap)
+{
+	recorder_add(arg, in, snap);
+}
+
+static int *view_metrics(const struct model *m, const char *view, int *n)
+{
+	int v = model_find_view(m, view);
+	ck_assert_int_ge(v, 0);
+	int *ms = xmalloc(sizeof(int) * (size_t)(m->views[v].ncols + m->views[v].nbar + 2));
+	*n = 0;
+	for (int i = 0; i < m->views[v].ncols; i++)
+		ms[(*n)++] = m->views[v].cols[i].metric;
+	return ms;
+}
+
+static void run_live(struct run *r, const char *path, const int *ms, int nms, const int *evs, int nev,
+		     const bool *filter, const struct sim_fault *fault)
+{
+	char *cause = NULL;
+	memset(r, 0, sizeof(*r));
+	r->m = model_load_by_name(EVENTS_DIR, "amd-zen5", &cause);
+	ck_assert_msg(r->m != NULL, "%s", cause);
+	r->t = topo_synthetic(1, 2, 4, 2);
+	struct sampler_config cfg = {
+		.model = r->m, .topo = r->t, .ops = &backend_sim, .backend_arg = "seed=11",
+		.interval_s = 0.5, .rotate_ms = 20, .nmetrics = nms, .metrics = ms,
+		.nevents = nev, .events = evs, .cpu_filter = filter,
+		/* Never rotate less often for cost: two runs must rotate alike. */
+		.cost_budget = 1e9,
+	};
+	r->s = sampler_new(&cfg, &cause);
+	ck_assert_msg(r->s != NULL, "%s", cause);
+	if (fault)
+		sim_inject_fault(sampler_backend(r->s), fault);
+	if (path) {
+		struct record_info ri = {
+			.model = r->m, .topo = r->t, .simulated = true, .sim_spec = "zen5:1x2x4x2",
+			.host = "test", .cpu_name = "simulated", .interval_s = 0.5, .rotate_ms = 20,
+			.cpu_filter = filter, .ncols = nms, .cols = ms, .nevcols = nev, .evcols = evs,
+		};
+		r->rec = recorder_open(path, &ri, &cause);
+		ck_assert_msg(r->rec != NULL, "%s", cause);
+		sampler_record(r->s, hook, r->rec);
+	}
+	for (int i = 0; i < NIV; i++) {
+		r->snap[i] = sampler_step(r->s, &cause);
+		ck_assert_msg(r->snap[i] != NULL, "%s", cause);
+	}
+	if (r->rec) {
+		ck_assert_int_eq(recorder_count(r->rec), NIV);
+		ck_assert_int_eq(recorder_close(r->rec, &cause), 0);
+	}
+}
+
+static void run_done(struct run *r)
+{
+	for (int i = 0; i < NIV; i++)
+		snapshot_free(r->snap[i]);
+	sampler_free(r->s);
+	topo_free(r->t);
+	model_free(r->m);
+}
+
+static struct replay *open_ok(const char *path)
+{
+	char *cause = NULL;
+	struct replay *rp = replay_open(path, EVENTS_DIR, &cause);
+	ck_assert_msg(rp != NULL, "%s", cause);
+	return rp;
+}
+
+/* Every interval of a replay is the live snapshot. */
+static void replay_matches(const char *path, struct run *live, const int *only, int nonly)
+{
+	struct replay *rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), NIV);
+	ck_assert_ptr_null(replay_note(rp));
+	for (int i = 0; i < NIV; i++) {
+		char *cause = NULL;
+		struct snapshot *s = replay_snapshot(rp, i, &cause);
+		ck_assert_msg(s != NULL, "%s", cause);
+		same_snapshot(live->snap[i], s, only, nonly);
+		ck_assert(same(replay_time(rp, i), round(live->snap[i]->time * 1e3) / 1e3));
+		snapshot_free(s);
+	}
+	replay_free(rp);
+}
+
+START_TEST(test_replay_equals_live)
+{
+	char *path = tmpfile_path("a.rec");
+	struct run live;
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	int n, *ms = view_metrics(m, "batch", &n);
+	int evs[2] = { model_find_event(m, "ls_dispatch.all"), model_find_event(m, "ex_ret_brn") };
+	run_live(&live, path, ms, n, evs, 2, NULL, NULL);
+	replay_matches(path, &live, NULL, 0);
+	run_done(&live);
+	free(ms);
+	model_free(m);
+	free(path);
+}
+END_TEST
+
+/* -C and a CPU that stops counting (ENODEV, as when it goes offline). */
+START_TEST(test_replay_filter_and_offline)
+{
+	char *path = tmpfile_path("b.rec");
+	struct run live;
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	int n, *ms = view_metrics(m, "topdown", &n);
+	bool filter[16] = { false };
+	for (int c = 0; c < 16; c++)
+		filter[c] = c != 2 && c != 9;
+	struct sim_fault f = { .cpu = 3, .err = -ENODEV, .after_reads = 40 };
+	run_live(&live, path, ms, n, NULL, 0, filter, &f);
+	bool saw_offline = false;
+	for (int i = 0; i < NIV; i++)
+		saw_offline |= live.snap[i]->noffline > 0;
+	ck_assert_msg(saw_offline, "the fault took no CPU away: the test tests nothing");
+	replay_matches(path, &live, NULL, 0);
+	run_done(&live);
+	free(ms);
+	model_free(m);
+	free(path);
+}
+END_TEST
+
+/* A metric nobody asked for while recording, whose events were counted
+ * (CPI, from IPC's events): in every row of every interval it is the
+ * reciprocal of the recorded IPC, from the same windows, with the same
+ * coverage and relative error; the recorded figures do not change. */
+START_TEST(test_replay_new_metric)
+{
+	char *path = tmpfile_path("c.rec");
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	int n, *ms = view_metrics(m, "batch", &n);
+	int cpi = model_find_metric(m, "cpi"), ipc = model_find_metric(m, "ipc");
+	ck_assert_int_ge(cpi, 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_ne(ms[i], cpi);
+	struct run rec;
+	run_live(&rec, path, ms, n, NULL, 0, NULL, NULL);
+	ck_assert(!rec.snap[0]->metric_planned[cpi]);
+
+	struct replay *rp = open_ok(path);
+	ms[n] = cpi;
+	replay_request(rp, n + 1, ms, 0, NULL);
+	int checked = 0;
+	for (int i = 0; i < NIV; i++) {
+		struct snapshot *s = replay_snapshot(rp, i, NULL);
+		ck_assert_ptr_nonnull(s);
+		ck_assert(s->metric_planned[cpi]);
+		same_snapshot(rec.snap[i], s, ms, n);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int r = 0; r < s->nrows[sc]; r++) {
+				const struct snap_row *x = &s->rows[sc][r];
+				if (isnan(x->metric[ipc])) {
+					ck_assert(isnan(x->metric[cpi]));
+					continue;
+				}
+				ck_assert_double_eq_tol(x->metric[cpi] * x->metric[ipc], 1.0, 1e-12);
+				ck_assert(same(x->metric_cov[cpi], x->metric_cov[ipc]));
+				ck_assert(fabs(x->metric_rse[cpi] - x->metric_rse[ipc]) <= 1e-9 * fabs(x->metric_rse[ipc]) ||
+					  (isnan(x->metric_rse[cpi]) && isnan(x->metric_rse[ipc])));
+				checked++;
+			}
+		snapshot_free(s);
+	}
+	ck_assert_int_gt(checked, NIV * 16);
+	/* A metric whose events were not counted is not made up. */
+	int l2 = model_find_metric(m, "l2_mpki");
+	char why[160];
+	replay_request(rp, 1, &l2, 0, NULL);
+	struct snapshot *s = replay_snapshot(rp, 0, NULL);
+	ck_assert(!s->metric_planned[l2]);
+	ck_assert(isnan(s->rows[SNAP_SYSTEM][0].metric[l2]));
+	ck_assert_ptr_nonnull(replay_why_missing(rp, l2, why, sizeof(why)));
+	ck_assert_msg(strstr(why, "not counted") != NULL, "%s", why);
+	snapshot_free(s);
+	replay_free(rp);
+	run_done(&rec);
+	free(ms);
+	model_free(m);
+	free(path);
+}
+END_TEST
+
+static off_t file_size(const char *path)
+{
+	struct stat sb;
+	ck_assert_int_eq(stat(path, &sb), 0);
+	return sb.st_size;
+}
+
+static void copy_prefix(const char *from, const char *to, off_t n)
+{
+	char *cmd = xasprintf("head -c %lld '%s' > '%s'", (long long)n, from, to);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+}
+
+/* kill -9 mid-write leaves a partial member at the end: every whole
+ * interval replays, the note says the last one is incomplete. */
+START_TEST(test_truncated)
+{
+	char *path = tmpfile_path("d.rec"), *cut = tmpfile_path("d-cut.rec");
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	int n, *ms = view_metrics(m, "basic", &n);
+	struct run live;
+	run_live(&live, path, ms, n, NULL, 0, NULL, NULL);
+	off_t size = file_size(path);
+	for (off_t chop = 1; chop < 400; chop += 37) {
+		copy_prefix(path, cut, size - chop);
+		struct replay *rp = open_ok(cut);
+		ck_assert_int_eq(replay_count(rp), NIV - 1);
+		ck_assert_ptr_nonnull(replay_note(rp));
+		ck_assert_ptr_nonnull(strstr(replay_note(rp), "incomplete"));
+		struct snapshot *s = replay_snapshot(rp, NIV - 2, NULL);
+		ck_assert_ptr_nonnull(s);
+		same_snapshot(live.snap[NIV - 2], s, NULL, 0);
+		snapshot_free(s);
+		replay_free(rp);
+	}
+	/* Cut inside the first line: not a recording, said so. */
+	copy_prefix(path, cut, 20);
+	char *cause = NULL;
+	ck_assert_ptr_null(replay_open(cut, EVENTS_DIR, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "ends inside"));
+	free(cause);
+	run_done(&live);
+	free(ms);
+	model_free(m);
+	free(path);
+	free(cut);
+}
+END_TEST
+
+/* A damaged byte inside interval 3: it fails with a reason, the others
+ * replay; damage to its header skips it when listing. */
+START_TEST(test_damaged)
+{
+	char *path = tmpfile_path("e.rec");
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	int n, *ms = view_metrics(m, "basic", &n);
+	struct run live;
+	run_live(&live, path, ms, n, NULL, 0, NULL, NULL);
+	struct replay *rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), NIV);
+	replay_free(rp);
+
+	/* Find interval 3's offset by walking the members. */
+	int fd = open(path, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	uint64_t off = 0, next = 0, size = (uint64_t)file_size(path);
+	int64_t stamp;
+	for (int i = 0; i < 4; i++) {   /* the first line, then intervals 1-3 */
+		ck_assert_int_eq(gzm_peek(fd, off, size, &next, &stamp), 0);
+		if (i < 3)
+			off = next;
+	}
+	uint64_t mid = off + (next - off) / 2;
+	unsigned char b;
+	ck_assert_int_eq(pread(fd, &b, 1, (off_t)mid), 1);
+	b ^= 0x5a;
+	ck_assert_int_eq(pwrite(fd, &b, 1, (off_t)mid), 1);
+	rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), NIV);
+	char *cause = NULL;
+	ck_assert_ptr_null(replay_snapshot(rp, 2, &cause));
+	ck_assert_msg(strstr(cause, "interval 3") != NULL, "%s", cause);
+	free(cause);
+	for (int i = 0; i < NIV; i++) {
+		if (i == 2)
+			continue;
+		struct snapshot *s = replay_snapshot(rp, i, NULL);
+		ck_assert_ptr_nonnull(s);
+		same_snapshot(live.snap[i], s, NULL, 0);
+		snapshot_free(s);
+	}
+	replay_free(rp);
+	/* The member's header: listing skips to the next whole member. */
+	b = 0;
+	ck_assert_int_eq(pwrite(fd, &b, 1, (off_t)off), 1);
+	close(fd);
+	rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), NIV - 1);
+	ck_assert_ptr_nonnull(strstr(replay_note(rp), "damaged"));
+	struct snapshot *s = replay_snapshot(rp, 2, NULL);
+	ck_assert_ptr_nonnull(s);
+	same_snapshot(live.snap[3], s, NULL, 0);
+	snapshot_free(s);
+	replay_free(rp);
+	run_done(&live);
+	free(ms);
+	model_free(m);
+	free(path);
+}
+END_TEST
+
+/* A recording is never written over; zcat reads it as JSON lines. */
+START_TEST(test_file_rules)
+{
+	char *path = tmpfile_path("f.rec");
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	struct topo *t = topo_synthetic(1, 1, 2, 1);
+	int ipc = model_find_metric(m, "ipc");
+	struct record_info ri = { .model = m, .topo = t, .ncols = 1, .cols = &ipc };
+	char *cause = NULL;
+	struct recorder *r = recorder_open(path, &ri, &cause);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(recorder_close(r, NULL), 0);
+	ck_assert_ptr_null(recorder_open(path, &ri, &cause));
+	ck_assert_msg(strstr(cause, "never writes over") != NULL, "%s", cause);
+	free(cause);
+	char *link = tmpfile_path("link.rec");
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_ptr_null(recorder_open(link, &ri, &cause));
+	ck_assert_msg(strstr(cause, "symbolic link") != NULL, "%s", cause);
+	free(cause);
+	char *cmd = xasprintf("zcat '%s' | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); "
+			      "assert d[\"format\"]==\"pmctop-recording\" and d[\"model\"]==\"amd-zen5\"'", path);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	/* An empty recording opens with no interval. */
+	struct replay *rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), 0);
+	replay_free(rp);
+	/* Not a recording at all. */
+	char *junk = tmpfile_path("junk");
+	FILE *f = fopen(junk, "w");
+	fputs("hello\n", f);
+	fclose(f);
+	ck_assert_ptr_null(replay_open(junk, EVENTS_DIR, &cause));
+	ck_assert_msg(strstr(cause, "junk") != NULL, "%s", cause);
+	free(cause);
+	topo_free(t);
+	model_free(m);
+	free(junk);
+	free(link);
+	free(path);
+}
+END_TEST
+
+/* Lines mutated at random never crash the reader, and each one that is
+ * refused says why. */
+START_TEST(test_mutated_lines)
+{
+	char *path = tmpfile_path("g.rec");
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	int n, *ms = view_metrics(m, "basic", &n);
+	struct run live;
+	run_live(&live, path, ms, n, NULL, 0, NULL, NULL);
+	struct replay *rp = open_ok(path);
+	int fd = open(path, O_RDONLY);
+	uint64_t off = 0, next = 0, size = (uint64_t)file_size(path);
+	int64_t stamp;
+	ck_assert_int_eq(gzm_peek(fd, 0, size, &off, &stamp), 0);
+	char *text = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(gzm_read_at(fd, off, &text, &len, &next, NULL), 0);
+	close(fd);
+	srand(7);
+	int refused = 0;
+	for (int k = 0; k < 300; k++) {
+		char *t = xstrdup(text);
+		for (int j = 0; j < 1 + k % 5; j++) {
+			size_t at = (size_t)rand() % len;
+			const char subst[] = "0123456789-e.,[]{}\":nul";
+			t[at] = subst[rand() % (int)(sizeof(subst) - 1)];
+		}
+		char *cause = NULL;
+		struct snapshot *s = replay_snapshot_text(rp, t, len, &cause);
+		if (s) {
+			snapshot_free(s);
+		} else {
+			ck_assert_ptr_nonnull(cause);
+			refused++;
+		}
+		free(cause);
+		free(t);
+	}
+	ck_assert_int_gt(refused, 0);
+	free(text);
+	replay_free(rp);
+	run_done(&live);
+	free(ms);
+	model_free(m);
+	free(path);
+}
+END_TEST
+
+static Suite *record_suite(void)
+{
+	Suite *s = suite_create("record");
+	TCase *tc = tcase_create("record");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_replay_equals_live);
+	tcase_add_test(tc, test_replay_filter_and_offline);
+	tcase_add_test(tc, test_replay_new_metric);
+	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_damaged);
+	tcase_add_test(tc, test_file_rules);
+	tcase_add_test(tc, test_mutated_lines);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(record_suite());
+}

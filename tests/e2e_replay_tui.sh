@@ -1,0 +1,95 @@
+#!/bin/sh
+# e2e_replay_tui.sh: the dashboard on a recording, driven in tmux as a user
+# would: it records (-w) in the dashboard, then replays (-r) that file and
+# checks the REPLAY label and position, pause, stepping back and forward,
+# jumping to an interval and to a time, switching views (figures at once,
+# and a reason for a view whose events were not recorded), sorting, and
+# that q exits 0. Exits 77 (skip) without tmux.
+set -u
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+PMCTOP=$(cd "$top_builddir" && pwd)/pmctop
+EVENTS=$(cd "$top_srcdir" && pwd)/events
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
+[ -x "$PMCTOP" ] || { echo "SKIP: $PMCTOP not built"; exit 77; }
+
+SOCK="pmctop-rp-$$"
+TMUX_CMD="tmux -L $SOCK -f /dev/null"
+TMP=$(mktemp -d)
+fails=0
+cleanup() { $TMUX_CMD kill-server >/dev/null 2>&1; rm -rf "$TMP"; }
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+screen() { $TMUX_CMD capture-pane -p -t "$S"; }
+keys() { $TMUX_CMD send-keys -t "$S" "$@"; sleep 0.4; }
+wait_for() {
+	i=0
+	while [ $i -lt 50 ]; do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.2; i=$((i + 1))
+	done
+	return 1
+}
+expect() { wait_for "$1" || { fail "$2 (no /$1/ on screen)"; screen | sed 's/^/  | /'; }; }
+
+# 1. Record 12 intervals from the dashboard (-n ends it).
+S=rec
+$TMUX_CMD new-session -d -s "$S" -x 120 -y 40 \
+	"$PMCTOP --events-dir $EVENTS --sim zen5 -d 0.2 -n 12 -w $TMP/d.rec; echo EXIT=\$? > $TMP/status; sleep 60"
+expect 'REC' "the dashboard says it records"
+i=0
+while [ ! -f "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "recording dashboard: $(cat "$TMP/status" 2>/dev/null)"
+n=$("$PMCTOP" --events-dir "$EVENTS" -r "$TMP/d.rec" -b --format json | wc -l)
+[ "$n" -eq 12 ] || fail "the dashboard recorded $n intervals, not 12"
+
+# 2. Replay it at -d as recorded (0.2 s an interval).
+S=play
+rm -f "$TMP/status"
+$TMUX_CMD new-session -d -s "$S" -x 120 -y 40 \
+	"$PMCTOP --events-dir $EVENTS -r $TMP/d.rec; echo EXIT=\$? > $TMP/status; sleep 60"
+expect 'REPLAY [0-9]+/12 ' "the REPLAY label with the position"
+expect 'SIMULATED' "a replay of a simulated run says SIMULATED"
+expect 'REPLAY 12/12' "it plays to the end"
+expect 'end of the recording' "the end is said"
+keys '['
+expect 'REPLAY 11/12' "[ steps back"
+keys '['
+keys ']'
+expect 'REPLAY 11/12' "] steps forward"
+keys j
+$TMUX_CMD send-keys -t "$S" -l '#3'
+keys Enter
+expect 'REPLAY 3/12' "j #3 jumps to interval 3"
+keys j
+$TMUX_CMD send-keys -t "$S" -l zz
+keys Enter
+expect 'expected HH:MM' "a bad jump says what it expects"
+keys j
+$TMUX_CMD send-keys -t "$S" -l end
+keys Enter
+expect 'REPLAY 12/12' "j end"
+keys j
+$TMUX_CMD send-keys -t "$S" -l start
+keys Enter
+expect 'REPLAY 1/12 [0-9:]+ paused' "j start, still paused"
+# A view whose figures were recorded: figures at once, while paused.
+keys 2
+expect 'FE bound' "view 2 (topdown)"
+screen | grep -E '^ +0 ' | grep -Eq '[0-9]+\.[0-9]' || fail "topdown figures while paused"
+# A view whose events were not recorded: '-' with the reason.
+keys 5
+expect 'not in the recording|not counted' "a view that was not recorded says why"
+keys 1
+# Sorting by IPC, descending: the first row has the highest IPC.
+keys '>' '>' '>' '>' '>'
+screen | grep -q 'IPC[v^]' || screen | grep -q 'IPC' || fail "sort column"
+keys ' '
+expect 'REPLAY [2-9]/12|REPLAY 1[0-2]/12' "space resumes"
+keys q
+i=0
+while [ ! -f "$TMP/status" ] && [ $i -lt 25 ]; do sleep 0.2; i=$((i + 1)); done
+grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "q after a replay: $(cat "$TMP/status" 2>/dev/null)"
+
+[ "$fails" -eq 0 ] && echo "e2e_replay_tui: all passed"
+exit $((fails > 0))
