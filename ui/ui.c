@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include "fmt.h"
+#include "snapfile.h"
+#include "spark.h"
 #include "util.h"
 
 static volatile sig_atomic_t ui_stop_signal;
@@ -396,6 +398,9 @@ void ui_request(struct ui *u)
 	for (int i = 0; v && i < v->nbar; i++)
 		if (v->bar[i] < u->m->nmetrics)
 			add_unique(ms, &n, v->bar[i]);
+	/* 'a' in the detail pane: every metric while it is open. */
+	for (int i = 0; u->detail.measure_all && i < u->m->nmetrics; i++)
+		add_unique(ms, &n, i);
 	sampler_request(u->sampler, n, ms, u->nextra, u->extra);
 	free(ms);
 }
@@ -568,10 +573,24 @@ static void do_filter(struct ui *u)
 	u->nav.sel = u->nav.top = 0;
 }
 
+/* The snapshot key: the interval on screen, as JSON, to a new file. */
+static void write_snapshot(struct ui *u)
+{
+	char *path = NULL, *cause = NULL;
+	char *msg = snapfile_write(u->snap, NULL, u->extra, u->nextra, &path, &cause) == 0
+		    ? xasprintf("snapshot written to %s", path) : xasprintf("snapshot: %s", cause);
+	ui_set_message(u, msg);
+	free(msg);
+	free(path);
+	free(cause);
+}
+
 /* Handles one key; returns false to quit. */
 static bool handle_key(struct ui *u, int key)
 {
 	if (key == UK_RESIZE)
+		return true;
+	if (ui_detail_key(u, key))
 		return true;
 	const struct key_binding *b = keys_lookup(key);
 	if (!b)
@@ -613,6 +632,12 @@ static bool handle_key(struct ui *u, int key)
 		case ACT_FILTER:
 			do_filter(u);
 			break;
+		case ACT_DETAIL:
+			ui_detail_open(u);
+			break;
+		case ACT_SNAPSHOT:
+			write_snapshot(u);
+			break;
 		default:
 			break;
 		}
@@ -645,6 +670,7 @@ static void ui_done(struct ui *u)
 	free(u->message);
 	free(u->views);
 	free(u->group_cols);
+	history_done(&u->hist);
 }
 
 /* -g GROUP in the dashboard: a view of the group's metrics (as batch
@@ -707,6 +733,7 @@ int ui_run(const struct ui_config *c, char **cause)
 		u.filter[i] = true;
 	u.rows = xcalloc((size_t)(u.topo->ncpus > 0 ? u.topo->ncpus : 1), sizeof(*u.rows));
 	find_metrics(&u);
+	history_init(&u.hist, HISTORY_LEN, HISTORY_BUDGET);
 	ui_build_columns(&u);
 	ui_request(&u);
 
@@ -725,6 +752,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	ui_stop_signal = 0;
 	if (screen_init(&u, cause) < 0)
 		goto out_sampler;
+	u.utf8 = spark_utf8_locale();
 	ui_signals(true);
 
 	bool dirty = true;
@@ -736,6 +764,7 @@ int ui_run(const struct ui_config *c, char **cause)
 			if (u.snap)
 				snapshot_free(u.snap);
 			u.snap = s;
+			ui_history_add(&u, s);
 			dirty = true;
 			/* Columns follow what the figures can show. */
 			ui_build_columns(&u);
