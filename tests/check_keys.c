@@ -26,6 +26,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, 'c', ACT_TOGGLE_CCX, 0 }, { L, 't', ACT_TOGGLE_THREADS, 0 }, { L, 'u', ACT_TOGGLE_ERRORS, 0 },
 	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_DELAY_UP, 0 }, { L, '-', ACT_DELAY_DOWN, 0 },
 	{ L, '/', ACT_FILTER, 0 },
+	{ L, UK_ENTER, ACT_DETAIL, 0 }, { L, 'w', ACT_SNAPSHOT, 0 },
 	{ L, UK_UP, ACT_UP, 0 }, { L, UK_DOWN, ACT_DOWN, 0 }, { L, UK_PGUP, ACT_PGUP, 0 },
 	{ L, UK_PGDN, ACT_PGDN, 0 }, { L, UK_HOME, ACT_HOME, 0 }, { L, UK_END, ACT_END, 0 },
 	{ L, UK_LEFT, ACT_LEFT, 0 }, { L, UK_RIGHT, ACT_RIGHT, 0 },
@@ -88,7 +89,7 @@ static struct ui_nav sample_nav(void)
 
 START_TEST(test_unknown_keys)
 {
-	static const int probes[] = { 0, -1, 'z', 'Q', 'x', 0x7f, 0x7fffffff, UK_BASE, UK_ENTER, UK_ESC,
+	static const int probes[] = { 0, -1, 'z', 'Q', 'x', 0x7f, 0x7fffffff, UK_BASE, 'W', UK_ESC,
 				      UK_F2, UK_F9, UK_RESIZE, UK_CTRL('c'), 0x10ffff, -100 };
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		struct ui_nav n = sample_nav(), before = n;
@@ -117,6 +118,12 @@ START_TEST(test_actions)
 	struct ui_nav n = sample_nav();
 	ck_assert_int_eq(press(&n, 'q'), KA_QUIT);
 	ck_assert(press(&n, 'h') & KA_DIALOG);
+	/* Enter and w are the screen's: the detail pane and the snapshot
+	 * file, which change nothing in the navigation. */
+	struct ui_nav before = n;
+	ck_assert_int_eq(press(&n, UK_ENTER), KA_DIALOG);
+	ck_assert_int_eq(press(&n, 'w'), KA_DIALOG);
+	ck_assert(memcmp(&n, &before, sizeof(n)) == 0);
 	ck_assert(press(&n, '\t') & KA_REQUEST);
 	ck_assert_int_eq(n.view, 2);
 	press(&n, '\t');

@@ -2,6 +2,7 @@
 # e2e_tui.sh: drives the real ./pmctop in tmux on the simulated PMU and
 # checks what is on the screen: the SIMULATED label, the CCX panels, every
 # CPU row reachable by scrolling, sorting, the topdown bar, the event picker,
+# the history's sparklines, detail pane and snapshot key,
 # and that q exits with status 0 and restores the terminal; then the real
 # counters of this machine (the one-line notice where it has no PMU). Exits 77 (skip)
 # when tmux is missing or the program has no --sim yet.
@@ -183,6 +184,69 @@ start 160 30 "--sim zen5 -d 0.3 -g l2"
 expect 'L2 acc/s' "-g l2: the L2 group's columns"
 expect 'l2' "-g l2: its tab"
 quit_ok "-g l2"
+
+# 10. History: sparklines with their scale, the detail pane (Enter) with
+# min/avg/max, its scopes, 'a' and resizing; the snapshot key (w) writes
+# valid JSON to a new file in the current directory each time. ASCII
+# graphs in the C locale, block elements in a UTF-8 one where there is one.
+mkdir "$TMP/snap"
+start 100 30 "--sim zen5 -d 0.2" "cd $TMP/snap && LC_ALL=C"
+expect 'SIMULATED' "dashboard for the history test"
+# Sort by IPC (as in 1.): the sparklines follow the sort column.
+keys '<' '<' '<' '<' '<' '<' '<' '<' '>' '>' '>' '>' '>'
+sleep 2
+expect 'system IPC [0-9.]+\.\.[0-9.]+ +[_.:=+*#-]' "the system's IPC sparkline in ASCII"
+n=$(screen | grep -Eo 'IPC [0-9.]+\.\.[0-9.]+ ' | wc -l)
+[ "$n" -ge 4 ] || { fail "IPC sparklines: $n lines, want the system, 2 CCX and the socket"; screen | sed 's/^/  | /'; }
+keys Enter
+expect '\[CPU [0-9]+\]' "detail pane on the selected CPU"
+expect '^.IPC +[0-9.]+\.\.[0-9.]+' "the pane's IPC graph with its scale"
+expect 'now ~?[0-9.]+ insn/cyc +min [0-9.]+ +avg [0-9.]+ +max [0-9.]+ +over' "IPC min/avg/max"
+expect 'L3 hit%.*per CCX and wider' "why a CCX metric has no value in a CPU"
+keys Right Right
+expect '\[CCX [0-9]\]' "Right moves the pane to the CPU's CCX"
+expect 'L3 hit% +[0-9.]+ ' "the CCX's L3 hit ratio"
+keys End
+expect 'not measured in this view' "metrics outside the view listed with why"
+keys a
+expect 'measuring every metric' "a measures every metric"
+i=0; while [ $i -lt 25 ] && screen | grep -q 'not measured in this view'; do sleep 0.2; i=$((i + 1)); done
+screen | grep -q 'not measured in this view' && fail "a: metrics still not measured"
+for size in "60 15" "250 70" "40 10" "100 30"; do
+	set -- $size
+	$TMUX_CMD resize-window -t "$S" -x "$1" -y "$2" >/dev/null 2>&1
+	sleep 0.8
+	[ "$(screen | wc -l)" -le "$2" ] || fail "more than $2 lines at ${1}x$2"
+	w=$(screen | awk '{ n = length($0); if (n > w) w = n } END { print w + 0 }')
+	[ "$w" -le "$1" ] || fail "a line of $w columns at ${1}x$2"
+	if [ "$1" -ge 60 ]; then expect 'Up/Down' "the pane at ${1}x$2"; else expect 'too small' "too small at ${1}x$2"; fi
+done
+keys Escape
+sleep 0.5
+screen | grep -q 'Up/Down' && fail "Esc did not close the pane"
+expect 'CPU.+core' "the table after the pane"
+keys w
+expect 'snapshot written to .*/pmctop-snapshot-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.json' "the snapshot key's message"
+keys w w
+n=$(ls "$TMP/snap" | grep -Ec '^pmctop-snapshot-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.json$')
+[ "$n" -eq 3 ] || fail "three snapshots made $n files: $(ls "$TMP/snap")"
+for f in "$TMP"/snap/pmctop-snapshot-*.json; do
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -m json.tool "$f" >/dev/null 2>&1 || fail "$f is not valid JSON"
+	fi
+	grep -q '"ipc":' "$f" || fail "$f lacks IPC"
+done
+quit_ok "history"
+# Block elements where the system has a UTF-8 locale.
+utf8=$(locale -a 2>/dev/null | grep -Ei '^(c|en_us)\.utf-?8$' | head -n 1)
+if [ -n "$utf8" ]; then
+	start 100 30 "--sim zen5 -d 0.2" "LC_ALL=$utf8"
+	expect 'SIMULATED' "dashboard in $utf8"
+	sleep 1
+	blocks=$(printf '(\342\226\201|\342\226\202|\342\226\203|\342\226\204|\342\226\205|\342\226\206|\342\226\207|\342\226\210)')
+	expect "system util% [0-9]+\.\.[0-9]+ +.*$blocks" "block elements in $utf8"
+	quit_ok "$utf8"
+fi
 
 # 8. -n ends the dashboard by itself after that many intervals, as in top.
 start 100 30 "--sim zen5 -d 0.3 -n 3"

@@ -18,7 +18,7 @@ void dialog_help(struct ui *u)
 {
 	(void)u;
 	/* One line per action: all its keys, then what it does. */
-	int cap = keys_count + 16, n = 0, top = 0;
+	int cap = keys_count + 32, n = 0, top = 0;
 	char **lines = xcalloc((size_t)cap, sizeof(char *));
 	lines[n++] = xstrdup("pmctop keys (Esc, q or Enter closes this help)");
 	lines[n++] = xstrdup("");
@@ -42,6 +42,16 @@ void dialog_help(struct ui *u)
 	lines[n++] = xstrdup("  Event columns are counts per second. The topdown bar: F frontend bound,");
 	lines[n++] = xstrdup("  S bad speculation, B backend bound, T SMT contention, R retiring; lower");
 	lines[n++] = xstrdup("  case is the second half of a split (level 2). The heading names them.");
+	lines[n++] = xstrdup("");
+	lines[n++] = xstrdup("  Sparklines (header, CCX boxes, sockets) show the sort column's metric, or");
+	lines[n++] = xstrdup("  utilisation: one cell per interval, newest at the right, scaled from the");
+	lines[n++] = xstrdup("  lowest to the highest value printed beside them; a blank is no value.");
+	lines[n++] = xstrdup("  Detail pane (Enter): Up/Down picks the metric graphed, Left/Right moves");
+	lines[n++] = xstrdup("  to the row's core, CCX, socket or the system, a measures every metric");
+	lines[n++] = xstrdup("  (more groups: each is counted less of the time), Esc, Enter or q closes.");
+	lines[n++] = xasprintf("  History: the last %d intervals (at most %zu MiB); it starts again when", HISTORY_LEN,
+			       HISTORY_BUDGET >> 20);
+	lines[n++] = xstrdup("  the refresh delay changes, so that no graph mixes intervals.");
 	for (;;) {
 		erase();
 		for (int i = 0; i + top < n && i < LINES - 1; i++)

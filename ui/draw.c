@@ -122,6 +122,7 @@ void draw_screen(struct ui *u)
 		draw_put(y, 0, wrap_len[i] < u->lay.notice.w ? wrap_len[i] : u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD),
 			 notice + wrap_start[i]);
 	}
+	panel_detail(u);
 	panel_footer(u);
 	/* Last: the header reports the lowest coverage among the values the
 	 * other panels drew (u->min_cov). */

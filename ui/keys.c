@@ -36,6 +36,8 @@ const struct key_binding keys_table[] = {
 	{ '+', ACT_DELAY_UP, 0, "+", "longer refresh delay" },
 	{ '-', ACT_DELAY_DOWN, 0, "-", "shorter refresh delay" },
 	{ '/', ACT_FILTER, 0, "/", "filter rows: a CPU list (0-7,16) or 'ccx N' / 'socket N'" },
+	{ UK_ENTER, ACT_DETAIL, 0, "Enter", "detail pane: every metric of the row, its history" },
+	{ 'w', ACT_SNAPSHOT, 0, "w", "write this interval as JSON (pmctop-snapshot-*.json)" },
 	{ UK_UP, ACT_UP, 0, "Up", "select the row above" },
 	{ UK_DOWN, ACT_DOWN, 0, "Down", "select the row below" },
 	{ UK_PGUP, ACT_PGUP, 0, "PgUp", "a page up" },
@@ -126,6 +128,8 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 	case ACT_STEP_BACK:   /* replay: the screen moves and pauses it */
 	case ACT_STEP_FWD:
 	case ACT_JUMP:
+	case ACT_DETAIL:
+	case ACT_SNAPSHOT:
 		return KA_DIALOG;
 	case ACT_VIEW_NEXT:
 	case ACT_VIEW_PREV:

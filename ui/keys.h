@@ -32,6 +32,8 @@ enum ui_action {
 	ACT_LEFT, ACT_RIGHT,
 	ACT_REDRAW,
 	ACT_STEP_BACK, ACT_STEP_FWD, ACT_JUMP,   /* replay (-r) only */
+	ACT_DETAIL,           /* Enter: the detail pane of the selected row */
+	ACT_SNAPSHOT,         /* write this interval as JSON to a file */
 	ACT_COUNT
 };
 
@@ -73,7 +75,7 @@ enum {
 	KA_PAUSE = 1 << 3,        /* pause toggled: sampler_pause */
 	KA_ROWS = 1 << 4,         /* row set changed (per core toggle) */
 	KA_QUIT = 1 << 5,
-	KA_DIALOG = 1 << 6,       /* help, pickers, filter: handled by the screen */
+	KA_DIALOG = 1 << 6,       /* help, pickers, filter, detail, snapshot: handled by the screen */
 	KA_CLEAR = 1 << 7,        /* redraw the whole terminal */
 };
 

@@ -1,6 +1,7 @@
 /* panel.h: what the panel files (panel_header.c, panel_ccx.c,
- * panel_table.c, panel_mem.c) share with the frame in draw.c: the clipped
- * drawing helpers and one entry point per panel. Private to ui/. */
+ * panel_table.c, panel_mem.c, panel_detail.c, panel_spark.c) share with
+ * the frame in draw.c: the clipped drawing helpers and one entry point per
+ * panel. Private to ui/. */
 #ifndef PMCTOP_UI_PANEL_H
 #define PMCTOP_UI_PANEL_H
 
@@ -23,5 +24,15 @@ void panel_footer(struct ui *u);    /* panel_header.c */
 void panel_ccx(struct ui *u);       /* panel_ccx.c */
 void panel_table(struct ui *u);     /* panel_table.c */
 void panel_mem(struct ui *u);       /* panel_mem.c */
+void panel_detail(struct ui *u);    /* panel_detail.c: the pane, when open */
+
+/* panel_spark.c: the metric the sparklines show (the sort column's when
+ * it is a metric, else utilisation or IPC; vc: its view column or NULL);
+ * a string of one glyph per cell (spark.c) clipped to w cells; and the
+ * sparkline of one row, "<prefix><label> <lo>..<hi> <cells>", in at most
+ * w columns. Returns the columns drawn, 0 when there is no room. */
+int ui_spark_metric(struct ui *u, const struct view_col **vc);
+void draw_glyphs(int y, int x, int w, int attr, const char *s);
+int draw_spark(struct ui *u, int y, int x, int w, enum snap_scope sc, int id, const char *prefix);
 
 #endif

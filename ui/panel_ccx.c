@@ -103,6 +103,8 @@ void panel_ccx(struct ui *u)
 			draw_put(slot_y, slot_x, l->ccx_box_w - 1, title, line);
 			if (n < l->ccx_box_w - 1)
 				draw_strip(u, slot_y, slot_x + n, l->ccx_box_w - 1 - n, 1, i, metric, vc, max);
+			n += cx->ncores + 2;
+			draw_spark(u, slot_y, slot_x + n, l->ccx_box_w - 1 - n, SNAP_CCX, i, "");
 			continue;
 		}
 		int w = l->ccx_box_w, h = l->ccx_box_h;
@@ -123,5 +125,7 @@ void panel_ccx(struct ui *u)
 		snprintf(line, sizeof(line), "miss %s IPC %s %s", lat, ipc, ghz);
 		draw_put(slot_y + 2, slot_x + 1, w - 2, 0, line);
 		draw_strip(u, slot_y + 3, slot_x + 1, w - 2, l->strip_lines, i, metric, vc, max);
+		/* The history of the strip's metric, in the bottom border. */
+		draw_spark(u, slot_y + h - 1, slot_x + 2, w - 5, SNAP_CCX, i, " ");
 	}
 }

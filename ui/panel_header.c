@@ -10,6 +10,10 @@
 #include <string.h>
 #include "util.h"
 
+/* Room the view tabs leave on the status line for the system's
+ * sparkline before they shrink to the active view alone. */
+#define HEADER_SPARK_W 48
+
 void panel_footer(struct ui *u)
 {
 	static const struct { const char *k, *label; } items[] = {
@@ -108,7 +112,7 @@ void panel_header(struct ui *u)
 	int tabs = 0;
 	for (int i = 0; i < u->nviews; i++)
 		tabs += (int)strlen(u->views[i].name) + 4;
-	bool all = tabs + (int)strlen(status) <= h->w;
+	bool all = tabs + (int)strlen(status) + HEADER_SPARK_W <= h->w;
 	x = 0;
 	for (int i = 0; i < u->nviews && x < h->w; i++) {
 		const struct view_def *v = &u->views[i];
@@ -123,4 +127,6 @@ void panel_header(struct ui *u)
 		x += (int)strlen(line);
 	}
 	draw_put(h->y + 2, x, h->w - x, 0, status);
+	x += (int)strlen(status) + 3;
+	draw_spark(u, h->y + 2, x, h->w - x, SNAP_SYSTEM, 0, "system ");
 }

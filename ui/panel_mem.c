@@ -40,6 +40,8 @@ void panel_mem(struct ui *u)
 		snprintf(line, sizeof(line), "%-14s %7s %-4s %7s %-4s %9s", name, rd, unit_of(u, rd_metric),
 			 wr, unit_of(u, u->m_memwr), bus);
 		draw_put(m->y + 1 + s, m->x, m->w, 0, line);
+		int used = (int)strlen(line) + 3;
+		draw_spark(u, m->y + 1 + s, m->x + used, m->w - used, SNAP_SOCKET, s, "");
 	}
 	if (u->topo->nsockets > m->h - 1) {
 		snprintf(line, sizeof(line), "+%d more sockets", u->topo->nsockets - (m->h - 1));

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include "fmt.h"
+#include "snapfile.h"
+#include "spark.h"
 #include "util.h"
 
 static volatile sig_atomic_t ui_stop_signal;
@@ -397,6 +399,9 @@ void ui_request(struct ui *u)
 	for (int i = 0; v && i < v->nbar; i++)
 		if (v->bar[i] < u->m->nmetrics)
 			add_unique(ms, &n, v->bar[i]);
+	/* 'a' in the detail pane: every metric while it is open. */
+	for (int i = 0; u->detail.measure_all && i < u->m->nmetrics; i++)
+		add_unique(ms, &n, i);
 	if (u->replay)
 		replay_ctl_request(u, n, ms);
 	else
@@ -572,10 +577,24 @@ static void do_filter(struct ui *u)
 	u->nav.sel = u->nav.top = 0;
 }
 
+/* The snapshot key: the interval on screen, as JSON, to a new file. */
+static void write_snapshot(struct ui *u)
+{
+	char *path = NULL, *cause = NULL;
+	char *msg = snapfile_write(u->snap, NULL, u->extra, u->nextra, &path, &cause) == 0
+		    ? xasprintf("snapshot written to %s", path) : xasprintf("snapshot: %s", cause);
+	ui_set_message(u, msg);
+	free(msg);
+	free(path);
+	free(cause);
+}
+
 /* Handles one key; returns false to quit. */
 static bool handle_key(struct ui *u, int key)
 {
 	if (key == UK_RESIZE)
+		return true;
+	if (ui_detail_key(u, key))
 		return true;
 	const struct key_binding *b = keys_lookup(key);
 	if (!b)
@@ -625,6 +644,12 @@ static bool handle_key(struct ui *u, int key)
 			else
 				ui_set_message(u, "[, ] and j move through a recording (pmctop -r FILE)");
 			break;
+		case ACT_DETAIL:
+			ui_detail_open(u);
+			break;
+		case ACT_SNAPSHOT:
+			write_snapshot(u);
+			break;
 		default:
 			break;
 		}
@@ -660,6 +685,7 @@ static void ui_done(struct ui *u)
 	free(u->message);
 	free(u->views);
 	free(u->group_cols);
+	history_done(&u->hist);
 }
 
 /* -g GROUP in the dashboard: a view of the group's metrics (as batch
@@ -726,6 +752,7 @@ int ui_run(const struct ui_config *c, char **cause)
 		u.filter[i] = true;
 	u.rows = xcalloc((size_t)(u.topo->ncpus > 0 ? u.topo->ncpus : 1), sizeof(*u.rows));
 	find_metrics(&u);
+	history_init(&u.hist, HISTORY_LEN, HISTORY_BUDGET);
 	ui_build_columns(&u);
 	ui_request(&u);
 
@@ -744,6 +771,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	ui_stop_signal = 0;
 	if (screen_init(&u, cause) < 0)
 		goto out_sampler;
+	u.utf8 = spark_utf8_locale();
 	ui_signals(true);
 
 	bool dirty = true;
@@ -752,9 +780,16 @@ int ui_run(const struct ui_config *c, char **cause)
 		struct snapshot *s = u.replay ? replay_ctl_poll(&u, now_s()) : snap_ring_pop_latest(&u.ring);
 		if (s) {
 			shown++;
+			/* A replay that jumped starts the history again; the same
+			 * interval derived again (a new view) is not a new one. */
+			bool again = u.replay && u.snap && s->seq == u.snap->seq && s->time == u.snap->time;
+			if (u.replay && u.rp_moved)
+				history_clear(&u.hist);
 			if (u.snap)
 				snapshot_free(u.snap);
 			u.snap = s;
+			if (!again)
+				ui_history_add(&u, s);
 			dirty = true;
 			/* Columns follow what the figures can show. */
 			ui_build_columns(&u);

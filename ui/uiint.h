@@ -5,6 +5,8 @@
 #define PMCTOP_UI_UIINT_H
 
 #include <stdbool.h>
+#include "detail.h"
+#include "history.h"
 #include "keys.h"
 #include "layout.h"
 #include "ui.h"
@@ -70,6 +72,10 @@ struct ui {
 	int ncols; struct ui_col *cols;
 	int nrows; struct ui_row *rows;
 	double min_cov;              /* lowest coverage among the values drawn */
+
+	struct history hist;         /* figures of the last intervals (history.h) */
+	struct detail detail;        /* the detail pane (Enter) */
+	bool utf8;                   /* the locale is UTF-8: graphs in block elements */
 };
 
 /* ui.c */
@@ -101,6 +107,17 @@ void draw_screen(struct ui *u);
 /* panel_table.c */
 const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
 		      char *buf, int len, int *level);
+
+/* panel_spark.c: keeps a new snapshot's figures in u->hist (the
+ * sparklines and the detail pane draw from it) and says so when the
+ * history had to start again because the interval length changed. A
+ * replay that jumps calls history_clear(&u->hist) first. */
+void ui_history_add(struct ui *u, const struct snapshot *s);
+
+/* panel_detail.c: Enter opens the pane on the selected row; with the
+ * pane open, its keys go to ui_detail_key first (false: not one of its). */
+void ui_detail_open(struct ui *u);
+bool ui_detail_key(struct ui *u, int key);
 
 /* dialog.c */
 void dialog_help(struct ui *u);

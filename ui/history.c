@@ -1,0 +1,304 @@
+/* history.c: the dashboard's bounded history of figures (history.h): a
+ * ring of compact intervals, each one allocation of floats plus where each
+ * metric's values start in it, and a table of row ids that consecutive
+ * intervals share (the rows change only when CPUs go offline or return). */
+#include "config.h"
+#include "history.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+#define NOT_KEPT UINT32_MAX
+
+/* Which rows an interval has, per scope, by id. Shared (counted) by every
+ * interval with the same rows. */
+struct history_shape {
+	int refs;
+	int nrows[SNAP_NSCOPES];
+	int *ids[SNAP_NSCOPES];       /* into the same allocation as the shape */
+	size_t bytes;
+};
+
+struct history_entry {
+	uint64_t seq;
+	double time, interval_s;
+	struct history_shape *shape;
+	size_t bytes;
+	int nmetrics;
+	uint32_t *start;              /* [nmetrics] first value of the metric in v, or NOT_KEPT */
+	uint8_t *scopes;              /* [nmetrics] bit sc: the rows of scope sc are kept */
+	float *v;
+};
+
+void history_init(struct history *h, int cap, size_t budget)
+{
+	memset(h, 0, sizeof(*h));
+	h->cap = cap > 0 ? cap : 1;
+	h->budget = budget;
+	h->ring = xcalloc((size_t)h->cap, sizeof(*h->ring));
+	h->bytes = sizeof(*h->ring) * (size_t)h->cap;
+}
+
+static void shape_put(struct history *h, struct history_shape *sh)
+{
+	if (sh && --sh->refs == 0) {
+		h->bytes -= sh->bytes;
+		free(sh);
+	}
+}
+
+static struct history_entry *entry_at(const struct history *h, int i)
+{
+	return h->ring[(h->first + i) % h->cap];
+}
+
+static void drop_oldest(struct history *h)
+{
+	struct history_entry *e = h->ring[h->first];
+	h->ring[h->first] = NULL;
+	h->first = (h->first + 1) % h->cap;
+	h->n--;
+	h->bytes -= e->bytes;
+	shape_put(h, e->shape);
+	free(e);
+}
+
+void history_clear(struct history *h)
+{
+	while (h->n > 0)
+		drop_oldest(h);
+	h->first = 0;
+	shape_put(h, h->shape);
+	h->shape = NULL;
+}
+
+void history_done(struct history *h)
+{
+	if (!h->ring)
+		return;
+	history_clear(h);
+	free(h->ring);
+	memset(h, 0, sizeof(*h));
+}
+
+static bool shape_matches(const struct history_shape *sh, const struct snapshot *s)
+{
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		if (sh->nrows[sc] != s->nrows[sc])
+			return false;
+		for (int r = 0; r < s->nrows[sc]; r++)
+			if (sh->ids[sc][r] != s->rows[sc][r].id)
+				return false;
+	}
+	return true;
+}
+
+/* The newest shape if s has the same rows, else a new one. Counted for
+ * the caller. */
+static struct history_shape *shape_get(struct history *h, const struct snapshot *s)
+{
+	if (!h->shape || !shape_matches(h->shape, s)) {
+		int total = 0;
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			total += s->nrows[sc];
+		size_t bytes = sizeof(struct history_shape) + sizeof(int) * (size_t)total;
+		struct history_shape *sh = xcalloc(1, bytes);
+		int *ids = (int *)(sh + 1);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			sh->nrows[sc] = s->nrows[sc];
+			sh->ids[sc] = ids;
+			for (int r = 0; r < s->nrows[sc]; r++)
+				*ids++ = s->rows[sc][r].id;
+		}
+		sh->bytes = bytes;
+		sh->refs = 1;          /* the history's own reference */
+		h->bytes += bytes;
+		shape_put(h, h->shape);
+		h->shape = sh;
+	}
+	h->shape->refs++;
+	return h->shape;
+}
+
+static bool scope_has_value(const struct snapshot *s, int sc, int metric)
+{
+	for (int r = 0; r < s->nrows[sc]; r++)
+		if (!isnan(s->rows[sc][r].metric[metric]))
+			return true;
+	return false;
+}
+
+/* One interval's figures in one allocation: the header, the starts, the
+ * scope masks, then the floats. */
+static struct history_entry *entry_new(const struct snapshot *s, size_t *bytes_out)
+{
+	int nm = s->nmetrics;
+	uint8_t *mask = xcalloc((size_t)nm + 1, 1);
+	size_t nvals = 0;
+	for (int m = 0; m < nm; m++) {
+		if (!s->metric_planned[m])
+			continue;
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			if (scope_has_value(s, sc, m)) {
+				mask[m] |= (uint8_t)(1u << sc);
+				nvals += (size_t)s->nrows[sc];
+			}
+	}
+	size_t head = sizeof(struct history_entry) + sizeof(uint32_t) * (size_t)nm + (size_t)nm;
+	head = (head + sizeof(float) - 1) / sizeof(float) * sizeof(float);
+	size_t bytes = head + sizeof(float) * nvals;
+	struct history_entry *e = xmalloc(bytes);
+	e->seq = s->seq;
+	e->time = s->time;
+	e->interval_s = s->interval_s;
+	e->shape = NULL;
+	e->bytes = bytes;
+	e->nmetrics = nm;
+	e->start = (uint32_t *)(e + 1);
+	e->scopes = (uint8_t *)(e->start + nm);
+	e->v = (float *)((char *)e + head);
+	size_t k = 0;
+	for (int m = 0; m < nm; m++) {
+		e->scopes[m] = mask[m];
+		e->start[m] = mask[m] ? (uint32_t)k : NOT_KEPT;
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			if (!(mask[m] & (1u << sc)))
+				continue;
+			for (int r = 0; r < s->nrows[sc]; r++)
+				e->v[k++] = (float)s->rows[sc][r].metric[m];
+		}
+	}
+	free(mask);
+	*bytes_out = bytes;
+	return e;
+}
+
+bool history_add(struct history *h, const struct snapshot *s)
+{
+	if (!h->ring || !s || !s->metric_planned)
+		return false;
+	if (h->n > 0) {
+		const struct history_entry *last = entry_at(h, h->n - 1);
+		double iv = last->interval_s;
+		bool other_len = !(fabs(s->interval_s - iv) <= HISTORY_INTERVAL_TOLERANCE * iv);
+		if (other_len || s->nmetrics != h->nmetrics || s->time < last->time) {
+			history_clear(h);
+			h->restarts += other_len;
+		}
+	}
+	h->nmetrics = s->nmetrics;
+	size_t bytes;
+	struct history_entry *e = entry_new(s, &bytes);
+	/* The shape is counted as soon as it exists: it may be new. */
+	e->shape = shape_get(h, s);
+	while (h->n > 0 && (h->n >= h->cap || h->bytes + bytes > h->budget))
+		drop_oldest(h);
+	if (h->bytes + bytes > h->budget) {
+		shape_put(h, e->shape);
+		free(e);
+		/* Nothing is held now: the rows' table goes too. */
+		shape_put(h, h->shape);
+		h->shape = NULL;
+		h->dropped++;
+		return false;
+	}
+	h->ring[(h->first + h->n) % h->cap] = e;
+	h->n++;
+	h->bytes += bytes;
+	return true;
+}
+
+int history_count(const struct history *h)
+{
+	return h->n;
+}
+
+size_t history_bytes(const struct history *h)
+{
+	return h->bytes;
+}
+
+double history_interval(const struct history *h)
+{
+	return h->n > 0 ? entry_at(h, h->n - 1)->interval_s : NAN;
+}
+
+double history_span(const struct history *h)
+{
+	if (h->n < 1)
+		return 0;
+	const struct history_entry *a = entry_at(h, 0), *b = entry_at(h, h->n - 1);
+	return b->time - a->time + a->interval_s;
+}
+
+/* The value of metric in row id of scope sc in interval e; NaN if not kept. */
+static double entry_value(const struct history_entry *e, int sc, int id, int metric)
+{
+	if (metric < 0 || metric >= e->nmetrics || e->start[metric] == NOT_KEPT ||
+	    !(e->scopes[metric] & (1u << sc)))
+		return NAN;
+	const struct history_shape *sh = e->shape;
+	int slot = -1;
+	if (id >= 0 && id < sh->nrows[sc] && sh->ids[sc][id] == id)
+		slot = id;
+	for (int r = 0; slot < 0 && r < sh->nrows[sc]; r++)
+		if (sh->ids[sc][r] == id)
+			slot = r;
+	if (slot < 0)
+		return NAN;
+	size_t k = e->start[metric];
+	for (int s = 0; s < sc; s++)
+		if (e->scopes[metric] & (1u << s))
+			k += (size_t)sh->nrows[s];
+	return e->v[k + (size_t)slot];
+}
+
+int history_series(const struct history *h, enum snap_scope sc, int id, int metric, double *out, int n)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = NAN;
+	if (h->n < 1 || n < 1 || sc < 0 || sc >= SNAP_NSCOPES)
+		return 0;
+	const struct history_entry *newest = entry_at(h, h->n - 1);
+	double iv = newest->interval_s > 0 ? newest->interval_s : 1;
+	int got = 0, prev = -1;
+	for (int i = h->n - 1; i >= 0; i--) {
+		const struct history_entry *e = entry_at(h, i);
+		/* One slot per interval length back from the newest, so that a
+		 * pause shows as a gap; never two intervals in one slot. */
+		double back = (newest->time - e->time) / iv;
+		int k = back < (double)n ? (int)lround(back) : n;
+		if (k <= prev)
+			k = prev + 1;
+		if (k >= n)
+			break;
+		prev = k;
+		out[n - 1 - k] = entry_value(e, sc, id, metric);
+		got += !isnan(out[n - 1 - k]);
+	}
+	return got;
+}
+
+void history_stats(const struct history *h, enum snap_scope sc, int id, int metric, struct history_stats *st)
+{
+	double sum = 0;
+	st->min = st->avg = st->max = NAN;
+	st->n = 0;
+	if (sc < 0 || sc >= SNAP_NSCOPES)
+		return;
+	for (int i = 0; i < h->n; i++) {
+		double v = entry_value(entry_at(h, i), sc, id, metric);
+		if (isnan(v))
+			continue;
+		if (st->n == 0 || v < st->min)
+			st->min = v;
+		if (st->n == 0 || v > st->max)
+			st->max = v;
+		sum += v;
+		st->n++;
+	}
+	if (st->n > 0)
+		st->avg = sum / st->n;
+}

@@ -1,0 +1,81 @@
+/* history.h: a bounded in-memory history of the dashboard's figures, for
+ * its sparklines and the detail pane. No curses here, so that tests can
+ * drive it with hand-made snapshots.
+ *
+ * Whole snapshots are not kept (one of 384 CPUs is megabytes: every
+ * event's count, coverage and uncertainty for every row). Each interval
+ * keeps only the values of the metrics planned in it, as floats, for the
+ * scopes where the metric has a value at all (an L3 metric has none in CPU
+ * rows), next to a table of the rows' ids that consecutive intervals share.
+ * Coverage and uncertainty are not kept: the screen shows those for the
+ * interval on screen, from its snapshot.
+ *
+ * The budget is HISTORY_LEN intervals (10 minutes at the default 1 s) and
+ * at most HISTORY_BUDGET bytes, whichever is reached first: a machine
+ * large enough, or a plan wide enough (every metric of the model), for 600
+ * intervals to pass the byte budget keeps fewer intervals instead, and the
+ * screen says how many it holds. docs/history.md has the figures.
+ *
+ * The intervals held always have the same length: when the refresh delay
+ * changes (the interval differs by more than HISTORY_INTERVAL_TOLERANCE
+ * from the last one kept), or the time steps back (a replay that moved
+ * back), the history starts again, so that graphs never mix intervals. */
+#ifndef PMCTOP_UI_HISTORY_H
+#define PMCTOP_UI_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "snapshot.h"
+
+#define HISTORY_LEN 600
+#define HISTORY_BUDGET ((size_t)48 << 20)
+/* The measured length of an interval wanders by a few milliseconds on
+ * real counters; a change of -d changes it by far more than this share. */
+#define HISTORY_INTERVAL_TOLERANCE 0.25
+
+struct history_shape;
+struct history_entry;
+
+struct history {
+	int cap;                      /* intervals at most */
+	size_t budget;                /* bytes at most */
+	int n, first;                 /* intervals held; ring index of the oldest */
+	struct history_entry **ring;  /* [cap] */
+	size_t bytes;                 /* all that is held, the ring itself included */
+	struct history_shape *shape;  /* rows of the newest interval */
+	int nmetrics;                 /* the model's metrics, as in the snapshots held */
+	unsigned long restarts;       /* times a new interval length started it again */
+	unsigned long dropped;        /* intervals not kept: one alone was over the budget */
+};
+
+void history_init(struct history *h, int cap, size_t budget);
+void history_done(struct history *h);
+/* Forgets every interval (a replay's jump). */
+void history_clear(struct history *h);
+/* Keeps the figures of snapshot s, dropping the oldest intervals while
+ * either budget is exceeded. Returns false if s was not kept. */
+bool history_add(struct history *h, const struct snapshot *s);
+
+int history_count(const struct history *h);
+size_t history_bytes(const struct history *h);
+/* The length of the intervals held; NaN when none is. */
+double history_interval(const struct history *h);
+/* Seconds from the start of the oldest interval held to the end of the
+ * newest; 0 when none is. */
+double history_span(const struct history *h);
+
+/* The history of one metric of one row (scope sc, row id as in
+ * snap_row.id) laid out in time: out[n-1] is the newest interval, out[n-2]
+ * the one before, and so on, one slot per interval length; NaN where the
+ * metric had no value, was not measured, or no interval was kept (a pause:
+ * a gap, never a made-up value). Returns how many slots hold a value. */
+int history_series(const struct history *h, enum snap_scope sc, int id, int metric, double *out, int n);
+
+/* The lowest, mean and highest value of one metric of one row over every
+ * interval held, and how many intervals had a value (0: min, avg and max
+ * are NaN). Each interval weighs the same in the mean. */
+struct history_stats { double min, avg, max; int n; };
+void history_stats(const struct history *h, enum snap_scope sc, int id, int metric, struct history_stats *st);
+
+#endif

@@ -1,0 +1,316 @@
+/* panel_detail.c: the detail pane that Enter opens on a table row: the
+ * history graph of one metric with its scale, min/avg/max over the
+ * history held, and every metric of the model for that row with its value,
+ * unit, coverage and uncertainty, or why it has none. Left/Right move the
+ * pane to the row's core, CCX, socket or the whole system; 'a' measures
+ * every metric of the model while the pane is open. The pane is drawn over
+ * the middle of the dashboard on every frame, so it follows new figures
+ * and terminal resizes; detail.c holds its pure part. */
+#include "config.h"
+#include "panel.h"
+
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+#include "format.h"
+#include "spark.h"
+#include "util.h"
+
+/* The id of a socket's row: its index in the topology, as derive.c
+ * numbers socket rows. */
+static int socket_index(const struct topo *t, int socket)
+{
+	for (int k = 0; k < t->nsockets; k++)
+		if (t->sockets[k].id == socket)
+			return k;
+	return socket >= 0 && socket < t->nsockets ? socket : -1;
+}
+
+void ui_detail_open(struct ui *u)
+{
+	if (u->nrows < 1 || u->nav.sel < 0 || u->nav.sel >= u->nrows) {
+		ui_set_message(u, "no row to show (the filter hides every CPU)");
+		return;
+	}
+	const struct ui_row *row = &u->rows[u->nav.sel];
+	int ids[SNAP_NSCOPES] = { row->cpu, row->core, row->ccx, socket_index(u->topo, row->socket), 0 };
+	detail_open(&u->detail, u->nav.per_core ? SNAP_CORE : SNAP_CPU, ids, ui_spark_metric(u, NULL));
+}
+
+/* The metric list as the pane shows it now. */
+static int *metric_list(struct ui *u, int *n)
+{
+	const struct detail *d = &u->detail;
+	int *list = xmalloc(sizeof(int) * (size_t)(u->m->nmetrics + 1));
+	*n = detail_order(u->m, u->snap, d->scope, d->ids[d->scope], list);
+	return list;
+}
+
+bool ui_detail_key(struct ui *u, int key)
+{
+	if (!u->detail.open)
+		return false;
+	int n;
+	int *list = metric_list(u, &n);
+	int r = detail_key(&u->detail, key, list, n);
+	free(list);
+	if (r & DK_REQUEST)
+		ui_request(u);
+	if ((r & DK_REQUEST) && u->detail.measure_all)
+		ui_set_message(u, "measuring every metric while the pane is open: more groups, less coverage each");
+	return r != DK_PASS;
+}
+
+static void draw_box(const struct rect *r)
+{
+	if (r->h < 2 || r->w < 2 || r->y < 0 || r->x < 0 || r->y + r->h > LINES || r->x + r->w > COLS)
+		return;
+	int y1 = r->y + r->h - 1, x1 = r->x + r->w - 1;
+	for (int y = r->y; y <= y1; y++)
+		draw_fill(y, r->x, r->w, 0);
+	mvaddch(r->y, r->x, ACS_ULCORNER);
+	mvhline(r->y, r->x + 1, ACS_HLINE, r->w - 2);
+	mvaddch(r->y, x1, ACS_URCORNER);
+	mvvline(r->y + 1, r->x, ACS_VLINE, r->h - 2);
+	mvvline(r->y + 1, x1, ACS_VLINE, r->h - 2);
+	mvaddch(y1, r->x, ACS_LLCORNER);
+	mvhline(y1, r->x + 1, ACS_HLINE, r->w - 2);
+	mvaddch(y1, x1, ACS_LRCORNER);
+}
+
+/* "CPU 17  core 8  CCX 1  socket 0  system" in the top border, the
+ * scope shown highlighted. */
+static void draw_title(struct ui *u, const struct rect *box)
+{
+	const struct detail *d = &u->detail;
+	int x = box->x + 2, end = box->x + box->w - 2;
+	for (int sc = 0; sc < SNAP_NSCOPES && x < end; sc++) {
+		if (d->ids[sc] < 0)
+			continue;
+		char t[48];
+		const char *name = detail_scope_name((enum snap_scope)sc, u->m->l3_domain);
+		/* Brackets too: the highlight alone is lost in monochrome. */
+		bool cur = sc == (int)d->scope;
+		if (sc == SNAP_SYSTEM)
+			snprintf(t, sizeof(t), cur ? "[%s]" : " %s ", name);
+		else
+			snprintf(t, sizeof(t), cur ? "[%s %d]" : " %s %d ", name, d->ids[sc]);
+		int attr = cur ? ui_attr(u, CP_SEL, A_REVERSE) | (int)A_BOLD : 0;
+		draw_put(box->y, x, end - x, attr, t);
+		x += (int)strlen(t);
+	}
+}
+
+static const char *unit_text(const struct metric_def *md)
+{
+	if (md->unit && !strcmp(md->unit, "ratio"))
+		return "%";
+	return format_value_unit(md->unit);
+}
+
+/* "12m30s", "45s", "1.5s": a span of time as the pane prints it. */
+static void span_text(char *buf, size_t len, double s)
+{
+	if (s >= 60)
+		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+	else if (s >= 10)
+		snprintf(buf, len, "%.0fs", s);
+	else
+		snprintf(buf, len, "%.1fs", s);
+}
+
+static void draw_graph(struct ui *u, const struct detail_geom *g, int metric)
+{
+	const struct metric_def *md = &u->m->metrics[metric];
+	const struct detail *d = &u->detail;
+	int id = d->ids[d->scope];
+	char label[48], lo_t[32], hi_t[32], line[256], span[24], held[24];
+	format_heading(label, sizeof(label), md->label ? md->label : md->name, md->unit);
+	text_sanitize_inplace(label);
+	int lw = 0, cells = 0;
+	double lo = NAN, hi = NAN;
+	double *v = NULL;
+	/* The y axis: the scale's bounds at the top and bottom rows. Their
+	 * width depends on the values shown, which depend on the width left:
+	 * the bounds of the widest graph are wide enough for any narrower. */
+	for (int pass = 0; pass < 2; pass++) {
+		cells = g->graph.w - (lw ? lw + 1 : 0);
+		if (cells < 1)
+			break;
+		free(v);
+		v = xmalloc(sizeof(double) * (size_t)cells);
+		history_series(&u->hist, d->scope, id, metric, v, cells);
+		spark_range(v, cells, &lo, &hi);
+		format_value(lo_t, sizeof(lo_t), lo, NULL, md->unit);
+		format_value(hi_t, sizeof(hi_t), hi, NULL, md->unit);
+		int want = (int)(strlen(lo_t) > strlen(hi_t) ? strlen(lo_t) : strlen(hi_t));
+		if (pass == 1 || want == lw || isnan(lo) || g->graph.h < 2)
+			break;
+		lw = want;
+	}
+	int nheld = history_count(&u->hist);
+	double iv = history_interval(&u->hist);
+	span_text(held, sizeof(held), history_span(&u->hist));
+	span_text(span, sizeof(span), cells * (isnan(iv) ? 0 : iv));
+	/* One cell per interval: the graph shows the newest ones that fit. */
+	int n = 0;
+	if (nheld == 0)
+		n = snprintf(line, sizeof(line), "%s  no history yet", label);
+	else if (isnan(lo))
+		n = snprintf(line, sizeof(line), "%s  no value in the last %s", label, span);
+	else
+		n = snprintf(line, sizeof(line), "%s  %s..%s", label, lo_t, hi_t);
+	if (nheld > 0 && nheld > cells)
+		snprintf(line + n, sizeof(line) - (size_t)n, "  last %d of %d intervals of %.3gs", cells, nheld, iv);
+	else if (nheld > 0)
+		snprintf(line + n, sizeof(line) - (size_t)n, "  %d interval%s of %.3gs (%s)", nheld, nheld > 1 ? "s" : "",
+			 iv, held);
+	draw_put(g->title.y, g->title.x, g->title.w, A_BOLD, line);
+	if (cells >= 1 && v) {
+		char *buf = xmalloc((size_t)cells * SPARK_CELL_MAX + 1);
+		for (int r = 0; r < g->graph.h; r++) {
+			int y = g->graph.y + r;
+			if (lw && !isnan(lo)) {
+				const char *axis = r == 0 ? hi_t : r == g->graph.h - 1 ? lo_t : "";
+				snprintf(line, sizeof(line), "%*s", lw, g->graph.h > 1 ? axis : "");
+				draw_put(y, g->graph.x, lw, A_DIM, line);
+			}
+			spark_graph_row(buf, (size_t)cells * SPARK_CELL_MAX + 1, v, cells, cells, lo, hi,
+					g->graph.h, r, u->utf8);
+			draw_glyphs(y, g->graph.x + (lw ? lw + 1 : 0), cells, ui_attr(u, CP_GOOD, 0), buf);
+		}
+		free(buf);
+	}
+	free(v);
+
+	/* Now, and min/avg/max over all that is held. */
+	const struct snap_row *r = ui_scope_row(u->snap, d->scope, id);
+	double cov, rse, now = ui_metric(u, r, metric, &cov, &rse);
+	struct history_stats st;
+	history_stats(&u->hist, d->scope, id, metric, &st);
+	char a[32], b[32], c[32], nw[48];
+	fmt_value(nw, sizeof(nw), now, rse, false, NULL, md->unit);
+	format_value(a, sizeof(a), st.min, NULL, md->unit);
+	format_value(b, sizeof(b), st.avg, NULL, md->unit);
+	format_value(c, sizeof(c), st.max, NULL, md->unit);
+	/* "93.8%", but "1.23 insn/cyc". */
+	const char *un = strcmp(nw, "-") ? unit_text(md) : "";
+	int k = snprintf(line, sizeof(line), "now %s%s%s  min %s  avg %s  max %s  over %s", nw,
+			 *un && strcmp(un, "%") ? " " : "", un, a, b, c, held);
+	if (st.n < nheld)
+		snprintf(line + k, sizeof(line) - (size_t)k, " (%d of %d intervals had a value)", st.n, nheld);
+	draw_put(g->stats.y, g->stats.x, g->stats.w, 0, line);
+}
+
+static void draw_list(struct ui *u, const struct detail_geom *g, const int *list, int n)
+{
+	struct detail *d = &u->detail;
+	int id = d->ids[d->scope];
+	const struct snap_row *r = ui_scope_row(u->snap, d->scope, id);
+	const char *pm = u->utf8 ? "\u00b1" : "+-";
+	char line[512], head[64], pct[16];
+	snprintf(pct, sizeof(pct), "%s95%%", pm);
+	int pctw = 7 + (int)strlen(pm) - 1;
+	/* The metric's name takes what the figures leave, 8 to 24 columns. */
+	int nw = g->list.w - 38;
+	nw = nw < 8 ? 8 : nw > 24 ? 24 : nw;
+	snprintf(line, sizeof(line), "  %-*s %10s %-8s %5s %*s  %s", nw, "metric", "value", "unit", "cov", pctw, pct,
+		 "description, or why there is no value");
+	draw_put(g->head.y, g->head.x, g->head.w, ui_attr(u, CP_HEAD, A_REVERSE), line);
+	draw_fill(g->head.y, g->head.x + (int)strlen(line), g->head.w - (int)strlen(line), ui_attr(u, CP_HEAD, A_REVERSE));
+	int pos = 0;
+	for (int i = 0; i < n; i++)
+		if (list[i] == d->metric)
+			pos = i;
+	d->page = g->list.h > 0 ? g->list.h : 1;
+	if (d->top > pos)
+		d->top = pos;
+	if (pos >= d->top + d->page)
+		d->top = pos - d->page + 1;
+	if (d->top > n - d->page)
+		d->top = n - d->page;
+	if (d->top < 0)
+		d->top = 0;
+	for (int i = 0; i < g->list.h && d->top + i < n; i++) {
+		int mi = list[d->top + i];
+		const struct metric_def *md = &u->m->metrics[mi];
+		const char *why = detail_missing_reason(u->m, u->snap, d->scope, id, mi);
+		char val[48] = "-", cov_t[16] = "", err[24] = "";
+		if (!why) {
+			double cov, rse, v = ui_metric(u, r, mi, &cov, &rse);
+			fmt_value(val, sizeof(val), v, rse, false, NULL, md->unit);
+			if (!isnan(cov))
+				snprintf(cov_t, sizeof(cov_t), "%.0f%%", cov * 100);
+			if (rse == 0)
+				snprintf(err, sizeof(err), "exact");
+			else if (isfinite(rse))
+				snprintf(err, sizeof(err), 196 * rse < 10 ? "%s%.1f%%" : "%s%.0f%%", pm, 196 * rse);
+			else
+				snprintf(err, sizeof(err), "?");
+		}
+		format_heading(head, sizeof(head), md->label ? md->label : md->name, md->unit);
+		text_sanitize_inplace(head);
+		char desc[160];
+		snprintf(desc, sizeof(desc), "%s", why ? why : md->desc ? md->desc : md->name);
+		text_sanitize_inplace(desc);
+		bool sel = mi == d->metric;
+		/* printf pads bytes: "±" is two bytes in one column. */
+		int errw = 7 + (int)(strlen(err) > 0 && !strncmp(err, pm, strlen(pm)) ? strlen(pm) - 1 : 0);
+		snprintf(line, sizeof(line), "%s %-*.*s %10s %-8.8s %5s %*s  %s", sel ? ">" : " ", nw, nw, head, val,
+			 why ? "" : unit_text(md), cov_t, errw, err, desc);
+		int attr = sel ? ui_attr(u, CP_SEL, A_REVERSE) : why ? (int)A_DIM : 0;
+		if (sel)
+			draw_fill(g->list.y + i, g->list.x, g->list.w, attr);
+		draw_put(g->list.y + i, g->list.x, g->list.w, attr, line);
+	}
+}
+
+void panel_detail(struct ui *u)
+{
+	struct detail *d = &u->detail;
+	if (!d->open || u->lay.too_small)
+		return;
+	/* Between the header (and the notice, which carries messages) and
+	 * the footer. */
+	int y0 = u->lay.header.y + u->lay.header.h;
+	if (u->lay.notice.h > 0 && u->lay.notice.y + u->lay.notice.h > y0)
+		y0 = u->lay.notice.y + u->lay.notice.h;
+	struct rect area = { y0, 0, u->lay.footer.y - y0, COLS };
+	struct detail_geom g;
+	detail_geometry(&area, &g);
+	if (g.box.h < 3 || g.box.w < 10)
+		return;
+	draw_box(&g.box);
+	draw_title(u, &g.box);
+	int n;
+	int *list = metric_list(u, &n);
+	if (n > 0) {
+		bool found = false;
+		for (int i = 0; i < n; i++)
+			found |= list[i] == d->metric;
+		if (!found)
+			d->metric = list[0];
+		draw_graph(u, &g, d->metric);
+		draw_list(u, &g, list, n);
+	}
+	free(list);
+	/* The keys in the bottom border, in as many words as fit. */
+	char hint[160];
+	const char *a = d->measure_all ? "the view's metrics only" : "measure every metric";
+	const char *all = d->measure_all ? "view's only" : "all metrics";
+	for (int i = 0; i < 3; i++) {
+		if (i == 0)
+			snprintf(hint, sizeof(hint), " Up/Down: metric  Left/Right: CPU, core, %s, socket, system  a: %s  Esc: close ",
+				 detail_scope_name(SNAP_CCX, u->m->l3_domain), a);
+		else if (i == 1)
+			snprintf(hint, sizeof(hint), " Up/Down metric  Left/Right scope  a %s  Esc close ", all);
+		else
+			snprintf(hint, sizeof(hint), " Up/Down  Left/Right  a  Esc ");
+		if ((int)strlen(hint) <= g.box.w - 4)
+			break;
+	}
+	draw_put(g.box.y + g.box.h - 1, g.box.x + 2, g.box.w - 4, A_DIM, hint);
+}
