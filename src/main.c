@@ -306,23 +306,38 @@ static bool pace_until(uint64_t t)
 	return !stop_requested;
 }
 
-static int run_batch(struct run *r, struct sampler *s)
+/* Where batch output goes: -o's file, or standard output; NULL (said)
+ * when the file cannot be written. */
+static FILE *open_output(struct run *r)
 {
+	char *cause = NULL;
 	FILE *f = stdout;
-	char *ocause = NULL;
-	if (r->opt.output_path && !(f = output_open(r->opt.output_path, &ocause))) {
-		runtime_error(ocause);
-		free(ocause);
-		return 1;
+	if (r->opt.output_path && !(f = output_open(r->opt.output_path, &cause))) {
+		runtime_error(cause);
+		free(cause);
 	}
+	return f;
+}
+
+/* The batch writer of the chosen format, columns and events. */
+static struct output *new_output(struct run *r, FILE *f)
+{
 	struct output_opts oo = {
 		.format = r->opt.format,
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
 		.show_ccx = r->topo->nccx > 1,
 	};
+	return output_new(f, &oo);
+}
+
+static int run_batch(struct run *r, struct sampler *s)
+{
+	FILE *f = open_output(r);
+	if (!f)
+		return 1;
 	/* --daemon: the intervals go to the exporter only. */
-	struct output *out = r->opt.daemon ? NULL : output_new(f, &oo);
+	struct output *out = r->opt.daemon ? NULL : new_output(r, f);
 	int rc = 0;
 	bool told = false;
 	uint64_t t0 = now_ns();
@@ -452,20 +467,11 @@ static void tell_missing(struct run *r, const struct snapshot *snap)
  * a write error. */
 static int run_replay_batch(struct run *r)
 {
-	FILE *f = stdout;
 	char *cause = NULL;
-	if (r->opt.output_path && !(f = output_open(r->opt.output_path, &cause))) {
-		runtime_error(cause);
-		free(cause);
+	FILE *f = open_output(r);
+	if (!f)
 		return 1;
-	}
-	struct output_opts oo = {
-		.format = r->opt.format,
-		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
-		.nevcols = r->nevents, .evcols = r->events,
-		.show_ccx = r->topo->nccx > 1,
-	};
-	struct output *out = output_new(f, &oo);
+	struct output *out = new_output(r, f);
 	int rc = 0, n = replay_count(r->rp), good = 0;
 	if (r->opt.iterations > 0 && r->opt.iterations < n)
 		n = (int)r->opt.iterations;

@@ -145,3 +145,17 @@ void snap_ring_done(struct snap_ring *r)
 	while ((s = snap_ring_pop(r)) != NULL)
 		snapshot_free(s);
 }
+
+const struct snap_row *snapshot_row(const struct snapshot *s, enum snap_scope sc, int id)
+{
+	if (!s || sc < 0 || sc >= SNAP_NSCOPES || !s->rows[sc])
+		return NULL;
+	int n = s->nrows[sc];
+	/* Rows are in id order, so the row is usually at its id. */
+	if (id >= 0 && id < n && s->rows[sc][id].id == id)
+		return &s->rows[sc][id];
+	for (int i = 0; i < n; i++)
+		if (s->rows[sc][i].id == id)
+			return &s->rows[sc][i];
+	return NULL;
+}

@@ -52,6 +52,9 @@ struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPE
 void snapshot_free(struct snapshot *s);
 /* The row of CPU number cpu, or NULL if it is not in the snapshot. */
 const struct snap_row *snapshot_cpu(const struct snapshot *s, int cpu);
+/* The row of scope sc whose id is id (CPU number, core/CCX/socket index),
+ * or NULL. */
+const struct snap_row *snapshot_row(const struct snapshot *s, enum snap_scope sc, int id);
 
 /* Single-producer/single-consumer ring of snapshot pointers. The producer
  * never blocks: when the ring is full the oldest unread snapshot is dropped

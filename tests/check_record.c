@@ -298,6 +298,19 @@ START_TEST(test_replay_new_metric)
 }
 END_TEST
 
+/* A live run of a view's metrics, recorded to file name in the test's
+ * directory; returns the path (caller frees). */
+static char *record_view(struct run *live, const char *name, const char *view)
+{
+	char *path = tmpfile_path(name);
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	int n, *ms = view_metrics(m, view, &n);
+	run_live(live, path, ms, n, NULL, 0, NULL, NULL);
+	free(ms);
+	model_free(m);
+	return path;
+}
+
 static off_t file_size(const char *path)
 {
 	struct stat sb;
@@ -316,11 +329,9 @@ static void copy_prefix(const char *from, const char *to, off_t n)
  * interval replays, the note says the last one is incomplete. */
 START_TEST(test_truncated)
 {
-	char *path = tmpfile_path("d.rec"), *cut = tmpfile_path("d-cut.rec");
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
-	int n, *ms = view_metrics(m, "basic", &n);
 	struct run live;
-	run_live(&live, path, ms, n, NULL, 0, NULL, NULL);
+	char *path = record_view(&live, "d.rec", "basic");
+	char *cut = tmpfile_path("d-cut.rec");
 	off_t size = file_size(path);
 	for (off_t chop = 1; chop < 400; chop += 37) {
 		copy_prefix(path, cut, size - chop);
@@ -341,8 +352,6 @@ START_TEST(test_truncated)
 	ck_assert_ptr_nonnull(strstr(cause, "ends inside"));
 	free(cause);
 	run_done(&live);
-	free(ms);
-	model_free(m);
 	free(path);
 	free(cut);
 }
@@ -352,11 +361,8 @@ END_TEST
  * replay; damage to its header skips it when listing. */
 START_TEST(test_damaged)
 {
-	char *path = tmpfile_path("e.rec");
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
-	int n, *ms = view_metrics(m, "basic", &n);
 	struct run live;
-	run_live(&live, path, ms, n, NULL, 0, NULL, NULL);
+	char *path = record_view(&live, "e.rec", "basic");
 	struct replay *rp = open_ok(path);
 	ck_assert_int_eq(replay_count(rp), NIV);
 	replay_free(rp);
@@ -404,8 +410,6 @@ START_TEST(test_damaged)
 	snapshot_free(s);
 	replay_free(rp);
 	run_done(&live);
-	free(ms);
-	model_free(m);
 	free(path);
 }
 END_TEST
@@ -458,11 +462,8 @@ END_TEST
  * refused says why. */
 START_TEST(test_mutated_lines)
 {
-	char *path = tmpfile_path("g.rec");
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
-	int n, *ms = view_metrics(m, "basic", &n);
 	struct run live;
-	run_live(&live, path, ms, n, NULL, 0, NULL, NULL);
+	char *path = record_view(&live, "g.rec", "basic");
 	struct replay *rp = open_ok(path);
 	int fd = open(path, O_RDONLY);
 	uint64_t off = 0, next = 0, size = (uint64_t)file_size(path);
@@ -496,8 +497,6 @@ START_TEST(test_mutated_lines)
 	free(text);
 	replay_free(rp);
 	run_done(&live);
-	free(ms);
-	model_free(m);
 	free(path);
 }
 END_TEST

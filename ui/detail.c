@@ -87,18 +87,6 @@ int detail_key(struct detail *d, int key, const int *list, int n)
 	}
 }
 
-static const struct snap_row *row_of(const struct snapshot *s, enum snap_scope sc, int id)
-{
-	if (!s || sc < 0 || sc >= SNAP_NSCOPES || !s->rows[sc])
-		return NULL;
-	int n = s->nrows[sc];
-	if (id >= 0 && id < n && s->rows[sc][id].id == id)
-		return &s->rows[sc][id];
-	for (int i = 0; i < n; i++)
-		if (s->rows[sc][i].id == id)
-			return &s->rows[sc][i];
-	return NULL;
-}
 
 const char *detail_scope_name(enum snap_scope sc, const char *l3_domain)
 {
@@ -131,7 +119,7 @@ const char *detail_missing_reason(const struct model *m, const struct snapshot *
 	for (int k = 0; k < md->nevents; k++)
 		if (md->events[k] >= 0 && md->events[k] < s->nevents && !s->event_planned[md->events[k]])
 			return "its events cannot be counted here";
-	const struct snap_row *r = row_of(s, sc, id);
+	const struct snap_row *r = snapshot_row(s, sc, id);
 	if (!r)
 		return "this row has no figures (offline, or left out by -C)";
 	if (isnan(r->metric[metric]))

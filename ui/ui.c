@@ -254,15 +254,7 @@ void ui_build_columns(struct ui *u)
 
 const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id)
 {
-	if (!s || sc < 0 || sc >= SNAP_NSCOPES || !s->rows[sc])
-		return NULL;
-	int n = s->nrows[sc];
-	if (id >= 0 && id < n && s->rows[sc][id].id == id)
-		return &s->rows[sc][id];
-	for (int i = 0; i < n; i++)
-		if (s->rows[sc][i].id == id)
-			return &s->rows[sc][i];
-	return NULL;
+	return snapshot_row(s, sc, id);
 }
 
 double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse)
