@@ -30,6 +30,10 @@ int output_write(struct output *o, const struct snapshot *s);
 void output_free(struct output *o);
 int output_parse_format(const char *s);  /* -1 if unknown */
 
+/* A JSON string (RFC 8259): quotes and backslashes escaped, control
+ * characters as \uXXXX; NULL writes "". For every JSON pmctop writes. */
+void json_put_string(FILE *f, const char *s);
+
 /* Shared by the writers and the screen: a metric value as text, "-" for
  * NaN; "ratio" metrics print as percentages. fmt may be NULL (default). */
 void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n);

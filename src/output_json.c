@@ -14,7 +14,7 @@
 
 #include <math.h>
 
-static void put_string(FILE *f, const char *s)
+void json_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -47,7 +47,7 @@ static void put_values(struct output *o, const struct snapshot *s, const struct 
 		if (i)
 			fputc(',', o->f);
 		output_field_name(o, m, i, name, sizeof(name));
-		put_string(o->f, name);
+		json_put_string(o->f, name);
 		fputc(':', o->f);
 		put_number(o->f, mvals[o->cols[i]]);
 	}
@@ -55,7 +55,7 @@ static void put_values(struct output *o, const struct snapshot *s, const struct 
 		if (i || o->o.ncols)
 			fputc(',', o->f);
 		output_field_name(o, m, o->o.ncols + i, name, sizeof(name));
-		put_string(o->f, name);
+		json_put_string(o->f, name);
 		fputc(':', o->f);
 		/* Events are reported as rates, coverage as the plain fraction. */
 		put_number(o->f, evals == r->event ? output_event_rate(s, r, o->evcols[i])
@@ -112,7 +112,7 @@ int output_json_write(struct output *o, const struct snapshot *s)
 	fprintf(o->f, "{\"time\":%.3f,\"interval_s\":%.6g,\"simulated\":%s,\"model\":", s->time,
 		s->interval_s, s->simulated ? "true" : "false");
 
-	put_string(o->f, s->model->name);
+	json_put_string(o->f, s->model->name);
 	/* rotate_ms 0 is the kernel's multiplexing: no period of pmctop's. */
 	fputs(",\"rotate_ms\":", o->f);
 	put_number(o->f, s->rotate_ms > 0 ? s->rotate_ms : NAN);
@@ -120,7 +120,7 @@ int output_json_write(struct output *o, const struct snapshot *s)
 		fprintf(o->f, ",\"rotation\":\"%s\"", s->rotate_ms > 0 ? "pmctop" : "kernel");
 	if (s->notice) {
 		fputs(",\"notice\":", o->f);
-		put_string(o->f, s->notice);
+		json_put_string(o->f, s->notice);
 	}
 	/* The unit of every field, in each line: a line is read on its own. */
 	fputs(",\"units\":{", o->f);
@@ -129,9 +129,9 @@ int output_json_write(struct output *o, const struct snapshot *s)
 		output_field_name(o, s->model, i, name, sizeof(name));
 		if (i)
 			fputc(',', o->f);
-		put_string(o->f, name);
+		json_put_string(o->f, name);
 		fputc(':', o->f);
-		put_string(o->f, i < o->o.ncols ? format_value_unit(s->model->metrics[o->cols[i]].unit) : "/s");
+		json_put_string(o->f, i < o->o.ncols ? format_value_unit(s->model->metrics[o->cols[i]].unit) : "/s");
 	}
 	fputc('}', o->f);
 	fputs(",\"offline\":[", o->f);
@@ -153,7 +153,7 @@ int output_json_write(struct output *o, const struct snapshot *s)
 			if (!first)
 				fputc(',', o->f);
 			first = false;
-			put_string(o->f, s->model->events[e].name);
+			json_put_string(o->f, s->model->events[e].name);
 			fputc(':', o->f);
 			put_number(o->f, sys->event_cov[e]);
 		}

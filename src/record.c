@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "gzmember.h"
+#include "output.h"
 #include "sched.h"
 #include "topo.h"
 #include "util.h"
@@ -27,18 +28,14 @@ struct recorder {
 
 /* --- JSON text --- */
 
-static void put_str(FILE *f, const char *s)
+/* ,"key":"text" or ,"key":null. */
+static void put_key_str(FILE *f, const char *key, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	fprintf(f, ",\"%s\":", key);
+	if (s)
+		json_put_string(f, s);
+	else
+		fputs("null", f);
 }
 
 /* The shortest of %.15g and %.17g that reads back as the same double, so
@@ -110,25 +107,16 @@ char *record_header_text(const struct record_info *info)
 	fprintf(f, "{\"format\":\"%s\",\"version\":%d,\"pmctop\":\"%s\"", RECORD_FORMAT_NAME,
 		RECORD_VERSION, PACKAGE_VERSION);
 	fputs(",\"model\":", f);
-	put_str(f, m->name);
-	fprintf(f, ",\"simulated\":%s,\"sim\":", info->simulated ? "true" : "false");
-	if (info->sim_spec)
-		put_str(f, info->sim_spec);
-	else
-		fputs("null", f);
-	fputs(",\"host\":", f);
-	put_str(f, info->host);
-	fputs(",\"cpu_name\":", f);
-	put_str(f, info->cpu_name);
+	json_put_string(f, m->name);
+	fprintf(f, ",\"simulated\":%s", info->simulated ? "true" : "false");
+	put_key_str(f, "sim", info->sim_spec);
+	put_key_str(f, "host", info->host ? info->host : "");
+	put_key_str(f, "cpu_name", info->cpu_name ? info->cpu_name : "");
 	fputs(",\"interval_s\":", f);
 	put_num(f, info->interval_s);
 	fputs(",\"rotate_ms\":", f);
 	put_num(f, info->rotate_ms);
-	fputs(",\"view\":", f);
-	if (info->view)
-		put_str(f, info->view);
-	else
-		fputs("null", f);
+	put_key_str(f, "view", info->view);
 	fputs(",\"cpu_filter\":", f);
 	if (info->cpu_filter) {
 		fputc('[', f);
@@ -145,10 +133,10 @@ char *record_header_text(const struct record_info *info)
 	fputs(",\"columns\":[", f);
 	for (int i = 0; i < info->ncols; i++) {
 		fputs(i ? ",[" : "[", f);
-		put_str(f, m->metrics[info->cols[i]].name);
+		json_put_string(f, m->metrics[info->cols[i]].name);
 		fputc(',', f);
 		if (info->fmts && info->fmts[i])
-			put_str(f, info->fmts[i]);
+			json_put_string(f, info->fmts[i]);
 		else
 			fputs("null", f);
 		fputc(']', f);
@@ -157,7 +145,7 @@ char *record_header_text(const struct record_info *info)
 	for (int i = 0; i < info->nevcols; i++) {
 		if (i)
 			fputc(',', f);
-		put_str(f, m->events[info->evcols[i]].name);
+		json_put_string(f, m->events[info->evcols[i]].name);
 	}
 	/* Per CPU, what topo_rebuild() groups by: the kernel's own ids. */
 	fprintf(f, "],\"topology\":{\"nnuma\":%d,\"fields\":[\"cpu\",\"online\",\"known\",\"core_id\","
@@ -173,11 +161,11 @@ char *record_header_text(const struct record_info *info)
 	for (int p = 0; p < m->npmus; p++) {
 		if (p)
 			fputc(',', f);
-		put_str(f, m->pmus[p].name);
+		json_put_string(f, m->pmus[p].name);
 		fputs(":{\"perf_name\":", f);
-		put_str(f, m->pmus[p].perf_name);
+		json_put_string(f, m->pmus[p].perf_name);
 		fputs(",\"scope\":", f);
-		put_str(f, scope_name(m->pmus[p].scope));
+		json_put_string(f, scope_name(m->pmus[p].scope));
 		fputc('}', f);
 	}
 	fputs("}}", f);
@@ -203,11 +191,7 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 	put_num(f, snap->rotate_ms);
 	fputs(",\"cost_s\":", f);
 	put_num(f, snap->sampler_cost_s);
-	fputs(",\"notice\":", f);
-	if (snap->notice)
-		put_str(f, snap->notice);
-	else
-		fputs("null", f);
+	put_key_str(f, "notice", snap->notice);
 	put_ints(f, "offline", snap->offline, snap->noffline);
 	put_ints(f, "returning", snap->returning, snap->nreturning);
 	/* CPUs the sampler's topology had offline when derive ran. */
@@ -222,7 +206,7 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 	for (int i = 0; i < plan->nmetrics; i++) {
 		if (i)
 			fputc(',', f);
-		put_str(f, m->metrics[plan->metrics[i]].name);
+		json_put_string(f, m->metrics[plan->metrics[i]].name);
 	}
 	fputs("],\"events\":[", f);
 	first = true;
@@ -230,7 +214,7 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 		if (plan->event_used[e]) {
 			if (!first)
 				fputc(',', f);
-			put_str(f, m->events[e].name);
+			json_put_string(f, m->events[e].name);
 			first = false;
 		}
 	/* Instances as [cpu, scope id, alive]: the scope is the PMU's. */
@@ -238,7 +222,7 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 	for (int p = 0; p < m->npmus; p++) {
 		const struct derive_pmu *dp = &in->pmus[p];
 		fputs(p ? ",{\"pmu\":" : "{\"pmu\":", f);
-		put_str(f, m->pmus[p].name);
+		json_put_string(f, m->pmus[p].name);
 		fprintf(f, ",\"available\":%s,\"inst\":[", dp->available ? "true" : "false");
 		for (int i = 0; i < dp->ninst; i++)
 			fprintf(f, "%s[%d,%d,%d]", i ? "," : "", dp->inst[i].cpu, dp->inst[i].scope_id,
@@ -250,12 +234,12 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 		const struct derive_group *dg = &in->groups[g];
 		int ninst = in->pmus[plan->groups[g].pmu].ninst;
 		fputs(g ? ",{\"pmu\":" : "{\"pmu\":", f);
-		put_str(f, m->pmus[plan->groups[g].pmu].name);
+		json_put_string(f, m->pmus[plan->groups[g].pmu].name);
 		fputs(",\"events\":[", f);
 		for (int k = 0; k < dg->nev; k++) {
 			if (k)
 				fputc(',', f);
-			put_str(f, m->events[dg->events[k]].name);
+			json_put_string(f, m->events[dg->events[k]].name);
 		}
 		fprintf(f, "],\"nb\":%d", dg->iv ? dg->nb : 0);
 		size_t ni = (size_t)ninst, ne = (size_t)dg->nev, nb = dg->iv ? (size_t)dg->nb : 0;

@@ -13,24 +13,8 @@ EVENTS=$(cd "$top_srcdir" && pwd)/events
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
 [ -x "$PMCTOP" ] || { echo "SKIP: $PMCTOP not built"; exit 77; }
 
-SOCK="pmctop-rp-$$"
-TMUX_CMD="tmux -L $SOCK -f /dev/null"
-TMP=$(mktemp -d)
-fails=0
-cleanup() { $TMUX_CMD kill-server >/dev/null 2>&1; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-screen() { $TMUX_CMD capture-pane -p -t "$S"; }
-keys() { $TMUX_CMD send-keys -t "$S" "$@"; sleep 0.4; }
-wait_for() {
-	i=0
-	while [ $i -lt 50 ]; do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.2; i=$((i + 1))
-	done
-	return 1
-}
-expect() { wait_for "$1" || { fail "$2 (no /$1/ on screen)"; screen | sed 's/^/  | /'; }; }
+E2E_NAME=rp
+. "$top_srcdir/tests/e2e_tmux.sh"
 
 # 1. Record 12 intervals from the dashboard (-n ends it).
 S=rec

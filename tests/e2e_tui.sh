@@ -13,26 +13,9 @@ command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
 [ -x "$PMCTOP" ] || { echo "SKIP: $PMCTOP not built"; exit 77; }
 "$PMCTOP" --help 2>&1 | grep -q -- '--sim' || { echo "SKIP: pmctop has no --sim"; exit 77; }
 
-SOCK="pmctop-e2e-$$"
-TMUX_CMD="tmux -L $SOCK -f /dev/null"
-TMP=$(mktemp -d)
-fails=0
-cleanup() { $TMUX_CMD kill-server >/dev/null 2>&1; rm -rf "$TMP"; }
-trap cleanup EXIT INT TERM
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-screen() { $TMUX_CMD capture-pane -p -t "$S"; }
-keys() { $TMUX_CMD send-keys -t "$S" "$@"; sleep 0.4; }
-# Waits up to 10 s for a pattern (grep -E) on the screen.
-wait_for() {
-	i=0
-	while [ $i -lt 50 ]; do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.2; i=$((i + 1))
-	done
-	return 1
-}
-expect() { wait_for "$1" || { fail "$2 (no /$1/ on screen)"; screen | sed 's/^/  | /'; }; }
+top_srcdir=${top_srcdir:-.}
+E2E_NAME=e2e
+. "$top_srcdir/tests/e2e_tmux.sh"
 
 # Starts pmctop (with environment $4) in a new session of WxH (the server lives on: killing its
 # last session and starting another races with its exit); the shell records
