@@ -40,6 +40,10 @@ struct pmu_backend_ops {
 	/* Lists the instances of PMU index pmu. Returns count (0 if the PMU is
 	 * absent here) and sets *why to a one-line reason when it is absent. */
 	int (*instances)(struct backend *b, int pmu, struct bk_instance **out, char **why);
+	/* Whether the kernel has the feature an event `requires`: the file
+	 * path under PMU pmu's sysfs directory (e.g. "events/slots" where it
+	 * supports PERF_METRICS). NULL: every feature is there. */
+	bool (*has_feature)(struct backend *b, int pmu, const char *path);
 	/* Counters usable on this PMU now (counters minus reserved ones). */
 	int (*free_counters)(struct backend *b, int pmu);
 	/* Opens a group (events[0] leads) on inst, disabled. Returns 0 or a

@@ -231,6 +231,18 @@ static int perf_instances(struct backend *b, int pmu, struct bk_instance **out, 
 	return n;
 }
 
+static bool perf_has_feature(struct backend *b, int pmu, const char *path)
+{
+	if (pmu < 0 || pmu >= b->m->npmus || !path)
+		return false;
+	const struct pmu_def *pd = &b->m->pmus[pmu];
+	char *file = xasprintf("%s/bus/event_source/devices/%s/%s", b->sysfs_root,
+			       pd->perf_name ? pd->perf_name : pd->name, path);
+	bool there = access(file, F_OK) == 0;
+	free(file);
+	return there;
+}
+
 static int perf_free_counters(struct backend *b, int pmu)
 {
 	if (pmu < 0 || pmu >= b->m->npmus)
@@ -551,6 +563,7 @@ const struct pmu_backend_ops backend_perf = {
 	.create = perf_create,
 	.destroy = perf_destroy,
 	.instances = perf_instances,
+	.has_feature = perf_has_feature,
 	.free_counters = perf_free_counters,
 	.open_group = perf_open_group,
 	.enable = perf_enable,

@@ -67,7 +67,9 @@
  * itself) are ignored, the others are nmi=0|1, seed=N, channels=N (memory
  * channels per socket, default: the CCX per socket, within 2-12), ghz=MAX, nominal=GHZ, width=SLOTS
  * (dispatch slots per cycle, default 8), mux_ms=N (the kernel's mux tick,
- * 1-10000, default 4), absent=PMU[+PMU...]. */
+ * 1-10000, default 4), absent=PMU[+PMU...], features=0|1 (0: a kernel
+ * without the features events name with `requires`, such as Intel's
+ * PERF_METRICS: those events fail to open, as on a kernel before 5.9). */
 #include "config.h"
 #include "backend.h"
 
@@ -144,6 +146,7 @@ struct backend {
 	struct topo *t;
 	struct wl_params wp;
 	bool nmi;
+	bool features;      /* the kernel has what events `require` (PERF_METRICS) */
 	int channels;
 	uint64_t mux_ns;              /* the kernel's mux tick */
 	bool *absent;                 /* [npmus] */
@@ -180,6 +183,8 @@ static int parse_arg(struct backend *b, const char *arg, char **cause)
 		errno = 0;
 		if (strcmp(key, "nmi") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
 			b->nmi = val[0] == '1';
+		} else if (strcmp(key, "features") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
+			b->features = val[0] == '1';
 		} else if (strcmp(key, "seed") == 0) {
 			unsigned long long v = strtoull(val, &end, 0);
 			if (!*val || *end || errno)
@@ -227,7 +232,7 @@ static int parse_arg(struct backend *b, const char *arg, char **cause)
 		}
 		continue;
 bad:
-		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, seed=N, "
+		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, features=0|1, seed=N, "
 			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, absent=PMU[+PMU])", key, val);
 		goto out;
 	}
@@ -298,6 +303,7 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 	wl_params_default(&b->wp);
 	b->wp.smt = t->threads_per_core > 1;
 	b->nmi = true;
+	b->features = true;
 	b->mux_ns = SIM_DEFAULT_MUX_NS;
 	/* Memory channels grow with the machine, as on real parts (a 2-CCX
 	 * desktop has 2, a 12-CCX-per-socket server 12), so that simulated
@@ -537,6 +543,12 @@ static void free_of(const struct backend *b, int pmu, int *general, int *fixed)
 		*general = 0;
 	if (*fixed < 0)
 		*fixed = 0;
+}
+
+static bool sim_has_feature(struct backend *b, int pmu, const char *path)
+{
+	(void)path;
+	return b->features && pmu >= 0 && pmu < b->m->npmus && !absent_why(b, pmu);
 }
 
 static int sim_free_counters(struct backend *b, int pmu)
@@ -853,11 +865,31 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 				  epd->name, pd->name);
 			return -EINVAL;
 		}
+		if (ed->requires && !b->features) {
+			set_cause(cause, "sim: event %s: this simulated kernel has no %s/%s", ed->name,
+				  epd->perf_name, ed->requires);
+			return -EINVAL;
+		}
+		if (ed->flags & EVF_TOPDOWN) {
+			/* As the kernel: PERF_METRICS events take no counter and
+			 * only join a group that slots leads. */
+			const struct event_def *lead = &b->m->events[events[0]];   /* checked at i = 0 */
+			if (!(lead->flags & EVF_SLOTS) || lead->pmu != ed->pmu) {
+				set_cause(cause, "sim: event %s: a topdown event needs slots as its group leader",
+					  ed->name);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if ((ed->flags & EVF_SLOTS) && i != 0) {
+			set_cause(cause, "sim: event %s: slots must lead its group", ed->name);
+			return -EINVAL;
+		}
 		if (unlimited(epd) || unlimited(pd))
 			continue;
 		if (ed->flags & EVF_MERGE)
 			g0.need_pairs++;
-		else if ((ed->flags & EVF_FIXED) && pd->fixed > 0)
+		else if ((ed->flags & (EVF_FIXED | EVF_SLOTS)) && pd->fixed > 0)
 			g0.need_fixed++;
 		else
 			g0.need_general++;
@@ -1115,6 +1147,7 @@ const struct pmu_backend_ops backend_sim = {
 	.create = sim_create,
 	.destroy = sim_destroy,
 	.instances = sim_instances,
+	.has_feature = sim_has_feature,
 	.free_counters = sim_free_counters,
 	.open_group = sim_open_group,
 	.enable = sim_enable,

@@ -80,6 +80,7 @@ void model_free(struct model *m)
 		free(e->desc);
 		expr_free(e->sim);
 		free(e->sim_text);
+		free(e->requires);
 		free(e->file);
 	}
 	free(m->events);
@@ -150,6 +151,8 @@ struct model *model_load_under(const char *events_dir, const char *dir, char **c
 	for (int i = 0; i < set.nstanzas; i++)
 		if (set.stanzas[i].kind == ST_EVENT && evdef_build_event(&b, &set.stanzas[i]) < 0)
 			goto fail;
+	if (evdef_resolve_fallbacks(&b) < 0)
+		goto fail;
 	src = xcalloc((size_t)set.nstanzas, sizeof(*src));
 	for (int i = 0; i < set.nstanzas; i++)
 		if (set.stanzas[i].kind == ST_METRIC && evdef_build_metric(&b, &set.stanzas[i], &src[m->nmetrics]) < 0)

@@ -58,6 +58,11 @@ enum event_flags {
 	EVF_MERGE = 1 << 0,   /* needs a merged even/odd counter pair (Zen 5 1.3) */
 	EVF_FIXED = 1 << 1,   /* can be counted on a fixed counter (Intel) */
 	EVF_SATURATES = 1 << 2, /* counter saturates instead of wrapping (UMC) */
+	/* Intel PERF_METRICS (Ice Lake and later): the kernel's "slots" event
+	 * (fixed counter 3) must lead any group that holds "topdown-*" events,
+	 * which take no counter and read as slots x their fraction. */
+	EVF_SLOTS = 1 << 3,
+	EVF_TOPDOWN = 1 << 4,
 };
 
 struct event_def {
@@ -71,6 +76,12 @@ struct event_def {
 	int arch_bit;         /* Intel: CPUID.0AH:EBX bit (-1 if none) */
 	struct expr *sim;     /* simulated-PMU formula over workload quantities, or NULL */
 	char *sim_text;
+	/* A kernel feature the event needs: a file under the PMU's sysfs
+	 * directory ("events/topdown-retiring"), or NULL. Where the kernel
+	 * lacks it, the event is counted with the encoding of event
+	 * `fallback` (an index, -1 if none), which counts the same quantity. */
+	char *requires;
+	int fallback;
 	char *file; int line;
 };
 

@@ -37,7 +37,7 @@ static const struct key_spec pmu_keys[] = {
 static const struct key_spec event_keys[] = {
 	{ "pmu", false }, { "raw", false }, { "pfm", false }, { "fields", false }, { "perf", false },
 	{ "proc", false }, { "desc", false }, { "sim", false }, { "flags", false }, { "arch_bit", false },
-	{ NULL, false },
+	{ "requires", false }, { "fallback", false }, { NULL, false },
 };
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
@@ -583,7 +583,7 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	m->events = evdef_grow(m->events, m->nevents, sizeof(*m->events));
 	struct event_def *ev = &m->events[m->nevents++];
 	*ev = (struct event_def){ .name = xstrdup(st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
-				  .arch_bit = -1, .file = xstrdup(st->file), .line = st->line };
+				  .arch_bit = -1, .fallback = -1, .file = xstrdup(st->file), .line = st->line };
 	evdef_index_add(m, NAME_EVENT, ev->name, m->nevents - 1);
 	const struct def_attr *a = attr_get(st, "desc");
 	ev->desc = xstrdup(a ? a->value : "");
@@ -638,8 +638,13 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 				ev->flags |= EVF_FIXED;
 			else if (!strcmp(w, "saturates"))
 				ev->flags |= EVF_SATURATES;
+			else if (!strcmp(w, "slots"))
+				ev->flags |= EVF_SLOTS;
+			else if (!strcmp(w, "topdown"))
+				ev->flags |= EVF_TOPDOWN;
 			else {
-				evdef_at(b, st->file, a->line, col, "unknown flag '%s' (expected merge, fixed or saturates)", w);
+				evdef_at(b, st->file, a->line, col,
+					 "unknown flag '%s' (expected merge, fixed, saturates, slots or topdown)", w);
 				free(w);
 				return -1;
 			}
@@ -648,6 +653,17 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	}
 	if (get_int(b, st, attr_get(st, "arch_bit"), 0, 31, -1, &ev->arch_bit) < 0)
 		return -1;
+	if ((a = attr_get(st, "requires"))) {
+		/* A path under the PMU's own sysfs directory: nothing that could
+		 * climb out of it. */
+		const char *v = a->value;
+		bool ok = *v && *v != '/' && !strstr(v, "..");
+		for (const char *q = v; ok && *q; q++)
+			ok = isalnum((unsigned char)*q) || strchr("_-./", *q);
+		if (!ok)
+			return AT_VALUE(b, st, a, "expected a relative sysfs path such as events/slots but found '%s'", v);
+		ev->requires = xstrdup(v);
+	}
 	if ((a = attr_get(st, "sim"))) {
 		char *cause = NULL;
 		int col = 0;
@@ -658,6 +674,46 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 			free(cause);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/* The slots event of PMU pmu, or -1. */
+static int slots_event(const struct model *m, int pmu)
+{
+	for (int e = 0; e < m->nevents; e++)
+		if (m->events[e].pmu == pmu && (m->events[e].flags & EVF_SLOTS))
+			return e;
+	return -1;
+}
+
+int evdef_resolve_fallbacks(struct builder *b)
+{
+	struct model *m = b->m;
+	for (int i = 0; i < b->set->nstanzas; i++) {
+		const struct def_stanza *st = &b->set->stanzas[i];
+		if (st->kind != ST_EVENT)
+			continue;
+		int e = model_find_event(m, st->name);
+		struct event_def *ev = &m->events[e];
+		if ((ev->flags & EVF_TOPDOWN) && slots_event(m, ev->pmu) < 0)
+			return AT_STANZA(b, st, "topdown event '%s' needs an event with flag slots on pmu '%s' to lead its group",
+					 ev->name, m->pmus[ev->pmu].name);
+		if ((ev->flags & (EVF_SLOTS | EVF_TOPDOWN)) == (EVF_SLOTS | EVF_TOPDOWN))
+			return AT_STANZA(b, st, "expected flag slots or topdown, not both, in event '%s'", ev->name);
+		const struct def_attr *a = attr_get(st, "fallback");
+		if (!a)
+			continue;
+		if (!ev->requires)
+			return AT_VALUE(b, st, a, "a fallback is used only where a 'requires' feature is missing: expected a requires key in event '%s'",
+					ev->name);
+		int f = model_find_event(m, a->value);
+		if (f < 0)
+			return AT_VALUE(b, st, a, "unknown event '%s' as fallback", a->value);
+		const struct event_def *fd = &m->events[f];
+		if (f == e || fd->requires || (fd->flags & (EVF_SLOTS | EVF_TOPDOWN)))
+			return AT_VALUE(b, st, a, "expected a fallback event that needs no kernel feature, not '%s'", a->value);
+		ev->fallback = f;
 	}
 	return 0;
 }

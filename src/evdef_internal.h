@@ -46,5 +46,8 @@ void evdef_free_matches(struct model_match *mm, int n);
 /* Resolves every metric's formula, refuses cycles and scope mistakes and
  * fills in scopes and event lists; src[j] is metric j's stanza. */
 int evdef_resolve_metrics(struct builder *b, const struct metric_src *src);
+/* Resolves each event's `fallback` name and checks the PERF_METRICS rules
+ * that can be checked on the definitions alone (evdef_build.c). */
+int evdef_resolve_fallbacks(struct builder *b);
 
 #endif

@@ -138,7 +138,11 @@ int listing_events(FILE *dest, const struct model *m, const char *pattern)
 		const struct event_def *ev = &m->events[i];
 		if (!enc[i])
 			continue;
-		fprintf(out, "%-*s  %-*s  %-*s  %s\n", wn, ev->name, wp, m->pmus[ev->pmu].name, we, enc[i], ev->desc);
+		fprintf(out, "%-*s  %-*s  %-*s  %s", wn, ev->name, wp, m->pmus[ev->pmu].name, we, enc[i], ev->desc);
+		if (ev->requires && ev->fallback >= 0)
+			fprintf(out, " [without %s/%s: counted as %s]", m->pmus[ev->pmu].perf_name, ev->requires,
+				m->events[ev->fallback].name);
+		fputc('\n', out);
 		free(enc[i]);
 	}
 	free(enc);

@@ -343,6 +343,46 @@ static bool whole_pmu_error(int err)
 	return err == -EACCES || err == -ENOENT || err == -EOPNOTSUPP || err == -EPERM;
 }
 
+/* Per model event, the event whose encoding counts it on this kernel: itself,
+ * its fallback where the kernel lacks what it requires (Intel PERF_METRICS
+ * on kernels before 5.9 or in most VMs), or -1. */
+static int *counted_here(struct sampler *s, int *nfallback)
+{
+	const struct model *m = s->cfg.model;
+	int *as = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+	for (int e = 0; e < m->nevents; e++) {
+		const struct event_def *ed = &m->events[e];
+		as[e] = e;
+		if (!ed->requires || !s->cfg.ops->has_feature ||
+		    s->cfg.ops->has_feature(s->bk, ed->pmu, ed->requires))
+			continue;
+		as[e] = ed->fallback;
+		*nfallback += ed->fallback >= 0;
+	}
+	return as;
+}
+
+/* One line for what is counted with a fallback encoding, so that nobody
+ * compares the figures with perf's PERF_METRICS ones unawares. */
+static void say_fallbacks(struct sampler *s, const struct sched_plan *plan, const int *count_as)
+{
+	const struct model *m = s->cfg.model;
+	int n = 0, first = -1;
+	for (int e = 0; e < m->nevents; e++)
+		if (plan->event_used[e] && count_as[e] >= 0 && count_as[e] != e) {
+			if (first < 0)
+				first = e;
+			n++;
+		}
+	if (n == 0)
+		return;
+	const struct event_def *ed = &m->events[first];
+	const struct pmu_def *pd = &m->pmus[ed->pmu];
+	add_notice(s, "no %s/%s in this kernel: %d event%s counted with %s fallback (%s as %s%s)",
+		   pd->perf_name ? pd->perf_name : pd->name, ed->requires, n, n == 1 ? "" : "s",
+		   n == 1 ? "its" : "their", ed->name, m->events[count_as[first]].name, n > 1 ? ", ..." : "");
+}
+
 /* Plans the current request and opens every group on every instance. */
 static int open_all(struct sampler *s, char **cause)
 {
@@ -358,9 +398,14 @@ static int open_all(struct sampler *s, char **cause)
 		if (fc[p] < 0)
 			fc[p] = m->pmus[p].counters;
 	}
-	struct sched_request rq = { s->nmetrics, s->metrics, s->nevents, s->events, fc };
+	int nfallback = 0;
+	int *count_as = counted_here(s, &nfallback);
+	struct sched_request rq = { s->nmetrics, s->metrics, s->nevents, s->events, fc, count_as };
 	struct sched_plan *plan = sched_plan(m, &rq, cause);
 	free(fc);
+	if (plan && nfallback > 0)
+		say_fallbacks(s, plan, count_as);
+	free(count_as);
 	if (!plan)
 		return -1;
 	sched_plan_free(s->plan);
@@ -440,7 +485,7 @@ static int open_all(struct sampler *s, char **cause)
 				if (!ps->alive[i])
 					continue;
 				char *c = NULL;
-				int rc = ops->open_group(s->bk, &ps->inst[i], sg->events, sg->nevents, &gs->bg[i], &c);
+				int rc = ops->open_group(s->bk, &ps->inst[i], sg->counted, sg->nevents, &gs->bg[i], &c);
 				if (rc == 0) {
 					nopen++;
 					free(c);
@@ -789,7 +834,7 @@ static void reopen_moved(struct sampler *s)
 					struct grp_state *gs = &s->gs[ps->groups[k]];
 					memset(&gs->prev[(size_t)i * (size_t)gs->nev], 0, sizeof(*gs->prev) * (size_t)gs->nev);
 					char *c = NULL;
-					if (ops->open_group(s->bk, &ps->inst[i], sg->events, sg->nevents, &gs->bg[i], &c) != 0)
+					if (ops->open_group(s->bk, &ps->inst[i], sg->counted, sg->nevents, &gs->bg[i], &c) != 0)
 						gs->bg[i] = NULL;
 					free(c);
 					if (gs->bg[i] && (k == ps->cur || s->kernel_mux))

@@ -18,8 +18,14 @@
  *      group already counts them.
  * Merged-pair events (Zen 5 FLOPs) take two general counters. On a PMU with
  * fixed counters (Intel), fixed-able events take a fixed counter while one
- * is left in the group and a general one after that. Software and /proc
- * "PMUs" have no real counter limit: all their events form one group. */
+ * is left in the group and a general one after that. Intel's PERF_METRICS
+ * events (flag topdown) take no counter but, as the kernel demands, only
+ * in a group that the PMU's slots event leads: every event set with one
+ * brings slots along, and slots is moved to the front of its group.
+ * Where the kernel lacks a feature an event requires, the request's
+ * count_as names the fallback encoding whose costs and rules apply.
+ * Software and /proc "PMUs" have no real counter limit: all their events
+ * form one group. */
 #include "config.h"
 #include "sched.h"
 #include "util.h"
@@ -36,6 +42,7 @@ struct gbuild {
 
 struct packer {
 	const struct model *m;
+	const int *count_as;      /* see struct sched_request */
 	int *fixed;       /* per PMU: fixed counters to use */
 	int *general;     /* per PMU: general counters to use */
 	int ngroups, capgroups;
@@ -47,13 +54,31 @@ static bool pmu_unlimited(const struct pmu_def *pd)
 	return pd->kind == PMU_SOFTWARE || pd->kind == PMU_PROC;
 }
 
+/* The definition whose encoding counts event e here. */
+static const struct event_def *counted_as(const struct packer *pk, int e)
+{
+	int c = pk->count_as ? pk->count_as[e] : e;
+	return &pk->m->events[c >= 0 ? c : e];
+}
+
+/* The event of PMU pmu that leads PERF_METRICS groups, or -1. */
+static int slots_of(const struct packer *pk, int pmu)
+{
+	for (int e = 0; e < pk->m->nevents; e++)
+		if (pk->m->events[e].pmu == pmu && (counted_as(pk, e)->flags & EVF_SLOTS))
+			return e;
+	return -1;
+}
+
 /* General counters that a set of events needs on PMU pmu. */
 static int set_cost(const struct packer *pk, int pmu, const int *ev, int n)
 {
 	int cost = 0, nfixed = 0;
 	for (int i = 0; i < n; i++) {
-		const struct event_def *ed = &pk->m->events[ev[i]];
-		if (pk->fixed[pmu] > 0 && (ed->flags & EVF_FIXED))
+		const struct event_def *ed = counted_as(pk, ev[i]);
+		if (ed->flags & EVF_TOPDOWN)
+			continue;
+		if (pk->fixed[pmu] > 0 && (ed->flags & (EVF_FIXED | EVF_SLOTS)))
 			nfixed++;
 		else
 			cost += (ed->flags & EVF_MERGE) ? 2 : 1;
@@ -125,6 +150,22 @@ static void place_set(struct packer *pk, int first, int pmu, const int *ev, int 
 		group_add(g, ev[i]);
 }
 
+/* Adds PMU pmu's slots event to the set ev[0..n) (which has room for one
+ * more) when the set reads PERF_METRICS and lacks it; returns the new n. */
+static int with_slots(const struct packer *pk, int pmu, int *ev, int n)
+{
+	bool topdown = false;
+	for (int i = 0; i < n; i++) {
+		if (counted_as(pk, ev[i])->flags & EVF_SLOTS)
+			return n;
+		topdown |= (counted_as(pk, ev[i])->flags & EVF_TOPDOWN) != 0;
+	}
+	int s = topdown ? slots_of(pk, pmu) : -1;
+	if (s >= 0)
+		ev[n++] = s;
+	return n;
+}
+
 struct mitem { int metric; int n; const char *name; };
 
 static int mitem_cmp(const void *a, const void *b)
@@ -138,9 +179,15 @@ static int mitem_cmp(const void *a, const void *b)
 	return x->metric - y->metric;
 }
 
-static char *unsched_reason(const struct packer *pk, const struct event_def *ed)
+static char *unsched_reason(const struct packer *pk, int e)
 {
+	const struct event_def *ed = &pk->m->events[e];
 	const struct pmu_def *pd = &pk->m->pmus[ed->pmu];
+	if (pk->count_as && pk->count_as[e] < 0)
+		return xasprintf("the kernel has no %s/%s", pd->perf_name ? pd->perf_name : pd->name,
+				 ed->requires ? ed->requires : "support for it");
+	if ((counted_as(pk, e)->flags & EVF_TOPDOWN) && slots_of(pk, ed->pmu) < 0)
+		return xasprintf("a topdown event needs PMU %s's slots event to lead its group", pd->name);
 	int free_c = pk->general[ed->pmu];
 	if (free_c <= 0)
 		return xasprintf("PMU %s has no free counters", pd->name);
@@ -171,7 +218,7 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 				return set_cause(cause, "metric %s uses a bad event index", md->name), NULL;
 	}
 
-	struct packer pk = { .m = m };
+	struct packer pk = { .m = m, .count_as = req->count_as };
 	pk.fixed = xcalloc((size_t)m->npmus + 1, sizeof(int));
 	pk.general = xcalloc((size_t)m->npmus + 1, sizeof(int));
 	for (int p = 0; p < m->npmus; p++) {
@@ -204,9 +251,16 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		const struct event_def *ed = &m->events[e];
 		if (!wanted[e] || pmu_unlimited(&m->pmus[ed->pmu]))
 			continue;
-		if (set_cost(&pk, ed->pmu, &e, 1) > pk.general[ed->pmu]) {
+		int need[2] = { e, -1 }, nneed = 1;
+		bool lost = req->count_as && req->count_as[e] < 0;
+		if (!lost && (counted_as(&pk, e)->flags & EVF_TOPDOWN)) {
+			need[1] = slots_of(&pk, ed->pmu);
+			lost = need[1] < 0 || (req->count_as && req->count_as[need[1]] < 0);
+			nneed = 2;
+		}
+		if (lost || set_cost(&pk, ed->pmu, need, nneed) > pk.general[ed->pmu]) {
 			bad[e] = true;
-			plan->unsched_why[plan->nunschedulable] = unsched_reason(&pk, ed);
+			plan->unsched_why[plan->nunschedulable] = unsched_reason(&pk, e);
 			plan->unschedulable[plan->nunschedulable++] = e;
 		}
 	}
@@ -276,6 +330,7 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 				if (!dup)
 					set[n++] = e;
 			}
+			n = with_slots(&pk, p, set, n);
 			if (set_cost(&pk, p, set, n) > pk.general[p]) {
 				for (int j = 0; j < n; j++)
 					loose[set[j]] = true;
@@ -295,11 +350,28 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 			bool have = false;
 			for (int gi = first; gi < pk.ngroups && !have; gi++)
 				have = group_has(&pk.g[gi], e);
-			if (!have)
-				place_set(&pk, first, p, &e, 1);
+			if (!have) {
+				int one[2] = { e, -1 };
+				place_set(&pk, first, p, one, with_slots(&pk, p, one, 1));
+			}
 		}
 	}
 
+	/* The kernel takes the first event as the leader. */
+	for (int gi = 0; gi < pk.ngroups; gi++) {
+		struct gbuild *g = &pk.g[gi];
+		for (int i = 1; i < g->n; i++)
+			if (counted_as(&pk, g->ev[i])->flags & EVF_SLOTS) {
+				int lead = g->ev[i];
+				memmove(&g->ev[1], &g->ev[0], sizeof(int) * (size_t)i);
+				g->ev[0] = lead;
+				break;
+			}
+	}
+
+	for (int gi = 0; gi < pk.ngroups; gi++)
+		for (int i = 0; i < pk.g[gi].n; i++)
+			plan->event_used[pk.g[gi].ev[i]] = true;   /* slots brought along */
 	plan->ngroups = pk.ngroups;
 	plan->groups = xcalloc((size_t)pk.ngroups + 1, sizeof(*plan->groups));
 	for (int gi = 0; gi < pk.ngroups; gi++) {
@@ -307,6 +379,9 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		sg->pmu = pk.g[gi].pmu;
 		sg->nevents = pk.g[gi].n;
 		sg->events = pk.g[gi].ev;
+		sg->counted = xmalloc(sizeof(int) * ((size_t)sg->nevents + 1));
+		for (int i = 0; i < sg->nevents; i++)
+			sg->counted[i] = (int)(counted_as(&pk, sg->events[i]) - m->events);
 		sg->counters_used = set_cost(&pk, sg->pmu, sg->events, sg->nevents);
 	}
 
@@ -346,8 +421,10 @@ void sched_plan_free(struct sched_plan *p)
 {
 	if (!p)
 		return;
-	for (int i = 0; i < p->ngroups; i++)
+	for (int i = 0; i < p->ngroups; i++) {
 		free(p->groups[i].events);
+		free(p->groups[i].counted);
+	}
 	free(p->groups);
 	free(p->metrics);
 	free(p->metric_split);
@@ -395,6 +472,8 @@ void sched_print(const struct sched_plan *p, const struct model *m, FILE *out)
 			for (int j = 0; j < sg->nevents; j++) {
 				const struct event_def *ed = &m->events[sg->events[j]];
 				fprintf(out, " %s%s", ed->name, (ed->flags & EVF_MERGE) ? "(pair)" : "");
+				if (sg->counted && sg->counted[j] != sg->events[j])
+					fprintf(out, "(as %s)", m->events[sg->counted[j]].name);
 			}
 			fputc('\n', out);
 		}

@@ -11,7 +11,9 @@
 struct sched_group {
 	int pmu;
 	int nevents;
-	int *events;          /* model event indices; the first leads */
+	int *events;          /* model event indices; the first leads (slots
+	                       * where the group reads PERF_METRICS) */
+	int *counted;         /* what to open: events[] through count_as */
 	int counters_used;    /* merged-pair events take two */
 };
 
@@ -32,6 +34,11 @@ struct sched_request {
 	int nmetrics; const int *metrics;   /* model metric indices */
 	int nevents; const int *events;     /* extra events (-e) */
 	const int *free_counters;           /* per model PMU: usable counters */
+	/* Per model event: the event whose encoding counts it here (itself,
+	 * or its fallback where the kernel lacks a feature), -1 where it
+	 * cannot be counted; NULL: every event as itself. Groups keep the
+	 * model's own event indices; costs and rules follow the encoding. */
+	const int *count_as;
 };
 
 struct sched_plan *sched_plan(const struct model *m, const struct sched_request *req, char **cause);

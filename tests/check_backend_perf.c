@@ -456,6 +456,49 @@ START_TEST(uncore_instances_spr)
 }
 END_TEST
 
+/* PERF_METRICS is there when the kernel lists its events in sysfs: each
+ * event that requires one finds it on the Emerald Rapids fixture and not on
+ * the Westmere one, and its raw value is what the kernel's file says. */
+START_TEST(perf_metrics_feature)
+{
+	char *cause = NULL;
+	struct model *m = model_load(TOP_SRCDIR "/events/intel/spr", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
+	struct topo *t2 = topo_load(FIX "wsm-2s", NULL);
+	ck_assert(t && t2);
+	struct backend *b = ops->create(m, t, FIX "emr-2s-snc2", NULL);
+	struct backend *old = ops->create(m, t2, FIX "wsm-2s", NULL);
+	ck_assert(b && old);
+	int nreq = 0;
+	for (int e = 0; e < m->nevents; e++) {
+		const struct event_def *ed = &m->events[e];
+		if (!ed->requires)
+			continue;
+		nreq++;
+		ck_assert_msg(ops->has_feature(b, ed->pmu, ed->requires), "%s: no %s", ed->name, ed->requires);
+		ck_assert(!ops->has_feature(old, ed->pmu, ed->requires));
+		ck_assert_int_ge(ed->fallback, 0);
+		char *path = xasprintf(FIX "emr-2s-snc2/bus/event_source/devices/cpu/%s", ed->requires);
+		char *text = read_text_file(path);
+		ck_assert_ptr_nonnull(text);
+		unsigned ev = 99, um = 99;
+		ck_assert_int_eq(sscanf(text, "event=0x%x,umask=0x%x", &ev, &um), 2);
+		ck_assert_msg(ed->raw == ((uint64_t)um << 8 | ev), "%s: raw 0x%llx, kernel %s", ed->name,
+			      (unsigned long long)ed->raw, text);
+		free(text);
+		free(path);
+	}
+	ck_assert_int_eq(nreq, 8);   /* slots and seven topdown events */
+	ck_assert(!ops->has_feature(b, m->npmus, "events/slots"));
+	ops->destroy(b);
+	ops->destroy(old);
+	topo_free(t);
+	topo_free(t2);
+	model_free(m);
+}
+END_TEST
+
 /* The NMI watchdog holds a general counter on AMD while it is on. */
 START_TEST(free_counters)
 {
@@ -571,6 +614,7 @@ static Suite *backend_perf_suite(void)
 	tcase_add_test(tc, uncore_instances_1s);
 	tcase_add_test(tc, uncore_instances_2s);
 	tcase_add_test(tc, uncore_instances_spr);
+	tcase_add_test(tc, perf_metrics_feature);
 	tcase_add_test(tc, free_counters);
 	tcase_add_loop_test(tc, error_hints, 0, (int)ARRAY_SIZE(hints));
 	tcase_add_test(tc, paranoid_value_in_hint);

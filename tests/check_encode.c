@@ -577,6 +577,15 @@ static const struct model_case spr_cases[] = {
 	{ "br_misp_retired.all_branches", 0xC5 },
 	{ "br_inst_retired.near_taken", 0x20C4 },
 	{ "topdown.slots_p", 0x01A4 },
+	/* The kernel's PERF_METRICS pseudo-encodings (its cpu/events files). */
+	{ "topdown.slots", 0x0400 },
+	{ "perf_metrics.retiring", 0x8000 },
+	{ "perf_metrics.bad_spec", 0x8100 },
+	{ "perf_metrics.fe_bound", 0x8200 },
+	{ "perf_metrics.be_bound", 0x8300 },
+	{ "perf_metrics.heavy_ops", 0x8400 },
+	{ "perf_metrics.br_mispredict", 0x8500 },
+	{ "perf_metrics.mem_bound", 0x8700 },
 	{ "idq_uops_not_delivered.core", 0x019C },
 	{ "idq_uops_not_delivered.cycles_0_uops_deliv.core", 0x0600019C },
 	{ "int_misc.uop_dropping", 0x10AD },
@@ -869,15 +878,68 @@ static const struct {
 	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "ipc", 0xC0, 0x76 },
 	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "branch_miss_ratio", 0xC3, 0xC2 },
 	{ EVENTS_DIR "/amd/zen3", NULL, ZEN5_SYSFS, "ic_fetch_miss_ratio", 0x10000188E, 0x100001F8E },
-	/* Sapphire Rapids: the TMA level-1 nodes over TOPDOWN.SLOTS_P. */
+	/* Sapphire Rapids (topdown: test_spr_tma below). */
 	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "ipc", 0xC0, 0x3C },
 	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "branch_miss_ratio", 0xC5, 0xC4 },
 	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "l2_miss_rate", 0x2724, 0xE724 },
-	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "bad_speculation", 0x04A4, 0x01A4 },
-	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "backend_bound", 0x02A4, 0x01A4 },
-	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "retiring", 0x02C2, 0x01A4 },
 	{ EVENTS_DIR "/intel/spr", NULL, INTEL_SYSFS, "l3_miss_latency_cycles", 0x1020, 0x1021 },
 };
+
+/* Sapphire Rapids topdown against perf's sapphirerapids tma_* formulas,
+ * evaluated by hand on made-up counts: each PERF_METRICS category over the
+ * sum of the four, uops dropped by a flush moved from frontend to bad
+ * speculation (perf: tma_frontend_bound = topdown-fe-bound / sum -
+ * INT_MISC.UOP_DROPPING / slots; tma_bad_speculation = max(1 - (fe + be +
+ * retiring), 0)), fetch latency as 6 slots per cycle with no uop. */
+static double spr_count(void *vctx, int ref)
+{
+	const struct model *m = vctx;
+	static const struct { const char *name; double v; } counts[] = {
+		{ "topdown.slots", 2000 }, { "perf_metrics.fe_bound", 100 }, { "perf_metrics.bad_spec", 200 },
+		{ "perf_metrics.be_bound", 300 }, { "perf_metrics.retiring", 400 },
+		{ "perf_metrics.heavy_ops", 50 }, { "perf_metrics.br_mispredict", 150 },
+		{ "perf_metrics.mem_bound", 120 }, { "int_misc.uop_dropping", 20 },
+		{ "idq_uops_not_delivered.cycles_0_uops_deliv.core", 30 },
+	};
+	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + m->nmetrics)
+		return expr_eval(m->metrics[ref - METRIC_REF_BASE].expr, spr_count, vctx);
+	if (ref < 0 || ref >= m->nevents)
+		return NAN;
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
+		if (!strcmp(m->events[ref].name, counts[i].name))
+			return counts[i].v;
+	return NAN;
+}
+
+START_TEST(test_spr_tma)
+{
+	struct model *m = load(EVENTS_DIR "/intel/spr");
+	/* sum = 1000 of slots 2000 (the kernel scales all of them alike). */
+	static const struct { const char *metric; double want; } cases[] = {
+		{ "frontend_bound", 0.1 - 20.0 / 2000 },
+		{ "backend_bound", 0.3 },
+		{ "retiring", 0.4 },
+		{ "bad_speculation", 1 - (0.1 - 0.01 + 0.3 + 0.4) },
+		{ "frontend_bound_latency", (6 * 30.0 - 20) / 2000 },
+		{ "frontend_bound_bw", 0.1 - 0.01 - (6 * 30.0 - 20) / 2000 },
+		{ "bad_speculation_mispredicts", 0.15 },
+		{ "bad_speculation_pipeline_restarts", 0.21 - 0.15 },
+		{ "backend_bound_memory", 0.12 },
+		{ "backend_bound_cpu", 0.3 - 0.12 },
+		{ "retiring_microcode", 0.05 },
+		{ "retiring_fastpath", 0.4 - 0.05 },
+		{ "total_dispatch_slots", 2000 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int k = model_find_metric(m, cases[i].metric);
+		ck_assert_msg(k >= 0, "no metric %s", cases[i].metric);
+		double v = expr_eval(m->metrics[k].expr, spr_count, m);
+		ck_assert_msg(fabs(v - cases[i].want) < 1e-12, "%s: %.15g, expected %.15g", cases[i].metric, v,
+			      cases[i].want);
+	}
+	model_free(m);
+}
+END_TEST
 
 START_TEST(test_model_ratios)
 {
@@ -1109,6 +1171,7 @@ static Suite *encode_suite(void)
 	tcase_add_test(tc, test_model_spr);
 	tcase_add_test(tc, test_model_spr_vs_pfm);
 	tcase_add_test(tc, test_model_spr_uncore);
+	tcase_add_test(tc, test_spr_tma);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("model-fam10h");
 	tcase_add_loop_test(tc, test_model_fam10h, 0, 3);

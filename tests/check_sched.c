@@ -45,7 +45,7 @@ static struct model model = { .name = "test", .npmus = NP, .pmus = pmus,
 static struct sched_plan *plan(const int *mets, int nm, const int *evs, int ne, int core_free, int l3_free)
 {
 	int fc[NP] = { core_free, l3_free, 64 };
-	struct sched_request rq = { nm, mets, ne, evs, fc };
+	struct sched_request rq = { nm, mets, ne, evs, fc, NULL };
 	char *cause = NULL;
 	struct sched_plan *p = sched_plan(&model, &rq, &cause);
 	ck_assert_msg(p != NULL, "plan failed: %s", cause ? cause : "?");
@@ -215,7 +215,7 @@ START_TEST(test_bad_request)
 {
 	int m[] = { NM };
 	int fc[NP] = { 4, 2, 64 };
-	struct sched_request rq = { 1, m, 0, NULL, fc };
+	struct sched_request rq = { 1, m, 0, NULL, fc, NULL };
 	char *cause = NULL;
 	ck_assert_ptr_null(sched_plan(&model, &rq, &cause));
 	ck_assert_ptr_nonnull(cause);
@@ -239,7 +239,7 @@ START_TEST(test_fixed)
 		.nmetrics = 2, .metrics = im };
 	int req[] = { 0, 1 };
 	int fc[1] = { 2 };
-	struct sched_request rq = { 2, req, 0, NULL, fc };
+	struct sched_request rq = { 2, req, 0, NULL, fc, NULL };
 	struct sched_plan *p = sched_plan(&mm, &rq, NULL);
 	/* m1: 2 fixed + 2 general; m2's c needs a third general counter. */
 	ck_assert_int_eq(p->ngroups, 2);

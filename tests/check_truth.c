@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,7 +179,7 @@ static void harness_open(struct harness *h, const char *model, const int shape[4
 			if (h->inst[i].bi.pmu != sg->pmu)
 				continue;
 			int k = hg->ninst;
-			if (sim_truth_group(h->bk, &h->inst[i].bi, sg->events, sg->nevents,
+			if (sim_truth_group(h->bk, &h->inst[i].bi, sg->counted, sg->nevents,
 					    &hg->c0[(size_t)k * (size_t)sg->nevents], &hg->r0[k]) == 0)
 				hg->inst[hg->ninst++] = i;
 		}
@@ -332,7 +333,7 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 		for (int k = 0; k < hg->ninst; k++) {
 			double c1[64], r1 = 0;
 			ck_assert_int_le(sg->nevents, 64);
-			ck_assert_int_eq(sim_truth_group(h->bk, &h->inst[hg->inst[k]].bi, sg->events, sg->nevents,
+			ck_assert_int_eq(sim_truth_group(h->bk, &h->inst[hg->inst[k]].bi, sg->counted, sg->nevents,
 							 c1, &r1), 0);
 			for (int j = 0; j < sg->nevents; j++) {
 				size_t at = (size_t)k * (size_t)sg->nevents + (size_t)j;
@@ -508,6 +509,11 @@ static const struct run_spec runs[] = {
 	{ "amd-zen3", { 1, 2, 8, 2 }, "basic", 50, 2, 20, NULL },
 	{ "intel-spr", { 1, 1, 8, 2 }, "basic", 50, 2, 20, NULL },
 	{ "intel-spr", { 1, 1, 8, 2 }, "topdown", 50, 1, 20, NULL },
+	/* PERF_METRICS under the kernel's own rotation, and a kernel without
+	 * it (the general-counter fallbacks). */
+	{ "intel-spr", { 1, 1, 8, 2 }, "topdown", SAMPLER_ROTATE_KERNEL, 1, 20, NULL },
+	{ "intel-spr", { 1, 1, 8, 2 }, "all", 50, 2, 15, NULL },
+	{ "intel-spr", { 1, 1, 8, 2 }, "all", 50, 2, 15, "features=0" },
 };
 
 /* The judgement over all runs, with the figures the documentation quotes. */
@@ -542,6 +548,85 @@ END_TEST
 
 /* -C 0: the CCX and socket rows show what the unfiltered run shows, or
  * nothing; never a figure made of one CPU's counts under the CCX's name. */
+/* Intel PERF_METRICS: with the kernel feature, every group that reads a
+ * topdown event is led by slots and the topdown events cost no counter;
+ * without it, the same metrics are planned on the general-counter
+ * fallbacks, a notice says so, and the simulated kernel refuses what the
+ * real one refuses. */
+START_TEST(test_perf_metrics_groups)
+{
+	static const int shape[4] = { 1, 1, 2, 2 };
+	for (int have = 1; have >= 0; have--) {
+		struct harness h;
+		harness_open(&h, "intel-spr", shape, "topdown_l2", 50, 3, have ? NULL : "features=0", NULL);
+		const struct model *m = h.m;
+		int slots = model_find_event(m, "topdown.slots");
+		ck_assert_int_ge(slots, 0);
+		int topdown_groups = 0, fallbacks = 0;
+		for (int g = 0; g < h.plan->ngroups; g++) {
+			const struct sched_group *sg = &h.plan->groups[g];
+			bool td = false;
+			for (int i = 0; i < sg->nevents; i++) {
+				const struct event_def *as = &m->events[sg->counted[i]];
+				td |= (as->flags & EVF_TOPDOWN) != 0;
+				ck_assert(have || !(as->flags & (EVF_TOPDOWN | EVF_SLOTS)));
+				if (sg->counted[i] != sg->events[i]) {
+					ck_assert_int_eq(sg->counted[i], m->events[sg->events[i]].fallback);
+					fallbacks++;
+				}
+			}
+			if (td) {
+				topdown_groups++;
+				ck_assert_int_eq(sg->events[0], slots);
+			}
+		}
+		const char *notice = sampler_notice(h.s);
+		if (have) {
+			ck_assert_int_eq(topdown_groups, 1);   /* slots + 7 topdown events + 2 general */
+			ck_assert_int_eq(h.plan->ngroups, 1);
+			ck_assert_int_eq(fallbacks, 0);
+			ck_assert(!notice || !strstr(notice, "fallback"));
+		} else {
+			ck_assert_int_eq(topdown_groups, 0);
+			ck_assert_int_ge(fallbacks, 8);
+			ck_assert_msg(notice && strstr(notice, "no cpu/events/slots in this kernel"), "notice: %s",
+				      notice ? notice : "(none)");
+		}
+		for (int n = 0; n < 3; n++) {
+			char *cause = NULL;
+			struct snapshot *snap = sampler_step(h.s, &cause);
+			ck_assert_msg(snap != NULL, "step: %s", cause ? cause : "?");
+			check_interval(&h, snap, false);
+			snapshot_free(snap);
+		}
+		/* The kernel's rules, on the simulated kernel itself. */
+		struct bk_instance *bi = NULL;
+		char *why = NULL;
+		int core = model_find_pmu(m, "core");
+		int ninst = backend_sim.instances(h.bk, core, &bi, &why);
+		ck_assert_int_gt(ninst, 0);
+		int retiring = model_find_event(m, "perf_metrics.retiring");
+		int led[2] = { slots, retiring }, unled[2] = { retiring, slots };
+		struct bk_group *g = NULL;
+		char *cause = NULL;
+		ck_assert_int_eq(backend_sim.open_group(h.bk, &bi[0], unled, 2, &g, &cause), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(cause, have ? "needs slots as its group leader" : "has no cpu/events/"));
+		free(cause);
+		cause = NULL;
+		int rc = backend_sim.open_group(h.bk, &bi[0], led, 2, &g, &cause);
+		ck_assert_int_eq(rc, have ? 0 : -EINVAL);
+		if (rc == 0)
+			backend_sim.close(h.bk, g);
+		free(cause);
+		for (int i = 0; i < ninst; i++)
+			free(bi[i].perf_name);
+		free(bi);
+		free(why);
+		harness_close(&h);
+	}
+}
+END_TEST
+
 START_TEST(test_cpu_filter_scope)
 {
 	static const int shape[4] = { 1, 2, 8, 2 };
@@ -591,6 +676,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_verdict);
 	tcase_add_test(tc, test_cpu_filter_scope);
+	tcase_add_test(tc, test_perf_metrics_groups);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
