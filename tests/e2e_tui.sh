@@ -2,7 +2,8 @@
 # e2e_tui.sh: drives the real ./pmctop in tmux on the simulated PMU and
 # checks what is on the screen: the SIMULATED label, the CCX panels, every
 # CPU row reachable by scrolling, sorting, the topdown bar, the event picker,
-# the history's sparklines, detail pane and snapshot key,
+# the history's sparklines, detail pane and snapshot key, the header and
+# help at 80 columns, the sort picker, the highlight and the filter prompt,
 # and that q exits with status 0 and restores the terminal; then the real
 # counters of this machine (the one-line notice where it has no PMU). Exits 77 (skip)
 # when tmux is missing or the program has no --sim yet.
@@ -236,6 +237,69 @@ start 100 30 "--sim zen5 -d 0.3 -n 3"
 i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "-n 3: the dashboard did not end by itself with 0 ($(cat "$TMP/status" 2>/dev/null))"
 grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "-n 3: terminal not restored"
+
+# 11. At 80x24 the header keeps the state (PAUSED, min cov) and gives up
+# the host first; the System line lists the view's figures that fit whole,
+# and at 250 columns all of them (topdown: Retiring too).
+start 80 24 "--sim zen5 -d 0.3" "NO_COLOR=1"
+expect 'SIMULATED' "dashboard at 80x24"
+keys 2 Space
+expect '^pmctop amd-zen5 SIMULATED.*PAUSED  min cov [0-9-]' "80 columns: PAUSED and min cov in the header"
+$TMUX_CMD resize-window -t "$S" -x 250 -y 40 >/dev/null 2>&1; sleep 0.6
+expect '^System .*\| topdown: .*Retiring% [-0-9~]' "250 columns: Retiring on the System line"
+$TMUX_CMD resize-window -t "$S" -x 80 -y 24 >/dev/null 2>&1; sleep 0.3
+keys Space
+# The help lists only the digits of views this model has (Zen 5: 8) and
+# wraps at words: no line ends inside a word that goes on below it.
+keys h
+expect 'view: 1 basic, 2 topdown' "help: the views by their digit keys"
+screen | grep -q '^  1 2 3 4 5 6 7 8 9 ' && fail "help lists key 9, which no view has"
+screen | grep -q "or 'ccx N' / 'socket\$" || fail "help: the filter line not wrapped at a word"
+keys Escape
+# The sort picker ranks names before descriptions: "BE" is BE bound.
+keys F6 B E Enter
+expect 'sort BE bound%' "sort picker: BE picks BE bound"
+# The sort column survives a view without it.
+keys 1
+expect 'sort CPU' "the basic view has no BE bound: rows by CPU"
+keys 2
+expect 'sort BE bound%' "back in topdown, the rows sort by BE bound again"
+# The highlight follows its CPU while the rows re-sort (monochrome: the
+# selected row is the one in reverse video).
+keys Down Down Down
+sel() { $TMUX_CMD capture-pane -e -p -t "$S" | sed -n 's/^.*\[7m *\([0-9][0-9]*\)  *[0-9].*$/\1/p' | head -n 1; }
+first=$(sel)
+[ -n "$first" ] || fail "no highlighted row found"
+moved=0
+for i in 1 2 3 4 5 6; do
+	sleep 0.4
+	now=$(sel)
+	[ "$now" = "$first" ] || { moved=1; break; }
+done
+[ $moved -eq 0 ] || fail "the highlight moved from CPU $first to CPU $now as the rows re-sorted"
+# The filter prompt: the old filter is a default that the first key
+# replaces; an error goes when a good filter follows.
+keys /
+$TMUX_CMD send-keys -t "$S" -l "zz"; keys Enter
+expect 'filter: ' "a bad filter says why"
+keys /
+$TMUX_CMD send-keys -t "$S" -l "0-3"; keys Enter
+expect 'filter 0-3' "filter 0-3"
+screen | grep -q 'filter: ' && fail "the error outlived a good filter"
+keys /
+$TMUX_CMD send-keys -t "$S" -l "ccx 1"; keys Enter
+expect 'filter ccx 1' "the first key replaced the old filter"
+keys / C-u
+$TMUX_CMD send-keys -t "$S" -l "socket 0"; keys Enter
+expect 'filter socket 0' "Ctrl-U cleared the prompt"
+quit_ok "80x24 details"
+
+# 12. At 40x10 the too-small message is whole, wrapped over lines.
+start 40 10 "--sim zen5"
+expect 'too small' "too-small message at 40x10"
+expect 'needs 60x15' "too-small: what it needs"
+expect '\(q quits\)' "too-small: how to quit"
+quit_ok "40x10"
 
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1

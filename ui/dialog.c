@@ -9,14 +9,76 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "fmt.h"
 #include "panel.h"
 #include "uncertainty.h"
 #include "util.h"
 
+/* The digit keys of the views this model has: "1 basic  2 topdown ...". */
+static char *view_keys_help(const struct ui *u, char *keys, size_t len)
+{
+	size_t k = 0, dk = 0;
+	char help[512];
+	help[0] = keys[0] = 0;
+	for (int i = 0; i < u->nviews; i++) {
+		int d = u->views[i].key > 0 ? u->views[i].key : i + 1;
+		bool keyed = false;
+		for (int j = 0; j < u->nviews; j++)
+			keyed |= u->views[j].key > 0;
+		if ((keyed && u->views[i].key <= 0) || d > 9)
+			continue;
+		if (k < len)
+			k += (size_t)snprintf(keys + k, len - k, "%s%d", k ? " " : "", d);
+		if (dk < sizeof(help))
+			dk += (size_t)snprintf(help + dk, sizeof(help) - dk, "%s%d %s", dk ? ", " : "view: ", d,
+					       u->views[i].name);
+	}
+	return xstrdup(help[0] ? help : "no views");
+}
+
+/* The help's lines cut at words to the terminal's width; a continuation
+ * is indented under the text it continues. */
+static int wrap_lines(char **lines, int n, int cols, char ***out)
+{
+	int cap = 2 * n + 8, m = 0;
+	char **w = xcalloc((size_t)cap, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		const char *l = lines[i];
+		int indent = (int)strspn(l, " ");
+		/* Key lines: the text starts after the key column. */
+		const char *gap = strstr(l + indent, "  ");
+		int hang = gap && l[indent] != '-' && l[indent] != '~' ? (int)(gap - l) + (int)strspn(gap, " ") : indent + 2;
+		if (hang > cols / 2)
+			hang = indent + 2;
+		int first = cols > 8 ? cols : 8;
+		int ws[64], wl[64];
+		int k = fmt_wrap(l, first, ws, wl, 1);
+		if (k <= 1) {
+			if (m == cap)
+				w = xrealloc(w, sizeof(char *) * (size_t)(cap *= 2));
+			w[m++] = xstrdup(l);
+			continue;
+		}
+		int used = wl[0];
+		if (m == cap)
+			w = xrealloc(w, sizeof(char *) * (size_t)(cap *= 2));
+		w[m++] = xstrndup(l, (size_t)used);
+		const char *rest = l + ws[0] + used;
+		rest += strspn(rest, " ");
+		int nk = fmt_wrap(rest, first - hang > 8 ? first - hang : 8, ws, wl, 64);
+		for (int j = 0; j < nk && j < 64; j++) {
+			if (m == cap)
+				w = xrealloc(w, sizeof(char *) * (size_t)(cap *= 2));
+			w[m++] = xasprintf("%*s%.*s", hang, "", wl[j], rest + ws[j]);
+		}
+	}
+	*out = w;
+	return m;
+}
+
 void dialog_help(struct ui *u)
 {
-	(void)u;
 	/* One line per action: all its keys, then what it does. */
 	int cap = keys_count + 32, n = 0, top = 0;
 	char **lines = xcalloc((size_t)cap, sizeof(char *));
@@ -25,6 +87,14 @@ void dialog_help(struct ui *u)
 	for (int i = 0; i < keys_count; i++) {
 		if (!keys_table[i].help)
 			continue;
+		if (keys_table[i].action == ACT_VIEW_KEY) {
+			/* Only the digits that choose one of this model's views. */
+			char vk[64];
+			char *vh = view_keys_help(u, vk, sizeof(vk));
+			lines[n++] = xasprintf("  %-22s %s", vk, vh);
+			free(vh);
+			continue;
+		}
 		char keys[64];
 		int k = snprintf(keys, sizeof(keys), "%s", keys_table[i].name);
 		for (int j = i + 1; j < keys_count && !keys_table[j].help && k < (int)sizeof(keys) - 12; j++)
@@ -52,11 +122,22 @@ void dialog_help(struct ui *u)
 	lines[n++] = xasprintf("  History: the last %d intervals (at most %zu MiB); it starts again when", HISTORY_LEN,
 			       HISTORY_BUDGET >> 20);
 	lines[n++] = xstrdup("  the refresh delay changes, so that no graph mixes intervals.");
+	char **shown = NULL;
+	int ns = 0, wrapped_at = -1;
 	for (;;) {
+		if (wrapped_at != COLS) {
+			for (int i = 0; i < ns; i++)
+				free(shown[i]);
+			free(shown);
+			ns = wrap_lines(lines, n, COLS, &shown);
+			wrapped_at = COLS;
+			if (top > ns - (LINES - 1))
+				top = ns - (LINES - 1) > 0 ? ns - (LINES - 1) : 0;
+		}
 		erase();
-		for (int i = 0; i + top < n && i < LINES - 1; i++)
-			draw_put(i, 0, COLS, i + top == 0 ? A_BOLD : 0, lines[i + top]);
-		if (n > LINES - 1)
+		for (int i = 0; i + top < ns && i < LINES - 1; i++)
+			draw_put(i, 0, COLS, i + top == 0 ? A_BOLD : 0, shown[i + top]);
+		if (ns > LINES - 1)
 			draw_put(LINES - 1, 0, COLS, A_REVERSE, " Up/Down scroll ");
 		refresh();
 		int k = ui_getkey();
@@ -65,10 +146,10 @@ void dialog_help(struct ui *u)
 		if (k < 0 || k == UK_RESIZE)
 			continue;
 		if (k == UK_DOWN || k == UK_PGDN) {
-			if (top < n - (LINES - 1))
+			if (top < ns - (LINES - 1))
 				top += k == UK_DOWN ? 1 : LINES - 2;
-			if (top > n - (LINES - 1))
-				top = n - (LINES - 1) > 0 ? n - (LINES - 1) : 0;
+			if (top > ns - (LINES - 1))
+				top = ns - (LINES - 1) > 0 ? ns - (LINES - 1) : 0;
 			continue;
 		}
 		if (k == UK_UP || k == UK_PGUP) {
@@ -82,22 +163,40 @@ void dialog_help(struct ui *u)
 	for (int i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
+	for (int i = 0; i < ns; i++)
+		free(shown[i]);
+	free(shown);
 }
 
 struct pick_item { const char *name, *desc; int id; };
 
+/* How well an item matches the query: names that start with it first,
+ * then names that hold it, then descriptions that do (so that "BE" finds
+ * "BE bound" before "FE bound", whose description says "backend"); -1:
+ * no match. */
+static int match_rank(const struct pick_item *it, const char *q)
+{
+	size_t ql = strlen(q);
+	if (strncasecmp(it->name, q, ql) == 0)
+		return 0;
+	if (fmt_match(it->name, q))
+		return 1;
+	return it->desc && fmt_match(it->desc, q) ? 2 : -1;
+}
+
 /* A list with type-to-search over names and descriptions. Returns the id
  * of the chosen item, or -1. */
-static int pick(const char *title, const struct pick_item *items, int n)
+static int pick(const char *title, const char *verb, const struct pick_item *items, int n)
 {
 	char query[64] = "";
 	int qlen = 0, sel = 0, top = 0, result = -1;
 	int *match = xcalloc((size_t)(n > 0 ? n : 1), sizeof(int));
 	for (;;) {
 		int nm = 0;
-		for (int i = 0; i < n; i++)
-			if (fmt_match(items[i].name, query) || fmt_match(items[i].desc, query))
-				match[nm++] = i;
+		for (int rank = 0; rank <= 2; rank++)
+			for (int i = 0; i < n; i++)
+				if (match_rank(&items[i], query) == rank)
+					match[nm++] = i;
 		int h = LINES - 3;
 		if (h < 1)
 			h = 1;
@@ -111,7 +210,8 @@ static int pick(const char *title, const struct pick_item *items, int n)
 			top = sel - h + 1;
 		erase();
 		char line[160];
-		snprintf(line, sizeof(line), "%s: %d of %d match  (type to search, Enter adds, Esc cancels)", title, nm, n);
+		snprintf(line, sizeof(line), "%s: %d of %d match  (type to search, Enter %s, Esc cancels)", title, nm, n,
+			 verb);
 		draw_put(0, 0, COLS, A_BOLD, line);
 		snprintf(line, sizeof(line), "Search: %s_", query);
 		draw_put(1, 0, COLS, A_UNDERLINE, line);
@@ -166,7 +266,7 @@ int dialog_pick_event(struct ui *u)
 	struct pick_item *items = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*items));
 	for (int i = 0; i < n; i++)
 		items[i] = (struct pick_item){ u->m->events[i].name, u->m->events[i].desc, i };
-	int r = pick("Add an event column", items, n);
+	int r = pick("Add an event column", "adds it", items, n);
 	free(items);
 	return r;
 }
@@ -183,7 +283,7 @@ int dialog_pick_sort(struct ui *u)
 				 : c->kind == COL_EVENT ? u->m->events[c->idx].desc : NULL;
 		items[n++] = (struct pick_item){ c->title, desc, i };
 	}
-	int r = pick("Sort by", items, n);
+	int r = pick("Sort by", "sorts by it", items, n);
 	free(items);
 	return r;
 }
@@ -195,6 +295,9 @@ char *dialog_prompt(struct ui *u, const char *label, const char *init)
 	if (len >= (int)sizeof(text))
 		len = (int)sizeof(text) - 1;
 	char *result = NULL;
+	/* The old text stands as a default: the first character typed
+	 * replaces it (as in a selected field), an edit key keeps it. */
+	bool fresh = len > 0;
 	(void)u;
 	curs_set(1);
 	for (;;) {
@@ -213,12 +316,20 @@ char *dialog_prompt(struct ui *u, const char *label, const char *init)
 			result = xstrdup(text);
 			break;
 		}
-		if (k == UK_BACKSPACE && len > 0)
+		if (k < 0 || k == UK_RESIZE)
+			continue;
+		if (k == UK_CTRL('u')) {              /* clear the line */
+			len = 0;
+			text[0] = 0;
+		} else if (k == UK_BACKSPACE && len > 0) {
 			text[--len] = 0;
-		else if (k >= 32 && k < 127 && len < (int)sizeof(text) - 1) {
+		} else if (k >= 32 && k < 127 && len < (int)sizeof(text) - 1) {
+			if (fresh)
+				len = 0;
 			text[len++] = (char)k;
 			text[len] = 0;
 		}
+		fresh = false;
 	}
 	curs_set(0);
 	return result;

@@ -101,11 +101,16 @@ void draw_screen(struct ui *u)
 	layout_compute(&in, &u->lay);
 	erase();
 	if (u->lay.too_small) {
+		/* Wrapped at words over the lines there are, so that even a
+		 * 40x10 terminal shows all of it. */
 		char msg[128];
 		snprintf(msg, sizeof(msg), "pmctop: terminal %dx%d is too small; needs %dx%d (q quits)",
 			 COLS, LINES, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
-		if (u->lay.msg.w > 0)
-			draw_put(0, 0, u->lay.msg.w, A_BOLD, msg);
+		int ws[8], wl[8];
+		int maxl = LINES < 8 ? LINES : 8;
+		int nl = u->lay.msg.w > 0 ? fmt_wrap(msg, u->lay.msg.w, ws, wl, maxl) : 0;
+		for (int i = 0; i < nl && i < maxl; i++)
+			draw_put(i, 0, wl[i] < u->lay.msg.w ? wl[i] : u->lay.msg.w, A_BOLD, msg + ws[i]);
 		refresh();
 		return;
 	}

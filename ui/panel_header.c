@@ -55,9 +55,11 @@ void panel_header(struct ui *u)
 			 bad ? "REC FAILED" : "REC");
 		x += bad ? 11 : 4;
 	}
-	snprintf(line, sizeof(line), "%s  %s  model %s ", u->cfg->host ? u->cfg->host : "?",
-		 u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU", u->m->name ? u->m->name : "?");
-	draw_put(h->y, x, h->w - x, 0, line);
+	/* The model and SIMULATED first; the state (PAUSED, coverage, delay,
+	 * rotation) at the right, where no width hides it; host and CPU name
+	 * take what room is left between them. */
+	snprintf(line, sizeof(line), "%s ", u->m->name ? u->m->name : "?");
+	draw_put(h->y, x, h->w - x, A_BOLD, line);
 	x += (int)strlen(line);
 	bool sim = u->cfg->simulated || (u->snap && u->snap->simulated);
 	if (sim && x < h->w) {
@@ -72,9 +74,25 @@ void panel_header(struct ui *u)
 	char rtxt[24] = "kernel";
 	if (rot > 0)
 		snprintf(rtxt, sizeof(rtxt), "%.0fms", rot);
-	snprintf(line, sizeof(line), " delay %.1fs  rotate %s  min cov %s%s", u->nav.delay_s,
-		 rtxt, cov, u->nav.paused ? "  PAUSED" : "");
-	draw_put(h->y, x, h->w - x, 0, line);
+	char state[128];
+	int sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs  rotate %s", cov, u->nav.delay_s, rtxt);
+	/* Narrow: the rotation goes first, then the delay. */
+	if (x + 1 + (u->nav.paused ? 8 : 0) + sl > h->w)
+		sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs", cov, u->nav.delay_s);
+	if (x + 1 + (u->nav.paused ? 8 : 0) + sl > h->w)
+		sl = snprintf(state, sizeof(state), "min cov %s", cov);
+	int right = h->w - sl - (u->nav.paused ? 8 : 0);
+	if (right < x + 1)
+		right = x + 1;
+	snprintf(line, sizeof(line), " %s  %s", u->cfg->host ? u->cfg->host : "?",
+		 u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU");
+	if (right - 2 > x)
+		draw_put(h->y, x, right - 2 - x, 0, line);
+	if (u->nav.paused) {
+		draw_put(h->y, right, h->w - right, ui_attr(u, CP_WARN, A_REVERSE | A_BOLD), "PAUSED");
+		right += 8;
+	}
+	draw_put(h->y, right, h->w - right, 0, state);
 
 	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
 	if (!sys && u->snap && u->snap->rows[SNAP_SYSTEM] && u->snap->nrows[SNAP_SYSTEM] > 0)
@@ -85,9 +103,11 @@ void panel_header(struct ui *u)
 	draw_add_unit(c, sizeof(c), "%");
 	int n = snprintf(line, sizeof(line), "System  IPC %s  GHz %s  util %s", a, b, c);
 	if (u->nav.view < u->nviews) {
+		/* The view's short name (its title is in the help and tabs), then
+		 * as many of its system-wide figures as fit whole. */
 		const struct view_def *v = &u->views[u->nav.view];
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "  |  %s:", v->title ? v->title : v->name);
-		for (int i = 0, shown = 0; i < v->ncols && shown < 4 && n < (int)sizeof(line) - 64; i++) {
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "  | %s:", v->name);
+		for (int i = 0; i < v->ncols && n < (int)sizeof(line) - 64; i++) {
 			int mi = v->cols[i].metric;
 			if (mi < 0 || mi >= u->m->nmetrics || mi == u->m_ipc || mi == u->m_ghz || mi == u->m_util)
 				continue;
@@ -95,8 +115,12 @@ void panel_header(struct ui *u)
 			const struct metric_def *md = &u->m->metrics[mi];
 			/* The heading with its unit, as in the table. */
 			format_heading(b, sizeof(b), md->label ? md->label : md->name, md->unit);
-			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %s", b, a);
-			shown++;
+			char item[80];
+			int il = snprintf(item, sizeof(item), " %s %s", b, a);
+			if (n + il > h->w)
+				break;
+			memcpy(line + n, item, (size_t)il + 1);
+			n += il;
 		}
 	}
 	draw_put(h->y + 1, 0, h->w, 0, line);

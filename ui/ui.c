@@ -204,10 +204,17 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
  * where it still exists. */
 void ui_build_columns(struct ui *u)
 {
+	/* The column the user sorts by, even where this view lacks it (the
+	 * rows then sort by CPU until a view has it again). */
 	struct ui_col old = { 0 };
 	bool had = u->ncols > 0 && u->nav.sort_col < u->ncols;
-	if (had)
+	if (had && !u->sort_set)
 		old = u->cols[u->nav.sort_col];
+	if (u->sort_set) {
+		old.kind = u->sort_kind;
+		old.idx = u->sort_idx;
+		had = true;
+	}
 	free(u->cols);
 	u->cols = NULL;
 	u->ncols = 0;
@@ -325,6 +332,10 @@ static bool cpu_shown(const struct ui *u, int cpu)
 void ui_build_rows(struct ui *u)
 {
 	const struct topo *t = u->topo;
+	/* The highlight stays on its CPU (or core) while the rows re-sort,
+	 * at the same place on the screen where it can. */
+	int sel_cpu = u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].cpu : -1;
+	int sel_off = u->nav.sel - u->nav.top;
 	u->nrows = 0;
 	if (!u->nav.per_core) {
 		for (int i = 0; i < t->ncpus; i++) {
@@ -361,6 +372,12 @@ void ui_build_rows(struct ui *u)
 		sort_ui = NULL;
 	}
 	u->nav.nrows = u->nrows;
+	for (int i = 0; sel_cpu >= 0 && i < u->nrows; i++)
+		if (u->rows[i].cpu == sel_cpu) {
+			u->nav.sel = i;
+			u->nav.top = i - sel_off > 0 ? i - sel_off : 0;
+			break;
+		}
 	keys_clamp(&u->nav);
 }
 
@@ -567,6 +584,7 @@ static void do_filter(struct ui *u)
 	if (!*text)
 		free(text);
 	u->nav.sel = u->nav.top = 0;
+	ui_set_message(u, NULL);     /* an error about an earlier filter no longer holds */
 }
 
 /* The snapshot key: the interval on screen, as JSON, to a new file. */
@@ -581,6 +599,16 @@ static void write_snapshot(struct ui *u)
 	free(cause);
 }
 
+/* The user chose the sort column: keep it by what it is, not where it is. */
+static void remember_sort(struct ui *u)
+{
+	if (u->nav.sort_col < 0 || u->nav.sort_col >= u->ncols)
+		return;
+	u->sort_set = true;
+	u->sort_kind = u->cols[u->nav.sort_col].kind;
+	u->sort_idx = u->cols[u->nav.sort_col].idx;
+}
+
 /* Handles one key; returns false to quit. */
 static bool handle_key(struct ui *u, int key)
 {
@@ -591,9 +619,12 @@ static bool handle_key(struct ui *u, int key)
 	const struct key_binding *b = keys_lookup(key);
 	if (!b)
 		return true;
+	int sort_before = u->nav.sort_col;
 	int r = keys_apply(&u->nav, b);
 	if (r & KA_QUIT)
 		return false;
+	if (u->nav.sort_col != sort_before)
+		remember_sort(u);
 	if (r & KA_DIALOG) {
 		switch (b->action) {
 		case ACT_HELP:
@@ -621,8 +652,10 @@ static bool handle_key(struct ui *u, int key)
 			break;
 		case ACT_SORT_PICK: {
 			int c = dialog_pick_sort(u);
-			if (c >= 0)
+			if (c >= 0) {
 				u->nav.sort_col = c;
+				remember_sort(u);
+			}
 			break;
 		}
 		case ACT_FILTER:

@@ -70,6 +70,9 @@ struct ui {
 	bool rp_tell;                /* say which of the view's metrics the recording lacks */
 
 	int ncols; struct ui_col *cols;
+	bool sort_set;               /* the user chose a sort column: */
+	enum col_kind sort_kind;     /* which, by kind and index, kept across views */
+	int sort_idx;
 	int nrows; struct ui_row *rows;
 	double min_cov;              /* lowest coverage among the values drawn */
 
