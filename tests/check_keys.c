@@ -143,9 +143,17 @@ START_TEST(test_actions)
 	ck_assert(n.sort_reverse);
 	press(&n, 'c');
 	ck_assert(!n.show_ccx);
+	/* t cycles CPU, core, CCX, socket rows and back to CPU. */
 	ck_assert(press(&n, 't') & KA_ROWS);
-	ck_assert(n.per_core);
+	ck_assert_int_eq(n.rows, ROWS_CORE);
 	ck_assert_int_eq(n.sel, 0);
+	press(&n, 't');
+	ck_assert_int_eq(n.rows, ROWS_CCX);
+	press(&n, 't');
+	ck_assert_int_eq(n.rows, ROWS_SOCKET);
+	press(&n, 't');
+	ck_assert_int_eq(n.rows, ROWS_CPU);
+	press(&n, 't');
 	ck_assert(press(&n, ' ') & KA_PAUSE);
 	ck_assert(n.paused);
 	ck_assert(press(&n, '+') & KA_INTERVAL);

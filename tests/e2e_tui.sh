@@ -294,6 +294,30 @@ $TMUX_CMD send-keys -t "$S" -l "socket 0"; keys Enter
 expect 'filter socket 0' "Ctrl-U cleared the prompt"
 quit_ok "80x24 details"
 
+# 13. t cycles the table through CPU, core, CCX and socket rows (and back),
+# at 80x24 and 250x70; a CCX or socket row lists its CPUs as ranges and
+# shows the L3 figures that CPU rows cannot have.
+for size in "80 24" "250 70"; do
+	set -- $size
+	start "$1" "$2" "--sim zen5:2x2x4x2 -d 0.3 -g cache"
+	expect 'rows per CPU' "$1x$2: rows per CPU"
+	keys t
+	expect 'rows per core' "$1x$2: t: rows per core"
+	expect '^ +0,16 +0 +0 ' "$1x$2: a core row lists its CPUs"
+	keys t
+	expect 'rows per CCX' "$1x$2: t: rows per CCX"
+	expect '^ +0-3,16-19 +0 ' "$1x$2: a CCX row lists its CPUs as ranges"
+	[ "$1" -lt 200 ] || expect 'L3 hit%' "$1x$2: CCX rows have the L3 columns"
+	keys t
+	expect 'rows per socket' "$1x$2: t: rows per socket"
+	expect '^ +8-15,24-31 +1 ' "$1x$2: the second socket's row"
+	n=$(screen | grep -Ec '^ +[0-9]+-[0-9]+,[0-9]+-[0-9]+ +[01] ')
+	[ "$n" -eq 2 ] || fail "$1x$2: $n socket rows, want 2"
+	keys t
+	expect 'rows per CPU' "$1x$2: t: back to rows per CPU"
+	quit_ok "t at $1x$2"
+done
+
 # 12. At 40x10 the too-small message is whole, wrapped over lines.
 start 40 10 "--sim zen5"
 expect 'too small' "too-small message at 40x10"

@@ -153,3 +153,44 @@ int fmt_wrap(const char *text, int width, int *start, int *len, int max)
 	}
 	return n;
 }
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+void fmt_cpulist(char *buf, int len, const int *cpus, int n, bool ranges)
+{
+	if (len < 1)
+		return;
+	buf[0] = 0;
+	if (n < 1) {
+		snprintf(buf, (size_t)len, "-");
+		return;
+	}
+	int *s = xmalloc(sizeof(int) * (size_t)n);
+	memcpy(s, cpus, sizeof(int) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(int), int_cmp);
+	int k = 0;
+	for (int i = 0; i < n; ) {
+		int j = i;
+		while (ranges && j + 1 < n && s[j + 1] == s[j] + 1)
+			j++;
+		char item[32];
+		int il = j > i ? snprintf(item, sizeof(item), "%s%d-%d", k ? "," : "", s[i], s[j])
+			       : snprintf(item, sizeof(item), "%s%d", k ? "," : "", s[i]);
+		if (k + il >= len) {
+			/* Room for "..." at the end. */
+			int cut = len - 4 > 0 ? len - 4 : 0;
+			if (k > cut)
+				k = cut;
+			snprintf(buf + k, (size_t)(len - k), "...");
+			break;
+		}
+		memcpy(buf + k, item, (size_t)il + 1);
+		k += il;
+		i = j + 1;
+	}
+	free(s);
+}

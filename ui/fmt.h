@@ -30,6 +30,10 @@ int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **
  * whole text needs. */
 int fmt_wrap(const char *text, int width, int *start, int *len, int max);
 
+/* A CPU list as text: with ranges "0-7,128-135", else "0,192"; cut with
+ * "..." when it does not fit len. */
+void fmt_cpulist(char *buf, int len, const int *cpus, int n, bool ranges);
+
 /* Case-insensitive substring test; an empty needle matches everything. */
 bool fmt_match(const char *hay, const char *needle);
 

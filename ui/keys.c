@@ -30,7 +30,7 @@ const struct key_binding keys_table[] = {
 	{ UK_F6, ACT_SORT_PICK, 0, "F6", "choose the sort column" },
 	{ 'R', ACT_SORT_REVERSE, 0, "R", "reverse the sort order" },
 	{ 'c', ACT_TOGGLE_CCX, 0, "c", "show/hide the CCX panels" },
-	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU (thread) or per physical core" },
+	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU, physical core, CCX or socket (cycles)" },
 	{ 'u', ACT_TOGGLE_ERRORS, 0, "u", "show each figure's uncertainty (+-, 95 %)" },
 	{ ' ', ACT_PAUSE, 0, "Space", "pause/resume" },
 	{ '+', ACT_DELAY_UP, 0, "+", "longer refresh delay" },
@@ -160,7 +160,7 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		n->show_err = !n->show_err;
 		break;
 	case ACT_TOGGLE_THREADS:
-		n->per_core = !n->per_core;
+		n->rows = (n->rows + 1) % ROWS_KINDS;
 		n->sel = n->top = 0;
 		r |= KA_ROWS;
 		break;

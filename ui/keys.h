@@ -52,12 +52,15 @@ extern const int keys_count;
 const struct key_binding *keys_lookup(int key);
 
 /* What the keys move around; pure data so that tests can drive it. */
+/* The table's rows: each CPU, physical core, CCX (L3 domain) or socket. */
+enum ui_rows_kind { ROWS_CPU, ROWS_CORE, ROWS_CCX, ROWS_SOCKET, ROWS_KINDS };
+
 struct ui_nav {
 	int view, nviews;
 	int sort_col, ncols;      /* ncols: columns in the table now */
 	bool sort_reverse;
 	bool show_ccx;
-	bool per_core;            /* rows per physical core instead of per CPU */
+	int rows;                 /* what a table row is: enum ui_rows_kind (t cycles) */
 	bool show_err;            /* each figure with its 95 % uncertainty (+-N%) */
 	bool paused;
 	double delay_s;

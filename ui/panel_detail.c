@@ -37,7 +37,8 @@ void ui_detail_open(struct ui *u)
 	}
 	const struct ui_row *row = &u->rows[u->nav.sel];
 	int ids[SNAP_NSCOPES] = { row->cpu, row->core, row->ccx, socket_index(u->topo, row->socket), 0 };
-	detail_open(&u->detail, u->nav.per_core ? SNAP_CORE : SNAP_CPU, ids, ui_spark_metric(u, NULL));
+	static const enum snap_scope scope_of[ROWS_KINDS] = { SNAP_CPU, SNAP_CORE, SNAP_CCX, SNAP_SOCKET };
+	detail_open(&u->detail, scope_of[u->nav.rows], ids, ui_spark_metric(u, NULL));
 }
 
 /* The metric list as the pane shows it now. */

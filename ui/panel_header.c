@@ -130,7 +130,7 @@ void panel_header(struct ui *u)
 	char status[256];
 	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
 		 u->filter_text ? "  filter " : "", u->filter_text ? u->filter_text : "",
-		 u->nav.per_core ? "per core" : "per CPU");
+		 ui_rows_name(u));
 	/* All the views as tabs when they fit beside the status, else only
 	 * the active one. */
 	int tabs = 0;

@@ -29,19 +29,33 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 	*level = 0;
 	switch (c->kind) {
 	case COL_CPU:
-		if (!u->nav.per_core) {
+		switch (u->nav.rows) {
+		case ROWS_CORE:       /* the core's CPUs, e.g. "0,192" */
+			fmt_cpulist(buf, len, u->topo->cores[row->core].cpus, u->topo->cores[row->core].ncpus, false);
+			break;
+		case ROWS_CCX:        /* "0-7,128-135" */
+			fmt_cpulist(buf, len, u->topo->ccxs[row->ccx].cpus, u->topo->ccxs[row->ccx].ncpus, true);
+			break;
+		case ROWS_SOCKET: {
+			const struct topo_socket *ts = NULL;
+			for (int k = 0; k < u->topo->nsockets; k++)
+				if (u->topo->sockets[k].id == row->socket)
+					ts = &u->topo->sockets[k];
+			if (ts)
+				fmt_cpulist(buf, len, ts->cpus, ts->ncpus, true);
+			else
+				snprintf(buf, (size_t)len, "-");
+			break;
+		}
+		default:
 			snprintf(buf, (size_t)len, "%d", row->cpu);
-		} else {
-			/* The core's CPUs, e.g. "0,192". */
-			const struct topo_core *tc = &u->topo->cores[row->core];
-			int n = 0;
-			buf[0] = 0;
-			for (int j = 0; j < tc->ncpus && n < len - 1; j++)
-				n += snprintf(buf + n, (size_t)(len - n), j ? ",%d" : "%d", tc->cpus[j]);
 		}
 		return buf;
 	case COL_CORE:
 		snprintf(buf, (size_t)len, "%d", row->core);
+		return buf;
+	case COL_SOCKET:
+		snprintf(buf, (size_t)len, "%d", row->socket);
 		return buf;
 	case COL_CCX:
 		if (row->ccx < 0)

@@ -168,7 +168,8 @@ static bool has_metric_col(const struct ui *u, int metric)
 static bool dead_metric(const struct ui *u, int metric)
 {
 	const struct metric_def *md = &u->m->metrics[metric];
-	if ((int)md->scope > (u->nav.per_core ? SCOPE_CORE : SCOPE_THREAD))
+	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
+	if ((int)md->scope > (int)widest[u->nav.rows])
 		return true;
 	if (!u->snap || !u->snap->metric_planned[metric])
 		return false;
@@ -218,10 +219,17 @@ void ui_build_columns(struct ui *u)
 	free(u->cols);
 	u->cols = NULL;
 	u->ncols = 0;
-	add_col(u, COL_CPU, 0, NULL, u->nav.per_core ? "CPUs" : "CPU", u->nav.per_core ? 9 : 5, false);
-	add_col(u, COL_CORE, 0, NULL, "core", 5, false);
+	/* Identity columns: what the rows are (nav.rows). */
+	static const int cpus_w[ROWS_KINDS] = { 5, 9, 13, 13 };
+	int rk = u->nav.rows;
+	add_col(u, COL_CPU, 0, NULL, rk == ROWS_CPU ? "CPU" : "CPUs", cpus_w[rk], false);
+	if (rk <= ROWS_CORE)
+		add_col(u, COL_CORE, 0, NULL, "core", 5, false);
 	/* The model names its L3 groups: CCX on AMD, LLC (one per socket) on Intel. */
-	add_col(u, COL_CCX, 0, NULL, u->m->l3_domain ? u->m->l3_domain : "CCX", 4, false);
+	if (rk <= ROWS_CCX)
+		add_col(u, COL_CCX, 0, NULL, u->m->l3_domain ? u->m->l3_domain : "CCX", 4, false);
+	else
+		add_col(u, COL_SOCKET, 0, NULL, "sock", 4, false);
 	int n0 = u->ncols;
 	add_metric_col(u, u->m_util, NULL, false);
 	if (u->ncols > n0)
@@ -288,6 +296,7 @@ static double sort_key(struct ui *u, const struct ui_row *row)
 	case COL_CPU: return row->cpu;
 	case COL_CORE: return row->core;
 	case COL_CCX: return row->ccx;
+	case COL_SOCKET: return row->socket;
 	case COL_METRIC: return ui_metric(u, row->r, c->idx, NULL, NULL);
 	case COL_EVENT:
 		if (row->r && row->r->event && u->snap && c->idx < u->snap->nevents)
@@ -337,7 +346,7 @@ void ui_build_rows(struct ui *u)
 	int sel_cpu = u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].cpu : -1;
 	int sel_off = u->nav.sel - u->nav.top;
 	u->nrows = 0;
-	if (!u->nav.per_core) {
+	if (u->nav.rows == ROWS_CPU) {
 		for (int i = 0; i < t->ncpus; i++) {
 			const struct topo_cpu *c = &t->cpus[i];
 			if (!c->online || !cpu_shown(u, c->cpu))
@@ -350,20 +359,30 @@ void ui_build_rows(struct ui *u)
 			r->r = u->snap ? snapshot_cpu(u->snap, c->cpu) : NULL;
 		}
 	} else {
-		for (int i = 0; i < t->ncores; i++) {
-			const struct topo_core *c = &t->cores[i];
+		/* A core, CCX or socket is a row when any of its CPUs is shown;
+		 * its figures are the group's own (a partly filtered group still
+		 * shows all of it: the filter picks rows, it does not recount). */
+		int kind = u->nav.rows;
+		int ngroups = kind == ROWS_CORE ? t->ncores : kind == ROWS_CCX ? t->nccx : t->nsockets;
+		for (int i = 0; i < ngroups; i++) {
+			const int *cpus = kind == ROWS_CORE ? t->cores[i].cpus : kind == ROWS_CCX ? t->ccxs[i].cpus
+					: t->sockets[i].cpus;
+			int n = kind == ROWS_CORE ? t->cores[i].ncpus : kind == ROWS_CCX ? t->ccxs[i].ncpus
+				: t->sockets[i].ncpus;
 			int first = -1;
-			for (int j = 0; j < c->ncpus; j++)
-				if (cpu_shown(u, c->cpus[j]) && (first < 0 || c->cpus[j] < first))
-					first = c->cpus[j];
-			if (first < 0)
+			for (int j = 0; j < n; j++)
+				if (cpu_shown(u, cpus[j]) && (first < 0 || cpus[j] < first))
+					first = cpus[j];
+			if (first < 0 || u->nrows >= u->rows_cap)
 				continue;
+			const struct topo_cpu *fc = topo_cpu_by_num(t, first);
 			struct ui_row *r = &u->rows[u->nrows++];
 			r->cpu = first;
-			r->core = i;
-			r->ccx = c->ccx;
-			r->socket = c->socket;
-			r->r = ui_scope_row(u->snap, SNAP_CORE, i);
+			r->core = kind == ROWS_CORE ? i : -1;
+			r->ccx = kind == ROWS_SOCKET ? -1 : kind == ROWS_CCX ? i : t->cores[i].ccx;
+			r->socket = kind == ROWS_SOCKET ? t->sockets[i].id : fc ? fc->socket : -1;
+			static const enum snap_scope sc[ROWS_KINDS] = { SNAP_CPU, SNAP_CORE, SNAP_CCX, SNAP_SOCKET };
+			r->r = ui_scope_row(u->snap, sc[kind], i);
 		}
 	}
 	if (u->ncols > 0 && u->nrows > 1) {
@@ -379,6 +398,19 @@ void ui_build_rows(struct ui *u)
 			break;
 		}
 	keys_clamp(&u->nav);
+}
+
+const char *ui_rows_name(const struct ui *u)
+{
+	static char l3[24];
+	switch (u->nav.rows) {
+	case ROWS_CORE: return "per core";
+	case ROWS_CCX:
+		snprintf(l3, sizeof(l3), "per %s", u->m->l3_domain ? u->m->l3_domain : "CCX");
+		return l3;
+	case ROWS_SOCKET: return "per socket";
+	default: return "per CPU";
+	}
 }
 
 static void add_unique(int *list, int *n, int v)
@@ -775,7 +807,8 @@ int ui_run(const struct ui_config *c, char **cause)
 	u.filter = xcalloc((size_t)u.topo->max_cpu + 1, sizeof(bool));
 	for (int i = 0; i < u.topo->max_cpu; i++)
 		u.filter[i] = true;
-	u.rows = xcalloc((size_t)(u.topo->ncpus > 0 ? u.topo->ncpus : 1), sizeof(*u.rows));
+	u.rows_cap = u.topo->ncpus > 0 ? u.topo->ncpus : 1;
+	u.rows = xcalloc((size_t)u.rows_cap, sizeof(*u.rows));
 	find_metrics(&u);
 	history_init(&u.hist, HISTORY_LEN, HISTORY_BUDGET);
 	ui_build_columns(&u);

@@ -11,7 +11,7 @@
 #include "layout.h"
 #include "ui.h"
 
-enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_METRIC, COL_EVENT, COL_BAR };
+enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR };
 
 struct ui_col {
 	enum col_kind kind;
@@ -22,10 +22,10 @@ struct ui_col {
 	bool scrolls;                /* after the fixed columns: moves with Left/Right */
 };
 
-/* One table row: a CPU, or a physical core in per-core mode. */
+/* One table row: a CPU, or a physical core, CCX or socket (nav.rows). */
 struct ui_row {
-	int cpu;                     /* CPU number, or the core's first CPU */
-	int core, ccx, socket;
+	int cpu;                     /* CPU number, or the first CPU of the row's group */
+	int core, ccx, socket;       /* -1 where the row spans several */
 	const struct snap_row *r;    /* values in the current snapshot, or NULL */
 };
 
@@ -73,7 +73,7 @@ struct ui {
 	bool sort_set;               /* the user chose a sort column: */
 	enum col_kind sort_kind;     /* which, by kind and index, kept across views */
 	int sort_idx;
-	int nrows; struct ui_row *rows;
+	int nrows, rows_cap; struct ui_row *rows;
 	double min_cov;              /* lowest coverage among the values drawn */
 
 	struct history hist;         /* figures of the last intervals (history.h) */
@@ -84,6 +84,8 @@ struct ui {
 /* ui.c */
 void ui_build_columns(struct ui *u);
 void ui_build_rows(struct ui *u);
+/* "per CPU", "per core", "per CCX" (or the model's L3 domain), "per socket". */
+const char *ui_rows_name(const struct ui *u);
 const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
 /* A metric of a row, with its coverage and relative standard error (each
  * may be NULL). */
