@@ -318,6 +318,20 @@ for size in "80 24" "250 70"; do
 	quit_ok "t at $1x$2"
 done
 
+# 14. The CCX panels follow the row filter and scroll with the selection:
+# 24 CCX do not fit in 100x30; with 'socket 1' none of socket 0's is drawn,
+# and End brings the last CCX into view.
+start 100 30 "--sim zen5:2x12x8x2 -d 0.3"
+expect '^CCX ?0 ' "CCX 0 at the top before filtering"
+screen | grep -Eq '^CCX ?23 ' && fail "CCX 23 shown although it does not fit"
+keys /
+$TMUX_CMD send-keys -t "$S" -l "socket 1"; keys Enter
+expect '^CCX ?12 ' "filter socket 1: the panels start at CCX 12"
+screen | grep -Eq '^CCX ?[0-9] ' && fail "filter socket 1: a CCX of socket 0 is still drawn"
+keys End
+expect '^CCX ?23 ' "End: the last CCX scrolled into view"
+quit_ok "CCX panels follow the filter"
+
 # 12. At 40x10 the too-small message is whole, wrapped over lines.
 start 40 10 "--sim zen5"
 expect 'too small' "too-small message at 40x10"

@@ -113,6 +113,14 @@ void dialog_help(struct ui *u)
 	lines[n++] = xstrdup("  S bad speculation, B backend bound, T SMT contention, R retiring; lower");
 	lines[n++] = xstrdup("  case is the second half of a split (level 2). The heading names them.");
 	lines[n++] = xstrdup("");
+	lines[n++] = xstrdup("  Core strip (in each CCX box): one cell per core, the sort column's metric");
+	lines[n++] = xstrdup("  (or util%) from low to high as _ . : = + * # % @; a share (%, ratio) on its");
+	lines[n++] = xstrdup("  own 0-100% scale, other metrics up to the busiest core; a blank is no value.");
+	lines[n++] = xstrdup("  Colours: green, yellow, red are a metric's good, warning and critical levels");
+	lines[n++] = xstrdup("  (its view's thresholds), else the strip's low, middle and high thirds.");
+	lines[n++] = xstrdup("  CCX boxes follow the row filter; when they do not all fit, the page with");
+	lines[n++] = xstrdup("  the selected row's CCX is shown.");
+	lines[n++] = xstrdup("");
 	lines[n++] = xstrdup("  Sparklines (header, CCX boxes, sockets) show the sort column's metric, or");
 	lines[n++] = xstrdup("  utilisation: one cell per interval, newest at the right, scaled from the");
 	lines[n++] = xstrdup("  lowest to the highest value printed beside them; a blank is no value.");

@@ -1,6 +1,9 @@
 /* panel_ccx.c: the CCX panel: one box per CCX (or one line each when space
  * is short) with its L3 rate, hit ratio, miss latency, IPC and clock, and a
- * strip of one character per core showing the sort metric. */
+ * strip of one character per core showing the sort metric. Only the CCX
+ * that hold a CPU the row filter keeps are drawn; when they do not all fit,
+ * the page that holds the selected row's CCX is shown, so moving through
+ * the table scrolls the panels. */
 #include "config.h"
 #include "panel.h"
 
@@ -9,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
+#include "util.h"
+#include <stdlib.h>
 
 /* The metric the core strips show: the sort column if it is a metric,
  * else utilisation (or IPC). */
@@ -23,14 +28,33 @@ static int strip_metric(struct ui *u, const struct view_col **vc)
 	return u->m_util >= 0 ? u->m_util : u->m_ipc;
 }
 
+/* The strip's levels, lowest first; a blank is a core without a value. */
+static const char strip_levels[] = "_.:=+*#%@";
+
+/* The top of the strip's scale: a share's own (100 %) so that 0 % and
+ * 1 % look alike on an idle machine, else the busiest core's value. */
+static double strip_top(struct ui *u, int metric)
+{
+	const char *unit = metric >= 0 ? u->m->metrics[metric].unit : NULL;
+	if (unit && (!strcmp(unit, "ratio") || !strcmp(unit, "%")))
+		return !strcmp(unit, "%") ? 100 : 1;
+	double max = 0;
+	for (int i = 0; i < u->topo->ncores; i++) {
+		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, i), metric, NULL, NULL);
+		if (!isnan(v) && v > max)
+			max = v;
+	}
+	return max;
+}
+
 static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, int metric,
 		       const struct view_col *vc, double max)
 {
-	static const char levels[] = ".:-=+*#%@";
+	const char *levels = strip_levels;
 	const struct topo_ccx *cx = &u->topo->ccxs[ccx];
 	for (int j = 0; j < cx->ncores && j < w * lines; j++) {
 		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, cx->cores[j]), metric, NULL, NULL);
-		char s[2] = "-";
+		char s[2] = " ";
 		int attr = 0;
 		if (!isnan(v)) {
 			double f = max > 0 ? v / max : 0;
@@ -75,23 +99,37 @@ void panel_ccx(struct ui *u)
 		return;
 	const struct view_col *vc;
 	int metric = strip_metric(u, &vc);
-	double max = 0;
-	for (int i = 0; i < u->topo->ncores; i++) {
-		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, i), metric, NULL, NULL);
-		if (!isnan(v) && v > max)
-			max = v;
-	}
+	double max = strip_top(u, metric);
 	int title = ui_attr(u, CP_TITLE, A_BOLD);
 	const char *dom = u->m->l3_domain ? u->m->l3_domain : "CCX";
-	for (int i = 0; i < u->topo->nccx && i <= l->ccx_shown; i++) {
-		int slot_y = l->ccx.y + (i / l->ccx_per_row) * l->ccx_box_h;
-		int slot_x = l->ccx.x + (i % l->ccx_per_row) * l->ccx_box_w;
+	/* The CCX the filter keeps, and the page of them with the selection. */
+	int *keep = xmalloc(sizeof(int) * (size_t)(u->topo->nccx + 1));
+	int nkeep = 0, at = 0;
+	int sel_ccx = u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].ccx : -1;
+	for (int i = 0; i < u->topo->nccx; i++) {
+		const struct topo_ccx *cx = &u->topo->ccxs[i];
+		bool shown = false;
+		for (int j = 0; j < cx->ncpus && !shown; j++)
+			shown = ui_cpu_shown(u, cx->cpus[j]);
+		if (!shown)
+			continue;
+		if (i == sel_ccx)
+			at = nkeep;
+		keep[nkeep++] = i;
+	}
+	int per_page = l->ccx_shown > 0 ? l->ccx_shown : 1;
+	int first = nkeep > l->ccx_shown ? at / per_page * per_page : 0;
+	if (first > 0 && first + per_page > nkeep)
+		first = nkeep - per_page;     /* a full last page */
+	for (int k = first; k < nkeep && k - first <= l->ccx_shown; k++) {
+		int slot = k - first, i = keep[k];
+		int slot_y = l->ccx.y + (slot / l->ccx_per_row) * l->ccx_box_h;
+		int slot_x = l->ccx.x + (slot % l->ccx_per_row) * l->ccx_box_w;
 		char acc[16], hit[16], lat[16], ipc[16], ghz[16], line[160];
-		if (i == l->ccx_shown) {
-			if (i < u->topo->nccx) {
-				snprintf(line, sizeof(line), "+%d more %s (c hides the panels)", u->topo->nccx - i, dom);
-				draw_put(slot_y, slot_x, l->ccx_box_w, A_DIM, line);
-			}
+		if (slot == l->ccx_shown) {
+			snprintf(line, sizeof(line), "%d-%d of %d %s (the selected row's; c hides)", first + 1, k,
+				 nkeep, dom);
+			draw_put(slot_y, slot_x, l->ccx_box_w, A_DIM, line);
 			break;
 		}
 		const struct topo_ccx *cx = &u->topo->ccxs[i];
@@ -128,4 +166,5 @@ void panel_ccx(struct ui *u)
 		/* The history of the strip's metric, in the bottom border. */
 		draw_spark(u, slot_y + h - 1, slot_x + 2, w - 5, SNAP_CCX, i, " ");
 	}
+	free(keep);
 }

@@ -327,7 +327,7 @@ static int row_cmp(const void *pa, const void *pb)
 	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
 }
 
-static bool cpu_shown(const struct ui *u, int cpu)
+bool ui_cpu_shown(const struct ui *u, int cpu)
 {
 	if (cpu < 0 || cpu >= u->topo->max_cpu)
 		return false;
@@ -349,7 +349,7 @@ void ui_build_rows(struct ui *u)
 	if (u->nav.rows == ROWS_CPU) {
 		for (int i = 0; i < t->ncpus; i++) {
 			const struct topo_cpu *c = &t->cpus[i];
-			if (!c->online || !cpu_shown(u, c->cpu))
+			if (!c->online || !ui_cpu_shown(u, c->cpu))
 				continue;
 			struct ui_row *r = &u->rows[u->nrows++];
 			r->cpu = c->cpu;
@@ -371,7 +371,7 @@ void ui_build_rows(struct ui *u)
 				: t->sockets[i].ncpus;
 			int first = -1;
 			for (int j = 0; j < n; j++)
-				if (cpu_shown(u, cpus[j]) && (first < 0 || cpus[j] < first))
+				if (ui_cpu_shown(u, cpus[j]) && (first < 0 || cpus[j] < first))
 					first = cpus[j];
 			if (first < 0 || u->nrows >= u->rows_cap)
 				continue;
