@@ -1063,6 +1063,7 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 		replan = true;
 	}
 
+	bool first_open = !s->opened;
 	if (replan || !s->opened) {
 		close_all(s);
 		if (open_all(s, cause) < 0)
@@ -1073,6 +1074,12 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 		s->t_start = clock_now(s);
 	}
 
+	/* In the dashboard (the publishing thread), a new plan's first
+	 * interval is short: its figures come at once, with the coverage and
+	 * uncertainty of a short interval, instead of after a whole delay. */
+	bool quick = check_stop && (replan || first_open) && interval_s > 2 * SAMPLER_QUICK_S;
+	if (quick)
+		interval_s = SAMPLER_QUICK_S;
 	uint64_t len = (uint64_t)llround(interval_s * 1e9);
 	if (len == 0)
 		len = 1;
@@ -1089,6 +1096,7 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	read_all(s, false);
 	reopen_moved(s);
 	struct snapshot *snap = build_snapshot(s, measured > 0 ? measured : interval_s);
+	snap->quick = quick;
 	/* CPUs that came back during the interval were not counted in it:
 	 * said so now, counted from the next one. */
 	int back[64];
@@ -1163,6 +1171,8 @@ static void *sampler_thread(void *arg)
 		char *cause = NULL;
 		struct snapshot *snap = step(s, true, &cause);
 		free(cause);
+		if (snap && snap->quick)
+			interval_s = snap->interval_s;
 		uint64_t deadline = t0 + (uint64_t)llround(interval_s * 1e9);
 		if (!snap || s->cfg.ops->advance) {
 			uint64_t now = now_ns();
@@ -1228,6 +1238,11 @@ void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int ne
 	s->p_nmetrics = nmetrics > 0 ? nmetrics : 0;
 	s->p_nevents = nevents > 0 ? nevents : 0;
 	s->pending = true;
+	/* The interval under way counts what is no longer asked for: end it,
+	 * so that the new plan starts now. */
+	if (s->thread_running)
+		atomic_store(&s->cut, true);
+	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->mu);
 }
 

@@ -31,6 +31,10 @@ struct snapshot {
 	double time;          /* seconds since the epoch at the end of the interval */
 	double interval_s;
 	bool simulated;
+	/* A short first interval after the counters were (re)planned in the
+	 * dashboard, so that a new view shows figures at once; the history
+	 * leaves it out (its graphs hold intervals of one length). */
+	bool quick;
 	const struct model *model;
 	int nmetrics, nevents;
 	bool *metric_planned; /* [nmetrics] */

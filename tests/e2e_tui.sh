@@ -332,6 +332,18 @@ keys End
 expect '^CCX ?23 ' "End: the last CCX scrolled into view"
 quit_ok "CCX panels follow the filter"
 
+# 15. A long delay does not mean a long wait: the first figures, and a new
+# view's figures, come from a short first interval (well before the 4 s
+# delay would bring them).
+start 120 30 "--sim zen5 -d 4"
+i=0; while [ $i -lt 8 ] && ! screen | grep -Eq '^System  IPC ~?[0-9]'; do sleep 0.25; i=$((i + 1)); done
+screen | grep -Eq '^System  IPC ~?[0-9]' || fail "-d 4: no figures within 2 s of the start"
+sleep 1
+keys 2
+i=0; while [ $i -lt 8 ] && ! screen | grep -Eq 'topdown: FE bound% ~?[0-9]'; do sleep 0.25; i=$((i + 1)); done
+screen | grep -Eq 'topdown: FE bound% ~?[0-9]' || fail "-d 4: the topdown view's figures took more than 2 s"
+quit_ok "quick first interval"
+
 # 12. At 40x10 the too-small message is whole, wrapped over lines.
 start 40 10 "--sim zen5"
 expect 'too small' "too-small message at 40x10"

@@ -16,6 +16,8 @@
 
 void ui_history_add(struct ui *u, const struct snapshot *s)
 {
+	if (s->quick)
+		return;
 	unsigned long restarts = u->hist.restarts;
 	history_add(&u->hist, s);
 	if (u->hist.restarts != restarts) {

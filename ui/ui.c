@@ -715,6 +715,8 @@ static bool handle_key(struct ui *u, int key)
 	if (r & KA_REQUEST) {
 		ui_build_columns(u);
 		ui_request(u);
+		if (u->nav.paused && !u->replay)
+			ui_set_message(u, "paused: figures the last interval did not count come when you resume (Space)");
 	}
 	if (r & KA_ROWS)
 		ui_build_columns(u);
