@@ -344,6 +344,40 @@ i=0; while [ $i -lt 8 ] && ! screen | grep -Eq 'topdown: FE bound% ~?[0-9]'; do 
 screen | grep -Eq 'topdown: FE bound% ~?[0-9]' || fail "-d 4: the topdown view's figures took more than 2 s"
 quit_ok "quick first interval"
 
+# 16. The mouse (SGR reports, as xterm and tmux send them): a click on a
+# column heading sorts by it and a second one reverses, a click on a row
+# selects it, the wheel moves the selection, a click on a view tab switches.
+click() { $TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; sleep 0.5; }
+# Where TEXT first appears on a line matching PATTERN: "column line", from 1.
+where() { screen | awk -v t="$1" -v p="$2" '$0 ~ p { i = index($0, t); if (i) { print i, NR; exit } }'; }
+for size in "120 30" "250 70"; do
+	set -- $size
+	start "$1" "$2" "--sim zen5 -d 0.3" "NO_COLOR=1"
+	expect 'SIMULATED' "$1x$2: dashboard for the mouse test"
+	sleep 0.5
+	set -- $(where ' IPC ' 'CPU.* core ')
+	[ $# -eq 2 ] || { fail "mouse: no IPC heading"; continue; }
+	click 0 $(($1 + 2)) "$2"
+	expect 'sort IPC  ' "mouse: a click on the IPC heading sorts by it"
+	click 0 $(($1 + 2)) "$2"
+	expect 'sort IPC \(rev\)' "mouse: a second click reverses the sort"
+	hy=$2
+	# Rows in CPU order (a click on the CPU heading), so that the 4th row
+	# is CPU 3 while we look.
+	click 0 4 "$hy"
+	expect 'sort CPU  ' "mouse: a click on the CPU heading sorts by CPU"
+	click 0 3 $((hy + 4))
+	[ "$(sel)" = 3 ] || fail "mouse: the clicked row (CPU 3) is not the selected one ($(sel))"
+	$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<65;3;%dM' $((hy + 4)))"; sleep 0.5
+	[ "$(sel)" = 6 ] || fail "mouse: the wheel did not move the selection 3 rows down (CPU $(sel))"
+	set -- $(where '2:topdown' 'sort')
+	if [ $# -eq 2 ]; then
+		click 0 $(($1 + 2)) "$2"
+		expect '\| topdown:' "mouse: a click on the topdown tab switches to it"
+	fi
+	quit_ok "mouse"
+done
+
 # 12. At 40x10 the too-small message is whole, wrapped over lines.
 start 40 10 "--sim zen5"
 expect 'too small' "too-small message at 40x10"

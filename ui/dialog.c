@@ -113,6 +113,9 @@ void dialog_help(struct ui *u)
 	lines[n++] = xstrdup("  S bad speculation, B backend bound, T SMT contention, R retiring; lower");
 	lines[n++] = xstrdup("  case is the second half of a split (level 2). The heading names them.");
 	lines[n++] = xstrdup("");
+	lines[n++] = xstrdup("  Mouse: a click on a column heading sorts by it (again: reverses), on a view");
+	lines[n++] = xstrdup("  tab switches to it, on a row selects it; the wheel moves the selection.");
+	lines[n++] = xstrdup("");
 	lines[n++] = xstrdup("  Core strip (in each CCX box): one cell per core, the sort column's metric");
 	lines[n++] = xstrdup("  (or util%) from low to high as _ . : = + * # % @; a share (%, ratio) on its");
 	lines[n++] = xstrdup("  own 0-100% scale, other metrics up to the busiest core; a blank is no value.");

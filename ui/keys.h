@@ -12,6 +12,7 @@ enum {
 	UK_UP, UK_DOWN, UK_LEFT, UK_RIGHT, UK_PGUP, UK_PGDN, UK_HOME, UK_END,
 	UK_BTAB, UK_DELETE, UK_ENTER, UK_ESC, UK_BACKSPACE, UK_RESIZE,
 	UK_F1, UK_F2, UK_F3, UK_F4, UK_F5, UK_F6, UK_F7, UK_F8, UK_F9, UK_F10,
+	UK_MOUSE,             /* a mouse report: ui_last_mouse() says what */
 };
 #define UK_CTRL(c) ((c) & 0x1f)
 

@@ -138,10 +138,17 @@ void panel_header(struct ui *u)
 		tabs += (int)strlen(u->views[i].name) + 4;
 	bool all = tabs + (int)strlen(status) + HEADER_SPARK_W <= h->w;
 	x = 0;
+	u->tab_y = h->y + 2;
+	for (int i = 0; i < 64; i++)
+		u->tab_x0[i] = u->tab_x1[i] = -1;
 	for (int i = 0; i < u->nviews && x < h->w; i++) {
 		const struct view_def *v = &u->views[i];
 		if (!all && i != u->nav.view)
 			continue;
+		if (i < 64) {
+			u->tab_x0[i] = x;
+			u->tab_x1[i] = x + (int)strlen(v->name) + (v->key > 0 ? 4 : 2);
+		}
 		if (v->key > 0)
 			snprintf(line, sizeof(line), " %d:%s ", v->key, v->name);
 		else

@@ -207,6 +207,12 @@ void panel_table(struct ui *u)
 		nvis++;
 		x += w + 1;
 	}
+	u->nvis = nvis;
+	for (int k = 0; k < nvis; k++) {
+		u->vis_col[k] = vis[k];
+		u->vis_x[k] = t->x + xs[k];
+		u->vis_w[k] = ws[k];
+	}
 	draw_fill(t->y, t->x, t->w, ui_attr(u, CP_HEAD, A_REVERSE));
 	for (int k = 0; k < nvis; k++) {
 		const struct ui_col *c = &u->cols[vis[k]];

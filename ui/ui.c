@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 #include "fmt.h"
 #include "snapfile.h"
@@ -24,10 +25,19 @@ static volatile sig_atomic_t ui_stop_signal;
 static volatile sig_atomic_t ui_curses_active;
 static SCREEN *ui_screen;
 
+/* xterm mouse reports, SGR encoding (any column count): on while the
+ * dashboard runs, off before the terminal is handed back. */
+static const char mouse_on[] = "\033[?1000h\033[?1006h";
+static const char mouse_off[] = "\033[?1006l\033[?1000l";
+
 static void ui_restore(void)
 {
 	if (ui_curses_active) {
 		ui_curses_active = 0;
+		/* write(2): this also runs from a fatal signal's handler. */
+		if (write(STDOUT_FILENO, mouse_off, sizeof(mouse_off) - 1) < 0) {
+			/* nothing more to do for a terminal that is gone */
+		}
 		curs_set(1);
 		endwin();
 	}
@@ -456,6 +466,27 @@ void ui_request(struct ui *u)
  * whole and mapped when it is a key pmctop knows, dropped otherwise: its
  * bytes must never act as keys of their own ('4' would switch to view 4).
  * A lone ESC is ESC. */
+static struct ui_mouse last_mouse;
+
+struct ui_mouse ui_last_mouse(void)
+{
+	return last_mouse;
+}
+
+/* "<B;X;YM" (press) or "<B;X;Ym" (release), X and Y from 1. */
+static bool parse_sgr_mouse(const char *seq, struct ui_mouse *m)
+{
+	int b, x, y, n = 0;
+	char fin;
+	if (sscanf(seq, "<%d;%d;%d%c%n", &b, &x, &y, &fin, &n) != 4 || seq[n] || (fin != 'M' && fin != 'm') ||
+	    b < 0 || x < 1 || y < 1 || x > 10000 || y > 10000)
+		return false;
+	*m = (struct ui_mouse){ .button = b & ~(4 | 8 | 16 | 32), .x = x - 1, .y = y - 1, .press = fin == 'M' };
+	if (b & 32)
+		m->press = false;    /* motion: not a click */
+	return true;
+}
+
 static int escape_sequence(void)
 {
 	timeout(0);
@@ -477,6 +508,8 @@ static int escape_sequence(void)
 			{ "3~", UK_DELETE }, { "Z", UK_BTAB },
 		};
 		key = 0x7fffffff;   /* a sequence pmctop does not use */
+		if (c == '[' && seq[0] == '<' && parse_sgr_mouse(seq, &last_mouse))
+			key = UK_MOUSE;
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 			if (!strcmp(seq, known[i].seq))
 				key = known[i].key;
@@ -527,6 +560,8 @@ static int screen_init(struct ui *u, char **cause)
 		return set_cause(cause, "cannot use the terminal (TERM=%s); try -b for batch output",
 				 getenv("TERM") ? getenv("TERM") : "unset");
 	ui_curses_active = 1;
+	fputs(mouse_on, stdout);
+	fflush(stdout);
 	cbreak();
 	noecho();
 	nonl();
@@ -641,11 +676,65 @@ static void remember_sort(struct ui *u)
 	u->sort_idx = u->cols[u->nav.sort_col].idx;
 }
 
+/* A click or the wheel, as in htop: a column heading sorts by it (again:
+ * reverses), a view tab switches to it, a row selects it; the wheel moves
+ * the selection. Returns the keys_apply flags for what changed. */
+static int handle_mouse(struct ui *u)
+{
+	struct ui_mouse m = ui_last_mouse();
+	const struct rect *t = &u->lay.table;
+	if (u->lay.too_small || !m.press)
+		return 0;
+	if (m.button == 64 || m.button == 65) {
+		u->nav.sel += m.button == 64 ? -3 : 3;
+		keys_clamp(&u->nav);
+		return KA_REDRAW;
+	}
+	if (m.button != 0)
+		return 0;
+	if (m.y == t->y && t->h > 0) {
+		for (int k = 0; k < u->nvis; k++)
+			if (m.x >= u->vis_x[k] && m.x <= u->vis_x[k] + u->vis_w[k]) {
+				if (u->cols[u->vis_col[k]].kind == COL_BAR)
+					return 0;
+				/* A new column in its own direction; the same one reversed. */
+				u->nav.sort_reverse = u->nav.sort_col == u->vis_col[k] && !u->nav.sort_reverse;
+				u->nav.sort_col = u->vis_col[k];
+				remember_sort(u);
+				return KA_REDRAW;
+			}
+		return 0;
+	}
+	if (m.y > t->y && m.y < t->y + t->h) {
+		int ri = u->nav.top + (m.y - t->y - 1);
+		if (ri < u->nrows) {
+			u->nav.sel = ri;
+			keys_clamp(&u->nav);
+		}
+		return KA_REDRAW;
+	}
+	if (m.y == u->tab_y) {
+		for (int i = 0; i < u->nviews && i < 64; i++)
+			if (u->tab_x0[i] >= 0 && m.x >= u->tab_x0[i] && m.x < u->tab_x1[i] && i != u->nav.view) {
+				u->nav.view = i;
+				return KA_REQUEST;
+			}
+	}
+	return 0;
+}
+
 /* Handles one key; returns false to quit. */
 static bool handle_key(struct ui *u, int key)
 {
 	if (key == UK_RESIZE)
 		return true;
+	if (key == UK_MOUSE) {
+		if (handle_mouse(u) & KA_REQUEST) {
+			ui_build_columns(u);
+			ui_request(u);
+		}
+		return true;
+	}
 	if (ui_detail_key(u, key))
 		return true;
 	const struct key_binding *b = keys_lookup(key);

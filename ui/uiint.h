@@ -79,6 +79,11 @@ struct ui {
 	struct history hist;         /* figures of the last intervals (history.h) */
 	struct detail detail;        /* the detail pane (Enter) */
 	bool utf8;                   /* the locale is UTF-8: graphs in block elements */
+
+	/* Where the last frame put what a click can hit: the table's
+	 * visible columns and the view tabs (x ranges; tab -1: not drawn). */
+	int nvis, vis_col[256], vis_x[256], vis_w[256];
+	int tab_y, tab_x0[64], tab_x1[64];
 };
 
 /* ui.c */
@@ -95,6 +100,10 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 void ui_request(struct ui *u);
 void ui_set_message(struct ui *u, const char *msg);
 int ui_getkey(void);
+/* The last mouse report (UK_MOUSE): button 0-2, or 64/65 for the wheel;
+ * 0-based cell; press or release. */
+struct ui_mouse { int button, x, y; bool press; };
+struct ui_mouse ui_last_mouse(void);
 int ui_attr(const struct ui *u, int pair, int mono);
 bool ui_stopping(void);          /* a stop signal arrived */
 

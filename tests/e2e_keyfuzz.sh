@@ -1,0 +1,140 @@
+#!/bin/sh
+# e2e_keyfuzz.sh: a fuzz-style test of the dashboard's keyboard and mouse:
+# 10,000 random keys, escape sequences (known and unknown, cut short),
+# mouse reports and control characters, typed into ./pmctop on 1024
+# simulated CPUs in tmux, with a random resize every few hundred keys (down
+# to 20x5 and up to 250x70). Never q, F10 or Ctrl-C: pmctop must still be
+# running at the end, then quit with status 0 and leave the terminal
+# restored. The seed is printed; PMCTOP_FUZZ_SEED=N repeats a run and
+# PMCTOP_FUZZ_KEYS=N changes the count. Exits 77 (skip) without tmux.
+set -u
+top_builddir=${top_builddir:-.}
+PMCTOP=$(cd "$top_builddir" && pwd)/pmctop
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
+[ -x "$PMCTOP" ] || { echo "SKIP: $PMCTOP not built"; exit 77; }
+
+top_srcdir=${top_srcdir:-.}
+E2E_NAME=keyfuzz
+. "$top_srcdir/tests/e2e_tmux.sh"
+
+seed=${PMCTOP_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+total=${PMCTOP_FUZZ_KEYS:-10000}
+echo "key fuzz: seed $seed, $total keys"
+
+S=fuzz
+$TMUX_CMD new-session -d -s "$S" -x 120 -y 40 \
+	"$PMCTOP --sim zen5:4x16x8x2 -d 0.2; echo \"EXIT=\$?\" > $TMP/status; stty -a > $TMP/stty; sleep 60"
+expect 'SIMULATED' "dashboard on 1024 simulated CPUs"
+
+# The key list, one per line, as printf(1) escapes: everything but quitting.
+cat > "$TMP/keys" <<'EOF'
+\033[A
+\033[B
+\033[C
+\033[D
+\033[5~
+\033[6~
+\033[1~
+\033[4~
+\033[H
+\033[F
+\033OP
+\033OQ
+\033OR
+\033OS
+\033[15~
+\033[17~
+\033[18~
+\033[19~
+\033[20~
+\033[23~
+\033[24~
+\033[3~
+\033[2~
+\033[Z
+\033[99;5X
+\033[
+\033O
+\033[1;5A
+\033[200~
+\033
+\033
+\t
+\r
+\177
+\010
+\014
+\025
+\027
+\001
+\032
+\033[M !!
+\033[M#!!
+\033[M`!!
+\033[Ma!!
+\033[<0;5;3M
+\033[<0;5;3m
+\033[<64;10;10M
+\033[<65;10;10M
+\033[<0;300;300M
+\033[<2;1;1M
+\302\233A
+\377
+\200
+EOF
+# Printable keys, the quitting ones excepted.
+for c in a b c d e f g h i j k l m n o p r s t u v w x y z A B C D E R S T U W \
+	0 1 2 3 4 5 6 7 8 9 + - '<' '>' / '?' '[' ']' ' ' '.' ',' ':' '#' '~' '%%'; do
+	printf '%s\n' "$c" >> "$TMP/keys"
+done
+
+# The whole sequence: chunks of keys, each chunk one send-keys call, and
+# a resize now and then.
+awk -v seed="$seed" -v total="$total" '
+	{ k[n++] = $0 }
+	END {
+		srand(seed)
+		sent = 0
+		while (sent < total) {
+			if (int(rand() * 8) == 0) {
+				w = 20 + int(rand() * 231); h = 5 + int(rand() * 66)
+				print "R " w " " h
+			}
+			m = 10 + int(rand() * 40)
+			line = "K "
+			for (i = 0; i < m && sent < total; i++) { line = line k[int(rand() * n)]; sent++ }
+			print line
+		}
+	}' "$TMP/keys" > "$TMP/plan"
+
+# A chunk goes in one send-keys call, as a fast typist or a paste would
+# deliver it: escape sequences glued to the next key are part of the test.
+while IFS= read -r line; do
+	kind=${line%% *}
+	rest=${line#* }
+	case $kind in
+	R) $TMUX_CMD resize-window -t "$S" -x "${rest% *}" -y "${rest#* }" >/dev/null 2>&1 ;;
+	K) $TMUX_CMD send-keys -t "$S" -l "$(printf -- "$rest")" >/dev/null 2>&1 ;;
+	esac
+	if [ -s "$TMP/status" ]; then
+		fail "pmctop ended during the key fuzz ($(cat "$TMP/status")), seed $seed"
+		break
+	fi
+done < "$TMP/plan"
+
+# Still running; close whatever dialog is open and quit.
+$TMUX_CMD resize-window -t "$S" -x 120 -y 40 >/dev/null 2>&1
+sleep 0.5
+[ -s "$TMP/status" ] && fail "pmctop ended during the key fuzz ($(cat "$TMP/status")), seed $seed"
+i=0
+while [ ! -s "$TMP/status" ] && [ $i -lt 20 ]; do
+	$TMUX_CMD send-keys -t "$S" Escape >/dev/null 2>&1; sleep 0.3
+	$TMUX_CMD send-keys -t "$S" q >/dev/null 2>&1; sleep 0.5
+	i=$((i + 1))
+done
+grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "q after the fuzz: exit $(cat "$TMP/status" 2>/dev/null), seed $seed"
+grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null && grep -Eq '(^| )echo( |$)' "$TMP/stty" 2>/dev/null ||
+	fail "terminal not restored after the key fuzz, seed $seed"
+
+[ $fails -eq 0 ] && echo "PASS" && exit 0
+exit 1
