@@ -15,7 +15,7 @@
 enum {
 	OPT_FORMAT = 256, OPT_MODEL, OPT_SIM, OPT_ROTATE, OPT_LIST_MODELS,
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
-	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
+	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_NO_CONFIG, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +41,7 @@ static const struct option long_options[] = {
 	{ "show-schedule", no_argument, NULL, OPT_SHOW_SCHEDULE },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "no-colour", no_argument, NULL, OPT_NO_COLOR },
+	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "daemon", no_argument, NULL, OPT_DAEMON },
 	{ "no-tui", no_argument, NULL, OPT_DAEMON },
@@ -80,6 +81,7 @@ void cli_usage(FILE *out)
 	      "      --show-schedule     print how events are packed into counter groups\n"
 	      "      --events-dir DIR    read definitions from DIR\n"
 	      "      --no-color          monochrome screen (also when NO_COLOR is set)\n"
+	      "      --no-config         ignore the saved dashboard settings (F2 saves them)\n"
 	      "      --listen [ADDR:]PORT  serve Prometheus/OpenMetrics /metrics (a port\n"
 	      "                          alone: 127.0.0.1); with the dashboard, -b or --daemon\n"
 	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
@@ -156,6 +158,7 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 	case 'd':
 		if (cli_parse_seconds(arg, &o->delay_s) < 0 || o->delay_s < 0.01 || o->delay_s > 86400)
 			return set_cause(cause, "-d expects a delay in seconds between 0.01 and 86400, not '%s'", arg);
+		o->delay_set = true;
 		return 0;
 	case 'n':
 		errno = 0;
@@ -208,6 +211,7 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 	case OPT_EVENTS_DIR: replace(&o->events_dir, arg); return 0;
 	case OPT_SHOW_SCHEDULE: o->show_schedule = true; return 0;
 	case OPT_NO_COLOR: o->no_color = true; return 0;
+	case OPT_NO_CONFIG: o->no_config = true; return 0;
 	case OPT_LISTEN: {
 		struct sockaddr_storage ss;
 		socklen_t len;

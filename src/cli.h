@@ -25,6 +25,8 @@ struct options {
 	char *events_dir;        /* --events-dir */
 	bool show_schedule;      /* --show-schedule */
 	bool no_color;           /* --no-color (NO_COLOR is read by main) */
+	bool no_config;          /* --no-config: ignore the saved settings (pmctoprc) */
+	bool delay_set;          /* -d was given (it wins over the settings) */
 	char *output_path;       /* -o FILE: batch output to a file */
 	char *record_path;       /* -w FILE: record every interval (record.h) */
 	char *replay_path;       /* -r FILE: replay a recording (replay.h) */

@@ -22,6 +22,7 @@
 #include "record.h"
 #include "replay.h"
 #include "sampler.h"
+#include "settings.h"
 #include "topo.h"
 #include "util.h"
 #include "../ui/ui.h"
@@ -88,6 +89,9 @@ struct run {
 	struct export_hub *hub;     /* --listen: where intervals are published, or NULL */
 	struct recorder *rec;       /* -w, or NULL */
 	struct replay *rp;          /* -r: owns model and topo, or NULL */
+	struct settings settings;   /* the dashboard's saved settings (pmctoprc) */
+	char *settings_path;        /* where they are saved, or NULL */
+	char *settings_warnings;    /* lines of the file that were skipped, or NULL */
 };
 
 static int usage_error(const char *msg)
@@ -404,6 +408,20 @@ static int run_batch(struct run *r, struct sampler *s)
 	return rc;
 }
 
+/* The dashboard's saved settings: read unless --no-config, and never in
+ * batch or daemon mode, whose output must not depend on a file the user
+ * saved for the screen. The command line wins: -d over the delay, -g over
+ * the view, --no-color or NO_COLOR over the colours. */
+static void load_settings(struct run *r)
+{
+	if (r->opt.no_config || r->opt.batch || r->opt.daemon)
+		return;
+	r->settings_path = settings_path();
+	settings_load(r->settings_path, &r->settings, &r->settings_warnings);
+	if (r->settings.has_delay && !r->opt.delay_set)
+		r->opt.delay_s = r->settings.delay_s;
+}
+
 static int run_live(struct run *r, struct sampler *s)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
@@ -428,6 +446,11 @@ static int run_live(struct run *r, struct sampler *s)
 		.iterations = r->opt.iterations,
 		.replay = r->rp,
 		.recorder = r->rec,
+		.settings = &r->settings,
+		.settings_path = r->settings_path,
+		.settings_warnings = r->settings_warnings,
+		.view_given = r->opt.group != NULL,
+		.colors_given = r->opt.no_color || (nc && *nc),
 	};
 	if (r->rp) {
 		const struct replay_info *ri = replay_info(r->rp);
@@ -718,6 +741,7 @@ int main(int argc, char **argv)
 			sigaction(SIGHUP, &sa, NULL);
 		}
 		signal(SIGPIPE, SIG_IGN);
+		load_settings(&r);
 		rc = run(&r);
 		/* One rule in every mode (pmctop(1), EXIT STATUS): stopped by a
 		 * signal, pmctop finishes cleanly and exits 128 + its number,
@@ -738,6 +762,9 @@ int main(int argc, char **argv)
 		if (r.topo)
 			topo_free(r.topo);
 	}
+	settings_free(&r.settings);
+	free(r.settings_path);
+	free(r.settings_warnings);
 	options_done(&r.opt);
 	return rc;
 }

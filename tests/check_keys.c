@@ -27,6 +27,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_DELAY_UP, 0 }, { L, '-', ACT_DELAY_DOWN, 0 },
 	{ L, '/', ACT_FILTER, 0 },
 	{ L, UK_ENTER, ACT_DETAIL, 0 }, { L, 'w', ACT_SNAPSHOT, 0 },
+	{ L, UK_F2, ACT_SETUP, 0 }, { L, 'S', ACT_SETUP, 0 },
 	{ L, UK_UP, ACT_UP, 0 }, { L, UK_DOWN, ACT_DOWN, 0 }, { L, UK_PGUP, ACT_PGUP, 0 },
 	{ L, UK_PGDN, ACT_PGDN, 0 }, { L, UK_HOME, ACT_HOME, 0 }, { L, UK_END, ACT_END, 0 },
 	{ L, UK_LEFT, ACT_LEFT, 0 }, { L, UK_RIGHT, ACT_RIGHT, 0 },
@@ -90,7 +91,7 @@ static struct ui_nav sample_nav(void)
 START_TEST(test_unknown_keys)
 {
 	static const int probes[] = { 0, -1, 'z', 'Q', 'x', 0x7f, 0x7fffffff, UK_BASE, 'W', UK_ESC,
-				      UK_F2, UK_F9, UK_RESIZE, UK_CTRL('c'), 0x10ffff, -100 };
+				      UK_F3, UK_F9, UK_RESIZE, UK_MOUSE, UK_CTRL('c'), 0x10ffff, -100 };
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		struct ui_nav n = sample_nav(), before = n;
 		const struct key_binding *b = keys_lookup(probes[i]);

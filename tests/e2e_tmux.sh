@@ -5,6 +5,9 @@
 SOCK="pmctop-$E2E_NAME-$$"
 TMUX_CMD="tmux -L $SOCK -f /dev/null"
 TMP=$(mktemp -d)
+# The user's saved dashboard settings must not change what the tests see.
+XDG_CONFIG_HOME=$TMP/config
+export XDG_CONFIG_HOME
 fails=0
 cleanup() { $TMUX_CMD kill-server >/dev/null 2>&1; rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM

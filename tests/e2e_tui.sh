@@ -378,6 +378,51 @@ for size in "120 30" "250 70"; do
 	quit_ok "mouse"
 done
 
+# 17. The setup screen (F2) changes settings at once and saves them to
+# $XDG_CONFIG_HOME/pmctop/pmctoprc; the next start uses them, --no-config
+# and the command line win over them, and a bad line is reported with its
+# file and line while pmctop starts anyway. At 80x24 and 250x70.
+for size in "80 24" "250 70"; do
+	set -- $size
+	rm -rf "$TMP/xdg"
+	start "$1" "$2" "--sim zen5 -d 0.5" "XDG_CONFIG_HOME=$TMP/xdg"
+	expect 'SIMULATED' "$1x$2: dashboard for the setup test"
+	keys F2
+	expect 'pmctop setup' "$1x$2: F2 opens the setup screen"
+	keys Right Down Right Down Down Right
+	expect 'Refresh delay +1 s' "$1x$2: setup: the delay one step up"
+	expect 'Start in view +topdown' "$1x$2: setup: the next view"
+	expect 'Table rows +per core' "$1x$2: setup: rows per core"
+	keys s
+	expect 'saved to .*xdg/pmctop/pmctoprc' "$1x$2: setup: saved"
+	keys Escape
+	expect 'rows per core' "$1x$2: the change applies at once"
+	quit_ok "setup at $1x$2"
+	grep -q '^delay 1$' "$TMP/xdg/pmctop/pmctoprc" && grep -q '^view topdown$' "$TMP/xdg/pmctop/pmctoprc" &&
+		grep -q '^rows core$' "$TMP/xdg/pmctop/pmctoprc" || fail "$1x$2: pmctoprc: $(cat "$TMP/xdg/pmctop/pmctoprc")"
+	[ "$(stat -c %a "$TMP/xdg/pmctop/pmctoprc")" = 600 ] || fail "$1x$2: pmctoprc is not mode 600"
+	# The next start: the saved delay, view and rows.
+	start "$1" "$2" "--sim zen5" "XDG_CONFIG_HOME=$TMP/xdg"
+	expect 'delay 1\.0s' "$1x$2: restart: the saved delay"
+	expect '2:topdown' "$1x$2: restart: the saved view"
+	expect 'rows per core' "$1x$2: restart: the saved rows"
+	quit_ok "restart with settings at $1x$2"
+	# The command line and --no-config win.
+	start "$1" "$2" "--sim zen5 -d 0.3 -g cache" "XDG_CONFIG_HOME=$TMP/xdg"
+	expect 'delay 0\.3s' "$1x$2: -d wins over the saved delay"
+	expect '4:cache' "$1x$2: -g wins over the saved view"
+	quit_ok "command line over settings at $1x$2"
+	start "$1" "$2" "--sim zen5 --no-config" "XDG_CONFIG_HOME=$TMP/xdg"
+	expect 'rows per CPU' "$1x$2: --no-config: default rows"
+	expect '1:basic' "$1x$2: --no-config: the first view"
+	quit_ok "--no-config at $1x$2"
+done
+printf 'delay 2\nbogus line\n' > "$TMP/xdg/pmctop/pmctoprc"
+start 120 30 "--sim zen5" "XDG_CONFIG_HOME=$TMP/xdg"
+expect 'pmctoprc:2: unknown setting .bogus.' "a bad settings line named with its file and line"
+expect 'delay 2\.0s' "the good lines of a bad file still apply"
+quit_ok "bad settings file"
+
 # 12. At 40x10 the too-small message is whole, wrapped over lines.
 start 40 10 "--sim zen5"
 expect 'too small' "too-small message at 40x10"

@@ -35,6 +35,7 @@ enum ui_action {
 	ACT_STEP_BACK, ACT_STEP_FWD, ACT_JUMP,   /* replay (-r) only */
 	ACT_DETAIL,           /* Enter: the detail pane of the selected row */
 	ACT_SNAPSHOT,         /* write this interval as JSON to a file */
+	ACT_SETUP,            /* F2: the setup screen (setup.c) */
 	ACT_COUNT
 };
 

@@ -569,24 +569,9 @@ static int screen_init(struct ui *u, char **cause)
 	timeout(100);
 	set_escdelay(25);
 	curs_set(0);
-	u->color = !u->cfg->no_color && has_colors();
-	if (u->color) {
-		start_color();
-		use_default_colors();
-		init_pair(CP_HEAD, COLOR_BLACK, COLOR_GREEN);
-		init_pair(CP_WARN, COLOR_YELLOW, -1);
-		init_pair(CP_CRIT, COLOR_RED, -1);
-		init_pair(CP_GOOD, COLOR_GREEN, -1);
-		init_pair(CP_BAR0, COLOR_BLACK, COLOR_BLUE);
-		init_pair(CP_BAR1, COLOR_BLACK, COLOR_RED);
-		init_pair(CP_BAR2, COLOR_BLACK, COLOR_YELLOW);
-		init_pair(CP_BAR3, COLOR_BLACK, COLOR_GREEN);
-		init_pair(CP_BAR4, COLOR_BLACK, COLOR_MAGENTA);
-		init_pair(CP_TITLE, COLOR_CYAN, -1);
-		init_pair(CP_NOTICE, COLOR_BLACK, COLOR_YELLOW);
-		init_pair(CP_SEL, COLOR_BLACK, COLOR_CYAN);
-		init_pair(CP_KEY, COLOR_BLACK, COLOR_CYAN);
-	}
+	/* The saved scheme unless the command line or NO_COLOR said mono. */
+	const struct settings *st = u->cfg->settings;
+	ui_colors_apply(u, u->cfg->no_color ? COLORS_MONO : st && st->has_colors ? st->colors : COLORS_DEFAULT);
 	return 0;
 }
 
@@ -796,6 +781,9 @@ static bool handle_key(struct ui *u, int key)
 		case ACT_SNAPSHOT:
 			write_snapshot(u);
 			break;
+		case ACT_SETUP:
+			r |= setup_screen(u);
+			break;
 		default:
 			break;
 		}
@@ -819,6 +807,66 @@ static bool handle_key(struct ui *u, int key)
 	if (r & KA_CLEAR)
 		clearok(stdscr, TRUE);
 	return true;
+}
+
+static bool add_group_view(struct ui *u, const char *group);
+
+/* The saved settings (pmctoprc) that the command line did not override:
+ * the view, rows, panels and uncertainty before the columns exist; the
+ * sort column after (apply_settings_sort). A view this model lacks (the
+ * file was saved on another machine) is skipped with a message. */
+static void apply_settings_early(struct ui *u)
+{
+	const struct settings *s = u->cfg->settings;
+	if (!s)
+		return;
+	if (s->has_view && s->view && !u->cfg->view_given && !u->replay) {
+		int v = -1;
+		for (int i = 0; i < u->nviews; i++)
+			if (!strcmp(u->views[i].name, s->view))
+				v = i;
+		if (v < 0 && add_group_view(u, s->view))
+			v = u->nviews - 1;
+		if (v >= 0)
+			u->nav.view = v;
+		else
+			ui_set_message(u, "settings: this model has no view of the saved name; F2 changes it");
+	}
+	if (s->has_rows && s->rows >= 0 && s->rows < ROWS_KINDS)
+		u->nav.rows = s->rows;
+	if (s->has_ccx)
+		u->nav.show_ccx = s->show_ccx;
+	if (s->has_errors)
+		u->nav.show_err = s->show_errors;
+}
+
+static void apply_settings_sort(struct ui *u)
+{
+	const struct settings *s = u->cfg->settings;
+	if (s && s->has_sort && s->sort) {
+		for (int i = 0; i < u->ncols; i++) {
+			const struct ui_col *c = &u->cols[i];
+			const char *name = c->kind == COL_METRIC ? u->m->metrics[c->idx].name
+					 : c->kind == COL_EVENT ? u->m->events[c->idx].name
+					 : c->kind == COL_CPU ? "cpu" : NULL;
+			if (name && !strcmp(name, s->sort)) {
+				u->nav.sort_col = i;
+				u->nav.sort_reverse = s->sort_reverse;
+				remember_sort(u);
+			}
+		}
+	}
+	/* A bad line in the file is said once, on the first screen. */
+	if (u->cfg->settings_warnings) {
+		const char *w = u->cfg->settings_warnings;
+		int more = 0;
+		for (const char *p = strchr(w, '\n'); p; p = strchr(p + 1, '\n'))
+			more++;
+		char *msg = xasprintf("%.*s%s", (int)strcspn(w, "\n"), w,
+				      more ? " (and more lines: see F2 to save a good file)" : "");
+		ui_set_message(u, msg);
+		free(msg);
+	}
 }
 
 static void ui_done(struct ui *u)
@@ -891,6 +939,7 @@ int ui_run(const struct ui_config *c, char **cause)
 		}
 		u.nav.view = v;
 	}
+	apply_settings_early(&u);
 	u.nav.nviews = u.nviews;
 	for (int i = 0; i < c->nextra; i++)
 		if (c->extra_events[i] >= 0 && c->extra_events[i] < u.m->nevents)
@@ -903,6 +952,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	find_metrics(&u);
 	history_init(&u.hist, HISTORY_LEN, HISTORY_BUDGET);
 	ui_build_columns(&u);
+	apply_settings_sort(&u);
 	ui_request(&u);
 
 	snap_ring_init(&u.ring);

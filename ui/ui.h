@@ -10,6 +10,7 @@
 #include "topo.h"
 #include "record.h"
 #include "replay.h"
+#include "settings.h"
 
 struct ui_config {
 	struct sampler *sampler;     /* already created, not yet started */
@@ -27,6 +28,12 @@ struct ui_config {
 	long iterations;             /* -n: quit after that many intervals (0: run on) */
 	struct replay *replay;       /* -r: play this recording (sampler is then NULL) */
 	struct recorder *recorder;   /* -w: the header says REC, and if it fails */
+	/* Saved settings (pmctoprc, settings.h): applied where the command
+	 * line did not say; F2 edits and saves them to settings_path. */
+	struct settings *settings;
+	const char *settings_path;
+	const char *settings_warnings;
+	bool view_given, colors_given;
 };
 
 /* Runs the dashboard until the user quits. Starts and stops the sampler's

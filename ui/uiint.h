@@ -42,6 +42,7 @@ struct ui {
 	struct snapshot *snap;
 	struct ui_nav nav;
 	bool color;
+	int scheme;                  /* enum settings_colors (colors.c) */
 	struct layout lay;
 
 	int nextra; int *extra;      /* event columns (-e and the picker) */
@@ -134,6 +135,14 @@ void ui_history_add(struct ui *u, const struct snapshot *s);
  * pane open, its keys go to ui_detail_key first (false: not one of its). */
 void ui_detail_open(struct ui *u);
 bool ui_detail_key(struct ui *u, int key);
+
+/* colors.c: sets the colour pairs of a scheme (enum settings_colors). */
+void ui_colors_apply(struct ui *u, int scheme);
+
+/* setup.c: the setup screen (F2): delay, view, colours, rows, panels,
+ * uncertainty, applied at once and saved to pmctoprc on request. Returns
+ * keys_apply flags for what the caller must redo. */
+int setup_screen(struct ui *u);
 
 /* dialog.c */
 void dialog_help(struct ui *u);
