@@ -59,8 +59,9 @@ const char *format_si(char *buf, size_t len, double v)
 		v /= 1000;
 		i++;
 	}
+	/* Three significant digits at every scale (1.23, 12.3, 123, 1.23k). */
 	if (i == 0)
-		snprintf(buf, len, a >= 100 || a == floor(a) ? "%.0f" : "%.2f", v);
+		snprintf(buf, len, a >= 100 || a == floor(a) ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
 	else
 		snprintf(buf, len, a >= 100 ? "%.0f%c" : a >= 10 ? "%.1f%c" : "%.2f%c", v, suffix[i]);
 	return buf;
@@ -90,6 +91,8 @@ const char *format_value(char *buf, size_t len, double v, const char *fmt, const
 		snprintf(num, sizeof(num), "%.2f", v);
 	else if (unit && strcmp(unit, "ns") == 0 && fabs(v) < 1e5)
 		snprintf(num, sizeof(num), "%.0f", v);
+	else if (unit && strcmp(unit, "%") == 0 && fabs(v) < 1e4)
+		snprintf(num, sizeof(num), "%.1f", v);
 	else if (v == 0)
 		snprintf(num, sizeof(num), "0");
 	else if (fabs(v) >= 1000 || (unit && strchr(unit, '/')) || format_unit_is_count(unit))

@@ -229,6 +229,16 @@ static const struct {
 	{ L, 95.4, 0, false, NULL, "ns", "95" },
 	{ L, 12, 0, false, NULL, NULL, "12.00" },
 	{ L, 5e9, 0.5, false, NULL, NULL, "~5.00G" },
+	/* One rule per unit on screen, whatever format a view gives (issue
+	 * 13: util% showed 1, 3.69 and 1.5; a stall count 18733186 beside
+	 * 1.01G). */
+	{ L, 1.0, 0, false, "%.0f", "%", "1.0" },
+	{ L, 3.6912, 0, false, "%.2f", "%", "3.7" },
+	{ L, 1.5, 0, false, "%.1f", "%", "1.5" },
+	{ L, 18733186, 0, false, "%.0f", "cycles", "18.7M" },
+	{ L, 1.01e9, 0, false, NULL, "cycles", "1.01G" },
+	{ L, 92.384, 0, false, "%.1f", "/kinsn", "92.4" },
+	{ L, 2.034, 0, false, "%.3f", "/kinsn", "2.03" },
 };
 
 START_TEST(test_fmt_value)
@@ -285,6 +295,7 @@ START_TEST(test_fmt_si)
 {
 	static const struct { double v; const char *want; } t[] = {
 		{ 0, "0" }, { 999, "999" }, { 999.4, "999" }, { 1500, "1.50k" }, { 12345, "12.3k" },
+		{ 12.345, "12.3" }, { 1.5, "1.50" }, { 7, "7" },
 		{ 123456, "123k" }, { 2.5e9, "2.50G" }, { -2e6, "-2.00M" }, { 1e30, "1000000000000E" },
 	};
 	char buf[32];

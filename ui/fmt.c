@@ -20,7 +20,10 @@ const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, c
 	char num[64], err[24] = "";
 	if (len < 1)
 		return buf;
-	format_value(num, sizeof(num), v, fmt, unit);
+	/* On screen one rule per unit (format_value), whatever printf format
+	 * a view's definition gives, so that a figure looks the same in every
+	 * view and model; batch output keeps the view's format. */
+	format_value(num, sizeof(num), v, fmt && !strcmp(fmt, "pct") ? fmt : NULL, unit);
 	bool mark = !isinf(v) && unc_marked(v, rse);
 	/* Exact figures (counted all the time) need no "+-0". */
 	if (with_err && !isnan(v) && isfinite(rse) && rse > 0) {
