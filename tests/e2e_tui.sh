@@ -308,6 +308,7 @@ for size in "80 24" "250 70"; do
 	expect 'rows per CCX' "$1x$2: t: rows per CCX"
 	expect '^ +0-3,16-19 +0 ' "$1x$2: a CCX row lists its CPUs as ranges"
 	[ "$1" -lt 200 ] || expect 'L3 hit%' "$1x$2: CCX rows have the L3 columns"
+	[ "$1" -lt 200 ] || expect 'core strip: low _\.:=\+\*#%@ high' "$1x$2: the core strip's legend"
 	keys t
 	expect 'rows per socket' "$1x$2: t: rows per socket"
 	expect '^ +8-15,24-31 +1 ' "$1x$2: the second socket's row"

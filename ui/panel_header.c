@@ -17,8 +17,8 @@
 void panel_footer(struct ui *u)
 {
 	static const struct { const char *k, *label; } items[] = {
-		{ "F1", "Help" }, { "Tab", "View" }, { "e", "Event" }, { "<>", "Sort" },
-		{ "R", "Rev" }, { "c", "CCX" }, { "t", "Thr/Core" }, { "Spc", "Pause" },
+		{ "F1", "Help" }, { "F2", "Setup" }, { "Tab", "View" }, { "e", "Event" }, { "<>", "Sort" },
+		{ "R", "Rev" }, { "c", "CCX" }, { "t", "Rows" }, { "Spc", "Pause" },
 		{ "+-", "Delay" }, { "/", "Filter" }, { "q", "Quit" },
 	};
 	const struct rect *f = &u->lay.footer;
@@ -31,6 +31,11 @@ void panel_footer(struct ui *u)
 		draw_put(f->y, x + kl, ll + 1, 0, items[i].label);
 		x += kl + ll + 1;
 	}
+	/* The legend of the CCX boxes' core strip, where there is room. */
+	static const char legend[] = "core strip: low _.:=+*#%@ high";
+	int lw = (int)sizeof(legend) - 1;
+	if (u->lay.ccx_mode != CCX_HIDDEN && x + 2 + lw <= f->w)
+		draw_put(f->y, f->w - lw, lw, A_DIM, legend);
 }
 
 void panel_header(struct ui *u)
