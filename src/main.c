@@ -345,11 +345,12 @@ static int run_batch(struct run *r, struct sampler *s)
 		char *cause = NULL;
 		struct snapshot *snap = sampler_step(s, &cause);
 		/* The simulated PMU does not take real time to count; pace it so
-		 * that -d means seconds there too, as it does on the screen: an
+		 * that -d means seconds there too, as it does on the screen
+		 * (unless its ff=1 option asks for fast-forward): an
 		 * interval is written when it has ended, the first one too. A
 		 * signal while waiting still writes it (nothing is lost). */
 		bool paced = true;
-		if (snap && r->ops->simulated)
+		if (snap && r->ops->simulated && !sim_fast_forward(sampler_backend(s)))
 			paced = pace_until(t0 + (uint64_t)llround((double)(n + 1) * r->opt.delay_s * 1e9));
 		if (!snap) {
 			if (stop_requested) {
