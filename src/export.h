@@ -72,8 +72,4 @@ int export_scope_parse(const char *s);
  * loopback address 127.0.0.1. Returns 0, or -1 with *cause. */
 int export_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, char **cause);
 
-/* --user NAME: switches to NAME's user and group (and none other), for good.
- * Returns 0, or -1 with *cause. Needs root. */
-int export_drop_privileges(const char *user, char **cause);
-
 #endif

@@ -113,7 +113,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	return answer_text(c, r.code, r.text);
 }
 
-static int open_listener(const char *listen_arg, char **cause)
+int export_listen(const char *listen_arg, char **cause)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -132,11 +132,8 @@ static int open_listener(const char *listen_arg, char **cause)
 	return fd;
 }
 
-struct export_server *export_server_start(struct export_hub *hub, const char *listen_arg, char **cause)
+struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen_arg, char **cause)
 {
-	int fd = open_listener(listen_arg, cause);
-	if (fd < 0)
-		return NULL;
 	struct export_server *s = xcalloc(1, sizeof(*s));
 	s->hub = hub;
 	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, s,
