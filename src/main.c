@@ -300,10 +300,8 @@ static int run_listing(struct run *r)
 /* Sleeps until the monotonic time t; false when a signal asked to stop. */
 static bool pace_until(uint64_t t)
 {
-	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		if (stop_requested)
-			return false;
+	while (!stop_requested && now_ns() < t)
+		wait_until_ns(t);
 	return !stop_requested;
 }
 
