@@ -1,17 +1,21 @@
 #!/bin/sh
-# soak_hotplug.sh [CYCLES] [CPU]: takes CPU (default 1) offline and online
+# soak_hotplug.sh [CYCLES] [CPU] [WARM]: takes CPU (default 1) offline and online
 # again CYCLES times (default 100) while pmctop runs twice on the real
 # perf backend: in batch mode (JSON lines, as --user nobody, so that
 # reopening counters after the drop of privileges is exercised) and the
 # dashboard in tmux (as root). Reports open file descriptors and RSS of
 # both before and after, checks that the CPU is counted again at the end,
 # and that no JSON interval misses a CPU from both its "cpus" and its
-# "offline"/"returning" lists. Needs root, tmux and python3; not part of
+# "offline"/"returning" lists. The "before" figures are taken after WARM
+# seconds (default 130), once the dashboard's history ring (600 intervals,
+# 120 s at -d 0.2) is full, so that its planned growth is not counted as
+# the soak's. Needs root, tmux and python3; not part of
 # `make check` (docs/soak.md). The CPU is always brought back online, on
 # error and on a signal too.
 set -u
 cycles=${1:-100}
 cpu=${2:-1}
+warm=${3:-130}
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 pm="$(cd "$top_builddir" && pwd)/pmctop --events-dir $(cd "$top_srcdir" && pwd)/events"
@@ -44,7 +48,7 @@ $pm -b -d 0.2 --format json --user nobody >"$tmp/b.json" 2>"$tmp/b.err" &
 bpid=$!
 tmux -L "$sock" -f /dev/null new-session -d -s soak -x 160 -y 50 "exec $pm -d 0.2"
 tpid=$(tmux -L "$sock" list-panes -t soak -F '#{pane_pid}')
-sleep 3
+sleep "$warm"
 b_fd0=$(fds $bpid); b_rss0=$(rss $bpid); t_fd0=$(fds $tpid); t_rss0=$(rss $tpid)
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 echo "before: batch $b_fd0 fds, $b_rss0 kB; dashboard $t_fd0 fds, $t_rss0 kB; $ncpu CPUs"

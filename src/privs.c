@@ -58,7 +58,7 @@ static uint64_t mask_of(const struct __user_cap_data_struct d[2], int which)
 
 uint64_t privs_effective(void)
 {
-	struct __user_cap_data_struct d[2];
+	struct __user_cap_data_struct d[2] = { { 0 }, { 0 } };   /* valgrind marks only the first as written */
 	return cap_get(d) < 0 ? 0 : mask_of(d, 1);
 }
 
@@ -83,7 +83,7 @@ int privs_drop(const char *user, bool keep_counters, char **cause)
 	}
 	int top = last_cap();
 	int cap = privs_counter_cap(top);
-	struct __user_cap_data_struct d[2];
+	struct __user_cap_data_struct d[2] = { { 0 }, { 0 } };   /* valgrind marks only the first as written */
 	if (cap_get(d) < 0)
 		return set_cause(cause, "cannot read pmctop's capabilities: %s", strerror(errno));
 	/* Only what is held can be kept (an unprivileged run with
