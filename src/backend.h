@@ -70,6 +70,10 @@ extern const struct pmu_backend_ops backend_sim;
  * when opening counters, e.g. EACCES -> perf_event_paranoid / CAP_PERFMON. */
 const char *backend_error_hint(int err);
 
+/* Whether the simulated backend b was given ff=1: batch mode then writes
+ * intervals without waiting for real time to pass (backend_sim.c). */
+bool sim_fast_forward(const struct backend *b);
+
 /* Simulator controls used by tests (backend_sim.c). */
 struct sim_fault {
 	int cpu;             /* CPU the fault hits, -1 for all */
@@ -98,7 +102,8 @@ int sim_truth_group(struct backend *b, const struct bk_instance *inst, const int
 		    double *out, double *running_ns);
 /* Parses "zen5:2x12x8x2" style specs: a model's name or alias (from the
  * models' own definitions) and the topology shape, which defaults to the
- * model's "shape" line. A name no model has is returned as it is, for the
+ * model's "shape" line; ",KEY=VALUE" options may follow (the backend's
+ * argument, checked when it is created). A name no model has is returned as it is, for the
  * caller to report. */
 int sim_parse_spec(const char *spec, const struct model_info *models, int nmodels, char **model_name,
 		   int shape[4], char **cause);

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "backend.h"
 #include "encode.h"
+#include "procstat.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -40,7 +41,7 @@ struct backend {
 	 * pass: the kernel builds the whole file (every CPU, every IRQ) at each
 	 * open, so opening it once per CPU would cost O(CPUs^2) per interval. */
 	int stat_n;            /* entries in stat_busy/stat_total (max CPU + 1) */
-	uint64_t *stat_busy, *stat_total;   /* ns; UINT64_MAX: no line for that CPU */
+	uint64_t *stat_busy, *stat_total;   /* ns; PROCSTAT_NONE: no line for that CPU */
 	uint64_t stat_at;      /* monotonic ns of the parse; 0: none yet */
 	int stat_err;          /* 0, or -EIO when the file could not be read or parsed */
 };
@@ -263,7 +264,7 @@ static int perf_free_counters(struct backend *b, int pmu)
 
 /* ---- /proc/stat pseudo groups ---- */
 
-/* Parses every "cpuN" line of /proc/stat into the cache. */
+/* Parses every "cpuN" line of /proc/stat into the cache (procstat.c). */
 static void proc_stat_load(struct backend *b)
 {
 	int n = b->t->max_cpu > 0 ? b->t->max_cpu : 1;
@@ -274,42 +275,12 @@ static void proc_stat_load(struct backend *b)
 		b->stat_total = xmalloc(sizeof(uint64_t) * (size_t)n);
 		b->stat_n = n;
 	}
-	for (int i = 0; i < n; i++)
-		b->stat_busy[i] = b->stat_total[i] = UINT64_MAX;
 	b->stat_at = now_ns();
-	b->stat_err = 0;
 	char *path = xasprintf("%s/stat", b->proc_root);
-	FILE *f = fopen(path, "r");
+	char *text = read_text_file(path);
 	free(path);
-	if (!f) {
-		b->stat_err = -EIO;
-		return;
-	}
-	char line[512];
-	uint64_t per_tick = 1000000000ull / (uint64_t)b->clk_tck;
-	while (fgets(line, sizeof(line), f)) {
-		int cpu, off = 0;
-		if (strncmp(line, "cpu", 3) != 0 || sscanf(line, "cpu%d %n", &cpu, &off) != 1 || off == 0)
-			continue;   /* the "cpu " total line, intr, ctxt, ... */
-		/* user nice system idle iowait irq softirq steal; guest and
-		 * guest_nice are already inside user and nice. */
-		unsigned long long v[8] = { 0 };
-		int k = sscanf(line + off, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			       &v[3], &v[4], &v[5], &v[6], &v[7]);
-		if (k < 4) {
-			b->stat_err = -EIO;
-			break;
-		}
-		if (cpu < 0 || cpu >= n)
-			continue;
-		unsigned long long total = 0;
-		for (int i = 0; i < k; i++)
-			total += v[i];
-		unsigned long long idle = v[3] + v[4];
-		b->stat_busy[cpu] = (uint64_t)(total - idle) * per_tick;
-		b->stat_total[cpu] = (uint64_t)total * per_tick;
-	}
-	fclose(f);
+	b->stat_err = procstat_parse(text, b->clk_tck, b->stat_busy, b->stat_total, n) < 0 ? -EIO : 0;
+	free(text);
 }
 
 /* Busy and total ns of one CPU from /proc/stat. -ENODEV when the CPU has no
@@ -320,7 +291,7 @@ static int proc_read_cpu(struct backend *b, int cpu, uint64_t out[2])
 		proc_stat_load(b);
 	if (b->stat_err)
 		return b->stat_err;
-	if (cpu < 0 || cpu >= b->stat_n || b->stat_total[cpu] == UINT64_MAX)
+	if (cpu < 0 || cpu >= b->stat_n || b->stat_total[cpu] == PROCSTAT_NONE)
 		return -ENODEV;
 	out[PROC_BUSY] = b->stat_busy[cpu];
 	out[PROC_TOTAL] = b->stat_total[cpu];

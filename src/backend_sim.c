@@ -69,7 +69,10 @@
  * (dispatch slots per cycle, default 8), mux_ms=N (the kernel's mux tick,
  * 1-10000, default 4), absent=PMU[+PMU...], features=0|1 (0: a kernel
  * without the features events name with `requires`, such as Intel's
- * PERF_METRICS: those events fail to open, as on a kernel before 5.9). */
+ * PERF_METRICS: those events fail to open, as on a kernel before 5.9),
+ * ff=0|1 (fast-forward: batch mode writes simulated intervals as fast as
+ * they are computed instead of one every -d of real time; for soaks and
+ * benchmarks, see docs/soak.md). */
 #include "config.h"
 #include "backend.h"
 
@@ -147,6 +150,7 @@ struct backend {
 	struct wl_params wp;
 	bool nmi;
 	bool features;      /* the kernel has what events `require` (PERF_METRICS) */
+	bool ff;                /* ff=1: batch mode does not pace intervals to real time */
 	int channels;
 	uint64_t mux_ns;              /* the kernel's mux tick */
 	bool *absent;                 /* [npmus] */
@@ -185,6 +189,8 @@ static int parse_arg(struct backend *b, const char *arg, char **cause)
 			b->nmi = val[0] == '1';
 		} else if (strcmp(key, "features") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
 			b->features = val[0] == '1';
+		} else if (strcmp(key, "ff") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
+			b->ff = val[0] == '1';
 		} else if (strcmp(key, "seed") == 0) {
 			unsigned long long v = strtoull(val, &end, 0);
 			if (!*val || *end || errno)
@@ -232,7 +238,7 @@ static int parse_arg(struct backend *b, const char *arg, char **cause)
 		}
 		continue;
 bad:
-		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, features=0|1, seed=N, "
+		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, features=0|1, ff=0|1, seed=N, "
 			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, absent=PMU[+PMU])", key, val);
 		goto out;
 	}
@@ -1105,6 +1111,11 @@ int sim_truth_group(struct backend *b, const struct bk_instance *inst, const int
 
 /* ---- test controls ---- */
 
+bool sim_fast_forward(const struct backend *b)
+{
+	return b && b->ff;
+}
+
 void sim_inject_fault(struct backend *b, const struct sim_fault *f)
 {
 	if (!b || !f)
@@ -1170,8 +1181,20 @@ int sim_parse_spec(const char *spec, const struct model_info *models, int nmodel
 	*model_name = NULL;
 	if (!spec || !*spec)
 		return set_cause(cause, "--sim: expected MODEL[:SxCxNxT], e.g. zen5:2x12x8x2");
-	const char *colon = strchr(spec, ':');
-	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+	/* MODEL[:SxCxNxT] ends at the first comma; after it come the
+	 * simulator's KEY=VALUE options, which the backend checks when it is
+	 * created (parse_arg): here only that each is KEY=VALUE. */
+	size_t speclen = strcspn(spec, ",");
+	for (const char *o = spec + speclen; *o;) {
+		size_t n = strcspn(++o, ",");
+		const char *eq = memchr(o, '=', n);
+		if (!eq || eq == o)
+			return set_cause(cause, "--sim '%s': expected KEY=VALUE options after the comma, "
+					 "e.g. zen5:1x2x8x2,ff=1", spec);
+		o += n;
+	}
+	const char *colon = memchr(spec, ':', speclen);
+	size_t len = colon ? (size_t)(colon - spec) : speclen;
 	if (len == 0)
 		return set_cause(cause, "--sim '%s': the model name is missing, e.g. zen5:2x12x8x2", spec);
 	for (size_t i = 0; i < len; i++) {
@@ -1202,7 +1225,7 @@ int sim_parse_spec(const char *spec, const struct model_info *models, int nmodel
 			if (k < 3 && *p++ != 'x')
 				return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
 		}
-		if (*p)
+		if (p != spec + speclen)
 			return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
 	}
 	long long total = (long long)v[0] * v[1] * v[2] * v[3];

@@ -87,8 +87,8 @@ void cli_usage(FILE *out)
 	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
 	      "      --export-scope S    narrowest exported rows: cpu, core, ccx or socket\n"
 	      "                          (default ccx)\n"
-	      "      --user NAME         with --listen: run as NAME once counters and socket\n"
-	      "                          are open\n"
+	      "      --user NAME         run as NAME once counters, socket and files are\n"
+	      "                          open (root gives up all but CAP_PERFMON anyway)\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n"
 	      "\n"
@@ -272,8 +272,6 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 		return set_cause(cause, "-o writes batch output; add -b");
 	if (o->daemon && !o->listen)
 		return set_cause(cause, "--daemon only serves metrics; add --listen [ADDR:]PORT");
-	if (o->user && !o->listen)
-		return set_cause(cause, "--user goes with --listen");
 	if (o->daemon && o->batch)
 		return set_cause(cause, "--daemon writes no batch output; drop -b or --daemon");
 	if (o->replay_path && (o->sim || o->model))

@@ -33,7 +33,7 @@ struct options {
 	char *listen;            /* --listen [ADDR:]PORT: serve /metrics (export.h) */
 	bool daemon;             /* --daemon: no screen, no output, only --listen */
 	int export_scope;        /* --export-scope: enum snap_scope, CLI_DEFAULT_EXPORT_SCOPE */
-	char *user;              /* --user NAME: drop root once counters and socket are open */
+	char *user;              /* --user NAME: become NAME once counters, socket and files are open */
 	bool help, version;
 };
 

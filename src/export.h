@@ -52,14 +52,24 @@ void export_hub_scrape_failed(struct export_hub *h);
  * least as much as the text format (by q value), else text. NULL: text. */
 enum export_format export_negotiate(const char *accept);
 
+/* What the exporter answers to one request, decided from its method, its
+ * URL and its Accept header alone (the HTTP server does the rest), so that
+ * this part is tested and fuzzed without a socket. */
+struct export_route {
+	unsigned code;             /* 200, 404 or 405 */
+	bool metrics;              /* 200 with the exposition in format */
+	enum export_format format; /* when metrics */
+	const char *text;          /* text/plain body otherwise (static) */
+};
+/* method as sent; url the path, with or without a query string (which is
+ * ignored: /metrics?x=1 is /metrics); accept NULL when absent. Only GET
+ * and HEAD are served (405 otherwise); "/" says where the metrics are. */
+void export_route(const char *method, const char *url, const char *accept, struct export_route *r);
+
 /* Parses --export-scope: cpu, core, ccx or socket; -1 if none of them. */
 int export_scope_parse(const char *s);
 /* Parses --listen [ADDR:]PORT, [IPV6]:PORT: a port alone binds to the
  * loopback address 127.0.0.1. Returns 0, or -1 with *cause. */
 int export_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, char **cause);
-
-/* --user NAME: switches to NAME's user and group (and none other), for good.
- * Returns 0, or -1 with *cause. Needs root. */
-int export_drop_privileges(const char *user, char **cause);
 
 #endif

@@ -60,10 +60,9 @@ static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned code, cons
 	return ret;
 }
 
-static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connection *c)
+static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connection *c,
+				     enum export_format f)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	enum export_format f = export_negotiate(accept);
 	struct reply *r = xcalloc(1, sizeof(*r));
 	/* Before the first interval there is nothing but the scrape's own figures. */
 	r->st = export_hub_get(s->hub);
@@ -106,16 +105,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return answer_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "pmctop serves GET /metrics\n");
-	if (!strcmp(url, "/metrics"))
-		return answer_metrics(s, c);
-	if (!strcmp(url, "/"))
-		return answer_text(c, MHD_HTTP_OK, "pmctop: hardware performance counters at /metrics\n");
-	return answer_text(c, MHD_HTTP_NOT_FOUND, "not found; pmctop serves /metrics\n");
+	/* What to answer is export_route's decision (export_text.c, fuzzed). */
+	struct export_route r;
+	export_route(method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &r);
+	if (r.metrics)
+		return answer_metrics(s, c, r.format);
+	return answer_text(c, r.code, r.text);
 }
 
-static int open_listener(const char *listen_arg, char **cause)
+int export_listen(const char *listen_arg, char **cause)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -134,11 +132,8 @@ static int open_listener(const char *listen_arg, char **cause)
 	return fd;
 }
 
-struct export_server *export_server_start(struct export_hub *hub, const char *listen_arg, char **cause)
+struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen_arg, char **cause)
 {
-	int fd = open_listener(listen_arg, cause);
-	if (fd < 0)
-		return NULL;
 	struct export_server *s = xcalloc(1, sizeof(*s));
 	s->hub = hub;
 	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, s,

@@ -7,9 +7,15 @@
 
 struct export_server;
 
-/* Listens on listen ([ADDR:]PORT, see export_parse_listen) and serves hub
- * until export_server_stop. Returns NULL with *cause when it cannot listen. */
-struct export_server *export_server_start(struct export_hub *hub, const char *listen, char **cause);
+/* Opens the listening socket for listen ([ADDR:]PORT, see
+ * export_parse_listen), before privileges are given up (a port below 1024
+ * needs them). Returns the socket, or -1 with *cause. */
+int export_listen(const char *listen, char **cause);
+/* Serves hub on the socket fd (from export_listen, which it takes over)
+ * until export_server_stop: its threads start here, so after the
+ * privileges are given up (they are each thread's own). NULL with *cause
+ * when the server cannot start; fd is closed then. */
+struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen, char **cause);
 void export_server_stop(struct export_server *s);
 
 #endif

@@ -381,7 +381,9 @@ static double media_q(const char *s, size_t n, char *type, size_t tsz)
 		if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=')
 			q = strtod(p + 2, NULL);
 	}
-	return q;
+	/* q is 0 to 1 (RFC 9110); "q=nan" or "q=1e999" must not outrank a
+	 * well-formed range. */
+	return isnan(q) || q < 0 ? 0 : q > 1 ? 1 : q;
 }
 
 enum export_format export_negotiate(const char *accept)
@@ -399,4 +401,24 @@ enum export_format export_negotiate(const char *accept)
 		s += n + (s[n] == ',');
 	}
 	return om > 0 && om >= text ? EXPORT_OPENMETRICS : EXPORT_TEXT;
+}
+
+void export_route(const char *method, const char *url, const char *accept, struct export_route *r)
+{
+	*r = (struct export_route){ .code = 404, .text = "not found; pmctop serves /metrics\n" };
+	if (!method || (strcmp(method, "GET") && strcmp(method, "HEAD"))) {
+		r->code = 405;
+		r->text = "pmctop serves GET /metrics\n";
+		return;
+	}
+	size_t path = url ? strcspn(url, "?") : 0;
+	if (path == 8 && !strncmp(url, "/metrics", 8)) {
+		r->code = 200;
+		r->metrics = true;
+		r->format = export_negotiate(accept);
+		r->text = NULL;
+	} else if (path == 1 && url[0] == '/') {
+		r->code = 200;
+		r->text = "pmctop: hardware performance counters at /metrics\n";
+	}
 }

@@ -17,6 +17,7 @@
 #include "evdef.h"
 #include "export.h"
 #include "export_http.h"
+#include "privs.h"
 #include "listing.h"
 #include "output.h"
 #include "record.h"
@@ -303,10 +304,8 @@ static int run_listing(struct run *r)
 /* Sleeps until the monotonic time t; false when a signal asked to stop. */
 static bool pace_until(uint64_t t)
 {
-	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		if (stop_requested)
-			return false;
+	while (!stop_requested && now_ns() < t)
+		wait_until_ns(t);
 	return !stop_requested;
 }
 
@@ -335,11 +334,9 @@ static struct output *new_output(struct run *r, FILE *f)
 	return output_new(f, &oo);
 }
 
-static int run_batch(struct run *r, struct sampler *s)
+/* f: the output, opened before privileges were given up. */
+static int run_batch(struct run *r, struct sampler *s, FILE *f)
 {
-	FILE *f = open_output(r);
-	if (!f)
-		return 1;
 	/* --daemon: the intervals go to the exporter only. */
 	struct output *out = r->opt.daemon ? NULL : new_output(r, f);
 	int rc = 0;
@@ -349,11 +346,12 @@ static int run_batch(struct run *r, struct sampler *s)
 		char *cause = NULL;
 		struct snapshot *snap = sampler_step(s, &cause);
 		/* The simulated PMU does not take real time to count; pace it so
-		 * that -d means seconds there too, as it does on the screen: an
+		 * that -d means seconds there too, as it does on the screen
+		 * (unless its ff=1 option asks for fast-forward): an
 		 * interval is written when it has ended, the first one too. A
 		 * signal while waiting still writes it (nothing is lost). */
 		bool paced = true;
-		if (snap && r->ops->simulated)
+		if (snap && r->ops->simulated && !sim_fast_forward(sampler_backend(s)))
 			paced = pace_until(t0 + (uint64_t)llround((double)(n + 1) * r->opt.delay_s * 1e9));
 		if (!snap) {
 			if (stop_requested) {
@@ -420,6 +418,22 @@ static void load_settings(struct run *r)
 	settings_load(r->settings_path, &r->settings, &r->settings_warnings);
 	if (r->settings.has_delay && !r->opt.delay_set)
 		r->opt.delay_s = r->settings.delay_s;
+}
+
+/* Least privilege (privs.c, docs/privileges.md): called once everything
+ * that needs root is open and before any thread starts. counters: keep
+ * the capability that opens counters, for CPUs that come back online.
+ * Returns 0, or the exit status. */
+static int give_up_privileges(struct run *r, bool counters)
+{
+	char *cause = NULL;
+	if (privs_drop(r->opt.user, counters, &cause) < 0) {
+		int rc = runtime_error(cause);
+		free(cause);
+		return rc;
+	}
+	privs_test_hook();
+	return 0;
 }
 
 static int run_live(struct run *r, struct sampler *s)
@@ -494,8 +508,15 @@ static int run_replay_batch(struct run *r)
 	FILE *f = open_output(r);
 	if (!f)
 		return 1;
+	/* A replay opens no counters: nothing of root is needed from here. */
+	int rc = give_up_privileges(r, false);
+	if (rc) {
+		if (f != stdout)
+			fclose(f);
+		return rc;
+	}
 	struct output *out = new_output(r, f);
-	int rc = 0, n = replay_count(r->rp), good = 0;
+	int n = replay_count(r->rp), good = 0;
 	if (r->opt.iterations > 0 && r->opt.iterations < n)
 		n = (int)r->opt.iterations;
 	for (int i = 0; i < n && !stop_requested; i++) {
@@ -575,7 +596,9 @@ static int run_replay(struct run *r)
 		free(msg);
 		return rc;
 	}
-	return r->opt.batch ? run_replay_batch(r) : run_live(r, NULL);
+	if (r->opt.batch)
+		return run_replay_batch(r);
+	return (rc = give_up_privileges(r, false)) ? rc : run_live(r, NULL);
 }
 
 static void record_interval(void *rec, const struct derive_input *in, const struct snapshot *snap)
@@ -670,32 +693,43 @@ static int run(struct run *r)
 		recorder_set_limit(r->rec, r->opt.iterations);
 		sampler_record(s, record_interval, r->rec);
 	}
-	struct export_server *srv = NULL;
-	if (r->hub) {
-		if (!(srv = export_server_start(r->hub, r->opt.listen, &cause))) {
-			rc = runtime_error(cause);
-			free(cause);
-			sampler_free(s);
-			return rc;
-		}
-		/* The counters (sampler_new) and the socket are open: root is
-		 * no longer needed for what the exporter serves. */
-		if (r->opt.user && export_drop_privileges(r->opt.user, &cause) < 0) {
-			rc = runtime_error(cause);
-			free(cause);
-			export_server_stop(srv);
-			sampler_free(s);
-			return rc;
-		}
+	/* Everything that may need root is opened before privileges are given
+	 * up: the counters (sampler_new), the recording, the listening socket
+	 * and -o's file; the threads (exporter, sampler) start after, since
+	 * capabilities are each thread's own. */
+	int lfd = -1;
+	if (r->hub && (lfd = export_listen(r->opt.listen, &cause)) < 0) {
+		rc = runtime_error(cause);
+		free(cause);
+		sampler_free(s);
+		return rc;
 	}
-	if (r->opt.show_schedule) {
+	FILE *out = NULL;
+	bool batch = !r->opt.show_schedule && (r->opt.batch || r->opt.daemon);
+	if (batch && !(out = open_output(r))) {
+		if (lfd >= 0)
+			close(lfd);
+		sampler_free(s);
+		return 1;
+	}
+	struct export_server *srv = NULL;
+	if (!r->opt.show_schedule && (rc = give_up_privileges(r, !r->ops->simulated)) != 0) {
+		if (lfd >= 0)
+			close(lfd);
+	} else if (lfd >= 0 && !(srv = export_server_start(r->hub, lfd, r->opt.listen, &cause))) {
+		rc = runtime_error(cause);
+		free(cause);
+	} else if (r->opt.show_schedule) {
 		sched_print(sampler_plan(s), r->model, stdout);
 		rc = 0;
-	} else if (r->opt.batch || r->opt.daemon) {
-		rc = run_batch(r, s);
+	} else if (batch) {
+		rc = run_batch(r, s, out);
+		out = NULL;
 	} else {
 		rc = run_live(r, s);
 	}
+	if (out && out != stdout)
+		fclose(out);
 	export_server_stop(srv);
 	sampler_free(s);
 	if (r->rec) {

@@ -183,9 +183,9 @@ static void wait_until(struct sampler *s, uint64_t t)
 		pthread_mutex_unlock(&s->mu);
 		return;
 	}
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		if (interrupted(s))
-			return;
+	/* Batch mode: a signal (Ctrl-C) ends the wait, and the interval. */
+	while (!interrupted(s) && now_ns() < t)
+		wait_until_ns(t);
 }
 
 /* How a notice names a PMU: core PMUs are what users call "the hardware

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -318,4 +319,21 @@ uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ppoll rather than a loop on clock_nanosleep: both return at a signal,
+ * but ThreadSanitizer runs the program's handler late, at the next call
+ * it intercepts. It intercepts ppoll as a blocking call and runs the
+ * handler inside it, so the flag the handler sets is seen as ppoll
+ * returns; clock_nanosleep it does not, so a loop that retried on EINTR
+ * went back to sleep before the handler had run, and Ctrl-C took effect
+ * only at the end of the interval (docs/tsan.md). */
+void wait_until_ns(uint64_t t)
+{
+	uint64_t now = now_ns();
+	if (now >= t)
+		return;
+	uint64_t d = t - now;
+	struct timespec rel = { (time_t)(d / 1000000000ull), (long)(d % 1000000000ull) };
+	ppoll(NULL, 0, &rel, NULL);
 }

@@ -58,5 +58,8 @@ FILE *text_filter(FILE *out);
 
 /* Monotonic time in nanoseconds. */
 uint64_t now_ns(void);
+/* Waits until the monotonic time t (ns) or until a signal is handled,
+ * whichever comes first; callers loop, checking what the handler sets. */
+void wait_until_ns(uint64_t t);
 
 #endif

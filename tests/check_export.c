@@ -464,12 +464,53 @@ static const struct {
 	{ __LINE__, "text/plain;q=0.9, application/openmetrics-text; version=1.0.0; q=0.5", EXPORT_TEXT },
 	{ __LINE__, "application/openmetrics-text;q=0, */*", EXPORT_TEXT },
 	{ __LINE__, " Application/OpenMetrics-Text ; q=1", EXPORT_OPENMETRICS },
+	/* q outside 0..1 counts as its nearest bound; NaN as 0. */
+	{ __LINE__, "application/openmetrics-text;q=1e999, text/plain", EXPORT_OPENMETRICS },
+	{ __LINE__, "text/plain;q=0.5, application/openmetrics-text;q=nan", EXPORT_TEXT },
+	{ __LINE__, "text/plain;q=inf, application/openmetrics-text", EXPORT_OPENMETRICS },
+	{ __LINE__, "application/openmetrics-text;q=-1, text/plain;q=0.1", EXPORT_TEXT },
 };
 
 START_TEST(test_negotiate)
 {
 	ck_assert_msg(export_negotiate(accepts[_i].accept) == accepts[_i].want, "line %d: '%s'",
 		      accepts[_i].line, accepts[_i].accept ? accepts[_i].accept : "(none)");
+}
+END_TEST
+
+/* What the HTTP server answers, decided without a socket. */
+static const struct {
+	int line;
+	const char *method, *url, *accept;
+	unsigned code;
+	bool metrics;
+	enum export_format format;
+} routes[] = {
+	{ __LINE__, "GET", "/metrics", NULL, 200, true, EXPORT_TEXT },
+	{ __LINE__, "HEAD", "/metrics", "application/openmetrics-text", 200, true, EXPORT_OPENMETRICS },
+	{ __LINE__, "GET", "/metrics?name[]=x", "text/plain", 200, true, EXPORT_TEXT },
+	{ __LINE__, "GET", "/", NULL, 200, false, EXPORT_TEXT },
+	{ __LINE__, "GET", "/?x", NULL, 200, false, EXPORT_TEXT },
+	{ __LINE__, "GET", "/metrics/", NULL, 404, false, EXPORT_TEXT },
+	{ __LINE__, "GET", "/metricsx", NULL, 404, false, EXPORT_TEXT },
+	{ __LINE__, "GET", "", NULL, 404, false, EXPORT_TEXT },
+	{ __LINE__, "GET", NULL, NULL, 404, false, EXPORT_TEXT },
+	{ __LINE__, "get", "/metrics", NULL, 405, false, EXPORT_TEXT },
+	{ __LINE__, "POST", "/metrics", NULL, 405, false, EXPORT_TEXT },
+	{ __LINE__, "DELETE", "/", NULL, 405, false, EXPORT_TEXT },
+	{ __LINE__, NULL, "/metrics", NULL, 405, false, EXPORT_TEXT },
+};
+
+START_TEST(test_route)
+{
+	struct export_route r;
+	export_route(routes[_i].method, routes[_i].url, routes[_i].accept, &r);
+	ck_assert_msg(r.code == routes[_i].code && r.metrics == routes[_i].metrics,
+		      "line %d: %u %d", routes[_i].line, r.code, r.metrics);
+	if (r.metrics)
+		ck_assert_int_eq(r.format, routes[_i].format);
+	else
+		ck_assert_ptr_nonnull(r.text);
 }
 END_TEST
 
@@ -546,6 +587,7 @@ int main(void)
 	tcase_add_test(tc, test_publish_copy);
 	tcase_add_test(tc, test_metric_names_unique_in_every_model);
 	tcase_add_loop_test(tc, test_negotiate, 0, (int)ARRAY_SIZE(accepts));
+	tcase_add_loop_test(tc, test_route, 0, (int)ARRAY_SIZE(routes));
 	tcase_add_loop_test(tc, test_listen, 0, (int)ARRAY_SIZE(listens));
 	tcase_add_test(tc, test_scope_parse);
 	suite_add_tcase(s, tc);

@@ -460,6 +460,9 @@ START_TEST(test_spec)
 		{ __LINE__, "generic", "generic", { 1, 1, 4, 1 } },
 		{ __LINE__, "my-model:1x1x2x1", "my-model", { 1, 1, 2, 1 } },
 		{ __LINE__, "zen5:4x8x8x4", "amd-zen5", { 4, 8, 8, 4 } },
+		/* The simulator's options follow a comma; the backend checks them. */
+		{ __LINE__, "zen5,ff=1", "amd-zen5", { 1, 2, 8, 2 } },
+		{ __LINE__, "zen5:1x1x2x1,seed=3,ff=1", "amd-zen5", { 1, 1, 2, 1 } },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		char *name = NULL, *cause = NULL;
@@ -487,6 +490,10 @@ START_TEST(test_spec)
 		{ __LINE__, "zen5:99999999999999999999x1x1x1", "expected SxCxNxT" },
 		{ __LINE__, "zen5:16x16x16x2", "limit of 4096" },
 		{ __LINE__, "zen 5", "bad character" },
+		{ __LINE__, "zen5,", "KEY=VALUE options after the comma" },
+		{ __LINE__, "zen5,ff", "KEY=VALUE options after the comma" },
+		{ __LINE__, "zen5:1x1x1x1,ff=1,=2", "KEY=VALUE options after the comma" },
+		{ __LINE__, "zen5:1x1x1x1x,ff=1", "expected SxCxNxT" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		char *name = NULL, *cause = NULL;
@@ -513,6 +520,7 @@ START_TEST(test_create_errors)
 {
 	static const struct { int line; const char *arg; const char *msg; } bad[] = {
 		{ __LINE__, "nmi=2", "bad option 'nmi=2'" },
+		{ __LINE__, "zen5,ff=2", "bad option 'ff=2'" },
 		{ __LINE__, "zen5,bogus=1", "bad option 'bogus=1'" },
 		{ __LINE__, "channels=0", "bad option" },
 		{ __LINE__, "seed=x", "bad option" },
@@ -539,6 +547,11 @@ START_TEST(test_create_errors)
 	m->sim_args = "ghz=4,nominal=2.5";
 	struct backend *ok = backend_sim.create(m, t, "ghz=3", &why);
 	ck_assert_msg(ok != NULL, "%s", why ? why : "");
+	ck_assert(!sim_fast_forward(ok));
+	backend_sim.destroy(ok);
+	ok = backend_sim.create(m, t, "zen5:1x1x2x1,ff=1", &why);
+	ck_assert_msg(ok != NULL, "%s", why ? why : "");
+	ck_assert(sim_fast_forward(ok));
 	backend_sim.destroy(ok);
 	m->sim_args = NULL;
 	test_model_free(m);

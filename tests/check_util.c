@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "privs.h"
 #include "util.h"
 
 static const struct { const char *in, *out; int bad; } cases[] = {
@@ -112,6 +113,17 @@ START_TEST(test_read_text_file_bounds)
 }
 END_TEST
 
+/* The capability kept for counters: CAP_PERFMON (38) from Linux 5.8, whose
+ * cap_last_cap is 38 or more; CAP_SYS_ADMIN (21) before it. */
+START_TEST(test_counter_cap)
+{
+	ck_assert_int_eq(privs_counter_cap(40), 38);
+	ck_assert_int_eq(privs_counter_cap(38), 38);
+	ck_assert_int_eq(privs_counter_cap(37), 21);
+	ck_assert_int_eq(privs_counter_cap(-1), 38);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -120,6 +132,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_filter_stream, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_test(tc, test_filter_write_error);
 	tcase_add_test(tc, test_read_text_file_bounds);
+	tcase_add_test(tc, test_counter_cap);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

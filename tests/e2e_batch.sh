@@ -152,6 +152,12 @@ if [ "$(id -u)" = 0 ]; then
 		fail "no note about PMCTOP_EVENTS_DIR as root"
 fi
 
+# 8. The simulator's fast-forward (ff=1): 200 intervals of 10 s are written
+# at once, not over 2,000 s; without it they are paced to real time.
+start=$(date +%s)
+n=$("${pm[@]}" --sim zen5:1x1x2x1,ff=1 -b -n 200 -d 10 --format csv 2>/dev/null | grep -c '^[0-9]')
+[ "$n" -ge 200 ] && [ $(($(date +%s) - start)) -lt 60 ] || fail "ff=1: $n rows in $(($(date +%s) - start)) s"
+
 "${pm[@]}" -V | grep -q '^pmctop ' || fail "-V"
 "${pm[@]}" -h | grep -q -- '--sim' || fail "-h"
 

@@ -5,7 +5,9 @@
 # simulated CPUs in tmux, with a random resize every few hundred keys (down
 # to 20x5 and up to 250x70). Never q, F10 or Ctrl-C: pmctop must still be
 # running at the end, then quit with status 0 and leave the terminal
-# restored. The seed is printed; PMCTOP_FUZZ_SEED=N repeats a run and
+# restored. Ctrl-Z is typed too: in tmux pmctop is in an orphaned process
+# group, where the stop is discarded, so its suspend path runs and returns.
+# The seed is printed; PMCTOP_FUZZ_SEED=N repeats a run and
 # PMCTOP_FUZZ_KEYS=N changes the count. Exits 77 (skip) without tmux.
 set -u
 top_builddir=${top_builddir:-.}

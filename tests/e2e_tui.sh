@@ -424,6 +424,28 @@ expect 'pmctoprc:2: unknown setting .bogus.' "a bad settings line named with its
 expect 'delay 2\.0s' "the good lines of a bad file still apply"
 quit_ok "bad settings file"
 
+# 18. Ctrl-Z suspends: under a shell with job control pmctop stops and
+# hands the terminal back (the shell can print its prompt), and fg brings
+# the dashboard back, redrawn; q still quits with 0.
+if command -v bash >/dev/null 2>&1; then
+	S=jobs
+	$TMUX_CMD new-session -d -s "$S" -x 120 -y 30 "env PS1='jobshell\$ ' bash --norc --noprofile -i"
+	sleep 0.5
+	$TMUX_CMD send-keys -t "$S" -l "$PMCTOP --sim zen5 -d 0.37"; keys Enter
+	expect 'SIMULATED' "dashboard for the suspend test"
+	keys C-z
+	expect 'Stopped' "Ctrl-Z: the shell reports pmctop stopped"
+	pid=$(pgrep -f "^$PMCTOP --sim zen5 -d 0.37" | head -n 1)
+	case $(ps -o stat= -p "$pid" 2>/dev/null) in T*) ;; *) fail "Ctrl-Z: pmctop is not stopped" ;; esac
+	$TMUX_CMD send-keys -t "$S" -l "fg"; keys Enter
+	expect 'SIMULATED' "fg: the dashboard is drawn again"
+	keys q
+	sleep 0.5
+	$TMUX_CMD send-keys -t "$S" -l 'echo EXIT=$?'; keys Enter
+	expect 'EXIT=0' "q after a suspend exits with 0"
+	$TMUX_CMD kill-session -t "$S" >/dev/null 2>&1
+fi
+
 # 12. At 40x10 the too-small message is whole, wrapped over lines.
 start 40 10 "--sim zen5"
 expect 'too small' "too-small message at 40x10"

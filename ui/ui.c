@@ -23,6 +23,7 @@
 
 static volatile sig_atomic_t ui_stop_signal;
 static volatile sig_atomic_t ui_curses_active;
+static volatile sig_atomic_t ui_suspend;   /* Ctrl-Z (SIGTSTP) arrived */
 static SCREEN *ui_screen;
 
 /* xterm mouse reports, SGR encoding (any column count): on while the
@@ -48,6 +49,37 @@ static void on_stop_signal(int sig)
 	ui_stop_signal = sig;
 }
 
+/* Ctrl-Z: curses' own SIGTSTP handler would end and redraw the screen
+ * inside the signal handler, racing the screen code it interrupts (the key
+ * fuzz test crashed on it); here the handler only notes it, and the key
+ * loop suspends between two keys (suspend_now). */
+static void on_suspend_signal(int sig)
+{
+	(void)sig;
+	ui_suspend = 1;
+}
+
+/* Hands the terminal back, stops, and takes it again on SIGCONT. */
+static void suspend_now(void)
+{
+	ui_suspend = 0;
+	if (write(STDOUT_FILENO, mouse_off, sizeof(mouse_off) - 1) < 0) {
+		/* the terminal is gone: stop anyway */
+	}
+	endwin();
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGTSTP, &sa, &old);
+	raise(SIGTSTP);                     /* stopped here until SIGCONT */
+	sigaction(SIGTSTP, &old, NULL);
+	fputs(mouse_on, stdout);
+	fflush(stdout);
+	clearok(stdscr, TRUE);
+	refresh();
+}
+
 /* A crash must not leave the terminal in raw mode. endwin() is not
  * async-signal-safe, but the process is about to die anyway; the signal
  * is then re-raised with its default action so that it still dumps core. */
@@ -69,6 +101,8 @@ static void ui_signals(bool install)
 		sa.sa_handler = install ? on_stop_signal : SIG_DFL;
 		sigaction(stop[i], &sa, NULL);
 	}
+	sa.sa_handler = install ? on_suspend_signal : SIG_DFL;
+	sigaction(SIGTSTP, &sa, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++) {
 		sa.sa_handler = install ? on_fatal_signal : SIG_DFL;
 		sa.sa_flags = install ? SA_RESETHAND : 0;
@@ -522,6 +556,10 @@ static int escape_sequence(void)
 
 int ui_getkey(void)
 {
+	if (ui_suspend && ui_curses_active) {
+		suspend_now();
+		return UK_RESIZE;               /* back: whoever asked redraws */
+	}
 	int ch = getch();
 	switch (ch) {
 	case ERR: return -1;

@@ -1,0 +1,103 @@
+#!/bin/sh
+# e2e_privs.sh: least privilege (docs/privileges.md), as root: once its
+# counters, socket and files are open, every thread of pmctop holds only
+# the counters' capability (CAP_PERFMON; CAP_SYS_ADMIN on kernels without
+# it) in batch mode, with --daemon and in the dashboard; a simulated run or
+# a replay holds none; no_new_privs is set; and a file that root could
+# write (mode 0600, another owner) can no longer be opened for writing,
+# observed through the test hook PMCTOP_TEST_OPEN_AFTER_DROP. With
+# --user nobody, pmctop runs as nobody and still holds the capability.
+set -u
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+PMCTOP=$(cd "$top_builddir" && pwd)/pmctop
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -r /proc/self/status ] && grep -q '^CapEff:' /proc/self/status || { echo "SKIP: no /proc/PID/status"; exit 77; }
+E2E_NAME=privs
+. "$top_srcdir/tests/e2e_tmux.sh"
+pm="$PMCTOP --events-dir $top_srcdir/events"
+
+last=$(cat /proc/sys/kernel/cap_last_cap 2>/dev/null || echo 40)
+if [ "$last" -ge 38 ]; then want=0000004000000000; else want=0000000000200000; fi
+none=0000000000000000
+# The real backend counts software events as root on any Linux, a VM too.
+real=1
+$pm -b -n 1 -d 0.05 >/dev/null 2>"$TMP/err" || { real=0; echo "note: no counters here, real-backend checks skipped: $(cat "$TMP/err")"; }
+
+# caps PID WANT WHAT: every thread's sets are WANT, nothing ambient, no_new_privs.
+caps() {
+	[ -d "/proc/$1" ] || { fail "$3: pmctop (pid $1) is not running"; return; }
+	for st in /proc/"$1"/task/*/status; do
+		got=$(awk '/^Cap(Prm|Eff|Bnd):/ { printf "%s ", $2 } /^CapAmb:/ { printf "amb=%s ", $2 } /^NoNewPrivs:/ { printf "nnp=%s", $2 }' "$st")
+		[ "$got" = "$2 $2 $2 amb=$none nnp=1" ] || fail "$3: thread $(basename "$(dirname "$st")"): $got, want $2 (permitted, effective, bounding)"
+	done
+}
+# wait_pid PID: up to 10 s for a process to end; its status is lost (not our child).
+wait_gone() { i=0; while [ -d "/proc/$1" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done; }
+
+# 1. Batch mode and --daemon on real counters; --sim holds nothing.
+if [ $real = 1 ]; then
+	$pm -b -n 40 -d 0.1 >/dev/null 2>"$TMP/b.err" &
+	p=$!; sleep 1; caps $p $want "-b"; wait $p || fail "-b exited $?: $(cat "$TMP/b.err")"
+	port=$((20000 + $$ % 20000))
+	$pm --daemon --listen "127.0.0.1:$port" -n 40 -d 0.1 >/dev/null 2>"$TMP/d.err" &
+	p=$!; sleep 1; caps $p $want "--daemon"
+	if command -v curl >/dev/null; then
+		curl -fsS -o "$TMP/m" "http://127.0.0.1:$port/metrics" && grep -q '^pmctop_event_total' "$TMP/m" ||
+			fail "--daemon: no metrics after the drop"
+	fi
+	wait $p || fail "--daemon exited $?: $(cat "$TMP/d.err")"
+	$pm -b -n 40 -d 0.1 --user nobody >/dev/null 2>"$TMP/u.err" &
+	p=$!; sleep 1; caps $p $want "--user nobody"
+	n=$(id -u nobody)
+	uid=$(awk '/^Uid:/ { print $2 $3 $4 $5 }' "/proc/$p/status")
+	[ "$uid" = "$n$n$n$n" ] || fail "--user nobody: uids $uid"
+	wait $p || fail "--user exited $?: $(cat "$TMP/u.err")"
+fi
+$pm --sim zen5 -b -n 40 -d 0.1 >/dev/null 2>"$TMP/s.err" &
+p=$!; sleep 1; caps $p $none "--sim -b"; wait $p || fail "--sim -b exited $?: $(cat "$TMP/s.err")"
+
+# 2. The dashboard (its sampler thread starts after the drop).
+if command -v tmux >/dev/null; then
+	backend=--sim\ zen5; w=$none
+	[ $real = 1 ] && { backend=; w=$want; }
+	$TMUX_CMD new-session -d -s tui -x 120 -y 40 "exec $pm $backend -d 0.2"
+	S=tui
+	wait_for 'CPU' || fail "dashboard did not start"
+	sleep 0.6
+	p=$($TMUX_CMD list-panes -t tui -F '#{pane_pid}')
+	caps "$p" $w "dashboard"
+	keys q
+	wait_gone "$p"
+fi
+
+# 3. A file that root could write, but that belongs to another user, is
+# out of reach after the drop; the shell, still root, can write it.
+# $TMP is root's alone: open it for the --user runs to reach the file.
+chmod 711 "$TMP"
+f="$TMP/other"
+: >"$f"; chown 12345 "$f"; chmod 600 "$f"
+[ -w "$f" ] || fail "control: root cannot write $f before any drop"
+for args in "--sim zen5 -b" "--sim zen5 --daemon --listen 127.0.0.1:$((20000 + ($$ + 1) % 20000))"; do
+	out=$(PMCTOP_TEST_OPEN_AFTER_DROP=$f $pm $args -n 1 -d 0.05 2>&1 >/dev/null)
+	echo "$out" | grep -q "test: open $f for writing: Permission denied" || fail "$args: $out"
+done
+if [ $real = 1 ]; then
+	out=$(PMCTOP_TEST_OPEN_AFTER_DROP=$f $pm -b -n 1 -d 0.05 2>&1 >/dev/null)
+	echo "$out" | grep -q "for writing: Permission denied" || fail "-b: $out"
+	# As nobody, a root-only file is out of reach, and its own files are not.
+	chown 0 "$f"
+	out=$(PMCTOP_TEST_OPEN_AFTER_DROP=$f $pm -b -n 1 -d 0.05 --user nobody 2>&1 >/dev/null)
+	echo "$out" | grep -q "for writing: Permission denied" || fail "--user nobody: $out"
+	chown nobody "$f"
+	out=$(PMCTOP_TEST_OPEN_AFTER_DROP=$f $pm -b -n 1 -d 0.05 --user nobody 2>&1 >/dev/null)
+	echo "$out" | grep -q "for writing: allowed" || fail "--user nobody, its own file: $out"
+fi
+# A replay opens no counters and keeps nothing.
+$pm --sim zen5 -b -n 2 -d 0.05 -w "$TMP/r.rec" >/dev/null 2>&1 || fail "recording for the replay"
+chown 12345 "$f"
+out=$(PMCTOP_TEST_OPEN_AFTER_DROP=$f $pm -r "$TMP/r.rec" -b 2>&1 >/dev/null)
+echo "$out" | grep -q "for writing: Permission denied" || fail "-r -b: $out"
+
+[ "$fails" -eq 0 ] || exit 1
+echo "e2e privs: all checks passed"
