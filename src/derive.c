@@ -52,14 +52,6 @@ static bool cpu_selected(const struct derive_input *in, int cpu)
 	return !in->cpu_filter || (cpu >= 0 && cpu < in->topo->max_cpu && in->cpu_filter[cpu]);
 }
 
-static int socket_index(const struct topo *t, int socket_id)
-{
-	for (int k = 0; k < t->nsockets; k++)
-		if (t->sockets[k].id == socket_id)
-			return k;
-	return socket_id >= 0 && socket_id < t->nsockets ? socket_id : -1;
-}
-
 /* Whether any live instance of the PMU adds to row r of scope sc: an L3
  * PMU has nothing to say in a CPU row, nor a CPU's PMU outside -C. */
 static bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
@@ -258,7 +250,7 @@ static void instance_rows(const struct derive_input *in, const struct row_maps *
 		if (!tc || !tc->online)
 			return;
 		cpu = tc->cpu; core = tc->core; ccx = tc->ccx;
-		sock = socket_index(t, tc->socket);
+		sock = topo_socket_index(t, tc->socket);
 		break;
 	}
 	case SCOPE_CORE:
@@ -266,16 +258,16 @@ static void instance_rows(const struct derive_input *in, const struct row_maps *
 		if (core < 0 || core >= t->ncores)
 			return;
 		ccx = t->cores[core].ccx;
-		sock = socket_index(t, t->cores[core].socket);
+		sock = topo_socket_index(t, t->cores[core].socket);
 		break;
 	case SCOPE_CCX:
 		ccx = bi->scope_id;
 		if (ccx < 0 || ccx >= t->nccx)
 			return;
-		sock = socket_index(t, t->ccxs[ccx].socket);
+		sock = topo_socket_index(t, t->ccxs[ccx].socket);
 		break;
 	case SCOPE_SOCKET:
-		sock = socket_index(t, bi->scope_id);
+		sock = topo_socket_index(t, bi->scope_id);
 		break;
 	default:
 		break;
@@ -344,7 +336,7 @@ static void mark_partial(const struct derive_input *in, const struct row_maps *r
 			core_on[tc->core]++;
 		if (tc->ccx >= 0 && tc->ccx < t->nccx)
 			ccx_on[tc->ccx]++;
-		int si = socket_index(t, tc->socket);
+		int si = topo_socket_index(t, tc->socket);
 		if (si >= 0)
 			sock_on[si]++;
 	}
@@ -400,7 +392,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			rm.core_row[tc->core] = nrows[SNAP_CORE]++;
 		if (tc->ccx >= 0 && tc->ccx < t->nccx && ccx_n[tc->ccx]++ == 0)
 			rm.ccx_row[tc->ccx] = nrows[SNAP_CCX]++;
-		int si = socket_index(t, tc->socket);
+		int si = topo_socket_index(t, tc->socket);
 		if (si >= 0 && sock_n[si]++ == 0)
 			rm.sock_row[si] = nrows[SNAP_SOCKET]++;
 	}
@@ -439,7 +431,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			xr->socket = tc->socket;
 			xr->ncpus++;
 		}
-		int si = socket_index(t, tc->socket);
+		int si = topo_socket_index(t, tc->socket);
 		if (si >= 0 && rm.sock_row[si] >= 0) {
 			struct snap_row *sr = &snap->rows[SNAP_SOCKET][rm.sock_row[si]];
 			sr->id = si;

@@ -554,6 +554,24 @@ static int run_replay_batch(struct run *r)
 
 /* -r FILE: the recording names the model and the topology; -g, -e and -C
  * choose what is derived from it, as they choose what is measured live. */
+/* -C against the machine's (or the recording's) CPUs: -1 when it is
+ * absent or good (r->cpu_filter set), else the exit status. */
+static int parse_cpu_filter(struct run *r)
+{
+	char *cause = NULL;
+	if (!r->opt.cpu_list)
+		return -1;
+	r->cpu_filter = xcalloc((size_t)r->topo->max_cpu + 1, sizeof(bool));
+	if (cpulist_parse(r->opt.cpu_list, r->cpu_filter, r->topo->max_cpu, &cause) < 0) {
+		char *msg = xasprintf("-C: %s", cause);
+		int rc = usage_error(msg);
+		free(msg);
+		free(cause);
+		return rc;
+	}
+	return -1;
+}
+
 static int run_replay(struct run *r)
 {
 	char *cause = NULL;
@@ -575,17 +593,10 @@ static int run_replay(struct run *r)
 	snprintf(r->cpu_name, sizeof(r->cpu_name), "%s", ri->cpu_name ? ri->cpu_name : "");
 	if (r->opt.list_events || r->opt.list_metrics || r->opt.list_views)
 		return run_listing(r);
-	if (r->opt.cpu_list) {
-		r->cpu_filter = xcalloc((size_t)r->topo->max_cpu + 1, sizeof(bool));
-		if (cpulist_parse(r->opt.cpu_list, r->cpu_filter, r->topo->max_cpu, &cause) < 0) {
-			char *msg = xasprintf("-C: %s", cause);
-			rc = usage_error(msg);
-			free(msg);
-			free(cause);
-			return rc;
-		}
+	if ((rc = parse_cpu_filter(r)) >= 0)
+		return rc;
+	if (r->cpu_filter)
 		replay_set_cpu_filter(r->rp, r->cpu_filter);
-	}
 	if ((rc = choose_metrics(r)) >= 0)
 		return rc;
 	if (r->opt.group || r->opt.nevents)
@@ -634,16 +645,8 @@ static int run(struct run *r)
 		return rc;
 	if (r->opt.list_events || r->opt.list_metrics || r->opt.list_views)
 		return run_listing(r);
-	if (r->opt.cpu_list) {
-		r->cpu_filter = xcalloc((size_t)r->topo->max_cpu, sizeof(bool));
-		if (cpulist_parse(r->opt.cpu_list, r->cpu_filter, r->topo->max_cpu, &cause) < 0) {
-			char *msg = xasprintf("-C: %s", cause);
-			rc = usage_error(msg);
-			free(msg);
-			free(cause);
-			return rc;
-		}
-	}
+	if ((rc = parse_cpu_filter(r)) >= 0)
+		return rc;
 	if ((rc = choose_metrics(r)) >= 0)
 		return rc;
 

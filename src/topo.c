@@ -710,6 +710,14 @@ const struct topo_cpu *topo_cpu_by_num(const struct topo *t, int cpu)
 	return &t->cpus[t->cpu_index[cpu]];
 }
 
+int topo_socket_index(const struct topo *t, int socket_id)
+{
+	for (int k = 0; k < t->nsockets; k++)
+		if (t->sockets[k].id == socket_id)
+			return k;
+	return socket_id >= 0 && socket_id < t->nsockets ? socket_id : -1;
+}
+
 int topo_online_count(const struct topo *t)
 {
 	int n = 0;

@@ -86,6 +86,10 @@ void topo_set_online(struct topo *t, int cpu, bool online);
  * and the online flags; topo_set_online() calls it. */
 void topo_rebuild(struct topo *t);
 const struct topo_cpu *topo_cpu_by_num(const struct topo *t, int cpu);
+/* The index in t->sockets of the socket with this id (a CPU's socket
+ * field); an id that names no socket but is a valid index is taken as one;
+ * else -1. */
+int topo_socket_index(const struct topo *t, int socket_id);
 int topo_online_count(const struct topo *t);
 
 #endif

@@ -19,16 +19,6 @@
 #include "spark.h"
 #include "util.h"
 
-/* The id of a socket's row: its index in the topology, as derive.c
- * numbers socket rows. */
-static int socket_index(const struct topo *t, int socket)
-{
-	for (int k = 0; k < t->nsockets; k++)
-		if (t->sockets[k].id == socket)
-			return k;
-	return socket >= 0 && socket < t->nsockets ? socket : -1;
-}
-
 void ui_detail_open(struct ui *u)
 {
 	if (u->nrows < 1 || u->nav.sel < 0 || u->nav.sel >= u->nrows) {
@@ -36,9 +26,10 @@ void ui_detail_open(struct ui *u)
 		return;
 	}
 	const struct ui_row *row = &u->rows[u->nav.sel];
-	int ids[SNAP_NSCOPES] = { row->cpu, row->core, row->ccx, socket_index(u->topo, row->socket), 0 };
-	static const enum snap_scope scope_of[ROWS_KINDS] = { SNAP_CPU, SNAP_CORE, SNAP_CCX, SNAP_SOCKET };
-	detail_open(&u->detail, scope_of[u->nav.rows], ids, ui_spark_metric(u, NULL));
+	/* A socket row's id is its index in the topology, as derive.c
+	 * numbers socket rows. */
+	int ids[SNAP_NSCOPES] = { row->cpu, row->core, row->ccx, topo_socket_index(u->topo, row->socket), 0 };
+	detail_open(&u->detail, ui_rows_scope(u), ids, ui_spark_metric(u, NULL));
 }
 
 /* The metric list as the pane shows it now. */

@@ -37,12 +37,9 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 			fmt_cpulist(buf, len, u->topo->ccxs[row->ccx].cpus, u->topo->ccxs[row->ccx].ncpus, true);
 			break;
 		case ROWS_SOCKET: {
-			const struct topo_socket *ts = NULL;
-			for (int k = 0; k < u->topo->nsockets; k++)
-				if (u->topo->sockets[k].id == row->socket)
-					ts = &u->topo->sockets[k];
-			if (ts)
-				fmt_cpulist(buf, len, ts->cpus, ts->ncpus, true);
+			int k = topo_socket_index(u->topo, row->socket);
+			if (k >= 0)
+				fmt_cpulist(buf, len, u->topo->sockets[k].cpus, u->topo->sockets[k].ncpus, true);
 			else
 				snprintf(buf, (size_t)len, "-");
 			break;

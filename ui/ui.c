@@ -425,8 +425,7 @@ void ui_build_rows(struct ui *u)
 			r->core = kind == ROWS_CORE ? i : -1;
 			r->ccx = kind == ROWS_SOCKET ? -1 : kind == ROWS_CCX ? i : t->cores[i].ccx;
 			r->socket = kind == ROWS_SOCKET ? t->sockets[i].id : fc ? fc->socket : -1;
-			static const enum snap_scope sc[ROWS_KINDS] = { SNAP_CPU, SNAP_CORE, SNAP_CCX, SNAP_SOCKET };
-			r->r = ui_scope_row(u->snap, sc[kind], i);
+			r->r = ui_scope_row(u->snap, ui_rows_scope(u), i);
 		}
 	}
 	if (u->ncols > 0 && u->nrows > 1) {
@@ -442,6 +441,12 @@ void ui_build_rows(struct ui *u)
 			break;
 		}
 	keys_clamp(&u->nav);
+}
+
+enum snap_scope ui_rows_scope(const struct ui *u)
+{
+	static const enum snap_scope scope[ROWS_KINDS] = { SNAP_CPU, SNAP_CORE, SNAP_CCX, SNAP_SOCKET };
+	return u->nav.rows >= 0 && u->nav.rows < ROWS_KINDS ? scope[u->nav.rows] : SNAP_CPU;
 }
 
 const char *ui_rows_name(const struct ui *u)

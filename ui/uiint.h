@@ -92,6 +92,8 @@ void ui_build_columns(struct ui *u);
 void ui_build_rows(struct ui *u);
 /* Whether the row filter ('/') and -C keep CPU cpu. */
 bool ui_cpu_shown(const struct ui *u, int cpu);
+/* The snapshot scope of the table's rows (nav.rows). */
+enum snap_scope ui_rows_scope(const struct ui *u);
 /* "per CPU", "per core", "per CCX" (or the model's L3 domain), "per socket". */
 const char *ui_rows_name(const struct ui *u);
 const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
