@@ -721,8 +721,10 @@ static int handle_mouse(struct ui *u)
 	if (m.button != 0)
 		return 0;
 	if (m.y == t->y && t->h > 0) {
+		/* vis_* is what the last frame drew; columns rebuilt since (a key
+		 * while the terminal was too small to draw) must not be indexed. */
 		for (int k = 0; k < u->nvis; k++)
-			if (m.x >= u->vis_x[k] && m.x <= u->vis_x[k] + u->vis_w[k]) {
+			if (u->vis_col[k] < u->ncols && m.x >= u->vis_x[k] && m.x <= u->vis_x[k] + u->vis_w[k]) {
 				if (u->cols[u->vis_col[k]].kind == COL_BAR)
 					return 0;
 				/* A new column in its own direction; the same one reversed. */
