@@ -136,6 +136,10 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 {
 	struct export_server *s = xcalloc(1, sizeof(*s));
 	s->hub = hub;
+	/* The server's threads inherit a mask without the asynchronous
+	 * signals: Ctrl-C and the rest are the main thread's to handle. */
+	sigset_t old;
+	signals_block_async(&old);
 	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, s,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORT_THREADS,
@@ -143,6 +147,7 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXPORT_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EXPORT_CONN_MEMORY,
 				MHD_OPTION_END);
+	signals_restore(&old);
 	if (!s->d) {
 		close(fd);
 		free(s);

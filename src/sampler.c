@@ -1204,7 +1204,12 @@ int sampler_start(struct sampler *s, struct snap_ring *ring, char **cause)
 	s->stop = false;
 	/* Set before the thread exists: the thread reads it (wait_until). */
 	s->thread_running = true;
+	/* Signals go to the main thread only: a handler run on this thread
+	 * would set the screen's flags behind its back (a data race). */
+	sigset_t old;
+	signals_block_async(&old);
 	int rc = pthread_create(&s->thread, NULL, sampler_thread, s);
+	signals_restore(&old);
 	if (rc != 0) {
 		s->thread_running = false;
 		return set_cause(cause, "cannot start the sampler thread: %s", strerror(rc));

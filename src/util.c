@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -336,4 +337,21 @@ void wait_until_ns(uint64_t t)
 	uint64_t d = t - now;
 	struct timespec rel = { (time_t)(d / 1000000000ull), (long)(d % 1000000000ull) };
 	ppoll(NULL, 0, &rel, NULL);
+}
+
+/* Synchronous faults stay deliverable: a crash in a worker thread must
+ * still reach the handler that restores the terminal. */
+void signals_block_async(sigset_t *old)
+{
+	static const int sync_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
+	sigset_t all;
+	sigfillset(&all);
+	for (size_t i = 0; i < sizeof(sync_signals) / sizeof(sync_signals[0]); i++)
+		sigdelset(&all, sync_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void signals_restore(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }

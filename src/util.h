@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <signal.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -61,5 +62,13 @@ uint64_t now_ns(void);
 /* Waits until the monotonic time t (ns) or until a signal is handled,
  * whichever comes first; callers loop, checking what the handler sets. */
 void wait_until_ns(uint64_t t);
+
+/* Blocks every asynchronous signal in the calling thread, the old mask
+ * saved in old, so that a thread created meanwhile (which inherits the
+ * mask) never runs a handler: Ctrl-C, Ctrl-Z, SIGWINCH and the rest go to
+ * the main thread, whose loops read the flags those handlers set. Undone
+ * by signals_restore(old) once the thread exists. */
+void signals_block_async(sigset_t *old);
+void signals_restore(const sigset_t *old);
 
 #endif

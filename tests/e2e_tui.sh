@@ -123,6 +123,39 @@ for sig in TERM:143 HUP:129; do
 	grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "terminal not restored after SIG${sig%:*}"
 done
 
+# 3b. Signals are the main thread's: every other thread (the sampler's)
+# blocks SIGINT, SIGTSTP and SIGWINCH, so a handler never runs beside the
+# screen code (under ThreadSanitizer that was a data race, seen when a
+# Ctrl-Z landed on the sampler's thread). kill(2) on a thread's id offers
+# the signal to that thread first: Ctrl-Z and resizes sent that way are
+# taken by the main thread, pmctop goes on and quits with 0; SIGINT sent
+# that way still quits with 130.
+for sig in TSTP:0 INT:130; do
+	start 120 40 "--sim zen5 -d 0.2"
+	expect 'SIMULATED' "SIMULATED before SIG${sig%:*} to the sampler's thread"
+	shell=$($TMUX_CMD display-message -p -t "$S" '#{pane_pid}')
+	pid=$(pgrep -P "$shell" pmctop)
+	others=$(ls "/proc/$pid/task" 2>/dev/null | grep -v "^$pid\$")
+	[ -n "$others" ] || fail "no thread beside the main one"
+	for t in $others; do
+		blk=$(awk '/^SigBlk:/ { print $2 }' "/proc/$pid/task/$t/status" 2>/dev/null)
+		[ -n "$blk" ] || continue
+		for n in 2 20 28; do   # SIGINT, SIGTSTP, SIGWINCH
+			[ $(( (0x$blk >> (n - 1)) & 1 )) -eq 1 ] ||
+				fail "thread $t does not block signal $n (SigBlk $blk)"
+		done
+		[ "${sig%:*}" = TSTP ] && for i in 1 2 3 4 5; do
+			kill -TSTP "$t" 2>/dev/null; kill -WINCH "$t" 2>/dev/null; sleep 0.1
+		done
+		[ "${sig%:*}" = INT ] && kill -INT "$t" 2>/dev/null
+	done
+	[ "${sig%:*}" = TSTP ] && { sleep 0.5; expect 'SIMULATED' "still running after Ctrl-Z sent to the sampler's thread"; keys q; }
+	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	grep -q "EXIT=${sig#*:}" "$TMP/status" 2>/dev/null ||
+		fail "SIG${sig%:*} to the sampler's thread: exit $(cat "$TMP/status" 2>/dev/null), want ${sig#*:}"
+	grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "terminal not restored after SIG${sig%:*} to the sampler's thread"
+done
+
 # 4. Monochrome with NO_COLOR: no colour in the cells, SIMULATED still
 # in reverse video.
 start 120 40 "--sim zen5 -d 0.2" "NO_COLOR=1"
