@@ -25,3 +25,13 @@ wait_for() {
 	return 1
 }
 expect() { wait_for "$1" || { fail "$2 (no /$1/ on screen)"; screen | sed 's/^/  | /'; }; }
+# The PID of the child of process $1 whose command name is $2, read from
+# /proc (no dependence on procps's pgrep, which a minimal image may lack).
+child_pid() {
+	for d in /proc/[0-9]*; do
+		[ "$(cat "$d/comm" 2>/dev/null)" = "$2" ] || continue
+		# Field 4 of stat is the parent; the name (field 2) has no spaces here.
+		[ "$(cut -d' ' -f4 "$d/stat" 2>/dev/null)" = "$1" ] && { echo "${d#/proc/}"; return 0; }
+	done
+	return 1
+}

@@ -115,7 +115,7 @@ for sig in TERM:143 HUP:129; do
 	start 120 40 "--sim zen5 -d 0.2"
 	expect 'SIMULATED' "SIMULATED before SIG${sig%:*}"
 	shell=$($TMUX_CMD display-message -p -t "$S" '#{pane_pid}')
-	pid=$(pgrep -P "$shell" pmctop)
+	pid=$(child_pid "$shell" pmctop)
 	[ -n "$pid" ] && kill -"${sig%:*}" "$pid"
 	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 	grep -q "EXIT=${sig#*:}" "$TMP/status" 2>/dev/null ||
@@ -134,7 +134,7 @@ for sig in TSTP:0 INT:130; do
 	start 120 40 "--sim zen5 -d 0.2"
 	expect 'SIMULATED' "SIMULATED before SIG${sig%:*} to the sampler's thread"
 	shell=$($TMUX_CMD display-message -p -t "$S" '#{pane_pid}')
-	pid=$(pgrep -P "$shell" pmctop)
+	pid=$(child_pid "$shell" pmctop)
 	others=$(ls "/proc/$pid/task" 2>/dev/null | grep -v "^$pid\$")
 	[ -n "$others" ] || fail "no thread beside the main one"
 	for t in $others; do
@@ -468,8 +468,8 @@ if command -v bash >/dev/null 2>&1; then
 	expect 'SIMULATED' "dashboard for the suspend test"
 	keys C-z
 	expect 'Stopped' "Ctrl-Z: the shell reports pmctop stopped"
-	pid=$(pgrep -f "^$PMCTOP --sim zen5 -d 0.37" | head -n 1)
-	case $(ps -o stat= -p "$pid" 2>/dev/null) in T*) ;; *) fail "Ctrl-Z: pmctop is not stopped" ;; esac
+	pid=$(child_pid "$($TMUX_CMD display-message -p -t "$S" '#{pane_pid}')" pmctop)
+	case $(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null) in T*) ;; *) fail "Ctrl-Z: pmctop is not stopped" ;; esac
 	$TMUX_CMD send-keys -t "$S" -l "fg"; keys Enter
 	expect 'SIMULATED' "fg: the dashboard is drawn again"
 	keys q
