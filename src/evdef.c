@@ -51,6 +51,18 @@ static int find_named(const void *base, size_t size, int n, const char *name)
 
 /* ---- the model ------------------------------------------------------------- */
 
+void view_def_clear(struct view_def *v)
+{
+	free(v->name);
+	free(v->title);
+	for (int j = 0; j < v->ncols; j++)
+		free(v->cols[j].fmt);
+	free(v->cols);
+	free(v->bar);
+	free(v->file);
+	*v = (struct view_def){ 0 };
+}
+
 void model_free(struct model *m)
 {
 	if (!m)
@@ -100,16 +112,8 @@ void model_free(struct model *m)
 		free(md->file);
 	}
 	free(m->metrics);
-	for (int i = 0; i < m->nviews; i++) {
-		struct view_def *v = &m->views[i];
-		free(v->name);
-		free(v->title);
-		for (int j = 0; j < v->ncols; j++)
-			free(v->cols[j].fmt);
-		free(v->cols);
-		free(v->bar);
-		free(v->file);
-	}
+	for (int i = 0; i < m->nviews; i++)
+		view_def_clear(&m->views[i]);
 	free(m->views);
 	for (int i = 0; i < (int)ARRAY_SIZE(m->index); i++)
 		name_index_free(m->index[i]);

@@ -123,7 +123,10 @@ struct view_def {
 	int nbar;
 	int *bar;             /* metrics of a stacked bar (topdown), may be 0 */
 	char *file; int line;
+	bool user;            /* from the user's views file (evdef_user.c), not the model */
 };
+/* Frees what v holds and zeroes it. */
+void view_def_clear(struct view_def *v);
 
 struct model_match {
 	char *vendor;         /* "AuthenticAMD", "GenuineIntel", "*" */

@@ -773,6 +773,8 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 
 /* ---- views ------------------------------------------------------------------- */
 
+static int view_build_body(struct builder *b, const struct def_stanza *st, struct view_def *v);
+
 int evdef_build_view(struct builder *b, const struct def_stanza *st)
 {
 	struct model *m = b->m;
@@ -784,15 +786,29 @@ int evdef_build_view(struct builder *b, const struct def_stanza *st)
 		return -1;
 	if (!attr_need(b, st, "column"))
 		return -1;
-	m->views = evdef_grow(m->views, m->nviews, sizeof(*m->views));
-	struct view_def *v = &m->views[m->nviews++];
+	/* Built aside and added only whole: a user's view file (evdef_user.c)
+	 * skips a bad stanza and goes on with the model as it was. */
 	const struct def_attr *a = attr_get(st, "title");
-	*v = (struct view_def){ .name = xstrdup(st->name), .title = xstrdup(a ? a->value : st->name),
-				.file = xstrdup(st->file), .line = st->line };
-	evdef_index_add(m, NAME_VIEW, v->name, m->nviews - 1);
+	struct view_def view = { .name = xstrdup(st->name), .title = xstrdup(a ? a->value : st->name),
+				 .file = xstrdup(st->file), .line = st->line };
+	struct view_def *v = &view;
+	if (view_build_body(b, st, v) < 0) {
+		view_def_clear(v);
+		return -1;
+	}
+	m->views = evdef_grow(m->views, m->nviews, sizeof(*m->views));
+	m->views[m->nviews++] = view;
+	evdef_index_add(m, NAME_VIEW, view.name, m->nviews - 1);
+	return 0;
+}
+
+static int view_build_body(struct builder *b, const struct def_stanza *st, struct view_def *v)
+{
+	struct model *m = b->m;
+	const struct def_attr *a;
 	if (get_int(b, st, attr_get(st, "key"), 1, 9, 0, &v->key) < 0)
 		return -1;
-	for (int i = 0; v->key && i < m->nviews - 1; i++)
+	for (int i = 0; v->key && i < m->nviews; i++)
 		if (m->views[i].key == v->key)
 			return AT_VALUE(b, st, attr_get(st, "key"), "key %d is already used by view '%s'", v->key,
 					m->views[i].name);

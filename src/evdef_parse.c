@@ -151,6 +151,7 @@ struct reader {
 	char *root;             /* canonical definitions directory, or NULL */
 	bool follow_includes;
 	bool is_model_file;
+	bool lone_file;         /* defset_read_file: no model stanza anywhere */
 	char *err;
 };
 
@@ -429,11 +430,31 @@ static int read_file(struct reader *r, const char *path, const char *inc_file, i
 		return -1;
 	}
 	bool was_model = r->is_model_file;
-	r->is_model_file = inc_file == NULL;
+	r->is_model_file = inc_file == NULL && !r->lone_file;
 	int rc = read_lines(r, r->set->files[n], text);
 	r->is_model_file = was_model;
 	free(text);
 	return rc;
+}
+
+/* Ends a read: on error frees the set and hands r's message to cause. */
+static int read_done(struct reader *r, int rc, struct def_set *set, char **cause)
+{
+	if (rc == 0)
+		return 0;
+	if (cause)
+		*cause = r->err;
+	else
+		free(r->err);
+	defset_free(set);
+	return -1;
+}
+
+int defset_read_file(const char *path, struct def_set *set, char **cause)
+{
+	memset(set, 0, sizeof(*set));
+	struct reader r = { .set = set, .lone_file = true };
+	return read_done(&r, read_file(&r, path, NULL, 0, 0), set, cause);
 }
 
 int defset_read(const char *root, const char *dir, bool follow_includes, struct def_set *set, char **cause)
@@ -450,13 +471,5 @@ int defset_read(const char *root, const char *dir, bool follow_includes, struct 
 		rc = -1;
 	}
 	free(path);
-	if (rc < 0) {
-		if (cause)
-			*cause = r.err;
-		else
-			free(r.err);
-		defset_free(set);
-		return -1;
-	}
-	return 0;
+	return read_done(&r, rc, set, cause);
 }

@@ -43,6 +43,9 @@ struct def_set {
  * set, an included file must lie inside root. On error returns -1 with
  * *cause "file:line:col: ...". */
 int defset_read(const char *root, const char *dir, bool follow_includes, struct def_set *set, char **cause);
+/* Reads one file of pmu, event, metric or view stanzas (no model stanza,
+ * no includes): a user's own definitions, such as the views file. */
+int defset_read_file(const char *path, struct def_set *set, char **cause);
 void defset_free(struct def_set *set);
 
 /* p (an array of n elements of size bytes) with room for one more: the

@@ -205,7 +205,10 @@ int listing_views(FILE *dest, const struct model *m)
 		char key[4] = "-";
 		if (v->key)
 			snprintf(key, sizeof(key), "%d", v->key);
-		fprintf(out, "%-*s  %-3s  %s\n", wn, v->name, key, v->title);
+		if (v->user)
+			fprintf(out, "%-*s  %-3s  %s  (yours: %s)\n", wn, v->name, key, v->title, v->file);
+		else
+			fprintf(out, "%-*s  %-3s  %s\n", wn, v->name, key, v->title);
 		fprintf(out, "%-*s       ", wn, "");
 		for (int c = 0; c < v->ncols; c++)
 			fprintf(out, "%s%s", c ? " " : "", m->metrics[v->cols[c].metric].name);

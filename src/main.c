@@ -24,6 +24,7 @@
 #include "replay.h"
 #include "sampler.h"
 #include "settings.h"
+#include "evdef_user.h"
 #include "topo.h"
 #include "util.h"
 #include "../ui/ui.h"
@@ -93,6 +94,7 @@ struct run {
 	struct settings settings;   /* the dashboard's saved settings (pmctoprc) */
 	char *settings_path;        /* where they are saved, or NULL */
 	char *settings_warnings;    /* lines of the file that were skipped, or NULL */
+	char *views_path;           /* the user's views file, or NULL (--no-config, batch) */
 };
 
 static int usage_error(const char *msg)
@@ -121,6 +123,40 @@ static int finish_stdout(int err)
 		return 0;
 	fprintf(stderr, "pmctop: writing output: %s\n", strerror(err));
 	return 1;
+}
+
+/* Whether the user's saved settings apply: the dashboard and the
+ * listings, unless --no-config; never batch or daemon output. */
+static bool uses_config(const struct run *r)
+{
+	return !r->opt.no_config && !r->opt.batch && !r->opt.daemon;
+}
+
+/* The user's own views (evdef_user.h), after the model's, in every mode
+ * unless --no-config: they are definitions, named with -g or a key, and
+ * never change what is shown without being named (the model's views come
+ * first). A bad stanza is skipped: said on the dashboard's first screen
+ * with the settings' warnings, else on stderr. */
+static void load_user_views(struct run *r)
+{
+	char *path = user_views_path(r->model);
+	char *w = NULL;
+	model_add_user_views(r->model, path, &w);
+	free(r->views_path);
+	r->views_path = path;
+	if (w && (r->opt.batch || r->opt.daemon || r->opt.list_events || r->opt.list_metrics || r->opt.list_views)) {
+		for (char *save = NULL, *l = strtok_r(w, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char *msg = xasprintf("warning: %s", l);
+			say(msg);
+			free(msg);
+		}
+	} else if (w) {
+		char *all = xasprintf("%s%s%s", r->settings_warnings ? r->settings_warnings : "",
+				      r->settings_warnings ? "\n" : "", w);
+		free(r->settings_warnings);
+		r->settings_warnings = all;
+	}
+	free(w);
 }
 
 /* Chooses the model and topology: simulated, forced with --model, or
@@ -184,6 +220,8 @@ static int choose_machine(struct run *r)
 	r->model = model_load_under(r->events_dir, mi->dir, &cause);
 	if (!r->model)
 		rc = runtime_error(cause);
+	else if (!r->opt.no_config)
+		load_user_views(r);
 out:
 	if (nmodels > 0)
 		model_list_free(models, nmodels);
@@ -412,7 +450,7 @@ static int run_batch(struct run *r, struct sampler *s, FILE *f)
  * the view, --no-color or NO_COLOR over the colours. */
 static void load_settings(struct run *r)
 {
-	if (r->opt.no_config || r->opt.batch || r->opt.daemon)
+	if (!uses_config(r))
 		return;
 	r->settings_path = settings_path();
 	settings_load(r->settings_path, &r->settings, &r->settings_warnings);
@@ -463,6 +501,7 @@ static int run_live(struct run *r, struct sampler *s)
 		.settings = &r->settings,
 		.settings_path = r->settings_path,
 		.settings_warnings = r->settings_warnings,
+		.views_path = r->views_path,
 		.view_given = r->opt.group != NULL,
 		.colors_given = r->opt.no_color || (nc && *nc),
 	};
@@ -802,6 +841,7 @@ int main(int argc, char **argv)
 	settings_free(&r.settings);
 	free(r.settings_path);
 	free(r.settings_warnings);
+	free(r.views_path);
 	options_done(&r.opt);
 	return rc;
 }

@@ -27,15 +27,20 @@ const char *settings_colors_name(int colors)
 	return colors >= 0 && colors < COLORS_KINDS ? color_names[colors] : "default";
 }
 
-char *settings_path(void)
+char *config_file_path(const char *name)
 {
 	const char *x = getenv("XDG_CONFIG_HOME");
 	if (x && *x == '/')
-		return xasprintf("%s/pmctop/pmctoprc", x);
+		return xasprintf("%s/pmctop/%s", x, name);
 	const char *h = getenv("HOME");
 	if (h && *h == '/')
-		return xasprintf("%s/.config/pmctop/pmctoprc", h);
+		return xasprintf("%s/.config/pmctop/%s", h, name);
 	return NULL;
+}
+
+char *settings_path(void)
+{
+	return config_file_path("pmctoprc");
 }
 
 void settings_free(struct settings *s)
@@ -246,10 +251,8 @@ static int make_dirs(const char *dir, char **cause)
 	return 0;
 }
 
-int settings_save(const char *path, const struct settings *s, char **cause)
+int config_write_atomic(const char *path, const char *text, char **cause)
 {
-	if (!path)
-		return set_cause(cause, "no place for the settings: neither XDG_CONFIG_HOME nor HOME is set");
 	char *dir = xstrdup(path);
 	char *slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
@@ -260,6 +263,42 @@ int settings_save(const char *path, const struct settings *s, char **cause)
 		}
 	}
 	free(dir);
+	char *tmp = xasprintf("%s.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		set_cause(cause, "cannot write %s: %s", tmp, strerror(e));
+		free(tmp);
+		return -1;
+	}
+	size_t len = strlen(text), off = 0;
+	ssize_t w = 0;
+	while (off < len && (w = write(fd, text + off, len - off)) > 0)
+		off += (size_t)w;
+	if (off < len || fchmod(fd, 0600) < 0 || fsync(fd) < 0 || close(fd) < 0) {
+		int e = errno;
+		if (off < len)
+			close(fd);
+		unlink(tmp);
+		set_cause(cause, "cannot write %s: %s", path, strerror(e ? e : EIO));
+		free(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		set_cause(cause, "cannot replace %s: %s", path, strerror(e));
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int settings_save(const char *path, const struct settings *s, char **cause)
+{
+	if (!path)
+		return set_cause(cause, "no place for the settings: neither XDG_CONFIG_HOME nor HOME is set");
 	char *text = xasprintf("# pmctop settings, written by the setup screen (F2); docs/settings.md.\n"
 			       "# The command line wins over these; pmctop --no-config ignores the file.\n");
 	char *more = NULL;
@@ -280,36 +319,7 @@ int settings_save(const char *path, const struct settings *s, char **cause)
 	if (s->has_sort && s->sort)
 		ADD("sort %s%s\n", s->sort, s->sort_reverse ? " reverse" : "");
 #undef ADD
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(text);
-		set_cause(cause, "cannot write %s: %s", tmp, strerror(e));
-		free(tmp);
-		return -1;
-	}
-	size_t len = strlen(text), off = 0;
-	ssize_t w = 0;
-	while (off < len && (w = write(fd, text + off, len - off)) > 0)
-		off += (size_t)w;
+	int rc = config_write_atomic(path, text, cause);
 	free(text);
-	if (off < len || fchmod(fd, 0600) < 0 || fsync(fd) < 0 || close(fd) < 0) {
-		int e = errno;
-		if (off < len)
-			close(fd);
-		unlink(tmp);
-		set_cause(cause, "cannot write %s: %s", path, strerror(e ? e : EIO));
-		free(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		set_cause(cause, "cannot replace %s: %s", path, strerror(e));
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	return rc;
 }

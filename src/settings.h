@@ -30,11 +30,17 @@ char *settings_path(void);
  * *warnings ("FILE:LINE: expected ...", one per line), or NULL. Returns -1
  * only when the file exists but cannot be read (with *warnings). */
 int settings_load(const char *path, struct settings *s, char **warnings);
-/* Writes s to path: the directory is made (0700) if missing, the text
+/* Writes s to path with config_write_atomic. Returns 0, or -1 with *cause. */
+int settings_save(const char *path, const struct settings *s, char **cause);
+
+/* $XDG_CONFIG_HOME/pmctop/NAME, else $HOME/.config/pmctop/NAME; NULL where
+ * neither variable is set. The caller frees. */
+char *config_file_path(const char *name);
+/* Writes text to path: the directory is made (0700) if missing, the text
  * goes to a new temporary file beside it (0600) that then replaces path
  * in one rename, so a reader never sees half a file and a planted symlink
  * at path is replaced, not followed. Returns 0, or -1 with *cause. */
-int settings_save(const char *path, const struct settings *s, char **cause);
+int config_write_atomic(const char *path, const char *text, char **cause);
 void settings_free(struct settings *s);
 
 const char *settings_colors_name(int colors);

@@ -457,6 +457,47 @@ expect 'pmctoprc:2: unknown setting .bogus.' "a bad settings line named with its
 expect 'delay 2\.0s' "the good lines of a bad file still apply"
 quit_ok "bad settings file"
 
+# 17b. The view editor (F2, Edit views): a view of the user's own made
+# from the current one, a column added by search, renamed, given the free
+# key 9 and saved to $XDG_CONFIG_HOME/pmctop/views/MODEL.def; the next
+# start has it on key 9; D deletes it, from the screen and the file.
+for size in "80 24" "250 70"; do
+	set -- $size
+	rm -rf "$TMP/xdgv"
+	vf="$TMP/xdgv/pmctop/views/amd-zen5.def"
+	start "$1" "$2" "--sim zen5 -d 0.5" "XDG_CONFIG_HOME=$TMP/xdgv"
+	expect 'SIMULATED' "$1x$2: dashboard for the view editor"
+	keys F2 Down Down Down Down Down Down Down
+	expect 'Edit views +Enter makes a view of your own from basic' "$1x$2: setup: the Edit views line"
+	keys Enter
+	expect 'view editor: new view my_basic' "$1x$2: the editor on a copy of basic"
+	keys a
+	$TMUX_CMD send-keys -t "$S" -l "l3_hit_rat"; sleep 0.4
+	keys Enter
+	expect 'l3_hit_rate +L3 hit' "$1x$2: editor: a column added by search"
+	keys n
+	$TMUX_CMD send-keys -t "$S" -l "e2e_view"; sleep 0.3
+	keys Enter k s
+	expect "view 'e2e_view' saved" "$1x$2: editor: saved"
+	keys Escape Escape
+	expect '\| e2e_view:' "$1x$2: the saved view is shown"
+	quit_ok "view editor at $1x$2"
+	grep -q '^view e2e_view$' "$vf" && grep -q '^	key 9$' "$vf" && grep -q '^	column l3_hit_rate' "$vf" &&
+		grep -q '^	column ipc ' "$vf" || fail "$1x$2: views file: $(cat "$vf" 2>/dev/null)"
+	[ "$(stat -c %a "$vf" 2>/dev/null)" = 600 ] || fail "$1x$2: the views file is not mode 600"
+	# The next start has the view, on its key.
+	start "$1" "$2" "--sim zen5 -d 0.5" "XDG_CONFIG_HOME=$TMP/xdgv"
+	expect 'SIMULATED' "$1x$2: restart with the user's view"
+	keys 9
+	expect '\| e2e_view:' "$1x$2: restart: key 9 shows the user's view"
+	keys F2 Down Down Down Down Down Down Down Enter
+	expect 'view editor: your view e2e_view' "$1x$2: the editor on the user's view"
+	keys D Escape
+	expect "view 'e2e_view' deleted" "$1x$2: D deletes the view"
+	quit_ok "view editor delete at $1x$2"
+	grep -q '^view e2e_view' "$vf" && fail "$1x$2: the deleted view is still in the file"
+done
+
 # 18. Ctrl-Z suspends: under a shell with job control pmctop stops and
 # hands the terminal back (the shell can print its prompt), and fg brings
 # the dashboard back, redrawn; q still quits with 0.

@@ -282,6 +282,17 @@ int dialog_pick_event(struct ui *u)
 	return r;
 }
 
+int dialog_pick_metric(struct ui *u)
+{
+	int n = u->m->nmetrics;
+	struct pick_item *items = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*items));
+	for (int i = 0; i < n; i++)
+		items[i] = (struct pick_item){ u->m->metrics[i].name, u->m->metrics[i].desc, i };
+	int r = pick("Add a column", "adds it", items, n);
+	free(items);
+	return r;
+}
+
 int dialog_pick_sort(struct ui *u)
 {
 	struct pick_item *items = xcalloc((size_t)(u->ncols > 0 ? u->ncols : 1), sizeof(*items));

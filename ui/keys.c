@@ -28,7 +28,7 @@ const struct key_binding keys_table[] = {
 	{ '<', ACT_SORT_LEFT, 0, "<", "sort by the column to the left" },
 	{ '>', ACT_SORT_RIGHT, 0, ">", "sort by the column to the right" },
 	{ UK_F6, ACT_SORT_PICK, 0, "F6", "choose the sort column" },
-	{ UK_F2, ACT_SETUP, 0, "F2", "setup: delay, view, colours, rows, panels; s saves them for the next start" },
+	{ UK_F2, ACT_SETUP, 0, "F2", "setup: delay, view, colours, rows, panels, your own views; s saves them" },
 	{ 'S', ACT_SETUP, 0, "S", NULL },
 	{ 'R', ACT_SORT_REVERSE, 0, "R", "reverse the sort order" },
 	{ 'c', ACT_TOGGLE_CCX, 0, "c", "show/hide the CCX panels" },

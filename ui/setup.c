@@ -1,7 +1,8 @@
 /* setup.c: the setup screen (F2), as htop's: one line per setting, Up and
  * Down choose, Left and Right (or Space) change it at once, Enter on the
  * last line (or 's' anywhere) saves them all to pmctoprc for the next
- * start, Esc or F2 closes. What it writes is in docs/settings.md. */
+ * start, Esc or F2 closes; Enter on "Edit views" opens the view editor
+ * (view_editor.c). What it writes is in docs/settings.md. */
 #include "config.h"
 #include "uiint.h"
 #include "panel.h"
@@ -13,7 +14,7 @@
 #include "settings.h"
 #include "util.h"
 
-enum { SET_DELAY, SET_VIEW, SET_COLORS, SET_ROWS, SET_CCX, SET_ERRORS, SET_SORT, SET_SAVE, SET_COUNT };
+enum { SET_DELAY, SET_VIEW, SET_COLORS, SET_ROWS, SET_CCX, SET_ERRORS, SET_SORT, SET_EDIT, SET_SAVE, SET_COUNT };
 
 static const double delays[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
 
@@ -112,7 +113,7 @@ int setup_screen(struct ui *u)
 		draw_put(0, 0, COLS, A_BOLD, "pmctop setup: Up/Down choose, Left/Right change (at once), "
 					      "Enter on Save or s saves, Esc closes");
 		const char *labels[SET_COUNT] = { "Refresh delay", "Start in view", "Colours", "Table rows",
-						   "CCX panels", "Uncertainty (+-95%)", "Sort by", "Save" };
+						   "CCX panels", "Uncertainty (+-95%)", "Sort by", "Edit views", "Save" };
 		for (int i = 0; i < SET_COUNT; i++) {
 			char val[300];
 			switch (i) {
@@ -125,6 +126,15 @@ int setup_screen(struct ui *u)
 			case SET_VIEW:
 				snprintf(val, sizeof(val), "%s", u->nav.view < u->nviews ? u->views[u->nav.view].name : "-");
 				break;
+			case SET_EDIT: {
+				const struct view_def *v = u->nav.view < u->nviews ? &u->views[u->nav.view] : NULL;
+				int mi = v ? model_find_view(u->m, v->name) : -1;
+				if (mi >= 0 && u->m->views[mi].user)
+					snprintf(val, sizeof(val), "Enter changes your view %s", v->name);
+				else
+					snprintf(val, sizeof(val), "Enter makes a view of your own from %s", v ? v->name : "-");
+				break;
+			}
 			case SET_COLORS:
 				snprintf(val, sizeof(val), "%s%s", settings_colors_name(u->scheme),
 					 u->cfg->colors_given ? " (--no-color or NO_COLOR: monochrome now)" : "");
@@ -157,6 +167,8 @@ int setup_screen(struct ui *u)
 			sel = sel > 0 ? sel - 1 : 0;
 		else if (k == UK_DOWN)
 			sel = sel < SET_COUNT - 1 ? sel + 1 : sel;
+		else if (sel == SET_EDIT && (k == UK_ENTER || k == ' '))
+			flags |= view_editor(u);
 		else if (k == UK_LEFT || k == UK_RIGHT || (k == ' ' && sel != SET_SAVE) || (k == UK_ENTER && sel < SET_SORT))
 			flags |= change(u, sel, k == UK_LEFT ? -1 : 1);
 		else if ((k == UK_ENTER && sel == SET_SAVE) || k == 's') {

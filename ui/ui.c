@@ -925,7 +925,7 @@ static void ui_done(struct ui *u)
 	free(u->filter_text);
 	free(u->message);
 	free(u->views);
-	free(u->group_cols);
+	free(u->group_view.cols);
 	history_done(&u->hist);
 }
 
@@ -937,20 +937,34 @@ static bool add_group_view(struct ui *u, const char *group)
 	int n = 0;
 	for (int i = 0; i < u->m->nmetrics; i++)
 		n += metric_in_group(&u->m->metrics[i], group);
-	if (n == 0)
+	if (n == 0 || u->has_group_view)
 		return false;
-	u->group_cols = xcalloc((size_t)n, sizeof(*u->group_cols));
-	n = 0;
+	struct view_def *v = &u->group_view;
+	memset(v, 0, sizeof(*v));
+	v->cols = xcalloc((size_t)n, sizeof(*v->cols));
 	for (int i = 0; i < u->m->nmetrics; i++)
 		if (metric_in_group(&u->m->metrics[i], group))
-			u->group_cols[n++] = (struct view_col){ .metric = i, .warn = NAN, .crit = NAN };
-	struct view_def *v = &u->views[u->nviews++];
-	memset(v, 0, sizeof(*v));
+			v->cols[v->ncols++] = (struct view_col){ .metric = i, .warn = NAN, .crit = NAN };
 	v->name = (char *)group;
 	v->title = (char *)group;
-	v->ncols = n;
-	v->cols = u->group_cols;
+	u->has_group_view = true;
+	u->views[u->nviews++] = *v;
 	return true;
+}
+
+void ui_views_reload(struct ui *u, const char *name)
+{
+	free(u->views);
+	u->nviews = u->m->nviews;
+	u->views = xcalloc((size_t)u->nviews + 2, sizeof(*u->views));
+	memcpy(u->views, u->m->views, sizeof(*u->views) * (size_t)u->nviews);
+	if (u->has_group_view)
+		u->views[u->nviews++] = u->group_view;
+	u->nav.view = 0;
+	for (int i = 0; name && i < u->nviews; i++)
+		if (!strcmp(u->views[i].name, name))
+			u->nav.view = i;
+	u->nav.nviews = u->nviews;
 }
 
 int ui_run(const struct ui_config *c, char **cause)
@@ -978,6 +992,10 @@ int ui_run(const struct ui_config *c, char **cause)
 		int v = model_find_view(u.m, c->view);
 		if (v < 0 && add_group_view(&u, c->view))
 			v = u.nviews - 1;
+		/* A recording names the view it was made in, which may be a
+		 * user's view that this run does not have: the first view then. */
+		if (v < 0 && u.replay && !c->view_given)
+			v = 0;
 		if (v < 0) {
 			free(u.views);
 			return set_cause(cause, "unknown view or metric group '%s' (see --list-views)", c->view);

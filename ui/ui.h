@@ -14,7 +14,9 @@
 
 struct ui_config {
 	struct sampler *sampler;     /* already created, not yet started */
-	const struct model *model;
+	/* The view editor (F2) adds the user's views to it; nothing else in
+	 * it changes, and the sampler's thread never reads the views. */
+	struct model *model;
 	struct topo *topo;
 	double interval_s;           /* -d */
 	double rotate_ms;            /* --rotate */
@@ -33,6 +35,7 @@ struct ui_config {
 	struct settings *settings;
 	const char *settings_path;
 	const char *settings_warnings;
+	const char *views_path;      /* the user's views file (evdef_user.h), or NULL: not written */
 	bool view_given, colors_given;
 };
 

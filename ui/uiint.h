@@ -59,7 +59,7 @@ struct ui {
 	/* The model's views, and after them a view made of the metric group
 	 * that -g named, when it named a group rather than a view. */
 	int nviews; struct view_def *views;
-	struct view_col *group_cols;
+	bool has_group_view; struct view_def group_view;
 
 	/* -r: the intervals come from a recording instead of the sampler
 	 * (replay_ctl.c). */
@@ -89,6 +89,9 @@ struct ui {
 
 /* ui.c */
 void ui_build_columns(struct ui *u);
+/* The views again from the model (after the view editor changed them),
+ * showing view name, or the first if it is gone. */
+void ui_views_reload(struct ui *u, const char *name);
 void ui_build_rows(struct ui *u);
 /* Whether the row filter ('/') and -C keep CPU cpu. */
 bool ui_cpu_shown(const struct ui *u, int cpu);
@@ -146,9 +149,15 @@ void ui_colors_apply(struct ui *u, int scheme);
  * keys_apply flags for what the caller must redo. */
 int setup_screen(struct ui *u);
 
+/* view_editor.c: makes a view of the user's own from the current one, or
+ * changes or removes the current one if it is the user's; saved to the
+ * user's views file (evdef_user.h). Returns keys_apply flags. */
+int view_editor(struct ui *u);
+
 /* dialog.c */
 void dialog_help(struct ui *u);
 int dialog_pick_event(struct ui *u);      /* event index, or -1 */
+int dialog_pick_metric(struct ui *u);     /* metric index, or -1 */
 int dialog_pick_sort(struct ui *u);       /* column index, or -1 */
 char *dialog_prompt(struct ui *u, const char *label, const char *init); /* NULL: cancelled */
 
