@@ -28,6 +28,7 @@
 #include "derive_window.h"
 #include "expr.h"
 #include "format.h"
+#include "formula.h"
 #include "uncertainty.h"
 #include "util.h"
 
@@ -76,6 +77,10 @@ struct geval {
 	int nvars;
 	int depth;
 	const struct gsum *gs;  /* the groups' sums behind ws */
+	/* The metric compiled for this row's scope (formula.h) and its work
+	 * space, which starts with its variables; NULL: walk the tree. */
+	const struct formula *prog;
+	double *fvars;
 };
 
 /* The metric a reference names, when it can be evaluated in a row of
@@ -154,6 +159,22 @@ static double pvalue(void *ctx, int ref)
 	return event_value(c->ws, c->wv, c->row, ref);
 }
 
+/* A compiled formula's variables from window set w in row r: vk[k] is
+ * variable k's index among the set's events (-1: not held, NaN). Returns
+ * the set's coverage. */
+static double set_vars(const struct wset *w, const struct gsum *gs, int sc, int r, const int *vk, int n,
+		       double *vars)
+{
+	double cov = NAN;
+	for (int k = 0; k < n; k++) {
+		if (vk[k] < 0)
+			vars[k] = NAN;
+		else
+			cov = wset_value1(w, gs, sc, r, vk[k], &vars[k]);
+	}
+	return isnan(cov) ? wset_cov(w, gs, sc, r) : cov;
+}
+
 /* Metric mi in window set w, row r of scope sc, whose values are wv and
  * coverage cov: its value and relative standard error. The formula is
  * linearised around the set's values; each sample (bucket of windows)
@@ -163,35 +184,45 @@ static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, 
 {
 	const struct metric_def *md = &c->m->metrics[mi];
 	const struct wset *w = c->ws;
+	const struct formula *fp = c->prog;
 	double grad[EXPR_GRAD_MAX];
 	*rse = NAN;
 	bool exact = cov >= UNC_FULLY_COVERED;
+	/* With a compiled formula the caller has put the set's values in
+	 * c->fvars (set_vars); without, they are in c->wv. */
 	if (md->nevents > EXPR_GRAD_MAX || exact || w->ns < 2) {
 		/* Nothing to estimate from (or too many variables to follow):
 		 * the value alone, in its own windows. */
-		struct peval pc = { c->m, c->row, c->interval_s, c->row_scope, 0, w, c->wv };
-		double f = expr_eval(md->expr, pvalue, &pc);
+		double f;
+		if (fp) {
+			f = formula_eval(fp, c->interval_s, c->fvars);
+		} else {
+			struct peval pc = { c->m, c->row, c->interval_s, c->row_scope, 0, w, c->wv };
+			f = expr_eval(md->expr, pvalue, &pc);
+		}
 		if (exact && !isnan(f))
 			*rse = 0;
 		return f;
 	}
 	c->vars = md->events;
 	c->nvars = md->nevents;
-	double f = expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
+	double f = fp ? formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars)
+		      : expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
 	if (!isfinite(f))
 		return f;
-	int nev = w->nev, ns = w->ns;
-	double *sv = scratch, *sw = sv + (size_t)ns * (size_t)nev, *z = sw + ns;
-	wset_samples(w, c->gs, sc, r, sv, sw);
-	for (int s = 0; s < ns; s++)
-		z[s] = 0;
+	/* The formula linearised around its value: its derivatives applied
+	 * to each sample's events. */
+	int ns = w->ns, ks[EXPR_GRAD_MAX], nk = 0;
+	double coef[EXPR_GRAD_MAX];
 	for (int k = 0; k < md->nevents; k++) {
 		int e = wset_event(w, md->events[k]);
 		if (grad[k] == 0 || e < 0)
 			continue;
-		for (int s = 0; s < ns; s++)
-			z[s] += grad[k] * sv[(size_t)s * (size_t)nev + (size_t)e];
+		ks[nk] = e;
+		coef[nk++] = grad[k];
 	}
+	double *sw = scratch, *z = sw + ns;
+	wset_sample_sums(w, c->gs, sc, r, ks, coef, nk, z, sw);
 	double se = unc_mean_se(z, sw, ns, cov);
 	*rse = se == 0 ? 0 : se / fabs(f);
 	return f;
@@ -214,16 +245,28 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
 		unknown |= isnan(r);
 		exact &= r == 0;
 	}
+	const struct formula *fp = c->prog;
+	if (fp) {
+		const int *ev = formula_vars(fp);
+		for (int k = 0; k < formula_nvars(fp); k++)
+			c->fvars[k] = c->row->event[ev[k]];
+	}
 	if (md->nevents > EXPR_GRAD_MAX || unknown || exact) {
-		struct peval pc = { c->m, c->row, c->interval_s, c->row_scope, 0, NULL, NULL };
-		double f = expr_eval(md->expr, pvalue, &pc);
+		double f;
+		if (fp) {
+			f = formula_eval(fp, c->interval_s, c->fvars);
+		} else {
+			struct peval pc = { c->m, c->row, c->interval_s, c->row_scope, 0, NULL, NULL };
+			f = expr_eval(md->expr, pvalue, &pc);
+		}
 		if (exact && !unknown && !isnan(f))
 			*rse = 0;
 		return f;
 	}
 	c->vars = md->events;
 	c->nvars = md->nevents;
-	double f = expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
+	double f = fp ? formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars)
+		      : expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
 	if (!isfinite(f))
 		return f;
 	double var = 0;
@@ -354,6 +397,40 @@ static void mark_partial(const struct derive_input *in, const struct row_maps *r
 	free(core_on);
 	free(ccx_on);
 	free(sock_on);
+}
+
+/* Per planned metric, what the metric loop needs that does not change
+ * while the plan stands: its window set, its formula compiled for every
+ * scope it applies at, each variable's index among the set's events. */
+static void build_metrics(struct derive_cache *dc, const struct model *m, const struct sched_plan *plan)
+{
+	dc->dm = xcalloc((size_t)plan->nmetrics + 1, sizeof(*dc->dm));
+	dc->fspace = 1;
+	for (int i = 0; i < plan->nmetrics; i++) {
+		int mi = plan->metrics[i];
+		const struct metric_def *md = &m->metrics[mi];
+		struct derive_metric *d = &dc->dm[dc->ndm++];
+		d->mi = mi;
+		d->scope = md->expr ? (int)md->scope : SNAP_NSCOPES;
+		d->set = dc->met_set[mi];
+		d->count = dc->count_metric[mi];
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			d->partial_ok[sc] = partial_ok(m, md, sc);
+		for (int sc = d->scope; sc < SNAP_NSCOPES; sc++) {
+			struct formula *f = formula_compile(m, mi, sc);
+			d->prog[sc] = f;
+			if (!f)
+				continue;
+			int n = formula_nvars(f);
+			if (formula_work(f) > dc->fspace)
+				dc->fspace = formula_work(f);
+			if (d->set < 0)
+				continue;
+			d->vk[sc] = xmalloc(sizeof(int) * ((size_t)n + 1));
+			for (int k = 0; k < n; k++)
+				d->vk[sc][k] = wset_event(&dc->wl->v[d->set], formula_vars(f)[k]);
+		}
+	}
 }
 
 struct snapshot *derive_snapshot(const struct derive_input *in)
@@ -493,9 +570,10 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		for (int e = 0; e < m->nevents; e++)
 			dc->ev_set[e] = snap->event_planned[e] ?
 				wset_find_or_add(dc->wl, in, gs, m->events[e].pmu, &e, 1) : -1;
+		build_metrics(dc, m, plan);
 	}
 	struct wset_list wl = *dc->wl;
-	const int *ev_set = dc->ev_set, *met_set = dc->met_set;
+	const int *ev_set = dc->ev_set;
 	/* Buckets per group follow the interval's length: count the samples. */
 	for (int k = 0; k < wl.n; k++) {
 		wl.v[k].ns = 0;
@@ -509,6 +587,8 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			nscratch = need;
 	}
 	double *scratch = xmalloc(sizeof(double) * nscratch);
+	double *fspace = xmalloc(sizeof(double) * (size_t)dc->fspace);
+	bool *pmu_here = xcalloc((size_t)m->npmus + 1, sizeof(bool));
 
 	/* Rows of which -C left some CPUs out. */
 	bool *partial[SNAP_NSCOPES];
@@ -523,8 +603,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			continue;
 		const struct wset *w = &wl.v[ev_set[e]];
 		int k = wset_event(w, e);
-		double *sv = scratch, *sw = sv + (size_t)w->ns * (size_t)w->nev,
-		       *z = sw + w->ns;
+		double *sw = scratch, *z = sw + w->ns;
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			for (int r = 0; r < nrows[sc]; r++) {
 				if (!row_has_pmu(&irows[w->pmu], sc, r))
@@ -538,9 +617,8 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				else if (cov >= UNC_FULLY_COVERED)
 					rse = 0;
 				else if (w->ns >= 2) {
-					wset_samples(w, gs, sc, r, sv, sw);
-					for (int s2 = 0; s2 < w->ns; s2++)
-						z[s2] = sv[(size_t)s2 * (size_t)w->nev + (size_t)k];
+					const double one = 1;
+					wset_sample_sums(w, gs, sc, r, &k, &one, 1, z, sw);
 					double se = unc_mean_se(z, sw, w->ns, cov);
 					rse = se == 0 ? 0 : se / fabs(v);
 				}
@@ -551,29 +629,42 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	}
 
 	/* Metrics: in their window set where they have one, else from the
-	 * pooled event figures of each row. */
+	 * pooled event figures of each row. What does not change from row to
+	 * row was worked out once per plan (struct derive_metric). */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		for (int r = 0; r < nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
-			for (int i = 0; i < plan->nmetrics; i++) {
-				int mi = plan->metrics[i];
-				const struct metric_def *md = &m->metrics[mi];
-				if ((int)md->scope > sc || !md->expr)
+			struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc, .gs = gs,
+					   .fvars = fspace };
+			/* Which PMUs have a live instance under the row, once. */
+			for (int p = 0; p < m->npmus; p++)
+				pmu_here[p] = row_has_pmu(&irows[p], sc, r);
+			for (int i = 0; i < dc->ndm; i++) {
+				const struct derive_metric *d = &dc->dm[i];
+				int mi = d->mi;
+				if (d->scope > sc)
 					continue;   /* not applicable here: NaN, coverage NaN */
-				if (partial[sc][r] && !partial_ok(m, md, sc))
+				if (partial[sc][r] && !d->partial_ok[sc])
 					continue;
-				const struct wset *w = met_set[mi] >= 0 ? &wl.v[met_set[mi]] : NULL;
-				struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc,
-						   .ws = w, .gs = gs };
+				const struct wset *w = d->set >= 0 ? &wl.v[d->set] : NULL;
+				const struct formula *fp = d->prog[sc];
+				c.ws = w;
+				c.prog = fp;
 				double v, rse, cov;
 				if (w) {
-					if (!row_has_pmu(&irows[w->pmu], sc, r))
+					if (!pmu_here[w->pmu])
 						continue;   /* none of the metric's PMU under this row */
-					cov = wset_values_of(w, gs, sc, r, md->events, md->nevents, scratch);
-					c.wv = scratch;
+					if (fp) {
+						cov = set_vars(w, gs, sc, r, d->vk[sc], formula_nvars(fp), fspace);
+					} else {
+						const struct metric_def *md = &m->metrics[mi];
+						cov = wset_values_of(w, gs, sc, r, md->events, md->nevents, scratch);
+						c.wv = scratch;
+					}
 					v = metric_in_set(&c, mi, sc, r, cov, scratch + w->nev, &rse);
 				} else {
 					v = metric_pooled(&c, mi, &rse);
+					const struct metric_def *md = &m->metrics[mi];
 					cov = 1;
 					for (int k = 0; k < md->nevents; k++) {
 						double ec = row->event_cov[md->events[k]];
@@ -585,7 +676,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				}
 				/* One unit per figure: counts are published per
 				 * second, so no figure changes with -d. */
-				if (dc->count_metric[mi] && interval_s > 0)
+				if (d->count && interval_s > 0)
 					v /= interval_s;
 				row->metric[mi] = v;
 				row->metric_rse[mi] = isnan(v) ? NAN : rse;
@@ -594,6 +685,8 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		}
 	}
 	free(scratch);
+	free(fspace);
+	free(pmu_here);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		free(partial[sc]);
 	if (dc == &local)
@@ -628,5 +721,11 @@ void derive_cache_done(struct derive_cache *c)
 	free(c->ev_set);
 	free(c->met_set);
 	free(c->count_metric);
+	for (int i = 0; i < c->ndm; i++)
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			formula_free(c->dm[i].prog[sc]);
+			free(c->dm[i].vk[sc]);
+		}
+	free(c->dm);
 	memset(c, 0, sizeof(*c));
 }

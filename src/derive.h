@@ -46,11 +46,26 @@ struct derive_group {
  * frees it. Working them out again every interval cost as much as
  * evaluating the metrics. */
 struct wset_list;
+/* A planned metric as the derivation evaluates it, kept while the plan
+ * stands: its window set (-1: pooled), its formula compiled per row scope
+ * (formula.h; NULL: below its scope, or too large to compile) and each
+ * variable's index among the set's events. */
+struct formula;
+struct derive_metric {
+	int mi, scope, set;
+	bool count;                  /* published per second */
+	bool partial_ok[SNAP_NSCOPES];
+	struct formula *prog[SNAP_NSCOPES];
+	int *vk[SNAP_NSCOPES];
+};
 struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
 	struct wset_list *wl;
 	int *ev_set, *met_set;
 	bool *count_metric;          /* [nmetrics] published per second */
+	int ndm;
+	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
+	int fspace;                  /* doubles the largest program needs (variables and work) */
 };
 void derive_cache_done(struct derive_cache *c);
 

@@ -20,18 +20,33 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 	memset(gs, 0, sizeof(*gs));
 	gs->nev = nev;
 	gs->nb = nb;
-	int *cnt[SNAP_NSCOPES] = { NULL };
+	/* One block for all of the group's arrays (and one for the counts):
+	 * this runs for every group of every interval. */
+	size_t need = 1, ncnt = 1;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		size_t nr = (size_t)nrows[sc];
-		gs->val[sc] = xcalloc(nr * (size_t)nev + 1, sizeof(double));
-		gs->run[sc] = xcalloc(nr + 1, sizeof(double));
-		gs->cov[sc] = xmalloc(sizeof(double) * (nr + 1));
+		need += nr * ((size_t)nev + 2) + (nb ? nr * (size_t)nb * ((size_t)nev + 1) : 0);
+		ncnt += nb ? nr * (size_t)nb : 0;
+	}
+	double *at0 = gs->block = xcalloc(need, sizeof(double));
+	int *cnt[SNAP_NSCOPES] = { NULL }, *cat = gs->cnt = nb ? xcalloc(ncnt, sizeof(int)) : NULL;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		size_t nr = (size_t)nrows[sc];
+		gs->val[sc] = at0;
+		at0 += nr * (size_t)nev;
+		gs->run[sc] = at0;
+		at0 += nr;
+		gs->cov[sc] = at0;
+		at0 += nr;
 		for (size_t r = 0; r < nr; r++)
 			gs->cov[sc][r] = 1;
 		if (nb) {
-			gs->bval[sc] = xcalloc(nr * (size_t)nb * (size_t)nev + 1, sizeof(double));
-			gs->bw[sc] = xcalloc(nr * (size_t)nb + 1, sizeof(double));
-			cnt[sc] = xcalloc(nr * (size_t)nb + 1, sizeof(int));
+			gs->bval[sc] = at0;
+			at0 += nr * (size_t)nb * (size_t)nev;
+			gs->bw[sc] = at0;
+			at0 += nr * (size_t)nb;
+			cnt[sc] = cat;
+			cat += nr * (size_t)nb;
 		}
 	}
 	for (int i = 0; i < dp->ninst; i++) {
@@ -88,19 +103,16 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 				gs->bw[sc][at] = c > 0 && c == nin ? gs->bw[sc][at] / c : 0;
 			}
 		}
-		free(cnt[sc]);
 	}
+	free(gs->cnt);
+	gs->cnt = NULL;
 }
 
 void gsum_done(struct gsum *gs)
 {
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		free(gs->val[sc]);
-		free(gs->run[sc]);
-		free(gs->cov[sc]);
-		free(gs->bval[sc]);
-		free(gs->bw[sc]);
-	}
+	free(gs->block);
+	free(gs->cnt);
+	memset(gs, 0, sizeof(*gs));
 }
 
 static int pos_in(const struct derive_group *g, int e)
@@ -197,7 +209,8 @@ double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 }
 
 
-void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, double *sv, double *sw)
+void wset_sample_sums(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef,
+		      int n, double *z, double *sw)
 {
 	int nev = w->nev, s = 0;
 	for (int k = 0; k < w->ng; k++) {
@@ -206,16 +219,20 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, do
 		if (!g->nb) {
 			/* One window: the group's value is its one sample. */
 			const double *v = &g->val[sc][(size_t)r * (size_t)g->nev];
-			for (int e = 0; e < nev; e++)
-				sv[(size_t)s * (size_t)nev + (size_t)e] = v[pos[e]];
+			double sum = 0;
+			for (int j = 0; j < n; j++)
+				sum += coef[j] * v[pos[ks[j]]];
+			z[s] = sum;
 			sw[s++] = g->run[sc][r];
 			continue;
 		}
 		for (int b = 0; b < g->nb; b++, s++) {
 			size_t at = (size_t)r * (size_t)g->nb + (size_t)b;
 			const double *v = &g->bval[sc][at * (size_t)g->nev];
-			for (int e = 0; e < nev; e++)
-				sv[(size_t)s * (size_t)nev + (size_t)e] = v[pos[e]];
+			double sum = 0;
+			for (int j = 0; j < n; j++)
+				sum += coef[j] * v[pos[ks[j]]];
+			z[s] = sum;
 			sw[s] = g->bw[sc][at];
 		}
 	}

@@ -34,6 +34,8 @@ struct gsum {
 	double *cov[SNAP_NSCOPES];   /* [nrows] lowest share of the interval an instance ran */
 	double *bval[SNAP_NSCOPES];  /* [nrows * nb * nev] */
 	double *bw[SNAP_NSCOPES];    /* [nrows * nb] mean ns running; 0: not usable */
+	double *block;               /* what the arrays above point into */
+	int *cnt;                    /* while filling: instances per row and bucket */
 };
 
 void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
@@ -92,9 +94,13 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
 	*out = sw > 0 ? sum / sw : NAN;
 	return cov < 1 ? cov : 1;
 }
-/* The set's samples in row r: sv[ns * nev] values scaled to the interval
- * from each sample alone, sw[ns] their weights (0: not usable). */
-void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, double *sv, double *sw);
+/* The set's samples in row r, each reduced to one number: z[s] is the sum
+ * over j < n of coef[j] times the set's event ks[j] scaled to the interval
+ * from sample s alone (a formula linearised around its value, or one
+ * event with coef 1); sw[s] is the sample's weight (0: not usable). Only
+ * the events named are read. */
+void wset_sample_sums(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef,
+		      int n, double *z, double *sw);
 void wset_list_free(struct wset_list *l);
 
 #endif

@@ -551,6 +551,15 @@ double expr_eval_grad(const struct expr *e, expr_grad_fn value, void *ctx, int n
 	return NAN;
 }
 
+/* The accessors follow node_kind's order, checked at compile time. */
+_Static_assert((int)EXPR_ABS == (int)N_ABS && (int)EXPR_NUM == (int)N_NUM && (int)EXPR_DIV == (int)N_DIV,
+	       "enum expr_kind mirrors enum node_kind");
+enum expr_kind expr_kind(const struct expr *e) { return (enum expr_kind)e->kind; }
+int expr_nargs(const struct expr *e) { return e->nargs; }
+const struct expr *expr_arg(const struct expr *e, int i) { return e->args[i]; }
+double expr_num(const struct expr *e) { return e->num; }
+int expr_ref(const struct expr *e) { return e->ref; }
+
 /* Binding strength for deciding where expr_format needs parentheses. */
 static int prec(const struct expr *e)
 {

@@ -44,6 +44,16 @@ double expr_eval(const struct expr *e, expr_value_fn value, void *ctx);
 typedef double (*expr_grad_fn)(void *ctx, int ref, double *g);
 double expr_eval_grad(const struct expr *e, expr_grad_fn value, void *ctx, int n, double *grad);
 
+/* Read access to a resolved tree, for formula.c, which compiles it into a
+ * flat program. The kinds mirror the grammar; a name's reference is what
+ * expr_resolve gave it (-1: unresolved). */
+enum expr_kind { EXPR_NUM, EXPR_NAME, EXPR_NEG, EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV, EXPR_MIN, EXPR_MAX, EXPR_ABS };
+enum expr_kind expr_kind(const struct expr *e);
+int expr_nargs(const struct expr *e);
+const struct expr *expr_arg(const struct expr *e, int i);
+double expr_num(const struct expr *e);
+int expr_ref(const struct expr *e);
+
 /* Writes the formula back as text with each name replaced by rename(ctx,
  * ref, name) (or kept when rename returns NULL). Used by --list-metrics --raw
  * to print vendor raw values. Caller frees. */

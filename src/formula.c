@@ -1,0 +1,250 @@
+/* formula.c: compiled formulas (formula.h). A program works on slots:
+ * the variables first (work[0..nvars-1], put there by the caller), then
+ * its constants and the interval, then one slot per operation, in
+ * evaluation order. An operation names the slots it takes, so a leaf
+ * costs nothing and "instructions / cycles" is one division. Functions
+ * of several arguments become chains of binary ones, which give the same
+ * value and choose the same argument. For the derivatives, adjoints go
+ * to a second array of as many slots (reverse mode). */
+#include "config.h"
+#include "formula.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+#include "util.h"
+
+enum fop { F_NEG, F_ABS, F_ADD, F_SUB, F_MUL, F_DIV, F_MIN, F_MAX };
+
+struct fop_ins {
+	enum fop op;
+	int a, b;          /* operand slots (b = a for the unary ones) */
+};
+
+/* Operand references while compiling: variables, constants and results
+ * are numbered apart, and laid out in slots once all are known. */
+enum { REF_VAR, REF_CONST, REF_IVL, REF_OP };
+#define REF(kind, i) ((i) * 4 + (kind))
+
+struct formula {
+	int nvars;
+	int *vars;         /* the event of each variable */
+	int nconst;
+	double *consts;
+	int nops;
+	struct fop_ins *ops;
+	int result;        /* the slot of the value */
+	int nslots;
+	bool too_big;
+	int ops_cap;
+};
+
+static int slot_of(const struct formula *f, int ref)
+{
+	int i = ref / 4;
+	switch (ref % 4) {
+	case REF_VAR: return i;
+	case REF_CONST: return f->nvars + i;
+	case REF_IVL: return f->nvars + f->nconst;
+	default: return f->nvars + f->nconst + 1 + i;
+	}
+}
+
+static int add_const(struct formula *f, double d)
+{
+	for (int i = 0; i < f->nconst; i++)
+		if (f->consts[i] == d || (isnan(d) && isnan(f->consts[i])))
+			return REF(REF_CONST, i);
+	f->consts = xrealloc(f->consts, sizeof(double) * (size_t)(f->nconst + 1));
+	f->consts[f->nconst] = d;
+	return REF(REF_CONST, f->nconst++);
+}
+
+static int add_op(struct formula *f, enum fop op, int a, int b)
+{
+	if (f->nops >= FORMULA_MAX_INS) {
+		f->too_big = true;
+		return a;
+	}
+	if (f->nops == f->ops_cap) {
+		f->ops_cap = f->ops_cap ? 2 * f->ops_cap : 16;
+		f->ops = xrealloc(f->ops, sizeof(*f->ops) * (size_t)f->ops_cap);
+	}
+	f->ops[f->nops] = (struct fop_ins){ .op = op, .a = a, .b = b };
+	return REF(REF_OP, f->nops++);
+}
+
+static int var_of(struct formula *f, int event)
+{
+	for (int k = 0; k < f->nvars; k++)
+		if (f->vars[k] == event)
+			return REF(REF_VAR, k);
+	f->vars = xrealloc(f->vars, sizeof(int) * (size_t)(f->nvars + 1));
+	f->vars[f->nvars] = event;
+	return REF(REF_VAR, f->nvars++);
+}
+
+struct compiler {
+	const struct model *m;
+	int sc;
+	struct formula *f;
+};
+
+static int compile_node(struct compiler *c, const struct expr *e, int depth);
+
+/* What a name stands for, with derive's rules: the interval, a sub-metric
+ * evaluated in place (NaN beyond 64 levels, at a wider scope than the
+ * row's, or without a formula), an event, or NaN. */
+static int compile_ref(struct compiler *c, int ref, int depth)
+{
+	const struct model *m = c->m;
+	if (ref == BUILTIN_INTERVAL_S)
+		return REF(REF_IVL, 0);
+	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + m->nmetrics) {
+		const struct metric_def *md = &m->metrics[ref - METRIC_REF_BASE];
+		if (depth > 64 || (int)md->scope > c->sc || !md->expr)
+			return add_const(c->f, NAN);
+		return compile_node(c, md->expr, depth + 1);
+	}
+	if (ref < 0 || ref >= m->nevents)
+		return add_const(c->f, NAN);
+	return var_of(c->f, ref);
+}
+
+static int compile_node(struct compiler *c, const struct expr *e, int depth)
+{
+	if (c->f->too_big)
+		return REF(REF_CONST, 0);
+	int a, b;
+	enum fop op;
+	switch (expr_kind(e)) {
+	case EXPR_NUM:
+		return add_const(c->f, expr_num(e));
+	case EXPR_NAME:
+		return expr_ref(e) < 0 ? add_const(c->f, NAN) : compile_ref(c, expr_ref(e), depth);
+	case EXPR_NEG:
+	case EXPR_ABS:
+		a = compile_node(c, expr_arg(e, 0), depth);
+		return add_op(c->f, expr_kind(e) == EXPR_NEG ? F_NEG : F_ABS, a, a);
+	case EXPR_ADD:
+	case EXPR_SUB:
+	case EXPR_MUL:
+	case EXPR_DIV:
+		a = compile_node(c, expr_arg(e, 0), depth);
+		b = compile_node(c, expr_arg(e, 1), depth);
+		op = expr_kind(e) == EXPR_ADD ? F_ADD : expr_kind(e) == EXPR_SUB ? F_SUB
+		   : expr_kind(e) == EXPR_MUL ? F_MUL : F_DIV;
+		return add_op(c->f, op, a, b);
+	case EXPR_MIN:
+	case EXPR_MAX:
+		a = compile_node(c, expr_arg(e, 0), depth);
+		for (int i = 1; i < expr_nargs(e); i++) {
+			b = compile_node(c, expr_arg(e, i), depth);
+			a = add_op(c->f, expr_kind(e) == EXPR_MIN ? F_MIN : F_MAX, a, b);
+		}
+		return a;
+	}
+	return add_const(c->f, NAN);
+}
+
+struct formula *formula_compile(const struct model *m, int mi, int sc)
+{
+	const struct metric_def *md = &m->metrics[mi];
+	struct formula *f = xcalloc(1, sizeof(*f));
+	/* The metric's own events first, so that derivatives line up with
+	 * md->events as expr_eval_grad's did. */
+	for (int k = 0; k < md->nevents; k++)
+		var_of(f, md->events[k]);
+	struct compiler c = { .m = m, .sc = sc, .f = f };
+	int res = md->expr ? compile_node(&c, md->expr, 0) : add_const(f, NAN);
+	if (f->too_big) {
+		formula_free(f);
+		return NULL;
+	}
+	/* Every reference becomes a slot now that the layout is known. */
+	for (int i = 0; i < f->nops; i++) {
+		f->ops[i].a = slot_of(f, f->ops[i].a);
+		f->ops[i].b = slot_of(f, f->ops[i].b);
+	}
+	f->result = slot_of(f, res);
+	f->nslots = f->nvars + f->nconst + 1 + f->nops;
+	return f;
+}
+
+void formula_free(struct formula *f)
+{
+	if (!f)
+		return;
+	free(f->ops);
+	free(f->vars);
+	free(f->consts);
+	free(f);
+}
+
+int formula_nvars(const struct formula *f) { return f->nvars; }
+const int *formula_vars(const struct formula *f) { return f->vars; }
+int formula_work(const struct formula *f) { return 2 * f->nslots; }
+
+double formula_eval(const struct formula *f, double interval_s, double *v)
+{
+	double *k = v + f->nvars;
+	for (int i = 0; i < f->nconst; i++)
+		k[i] = f->consts[i];
+	k[f->nconst] = interval_s;
+	double *out = k + f->nconst + 1;
+	for (int i = 0; i < f->nops; i++) {
+		const struct fop_ins *p = &f->ops[i];
+		double a = v[p->a], b = v[p->b];
+		switch (p->op) {
+		case F_NEG: out[i] = -a; break;
+		case F_ABS: out[i] = fabs(a); break;
+		case F_ADD: out[i] = a + b; break;
+		case F_SUB: out[i] = a - b; break;
+		case F_MUL: out[i] = a * b; break;
+		/* NaN operands give NaN in IEEE arithmetic; only the zero
+		 * divisor needs saying (x/0 would be an infinity). */
+		case F_DIV: out[i] = isnan(a) || b == 0 ? NAN : a / b; break;
+		case F_MIN: out[i] = isnan(a) || isnan(b) ? NAN : b < a ? b : a; break;
+		case F_MAX: out[i] = isnan(a) || isnan(b) ? NAN : b > a ? b : a; break;
+		}
+	}
+	return v[f->result];
+}
+
+double formula_eval_grad(const struct formula *f, double interval_s, int n, double *grad, double *v)
+{
+	double r = formula_eval(f, interval_s, v);
+	for (int k = 0; k < n; k++)
+		grad[k] = 0;
+	if (!isfinite(r))
+		return r;
+	double *adj = v + f->nslots;
+	memset(adj, 0, sizeof(double) * (size_t)f->nslots);
+	adj[f->result] = 1;
+	int base = f->nvars + f->nconst + 1;
+	for (int i = f->nops - 1; i >= 0; i--) {
+		const struct fop_ins *p = &f->ops[i];
+		double d = adj[base + i];
+		if (d == 0)
+			continue;
+		switch (p->op) {
+		case F_NEG: adj[p->a] -= d; break;
+		case F_ABS: adj[p->a] += v[p->a] < 0 ? -d : d; break;
+		case F_ADD: adj[p->a] += d; adj[p->b] += d; break;
+		case F_SUB: adj[p->a] += d; adj[p->b] -= d; break;
+		case F_MUL: adj[p->a] += d * v[p->b]; adj[p->b] += d * v[p->a]; break;
+		case F_DIV:
+			adj[p->a] += d / v[p->b];
+			adj[p->b] -= d * v[p->a] / (v[p->b] * v[p->b]);
+			break;
+		/* The argument chosen, as expr_eval_grad keeps its gradient. */
+		case F_MIN: adj[v[p->b] < v[p->a] ? p->b : p->a] += d; break;
+		case F_MAX: adj[v[p->b] > v[p->a] ? p->b : p->a] += d; break;
+		}
+	}
+	for (int k = 0; k < n && k < f->nvars; k++)
+		grad[k] = adj[k];
+	return r;
+}

@@ -1,0 +1,38 @@
+/* formula.h: a metric's formula compiled into a flat program, for the
+ * evaluations that run for every metric of every row of every interval
+ * (derive.c). Walking the parsed tree with a callback per name cost most
+ * of the sampler's own time; the program has its sub-metrics inlined and
+ * its events numbered, runs as one loop over an array, and gives the
+ * derivatives with respect to every event in one backward pass (reverse
+ * mode) rather than a vector per node (expr_eval_grad's forward mode).
+ * It computes exactly what expr_eval and expr_eval_grad compute on the
+ * same values, with the same NaN rules (tests/check_formula.c). */
+#ifndef PMCTOP_FORMULA_H
+#define PMCTOP_FORMULA_H
+
+#include "evdef.h"
+
+struct formula;
+
+/* Metric mi of m compiled for rows of scope sc: a sub-metric that cannot
+ * be evaluated there (a wider scope) is NaN, as in derive's tree walk.
+ * Variables 0..md->nevents-1 are md->events in order; any other event the
+ * formula names follows. NULL when the inlined program would exceed
+ * FORMULA_MAX_INS instructions (the caller walks the tree instead). */
+#define FORMULA_MAX_INS 4096
+struct formula *formula_compile(const struct model *m, int mi, int sc);
+void formula_free(struct formula *f);
+
+int formula_nvars(const struct formula *f);
+const int *formula_vars(const struct formula *f);    /* the event of each variable */
+/* Doubles of work space that an evaluation needs; the caller puts the
+ * variables' values in work[0..nvars-1] before each evaluation. */
+int formula_work(const struct formula *f);
+
+/* The value from work[0..nvars-1]; interval_s stands for the builtin. */
+double formula_eval(const struct formula *f, double interval_s, double *work);
+/* The value, and in grad[0..n-1] its derivatives with respect to the first
+ * n variables (set where the value is finite, else 0). */
+double formula_eval_grad(const struct formula *f, double interval_s, int n, double *grad, double *work);
+
+#endif
