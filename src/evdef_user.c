@@ -212,7 +212,13 @@ char *model_user_views_text(const struct model *m)
 		const struct view_def *v = &m->views[i];
 		if (!v->user)
 			continue;
-		cat(&s, "\nview %s\n\ttitle \"%s\"\n", v->name, v->title);
+		/* Between quotes, so that a '#' stays text; a title read with
+		 * quotes inside it (balanced, or the file would not have
+		 * parsed) is written as it was read, which reads back the same. */
+		if (strchr(v->title, '"'))
+			cat(&s, "\nview %s\n\ttitle %s\n", v->name, v->title);
+		else
+			cat(&s, "\nview %s\n\ttitle \"%s\"\n", v->name, v->title);
 		if (v->key)
 			cat(&s, "\tkey %d\n", v->key);
 		if (v->nbar > 0) {

@@ -243,6 +243,29 @@ START_TEST(test_text_round_trip)
 }
 END_TEST
 
+/* A title read with quotes inside it (found by fuzz_views) is written
+ * back so that it reads as the same title. */
+START_TEST(test_quoted_title_round_trip)
+{
+	struct model *m = load();
+	char *path = write_views("view q\n\ttitle say \"hi # there\" now\n\tcolumn ipc\n");
+	char *w = NULL;
+	ck_assert_int_eq(model_add_user_views(m, path, &w), 1);
+	ck_assert_str_eq(m->views[model_find_view(m, "q")].title, "say \"hi # there\" now");
+	char *text = model_user_views_text(m);
+	free(path);
+	path = write_views(text);
+	struct model *m2 = load();
+	ck_assert_int_eq(model_add_user_views(m2, path, &w), 1);
+	ck_assert_ptr_null(w);
+	ck_assert_str_eq(m2->views[model_find_view(m2, "q")].title, "say \"hi # there\" now");
+	free(text);
+	free(path);
+	model_free(m2);
+	model_free(m);
+}
+END_TEST
+
 START_TEST(test_path)
 {
 	struct model *m = load();
@@ -272,6 +295,7 @@ static Suite *user_views_suite(void)
 	tcase_add_test(tc, test_missing_and_broken_files);
 	tcase_add_test(tc, test_put_replace_drop);
 	tcase_add_test(tc, test_text_round_trip);
+	tcase_add_test(tc, test_quoted_title_round_trip);
 	tcase_add_test(tc, test_path);
 	suite_add_tcase(s, tc);
 	return s;
