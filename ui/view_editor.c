@@ -95,8 +95,10 @@ static void draw_editor(struct ui *u, struct editor *e)
 	snprintf(line, sizeof(line), " Name %s   Title \"%s\"   Key %s%s", e->v.name, e->v.title, key,
 		 e->v.nbar ? "   (keeps the bar of its source)" : "");
 	draw_put(1, 0, COLS, 0, line);
-	snprintf(line, sizeof(line), "   %-3s %-26s %-12s %-8s %-7s %-7s %-7s %s", "#", "Metric", "Heading", "Unit",
-		 "Format", "Warn", "Crit", "Colour when");
+	/* The scope says where a column shows: a CCX-wide metric has no
+	 * figure in CPU rows, only in CCX and socket rows (t) and panels. */
+	snprintf(line, sizeof(line), "   %-3s %-26s %-12s %-8s %-6s %-7s %-7s %-7s %s", "#", "Metric", "Heading", "Unit",
+		 "Scope", "Format", "Warn", "Crit", "Colour when");
 	draw_put(2, 0, COLS, A_UNDERLINE, line);
 	int h = LINES - 5;
 	if (h < 1)
@@ -115,8 +117,8 @@ static void draw_editor(struct ui *u, struct editor *e)
 		char w[24], cr[24];
 		threshold_text(w, sizeof(w), c->warn);
 		threshold_text(cr, sizeof(cr), c->crit);
-		snprintf(line, sizeof(line), "   %-3d %-26s %-12s %-8s %-7s %-7s %-7s %s", e->top + i + 1, md->name,
-			 md->label, md->unit, c->fmt ? c->fmt : "auto", w, cr,
+		snprintf(line, sizeof(line), "   %-3d %-26s %-12s %-8s %-6s %-7s %-7s %-7s %s", e->top + i + 1, md->name,
+			 md->label, md->unit, scope_name(md->scope), c->fmt ? c->fmt : "auto", w, cr,
 			 isnan(c->warn) && isnan(c->crit) ? "-" : c->low_is_bad ? "below" : "above");
 		draw_put(3 + i, 0, COLS, e->top + i == e->sel ? A_REVERSE : 0, line);
 	}
