@@ -41,14 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size <= 64 * 1024 && rc != 0)
 		abort();                        /* a readable file never fails */
 	/* One warning a line, each "PATH:LINE: ..." without control bytes. */
-	for (char *line = warn, *next; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (strncmp(line, path, strlen(path)) != 0 || text_bad_at(line) >= 0)
-			abort();
-	}
-	free(warn);
+	fuzz_check_warnings(warn, path);
 	if (rc == 0) {
 		char *saved = xasprintf("%s/saved/pmctoprc", dir), *cause = NULL;
 		if (settings_save(saved, &s, &cause) != 0)

@@ -1,7 +1,7 @@
 /* fuzz_tmp.h: a private temporary directory for a fuzz harness, removed
  * when the fuzzer exits (libFuzzer ends with exit(), which runs atexit
- * handlers), so that a run leaves no files behind; and writing a file
- * there. */
+ * handlers), so that a run leaves no files behind; writing a file there;
+ * and the check that a file's warnings name it. */
 #ifndef PMCTOP_FUZZ_TMP_H
 #define PMCTOP_FUZZ_TMP_H
 
@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <sys/stat.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -62,6 +63,20 @@ __attribute__((unused)) static void fuzz_write(const char *dir, const char *name
 	fwrite(s, 1, len, f);
 	fclose(f);
 	free(path);
+}
+
+/* Aborts unless every line of warn (which it frees) starts with path and
+ * holds no control byte: how a loader must report a bad file. */
+__attribute__((unused)) static void fuzz_check_warnings(char *warn, const char *path)
+{
+	for (char *line = warn, *next; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, path, strlen(path)) != 0 || text_bad_at(line) >= 0)
+			abort();
+	}
+	free(warn);
 }
 
 #endif

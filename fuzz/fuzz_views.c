@@ -84,14 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (model->views[i].user != (i >= model_views) || model_find_view(model, model->views[i].name) != i)
 			abort();
 	/* One warning a line, each "PATH:LINE:COL: ..." without control bytes. */
-	for (char *line = warn, *next; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (strncmp(line, path, strlen(path)) != 0 || text_bad_at(line) >= 0)
-			abort();
-	}
-	free(warn);
+	fuzz_check_warnings(warn, path);
 	if (added > 0) {
 		/* Written back, dropped, read again: the same views (but for
 		 * a format that the text cannot hold as one word, which falls
