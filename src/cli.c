@@ -81,7 +81,7 @@ void cli_usage(FILE *out)
 	      "      --show-schedule     print how events are packed into counter groups\n"
 	      "      --events-dir DIR    read definitions from DIR\n"
 	      "      --no-color          monochrome screen (also when NO_COLOR is set)\n"
-	      "      --no-config         ignore the saved dashboard settings (F2 saves them)\n"
+	      "      --no-config         ignore the saved settings and your own views (F2 saves them)\n"
 	      "      --listen [ADDR:]PORT  serve Prometheus/OpenMetrics /metrics (a port\n"
 	      "                          alone: 127.0.0.1); with the dashboard, -b or --daemon\n"
 	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
