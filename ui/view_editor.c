@@ -226,7 +226,7 @@ static void ask_threshold(struct ui *u, struct editor *e, bool crit)
 static void write_views(struct ui *u, struct editor *e, const char *done)
 {
 	if (!u->cfg->views_path) {
-		snprintf(e->status, sizeof(e->status), "%s for this run only: with --no-config nothing is written", done);
+		snprintf(e->status, sizeof(e->status), "%s for this run only: nothing is written with --no-config or without HOME", done);
 		return;
 	}
 	char *text = model_user_views_text(u->cfg->model);
