@@ -27,7 +27,7 @@ S=fuzz
 # In a directory of its own: w (the snapshot key) writes files there.
 mkdir "$TMP/run"
 $TMUX_CMD new-session -d -s "$S" -x 120 -y 40 \
-	"cd $TMP/run && $PMCTOP --sim zen5:4x16x8x2 -d 0.2 2>$TMP/stderr; echo \"EXIT=\$?\" > $TMP/status; stty -a > $TMP/stty; sleep 60"
+	"cd $TMP/run && $PMCTOP --sim zen5:4x16x8x2 -d 0.2 2>$TMP/stderr; s=\$?; stty -a > $TMP/stty; echo \"EXIT=\$s\" > $TMP/status; sleep 60"
 expect 'SIMULATED' "dashboard on 1024 simulated CPUs"
 
 # The key list, one per line, as printf(1) escapes: everything but quitting.

@@ -20,7 +20,9 @@ E2E_NAME=e2e
 
 # Starts pmctop (with environment $4) in a new session of WxH (the server lives on: killing its
 # last session and starting another races with its exit); the shell records
-# pmctop's exit status and the terminal modes after it.
+# the terminal modes after pmctop, then its exit status, so that once the
+# status file is there the modes are too (the other order raced on a
+# loaded CI machine: "terminal not restored" with the modes not yet written).
 run=0
 S=
 start() {
@@ -29,7 +31,7 @@ start() {
 	S="e2e$run"
 	rm -f "$TMP/status" "$TMP/stty"
 	$TMUX_CMD new-session -d -s "$S" -x "$1" -y "$2" \
-		"${4:-} $PMCTOP $3; echo \"EXIT=\$?\" > $TMP/status; stty -a > $TMP/stty; sleep 60"
+		"${4:-} $PMCTOP $3; s=\$?; stty -a > $TMP/stty; echo \"EXIT=\$s\" > $TMP/status; sleep 60"
 	[ -n "$old" ] && $TMUX_CMD kill-session -t "$old" >/dev/null 2>&1
 	return 0
 }
