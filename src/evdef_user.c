@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +31,8 @@ char *user_views_path(const struct model *m)
 static void add_warning(char **w, const char *msg)
 {
 	char *clean = text_sanitize(msg);
-	char *all = xasprintf("%s%s%s", *w ? *w : "", *w ? "\n" : "", clean);
+	text_add_line(w, clean);
 	free(clean);
-	free(*w);
-	*w = all;
 }
 
 int model_add_user_views(struct model *m, const char *path, char **warnings)
@@ -188,24 +185,10 @@ static void put_number(char *buf, size_t len, double d)
 		snprintf(buf, len, "%.17g", d);
 }
 
-/* Appends printf output to a growing string. */
-static void cat(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cat(char **s, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *more = xvasprintf(fmt, ap);
-	va_end(ap);
-	char *all = xasprintf("%s%s", *s ? *s : "", more);
-	free(more);
-	free(*s);
-	*s = all;
-}
-
 char *model_user_views_text(const struct model *m)
 {
 	char *s = NULL;
-	cat(&s, "# pmctop: your views for model %s, written by the view editor (F2).\n"
+	xappendf(&s, "# pmctop: your views for model %s, written by the view editor (F2).\n"
 		"# The syntax is that of the view stanzas in events/ (docs/definitions.md);\n"
 		"# docs/settings.md says how pmctop reads this file.\n", m->name);
 	for (int i = 0; i < m->nviews; i++) {
@@ -216,37 +199,37 @@ char *model_user_views_text(const struct model *m)
 		 * quotes inside it (balanced, or the file would not have
 		 * parsed) is written as it was read, which reads back the same. */
 		if (strchr(v->title, '"'))
-			cat(&s, "\nview %s\n\ttitle %s\n", v->name, v->title);
+			xappendf(&s, "\nview %s\n\ttitle %s\n", v->name, v->title);
 		else
-			cat(&s, "\nview %s\n\ttitle \"%s\"\n", v->name, v->title);
+			xappendf(&s, "\nview %s\n\ttitle \"%s\"\n", v->name, v->title);
 		if (v->key)
-			cat(&s, "\tkey %d\n", v->key);
+			xappendf(&s, "\tkey %d\n", v->key);
 		if (v->nbar > 0) {
-			cat(&s, "\tbar");
+			xappendf(&s, "\tbar");
 			for (int j = 0; j < v->nbar; j++)
-				cat(&s, " %s", m->metrics[v->bar[j]].name);
-			cat(&s, "\n");
+				xappendf(&s, " %s", m->metrics[v->bar[j]].name);
+			xappendf(&s, "\n");
 		}
 		for (int j = 0; j < v->ncols; j++) {
 			const struct view_col *c = &v->cols[j];
 			char num[40];
-			cat(&s, "\tcolumn %s", m->metrics[c->metric].name);
+			xappendf(&s, "\tcolumn %s", m->metrics[c->metric].name);
 			/* A format with a space, quote or '#' would not read back as one word. */
 			if (c->fmt && !strpbrk(c->fmt, " \t\"#"))
-				cat(&s, " fmt=%s", c->fmt);
+				xappendf(&s, " fmt=%s", c->fmt);
 			if (c->width > 0)
-				cat(&s, " width=%d", c->width);
+				xappendf(&s, " width=%d", c->width);
 			if (isfinite(c->warn)) {
 				put_number(num, sizeof(num), c->warn);
-				cat(&s, " warn=%s", num);
+				xappendf(&s, " warn=%s", num);
 			}
 			if (isfinite(c->crit)) {
 				put_number(num, sizeof(num), c->crit);
-				cat(&s, " crit=%s", num);
+				xappendf(&s, " crit=%s", num);
 			}
 			if (c->low_is_bad)
-				cat(&s, " low_is_bad");
-			cat(&s, "\n");
+				xappendf(&s, " low_is_bad");
+			xappendf(&s, "\n");
 		}
 	}
 	return s;

@@ -151,10 +151,7 @@ static void load_user_views(struct run *r)
 			free(msg);
 		}
 	} else if (w) {
-		char *all = xasprintf("%s%s%s", r->settings_warnings ? r->settings_warnings : "",
-				      r->settings_warnings ? "\n" : "", w);
-		free(r->settings_warnings);
-		r->settings_warnings = all;
+		text_add_line(&r->settings_warnings, w);
 	}
 	free(w);
 }

@@ -63,9 +63,9 @@ static void warn(char **w, const char *path, int line, const char *fmt, ...)
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	text_sanitize_inplace(msg);
-	char *all = xasprintf("%s%s%s:%d: %s", *w ? *w : "", *w ? "\n" : "", path, line, msg);
-	free(*w);
-	*w = all;
+	char *l = xasprintf("%s:%d: %s", path, line, msg);
+	text_add_line(w, l);
+	free(l);
 	free(msg);
 }
 
@@ -299,26 +299,23 @@ int settings_save(const char *path, const struct settings *s, char **cause)
 {
 	if (!path)
 		return set_cause(cause, "no place for the settings: neither XDG_CONFIG_HOME nor HOME is set");
-	char *text = xasprintf("# pmctop settings, written by the setup screen (F2); docs/settings.md.\n"
-			       "# The command line wins over these; pmctop --no-config ignores the file.\n");
-	char *more = NULL;
-#define ADD(...) do { more = xasprintf(__VA_ARGS__); char *t = xasprintf("%s%s", text, more); \
-	free(text); free(more); text = t; } while (0)
+	char *text = NULL;
+	xappendf(&text, "# pmctop settings, written by the setup screen (F2); docs/settings.md.\n"
+			"# The command line wins over these; pmctop --no-config ignores the file.\n");
 	if (s->has_delay)
-		ADD("delay %g\n", s->delay_s);
+		xappendf(&text, "delay %g\n", s->delay_s);
 	if (s->has_view && s->view)
-		ADD("view %s\n", s->view);
+		xappendf(&text, "view %s\n", s->view);
 	if (s->has_colors)
-		ADD("colors %s\n", settings_colors_name(s->colors));
+		xappendf(&text, "colors %s\n", settings_colors_name(s->colors));
 	if (s->has_rows && s->rows >= 0 && s->rows < (int)ARRAY_SIZE(rows_names))
-		ADD("rows %s\n", rows_names[s->rows]);
+		xappendf(&text, "rows %s\n", rows_names[s->rows]);
 	if (s->has_ccx)
-		ADD("ccx_panels %s\n", s->show_ccx ? "yes" : "no");
+		xappendf(&text, "ccx_panels %s\n", s->show_ccx ? "yes" : "no");
 	if (s->has_errors)
-		ADD("uncertainty %s\n", s->show_errors ? "yes" : "no");
+		xappendf(&text, "uncertainty %s\n", s->show_errors ? "yes" : "no");
 	if (s->has_sort && s->sort)
-		ADD("sort %s%s\n", s->sort, s->sort_reverse ? " reverse" : "");
-#undef ADD
+		xappendf(&text, "sort %s%s\n", s->sort, s->sort_reverse ? " reverse" : "");
 	int rc = config_write_atomic(path, text, cause);
 	free(text);
 	return rc;

@@ -79,6 +79,23 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
+void xappendf(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *more = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *all = xasprintf("%s%s", *s ? *s : "", more);
+	free(more);
+	free(*s);
+	*s = all;
+}
+
+void text_add_line(char **s, const char *line)
+{
+	xappendf(s, "%s%s", *s ? "\n" : "", line);
+}
+
 int set_cause(char **cause, const char *fmt, ...)
 {
 	if (cause) {

@@ -21,6 +21,11 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap);
+/* Appends printf output to *s (from malloc, or NULL for an empty string). */
+void xappendf(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends line to *s, after a newline when *s holds text already: how
+ * loaders collect their warnings, one line each. */
+void text_add_line(char **s, const char *line);
 
 /* Sets *cause (if cause is not NULL) to a newly allocated message; returns -1
  * so that callers can write `return set_cause(cause, "...")`. */
