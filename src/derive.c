@@ -400,10 +400,14 @@ static void mark_partial(const struct derive_input *in, const struct row_maps *r
 }
 
 /* Per planned metric, what the metric loop needs that does not change
- * while the plan stands: its window set, its formula compiled for every
- * scope it applies at, each variable's index among the set's events. */
-static void build_metrics(struct derive_cache *dc, const struct model *m, const struct sched_plan *plan)
+ * while the plan stands: its window set (one whose events share a group),
+ * its formula compiled for every scope it applies at, each variable's
+ * index among the set's events, whether it is a count (published per
+ * second). */
+static void build_metrics(struct derive_cache *dc, const struct derive_input *in, const struct gsum *gs)
 {
+	const struct model *m = in->model;
+	const struct sched_plan *plan = in->plan;
 	dc->dm = xcalloc((size_t)plan->nmetrics + 1, sizeof(*dc->dm));
 	dc->fspace = 1;
 	for (int i = 0; i < plan->nmetrics; i++) {
@@ -412,8 +416,9 @@ static void build_metrics(struct derive_cache *dc, const struct model *m, const 
 		struct derive_metric *d = &dc->dm[dc->ndm++];
 		d->mi = mi;
 		d->scope = md->expr ? (int)md->scope : SNAP_NSCOPES;
-		d->set = dc->met_set[mi];
-		d->count = dc->count_metric[mi];
+		d->set = md->nevents > 0 && one_pmu(m, md) ?
+			wset_find_or_add(dc->wl, in, gs, m->events[md->events[0]].pmu, md->events, md->nevents) : -1;
+		d->count = format_unit_is_count(md->unit);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			d->partial_ok[sc] = partial_ok(m, md, sc);
 		for (int sc = d->scope; sc < SNAP_NSCOPES; sc++) {
@@ -554,23 +559,11 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		derive_cache_done(dc);
 		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
 		dc->wl = xcalloc(1, sizeof(*dc->wl));
+		build_metrics(dc, in, gs);
 		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
-		dc->met_set = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
-		dc->count_metric = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
-		for (int i = 0; i < m->nmetrics; i++) {
-			dc->met_set[i] = -1;
-			dc->count_metric[i] = format_unit_is_count(m->metrics[i].unit);
-		}
-		for (int i = 0; i < plan->nmetrics; i++) {
-			const struct metric_def *md = &m->metrics[plan->metrics[i]];
-			if (md->nevents > 0 && one_pmu(m, md))
-				dc->met_set[plan->metrics[i]] = wset_find_or_add(dc->wl, in, gs,
-					m->events[md->events[0]].pmu, md->events, md->nevents);
-		}
 		for (int e = 0; e < m->nevents; e++)
 			dc->ev_set[e] = snap->event_planned[e] ?
 				wset_find_or_add(dc->wl, in, gs, m->events[e].pmu, &e, 1) : -1;
-		build_metrics(dc, m, plan);
 	}
 	struct wset_list wl = *dc->wl;
 	const int *ev_set = dc->ev_set;
@@ -580,9 +573,11 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		for (int j = 0; j < wl.v[k].ng; j++)
 			wl.v[k].ns += gs[wl.v[k].g[j]].nb ? gs[wl.v[k].g[j]].nb : 1;
 	}
+	/* Scratch: a set's values (the tree-walk fallback), then a weight
+	 * and a linearised value per sample. */
 	size_t nscratch = 1;
 	for (int k = 0; k < wl.n; k++) {
-		size_t need = (size_t)wl.v[k].nev * (3 + (size_t)wl.v[k].ns) + 2 * (size_t)wl.v[k].ns;
+		size_t need = (size_t)wl.v[k].nev + 2 * (size_t)wl.v[k].ns;
 		if (need > nscratch)
 			nscratch = need;
 	}
@@ -719,8 +714,6 @@ void derive_cache_done(struct derive_cache *c)
 		free(c->wl);
 	}
 	free(c->ev_set);
-	free(c->met_set);
-	free(c->count_metric);
 	for (int i = 0; i < c->ndm; i++)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			formula_free(c->dm[i].prog[sc]);

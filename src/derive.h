@@ -61,8 +61,7 @@ struct derive_metric {
 struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
 	struct wset_list *wl;
-	int *ev_set, *met_set;
-	bool *count_metric;          /* [nmetrics] published per second */
+	int *ev_set;                 /* [nevents]: each planned event's window set, or -1 */
 	int ndm;
 	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
 	int fspace;                  /* doubles the largest program needs (variables and work) */

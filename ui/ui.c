@@ -985,9 +985,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	u.nav.show_ccx = true;
 	if (!u.replay)
 		u.nav.delay_s = c->interval_s > 0 ? c->interval_s : 1;
-	u.nviews = u.m->nviews;
-	u.views = xcalloc((size_t)u.nviews + 2, sizeof(*u.views));
-	memcpy(u.views, u.m->views, sizeof(*u.views) * (size_t)u.m->nviews);
+	ui_views_reload(&u, NULL);
 	if (c->view) {
 		int v = model_find_view(u.m, c->view);
 		if (v < 0 && add_group_view(&u, c->view))

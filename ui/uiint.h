@@ -89,8 +89,9 @@ struct ui {
 
 /* ui.c */
 void ui_build_columns(struct ui *u);
-/* The views again from the model (after the view editor changed them),
- * showing view name, or the first if it is gone. */
+/* The views from the model (at start, and after the view editor changed
+ * them), then the -g group's view if there is one; shows view name, or
+ * the first if it is gone. */
 void ui_views_reload(struct ui *u, const char *name);
 void ui_build_rows(struct ui *u);
 /* Whether the row filter ('/') and -C keep CPU cpu. */
