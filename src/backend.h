@@ -7,6 +7,7 @@
 #define PMCTOP_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "evdef.h"
 #include "topo.h"
@@ -30,6 +31,20 @@ struct bk_instance {
 	enum scope scope;
 	int scope_id;        /* CPU number, CCX index or socket index it covers */
 };
+
+/* Per-task sampling (tasks.c): events counted on one CPU, each of which
+ * hands over a sample, naming the task that was running, every `period`
+ * occurrences; the kernel chooses the period so that samples come about
+ * freq times a second. A sample stands for `period` occurrences in that
+ * task: the estimate behind every per-task figure. */
+struct bk_sampler;
+struct bk_task_sample {
+	int32_t pid;          /* process (thread group) id; 0: the idle task */
+	int event;            /* position in the events given to sample_open */
+	uint64_t period;      /* occurrences each sample stands for */
+	uint32_t n;           /* samples of that period (the simulator batches them; perf: 1) */
+};
+typedef void (*bk_sample_fn)(void *arg, int cpu, const struct bk_task_sample *ts);
 
 struct pmu_backend_ops {
 	const char *name;    /* "perf" or "sim" */
@@ -57,6 +72,24 @@ struct pmu_backend_ops {
 	 * a negative errno (-ENODEV when the CPU went offline, -EINTR). */
 	int (*read)(struct backend *b, struct bk_group *g, struct bk_count *out);
 	void (*close)(struct backend *b, struct bk_group *g);
+	/* Opens events[0..n-1] on cpu for per-task sampling, each sampled
+	 * about freq times a second, counting at once; hardware events are
+	 * pinned (they hold a counter the whole time or report an error).
+	 * Returns 0 or a negative errno with *cause. NULL: not supported. */
+	int (*sample_open)(struct backend *b, int cpu, const int *events, int n, int freq,
+			   struct bk_sampler **out, char **cause);
+	/* Hands fn every sample delivered since the previous drain. Returns
+	 * the samples the kernel had to drop since then (a full buffer), or a
+	 * negative errno (-ENODEV: the CPU went offline). */
+	long (*sample_drain)(struct backend *b, struct bk_sampler *s, bk_sample_fn fn, void *arg);
+	/* Each event's count and times since open, as read() gives them
+	 * (time_running < time_enabled: the event could not be counted all
+	 * the time). */
+	int (*sample_read)(struct backend *b, struct bk_sampler *s, struct bk_count *out);
+	void (*sample_close)(struct backend *b, struct bk_sampler *s);
+	/* The name (sanitised by the caller) and cgroup path of process pid.
+	 * Returns 0, or -ESRCH when there is no such process (any more). */
+	int (*task_info)(struct backend *b, int pid, char *comm, size_t cap, char **cgroup);
 	/* Advances simulated time (sim only; NULL for perf, which uses real time). */
 	void (*advance)(struct backend *b, uint64_t ns);
 	/* Current time in ns on the backend's clock. */
@@ -100,6 +133,12 @@ double sim_truth_event(struct backend *b, int cpu, int event, const double *dq, 
  * open. */
 int sim_truth_group(struct backend *b, const struct bk_instance *inst, const int *events, int n,
 		    double *out, double *running_ns);
+/* What process pid really did since time 0 in model event `event`
+ * (unrounded), on every CPU sampling that event: the truth per-task
+ * figures are judged against. 0 for a pid never seen. */
+double sim_truth_task(struct backend *b, int pid, int event);
+/* The pids sim_truth_task knows, at most max; returns how many. */
+int sim_truth_pids(struct backend *b, int *pids, int max);
 /* Parses "zen5:2x12x8x2" style specs: a model's name or alias (from the
  * models' own definitions) and the topology shape, which defaults to the
  * model's "shape" line; ",KEY=VALUE" options may follow (the backend's

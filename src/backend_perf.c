@@ -16,6 +16,7 @@
 #include "config.h"
 #include "backend.h"
 #include "encode.h"
+#include "perf_sample.h"
 #include "procstat.h"
 #include "util.h"
 
@@ -44,6 +45,10 @@ struct backend {
 	uint64_t *stat_busy, *stat_total;   /* ns; PROCSTAT_NONE: no line for that CPU */
 	uint64_t stat_at;      /* monotonic ns of the parse; 0: none yet */
 	int stat_err;          /* 0, or -EIO when the file could not be read or parsed */
+	/* Per-task sampling: samplers open, and the most general counters
+	 * one holds on a CPU, per PMU (taken from what the groups get). */
+	int nsamplers;
+	int *pinned;           /* [npmus] */
 };
 
 /* How long one parse of /proc/stat is reused: far below any interval (10 ms
@@ -98,6 +103,7 @@ static void perf_destroy(struct backend *b)
 	free(b->proc_root);
 	free(b->stat_busy);
 	free(b->stat_total);
+	free(b->pinned);
 	free(b);
 }
 
@@ -259,6 +265,8 @@ static int perf_free_counters(struct backend *b, int pmu)
 			n -= pd->nmi_reserved;
 		free(path);
 	}
+	if (b->pinned)
+		n -= b->pinned[pmu];
 	return n < 0 ? 0 : n;
 }
 
@@ -522,6 +530,52 @@ static void perf_close(struct backend *b, struct bk_group *g)
 	group_free(g);
 }
 
+/* ---- per-task sampling (perf_sample.c) ---- */
+
+static int perf_sample_open(struct backend *b, int cpu, const int *events, int n, int freq,
+			    struct bk_sampler **out, char **cause)
+{
+	int err = 0;
+	*out = perf_sampler_open(b->m, b->sysfs_root, cpu, events, n, freq, &err, cause);
+	if (!*out)
+		return err;
+	if (!b->pinned)
+		b->pinned = xcalloc((size_t)b->m->npmus + 1, sizeof(int));
+	for (int p = 0; p < b->m->npmus; p++) {
+		int k = perf_sampler_counters(*out, b->m, p);
+		if (k > b->pinned[p])
+			b->pinned[p] = k;
+	}
+	b->nsamplers++;
+	return 0;
+}
+
+static long perf_sample_drain(struct backend *b, struct bk_sampler *s, bk_sample_fn fn, void *arg)
+{
+	(void)b;
+	return perf_sampler_drain(s, fn, arg);
+}
+
+static int perf_sample_read(struct backend *b, struct bk_sampler *s, struct bk_count *out)
+{
+	(void)b;
+	return perf_sampler_read(s, out);
+}
+
+static void perf_sample_close(struct backend *b, struct bk_sampler *s)
+{
+	perf_sampler_close(s);
+	if (--b->nsamplers <= 0 && b->pinned) {
+		b->nsamplers = 0;
+		memset(b->pinned, 0, sizeof(int) * (size_t)b->m->npmus);
+	}
+}
+
+static int perf_task_info(struct backend *b, int pid, char *comm, size_t cap, char **cgroup)
+{
+	return proc_task_info(b->proc_root, pid, comm, cap, cgroup);
+}
+
 static uint64_t perf_now(struct backend *b)
 {
 	(void)b;
@@ -541,6 +595,11 @@ const struct pmu_backend_ops backend_perf = {
 	.disable = perf_disable,
 	.read = perf_read,
 	.close = perf_close,
+	.sample_open = perf_sample_open,
+	.sample_drain = perf_sample_drain,
+	.sample_read = perf_sample_read,
+	.sample_close = perf_sample_close,
+	.task_info = perf_task_info,
 	.advance = NULL,
 	.now = perf_now,
 };

@@ -83,6 +83,8 @@
 #include <string.h>
 
 #include "expr.h"
+#include "sim_sampling.h"
+#include "sim_tasks.h"
 #include "sim_workload.h"
 #include "util.h"
 
@@ -104,6 +106,7 @@ struct sim_cpu {
 	double q[WQ_COUNT];   /* quantities since time 0 */
 	double *rates;        /* constant rates per model event, or NULL */
 	uint64_t reads, opens;
+	struct simsmp *smp;   /* per-task sampling open on this CPU, or NULL */
 };
 
 /* The counters of one PMU instance, shared by the groups opened on it. */
@@ -167,6 +170,12 @@ struct backend {
 	int nfaults;
 	struct { struct sim_fault f; int seen; } faults[SIM_MAX_FAULTS];
 	struct bk_group *open_groups;
+	/* Per-task sampling: the task mix (made at the first sample_open),
+	 * the truth per task, and the general counters the sampled events
+	 * of each PMU hold on every CPU that samples. */
+	struct sim_tasks *tasks;
+	struct simtruth *truth;
+	int *pinned;                  /* [npmus] */
 };
 
 /* ---- argument and set-up ---- */
@@ -394,7 +403,13 @@ static void sim_destroy(struct backend *b)
 	if (b->cpus)
 		for (int i = 0; i < b->ncpu_map; i++)
 			free(b->cpus[i].rates);
+	if (b->cpus)
+		for (int i = 0; i < b->ncpu_map; i++)
+			simsmp_free(b->cpus[i].smp);
 	free(b->cpus);
+	simt_free(b->tasks);
+	simtruth_free(b->truth);
+	free(b->pinned);
 	if (b->slots)
 		for (int p = 0; p < b->m->npmus; p++) {
 			for (int k = 0; k < b->nslots[p]; k++) {
@@ -533,8 +548,9 @@ static bool unlimited(const struct pmu_def *pd)
 	return pd->kind == PMU_SOFTWARE || pd->kind == PMU_PROC;
 }
 
-/* General and fixed counters left free by the NMI watchdog. */
-static void free_of(const struct backend *b, int pmu, int *general, int *fixed)
+/* General and fixed counters left free by the NMI watchdog and, unless
+ * ignore_pinned (a CPU that does not sample yet), by the sampled events. */
+static void free_on(const struct backend *b, int pmu, bool ignore_pinned, int *general, int *fixed)
 {
 	const struct pmu_def *pd = &b->m->pmus[pmu];
 	*general = pd->counters;
@@ -545,6 +561,8 @@ static void free_of(const struct backend *b, int pmu, int *general, int *fixed)
 		else
 			*general -= pd->nmi_reserved;
 	}
+	if (b->pinned && !ignore_pinned)
+		*general -= b->pinned[pmu];
 	if (*general < 0)
 		*general = 0;
 	if (*fixed < 0)
@@ -562,7 +580,7 @@ static int sim_free_counters(struct backend *b, int pmu)
 	if (pmu < 0 || pmu >= b->m->npmus)
 		return 0;
 	int g, f;
-	free_of(b, pmu, &g, &f);
+	free_on(b, pmu, false, &g, &f);
 	return g;
 }
 
@@ -657,7 +675,7 @@ static bool schedule_rotation(struct backend *b, struct sim_slot *s, int r)
 {
 	const struct pmu_def *pd = &b->m->pmus[s->pmu];
 	int n = s->ngroups, g, f;
-	free_of(b, s->pmu, &g, &f);
+	free_on(b, s->pmu, false, &g, &f);
 	bool all = true;
 	for (int j = 0; j < n; j++) {
 		int i = (r + j) % n;
@@ -698,6 +716,28 @@ static void place(struct backend *b, struct sim_slot *s)
 	}
 }
 
+static double event_value(const struct backend *b, const struct sim_cpu *c, int e, const double *q,
+			  double running_ns);
+
+/* One segment's piece of a CPU's time: its task did what the segment's
+ * rates say, and the CPU's sampled events count it. */
+struct span_ctx { struct backend *b; struct sim_cpu *c; };
+
+static void sample_span(void *arg, const struct wl_cpu *w, uint64_t start, uint64_t len)
+{
+	struct span_ctx *sc = arg;
+	struct backend *b = sc->b;
+	double dq[WQ_COUNT];
+	for (int q = 0; q < WQ_COUNT; q++)
+		dq[q] = w->seg[q] * (double)len;
+	int n = simsmp_nevents(sc->c->smp);
+	const int *ev = simsmp_events(sc->c->smp);
+	double *counts = simsmp_scratch(sc->c->smp);
+	for (int i = 0; i < n; i++)
+		counts[i] = event_value(b, sc->c, ev[i], dq, (double)len);
+	simsmp_span(sc->c->smp, simt_pick(b->tasks, w, start), counts, len, start + len, b->truth);
+}
+
 static void sim_advance(struct backend *b, uint64_t ns)
 {
 	if (ns == 0)
@@ -710,7 +750,12 @@ static void sim_advance(struct backend *b, uint64_t ns)
 		double d[WQ_COUNT] = { 0 };
 		/* Offline CPUs keep their place in the phase sequence but count
 		 * nothing, so that a CPU's phases do not depend on hotplug. */
-		wl_cpu_advance(&c->wl, &b->wp, b->now, ns, d);
+		if (c->smp && cpu_usable(b, cpu)) {
+			struct span_ctx sc = { b, c };
+			wl_cpu_advance_spans(&c->wl, &b->wp, b->now, ns, d, sample_span, &sc);
+		} else {
+			wl_cpu_advance(&c->wl, &b->wp, b->now, ns, d);
+		}
 		if (!cpu_usable(b, cpu))
 			continue;
 		for (int q = 0; q < WQ_COUNT; q++) {
@@ -1152,6 +1197,114 @@ void sim_set_constant_rates(struct backend *b, int cpu, const double *rates)
 	memcpy(c->rates, rates, sizeof(double) * (size_t)b->m->nevents);
 }
 
+/* ---- per-task sampling ---- */
+
+/* General counters a sampled event holds (none for software events). */
+static int sample_counters(const struct backend *b, int e)
+{
+	const struct pmu_def *pd = &b->m->pmus[b->m->events[e].pmu];
+	if (unlimited(pd))
+		return 0;
+	return b->m->events[e].flags & EVF_MERGE ? 2 : 1;
+}
+
+static int sim_sample_open(struct backend *b, int cpu, const int *events, int n, int freq,
+			   struct bk_sampler **out, char **cause)
+{
+	*out = NULL;
+	if (!cpu_usable(b, cpu)) {
+		set_cause(cause, "CPU %d is offline", cpu);
+		return -ENODEV;
+	}
+	struct sim_cpu *c = &b->cpus[cpu];
+	if (c->smp) {
+		set_cause(cause, "CPU %d already samples", cpu);
+		return -EBUSY;
+	}
+	int *need = xcalloc((size_t)b->m->npmus, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		const struct event_def *ev = &b->m->events[events[i]];
+		if (absent_why(b, ev->pmu) || (ev->requires && !b->features)) {
+			set_cause(cause, "cannot sample %s on CPU %d: no such event here", ev->name, cpu);
+			free(need);
+			return -ENOENT;
+		}
+		need[ev->pmu] += sample_counters(b, events[i]);
+	}
+	for (int p = 0; p < b->m->npmus; p++) {
+		int g, f;
+		free_on(b, p, true, &g, &f);
+		if (need[p] > g) {
+			set_cause(cause, "cannot sample on CPU %d: %d counters of %s needed, %d free", cpu, need[p],
+				  b->m->pmus[p].name, g);
+			free(need);
+			return -EBUSY;
+		}
+	}
+	if (!b->tasks) {
+		b->tasks = simt_new(b->wp.seed, b->ncpu_map);
+		b->truth = simtruth_new();
+		b->pinned = xcalloc((size_t)b->m->npmus, sizeof(int));
+	}
+	for (int p = 0; p < b->m->npmus; p++)
+		if (need[p] > b->pinned[p])
+			b->pinned[p] = need[p];
+	free(need);
+	c->smp = simsmp_new(cpu, events, n, freq, b->now);
+	*out = (struct bk_sampler *)c;
+	return 0;
+}
+
+static long sim_sample_drain(struct backend *b, struct bk_sampler *s, bk_sample_fn fn, void *arg)
+{
+	struct sim_cpu *c = (struct sim_cpu *)s;
+	long lost = simsmp_drain(c->smp, fn, arg);
+	if (!cpu_usable(b, c->cpu))
+		return -ENODEV;
+	return lost;
+}
+
+static int sim_sample_read(struct backend *b, struct bk_sampler *s, struct bk_count *out)
+{
+	struct sim_cpu *c = (struct sim_cpu *)s;
+	if (!cpu_usable(b, c->cpu))
+		return -ENODEV;
+	simsmp_read(c->smp, b->now, out);
+	return 0;
+}
+
+static void sim_sample_close(struct backend *b, struct bk_sampler *s)
+{
+	struct sim_cpu *c = (struct sim_cpu *)s;
+	simsmp_free(c->smp);
+	c->smp = NULL;
+	bool any = false;
+	for (int i = 0; i < b->ncpu_map; i++)
+		any |= b->cpus[i].smp != NULL;
+	if (!any && b->pinned)
+		memset(b->pinned, 0, sizeof(int) * (size_t)b->m->npmus);
+}
+
+static int sim_task_info(struct backend *b, int pid, char *comm, size_t cap, char **cgroup)
+{
+	const char *name, *cg;
+	if (!b->tasks || simt_info(b->tasks, pid, &name, &cg) < 0)
+		return -ESRCH;
+	snprintf(comm, cap, "%s", name);
+	*cgroup = xstrdup(cg);
+	return 0;
+}
+
+double sim_truth_task(struct backend *b, int pid, int event)
+{
+	return b ? simtruth_get(b->truth, pid, event) : 0;
+}
+
+int sim_truth_pids(struct backend *b, int *pids, int max)
+{
+	return b ? simtruth_pids(b->truth, pids, max) : 0;
+}
+
 const struct pmu_backend_ops backend_sim = {
 	.name = "sim",
 	.simulated = true,
@@ -1165,6 +1318,11 @@ const struct pmu_backend_ops backend_sim = {
 	.disable = sim_disable,
 	.read = sim_read,
 	.close = sim_close,
+	.sample_open = sim_sample_open,
+	.sample_drain = sim_sample_drain,
+	.sample_read = sim_sample_read,
+	.sample_close = sim_sample_close,
+	.task_info = sim_task_info,
 	.advance = sim_advance,
 	.now = sim_now,
 };

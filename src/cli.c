@@ -16,6 +16,7 @@ enum {
 	OPT_FORMAT = 256, OPT_MODEL, OPT_SIM, OPT_ROTATE, OPT_LIST_MODELS,
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
 	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_NO_CONFIG, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
+	OPT_TASK_HZ, OPT_TOP,
 };
 
 static const struct option long_options[] = {
@@ -47,6 +48,8 @@ static const struct option long_options[] = {
 	{ "no-tui", no_argument, NULL, OPT_DAEMON },
 	{ "export-scope", required_argument, NULL, OPT_EXPORT_SCOPE },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "task-hz", required_argument, NULL, OPT_TASK_HZ },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -69,6 +72,10 @@ void cli_usage(FILE *out)
 	      "  -C, --cpu LIST          only these CPUs, e.g. 0-7,16\n"
 	      "  -g, --group NAME        view or metric group to show (see --list-views)\n"
 	      "  -e, --event NAME        add an event as a column (repeatable)\n"
+	      "      --task-hz N         per-task sampling (-g tasks): samples a second of\n"
+	      "                          each event on each CPU (default 1000)\n"
+	      "      --top N             -b: rows of processes and of cgroups per interval\n"
+	      "                          with -g tasks (default 20; 0: all)\n"
 	      "      --model NAME        use this CPU model instead of the detected one\n"
 	      "      --sim MODEL[:SxCxNxT]  simulated PMU: sockets x CCX per socket x\n"
 	      "                          cores per CCX x threads per core (e.g. zen5:2x12x8x2)\n"
@@ -103,6 +110,7 @@ void options_init(struct options *o)
 	o->rotate_ms = CLI_DEFAULT_ROTATE_MS;
 	o->format = OUT_TABLE;
 	o->export_scope = CLI_DEFAULT_EXPORT_SCOPE;
+	o->top = CLI_DEFAULT_TOP;
 }
 
 void options_done(struct options *o)
@@ -122,6 +130,18 @@ void options_done(struct options *o)
 	free(o->listen);
 	free(o->user);
 	memset(o, 0, sizeof(*o));
+}
+
+/* A whole decimal number from lo to hi; -1 if not. */
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
 }
 
 static int parse_double(const char *s, double *out)
@@ -229,6 +249,14 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 	case OPT_EXPORT_SCOPE:
 		if ((o->export_scope = export_scope_parse(arg)) < 0)
 			return set_cause(cause, "--export-scope expects cpu, core, ccx or socket, not '%s'", arg);
+		return 0;
+	case OPT_TASK_HZ:
+		if (parse_int(arg, 1, 100000, &o->task_hz) < 0)
+			return set_cause(cause, "--task-hz expects samples a second from 1 to 100000, not '%s'", arg);
+		return 0;
+	case OPT_TOP:
+		if (parse_int(arg, 0, 1000000, &o->top) < 0)
+			return set_cause(cause, "--top expects a number of rows from 0 (all) to 1000000, not '%s'", arg);
 		return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;

@@ -34,6 +34,8 @@ struct options {
 	bool daemon;             /* --daemon: no screen, no output, only --listen */
 	int export_scope;        /* --export-scope: enum snap_scope, CLI_DEFAULT_EXPORT_SCOPE */
 	char *user;              /* --user NAME: become NAME once counters, socket and files are open */
+	int task_hz;             /* --task-hz: samples a second per event per CPU for a tasks view */
+	int top;                 /* --top: task and cgroup rows per interval in batch output; 0: all */
 	bool help, version;
 };
 
@@ -42,6 +44,9 @@ struct options {
 /* Per-CCX rows: a 384-CPU host gives about 1,400 series, which hundreds of
  * hosts can share a Prometheus with (docs/exporter.md counts every scope). */
 #define CLI_DEFAULT_EXPORT_SCOPE SNAP_CCX
+
+/* Rows of processes (and of cgroups) per interval in batch output. */
+#define CLI_DEFAULT_TOP 20
 
 void options_init(struct options *o);
 void options_done(struct options *o);

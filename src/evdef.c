@@ -63,6 +63,27 @@ void view_def_clear(struct view_def *v)
 	*v = (struct view_def){ 0 };
 }
 
+bool metric_per_task(const struct model *m, int mi, char **why)
+{
+	const struct metric_def *md = &m->metrics[mi];
+	if (md->scope != SCOPE_THREAD) {
+		if (why)
+			*why = xasprintf("metric '%s' is computed per %s, not per CPU", md->name, scope_name(md->scope));
+		return false;
+	}
+	for (int i = 0; i < md->nevents; i++) {
+		const struct event_def *ev = &m->events[md->events[i]];
+		enum pmu_kind k = m->pmus[ev->pmu].kind;
+		if (k != PMU_CORE && k != PMU_SOFTWARE) {
+			if (why)
+				*why = xasprintf("metric '%s' uses event '%s' of PMU '%s', which cannot be split by task",
+						 md->name, ev->name, m->pmus[ev->pmu].name);
+			return false;
+		}
+	}
+	return true;
+}
+
 void model_free(struct model *m)
 {
 	if (!m)

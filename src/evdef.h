@@ -124,6 +124,7 @@ struct view_def {
 	int *bar;             /* metrics of a stacked bar (topdown), may be 0 */
 	char *file; int line;
 	bool user;            /* from the user's views file (evdef_user.c), not the model */
+	bool tasks;           /* `rows tasks`: a row per process (tasks.c), not per CPU */
 };
 /* Frees what v holds and zeroes it. */
 void view_def_clear(struct view_def *v);
@@ -181,6 +182,11 @@ int model_find_pmu(const struct model *m, const char *name);
 int model_find_event(const struct model *m, const char *name);
 int model_find_metric(const struct model *m, const char *name);
 int model_find_view(const struct model *m, const char *name);
+/* Whether metric mi can be attributed to a task by sampling: it is
+ * computed per CPU and all its events are core or software events (an
+ * L3, memory controller or /proc/stat figure cannot be split by task).
+ * If not, and why is not NULL, says which event stands in the way. */
+bool metric_per_task(const struct model *m, int mi, char **why);
 /* True if the metric belongs to metric group g (or is named g). */
 bool metric_in_group(const struct metric_def *md, const char *g);
 

@@ -44,7 +44,7 @@ static const struct key_spec metric_keys[] = {
 	{ "formula", false }, { "desc", false }, { "note", false }, { NULL, false },
 };
 static const struct key_spec view_keys[] = {
-	{ "title", false }, { "key", false }, { "bar", false }, { "column", true }, { NULL, false },
+	{ "title", false }, { "key", false }, { "bar", false }, { "column", true }, { "rows", false }, { NULL, false },
 };
 
 static const struct key_spec *const stanza_keys[] = {
@@ -812,6 +812,12 @@ static int view_build_body(struct builder *b, const struct def_stanza *st, struc
 		if (m->views[i].key == v->key)
 			return AT_VALUE(b, st, attr_get(st, "key"), "key %d is already used by view '%s'", v->key,
 					m->views[i].name);
+	if ((a = attr_get(st, "rows"))) {
+		if (!strcmp(a->value, "tasks"))
+			v->tasks = true;
+		else if (strcmp(a->value, "cpus"))
+			return AT_VALUE(b, st, a, "expected rows cpus or rows tasks but found '%s'", a->value);
+	}
 	if ((a = attr_get(st, "bar"))) {
 		const char *q = a->value;
 		char *w;
@@ -840,6 +846,12 @@ static int view_build_body(struct builder *b, const struct def_stanza *st, struc
 			return -1;
 		}
 		free(w);
+		char *why = NULL;
+		if (v->tasks && !metric_per_task(m, k, &why)) {
+			evdef_at(b, st->file, a->line, a->value_col, "in a view of rows tasks: %s", why);
+			free(why);
+			return -1;
+		}
 		v->cols = xrealloc(v->cols, (size_t)(v->ncols + 1) * sizeof(*v->cols));
 		struct view_col *c = &v->cols[v->ncols++];
 		*c = (struct view_col){ .metric = k, .warn = NAN, .crit = NAN };
@@ -854,9 +866,9 @@ static int view_build_body(struct builder *b, const struct def_stanza *st, struc
 			if (!strcmp(w, "low_is_bad") && !val) {
 				c->low_is_bad = true;
 			} else if (!strcmp(w, "fmt") && val) {
-				if (strcmp(val, "pct") && !format_is_double_fmt(val))
+				if (strcmp(val, "pct") && strcmp(val, "si") && !format_is_double_fmt(val))
 					rc = evdef_at(b, st->file, a->line, vcol,
-						"expected pct or a printf format for one number such as %%.2f but found '%s'", val);
+						"expected pct, si or a printf format for one number such as %%.2f but found '%s'", val);
 				else {
 					free(c->fmt);
 					c->fmt = xstrdup(val);

@@ -129,17 +129,24 @@ int model_put_view(struct model *m, int replace, const struct view_def *v, char 
 	for (int i = 0; i < v->ncols; i++) {
 		if (v->cols[i].metric < 0 || v->cols[i].metric >= m->nmetrics)
 			return set_cause(cause, "column %d names no metric of the model", i + 1);
+		char *why = NULL;
+		if (v->tasks && !metric_per_task(m, v->cols[i].metric, &why)) {
+			int rc = set_cause(cause, "column %d: %s", i + 1, why);
+			free(why);
+			return rc;
+		}
 		/* The format reaches printf: only what the loader would accept. */
 		const char *f = v->cols[i].fmt;
-		if (f && strcmp(f, "pct") && !format_is_double_fmt(f))
-			return set_cause(cause, "column %d: expected pct or a printf format for one number", i + 1);
+		if (f && strcmp(f, "pct") && strcmp(f, "si") && !format_is_double_fmt(f))
+			return set_cause(cause, "column %d: expected pct, si or a printf format for one number", i + 1);
 	}
 	for (int i = 0; i < v->nbar; i++)
 		if (v->bar[i] < 0 || v->bar[i] >= m->nmetrics)
 			return set_cause(cause, "the bar names no metric of the model");
 
 	struct view_def copy = { .name = xstrdup(v->name), .title = xstrdup(v->title && *v->title ? v->title : v->name),
-				 .key = v->key, .ncols = v->ncols, .nbar = v->nbar, .user = true };
+				 .key = v->key, .ncols = v->ncols, .nbar = v->nbar, .user = true,
+				 .tasks = v->tasks };
 	copy.cols = xcalloc((size_t)v->ncols, sizeof(*copy.cols));
 	for (int i = 0; i < v->ncols; i++) {
 		copy.cols[i] = v->cols[i];
@@ -204,6 +211,8 @@ char *model_user_views_text(const struct model *m)
 			xappendf(&s, "\nview %s\n\ttitle \"%s\"\n", v->name, v->title);
 		if (v->key)
 			xappendf(&s, "\tkey %d\n", v->key);
+		if (v->tasks)
+			xappendf(&s, "\trows tasks\n");
 		if (v->nbar > 0) {
 			xappendf(&s, "\tbar");
 			for (int j = 0; j < v->nbar; j++)

@@ -82,6 +82,8 @@ const char *format_value(char *buf, size_t len, double v, const char *fmt, const
 	 * again: the unit says what the number is. */
 	if (pct)
 		snprintf(num, sizeof(num), "%.1f", unit && strcmp(unit, "%") == 0 ? v : v * 100);
+	else if (fmt && !strcmp(fmt, "si"))
+		format_si(num, sizeof(num), v);
 	else if (format_is_double_fmt(fmt)) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

@@ -88,6 +88,8 @@ struct run {
 	int nmetrics; int *metrics;
 	const char **fmts;          /* [nmetrics]: the view's format of each, or NULL */
 	int nevents; int *events;
+	int ntm; int *tm;           /* metrics sampled per task: a tasks view's columns */
+	bool tasks_view;            /* -g names a tasks view: rows of processes in batch output */
 	struct export_hub *hub;     /* --listen: where intervals are published, or NULL */
 	struct recorder *rec;       /* -w, or NULL */
 	struct replay *rp;          /* -r: owns model and topo, or NULL */
@@ -253,6 +255,13 @@ static bool add_named(struct run *r, const char *name)
 	int v = model_find_view(m, name);
 	if (v >= 0) {
 		add_view_metrics(r, &m->views[v]);
+		if (m->views[v].tasks) {
+			r->tasks_view = true;
+			for (int i = 0; i < m->views[v].ncols; i++) {
+				r->tm = xrealloc(r->tm, sizeof(int) * (size_t)(r->ntm + 1));
+				r->tm[r->ntm++] = m->views[v].cols[i].metric;
+			}
+		}
 		return true;
 	}
 	bool found = false;
@@ -365,6 +374,7 @@ static struct output *new_output(struct run *r, FILE *f)
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
 		.show_ccx = r->topo->nccx > 1,
+		.tasks = r->tasks_view, .top = r->opt.top,
 	};
 	return output_new(f, &oo);
 }
@@ -700,6 +710,7 @@ static int run(struct run *r)
 		.cpu_filter = r->cpu_filter,
 		.nmetrics = r->nmetrics, .metrics = r->metrics,
 		.nevents = r->nevents, .events = r->events,
+		.ntask_metrics = r->ntm, .task_metrics = r->tm, .task_freq = r->opt.task_hz,
 		/* Batch: Ctrl-C ends the interval in progress, which is still
 		 * written, so a recording loses nothing and stops at once. */
 		.interrupt = r->opt.batch || r->opt.daemon ? &stop_requested : NULL,
@@ -824,6 +835,7 @@ int main(int argc, char **argv)
 	}
 	free(r.cpu_filter);
 	free(r.metrics);
+	free(r.tm);
 	free(r.fmts);
 	free(r.events);
 	export_hub_free(r.hub);

@@ -174,9 +174,9 @@ int output_write(struct output *o, const struct snapshot *s)
 {
 	int rc;
 	switch (o->o.format) {
-	case OUT_CSV: rc = output_csv_write(o, s); break;
+	case OUT_CSV: rc = o->o.tasks ? output_csv_tasks(o, s) : output_csv_write(o, s); break;
 	case OUT_JSON: rc = output_json_write(o, s); break;
-	default: rc = output_table_write(o, s); break;
+	default: rc = o->o.tasks ? output_table_tasks(o, s) : output_table_write(o, s); break;
 	}
 	o->written++;
 	/* Flushing per interval means a reader of a pipe or file sees each
@@ -184,6 +184,11 @@ int output_write(struct output *o, const struct snapshot *s)
 	if (fflush(o->f) != 0 || ferror(o->f))
 		return -(errno ? errno : EIO);
 	return rc;
+}
+
+int output_task_rows(const struct output *o, int n)
+{
+	return o->o.top > 0 && o->o.top < n ? o->o.top : n;
 }
 
 void output_free(struct output *o)

@@ -14,6 +14,9 @@ struct output_opts {
 	const char *const *fmts;        /* per column: the view's format, or NULL */
 	int nevcols; const int *evcols; /* extra events (-e), printed as rates per second */
 	bool show_ccx;                  /* table: CCX rows after the CPU rows */
+	bool tasks;                     /* a tasks view: the table and CSV have a row per
+	                                 * process and cgroup, not per CPU (JSON has both) */
+	int top;                        /* task and cgroup rows written per interval; 0: all */
 };
 
 /* Opens -o's FILE for writing. A new file is created with mode 0644 (less

@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "util.h"
+
 static const char *const scope_names[SNAP_NSCOPES] = { "cpu", "core", "ccx", "socket", "system" };
 
 static void print_num(FILE *f, double v)
@@ -63,6 +65,61 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 				print_num(o->f, r->metric_rse[o->cols[c]]);
 			for (int c = 0; c < o->o.nevcols; c++)
 				print_num(o->f, r->event_rse[o->evcols[c]]);
+			fputc('\n', o->f);
+		}
+	}
+	return 0;
+}
+
+/* A CSV field from text that may hold commas or quotes (a process name). */
+static void print_text(FILE *f, const char *s)
+{
+	fputs(",\"", f);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* A tasks view: one line per process, then per cgroup, busiest first. */
+int output_csv_tasks(struct output *o, const struct snapshot *s)
+{
+	const struct model *m = s->model;
+	if (o->written == 0) {
+		char name[160];
+		fputs("time,interval_s,simulated,kind,pid,comm,cgroup,nprocs,cpus,samples,coverage", o->f);
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < o->o.ncols; i++) {
+				output_field_name(o, m, i, name, sizeof(name));
+				fprintf(o->f, ",%s%s", name, k ? "_rse" : "");
+			}
+		fputc('\n', o->f);
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct snap_task *rows = k ? s->cgroups : s->tasks;
+		int n = output_task_rows(o, k ? s->ncgroups : s->ntasks);
+		for (int i = 0; i < n; i++) {
+			const struct snap_task *t = &rows[i];
+			fprintf(o->f, "%.3f,%.3f,%d,%s", s->time, s->interval_s, s->simulated ? 1 : 0,
+				k ? "cgroup" : "task");
+			print_id(o->f, t->pid);
+			if (t->comm)
+				print_text(o->f, t->comm);
+			else
+				fputc(',', o->f);
+			print_text(o->f, t->cgroup);
+			fprintf(o->f, ",%d", t->nprocs);
+			char cpus[256];
+			cpulist_format(t->cpus, t->ncpus, cpus, sizeof(cpus));
+			print_text(o->f, cpus);
+			fprintf(o->f, ",%.0f", t->samples);
+			print_num(o->f, t->cov);
+			for (int c = 0; c < o->o.ncols; c++)
+				print_num(o->f, t->metric[o->cols[c]]);
+			for (int c = 0; c < o->o.ncols; c++)
+				print_num(o->f, t->metric_rse[o->cols[c]]);
 			fputc('\n', o->f);
 		}
 	}

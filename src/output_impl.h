@@ -16,6 +16,11 @@ struct output {
 int output_table_write(struct output *o, const struct snapshot *s);
 int output_csv_write(struct output *o, const struct snapshot *s);
 int output_json_write(struct output *o, const struct snapshot *s);
+/* The same for a tasks view (table and CSV: rows of processes, then of cgroups). */
+int output_table_tasks(struct output *o, const struct snapshot *s);
+int output_csv_tasks(struct output *o, const struct snapshot *s);
+/* Task rows of s to write: all, or the busiest o->o.top. */
+int output_task_rows(const struct output *o, int n);
 
 /* The lowest coverage among the printed metrics and events of a row that
  * have a value (NaN if

@@ -2,7 +2,8 @@
  * {"time":..., "interval_s":..., "simulated":..., "model":..., "rotate_ms":...,
  *  "rotation":"pmctop"|"kernel" (rotate_ms is null when the kernel rotates),
  *  "offline":[...], "event_coverage":{event: share}, "system":{...},
- *  "cpus":[...], "cores":[...], "ccxs":[...], "sockets":[...]}
+ *  "cpus":[...], "cores":[...], "ccxs":[...], "sockets":[...],
+ *  and with a tasks view "tasks":[...], "cgroups":[...] (docs/tasks.md)}
  * where every row has "metrics", "coverage" and "rse" (relative standard
  * error) objects keyed by the same field names as the CSV header (metric
  * names, and "<event>_per_s" for -e events), null where not measured, so a
@@ -107,6 +108,60 @@ static void put_array(struct output *o, const struct snapshot *s, const char *ke
 	fputc(']', o->f);
 }
 
+/* A process or cgroup: who, where, and its figures for the metric columns. */
+static void put_task(struct output *o, const struct snapshot *s, const struct snap_task *t)
+{
+	const struct model *m = s->model;
+	char name[160];
+	fputc('{', o->f);
+	if (t->pid >= 0) {
+		fprintf(o->f, "\"pid\":%d,\"comm\":", t->pid);
+		json_put_string(o->f, t->comm);
+		fputc(',', o->f);
+	} else {
+		fprintf(o->f, "\"nprocs\":%d,", t->nprocs);
+	}
+	fputs("\"cgroup\":", o->f);
+	json_put_string(o->f, t->cgroup);
+	fputs(",\"cpus\":[", o->f);
+	for (int i = 0; i < t->ncpus; i++)
+		fprintf(o->f, "%s%d", i ? "," : "", t->cpus[i]);
+	fprintf(o->f, "],\"samples\":%.0f,\"coverage\":", t->samples);
+	put_number(o->f, t->cov);
+	for (int k = 0; k < 2; k++) {
+		const double *v = k ? t->metric_rse : t->metric;
+		fputs(k ? ",\"rse\":{" : ",\"metrics\":{", o->f);
+		for (int i = 0; i < o->o.ncols; i++) {
+			output_field_name(o, m, i, name, sizeof(name));
+			if (i)
+				fputc(',', o->f);
+			json_put_string(o->f, name);
+			fputc(':', o->f);
+			put_number(o->f, v[o->cols[i]]);
+		}
+		fputc('}', o->f);
+	}
+	fputc('}', o->f);
+}
+
+static void put_tasks(struct output *o, const struct snapshot *s)
+{
+	fprintf(o->f, ",\"task_freq\":%d,\"tasks_lost\":%ld,\"ntasks\":%d,\"ncgroups\":%d,\"tasks\":[",
+		s->task_freq, s->tasks_lost, s->ntasks, s->ncgroups);
+	for (int i = 0, n = output_task_rows(o, s->ntasks); i < n; i++) {
+		if (i)
+			fputc(',', o->f);
+		put_task(o, s, &s->tasks[i]);
+	}
+	fputs("],\"cgroups\":[", o->f);
+	for (int i = 0, n = output_task_rows(o, s->ncgroups); i < n; i++) {
+		if (i)
+			fputc(',', o->f);
+		put_task(o, s, &s->cgroups[i]);
+	}
+	fputc(']', o->f);
+}
+
 int output_json_write(struct output *o, const struct snapshot *s)
 {
 	fprintf(o->f, "{\"time\":%.3f,\"interval_s\":%.6g,\"simulated\":%s,\"model\":", s->time,
@@ -168,6 +223,8 @@ int output_json_write(struct output *o, const struct snapshot *s)
 	put_array(o, s, "cores", SNAP_CORE);
 	put_array(o, s, "ccxs", SNAP_CCX);
 	put_array(o, s, "sockets", SNAP_SOCKET);
+	if (s->tasks_on)
+		put_tasks(o, s);
 	fputs("}\n", o->f);
 	return 0;
 }

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util.h"
+
 #define COLW 9
 /* A heading longer than this is cut at its end, never at its start. */
 #define COLW_MAX 24
@@ -106,5 +108,54 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	}
 	if (s->nrows[SNAP_SYSTEM] > 0)
 		print_row(o, s, "all", &s->rows[SNAP_SYSTEM][0]);
+	return 0;
+}
+
+/* A tasks view: the busiest processes, then cgroups, with their figures
+ * (marked '~' where uncertain, as on the screen) and the CPUs they ran on. */
+static void print_task(struct output *o, const struct snapshot *s, const struct snap_task *t)
+{
+	const struct model *m = s->model;
+	char buf[64], head[64], cell[72], cpus[64];
+	if (t->pid >= 0)
+		fprintf(o->f, "%7d %-16.16s", t->pid, t->comm);
+	else
+		fprintf(o->f, "%7d %-16.16s", t->nprocs, "");
+	for (int i = 0; i < o->o.ncols; i++) {
+		int w = column(o, m, i, head, sizeof(head));
+		double v = t->metric[o->cols[i]], rse = t->metric_rse[o->cols[i]];
+		output_format_value(&m->metrics[o->cols[i]], o->fmts[i], v, buf, sizeof(buf));
+		snprintf(cell, sizeof(cell), "%s%s", !isinf(v) && unc_marked(v, rse) ? "~" : "", buf);
+		fprintf(o->f, " %*s", w, cell);
+	}
+	/* The cgroup before the CPUs: a long CPU list ends the line, cut. */
+	cpulist_format(t->cpus, t->ncpus, cpus, 40);
+	fprintf(o->f, " %5.0f  %-32s %s\n", t->cov * 100.0, t->cgroup, cpus);
+}
+
+int output_table_tasks(struct output *o, const struct snapshot *s)
+{
+	char clock[32], head[64];
+	output_clock(s->time, clock, sizeof(clock));
+	fprintf(o->f, "%s# %s  interval %.2f s  model %s%s  %d processes, %d cgroups, %d samples/s per event per CPU",
+		o->written ? "\n" : "", clock, s->interval_s, s->model->name, s->simulated ? "  SIMULATED" : "",
+		s->ntasks, s->ncgroups, s->task_freq);
+	if (s->tasks_lost > 0)
+		fprintf(o->f, ", %ld samples lost", s->tasks_lost);
+	fputc('\n', o->f);
+	if (!s->tasks_on)
+		fputs("# per-task figures are not available\n", o->f);
+	for (int k = 0; k < 2; k++) {
+		fprintf(o->f, "%7s %-16s", k ? "PROCS" : "PID", k ? "" : "COMMAND");
+		for (int i = 0; i < o->o.ncols; i++) {
+			int w = column(o, s->model, i, head, sizeof(head));
+			fprintf(o->f, " %*.*s", w, w, head);
+		}
+		fprintf(o->f, " %5s  %-32s %s\n", "cov%", "CGROUP", "CPUS");
+		const struct snap_task *rows = k ? s->cgroups : s->tasks;
+		int n = output_task_rows(o, k ? s->ncgroups : s->ntasks);
+		for (int i = 0; i < n; i++)
+			print_task(o, s, &rows[i]);
+	}
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include "config.h"
 #include "sampler.h"
 #include "derive.h"
+#include "tasks.h"
 #include "util.h"
 
 #include <errno.h>
@@ -99,6 +100,9 @@ struct sampler {
 	 * flags as derive saw them: the topology changes right after). */
 	struct derive_input rec_in;
 	struct topo *rec_topo;
+	int ntm;                  /* metrics sampled per task */
+	int *tm;
+	struct tasks *tasks;      /* per-task sampling, NULL when none */
 	bool opened;
 	bool returned;            /* a CPU came back online: re-plan before the next interval */
 	char *notice;
@@ -114,6 +118,9 @@ struct sampler {
 	bool pending;
 	int p_nmetrics, p_nevents;
 	int *p_metrics, *p_events;
+	bool p_tasks;             /* p_tm is the new per-task request */
+	int p_ntm;
+	int *p_tm;
 	double interval_s;
 	bool paused, resync;
 	bool stop;
@@ -190,6 +197,27 @@ static void wait_until(struct sampler *s, uint64_t t)
 
 /* How a notice names a PMU: core PMUs are what users call "the hardware
  * counters"; the others go by their Linux name (amd_l3, amd_umc_*). */
+/* Waits until t, taking the per-task samples at least every
+ * SAMPLER_DRAIN_MS on the way, so that the kernel's buffers never fill
+ * whatever the rotation period. Returns early where wait_until does. */
+static void wait_draining(struct sampler *s, uint64_t t)
+{
+	if (!s->tasks) {
+		wait_until(s, t);
+		return;
+	}
+	for (;;) {
+		uint64_t step = clock_now(s) + (uint64_t)(SAMPLER_DRAIN_MS * 1e6);
+		if (step > t)
+			step = t;
+		wait_until(s, step);
+		tasks_drain(s->tasks);
+		uint64_t now = clock_now(s);
+		if (now >= t || now < step)
+			return;
+	}
+}
+
 static const char *pmu_title(const struct pmu_def *pd, char *buf, size_t n)
 {
 	if (pd->kind == PMU_CORE)
@@ -304,6 +332,8 @@ static void close_all(struct sampler *s)
 	}
 	free(s->buf);
 	s->buf = NULL;
+	tasks_free(s->tasks);
+	s->tasks = NULL;
 	derive_cache_done(&s->dcache);
 	s->opened = false;
 }
@@ -384,12 +414,33 @@ static void say_fallbacks(struct sampler *s, const struct sched_plan *plan, cons
 }
 
 /* Plans the current request and opens every group on every instance. */
+/* Starts the per-task sampling on every selected online CPU. First,
+ * because the hardware events it samples are pinned and leave fewer
+ * counters to the groups planned next. */
+static void open_tasks(struct sampler *s)
+{
+	const struct topo *t = s->topo;
+	int *cpus = xmalloc(sizeof(int) * ((size_t)t->ncpus + 1)), n = 0;
+	for (int i = 0; i < t->ncpus; i++)
+		if (t->cpus[i].online && cpu_selected(s, t->cpus[i].cpu))
+			cpus[n++] = t->cpus[i].cpu;
+	s->tasks = tasks_new(s->cfg.model, s->cfg.ops, s->bk, s->ntm, s->tm, s->cfg.task_freq);
+	char *notice = NULL;
+	tasks_open(s->tasks, cpus, n, &notice);
+	if (notice)
+		add_notice(s, "%s", notice);
+	free(notice);
+	free(cpus);
+}
+
 static int open_all(struct sampler *s, char **cause)
 {
 	const struct model *m = s->cfg.model;
 	const struct pmu_backend_ops *ops = s->cfg.ops;
 	free(s->notice);
 	s->notice = NULL;
+	if (s->ntm > 0)
+		open_tasks(s);
 
 	char *absent = NULL;      /* uncore PMUs not there: said only if the core ones work */
 	int *fc = xcalloc((size_t)m->npmus + 1, sizeof(int));
@@ -722,7 +773,7 @@ static bool kernel_reads(struct sampler *s, uint64_t len, bool check_stop)
 {
 	const struct model *m = s->cfg.model;
 	for (int j = 1; j < SAMPLER_KERNEL_READS; j++) {
-		wait_until(s, s->t_start + len * (uint64_t)j / SAMPLER_KERNEL_READS);
+		wait_draining(s, s->t_start + len * (uint64_t)j / SAMPLER_KERNEL_READS);
 		if (interrupted(s))
 			return true;
 		for (int p = 0; p < m->npmus; p++) {
@@ -735,7 +786,7 @@ static bool kernel_reads(struct sampler *s, uint64_t len, bool check_stop)
 		if (check_stop && stop_requested(s))
 			return false;
 	}
-	wait_until(s, s->t_start + len);
+	wait_draining(s, s->t_start + len);
 	return true;
 }
 
@@ -774,7 +825,7 @@ static bool run_interval(struct sampler *s, uint64_t len, bool check_stop)
 			if (ps->nslots && ps->next_slot <= ps->nslots && ps->next_deadline < next)
 				next = ps->next_deadline;
 		}
-		wait_until(s, next);
+		wait_draining(s, next);
 		/* Interrupted: end the interval here; the counts so far are scaled
 		 * by the time they really ran, so the short interval is exact. */
 		if (interrupted(s))
@@ -984,6 +1035,8 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
 	s->nevents = cfg->nevents > 0 ? cfg->nevents : 0;
 	s->metrics = dup_ints(cfg->metrics, s->nmetrics);
 	s->events = dup_ints(cfg->events, s->nevents);
+	s->ntm = cfg->ntask_metrics > 0 ? cfg->ntask_metrics : 0;
+	s->tm = dup_ints(cfg->task_metrics, s->ntm);
 	s->interval_s = cfg->interval_s;
 	s->kernel_mux = cfg->rotate_ms < 0;
 	s->rotate_ms = cfg->rotate_ms > 0 ? cfg->rotate_ms : SAMPLER_DEFAULT_ROTATE_MS;
@@ -1023,6 +1076,8 @@ void sampler_free(struct sampler *s)
 	free(s->events);
 	free(s->p_metrics);
 	free(s->p_events);
+	free(s->tm);
+	free(s->p_tm);
 	free(s->notice);
 	free(s->offline);
 	free(s->cpu_filter);
@@ -1049,6 +1104,14 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 		s->nevents = s->p_nevents;
 		s->p_metrics = s->p_events = NULL;
 		s->pending = false;
+		replan = true;
+	}
+	if (s->p_tasks) {
+		free(s->tm);
+		s->tm = s->p_tm;
+		s->ntm = s->p_ntm;
+		s->p_tm = NULL;
+		s->p_tasks = false;
 		replan = true;
 	}
 	double interval_s = s->interval_s;
@@ -1097,6 +1160,8 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	reopen_moved(s);
 	struct snapshot *snap = build_snapshot(s, measured > 0 ? measured : interval_s);
 	snap->quick = quick;
+	if (s->tasks)
+		tasks_finish(s->tasks, snap, measured > 0 ? measured : interval_s);
 	/* CPUs that came back during the interval were not counted in it:
 	 * said so now, counted from the next one. */
 	int back[64];
@@ -1245,6 +1310,22 @@ void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int ne
 	s->pending = true;
 	/* The interval under way counts what is no longer asked for: end it,
 	 * so that the new plan starts now. */
+	if (s->thread_running)
+		atomic_store(&s->cut, true);
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void sampler_request_tasks(struct sampler *s, int nmetrics, const int *metrics)
+{
+	if (!s)
+		return;
+	int *pm = dup_ints(metrics, nmetrics > 0 ? nmetrics : 0);
+	pthread_mutex_lock(&s->mu);
+	free(s->p_tm);
+	s->p_tm = pm;
+	s->p_ntm = nmetrics > 0 ? nmetrics : 0;
+	s->p_tasks = true;
 	if (s->thread_running)
 		atomic_store(&s->cut, true);
 	pthread_cond_broadcast(&s->cond);

@@ -33,6 +33,9 @@
 /* When the kernel rotates, the sampler reads every group this many times
  * per interval, so that each group still has samples to estimate from. */
 #define SAMPLER_KERNEL_READS 4
+/* Per-task samples are taken from the kernel's buffers at least this
+ * often (perf_sample.h sizes the buffers for it). */
+#define SAMPLER_DRAIN_MS 50.0
 /* rotate_ms below 0 (this value, --rotate kernel): every group of a PMU is
  * enabled at once and the kernel multiplexes them on each CPU with its own
  * timer, so the sampler issues no ioctls between reads; coverage is then
@@ -54,6 +57,11 @@ struct sampler_config {
 	const bool *cpu_filter;   /* [topo->max_cpu] or NULL for all */
 	int nmetrics; const int *metrics; /* requested metrics */
 	int nevents; const int *events;   /* extra events (-e) */
+	/* Per-task sampling (tasks.h) for these metrics, the columns of a
+	 * tasks view; 0: none. task_freq: samples a second of each event on
+	 * each CPU (0: TASKS_DEFAULT_FREQ). */
+	int ntask_metrics; const int *task_metrics;
+	int task_freq;
 	/* Thread mode: called on the sampler's thread with each snapshot
 	 * before it enters the ring (the exporter copies what it needs), or NULL. */
 	void (*on_publish)(void *arg, const struct snapshot *snap);
@@ -85,6 +93,9 @@ void sampler_record(struct sampler *s, void (*fn)(void *arg, const struct derive
 /* Changes the requested metrics/events; the sampler re-plans before the
  * next interval. Safe to call from another thread. */
 void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int nevents, const int *events);
+/* Changes the metrics sampled per task (0: stop sampling per task); the
+ * sampler re-plans before the next interval. Safe from another thread. */
+void sampler_request_tasks(struct sampler *s, int nmetrics, const int *metrics);
 void sampler_set_interval(struct sampler *s, double interval_s);
 void sampler_pause(struct sampler *s, bool paused);
 const struct sched_plan *sampler_plan(const struct sampler *s);

@@ -81,7 +81,7 @@ void wl_params_default(struct wl_params *p)
 
 /* splitmix64's finaliser: a good 64-bit mixer, so that neighbouring
  * (cpu, phase) pairs give unrelated draws. */
-static uint64_t mix64(uint64_t x)
+uint64_t wl_mix64(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ULL;
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -94,7 +94,7 @@ struct draw { uint64_t state; };
 
 static double draw_unit(struct draw *d)
 {
-	d->state = mix64(d->state);
+	d->state = wl_mix64(d->state);
 	return (double)(d->state >> 11) * (1.0 / 9007199254740992.0);
 }
 
@@ -105,8 +105,8 @@ static double draw_range(struct draw *d, double lo, double hi)
 
 static void draw_init(struct draw *d, const struct wl_params *p, int cpu, uint64_t phase_no)
 {
-	d->state = mix64(p->seed ^ mix64((uint64_t)(unsigned)cpu * 0x100000001b3ULL) ^
-			 mix64(phase_no * 0xd6e8feb86659fd93ULL + 1));
+	d->state = wl_mix64(p->seed ^ wl_mix64((uint64_t)(unsigned)cpu * 0x100000001b3ULL) ^
+			 wl_mix64(phase_no * 0xd6e8feb86659fd93ULL + 1));
 }
 
 /* Phase lengths: 1.5 to 6 s of simulated time. */
@@ -361,6 +361,12 @@ void wl_cpu_init(struct wl_cpu *c, const struct wl_params *p, int cpu)
 void wl_cpu_advance(struct wl_cpu *c, const struct wl_params *p, uint64_t now, uint64_t dt,
 		    double *acc)
 {
+	wl_cpu_advance_spans(c, p, now, dt, acc, NULL, NULL);
+}
+
+void wl_cpu_advance_spans(struct wl_cpu *c, const struct wl_params *p, uint64_t now, uint64_t dt,
+			  double *acc, wl_span_fn fn, void *arg)
+{
 	uint64_t end = now + dt;
 	while (now < end) {
 		if (now >= c->phase_end)
@@ -373,6 +379,8 @@ void wl_cpu_advance(struct wl_cpu *c, const struct wl_params *p, uint64_t now, u
 		double span = (double)(stop - now);
 		for (int q = 0; q < WQ_COUNT; q++)
 			acc[q] += c->seg[q] * span;
+		if (fn)
+			fn(arg, c, now, stop - now);
 		now = stop;
 	}
 	/* Step into the next segment at once so that c always describes the

@@ -80,6 +80,14 @@ void wl_cpu_init(struct wl_cpu *c, const struct wl_params *p, int cpu);
  * not CPUs (see wl_channel_fill). */
 void wl_cpu_advance(struct wl_cpu *c, const struct wl_params *p, uint64_t now, uint64_t dt,
 		    double *acc);
+/* The same, calling fn for each piece of the span that lies in one
+ * segment, with c describing that segment (the simulated task mix,
+ * sim_tasks.c, gives each segment to one task). */
+typedef void (*wl_span_fn)(void *arg, const struct wl_cpu *c, uint64_t start, uint64_t len);
+void wl_cpu_advance_spans(struct wl_cpu *c, const struct wl_params *p, uint64_t now, uint64_t dt,
+			  double *acc, wl_span_fn fn, void *arg);
+/* splitmix64's finaliser: the mixer behind every draw of the model. */
+uint64_t wl_mix64(uint64_t x);
 /* Fills the per-channel figures of acc (quantities already summed over
  * the CPUs a set of nch channels serves, during dt ns): memclk = nch x
  * memclk_ghz x dt, and data_bus_busy = the MEMCLK cycles spent moving the

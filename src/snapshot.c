@@ -75,7 +75,50 @@ void snapshot_free(struct snapshot *s)
 	free(s->offline);
 	free(s->returning);
 	free(s->notice);
+	for (int i = 0; i < s->ntasks; i++)
+		snap_task_clear(&s->tasks[i]);
+	for (int i = 0; i < s->ncgroups; i++)
+		snap_task_clear(&s->cgroups[i]);
+	free(s->tasks);
+	free(s->cgroups);
 	free(s);
+}
+
+void snap_task_clear(struct snap_task *t)
+{
+	free(t->comm);
+	free(t->cgroup);
+	free(t->metric);
+	free(t->metric_rse);
+	free(t->cpus);
+	free(t->cpu_share);
+	memset(t, 0, sizeof(*t));
+}
+
+static void *dup_of(const void *p, size_t size)
+{
+	if (!p)
+		return NULL;
+	void *q = xmalloc(size ? size : 1);
+	memcpy(q, p, size);
+	return q;
+}
+
+struct snap_task *snap_tasks_dup(const struct snap_task *t, int n, int nmetrics)
+{
+	if (n <= 0)
+		return NULL;
+	struct snap_task *c = xcalloc((size_t)n, sizeof(*c));
+	for (int i = 0; i < n; i++) {
+		c[i] = t[i];
+		c[i].comm = t[i].comm ? xstrdup(t[i].comm) : NULL;
+		c[i].cgroup = t[i].cgroup ? xstrdup(t[i].cgroup) : NULL;
+		c[i].metric = dup_of(t[i].metric, sizeof(double) * (size_t)nmetrics);
+		c[i].metric_rse = dup_of(t[i].metric_rse, sizeof(double) * (size_t)nmetrics);
+		c[i].cpus = dup_of(t[i].cpus, sizeof(int) * (size_t)t[i].ncpus);
+		c[i].cpu_share = dup_of(t[i].cpu_share, sizeof(double) * (size_t)t[i].ncpus);
+	}
+	return c;
 }
 
 const struct snap_row *snapshot_cpu(const struct snapshot *s, int cpu)

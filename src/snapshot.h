@@ -26,6 +26,23 @@ struct snap_row {
 	double *event_rse;    /* [nevents] relative standard error of the count */
 };
 
+/* One process, or one cgroup, from per-task sampling (tasks.c). Its
+ * figures are estimates from samples: each metric carries its relative
+ * standard error. */
+struct snap_task {
+	int pid;              /* process id; -1 in a cgroup row */
+	char *comm;           /* sanitised name; "-" when the process ended unseen; NULL in a cgroup row */
+	char *cgroup;         /* cgroup path, "-" when not known */
+	int nprocs;           /* a cgroup row: its processes that ran; a process: 1 */
+	double samples;       /* samples behind the figures */
+	double *metric;       /* [nmetrics] NaN where not measured or not attributable */
+	double *metric_rse;   /* [nmetrics] */
+	double cov;           /* share of the interval its events could be counted, 0..1 */
+	int ncpus;            /* CPUs it ran on, and its share of the sampled time on each */
+	int *cpus;
+	double *cpu_share;    /* of its samples of the first sampled event, 0..1 */
+};
+
 struct snapshot {
 	uint64_t seq;
 	double time;          /* seconds since the epoch at the end of the interval */
@@ -48,12 +65,23 @@ struct snapshot {
 	                                 * next interval on */
 	char *notice;         /* one line for the user (e.g. why hardware counters are missing), or NULL */
 	double sampler_cost_s;/* CPU time the sampler spent on this interval */
+	/* Per-task sampling (a tasks view): processes and cgroups that ran in
+	 * the interval, busiest first; tasks_on false when nothing sampled. */
+	bool tasks_on;
+	int ntasks, ncgroups;
+	struct snap_task *tasks, *cgroups;
+	long tasks_lost;      /* samples the kernel dropped (its buffer was full) */
+	int task_freq;        /* samples a second asked of each event on each CPU */
 	double rotate_ms;     /* rotation period in force (it grows when rotating costs too much);
 	                       * 0: the kernel rotates (--rotate kernel); NaN: not known */
 };
 
 struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES]);
 void snapshot_free(struct snapshot *s);
+/* Frees what a task row holds (not the row). */
+void snap_task_clear(struct snap_task *t);
+/* Copies n task rows of a snapshot of nmetrics metrics. */
+struct snap_task *snap_tasks_dup(const struct snap_task *t, int n, int nmetrics);
 /* The row of CPU number cpu, or NULL if it is not in the snapshot. */
 const struct snap_row *snapshot_cpu(const struct snapshot *s, int cpu);
 /* The row of scope sc whose id is id (CPU number, core/CCX/socket index),

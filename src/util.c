@@ -372,3 +372,26 @@ void signals_restore(const sigset_t *old)
 {
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
+
+void cpulist_format(const int *cpus, int n, char *buf, size_t cap)
+{
+	if (cap == 0)
+		return;
+	buf[0] = 0;
+	size_t len = 0;
+	for (int i = 0; i < n;) {
+		int j = i;
+		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		char part[32];
+		int w = j > i ? snprintf(part, sizeof(part), "%s%d-%d", i ? "," : "", cpus[i], cpus[j])
+			      : snprintf(part, sizeof(part), "%s%d", i ? "," : "", cpus[i]);
+		if (len + (size_t)w + 4 > cap) {
+			snprintf(buf + len, cap - len, "%s", cap - len > 3 ? "..." : "");
+			return;
+		}
+		memcpy(buf + len, part, (size_t)w + 1);
+		len += (size_t)w;
+		i = j + 1;
+	}
+}

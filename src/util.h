@@ -44,6 +44,10 @@ int read_long_file(const char *path, long *out);
  * Entries beyond nbits are an error, not silently dropped. */
 int cpulist_parse(const char *s, bool *bitmap, int nbits, char **cause);
 
+/* Writes CPU numbers cpus[0..n-1] (ascending) as a CPU list such as
+ * "0-3,8", cut with "..." where it does not fit in buf. */
+void cpulist_format(const int *cpus, int n, char *buf, size_t cap);
+
 /* Text from outside pmctop (definition files, sysfs and /proc names, option
  * values) must not reach a terminal or a CSV/JSON field raw: a control
  * character or escape sequence could retitle the terminal or rewrite the

@@ -190,9 +190,9 @@ static const struct bad_case bad_cases[] = {
 	/* Views. */
 	B("metric m\n    formula cyc\nview v\n    column mm fmt=%.2f\n", "@/model.def:#4:12: unknown metric 'mm' in column"),
 	B("metric m\n    formula cyc\nview v\n    column m fmt=%s\n",
-	  "@/model.def:#4:18: expected pct or a printf format for one number such as %.2f but found '%s'"),
+	  "@/model.def:#4:18: expected pct, si or a printf format for one number such as %.2f but found '%s'"),
 	B("metric m\n    formula cyc\nview v\n    column m fmt=%.1f%.1f\n",
-	  "@/model.def:#4:18: expected pct or a printf format for one number such as %.2f but found '%.1f%.1f'"),
+	  "@/model.def:#4:18: expected pct, si or a printf format for one number such as %.2f but found '%.1f%.1f'"),
 	B("metric m\n    formula cyc\nview v\n    column m colour=red\n",
 	  "@/model.def:#4:14: unknown column option 'colour=red' (expected fmt=, width=, warn=, crit= or low_is_bad)"),
 	B("metric m\n    formula cyc\nview v\n    column m warn=high\n",

@@ -1,0 +1,741 @@
+/* tasks.c: per-process and per-cgroup figures from sampling (tasks.h). */
+#include "config.h"
+#include "tasks.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formula.h"
+#include "util.h"
+
+/* A process's name and cgroup are looked up again after this many
+ * intervals (a process may exec, or move to another cgroup), and
+ * forgotten after it has not run for ten times as long. */
+#define INFO_REFRESH 5
+#define COMM_MAX 64
+
+struct tcpu {
+	int cpu;
+	struct bk_sampler *s;
+	bool dead;                /* went offline: counted again after the next re-plan */
+	struct bk_count *last;    /* [nev] the previous read, for coverage */
+	/* The run of samples of one task in progress, per event: who, how
+	 * many samples, of what period (see run_end). */
+	int *run_pid;
+	double *run_n, *run_per;
+};
+
+/* The samples of one process on one CPU in this interval. */
+struct tent {
+	int pid, cpu;
+	double *sum, *sq;         /* [nev]: occurrences, and the variance of that estimate */
+	double samples;
+};
+
+struct info {
+	int pid;
+	char comm[COMM_MAX];
+	char *cgroup;
+	uint64_t looked, seen;    /* interval numbers */
+};
+
+struct tasks {
+	const struct model *m;
+	const struct pmu_backend_ops *ops;
+	struct backend *bk;
+	int freq;
+	int nmetrics;
+	int *metrics;
+	struct formula **f;       /* [nmetrics], NULL: walk is not needed (too large: NaN) */
+	int nev;
+	int *events;              /* model events sampled, in the order given to the backend */
+	bool *avail;              /* [nev] opened here */
+	int *pos;                 /* [m->nevents] position in events, -1 */
+	int ncpu;
+	struct tcpu *cpu;
+	int nslot;
+	int *slot;                /* CPU number -> index in cpu[], -1 */
+	double *cov_run, *cov_en; /* [nev] this interval, over the CPUs */
+	double *per_sum, *per_n;  /* [nev] periods of this interval, for an event without samples */
+	long lost;
+	/* (pid, cpu) -> entry, this interval. */
+	struct tent *ent;
+	int nent, capent;
+	int *map;                 /* open addressing over ent, -1 free */
+	int capmap;
+	double *pool;
+	size_t npool, cappool;
+	/* Work space: positions, reads, and a formula's values, derivatives
+	 * and standard deviations. */
+	int *idx;
+	struct bk_count *buf;
+	double *work, *grad, *sd;
+	/* pid -> name and cgroup, kept across intervals. */
+	struct info *info;        /* the first nsorted by pid */
+	int ninfo, capinfo, nsorted;
+	uint64_t seq;
+};
+
+static void tcpu_free(struct tcpu *c)
+{
+	free(c->last);
+	free(c->run_pid);
+	free(c->run_n);
+	free(c->run_per);
+}
+
+struct tasks *tasks_new(const struct model *m, const struct pmu_backend_ops *ops, struct backend *bk,
+			int nmetrics, const int *metrics, int freq)
+{
+	struct tasks *t = xcalloc(1, sizeof(*t));
+	t->m = m;
+	t->ops = ops;
+	t->bk = bk;
+	t->freq = freq > 0 ? freq : TASKS_DEFAULT_FREQ;
+	t->metrics = xcalloc((size_t)nmetrics + 1, sizeof(int));
+	t->f = xcalloc((size_t)nmetrics + 1, sizeof(*t->f));
+	t->pos = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+	for (int e = 0; e < m->nevents; e++)
+		t->pos[e] = -1;
+	t->events = xcalloc((size_t)m->nevents + 1, sizeof(int));
+	for (int i = 0; i < nmetrics; i++) {
+		int mi = metrics[i];
+		if (mi < 0 || mi >= m->nmetrics || !metric_per_task(m, mi, NULL))
+			continue;
+		t->metrics[t->nmetrics] = mi;
+		t->f[t->nmetrics++] = formula_compile(m, mi, SCOPE_THREAD);
+		const struct metric_def *md = &m->metrics[mi];
+		for (int k = 0; k < md->nevents; k++) {
+			int e = md->events[k];
+			if (t->pos[e] < 0) {
+				t->pos[e] = t->nev;
+				t->events[t->nev++] = e;
+			}
+		}
+	}
+	int maxw = 1, maxv = 1;
+	for (int i = 0; i < t->nmetrics; i++)
+		if (t->f[i]) {
+			if (formula_work(t->f[i]) > maxw)
+				maxw = formula_work(t->f[i]);
+			if (formula_nvars(t->f[i]) > maxv)
+				maxv = formula_nvars(t->f[i]);
+		}
+	t->work = xcalloc((size_t)maxw + 1, sizeof(double));
+	t->grad = xcalloc((size_t)maxv + 1, sizeof(double));
+	t->sd = xcalloc((size_t)maxv + 1, sizeof(double));
+	t->idx = xcalloc((size_t)t->nev + 1, sizeof(int));
+	t->buf = xcalloc((size_t)t->nev + 1, sizeof(struct bk_count));
+	t->avail = xcalloc((size_t)t->nev + 1, sizeof(bool));
+	t->cov_run = xcalloc((size_t)t->nev + 1, sizeof(double));
+	t->cov_en = xcalloc((size_t)t->nev + 1, sizeof(double));
+	t->per_sum = xcalloc((size_t)t->nev + 1, sizeof(double));
+	t->per_n = xcalloc((size_t)t->nev + 1, sizeof(double));
+	return t;
+}
+
+void tasks_free(struct tasks *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->ncpu; i++) {
+		if (t->cpu[i].s)
+			t->ops->sample_close(t->bk, t->cpu[i].s);
+		tcpu_free(&t->cpu[i]);
+	}
+	free(t->cpu);
+	free(t->slot);
+	for (int i = 0; i < t->nmetrics; i++)
+		formula_free(t->f[i]);
+	free(t->f);
+	free(t->metrics);
+	free(t->events);
+	free(t->avail);
+	free(t->pos);
+	free(t->cov_run);
+	free(t->cov_en);
+	free(t->per_sum);
+	free(t->per_n);
+	free(t->work);
+	free(t->grad);
+	free(t->sd);
+	free(t->idx);
+	free(t->buf);
+	free(t->ent);
+	free(t->map);
+	free(t->pool);
+	for (int i = 0; i < t->ninfo; i++)
+		free(t->info[i].cgroup);
+	free(t->info);
+	free(t);
+}
+
+/* Opens the available events on cpu; fills c. */
+static int open_on(struct tasks *t, int cpu, struct tcpu *c, char **cause)
+{
+	int *ev = t->idx, n = 0;
+	for (int i = 0; i < t->nev; i++)
+		if (t->avail[i])
+			ev[n++] = t->events[i];
+	*c = (struct tcpu){ .cpu = cpu };
+	if (n == 0)
+		return -ENOENT;
+	int rc = t->ops->sample_open(t->bk, cpu, ev, n, t->freq, &c->s, cause);
+	if (rc == 0) {
+		c->last = xcalloc((size_t)t->nev + 1, sizeof(struct bk_count));
+		c->run_pid = xmalloc(sizeof(int) * ((size_t)t->nev + 1));
+		c->run_n = xcalloc((size_t)t->nev + 1, sizeof(double));
+		c->run_per = xcalloc((size_t)t->nev + 1, sizeof(double));
+		for (int i = 0; i < t->nev; i++)
+			c->run_pid[i] = -1;
+	}
+	return rc;
+}
+
+int tasks_open(struct tasks *t, const int *cpus, int ncpus, char **notice)
+{
+	if (!t->ops->sample_open || t->nev == 0) {
+		if (notice && t->nev > 0)
+			*notice = xstrdup("per-task figures are not available with this backend");
+		return 0;
+	}
+	/* Which events can be sampled together here, found on the first CPU
+	 * that takes any: each in turn joins the set if the set still opens,
+	 * so that a missing event or a full PMU costs only the figures that
+	 * need what did not fit. */
+	char *missing = NULL, *reason = NULL;
+	int nmissing = 0;
+	t->cpu = xcalloc((size_t)ncpus + 1, sizeof(*t->cpu));
+	int *budget = xcalloc((size_t)t->m->npmus + 1, sizeof(int));
+	int k = 0;
+	for (; k < ncpus; k++) {
+		bool offline = false;
+		for (int p = 0; p < t->m->npmus; p++)
+			budget[p] = (t->ops->free_counters ? t->ops->free_counters(t->bk, p) : t->m->pmus[p].counters) -
+				    TASKS_SPARE_COUNTERS;
+		for (int i = 0; i < t->nev && !offline; i++) {
+			const struct event_def *ev = &t->m->events[t->events[i]];
+			int cost = t->m->pmus[ev->pmu].kind != PMU_CORE ? 0 : ev->flags & EVF_MERGE ? 2 : 1;
+			if (cost > budget[ev->pmu]) {
+				t->avail[i] = false;
+				if (nmissing++ < 3)
+					xappendf(&missing, "%s%s", missing ? ", " : "", ev->name);
+				if (!reason)
+					reason = xasprintf("%d counters are kept for the CPU figures", TASKS_SPARE_COUNTERS);
+				continue;
+			}
+			t->avail[i] = true;
+			struct tcpu c;
+			char *why = NULL;
+			int rc = open_on(t, cpus[k], &c, &why);
+			if (rc == 0) {
+				t->ops->sample_close(t->bk, c.s);
+				tcpu_free(&c);
+				budget[ev->pmu] -= cost;
+			} else {
+				t->avail[i] = false;
+				offline = rc == -ENODEV;
+				if (!offline) {
+					if (nmissing++ < 3)
+						xappendf(&missing, "%s%s", missing ? ", " : "", t->m->events[t->events[i]].name);
+					if (!reason && why)
+						reason = xstrdup(why);
+				}
+			}
+			free(why);
+		}
+		if (!offline)
+			break;
+		free(missing);
+		free(reason);
+		missing = reason = NULL;
+		nmissing = 0;
+	}
+	for (; k < ncpus; k++) {
+		struct tcpu c;
+		if (open_on(t, cpus[k], &c, NULL) == 0)
+			t->cpu[t->ncpu++] = c;
+	}
+	free(budget);
+	for (int c = 0; c < t->ncpu; c++)
+		if (t->cpu[c].cpu >= t->nslot)
+			t->nslot = t->cpu[c].cpu + 1;
+	t->slot = xmalloc(sizeof(int) * ((size_t)t->nslot + 1));
+	for (int c = 0; c < t->nslot; c++)
+		t->slot[c] = -1;
+	for (int c = 0; c < t->ncpu; c++)
+		t->slot[t->cpu[c].cpu] = c;
+	if (missing && notice) {
+		char more[48] = "";
+		if (nmissing > 3)
+			snprintf(more, sizeof(more), " and %d more", nmissing - 3);
+		*notice = xasprintf("per-task: cannot sample %s%s (%s): their figures show -", missing, more,
+				    reason ? reason : "not available");
+	}
+	free(missing);
+	free(reason);
+	return t->ncpu;
+}
+
+/* ---- this interval's (pid, cpu) entries ---- */
+
+static uint64_t key_hash(int pid, int cpu)
+{
+	uint64_t h = ((uint64_t)(unsigned)pid << 24) ^ (uint64_t)(unsigned)cpu;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static void map_rebuild(struct tasks *t, int cap)
+{
+	free(t->map);
+	t->capmap = cap;
+	t->map = xmalloc(sizeof(int) * (size_t)cap);
+	for (int i = 0; i < cap; i++)
+		t->map[i] = -1;
+	for (int e = 0; e < t->nent; e++) {
+		size_t h = (size_t)key_hash(t->ent[e].pid, t->ent[e].cpu) & (size_t)(cap - 1);
+		while (t->map[h] >= 0)
+			h = (h + 1) & (size_t)(cap - 1);
+		t->map[h] = e;
+	}
+}
+
+static struct tent *entry(struct tasks *t, int pid, int cpu)
+{
+	if (2 * (t->nent + 1) > t->capmap)
+		map_rebuild(t, t->capmap ? 2 * t->capmap : 256);
+	size_t h = (size_t)key_hash(pid, cpu) & (size_t)(t->capmap - 1);
+	while (t->map[h] >= 0) {
+		struct tent *e = &t->ent[t->map[h]];
+		if (e->pid == pid && e->cpu == cpu)
+			return e;
+		h = (h + 1) & (size_t)(t->capmap - 1);
+	}
+	if (t->nent == t->capent) {
+		t->capent = t->capent ? 2 * t->capent : 256;
+		t->ent = xrealloc(t->ent, sizeof(*t->ent) * (size_t)t->capent);
+	}
+	size_t need = t->npool + 2 * (size_t)t->nev;
+	if (need > t->cappool) {
+		/* The entries point into the pool: re-point them after it moves. */
+		double *old = t->pool;
+		t->cappool = need > 2 * t->cappool ? need : 2 * t->cappool;
+		t->pool = xrealloc(t->pool, sizeof(double) * t->cappool);
+		for (int i = 0; i < t->nent; i++) {
+			t->ent[i].sum = t->pool + (t->ent[i].sum - old);
+			t->ent[i].sq = t->pool + (t->ent[i].sq - old);
+		}
+	}
+	struct tent *e = &t->ent[t->nent];
+	*e = (struct tent){ .pid = pid, .cpu = cpu, .sum = t->pool + t->npool, .sq = t->pool + t->npool + t->nev };
+	memset(e->sum, 0, sizeof(double) * 2 * (size_t)t->nev);
+	t->npool = need;
+	t->map[h] = t->nent++;
+	return e;
+}
+
+struct drain_ctx { struct tasks *t; const int *idx; };
+
+/* The variance of a task's count from one run of its samples on a CPU.
+ * Within a run the samples count its occurrences exactly; the error is
+ * at the two ends, where the count since the last sample (between 0 and
+ * a period) belongs to the task before or after: two uniform errors,
+ * P^2/6. A run of one sample may stand for a visit shorter than a
+ * period that happened to be sampled (or several that were not): P^2,
+ * as if the samples were a Poisson count. tests/check_tasks.c judges
+ * this against the simulator's truth. */
+static void run_end(struct tasks *t, struct tcpu *c, int i)
+{
+	if (c->run_pid[i] < 0)
+		return;
+	double p = c->run_per[i];
+	entry(t, c->run_pid[i], c->cpu)->sq[i] += p * p * (c->run_n[i] > 1 ? 1.0 / 6.0 : 1.0);
+	c->run_pid[i] = -1;
+	c->run_n[i] = 0;
+}
+
+static void on_sample(void *arg, int cpu, const struct bk_task_sample *s)
+{
+	struct drain_ctx *d = arg;
+	struct tasks *t = d->t;
+	int i = s->event >= 0 && s->event < t->nev ? d->idx[s->event] : -1;
+	int slot = cpu >= 0 && cpu < t->nslot ? t->slot[cpu] : -1;
+	if (i < 0 || slot < 0)
+		return;
+	struct tcpu *c = &t->cpu[slot];
+	if (c->run_pid[i] != s->pid)
+		run_end(t, c, i);
+	c->run_pid[i] = s->pid;
+	c->run_n[i] += s->n;
+	c->run_per[i] = (double)s->period;
+	struct tent *e = entry(t, s->pid, cpu);
+	double p = (double)s->period, n = s->n;
+	e->sum[i] += n * p;
+	e->samples += n;
+	t->per_sum[i] += n * p;
+	t->per_n[i] += n;
+}
+
+/* The position in events[] of each event as the backend numbers them
+ * (the available ones only, in order). */
+static int backend_index(const struct tasks *t, int *idx)
+{
+	int n = 0;
+	for (int i = 0; i < t->nev; i++)
+		if (t->avail[i])
+			idx[n++] = i;
+	return n;
+}
+
+void tasks_drain(struct tasks *t)
+{
+	backend_index(t, t->idx);
+	struct drain_ctx d = { t, t->idx };
+	for (int c = 0; c < t->ncpu; c++) {
+		struct tcpu *tc = &t->cpu[c];
+		if (tc->dead)
+			continue;
+		long rc = t->ops->sample_drain(t->bk, tc->s, on_sample, &d);
+		if (rc == -ENODEV)
+			tc->dead = true;
+		else if (rc > 0)
+			t->lost += rc;
+	}
+}
+
+/* ---- names ---- */
+
+/* Sorted by pid, for lookups by bisection. */
+static int cmp_info(const void *a, const void *b)
+{
+	const struct info *x = a, *y = b;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The sorted part by bisection, then what this interval added. */
+static struct info *info_find(struct tasks *t, int pid)
+{
+	struct info key = { .pid = pid };
+	struct info *in = t->nsorted ? bsearch(&key, t->info, (size_t)t->nsorted, sizeof(*t->info), cmp_info) : NULL;
+	for (int i = t->nsorted; !in && i < t->ninfo; i++)
+		if (t->info[i].pid == pid)
+			in = &t->info[i];
+	return in;
+}
+
+/* Looks up pid's name and cgroup where they are not known or are old. */
+static struct info *lookup(struct tasks *t, int pid)
+{
+	struct info *in = info_find(t, pid);
+	if (in && t->seq - in->looked < INFO_REFRESH) {
+		in->seen = t->seq;
+		return in;
+	}
+	char comm[COMM_MAX] = "";
+	char *cg = NULL;
+	int rc = t->ops->task_info ? t->ops->task_info(t->bk, pid, comm, sizeof(comm), &cg) : -ESRCH;
+	if (rc < 0) {
+		if (in)
+			in->seen = t->seq;  /* ended since: keep what was seen */
+		return in;
+	}
+	if (!in) {
+		if (t->ninfo == t->capinfo) {
+			t->capinfo = t->capinfo ? 2 * t->capinfo : 64;
+			t->info = xrealloc(t->info, sizeof(*t->info) * (size_t)t->capinfo);
+		}
+		in = &t->info[t->ninfo++];
+		*in = (struct info){ .pid = pid };
+	}
+	snprintf(in->comm, sizeof(in->comm), "%s", comm);
+	text_sanitize_inplace(in->comm);
+	free(in->cgroup);
+	in->cgroup = cg;
+	if (in->cgroup)
+		text_sanitize_inplace(in->cgroup);
+	in->looked = in->seen = t->seq;
+	return in;
+}
+
+/* Drops names not seen for a while and sorts the rest. */
+static void info_tidy(struct tasks *t)
+{
+	int k = 0;
+	for (int i = 0; i < t->ninfo; i++) {
+		if (t->seq - t->info[i].seen > 10 * INFO_REFRESH) {
+			free(t->info[i].cgroup);
+			continue;
+		}
+		t->info[k++] = t->info[i];
+	}
+	t->ninfo = k;
+	qsort(t->info, (size_t)t->ninfo, sizeof(*t->info), cmp_info);
+	t->nsorted = t->ninfo;
+}
+
+/* ---- the interval's rows ---- */
+
+/* A process or cgroup being summed. */
+struct acc {
+	int pid;
+	const char *cgroup;
+	int nprocs;
+	double *sum, *sq;
+	double samples;
+	int ncpus, capcpus;
+	int *cpus;
+	double *w;
+};
+
+static void acc_cpu(struct acc *a, int cpu, double w)
+{
+	for (int i = 0; i < a->ncpus; i++)
+		if (a->cpus[i] == cpu) {
+			a->w[i] += w;
+			return;
+		}
+	if (a->ncpus == a->capcpus) {
+		a->capcpus = a->capcpus ? 2 * a->capcpus : 4;
+		a->cpus = xrealloc(a->cpus, sizeof(int) * (size_t)a->capcpus);
+		a->w = xrealloc(a->w, sizeof(double) * (size_t)a->capcpus);
+	}
+	a->cpus[a->ncpus] = cpu;
+	a->w[a->ncpus++] = w;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Fills row r from a: metrics with their uncertainty, CPUs, coverage. */
+static void fill_row(struct tasks *t, const struct acc *a, struct snap_task *r, double interval_s)
+{
+	const struct model *m = t->m;
+	r->nprocs = a->nprocs;
+	r->samples = a->samples;
+	r->metric = xmalloc(sizeof(double) * ((size_t)m->nmetrics + 1));
+	r->metric_rse = xmalloc(sizeof(double) * ((size_t)m->nmetrics + 1));
+	for (int i = 0; i < m->nmetrics; i++)
+		r->metric[i] = r->metric_rse[i] = NAN;
+	r->cov = 1;
+	for (int i = 0; i < t->nev; i++) {
+		if (!t->avail[i])
+			continue;   /* its figures are NaN, not uncovered */
+		double c = t->cov_en[i] > 0 ? t->cov_run[i] / t->cov_en[i] : 0;
+		if (c < r->cov)
+			r->cov = c;
+	}
+	for (int k = 0; k < t->nmetrics; k++) {
+		const struct formula *f = t->f[k];
+		if (!f)
+			continue;
+		int nv = formula_nvars(f);
+		const int *vars = formula_vars(f);
+		double *work = t->work, *grad = t->grad, *sd = t->sd;
+		bool ok = true;
+		for (int v = 0; v < nv; v++) {
+			int i = t->pos[vars[v]];
+			if (i < 0 || !t->avail[i]) {
+				ok = false;
+				break;
+			}
+			work[v] = a->sum[i];
+			/* No sample of the event: it may still have occurred up to
+			 * about a period: one period's variance, not certainty. */
+			double per = t->per_n[i] > 0 ? t->per_sum[i] / t->per_n[i] : 0;
+			sd[v] = sqrt(a->sq[i] + (a->sum[i] == 0 ? per * per : 0));
+		}
+		if (!ok)
+			continue;
+		double val = formula_eval_grad(f, interval_s, nv, grad, work);
+		double var = 0;
+		for (int v = 0; v < nv; v++)
+			var += grad[v] * sd[v] * grad[v] * sd[v];
+		int mi = t->metrics[k];
+		r->metric[mi] = val;
+		/* A zero estimate that might not be zero has no relative error. */
+		r->metric_rse[mi] = !isfinite(val) ? NAN : val != 0 ? sqrt(var) / fabs(val) : var == 0 ? 0 : NAN;
+	}
+	/* CPUs in order, with the share of its samples of the first event. */
+	int *order = xmalloc(sizeof(int) * ((size_t)a->ncpus + 1));
+	for (int i = 0; i < a->ncpus; i++)
+		order[i] = a->cpus[i];
+	qsort(order, (size_t)a->ncpus, sizeof(int), cmp_int);
+	double total = 0;
+	for (int i = 0; i < a->ncpus; i++)
+		total += a->w[i];
+	r->ncpus = a->ncpus;
+	r->cpus = xmalloc(sizeof(int) * ((size_t)a->ncpus + 1));
+	r->cpu_share = xmalloc(sizeof(double) * ((size_t)a->ncpus + 1));
+	for (int i = 0; i < a->ncpus; i++) {
+		r->cpus[i] = order[i];
+		for (int j = 0; j < a->ncpus; j++)
+			if (a->cpus[j] == order[i])
+				r->cpu_share[i] = total > 0 ? a->w[j] / total : 0;
+	}
+	free(order);
+}
+
+/* The metric rows are sorted by: qsort has no argument for it, and only
+ * the sampler's thread finishes intervals. */
+static int sort_metric;
+
+/* Busiest first by the view's first column; NaN last; then by pid. */
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct snap_task *x = a, *y = b;
+	double u = x->metric[sort_metric], v = y->metric[sort_metric];
+	if (isnan(u) != isnan(v))
+		return isnan(u) ? 1 : -1;
+	if (u != v && !isnan(u))
+		return u < v ? 1 : -1;
+	if (x->cgroup && y->cgroup && x->pid < 0) {
+		int c = strcmp(x->cgroup, y->cgroup);
+		if (c)
+			return c;
+	}
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_tent(const void *a, const void *b)
+{
+	const struct tent *x = a, *y = b;
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static int cmp_acc_cgroup(const void *a, const void *b)
+{
+	const struct acc *x = a, *y = b;
+	return strcmp(x->cgroup, y->cgroup);
+}
+
+static void acc_add(struct acc *to, const struct acc *from, int nev)
+{
+	for (int i = 0; i < nev; i++) {
+		to->sum[i] += from->sum[i];
+		to->sq[i] += from->sq[i];
+	}
+	to->samples += from->samples;
+	to->nprocs += from->nprocs;
+	for (int c = 0; c < from->ncpus; c++)
+		acc_cpu(to, from->cpus[c], from->w[c]);
+}
+
+static void acc_init(struct acc *a, int nev)
+{
+	memset(a, 0, sizeof(*a));
+	a->sum = xcalloc(2 * (size_t)nev + 1, sizeof(double));
+	a->sq = a->sum + nev;
+}
+
+static void acc_clear(struct acc *a)
+{
+	free(a->sum);
+	free(a->cpus);
+	free(a->w);
+}
+
+void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
+{
+	tasks_drain(t);
+	/* The interval's end ends every run: the count since the last sample
+	 * goes to the next interval. */
+	for (int c = 0; c < t->ncpu; c++)
+		for (int i = 0; i < t->nev; i++)
+			run_end(t, &t->cpu[c], i);
+	t->seq++;
+	snap->tasks_on = true;
+	snap->task_freq = t->freq;
+	snap->tasks_lost = t->lost;
+	t->lost = 0;
+	/* Coverage of each event over the interval, summed over the CPUs. */
+	struct bk_count *buf = t->buf;
+	int *idx = t->idx;
+	int nb = backend_index(t, idx);
+	for (int i = 0; i < t->nev; i++)
+		t->cov_run[i] = t->cov_en[i] = 0;
+	for (int c = 0; c < t->ncpu; c++) {
+		struct tcpu *tc = &t->cpu[c];
+		if (tc->dead || !t->ops->sample_read || t->ops->sample_read(t->bk, tc->s, buf) < 0)
+			continue;
+		for (int k = 0; k < nb; k++) {
+			int i = idx[k];
+			t->cov_en[i] += (double)(buf[k].time_enabled - tc->last[i].time_enabled);
+			t->cov_run[i] += (double)(buf[k].time_running - tc->last[i].time_running);
+			tc->last[i] = buf[k];
+		}
+	}
+	/* Processes: their (pid, cpu) entries summed. */
+	qsort(t->ent, (size_t)t->nent, sizeof(*t->ent), cmp_tent);
+	struct acc *procs = xcalloc((size_t)t->nent + 1, sizeof(*procs));
+	int np = 0;
+	for (int e = 0; e < t->nent; e++) {
+		const struct tent *te = &t->ent[e];
+		if (te->pid == 0)
+			continue;   /* the idle task */
+		if (np == 0 || procs[np - 1].pid != te->pid) {
+			acc_init(&procs[np], t->nev);
+			procs[np].pid = te->pid;
+			procs[np].nprocs = 1;
+			np++;
+		}
+		struct acc *a = &procs[np - 1];
+		for (int i = 0; i < t->nev; i++) {
+			a->sum[i] += te->sum[i];
+			a->sq[i] += te->sq[i];
+		}
+		a->samples += te->samples;
+		acc_cpu(a, te->cpu, t->nev > 0 ? te->sum[0] : 0);
+	}
+	snap->ntasks = np;
+	snap->tasks = np ? xcalloc((size_t)np, sizeof(*snap->tasks)) : NULL;
+	for (int p = 0; p < np; p++) {
+		struct snap_task *r = &snap->tasks[p];
+		struct info *in = lookup(t, procs[p].pid);
+		r->pid = procs[p].pid;
+		r->comm = xstrdup(in && in->comm[0] ? in->comm : "-");
+		r->cgroup = xstrdup(in && in->cgroup ? in->cgroup : "-");
+		procs[p].cgroup = r->cgroup;
+		fill_row(t, &procs[p], r, interval_s);
+	}
+	/* Cgroups: their processes summed. */
+	qsort(procs, (size_t)np, sizeof(*procs), cmp_acc_cgroup);
+	snap->ncgroups = 0;
+	snap->cgroups = np ? xcalloc((size_t)np, sizeof(*snap->cgroups)) : NULL;
+	for (int p = 0; p < np;) {
+		struct acc g;
+		acc_init(&g, t->nev);
+		g.cgroup = procs[p].cgroup;
+		int q = p;
+		for (; q < np && !strcmp(procs[q].cgroup, g.cgroup); q++)
+			acc_add(&g, &procs[q], t->nev);
+		struct snap_task *r = &snap->cgroups[snap->ncgroups++];
+		r->pid = -1;
+		r->cgroup = xstrdup(g.cgroup);
+		fill_row(t, &g, r, interval_s);
+		acc_clear(&g);
+		p = q;
+	}
+	for (int p = 0; p < np; p++)
+		acc_clear(&procs[p]);
+	free(procs);
+	sort_metric = t->nmetrics > 0 ? t->metrics[0] : 0;
+	if (t->nmetrics > 0) {
+		qsort(snap->tasks, (size_t)snap->ntasks, sizeof(*snap->tasks), cmp_rows);
+		qsort(snap->cgroups, (size_t)snap->ncgroups, sizeof(*snap->cgroups), cmp_rows);
+	}
+	info_tidy(t);
+	t->nent = 0;
+	t->npool = 0;
+	for (int i = 0; i < t->nev; i++)
+		t->per_sum[i] = t->per_n[i] = 0;
+	if (t->capmap)
+		map_rebuild(t, t->capmap);
+}
