@@ -11,7 +11,8 @@
  * before and after a change without the simulator's cost in the way.
  *
  * Usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL]
- *                      [-E EVENTS_DIR] [SHAPE...]
+ *                      [-E EVENTS_DIR] [-t] [SHAPE...]
+ * -t opens the model's tasks view as well (per-task sampling, tasks.h).
  * SHAPE is SOCKETSxCCXxCORESxTHREADS; the default runs 1x2x8x2 (32 CPUs),
  * 2x12x8x2 (384 CPUs) and 2x16x16x2 (1024 CPUs). */
 #include "config.h"
@@ -93,6 +94,33 @@ static int t_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 	return r;
 }
 static void t_close(struct backend *b, struct bk_group *g) { TIMED(backend_sim.close(b, g)); }
+/* Per-task sampling: the simulator's own work (making the samples, in
+ * advance) is timed; taking them (drain) is pmctop's, as reading the
+ * kernel's ring is on real counters. */
+static int t_sample_open(struct backend *b, int cpu, const int *ev, int n, int freq, struct bk_sampler **out,
+			 char **cause)
+{
+	int r;
+	TIMED(r = backend_sim.sample_open(b, cpu, ev, n, freq, out, cause));
+	return r;
+}
+static long t_sample_drain(struct backend *b, struct bk_sampler *s, bk_sample_fn fn, void *arg)
+{
+	return backend_sim.sample_drain(b, s, fn, arg);
+}
+static int t_sample_read(struct backend *b, struct bk_sampler *s, struct bk_count *out)
+{
+	int r;
+	TIMED(r = backend_sim.sample_read(b, s, out));
+	return r;
+}
+static void t_sample_close(struct backend *b, struct bk_sampler *s) { TIMED(backend_sim.sample_close(b, s)); }
+static int t_task_info(struct backend *b, int pid, char *comm, size_t cap, char **cgroup)
+{
+	int r;
+	TIMED(r = backend_sim.task_info(b, pid, comm, cap, cgroup));
+	return r;
+}
 static void t_advance(struct backend *b, uint64_t ns) { TIMED(backend_sim.advance(b, ns)); }
 static uint64_t t_now(struct backend *b) { return backend_sim.now(b); }
 
@@ -100,6 +128,8 @@ static const struct pmu_backend_ops timed_sim = {
 	.name = "sim", .simulated = true, .create = t_create, .destroy = t_destroy,
 	.instances = t_instances, .free_counters = t_free_counters, .open_group = t_open,
 	.enable = t_enable, .disable = t_disable, .read = t_read, .close = t_close,
+	.sample_open = t_sample_open, .sample_drain = t_sample_drain, .sample_read = t_sample_read,
+	.sample_close = t_sample_close, .task_info = t_task_info,
 	.advance = t_advance, .now = t_now,
 };
 
@@ -123,6 +153,10 @@ static struct model *load_model(const char *events_dir, const char *name)
 	return m;
 }
 
+/* -t: the model's first tasks view is open, as in the dashboard: its
+ * columns are sampled per task as well as counted per CPU. */
+static bool with_tasks;
+
 static int run_shape(struct model *m, const int shape[4], int n, double rotate_ms)
 {
 	struct topo *t = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
@@ -137,6 +171,12 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		.model = m, .topo = t, .ops = &timed_sim, .backend_arg = "",
 		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = m->nmetrics, .metrics = all,
 	};
+	int tm[64], ntm = 0;
+	for (int v = 0; with_tasks && v < m->nviews && !ntm; v++)
+		for (int i = 0; m->views[v].tasks && i < m->views[v].ncols && ntm < 64; i++)
+			tm[ntm++] = m->views[v].cols[i].metric;
+	cfg.ntask_metrics = ntm;
+	cfg.task_metrics = tm;
 	char *cause = NULL;
 	struct sampler *s = sampler_new(&cfg, &cause);
 	free(all);
@@ -174,9 +214,10 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("  %5d CPUs %3d groups %3d metrics  %8.2f ms/interval (max %.2f; sim %.2f, pmctop %.2f)"
-	       "  peak RSS %6.1f MiB\n",
+	       "  peak RSS %6.1f MiB%s\n",
 	       topo_online_count(t), p->ngroups, p->nmetrics, 1e3 * sum / counted, 1e3 * worst,
-	       1e3 * sim_sum / counted, 1e3 * (sum - sim_sum) / counted, (double)ru.ru_maxrss / 1024.0);
+	       1e3 * sim_sum / counted, 1e3 * (sum - sim_sum) / counted, (double)ru.ru_maxrss / 1024.0,
+	       with_tasks ? "  (tasks view open)" : "");
 	fflush(stdout);
 	sampler_free(s);
 	topo_free(t);
@@ -190,15 +231,16 @@ int main(int argc, char **argv)
 	const char *model_name = "amd-zen5";
 	const char *events_dir = TOP_SRCDIR "/events";
 	int c;
-	while ((c = getopt(argc, argv, "n:r:m:E:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:m:E:th")) != -1) {
 		switch (c) {
+		case 't': with_tasks = true; break;
 		case 'n': n = atoi(optarg); break;
 		case 'r': rotate_ms = strcmp(optarg, "kernel") ? atof(optarg) : SAMPLER_ROTATE_KERNEL; break;
 		case 'm': model_name = optarg; break;
 		case 'E': events_dir = optarg; break;
 		default:
 			fprintf(stderr, "usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL] "
-				"[-E EVENTS_DIR] [SxCxNxT...]\n");
+				"[-E EVENTS_DIR] [-t] [SxCxNxT...]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}

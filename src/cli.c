@@ -16,7 +16,7 @@ enum {
 	OPT_FORMAT = 256, OPT_MODEL, OPT_SIM, OPT_ROTATE, OPT_LIST_MODELS,
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
 	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_NO_CONFIG, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
-	OPT_TASK_HZ, OPT_TOP,
+	OPT_TASK_HZ, OPT_TOP, OPT_CGROUP,
 };
 
 static const struct option long_options[] = {
@@ -49,6 +49,8 @@ static const struct option long_options[] = {
 	{ "export-scope", required_argument, NULL, OPT_EXPORT_SCOPE },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "task-hz", required_argument, NULL, OPT_TASK_HZ },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -72,6 +74,9 @@ void cli_usage(FILE *out)
 	      "  -C, --cpu LIST          only these CPUs, e.g. 0-7,16\n"
 	      "  -g, --group NAME        view or metric group to show (see --list-views)\n"
 	      "  -e, --event NAME        add an event as a column (repeatable)\n"
+	      "  -p, --pid PID[,PID...]  only these processes in the tasks view (-g tasks)\n"
+	      "      --cgroup PATH       only processes in this cgroup or below it, e.g.\n"
+	      "                          /system.slice/nginx.service (implies -g tasks)\n"
 	      "      --task-hz N         per-task sampling (-g tasks): samples a second of\n"
 	      "                          each event on each CPU (default 1000)\n"
 	      "      --top N             -b: rows of processes and of cgroups per interval\n"
@@ -116,6 +121,8 @@ void options_init(struct options *o)
 void options_done(struct options *o)
 {
 	free(o->cpu_list);
+	free(o->pids);
+	free(o->cgroup);
 	free(o->group);
 	for (int i = 0; i < o->nevents; i++)
 		free(o->events[i]);
@@ -250,6 +257,54 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 		if ((o->export_scope = export_scope_parse(arg)) < 0)
 			return set_cause(cause, "--export-scope expects cpu, core, ccx or socket, not '%s'", arg);
 		return 0;
+	case 'p': {
+		/* A list of pids, each once. */
+		char *list = xstrdup(arg), *save = NULL;
+		int rc = 0;
+		for (char *w = strtok_r(list, ",", &save); w && rc == 0; w = strtok_r(NULL, ",", &save)) {
+			int pid;
+			bool dup = false;
+			if (parse_int(w, 1, 4194304, &pid) < 0) {
+				rc = set_cause(cause, "-p expects process ids separated by commas, not '%s'", w);
+				break;
+			}
+			for (int i = 0; i < o->npids; i++)
+				dup |= o->pids[i] == pid;
+			if (dup)
+				continue;
+			if (o->npids >= CLI_MAX_PIDS) {
+				rc = set_cause(cause, "-p names more than %d processes", CLI_MAX_PIDS);
+				break;
+			}
+			o->pids = xrealloc(o->pids, sizeof(int) * (size_t)(o->npids + 1));
+			o->pids[o->npids++] = pid;
+		}
+		if (rc == 0 && o->npids == 0)
+			rc = set_cause(cause, "-p expects process ids separated by commas");
+		free(list);
+		return rc;
+	}
+	case OPT_CGROUP: {
+		/* As /proc/PID/cgroup names it: a path from the hierarchy's
+		 * root; a path under the cgroup file system is taken too. */
+		static const char *const mounts[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+		const char *p = arg;
+		for (size_t i = 0; i < ARRAY_SIZE(mounts); i++) {
+			size_t n = strlen(mounts[i]);
+			if (!strncmp(p, mounts[i], n) && (p[n] == '/' || !p[n])) {
+				p += n;
+				break;
+			}
+		}
+		if (!*p || text_bad_at(p) >= 0 || strstr(p, "//"))
+			return set_cause(cause, "--cgroup expects a cgroup path such as /system.slice/nginx.service");
+		free(o->cgroup);
+		o->cgroup = *p == '/' ? xstrdup(p) : xasprintf("/%s", p);
+		size_t len = strlen(o->cgroup);
+		if (len > 1 && o->cgroup[len - 1] == '/')
+			o->cgroup[len - 1] = 0;
+		return 0;
+	}
 	case OPT_TASK_HZ:
 		if (parse_int(arg, 1, 100000, &o->task_hz) < 0)
 			return set_cause(cause, "--task-hz expects samples a second from 1 to 100000, not '%s'", arg);
@@ -275,7 +330,7 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 	opterr = 0;
 	for (;;) {
 		int prev = optind ? optind : 1;
-		int c = getopt_long(argc, argv, "+:d:n:bC:g:e:o:w:r:hV", long_options, NULL);
+		int c = getopt_long(argc, argv, "+:d:n:bC:g:e:o:w:r:p:hV", long_options, NULL);
 		if (c == -1)
 			break;
 		const char *optname = prev < argc ? argv[prev] : "?";
@@ -306,6 +361,8 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 		return set_cause(cause, "-r replays a recording, which names its own model; drop --sim and --model");
 	if (o->replay_path && (o->record_path || o->listen || o->daemon))
 		return set_cause(cause, "-r replays into the dashboard or -b; drop -w, --listen and --daemon");
+	if (o->replay_path && (o->npids || o->cgroup))
+		return set_cause(cause, "-r: a recording has no per-task figures; drop -p and --cgroup");
 	if (o->replay_path && o->show_schedule)
 		return set_cause(cause, "-r: a recording's schedule is in each interval; drop --show-schedule");
 	return 0;

@@ -35,6 +35,8 @@ struct options {
 	int export_scope;        /* --export-scope: enum snap_scope, CLI_DEFAULT_EXPORT_SCOPE */
 	char *user;              /* --user NAME: become NAME once counters, socket and files are open */
 	int task_hz;             /* --task-hz: samples a second per event per CPU for a tasks view */
+	int npids; int *pids;    /* -p: only these processes in the per-task figures */
+	char *cgroup;            /* --cgroup: only processes in this cgroup (or below), as /proc/PID/cgroup names it */
 	int top;                 /* --top: task and cgroup rows per interval in batch output; 0: all */
 	bool help, version;
 };
@@ -45,6 +47,8 @@ struct options {
  * hosts can share a Prometheus with (docs/exporter.md counts every scope). */
 #define CLI_DEFAULT_EXPORT_SCOPE SNAP_CCX
 
+/* Processes -p may name. */
+#define CLI_MAX_PIDS 4096
 /* Rows of processes (and of cgroups) per interval in batch output. */
 #define CLI_DEFAULT_TOP 20
 

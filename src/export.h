@@ -27,6 +27,9 @@ struct export_state;
 /* scope: the narrowest rows exported (enum snap_scope, SNAP_CPU..SNAP_SOCKET);
  * an event or metric that only exists at a wider scope is exported there. */
 struct export_hub *export_hub_new(const struct model *m, enum snap_scope scope);
+/* With a tasks view, the processes and the cgroups exported: the busiest
+ * this many of each, so that the series stay bounded whatever runs. */
+#define EXPORT_TOP_TASKS 10
 void export_hub_free(struct export_hub *h);
 /* Publisher side (one thread): adds snap's counts to the running totals and
  * makes it the latest state. Takes ownership of snap. */

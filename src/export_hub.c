@@ -184,6 +184,15 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 			copy_doubles(to->event_rse, from->event_rse, snap->nevents);
 		}
 	}
+	/* The busiest processes and cgroups only: a bounded series count
+	 * (docs/exporter.md). */
+	c->tasks_on = snap->tasks_on;
+	c->task_freq = snap->task_freq;
+	c->tasks_lost = snap->tasks_lost;
+	c->ntasks = snap->ntasks < EXPORT_TOP_TASKS ? snap->ntasks : EXPORT_TOP_TASKS;
+	c->tasks = snap_tasks_dup(snap->tasks, c->ntasks, snap->nmetrics);
+	c->ncgroups = snap->ncgroups < EXPORT_TOP_TASKS ? snap->ncgroups : EXPORT_TOP_TASKS;
+	c->cgroups = snap_tasks_dup(snap->cgroups, c->ncgroups, snap->nmetrics);
 	export_hub_publish(h, c);
 }
 

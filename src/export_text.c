@@ -304,6 +304,78 @@ static void metric_families(struct buf *b, const struct snapshot *snap, enum sna
 	}
 }
 
+/* A tasks view's figures: per process (labels pid, comm, cgroup) and per
+ * cgroup, each metric a family named as its CPU one with "task" or
+ * "cgroup" for "metric", and their relative errors. Only the busiest
+ * EXPORT_TOP_TASKS of each (export_hub.c keeps no more). */
+static void task_families(struct buf *b, const struct snapshot *snap, enum export_format f, bool cgroups)
+{
+	const struct model *m = snap->model;
+	const struct snap_task *rows = cgroups ? snap->cgroups : snap->tasks;
+	int n = cgroups ? snap->ncgroups : snap->ntasks;
+	if (n > EXPORT_TOP_TASKS)
+		n = EXPORT_TOP_TASKS;
+	const char *kind = cgroups ? "cgroup" : "task";
+	for (int pass = 0; pass < 2; pass++) {
+		char *ename = xasprintf("pmctop_%s_relative_error_ratio", kind);
+		bool rse_head = false;
+		for (int i = 0; i < snap->nmetrics; i++) {
+			bool any = false;
+			for (int k = 0; k < n && !any; k++)
+				any = !isnan(pass ? rows[k].metric_rse[i] : rows[k].metric[i]);
+			if (!any)
+				continue;
+			const struct metric_def *md = &m->metrics[i];
+			const struct unit_map *u = unit_of(md->unit);
+			char *mname = export_metric_name(md);
+			/* pmctop_task_cpu_ratio, not pmctop_task_task_cpu_ratio. */
+			const char *base = mname + strlen("pmctop_metric_");
+			if (!strncmp(base, "task_", 5))
+				base += 5;
+			char *name = xasprintf("pmctop_%s_%s", kind, base);
+			if (!pass) {
+				char *help = xasprintf("%s, per %s (the busiest %d; %s, over the last interval)",
+						       md->desc ? md->desc : md->name, cgroups ? "cgroup" : "process",
+						       EXPORT_TOP_TASKS, md->unit ? md->unit : "no unit");
+				family(b, f, name, NULL, F_GAUGE, help);
+				free(help);
+			} else if (!rse_head) {
+				char *help = xasprintf("Relative standard error of a per-%s figure (sampled).",
+						       cgroups ? "cgroup" : "process");
+				family(b, f, ename, NULL, F_GAUGE, help);
+				free(help);
+				rse_head = true;
+			}
+			for (int k = 0; k < n; k++) {
+				const struct snap_task *t = &rows[k];
+				double v = pass ? t->metric_rse[i] : t->metric[i];
+				if (isnan(v))
+					continue;
+				buf_str(b, pass ? ename : name);
+				buf_str(b, "{");
+				if (pass) {
+					buf_str(b, "metric=\"");
+					buf_escaped(b, md->name, true);
+					buf_str(b, "\",");
+				}
+				if (!cgroups) {
+					buf_printf(b, "pid=\"%d\",comm=\"", t->pid);
+					buf_escaped(b, t->comm, true);
+					buf_str(b, "\",");
+				}
+				buf_str(b, "cgroup=\"");
+				buf_escaped(b, t->cgroup, true);
+				buf_str(b, "\"} ");
+				buf_value(b, pass || !u ? v : v * u->scale);
+				buf_str(b, "\n");
+			}
+			free(name);
+			free(mname);
+		}
+		free(ename);
+	}
+}
+
 char *export_render(const struct snapshot *snap, const struct export_totals *tot,
 		    enum snap_scope scope, enum export_format f, size_t *len)
 {
@@ -352,6 +424,10 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 			       "Lowest coverage of the events behind a metric over the last interval.");
 		per_item_gauge(&b, snap, scope, f, FLD_METRIC_RSE, "pmctop_relative_error_ratio",
 			       "Relative standard error of a metric over the last interval.");
+		if (snap->tasks_on) {
+			task_families(&b, snap, f, false);
+			task_families(&b, snap, f, true);
+		}
 	}
 	*len = b.len;
 	return b.p;

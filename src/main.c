@@ -283,6 +283,12 @@ static bool add_named(struct run *r, const char *name)
 static int choose_metrics(struct run *r)
 {
 	const struct model *m = r->model;
+	bool select = r->opt.npids > 0 || r->opt.cgroup;
+	/* -p and --cgroup pick processes: the model's tasks view unless -g
+	 * names one. */
+	for (int v = 0; select && !r->opt.group && v < m->nviews; v++)
+		if (m->views[v].tasks)
+			r->opt.group = xstrdup(m->views[v].name);
 	if (r->opt.group) {
 		char *list = xstrdup(r->opt.group);
 		char *bad = NULL;
@@ -312,6 +318,13 @@ static int choose_metrics(struct run *r)
 	} else if (m->nviews > 0) {
 		int v = r->opt.batch || r->opt.daemon ? model_find_view(m, "batch") : -1;
 		add_view_metrics(r, &m->views[v >= 0 ? v : 0]);
+	}
+	if (select && !r->tasks_view) {
+		char *msg = xasprintf("-p and --cgroup choose processes: they go with a tasks view (-g tasks)%s",
+				      r->opt.group ? "" : ", which this model lacks");
+		int rc = usage_error(msg);
+		free(msg);
+		return rc;
 	}
 	for (int i = 0; i < r->opt.nevents; i++) {
 		int e = model_find_event(m, r->opt.events[i]);
@@ -711,6 +724,7 @@ static int run(struct run *r)
 		.nmetrics = r->nmetrics, .metrics = r->metrics,
 		.nevents = r->nevents, .events = r->events,
 		.ntask_metrics = r->ntm, .task_metrics = r->tm, .task_freq = r->opt.task_hz,
+		.ntask_pids = r->opt.npids, .task_pids = r->opt.pids, .task_cgroup = r->opt.cgroup,
 		/* Batch: Ctrl-C ends the interval in progress, which is still
 		 * written, so a recording loses nothing and stops at once. */
 		.interrupt = r->opt.batch || r->opt.daemon ? &stop_requested : NULL,

@@ -47,6 +47,17 @@ static int errno_of(int e)
 	return e > 0 ? -e : -EIO;
 }
 
+/* The ring's data pages, as a power of two (perf_sample.h). */
+static int ring_order(int n, int freq)
+{
+	double bytes = PERF_SAMPLE_RING_S * n * (double)freq * 48;
+	long page = sysconf(_SC_PAGESIZE);
+	int order = PERF_SAMPLE_RING_MIN_ORDER;
+	while (order < PERF_SAMPLE_RING_MAX_ORDER && (double)(page << order) < bytes)
+		order++;
+	return order;
+}
+
 struct bk_sampler *perf_sampler_open(const struct model *m, const char *sysfs_root, int cpu,
 				     const int *events, int n, int freq, int *err, char **cause)
 {
@@ -85,7 +96,7 @@ struct bk_sampler *perf_sampler_open(const struct model *m, const char *sysfs_ro
 		s->fds[s->n] = fd;
 		s->events[s->n++] = events[i];
 		int rc = i == 0 ? 0 : ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->fds[0]);
-		if (rc == 0 && i == 0 && !(s->ring = perf_ring_map(fd, PERF_SAMPLE_RING_ORDER, cause)))
+		if (rc == 0 && i == 0 && !(s->ring = perf_ring_map(fd, ring_order(n, freq), cause)))
 			rc = -1;
 		if (rc == 0)
 			rc = ioctl(fd, PERF_EVENT_IOC_ID, &s->ids[i]);

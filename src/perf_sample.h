@@ -10,10 +10,13 @@
 #include <stddef.h>
 #include "backend.h"
 
-/* Data pages of each CPU's ring, as a power of two: 8 pages (32 KiB) hold
- * 0.15 s of samples of five events at 1000 Hz, and the sampler drains
- * every 50 ms. */
-#define PERF_SAMPLE_RING_ORDER 3
+/* Each CPU's ring holds this long of its samples (n events at freq, 48
+ * bytes each), in a power of two of pages from 8 to 64 (32 to 256 KiB): the
+ * sampler drains every 50 ms, and half a second leaves room for a sampler
+ * thread that a loaded machine keeps waiting. */
+#define PERF_SAMPLE_RING_S 0.5
+#define PERF_SAMPLE_RING_MIN_ORDER 3
+#define PERF_SAMPLE_RING_MAX_ORDER 6
 
 /* Returns NULL with *err (negative errno) and *cause on failure. */
 struct bk_sampler *perf_sampler_open(const struct model *m, const char *sysfs_root, int cpu,

@@ -425,6 +425,7 @@ static void open_tasks(struct sampler *s)
 		if (t->cpus[i].online && cpu_selected(s, t->cpus[i].cpu))
 			cpus[n++] = t->cpus[i].cpu;
 	s->tasks = tasks_new(s->cfg.model, s->cfg.ops, s->bk, s->ntm, s->tm, s->cfg.task_freq);
+	tasks_select(s->tasks, s->cfg.ntask_pids, s->cfg.task_pids, s->cfg.task_cgroup);
 	char *notice = NULL;
 	tasks_open(s->tasks, cpus, n, &notice);
 	if (notice)

@@ -62,6 +62,10 @@ struct sampler_config {
 	 * each CPU (0: TASKS_DEFAULT_FREQ). */
 	int ntask_metrics; const int *task_metrics;
 	int task_freq;
+	/* Only these processes (-p), and only processes in this cgroup or
+	 * below (--cgroup), in the per-task figures; 0 / NULL: all. */
+	int ntask_pids; const int *task_pids;
+	const char *task_cgroup;
 	/* Thread mode: called on the sampler's thread with each snapshot
 	 * before it enters the ring (the exporter copies what it needs), or NULL. */
 	void (*on_publish)(void *arg, const struct snapshot *snap);

@@ -59,7 +59,8 @@ struct tasks {
 	int *slot;                /* CPU number -> index in cpu[], -1 */
 	double *cov_run, *cov_en; /* [nev] this interval, over the CPUs */
 	double *per_sum, *per_n;  /* [nev] periods of this interval, for an event without samples */
-	long lost;
+	long lost;                /* samples the kernel dropped this interval */
+	double received;          /* and those it handed over */
 	/* (pid, cpu) -> entry, this interval. */
 	struct tent *ent;
 	int nent, capent;
@@ -67,6 +68,10 @@ struct tasks {
 	int capmap;
 	double *pool;
 	size_t npool, cappool;
+	/* -p and --cgroup. */
+	int npids;
+	int *pids;
+	char *cgroup;
 	/* Work space: positions, reads, and a formula's values, derivatives
 	 * and standard deviations. */
 	int *idx;
@@ -93,7 +98,7 @@ struct tasks *tasks_new(const struct model *m, const struct pmu_backend_ops *ops
 	t->m = m;
 	t->ops = ops;
 	t->bk = bk;
-	t->freq = freq > 0 ? freq : TASKS_DEFAULT_FREQ;
+	t->freq = freq;
 	t->metrics = xcalloc((size_t)nmetrics + 1, sizeof(int));
 	t->f = xcalloc((size_t)nmetrics + 1, sizeof(*t->f));
 	t->pos = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
@@ -158,6 +163,8 @@ void tasks_free(struct tasks *t)
 	free(t->cov_en);
 	free(t->per_sum);
 	free(t->per_n);
+	free(t->pids);
+	free(t->cgroup);
 	free(t->work);
 	free(t->grad);
 	free(t->sd);
@@ -170,6 +177,33 @@ void tasks_free(struct tasks *t)
 		free(t->info[i].cgroup);
 	free(t->info);
 	free(t);
+}
+
+void tasks_select(struct tasks *t, int npids, const int *pids, const char *cgroup)
+{
+	free(t->pids);
+	t->pids = NULL;
+	t->npids = npids > 0 ? npids : 0;
+	if (t->npids) {
+		t->pids = xmalloc(sizeof(int) * (size_t)t->npids);
+		memcpy(t->pids, pids, sizeof(int) * (size_t)t->npids);
+	}
+	free(t->cgroup);
+	t->cgroup = cgroup ? xstrdup(cgroup) : NULL;
+}
+
+/* Whether -p and --cgroup keep process pid of cgroup cg ("-": unknown). */
+static bool selected(const struct tasks *t, int pid, const char *cg)
+{
+	bool ok = t->npids == 0;
+	for (int i = 0; i < t->npids && !ok; i++)
+		ok = t->pids[i] == pid;
+	if (!ok || !t->cgroup)
+		return ok;
+	if (!strcmp(t->cgroup, "/"))
+		return strcmp(cg, "-") != 0;
+	size_t n = strlen(t->cgroup);
+	return !strncmp(cg, t->cgroup, n) && (cg[n] == 0 || cg[n] == '/');
 }
 
 /* Opens the available events on cpu; fills c. */
@@ -205,6 +239,10 @@ int tasks_open(struct tasks *t, const int *cpus, int ncpus, char **notice)
 	 * that takes any: each in turn joins the set if the set still opens,
 	 * so that a missing event or a full PMU costs only the figures that
 	 * need what did not fit. */
+	if (t->freq <= 0) {
+		long per = TASKS_SAMPLE_BUDGET / ((long)t->nev * (ncpus > 0 ? ncpus : 1));
+		t->freq = per > TASKS_DEFAULT_FREQ ? TASKS_DEFAULT_FREQ : per < TASKS_MIN_FREQ ? TASKS_MIN_FREQ : (int)per;
+	}
 	char *missing = NULL, *reason = NULL;
 	int nmissing = 0;
 	t->cpu = xcalloc((size_t)ncpus + 1, sizeof(*t->cpu));
@@ -375,6 +413,7 @@ static void on_sample(void *arg, int cpu, const struct bk_task_sample *s)
 	double p = (double)s->period, n = s->n;
 	e->sum[i] += n * p;
 	e->samples += n;
+	t->received += n;
 	t->per_sum[i] += n * p;
 	t->per_n[i] += n;
 }
@@ -522,7 +561,9 @@ static void fill_row(struct tasks *t, const struct acc *a, struct snap_task *r, 
 	r->metric_rse = xmalloc(sizeof(double) * ((size_t)m->nmetrics + 1));
 	for (int i = 0; i < m->nmetrics; i++)
 		r->metric[i] = r->metric_rse[i] = NAN;
-	r->cov = 1;
+	/* Samples the kernel dropped (a full ring) went missing from some
+	 * task's count: which, nobody knows, so every row says how much. */
+	r->cov = t->lost > 0 ? t->received / (t->received + (double)t->lost) : 1;
 	for (int i = 0; i < t->nev; i++) {
 		if (!t->avail[i])
 			continue;   /* its figures are NaN, not uncovered */
@@ -654,7 +695,6 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	snap->tasks_on = true;
 	snap->task_freq = t->freq;
 	snap->tasks_lost = t->lost;
-	t->lost = 0;
 	/* Coverage of each event over the interval, summed over the CPUs. */
 	struct bk_count *buf = t->buf;
 	int *idx = t->idx;
@@ -694,17 +734,26 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 		a->samples += te->samples;
 		acc_cpu(a, te->cpu, t->nev > 0 ? te->sum[0] : 0);
 	}
-	snap->ntasks = np;
+	snap->ntasks = 0;
 	snap->tasks = np ? xcalloc((size_t)np, sizeof(*snap->tasks)) : NULL;
+	int kept = 0;
 	for (int p = 0; p < np; p++) {
-		struct snap_task *r = &snap->tasks[p];
 		struct info *in = lookup(t, procs[p].pid);
+		const char *cg = in && in->cgroup ? in->cgroup : "-";
+		if (!selected(t, procs[p].pid, cg)) {
+			acc_clear(&procs[p]);
+			continue;
+		}
+		struct snap_task *r = &snap->tasks[snap->ntasks++];
 		r->pid = procs[p].pid;
 		r->comm = xstrdup(in && in->comm[0] ? in->comm : "-");
-		r->cgroup = xstrdup(in && in->cgroup ? in->cgroup : "-");
-		procs[p].cgroup = r->cgroup;
-		fill_row(t, &procs[p], r, interval_s);
+		r->cgroup = xstrdup(cg);
+		procs[kept] = procs[p];
+		procs[kept].cgroup = r->cgroup;
+		fill_row(t, &procs[kept], r, interval_s);
+		kept++;
 	}
+	np = kept;
 	/* Cgroups: their processes summed. */
 	qsort(procs, (size_t)np, sizeof(*procs), cmp_acc_cgroup);
 	snap->ncgroups = 0;
@@ -732,6 +781,8 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 		qsort(snap->cgroups, (size_t)snap->ncgroups, sizeof(*snap->cgroups), cmp_rows);
 	}
 	info_tidy(t);
+	t->lost = 0;
+	t->received = 0;
 	t->nent = 0;
 	t->npool = 0;
 	for (int i = 0; i < t->nev; i++)

@@ -26,10 +26,14 @@
 #include "evdef.h"
 #include "snapshot.h"
 
-/* Samples a second of each sampled event on each CPU: enough that a
- * process using a whole CPU has a thousand samples a second (a 3 %
- * relative error), few enough for a large machine (docs/tasks.md). */
+/* Samples a second of each sampled event on each CPU, unless --task-hz
+ * says: TASKS_DEFAULT_FREQ, lowered on large machines so that all CPUs
+ * together hand pmctop at most TASKS_SAMPLE_BUDGET samples a second
+ * (about 20 ns of pmctop's time each, measured: 1 % of one CPU), but
+ * never below TASKS_MIN_FREQ. docs/tasks.md has the cost model. */
 #define TASKS_DEFAULT_FREQ 1000
+#define TASKS_SAMPLE_BUDGET 500000
+#define TASKS_MIN_FREQ 50
 
 /* Counters of each hardware PMU that per-task sampling leaves to the
  * rotation of the CPU figures: sampled events hold theirs all the time. */
@@ -38,10 +42,13 @@
 struct tasks;
 
 /* For metrics[0..nmetrics-1] (those that metric_per_task() refuses are
- * left out), sampling freq times a second. */
+ * left out), sampling freq times a second (0: the default above). */
 struct tasks *tasks_new(const struct model *m, const struct pmu_backend_ops *ops, struct backend *bk,
 			int nmetrics, const int *metrics, int freq);
 void tasks_free(struct tasks *t);
+/* Only processes pids[0..npids-1] (none: all), and only those whose cgroup
+ * is cgroup or below it (NULL: any), in the rows: -p and --cgroup. */
+void tasks_select(struct tasks *t, int npids, const int *pids, const char *cgroup);
 /* Opens the sampling on cpus[0..ncpus-1]. Events that cannot be sampled
  * here are left out (their figures are NaN) and *notice says which and
  * why. Returns the CPUs that sample. */

@@ -123,7 +123,41 @@ static const struct {
 	{ { "--sim", "zen5", "--model", "generic" }, "--sim names its own model" },
 	{ { "-o", "out.csv" }, "add -b" },
 	{ { "-e", "" }, "-e expects an event name" },
+	{ { "-p", "12x" }, "-p expects process ids" },
+	{ { "-p", "0" }, "-p expects process ids" },
+	{ { "-p", "," }, "-p expects process ids" },
+	{ { "--cgroup", "" }, "--cgroup expects a cgroup path" },
+	{ { "--cgroup", "/a//b" }, "--cgroup expects a cgroup path" },
+	{ { "--cgroup", "/a\033]0;x" }, "--cgroup expects a cgroup path" },
+	{ { "--task-hz", "0" }, "--task-hz expects" },
+	{ { "--task-hz", "100001" }, "--task-hz expects" },
+	{ { "--top", "-1" }, "--top expects" },
+	{ { "-r", "x.rec", "-p", "1" }, "drop -p and --cgroup" },
 };
+
+/* -p keeps each pid once; --cgroup takes the path /proc/PID/cgroup
+ * writes, or one under the cgroup file system. */
+START_TEST(test_task_selection)
+{
+	struct options o;
+	char *cause = NULL;
+	const char *a1[] = { "-p", "42,7,42", "--cgroup", "/sys/fs/cgroup/unified/system.slice/x.service/", "--top", "0",
+			     "--task-hz", "250", NULL };
+	ck_assert_int_eq(parse(&o, &cause, a1), 0);
+	ck_assert_int_eq(o.npids, 2);
+	ck_assert_int_eq(o.pids[0], 42);
+	ck_assert_int_eq(o.pids[1], 7);
+	ck_assert_str_eq(o.cgroup, "/system.slice/x.service");
+	ck_assert_int_eq(o.top, 0);
+	ck_assert_int_eq(o.task_hz, 250);
+	options_done(&o);
+	const char *a2[] = { "--cgroup", "user.slice", NULL };
+	ck_assert_int_eq(parse(&o, &cause, a2), 0);
+	ck_assert_str_eq(o.cgroup, "/user.slice");
+	ck_assert_int_eq(o.top, CLI_DEFAULT_TOP);
+	options_done(&o);
+}
+END_TEST
 
 START_TEST(test_bad_lines)
 {
@@ -186,6 +220,7 @@ int main(void)
 	tcase_add_test(tc, test_repeated_event);
 	tcase_add_loop_test(tc, test_bad_lines, 0, (int)(sizeof(bad_lines) / sizeof(bad_lines[0])));
 	tcase_add_test(tc, test_rotate);
+	tcase_add_test(tc, test_task_selection);
 	tcase_add_test(tc, test_seconds);
 	suite_add_tcase(s, tc);
 	return check_run(s);

@@ -417,6 +417,67 @@ START_TEST(test_publish_copy)
 }
 END_TEST
 
+/* A tasks view: only the busiest EXPORT_TOP_TASKS processes and cgroups
+ * are exported (a bounded series count however many ran), each with its
+ * pid, name and cgroup as labels that come back intact, and its relative
+ * error; the copy the dashboard publishes says the same. */
+static void add_tasks(struct snapshot *s, int ntasks, int ncgroups)
+{
+	s->tasks_on = true;
+	s->task_freq = 1000;
+	s->ntasks = ntasks;
+	s->ncgroups = ncgroups;
+	s->tasks = xcalloc((size_t)ntasks, sizeof(*s->tasks));
+	s->cgroups = xcalloc((size_t)ncgroups, sizeof(*s->cgroups));
+	for (int k = 0; k < ntasks + ncgroups; k++) {
+		struct snap_task *t = k < ntasks ? &s->tasks[k] : &s->cgroups[k - ntasks];
+		t->pid = k < ntasks ? 100 + k : -1;
+		t->comm = k < ntasks ? xasprintf("w\"rk\\%d", k) : NULL;
+		t->cgroup = xasprintf("/slice/%d.service", k);
+		t->nprocs = 1;
+		t->metric = xmalloc(sizeof(double) * NM);
+		t->metric_rse = xmalloc(sizeof(double) * NM);
+		for (int m = 0; m < NM; m++)
+			t->metric[m] = t->metric_rse[m] = NAN;
+		t->metric[0] = 3.0 - 0.01 * k;
+		t->metric_rse[0] = 0.02;
+	}
+}
+
+START_TEST(test_tasks_bounded)
+{
+	static struct parsed p, q;
+	struct export_hub *own = export_hub_new(&model, SNAP_CCX), *copy = export_hub_new(&model, SNAP_CCX);
+	struct snapshot *s = make_snap(1);
+	add_tasks(s, 3 * EXPORT_TOP_TASKS, 2 * EXPORT_TOP_TASKS);
+	export_hub_publish_copy(copy, s);
+	export_hub_publish(own, s);
+	struct export_state *a = export_hub_get(own), *b = export_hub_get(copy);
+	size_t la, lb;
+	const char *ta = export_state_body(a, EXPORT_OPENMETRICS, &la);
+	const char *tb = export_state_body(b, EXPORT_OPENMETRICS, &lb);
+	ck_assert_str_eq(ta, tb);
+	char *om = xasprintf("%s# EOF\n", ta);
+	parse(om, true, &p);
+	free(om);
+	parse(export_state_body(a, EXPORT_TEXT, &la), false, &q);
+	ck_assert_int_eq(count_name(&p, "pmctop_task_ipc"), EXPORT_TOP_TASKS);
+	ck_assert_int_eq(count_name(&p, "pmctop_cgroup_ipc"), EXPORT_TOP_TASKS);
+	ck_assert_int_eq(count_name(&p, "pmctop_task_relative_error_ratio"), EXPORT_TOP_TASKS);
+	ck_assert_int_eq(count_name(&q, "pmctop_task_ipc"), EXPORT_TOP_TASKS);
+	/* The busiest (the first rows), with labels intact. */
+	const struct sample *x = find(&p, "pmctop_task_ipc", "pid", "100", "comm", "w\"rk\\0");
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(label(x, "cgroup"), "/slice/0.service");
+	ck_assert_double_eq_tol(x->v, 3.0, 1e-12);
+	ck_assert_ptr_null(find(&p, "pmctop_task_ipc", "pid", "140", NULL, NULL));
+	export_state_put(a);
+	export_state_put(b);
+	export_hub_free(own);
+	export_hub_free(copy);
+}
+END_TEST
+
 /* Every metric of every model in events/ gets a family name of its own
  * (the prefix pmctop_metric_ is theirs alone): two metrics whose names
  * differ only by a unit abbreviation ("x_bw" in GB/s, "x" in MB/s) would
@@ -585,6 +646,7 @@ int main(void)
 	tcase_add_test(tc, test_scopes);
 	tcase_add_test(tc, test_state_outlives_publish);
 	tcase_add_test(tc, test_publish_copy);
+	tcase_add_test(tc, test_tasks_bounded);
 	tcase_add_test(tc, test_metric_names_unique_in_every_model);
 	tcase_add_loop_test(tc, test_negotiate, 0, (int)ARRAY_SIZE(accepts));
 	tcase_add_loop_test(tc, test_route, 0, (int)ARRAY_SIZE(routes));

@@ -185,10 +185,11 @@ static void judge_interval(struct rig *r, const struct snapshot *s, const struct
 	free(d);
 }
 
-static void run_truth(const char *model, int shape[4], const char *arg, int intervals, struct score *sc)
+static void run_truth(const char *model, int shape[4], const char *arg, int freq, int intervals,
+		      struct score *sc)
 {
 	struct rig r;
-	rig_open(&r, model, shape, arg, 1000);
+	rig_open(&r, model, shape, arg, freq);
 	struct truth *a = xcalloc(1, sizeof(*a)), *b = xcalloc(1, sizeof(*b));
 	snapshot_free(rig_step(&r));    /* let the mix settle */
 	truth_take(&r, a);
@@ -209,16 +210,20 @@ START_TEST(test_top_tasks_against_truth)
 	static const char *const names[3] = { "cycles", "IPC", "CPU time" };
 	struct score sc = { 0 };
 	int shape1[4] = { 1, 2, 8, 2 }, shape2[4] = { 2, 2, 4, 2 };
-	run_truth("amd-zen5", shape1, "zen5,nmi=0,seed=1", 12, &sc);
-	run_truth("amd-zen5", shape1, "zen5,nmi=0,seed=7", 12, &sc);
-	run_truth("amd-zen5", shape2, "zen5,nmi=0,seed=42", 12, &sc);
-	run_truth("intel-spr", shape2, "spr,seed=3", 12, &sc);
+	run_truth("amd-zen5", shape1, "zen5,nmi=0,seed=1", 1000, 12, &sc);
+	run_truth("amd-zen5", shape1, "zen5,nmi=0,seed=7", 1000, 12, &sc);
+	run_truth("amd-zen5", shape2, "zen5,nmi=0,seed=42", 1000, 12, &sc);
+	run_truth("intel-spr", shape2, "spr,seed=3", 1000, 12, &sc);
+	/* The rate a large machine gets by default (tasks.h), where runs of
+	 * one sample are common. */
+	run_truth("amd-zen5", shape2, "zen5,nmi=0,seed=11", 100, 12, &sc);
+	run_truth("amd-zen5", shape1, "zen5,nmi=0,seed=12", 60, 12, &sc);
 	for (int j = 0; j < 3; j++) {
 		double cov = (double)sc.covered[j] / (double)sc.checked[j];
 		double mean_rse = sc.rse_sum[j] / (double)sc.checked[j];
 		fprintf(stderr, "check_tasks: %s: %ld of %ld top-10 task-intervals within the stated 95 %% interval (%.1f %%), mean relative error stated %.2f %%\n",
 			names[j], sc.covered[j], sc.checked[j], 100 * cov, 100 * mean_rse);
-		ck_assert_int_ge(sc.checked[j], 400);
+		ck_assert_int_ge(sc.checked[j], 700);
 		ck_assert_msg(cov >= 0.90, "%s: only %.1f %% covered", names[j], 100 * cov);
 		/* An interval so wide it says nothing would cover anything. */
 		ck_assert_msg(mean_rse < 0.10, "%s: stated errors too wide (%.1f %%)", names[j], 100 * mean_rse);

@@ -572,11 +572,13 @@ START_TEST(test_model_shape)
 	}
 	ck_assert_int_eq(model->pmus[model_find_pmu(model, "core")].nmi_reserved, 1);
 
-	/* Digit keys 1-8, each once; only the batch summary has no key. */
+	/* Digit keys 1-8, each once; only the batch summary and the tasks
+	 * view (T opens it) have no key. */
 	int seen[10] = { 0 };
 	for (int v = 0; v < model->nviews; v++) {
-		if (!strcmp(model->views[v].name, "batch")) {
+		if (!strcmp(model->views[v].name, "batch") || !strcmp(model->views[v].name, "tasks")) {
 			ck_assert_int_eq(model->views[v].key, 0);
+			ck_assert(model->views[v].tasks == !strcmp(model->views[v].name, "tasks"));
 			continue;
 		}
 		ck_assert_int_ge(model->views[v].key, 1);

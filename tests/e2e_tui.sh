@@ -522,6 +522,47 @@ if command -v bash >/dev/null 2>&1; then
 	$TMUX_CMD kill-session -t "$S" >/dev/null 2>&1
 fi
 
+# 19. Who ran: T on a CPU row opens the tasks view limited to that CPU,
+# busiest first; / finds a process by name, and the simulated mix's two
+# hostile names (an OSC that would retitle the terminal, bytes that are
+# not UTF-8) are shown with '?' in their place and never reach the
+# terminal; t shows cgroups; T goes back. At 80x24 and 250x70.
+for size in "80 24" "250 70"; do
+	set -- $size
+	start "$1" "$2" "--sim zen5 -d 0.3 --no-config"
+	expect 'SIMULATED' "$1x$2: dashboard for the tasks view"
+	keys T
+	expect 'who ran on CPU' "$1x$2: T says whose CPU"
+	expect 'PID COMMAND' "$1x$2: tasks table heading"
+	expect 'rows per process' "$1x$2: the rows are processes"
+	expect '^ +[0-9]+ [a-z]' "$1x$2: a process row"
+	# Busiest first: the CPU% column (the third) descends.
+	sleep 0.7
+	screen | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^~?[0-9.]+$/ { sub("~", "", $3); print $3 }' > "$TMP/cpu"
+	[ "$(wc -l < "$TMP/cpu")" -ge 1 ] || fail "$1x$2: no CPU% values in the tasks view"
+	sort -gr "$TMP/cpu" | cmp -s - "$TMP/cpu" || fail "$1x$2: processes not busiest first: $(tr '\n' ' ' < "$TMP/cpu")"
+	keys /
+	keys C-u
+	$TMUX_CMD send-keys -t "$S" -l "pwned"; keys Enter
+	expect '\?\]0;pwned\?evil' "$1x$2: the hostile name, made safe"
+	case $($TMUX_CMD display-message -p -t "$S" '#{pane_title}') in
+	*pwned*) fail "$1x$2: a process name retitled the terminal" ;;
+	esac
+	keys /
+	keys C-u
+	$TMUX_CMD send-keys -t "$S" -l "utf8"; keys Enter
+	expect 'bad\?\?utf8' "$1x$2: bytes that are not UTF-8, made safe"
+	keys /
+	keys C-u
+	keys Enter
+	keys t
+	expect 'PROCS CGROUP' "$1x$2: t shows cgroups"
+	expect '/system.slice/' "$1x$2: a cgroup row"
+	keys T
+	expect 'rows per CPU' "$1x$2: T goes back to the CPU rows"
+	quit_ok "$1x$2 tasks view"
+done
+
 # 12. At 40x10 the too-small message is whole, wrapped over lines.
 start 40 10 "--sim zen5"
 expect 'too small' "too-small message at 40x10"

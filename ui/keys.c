@@ -32,7 +32,7 @@ const struct key_binding keys_table[] = {
 	{ 'S', ACT_SETUP, 0, "S", NULL },
 	{ 'R', ACT_SORT_REVERSE, 0, "R", "reverse the sort order" },
 	{ 'c', ACT_TOGGLE_CCX, 0, "c", "show/hide the CCX panels" },
-	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU, physical core, CCX or socket (cycles)" },
+	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU, core, CCX or socket; in tasks: per cgroup" },
 	{ 'u', ACT_TOGGLE_ERRORS, 0, "u", "show each figure's uncertainty (+-, 95 %)" },
 	{ ' ', ACT_PAUSE, 0, "Space", "pause/resume" },
 	{ '+', ACT_DELAY_UP, 0, "+", "longer refresh delay" },
@@ -40,6 +40,7 @@ const struct key_binding keys_table[] = {
 	{ '/', ACT_FILTER, 0, "/", "filter rows: a CPU list (0-7,16) or 'ccx N' / 'socket N'" },
 	{ UK_ENTER, ACT_DETAIL, 0, "Enter", "detail pane: every metric of the row, its history" },
 	{ 'w', ACT_SNAPSHOT, 0, "w", "write this interval as JSON (pmctop-snapshot-*.json)" },
+	{ 'T', ACT_TASKS, 0, "T", "who ran on the selected row's CPUs (the tasks view, where / also finds a name); T again: back" },
 	{ UK_UP, ACT_UP, 0, "Up", "select the row above" },
 	{ UK_DOWN, ACT_DOWN, 0, "Down", "select the row below" },
 	{ UK_PGUP, ACT_PGUP, 0, "PgUp", "a page up" },
@@ -133,6 +134,7 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 	case ACT_DETAIL:
 	case ACT_SNAPSHOT:
 	case ACT_SETUP:
+	case ACT_TASKS:
 		return KA_DIALOG;
 	case ACT_VIEW_NEXT:
 	case ACT_VIEW_PREV:

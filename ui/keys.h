@@ -36,6 +36,7 @@ enum ui_action {
 	ACT_DETAIL,           /* Enter: the detail pane of the selected row */
 	ACT_SNAPSHOT,         /* write this interval as JSON to a file */
 	ACT_SETUP,            /* F2: the setup screen (setup.c) */
+	ACT_TASKS,            /* T: who ran (the tasks view) on the selected row's CPUs, and back */
 	ACT_COUNT
 };
 

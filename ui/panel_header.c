@@ -19,7 +19,7 @@ void panel_footer(struct ui *u)
 	static const struct { const char *k, *label; } items[] = {
 		{ "F1", "Help" }, { "F2", "Setup" }, { "Tab", "View" }, { "e", "Event" }, { "<>", "Sort" },
 		{ "R", "Rev" }, { "c", "CCX" }, { "t", "Rows" }, { "Spc", "Pause" },
-		{ "+-", "Delay" }, { "/", "Filter" }, { "q", "Quit" },
+		{ "+-", "Delay" }, { "/", "Filter" }, { "q", "Quit" }, { "T", "Tasks" },
 	};
 	const struct rect *f = &u->lay.footer;
 	int x = f->x;
@@ -107,7 +107,14 @@ void panel_header(struct ui *u)
 	draw_metric_text(u, sys, u->m_util, "pct", c, sizeof(c));
 	draw_add_unit(c, sizeof(c), "%");
 	int n = snprintf(line, sizeof(line), "System  IPC %s  GHz %s  util %s", a, b, c);
-	if (u->nav.view < u->nviews) {
+	const struct snapshot *ss = u->snap;
+	if (ui_tasks_view(u)) {
+		/* Its figures are per process: the system line says what was seen. */
+		if (ss && ss->tasks_on)
+			n += snprintf(line + n, sizeof(line) - (size_t)n,
+				      "  | tasks: %d processes, %d cgroups, %d samples/s per event per CPU%s",
+				      ss->ntasks, ss->ncgroups, ss->task_freq, ss->tasks_lost > 0 ? ", samples lost" : "");
+	} else if (u->nav.view < u->nviews) {
 		/* The view's short name (its title is in the help and tabs), then
 		 * as many of its system-wide figures as fit whole. */
 		const struct view_def *v = &u->views[u->nav.view];
@@ -134,8 +141,9 @@ void panel_header(struct ui *u)
 	const struct ui_col *sc = &u->cols[u->nav.sort_col];
 	char status[256];
 	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
-		 u->filter_text ? "  filter " : "", u->filter_text ? u->filter_text : "",
-		 ui_rows_name(u));
+		 u->filter_text || u->task_match ? "  filter " : "",
+		 u->filter_text ? u->filter_text : u->task_match ? u->task_match : "",
+		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_cgroups ? "per cgroup" : "per process");
 	/* All the views as tabs when they fit beside the status, else only
 	 * the active one. */
 	int tabs = 0;

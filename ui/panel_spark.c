@@ -39,7 +39,10 @@ static const struct ui_col *metric_col(const struct ui *u, int metric)
 int ui_spark_metric(struct ui *u, const struct view_col **vc)
 {
 	const struct ui_col *c = u->ncols > 0 ? &u->cols[u->nav.sort_col] : NULL;
-	int metric = c && c->kind == COL_METRIC ? c->idx : u->m_util >= 0 ? u->m_util : u->m_ipc;
+	/* A tasks view's figures are per process: the CPU, CCX and system
+	 * graphs show utilisation then. */
+	bool own = c && c->kind == COL_METRIC && !ui_tasks_view(u);
+	int metric = own ? c->idx : u->m_util >= 0 ? u->m_util : u->m_ipc;
 	if (vc) {
 		/* The column's format, so that the scale reads like its cells. */
 		c = metric_col(u, metric);

@@ -60,7 +60,34 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 		else
 			snprintf(buf, (size_t)len, "%d", row->ccx);
 		return buf;
+	case COL_PID:
+		if (row->task)
+			snprintf(buf, (size_t)len, "%d", row->task->pid >= 0 ? row->task->pid : row->task->nprocs);
+		else
+			snprintf(buf, (size_t)len, "-");
+		return buf;
+	case COL_COMM:
+	case COL_CGROUP:
+		/* Sanitised when sampled (tasks.c): no byte of it can act on the terminal. */
+		snprintf(buf, (size_t)len, "%s", !row->task ? "-" : c->kind == COL_COMM ? row->task->comm : row->task->cgroup);
+		return buf;
+	case COL_WHERE:
+		if (row->task)
+			cpulist_format(row->task->cpus, row->task->ncpus, buf, (size_t)len);
+		else
+			snprintf(buf, (size_t)len, "-");
+		return buf;
 	case COL_METRIC:
+		if (row->task) {
+			v = row->task->metric[c->idx];
+			rse = row->task->metric_rse[c->idx];
+			if (!isnan(v))
+				draw_note_cov(u, row->task->cov);
+			if (c->vc)
+				*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
+			return fmt_value(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
+					 u->m->metrics[c->idx].unit);
+		}
 		v = ui_metric(u, row->r, c->idx, &cov, &rse);
 		if (c->vc)
 			*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
@@ -215,12 +242,14 @@ void panel_table(struct ui *u)
 		const struct ui_col *c = &u->cols[vis[k]];
 		char h[128];
 		bool sorted = vis[k] == u->nav.sort_col;
-		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT) != u->nav.sort_reverse;
+		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE) != u->nav.sort_reverse;
 		if (c->kind == COL_BAR) {
 			char bt[256];
 			bar_title(u, &u->views[u->nav.view], bt, sizeof(bt));
 			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], bt);
 		}
+		else if (c->kind == COL_COMM || c->kind == COL_CGROUP || c->kind == COL_WHERE)
+			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], c->title);
 		else
 			snprintf(h, sizeof(h), "%*.*s", ws[k], ws[k], c->title);
 		int attr = sorted ? ui_attr(u, CP_SEL, A_BOLD) | (int)A_BOLD : ui_attr(u, CP_HEAD, A_REVERSE);
@@ -229,8 +258,12 @@ void panel_table(struct ui *u)
 			draw_put(t->y, t->x + xs[k] + ws[k], 1, attr, desc ? "v" : "^");
 	}
 	if (u->nrows == 0) {
-		draw_put(t->y + 1, t->x, t->w, 0, u->filter_text ? "no CPU matches the filter (/ changes it)"
-							      : "no online CPU to show");
+		const char *why = u->filter_text ? "no CPU matches the filter (/ changes it)" : "no online CPU to show";
+		if (ui_tasks_view(u))
+			why = !u->snap || !u->snap->tasks_on ? "sampling who runs: the first figures come with the next interval"
+			      : u->filter_text || u->task_match ? "no process matches the filter (/ changes it)"
+			      : "no process ran in the interval";
+		draw_put(t->y + 1, t->x, t->w, 0, why);
 		return;
 	}
 	for (int i = 0; i < t->h - 1; i++) {
@@ -249,10 +282,13 @@ void panel_table(struct ui *u)
 				draw_bar(u, y, t->x + xs[k], ws[k], row->r);
 				continue;
 			}
-			char v[64], out[80];
+			char v[256], out[272];
 			int level;
 			draw_cell(u, c, row, v, sizeof(v), &level);
-			snprintf(out, sizeof(out), "%*s", ws[k], v);
+			if (c->kind == COL_COMM || c->kind == COL_CGROUP || c->kind == COL_WHERE)
+				snprintf(out, sizeof(out), "%-*.*s", ws[k], ws[k], v);
+			else
+				snprintf(out, sizeof(out), "%*s", ws[k], v);
 			draw_put(y, t->x + xs[k], ws[k], sel ? base : draw_level_attr(u, level), out);
 		}
 	}

@@ -183,6 +183,12 @@ static const struct view_def *cur_view(const struct ui *u)
 	return &u->views[u->nav.view];
 }
 
+bool ui_tasks_view(const struct ui *u)
+{
+	const struct view_def *v = cur_view(u);
+	return v && v->tasks;
+}
+
 static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_col *vc,
 		    const char *title, int width, bool scrolls)
 {
@@ -213,7 +219,7 @@ static bool dead_metric(const struct ui *u, int metric)
 {
 	const struct metric_def *md = &u->m->metrics[metric];
 	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
-	if ((int)md->scope > (int)widest[u->nav.rows])
+	if ((int)md->scope > (int)(ui_tasks_view(u) ? SCOPE_THREAD : widest[u->nav.rows]))
 		return true;
 	if (!u->snap || !u->snap->metric_planned[metric])
 		return false;
@@ -263,6 +269,22 @@ void ui_build_columns(struct ui *u)
 	free(u->cols);
 	u->cols = NULL;
 	u->ncols = 0;
+	const struct view_def *tv = cur_view(u);
+	if (tv && tv->tasks) {
+		/* Who, the view's figures, then where: names and CPU lists are
+		 * long, so they scroll. */
+		add_col(u, COL_PID, 0, NULL, u->task_cgroups ? "PROCS" : "PID", 7, false);
+		if (u->task_cgroups)
+			add_col(u, COL_CGROUP, 0, NULL, "CGROUP", 28, false);
+		else
+			add_col(u, COL_COMM, 0, NULL, "COMMAND", 15, false);
+		for (int i = 0; i < tv->ncols; i++)
+			add_metric_col(u, tv->cols[i].metric, &tv->cols[i], true);
+		if (!u->task_cgroups)
+			add_col(u, COL_CGROUP, 0, NULL, "CGROUP", 32, true);
+		add_col(u, COL_WHERE, 0, NULL, "CPUS", 20, true);
+		goto done;
+	}
 	/* Identity columns: what the rows are (nav.rows). */
 	static const int cpus_w[ROWS_KINDS] = { 5, 9, 13, 13 };
 	int rk = u->nav.rows;
@@ -297,13 +319,20 @@ void ui_build_columns(struct ui *u)
 	}
 	if (v && v->nbar > 0)
 		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);
+done:;
 	int nscroll = 0;
 	for (int i = 0; i < u->ncols; i++)
 		nscroll += u->cols[i].scrolls;
 	u->nav.ncols = u->ncols;
 	u->nav.nhscroll = nscroll;
 	if (had) {
-		u->nav.sort_col = 0;
+		/* Where it is gone: a tasks view sorts by its first figure
+		 * (busiest first), any other view by CPU. */
+		int first = 0;
+		for (int i = 0; ui_tasks_view(u) && i < u->ncols && !first; i++)
+			if (u->cols[i].kind == COL_METRIC)
+				first = i;
+		u->nav.sort_col = first;
 		for (int i = 0; i < u->ncols; i++)
 			if (u->cols[i].kind == old.kind && u->cols[i].idx == old.idx)
 				u->nav.sort_col = i;
@@ -341,7 +370,15 @@ static double sort_key(struct ui *u, const struct ui_row *row)
 	case COL_CORE: return row->core;
 	case COL_CCX: return row->ccx;
 	case COL_SOCKET: return row->socket;
-	case COL_METRIC: return ui_metric(u, row->r, c->idx, NULL, NULL);
+	case COL_METRIC:
+		if (row->task)
+			return row->task->metric[c->idx];
+		return ui_metric(u, row->r, c->idx, NULL, NULL);
+	case COL_PID: return row->task ? (row->task->pid >= 0 ? row->task->pid : row->task->nprocs) : NAN;
+	case COL_WHERE: return row->task ? row->task->ncpus : NAN;
+	case COL_COMM:
+	case COL_CGROUP:
+		return NAN;   /* by name: row_cmp */
 	case COL_EVENT:
 		if (row->r && row->r->event && u->snap && c->idx < u->snap->nevents)
 			return row->r->event[c->idx];
@@ -357,11 +394,19 @@ static int row_cmp(const void *pa, const void *pb)
 {
 	const struct ui_row *a = pa, *b = pb;
 	struct ui *u = sort_ui;
-	double ka = sort_key(u, a), kb = sort_key(u, b);
 	const struct ui_col *c = &u->cols[u->nav.sort_col];
+	if (a->task && b->task && (c->kind == COL_COMM || c->kind == COL_CGROUP)) {
+		const char *x = c->kind == COL_COMM ? a->task->comm : a->task->cgroup;
+		const char *y = c->kind == COL_COMM ? b->task->comm : b->task->cgroup;
+		int k = strcmp(x ? x : "", y ? y : "");
+		if (k)
+			return u->nav.sort_reverse ? -k : k;
+		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	}
+	double ka = sort_key(u, a), kb = sort_key(u, b);
 	/* Identity columns sort ascending, values descending (the busiest
 	 * first, as in top); R reverses either. */
-	bool desc = c->kind == COL_METRIC || c->kind == COL_EVENT;
+	bool desc = c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE;
 	if (u->nav.sort_reverse)
 		desc = !desc;
 	if (isnan(ka) != isnan(kb))
@@ -380,6 +425,43 @@ bool ui_cpu_shown(const struct ui *u, int cpu)
 	return u->filter[cpu];
 }
 
+/* Whether a tasks view shows task t: it ran on a CPU the filter keeps,
+ * and its pid, name or cgroup holds the filter's text. */
+static bool task_shown(const struct ui *u, const struct snap_task *t)
+{
+	bool where = false;
+	for (int i = 0; i < t->ncpus && !where; i++)
+		where = ui_cpu_shown(u, t->cpus[i]);
+	if (!where)
+		return false;
+	if (!u->task_match)
+		return true;
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", t->pid);
+	return (t->comm && strstr(t->comm, u->task_match)) || (t->cgroup && strstr(t->cgroup, u->task_match)) ||
+	       (t->pid >= 0 && !strcmp(pid, u->task_match));
+}
+
+/* A tasks view's rows: the processes (or cgroups) of the snapshot. A
+ * row's identity (cpu) is the pid, or the cgroup's place in the list. */
+static void build_task_rows(struct ui *u)
+{
+	const struct snapshot *s = u->snap;
+	int n = !s ? 0 : u->task_cgroups ? s->ncgroups : s->ntasks;
+	const struct snap_task *list = !s ? NULL : u->task_cgroups ? s->cgroups : s->tasks;
+	if (n > u->rows_cap) {
+		u->rows_cap = n;
+		u->rows = xrealloc(u->rows, sizeof(*u->rows) * (size_t)u->rows_cap);
+	}
+	for (int i = 0; i < n; i++) {
+		if (!task_shown(u, &list[i]))
+			continue;
+		struct ui_row *r = &u->rows[u->nrows++];
+		*r = (struct ui_row){ .cpu = list[i].pid >= 0 ? list[i].pid : i, .core = -1, .ccx = -1, .socket = -1,
+				      .task = &list[i] };
+	}
+}
+
 /* Rebuilds the rows from the topology (so that rows exist before the first
  * snapshot), attaches the snapshot's values and sorts. */
 void ui_build_rows(struct ui *u)
@@ -390,12 +472,15 @@ void ui_build_rows(struct ui *u)
 	int sel_cpu = u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].cpu : -1;
 	int sel_off = u->nav.sel - u->nav.top;
 	u->nrows = 0;
-	if (u->nav.rows == ROWS_CPU) {
+	if (ui_tasks_view(u)) {
+		build_task_rows(u);
+	} else if (u->nav.rows == ROWS_CPU) {
 		for (int i = 0; i < t->ncpus; i++) {
 			const struct topo_cpu *c = &t->cpus[i];
 			if (!c->online || !ui_cpu_shown(u, c->cpu))
 				continue;
 			struct ui_row *r = &u->rows[u->nrows++];
+			r->task = NULL;
 			r->cpu = c->cpu;
 			r->core = c->core;
 			r->ccx = c->ccx;
@@ -421,6 +506,7 @@ void ui_build_rows(struct ui *u)
 				continue;
 			const struct topo_cpu *fc = topo_cpu_by_num(t, first);
 			struct ui_row *r = &u->rows[u->nrows++];
+			r->task = NULL;
 			r->cpu = first;
 			r->core = kind == ROWS_CORE ? i : -1;
 			r->ccx = kind == ROWS_SOCKET ? -1 : kind == ROWS_CCX ? i : t->cores[i].ccx;
@@ -492,10 +578,26 @@ void ui_request(struct ui *u)
 	/* 'a' in the detail pane: every metric while it is open. */
 	for (int i = 0; u->detail.measure_all && i < u->m->nmetrics; i++)
 		add_unique(ms, &n, i);
-	if (u->replay)
+	if (u->replay) {
 		replay_ctl_request(u, n, ms);
-	else
+		if (v && v->tasks)
+			ui_set_message(u, "a recording has no per-task figures: the tasks view shows who ran only live");
+	} else {
 		sampler_request(u->sampler, n, ms, u->nextra, u->extra);
+		/* Per-task sampling only while a tasks view is on screen: its
+		 * hardware events hold counters the CPU figures then lack. */
+		if (v && v->tasks) {
+			int *tm = xmalloc(sizeof(int) * ((size_t)v->ncols + 1));
+			for (int i = 0; i < v->ncols; i++)
+				tm[i] = v->cols[i].metric;
+			sampler_request_tasks(u->sampler, v->ncols, tm);
+			free(tm);
+			u->tasks_requested = true;
+		} else if (u->tasks_requested) {
+			sampler_request_tasks(u->sampler, 0, NULL);
+			u->tasks_requested = false;
+		}
+	}
 	free(ms);
 }
 
@@ -657,13 +759,20 @@ static void add_extra(struct ui *u, int e)
 
 static void do_filter(struct ui *u)
 {
-	char *text = dialog_prompt(u, "Filter (CPU list, 'ccx N', 'socket N'; empty: all): ",
+	char *text = dialog_prompt(u, ui_tasks_view(u) ? "Filter (CPU list, 'ccx N', 'socket N', or a name; empty: all): "
+					   : "Filter (CPU list, 'ccx N', 'socket N'; empty: all): ",
 				   u->filter_text ? u->filter_text : "");
 	if (!text)
 		return;
 	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
 	char *cause = NULL;
-	if (fmt_parse_filter(text, u->topo, f, &cause) < 0) {
+	free(u->task_match);
+	u->task_match = NULL;
+	if (ui_tasks_view(u) && *text && fmt_parse_filter(text, u->topo, f, NULL) < 0) {
+		/* Not CPUs: a name (or pid, or cgroup) to look for. */
+		fmt_parse_filter("", u->topo, f, NULL);
+		u->task_match = text_sanitize(text);
+	} else if (fmt_parse_filter(text, u->topo, f, &cause) < 0) {
 		char *msg = xasprintf("filter: %s", cause ? cause : "invalid");
 		ui_set_message(u, msg);
 		free(msg);
@@ -680,6 +789,74 @@ static void do_filter(struct ui *u)
 		free(text);
 	u->nav.sel = u->nav.top = 0;
 	ui_set_message(u, NULL);     /* an error about an earlier filter no longer holds */
+}
+
+/* T: from a CPU, core, CCX or socket row, the tasks view limited to its
+ * CPUs (who ran there); from the tasks view, back to the view before,
+ * every CPU shown again. Returns whether the view changed. */
+static bool show_tasks(struct ui *u)
+{
+	if (ui_tasks_view(u)) {
+		int back = u->task_back >= 0 && u->task_back < u->nviews ? u->task_back : 0;
+		if (back == u->nav.view)
+			return false;
+		fmt_parse_filter("", u->topo, u->filter, NULL);
+		free(u->filter_text);
+		u->filter_text = NULL;
+		free(u->task_match);
+		u->task_match = NULL;
+		u->task_back = -1;
+		u->nav.view = back;
+		u->nav.sel = u->nav.top = 0;
+		return true;
+	}
+	int tv = -1;
+	for (int i = 0; i < u->nviews && tv < 0; i++)
+		if (u->views[i].tasks)
+			tv = i;
+	if (tv < 0) {
+		ui_set_message(u, "this model has no tasks view (a view with 'rows tasks', see docs/tasks.md)");
+		return false;
+	}
+	/* Who ran on the selected row's CPUs. */
+	char text[64] = "";
+	if (u->nrows > 0 && u->nav.sel >= 0 && u->nav.sel < u->nrows) {
+		const struct ui_row *row = &u->rows[u->nav.sel];
+		const struct topo *t = u->topo;
+		switch (u->nav.rows) {
+		case ROWS_CORE:
+			if (row->core >= 0 && row->core < t->ncores)
+				fmt_cpulist(text, sizeof(text), t->cores[row->core].cpus, t->cores[row->core].ncpus, true);
+			break;
+		case ROWS_CCX:
+			snprintf(text, sizeof(text), "ccx %d", row->ccx);
+			break;
+		case ROWS_SOCKET:
+			snprintf(text, sizeof(text), "socket %d", row->socket);
+			break;
+		default:
+			snprintf(text, sizeof(text), "%d", row->cpu);
+		}
+	}
+	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
+	if (*text && fmt_parse_filter(text, u->topo, f, NULL) == 0) {
+		free(u->filter);
+		u->filter = f;
+		free(u->filter_text);
+		u->filter_text = xstrdup(text);
+		char *msg = xasprintf("who ran on %s%s (T: back, / changes the filter)",
+				      u->nav.rows == ROWS_CPU ? "CPU " : u->nav.rows == ROWS_CORE ? "CPUs " : "", text);
+		ui_set_message(u, msg);
+		free(msg);
+	} else {
+		free(f);
+	}
+	free(u->task_match);
+	u->task_match = NULL;
+	u->task_back = u->nav.view;
+	u->nav.view = tv;
+	u->nav.sel = u->nav.top = 0;
+	return true;
 }
 
 /* The snapshot key: the interval on screen, as JSON, to a new file. */
@@ -770,6 +947,13 @@ static bool handle_key(struct ui *u, int key)
 	const struct key_binding *b = keys_lookup(key);
 	if (!b)
 		return true;
+	if (b->action == ACT_TOGGLE_THREADS && ui_tasks_view(u)) {
+		/* A tasks view's rows are processes or cgroups. */
+		u->task_cgroups = !u->task_cgroups;
+		u->nav.sel = u->nav.top = 0;
+		ui_build_columns(u);
+		return true;
+	}
 	int sort_before = u->nav.sort_col;
 	int r = keys_apply(&u->nav, b);
 	if (r & KA_QUIT)
@@ -821,7 +1005,14 @@ static bool handle_key(struct ui *u, int key)
 				ui_set_message(u, "[, ] and j move through a recording (pmctop -r FILE)");
 			break;
 		case ACT_DETAIL:
-			ui_detail_open(u);
+			if (ui_tasks_view(u))
+				ui_set_message(u, "the detail pane shows a CPU, core, CCX or socket row: T goes back to them");
+			else
+				ui_detail_open(u);
+			break;
+		case ACT_TASKS:
+			if (show_tasks(u))
+				r |= KA_REQUEST;
 			break;
 		case ACT_SNAPSHOT:
 			write_snapshot(u);
@@ -923,6 +1114,7 @@ static void ui_done(struct ui *u)
 	free(u->extra);
 	free(u->filter);
 	free(u->filter_text);
+	free(u->task_match);
 	free(u->message);
 	free(u->views);
 	free(u->group_view.cols);

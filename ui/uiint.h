@@ -11,7 +11,9 @@
 #include "layout.h"
 #include "ui.h"
 
-enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR };
+enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR,
+		/* A tasks view's rows: pid (or processes of a cgroup), name, cgroup, CPUs it ran on. */
+		COL_PID, COL_COMM, COL_CGROUP, COL_WHERE };
 
 struct ui_col {
 	enum col_kind kind;
@@ -27,6 +29,7 @@ struct ui_row {
 	int cpu;                     /* CPU number, or the first CPU of the row's group */
 	int core, ccx, socket;       /* -1 where the row spans several */
 	const struct snap_row *r;    /* values in the current snapshot, or NULL */
+	const struct snap_task *task;  /* a tasks view's row: a process or cgroup, else NULL */
 };
 
 /* Colour pairs; in monochrome only attributes are used. */
@@ -70,6 +73,14 @@ struct ui {
 	bool rp_moved;               /* the last move was not one interval forward */
 	bool rp_tell;                /* say which of the view's metrics the recording lacks */
 
+	/* A tasks view (view_def.tasks): rows of processes, or of cgroups
+	 * ('t'); the text the filter matches in names and cgroups; the view
+	 * to go back to ('T'); whether the sampler samples per task. */
+	bool task_cgroups;
+	char *task_match;
+	int task_back;
+	bool tasks_requested;
+
 	int ncols; struct ui_col *cols;
 	bool sort_set;               /* the user chose a sort column: */
 	enum col_kind sort_kind;     /* which, by kind and index, kept across views */
@@ -88,6 +99,8 @@ struct ui {
 };
 
 /* ui.c */
+/* Whether the current view has a row per process (tasks.h). */
+bool ui_tasks_view(const struct ui *u);
 void ui_build_columns(struct ui *u);
 /* The views from the model (at start, and after the view editor changed
  * them), then the -g group's view if there is one; shows view name, or
