@@ -2,7 +2,7 @@
  * ring buffer, as perf record and perf top do: the kernel writes records
  * at data_head, pmctop reads up to it and hands the space back by moving
  * data_tail. Only what per-task sampling needs is parsed: samples of
- * sample_type PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD,
+ * PERF_RING_SAMPLE_TYPE below,
  * and the kernel's count of records it had to drop (PERF_RECORD_LOST). */
 #ifndef PMCTOP_PERF_RING_H
 #define PMCTOP_PERF_RING_H
@@ -16,6 +16,7 @@ struct perf_ring;
 /* Maps the ring of fd: one header page and 2^order data pages. */
 struct perf_ring *perf_ring_map(int fd, int order, char **cause);
 void perf_ring_unmap(struct perf_ring *r);
+/* id: the event's; pid: the process it names; period: what it stands for. */
 typedef void (*perf_ring_fn)(void *arg, uint64_t id, uint32_t pid, uint64_t period);
 /* Calls fn for each sample written since the last drain; returns the
  * samples the kernel reported lost meanwhile. */

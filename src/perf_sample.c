@@ -78,8 +78,21 @@ struct bk_sampler *perf_sampler_open(const struct model *m, const char *sysfs_ro
 			goto fail;
 		}
 		attr.sample_type = PERF_RING_SAMPLE_TYPE;
-		attr.freq = 1;
-		attr.sample_freq = (uint64_t)freq;
+		if (attr.type == PERF_TYPE_SOFTWARE && attr.config != PERF_COUNT_SW_TASK_CLOCK &&
+		    attr.config != PERF_COUNT_SW_CPU_CLOCK) {
+			/* Page faults, context switches, migrations: a fixed
+			 * period, so that each sample stands for exactly that
+			 * many. In frequency mode the kernel lengthens such an
+			 * event's period without bound after a quiet spell (a
+			 * process taking 2,000 faults a second got one sample in
+			 * 15 s, of period 30,720). */
+			long per = PERF_SAMPLE_SW_RATE / (freq > 0 ? freq : 1);
+			attr.freq = 0;
+			attr.sample_period = (uint64_t)(per > 1 ? per : 1);
+		} else {
+			attr.freq = 1;
+			attr.sample_freq = (uint64_t)freq;
+		}
 		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		attr.disabled = 0;
 		attr.inherit = 0;

@@ -18,6 +18,12 @@
 #define PERF_SAMPLE_RING_MIN_ORDER 3
 #define PERF_SAMPLE_RING_MAX_ORDER 6
 
+/* Software events that count occurrences (page faults, context switches,
+ * migrations) are sampled with a fixed period: this rate a second on a CPU
+ * would give freq samples a second (at 1000 Hz a sample every 20; a storm
+ * of 150,000 faults a second then fills a 256 KiB ring in 0.7 s). */
+#define PERF_SAMPLE_SW_RATE 20000
+
 /* Returns NULL with *err (negative errno) and *cause on failure. */
 struct bk_sampler *perf_sampler_open(const struct model *m, const char *sysfs_root, int cpu,
 				     const int *events, int n, int freq, int *err, char **cause);

@@ -37,15 +37,20 @@ json_rate() {
 	python3 - "$@" <<'PY'
 import json, sys
 path, pid, field = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-vals = []; top = 0
+vals = []; var = 0.0; top = 0
 for line in list(open(path))[1:]:
     d = json.loads(line)
     for i, t in enumerate(d["tasks"]):
         if t["pid"] == pid and t["metrics"][field] is not None:
-            vals.append(t["metrics"][field]); top += i == 0
+            v = t["metrics"][field]; r = t["rse"][field]
+            vals.append(v); top += i == 0
+            var += (v * r) ** 2 if r is not None else v * v
 lost = max(json.loads(l)["tasks_lost"] for l in open(path))
 cov = min([t["coverage"] for l in open(path) for t in json.loads(l)["tasks"] if t["pid"] == pid] or [1])
-print(f"{sum(vals) / len(vals) if vals else 0:.4f} {len(vals)} {top} {lost} {cov}")
+# The mean's relative standard error, from each interval's stated one.
+mean = sum(vals) / len(vals) if vals else 0
+rse = (var ** 0.5 / len(vals)) / mean if mean else 1
+print(f"{mean:.4f} {len(vals)} {top} {lost} {cov} {rse:.4f}")
 PY
 }
 tick=$(getconf CLK_TCK)
@@ -93,10 +98,13 @@ if [ "$4" -gt 0 ]; then
 	awk -v c="$5" 'BEGIN { exit !(c < 1) }' || fail "faults: $4 samples lost but coverage $5"
 	echo "note: $4 samples lost (coverage $5): the rate check is skipped"
 else
-	awk -v g="$1" -v w="$want" 'BEGIN { exit !(w > 500 && g > 0.9 * w && g < 1.1 * w) }' ||
-		fail "faults: pmctop says $1 a second, /proc $want"
+	# Within 10 %, or on a loaded machine (other processes' faults make
+	# the period longer) within the 95 % interval pmctop states.
+	awk -v g="$1" -v w="$want" -v r="$6" 'BEGIN { d = g > w ? g - w : w - g
+		exit !(w > 500 && (d < 0.1 * w || d < 1.96 * r * g)) }' ||
+		fail "faults: pmctop says $1 a second (+-$6 relative), /proc $want"
 fi
-echo "page faults: pmctop $1 a second, /proc $want ($2 intervals, $4 samples lost)"
+echo "page faults: pmctop $1 a second (relative error stated $6), /proc $want ($2 intervals, $4 samples lost)"
 
 # 3. -p: only that process.
 sh -c 'while :; do :; done' &

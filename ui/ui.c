@@ -325,15 +325,16 @@ done:;
 		nscroll += u->cols[i].scrolls;
 	u->nav.ncols = u->ncols;
 	u->nav.nhscroll = nscroll;
-	if (had) {
-		/* Where it is gone: a tasks view sorts by its first figure
-		 * (busiest first), any other view by CPU. */
-		int first = 0;
-		for (int i = 0; ui_tasks_view(u) && i < u->ncols && !first; i++)
-			if (u->cols[i].kind == COL_METRIC)
-				first = i;
+	/* Where the sort column is gone (or none was chosen yet): a tasks
+	 * view sorts by its first figure (busiest first), any other view by
+	 * CPU. */
+	int first = 0;
+	for (int i = 0; ui_tasks_view(u) && i < u->ncols && !first; i++)
+		if (u->cols[i].kind == COL_METRIC)
+			first = i;
+	if (had || first) {
 		u->nav.sort_col = first;
-		for (int i = 0; i < u->ncols; i++)
+		for (int i = 0; had && i < u->ncols; i++)
 			if (u->cols[i].kind == old.kind && u->cols[i].idx == old.idx)
 				u->nav.sort_col = i;
 	}
