@@ -114,7 +114,7 @@ static void put_task(struct output *o, const struct snapshot *s, const struct sn
 	const struct model *m = s->model;
 	char name[160];
 	fputc('{', o->f);
-	if (t->pid >= 0) {
+	if (t->comm) {
 		fprintf(o->f, "\"pid\":%d,\"comm\":", t->pid);
 		json_put_string(o->f, t->comm);
 		fputc(',', o->f);

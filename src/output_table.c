@@ -117,7 +117,7 @@ static void print_task(struct output *o, const struct snapshot *s, const struct 
 {
 	const struct model *m = s->model;
 	char buf[64], head[64], cell[72], cpus[64];
-	if (t->pid >= 0)
+	if (t->comm)
 		fprintf(o->f, "%7d %-16.16s", t->pid, t->comm);
 	else
 		fprintf(o->f, "%7d %-16.16s", t->nprocs, "");

@@ -718,8 +718,11 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	int np = 0;
 	for (int e = 0; e < t->nent; e++) {
 		const struct tent *te = &t->ent[e];
-		if (te->pid == 0)
-			continue;   /* the idle task */
+		/* The idle task; and samples the kernel could not name a
+		 * process for (pid -1: a task exiting, or one outside pmctop's
+		 * pid namespace). */
+		if (te->pid <= 0)
+			continue;
 		if (np == 0 || procs[np - 1].pid != te->pid) {
 			acc_init(&procs[np], t->nev);
 			procs[np].pid = te->pid;

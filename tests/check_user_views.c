@@ -266,6 +266,44 @@ START_TEST(test_quoted_title_round_trip)
 }
 END_TEST
 
+/* A view of rows tasks: saved with its rows, read back as one, and
+ * refused (by the editor and in a file) where a column cannot be split by
+ * task. */
+START_TEST(test_tasks_view)
+{
+	struct model *m = load();
+	struct view_col ok[1] = { { .metric = metric(m, "ipc"), .warn = NAN, .crit = NAN } };
+	struct view_col bad[1] = { { .metric = metric(m, "cpu_util"), .warn = NAN, .crit = NAN } };
+	struct view_def t = { .name = "my_tasks", .ncols = 1, .cols = ok, .tasks = true };
+	struct view_def u = { .name = "bad_tasks", .ncols = 1, .cols = bad, .tasks = true };
+	char *cause = NULL;
+	ck_assert_int_ge(model_put_view(m, -1, &t, &cause), 0);
+	ck_assert_int_lt(model_put_view(m, -1, &u, &cause), 0);
+	ck_assert_ptr_nonnull(strstr(cause, "cannot be split by task"));
+	free(cause);
+	char *text = model_user_views_text(m);
+	ck_assert_ptr_nonnull(strstr(text, "rows tasks"));
+	char *path = write_views(text);
+	struct model *m2 = load();
+	char *w = NULL;
+	ck_assert_int_eq(model_add_user_views(m2, path, &w), 1);
+	ck_assert(m2->views[model_find_view(m2, "my_tasks")].tasks);
+	free(path);
+	path = write_views("view t2\n\trows tasks\n\tcolumn cpu_util\nview t3\n\trows threads\n\tcolumn ipc\n");
+	struct model *m3 = load();
+	ck_assert_int_eq(model_add_user_views(m3, path, &w), 0);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_msg(strstr(w, "views.def:3:") && strstr(w, "in a view of rows tasks"), "%s", w);
+	ck_assert_msg(strstr(w, "expected rows cpus or rows tasks but found 'threads'"), "%s", w);
+	free(w);
+	free(text);
+	free(path);
+	model_free(m3);
+	model_free(m2);
+	model_free(m);
+}
+END_TEST
+
 START_TEST(test_path)
 {
 	struct model *m = load();
@@ -296,6 +334,7 @@ static Suite *user_views_suite(void)
 	tcase_add_test(tc, test_put_replace_drop);
 	tcase_add_test(tc, test_text_round_trip);
 	tcase_add_test(tc, test_quoted_title_round_trip);
+	tcase_add_test(tc, test_tasks_view);
 	tcase_add_test(tc, test_path);
 	suite_add_tcase(s, tc);
 	return s;
