@@ -47,10 +47,23 @@ static int errno_of(int e)
 	return e > 0 ? -e : -EIO;
 }
 
-/* The ring's data pages, as a power of two (perf_sample.h). */
-static int ring_order(int n, int freq)
+/* Whether event e counts occurrences in software (page faults, context
+ * switches, migrations): sampled with a fixed period. */
+static bool sw_count(const struct model *m, int e)
 {
-	double bytes = PERF_SAMPLE_RING_S * n * (double)freq * 48;
+	const struct event_def *ev = &m->events[e];
+	return m->pmus[ev->pmu].kind == PMU_SOFTWARE && !(ev->spec && strstr(ev->spec, "clock"));
+}
+
+/* The ring's data pages, as a power of two (perf_sample.h). A software
+ * count event has no rate limit but the kernel's throttle: its bursts (an
+ * allocator faulting in a gigabyte) are allowed ten times the rate. */
+static int ring_order(const struct model *m, const int *events, int n, int freq)
+{
+	double rate = 0;
+	for (int i = 0; i < n; i++)
+		rate += (sw_count(m, events[i]) ? 10.0 : 1.0) * freq;
+	double bytes = PERF_SAMPLE_RING_S * rate * 48;
 	long page = sysconf(_SC_PAGESIZE);
 	int order = PERF_SAMPLE_RING_MIN_ORDER;
 	while (order < PERF_SAMPLE_RING_MAX_ORDER && (double)(page << order) < bytes)
@@ -78,8 +91,7 @@ struct bk_sampler *perf_sampler_open(const struct model *m, const char *sysfs_ro
 			goto fail;
 		}
 		attr.sample_type = PERF_RING_SAMPLE_TYPE;
-		if (attr.type == PERF_TYPE_SOFTWARE && attr.config != PERF_COUNT_SW_TASK_CLOCK &&
-		    attr.config != PERF_COUNT_SW_CPU_CLOCK) {
+		if (sw_count(m, events[i])) {
 			/* Page faults, context switches, migrations: a fixed
 			 * period, so that each sample stands for exactly that
 			 * many. In frequency mode the kernel lengthens such an
@@ -109,7 +121,7 @@ struct bk_sampler *perf_sampler_open(const struct model *m, const char *sysfs_ro
 		s->fds[s->n] = fd;
 		s->events[s->n++] = events[i];
 		int rc = i == 0 ? 0 : ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->fds[0]);
-		if (rc == 0 && i == 0 && !(s->ring = perf_ring_map(fd, ring_order(n, freq), cause)))
+		if (rc == 0 && i == 0 && !(s->ring = perf_ring_map(fd, ring_order(m, events, n, freq), cause)))
 			rc = -1;
 		if (rc == 0)
 			rc = ioctl(fd, PERF_EVENT_IOC_ID, &s->ids[i]);
