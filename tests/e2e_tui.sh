@@ -536,11 +536,14 @@ for size in "80 24" "250 70"; do
 	expect 'PID COMMAND' "$1x$2: tasks table heading"
 	expect 'rows per process' "$1x$2: the rows are processes"
 	expect '^ +[0-9]+ [a-z]' "$1x$2: a process row"
-	# Busiest first: the CPU% column (the third) descends.
+	# Busiest on CPU 0 first: HERE% (the third column, each process's
+	# share of that one CPU) descends and never passes 100.
+	expect 'HERE%v' "$1x$2: sorted by the share of the CPU"
 	sleep 0.7
 	screen | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^~?[0-9.]+$/ { sub("~", "", $3); print $3 }' > "$TMP/cpu"
-	[ "$(wc -l < "$TMP/cpu")" -ge 1 ] || fail "$1x$2: no CPU% values in the tasks view"
+	[ "$(wc -l < "$TMP/cpu")" -ge 1 ] || fail "$1x$2: no HERE% values in the tasks view"
 	sort -gr "$TMP/cpu" | cmp -s - "$TMP/cpu" || fail "$1x$2: processes not busiest first: $(tr '\n' ' ' < "$TMP/cpu")"
+	awk '{ s += $1 } END { exit !(s <= 100.5) }' "$TMP/cpu" || fail "$1x$2: shares of CPU 0 add up to more than 100: $(tr '\n' ' ' < "$TMP/cpu")"
 	keys /
 	keys C-u
 	$TMUX_CMD send-keys -t "$S" -l "pwned"; keys Enter

@@ -71,6 +71,13 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 		/* Sanitised when sampled (tasks.c): no byte of it can act on the terminal. */
 		snprintf(buf, (size_t)len, "%s", !row->task ? "-" : c->kind == COL_COMM ? row->task->comm : row->task->cgroup);
 		return buf;
+	case COL_HERE:
+		v = ui_task_here(u, row->task);
+		if (isnan(v))
+			snprintf(buf, (size_t)len, "-");
+		else
+			snprintf(buf, (size_t)len, "%.1f", v);
+		return buf;
 	case COL_WHERE:
 		if (row->task)
 			cpulist_format(row->task->cpus, row->task->ncpus, buf, (size_t)len);
@@ -242,7 +249,8 @@ void panel_table(struct ui *u)
 		const struct ui_col *c = &u->cols[vis[k]];
 		char h[128];
 		bool sorted = vis[k] == u->nav.sort_col;
-		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE) != u->nav.sort_reverse;
+		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE || c->kind == COL_HERE) !=
+			    u->nav.sort_reverse;
 		if (c->kind == COL_BAR) {
 			char bt[256];
 			bar_title(u, &u->views[u->nav.view], bt, sizeof(bt));

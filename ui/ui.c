@@ -189,6 +189,18 @@ bool ui_tasks_view(const struct ui *u)
 	return v && v->tasks;
 }
 
+double ui_task_here(const struct ui *u, const struct snap_task *t)
+{
+	const struct view_def *v = cur_view(u);
+	if (!t || !v || !v->tasks || v->ncols < 1)
+		return NAN;
+	double share = 0;
+	for (int i = 0; i < t->ncpus; i++)
+		if (ui_cpu_shown(u, t->cpus[i]))
+			share += t->cpu_share[i];
+	return t->metric[v->cols[0].metric] * share;
+}
+
 static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_col *vc,
 		    const char *title, int width, bool scrolls)
 {
@@ -278,6 +290,9 @@ void ui_build_columns(struct ui *u)
 			add_col(u, COL_CGROUP, 0, NULL, "CGROUP", 28, false);
 		else
 			add_col(u, COL_COMM, 0, NULL, "COMMAND", 15, false);
+		/* Who ran on the filtered CPUs (T): how much of them each had. */
+		if (u->filter_text && tv->ncols > 0 && !strcmp(u->m->metrics[tv->cols[0].metric].unit, "%"))
+			add_col(u, COL_HERE, 0, NULL, "HERE%", 6, false);
 		for (int i = 0; i < tv->ncols; i++)
 			add_metric_col(u, tv->cols[i].metric, &tv->cols[i], true);
 		if (!u->task_cgroups)
@@ -377,6 +392,7 @@ static double sort_key(struct ui *u, const struct ui_row *row)
 		return ui_metric(u, row->r, c->idx, NULL, NULL);
 	case COL_PID: return row->task ? (row->task->pid >= 0 ? row->task->pid : row->task->nprocs) : NAN;
 	case COL_WHERE: return row->task ? row->task->ncpus : NAN;
+	case COL_HERE: return ui_task_here(u, row->task);
 	case COL_COMM:
 	case COL_CGROUP:
 		return NAN;   /* by name: row_cmp */
@@ -407,7 +423,7 @@ static int row_cmp(const void *pa, const void *pb)
 	double ka = sort_key(u, a), kb = sort_key(u, b);
 	/* Identity columns sort ascending, values descending (the busiest
 	 * first, as in top); R reverses either. */
-	bool desc = c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE;
+	bool desc = c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE || c->kind == COL_HERE;
 	if (u->nav.sort_reverse)
 		desc = !desc;
 	if (isnan(ka) != isnan(kb))
@@ -762,7 +778,7 @@ static void do_filter(struct ui *u)
 {
 	char *text = dialog_prompt(u, ui_tasks_view(u) ? "Filter (CPU list, 'ccx N', 'socket N', or a name; empty: all): "
 					   : "Filter (CPU list, 'ccx N', 'socket N'; empty: all): ",
-				   u->filter_text ? u->filter_text : "");
+				   u->filter_text ? u->filter_text : u->task_match ? u->task_match : "");
 	if (!text)
 		return;
 	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
@@ -785,11 +801,13 @@ static void do_filter(struct ui *u)
 	free(u->filter);
 	u->filter = f;
 	free(u->filter_text);
-	u->filter_text = *text ? text : NULL;
-	if (!*text)
+	/* filter_text says which CPUs; a name is task_match's. */
+	u->filter_text = *text && !u->task_match ? text : NULL;
+	if (!u->filter_text)
 		free(text);
 	u->nav.sel = u->nav.top = 0;
 	ui_set_message(u, NULL);     /* an error about an earlier filter no longer holds */
+	ui_build_columns(u);         /* HERE% comes and goes with a CPU filter */
 }
 
 /* T: from a CPU, core, CCX or socket row, the tasks view limited to its
@@ -857,6 +875,13 @@ static bool show_tasks(struct ui *u)
 	u->task_back = u->nav.view;
 	u->nav.view = tv;
 	u->nav.sel = u->nav.top = 0;
+	/* Busiest there first. */
+	if (u->filter_text) {
+		u->sort_set = true;
+		u->sort_kind = COL_HERE;
+		u->sort_idx = 0;
+		u->nav.sort_reverse = false;
+	}
 	return true;
 }
 

@@ -12,8 +12,9 @@
 #include "ui.h"
 
 enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR,
-		/* A tasks view's rows: pid (or processes of a cgroup), name, cgroup, CPUs it ran on. */
-		COL_PID, COL_COMM, COL_CGROUP, COL_WHERE };
+		/* A tasks view's rows: pid (or processes of a cgroup), name, cgroup, CPUs it ran on,
+		 * and with a CPU filter its CPU% on those CPUs alone. */
+		COL_PID, COL_COMM, COL_CGROUP, COL_WHERE, COL_HERE };
 
 struct ui_col {
 	enum col_kind kind;
@@ -101,6 +102,9 @@ struct ui {
 /* ui.c */
 /* Whether the current view has a row per process (tasks.h). */
 bool ui_tasks_view(const struct ui *u);
+/* A tasks view's first figure (CPU%) counted on the CPUs the filter
+ * shows only: the task's share of its samples there times the figure. */
+double ui_task_here(const struct ui *u, const struct snap_task *t);
 void ui_build_columns(struct ui *u);
 /* The views from the model (at start, and after the view editor changed
  * them), then the -g group's view if there is one; shows view name, or
