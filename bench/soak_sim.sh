@@ -1,20 +1,23 @@
 #!/bin/sh
-# soak_sim.sh [INTERVALS] [SHAPE]: runs the simulated PMU in fast-forward
+# soak_sim.sh [INTERVALS] [SHAPE] [VIEW]: runs the simulated PMU in fast-forward
 # (--sim zen5:SHAPE,ff=1: no waiting between intervals) for INTERVALS
 # intervals (default 1000000) with the exporter as the only consumer
 # (--daemon --listen on a loopback port), and samples pmctop's RSS with the
 # count of intervals done (pmctop_intervals_total, scraped) about every
 # second. Prints the samples and the RSS at the start, middle and end; fails
 # when the RSS at the end exceeds the RSS after the first 10 % of intervals
-# by more than 1 MiB. Needs curl; not part of `make check` (docs/soak.md).
+# by more than 1 MiB. VIEW (-g; e.g. tasks: per-task sampling, with its
+# short-lived processes coming and going) defaults to the model's batch
+# view. Needs curl; not part of `make check` (docs/soak.md).
 set -u
 want=${1:-1000000}
 shape=${2:-1x2x2x2}
+view=${3:+-g $3}
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 command -v curl >/dev/null || { echo "soak_sim: needs curl"; exit 77; }
 port=$((30000 + $$ % 20000))
-"$top_builddir/pmctop" --events-dir "$top_srcdir/events" --sim "zen5:$shape,ff=1" -d 1 \
+"$top_builddir/pmctop" --events-dir "$top_srcdir/events" --sim "zen5:$shape,ff=1" -d 1 $view \
 	--daemon --listen "127.0.0.1:$port" &
 pid=$!
 trap 'kill $pid 2>/dev/null' EXIT
