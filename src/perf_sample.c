@@ -199,36 +199,23 @@ int perf_sampler_counters(const struct bk_sampler *s, const struct model *m, int
 	return n;
 }
 
-/* The first line of path into buf, without its newline; -1 if none. */
-static int read_line(const char *path, char *buf, size_t cap)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	bool ok = fgets(buf, (int)cap, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 int proc_task_info(const char *proc_root, int pid, char *comm, size_t cap, char **cgroup)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%d/comm", proc_root, pid);
-	if (read_line(path, comm, cap) < 0)
+	char *path = xasprintf("%s/%d/comm", proc_root, pid);
+	char *text = read_text_file(path);
+	free(path);
+	if (!text)
 		return -ESRCH;
+	snprintf(comm, cap, "%.*s", (int)strcspn(text, "\n"), text);
+	free(text);
 	*cgroup = NULL;
-	snprintf(path, sizeof(path), "%s/%d/cgroup", proc_root, pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
+	path = xasprintf("%s/%d/cgroup", proc_root, pid);
+	text = read_text_file(path);
+	free(path);
 	/* "0::/path" is cgroup v2 (the unified hierarchy); on a v1 or
 	 * hybrid host without it, the first hierarchy's path. */
-	char line[4096];
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
+	for (char *save = NULL, *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *p = strchr(line, ':');
 		char *q = p ? strchr(p + 1, ':') : NULL;
 		if (!q)
@@ -241,6 +228,6 @@ int proc_task_info(const char *proc_root, int pid, char *comm, size_t cap, char 
 		if (v2)
 			break;
 	}
-	fclose(f);
+	free(text);
 	return 0;
 }
