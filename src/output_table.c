@@ -44,32 +44,34 @@ static void print_id(FILE *f, int v)
 		fprintf(f, " %4d", v);
 }
 
+/* A figure as the table shows it: formatted, with '~' where uncertain
+ * (the same rule as on the screen, docs/uncertainty.md). */
+static void print_cell(struct output *o, const struct metric_def *md, const char *fmt, double v, double rse, int w)
+{
+	char buf[64], cell[72];
+	output_format_value(md, fmt, v, buf, sizeof(buf));
+	snprintf(cell, sizeof(cell), "%s%s", !isinf(v) && unc_marked(v, rse) ? "~" : "", buf);
+	fprintf(o->f, " %*s", w, cell);
+}
+
 static void print_row(struct output *o, const struct snapshot *s, const char *name,
 		      const struct snap_row *r)
 {
 	const struct model *m = s->model;
-	char buf[64], head[64], cell[72];
+	char head[64];
 	fprintf(o->f, "%-8s", name);
 	print_id(o->f, r->core);
 	print_id(o->f, r->ccx);
 	print_id(o->f, r->socket);
 	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
 		int w = column(o, m, i, head, sizeof(head));
-		double v, rse;
 		if (i < o->o.ncols) {
-			const struct metric_def *md = &m->metrics[o->cols[i]];
-			v = r->metric[o->cols[i]];
-			rse = r->metric_rse[o->cols[i]];
-			output_format_value(md, o->fmts[i], v, buf, sizeof(buf));
+			int mi = o->cols[i];
+			print_cell(o, &m->metrics[mi], o->fmts[i], r->metric[mi], r->metric_rse[mi], w);
 		} else {
 			int e = o->evcols[i - o->o.ncols];
-			v = output_event_rate(s, r, e);
-			rse = r->event_rse[e];
-			output_format_value(NULL, NULL, v, buf, sizeof(buf));
+			print_cell(o, NULL, NULL, output_event_rate(s, r, e), r->event_rse[e], w);
 		}
-		/* '~': the same rule as on the screen (docs/uncertainty.md). */
-		snprintf(cell, sizeof(cell), "%s%s", !isinf(v) && unc_marked(v, rse) ? "~" : "", buf);
-		fprintf(o->f, " %*s", w, cell);
 	}
 	double cov = output_row_coverage(o, s, r);
 	if (isnan(cov))
@@ -116,17 +118,15 @@ int output_table_write(struct output *o, const struct snapshot *s)
 static void print_task(struct output *o, const struct snapshot *s, const struct snap_task *t)
 {
 	const struct model *m = s->model;
-	char buf[64], head[64], cell[72], cpus[64];
+	char head[64], cpus[64];
 	if (t->comm)
 		fprintf(o->f, "%7d %-16.16s", t->pid, t->comm);
 	else
 		fprintf(o->f, "%7d %-16.16s", t->nprocs, "");
 	for (int i = 0; i < o->o.ncols; i++) {
 		int w = column(o, m, i, head, sizeof(head));
-		double v = t->metric[o->cols[i]], rse = t->metric_rse[o->cols[i]];
-		output_format_value(&m->metrics[o->cols[i]], o->fmts[i], v, buf, sizeof(buf));
-		snprintf(cell, sizeof(cell), "%s%s", !isinf(v) && unc_marked(v, rse) ? "~" : "", buf);
-		fprintf(o->f, " %*s", w, cell);
+		int mi = o->cols[i];
+		print_cell(o, &m->metrics[mi], o->fmts[i], t->metric[mi], t->metric_rse[mi], w);
 	}
 	/* The cgroup before the CPUs: a long CPU list ends the line, cut. */
 	cpulist_format(t->cpus, t->ncpus, cpus, 40);
