@@ -58,6 +58,7 @@ struct tasks {
 	int nslot;
 	int *slot;                /* CPU number -> index in cpu[], -1 */
 	double *cov_run, *cov_en; /* [nev] this interval, over the CPUs */
+	double row_cov;           /* every row's coverage this interval (fill_row) */
 	double *per_sum, *per_n;  /* [nev] periods of this interval, for an event without samples */
 	long lost;                /* samples the kernel dropped this interval */
 	double received;          /* and those it handed over */
@@ -72,9 +73,12 @@ struct tasks {
 	int npids;
 	int *pids;
 	char *cgroup;
-	/* Work space: positions, reads, and a formula's values, derivatives
-	 * and standard deviations. */
+	/* Each event as the backend numbers them (the available ones, in
+	 * order): its position in events[]. Fixed once tasks_open is done. */
+	int nidx;
 	int *idx;
+	/* Work space: reads, and a formula's values, derivatives and
+	 * standard deviations. */
 	struct bk_count *buf;
 	double *work, *grad, *sd;
 	/* pid -> name and cgroup, kept across intervals. */
@@ -206,17 +210,27 @@ static bool selected(const struct tasks *t, int pid, const char *cg)
 	return !strncmp(cg, t->cgroup, n) && (cg[n] == 0 || cg[n] == '/');
 }
 
+/* Names event i among those that cannot be sampled (the first three
+ * by name, then how many more) and keeps the first reason given. */
+static void note_missing(const struct tasks *t, int i, const char *why, char **missing, int *nmissing,
+			 char **reason)
+{
+	if ((*nmissing)++ < 3)
+		xappendf(missing, "%s%s", *missing ? ", " : "", t->m->events[t->events[i]].name);
+	if (!*reason && why)
+		*reason = xstrdup(why);
+}
+
 /* Opens the available events on cpu; fills c. */
 static int open_on(struct tasks *t, int cpu, struct tcpu *c, char **cause)
 {
-	int *ev = t->idx, n = 0;
+	int *ev = xmalloc(sizeof(int) * ((size_t)t->nev + 1)), n = 0;
 	for (int i = 0; i < t->nev; i++)
 		if (t->avail[i])
 			ev[n++] = t->events[i];
 	*c = (struct tcpu){ .cpu = cpu };
-	if (n == 0)
-		return -ENOENT;
-	int rc = t->ops->sample_open(t->bk, cpu, ev, n, t->freq, &c->s, cause);
+	int rc = n == 0 ? -ENOENT : t->ops->sample_open(t->bk, cpu, ev, n, t->freq, &c->s, cause);
+	free(ev);
 	if (rc == 0) {
 		c->last = xcalloc((size_t)t->nev + 1, sizeof(struct bk_count));
 		c->run_pid = xmalloc(sizeof(int) * ((size_t)t->nev + 1));
@@ -258,10 +272,9 @@ int tasks_open(struct tasks *t, const int *cpus, int ncpus, char **notice)
 			int cost = t->m->pmus[ev->pmu].kind != PMU_CORE ? 0 : ev->flags & EVF_MERGE ? 2 : 1;
 			if (cost > budget[ev->pmu]) {
 				t->avail[i] = false;
-				if (nmissing++ < 3)
-					xappendf(&missing, "%s%s", missing ? ", " : "", ev->name);
-				if (!reason)
-					reason = xasprintf("%d counters are kept for the CPU figures", TASKS_SPARE_COUNTERS);
+				char *why = xasprintf("%d counters are kept for the CPU figures", TASKS_SPARE_COUNTERS);
+				note_missing(t, i, why, &missing, &nmissing, &reason);
+				free(why);
 				continue;
 			}
 			t->avail[i] = true;
@@ -275,12 +288,8 @@ int tasks_open(struct tasks *t, const int *cpus, int ncpus, char **notice)
 			} else {
 				t->avail[i] = false;
 				offline = rc == -ENODEV;
-				if (!offline) {
-					if (nmissing++ < 3)
-						xappendf(&missing, "%s%s", missing ? ", " : "", t->m->events[t->events[i]].name);
-					if (!reason && why)
-						reason = xstrdup(why);
-				}
+				if (!offline)
+					note_missing(t, i, why, &missing, &nmissing, &reason);
 			}
 			free(why);
 		}
@@ -297,6 +306,9 @@ int tasks_open(struct tasks *t, const int *cpus, int ncpus, char **notice)
 			t->cpu[t->ncpu++] = c;
 	}
 	free(budget);
+	for (int i = 0; i < t->nev; i++)
+		if (t->avail[i])
+			t->idx[t->nidx++] = i;
 	for (int c = 0; c < t->ncpu; c++)
 		if (t->cpu[c].cpu >= t->nslot)
 			t->nslot = t->cpu[c].cpu + 1;
@@ -375,8 +387,6 @@ static struct tent *entry(struct tasks *t, int pid, int cpu)
 	return e;
 }
 
-struct drain_ctx { struct tasks *t; const int *idx; };
-
 /* The variance of a task's count from one run of its samples on a CPU.
  * Within a run the samples count its occurrences exactly; the error is
  * at the two ends, where the count since the last sample (between 0 and
@@ -397,9 +407,8 @@ static void run_end(struct tasks *t, struct tcpu *c, int i)
 
 static void on_sample(void *arg, int cpu, const struct bk_task_sample *s)
 {
-	struct drain_ctx *d = arg;
-	struct tasks *t = d->t;
-	int i = s->event >= 0 && s->event < t->nev ? d->idx[s->event] : -1;
+	struct tasks *t = arg;
+	int i = s->event >= 0 && s->event < t->nidx ? t->idx[s->event] : -1;
 	int slot = cpu >= 0 && cpu < t->nslot ? t->slot[cpu] : -1;
 	if (i < 0 || slot < 0)
 		return;
@@ -418,26 +427,13 @@ static void on_sample(void *arg, int cpu, const struct bk_task_sample *s)
 	t->per_n[i] += n;
 }
 
-/* The position in events[] of each event as the backend numbers them
- * (the available ones only, in order). */
-static int backend_index(const struct tasks *t, int *idx)
-{
-	int n = 0;
-	for (int i = 0; i < t->nev; i++)
-		if (t->avail[i])
-			idx[n++] = i;
-	return n;
-}
-
 void tasks_drain(struct tasks *t)
 {
-	backend_index(t, t->idx);
-	struct drain_ctx d = { t, t->idx };
 	for (int c = 0; c < t->ncpu; c++) {
 		struct tcpu *tc = &t->cpu[c];
 		if (tc->dead)
 			continue;
-		long rc = t->ops->sample_drain(t->bk, tc->s, on_sample, &d);
+		long rc = t->ops->sample_drain(t->bk, tc->s, on_sample, t);
 		if (rc == -ENODEV)
 			tc->dead = true;
 		else if (rc > 0)
@@ -525,34 +521,31 @@ struct acc {
 	double *sum, *sq;
 	double samples;
 	int ncpus, capcpus;
-	int *cpus;
-	double *w;
+	struct cpu_w { int cpu; double w; } *cpus;   /* where it ran, and its first event's count there */
 };
 
 static void acc_cpu(struct acc *a, int cpu, double w)
 {
 	for (int i = 0; i < a->ncpus; i++)
-		if (a->cpus[i] == cpu) {
-			a->w[i] += w;
+		if (a->cpus[i].cpu == cpu) {
+			a->cpus[i].w += w;
 			return;
 		}
 	if (a->ncpus == a->capcpus) {
 		a->capcpus = a->capcpus ? 2 * a->capcpus : 4;
-		a->cpus = xrealloc(a->cpus, sizeof(int) * (size_t)a->capcpus);
-		a->w = xrealloc(a->w, sizeof(double) * (size_t)a->capcpus);
+		a->cpus = xrealloc(a->cpus, sizeof(*a->cpus) * (size_t)a->capcpus);
 	}
-	a->cpus[a->ncpus] = cpu;
-	a->w[a->ncpus++] = w;
+	a->cpus[a->ncpus++] = (struct cpu_w){ cpu, w };
 }
 
-static int cmp_int(const void *a, const void *b)
+static int cmp_cpu_w(const void *a, const void *b)
 {
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
+	const struct cpu_w *x = a, *y = b;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
 /* Fills row r from a: metrics with their uncertainty, CPUs, coverage. */
-static void fill_row(struct tasks *t, const struct acc *a, struct snap_task *r, double interval_s)
+static void fill_row(struct tasks *t, struct acc *a, struct snap_task *r, double interval_s)
 {
 	const struct model *m = t->m;
 	r->nprocs = a->nprocs;
@@ -561,16 +554,7 @@ static void fill_row(struct tasks *t, const struct acc *a, struct snap_task *r, 
 	r->metric_rse = xmalloc(sizeof(double) * ((size_t)m->nmetrics + 1));
 	for (int i = 0; i < m->nmetrics; i++)
 		r->metric[i] = r->metric_rse[i] = NAN;
-	/* Samples the kernel dropped (a full ring) went missing from some
-	 * task's count: which, nobody knows, so every row says how much. */
-	r->cov = t->lost > 0 ? t->received / (t->received + (double)t->lost) : 1;
-	for (int i = 0; i < t->nev; i++) {
-		if (!t->avail[i])
-			continue;   /* its figures are NaN, not uncovered */
-		double c = t->cov_en[i] > 0 ? t->cov_run[i] / t->cov_en[i] : 0;
-		if (c < r->cov)
-			r->cov = c;
-	}
+	r->cov = t->row_cov;
 	for (int k = 0; k < t->nmetrics; k++) {
 		const struct formula *f = t->f[k];
 		if (!f)
@@ -603,23 +587,17 @@ static void fill_row(struct tasks *t, const struct acc *a, struct snap_task *r, 
 		r->metric_rse[mi] = !isfinite(val) ? NAN : val != 0 ? sqrt(var) / fabs(val) : var == 0 ? 0 : NAN;
 	}
 	/* CPUs in order, with the share of its samples of the first event. */
-	int *order = xmalloc(sizeof(int) * ((size_t)a->ncpus + 1));
-	for (int i = 0; i < a->ncpus; i++)
-		order[i] = a->cpus[i];
-	qsort(order, (size_t)a->ncpus, sizeof(int), cmp_int);
+	qsort(a->cpus, (size_t)a->ncpus, sizeof(*a->cpus), cmp_cpu_w);
 	double total = 0;
 	for (int i = 0; i < a->ncpus; i++)
-		total += a->w[i];
+		total += a->cpus[i].w;
 	r->ncpus = a->ncpus;
 	r->cpus = xmalloc(sizeof(int) * ((size_t)a->ncpus + 1));
 	r->cpu_share = xmalloc(sizeof(double) * ((size_t)a->ncpus + 1));
 	for (int i = 0; i < a->ncpus; i++) {
-		r->cpus[i] = order[i];
-		for (int j = 0; j < a->ncpus; j++)
-			if (a->cpus[j] == order[i])
-				r->cpu_share[i] = total > 0 ? a->w[j] / total : 0;
+		r->cpus[i] = a->cpus[i].cpu;
+		r->cpu_share[i] = total > 0 ? a->cpus[i].w / total : 0;
 	}
-	free(order);
 }
 
 /* The metric rows are sorted by: qsort has no argument for it, and only
@@ -666,7 +644,7 @@ static void acc_add(struct acc *to, const struct acc *from, int nev)
 	to->samples += from->samples;
 	to->nprocs += from->nprocs;
 	for (int c = 0; c < from->ncpus; c++)
-		acc_cpu(to, from->cpus[c], from->w[c]);
+		acc_cpu(to, from->cpus[c].cpu, from->cpus[c].w);
 }
 
 static void acc_init(struct acc *a, int nev)
@@ -680,7 +658,6 @@ static void acc_clear(struct acc *a)
 {
 	free(a->sum);
 	free(a->cpus);
-	free(a->w);
 }
 
 void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
@@ -697,20 +674,27 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	snap->tasks_lost = t->lost;
 	/* Coverage of each event over the interval, summed over the CPUs. */
 	struct bk_count *buf = t->buf;
-	int *idx = t->idx;
-	int nb = backend_index(t, idx);
 	for (int i = 0; i < t->nev; i++)
 		t->cov_run[i] = t->cov_en[i] = 0;
 	for (int c = 0; c < t->ncpu; c++) {
 		struct tcpu *tc = &t->cpu[c];
 		if (tc->dead || !t->ops->sample_read || t->ops->sample_read(t->bk, tc->s, buf) < 0)
 			continue;
-		for (int k = 0; k < nb; k++) {
-			int i = idx[k];
+		for (int k = 0; k < t->nidx; k++) {
+			int i = t->idx[k];
 			t->cov_en[i] += (double)(buf[k].time_enabled - tc->last[i].time_enabled);
 			t->cov_run[i] += (double)(buf[k].time_running - tc->last[i].time_running);
 			tc->last[i] = buf[k];
 		}
+	}
+	/* Samples the kernel dropped (a full ring) went missing from some
+	 * task's count: which, nobody knows, so every row says how much. */
+	t->row_cov = t->lost > 0 ? t->received / (t->received + (double)t->lost) : 1;
+	for (int k = 0; k < t->nidx; k++) {
+		int i = t->idx[k];   /* an event not sampled here: its figures are NaN, not uncovered */
+		double c = t->cov_en[i] > 0 ? t->cov_run[i] / t->cov_en[i] : 0;
+		if (c < t->row_cov)
+			t->row_cov = c;
 	}
 	/* Processes: their (pid, cpu) entries summed. */
 	qsort(t->ent, (size_t)t->nent, sizeof(*t->ent), cmp_tent);
