@@ -176,6 +176,7 @@ struct backend {
 	struct sim_tasks *tasks;
 	struct simtruth *truth;
 	int *pinned;                  /* [npmus] */
+	int nsamplers;                /* CPUs sampling now */
 };
 
 /* ---- argument and set-up ---- */
@@ -1251,6 +1252,7 @@ static int sim_sample_open(struct backend *b, int cpu, const int *events, int n,
 			b->pinned[p] = need[p];
 	free(need);
 	c->smp = simsmp_new(cpu, events, n, freq, b->now);
+	b->nsamplers++;
 	*out = (struct bk_sampler *)c;
 	return 0;
 }
@@ -1278,10 +1280,7 @@ static void sim_sample_close(struct backend *b, struct bk_sampler *s)
 	struct sim_cpu *c = (struct sim_cpu *)s;
 	simsmp_free(c->smp);
 	c->smp = NULL;
-	bool any = false;
-	for (int i = 0; i < b->ncpu_map; i++)
-		any |= b->cpus[i].smp != NULL;
-	if (!any && b->pinned)
+	if (--b->nsamplers == 0 && b->pinned)
 		memset(b->pinned, 0, sizeof(int) * (size_t)b->m->npmus);
 }
 
