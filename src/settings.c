@@ -52,19 +52,30 @@ void settings_free(struct settings *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Adds "PATH:LINE: message" to *w; the message is sanitised, since it
- * quotes the file's words. */
-static void warn(char **w, const char *path, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void warn(char **w, const char *path, int line, const char *fmt, ...)
+/* A file's problems, "PATH:LINE: message" one a line. Only the first
+ * SETTINGS_MAX_WARNINGS are written out, the rest counted: no one reads
+ * more, and a 64 KiB file of bad lines made 30,000 warnings, each copying
+ * all those before it (minutes of loading, found by fuzz_settings). */
+#define SETTINGS_MAX_WARNINGS 20
+struct warn_list {
+	const char *path;
+	char **text;
+	int n;                              /* every warning, kept or not */
+};
+
+/* The message is sanitised, since it quotes the file's words. */
+static void warn(struct warn_list *w, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void warn(struct warn_list *w, int line, const char *fmt, ...)
 {
+	if (w->n++ >= SETTINGS_MAX_WARNINGS)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	text_sanitize_inplace(msg);
-	char *l = xasprintf("%s:%d: %s", path, line, msg);
-	text_add_line(w, l);
+	char *l = xasprintf("%s:%d: %s", w->path, line, msg);
+	text_add_line(w->text, l);
 	free(l);
 	free(msg);
 }
@@ -97,7 +108,7 @@ static bool is_name(const char *v)
 	return true;
 }
 
-static void parse_line(struct settings *s, char *line, const char *path, int ln, char **w)
+static void parse_line(struct settings *s, char *line, int ln, struct warn_list *w)
 {
 	char *p = line + strspn(line, " \t");
 	if (!*p || *p == '#')
@@ -116,19 +127,19 @@ static void parse_line(struct settings *s, char *line, const char *path, int ln,
 	while (n && (val[n - 1] == ' ' || val[n - 1] == '\t'))
 		val[--n] = 0;
 	if (!*val) {
-		warn(w, path, ln, "expected a value after '%s'", key);
+		warn(w, ln, "expected a value after '%s'", key);
 		return;
 	}
 	if (!strcmp(key, "delay")) {
 		char *end = NULL;
 		double d = strtod(val, &end);
 		if (end == val || *end || !(d >= 0.01 && d <= 86400))
-			warn(w, path, ln, "expected a delay in seconds from 0.01 to 86400 but found '%s'", val);
+			warn(w, ln, "expected a delay in seconds from 0.01 to 86400 but found '%s'", val);
 		else
 			s->has_delay = true, s->delay_s = d;
 	} else if (!strcmp(key, "view")) {
 		if (!is_name(val)) {
-			warn(w, path, ln, "expected a view name but found '%s'", val);
+			warn(w, ln, "expected a view name but found '%s'", val);
 		} else {
 			free(s->view);
 			s->view = xstrdup(val);
@@ -137,19 +148,19 @@ static void parse_line(struct settings *s, char *line, const char *path, int ln,
 	} else if (!strcmp(key, "colors") || !strcmp(key, "colours")) {
 		int c = word_index(color_names, COLORS_KINDS, val);
 		if (c < 0)
-			warn(w, path, ln, "expected default, mono or light but found '%s'", val);
+			warn(w, ln, "expected default, mono or light but found '%s'", val);
 		else
 			s->has_colors = true, s->colors = c;
 	} else if (!strcmp(key, "rows")) {
 		int r = word_index(rows_names, (int)ARRAY_SIZE(rows_names), val);
 		if (r < 0)
-			warn(w, path, ln, "expected cpu, core, ccx or socket but found '%s'", val);
+			warn(w, ln, "expected cpu, core, ccx or socket but found '%s'", val);
 		else
 			s->has_rows = true, s->rows = r;
 	} else if (!strcmp(key, "ccx_panels") || !strcmp(key, "uncertainty")) {
 		int b = parse_bool(val);
 		if (b < 0)
-			warn(w, path, ln, "expected yes or no but found '%s'", val);
+			warn(w, ln, "expected yes or no but found '%s'", val);
 		else if (key[0] == 'c')
 			s->has_ccx = true, s->show_ccx = b;
 		else
@@ -162,12 +173,12 @@ static void parse_line(struct settings *s, char *line, const char *path, int ln,
 			rev += strspn(rev, " \t");
 			reverse = !strcmp(rev, "reverse");
 			if (!reverse) {
-				warn(w, path, ln, "expected 'reverse' or nothing after the sort column but found '%s'", rev);
+				warn(w, ln, "expected 'reverse' or nothing after the sort column but found '%s'", rev);
 				return;
 			}
 		}
 		if (!is_name(val)) {
-			warn(w, path, ln, "expected a metric or event name to sort by but found '%s'", val);
+			warn(w, ln, "expected a metric or event name to sort by but found '%s'", val);
 			return;
 		}
 		free(s->sort);
@@ -175,7 +186,7 @@ static void parse_line(struct settings *s, char *line, const char *path, int ln,
 		s->has_sort = true;
 		s->sort_reverse = reverse;
 	} else {
-		warn(w, path, ln, "unknown setting '%s' (expected delay, view, colors, rows, ccx_panels, uncertainty "
+		warn(w, ln, "unknown setting '%s' (expected delay, view, colors, rows, ccx_panels, uncertainty "
 		     "or sort)", key);
 	}
 }
@@ -211,19 +222,26 @@ int settings_load(const char *path, struct settings *s, char **warnings)
 	text[got] = 0;
 	bool has_nul = strlen(text) != (size_t)got;
 	int ln = 0;
+	struct warn_list wl = { path, warnings, 0 };
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = 0;
 		ln++;
 		if (text_bad_at(line) >= 0 || strlen(line) != strcspn(line, "\r")) {
-			warn(warnings, path, ln, "expected printable text");
+			warn(&wl, ln, "expected printable text");
 			continue;
 		}
-		parse_line(s, line, path, ln, warnings);
+		parse_line(s, line, ln, &wl);
 	}
 	if (has_nul)
-		warn(warnings, path, ln, "expected text, not a NUL byte");
+		warn(&wl, ln, "expected text, not a NUL byte");
+	if (wl.n > SETTINGS_MAX_WARNINGS) {
+		char *more = xasprintf("%s: %d more problems were skipped (the first %d are above)", path,
+				       wl.n - SETTINGS_MAX_WARNINGS, SETTINGS_MAX_WARNINGS);
+		text_add_line(warnings, more);
+		free(more);
+	}
 	free(text);
 	return 0;
 }

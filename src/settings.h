@@ -27,7 +27,8 @@ struct settings {
 char *settings_path(void);
 /* Reads path into s (zeroed first). A missing file is not an error.
  * Returns 0; any line it could not use is skipped and described in
- * *warnings ("FILE:LINE: expected ...", one per line), or NULL. Returns -1
+ * *warnings ("FILE:LINE: expected ...", one per line; past the first 20,
+ * one line counts the rest), or NULL. Returns -1
  * only when the file exists but cannot be read (with *warnings). */
 int settings_load(const char *path, struct settings *s, char **warnings);
 /* Writes s to path with config_write_atomic. Returns 0, or -1 with *cause. */

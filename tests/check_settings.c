@@ -144,6 +144,43 @@ START_TEST(test_bad_lines)
 }
 END_TEST
 
+/* A file of nothing but bad lines, as large as a settings file may be:
+ * the first 20 are described, the rest counted in one line, and a good
+ * line after them still counts. Before the cap, 30,000 warnings each
+ * copied all those before it: minutes of loading. */
+START_TEST(test_many_bad_lines)
+{
+	enum { BAD = 30000 };
+	char *text = xmalloc(BAD * 2 + 16);
+	for (int i = 0; i < BAD; i++)
+		memcpy(text + 2 * i, "x\n", 2);
+	strcpy(text + 2 * BAD, "delay 2\n");
+	char *p = write_text("rc", text);
+	struct settings s;
+	char *w = NULL;
+	ck_assert_int_eq(settings_load(p, &s, &w), 0);
+	ck_assert_ptr_nonnull(w);
+	int lines = 1;
+	for (const char *c = w; *c; c++)
+		lines += *c == '\n';
+	ck_assert_int_eq(lines, 21);
+	char *first = xasprintf("%s:1: expected a value after 'x'", p);
+	char *twentieth = xasprintf("%s:20: expected a value after 'x'", p);
+	char *last = xasprintf("%s: %d more problems were skipped (the first 20 are above)", p, BAD - 20);
+	ck_assert_msg(strncmp(w, first, strlen(first)) == 0, "first line of:\n%.200s", w);
+	ck_assert_msg(strstr(w, twentieth) && !strstr(w, ":21:"), "not the first 20 in:\n%s", w);
+	ck_assert_str_eq(strrchr(w, '\n') + 1, last);
+	ck_assert(s.has_delay && s.delay_s == 2);
+	settings_free(&s);
+	free(first);
+	free(twentieth);
+	free(last);
+	free(w);
+	free(p);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_not_settings)
 {
 	struct settings s;
@@ -217,6 +254,7 @@ static Suite *settings_suite(void)
 	tcase_add_test(tc, test_path);
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_bad_lines);
+	tcase_add_test(tc, test_many_bad_lines);
 	tcase_add_test(tc, test_not_settings);
 	tcase_add_test(tc, test_symlink_replaced);
 	suite_add_tcase(s, tc);
