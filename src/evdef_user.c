@@ -28,10 +28,10 @@ char *user_views_path(const struct model *m)
 }
 
 /* Appends one line to *w, sanitised: it may quote the file's words. */
-static void add_warning(char **w, const char *msg)
+static void add_warning(struct warn_list *w, const char *msg)
 {
 	char *clean = text_sanitize(msg);
-	text_add_line(w, clean);
+	warn_list_add(w, clean);
 	free(clean);
 }
 
@@ -42,9 +42,10 @@ int model_add_user_views(struct model *m, const char *path, char **warnings)
 		return 0;
 	struct def_set set;
 	char *cause = NULL;
+	struct warn_list wl = { warnings, path, 0 };
 	if (defset_read_file(path, &set, &cause) < 0) {
 		char *msg = xasprintf("%s (no user views loaded)", cause ? cause : path);
-		add_warning(warnings, msg);
+		add_warning(&wl, msg);
 		free(msg);
 		free(cause);
 		return 0;
@@ -55,14 +56,14 @@ int model_add_user_views(struct model *m, const char *path, char **warnings)
 		if (st->kind != ST_VIEW) {
 			char *msg = def_where(st->file, st->line, 1,
 					      "expected a view stanza (events and metrics belong in the model's directory); skipped");
-			add_warning(warnings, msg);
+			add_warning(&wl, msg);
 			free(msg);
 			continue;
 		}
 		struct builder b = { .m = m, .set = &set };
 		if (evdef_build_view(&b, st) < 0) {
 			char *msg = xasprintf("%s; view '%s' skipped", b.err ? b.err : "?", st->name);
-			add_warning(warnings, msg);
+			add_warning(&wl, msg);
 			free(msg);
 			free(b.err);
 			continue;
@@ -71,6 +72,7 @@ int model_add_user_views(struct model *m, const char *path, char **warnings)
 		added++;
 	}
 	defset_free(&set);
+	warn_list_end(&wl);
 	return added;
 }
 

@@ -52,30 +52,18 @@ void settings_free(struct settings *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* A file's problems, "PATH:LINE: message" one a line. Only the first
- * SETTINGS_MAX_WARNINGS are written out, the rest counted: no one reads
- * more, and a 64 KiB file of bad lines made 30,000 warnings, each copying
- * all those before it (minutes of loading, found by fuzz_settings). */
-#define SETTINGS_MAX_WARNINGS 20
-struct warn_list {
-	const char *path;
-	char **text;
-	int n;                              /* every warning, kept or not */
-};
-
-/* The message is sanitised, since it quotes the file's words. */
+/* Adds "PATH:LINE: message" to w; the message is sanitised, since it
+ * quotes the file's words. */
 static void warn(struct warn_list *w, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void warn(struct warn_list *w, int line, const char *fmt, ...)
 {
-	if (w->n++ >= SETTINGS_MAX_WARNINGS)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	text_sanitize_inplace(msg);
 	char *l = xasprintf("%s:%d: %s", w->path, line, msg);
-	text_add_line(w->text, l);
+	warn_list_add(w, l);
 	free(l);
 	free(msg);
 }
@@ -222,7 +210,7 @@ int settings_load(const char *path, struct settings *s, char **warnings)
 	text[got] = 0;
 	bool has_nul = strlen(text) != (size_t)got;
 	int ln = 0;
-	struct warn_list wl = { path, warnings, 0 };
+	struct warn_list wl = { warnings, path, 0 };
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -236,12 +224,7 @@ int settings_load(const char *path, struct settings *s, char **warnings)
 	}
 	if (has_nul)
 		warn(&wl, ln, "expected text, not a NUL byte");
-	if (wl.n > SETTINGS_MAX_WARNINGS) {
-		char *more = xasprintf("%s: %d more problems were skipped (the first %d are above)", path,
-				       wl.n - SETTINGS_MAX_WARNINGS, SETTINGS_MAX_WARNINGS);
-		text_add_line(warnings, more);
-		free(more);
-	}
+	warn_list_end(&wl);
 	free(text);
 	return 0;
 }

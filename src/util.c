@@ -96,6 +96,23 @@ void text_add_line(char **s, const char *line)
 	xappendf(s, "%s%s", *s ? "\n" : "", line);
 }
 
+void warn_list_add(struct warn_list *w, const char *line)
+{
+	if (w->n++ < WARN_LIST_MAX)
+		text_add_line(w->text, line);
+}
+
+void warn_list_end(struct warn_list *w)
+{
+	if (w->n <= WARN_LIST_MAX)
+		return;
+	char *more = xasprintf("%s: %d more problems were skipped (the first %d are above)", w->path,
+			       w->n - WARN_LIST_MAX, WARN_LIST_MAX);
+	text_sanitize_inplace(more);        /* the path may come from the environment */
+	text_add_line(w->text, more);
+	free(more);
+}
+
 int set_cause(char **cause, const char *fmt, ...)
 {
 	if (cause) {
