@@ -254,9 +254,16 @@ static void add_note(struct replay *r, char *line)
 	r->note = line;
 }
 
+/* The damaged stretches described one by one in the note; the rest are
+ * counted. A long recording on a failing disk may hold thousands, and a
+ * note that grew by each copied all before it (and was one line of
+ * megabytes). */
+#define REPLAY_DAMAGE_NOTES 3
+
 static void list_intervals(struct replay *r, uint64_t off, uint64_t size)
 {
-	int cap = 0;
+	int cap = 0, ndamaged = 0;
+	uint64_t more_bytes = 0;            /* in the stretches not described */
 	while (off < size) {
 		uint64_t next;
 		int64_t stamp;
@@ -271,9 +278,12 @@ static void list_intervals(struct replay *r, uint64_t off, uint64_t size)
 			int64_t at = gzm_find_member(r->fd, off + 1);
 			while (at >= 0 && gzm_peek(r->fd, (uint64_t)at, size, &next, &stamp) != 0)
 				at = gzm_find_member(r->fd, (uint64_t)at + 1);
-			add_note(r, xasprintf("%llu damaged bytes at byte %llu were skipped",
-					      (unsigned long long)((at < 0 ? size : (uint64_t)at) - off),
-					      (unsigned long long)off));
+			uint64_t bad = (at < 0 ? size : (uint64_t)at) - off;
+			if (ndamaged++ < REPLAY_DAMAGE_NOTES)
+				add_note(r, xasprintf("%llu damaged bytes at byte %llu were skipped",
+						      (unsigned long long)bad, (unsigned long long)off));
+			else
+				more_bytes += bad;
 			if (at < 0)
 				break;
 			off = (uint64_t)at;
@@ -286,6 +296,9 @@ static void list_intervals(struct replay *r, uint64_t off, uint64_t size)
 		r->idx[r->n++] = (struct rp_index){ off, stamp };
 		off = next;
 	}
+	if (ndamaged > REPLAY_DAMAGE_NOTES)
+		add_note(r, xasprintf("%d more damaged stretches (%llu bytes) were skipped",
+				      ndamaged - REPLAY_DAMAGE_NOTES, (unsigned long long)more_bytes));
 }
 
 struct replay *replay_open(const char *path, const char *events_dir, char **cause)

@@ -414,6 +414,58 @@ START_TEST(test_damaged)
 }
 END_TEST
 
+/* Junk between 40 copies of one interval: each of the 40 stretches is
+ * skipped, the first three described, the rest counted in one clause
+ * (the note once grew by one clause a stretch, each copying the others). */
+START_TEST(test_many_damaged)
+{
+	enum { COPIES = 40 };
+	struct run live;
+	char *path = record_view(&live, "d.rec", "basic");
+	int fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	uint64_t head = 0, next = 0, size = (uint64_t)file_size(path);
+	int64_t stamp;
+	ck_assert_int_eq(gzm_peek(fd, 0, size, &head, &stamp), 0);
+	ck_assert_int_eq(gzm_peek(fd, head, size, &next, &stamp), 0);
+	char *bytes = xmalloc(next);
+	ck_assert_int_eq(pread(fd, bytes, next, 0), (ssize_t)next);
+	close(fd);
+	char *junk_path = tmpfile_path("junk.rec");
+	fd = open(junk_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bytes, head), (ssize_t)head);
+	for (int i = 0; i < COPIES; i++) {
+		ck_assert_int_eq(write(fd, "junk!", 5), 5);
+		ck_assert_int_eq(write(fd, bytes + head, next - head), (ssize_t)(next - head));
+	}
+	close(fd);
+	struct replay *rp = open_ok(junk_path);
+	ck_assert_int_eq(replay_count(rp), COPIES);
+	const char *note = replay_note(rp);
+	ck_assert_ptr_nonnull(note);
+	char *first = xasprintf("5 damaged bytes at byte %llu were skipped; ", (unsigned long long)head);
+	ck_assert_msg(strncmp(note, first, strlen(first)) == 0, "%s", note);
+	int clauses = 1;
+	for (const char *c = note; (c = strstr(c, "; ")); c += 2)
+		clauses++;
+	ck_assert_int_eq(clauses, 4);
+	char *rest = xasprintf("; %d more damaged stretches (%d bytes) were skipped", COPIES - 3, 5 * (COPIES - 3));
+	ck_assert_str_eq(note + strlen(note) - strlen(rest), rest);
+	struct snapshot *sn = replay_snapshot(rp, COPIES - 1, NULL);
+	ck_assert_ptr_nonnull(sn);
+	same_snapshot(live.snap[0], sn, NULL, 0);
+	snapshot_free(sn);
+	replay_free(rp);
+	run_done(&live);
+	free(first);
+	free(rest);
+	free(bytes);
+	free(junk_path);
+	free(path);
+}
+END_TEST
+
 /* A recording is never written over; zcat reads it as JSON lines. */
 START_TEST(test_file_rules)
 {
@@ -512,6 +564,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, test_replay_new_metric);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_damaged);
+	tcase_add_test(tc, test_many_damaged);
 	tcase_add_test(tc, test_file_rules);
 	tcase_add_test(tc, test_mutated_lines);
 	suite_add_tcase(s, tc);
