@@ -84,6 +84,14 @@ bool metric_per_task(const struct model *m, int mi, char **why)
 	return true;
 }
 
+int event_sample_counters(const struct model *m, int e)
+{
+	const struct event_def *ev = &m->events[e];
+	if (m->pmus[ev->pmu].kind != PMU_CORE)
+		return 0;
+	return ev->flags & EVF_MERGE ? 2 : 1;
+}
+
 void model_free(struct model *m)
 {
 	if (!m)

@@ -187,6 +187,11 @@ int model_find_view(const struct model *m, const char *name);
  * L3, memory controller or /proc/stat figure cannot be split by task).
  * If not, and why is not NULL, says which event stands in the way. */
 bool metric_per_task(const struct model *m, int mi, char **why);
+/* General counters of its PMU that event e holds while it is sampled for
+ * per-task figures: one (two for a merged pair) for a core event, none
+ * for a software event. What tasks.c budgets and what the perf backend
+ * says its samplers hold. */
+int event_sample_counters(const struct model *m, int e);
 /* True if the metric belongs to metric group g (or is named g). */
 bool metric_in_group(const struct metric_def *md, const char *g);
 

@@ -191,11 +191,9 @@ int perf_sampler_read(struct bk_sampler *s, struct bk_count *out)
 int perf_sampler_counters(const struct bk_sampler *s, const struct model *m, int pmu)
 {
 	int n = 0;
-	for (int i = 0; i < s->n; i++) {
-		const struct event_def *ev = &m->events[s->events[i]];
-		if (ev->pmu == pmu && m->pmus[pmu].kind == PMU_CORE)
-			n += ev->flags & EVF_MERGE ? 2 : 1;
-	}
+	for (int i = 0; i < s->n; i++)
+		if (m->events[s->events[i]].pmu == pmu)
+			n += event_sample_counters(m, s->events[i]);
 	return n;
 }
 
