@@ -269,7 +269,7 @@ int tasks_open(struct tasks *t, const int *cpus, int ncpus, char **notice)
 				    TASKS_SPARE_COUNTERS;
 		for (int i = 0; i < t->nev && !offline; i++) {
 			const struct event_def *ev = &t->m->events[t->events[i]];
-			int cost = t->m->pmus[ev->pmu].kind != PMU_CORE ? 0 : ev->flags & EVF_MERGE ? 2 : 1;
+			int cost = event_sample_counters(t->m, t->events[i]);
 			if (cost > budget[ev->pmu]) {
 				t->avail[i] = false;
 				char *why = xasprintf("%d counters are kept for the CPU figures", TASKS_SPARE_COUNTERS);
@@ -450,14 +450,17 @@ static int cmp_info(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* The sorted part by bisection, then what this interval added. */
+/* By bisection in the part sorted at the last interval's end, then in
+ * what this interval added: sorted too, since tasks_finish looks pids up
+ * in increasing order (a linear search there cost the square of the
+ * processes new in an interval: thousands a second on a build server). */
 static struct info *info_find(struct tasks *t, int pid)
 {
 	struct info key = { .pid = pid };
 	struct info *in = t->nsorted ? bsearch(&key, t->info, (size_t)t->nsorted, sizeof(*t->info), cmp_info) : NULL;
-	for (int i = t->nsorted; !in && i < t->ninfo; i++)
-		if (t->info[i].pid == pid)
-			in = &t->info[i];
+	int nnew = t->ninfo - t->nsorted;
+	if (!in && nnew > 0)
+		in = bsearch(&key, t->info + t->nsorted, (size_t)nnew, sizeof(*t->info), cmp_info);
 	return in;
 }
 
