@@ -611,8 +611,6 @@ static int run_replay_batch(struct run *r)
 	return rc;
 }
 
-/* -r FILE: the recording names the model and the topology; -g, -e and -C
- * choose what is derived from it, as they choose what is measured live. */
 /* -C against the machine's (or the recording's) CPUs: -1 when it is
  * absent or good (r->cpu_filter set), else the exit status. */
 static int parse_cpu_filter(struct run *r)
@@ -631,6 +629,8 @@ static int parse_cpu_filter(struct run *r)
 	return -1;
 }
 
+/* -r FILE: the recording names the model and the topology; -g, -e and -C
+ * choose what is derived from it, as they choose what is measured live. */
 static int run_replay(struct run *r)
 {
 	char *cause = NULL;

@@ -195,8 +195,6 @@ static void wait_until(struct sampler *s, uint64_t t)
 		wait_until_ns(t);
 }
 
-/* How a notice names a PMU: core PMUs are what users call "the hardware
- * counters"; the others go by their Linux name (amd_l3, amd_umc_*). */
 /* Waits until t, taking the per-task samples at least every
  * SAMPLER_DRAIN_MS on the way, so that the kernel's buffers never fill
  * whatever the rotation period. Returns early where wait_until does. */
@@ -218,6 +216,8 @@ static void wait_draining(struct sampler *s, uint64_t t)
 	}
 }
 
+/* How a notice names a PMU: core PMUs are what users call "the hardware
+ * counters"; the others go by their Linux name (amd_l3, amd_umc_*). */
 static const char *pmu_title(const struct pmu_def *pd, char *buf, size_t n)
 {
 	if (pd->kind == PMU_CORE)
@@ -413,7 +413,6 @@ static void say_fallbacks(struct sampler *s, const struct sched_plan *plan, cons
 		   n == 1 ? "its" : "their", ed->name, m->events[count_as[first]].name, n > 1 ? ", ..." : "");
 }
 
-/* Plans the current request and opens every group on every instance. */
 /* Starts the per-task sampling on every selected online CPU. First,
  * because the hardware events it samples are pinned and leave fewer
  * counters to the groups planned next. */
@@ -434,6 +433,7 @@ static void open_tasks(struct sampler *s)
 	free(cpus);
 }
 
+/* Plans the current request and opens every group on every instance. */
 static int open_all(struct sampler *s, char **cause)
 {
 	const struct model *m = s->cfg.model;

@@ -80,12 +80,12 @@ struct sampler;
 
 struct sampler *sampler_new(const struct sampler_config *cfg, char **cause);
 void sampler_free(struct sampler *s);
-/* Runs one full interval (rotating within it unless the kernel does) and returns its snapshot
- * (caller frees). On the perf backend this sleeps in real time; on the sim
- * backend it advances simulated time without sleeping. */
 /* The first interval of a new plan in the dashboard (seconds). */
 #define SAMPLER_QUICK_S 0.25
 
+/* Runs one full interval (rotating within it unless the kernel does) and returns its snapshot
+ * (caller frees). On the perf backend this sleeps in real time; on the sim
+ * backend it advances simulated time without sleeping. */
 struct snapshot *sampler_step(struct sampler *s, char **cause);
 /* Thread mode: start publishing into ring; stop joins the thread. */
 int sampler_start(struct sampler *s, struct snap_ring *ring, char **cause);

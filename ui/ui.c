@@ -618,12 +618,7 @@ void ui_request(struct ui *u)
 	free(ms);
 }
 
-/* curses key codes -> pmctop's (keys.h). */
-/* The rest of an escape sequence that the terminal's terminfo entry does
- * not name (under tmux with TERM=xterm-256color, End is "\e[4~"), read
- * whole and mapped when it is a key pmctop knows, dropped otherwise: its
- * bytes must never act as keys of their own ('4' would switch to view 4).
- * A lone ESC is ESC. */
+/* The last mouse event read, for ui_last_mouse(). */
 static struct ui_mouse last_mouse;
 
 struct ui_mouse ui_last_mouse(void)
@@ -645,6 +640,11 @@ static bool parse_sgr_mouse(const char *seq, struct ui_mouse *m)
 	return true;
 }
 
+/* The rest of an escape sequence that the terminal's terminfo entry does
+ * not name (under tmux with TERM=xterm-256color, End is "\e[4~"), read
+ * whole and mapped when it is a key pmctop knows, dropped otherwise: its
+ * bytes must never act as keys of their own ('4' would switch to view 4).
+ * A lone ESC is ESC. */
 static int escape_sequence(void)
 {
 	timeout(0);
@@ -678,6 +678,7 @@ static int escape_sequence(void)
 	return key;
 }
 
+/* curses key codes -> pmctop's (keys.h). */
 int ui_getkey(void)
 {
 	if (ui_suspend && ui_curses_active) {
