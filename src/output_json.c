@@ -144,22 +144,25 @@ static void put_task(struct output *o, const struct snapshot *s, const struct sn
 	fputc('}', o->f);
 }
 
-static void put_tasks(struct output *o, const struct snapshot *s)
+/* ,"key":[...] of the first rows (--top) of a list of processes or cgroups. */
+static void put_task_list(struct output *o, const struct snapshot *s, const char *key, const struct snap_task *rows,
+			  int nrows)
 {
-	fprintf(o->f, ",\"task_freq\":%d,\"tasks_lost\":%ld,\"ntasks\":%d,\"ncgroups\":%d,\"tasks\":[",
-		s->task_freq, s->tasks_lost, s->ntasks, s->ncgroups);
-	for (int i = 0, n = output_task_rows(o, s->ntasks); i < n; i++) {
+	fprintf(o->f, ",\"%s\":[", key);
+	for (int i = 0, n = output_task_rows(o, nrows); i < n; i++) {
 		if (i)
 			fputc(',', o->f);
-		put_task(o, s, &s->tasks[i]);
-	}
-	fputs("],\"cgroups\":[", o->f);
-	for (int i = 0, n = output_task_rows(o, s->ncgroups); i < n; i++) {
-		if (i)
-			fputc(',', o->f);
-		put_task(o, s, &s->cgroups[i]);
+		put_task(o, s, &rows[i]);
 	}
 	fputc(']', o->f);
+}
+
+static void put_tasks(struct output *o, const struct snapshot *s)
+{
+	fprintf(o->f, ",\"task_freq\":%d,\"tasks_lost\":%ld,\"ntasks\":%d,\"ncgroups\":%d",
+		s->task_freq, s->tasks_lost, s->ntasks, s->ncgroups);
+	put_task_list(o, s, "tasks", s->tasks, s->ntasks);
+	put_task_list(o, s, "cgroups", s->cgroups, s->ncgroups);
 }
 
 int output_json_write(struct output *o, const struct snapshot *s)
