@@ -187,6 +187,12 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 	put_num(f, snap->time);
 	fputs(",\"interval_s\":", f);
 	put_num(f, in->interval_s);
+	if (snap->delay_s > 0) {
+		fputs(",\"delay_s\":", f);
+		put_num(f, snap->delay_s);
+	}
+	if (snap->quick)
+		fputs(",\"short\":true", f);
 	fputs(",\"rotate_ms\":", f);
 	put_num(f, snap->rotate_ms);
 	fputs(",\"cost_s\":", f);

@@ -785,6 +785,11 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	offline = returning = NULL;
 	snap->sampler_cost_s = cost_s;
 	snap->rotate_ms = rotate_ms;
+	/* Optional: recordings written before pmctop kept them lack them. */
+	double delay_s;
+	if (jnum(json_object_get(o, "delay_s"), &delay_s) && delay_s > 0 && isfinite(delay_s))
+		snap->delay_s = delay_s;
+	snap->quick = json_is_true(json_object_get(o, "short"));
 out:
 	topo_free(t);
 	free(offline);

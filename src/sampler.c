@@ -1115,7 +1115,7 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 		s->p_tasks = false;
 		replan = true;
 	}
-	double interval_s = s->interval_s;
+	double interval_s = s->interval_s, delay_s = interval_s;
 	resync = s->resync;
 	s->resync = false;
 	pthread_mutex_unlock(&s->mu);
@@ -1156,11 +1156,15 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	}
 	uint64_t t_end = clock_now(s);
 	double measured = (double)(t_end - s->t_start) * 1e-9;
+	/* Ended early by a request (a view switch, a pause, a new delay): on
+	 * real counters nearly every such request lands mid-interval. */
+	bool cut = t_end < s->t_start + len;
 	s->t_start = t_end;
 	read_all(s, false);
 	reopen_moved(s);
 	struct snapshot *snap = build_snapshot(s, measured > 0 ? measured : interval_s);
-	snap->quick = quick;
+	snap->quick = quick || cut;
+	snap->delay_s = delay_s;
 	if (s->tasks)
 		tasks_finish(s->tasks, snap, measured > 0 ? measured : interval_s);
 	/* CPUs that came back during the interval were not counted in it:

@@ -46,11 +46,14 @@ struct snap_task {
 struct snapshot {
 	uint64_t seq;
 	double time;          /* seconds since the epoch at the end of the interval */
-	double interval_s;
+	double interval_s;    /* measured: the time it really lasted */
+	double delay_s;       /* asked for (-d, + and -); 0: not known (an old recording) */
 	bool simulated;
-	/* A short first interval after the counters were (re)planned in the
-	 * dashboard, so that a new view shows figures at once; the history
-	 * leaves it out (its graphs hold intervals of one length). */
+	/* Shorter than asked for: the first interval of a new plan in the
+	 * dashboard (so that a new view shows figures at once), or one that a
+	 * request ended early (a view switch, a pause, a new delay). Its
+	 * figures are exact for its own length; the history leaves it out
+	 * (its graphs hold intervals of one length). */
 	bool quick;
 	const struct model *model;
 	int nmetrics, nevents;

@@ -70,6 +70,7 @@ static void same_snapshot(const struct snapshot *a, const struct snapshot *b, co
 	if (!only)
 		ck_assert(same(a->time, b->time));
 	ck_assert(same(a->interval_s, b->interval_s));
+	ck_assert(same(a->delay_s, b->delay_s));
 	ck_assert(same(a->rotate_ms, b->rotate_ms));
 	ck_assert_int_eq(a->noffline, b->noffline);
 	for (int i = 0; i < a->noffline; i++)
@@ -109,9 +110,15 @@ struct run {
 	struct snapshot *snap[NIV];
 };
 
+/* The interval the hook records as short (ended early by a request, as
+ * only the dashboard's thread does), or 0. */
+static uint64_t short_seq;
+
 static void hook(void *arg, const struct derive_input *in, const struct snapshot *snap)
 {
-	recorder_add(arg, in, snap);
+	struct snapshot c = *snap;
+	c.quick = snap->seq == short_seq;
+	recorder_add(arg, in, &c);
 }
 
 static int *view_metrics(const struct model *m, const char *view, int *n)
@@ -205,8 +212,22 @@ START_TEST(test_replay_equals_live)
 	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
 	int n, *ms = view_metrics(m, "batch", &n);
 	int evs[2] = { model_find_event(m, "ls_dispatch.all"), model_find_event(m, "ex_ret_brn") };
+	short_seq = 2;
 	run_live(&live, path, ms, n, evs, 2, NULL, NULL);
+	short_seq = 0;
 	replay_matches(path, &live, NULL, 0);
+	/* The delay asked for and a short interval come back, so that a
+	 * replay's history is kept as the live one was. */
+	struct replay *rp = open_ok(path);
+	for (int i = 0; i < NIV; i++) {
+		char *cause = NULL;
+		struct snapshot *s = replay_snapshot(rp, i, &cause);
+		ck_assert_msg(s != NULL, "%s", cause);
+		ck_assert_double_eq(s->delay_s, 0.5);
+		ck_assert_int_eq(s->quick, s->seq == 2);
+		snapshot_free(s);
+	}
+	replay_free(rp);
 	run_done(&live);
 	free(ms);
 	model_free(m);

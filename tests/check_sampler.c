@@ -613,6 +613,84 @@ START_TEST(test_delay_acts_at_once)
 }
 END_TEST
 
+/* The simulated PMU as real counters behave: simulated time passes as
+ * fast as real time, so that a request lands mid-interval (and ends it
+ * at the next rotation: every metric needs several groups). */
+static void slow_advance(struct backend *b, uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	nanosleep(&ts, NULL);
+	backend_sim.advance(b, ns);
+}
+
+/* Collects up to n snapshots, or for limit_s; returns how many. */
+static int collect(struct snap_ring *ring, struct snapshot **out, int n, double limit_s)
+{
+	double t0 = mono_s();
+	int got = 0;
+	while (got < n && mono_s() - t0 < limit_s) {
+		struct snapshot *s = snap_ring_pop_latest(ring);
+		if (s) {
+			out[got++] = s;
+			continue;
+		}
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+	}
+	return got;
+}
+
+/* A request (a view switch) ends the interval under way: that short
+ * interval is published, exact for its own length, but marked short, so
+ * that the history keeps its graphs of one length; every snapshot says
+ * the delay asked for. Before, each view switch on real counters started
+ * the history again, twice, with a false "history started again" note. */
+START_TEST(test_cut_interval_is_short)
+{
+	struct pmu_backend_ops slow = backend_sim;
+	slow.advance = slow_advance;
+	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
+	for (int i = 0; i < model->nmetrics; i++)
+		all[i] = i;
+	struct sampler_config cfg = {
+		.model = model, .topo = topo, .ops = &slow, .backend_arg = "nmi=0",
+		.interval_s = 0.8, .rotate_ms = 10, .nmetrics = model->nmetrics, .metrics = all,
+	};
+	char *cause = NULL;
+	struct sampler *sm = sampler_new(&cfg, &cause);
+	free(all);
+	ck_assert_msg(sm != NULL, "sampler: %s", cause ? cause : "?");
+	struct snap_ring ring;
+	snap_ring_init(&ring);
+	ck_assert_int_eq(sampler_start(sm, &ring, &cause), 0);
+	struct snapshot *s[8] = { NULL };
+	/* A whole interval (the second: the first may be quick). */
+	ck_assert_int_eq(collect(&ring, s, 2, 10), 2);
+	ck_assert(!s[1]->quick);
+	ck_assert_double_eq_tol(s[1]->interval_s, 0.8, 0.05);
+	ck_assert_double_eq(s[1]->delay_s, 0.8);
+	struct timespec ts = { 0, 300000000 };
+	nanosleep(&ts, NULL);
+	int l2[] = { met("l2_miss_rate") };
+	sampler_request(sm, 1, l2, 0, NULL);
+	/* The cut interval of the old plan, the new plan's quick one, then a
+	 * whole one of the new plan. */
+	ck_assert_int_eq(collect(&ring, s + 2, 3, 10), 3);
+	ck_assert(s[2]->metric_planned[met("ipc")]);
+	ck_assert_msg(s[2]->quick, "the interval the request ended (%g s) is not marked short", s[2]->interval_s);
+	ck_assert_double_lt(s[2]->interval_s, 0.7);
+	ck_assert_double_eq(s[2]->delay_s, 0.8);
+	ck_assert(!s[3]->metric_planned[met("ipc")] && s[3]->quick);
+	ck_assert(!s[4]->metric_planned[met("ipc")] && !s[4]->quick);
+	ck_assert_double_eq(s[4]->delay_s, 0.8);
+	sampler_stop(sm);
+	for (int i = 0; i < 8; i++)
+		snapshot_free(s[i]);
+	snap_ring_done(&ring);
+	sampler_free(sm);
+}
+END_TEST
+
 START_TEST(test_thread_mode)
 {
 	struct snap_ring ring;
@@ -663,6 +741,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_thread_mode);
 	tcase_add_test(tc, test_delay_acts_at_once);
+	tcase_add_test(tc, test_cut_interval_is_short);
 	tcase_add_test(tc, test_rotation_backs_off);
 	tcase_add_test(tc, test_kernel_mode);
 	tcase_set_timeout(tc, 20);

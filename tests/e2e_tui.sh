@@ -185,6 +185,14 @@ if ! ls /sys/bus/event_source/devices 2>/dev/null | grep -Eq '^(cpu|cpu_core|cpu
 	n=$(screen | grep -c 'hardware counters')
 	[ "$n" -eq 1 ] || fail "the hardware notice takes $n lines, want 1"
 fi
+# A view switch ends the interval under way; that short interval must not
+# start the history again (it did, twice, at every switch on real
+# counters, with a false "the intervals are now 0.1 s long").
+for v in 1 2 3; do
+	keys Tab
+	sleep 0.6
+	screen | grep -q 'history started again' && { fail "view switch $v started the history again"; break; }
+done
 quit_ok "real counters"
 
 # 7. Escape sequences the terminfo entry does not name (tmux's End under

@@ -23,7 +23,7 @@ struct history_shape {
 
 struct history_entry {
 	uint64_t seq;
-	double time, interval_s;
+	double time, interval_s, delay_s;
 	struct history_shape *shape;
 	size_t bytes;
 	int nmetrics;
@@ -153,6 +153,7 @@ static struct history_entry *entry_new(const struct snapshot *s, size_t *bytes_o
 	e->seq = s->seq;
 	e->time = s->time;
 	e->interval_s = s->interval_s;
+	e->delay_s = s->delay_s > 0 ? s->delay_s : 0;
 	e->shape = NULL;
 	e->bytes = bytes;
 	e->nmetrics = nm;
@@ -175,14 +176,24 @@ static struct history_entry *entry_new(const struct snapshot *s, size_t *bytes_o
 	return e;
 }
 
+/* Whether s was asked for, or lasted, another length than the entry. */
+static bool other_length(const struct history_entry *e, const struct snapshot *s)
+{
+	/* The delay asked for, where both know it: an interval that ran late
+	 * on a loaded machine is still one of the same graph. */
+	if (e->delay_s > 0 && s->delay_s > 0)
+		return fabs(s->delay_s - e->delay_s) > 1e-9 * e->delay_s;
+	double iv = e->interval_s;
+	return !(fabs(s->interval_s - iv) <= HISTORY_INTERVAL_TOLERANCE * iv);
+}
+
 bool history_add(struct history *h, const struct snapshot *s)
 {
 	if (!h->ring || !s || !s->metric_planned)
 		return false;
 	if (h->n > 0) {
 		const struct history_entry *last = entry_at(h, h->n - 1);
-		double iv = last->interval_s;
-		bool other_len = !(fabs(s->interval_s - iv) <= HISTORY_INTERVAL_TOLERANCE * iv);
+		bool other_len = other_length(last, s);
 		if (other_len || s->nmetrics != h->nmetrics || s->time < last->time) {
 			history_clear(h);
 			h->restarts += other_len;
@@ -222,7 +233,10 @@ size_t history_bytes(const struct history *h)
 
 double history_interval(const struct history *h)
 {
-	return h->n > 0 ? entry_at(h, h->n - 1)->interval_s : NAN;
+	if (h->n < 1)
+		return NAN;
+	const struct history_entry *e = entry_at(h, h->n - 1);
+	return e->delay_s > 0 ? e->delay_s : e->interval_s;
 }
 
 double history_span(const struct history *h)
@@ -262,7 +276,9 @@ int history_series(const struct history *h, enum snap_scope sc, int id, int metr
 	if (h->n < 1 || n < 1 || sc < 0 || sc >= SNAP_NSCOPES)
 		return 0;
 	const struct history_entry *newest = entry_at(h, h->n - 1);
-	double iv = newest->interval_s > 0 ? newest->interval_s : 1;
+	double iv = history_interval(h);
+	if (!(iv > 0))
+		iv = 1;
 	int got = 0, prev = -1;
 	for (int i = h->n - 1; i >= 0; i--) {
 		const struct history_entry *e = entry_at(h, i);

@@ -17,9 +17,11 @@
  * screen says how many it holds. docs/history.md has the figures.
  *
  * The intervals held always have the same length: when the refresh delay
- * changes (the interval differs by more than HISTORY_INTERVAL_TOLERANCE
- * from the last one kept), or the time steps back (a replay that moved
- * back), the history starts again, so that graphs never mix intervals. */
+ * asked for changes (snapshot delay_s; a recording without it: the
+ * measured interval differs by more than HISTORY_INTERVAL_TOLERANCE from
+ * the last one kept), or the time steps back (a replay that moved back),
+ * the history starts again, so that graphs never mix intervals. An
+ * interval that ran late on a loaded machine is not a new length. */
 #ifndef PMCTOP_UI_HISTORY_H
 #define PMCTOP_UI_HISTORY_H
 
@@ -30,8 +32,9 @@
 
 #define HISTORY_LEN 600
 #define HISTORY_BUDGET ((size_t)48 << 20)
-/* The measured length of an interval wanders by a few milliseconds on
- * real counters; a change of -d changes it by far more than this share. */
+/* Where the delay asked for is not known: the measured length of an
+ * interval wanders by a few milliseconds on real counters; a change of -d
+ * changes it by far more than this share. */
 #define HISTORY_INTERVAL_TOLERANCE 0.25
 
 struct history_shape;
@@ -59,7 +62,8 @@ bool history_add(struct history *h, const struct snapshot *s);
 
 int history_count(const struct history *h);
 size_t history_bytes(const struct history *h);
-/* The length of the intervals held; NaN when none is. */
+/* The length of the intervals held (the delay asked for, where the
+ * snapshots say it); NaN when none is. */
 double history_interval(const struct history *h);
 /* Seconds from the start of the oldest interval held to the end of the
  * newest; 0 when none is. */

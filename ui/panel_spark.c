@@ -22,7 +22,8 @@ void ui_history_add(struct ui *u, const struct snapshot *s)
 	history_add(&u->hist, s);
 	if (u->hist.restarts != restarts) {
 		char msg[96];
-		snprintf(msg, sizeof(msg), "history started again: the intervals are now %.3g s long", s->interval_s);
+		snprintf(msg, sizeof(msg), "history started again: the intervals are now %.3g s long",
+			 s->delay_s > 0 ? s->delay_s : s->interval_s);
 		ui_set_message(u, msg);
 	}
 }
