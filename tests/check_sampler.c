@@ -69,6 +69,21 @@ static void set_rates(struct backend *b)
 	}
 }
 
+/* A sampler of every metric of the test model on the simulated PMU. */
+static struct sampler *new_sampler(const struct pmu_backend_ops *ops, double interval_s, char **cause)
+{
+	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
+	for (int i = 0; i < model->nmetrics; i++)
+		all[i] = i;
+	struct sampler_config cfg = {
+		.model = model, .topo = topo, .ops = ops, .backend_arg = "nmi=0",
+		.interval_s = interval_s, .rotate_ms = 10, .nmetrics = model->nmetrics, .metrics = all,
+	};
+	struct sampler *s = sampler_new(&cfg, cause);
+	free(all);
+	return s;
+}
+
 static void setup(void)
 {
 	char *cause = NULL;
@@ -80,15 +95,7 @@ static void setup(void)
 	}
 	topo = topo_synthetic(1, 2, 2, 2);
 	ck_assert_ptr_nonnull(topo);
-	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
-	for (int i = 0; i < model->nmetrics; i++)
-		all[i] = i;
-	struct sampler_config cfg = {
-		.model = model, .topo = topo, .ops = &backend_sim, .backend_arg = "nmi=0",
-		.interval_s = 1.0, .rotate_ms = 10, .nmetrics = model->nmetrics, .metrics = all,
-	};
-	smp = sampler_new(&cfg, &cause);
-	free(all);
+	smp = new_sampler(&backend_sim, 1.0, &cause);
 	ck_assert_msg(smp != NULL, "sampler: %s", cause ? cause : "?");
 	set_rates(sampler_backend(smp));
 }
@@ -649,16 +656,8 @@ START_TEST(test_cut_interval_is_short)
 {
 	struct pmu_backend_ops slow = backend_sim;
 	slow.advance = slow_advance;
-	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
-	for (int i = 0; i < model->nmetrics; i++)
-		all[i] = i;
-	struct sampler_config cfg = {
-		.model = model, .topo = topo, .ops = &slow, .backend_arg = "nmi=0",
-		.interval_s = 0.8, .rotate_ms = 10, .nmetrics = model->nmetrics, .metrics = all,
-	};
 	char *cause = NULL;
-	struct sampler *sm = sampler_new(&cfg, &cause);
-	free(all);
+	struct sampler *sm = new_sampler(&slow, 0.8, &cause);
 	ck_assert_msg(sm != NULL, "sampler: %s", cause ? cause : "?");
 	struct snap_ring ring;
 	snap_ring_init(&ring);
