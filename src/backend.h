@@ -94,6 +94,13 @@ struct pmu_backend_ops {
 	void (*advance)(struct backend *b, uint64_t ns);
 	/* Current time in ns on the backend's clock. */
 	uint64_t (*now)(struct backend *b);
+	/* The kernel time that enabling, disabling and reading groups has cost
+	 * since the backend was created, where the backend models the kernel
+	 * (sim): the sampler's rotation back-off then follows the model and is
+	 * the same on every build and machine, however slow. NULL (perf): the
+	 * sampler measures its thread's CPU time, which holds the real
+	 * kernel's time for those calls. */
+	uint64_t (*kernel_ns)(struct backend *b);
 };
 
 extern const struct pmu_backend_ops backend_perf;

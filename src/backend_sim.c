@@ -96,6 +96,12 @@
 #define SATURATED ((1ULL << 48) - 1)
 /* perf_event_mux_interval_ms's default on x86. */
 #define SIM_DEFAULT_MUX_NS 4000000ull
+/* What one enable, disable or read of a group on another CPU costs the
+ * kernel on bare metal (an inter-processor call; a KVM guest pays 10-20
+ * times as much, docs/performance.md). Only the sampler's rotation
+ * back-off reads it (kernel_ns), so that on the simulator the back-off is
+ * decided by this model, not by how fast this build happens to run. */
+#define SIM_DEFAULT_CALL_NS 2000ull
 
 struct sim_cpu {
 	int cpu;
@@ -156,6 +162,8 @@ struct backend {
 	bool ff;                /* ff=1: batch mode does not pace intervals to real time */
 	int channels;
 	uint64_t mux_ns;              /* the kernel's mux tick */
+	uint64_t call_ns;             /* modelled kernel cost of one enable, disable or read */
+	uint64_t kernel_ns;           /* what those calls have cost so far */
 	bool *absent;                 /* [npmus] */
 	uint64_t now;
 	int ncpu_map;
@@ -216,6 +224,11 @@ static int parse_arg(struct backend *b, const char *arg, char **cause)
 			if (!*val || *end || v < 1 || v > 10000)
 				goto bad;
 			b->mux_ns = (uint64_t)v * 1000000ull;
+		} else if (strcmp(key, "call_us") == 0) {
+			double v = strtod(val, &end);
+			if (!*val || *end || !(v >= 0 && v <= 10000))
+				goto bad;
+			b->call_ns = (uint64_t)llround(v * 1e3);
 		} else if (strcmp(key, "width") == 0) {
 			long v = strtol(val, &end, 10);
 			if (!*val || *end || v < 1 || v > 64)
@@ -249,7 +262,7 @@ static int parse_arg(struct backend *b, const char *arg, char **cause)
 		continue;
 bad:
 		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, features=0|1, ff=0|1, seed=N, "
-			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, absent=PMU[+PMU])", key, val);
+			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, call_us=0-10000, absent=PMU[+PMU])", key, val);
 		goto out;
 	}
 	if (b->wp.ghz_nominal > b->wp.ghz_max)
@@ -321,6 +334,7 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 	b->nmi = true;
 	b->features = true;
 	b->mux_ns = SIM_DEFAULT_MUX_NS;
+	b->call_ns = SIM_DEFAULT_CALL_NS;
 	/* Memory channels grow with the machine, as on real parts (a 2-CCX
 	 * desktop has 2, a 12-CCX-per-socket server 12), so that simulated
 	 * bandwidth per channel stays plausible at any shape. */
@@ -784,6 +798,11 @@ static uint64_t sim_now(struct backend *b)
 	return b->now;
 }
 
+static uint64_t sim_kernel_ns(struct backend *b)
+{
+	return b->kernel_ns;
+}
+
 /* ---- groups ---- */
 
 /* The first fault for cpu of the given kind, as an index, or -1. */
@@ -987,6 +1006,7 @@ static int sim_enable(struct backend *b, struct bk_group *g)
 {
 	if (!g)
 		return -EINVAL;
+	b->kernel_ns += b->call_ns;
 	if (g->enabled)
 		return 0;
 	struct sim_slot *s = g->slot;
@@ -1006,6 +1026,7 @@ static int sim_disable(struct backend *b, struct bk_group *g)
 {
 	if (!g)
 		return -EINVAL;
+	b->kernel_ns += b->call_ns;
 	if (!g->enabled)
 		return 0;
 	struct sim_slot *s = g->slot;
@@ -1051,6 +1072,7 @@ static int sim_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 	if (!g || !out)
 		return -EINVAL;
 	struct sim_cpu *c = &b->cpus[g->cpu];
+	b->kernel_ns += b->call_ns;
 	if (!cpu_usable(b, g->cpu))
 		return -ENODEV;
 	int fi = match_fault(b, g->cpu, false);
@@ -1324,6 +1346,7 @@ const struct pmu_backend_ops backend_sim = {
 	.task_info = sim_task_info,
 	.advance = sim_advance,
 	.now = sim_now,
+	.kernel_ns = sim_kernel_ns,
 };
 
 /* ---- --sim MODEL[:SxCxNxT] ---- */

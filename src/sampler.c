@@ -1091,9 +1091,16 @@ void sampler_free(struct sampler *s)
 	free(s);
 }
 
+/* The kernel time the backend models for the calls made so far, where it
+ * models it (backend.h, kernel_ns); NaN on real counters. */
+static double modelled_kernel_s(struct sampler *s)
+{
+	return s->cfg.ops->kernel_ns ? (double)s->cfg.ops->kernel_ns(s->bk) * 1e-9 : NAN;
+}
+
 static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 {
-	double cpu0 = thread_cpu_s();
+	double cpu0 = thread_cpu_s(), kernel0 = modelled_kernel_s(s);
 	bool replan = false, resync = false;
 	pthread_mutex_lock(&s->mu);
 	if (s->pending) {
@@ -1198,8 +1205,11 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	/* Every rotation costs two ioctls per CPU and PMU, each a cross-CPU
 	 * call in the kernel (docs/performance.md). When that pushes pmctop's
 	 * own CPU time over its budget, rotate half as often: coverage stays
-	 * exact, only the sampling of short phases gets coarser. */
-	double used = measured > 0 ? snap->sampler_cost_s / measured : 0;
+	 * exact, only the sampling of short phases gets coarser. On the
+	 * simulator the kernel's time is the one it models: the thread's CPU
+	 * time there is mostly the simulation, and grows with a slow build. */
+	double cost = s->cfg.ops->kernel_ns ? modelled_kernel_s(s) - kernel0 : snap->sampler_cost_s;
+	double used = measured > 0 ? cost / measured : 0;
 	double budget = s->cfg.cost_budget > 0 ? s->cfg.cost_budget : SAMPLER_COST_BUDGET;
 	if (used > budget && s->rotate_ms * 2 <= interval_s * 1e3)
 		s->rotate_ms *= 2;

@@ -37,6 +37,12 @@ double unc_mean_se(const double *x, const double *w, int n, double covered)
 		double d = w[i] / sw * (x[i] - mean);
 		ss += d * d;
 	}
+	/* Samples that do not differ at all (two windows that counted the
+	 * same whole number, or a figure that does not move with its
+	 * counts) say nothing about what the unseen share of the interval
+	 * did: that is not an exact figure, and no error can be stated. */
+	if (ss == 0)
+		return NAN;
 	/* Variance of a weighted mean of m samples (the m / (m - 1) makes it
 	 * unbiased), times the share of the interval that was not seen. */
 	double f = covered > 0 ? covered : 0;

@@ -21,7 +21,9 @@
  * samples cover the share `covered` (finite-population correction: 0 when
  * everything was seen). The result is inflated by t(n-1)/1.96 so that
  * value +- 1.96 se is a 95 % interval even for few samples. NaN when it
- * cannot be estimated (fewer than two samples and covered < 1). */
+ * cannot be estimated (covered < 1 and fewer than two samples, or samples
+ * that do not differ at all: they cannot bound what was not seen). Only
+ * covered >= UNC_FULLY_COVERED gives 0, an exact figure. */
 double unc_mean_se(const double *x, const double *w, int n, double covered);
 
 /* 1.96 x rse (the relative half-width of the 95 % interval) above

@@ -17,6 +17,7 @@
 #include "evdef.h"
 #include "sampler.h"
 #include "topo.h"
+#include "uncertainty.h"
 #include "util.h"
 
 #define NCPU 8
@@ -273,6 +274,42 @@ START_TEST(test_coverage_is_schedule_share)
 	ck_assert(fabs(x->metric_cov[met("l3_miss_rate")] - 1.0) < 1e-6);
 	ck_assert(fabs(x->metric_cov[met("l3_mpki")] - 0.5) < 1e-6);
 	ck_assert(fabs(s->rows[SNAP_SOCKET][0].event_cov[ev[CAS]] - 1.0) < 1e-6);
+	snapshot_free(s);
+}
+END_TEST
+
+/* Exact (rse 0) says the figure was counted the whole interval. At these
+ * constant rates every window of a rotated group counts the same number,
+ * so its samples show no spread at all: that bounds nothing about the
+ * three quarters not seen, so the uncertainty is unknown, not 0. What ran
+ * all the time (the L3 and UMC groups) is exact. */
+START_TEST(test_exact_only_when_counted_throughout)
+{
+	snapshot_free(step());
+	struct snapshot *s = step();
+	int checked = 0;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		for (int r = 0; r < s->nrows[sc]; r++) {
+			const struct snap_row *row = &s->rows[sc][r];
+			for (int e = 0; e < model->nevents; e++) {
+				if (isnan(row->event[e]))
+					continue;
+				checked++;
+				if (row->event_cov[e] >= UNC_FULLY_COVERED)
+					ck_assert_msg(row->event_rse[e] == 0, "%s scope %d row %d: rse %g",
+						      model->events[e].name, sc, r, row->event_rse[e]);
+				else
+					ck_assert_msg(row->event_rse[e] != 0, "%s scope %d row %d: coverage %g, rse 0",
+						      model->events[e].name, sc, r, row->event_cov[e]);
+			}
+			for (int i = 0; i < model->nmetrics; i++)
+				if (!isnan(row->metric[i]) && row->metric_rse[i] == 0)
+					ck_assert_msg(row->metric_cov[i] >= UNC_FULLY_COVERED,
+						      "%s scope %d row %d: coverage %g, rse 0", model->metrics[i].name,
+						      sc, r, row->metric_cov[i]);
+		}
+	ck_assert_int_gt(checked, 50);
+	ck_assert(snapshot_cpu(s, 3)->event_cov[ev[CYC]] < 0.5);
 	snapshot_free(s);
 }
 END_TEST
@@ -742,6 +779,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_delay_acts_at_once);
 	tcase_add_test(tc, test_cut_interval_is_short);
 	tcase_add_test(tc, test_rotation_backs_off);
+	tcase_add_test(tc, test_exact_only_when_counted_throughout);
 	tcase_add_test(tc, test_kernel_mode);
 	tcase_set_timeout(tc, 20);
 	suite_add_tcase(s, tc);
