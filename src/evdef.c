@@ -138,6 +138,7 @@ void model_free(struct model *m)
 		expr_free(md->expr);
 		free(md->events);
 		free(md->note);
+		free(md->perf);
 		free(md->file);
 	}
 	free(m->metrics);

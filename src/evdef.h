@@ -98,6 +98,9 @@ struct metric_def {
 	int nevents;
 	int *events;          /* every event it needs, through other metrics too */
 	char *note;           /* erratum or interpretation note, or NULL */
+	/* The Linux perf metric (tools/perf/pmu-events) that computes the same
+	 * figure, which tests/perf_reference.py checks it against, or NULL. */
+	char *perf;
 	char *file; int line;
 };
 

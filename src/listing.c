@@ -183,6 +183,8 @@ int listing_metrics(FILE *dest, const struct model *m, bool raw)
 		char *f = raw ? expr_format(md->expr, raw_rename, &rn) : NULL;
 		fprintf(out, "    = %s\n", f ? f : md->formula);
 		free(f);
+		if (md->perf)
+			fprintf(out, "    perf: %s\n", md->perf);
 		if (md->note)
 			fprintf(out, "    note: %s\n", md->note);
 	}
