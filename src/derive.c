@@ -332,12 +332,35 @@ static void instance_rows(const struct derive_input *in, const struct row_maps *
 }
 
 /* All of the metric's events on one PMU: then a group may hold them all. */
-static bool one_pmu(const struct model *m, const struct metric_def *md)
+/* The PMU whose window sets can hold all of md's events, or -1: the one
+ * PMU of them all, or the one counter PMU among always-counting per-CPU
+ * events (software, /proc/stat), which the sampler takes over that PMU's
+ * windows as companions (sampler_companion.c). Whether its groups really
+ * hold them (not in a recording made before, nor when the kernel rotates
+ * without them) is for wset_find_or_add to find. */
+static int host_pmu(const struct model *m, const struct metric_def *md)
 {
-	for (int k = 1; k < md->nevents; k++)
-		if (m->events[md->events[k]].pmu != m->events[md->events[0]].pmu)
-			return false;
-	return true;
+	int host = -1;
+	bool companions = false;
+	for (int k = 0; k < md->nevents; k++) {
+		int p = m->events[md->events[k]].pmu;
+		if (pmu_counts_always(&m->pmus[p])) {
+			companions = true;
+			continue;
+		}
+		if (host >= 0 && host != p)
+			return -1;
+		host = p;
+	}
+	if (host < 0)
+		return companions ? m->events[md->events[0]].pmu : -1;
+	if (!companions)
+		return host;
+	/* Counter events beside companions: only a per-CPU core PMU has them. */
+	for (int k = 0; k < md->nevents; k++)
+		if (!event_fits_group(m, host, md->events[k]))
+			return -1;
+	return host;
 }
 
 /* Whether a row that -C left partial can show metric md: a core, CCX or
@@ -416,8 +439,8 @@ static void build_metrics(struct derive_cache *dc, const struct derive_input *in
 		struct derive_metric *d = &dc->dm[dc->ndm++];
 		d->mi = mi;
 		d->scope = md->expr ? (int)md->scope : SNAP_NSCOPES;
-		d->set = md->nevents > 0 && one_pmu(m, md) ?
-			wset_find_or_add(dc->wl, in, gs, m->events[md->events[0]].pmu, md->events, md->nevents) : -1;
+		int host = md->nevents > 0 ? host_pmu(m, md) : -1;
+		d->set = host >= 0 ? wset_find_or_add(dc->wl, in, gs, host, md->events, md->nevents) : -1;
 		d->count = format_unit_is_count(md->unit);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			d->partial_ok[sc] = partial_ok(m, md, sc);

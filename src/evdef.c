@@ -455,3 +455,17 @@ bool metric_in_group(const struct metric_def *md, const char *g)
 			return true;
 	return false;
 }
+
+bool pmu_counts_always(const struct pmu_def *pd)
+{
+	return (pd->kind == PMU_PROC || pd->kind == PMU_SOFTWARE) && pd->scope == SCOPE_THREAD;
+}
+
+bool event_fits_group(const struct model *m, int p, int e)
+{
+	if (p < 0 || p >= m->npmus || e < 0 || e >= m->nevents)
+		return false;
+	const struct pmu_def *host = &m->pmus[p];
+	return m->events[e].pmu == p || (pmu_counts_always(&m->pmus[m->events[e].pmu]) &&
+					 host->kind == PMU_CORE && host->scope == SCOPE_THREAD);
+}

@@ -166,6 +166,14 @@ struct model *model_load_under(const char *events_dir, const char *dir, char **c
 struct model *model_load_by_name(const char *events_dir, const char *name, char **cause);
 void model_free(struct model *m);
 
+/* A per-CPU PMU that counts all the time (software events, /proc/stat): its
+ * events can accompany a rotating per-CPU core PMU's groups, taken over
+ * that PMU's windows (sampler_companion.c). */
+bool pmu_counts_always(const struct pmu_def *pd);
+/* Whether event e can be a column of a group of PMU p: its own PMU's, or
+ * a companion (e counts always, p is a per-CPU core PMU). */
+bool event_fits_group(const struct model *m, int p, int e);
+
 /* Lists every model under events_dir: names and directories, in a stable
  * order. Returns the count; the caller frees with model_list_free. */
 struct model_info {

@@ -576,7 +576,7 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 			return set_cause(cause, "group %d: event %zu is not a name", gi + 1, k + 1);
 		}
 		int ei = model_find_event(m, json_string_value(e));
-		if (ei < 0 || m->events[ei].pmu != p)
+		if (ei < 0 || !event_fits_group(m, p, ei))
 			continue;
 		bool dup = false;
 		for (int j = 0; j < nk; j++)

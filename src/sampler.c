@@ -35,6 +35,8 @@
 #include "config.h"
 #include "sampler.h"
 #include "derive.h"
+#include "sampler_companion.h"
+#include "sampler_impl.h"
 #include "tasks.h"
 #include "util.h"
 
@@ -45,93 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* One PMU's instances and its place in the rotation. What each group
- * counts is kept with the group (struct grp_state). */
-struct pmu_state {
-	bool available;       /* has instances and opened */
-	int ninst;
-	struct bk_instance *inst;
-	bool *alive;
-	bool *moved;          /* uncore instance whose reader CPU went away */
-	bool need_reopen;
-	int ngroups;
-	int *groups;          /* plan group indices in rotation order */
-	int cur;              /* position in groups[] that is enabled */
-	int nslots, next_slot;
-	uint64_t next_deadline;
-};
-
-/* One plan group opened on each instance of its PMU, with what it
- * counted in the interval: in all and per bucket of rotation windows. */
-struct grp_state {
-	int pmu;
-	int nev;
-	struct bk_group **bg;     /* [ninst], NULL where not open */
-	struct bk_count *prev;    /* [ninst * nev] last cumulative read */
-	double *iv, *ir;          /* [ninst * nev] counts, [ninst] ns running */
-	int wins;                 /* windows this interval is planned to have */
-	int nwin;                 /* windows closed so far */
-	int nb, capb;             /* buckets in use, and room for */
-	bool unread;              /* enabled since its last read: counts may have moved */
-	double *bv, *br;          /* [capb * ninst * nev], [capb * ninst] */
-};
-
-struct sampler {
-	struct sampler_config cfg;
-	char *backend_arg;
-	bool *cpu_filter;
-	struct backend *bk;
-
-	/* Requested metrics/events and their plan. */
-	int nmetrics, nevents;
-	int *metrics, *events;
-	struct sched_plan *plan;
-	struct topo *topo;        /* the sampler's own copy of cfg.topo */
-	double rotate_ms;         /* rotation period in force */
-	bool kernel_mux;          /* the kernel rotates: all groups enabled, no rotate() */
-	struct pmu_state *ps;     /* [npmus] */
-	struct grp_state *gs;     /* [plan->ngroups] */
-	struct bk_count *buf;     /* one read of the largest group */
-	struct derive_cache dcache; /* window sets of the plan, kept between intervals */
-	unsigned plan_gen;        /* counts plans, for dcache */
-	/* What derive was given for the interval just built, kept for
-	 * cfg.on_record until the snapshot is complete (the CPUs' online
-	 * flags as derive saw them: the topology changes right after). */
-	struct derive_input rec_in;
-	struct topo *rec_topo;
-	int ntm;                  /* metrics sampled per task */
-	int *tm;
-	struct tasks *tasks;      /* per-task sampling, NULL when none */
-	bool opened;
-	bool returned;            /* a CPU came back online: re-plan before the next interval */
-	char *notice;
-
-	uint64_t t_start;         /* backend/monotonic ns where the interval began */
-	uint64_t seq;
-	int noffline, capoffline;
-	int *offline;             /* CPUs that went away since the last snapshot */
-
-	/* Shared with other threads, under mu. */
-	pthread_mutex_t mu;
-	pthread_cond_t cond;
-	bool pending;
-	int p_nmetrics, p_nevents;
-	int *p_metrics, *p_events;
-	bool p_tasks;             /* p_tm is the new per-task request */
-	int p_ntm;
-	int *p_tm;
-	double interval_s;
-	bool paused, resync;
-	bool stop;
-	/* The user changed the delay or paused: the interval in progress ends
-	 * now (it is exact for the time it ran) and the next one starts with
-	 * the new delay. Read without the lock by the measuring loop. */
-	atomic_bool cut;
-	bool thread_running;
-	pthread_t thread;
-	struct snap_ring *ring;
-};
 
 static void reopen_moved(struct sampler *s);
 
@@ -309,6 +224,8 @@ static void close_all(struct sampler *s)
 					s->cfg.ops->close(s->bk, gs->bg[i]);
 			free(gs->bg);
 			free(gs->prev);
+			free(gs->cprev);
+			free(gs->events);
 			free(gs->iv);
 			free(gs->ir);
 			free(gs->bv);
@@ -326,12 +243,15 @@ static void close_all(struct sampler *s)
 			free(ps->alive);
 			free(ps->moved);
 			free(ps->groups);
+			companions_free(ps);
 		}
 		free(s->ps);
 		s->ps = NULL;
 	}
 	free(s->buf);
 	s->buf = NULL;
+	free(s->cbuf);
+	s->cbuf = NULL;
 	tasks_free(s->tasks);
 	s->tasks = NULL;
 	derive_cache_done(&s->dcache);
@@ -518,10 +438,13 @@ static int open_all(struct sampler *s, char **cause)
 			ps->alive[i] = true;
 		for (int k = 0; k < ps->ngroups; k++) {
 			struct grp_state *gs = &s->gs[ps->groups[k]];
+			const struct sched_group *sg = &plan->groups[ps->groups[k]];
 			gs->pmu = p;
-			gs->nev = plan->groups[ps->groups[k]].nevents;
+			gs->nhw = gs->nev = sg->nevents;
+			gs->events = xmalloc(sizeof(int) * ((size_t)gs->nev + 1));
+			memcpy(gs->events, sg->events, sizeof(int) * (size_t)gs->nev);
 			gs->bg = xcalloc((size_t)ps->ninst + 1, sizeof(*gs->bg));
-			gs->prev = xcalloc((size_t)ps->ninst * (size_t)gs->nev + 1, sizeof(*gs->prev));
+			gs->prev = xcalloc((size_t)ps->ninst * (size_t)gs->nhw + 1, sizeof(*gs->prev));
 			gs->iv = xcalloc((size_t)ps->ninst * (size_t)gs->nev + 1, sizeof(double));
 			gs->ir = xcalloc((size_t)ps->ninst + 1, sizeof(double));
 		}
@@ -619,7 +542,9 @@ static int open_all(struct sampler *s, char **cause)
 	}
 
 	/* The first group of every PMU starts; the rest wait their turn. When
-	 * the kernel rotates, all start and it shares the counters out. */
+	 * the kernel rotates, all start and it shares the counters out. Each
+	 * window that starts marks where its companions stand. */
+	companions_plan(s);
 	for (int p = 0; p < m->npmus; p++) {
 		struct pmu_state *ps = &s->ps[p];
 		if (!ps->available)
@@ -628,8 +553,10 @@ static int open_all(struct sampler *s, char **cause)
 		for (int k = 0; k < (s->kernel_mux ? ps->ngroups : 1); k++) {
 			struct grp_state *gs = &s->gs[ps->groups[k]];
 			for (int i = 0; i < ps->ninst; i++)
-				if (ps->alive[i] && gs->bg[i])
+				if (ps->alive[i] && gs->bg[i]) {
 					ops->enable(s->bk, gs->bg[i]);
+					companions_mark(s, ps->groups[k], i);
+				}
 		}
 	}
 	reopen_moved(s);
@@ -654,15 +581,24 @@ static double read_inst(struct sampler *s, int gi, int i, int bucket, bool disca
 		drop_cpu(s, ps->inst[i].cpu);
 		return 0;
 	}
-	if (rc != 0)
-		return 0;   /* this group adds nothing this time */
-	struct bk_count *prev = &gs->prev[(size_t)i * (size_t)gs->nev];
-	double dr = 0;
+	if (rc != 0) {
+		/* This group adds nothing this time; its companions' marks move
+		 * on, so that the next window does not take this one's share. */
+		if (ps->ncomp)
+			companions_take(s, gi, i, bucket, 0);
+		return 0;
+	}
+	struct bk_count *prev = &gs->prev[(size_t)i * (size_t)gs->nhw];
+	double dr = 0, de = 0;
 	if (!discard && buf[0].time_running >= prev[0].time_running)
 		dr = (double)(buf[0].time_running - prev[0].time_running);
+	if (!discard && buf[0].time_enabled >= prev[0].time_enabled)
+		de = (double)(buf[0].time_enabled - prev[0].time_enabled);
 	size_t at = (size_t)i * (size_t)gs->nev;
 	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)gs->nev;
-	for (int j = 0; j < gs->nev; j++) {
+	if (ps->ncomp)
+		companions_take(s, gi, i, bucket, de > 0 ? (dr < de ? dr / de : 1) : 0);
+	for (int j = 0; j < gs->nhw; j++) {
 		if (!discard && buf[j].value >= prev[j].value) {
 			double dv = (double)(buf[j].value - prev[j].value);
 			gs->iv[at + (size_t)j] += dv;
@@ -733,8 +669,13 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 			ops->disable(s->bk, from->bg[i]);
 			ran += read_inst(s, from_gi, i, b, false, buf);
 		}
-		if (ps->alive[i] && to->bg[i])
+		if (ps->alive[i] && to->bg[i]) {
 			ops->enable(s->bk, to->bg[i]);
+			if (ps->ncomp && from->bg[i])
+				companions_hand_over(s, from_gi, ps->groups[ps->cur], i);
+			else if (ps->ncomp)
+				companions_mark(s, ps->groups[ps->cur], i);
+		}
 	}
 	if (ran > 0)
 		from->nwin++;
@@ -884,7 +825,7 @@ static void reopen_moved(struct sampler *s)
 				for (int k = 0; k < ps->ngroups; k++) {
 					const struct sched_group *sg = &s->plan->groups[ps->groups[k]];
 					struct grp_state *gs = &s->gs[ps->groups[k]];
-					memset(&gs->prev[(size_t)i * (size_t)gs->nev], 0, sizeof(*gs->prev) * (size_t)gs->nev);
+					memset(&gs->prev[(size_t)i * (size_t)gs->nhw], 0, sizeof(*gs->prev) * (size_t)gs->nhw);
 					char *c = NULL;
 					if (ops->open_group(s->bk, &ps->inst[i], sg->counted, sg->nevents, &gs->bg[i], &c) != 0)
 						gs->bg[i] = NULL;
@@ -953,7 +894,7 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		const struct grp_state *gs = &s->gs[g];
 		dg[g] = (struct derive_group){
 			.nev = gs->nev,
-			.events = s->plan->groups[g].events,
+			.events = gs->events,
 			.iv = gs->iv,
 			.ir = gs->ir,
 			.nb = gs->iv ? gs->nb : 0,

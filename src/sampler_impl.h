@@ -1,0 +1,124 @@
+/* sampler_impl.h: the sampler's own state, shared by the files that make
+ * up the sampler (sampler.c, the measuring loop; sampler_companion.c, the
+ * always-counting events read at every window). Not for anyone else: the
+ * rest of pmctop sees struct sampler through sampler.h only. */
+#ifndef PMCTOP_SAMPLER_IMPL_H
+#define PMCTOP_SAMPLER_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "derive.h"
+#include "sampler.h"
+
+struct tasks;
+
+/* One PMU's instances and its place in the rotation. What each group
+ * counts is kept with the group (struct grp_state). */
+struct pmu_state {
+	bool available;       /* has instances and opened */
+	int ninst;
+	struct bk_instance *inst;
+	bool *alive;
+	bool *moved;          /* uncore instance whose reader CPU went away */
+	bool need_reopen;
+	int ngroups;
+	int *groups;          /* plan group indices in rotation order */
+	int cur;              /* position in groups[] that is enabled */
+	int nslots, next_slot;
+	uint64_t next_deadline;
+	/* Always-counting per-CPU events that a planned metric divides by this
+	 * PMU's counts (sampler_companion.c): read whenever one of its
+	 * windows closes and added to the group that ran. */
+	int ncomp;
+	struct companion *comp;   /* [ncomp] */
+};
+
+/* A software or /proc/stat event (cpu_busy_ns for GHz) that accompanies a
+ * rotating per-CPU PMU: taken over each of that PMU's windows, so that a
+ * ratio of the two comes from one time window, as every ratio must. */
+struct companion {
+	int event;                /* model event */
+	int group, pos;           /* the plan group (on its own PMU) that counts it, and where */
+	int *inst;                /* [the accompanied PMU's ninst] its instance on the same CPU, -1: none */
+};
+
+/* One plan group opened on each instance of its PMU, with what it
+ * counted in the interval: in all and per bucket of rotation windows. */
+struct grp_state {
+	int pmu;
+	int nhw;                  /* events the group itself counts: the first nhw columns */
+	int nev;                  /* columns: those, then the PMU's companions (ps->ncomp) */
+	int *events;              /* [nev] the model event of each column */
+	struct bk_group **bg;     /* [ninst], NULL where not open */
+	struct bk_count *prev;    /* [ninst * nhw] last cumulative read */
+	uint64_t *cprev;          /* [ninst * ncomp] each companion's value when the window began */
+	double *iv, *ir;          /* [ninst * nev] counts, [ninst] ns running */
+	int wins;                 /* windows this interval is planned to have */
+	int nwin;                 /* windows closed so far */
+	int nb, capb;             /* buckets in use, and room for */
+	bool unread;              /* enabled since its last read: counts may have moved */
+	double *bv, *br;          /* [capb * ninst * nev], [capb * ninst] */
+};
+
+struct sampler {
+	struct sampler_config cfg;
+	char *backend_arg;
+	bool *cpu_filter;
+	struct backend *bk;
+
+	/* Requested metrics/events and their plan. */
+	int nmetrics, nevents;
+	int *metrics, *events;
+	struct sched_plan *plan;
+	struct topo *topo;        /* the sampler's own copy of cfg.topo */
+	double rotate_ms;         /* rotation period in force */
+	bool kernel_mux;          /* the kernel rotates: all groups enabled, no rotate() */
+	struct pmu_state *ps;     /* [npmus] */
+	struct grp_state *gs;     /* [plan->ngroups] */
+	struct bk_count *buf;     /* one read of the largest group */
+	struct bk_count *cbuf;    /* the same, for companions read while buf is in use */
+	struct derive_cache dcache; /* window sets of the plan, kept between intervals */
+	unsigned plan_gen;        /* counts plans, for dcache */
+	/* What derive was given for the interval just built, kept for
+	 * cfg.on_record until the snapshot is complete (the CPUs' online
+	 * flags as derive saw them: the topology changes right after). */
+	struct derive_input rec_in;
+	struct topo *rec_topo;
+	int ntm;                  /* metrics sampled per task */
+	int *tm;
+	struct tasks *tasks;      /* per-task sampling, NULL when none */
+	bool opened;
+	bool returned;            /* a CPU came back online: re-plan before the next interval */
+	char *notice;
+
+	uint64_t t_start;         /* backend/monotonic ns where the interval began */
+	uint64_t seq;
+	int noffline, capoffline;
+	int *offline;             /* CPUs that went away since the last snapshot */
+
+	/* Shared with other threads, under mu. */
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	bool pending;
+	int p_nmetrics, p_nevents;
+	int *p_metrics, *p_events;
+	bool p_tasks;             /* p_tm is the new per-task request */
+	int p_ntm;
+	int *p_tm;
+	double interval_s;
+	bool paused, resync;
+	bool stop;
+	/* The user changed the delay or paused: the interval in progress ends
+	 * now (it is exact for the time it ran) and the next one starts with
+	 * the new delay. Read without the lock by the measuring loop. */
+	atomic_bool cut;
+	bool thread_running;
+	pthread_t thread;
+	struct snap_ring *ring;
+};
+
+#endif
