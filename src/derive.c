@@ -25,6 +25,7 @@
  * Every figure also gets its relative standard error (uncertainty.c). */
 #include "config.h"
 #include "derive.h"
+#include "derive_tree.h"
 #include "derive_window.h"
 #include "expr.h"
 #include "format.h"
@@ -702,6 +703,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			}
 		}
 	}
+	tree_reconcile(m, plan, snap);
 	free(scratch);
 	free(fspace);
 	free(pmu_here);

@@ -101,8 +101,16 @@ struct metric_def {
 	/* The Linux perf metric (tools/perf/pmu-events) that computes the same
 	 * figure, which tests/perf_reference.py checks it against, or NULL. */
 	char *perf;
+	/* A share in a tree (topdown): the metric it is a part of (an index),
+	 * METRIC_PARENT_WHOLE for a part of the whole (level 1: the parts
+	 * sum to 1), or -1; and its depth below the whole (1 for level 1, 0
+	 * outside a tree). derive_tree.c makes the parts of each parent add
+	 * up to it in every row. */
+	int parent;
+	int depth;
 	char *file; int line;
 };
+#define METRIC_PARENT_WHOLE (-2)
 
 /* References inside resolved formulas. */
 #define METRIC_REF_BASE 0x100000

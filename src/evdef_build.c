@@ -41,7 +41,8 @@ static const struct key_spec event_keys[] = {
 };
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
-	{ "formula", false }, { "desc", false }, { "note", false }, { "perf", false }, { NULL, false },
+	{ "formula", false }, { "desc", false }, { "note", false }, { "perf", false }, { "parent", false },
+	{ NULL, false },
 };
 static const struct key_spec view_keys[] = {
 	{ "title", false }, { "key", false }, { "bar", false }, { "column", true }, { "rows", false }, { NULL, false },
@@ -744,7 +745,8 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 			return AT_VALUE(b, st, a, "expected the name of a Linux perf metric but found '%s'", a->value);
 		md->perf = xstrdup(a->value);
 	}
-	*src = (struct metric_src){ .st = st, .formula = f };
+	*src = (struct metric_src){ .st = st, .formula = f, .parent = attr_get(st, "parent") };
+	md->parent = -1;
 	if ((a = attr_get(st, "scope"))) {
 		int s = scope_parse(a->value);
 		if (s < 0)

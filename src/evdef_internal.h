@@ -30,6 +30,7 @@ int evdef_at(struct builder *b, const char *file, int line, int col, const char 
 struct metric_src {
 	const struct def_stanza *st;
 	const struct def_attr *formula;
+	const struct def_attr *parent;   /* the `parent` line, or NULL */
 	bool scope_given;
 };
 

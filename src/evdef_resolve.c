@@ -174,8 +174,53 @@ static int order_metrics(struct builder *b, const struct metric_src *src)
 	return rc;
 }
 
+/* Each metric's `parent`: a metric of the same unit, a ratio, or `whole`;
+ * then each tree member's depth (a cycle of parents is refused). */
+static int resolve_parents(struct builder *b, const struct metric_src *src)
+{
+	struct model *m = b->m;
+	for (int j = 0; j < m->nmetrics; j++) {
+		struct metric_def *md = &m->metrics[j];
+		const struct def_attr *a = src[j].parent;
+		if (!a)
+			continue;
+		if (strcmp(md->unit, "ratio") != 0)
+			return evdef_at(b, src[j].st->file, a->line, a->value_col,
+					"a part of a tree must have unit ratio, but '%s' has '%s'", md->name, md->unit);
+		if (!strcmp(a->value, "whole")) {
+			md->parent = METRIC_PARENT_WHOLE;
+			continue;
+		}
+		int p = model_find_metric(m, a->value);
+		if (p < 0 || p == j)
+			return evdef_at(b, src[j].st->file, a->line, a->value_col,
+					"expected 'whole' or another metric as parent but found '%s'", a->value);
+		if (strcmp(m->metrics[p].unit, "ratio") != 0)
+			return evdef_at(b, src[j].st->file, a->line, a->value_col,
+					"parent '%s' must have unit ratio, as its parts do", a->value);
+		md->parent = p;
+	}
+	for (int j = 0; j < m->nmetrics; j++) {
+		int d = 0, k = j;
+		while (k >= 0 && d <= m->nmetrics) {
+			d++;
+			k = m->metrics[k].parent;
+		}
+		if (m->metrics[j].parent == -1)
+			d = 0;
+		else if (k != METRIC_PARENT_WHOLE)
+			return evdef_at(b, src[j].st->file, src[j].parent->line, src[j].parent->value_col,
+					"parent '%s' does not lead to 'whole' (a cycle, or a parent without one)",
+					src[j].parent->value);
+		m->metrics[j].depth = d;
+	}
+	return 0;
+}
+
 int evdef_resolve_metrics(struct builder *b, const struct metric_src *src)
 {
+	if (resolve_parents(b, src) < 0)
+		return -1;
 	struct model *m = b->m;
 	for (int j = 0; j < m->nmetrics; j++) {
 		char *cause = NULL;

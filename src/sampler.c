@@ -35,6 +35,7 @@
 #include "config.h"
 #include "sampler.h"
 #include "derive.h"
+#include "derive_tree.h"
 #include "sampler_companion.h"
 #include "sampler_impl.h"
 #include "tasks.h"
@@ -372,8 +373,12 @@ static int open_all(struct sampler *s, char **cause)
 	}
 	int nfallback = 0;
 	int *count_as = counted_here(s, &nfallback);
-	struct sched_request rq = { s->nmetrics, s->metrics, s->nevents, s->events, fc, count_as };
+	/* A share of a tree is planned with the rest of its tree, so that the
+	 * tree adds up (derive_tree.c). */
+	int nplan = 0, *plan_metrics = tree_closure(m, s->metrics, s->nmetrics, &nplan);
+	struct sched_request rq = { nplan, plan_metrics, s->nevents, s->events, fc, count_as };
 	struct sched_plan *plan = sched_plan(m, &rq, cause);
+	free(plan_metrics);
 	free(fc);
 	if (plan && nfallback > 0)
 		say_fallbacks(s, plan, count_as);

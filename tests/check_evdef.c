@@ -94,7 +94,18 @@ static const struct bad_case bad_cases[] = {
 	B("metric m\n    formula cyc\n    perf umc-bw\n",
 	  "@/model.def:#3:10: expected the name of a Linux perf metric but found 'umc-bw'"),
 	B("metric m\n    formula cyc\n    perff x\n",
-	  "@/model.def:#3:5: unknown key 'perff' in metric 'm' (expected label, unit, scope, groups, formula, desc, note or perf)"),
+	  "@/model.def:#3:5: unknown key 'perff' in metric 'm' (expected label, unit, scope, groups, formula, desc, note, perf or "
+	  "parent)"),
+	/* Trees of shares. */
+	B("metric m\n    formula cyc\n    parent whole\n",
+	  "@/model.def:#3:12: a part of a tree must have unit ratio, but 'm' has ''"),
+	B("metric m\n    unit ratio\n    formula cyc\n    parent nosuch\n",
+	  "@/model.def:#4:12: expected 'whole' or another metric as parent but found 'nosuch'"),
+	B("metric m\n    unit ratio\n    formula cyc\n    parent n\nmetric n\n    unit ratio\n    formula ins\n"
+	  "    parent m\n",
+	  "@/model.def:#4:12: parent 'n' does not lead to 'whole' (a cycle, or a parent without one)"),
+	B("metric m\n    unit ratio\n    formula cyc\n    parent n\nmetric n\n    unit ratio\n    formula ins\n",
+	  "@/model.def:#4:12: parent 'n' does not lead to 'whole' (a cycle, or a parent without one)"),
 	B("pmu y\n    kind core\n", "@/model.def:#1:1: missing required key 'perf' in pmu 'y'"),
 	B("pmu y\n    perf y\n    kind core\n    scope thread\n",
 	  "@/model.def:#1:1: missing required key 'counters' in pmu 'y'"),

@@ -313,6 +313,36 @@ static void judge(double est, double rse, double cov, double truth, const char *
 		tot.unc_covered++;
 }
 
+/* The trees of shares add up in every row: the parts of the whole to 1,
+ * the parts of a metric to it, wherever all of them have a figure. */
+static void check_trees(const struct harness *h, const struct snap_row *row, int sc, int r)
+{
+	const struct model *m = h->m;
+	for (int p = METRIC_PARENT_WHOLE; p < m->nmetrics; p++) {
+		if (p == -1)
+			continue;
+		double target = p == METRIC_PARENT_WHOLE ? 1 : row->metric[p], sum = 0;
+		int n = 0;
+		bool all = isfinite(target);
+		for (int j = 0; j < m->nmetrics && all; j++) {
+			if (m->metrics[j].parent != p)
+				continue;
+			all = isfinite(row->metric[j]);
+			sum += row->metric[j];
+			n++;
+		}
+		if (!all || n == 0)
+			continue;
+		tot.sum_checked++;
+		if (fabs(sum - target) > 1e-9) {
+			tot.sum_bad++;
+			if (tot.sum_bad <= 5)
+				fprintf(stderr, "the parts of %s sum to %g, not %g (scope %d row %d)\n",
+					p == METRIC_PARENT_WHOLE ? "the whole" : m->metrics[p].name, sum, target, sc, r);
+		}
+	}
+}
+
 static void check_interval(struct harness *h, const struct snapshot *snap, bool filtered)
 {
 	const struct model *m = h->m;
@@ -369,9 +399,6 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
 			const double *tev = &h->truth[sc][(size_t)r * (size_t)m->nevents];
-			double l1sum = 0;
-			int l1n = 0, l1set = -2;
-			bool l1same = true;
 			for (int i = 0; i < h->plan->nmetrics; i++) {
 				int mi = h->plan->metrics[i];
 				const struct metric_def *md = &m->metrics[mi];
@@ -406,7 +433,10 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 				}
 				/* The same formula on the true counts of the metric's
 				 * own windows. */
-				int nw = window_set(h, md, wset);
+				/* A share of a tree is its family's share of its
+				 * parent (derive_tree.c), not its formula on its own
+				 * windows: the trees are checked as trees below. */
+				int nw = md->parent == -1 ? window_set(h, md, wset) : 0;
 				if (nw > 0 && enough_counts(md, tev) && !filtered) {
 					for (int e = 0; e < m->nevents; e++)
 						h->wtruth[e] = NAN;
@@ -456,26 +486,11 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 						}
 					}
 				}
-				if (metric_in_group(md, "topdown_l1") && is_share(md)) {
-					l1sum += est;
-					l1n++;
-					int key = nw > 0 ? wset[0] * 1000 + nw : -1;
-					if (l1set == -2)
-						l1set = key;
-					else if (l1set != key || key < 0)
-						l1same = false;
-				}
 				if (!filtered && enough_counts(md, tev))
 					judge(est, row->metric_rse[mi], row->metric_cov[mi], true_metric(m, mi, tev, T, sc),
 					      what);
 			}
-			if (l1n >= 4 && l1same && l1set >= 0) {
-				tot.sum_checked++;
-				if (fabs(l1sum - 1) > 1e-3) {
-					tot.sum_bad++;
-					fprintf(stderr, "topdown level 1 sums to %g (scope %d row %d)\n", l1sum, sc, r);
-				}
-			}
+			check_trees(h, row, sc, r);
 			for (int e = 0; e < m->nevents && !filtered; e++) {
 				if (!snap->event_planned[e] || !(fabs(tev[e]) >= MIN_TRUE_COUNT))
 					continue;
@@ -556,7 +571,7 @@ START_TEST(test_verdict)
 	printf("ground truth: %ld CPU-intervals\n", tot.cpu_intervals);
 	printf("  window-consistent metrics: %ld checked, %ld off by more than 0.1 %% (worst %.2g: %s)\n",
 	       tot.window_checked, tot.window_bad, tot.worst_window, tot.worst_what);
-	printf("  shares in [0,1]: %ld checked, %ld outside; level-1 sums: %ld checked, %ld off\n",
+	printf("  shares in [0,1]: %ld checked, %ld outside; trees (parts summing to their parent): %ld checked, %ld off\n",
 	       tot.share_checked, tot.share_bad, tot.sum_checked, tot.sum_bad);
 	printf("  exact claims: %ld checked, %ld wrong, %ld on part of the interval\n", tot.exact_checked,
 	       tot.exact_bad, tot.exact_partial);

@@ -1,0 +1,117 @@
+/* derive_tree.c: the shares of a tree add up, by construction.
+ *
+ * Each topdown share is a ratio of counts, and each is computed in its own
+ * window set (the groups that hold its events). When the level-1 events do
+ * not fit in one group, each share comes from different windows, and on a
+ * phased load they summed to anything from 0.83 to 1.2; the level-2 parts of
+ * `retiring` differed from it by up to 0.15. A share is an estimate of the
+ * same slots from a part of the interval; what the parts say that the
+ * parent does not is only how the parent splits. So, level by level, each
+ * family's measured parts are scaled by one factor to the parent's figure
+ * (1 for the level-1 parts of the whole): a child is its parent times its
+ * share of the family, the share measured in its own window.
+ *
+ * Uncertainty: scaling to the whole changes no share by more than the
+ * estimates' own disagreement, so a level-1 part keeps its error; a child
+ * of a metric takes on its parent's error too (relative errors added in
+ * quadrature, as for a product of independent estimates). */
+#include "config.h"
+#include "derive_tree.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Whether metric j is in the list l[0..n-1]. */
+static bool listed(const int *l, int n, int j)
+{
+	for (int i = 0; i < n; i++)
+		if (l[i] == j)
+			return true;
+	return false;
+}
+
+int *tree_closure(const struct model *m, const int *metrics, int n, int *nout)
+{
+	int cap = n + m->nmetrics + 1, k = 0;
+	int *out = xmalloc(sizeof(int) * (size_t)cap);
+	for (int i = 0; i < n; i++)
+		if (!listed(out, k, metrics[i]))
+			out[k++] = metrics[i];
+	/* Add the families of everything listed, up to the whole; what is
+	 * added is looked at in turn, so the loop reaches the top. */
+	for (int i = 0; i < k; i++) {
+		int p = m->metrics[out[i]].parent;
+		if (p == -1)
+			continue;
+		for (int j = 0; j < m->nmetrics; j++)
+			if (m->metrics[j].parent == p && !listed(out, k, j))
+				out[k++] = j;
+		if (p >= 0 && !listed(out, k, p))
+			out[k++] = p;
+	}
+	*nout = k;
+	return out;
+}
+
+/* The family of parent p (a metric, or METRIC_PARENT_WHOLE): its parts in
+ * kids[], all of them planned, or 0 when the model has none or one of them
+ * is not planned. */
+static int family(const struct model *m, const bool *planned, int p, int *kids)
+{
+	int n = 0;
+	for (int j = 0; j < m->nmetrics; j++) {
+		if (m->metrics[j].parent != p)
+			continue;
+		if (!planned[j])
+			return 0;
+		kids[n++] = j;
+	}
+	return n;
+}
+
+static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
+{
+	double target = p == METRIC_PARENT_WHOLE ? 1 : row->metric[p];
+	double sum = 0;
+	for (int k = 0; k < n; k++)
+		sum += row->metric[kids[k]];
+	if (!isfinite(target) || !isfinite(sum) || !(sum > 0))
+		return;     /* a part or the parent has no figure: left as measured */
+	double f = target / sum;
+	for (int k = 0; k < n; k++) {
+		int j = kids[k];
+		row->metric[j] *= f;
+		if (p != METRIC_PARENT_WHOLE)
+			row->metric_rse[j] = hypot(row->metric_rse[j], row->metric_rse[p]);
+	}
+}
+
+static void reconcile_family(struct snapshot *snap, int p, const int *kids, int n)
+{
+	for (int sc = 0; n > 0 && sc < SNAP_NSCOPES; sc++)
+		for (int r = 0; r < snap->nrows[sc]; r++)
+			reconcile_row(&snap->rows[sc][r], p, kids, n);
+}
+
+void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap)
+{
+	bool *planned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	int maxd = 0;
+	for (int i = 0; i < plan->nmetrics; i++) {
+		int j = plan->metrics[i];
+		planned[j] = true;
+		if (m->metrics[j].depth > maxd)
+			maxd = m->metrics[j].depth;
+	}
+	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+	/* Parents before their parts: the whole's, then those of depth 1, ... */
+	if (maxd > 0)
+		reconcile_family(snap, METRIC_PARENT_WHOLE, kids, family(m, planned, METRIC_PARENT_WHOLE, kids));
+	for (int d = 1; d < maxd; d++)
+		for (int p = 0; p < m->nmetrics; p++)
+			if (planned[p] && m->metrics[p].depth == d)
+				reconcile_family(snap, p, kids, family(m, planned, p, kids));
+	free(kids);
+	free(planned);
+}

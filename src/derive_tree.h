@@ -1,0 +1,24 @@
+/* derive_tree.h: trees of shares (topdown) that add up in every row: the
+ * parts of the whole sum to 1, and the parts of a metric to that metric
+ * (derive_tree.c). The tree is data: each share names its `parent` in the
+ * definitions (docs/definitions.md). */
+#ifndef PMCTOP_DERIVE_TREE_H
+#define PMCTOP_DERIVE_TREE_H
+
+#include "evdef.h"
+#include "sched.h"
+#include "snapshot.h"
+
+/* The metrics to plan for a request of metrics[0..n-1]: those, and for each
+ * share in a tree every other part of its parent and every part on the way
+ * up to the whole, without which it cannot be made to add up. A new list
+ * (caller frees), its length in *nout. */
+int *tree_closure(const struct model *m, const int *metrics, int n, int *nout);
+
+/* Makes the planned trees of every row of snap add up: level by level,
+ * the parts of each parent are scaled by the same factor so that they sum
+ * to the parent's figure (1 for the whole). A family is left as measured
+ * in a row where one of its parts or its parent has no figure. */
+void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap);
+
+#endif
