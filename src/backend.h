@@ -101,6 +101,10 @@ struct pmu_backend_ops {
 	 * sampler measures its thread's CPU time, which holds the real
 	 * kernel's time for those calls. */
 	uint64_t (*kernel_ns)(struct backend *b);
+	/* The highest clock the CPUs can run at, in GHz (the simulated part's;
+	 * cpufreq's cpuinfo_max_freq on real ones), or 0 when not known: what
+	 * an effective-clock figure can never exceed. NULL: not known. */
+	double (*max_ghz)(struct backend *b);
 };
 
 extern const struct pmu_backend_ops backend_perf;

@@ -562,6 +562,22 @@ static int perf_sample_read(struct backend *b, struct bk_sampler *s, struct bk_c
 	return perf_sampler_read(s, out);
 }
 
+/* The highest of the CPUs' cpufreq cpuinfo_max_freq (kHz); 0 where cpufreq
+ * says nothing (most VMs). */
+static double perf_max_ghz(struct backend *b)
+{
+	long best = 0;
+	for (int i = 0; i < b->t->ncpus; i++) {
+		char *path = xasprintf("%s/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", b->sysfs_root,
+				       b->t->cpus[i].cpu);
+		long khz = 0;
+		if (read_long_file(path, &khz) == 0 && khz > best)
+			best = khz;
+		free(path);
+	}
+	return (double)best / 1e6;
+}
+
 static void perf_sample_close(struct backend *b, struct bk_sampler *s)
 {
 	perf_sampler_close(s);
@@ -602,4 +618,5 @@ const struct pmu_backend_ops backend_perf = {
 	.task_info = perf_task_info,
 	.advance = NULL,
 	.now = perf_now,
+	.max_ghz = perf_max_ghz,
 };

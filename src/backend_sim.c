@@ -803,6 +803,11 @@ static uint64_t sim_kernel_ns(struct backend *b)
 	return b->kernel_ns;
 }
 
+static double sim_max_ghz(struct backend *b)
+{
+	return b->wp.ghz_max;
+}
+
 /* ---- groups ---- */
 
 /* The first fault for cpu of the given kind, as an index, or -1. */
@@ -1350,6 +1355,7 @@ const struct pmu_backend_ops backend_sim = {
 	.advance = sim_advance,
 	.now = sim_now,
 	.kernel_ns = sim_kernel_ns,
+	.max_ghz = sim_max_ghz,
 };
 
 /* ---- --sim MODEL[:SxCxNxT] ---- */

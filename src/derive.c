@@ -25,6 +25,7 @@
  * Every figure also gets its relative standard error (uncertainty.c). */
 #include "config.h"
 #include "derive.h"
+#include "derive_bounds.h"
 #include "derive_tree.h"
 #include "derive_window.h"
 #include "expr.h"
@@ -703,6 +704,8 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			}
 		}
 	}
+	/* What cannot be is said first; the trees then add up within it. */
+	bounds_apply(m, plan, in->max_ghz, snap);
 	tree_reconcile(m, plan, snap);
 	free(scratch);
 	free(fspace);

@@ -78,6 +78,7 @@ struct derive_input {
 	const struct derive_group *groups; /* [plan->ngroups] */
 	struct derive_cache *cache;     /* NULL: nothing kept */
 	unsigned plan_gen;              /* changes whenever the plan does (not 0) */
+	double max_ghz;                 /* the part's highest clock, 0: not known */
 };
 
 /* A new snapshot (caller frees) with its rows, the planned flags, each

@@ -108,6 +108,13 @@ struct metric_def {
 	 * up to it in every row. */
 	int parent;
 	int depth;
+	/* What the figure can physically be: lo..hi (NaN: no bound; a ratio
+	 * is 0..1 unless its definition says otherwise), hi_ghz when the
+	 * upper bound is the part's highest clock, known only where pmctop
+	 * runs (`range 0 max_ghz`). Outside them the estimate is known to be
+	 * off: derive_bounds.c says so. */
+	double lo, hi;
+	bool hi_ghz;
 	char *file; int line;
 };
 #define METRIC_PARENT_WHOLE (-2)

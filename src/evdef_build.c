@@ -42,7 +42,7 @@ static const struct key_spec event_keys[] = {
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
 	{ "formula", false }, { "desc", false }, { "note", false }, { "perf", false }, { "parent", false },
-	{ NULL, false },
+	{ "range", false }, { NULL, false },
 };
 static const struct key_spec view_keys[] = {
 	{ "title", false }, { "key", false }, { "bar", false }, { "column", true }, { "rows", false }, { NULL, false },
@@ -338,6 +338,27 @@ static int parse_shape(struct builder *b, const struct def_stanza *st, const str
 		return evdef_at(b, st->file, a->line, a->value_col, "shape '%s' has %lld CPUs; at most 4096", a->value,
 				total);
 	return 0;
+}
+
+/* `range LO HI`: numbers, or max_ghz for the part's highest clock. */
+static int parse_range(struct builder *b, const struct def_stanza *st, const struct def_attr *a,
+		       struct metric_def *md)
+{
+	char lo[64], hi[64], extra[2];
+	char *end = NULL;
+	if (sscanf(a->value, "%63s %63s %1s", lo, hi, extra) != 2)
+		goto bad;
+	md->lo = strtod(lo, &end);
+	if (*end || !isfinite(md->lo))
+		goto bad;
+	md->hi_ghz = !strcmp(hi, "max_ghz");
+	md->hi = md->hi_ghz ? NAN : strtod(hi, &end);
+	if (!md->hi_ghz && (*end || !isfinite(md->hi) || md->hi < md->lo))
+		goto bad;
+	return 0;
+bad:
+	return AT_VALUE(b, st, a, "expected 'range LO HI' (numbers, LO <= HI; HI may be max_ghz) but found '%s'",
+			a->value);
 }
 
 int evdef_build_model_stanza(struct builder *b, const struct def_stanza *st, struct model_info *mi)
@@ -747,6 +768,11 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 	}
 	*src = (struct metric_src){ .st = st, .formula = f, .parent = attr_get(st, "parent") };
 	md->parent = -1;
+	bool ratio = !strcmp(md->unit, "ratio");
+	md->lo = ratio ? 0 : NAN;
+	md->hi = ratio ? 1 : NAN;
+	if ((a = attr_get(st, "range")) && parse_range(b, st, a, md) < 0)
+		return -1;
 	if ((a = attr_get(st, "scope"))) {
 		int s = scope_parse(a->value);
 		if (s < 0)

@@ -917,6 +917,7 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		.groups = dg,
 		.cache = &s->dcache,
 		.plan_gen = s->plan_gen,
+		.max_ghz = s->max_ghz,
 	};
 	struct snapshot *snap = derive_snapshot(&in);
 	if (s->cfg.on_record) {
@@ -1000,6 +1001,7 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
 	s->bk = cfg->ops->create(cfg->model, s->topo, s->backend_arg, cause);
 	if (!s->bk)
 		goto fail;
+	s->max_ghz = cfg->ops->max_ghz ? cfg->ops->max_ghz(s->bk) : 0;
 	if (open_all(s, cause) < 0)
 		goto fail;
 	return s;

@@ -81,6 +81,7 @@ struct sampler {
 	struct grp_state *gs;     /* [plan->ngroups] */
 	struct bk_count *buf;     /* one read of the largest group */
 	struct bk_count *cbuf;    /* the same, for companions read while buf is in use */
+	double max_ghz;           /* the part's highest clock (backend), 0: not known */
 	struct derive_cache dcache; /* window sets of the plan, kept between intervals */
 	unsigned plan_gen;        /* counts plans, for dcache */
 	/* What derive was given for the interval just built, kept for

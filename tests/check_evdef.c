@@ -94,8 +94,12 @@ static const struct bad_case bad_cases[] = {
 	B("metric m\n    formula cyc\n    perf umc-bw\n",
 	  "@/model.def:#3:10: expected the name of a Linux perf metric but found 'umc-bw'"),
 	B("metric m\n    formula cyc\n    perff x\n",
-	  "@/model.def:#3:5: unknown key 'perff' in metric 'm' (expected label, unit, scope, groups, formula, desc, note, perf or "
-	  "parent)"),
+	  "@/model.def:#3:5: unknown key 'perff' in metric 'm' (expected label, unit, scope, groups, formula, desc, note, perf, "
+	  "parent or range)"),
+	B("metric m\n    unit GHz\n    formula cyc\n    range 5 1\n",
+	  "@/model.def:#4:11: expected 'range LO HI' (numbers, LO <= HI; HI may be max_ghz) but found '5 1'"),
+	B("metric m\n    unit GHz\n    formula cyc\n    range 0 fast\n",
+	  "@/model.def:#4:11: expected 'range LO HI' (numbers, LO <= HI; HI may be max_ghz) but found '0 fast'"),
 	/* Trees of shares. */
 	B("metric m\n    formula cyc\n    parent whole\n",
 	  "@/model.def:#3:12: a part of a tree must have unit ratio, but 'm' has ''"),

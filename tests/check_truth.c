@@ -41,12 +41,36 @@ struct tally {
 	long exact_checked, exact_bad;
 	long exact_partial;       /* stated exact, though counted only part of the interval */
 	long ghz_checked, ghz_over; /* effective clocks above the simulated part's highest */
+	long wild_plain;          /* misses of more than 5 stated standard errors without '~' */
 	long unc_checked, unc_covered, unc_unknown;
 	double worst_window;
 	char worst_what[160];
 };
 
 static struct tally tot;
+
+/* Per model and metric: how its stated 95 % intervals fared, and how many
+ * figures missed by more than 5 stated standard errors without a '~'. */
+struct per_metric {
+	char name[96];
+	long checked, covered, wild_plain;
+	double z2;                /* sum of squared z-scores */
+};
+static struct per_metric *pm;
+static int npm;
+
+static struct per_metric *pm_find(const char *model, const char *metric)
+{
+	char name[96];
+	snprintf(name, sizeof(name), "%s %s", model, metric);
+	for (int i = 0; i < npm; i++)
+		if (!strcmp(pm[i].name, name))
+			return &pm[i];
+	pm = xrealloc(pm, sizeof(*pm) * (size_t)(npm + 1));
+	memset(&pm[npm], 0, sizeof(*pm));
+	snprintf(pm[npm].name, sizeof(pm[npm].name), "%s", name);
+	return &pm[npm++];
+}
 
 /* One PMU instance as the harness sees it, with the truth at the start of
  * the interval. */
@@ -281,7 +305,7 @@ static bool enough_counts(const struct metric_def *md, const double *ev)
 
 /* Compares a published figure of coverage cov with the whole-interval
  * truth. */
-static void judge(double est, double rse, double cov, double truth, const char *what)
+static void judge(double est, double rse, double cov, double truth, const char *what, struct per_metric *p)
 {
 	if (!isfinite(est) || !isfinite(truth) || truth == 0)
 		return;
@@ -309,8 +333,22 @@ static void judge(double est, double rse, double cov, double truth, const char *
 		return;
 	}
 	tot.unc_checked++;
-	if (fabs(est - truth) <= 1.96 * rse * fabs(est))
+	bool covered = fabs(est - truth) <= 1.96 * rse * fabs(est);
+	if (covered)
 		tot.unc_covered++;
+	double z = fabs(est - truth) / (rse * fabs(est));
+	if (z > 5 && !unc_marked(est, rse)) {
+		tot.wild_plain++;
+		if (tot.wild_plain <= 5)
+			fprintf(stderr, "a miss of %.1f standard errors shown without '~': %s = %g, true %g, rse %g\n", z,
+				what, est, truth, rse);
+	}
+	if (p) {
+		p->checked++;
+		p->covered += covered;
+		p->wild_plain += z > 5 && !unc_marked(est, rse);
+		p->z2 += z * z;
+	}
 }
 
 /* The trees of shares add up in every row: the parts of the whole to 1,
@@ -436,7 +474,11 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 				/* A share of a tree is its family's share of its
 				 * parent (derive_tree.c), not its formula on its own
 				 * windows: the trees are checked as trees below. */
-				int nw = md->parent == -1 ? window_set(h, md, wset) : 0;
+				/* A figure set to a bound it crossed (derive_bounds.c)
+				 * is not its formula on its windows either. */
+				bool clamped = isnan(row->metric_rse[mi]) &&
+					       (est == md->lo || est == md->hi || (md->hi_ghz && est == h->ghz_max));
+				int nw = md->parent == -1 && !clamped ? window_set(h, md, wset) : 0;
 				if (nw > 0 && enough_counts(md, tev) && !filtered) {
 					for (int e = 0; e < m->nevents; e++)
 						h->wtruth[e] = NAN;
@@ -488,7 +530,7 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 				}
 				if (!filtered && enough_counts(md, tev))
 					judge(est, row->metric_rse[mi], row->metric_cov[mi], true_metric(m, mi, tev, T, sc),
-					      what);
+					      what, pm_find(m->name, md->name));
 			}
 			check_trees(h, row, sc, r);
 			for (int e = 0; e < m->nevents && !filtered; e++) {
@@ -497,7 +539,7 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 				char what[160];
 				snprintf(what, sizeof(what), "%s scope %d row %d", m->events[e].name, sc, r);
 				/* Per second on the screen, per interval here. */
-				judge(row->event[e], row->event_rse[e], row->event_cov[e], tev[e], what);
+				judge(row->event[e], row->event_rse[e], row->event_cov[e], tev[e], what, NULL);
 			}
 		}
 	}
@@ -576,6 +618,15 @@ START_TEST(test_verdict)
 	printf("  exact claims: %ld checked, %ld wrong, %ld on part of the interval\n", tot.exact_checked,
 	       tot.exact_bad, tot.exact_partial);
 	printf("  GHz: %ld checked, %ld above the part's highest clock\n", tot.ghz_checked, tot.ghz_over);
+	printf("  misses of more than 5 standard errors shown without '~': %ld\n", tot.wild_plain);
+	printf("  per metric with 500 or more intervals (model metric: checked, 95 %% coverage, RMS z, wild):\n");
+	for (int i = 0; i < npm; i++)
+		if (pm[i].checked >= 500)
+			printf("    %-48s %7ld %6.1f %% %8.2f %5ld%s\n", pm[i].name, pm[i].checked,
+			       100.0 * (double)pm[i].covered / (double)pm[i].checked, sqrt(pm[i].z2 / (double)pm[i].checked),
+			       pm[i].wild_plain,
+			       pm[i].covered < 0.90 * (double)pm[i].checked || pm[i].covered > 0.99 * (double)pm[i].checked ?
+			       "  <- outside 90-99 %" : "");
 	printf("  95 %% intervals: %ld checked, %ld cover the truth (%.1f %%), %ld of unknown uncertainty\n",
 	       tot.unc_checked, tot.unc_covered, 100 * cover, tot.unc_unknown);
 	fflush(stdout);

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""bounds_survey.py: what pmctop shows on the simulated PMU, held against what
+can physically be, over every view and metric group of a model.
+
+For each --sim spec it runs `pmctop -b --format json` once per view and per
+metric group (seeded, fast-forwarded) and counts, over every CPU-interval:
+  - figures outside physical bounds shown as a plain number (a value with a
+    stated uncertainty whose 95 % interval is within +-10 %, i.e. no '~'):
+    a share (unit ratio) outside 0..1, GHz above the simulated part's highest
+    clock, IPC above its dispatch width;
+  - topdown trees that do not add up within 0.001: the level-1 shares to 1,
+    each level-2 pair to its parent.
+The bounds come from the model's own `sim` line (the simulated part), not
+from pmctop's metric definitions.
+
+Usage: bench/bounds_survey.py [PMCTOP] [--intervals N] [SPEC...]
+  default specs: zen5:2x12x8x2 zen4 zen3 spr
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+LEVEL1 = ['frontend_bound', 'bad_speculation', 'backend_bound', 'retiring', 'smt_contention']
+LEVEL2 = {
+    'frontend_bound': ['frontend_bound_latency', 'frontend_bound_bw'],
+    'bad_speculation': ['bad_speculation_mispredicts', 'bad_speculation_pipeline_restarts'],
+    'backend_bound': ['backend_bound_memory', 'backend_bound_cpu'],
+    'retiring': ['retiring_fastpath', 'retiring_microcode'],
+}
+# Ratios of two clocks, not shares: unit ratio, but above 1 in Turbo.
+NOT_SHARES = {'freq_ratio'}
+
+
+def sim_part(top, model):
+    """ghz and width of the simulated part, from the model's sim line."""
+    for root, _, files in os.walk(os.path.join(top, 'events')):
+        if 'model.def' not in files:
+            continue
+        text = open(os.path.join(root, 'model.def')).read()
+        if not re.search(r'^\s*(model\s+\S*%s|alias\s+%s)\b' % (model, model), text, re.M):
+            continue
+        m = re.search(r'^\s*sim\s+(\S+)', text, re.M)
+        args = dict(kv.split('=') for kv in m.group(1).split(',')) if m else {}
+        return float(args.get('ghz', 'nan')), float(args.get('width', 'nan'))
+    return float('nan'), float('nan')
+
+
+def views_and_groups(pmctop, spec):
+    out = subprocess.run([pmctop, '--sim', spec, '--list-views'], capture_output=True, text=True).stdout
+    names, section = [], 'views'
+    for line in out.splitlines():
+        if line.startswith('METRIC GROUP'):
+            section = 'groups'
+            continue
+        if line and not line[0].isspace() and not line.startswith('VIEW'):
+            names.append(line.split()[0])
+    return [n for n in names if n != 'tasks']
+
+
+def plain(rse):
+    return rse is not None and 1.96 * rse <= 0.10
+
+
+def survey(pmctop, top, spec, intervals):
+    model = spec.split(':')[0]
+    ghz_max, width = sim_part(top, model)
+    t = {'cpu_intervals': 0, 'figures': 0, 'out_of_bounds': 0, 'out_plain': 0, 'trees': 0, 'trees_off': 0,
+         'worst_tree': 0.0}
+    examples = []
+    for n, what in enumerate(views_and_groups(pmctop, spec)):
+        cmd = [pmctop, '--sim', '%s,ff=1,seed=%d' % (spec, n + 1), '-b', '--format', 'json', '-n', str(intervals),
+               '-g', what]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        for line in p.stdout.splitlines():
+            d = json.loads(line)
+            units = d.get('units', {})
+            for row in d.get('cpus', []):
+                t['cpu_intervals'] += 1
+                mv, rs = row['metrics'], row['rse']
+                for k, v in mv.items():
+                    if v is None:
+                        continue
+                    t['figures'] += 1
+                    u = units.get(k)
+                    bad = (u == 'ratio' and k not in NOT_SHARES and not -1e-9 <= v <= 1 + 1e-9) or \
+                          (u == 'GHz' and v > ghz_max * (1 + 1e-9)) or \
+                          (k == 'ipc' and v > width * (1 + 1e-9))
+                    if bad:
+                        t['out_of_bounds'] += 1
+                        if plain(rs.get(k)):
+                            t['out_plain'] += 1
+                            if len(examples) < 5:
+                                examples.append('%s -g %s cpu %d: %s = %g rse %s' % (spec, what, row['cpu'], k, v,
+                                                                                     rs.get(k)))
+                l1 = [mv.get(k) for k in LEVEL1 if k in mv]
+                if len(l1) >= 4 and all(x is not None for x in l1):
+                    t['trees'] += 1
+                    off = abs(sum(l1) - 1)
+                    t['worst_tree'] = max(t['worst_tree'], off)
+                    t['trees_off'] += off > 1e-3
+                for parent, kids in LEVEL2.items():
+                    vals = [mv.get(k) for k in [parent] + kids]
+                    if all(x is not None for x in vals):
+                        t['trees'] += 1
+                        off = abs(vals[1] + vals[2] - vals[0])
+                        t['worst_tree'] = max(t['worst_tree'], off)
+                        t['trees_off'] += off > 1e-3
+    return t, examples
+
+
+def main():
+    args = sys.argv[1:]
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pmctop = os.path.join(top, 'pmctop')
+    if args and os.path.sep in args[0]:
+        pmctop = args.pop(0)
+    intervals = 30
+    if '--intervals' in args:
+        i = args.index('--intervals')
+        intervals = int(args[i + 1])
+        del args[i:i + 2]
+    specs = args or ['zen5:2x12x8x2', 'zen4', 'zen3', 'spr']
+    bad = 0
+    for spec in specs:
+        t, ex = survey(pmctop, top, spec, intervals)
+        print('%-14s %8d CPU-intervals %9d figures: %d outside physical bounds, %d of them shown plain; '
+              '%d trees, %d off by more than 0.001 (worst %.2g)' %
+              (spec, t['cpu_intervals'], t['figures'], t['out_of_bounds'], t['out_plain'], t['trees'],
+               t['trees_off'], t['worst_tree']))
+        for e in ex:
+            print('    ' + e)
+        bad += t['out_plain'] + t['trees_off']
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,45 @@
+/* derive_bounds.c: a figure outside what is physically possible is not
+ * shown as if it were measured.
+ *
+ * An estimate from rotated counters can land where the true value cannot
+ * be: a ratio of counts from different windows above 1 (the share of
+ * packed FLOPs on Zen 5, whose three merged-pair events cannot share one
+ * group while the NMI watchdog holds a counter, read up to 29), a clock
+ * above the part's highest. Such a figure is certainly off by at least its
+ * distance to the bound, whatever its stated uncertainty says. It is set to
+ * the bound, the nearest value that can be true, and its uncertainty to
+ * "not known", which every output shows (the screen's '~', null in JSON,
+ * empty in CSV), so it is never read as a plain measurement. */
+#include "config.h"
+#include "derive_bounds.h"
+
+#include <math.h>
+
+long bounds_apply(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap)
+{
+	long changed = 0;
+	for (int i = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[plan->metrics[i]];
+		double lo = md->lo, hi = md->hi_ghz ? (max_ghz > 0 ? max_ghz : NAN) : md->hi;
+		if (isnan(lo) && isnan(hi))
+			continue;
+		/* Counters round to whole numbers: a share of exactly 1 may come
+		 * out a hair above it. */
+		double tol = 1e-9 * (isnan(hi) ? 1 : fmax(1, fabs(hi)));
+		int mi = plan->metrics[i];
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int r = 0; r < snap->nrows[sc]; r++) {
+				struct snap_row *row = &snap->rows[sc][r];
+				double v = row->metric[mi];
+				if (!isfinite(v))
+					continue;
+				double to = v < lo - tol ? lo : v > hi + tol ? hi : v;
+				if (to == v)
+					continue;
+				row->metric[mi] = to;
+				row->metric_rse[mi] = NAN;
+				changed++;
+			}
+	}
+	return changed;
+}

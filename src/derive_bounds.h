@@ -1,0 +1,16 @@
+/* derive_bounds.h: figures that cannot physically be (derive_bounds.c). */
+#ifndef PMCTOP_DERIVE_BOUNDS_H
+#define PMCTOP_DERIVE_BOUNDS_H
+
+#include "evdef.h"
+#include "sched.h"
+#include "snapshot.h"
+
+/* Every planned metric of every row that lies outside its definition's
+ * range (a share outside 0..1, a clock above max_ghz, an IPC above the
+ * core's width; max_ghz 0: not known) is set to the nearest bound and its
+ * uncertainty to not known, so that it is never shown as a plain number.
+ * Returns how many figures it changed. */
+long bounds_apply(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap);
+
+#endif
