@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "derive.h"
 #include "gzmember.h"
+#include "jsonbudget.h"
 #include "record.h"
 #include "sampler.h"
 #include "sched.h"
@@ -39,7 +40,68 @@ struct replay {
 	int nevents; int *events;
 	bool *seen;                   /* [model nevents]: counted in an interval read */
 	unsigned plan_gen;
+	/* What one interval may hold (interval_budget). */
+	size_t max_bytes;
+	struct json_budget budget;
 };
+
+/* --- memory: what a line may cost (docs/recording.md, "Limits") --- */
+
+/* The first line: a topology of up to 8192 CPUs (TOPO_MAX_CPUS) at 9
+ * numbers each, with room to spare, and a few lists of names. */
+#define HEADER_MAX_BYTES ((size_t)4 << 20)
+static const struct json_budget header_budget = {
+	.max_depth = 8, .max_containers = 32768, .max_values = 262144,
+};
+
+/* Whatever a header claims, no interval is parsed past these: over 100
+ * times the largest interval measured (280 KB, 384 CPUs,
+ * docs/recording.md), and a tree that stays near 100 MB in jansson. */
+#define INTERVAL_MAX_BYTES ((size_t)32 << 20)
+#define INTERVAL_MAX_VALUES ((size_t)2 << 20)
+
+/* What one interval of the recorded machine can hold at most, from the
+ * header's CPUs and the model's events and PMUs: every event counted on
+ * every CPU (an uncore PMU has no more instances than CPUs), in groups of
+ * one event, each event in two groups at most, with the group's running
+ * time, in all and in each of SAMPLER_MAX_BUCKETS buckets; at 26
+ * characters a number, the longest a double takes with its comma. A line
+ * nests 5 deep (the line, "pmus", a PMU, "inst", an instance). */
+static void interval_budget(struct replay *r)
+{
+	size_t ncpus = (size_t)r->topo->ncpus, nev = (size_t)r->model->nevents;
+	size_t npmus = (size_t)r->model->npmus, nmetrics = (size_t)r->model->nmetrics;
+	size_t values = 4096 + nmetrics + nev + ncpus * (3 * npmus + (SAMPLER_MAX_BUCKETS + 1) * 4 * nev);
+	size_t bytes = 65536 + 64 * (nmetrics + nev) + 26 * values;
+	r->budget = (struct json_budget){
+		.max_depth = 8,
+		.max_containers = 64 + 12 * nev + npmus * (ncpus + 2),
+		.max_values = values < INTERVAL_MAX_VALUES ? values : INTERVAL_MAX_VALUES,
+	};
+	r->max_bytes = bytes < INTERVAL_MAX_BYTES ? bytes : INTERVAL_MAX_BYTES;
+}
+
+/* Parses a line once its cost is known to be within limits. */
+static json_t *parse_bounded(const char *text, size_t len, const struct json_budget *limits, char **cause)
+{
+	struct json_budget b = *limits;
+	const char *what = NULL;
+	if (json_budget_scan(&b, text, len, &what) < 0) {
+		if (!strcmp(what, "depth"))
+			set_cause(cause, "arrays and objects nest more than %zu deep at byte %zu of the line; "
+				  "a line of a recording nests %zu at most", b.max_depth, b.scanned, b.max_depth);
+		else
+			set_cause(cause, "more than %zu %s by byte %zu of the line, more than a line of "
+				  "this recording can hold", !strcmp(what, "values") ? b.max_values : b.max_containers,
+				  !strcmp(what, "values") ? "values" : "arrays and objects", b.scanned);
+		return NULL;
+	}
+	json_error_t je;
+	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o)
+		set_cause(cause, "not JSON (%s, column %d)", je.text, je.column);
+	return o;
+}
 
 /* --- JSON helpers: each says what it expected --- */
 
@@ -179,11 +241,12 @@ static char *dup_clean(const char *s)
 
 static int load_header(struct replay *r, const char *text, size_t len, const char *events_dir, char **cause)
 {
-	json_error_t je;
-	json_t *h = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	char *why = NULL;
+	json_t *h = parse_bounded(text, len, &header_budget, &why);
 	int rc = -1;
 	if (!json_is_object(h)) {
-		set_cause(cause, "the first line is not a JSON object (%s, column %d)", je.text, je.column);
+		set_cause(cause, "the first line is %s", why ? why : "not a JSON object");
+		free(why);
 		goto out;
 	}
 	const char *fmt = jstr(h, "format");
@@ -201,7 +264,6 @@ static int load_header(struct replay *r, const char *text, size_t len, const cha
 		set_cause(cause, "the first line names no \"model\"");
 		goto out;
 	}
-	char *why = NULL;
 	r->model = model_load_by_name(events_dir, model, &why);
 	if (!r->model) {
 		char *clean = text_sanitize(model);
@@ -317,7 +379,7 @@ struct replay *replay_open(const char *path, const char *events_dir, char **caus
 	char *text = NULL, *why = NULL;
 	size_t len = 0;
 	uint64_t next = 0;
-	int rc = gzm_read_at(fd, 0, &text, &len, &next, &why);
+	int rc = gzm_read_at(fd, 0, HEADER_MAX_BYTES, &text, &len, &next, &why);
 	if (rc < 0 || load_header(r, text, len, events_dir, &why) < 0) {
 		set_cause(cause, "%s: %s", path, why ? why : "not a pmctop recording");
 		free(why);
@@ -338,6 +400,7 @@ struct replay *replay_open(const char *path, const char *events_dir, char **caus
 	r->info.fmts = r->fmts;
 	r->info.evcols = r->evcols;
 	r->seen = xcalloc((size_t)r->model->nevents + 1, sizeof(bool));
+	interval_budget(r);
 	list_intervals(r, next, (uint64_t)sb.st_size);
 	return r;
 }
@@ -801,12 +864,14 @@ out:
 
 struct snapshot *replay_snapshot_text(struct replay *r, const char *text, size_t len, char **cause)
 {
-	json_error_t je;
-	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!o) {
-		set_cause(cause, "not JSON (%s, column %d)", je.text, je.column);
+	if (len > r->max_bytes) {
+		set_cause(cause, "the line is more than %zu bytes, more than an interval of %d CPUs of model %s "
+			  "can need", r->max_bytes, r->topo->ncpus, r->model->name);
 		return NULL;
 	}
+	json_t *o = parse_bounded(text, len, &r->budget, cause);
+	if (!o)
+		return NULL;
 	struct snapshot *s = derive_line(r, o, cause);
 	json_decref(o);
 	return s;
@@ -819,7 +884,15 @@ struct snapshot *replay_snapshot(struct replay *r, int i, char **cause)
 	char *text = NULL, *why = NULL;
 	size_t len = 0;
 	uint64_t next;
-	if (gzm_read_at(r->fd, r->idx[i].off, &text, &len, &next, &why) < 0) {
+	int rc = gzm_read_at(r->fd, r->idx[i].off, r->max_bytes, &text, &len, &next, &why);
+	if (rc == -EFBIG) {
+		set_cause(cause, "interval %d (byte %llu): inflates to more than %zu bytes, more than an interval "
+			  "of %d CPUs of model %s can need", i + 1, (unsigned long long)r->idx[i].off, r->max_bytes,
+			  r->topo->ncpus, r->model->name);
+		free(why);
+		return NULL;
+	}
+	if (rc < 0) {
 		set_cause(cause, "interval %d: %s", i + 1, why);
 		free(why);
 		return NULL;

@@ -531,6 +531,66 @@ START_TEST(test_file_rules)
 }
 END_TEST
 
+/* A line built of UNIT repeated n times between prefix and suffix. */
+static char *repeat_text(const char *prefix, const char *unit, size_t n, const char *suffix, size_t *len)
+{
+	size_t lp = strlen(prefix), lu = strlen(unit), ls = strlen(suffix);
+	*len = lp + lu * n + ls;
+	char *t = xmalloc(*len + 1);
+	memcpy(t, prefix, lp);
+	for (size_t i = 0; i < n; i++)
+		memcpy(t + lp + i * lu, unit, lu);
+	memcpy(t + lp + lu * n, suffix, ls + 1);
+	return t;
+}
+
+/* Intervals made to exhaust memory: what a line may hold follows the
+ * header's machine (here 2 CPUs), and each refusal names the interval
+ * and the limit. Before the budget, the first line inflated whole and
+ * became a tree of a million objects. */
+START_TEST(test_hostile_lines)
+{
+	char *path = tmpfile_path("h.rec");
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	struct topo *t = topo_synthetic(1, 1, 2, 1);
+	int ipc = model_find_metric(m, "ipc");
+	struct record_info ri = { .model = m, .topo = t, .ncols = 1, .cols = &ipc };
+	char *cause = NULL;
+	struct recorder *rec = recorder_open(path, &ri, &cause);
+	ck_assert_msg(rec != NULL, "%s", cause);
+	ck_assert_int_eq(recorder_close(rec, NULL), 0);
+	static const struct { const char *prefix, *unit, *suffix; size_t n; const char *says; } lines[] = {
+		/* 3 MB: more text than an interval of 2 CPUs needs. */
+		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 1000000, "inflates to more than" },
+		{ "[", "1,", "1]", 400000, "values by byte" },
+		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 20000, "arrays and objects by byte" },
+		{ "", "[", "", 100, "nest more than 8 deep" },
+	};
+	int fd = open(path, O_WRONLY | O_APPEND);
+	ck_assert_int_ge(fd, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		size_t len;
+		char *text = repeat_text(lines[i].prefix, lines[i].unit, lines[i].n, lines[i].suffix, &len);
+		ck_assert_int_eq(gzm_append(fd, text, len, 1000 * (int64_t)i, NULL), 0);
+		free(text);
+	}
+	close(fd);
+	struct replay *rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), (int)ARRAY_SIZE(lines));
+	for (int i = 0; i < (int)ARRAY_SIZE(lines); i++) {
+		ck_assert_ptr_null(replay_snapshot(rp, i, &cause));
+		char *head = xasprintf("interval %d (byte ", i + 1);
+		ck_assert_msg(strstr(cause, head) == cause && strstr(cause, lines[i].says), "%s", cause);
+		free(head);
+		free(cause);
+	}
+	replay_free(rp);
+	topo_free(t);
+	model_free(m);
+	free(path);
+}
+END_TEST
+
 /* Lines mutated at random never crash the reader, and each one that is
  * refused says why. */
 START_TEST(test_mutated_lines)
@@ -544,7 +604,7 @@ START_TEST(test_mutated_lines)
 	ck_assert_int_eq(gzm_peek(fd, 0, size, &off, &stamp), 0);
 	char *text = NULL;
 	size_t len = 0;
-	ck_assert_int_eq(gzm_read_at(fd, off, &text, &len, &next, NULL), 0);
+	ck_assert_int_eq(gzm_read_at(fd, off, GZM_MAX_MEMBER, &text, &len, &next, NULL), 0);
 	close(fd);
 	srand(7);
 	int refused = 0;
@@ -588,6 +648,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, test_many_damaged);
 	tcase_add_test(tc, test_file_rules);
 	tcase_add_test(tc, test_mutated_lines);
+	tcase_add_test(tc, test_hostile_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }
