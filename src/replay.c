@@ -45,6 +45,12 @@ struct replay {
 	struct json_budget budget;
 };
 
+/* The longest interval a recording can hold: ten times the longest -d,
+ * so that an interval that ran longer than asked still reads. */
+#define REPLAY_MAX_INTERVAL (10 * 86400.0)
+/* A time of day in seconds since 1970, up to the year 5138. */
+#define REPLAY_MAX_TIME 1e11
+
 /* --- memory: what a line may cost (docs/recording.md, "Limits") --- */
 
 /* The first line: a topology of up to 8192 CPUs (TOPO_MAX_CPUS) at 9
@@ -133,6 +139,53 @@ static bool jint(json_t *v, int lo, int hi, int *out)
 		return false;
 	*out = (int)x;
 	return true;
+}
+
+/* What a field held, for a message: its JSON text, cleaned and cut to
+ * fit buf, or "missing". */
+static const char *found(json_t *v, char *buf, size_t n)
+{
+	if (!v) {
+		snprintf(buf, n, "missing");
+		return buf;
+	}
+	/* jansson writes 1e300 as 1.0000000000000001e+300. */
+	if (json_is_real(v)) {
+		snprintf(buf, n, "%.15g", json_real_value(v));
+		return buf;
+	}
+	char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	char *clean = text_sanitize(text ? text : "?");
+	if (strlen(clean) >= n && n > 4)
+		snprintf(buf, n, "%.*s...", (int)(n - 4), clean);
+	else
+		snprintf(buf, n, "%s", clean);
+	free(clean);
+	free(text);
+	return buf;
+}
+
+/* A number field of an interval from lo to hi (lo itself refused when
+ * above_lo), or null (NaN) where may_be_null; 0, or -1 with *cause
+ * saying what was found. */
+static int field_num(json_t *o, const char *key, double lo, double hi, bool above_lo, bool may_be_null,
+		     double *out, char **cause)
+{
+	json_t *v = json_object_get(o, key);
+	if (may_be_null && (!v || json_is_null(v))) {
+		*out = NAN;
+		return 0;
+	}
+	if (json_is_number(v)) {
+		double x = json_number_value(v);
+		if ((above_lo ? x > lo : x >= lo) && x <= hi) {
+			*out = x;
+			return 0;
+		}
+	}
+	char what[48];
+	return set_cause(cause, "\"%s\" is %s; expected a number %s %g to %g%s", key, found(v, what, sizeof(what)),
+			 above_lo ? "above" : "from", lo, hi, may_be_null ? " or null" : "");
 }
 
 /* An array of exactly n numbers (or null when n is 0 or may be absent)
@@ -250,13 +303,15 @@ static int load_header(struct replay *r, const char *text, size_t len, const cha
 		goto out;
 	}
 	const char *fmt = jstr(h, "format");
-	int version = 0;
+	json_t *version = json_object_get(h, "version");
+	char what[48];
 	if (!fmt || strcmp(fmt, RECORD_FORMAT_NAME) != 0) {
 		set_cause(cause, "not a pmctop recording (the first line's \"format\" is not \"%s\")", RECORD_FORMAT_NAME);
 		goto out;
 	}
-	if (!jint(json_object_get(h, "version"), 0, 1 << 30, &version) || version != RECORD_VERSION) {
-		set_cause(cause, "a recording of format version %d; this pmctop reads version %d", version, RECORD_VERSION);
+	if (!json_is_integer(version) || json_integer_value(version) != RECORD_VERSION) {
+		set_cause(cause, "the first line's \"version\" is %s; this pmctop reads recordings of version %d",
+			  found(version, what, sizeof(what)), RECORD_VERSION);
 		goto out;
 	}
 	const char *model = jstr(h, "model");
@@ -281,10 +336,12 @@ static int load_header(struct replay *r, const char *text, size_t len, const cha
 	r->cpu_name = dup_clean(jstr(h, "cpu_name"));
 	r->view = dup_clean(jstr(h, "view"));
 	r->version = dup_clean(jstr(h, "pmctop"));
-	if (!jnum(json_object_get(h, "interval_s"), &r->info.interval_s) || !(r->info.interval_s > 0))
-		r->info.interval_s = 1;
-	if (!jnum(json_object_get(h, "rotate_ms"), &r->info.rotate_ms))
-		r->info.rotate_ms = NAN;
+	if (field_num(h, "interval_s", 0, REPLAY_MAX_INTERVAL, true, false, &r->info.interval_s, &why) < 0 ||
+	    field_num(h, "rotate_ms", SAMPLER_ROTATE_KERNEL, 60000, false, true, &r->info.rotate_ms, &why) < 0) {
+		set_cause(cause, "the first line's %s", why);
+		free(why);
+		goto out;
+	}
 	json_t *flt = json_object_get(h, "cpu_filter");
 	if (json_is_array(flt)) {
 		r->cpu_filter = xcalloc((size_t)r->topo->max_cpu + 1, sizeof(bool));
@@ -649,6 +706,17 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 		keep[nk] = (int)k;
 		ev[nk++] = ei;
 	}
+	/* The same group twice would count its events twice over the same
+	 * time: coverage above what was measured, figures of nothing new. */
+	for (int g = 0; g < iv->plan.ngroups; g++)
+		if (iv->plan.groups[g].pmu == p && iv->plan.groups[g].nevents == nk &&
+		    !memcmp(iv->plan.groups[g].events, ev, sizeof(int) * (size_t)nk)) {
+			set_cause(cause, "group %d counts the same %s events as an earlier group (%s, ...); "
+				  "a recording counts each group once", gi + 1, m->pmus[p].name, m->events[ev[0]].name);
+			free(keep);
+			free(ev);
+			return -1;
+		}
 	const char *bad = NULL;
 	double *v = jnums(o, "v", ni * ne, true, &bad);
 	double *rr = v ? jnums(o, "r", ni, false, &bad) : NULL;
@@ -779,17 +847,27 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	struct topo *t = NULL;
 	int *offline = NULL, *returning = NULL, *down = NULL;
 	int noff = 0, nret = 0, ndown = 0;
-	double interval_s, time_s, rotate_ms, cost_s;
-	json_t *groups = json_object_get(o, "groups");
-	if (!json_is_object(o) || !jnum(json_object_get(o, "interval_s"), &interval_s) || !(interval_s > 0) ||
-	    !jnum(json_object_get(o, "time"), &time_s) || !json_is_array(groups)) {
-		set_cause(cause, "expected an object with \"time\", \"interval_s\" > 0 and \"groups\"");
+	double interval_s, time_s, rotate_ms, cost_s, delay_s;
+	json_t *groups = json_object_get(o, "groups"), *seq = json_object_get(o, "seq");
+	char what[48];
+	if (!json_is_object(o)) {
+		set_cause(cause, "the line is %s; expected an object", found(o, what, sizeof(what)));
 		goto out;
 	}
-	if (!jnum(json_object_get(o, "rotate_ms"), &rotate_ms))
-		rotate_ms = NAN;
-	if (!jnum(json_object_get(o, "cost_s"), &cost_s))
-		cost_s = NAN;
+	if (!json_is_integer(seq) || json_integer_value(seq) < 0) {
+		set_cause(cause, "\"seq\" is %s; expected a whole number from 0", found(seq, what, sizeof(what)));
+		goto out;
+	}
+	if (field_num(o, "time", 0, REPLAY_MAX_TIME, false, false, &time_s, cause) < 0 ||
+	    field_num(o, "interval_s", 0, REPLAY_MAX_INTERVAL, true, false, &interval_s, cause) < 0 ||
+	    field_num(o, "delay_s", 0, REPLAY_MAX_INTERVAL, true, true, &delay_s, cause) < 0 ||
+	    field_num(o, "rotate_ms", SAMPLER_ROTATE_KERNEL, 60000, false, true, &rotate_ms, cause) < 0 ||
+	    field_num(o, "cost_s", 0, REPLAY_MAX_INTERVAL, false, true, &cost_s, cause) < 0)
+		goto out;
+	if (!json_is_array(groups)) {
+		set_cause(cause, "\"groups\" is %s; expected a list", found(groups, what, sizeof(what)));
+		goto out;
+	}
 	int maxc = r->topo->ncpus;
 	if (int_list(o, "offline", maxc, &offline, &noff, cause) < 0 ||
 	    int_list(o, "returning", maxc, &returning, &nret, cause) < 0 ||
@@ -835,8 +913,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 		.cache = NULL, .plan_gen = r->plan_gen,
 	};
 	snap = derive_snapshot(&in);
-	json_int_t seq = json_integer_value(json_object_get(o, "seq"));
-	snap->seq = seq > 0 ? (uint64_t)seq : 0;
+	snap->seq = (uint64_t)json_integer_value(seq);
 	snap->time = time_s;
 	snap->simulated = r->info.simulated;
 	const char *notice = jstr(o, "notice");
@@ -849,8 +926,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	snap->sampler_cost_s = cost_s;
 	snap->rotate_ms = rotate_ms;
 	/* Optional: recordings written before pmctop kept them lack them. */
-	double delay_s;
-	if (jnum(json_object_get(o, "delay_s"), &delay_s) && delay_s > 0 && isfinite(delay_s))
+	if (!isnan(delay_s))
 		snap->delay_s = delay_s;
 	snap->quick = json_is_true(json_object_get(o, "short"));
 out:

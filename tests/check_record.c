@@ -494,7 +494,7 @@ START_TEST(test_file_rules)
 	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
 	struct topo *t = topo_synthetic(1, 1, 2, 1);
 	int ipc = model_find_metric(m, "ipc");
-	struct record_info ri = { .model = m, .topo = t, .ncols = 1, .cols = &ipc };
+	struct record_info ri = { .model = m, .topo = t, .interval_s = 1, .ncols = 1, .cols = &ipc };
 	char *cause = NULL;
 	struct recorder *r = recorder_open(path, &ri, &cause);
 	ck_assert_ptr_nonnull(r);
@@ -554,7 +554,7 @@ START_TEST(test_hostile_lines)
 	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
 	struct topo *t = topo_synthetic(1, 1, 2, 1);
 	int ipc = model_find_metric(m, "ipc");
-	struct record_info ri = { .model = m, .topo = t, .ncols = 1, .cols = &ipc };
+	struct record_info ri = { .model = m, .topo = t, .interval_s = 1, .ncols = 1, .cols = &ipc };
 	char *cause = NULL;
 	struct recorder *rec = recorder_open(path, &ri, &cause);
 	ck_assert_msg(rec != NULL, "%s", cause);
@@ -587,6 +587,103 @@ START_TEST(test_hostile_lines)
 	replay_free(rp);
 	topo_free(t);
 	model_free(m);
+	free(path);
+}
+END_TEST
+
+/* Member i (0: the first line) of a recording, inflated. */
+static char *read_member(const char *path, int i, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	uint64_t off = 0, next = 0, size = (uint64_t)file_size(path);
+	int64_t stamp;
+	for (int k = 0; k < i; k++) {
+		ck_assert_int_eq(gzm_peek(fd, off, size, &next, &stamp), 0);
+		off = next;
+	}
+	char *text = NULL;
+	ck_assert_int_eq(gzm_read_at(fd, off, GZM_MAX_MEMBER, &text, len, &next, NULL), 0);
+	close(fd);
+	return text;
+}
+
+/* text with its first "from" replaced by "to". */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	ck_assert_msg(at != NULL, "no %s", from);
+	return xasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+/* A field that is not what a recording holds is refused with what was
+ * found: each "version" that is not 1 (before, all said "version 0"), an
+ * interval of 1e308 s, and a group that repeats another (which raised
+ * the coverage from 0.5 to 1). */
+START_TEST(test_field_messages)
+{
+	struct run live;
+	char *path = record_view(&live, "v.rec", "basic");
+	size_t hlen, len;
+	char *header = read_member(path, 0, &hlen);
+	char *line = read_member(path, 1, &len);
+	static const struct { const char *value, *says; } versions[] = {
+		{ "-1", "\"version\" is -1;" }, { "\"1\"", "\"version\" is \"1\";" },
+		{ "1.5", "\"version\" is 1.5;" }, { "null", "\"version\" is null;" },
+		{ "1e300", "\"version\" is 1e+300;" }, { "2", "\"version\" is 2;" },
+	};
+	char *bad = tmpfile_path("bad.rec");
+	for (size_t i = 0; i < ARRAY_SIZE(versions); i++) {
+		char *to = xasprintf("\"version\":%s", versions[i].value);
+		char *h = replace_once(header, "\"version\":1", to);
+		unlink(bad);
+		int fd = open(bad, O_WRONLY | O_CREAT, 0600);
+		ck_assert_int_eq(gzm_append(fd, h, strlen(h), 0, NULL), 0);
+		close(fd);
+		char *cause = NULL;
+		ck_assert_ptr_null(replay_open(bad, EVENTS_DIR, &cause));
+		ck_assert_msg(strstr(cause, versions[i].says) && strstr(cause, "reads recordings of version 1"),
+			      "%s", cause);
+		free(cause);
+		free(h);
+		free(to);
+	}
+	struct replay *rp = open_ok(path);
+	char *cause = NULL;
+	/* The line as recorded reads. */
+	struct snapshot *s = replay_snapshot_text(rp, line, len, &cause);
+	ck_assert_msg(s != NULL, "%s", cause);
+	snapshot_free(s);
+	const char *iv = strstr(line, "\"interval_s\":");
+	ck_assert_ptr_nonnull(iv);
+	char *num = xasprintf("%.*s", (int)strcspn(iv, ","), iv);
+	static const struct { const char *to, *says; } fields[] = {
+		{ "\"interval_s\":1e308", "\"interval_s\" is 1e+308; expected a number above 0 to 864000" },
+		{ "\"interval_s\":\"1\"", "\"interval_s\" is \"1\"" },
+		{ "\"interval_s\":-1", "\"interval_s\" is -1" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		char *t = replace_once(line, num, fields[i].to);
+		ck_assert_ptr_null(replay_snapshot_text(rp, t, strlen(t), &cause));
+		ck_assert_msg(strstr(cause, fields[i].says), "%s", cause);
+		free(cause);
+		free(t);
+	}
+	/* The first group, twice. */
+	const char *g0 = strstr(line, "\"groups\":[{");
+	ck_assert_ptr_nonnull(g0);
+	g0 += strlen("\"groups\":[");
+	const char *g1 = strchr(g0, '}');
+	char *twice = xasprintf("%.*s,%.*s%s", (int)(g1 + 1 - line), line, (int)(g1 + 1 - g0), g0, g1 + 1);
+	ck_assert_ptr_null(replay_snapshot_text(rp, twice, strlen(twice), &cause));
+	ck_assert_msg(strstr(cause, "group 2 counts the same core events as an earlier group"), "%s", cause);
+	free(cause);
+	free(twice);
+	free(num);
+	replay_free(rp);
+	free(bad);
+	free(line);
+	free(header);
+	run_done(&live);
 	free(path);
 }
 END_TEST
@@ -649,6 +746,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, test_file_rules);
 	tcase_add_test(tc, test_mutated_lines);
 	tcase_add_test(tc, test_hostile_lines);
+	tcase_add_test(tc, test_field_messages);
 	suite_add_tcase(s, tc);
 	return s;
 }
