@@ -219,6 +219,8 @@ static int choose_machine(struct run *r)
 	r->model = model_load_under(r->events_dir, mi->dir, &cause);
 	if (!r->model)
 		rc = runtime_error(cause);
+	else if (r->opt.sim && sim_check_args(r->model, r->opt.sim, &cause) < 0)
+		rc = usage_error(cause);
 	else if (!r->opt.no_config)
 		load_user_views(r);
 out:

@@ -171,6 +171,31 @@ char *read_text_file(const char *path)
 	return buf;
 }
 
+bool text_is_decimal(const char *s, bool whole)
+{
+	size_t digits = strspn(s, "0123456789");
+	s += digits;
+	if (whole)
+		return digits > 0 && !*s;
+	if (*s == '.') {
+		size_t frac = strspn(s + 1, "0123456789");
+		digits += frac;
+		s += 1 + frac;
+	}
+	if (digits == 0)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		size_t exp = strspn(s, "0123456789");
+		if (exp == 0)
+			return false;
+		s += exp;
+	}
+	return !*s;
+}
+
 int read_long_file(const char *path, long *out)
 {
 	char *s = read_text_file(path);
