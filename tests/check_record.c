@@ -488,17 +488,41 @@ START_TEST(test_many_damaged)
 END_TEST
 
 /* A recording is never written over; zcat reads it as JSON lines. */
+/* A recording of a 2-CPU Zen 5 with no interval yet, to which a test
+ * appends members of its own. */
+struct small_rec {
+	struct model *m;
+	struct topo *t;
+	int ipc;
+	struct record_info ri;
+};
+
+static char *small_recording(const char *name, struct small_rec *sr)
+{
+	char *path = tmpfile_path(name);
+	sr->m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	sr->t = topo_synthetic(1, 1, 2, 1);
+	sr->ipc = model_find_metric(sr->m, "ipc");
+	sr->ri = (struct record_info){ .model = sr->m, .topo = sr->t, .interval_s = 1, .ncols = 1, .cols = &sr->ipc };
+	char *cause = NULL;
+	struct recorder *r = recorder_open(path, &sr->ri, &cause);
+	ck_assert_msg(r != NULL, "%s", cause);
+	ck_assert_int_eq(recorder_close(r, NULL), 0);
+	return path;
+}
+
+static void small_rec_done(struct small_rec *sr)
+{
+	topo_free(sr->t);
+	model_free(sr->m);
+}
+
 START_TEST(test_file_rules)
 {
-	char *path = tmpfile_path("f.rec");
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
-	struct topo *t = topo_synthetic(1, 1, 2, 1);
-	int ipc = model_find_metric(m, "ipc");
-	struct record_info ri = { .model = m, .topo = t, .interval_s = 1, .ncols = 1, .cols = &ipc };
+	struct small_rec sr;
+	char *path = small_recording("f.rec", &sr);
+	const struct record_info ri = sr.ri;
 	char *cause = NULL;
-	struct recorder *r = recorder_open(path, &ri, &cause);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(recorder_close(r, NULL), 0);
 	ck_assert_ptr_null(recorder_open(path, &ri, &cause));
 	ck_assert_msg(strstr(cause, "never writes over") != NULL, "%s", cause);
 	free(cause);
@@ -523,8 +547,7 @@ START_TEST(test_file_rules)
 	ck_assert_ptr_null(replay_open(junk, EVENTS_DIR, &cause));
 	ck_assert_msg(strstr(cause, "junk") != NULL, "%s", cause);
 	free(cause);
-	topo_free(t);
-	model_free(m);
+	small_rec_done(&sr);
 	free(junk);
 	free(link);
 	free(path);
@@ -550,15 +573,9 @@ static char *repeat_text(const char *prefix, const char *unit, size_t n, const c
  * became a tree of a million objects. */
 START_TEST(test_hostile_lines)
 {
-	char *path = tmpfile_path("h.rec");
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
-	struct topo *t = topo_synthetic(1, 1, 2, 1);
-	int ipc = model_find_metric(m, "ipc");
-	struct record_info ri = { .model = m, .topo = t, .interval_s = 1, .ncols = 1, .cols = &ipc };
+	struct small_rec sr;
+	char *path = small_recording("h.rec", &sr);
 	char *cause = NULL;
-	struct recorder *rec = recorder_open(path, &ri, &cause);
-	ck_assert_msg(rec != NULL, "%s", cause);
-	ck_assert_int_eq(recorder_close(rec, NULL), 0);
 	static const struct { const char *prefix, *unit, *suffix; size_t n; const char *says; } lines[] = {
 		/* 3 MB: more text than an interval of 2 CPUs needs. */
 		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 1000000, "inflates to more than" },
@@ -585,8 +602,7 @@ START_TEST(test_hostile_lines)
 		free(cause);
 	}
 	replay_free(rp);
-	topo_free(t);
-	model_free(m);
+	small_rec_done(&sr);
 	free(path);
 }
 END_TEST
