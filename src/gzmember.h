@@ -11,7 +11,7 @@
 
 /* No member is inflated past this, whatever max a caller asks for; a
  * reader asks for less, from what the file can really need
- * (docs/recording.md, "Limits"). */
+ * (docs/recording.md, "What a replay may cost"). */
 #define GZM_MAX_MEMBER ((size_t)512 << 20)
 
 /* Compresses len bytes of buf into one member and appends it to fd with

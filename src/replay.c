@@ -48,10 +48,13 @@ struct replay {
 /* The longest interval a recording can hold: ten times the longest -d,
  * so that an interval that ran longer than asked still reads. */
 #define REPLAY_MAX_INTERVAL (10 * 86400.0)
+/* The sampler doubles its rotation period while it costs too much, up
+ * to the interval's length. */
+#define REPLAY_MAX_ROTATE_MS (REPLAY_MAX_INTERVAL * 1e3)
 /* A time of day in seconds since 1970, up to the year 5138. */
 #define REPLAY_MAX_TIME 1e11
 
-/* --- memory: what a line may cost (docs/recording.md, "Limits") --- */
+/* --- memory: what a line may cost (docs/recording.md, "What a replay may cost") --- */
 
 /* The first line: a topology of up to 8192 CPUs (TOPO_MAX_CPUS) at 9
  * numbers each, with room to spare, and a few lists of names. */
@@ -337,7 +340,7 @@ static int load_header(struct replay *r, const char *text, size_t len, const cha
 	r->view = dup_clean(jstr(h, "view"));
 	r->version = dup_clean(jstr(h, "pmctop"));
 	if (field_num(h, "interval_s", 0, REPLAY_MAX_INTERVAL, true, false, &r->info.interval_s, &why) < 0 ||
-	    field_num(h, "rotate_ms", SAMPLER_ROTATE_KERNEL, 60000, false, true, &r->info.rotate_ms, &why) < 0) {
+	    field_num(h, "rotate_ms", SAMPLER_ROTATE_KERNEL, REPLAY_MAX_ROTATE_MS, false, true, &r->info.rotate_ms, &why) < 0) {
 		set_cause(cause, "the first line's %s", why);
 		free(why);
 		goto out;
@@ -861,7 +864,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	if (field_num(o, "time", 0, REPLAY_MAX_TIME, false, false, &time_s, cause) < 0 ||
 	    field_num(o, "interval_s", 0, REPLAY_MAX_INTERVAL, true, false, &interval_s, cause) < 0 ||
 	    field_num(o, "delay_s", 0, REPLAY_MAX_INTERVAL, true, true, &delay_s, cause) < 0 ||
-	    field_num(o, "rotate_ms", SAMPLER_ROTATE_KERNEL, 60000, false, true, &rotate_ms, cause) < 0 ||
+	    field_num(o, "rotate_ms", SAMPLER_ROTATE_KERNEL, REPLAY_MAX_ROTATE_MS, false, true, &rotate_ms, cause) < 0 ||
 	    field_num(o, "cost_s", 0, REPLAY_MAX_INTERVAL, false, true, &cost_s, cause) < 0)
 		goto out;
 	if (!json_is_array(groups)) {

@@ -669,6 +669,17 @@ START_TEST(test_field_messages)
 	struct snapshot *s = replay_snapshot_text(rp, line, len, &cause);
 	ck_assert_msg(s != NULL, "%s", cause);
 	snapshot_free(s);
+	/* A rotation period that the sampler's back-off made longer than
+	 * --rotate's 60000 ms still reads. */
+	const char *rot = strstr(line, "\"rotate_ms\":");
+	ck_assert_ptr_nonnull(rot);
+	char *rotnum = xasprintf("%.*s", (int)strcspn(rot, ","), rot);
+	char *slow = replace_once(line, rotnum, "\"rotate_ms\":3600000");
+	s = replay_snapshot_text(rp, slow, strlen(slow), &cause);
+	ck_assert_msg(s != NULL && s->rotate_ms == 3600000, "%s", cause);
+	snapshot_free(s);
+	free(slow);
+	free(rotnum);
 	const char *iv = strstr(line, "\"interval_s\":");
 	ck_assert_ptr_nonnull(iv);
 	char *num = xasprintf("%.*s", (int)strcspn(iv, ","), iv);
