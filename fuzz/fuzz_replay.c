@@ -1,9 +1,18 @@
 /* fuzz_replay.c: libFuzzer harness for the recording reader (replay.c,
  * gzmember.c). The first byte chooses what the rest is: odd, the bytes of
- * a whole file, opened and every interval derived; even, one interval's
- * line, derived over the first line of a small real recording
- * (fuzz/replay-header.json: zen5, 2 CPUs). Nothing may crash, leak or
- * read out of bounds; a refusal must say why.
+ * a whole file, opened and every interval derived; 2 modulo 4, a large
+ * interval in few bytes (expand, below), written after the first line of
+ * a small real recording (fuzz/replay-header.json: zen5, 2 CPUs); 0
+ * modulo 4, one interval's line, derived over that first line. Nothing
+ * may crash, leak or read out of bounds; a refusal must say why.
+ *
+ * libFuzzer's inputs stay small (-max_len=8192), and so do the lines they
+ * make; the reader's limits on what a line may cost (depth, arrays and
+ * objects, values, bytes inflated) are reached only by lines of
+ * megabytes. The expand mode builds them: prefix, a unit repeated up to
+ * 8 MiB and a suffix, compressed into one member as the recorder writes
+ * it, so a few bytes of input become a line of any size up to 8 MiB,
+ * several times what this recording's budget allows.
  *
  * Built with -Wl,--wrap for model_load_by_name and model_free: a model the
  * reader loads by name is kept and handed out again to later inputs. The
@@ -25,6 +34,8 @@
 #include "snapshot.h"
 
 static struct replay *base;
+static char base_line[1 << 16];
+static size_t base_len;
 
 struct model *__real_model_load_by_name(const char *events_dir, const char *name, char **cause);
 void __real_model_free(struct model *m);
@@ -61,12 +72,11 @@ static void open_base(void)
 	FILE *f = fopen(FUZZ_SRC_DIR "/replay-header.json", "r");
 	if (!f)
 		abort();
-	static char line[1 << 16];
-	size_t n = fread(line, 1, sizeof(line) - 1, f);
+	base_len = fread(base_line, 1, sizeof(base_line) - 1, f);
 	fclose(f);
 	char *path = xasprintf("%s/base", fuzz_tmp("fuzz_replay"));
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || gzm_append(fd, line, n, 0, NULL) < 0)
+	if (fd < 0 || gzm_append(fd, base_line, base_len, 0, NULL) < 0)
 		abort();
 	close(fd);
 	char *cause = NULL;
@@ -78,34 +88,43 @@ static void open_base(void)
 	free(path);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The expand mode: PREFIX NUL UNIT NUL three bytes of repeat count
+ * (little-endian) SUFFIX, the repeats stopping at 8 MiB. */
+#define EXPAND_MAX ((size_t)8 << 20)
+
+static char *expand(const uint8_t *p, size_t n, size_t *len)
 {
-	if (size < 1)
-		return 0;
-	if (!base)
-		open_base();
+	const uint8_t *z1 = memchr(p, 0, n);
+	const uint8_t *z2 = z1 ? memchr(z1 + 1, 0, n - (size_t)(z1 + 1 - p)) : NULL;
+	if (!z2 || (size_t)(p + n - (z2 + 1)) < 3)
+		return NULL;
+	size_t lp = (size_t)(z1 - p), lu = (size_t)(z2 - z1 - 1);
+	size_t count = z2[1] | (size_t)z2[2] << 8 | (size_t)z2[3] << 16;
+	const uint8_t *suffix = z2 + 4;
+	size_t ls = (size_t)(p + n - suffix);
+	if (lu == 0)
+		count = 0;
+	else if (count > EXPAND_MAX / lu)
+		count = EXPAND_MAX / lu;
+	*len = lp + lu * count + ls;
+	char *t = xmalloc(*len + 1);
+	memcpy(t, p, lp);
+	for (size_t i = 0; i < count; i++)
+		memcpy(t + lp + i * lu, z1 + 1, lu);
+	memcpy(t + lp + lu * count, suffix, ls);
+	return t;
+}
+
+/* Opens path and derives its first eight intervals. */
+static void replay_file(const char *path)
+{
 	char *cause = NULL;
-	if (!(data[0] & 1)) {
-		struct snapshot *s = replay_snapshot_text(base, (const char *)data + 1, size - 1, &cause);
-		if (!s && !cause)
-			abort();
-		snapshot_free(s);
-		free(cause);
-		return 0;
-	}
-	static char *path;
-	if (!path)
-		path = xasprintf("%s/file", fuzz_tmp("fuzz_replay"));
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, data + 1, size - 1) != (ssize_t)(size - 1))
-		abort();
-	close(fd);
 	struct replay *r = replay_open(path, FUZZ_EVENTS_DIR, &cause);
 	if (!r) {
 		if (!cause)
 			abort();
 		free(cause);
-		return 0;
+		return;
 	}
 	for (int i = 0; i < replay_count(r) && i < 8; i++) {
 		struct snapshot *s = replay_snapshot(r, i, &cause);
@@ -116,5 +135,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cause = NULL;
 	}
 	replay_free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	if (!base)
+		open_base();
+	char *cause = NULL;
+	static char *path;
+	if (!path)
+		path = xasprintf("%s/file", fuzz_tmp("fuzz_replay"));
+	if ((data[0] & 3) == 2) {
+		size_t len;
+		char *text = expand(data + 1, size - 1, &len);
+		if (!text)
+			return 0;
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || gzm_append(fd, base_line, base_len, 0, NULL) < 0 ||
+		    gzm_append(fd, text, len, 1000, NULL) < 0)
+			abort();
+		close(fd);
+		free(text);
+		replay_file(path);
+		return 0;
+	}
+	if (!(data[0] & 1)) {
+		struct snapshot *s = replay_snapshot_text(base, (const char *)data + 1, size - 1, &cause);
+		if (!s && !cause)
+			abort();
+		snapshot_free(s);
+		free(cause);
+		return 0;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, data + 1, size - 1) != (ssize_t)(size - 1))
+		abort();
+	close(fd);
+	replay_file(path);
 	return 0;
 }

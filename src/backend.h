@@ -158,4 +158,9 @@ int sim_truth_pids(struct backend *b, int *pids, int max);
 int sim_parse_spec(const char *spec, const struct model_info *models, int nmodels, char **model_name,
 		   int shape[4], char **cause);
 
+/* Checks the ",KEY=VALUE" options of a --sim spec against model m as the
+ * backend will take them, so that a bad one is bad usage (exit 2) before
+ * anything starts. 0, or -1 with *cause. */
+int sim_check_args(const struct model *m, const char *arg, char **cause);
+
 #endif

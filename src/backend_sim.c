@@ -273,6 +273,23 @@ out:
 	return rc;
 }
 
+int sim_check_args(const struct model *m, const char *arg, char **cause)
+{
+	struct backend *b = xcalloc(1, sizeof(*b));
+	b->m = m;
+	wl_params_default(&b->wp);
+	b->absent = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(bool));
+	/* The model's own defaults are checked when the backend is created
+	 * (a model file at fault is not bad usage); here they only set the
+	 * clocks that a "nominal=" is compared with. */
+	if (m->sim_args)
+		parse_arg(b, m->sim_args, NULL);
+	int rc = parse_arg(b, arg, cause);
+	free(b->absent);
+	free(b);
+	return rc;
+}
+
 static int resolve_quantity(void *ctx, const char *name)
 {
 	(void)ctx;

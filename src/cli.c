@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,13 +140,25 @@ void options_done(struct options *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* A whole decimal number from lo to hi; -1 if not. */
+/* Numbers: one grammar for every option (text_is_decimal). */
+
+/* A whole number from lo to hi; -1 if not. */
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	if (!text_is_decimal(s, true))
+		return -1;
+	errno = 0;
+	long v = strtol(s, NULL, 10);
+	if (errno || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int parse_int(const char *s, long lo, long hi, int *out)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end || errno || v < lo || v > hi)
+	long v;
+	if (parse_long(s, lo, hi, &v) < 0)
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -153,10 +166,11 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 
 static int parse_double(const char *s, double *out)
 {
-	char *end;
+	if (!text_is_decimal(s, false))
+		return -1;
 	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end != '\0' || !isfinite(v))
+	double v = strtod(s, NULL);
+	if (errno || !isfinite(v))
 		return -1;
 	*out = v;
 	return 0;
@@ -171,6 +185,21 @@ int cli_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* Whether a path has a part "." or "..": a cgroup path names a cgroup
+ * from the hierarchy's root, as /proc/PID/cgroup writes it, never one
+ * relative to another (../../etc matched nothing, and said nothing). */
+static bool has_dot_segment(const char *p)
+{
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return true;
+		p += n;
+		p += *p == '/';
+	}
+	return false;
+}
+
 static void replace(char **slot, const char *value)
 {
 	free(*slot);
@@ -180,7 +209,6 @@ static void replace(char **slot, const char *value)
 /* Handles one option; returns 0 or -1 with *cause. */
 static int handle_option(int c, const char *arg, const char *optname, struct options *o, char **cause)
 {
-	char *end;
 	switch (c) {
 	case 'd':
 		if (cli_parse_seconds(arg, &o->delay_s) < 0 || o->delay_s < 0.01 || o->delay_s > 86400)
@@ -188,9 +216,7 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 		o->delay_set = true;
 		return 0;
 	case 'n':
-		errno = 0;
-		o->iterations = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || o->iterations < 1)
+		if (parse_long(arg, 1, LONG_MAX, &o->iterations) < 0)
 			return set_cause(cause, "-n expects a positive number of intervals, not '%s'", arg);
 		return 0;
 	case 'b': o->batch = true; return 0;
@@ -296,8 +322,13 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 				break;
 			}
 		}
-		if (!*p || text_bad_at(p) >= 0 || strstr(p, "//"))
-			return set_cause(cause, "--cgroup expects a cgroup path such as /system.slice/nginx.service");
+		if (!*p || text_bad_at(p) >= 0 || strstr(p, "//") || has_dot_segment(p)) {
+			char *clean = text_sanitize(arg);
+			set_cause(cause, "--cgroup expects a cgroup path such as /system.slice/nginx.service, "
+				  "without '.' or '..' parts, not '%s'", clean);
+			free(clean);
+			return -1;
+		}
 		free(o->cgroup);
 		o->cgroup = *p == '/' ? xstrdup(p) : xasprintf("/%s", p);
 		size_t len = strlen(o->cgroup);

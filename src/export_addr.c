@@ -24,10 +24,9 @@ int export_scope_parse(const char *s)
 
 static int parse_port(const char *p, const char *whole, unsigned short *port, char **cause)
 {
-	char *end;
 	errno = 0;
-	long v = strtol(p, &end, 10);
-	if (!*p || *end || errno || v < 1 || v > 65535)
+	long v = text_is_decimal(p, true) ? strtol(p, NULL, 10) : 0;
+	if (errno || v < 1 || v > 65535)
 		return set_cause(cause, "--listen expects [ADDRESS:]PORT with a port from 1 to 65535, not '%s'", whole);
 	*port = (unsigned short)v;
 	return 0;

@@ -129,7 +129,7 @@ static ssize_t pread_full(int fd, unsigned char *buf, size_t n, uint64_t off)
 	return (ssize_t)got;
 }
 
-int gzm_read_at(int fd, uint64_t off, char **out, size_t *len, uint64_t *next, char **cause)
+int gzm_read_at(int fd, uint64_t off, size_t max, char **out, size_t *len, uint64_t *next, char **cause)
 {
 	*out = NULL;
 	*len = 0;
@@ -138,11 +138,21 @@ int gzm_read_at(int fd, uint64_t off, char **out, size_t *len, uint64_t *next, c
 	if (inflateInit2(&z, GZ_WBITS) != Z_OK)
 		return set_cause(cause, "zlib: cannot start inflating"), -ENOMEM;
 	unsigned char *in = xmalloc(GZ_INBUF);
-	size_t cap = 1 << 16, n = 0;
+	if (max > GZM_MAX_MEMBER)
+		max = GZM_MAX_MEMBER;
+	/* The buffer grows as the member inflates, never past max and a
+	 * little room: what a member claims to hold is not believed. */
+	size_t cap = max < ((size_t)1 << 16) ? max + 4096 : (size_t)1 << 16, n = 0;
 	char *buf = xmalloc(cap + 1);
 	uint64_t pos = off;
 	int rc = 0;
 	for (;;) {
+		if (n > max) {
+			rc = -EFBIG;
+			set_cause(cause, "the record at byte %llu inflates to more than %zu bytes",
+				  (unsigned long long)off, max);
+			break;
+		}
 		if (z.avail_in == 0) {
 			ssize_t r = pread_full(fd, in, GZ_INBUF, pos);
 			if (r < 0) {
@@ -162,23 +172,19 @@ int gzm_read_at(int fd, uint64_t off, char **out, size_t *len, uint64_t *next, c
 			pos += (uint64_t)r;
 		}
 		if (cap - n < 4096) {
-			if (cap >= GZM_MAX_MEMBER) {
-				rc = -EFBIG;
-				set_cause(cause, "the record at byte %llu inflates to more than %zu MiB",
-					  (unsigned long long)off, GZM_MAX_MEMBER >> 20);
-				break;
-			}
-			cap *= 2;
+			cap = cap * 2 < max + 4096 ? cap * 2 : max + 4096;
 			buf = xrealloc(buf, cap + 1);
 		}
 		z.next_out = (Bytef *)buf + n;
 		z.avail_out = (uInt)(cap - n);
 		int zr = inflate(&z, Z_NO_FLUSH);
 		n = cap - z.avail_out;
-		if (zr == Z_STREAM_END) {
+		if (zr == Z_STREAM_END && n <= max) {
 			*next = pos - z.avail_in;
 			break;
 		}
+		if (zr == Z_STREAM_END)
+			continue;   /* refused above */
 		if (zr == Z_OK || (zr == Z_BUF_ERROR && z.avail_in == 0))
 			continue;
 		rc = -EBADMSG;

@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A member larger than this once inflated is taken for corruption (or a
- * file made to exhaust memory), not read. */
+/* No member is inflated past this, whatever max a caller asks for; a
+ * reader asks for less, from what the file can really need
+ * (docs/recording.md, "What a replay may cost"). */
 #define GZM_MAX_MEMBER ((size_t)512 << 20)
 
 /* Compresses len bytes of buf into one member and appends it to fd with
@@ -29,11 +30,12 @@ int gzm_peek(int fd, uint64_t off, uint64_t size, uint64_t *next, int64_t *stamp
 
 /* Inflates the member that starts at byte off of fd into a new buffer
  * (NUL-terminated; *len without the NUL) and sets *next to the byte after
- * it. Returns 0; -EAGAIN when the file ends inside the member (truncated);
- * -EBADMSG when the bytes are not a whole, valid member (bad header, data
- * or CRC); -EFBIG beyond GZM_MAX_MEMBER; another -errno for a read error.
- * *cause says which. */
-int gzm_read_at(int fd, uint64_t off, char **out, size_t *len, uint64_t *next, char **cause);
+ * it. Inflating stops as soon as the text passes max bytes (or
+ * GZM_MAX_MEMBER), so memory follows max, not the member. Returns 0;
+ * -EAGAIN when the file ends inside the member (truncated); -EBADMSG when
+ * the bytes are not a whole, valid member (bad header, data or CRC);
+ * -EFBIG beyond max; another -errno for a read error. *cause says which. */
+int gzm_read_at(int fd, uint64_t off, size_t max, char **out, size_t *len, uint64_t *next, char **cause);
 
 /* The offset of the next byte sequence at or after off that may start a
  * member (the gzip magic and deflate method), or -1 if none: where a

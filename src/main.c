@@ -219,6 +219,8 @@ static int choose_machine(struct run *r)
 	r->model = model_load_under(r->events_dir, mi->dir, &cause);
 	if (!r->model)
 		rc = runtime_error(cause);
+	else if (r->opt.sim && sim_check_args(r->model, r->opt.sim, &cause) < 0)
+		rc = usage_error(cause);
 	else if (!r->opt.no_config)
 		load_user_views(r);
 out:
@@ -372,10 +374,19 @@ static FILE *open_output(struct run *r)
 {
 	char *cause = NULL;
 	FILE *f = stdout;
-	if (r->opt.output_path && !(f = output_open(r->opt.output_path, &cause))) {
-		runtime_error(cause);
+	if (r->opt.output_path && !(f = output_open(r->opt.output_path, false, &cause)) && errno == ENXIO) {
+		/* A FIFO with no reader yet: say so rather than hang without a
+		 * word; Ctrl-C interrupts the wait (no SA_RESTART in batch). */
 		free(cause);
+		cause = xasprintf("waiting for a process to read the FIFO %s (Ctrl-C stops)", r->opt.output_path);
+		say(cause);
+		free(cause);
+		cause = NULL;
+		f = output_open(r->opt.output_path, true, &cause);
 	}
+	if (!f && !stop_requested)
+		runtime_error(cause);
+	free(cause);
 	return f;
 }
 
@@ -686,6 +697,15 @@ static void publish_copy(void *hub, const struct snapshot *snap)
 static int run(struct run *r)
 {
 	char *cause = NULL;
+	/* Before anything is created: -w would make the file that -o then
+	 * refuses as not pmctop's output, leaving a recording of nothing. */
+	if (r->opt.record_path && r->opt.output_path && path_same_file(r->opt.record_path, r->opt.output_path)) {
+		char *msg = xasprintf("-w and -o both name %s: a recording and the figures go to two files",
+				      r->opt.output_path);
+		int rc = usage_error(msg);
+		free(msg);
+		return rc;
+	}
 	r->events_dir = pick_events_dir(&r->opt);
 	if (r->opt.list_models) {
 		if (listing_models(stdout, r->events_dir, &cause) < 0) {

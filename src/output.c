@@ -42,8 +42,48 @@ static bool looks_like_ours(const char *head, size_t n)
 	return false;
 }
 
-FILE *output_open(const char *path, char **cause)
+/* /dev/null itself, by its device number, whatever name reaches it. */
+static bool is_dev_null(const struct stat *sb)
 {
+	struct stat null;
+	return S_ISCHR(sb->st_mode) && stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode) &&
+	       sb->st_rdev == null.st_rdev;
+}
+
+/* Replaces an existing regular file only if it is pmctop's own output;
+ * the open descriptor, or -1 with *cause. */
+static int open_existing(const char *path, char **cause)
+{
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char head[32];
+	ssize_t n = fd < 0 ? 0 : read(fd, head, sizeof(head));
+	struct stat sb;
+	const char *why = NULL;
+	if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1))
+		why = "is not a regular file with one name";
+	else if (fd >= 0 && sb.st_uid != geteuid())
+		why = "belongs to another user";
+	else if (fd >= 0 && (n < 0 || !looks_like_ours(head, (size_t)n)))
+		why = "exists and does not hold pmctop's output";
+	if (why) {
+		close(fd);
+		set_cause(cause, "%s %s; pmctop replaces only its own output (remove the file first)", path, why);
+		return -1;
+	}
+	if (fd >= 0 && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)) {
+		set_cause(cause, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (fd < 0)
+		set_cause(cause, "cannot write %s: %s", path, path_errno_phrase(errno));
+	return fd;
+}
+
+FILE *output_open(const char *path, bool wait, char **cause)
+{
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return stdout;
 	/* Never through a symbolic link: a link planted where root writes
 	 * would otherwise aim the output at any file. */
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
@@ -54,38 +94,35 @@ FILE *output_open(const char *path, char **cause)
 			return NULL;
 		}
 		if (S_ISFIFO(sb.st_mode)) {
-			fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+			fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (wait ? 0 : O_NONBLOCK));
+			if (fd < 0) {
+				int err = errno;
+				set_cause(cause, "cannot write %s: %s", path,
+					  err == EINTR ? "interrupted while waiting for a reader" : path_errno_phrase(err));
+				errno = err;
+				return NULL;
+			}
+			/* Writes block as usual from here on. */
+			int fl = fcntl(fd, F_GETFL);
+			if (fl >= 0)
+				fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 		} else if (S_ISLNK(sb.st_mode)) {
 			set_cause(cause, "%s is a symbolic link; pmctop writes only to a file itself", path);
 			return NULL;
-		} else if (!S_ISREG(sb.st_mode)) {
-			set_cause(cause, "%s is not a regular file or a FIFO", path);
+		} else if (S_ISDIR(sb.st_mode)) {
+			set_cause(cause, "cannot write %s: it is a directory", path);
 			return NULL;
-		} else {
-			fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-			char head[32];
-			ssize_t n = fd < 0 ? 0 : read(fd, head, sizeof(head));
-			const char *why = NULL;
-			if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1))
-				why = "is not a regular file with one name";
-			else if (fd >= 0 && sb.st_uid != geteuid())
-				why = "belongs to another user";
-			else if (fd >= 0 && (n < 0 || !looks_like_ours(head, (size_t)n)))
-				why = "exists and does not hold pmctop's output";
-			if (why) {
-				close(fd);
-				set_cause(cause, "%s %s; pmctop replaces only its own output (remove the file first)", path, why);
-				return NULL;
-			}
-			if (fd >= 0 && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)) {
-				set_cause(cause, "cannot write %s: %s", path, strerror(errno));
-				close(fd);
-				return NULL;
-			}
+		} else if (is_dev_null(&sb)) {
+			fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+		} else if (!S_ISREG(sb.st_mode)) {
+			set_cause(cause, "%s is not a regular file, a FIFO or /dev/null", path);
+			return NULL;
+		} else if ((fd = open_existing(path, cause)) < 0) {
+			return NULL;
 		}
 	}
 	if (fd < 0) {
-		set_cause(cause, "cannot write %s: %s", path, errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		set_cause(cause, "cannot write %s: %s", path, path_errno_phrase(errno));
 		return NULL;
 	}
 	FILE *f = fdopen(fd, "w");

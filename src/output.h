@@ -19,12 +19,18 @@ struct output_opts {
 	int top;                        /* task and cgroup rows written per interval; 0: all */
 };
 
-/* Opens -o's FILE for writing. A new file is created with mode 0644 (less
- * the umask). An existing one is replaced only if it is a regular file with
- * one name, owned by the user running pmctop, and empty or holding pmctop's
- * own output (table, CSV or JSON); a FIFO is written to as it is. Symbolic
- * links are never followed. NULL with *cause otherwise. */
-FILE *output_open(const char *path, char **cause);
+/* Opens -o's FILE for writing. "-" and /dev/stdout are standard output
+ * (stdout itself, which the caller does not close), /dev/null is written
+ * to. A new file is created with mode 0644 (less the umask). An existing
+ * one is replaced only if it is a regular file with one name, owned by the
+ * user running pmctop, and empty or holding pmctop's own output (table,
+ * CSV or JSON); a FIFO is written to as it is. Symbolic links are never
+ * followed. NULL with *cause otherwise.
+ *
+ * A FIFO that no process reads yet: without wait, NULL with errno ENXIO
+ * (and *cause), so that the caller can say that it waits; with wait, the
+ * open blocks until a reader comes, or a signal interrupts it. */
+FILE *output_open(const char *path, bool wait, char **cause);
 
 struct output;
 struct output *output_new(FILE *f, const struct output_opts *o);

@@ -10,9 +10,11 @@
 
 static const char *const scope_names[SNAP_NSCOPES] = { "cpu", "core", "ccx", "socket", "system" };
 
+/* An infinity is empty too, as the table's '-' and JSON's null: a figure
+ * that is not a number is not one in any format. */
 static void print_num(FILE *f, double v)
 {
-	if (isnan(v))
+	if (!isfinite(v))
 		fputc(',', f);
 	else
 		fprintf(f, ",%.6g", v);

@@ -268,27 +268,28 @@ static int open_new(const char *path, char **cause)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
 	if (fd >= 0 || errno != EEXIST) {
 		if (fd < 0)
-			set_cause(cause, "cannot write %s: %s", path,
-				  errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+			set_cause(cause, "cannot record to %s: %s", path, path_errno_phrase(errno));
 		return fd;
 	}
+	/* Not blocking: a FIFO that no process reads is refused (ENXIO) at
+	 * once, not waited on. */
 	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat sb;
 	const char *why = NULL;
 	if (fd < 0)
-		why = errno == ELOOP ? "is a symbolic link" : strerror(errno);
+		why = path_errno_phrase(errno);
 	else if (fstat(fd, &sb) < 0)
 		why = strerror(errno);
 	else if (S_ISFIFO(sb.st_mode))
 		why = NULL;
 	else if (!S_ISREG(sb.st_mode) || sb.st_nlink != 1)
-		why = "is not a regular file with one name";
+		why = "it is not a regular file with one name";
 	else if (sb.st_uid != geteuid())
-		why = "belongs to another user";
+		why = "it belongs to another user";
 	else if (sb.st_size > 0)
-		why = "exists; pmctop never writes over a recording (remove it or choose another name)";
+		why = "it exists; pmctop never writes over a recording (remove it or choose another name)";
 	if (why) {
-		set_cause(cause, "cannot record to %s: it %s", path, why);
+		set_cause(cause, "cannot record to %s: %s", path, why);
 		if (fd >= 0)
 			close(fd);
 		return -1;

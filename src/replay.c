@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "derive.h"
 #include "gzmember.h"
+#include "jsonbudget.h"
 #include "record.h"
 #include "sampler.h"
 #include "sched.h"
@@ -39,7 +40,77 @@ struct replay {
 	int nevents; int *events;
 	bool *seen;                   /* [model nevents]: counted in an interval read */
 	unsigned plan_gen;
+	/* What one interval may hold (interval_budget). */
+	size_t max_bytes;
+	struct json_budget budget;
 };
+
+/* The longest interval a recording can hold: ten times the longest -d,
+ * so that an interval that ran longer than asked still reads. */
+#define REPLAY_MAX_INTERVAL (10 * 86400.0)
+/* The sampler doubles its rotation period while it costs too much, up
+ * to the interval's length. */
+#define REPLAY_MAX_ROTATE_MS (REPLAY_MAX_INTERVAL * 1e3)
+/* A time of day in seconds since 1970, up to the year 5138. */
+#define REPLAY_MAX_TIME 1e11
+
+/* --- memory: what a line may cost (docs/recording.md, "What a replay may cost") --- */
+
+/* The first line: a topology of up to 8192 CPUs (TOPO_MAX_CPUS) at 9
+ * numbers each, with room to spare, and a few lists of names. */
+#define HEADER_MAX_BYTES ((size_t)4 << 20)
+static const struct json_budget header_budget = {
+	.max_depth = 8, .max_containers = 32768, .max_values = 262144,
+};
+
+/* Whatever a header claims, no interval is parsed past these: over 100
+ * times the largest interval measured (280 KB, 384 CPUs,
+ * docs/recording.md), and a tree that stays near 100 MB in jansson. */
+#define INTERVAL_MAX_BYTES ((size_t)32 << 20)
+#define INTERVAL_MAX_VALUES ((size_t)2 << 20)
+
+/* What one interval of the recorded machine can hold at most, from the
+ * header's CPUs and the model's events and PMUs: every event counted on
+ * every CPU (an uncore PMU has no more instances than CPUs), in groups of
+ * one event, each event in two groups at most, with the group's running
+ * time, in all and in each of SAMPLER_MAX_BUCKETS buckets; at 26
+ * characters a number, the longest a double takes with its comma. A line
+ * nests 5 deep (the line, "pmus", a PMU, "inst", an instance). */
+static void interval_budget(struct replay *r)
+{
+	size_t ncpus = (size_t)r->topo->ncpus, nev = (size_t)r->model->nevents;
+	size_t npmus = (size_t)r->model->npmus, nmetrics = (size_t)r->model->nmetrics;
+	size_t values = 4096 + nmetrics + nev + ncpus * (3 * npmus + (SAMPLER_MAX_BUCKETS + 1) * 4 * nev);
+	size_t bytes = 65536 + 64 * (nmetrics + nev) + 26 * values;
+	r->budget = (struct json_budget){
+		.max_depth = 8,
+		.max_containers = 64 + 12 * nev + npmus * (ncpus + 2),
+		.max_values = values < INTERVAL_MAX_VALUES ? values : INTERVAL_MAX_VALUES,
+	};
+	r->max_bytes = bytes < INTERVAL_MAX_BYTES ? bytes : INTERVAL_MAX_BYTES;
+}
+
+/* Parses a line once its cost is known to be within limits. */
+static json_t *parse_bounded(const char *text, size_t len, const struct json_budget *limits, char **cause)
+{
+	struct json_budget b = *limits;
+	const char *what = NULL;
+	if (json_budget_scan(&b, text, len, &what) < 0) {
+		if (!strcmp(what, "depth"))
+			set_cause(cause, "arrays and objects nest more than %zu deep at byte %zu of the line; "
+				  "a line of a recording nests %zu at most", b.max_depth, b.scanned, b.max_depth);
+		else
+			set_cause(cause, "more than %zu %s by byte %zu of the line, more than a line of "
+				  "this recording can hold", !strcmp(what, "values") ? b.max_values : b.max_containers,
+				  !strcmp(what, "values") ? "values" : "arrays and objects", b.scanned);
+		return NULL;
+	}
+	json_error_t je;
+	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o)
+		set_cause(cause, "not JSON (%s, column %d)", je.text, je.column);
+	return o;
+}
 
 /* --- JSON helpers: each says what it expected --- */
 
@@ -71,6 +142,53 @@ static bool jint(json_t *v, int lo, int hi, int *out)
 		return false;
 	*out = (int)x;
 	return true;
+}
+
+/* What a field held, for a message: its JSON text, cleaned and cut to
+ * fit buf, or "missing". */
+static const char *found(json_t *v, char *buf, size_t n)
+{
+	if (!v) {
+		snprintf(buf, n, "missing");
+		return buf;
+	}
+	/* jansson writes 1e300 as 1.0000000000000001e+300. */
+	if (json_is_real(v)) {
+		snprintf(buf, n, "%.15g", json_real_value(v));
+		return buf;
+	}
+	char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	char *clean = text_sanitize(text ? text : "?");
+	if (strlen(clean) >= n && n > 4)
+		snprintf(buf, n, "%.*s...", (int)(n - 4), clean);
+	else
+		snprintf(buf, n, "%s", clean);
+	free(clean);
+	free(text);
+	return buf;
+}
+
+/* A number field of an interval from lo to hi (lo itself refused when
+ * above_lo), or null (NaN) where may_be_null; 0, or -1 with *cause
+ * saying what was found. */
+static int field_num(json_t *o, const char *key, double lo, double hi, bool above_lo, bool may_be_null,
+		     double *out, char **cause)
+{
+	json_t *v = json_object_get(o, key);
+	if (may_be_null && (!v || json_is_null(v))) {
+		*out = NAN;
+		return 0;
+	}
+	if (json_is_number(v)) {
+		double x = json_number_value(v);
+		if ((above_lo ? x > lo : x >= lo) && x <= hi) {
+			*out = x;
+			return 0;
+		}
+	}
+	char what[48];
+	return set_cause(cause, "\"%s\" is %s; expected a number %s %g to %g%s", key, found(v, what, sizeof(what)),
+			 above_lo ? "above" : "from", lo, hi, may_be_null ? " or null" : "");
 }
 
 /* An array of exactly n numbers (or null when n is 0 or may be absent)
@@ -179,21 +297,24 @@ static char *dup_clean(const char *s)
 
 static int load_header(struct replay *r, const char *text, size_t len, const char *events_dir, char **cause)
 {
-	json_error_t je;
-	json_t *h = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	char *why = NULL;
+	json_t *h = parse_bounded(text, len, &header_budget, &why);
 	int rc = -1;
 	if (!json_is_object(h)) {
-		set_cause(cause, "the first line is not a JSON object (%s, column %d)", je.text, je.column);
+		set_cause(cause, "the first line is %s", why ? why : "not a JSON object");
+		free(why);
 		goto out;
 	}
 	const char *fmt = jstr(h, "format");
-	int version = 0;
+	json_t *version = json_object_get(h, "version");
+	char what[48];
 	if (!fmt || strcmp(fmt, RECORD_FORMAT_NAME) != 0) {
 		set_cause(cause, "not a pmctop recording (the first line's \"format\" is not \"%s\")", RECORD_FORMAT_NAME);
 		goto out;
 	}
-	if (!jint(json_object_get(h, "version"), 0, 1 << 30, &version) || version != RECORD_VERSION) {
-		set_cause(cause, "a recording of format version %d; this pmctop reads version %d", version, RECORD_VERSION);
+	if (!json_is_integer(version) || json_integer_value(version) != RECORD_VERSION) {
+		set_cause(cause, "the first line's \"version\" is %s; this pmctop reads recordings of version %d",
+			  found(version, what, sizeof(what)), RECORD_VERSION);
 		goto out;
 	}
 	const char *model = jstr(h, "model");
@@ -201,7 +322,6 @@ static int load_header(struct replay *r, const char *text, size_t len, const cha
 		set_cause(cause, "the first line names no \"model\"");
 		goto out;
 	}
-	char *why = NULL;
 	r->model = model_load_by_name(events_dir, model, &why);
 	if (!r->model) {
 		char *clean = text_sanitize(model);
@@ -219,10 +339,12 @@ static int load_header(struct replay *r, const char *text, size_t len, const cha
 	r->cpu_name = dup_clean(jstr(h, "cpu_name"));
 	r->view = dup_clean(jstr(h, "view"));
 	r->version = dup_clean(jstr(h, "pmctop"));
-	if (!jnum(json_object_get(h, "interval_s"), &r->info.interval_s) || !(r->info.interval_s > 0))
-		r->info.interval_s = 1;
-	if (!jnum(json_object_get(h, "rotate_ms"), &r->info.rotate_ms))
-		r->info.rotate_ms = NAN;
+	if (field_num(h, "interval_s", 0, REPLAY_MAX_INTERVAL, true, false, &r->info.interval_s, &why) < 0 ||
+	    field_num(h, "rotate_ms", SAMPLER_ROTATE_KERNEL, REPLAY_MAX_ROTATE_MS, false, true, &r->info.rotate_ms, &why) < 0) {
+		set_cause(cause, "the first line's %s", why);
+		free(why);
+		goto out;
+	}
 	json_t *flt = json_object_get(h, "cpu_filter");
 	if (json_is_array(flt)) {
 		r->cpu_filter = xcalloc((size_t)r->topo->max_cpu + 1, sizeof(bool));
@@ -317,7 +439,7 @@ struct replay *replay_open(const char *path, const char *events_dir, char **caus
 	char *text = NULL, *why = NULL;
 	size_t len = 0;
 	uint64_t next = 0;
-	int rc = gzm_read_at(fd, 0, &text, &len, &next, &why);
+	int rc = gzm_read_at(fd, 0, HEADER_MAX_BYTES, &text, &len, &next, &why);
 	if (rc < 0 || load_header(r, text, len, events_dir, &why) < 0) {
 		set_cause(cause, "%s: %s", path, why ? why : "not a pmctop recording");
 		free(why);
@@ -338,6 +460,7 @@ struct replay *replay_open(const char *path, const char *events_dir, char **caus
 	r->info.fmts = r->fmts;
 	r->info.evcols = r->evcols;
 	r->seen = xcalloc((size_t)r->model->nevents + 1, sizeof(bool));
+	interval_budget(r);
 	list_intervals(r, next, (uint64_t)sb.st_size);
 	return r;
 }
@@ -586,6 +709,17 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 		keep[nk] = (int)k;
 		ev[nk++] = ei;
 	}
+	/* The same group twice would count its events twice over the same
+	 * time: coverage above what was measured, figures of nothing new. */
+	for (int g = 0; g < iv->plan.ngroups; g++)
+		if (iv->plan.groups[g].pmu == p && iv->plan.groups[g].nevents == nk &&
+		    !memcmp(iv->plan.groups[g].events, ev, sizeof(int) * (size_t)nk)) {
+			set_cause(cause, "group %d counts the same %s events as an earlier group (%s, ...); "
+				  "a recording counts each group once", gi + 1, m->pmus[p].name, m->events[ev[0]].name);
+			free(keep);
+			free(ev);
+			return -1;
+		}
 	const char *bad = NULL;
 	double *v = jnums(o, "v", ni * ne, true, &bad);
 	double *rr = v ? jnums(o, "r", ni, false, &bad) : NULL;
@@ -716,17 +850,27 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	struct topo *t = NULL;
 	int *offline = NULL, *returning = NULL, *down = NULL;
 	int noff = 0, nret = 0, ndown = 0;
-	double interval_s, time_s, rotate_ms, cost_s;
-	json_t *groups = json_object_get(o, "groups");
-	if (!json_is_object(o) || !jnum(json_object_get(o, "interval_s"), &interval_s) || !(interval_s > 0) ||
-	    !jnum(json_object_get(o, "time"), &time_s) || !json_is_array(groups)) {
-		set_cause(cause, "expected an object with \"time\", \"interval_s\" > 0 and \"groups\"");
+	double interval_s, time_s, rotate_ms, cost_s, delay_s;
+	json_t *groups = json_object_get(o, "groups"), *seq = json_object_get(o, "seq");
+	char what[48];
+	if (!json_is_object(o)) {
+		set_cause(cause, "the line is %s; expected an object", found(o, what, sizeof(what)));
 		goto out;
 	}
-	if (!jnum(json_object_get(o, "rotate_ms"), &rotate_ms))
-		rotate_ms = NAN;
-	if (!jnum(json_object_get(o, "cost_s"), &cost_s))
-		cost_s = NAN;
+	if (!json_is_integer(seq) || json_integer_value(seq) < 0) {
+		set_cause(cause, "\"seq\" is %s; expected a whole number from 0", found(seq, what, sizeof(what)));
+		goto out;
+	}
+	if (field_num(o, "time", 0, REPLAY_MAX_TIME, false, false, &time_s, cause) < 0 ||
+	    field_num(o, "interval_s", 0, REPLAY_MAX_INTERVAL, true, false, &interval_s, cause) < 0 ||
+	    field_num(o, "delay_s", 0, REPLAY_MAX_INTERVAL, true, true, &delay_s, cause) < 0 ||
+	    field_num(o, "rotate_ms", SAMPLER_ROTATE_KERNEL, REPLAY_MAX_ROTATE_MS, false, true, &rotate_ms, cause) < 0 ||
+	    field_num(o, "cost_s", 0, REPLAY_MAX_INTERVAL, false, true, &cost_s, cause) < 0)
+		goto out;
+	if (!json_is_array(groups)) {
+		set_cause(cause, "\"groups\" is %s; expected a list", found(groups, what, sizeof(what)));
+		goto out;
+	}
 	int maxc = r->topo->ncpus;
 	if (int_list(o, "offline", maxc, &offline, &noff, cause) < 0 ||
 	    int_list(o, "returning", maxc, &returning, &nret, cause) < 0 ||
@@ -772,8 +916,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 		.cache = NULL, .plan_gen = r->plan_gen,
 	};
 	snap = derive_snapshot(&in);
-	json_int_t seq = json_integer_value(json_object_get(o, "seq"));
-	snap->seq = seq > 0 ? (uint64_t)seq : 0;
+	snap->seq = (uint64_t)json_integer_value(seq);
 	snap->time = time_s;
 	snap->simulated = r->info.simulated;
 	const char *notice = jstr(o, "notice");
@@ -786,8 +929,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	snap->sampler_cost_s = cost_s;
 	snap->rotate_ms = rotate_ms;
 	/* Optional: recordings written before pmctop kept them lack them. */
-	double delay_s;
-	if (jnum(json_object_get(o, "delay_s"), &delay_s) && delay_s > 0 && isfinite(delay_s))
+	if (!isnan(delay_s))
 		snap->delay_s = delay_s;
 	snap->quick = json_is_true(json_object_get(o, "short"));
 out:
@@ -801,12 +943,14 @@ out:
 
 struct snapshot *replay_snapshot_text(struct replay *r, const char *text, size_t len, char **cause)
 {
-	json_error_t je;
-	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!o) {
-		set_cause(cause, "not JSON (%s, column %d)", je.text, je.column);
+	if (len > r->max_bytes) {
+		set_cause(cause, "the line is more than %zu bytes, more than an interval of %d CPUs of model %s "
+			  "can need", r->max_bytes, r->topo->ncpus, r->model->name);
 		return NULL;
 	}
+	json_t *o = parse_bounded(text, len, &r->budget, cause);
+	if (!o)
+		return NULL;
 	struct snapshot *s = derive_line(r, o, cause);
 	json_decref(o);
 	return s;
@@ -819,7 +963,15 @@ struct snapshot *replay_snapshot(struct replay *r, int i, char **cause)
 	char *text = NULL, *why = NULL;
 	size_t len = 0;
 	uint64_t next;
-	if (gzm_read_at(r->fd, r->idx[i].off, &text, &len, &next, &why) < 0) {
+	int rc = gzm_read_at(r->fd, r->idx[i].off, r->max_bytes, &text, &len, &next, &why);
+	if (rc == -EFBIG) {
+		set_cause(cause, "interval %d (byte %llu): inflates to more than %zu bytes, more than an interval "
+			  "of %d CPUs of model %s can need", i + 1, (unsigned long long)r->idx[i].off, r->max_bytes,
+			  r->topo->ncpus, r->model->name);
+		free(why);
+		return NULL;
+	}
+	if (rc < 0) {
 		set_cause(cause, "interval %d: %s", i + 1, why);
 		free(why);
 		return NULL;

@@ -171,6 +171,69 @@ char *read_text_file(const char *path)
 	return buf;
 }
 
+const char *path_errno_phrase(int err)
+{
+	switch (err) {
+	case EISDIR: return "it is a directory";
+	case ENXIO: return "it is a FIFO that no process reads (start the reader first)";
+	case ELOOP: return "it is a symbolic link";
+	default: return strerror(err);
+	}
+}
+
+/* path with its directory resolved (realpath), or NULL if the directory
+ * does not exist. */
+static char *resolve_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	char *real = realpath(dir, NULL);
+	free(dir);
+	if (!real)
+		return NULL;
+	char *out = xasprintf("%s/%s", real, slash ? slash + 1 : path);
+	free(real);
+	return out;
+}
+
+bool path_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+	if (ea || eb)
+		return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char *ra = resolve_dir(a), *rb = resolve_dir(b);
+	bool same = ra && rb && !strcmp(ra, rb);
+	free(ra);
+	free(rb);
+	return same;
+}
+
+bool text_is_decimal(const char *s, bool whole)
+{
+	size_t digits = strspn(s, "0123456789");
+	s += digits;
+	if (whole)
+		return digits > 0 && !*s;
+	if (*s == '.') {
+		size_t frac = strspn(s + 1, "0123456789");
+		digits += frac;
+		s += 1 + frac;
+	}
+	if (digits == 0)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		size_t exp = strspn(s, "0123456789");
+		if (exp == 0)
+			return false;
+		s += exp;
+	}
+	return !*s;
+}
+
 int read_long_file(const char *path, long *out)
 {
 	char *s = read_text_file(path);

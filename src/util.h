@@ -48,6 +48,18 @@ int set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 
  * EINVAL for a file that is not a regular one (a FIFO or a device: never
  * waited on), EFBIG beyond 1 MiB. */
 char *read_text_file(const char *path);
+/* Why a file could not be opened, in words that follow "it" or a path:
+ * "is a directory", "is a FIFO that no process reads", "is a symbolic
+ * link" (O_NOFOLLOW), else strerror's text. */
+const char *path_errno_phrase(int err);
+/* Whether two paths name the same file: the same inode where both exist,
+ * else the same name once their directories are resolved. */
+bool path_same_file(const char *a, const char *b);
+/* Whether s is a number as every option of pmctop writes one: decimal
+ * digits, and unless whole, a fraction and an exponent ("2", "0.5",
+ * "1e3", ".5"). No sign, space, hex ("0x10"), "inf" or "nan": strtod and
+ * strtol take those, and -d 0x10 was 16 s while -n refused it. */
+bool text_is_decimal(const char *s, bool whole);
 /* Reads one integer (decimal or 0x hex) from a file. 0 on success, -errno. */
 int read_long_file(const char *path, long *out);
 

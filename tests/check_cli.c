@@ -133,6 +133,26 @@ static const struct {
 	{ { "--task-hz", "100001" }, "--task-hz expects" },
 	{ { "--top", "-1" }, "--top expects" },
 	{ { "-r", "x.rec", "-p", "1" }, "drop -p and --cgroup" },
+	/* One number grammar for every option: no hex, sign or space
+	 * (-d 0x10 was 16 s, --rotate 0x10 was 16 ms). */
+	{ { "-d", "0x10" }, "-d expects a delay" },
+	{ { "-d", " 1" }, "-d expects a delay" },
+	{ { "-d", "+1" }, "-d expects a delay" },
+	{ { "-d", "1e" }, "-d expects a delay" },
+	{ { "--rotate", "0x10" }, "--rotate expects" },
+	{ { "--rotate", "infinity" }, "--rotate expects" },
+	{ { "-n", "0x10" }, "-n expects a positive" },
+	{ { "-n", " 5" }, "-n expects a positive" },
+	{ { "-n", "99999999999999999999" }, "-n expects a positive" },
+	{ { "--top", "+3" }, "--top expects" },
+	{ { "--task-hz", "0x10" }, "--task-hz expects" },
+	{ { "-p", " 7" }, "-p expects process ids" },
+	{ { "--listen", "0x50" }, "--listen expects" },
+	{ { "--listen", "127.0.0.1:+80" }, "--listen expects" },
+	/* Every cgroup path is checked alike: '.' and '..' name nothing. */
+	{ { "--cgroup", "../../etc" }, "without '.' or '..' parts, not '../../etc'" },
+	{ { "--cgroup", "/a/./b" }, "without '.' or '..' parts" },
+	{ { "--cgroup", "/sys/fs/cgroup/.." }, "without '.' or '..' parts" },
 };
 
 /* -p keeps each pid once; --cgroup takes the path /proc/PID/cgroup
@@ -207,6 +227,15 @@ START_TEST(test_seconds)
 	ck_assert_int_eq(cli_parse_seconds("", &v), -1);
 	ck_assert_int_eq(cli_parse_seconds("1s", &v), -1);
 	ck_assert_int_eq(cli_parse_seconds("inf", &v), -1);
+	/* Decimal, with a fraction and an exponent, and nothing else. */
+	ck_assert_int_eq(cli_parse_seconds("1e1", &v), 0);
+	ck_assert(v == 10);
+	ck_assert_int_eq(cli_parse_seconds(".5", &v), 0);
+	ck_assert(v == 0.5);
+	ck_assert_int_eq(cli_parse_seconds("0x10", &v), -1);
+	ck_assert_int_eq(cli_parse_seconds("1.", &v), 0);
+	ck_assert_int_eq(cli_parse_seconds(".", &v), -1);
+	ck_assert_int_eq(cli_parse_seconds("1e+", &v), -1);
 }
 END_TEST
 

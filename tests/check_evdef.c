@@ -504,23 +504,18 @@ static double load_seconds(int n, bool chain)
 }
 
 /* Loading is near-linear: 100,000 metrics, and a chain of 100,000 metrics
- * each using the one before, load in well under a second on a plain build
- * (a quadratic loader took minutes), and ten times the metrics take about
- * ten times as long (a hundred times, were it quadratic), which holds
- * however slow the build (sanitizers, valgrind) or the machine. */
+ * each using the one before, take about ten times as long as 10,000 (a
+ * hundred times, were it quadratic: a quadratic loader took minutes). A
+ * ratio holds however slow the build (sanitizers, valgrind) or the
+ * machine; no absolute time is asserted (a bound of 5 s was, and gave way
+ * on instrumented builds). */
 START_TEST(test_load_time_linear)
 {
-	const char *pre = getenv("LD_PRELOAD");
-	bool instrumented = (pre && strstr(pre, "vgpreload")) || getenv("PMCTOP_SLOW_BUILD");
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	instrumented = true;
-#endif
 	enum { N = 100000 };
 	for (int chain = 0; chain < 2; chain++) {
 		double small = load_seconds(N / 10, chain), big = load_seconds(N, chain);
 		ck_assert_msg(big < 40 * small + 0.05, "%s: %d metrics took %.3f s, %d took %.3f s", chain ? "chain" : "flat",
 			      N / 10, small, N, big);
-		ck_assert_msg(instrumented || big < 5.0, "%s: %d metrics took %.2f s", chain ? "chain" : "flat", N, big);
 	}
 }
 END_TEST
@@ -543,10 +538,10 @@ START_TEST(test_model_list_links)
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	struct model_info *l;
 	char *cause = NULL;
-	uint64_t t0 = now_ns();
+	/* A search that followed the links would not end: the test's
+	 * timeout would fail it. */
 	int n = model_list(dir, &l, &cause);
 	ck_assert_msg(n == 1, "%d models: %s", n, cause ? cause : "");
-	ck_assert_msg(now_ns() - t0 < 1000000000ull, "the search took %.2f s", (double)(now_ns() - t0) / 1e9);
 	ck_assert_str_eq(l[0].name, "one");
 	model_list_free(l, n);
 

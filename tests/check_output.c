@@ -132,6 +132,13 @@ START_TEST(test_csv)
 	ck_assert_msg(strstr(t, ",cpu,1,1,1,0,0,,,500,0.5,,0.5,,,0.08\n"), "%s", t);
 	ck_assert_msg(strstr(t, ",system,0,,,,,1.25,0.75,1500,0.5,0.5,0.5,0.08,0.08,0.08\n"), "%s", t);
 	ck_assert_int_eq(count(t, ",ccx,0,"), 2);
+	free(t);
+	/* An infinite figure is empty, as the table's '-' and JSON's null:
+	 * never "inf". */
+	f.cpu_rows[0].metric[0] = INFINITY;
+	f.cpu_rows[0].metric[1] = -INFINITY;
+	t = render(&f, OUT_CSV, 2);
+	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,,,1000,1,1,1,0,0,0\n") && !strstr(t, "inf"), "%s", t);
 	/* Every line has the header's number of fields. */
 	char *save = NULL, *line = strtok_r(t, "\n", &save);
 	int want = count(line, ",");

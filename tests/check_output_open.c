@@ -4,6 +4,8 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +53,7 @@ static char *slurp(const char *path)
 static int try_open(const char *path, const char *want)
 {
 	char *cause = NULL;
-	FILE *f = output_open(path, &cause);
+	FILE *f = output_open(path, false, &cause);
 	if (!f) {
 		ck_assert_msg(want && cause && strstr(cause, want), "cause '%s', want '%s'", cause ? cause : "(null)",
 			      want ? want : "(success)");
@@ -139,7 +141,7 @@ END_TEST
 
 START_TEST(test_refuses_devices_and_others_files)
 {
-	ck_assert_int_eq(try_open("/dev/null", "is not a regular file or a FIFO"), -1);
+	ck_assert_int_eq(try_open("/dev/zero", "is not a regular file, a FIFO or /dev/null"), -1);
 	if (geteuid() == 0) {
 		/* Root does not replace a file that another user left, even one
 		 * that looks like pmctop output. */
@@ -148,6 +150,46 @@ START_TEST(test_refuses_devices_and_others_files)
 		ck_assert_int_eq(try_open(path, "belongs to another user"), -1);
 		free(path);
 	}
+}
+END_TEST
+
+/* Paths as users write them: "-" and /dev/stdout are standard output,
+ * /dev/null is written to (all three were refused), and a directory is
+ * named as one. */
+START_TEST(test_usual_paths)
+{
+	char *cause = NULL;
+	ck_assert_ptr_eq(output_open("-", false, &cause), stdout);
+	ck_assert_ptr_eq(output_open("/dev/stdout", false, &cause), stdout);
+	ck_assert_int_eq(try_open("/dev/null", NULL), 0);
+	ck_assert_int_eq(try_open(dir, "it is a directory"), -1);
+}
+END_TEST
+
+/* A FIFO: refused at once while no process reads it, with errno ENXIO
+ * for the caller to say that it waits (before, the open blocked forever
+ * without a word); written to once a reader is there. */
+START_TEST(test_fifo)
+{
+	char *path = xasprintf("%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	char *cause = NULL;
+	errno = 0;
+	ck_assert_ptr_null(output_open(path, false, &cause));
+	ck_assert_int_eq(errno, ENXIO);
+	ck_assert_msg(strstr(cause, "no process reads"), "%s", cause);
+	free(cause);
+	int rd = open(path, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(rd, 0);
+	FILE *f = output_open(path, true, &cause);
+	ck_assert_msg(f != NULL, "%s", cause);
+	fputs("new", f);
+	ck_assert_int_eq(fclose(f), 0);
+	char buf[8] = "";
+	ck_assert_int_eq(read(rd, buf, sizeof(buf) - 1), 3);
+	ck_assert_str_eq(buf, "new");
+	close(rd);
+	free(path);
 }
 END_TEST
 
@@ -161,6 +203,8 @@ int main(void)
 	tcase_add_test(tc, test_refuses_foreign_file);
 	tcase_add_test(tc, test_refuses_links);
 	tcase_add_test(tc, test_refuses_devices_and_others_files);
+	tcase_add_test(tc, test_usual_paths);
+	tcase_add_test(tc, test_fifo);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

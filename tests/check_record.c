@@ -488,17 +488,41 @@ START_TEST(test_many_damaged)
 END_TEST
 
 /* A recording is never written over; zcat reads it as JSON lines. */
+/* A recording of a 2-CPU Zen 5 with no interval yet, to which a test
+ * appends members of its own. */
+struct small_rec {
+	struct model *m;
+	struct topo *t;
+	int ipc;
+	struct record_info ri;
+};
+
+static char *small_recording(const char *name, struct small_rec *sr)
+{
+	char *path = tmpfile_path(name);
+	sr->m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	sr->t = topo_synthetic(1, 1, 2, 1);
+	sr->ipc = model_find_metric(sr->m, "ipc");
+	sr->ri = (struct record_info){ .model = sr->m, .topo = sr->t, .interval_s = 1, .ncols = 1, .cols = &sr->ipc };
+	char *cause = NULL;
+	struct recorder *r = recorder_open(path, &sr->ri, &cause);
+	ck_assert_msg(r != NULL, "%s", cause);
+	ck_assert_int_eq(recorder_close(r, NULL), 0);
+	return path;
+}
+
+static void small_rec_done(struct small_rec *sr)
+{
+	topo_free(sr->t);
+	model_free(sr->m);
+}
+
 START_TEST(test_file_rules)
 {
-	char *path = tmpfile_path("f.rec");
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
-	struct topo *t = topo_synthetic(1, 1, 2, 1);
-	int ipc = model_find_metric(m, "ipc");
-	struct record_info ri = { .model = m, .topo = t, .ncols = 1, .cols = &ipc };
+	struct small_rec sr;
+	char *path = small_recording("f.rec", &sr);
+	const struct record_info ri = sr.ri;
 	char *cause = NULL;
-	struct recorder *r = recorder_open(path, &ri, &cause);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(recorder_close(r, NULL), 0);
 	ck_assert_ptr_null(recorder_open(path, &ri, &cause));
 	ck_assert_msg(strstr(cause, "never writes over") != NULL, "%s", cause);
 	free(cause);
@@ -523,10 +547,170 @@ START_TEST(test_file_rules)
 	ck_assert_ptr_null(replay_open(junk, EVENTS_DIR, &cause));
 	ck_assert_msg(strstr(cause, "junk") != NULL, "%s", cause);
 	free(cause);
-	topo_free(t);
-	model_free(m);
+	small_rec_done(&sr);
 	free(junk);
 	free(link);
+	free(path);
+}
+END_TEST
+
+/* A line built of UNIT repeated n times between prefix and suffix. */
+static char *repeat_text(const char *prefix, const char *unit, size_t n, const char *suffix, size_t *len)
+{
+	size_t lp = strlen(prefix), lu = strlen(unit), ls = strlen(suffix);
+	*len = lp + lu * n + ls;
+	char *t = xmalloc(*len + 1);
+	memcpy(t, prefix, lp);
+	for (size_t i = 0; i < n; i++)
+		memcpy(t + lp + i * lu, unit, lu);
+	memcpy(t + lp + lu * n, suffix, ls + 1);
+	return t;
+}
+
+/* Intervals made to exhaust memory: what a line may hold follows the
+ * header's machine (here 2 CPUs), and each refusal names the interval
+ * and the limit. Before the budget, the first line inflated whole and
+ * became a tree of a million objects. */
+START_TEST(test_hostile_lines)
+{
+	struct small_rec sr;
+	char *path = small_recording("h.rec", &sr);
+	char *cause = NULL;
+	static const struct { const char *prefix, *unit, *suffix; size_t n; const char *says; } lines[] = {
+		/* 3 MB: more text than an interval of 2 CPUs needs. */
+		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 1000000, "inflates to more than" },
+		{ "[", "1,", "1]", 400000, "values by byte" },
+		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 20000, "arrays and objects by byte" },
+		{ "", "[", "", 100, "nest more than 8 deep" },
+	};
+	int fd = open(path, O_WRONLY | O_APPEND);
+	ck_assert_int_ge(fd, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		size_t len;
+		char *text = repeat_text(lines[i].prefix, lines[i].unit, lines[i].n, lines[i].suffix, &len);
+		ck_assert_int_eq(gzm_append(fd, text, len, 1000 * (int64_t)i, NULL), 0);
+		free(text);
+	}
+	close(fd);
+	struct replay *rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), (int)ARRAY_SIZE(lines));
+	for (int i = 0; i < (int)ARRAY_SIZE(lines); i++) {
+		ck_assert_ptr_null(replay_snapshot(rp, i, &cause));
+		char *head = xasprintf("interval %d (byte ", i + 1);
+		ck_assert_msg(strstr(cause, head) == cause && strstr(cause, lines[i].says), "%s", cause);
+		free(head);
+		free(cause);
+	}
+	replay_free(rp);
+	small_rec_done(&sr);
+	free(path);
+}
+END_TEST
+
+/* Member i (0: the first line) of a recording, inflated. */
+static char *read_member(const char *path, int i, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	uint64_t off = 0, next = 0, size = (uint64_t)file_size(path);
+	int64_t stamp;
+	for (int k = 0; k < i; k++) {
+		ck_assert_int_eq(gzm_peek(fd, off, size, &next, &stamp), 0);
+		off = next;
+	}
+	char *text = NULL;
+	ck_assert_int_eq(gzm_read_at(fd, off, GZM_MAX_MEMBER, &text, len, &next, NULL), 0);
+	close(fd);
+	return text;
+}
+
+/* text with its first "from" replaced by "to". */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	ck_assert_msg(at != NULL, "no %s", from);
+	return xasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+/* A field that is not what a recording holds is refused with what was
+ * found: each "version" that is not 1 (before, all said "version 0"), an
+ * interval of 1e308 s, and a group that repeats another (which raised
+ * the coverage from 0.5 to 1). */
+START_TEST(test_field_messages)
+{
+	struct run live;
+	char *path = record_view(&live, "v.rec", "basic");
+	size_t hlen, len;
+	char *header = read_member(path, 0, &hlen);
+	char *line = read_member(path, 1, &len);
+	static const struct { const char *value, *says; } versions[] = {
+		{ "-1", "\"version\" is -1;" }, { "\"1\"", "\"version\" is \"1\";" },
+		{ "1.5", "\"version\" is 1.5;" }, { "null", "\"version\" is null;" },
+		{ "1e300", "\"version\" is 1e+300;" }, { "2", "\"version\" is 2;" },
+	};
+	char *bad = tmpfile_path("bad.rec");
+	for (size_t i = 0; i < ARRAY_SIZE(versions); i++) {
+		char *to = xasprintf("\"version\":%s", versions[i].value);
+		char *h = replace_once(header, "\"version\":1", to);
+		unlink(bad);
+		int fd = open(bad, O_WRONLY | O_CREAT, 0600);
+		ck_assert_int_eq(gzm_append(fd, h, strlen(h), 0, NULL), 0);
+		close(fd);
+		char *cause = NULL;
+		ck_assert_ptr_null(replay_open(bad, EVENTS_DIR, &cause));
+		ck_assert_msg(strstr(cause, versions[i].says) && strstr(cause, "reads recordings of version 1"),
+			      "%s", cause);
+		free(cause);
+		free(h);
+		free(to);
+	}
+	struct replay *rp = open_ok(path);
+	char *cause = NULL;
+	/* The line as recorded reads. */
+	struct snapshot *s = replay_snapshot_text(rp, line, len, &cause);
+	ck_assert_msg(s != NULL, "%s", cause);
+	snapshot_free(s);
+	/* A rotation period that the sampler's back-off made longer than
+	 * --rotate's 60000 ms still reads. */
+	const char *rot = strstr(line, "\"rotate_ms\":");
+	ck_assert_ptr_nonnull(rot);
+	char *rotnum = xasprintf("%.*s", (int)strcspn(rot, ","), rot);
+	char *slow = replace_once(line, rotnum, "\"rotate_ms\":3600000");
+	s = replay_snapshot_text(rp, slow, strlen(slow), &cause);
+	ck_assert_msg(s != NULL && s->rotate_ms == 3600000, "%s", cause);
+	snapshot_free(s);
+	free(slow);
+	free(rotnum);
+	const char *iv = strstr(line, "\"interval_s\":");
+	ck_assert_ptr_nonnull(iv);
+	char *num = xasprintf("%.*s", (int)strcspn(iv, ","), iv);
+	static const struct { const char *to, *says; } fields[] = {
+		{ "\"interval_s\":1e308", "\"interval_s\" is 1e+308; expected a number above 0 to 864000" },
+		{ "\"interval_s\":\"1\"", "\"interval_s\" is \"1\"" },
+		{ "\"interval_s\":-1", "\"interval_s\" is -1" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		char *t = replace_once(line, num, fields[i].to);
+		ck_assert_ptr_null(replay_snapshot_text(rp, t, strlen(t), &cause));
+		ck_assert_msg(strstr(cause, fields[i].says), "%s", cause);
+		free(cause);
+		free(t);
+	}
+	/* The first group, twice. */
+	const char *g0 = strstr(line, "\"groups\":[{");
+	ck_assert_ptr_nonnull(g0);
+	g0 += strlen("\"groups\":[");
+	const char *g1 = strchr(g0, '}');
+	char *twice = xasprintf("%.*s,%.*s%s", (int)(g1 + 1 - line), line, (int)(g1 + 1 - g0), g0, g1 + 1);
+	ck_assert_ptr_null(replay_snapshot_text(rp, twice, strlen(twice), &cause));
+	ck_assert_msg(strstr(cause, "group 2 counts the same core events as an earlier group"), "%s", cause);
+	free(cause);
+	free(twice);
+	free(num);
+	replay_free(rp);
+	free(bad);
+	free(line);
+	free(header);
+	run_done(&live);
 	free(path);
 }
 END_TEST
@@ -544,7 +728,7 @@ START_TEST(test_mutated_lines)
 	ck_assert_int_eq(gzm_peek(fd, 0, size, &off, &stamp), 0);
 	char *text = NULL;
 	size_t len = 0;
-	ck_assert_int_eq(gzm_read_at(fd, off, &text, &len, &next, NULL), 0);
+	ck_assert_int_eq(gzm_read_at(fd, off, GZM_MAX_MEMBER, &text, &len, &next, NULL), 0);
 	close(fd);
 	srand(7);
 	int refused = 0;
@@ -588,6 +772,8 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, test_many_damaged);
 	tcase_add_test(tc, test_file_rules);
 	tcase_add_test(tc, test_mutated_lines);
+	tcase_add_test(tc, test_hostile_lines);
+	tcase_add_test(tc, test_field_messages);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -115,6 +115,35 @@ END_TEST
 
 /* The capability kept for counters: CAP_PERFMON (38) from Linux 5.8, whose
  * cap_last_cap is 38 or more; CAP_SYS_ADMIN (21) before it. */
+/* -w and -o naming one file, however written. */
+START_TEST(test_path_same_file)
+{
+	char dir[] = "/tmp/check_util.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *a = xasprintf("%s/out", dir), *a2 = xasprintf("%s/./out", dir);
+	char *a3 = xasprintf("%s/../%s/out", dir, strrchr(dir, '/') + 1), *b = xasprintf("%s/other", dir);
+	/* Neither exists yet. */
+	ck_assert(path_same_file(a, a2));
+	ck_assert(path_same_file(a, a3));
+	ck_assert(!path_same_file(a, b));
+	ck_assert(!path_same_file(a, "/nonexistent-dir/out"));
+	/* Both exist: by inode, a second name included. */
+	FILE *f = fopen(a, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(link(a, b), 0);
+	ck_assert(path_same_file(a2, b));
+	ck_assert(!path_same_file(a, dir));
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+	free(a);
+	free(a2);
+	free(a3);
+	free(b);
+}
+END_TEST
+
 START_TEST(test_counter_cap)
 {
 	ck_assert_int_eq(privs_counter_cap(40), 38);
@@ -133,6 +162,7 @@ int main(void)
 	tcase_add_test(tc, test_filter_write_error);
 	tcase_add_test(tc, test_read_text_file_bounds);
 	tcase_add_test(tc, test_counter_cap);
+	tcase_add_test(tc, test_path_same_file);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

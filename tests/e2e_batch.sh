@@ -105,7 +105,11 @@ for sig in TERM:143 HUP:129; do
 done
 
 # 4. Bad usage: exit 2 and a one-line reason on stderr.
-for args in "-d 0" "-d abc" "-C 99999" "--bogus" "--sim nosuch" "--format xml"; do
+# Every usage error, however late it is found (--sim's options are
+# checked against the model): pmctop(1)'s status 2.
+for args in "-d 0" "-d abc" "-C 99999" "--bogus" "--sim nosuch" "--format xml" \
+	"--sim zen5:1x1x1x1,foo=bar" "--sim zen5,seed=x" "--sim zen5,absent=nosuch" "--sim zen5,nominal=99" \
+	"--sim zen5 --cgroup ../../etc" "--sim zen5 -d 0x10" "--sim zen5 --rotate 0x10"; do
 	# shellcheck disable=SC2086
 	"${pm[@]}" $args -b -n 1 >/dev/null 2>"${TMPDIR:-/tmp}/pmctop-e2e.err"
 	rc=$?

@@ -99,5 +99,31 @@ grep -q "incomplete" "$dir/err" || fail "a cut file: no note ($(cat "$dir/err"))
 "${pm[@]}" -r "$dir/nonexistent" -b >/dev/null 2>"$dir/err"
 [ $? -eq 1 ] && grep -q "nonexistent" "$dir/err" || fail "replay of a missing file: $(cat "$dir/err")"
 
+# 7. Output paths as users write them. -w to a directory or to a FIFO
+#    that no process reads: said in words (not "it Is a directory").
+mkdir "$dir/d" && mkfifo "$dir/fifo"
+"${pm[@]}" --sim zen5 -b -n 1 -d 0.05 -w "$dir/d" >/dev/null 2>"$dir/err"
+[ $? -eq 1 ] && grep -q "cannot record to $dir/d: it is a directory$" "$dir/err" || fail "-w DIR: $(cat "$dir/err")"
+"${pm[@]}" --sim zen5 -b -n 1 -d 0.05 -w "$dir/fifo" >/dev/null 2>"$dir/err"
+[ $? -eq 1 ] && grep -q "it is a FIFO that no process reads" "$dir/err" || fail "-w FIFO: $(cat "$dir/err")"
+# -w and -o naming one file: refused before either is created.
+abs_pm=("$(cd "$top_builddir" && pwd)/pmctop" --events-dir "$(cd "$top_srcdir" && pwd)/events")
+(cd "$dir" && "${abs_pm[@]}" --sim zen5 -b -n 1 -d 0.05 -w same -o ./same >/dev/null 2>"$dir/err")
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "both name" "$dir/err" || fail "-w same -o same exited $rc: $(cat "$dir/err")"
+[ -e "$dir/same" ] && fail "-w same -o same left a file behind"
+# -o /dev/null, /dev/stdout and -: taken.
+for o in /dev/null /dev/stdout -; do
+	"${pm[@]}" --sim zen5 -b -n 1 -d 0.05 -o "$o" >"$dir/out" 2>"$dir/err" || fail "-o $o exited $?: $(cat "$dir/err")"
+done
+[ -s "$dir/out" ] || fail "-o - wrote nothing to standard output"
+# -o to a FIFO with no reader yet: says it waits, and writes once one comes.
+"${pm[@]}" --sim zen5 -b -n 1 -d 0.05 -o "$dir/fifo" 2>"$dir/err" &
+pid=$!
+sleep 1
+grep -q "waiting for a process to read the FIFO" "$dir/err" || fail "-o FIFO said nothing while waiting"
+[ "$(wc -l <"$dir/fifo")" -gt 3 ] || fail "-o FIFO: nothing came out"
+wait "$pid" || fail "-o FIFO exited $?"
+
 [ "$fails" -eq 0 ] && echo "e2e_record: all passed"
 exit $((fails > 0))
