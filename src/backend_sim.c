@@ -85,6 +85,7 @@
 #include "expr.h"
 #include "sim_sampling.h"
 #include "sim_tasks.h"
+#include "sim_masks.h"
 #include "sim_workload.h"
 #include "util.h"
 
@@ -151,6 +152,7 @@ struct bk_group {
 struct sim_event {
 	struct expr *expr;            /* resolved to quantities, or NULL */
 	double cycles_share;          /* without a formula: share of cycles */
+	int nparts, *parts;           /* the cases its unit mask selects (sim_masks.c), counted instead */
 };
 
 struct backend {
@@ -331,6 +333,8 @@ static int prepare_events(struct backend *b, char **cause)
 		}
 		b->ev[i].expr = x;
 	}
+	for (int i = 0; i < m->nevents; i++)
+		b->ev[i].parts = sim_mask_parts(m, i, &b->ev[i].nparts);
 	return 0;
 }
 
@@ -429,8 +433,10 @@ static void sim_destroy(struct backend *b)
 	if (!b)
 		return;
 	if (b->ev)
-		for (int i = 0; i < b->m->nevents; i++)
+		for (int i = 0; i < b->m->nevents; i++) {
 			expr_free(b->ev[i].expr);
+			free(b->ev[i].parts);
+		}
 	free(b->ev);
 	if (b->cpus)
 		for (int i = 0; i < b->ncpu_map; i++)
@@ -1082,6 +1088,12 @@ static double event_value(const struct backend *b, const struct sim_cpu *c, int 
 	const double *rates = c ? c->rates : NULL;
 	if (rates && !isnan(rates[e]))
 		return rates[e] * running_ns / 1e9;
+	if (b->ev[e].nparts > 0) {
+		double sum = 0;
+		for (int k = 0; k < b->ev[e].nparts; k++)
+			sum += event_value(b, c, b->ev[e].parts[k], q, running_ns);
+		return sum;
+	}
 	if (b->ev[e].expr) {
 		struct eval_ctx ctx = { q };
 		return expr_eval(b->ev[e].expr, quantity_value, &ctx);

@@ -139,6 +139,7 @@ void model_free(struct model *m)
 		free(md->events);
 		free(md->note);
 		free(md->perf);
+		free(md->truth);
 		free(md->file);
 	}
 	free(m->metrics);

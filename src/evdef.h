@@ -115,6 +115,11 @@ struct metric_def {
 	 * off: derive_bounds.c says so. */
 	double lo, hi;
 	bool hi_ghz;
+	/* The physical quantity the metric estimates, as a formula over the
+	 * simulator's workload quantities (docs/definitions.md), or NULL:
+	 * tests/check_truth.c judges the metric against it, not against its
+	 * own formula. */
+	char *truth;
 	char *file; int line;
 };
 #define METRIC_PARENT_WHOLE (-2)

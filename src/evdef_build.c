@@ -42,7 +42,7 @@ static const struct key_spec event_keys[] = {
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
 	{ "formula", false }, { "desc", false }, { "note", false }, { "perf", false }, { "parent", false },
-	{ "range", false }, { NULL, false },
+	{ "range", false }, { "truth", false }, { NULL, false },
 };
 static const struct key_spec view_keys[] = {
 	{ "title", false }, { "key", false }, { "bar", false }, { "column", true }, { "rows", false }, { NULL, false },
@@ -773,6 +773,20 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 	md->hi = ratio ? 1 : NAN;
 	if ((a = attr_get(st, "range")) && parse_range(b, st, a, md) < 0)
 		return -1;
+	if ((a = attr_get(st, "truth"))) {
+		int col = 0;
+		char *why = NULL;
+		struct expr *x = expr_parse(a->value, &col, &why);
+		if (!x) {
+			/* The column goes in front; expr's message starts "col N: ". */
+			const char *msg = why && strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
+			int rc = evdef_at(b, st->file, a->line, a->value_col + col - 1, "truth: %s", msg ? msg : "bad formula");
+			free(why);
+			return rc;
+		}
+		expr_free(x);
+		md->truth = xstrdup(a->value);
+	}
 	if ((a = attr_get(st, "scope"))) {
 		int s = scope_parse(a->value);
 		if (s < 0)

@@ -95,7 +95,9 @@ static const struct bad_case bad_cases[] = {
 	  "@/model.def:#3:10: expected the name of a Linux perf metric but found 'umc-bw'"),
 	B("metric m\n    formula cyc\n    perff x\n",
 	  "@/model.def:#3:5: unknown key 'perff' in metric 'm' (expected label, unit, scope, groups, formula, desc, note, perf, "
-	  "parent or range)"),
+	  "parent, range or truth)"),
+	B("metric m\n    formula cyc\n    truth cycles / (\n",
+	  "@/model.def:#3:21: truth: expected a number, a name or '(' but found end of formula"),
 	B("metric m\n    unit GHz\n    formula cyc\n    range 5 1\n",
 	  "@/model.def:#4:11: expected 'range LO HI' (numbers, LO <= HI; HI may be max_ghz) but found '5 1'"),
 	B("metric m\n    unit GHz\n    formula cyc\n    range 0 fast\n",

@@ -15,6 +15,7 @@
 
 #include "evdef.h"
 #include "expr.h"
+#include "sim_workload.h"
 #include "util.h"
 
 #define EVENTS TOP_SRCDIR "/events"
@@ -25,6 +26,14 @@ static double value_ones(void *ctx, int ref)
 	if (ref >= METRIC_REF_BASE && ref < BUILTIN_INTERVAL_S)
 		return expr_eval(m->metrics[ref - METRIC_REF_BASE].expr, value_ones, ctx);
 	return 1.0;
+}
+
+/* A `truth` names the simulator's workload quantities (docs/definitions.md)
+ * and interval_s, nothing else. */
+static int truth_name(void *ctx, const char *name)
+{
+	(void)ctx;
+	return !strcmp(name, "interval_s") ? WQ_COUNT : wl_quantity_lookup(name);
 }
 
 static void lint_model(const struct model_info *mi)
@@ -55,6 +64,14 @@ static void lint_model(const struct model_info *mi)
 		 * over x - y), never a crash; a constant formula means nothing. */
 		(void)expr_eval(md->expr, value_ones, m);
 		ck_assert_msg(md->nevents > 0, "%s:%d: metric %s uses no event", md->file, md->line, md->name);
+		if (md->truth) {
+			int col = 0;
+			char *why = NULL;
+			struct expr *x = expr_parse(md->truth, &col, &why);
+			ck_assert_msg(x && expr_resolve(x, truth_name, NULL, &col, &why) == 0, "%s:%d: metric %s truth '%s': %s",
+				      md->file, md->line, md->name, md->truth, why ? why : "?");
+			expr_free(x);
+		}
 	}
 	/* The L3 panels' name: Intel's LLC is per socket, AMD's L3 per CCX. */
 	if (!strncmp(m->name, "intel-spr", 9))

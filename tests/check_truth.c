@@ -42,6 +42,13 @@ struct tally {
 	long exact_partial;       /* stated exact, though counted only part of the interval */
 	long ghz_checked, ghz_over; /* effective clocks above the simulated part's highest */
 	long wild_plain;          /* misses of more than 5 stated standard errors without '~' */
+	/* Against the physical quantity the metric claims to estimate. */
+	long phys_checked, phys_covered, phys_exact, phys_exact_bad, phys_unknown;
+	/* The metric's formula on the interval's true counts against the
+	 * quantity it claims to estimate: no estimation in between, so any
+	 * difference is the formula's or an event's (a wrong ratio, a unit
+	 * mask that leaves out a case). */
+	long formula_checked, formula_bad;
 	long unc_checked, unc_covered, unc_unknown;
 	double worst_window;
 	char worst_what[160];
@@ -54,6 +61,7 @@ static struct tally tot;
 struct per_metric {
 	char name[96];
 	long checked, covered, wild_plain;
+	long phys_checked, phys_covered;
 	double z2;                /* sum of squared z-scores */
 };
 static struct per_metric *pm;
@@ -100,6 +108,12 @@ struct harness {
 	struct hgroup *groups;
 	/* Per scope, per row, per event: this interval's true counts. */
 	double *truth[SNAP_NSCOPES];
+	/* Per scope, per row, per PMU: the physical quantities its instances
+	 * under the row saw this interval; and per metric, its `truth`
+	 * resolved to them (NULL: none) and the PMU whose quantities it reads. */
+	double *qrow[SNAP_NSCOPES];
+	struct expr **phys;
+	int *phys_pmu;
 	double *wtruth;           /* scratch */
 };
 
@@ -139,12 +153,62 @@ static void place_instance(const struct topo *t, const struct snapshot *snap, st
 	}
 }
 
+/* ---- physical truth: what each metric claims to estimate ---- */
+
+#define PHYS_INTERVAL WQ_COUNT   /* the reference of interval_s in a truth formula */
+
+static int phys_name(void *ctx, const char *name)
+{
+	(void)ctx;
+	return !strcmp(name, "interval_s") ? PHYS_INTERVAL : wl_quantity_lookup(name);
+}
+
+/* Each metric's `truth`, resolved to quantities: every name in it must be
+ * one of the simulator's quantities. The quantities are those of the
+ * instances of the metric's own counters (per CPU for core counters, per
+ * CCX for the L3's, per memory channel for the UMC's). */
+static void phys_open(struct harness *h)
+{
+	const struct model *m = h->m;
+	h->phys = xcalloc((size_t)m->nmetrics + 1, sizeof(*h->phys));
+	h->phys_pmu = xcalloc((size_t)m->nmetrics + 1, sizeof(int));
+	for (int i = 0; i < m->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[i];
+		if (!md->truth)
+			continue;
+		int col = 0;
+		char *why = NULL;
+		struct expr *x = expr_parse(md->truth, &col, &why);
+		ck_assert_msg(x && expr_resolve(x, phys_name, NULL, &col, &why) == 0, "%s: truth '%s': %s", md->name,
+			      md->truth, why ? why : "?");
+		h->phys[i] = x;
+		h->phys_pmu[i] = md->nevents ? m->events[md->events[0]].pmu : 0;
+		for (int k = 0; k < md->nevents; k++)
+			if (!pmu_counts_always(&m->pmus[m->events[md->events[k]].pmu])) {
+				h->phys_pmu[i] = m->events[md->events[k]].pmu;
+				break;
+			}
+	}
+}
+
+struct phys_ctx { const double *q; double interval_s; };
+
+static double phys_value(void *ctx, int ref)
+{
+	const struct phys_ctx *c = ctx;
+	return ref == PHYS_INTERVAL ? c->interval_s : ref >= 0 && ref < WQ_COUNT ? c->q[ref] : NAN;
+}
+
+/* Where harness_open loads models from: the shipped definitions, or a
+ * changed copy (test_physical_judge). */
+static const char *events_dir = TOP_SRCDIR "/events";
+
 static void harness_open(struct harness *h, const char *model, const int shape[4], const char *what,
 			 double rotate_ms, int seed, const char *extra, const bool *filter)
 {
 	memset(h, 0, sizeof(*h));
 	char *cause = NULL;
-	h->m = model_load_by_name(TOP_SRCDIR "/events", model, &cause);
+	h->m = model_load_by_name(events_dir, model, &cause);
 	ck_assert_msg(h->m != NULL, "%s: %s", model, cause ? cause : "?");
 	/* The part's highest clock: the model's simulator default, or ours. */
 	h->ghz_max = 0;
@@ -220,6 +284,7 @@ static void harness_open(struct harness *h, const char *model, const int shape[4
 		}
 	}
 	h->wtruth = xmalloc(sizeof(double) * ((size_t)h->m->nevents + 1));
+	phys_open(h);
 }
 
 static void harness_close(struct harness *h)
@@ -233,8 +298,14 @@ static void harness_close(struct harness *h)
 	for (int i = 0; i < h->ninst; i++)
 		free(h->inst[i].bi.perf_name);
 	free(h->inst);
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		free(h->truth[sc]);
+		free(h->qrow[sc]);
+	}
+	for (int i = 0; i < h->m->nmetrics; i++)
+		expr_free(h->phys[i]);
+	free(h->phys);
+	free(h->phys_pmu);
 	free(h->wtruth);
 	sampler_free(h->s);
 	topo_free(h->t);
@@ -351,6 +422,34 @@ static void judge(double est, double rse, double cov, double truth, const char *
 	}
 }
 
+/* Compares a published figure with the physical quantity its metric
+ * claims to estimate (its `truth`): a wrong formula, or an event whose unit
+ * mask leaves out a case its name promises, misses it by more than any
+ * stated interval. */
+static void judge_phys(double est, double rse, double truth, const char *what, struct per_metric *p)
+{
+	if (!isfinite(est) || !isfinite(truth) || truth == 0)
+		return;
+	if (isnan(rse)) {
+		tot.phys_unknown++;
+		return;
+	}
+	tot.phys_checked++;
+	p->phys_checked++;
+	bool ok = rse == 0 ? fabs(est - truth) <= 1e-3 * fabs(truth) : fabs(est - truth) <= 1.96 * rse * fabs(est);
+	if (rse == 0) {
+		tot.phys_exact++;
+		if (!ok) {
+			tot.phys_exact_bad++;
+			if (tot.phys_exact_bad <= 5)
+				fprintf(stderr, "exact, but not the physical truth: %s = %g, physically %g\n", what, est,
+					truth);
+		}
+	}
+	tot.phys_covered += ok;
+	p->phys_covered += ok;
+}
+
 /* The trees of shares add up in every row: the parts of the whole to 1,
  * the parts of a metric to it, wherever all of them have a figure. */
 static void check_trees(const struct harness *h, const struct snap_row *row, int sc, int r)
@@ -390,6 +489,8 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		free(h->truth[sc]);
 		h->truth[sc] = xcalloc((size_t)snap->nrows[sc] * (size_t)m->nevents + 1, sizeof(double));
+		free(h->qrow[sc]);
+		h->qrow[sc] = xcalloc((size_t)snap->nrows[sc] * (size_t)m->npmus * WQ_COUNT + 1, sizeof(double));
 	}
 	for (int i = 0; i < h->ninst; i++) {
 		struct hinst *hi = &h->inst[i];
@@ -399,6 +500,10 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 		for (int k = 0; k < WQ_COUNT; k++)
 			dq[k] = q1[k] - hi->q0[k];
 		memcpy(hi->q0, q1, sizeof(q1));
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int k = 0; hi->rows[sc] >= 0 && k < WQ_COUNT; k++)
+				h->qrow[sc][((size_t)hi->rows[sc] * (size_t)m->npmus + (size_t)hi->bi.pmu) * WQ_COUNT +
+					    (size_t)k] += dq[k];
 		for (int e = 0; e < m->nevents; e++) {
 			if (m->events[e].pmu != hi->bi.pmu)
 				continue;
@@ -531,6 +636,23 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 				if (!filtered && enough_counts(md, tev))
 					judge(est, row->metric_rse[mi], row->metric_cov[mi], true_metric(m, mi, tev, T, sc),
 					      what, pm_find(m->name, md->name));
+				if (h->phys[mi] && !filtered && enough_counts(md, tev)) {
+					struct phys_ctx pc = {
+						&h->qrow[sc][((size_t)r * (size_t)m->npmus + (size_t)h->phys_pmu[mi]) *
+							     WQ_COUNT], T };
+					double phys = expr_eval(h->phys[mi], phys_value, &pc);
+					judge_phys(est, row->metric_rse[mi], phys, what, pm_find(m->name, md->name));
+					double f = true_metric(m, mi, tev, T, sc);
+					if (isfinite(f) && isfinite(phys) && phys != 0) {
+						tot.formula_checked++;
+						if (fabs(f - phys) > 1e-6 * fabs(phys)) {
+							tot.formula_bad++;
+							if (tot.formula_bad <= 5)
+								fprintf(stderr, "%s %s: its formula on the true counts gives %g, "
+									"the quantity it estimates is %g\n", m->name, what, f, phys);
+						}
+					}
+				}
 			}
 			check_trees(h, row, sc, r);
 			for (int e = 0; e < m->nevents && !filtered; e++) {
@@ -594,6 +716,9 @@ static const struct run_spec runs[] = {
 	{ "amd-zen4", { 1, 2, 8, 2 }, "topdown", 50, 2, 20, NULL },
 	{ "amd-zen4", { 1, 2, 8, 2 }, "basic", 50, 1, 20, NULL },
 	{ "amd-zen3", { 1, 2, 8, 2 }, "basic", 50, 2, 20, NULL },
+	/* Every metric of Zen 3 and 4 at least once, for the physical truth. */
+	{ "amd-zen4", { 1, 2, 2, 2 }, "all", 50, 1, 12, NULL },
+	{ "amd-zen3", { 1, 2, 2, 2 }, "all", 50, 1, 12, NULL },
 	{ "intel-spr", { 1, 1, 8, 2 }, "basic", 50, 2, 20, NULL },
 	{ "intel-spr", { 1, 1, 8, 2 }, "topdown", 50, 1, 20, NULL },
 	/* PERF_METRICS under the kernel's own rotation, and a kernel without
@@ -619,6 +744,18 @@ START_TEST(test_verdict)
 	       tot.exact_bad, tot.exact_partial);
 	printf("  GHz: %ld checked, %ld above the part's highest clock\n", tot.ghz_checked, tot.ghz_over);
 	printf("  misses of more than 5 standard errors shown without '~': %ld\n", tot.wild_plain);
+	printf("  against the physical quantities: %ld checked, %ld within their interval (%.1f %%); "
+	       "%ld stated exact, %ld of them not; %ld of unknown uncertainty\n",
+	       tot.phys_checked, tot.phys_covered,
+	       tot.phys_checked ? 100.0 * (double)tot.phys_covered / (double)tot.phys_checked : NAN, tot.phys_exact,
+	       tot.phys_exact_bad, tot.phys_unknown);
+	printf("  formulas on the true counts against the quantities they estimate: %ld checked, %ld off\n",
+	       tot.formula_checked, tot.formula_bad);
+	for (int i = 0; i < npm; i++)
+		if (pm[i].phys_checked >= 20)
+			printf("    physical %-48s %7ld %6.1f %%%s\n", pm[i].name, pm[i].phys_checked,
+			       100.0 * (double)pm[i].phys_covered / (double)pm[i].phys_checked,
+			       pm[i].phys_covered < 0.90 * (double)pm[i].phys_checked ? "  <- below 90 %" : "");
 	printf("  per metric with 500 or more intervals (model metric: checked, 95 %% coverage, RMS z, wild):\n");
 	for (int i = 0; i < npm; i++)
 		if (pm[i].checked >= 500)
@@ -639,6 +776,13 @@ START_TEST(test_verdict)
 	ck_assert_int_eq(tot.sum_bad, 0);
 	ck_assert_int_eq(tot.exact_bad, 0);
 	ck_assert_int_eq(tot.exact_partial, 0);
+	ck_assert_int_gt(tot.formula_checked, 10000);
+	ck_assert_int_eq(tot.formula_bad, 0);
+	ck_assert_int_gt(tot.phys_checked, 10000);
+	ck_assert_int_eq(tot.phys_exact_bad, 0);
+	double pcover = (double)tot.phys_covered / (double)tot.phys_checked;
+	ck_assert_msg(pcover >= 0.90 && pcover <= 0.99, "95 %% intervals cover the physical truth in %.1f %% of cases",
+		      100 * pcover);
 	ck_assert_int_gt(tot.ghz_checked, 1000);
 	ck_assert_int_eq(tot.ghz_over, 0);
 	ck_assert_int_gt(tot.unc_checked, 1000);
@@ -681,6 +825,45 @@ START_TEST(test_slow_build)
 		ck_assert_int_eq(tot.exact_partial, 0);
 	}
 	ck_assert_int_eq(claims[0], claims[1]);
+}
+END_TEST
+
+/* The physical judge must catch what the formula-on-true-counts judge
+ * cannot: a copy of the definitions with one mistake each, made the way
+ * such mistakes were made. Zen 4's bus utilisation without the halving of
+ * data slot clocks (both DDR5 subchannels are counted) read twice the real
+ * value; an "all" event whose unit mask leaves out one case (DRAM fills on
+ * the near node) counts 9 % too few L1D fills. Each must show as formulas
+ * that do not give the quantity they estimate. */
+static long formula_misses_with(const char *file, const char *from, const char *to)
+{
+	char dir[] = "/tmp/check_truth.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *cmd = xasprintf("cp -r '%s/events' '%s/' && sed -i 's|%s|%s|' '%s/events/%s'", TOP_SRCDIR, dir, from, to,
+			      dir, file);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	char *copy = xasprintf("%s/events", dir);
+	events_dir = copy;
+	memset(&tot, 0, sizeof(tot));
+	static const struct run_spec zen4_all = { "amd-zen4", { 1, 2, 2, 2 }, "all", 50, 1, 3, NULL };
+	run(&zen4_all);
+	events_dir = TOP_SRCDIR "/events";
+	cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(copy);
+	return tot.formula_bad;
+}
+
+START_TEST(test_physical_judge)
+{
+	/* The shipped definitions give none. */
+	ck_assert_int_eq(formula_misses_with("amd/zen4/metrics.def", "nothing", "nothing"), 0);
+	ck_assert_int_gt(tot.formula_checked, 100);
+	ck_assert_int_gt(formula_misses_with("amd/zen4/metrics.def", "umc_data_slot_clks.all / 2 / umc_mem_clk",
+					     "umc_data_slot_clks.all / umc_mem_clk"), 0);
+	ck_assert_int_gt(formula_misses_with("amd/zen4/core.def", "raw   0x43DF44", "raw   0x43D744"), 0);
 }
 END_TEST
 
@@ -814,6 +997,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_verdict);
 	tcase_add_test(tc, test_slow_build);
+	tcase_add_test(tc, test_physical_judge);
 	tcase_add_test(tc, test_cpu_filter_scope);
 	tcase_add_test(tc, test_perf_metrics_groups);
 	suite_add_tcase(s, tc);

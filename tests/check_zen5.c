@@ -170,8 +170,10 @@ static const struct vendor_row {
 	{ "l1d_demand_fills_from_far_cache", "Event[0x431043]", SEED_LINE(112), 0 },
 	{ "l1d_demand_fills_from_far_dram", "Event[0x434043]", SEED_LINE(113), 0 },
 	{ "wcb_lines_per_close", "Event[0x430150] / Event[0x432063]", SEED_LINE(114), 0 },
-	{ "itlb_miss_l1", "Event[0x430084] + Event[0x430785]", SEED_LINE(116), 0 },
-	{ "itlb_miss_l2", "Event[0x430785]", SEED_LINE(117), 0 },
+	/* Erratum 6: unit mask 0x0F (walks for every page size, coalesced
+	 * pages too) for the printed 0x07. */
+	{ "itlb_miss_l1", "Event[0x430084] + Event[0x430F85]", SEED_LINE(116), 6 },
+	{ "itlb_miss_l2", "Event[0x430F85]", SEED_LINE(117), 6 },
 	{ "dtlb_miss_l1", "Event[0x43FF45]", SEED_LINE(118), 0 },
 	{ "dtlb_miss_l2", "Event[0x43F045]", SEED_LINE(119), 0 },
 	{ "tlb_flushes", "Event[0x43FF78]", SEED_LINE(120), 0 },

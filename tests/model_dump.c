@@ -35,6 +35,8 @@ static json_t *dump_event(const struct model *m, const struct event_def *ev)
 			      (ev->flags & EVF_MERGE) != 0);
 	if (ev->spec)
 		json_object_set_new(o, "spec", json_string(ev->spec));
+	if (ev->sim_text)
+		json_object_set_new(o, "sim", json_string(ev->sim_text));
 	if (ev->enc == ENC_RAW) {
 		const char *names[16];
 		uint64_t values[16];
