@@ -82,6 +82,12 @@ struct event_def {
 	 * `fallback` (an index, -1 if none), which counts the same quantity. */
 	char *requires;
 	int fallback;
+	/* What one count is worth in scale_unit (the kernel's events/NAME.scale
+	 * and .unit: 2^-32 Joules for the energy counters), or 0 and NULL for
+	 * a plain count. The perf backend converts what the kernel's sysfs
+	 * says into this, so formulas can rely on it (backend_perf.c). */
+	double scale;
+	char *scale_unit;
 	char *file; int line;
 };
 

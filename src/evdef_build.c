@@ -37,7 +37,7 @@ static const struct key_spec pmu_keys[] = {
 static const struct key_spec event_keys[] = {
 	{ "pmu", false }, { "raw", false }, { "pfm", false }, { "fields", false }, { "perf", false },
 	{ "proc", false }, { "desc", false }, { "sim", false }, { "flags", false }, { "arch_bit", false },
-	{ "requires", false }, { "fallback", false }, { NULL, false },
+	{ "requires", false }, { "fallback", false }, { "scale", false }, { NULL, false },
 };
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
@@ -664,6 +664,24 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 		if (!ok)
 			return AT_VALUE(b, st, a, "expected a relative sysfs path such as events/slots but found '%s'", v);
 		ev->requires = xstrdup(v);
+	}
+	if ((a = attr_get(st, "scale"))) {
+		/* "2.3283064365386962890625e-10 Joules": what one count is worth,
+		 * as the kernel's events/NAME.scale and .unit say it. */
+		char *num = xstrdup(a->value);
+		char *unit = strpbrk(num, " \t");
+		if (unit) {
+			*unit++ = '\0';
+			unit += strspn(unit, " \t");
+		}
+		bool ok = parse_double(num, &ev->scale) && ev->scale > 0 && unit && *unit &&
+			  !strpbrk(unit, " \t");
+		if (ok)
+			ev->scale_unit = xstrdup(unit);
+		free(num);
+		if (!ok)
+			return AT_VALUE(b, st, a, "expected a positive scale and a unit (2.3283064365386962890625e-10 Joules) but found '%s'",
+					a->value);
 	}
 	if ((a = attr_get(st, "sim"))) {
 		char *cause = NULL;

@@ -85,8 +85,12 @@ static const struct bad_case bad_cases[] = {
 	/* Keys. */
 	B("event x\n    pmu core\n    rwa 0x76\n",
 	  "@/model.def:#3:5: unknown key 'rwa' in event 'x' (expected pmu, raw, pfm, fields, perf, proc, desc, sim, "
-	  "flags, arch_bit, requires or fallback)"),
+	  "flags, arch_bit, requires, fallback or scale)"),
 	B("event x\n    pmu core\n    pmu core\n", "@/model.def:#3:5: duplicate key 'pmu' (first at line #2)"),
+	B("event x\n    pmu core\n    raw 0x76\n    scale 2.5e-10\n",
+	  "@/model.def:#4:11: expected a positive scale and a unit (2.3283064365386962890625e-10 Joules) but found '2.5e-10'"),
+	B("event x\n    pmu core\n    raw 0x76\n    scale -1 Joules\n",
+	  "@/model.def:#4:11: expected a positive scale and a unit (2.3283064365386962890625e-10 Joules) but found '-1 Joules'"),
 	B("event x\n    raw 0x76\n", "@/model.def:#1:1: missing required key 'pmu' in event 'x'"),
 	B("event x\n    pmu core\n    desc no encoding\n",
 	  "@/model.def:#1:1: missing required key (raw, pfm, fields, perf or proc) in event 'x'"),
