@@ -1,0 +1,254 @@
+/* check_energy.c: the energy counters' two sources on sysfs fixtures
+ * (tests/fixtures/make-sysfs.sh): the perf power PMU, its readers from
+ * the cpumask and each event's count converted by its .scale and .unit
+ * files; the powercap tree where the kernel has no power PMU, its domains,
+ * and the wrap-around of energy_uj at max_energy_range_uj. */
+#include "config.h"
+#include "backend.h"
+#include "evdef.h"
+#include "pmu_scale.h"
+#include "powercap.h"
+#include "topo.h"
+#include "util.h"
+
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FIX TOP_SRCDIR "/tests/fixtures/sysfs/"
+/* 2^-32 J: what one count of the kernel's energy events is worth. */
+#define KERNEL_SCALE 2.3283064365386962890625e-10
+
+static const struct pmu_backend_ops *ops = &backend_perf;
+
+static struct model *load(const char *dir)
+{
+	char *cause = NULL;
+	struct model *m = model_load(dir, &cause);
+	ck_assert_msg(m != NULL, "%s: %s", dir, cause ? cause : "?");
+	return m;
+}
+
+static void free_instances(struct bk_instance *in, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(in[i].perf_name);
+	free(in);
+}
+
+/* Emerald Rapids: the power PMU is read once per package, on the CPUs its
+ * cpumask lists; the domains the kernel lists are there, the others not. */
+START_TEST(power_pmu_instances)
+{
+	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
+	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
+	struct backend *b = ops->create(m, t, FIX "emr-2s-snc2", NULL);
+	int p = model_find_pmu(m, "power");
+	ck_assert_int_ge(p, 0);
+	struct bk_instance *in = NULL;
+	ck_assert_int_eq(ops->instances(b, p, &in, NULL), 2);
+	ck_assert_str_eq(in[0].perf_name, "power");
+	ck_assert_int_eq(in[0].cpu, 0);
+	ck_assert_int_eq(in[0].scope_id, 0);
+	ck_assert_int_eq(in[1].cpu, 64);
+	ck_assert_int_eq(in[1].scope_id, 1);
+	free_instances(in, 2);
+	ck_assert(ops->has_feature(b, p, "events/energy-pkg"));
+	ck_assert(ops->has_feature(b, p, "events/energy-ram"));
+	ck_assert(ops->has_feature(b, p, "events/energy-psys"));
+	/* Servers have no PP0 domain: energy-cores is absent, not 0 W. */
+	ck_assert(!ops->has_feature(b, p, "events/energy-cores"));
+	ops->destroy(b);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
+/* A count is converted by what sysfs says it is worth: 1 where the kernel
+ * counts in the definition's 2^-32 J, 1e-6 / 2^-32 where it would count
+ * microjoules; another unit, or no scale file, is an error, not a guess. */
+START_TEST(power_pmu_scale)
+{
+	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
+	const struct event_def *pkg = &m->events[model_find_event(m, "energy_pkg")];
+	ck_assert_double_eq(pkg->scale, KERNEL_SCALE);
+	ck_assert_str_eq(pkg->scale_unit, "Joules");
+	double k = 0;
+	char *cause = NULL;
+	ck_assert_int_eq(pmu_event_rescale(FIX "emr-2s-snc2", "power", pkg, &k, &cause), 0);
+	ck_assert_double_eq(k, 1.0);
+	ck_assert_int_eq(pmu_event_rescale(FIX "zen5-1s16c", "power", pkg, &k, &cause), 0);
+	ck_assert_double_eq_tol(k, 1e-6 / KERNEL_SCALE, 1e-9);
+	/* No scale file for energy-cores on this machine. */
+	const struct event_def *cores = &m->events[model_find_event(m, "energy_cores")];
+	ck_assert_int_eq(pmu_event_rescale(FIX "emr-2s-snc2", "power", cores, &k, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "energy-cores.scale"));
+	free(cause);
+	cause = NULL;
+	struct event_def other = *pkg;
+	other.scale_unit = "mJ";
+	ck_assert_int_eq(pmu_event_rescale(FIX "emr-2s-snc2", "power", &other, &k, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "says 'Joules'"));
+	free(cause);
+	/* An event without a scale is a plain count. */
+	const struct event_def *plain = &m->events[model_find_event(m, "inst_retired.any_p")];
+	ck_assert_int_eq(pmu_event_rescale(FIX "emr-2s-snc2", "cpu", plain, &k, NULL), 0);
+	ck_assert_double_eq(k, 1.0);
+	model_free(m);
+}
+END_TEST
+
+/* The powercap tree: a package's parts take its package; psys has none. */
+START_TEST(powercap_domains)
+{
+	struct powercap_domain *d = NULL;
+	char *why = NULL;
+	int n = powercap_list(FIX "emr-2s-snc2", &d, &why);
+	ck_assert_int_eq(n, 5);
+	int want[5][2] = { { PC_PACKAGE, 0 }, { PC_DRAM, 0 }, { PC_PACKAGE, 1 }, { PC_DRAM, 1 }, { PC_PSYS, -1 } };
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(d[i].kind, want[i][0]);
+		ck_assert_int_eq(d[i].package, want[i][1]);
+	}
+	ck_assert_uint_eq(d[0].max_range_uj, 262143328850ull);
+	uint64_t uj = 0;
+	ck_assert_int_eq(powercap_read_uj(&d[0], &uj, NULL), 0);
+	ck_assert_uint_eq(uj, 262143000000ull);
+	powercap_free(d, n);
+	/* This VM has no powercap tree at all. */
+	ck_assert_int_eq(powercap_list(FIX "vm2", &d, &why), 0);
+	ck_assert_ptr_nonnull(strstr(why, "no powercap tree"));
+	free(why);
+	ck_assert_int_eq(powercap_kind_of_event("events/energy-ram"), PC_DRAM);
+	ck_assert_int_eq(powercap_kind_of_event("events/slots"), -1);
+}
+END_TEST
+
+/* energy_uj counts up to max_energy_range_uj and starts again at 0. */
+START_TEST(powercap_wrap)
+{
+	ck_assert_uint_eq(powercap_delta(100, 250, 1000), 150);
+	ck_assert_uint_eq(powercap_delta(900, 50, 1000), 150);
+	ck_assert_uint_eq(powercap_delta(262143000000ull, 500, 262143328850ull), 328850 + 500);
+	/* A range the kernel does not give: the drop is taken as a wrap from
+	 * the last value, the least that can have happened. */
+	ck_assert_uint_eq(powercap_delta(900, 50, 0), 50);
+}
+END_TEST
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+/* Without a power PMU, AMD's powercap packages stand in for it: one
+ * instance per package on its first CPU, and only the package domain. */
+START_TEST(powercap_fallback_instances)
+{
+	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
+	struct topo *t = topo_load(FIX "zen5-2s192c", NULL);
+	struct backend *b = ops->create(m, t, FIX "zen5-2s192c", NULL);
+	int p = model_find_pmu(m, "power");
+	struct bk_instance *in = NULL;
+	ck_assert_int_eq(ops->instances(b, p, &in, NULL), 2);
+	ck_assert_str_eq(in[0].perf_name, "intel-rapl:0");
+	ck_assert_int_eq(in[0].cpu, 0);
+	ck_assert_int_eq(in[0].scope_id, 0);
+	ck_assert_str_eq(in[1].perf_name, "intel-rapl:1");
+	ck_assert_int_eq(in[1].cpu, 96);
+	ck_assert_int_eq(in[1].scope_id, 1);
+	free_instances(in, 2);
+	ck_assert(ops->has_feature(b, p, "events/energy-pkg"));
+	ck_assert(!ops->has_feature(b, p, "events/energy-ram"));
+	ops->destroy(b);
+	/* Neither source: one reason that names both. */
+	struct topo *t2 = topo_load(FIX "vm2", NULL);
+	b = ops->create(m, t2, FIX "vm2", NULL);
+	char *why = NULL;
+	ck_assert_int_eq(ops->instances(b, p, &in, &why), 0);
+	ck_assert_ptr_nonnull(strstr(why, "no energy counters"));
+	ck_assert_ptr_nonnull(strstr(why, "no powercap tree"));
+	free(why);
+	ops->destroy(b);
+	topo_free(t2);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
+/* A powercap group counts the package's energy since it was opened in
+ * the definition's 2^-32 J, across the wrap of energy_uj. */
+START_TEST(powercap_group_wraps)
+{
+	char root[] = "/tmp/check_energy.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	char *dir = xasprintf("%s/class/powercap/intel-rapl:0", root);
+	char *mk = xasprintf("mkdir -p %s", dir);
+	ck_assert_int_eq(system(mk), 0);
+	write_file(dir, "name", "package-0\n");
+	write_file(dir, "max_energy_range_uj", "262143328850\n");
+	write_file(dir, "energy_uj", "262143328000\n");
+	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
+	struct topo *t = topo_synthetic(1, 1, 2, 1);
+	struct backend *b = ops->create(m, t, root, NULL);
+	int p = model_find_pmu(m, "power");
+	struct bk_instance *in = NULL;
+	ck_assert_int_eq(ops->instances(b, p, &in, NULL), 1);
+	int ev = model_find_event(m, "energy_pkg");
+	struct bk_group *g = NULL;
+	char *cause = NULL;
+	ck_assert_msg(ops->open_group(b, &in[0], &ev, 1, &g, &cause) == 0, "%s", cause ? cause : "?");
+	ck_assert_int_eq(ops->enable(b, g), 0);
+	struct bk_count c;
+	ck_assert_int_eq(ops->read(b, g, &c), 0);
+	ck_assert_uint_eq(c.value, 0);
+	/* 850 uJ to the wrap, then 1,150 more: 2 mJ. */
+	write_file(dir, "energy_uj", "1150\n");
+	ck_assert_int_eq(ops->read(b, g, &c), 0);
+	ck_assert_uint_eq(c.value, (uint64_t)llround(2000e-6 / KERNEL_SCALE));
+	ck_assert_uint_eq(c.time_running, c.time_enabled);
+	write_file(dir, "energy_uj", "1000001150\n");
+	ck_assert_int_eq(ops->read(b, g, &c), 0);
+	ck_assert_double_eq_tol((double)c.value * KERNEL_SCALE, 1000.002, 1e-6);
+	ops->close(b, g);
+	free_instances(in, 1);
+	ops->destroy(b);
+	topo_free(t);
+	model_free(m);
+	char *rm = xasprintf("rm -rf %s", root);
+	ck_assert_int_eq(system(rm), 0);
+	free(rm);
+	free(mk);
+	free(dir);
+}
+END_TEST
+
+static Suite *energy_suite(void)
+{
+	Suite *s = suite_create("energy");
+	TCase *tc = tcase_create("sources");
+	tcase_add_test(tc, power_pmu_instances);
+	tcase_add_test(tc, power_pmu_scale);
+	tcase_add_test(tc, powercap_domains);
+	tcase_add_test(tc, powercap_wrap);
+	tcase_add_test(tc, powercap_fallback_instances);
+	tcase_add_test(tc, powercap_group_wraps);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(energy_suite());
+}
