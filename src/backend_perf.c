@@ -289,7 +289,7 @@ static int power_instances(struct backend *b, int pmu, struct bk_instance **out,
 			     pd->scope, s);
 	}
 	if (n == 0 && why)
-		*why = xasprintf("no energy counters: no perf power PMU (%s/bus/event_source/devices/power) and %s",
+		*why = xasprintf("no perf power PMU (%s/bus/event_source/devices/power) and %s",
 				 b->sysfs_root, b->pc_why ? b->pc_why : "no powercap package domain");
 	return n;
 }

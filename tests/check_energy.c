@@ -8,6 +8,8 @@
 #include "evdef.h"
 #include "pmu_scale.h"
 #include "powercap.h"
+#include "sampler.h"
+#include "sampler_energy.h"
 #include "topo.h"
 #include "util.h"
 
@@ -177,7 +179,7 @@ START_TEST(powercap_fallback_instances)
 	b = ops->create(m, t2, FIX "vm2", NULL);
 	char *why = NULL;
 	ck_assert_int_eq(ops->instances(b, p, &in, &why), 0);
-	ck_assert_ptr_nonnull(strstr(why, "no energy counters"));
+	ck_assert_ptr_nonnull(strstr(why, "no perf power PMU"));
 	ck_assert_ptr_nonnull(strstr(why, "no powercap tree"));
 	free(why);
 	ops->destroy(b);
@@ -234,6 +236,77 @@ START_TEST(powercap_group_wraps)
 }
 END_TEST
 
+/* A machine without any energy counter says so in one line, with the
+ * reason (no power PMU, no powercap tree), instead of naming each event. */
+START_TEST(absent_said_once)
+{
+	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
+	struct topo *t = topo_load(FIX "vm2", NULL);
+	struct backend *b = ops->create(m, t, FIX "vm2", NULL);
+	bool *used = xcalloc((size_t)m->nevents, sizeof(bool));
+	int lost[2] = { model_find_event(m, "energy_pkg"), model_find_event(m, "energy_ram") };
+	char *why[2] = { "the kernel has no power/events/energy-pkg", "the kernel has no power/events/energy-ram" };
+	struct sched_plan plan = { .nevents = m->nevents, .event_used = used, .nunschedulable = 2,
+				   .unschedulable = lost, .unsched_why = why };
+	char *line = energy_absent_notice(m, &plan, ops, b);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_msg(strstr(line, "no energy counters here: no perf power PMU") && strstr(line, "no powercap tree"),
+		      "%s", line);
+	free(line);
+	/* Some energy counted: the missing ones are named as other events are. */
+	used[model_find_event(m, "energy_psys")] = true;
+	ck_assert_ptr_null(energy_absent_notice(m, &plan, ops, b));
+	free(used);
+	ops->destroy(b);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
+/* A counter that exists but stands still (power/energy-psys reading 0 on
+ * a VM): its watts are '-', not 0 W, said once; the others are untouched. */
+START_TEST(stuck_counter_masked)
+{
+	struct model *m = load(TOP_SRCDIR "/events/generic");
+	struct topo *t = topo_synthetic(1, 1, 4, 1);
+	int view = model_find_view(m, "power");
+	ck_assert_int_ge(view, 0);
+	int mets[16], n = 0;
+	for (int c = 0; c < m->views[view].ncols && n < 16; c++)
+		mets[n++] = m->views[view].cols[c].metric;
+	struct sampler_config cfg = { .model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=3",
+				      .interval_s = 0.5, .nmetrics = n, .metrics = mets };
+	char *cause = NULL;
+	struct sampler *s = sampler_new(&cfg, &cause);
+	ck_assert_msg(s != NULL, "%s", cause ? cause : "?");
+	double *rates = xmalloc(sizeof(double) * (size_t)m->nevents);
+	for (int e = 0; e < m->nevents; e++)
+		rates[e] = NAN;
+	int psys = model_find_event(m, "energy_psys");
+	rates[psys] = 0;
+	/* The power PMU's reader is the socket's first CPU. */
+	sim_set_constant_rates(sampler_backend(s), 0, rates);
+	int psys_w = model_find_metric(m, "psys_watts"), pkg_w = model_find_metric(m, "pkg_watts");
+	for (int i = 0; i < 3; i++) {
+		struct snapshot *snap = sampler_step(s, &cause);
+		ck_assert_msg(snap != NULL, "%s", cause ? cause : "?");
+		const struct snap_row *sys = &snap->rows[SNAP_SYSTEM][0];
+		ck_assert(isnan(sys->metric[psys_w]));
+		ck_assert(isnan(sys->event[psys]));
+		ck_assert_double_gt(sys->metric[pkg_w], 1.0);
+		ck_assert_ptr_nonnull(snap->notice);
+		const char *at = strstr(snap->notice, "power/energy-psys counts nothing here");
+		ck_assert_msg(at != NULL, "%s", snap->notice);
+		ck_assert_ptr_null(strstr(at + 20, "energy-psys counts nothing"));
+		snapshot_free(snap);
+	}
+	free(rates);
+	sampler_free(s);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 static Suite *energy_suite(void)
 {
 	Suite *s = suite_create("energy");
@@ -244,6 +317,10 @@ static Suite *energy_suite(void)
 	tcase_add_test(tc, powercap_wrap);
 	tcase_add_test(tc, powercap_fallback_instances);
 	tcase_add_test(tc, powercap_group_wraps);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("notices");
+	tcase_add_test(tc, absent_said_once);
+	tcase_add_test(tc, stuck_counter_masked);
 	suite_add_tcase(s, tc);
 	return s;
 }
