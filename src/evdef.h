@@ -114,6 +114,11 @@ struct metric_def {
 	 * up to it in every row. */
 	int parent;
 	int depth;
+	/* A figure shared out by task (docs/energy.md): metric `split` (an
+	 * index, -1 if none), a socket's watts, is split among the tasks
+	 * that ran on the socket by their share of this metric's one event
+	 * (cycles). Only a tasks view computes it; CPU rows show NaN. */
+	int split;
 	char *file; int line;
 };
 #define METRIC_PARENT_WHOLE (-2)

@@ -42,6 +42,7 @@ static const struct key_spec event_keys[] = {
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
 	{ "formula", false }, { "desc", false }, { "note", false }, { "perf", false }, { "parent", false },
+	{ "split", false },
 	{ NULL, false },
 };
 static const struct key_spec view_keys[] = {
@@ -763,8 +764,10 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 			return AT_VALUE(b, st, a, "expected the name of a Linux perf metric but found '%s'", a->value);
 		md->perf = xstrdup(a->value);
 	}
-	*src = (struct metric_src){ .st = st, .formula = f, .parent = attr_get(st, "parent") };
+	*src = (struct metric_src){ .st = st, .formula = f, .parent = attr_get(st, "parent"),
+				    .split = attr_get(st, "split") };
 	md->parent = -1;
+	md->split = -1;
 	if ((a = attr_get(st, "scope"))) {
 		int s = scope_parse(a->value);
 		if (s < 0)

@@ -380,6 +380,16 @@ static int open_all(struct sampler *s, char **cause)
 	/* A share of a tree is planned with the rest of its tree, so that the
 	 * tree adds up (derive_tree.c). */
 	int nplan = 0, *plan_metrics = tree_closure(m, s->metrics, s->nmetrics, &nplan);
+	/* A figure a tasks view shares out by task (task_watts) needs the
+	 * socket figure it splits (pkg_watts) measured. */
+	for (int i = 0; i < s->ntm; i++) {
+		int p = m->metrics[s->tm[i]].split;
+		bool listed = p < 0;
+		for (int j = 0; j < nplan && !listed; j++)
+			listed = plan_metrics[j] == p;
+		if (!listed)
+			plan_metrics[nplan++] = p;
+	}
 	struct sched_request rq = { nplan, plan_metrics, s->nevents, s->events, fc, count_as };
 	struct sched_plan *plan = sched_plan(m, &rq, cause);
 	free(plan_metrics);

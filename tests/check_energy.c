@@ -307,6 +307,57 @@ START_TEST(stuck_counter_masked)
 }
 END_TEST
 
+/* Per process and per cgroup: the packages' energy shared out by sampled
+ * cycles. The processes' watts add up to the packages' but for the idle
+ * task's share (the simulator's idle task runs most of the idle phases'
+ * few busy cycles: 10-20 % of the energy here), the cgroups' to the
+ * processes', and each estimate states its sampling error. */
+START_TEST(task_watts_add_up)
+{
+	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
+	struct topo *t = topo_synthetic(2, 2, 4, 2);
+	int view = model_find_view(m, "tasks");
+	const struct view_def *v = &m->views[view];
+	int cols[32], n = 0;
+	for (int c = 0; c < v->ncols && n < 32; c++)
+		cols[n++] = v->cols[c].metric;
+	int tw = model_find_metric(m, "task_watts"), pw = model_find_metric(m, "pkg_watts");
+	ck_assert_int_ge(tw, 0);
+	ck_assert_int_eq(m->metrics[tw].split, pw);
+	struct sampler_config cfg = { .model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=5",
+				      .interval_s = 1.0, .nmetrics = n, .metrics = cols,
+				      .ntask_metrics = n, .task_metrics = cols };
+	char *cause = NULL;
+	struct sampler *s = sampler_new(&cfg, &cause);
+	ck_assert_msg(s != NULL, "%s", cause ? cause : "?");
+	for (int i = 0; i < 4; i++) {
+		struct snapshot *snap = sampler_step(s, &cause);
+		ck_assert_msg(snap != NULL, "%s", cause ? cause : "?");
+		double pkg = 0, procs = 0, groups = 0;
+		ck_assert_int_eq(snap->nrows[SNAP_SOCKET], 2);
+		for (int r = 0; r < 2; r++)
+			pkg += snap->rows[SNAP_SOCKET][r].metric[pw];
+		/* Per CPU there is no such figure: it is a share by task. */
+		ck_assert(isnan(snap->rows[SNAP_CPU][0].metric[tw]));
+		ck_assert_int_gt(snap->ntasks, 5);
+		for (int k = 0; k < snap->ntasks; k++) {
+			double w = snap->tasks[k].metric[tw], rse = snap->tasks[k].metric_rse[tw];
+			ck_assert_msg(w >= 0 && isfinite(rse) && rse >= 0 && rse < 1, "pid %d: %g W, rse %g",
+				      snap->tasks[k].pid, w, rse);
+			procs += w;
+		}
+		for (int k = 0; k < snap->ncgroups; k++)
+			groups += snap->cgroups[k].metric[tw];
+		ck_assert_msg(procs <= pkg * (1 + 1e-9) && procs >= 0.75 * pkg, "processes %g W of %g", procs, pkg);
+		ck_assert_double_eq_tol(groups, procs, 1e-9 * pkg);
+		snapshot_free(snap);
+	}
+	sampler_free(s);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 static Suite *energy_suite(void)
 {
 	Suite *s = suite_create("energy");
@@ -321,6 +372,7 @@ static Suite *energy_suite(void)
 	tc = tcase_create("notices");
 	tcase_add_test(tc, absent_said_once);
 	tcase_add_test(tc, stuck_counter_masked);
+	tcase_add_test(tc, task_watts_add_up);
 	suite_add_tcase(s, tc);
 	return s;
 }

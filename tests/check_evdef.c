@@ -87,6 +87,8 @@ static const struct bad_case bad_cases[] = {
 	  "@/model.def:#3:5: unknown key 'rwa' in event 'x' (expected pmu, raw, pfm, fields, perf, proc, desc, sim, "
 	  "flags, arch_bit, requires, fallback or scale)"),
 	B("event x\n    pmu core\n    pmu core\n", "@/model.def:#3:5: duplicate key 'pmu' (first at line #2)"),
+	B("metric m\n    unit W\n    formula 1\n    split ipc\n",
+	  "@/model.def:#4:11: expected a metric in W computed per socket to split but found 'ipc'"),
 	B("event x\n    pmu core\n    raw 0x76\n    scale 2.5e-10\n",
 	  "@/model.def:#4:11: expected a positive scale and a unit (2.3283064365386962890625e-10 Joules) but found '2.5e-10'"),
 	B("event x\n    pmu core\n    raw 0x76\n    scale -1 Joules\n",
@@ -98,8 +100,8 @@ static const struct bad_case bad_cases[] = {
 	B("metric m\n    formula cyc\n    perf umc-bw\n",
 	  "@/model.def:#3:10: expected the name of a Linux perf metric but found 'umc-bw'"),
 	B("metric m\n    formula cyc\n    perff x\n",
-	  "@/model.def:#3:5: unknown key 'perff' in metric 'm' (expected label, unit, scope, groups, formula, desc, note, perf or "
-	  "parent)"),
+	  "@/model.def:#3:5: unknown key 'perff' in metric 'm' (expected label, unit, scope, groups, formula, desc, note, perf, "
+	  "parent or split)"),
 	/* Trees of shares. */
 	B("metric m\n    formula cyc\n    parent whole\n",
 	  "@/model.def:#3:12: a part of a tree must have unit ratio, but 'm' has ''"),
