@@ -15,7 +15,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,20 +146,6 @@ static int get_int(struct builder *b, const struct def_stanza *st, const struct 
 	return 0;
 }
 
-/* Numbers in definitions always use '.', whatever LC_NUMERIC says. */
-static bool parse_double(const char *s, double *out)
-{
-	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	char *end;
-	errno = 0;
-	double v = c ? strtod_l(s, &end, c) : strtod(s, &end);
-	if (c)
-		freelocale(c);
-	if (errno || end == s || *end || !isfinite(v))
-		return false;
-	*out = v;
-	return true;
-}
 
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -675,7 +660,7 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 			*unit++ = '\0';
 			unit += strspn(unit, " \t");
 		}
-		bool ok = parse_double(num, &ev->scale) && ev->scale > 0 && unit && *unit &&
+		bool ok = parse_double_c(num, &ev->scale) && ev->scale > 0 && unit && *unit &&
 			  !strpbrk(unit, " \t");
 		if (ok)
 			ev->scale_unit = xstrdup(unit);
@@ -909,7 +894,7 @@ static int view_build_body(struct builder *b, const struct def_stanza *st, struc
 				c->width = (int)n;
 			} else if ((!strcmp(w, "warn") || !strcmp(w, "crit")) && val) {
 				double d;
-				if (!parse_double(val, &d))
+				if (!parse_double_c(val, &d))
 					rc = evdef_at(b, st->file, a->line, vcol, "bad number '%s': expected a threshold", val);
 				else if (w[0] == 'w')
 					c->warn = d;

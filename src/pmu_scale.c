@@ -7,23 +7,10 @@
 #include "pmu_scale.h"
 #include "util.h"
 
-#include <errno.h>
-#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The scale file's number, whatever LC_NUMERIC says; NAN if it is not one. */
-static double parse_scale(const char *text)
-{
-	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	char *end;
-	errno = 0;
-	double v = c ? strtod_l(text, &end, c) : strtod(text, &end);
-	if (c)
-		freelocale(c);
-	return errno || end == text || *end || !(v > 0) || !isfinite(v) ? NAN : v;
-}
 
 int pmu_event_rescale(const char *sysfs_root, const char *perf_pmu, const struct event_def *ev,
 		      double *factor, char **cause)
@@ -35,7 +22,9 @@ int pmu_event_rescale(const char *sysfs_root, const char *perf_pmu, const struct
 			       perf_pmu, ev->requires);
 	char *spath = xasprintf("%s.scale", base), *upath = xasprintf("%s.unit", base);
 	char *stext = read_text_file(spath), *utext = read_text_file(upath);
-	double scale = stext ? parse_scale(stext) : NAN;
+	double scale = NAN;
+	if (stext && !(parse_double_c(stext, &scale) && scale > 0))
+		scale = NAN;
 	int rc = 0;
 	if (isnan(scale))
 		rc = set_cause(cause, "%s: %s: cannot tell what a count is worth (%s)", ev->name, spath,

@@ -44,23 +44,35 @@ static void free_instances(struct bk_instance *in, int n)
 	free(in);
 }
 
+/* The power PMU's instances on fixture root: two packages, read on CPUs
+ * cpu0 and cpu1, named name0 and name1. Returns the backend. */
+static struct backend *two_packages(struct model *m, struct topo *t, const char *root, const char *name0,
+				    int cpu0, const char *name1, int cpu1)
+{
+	struct backend *b = ops->create(m, t, root, NULL);
+	int p = model_find_pmu(m, "power");
+	ck_assert_int_ge(p, 0);
+	struct bk_instance *in = NULL;
+	ck_assert_int_eq(ops->instances(b, p, &in, NULL), 2);
+	const char *names[2] = { name0, name1 };
+	int cpus[2] = { cpu0, cpu1 };
+	for (int i = 0; i < 2; i++) {
+		ck_assert_str_eq(in[i].perf_name, names[i]);
+		ck_assert_int_eq(in[i].cpu, cpus[i]);
+		ck_assert_int_eq(in[i].scope_id, i);
+	}
+	free_instances(in, 2);
+	return b;
+}
+
 /* Emerald Rapids: the power PMU is read once per package, on the CPUs its
  * cpumask lists; the domains the kernel lists are there, the others not. */
 START_TEST(power_pmu_instances)
 {
 	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
 	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
-	struct backend *b = ops->create(m, t, FIX "emr-2s-snc2", NULL);
+	struct backend *b = two_packages(m, t, FIX "emr-2s-snc2", "power", 0, "power", 64);
 	int p = model_find_pmu(m, "power");
-	ck_assert_int_ge(p, 0);
-	struct bk_instance *in = NULL;
-	ck_assert_int_eq(ops->instances(b, p, &in, NULL), 2);
-	ck_assert_str_eq(in[0].perf_name, "power");
-	ck_assert_int_eq(in[0].cpu, 0);
-	ck_assert_int_eq(in[0].scope_id, 0);
-	ck_assert_int_eq(in[1].cpu, 64);
-	ck_assert_int_eq(in[1].scope_id, 1);
-	free_instances(in, 2);
 	ck_assert(ops->has_feature(b, p, "events/energy-pkg"));
 	ck_assert(ops->has_feature(b, p, "events/energy-ram"));
 	ck_assert(ops->has_feature(b, p, "events/energy-psys"));
@@ -160,17 +172,9 @@ START_TEST(powercap_fallback_instances)
 {
 	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
 	struct topo *t = topo_load(FIX "zen5-2s192c", NULL);
-	struct backend *b = ops->create(m, t, FIX "zen5-2s192c", NULL);
+	struct backend *b = two_packages(m, t, FIX "zen5-2s192c", "intel-rapl:0", 0, "intel-rapl:1", 96);
 	int p = model_find_pmu(m, "power");
 	struct bk_instance *in = NULL;
-	ck_assert_int_eq(ops->instances(b, p, &in, NULL), 2);
-	ck_assert_str_eq(in[0].perf_name, "intel-rapl:0");
-	ck_assert_int_eq(in[0].cpu, 0);
-	ck_assert_int_eq(in[0].scope_id, 0);
-	ck_assert_str_eq(in[1].perf_name, "intel-rapl:1");
-	ck_assert_int_eq(in[1].cpu, 96);
-	ck_assert_int_eq(in[1].scope_id, 1);
-	free_instances(in, 2);
 	ck_assert(ops->has_feature(b, p, "events/energy-pkg"));
 	ck_assert(!ops->has_feature(b, p, "events/energy-ram"));
 	ops->destroy(b);
@@ -263,22 +267,33 @@ START_TEST(absent_said_once)
 }
 END_TEST
 
+/* A sampler on the simulator for the columns of view `view`, per task as
+ * well where the view has a row per task; 1 s intervals. */
+static struct sampler *view_sampler(struct model *m, struct topo *t, const char *view, const char *arg)
+{
+	int v = model_find_view(m, view);
+	ck_assert_int_ge(v, 0);
+	int mets[32], n = 0;
+	for (int c = 0; c < m->views[v].ncols && n < 32; c++)
+		mets[n++] = m->views[v].cols[c].metric;
+	bool tasks = m->views[v].tasks;
+	struct sampler_config cfg = { .model = m, .topo = t, .ops = &backend_sim, .backend_arg = arg,
+				      .interval_s = 1.0, .nmetrics = n, .metrics = mets,
+				      .ntask_metrics = tasks ? n : 0, .task_metrics = tasks ? mets : NULL };
+	char *cause = NULL;
+	struct sampler *s = sampler_new(&cfg, &cause);
+	ck_assert_msg(s != NULL, "%s", cause ? cause : "?");
+	return s;
+}
+
 /* A counter that exists but stands still (power/energy-psys reading 0 on
  * a VM): its watts are '-', not 0 W, said once; the others are untouched. */
 START_TEST(stuck_counter_masked)
 {
 	struct model *m = load(TOP_SRCDIR "/events/generic");
 	struct topo *t = topo_synthetic(1, 1, 4, 1);
-	int view = model_find_view(m, "power");
-	ck_assert_int_ge(view, 0);
-	int mets[16], n = 0;
-	for (int c = 0; c < m->views[view].ncols && n < 16; c++)
-		mets[n++] = m->views[view].cols[c].metric;
-	struct sampler_config cfg = { .model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=3",
-				      .interval_s = 0.5, .nmetrics = n, .metrics = mets };
+	struct sampler *s = view_sampler(m, t, "power", "seed=3");
 	char *cause = NULL;
-	struct sampler *s = sampler_new(&cfg, &cause);
-	ck_assert_msg(s != NULL, "%s", cause ? cause : "?");
 	double *rates = xmalloc(sizeof(double) * (size_t)m->nevents);
 	for (int e = 0; e < m->nevents; e++)
 		rates[e] = NAN;
@@ -316,20 +331,11 @@ START_TEST(task_watts_add_up)
 {
 	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
 	struct topo *t = topo_synthetic(2, 2, 4, 2);
-	int view = model_find_view(m, "tasks");
-	const struct view_def *v = &m->views[view];
-	int cols[32], n = 0;
-	for (int c = 0; c < v->ncols && n < 32; c++)
-		cols[n++] = v->cols[c].metric;
 	int tw = model_find_metric(m, "task_watts"), pw = model_find_metric(m, "pkg_watts");
 	ck_assert_int_ge(tw, 0);
 	ck_assert_int_eq(m->metrics[tw].split, pw);
-	struct sampler_config cfg = { .model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=5",
-				      .interval_s = 1.0, .nmetrics = n, .metrics = cols,
-				      .ntask_metrics = n, .task_metrics = cols };
+	struct sampler *s = view_sampler(m, t, "tasks", "seed=5");
 	char *cause = NULL;
-	struct sampler *s = sampler_new(&cfg, &cause);
-	ck_assert_msg(s != NULL, "%s", cause ? cause : "?");
 	for (int i = 0; i < 4; i++) {
 		struct snapshot *snap = sampler_step(s, &cause);
 		ck_assert_msg(snap != NULL, "%s", cause ? cause : "?");
