@@ -258,13 +258,14 @@ static void powercap_load(struct backend *b)
 		b->npc = powercap_list(b->sysfs_root, &b->pc, &b->pc_why);
 }
 
-/* The powercap domain of kind for the package of socket index sock. */
+/* The powercap domain of kind for the package of socket index sock; the
+ * platform's (psys, one for the machine) counts on the first socket. */
 static const struct powercap_domain *powercap_find(struct backend *b, int kind, int sock)
 {
 	powercap_load(b);
 	for (int i = 0; i < b->npc; i++)
 		if ((int)b->pc[i].kind == kind &&
-		    (kind == PC_PSYS || topo_socket_index(b->t, b->pc[i].package) == sock))
+		    (kind == PC_PSYS ? sock == 0 : topo_socket_index(b->t, b->pc[i].package) == sock))
 			return &b->pc[i];
 	return NULL;
 }
@@ -515,6 +516,21 @@ static int powercap_open(struct backend *b, const struct bk_instance *inst, cons
 	return 0;
 }
 
+/* Whether every event of a power PMU group has a powercap domain on the
+ * instance's package. */
+static bool powercap_has_all(struct backend *b, const struct bk_instance *inst, const int *events, int nevents)
+{
+	if (!is_power_pmu(&b->m->pmus[inst->pmu]))
+		return false;
+	for (int i = 0; i < nevents; i++) {
+		const struct event_def *ev = &b->m->events[events[i]];
+		int kind = powercap_kind_of_event(ev->requires);
+		if (kind < 0 || !(ev->scale > 0) || !powercap_find(b, kind, inst->scope_id))
+			return false;
+	}
+	return true;
+}
+
 static int powercap_group_read(struct bk_group *g, struct bk_count *out)
 {
 	uint64_t t = now_ns() - g->t0;
@@ -579,6 +595,19 @@ static int perf_open_group(struct backend *b, const struct bk_instance *inst, co
 		attr.disabled = i == 0;
 		attr.inherit = 0;
 		int fd = sys_perf_event_open(&attr, inst->cpu, i == 0 ? -1 : g->fds[0]);
+		if (fd < 0 && powercap_has_all(b, inst, events, nevents)) {
+			/* The kernel has the power PMU but will not open it here
+			 * (not permitted, or a PMU it does not know): the powercap
+			 * tree counts the same energy. */
+			for (int j = 0; j < i; j++)
+				close(g->fds[j]);
+			free(g->fds);
+			g->fds = NULL;
+			free(g->rescale);
+			g->rescale = NULL;
+			rc = powercap_open(b, inst, events, nevents, g, cause);
+			goto done;
+		}
 		if (fd < 0) {
 			int e = errno;
 			rc = map_errno(e);

@@ -193,6 +193,37 @@ START_TEST(powercap_fallback_instances)
 }
 END_TEST
 
+/* Where the kernel lists a power PMU but will not open it (not permitted;
+ * here a fixture's PMU type that this kernel does not have), the powercap
+ * tree counts the package instead. */
+START_TEST(powercap_when_perf_refuses)
+{
+	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
+	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
+	struct backend *b = two_packages(m, t, FIX "emr-2s-snc2", "power", 0, "power", 64);
+	struct bk_instance *in = NULL;
+	ck_assert_int_eq(ops->instances(b, model_find_pmu(m, "power"), &in, NULL), 2);
+	int ev[2] = { model_find_event(m, "energy_pkg"), model_find_event(m, "energy_ram") };
+	struct bk_group *g = NULL;
+	char *cause = NULL;
+	ck_assert_msg(ops->open_group(b, &in[1], ev, 2, &g, &cause) == 0, "%s", cause ? cause : "?");
+	ck_assert_int_eq(ops->enable(b, g), 0);
+	struct bk_count c[2];
+	ck_assert_int_eq(ops->read(b, g, c), 0);
+	ck_assert_uint_eq(c[0].value, 0);
+	ck_assert_uint_eq(c[1].value, 0);
+	ops->close(b, g);
+	/* Platform energy has a domain, cores energy none: that group is refused. */
+	int cores = model_find_event(m, "energy_cores");
+	ck_assert_int_lt(ops->open_group(b, &in[0], &cores, 1, &g, &cause), 0);
+	free(cause);
+	free_instances(in, 2);
+	ops->destroy(b);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 /* A powercap group counts the package's energy since it was opened in
  * the definition's 2^-32 J, across the wrap of energy_uj. */
 START_TEST(powercap_group_wraps)
@@ -374,6 +405,7 @@ static Suite *energy_suite(void)
 	tcase_add_test(tc, powercap_wrap);
 	tcase_add_test(tc, powercap_fallback_instances);
 	tcase_add_test(tc, powercap_group_wraps);
+	tcase_add_test(tc, powercap_when_perf_refuses);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("notices");
 	tcase_add_test(tc, absent_said_once);
