@@ -86,7 +86,7 @@ struct bk_group {
 	double *rescale;
 	/* Powercap pseudo groups: per event its domain, last energy_uj and
 	 * the microjoules since open. */
-	const struct powercap_domain **pc;
+	struct powercap_domain **pc;
 	uint64_t *pc_last, *pc_total;
 };
 
@@ -260,7 +260,7 @@ static void powercap_load(struct backend *b)
 
 /* The powercap domain of kind for the package of socket index sock; the
  * platform's (psys, one for the machine) counts on the first socket. */
-static const struct powercap_domain *powercap_find(struct backend *b, int kind, int sock)
+static struct powercap_domain *powercap_find(struct backend *b, int kind, int sock)
 {
 	powercap_load(b);
 	for (int i = 0; i < b->npc; i++)

@@ -9,6 +9,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,7 +119,8 @@ int powercap_list(const char *sysfs_root, struct powercap_domain **out, char **w
 			} else {
 				v = xrealloc(v, sizeof(*v) * (size_t)(n + 1));
 				v[n++] = (struct powercap_domain){ .dir = d, .kind = kind, .package = package,
-								   .max_range_uj = range ? strtoull(range, NULL, 10) : 0 };
+								   .max_range_uj = range ? strtoull(range, NULL, 10) : 0,
+								   .fd = -1 };
 			}
 			free(name);
 			free(range);
@@ -136,22 +139,31 @@ int powercap_list(const char *sysfs_root, struct powercap_domain **out, char **w
 
 void powercap_free(struct powercap_domain *d, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (d[i].fd >= 0)
+			close(d[i].fd);
 		free(d[i].dir);
+	}
 	free(d);
 }
 
-int powercap_read_uj(const struct powercap_domain *d, uint64_t *uj, char **cause)
+int powercap_read_uj(struct powercap_domain *d, uint64_t *uj, char **cause)
 {
 	char *path = xasprintf("%s/energy_uj", d->dir);
-	char *text = read_text_file(path);
+	if (d->fd < 0)
+		d->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char text[32];
+	/* sysfs makes the value afresh for a read from offset 0. */
+	ssize_t n = d->fd < 0 ? -1 : pread(d->fd, text, sizeof(text) - 1, 0);
 	int err = errno;
 	int rc = 0;
 	char *end = NULL;
-	if (!text) {
+	if (n < 0) {
 		rc = err ? -err : -EIO;
 		set_cause(cause, "cannot read %s: %s", path, strerror(err ? err : EIO));
 	} else {
+		text[n] = '\0';
+		text[strcspn(text, "\n")] = '\0';
 		errno = 0;
 		*uj = strtoull(text, &end, 10);
 		if (errno || end == text || *end) {
@@ -159,7 +171,6 @@ int powercap_read_uj(const struct powercap_domain *d, uint64_t *uj, char **cause
 			set_cause(cause, "%s: expected a number of microjoules but found '%s'", path, text);
 		}
 	}
-	free(text);
 	free(path);
 	return rc;
 }

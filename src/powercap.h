@@ -18,6 +18,7 @@ struct powercap_domain {
 	enum powercap_kind kind;
 	int package;           /* N of the package-N it belongs to; -1 for psys */
 	uint64_t max_range_uj; /* where energy_uj wraps to 0 */
+	int fd;                /* energy_uj, kept open from the first read; -1 */
 };
 
 /* Lists the domains under sysfs_root (ROOT/class/powercap), packages in
@@ -32,7 +33,9 @@ int powercap_kind_of_event(const char *requires);
  * (0: unknown, taken as no wrap). */
 uint64_t powercap_delta(uint64_t prev, uint64_t now, uint64_t max_range);
 /* Reads a domain's energy_uj. 0, or a negative errno with *cause
- * (-EACCES: readable only by root since Linux 5.10). */
-int powercap_read_uj(const struct powercap_domain *d, uint64_t *uj, char **cause);
+ * (-EACCES: readable only by root since Linux 5.10). The file stays open
+ * from the first read, so that reads go on after pmctop gives up its
+ * privileges (--user). */
+int powercap_read_uj(struct powercap_domain *d, uint64_t *uj, char **cause);
 
 #endif
