@@ -6,6 +6,12 @@
  * times the sampler needs to scale for multiplexing. Uncore PMUs (amd_l3,
  * amd_umc_N) are opened only on the CPUs their sysfs cpumask lists.
  *
+ * The energy counters: the perf `power` PMU, each event's count converted
+ * to its definition's scale by what sysfs says (pmu_scale.c); where the
+ * kernel has no power PMU, the powercap tree's RAPL domains (powercap.c)
+ * stand in for it, one pseudo group per package read from energy_uj with
+ * its wrap-around, so the sampler sees the same events either way.
+ *
  * PMU_PROC is not a PMU: system-wide task-clock counts wall time whether
  * the CPU is busy or idle, so CPU utilisation comes from /proc/stat instead,
  * through a pseudo group that looks like any other group to the sampler.
@@ -17,6 +23,8 @@
 #include "backend.h"
 #include "encode.h"
 #include "perf_sample.h"
+#include "pmu_scale.h"
+#include "powercap.h"
 #include "procstat.h"
 #include "util.h"
 
@@ -25,6 +33,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +58,10 @@ struct backend {
 	 * one holds on a CPU, per PMU (taken from what the groups get). */
 	int nsamplers;
 	int *pinned;           /* [npmus] */
+	/* The powercap domains, listed at the first need (-1: not yet). */
+	int npc;
+	struct powercap_domain *pc;
+	char *pc_why;          /* why there are none */
 };
 
 /* How long one parse of /proc/stat is reused: far below any interval (10 ms
@@ -68,6 +81,13 @@ struct bk_group {
 	int *proc_what;     /* per event: PROC_BUSY or PROC_TOTAL */
 	uint64_t t0;        /* open time, ns */
 	uint64_t base[2];   /* busy and total ns at open */
+	/* Per event, what a kernel count is worth in the definition's (NULL:
+	 * 1 for all). */
+	double *rescale;
+	/* Powercap pseudo groups: per event its domain, last energy_uj and
+	 * the microjoules since open. */
+	struct powercap_domain **pc;
+	uint64_t *pc_last, *pc_total;
 };
 
 enum { PROC_BUSY, PROC_TOTAL };
@@ -92,6 +112,7 @@ static struct backend *perf_create(const struct model *m, struct topo *t, const 
 	b->clk_tck = sysconf(_SC_CLK_TCK);
 	if (b->clk_tck <= 0)
 		b->clk_tck = 100;
+	b->npc = -1;
 	return b;
 }
 
@@ -104,6 +125,9 @@ static void perf_destroy(struct backend *b)
 	free(b->stat_busy);
 	free(b->stat_total);
 	free(b->pinned);
+	if (b->npc > 0)
+		powercap_free(b->pc, b->npc);
+	free(b->pc_why);
 	free(b);
 }
 
@@ -213,6 +237,64 @@ static int uncore_instances(struct backend *b, int pmu, struct bk_instance **out
 	return n;
 }
 
+/* ---- the energy counters' powercap stand-in ---- */
+
+static bool is_power_pmu(const struct pmu_def *pd)
+{
+	return pd->perf_name && !strcmp(pd->perf_name, "power");
+}
+
+static bool has_power_pmu(const struct backend *b)
+{
+	char *dir = xasprintf("%s/bus/event_source/devices/power", b->sysfs_root);
+	bool there = access(dir, F_OK) == 0;
+	free(dir);
+	return there;
+}
+
+static void powercap_load(struct backend *b)
+{
+	if (b->npc < 0)
+		b->npc = powercap_list(b->sysfs_root, &b->pc, &b->pc_why);
+}
+
+/* The powercap domain of kind for the package of socket index sock; the
+ * platform's (psys, one for the machine) counts on the first socket. */
+static struct powercap_domain *powercap_find(struct backend *b, int kind, int sock)
+{
+	powercap_load(b);
+	for (int i = 0; i < b->npc; i++)
+		if ((int)b->pc[i].kind == kind &&
+		    (kind == PC_PSYS ? sock == 0 : topo_socket_index(b->t, b->pc[i].package) == sock))
+			return &b->pc[i];
+	return NULL;
+}
+
+/* The perf power PMU where the kernel has one; else one instance per
+ * powercap package, read on the package's first online CPU and named by
+ * its domain ("intel-rapl:0"), which open_group recognises. */
+static int power_instances(struct backend *b, int pmu, struct bk_instance **out, char **why)
+{
+	const struct pmu_def *pd = &b->m->pmus[pmu];
+	if (has_power_pmu(b))
+		return uncore_instances(b, pmu, out, why);
+	powercap_load(b);
+	int n = 0;
+	for (int i = 0; i < b->npc; i++) {
+		if (b->pc[i].kind != PC_PACKAGE)
+			continue;
+		int s = topo_socket_index(b->t, b->pc[i].package);
+		if (s < 0 || s >= b->t->nsockets || b->t->sockets[s].ncpus == 0)
+			continue;
+		add_instance(out, &n, pmu, strrchr(b->pc[i].dir, '/') + 1, b->t->sockets[s].cpus[0],
+			     pd->scope, s);
+	}
+	if (n == 0 && why)
+		*why = xasprintf("no perf power PMU (%s/bus/event_source/devices/power) and %s",
+				 b->sysfs_root, b->pc_why ? b->pc_why : "no powercap package domain");
+	return n;
+}
+
 static int perf_instances(struct backend *b, int pmu, struct bk_instance **out, char **why)
 {
 	*out = NULL;
@@ -224,6 +306,8 @@ static int perf_instances(struct backend *b, int pmu, struct bk_instance **out, 
 		return 0;
 	}
 	const struct pmu_def *pd = &b->m->pmus[pmu];
+	if (pd->kind == PMU_UNCORE && is_power_pmu(pd))
+		return power_instances(b, pmu, out, why);
 	if (pd->kind == PMU_UNCORE)
 		return uncore_instances(b, pmu, out, why);
 	int n = 0;
@@ -247,6 +331,13 @@ static bool perf_has_feature(struct backend *b, int pmu, const char *path)
 			       pd->perf_name ? pd->perf_name : pd->name, path);
 	bool there = access(file, F_OK) == 0;
 	free(file);
+	/* Without the power PMU, a RAPL domain in the powercap tree counts
+	 * the same energy. */
+	if (!there && is_power_pmu(pd) && !has_power_pmu(b)) {
+		int kind = powercap_kind_of_event(path);
+		for (int s = 0; kind >= 0 && s < b->t->nsockets && !there; s++)
+			there = powercap_find(b, kind, s) != NULL;
+	}
 	return there;
 }
 
@@ -390,7 +481,70 @@ static void group_free(struct bk_group *g)
 	free(g->fds);
 	free(g->buf);
 	free(g->proc_what);
+	free(g->rescale);
+	free(g->pc);
+	free(g->pc_last);
+	free(g->pc_total);
 	free(g);
+}
+
+/* A powercap pseudo group: each event's RAPL domain on the instance's
+ * package, counted from now; energy_uj's microjoules are converted to the
+ * event's scale. The counters run all the time, so enabled and running
+ * time are the time since open. */
+static int powercap_open(struct backend *b, const struct bk_instance *inst, const int *events,
+			 int nevents, struct bk_group *g, char **cause)
+{
+	g->pc = xcalloc((size_t)nevents, sizeof(*g->pc));
+	g->pc_last = xcalloc((size_t)nevents, sizeof(uint64_t));
+	g->pc_total = xcalloc((size_t)nevents, sizeof(uint64_t));
+	g->rescale = xmalloc(sizeof(double) * (size_t)nevents);
+	for (int i = 0; i < nevents; i++) {
+		const struct event_def *ev = &b->m->events[events[i]];
+		int kind = powercap_kind_of_event(ev->requires);
+		g->pc[i] = kind >= 0 && ev->scale > 0 ? powercap_find(b, kind, inst->scope_id) : NULL;
+		if (!g->pc[i]) {
+			set_cause(cause, "%s: no powercap domain counts it on package %d", ev->name, inst->scope_id);
+			return -ENOENT;
+		}
+		g->rescale[i] = 1e-6 / ev->scale;
+		int rc = powercap_read_uj(g->pc[i], &g->pc_last[i], cause);
+		if (rc < 0)
+			return rc;
+	}
+	g->t0 = now_ns();
+	return 0;
+}
+
+/* Whether every event of a power PMU group has a powercap domain on the
+ * instance's package. */
+static bool powercap_has_all(struct backend *b, const struct bk_instance *inst, const int *events, int nevents)
+{
+	if (!is_power_pmu(&b->m->pmus[inst->pmu]))
+		return false;
+	for (int i = 0; i < nevents; i++) {
+		const struct event_def *ev = &b->m->events[events[i]];
+		int kind = powercap_kind_of_event(ev->requires);
+		if (kind < 0 || !(ev->scale > 0) || !powercap_find(b, kind, inst->scope_id))
+			return false;
+	}
+	return true;
+}
+
+static int powercap_group_read(struct bk_group *g, struct bk_count *out)
+{
+	uint64_t t = now_ns() - g->t0;
+	for (int i = 0; i < g->nevents; i++) {
+		uint64_t uj;
+		int rc = powercap_read_uj(g->pc[i], &uj, NULL);
+		if (rc < 0)
+			return rc;
+		g->pc_total[i] += powercap_delta(g->pc_last[i], uj, g->pc[i]->max_range_uj);
+		g->pc_last[i] = uj;
+		out[i].value = (uint64_t)llround((double)g->pc_total[i] * g->rescale[i]);
+		out[i].time_enabled = out[i].time_running = t;
+	}
+	return 0;
 }
 
 static int perf_open_group(struct backend *b, const struct bk_instance *inst, const int *events,
@@ -416,6 +570,10 @@ static int perf_open_group(struct backend *b, const struct bk_instance *inst, co
 		rc = proc_open(b, inst, events, nevents, g, cause);
 		goto done;
 	}
+	if (is_power_pmu(&b->m->pmus[inst->pmu]) && !strncmp(inst->perf_name, "intel-rapl:", 11)) {
+		rc = powercap_open(b, inst, events, nevents, g, cause);
+		goto done;
+	}
 	g->fds = xmalloc(sizeof(int) * (size_t)nevents);
 	for (int i = 0; i < nevents; i++)
 		g->fds[i] = -1;
@@ -437,6 +595,19 @@ static int perf_open_group(struct backend *b, const struct bk_instance *inst, co
 		attr.disabled = i == 0;
 		attr.inherit = 0;
 		int fd = sys_perf_event_open(&attr, inst->cpu, i == 0 ? -1 : g->fds[0]);
+		if (fd < 0 && powercap_has_all(b, inst, events, nevents)) {
+			/* The kernel has the power PMU but will not open it here
+			 * (not permitted, or a PMU it does not know): the powercap
+			 * tree counts the same energy. */
+			for (int j = 0; j < i; j++)
+				close(g->fds[j]);
+			free(g->fds);
+			g->fds = NULL;
+			free(g->rescale);
+			g->rescale = NULL;
+			rc = powercap_open(b, inst, events, nevents, g, cause);
+			goto done;
+		}
 		if (fd < 0) {
 			int e = errno;
 			rc = map_errno(e);
@@ -445,6 +616,21 @@ static int perf_open_group(struct backend *b, const struct bk_instance *inst, co
 			goto done;
 		}
 		g->fds[i] = fd;
+		double k = 1;
+		rc = pmu_event_rescale(b->sysfs_root, inst->perf_name, ev, &k, &why);
+		if (rc < 0) {
+			set_cause(cause, "%s", why);
+			free(why);
+			rc = -EINVAL;
+			goto done;
+		}
+		if (k != 1 && !g->rescale) {
+			g->rescale = xmalloc(sizeof(double) * (size_t)nevents);
+			for (int j = 0; j < nevents; j++)
+				g->rescale[j] = 1;
+		}
+		if (g->rescale)
+			g->rescale[i] = k;
 	}
 	rc = 0;
 done:
@@ -458,7 +644,7 @@ done:
 
 static int group_ioctl(struct bk_group *g, unsigned long req)
 {
-	if (g->proc)
+	if (g->proc || g->pc)
 		return 0;
 	if (ioctl(g->fds[0], req, PERF_IOC_FLAG_GROUP) < 0)
 		return map_errno(errno);
@@ -489,6 +675,8 @@ static int perf_read(struct backend *b, struct bk_group *g, struct bk_count *out
 {
 	if (g->proc)
 		return proc_read(b, g, out);
+	if (g->pc)
+		return powercap_group_read(g, out);
 	size_t want = sizeof(uint64_t) * ((size_t)g->nevents + 3);
 	ssize_t n = read(g->fds[0], g->buf, want);
 	if (n < 0)
@@ -517,7 +705,7 @@ static int perf_read(struct backend *b, struct bk_group *g, struct bk_count *out
 		g->last_enabled = g->buf[1];
 	}
 	for (int i = 0; i < g->nevents; i++) {
-		out[i].value = g->buf[3 + i];
+		out[i].value = g->rescale ? (uint64_t)llround((double)g->buf[3 + i] * g->rescale[i]) : g->buf[3 + i];
 		out[i].time_enabled = g->buf[1];
 		out[i].time_running = g->buf[2];
 	}

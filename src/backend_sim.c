@@ -809,6 +809,7 @@ static void sim_advance(struct backend *b, uint64_t ns)
 	}
 	for (int s = 0; s < b->nsockets; s++) {
 		wl_channel_fill(&b->wp, b->channels, ns, dsock[s]);
+		wl_socket_power_fill(b->channels, ns, dsock[s]);
 		for (int q = 0; q < WQ_COUNT; q++)
 			b->sock_q[s][q] += dsock[s][q];
 	}

@@ -666,6 +666,9 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 					continue;   /* not applicable here: NaN, coverage NaN */
 				if (partial[sc][r] && !d->partial_ok[sc])
 					continue;
+				/* A figure shared out by task exists per task only. */
+				if (m->metrics[mi].split >= 0)
+					continue;
 				const struct wset *w = d->set >= 0 ? &wl.v[d->set] : NULL;
 				const struct formula *fp = d->prog[sc];
 				c.ws = w;

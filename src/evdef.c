@@ -122,6 +122,7 @@ void model_free(struct model *m)
 		expr_free(e->sim);
 		free(e->sim_text);
 		free(e->requires);
+		free(e->scale_unit);
 		free(e->file);
 	}
 	free(m->events);

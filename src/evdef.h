@@ -82,6 +82,12 @@ struct event_def {
 	 * `fallback` (an index, -1 if none), which counts the same quantity. */
 	char *requires;
 	int fallback;
+	/* What one count is worth in scale_unit (the kernel's events/NAME.scale
+	 * and .unit: 2^-32 Joules for the energy counters), or 0 and NULL for
+	 * a plain count. The perf backend converts what the kernel's sysfs
+	 * says into this, so formulas can rely on it (backend_perf.c). */
+	double scale;
+	char *scale_unit;
 	char *file; int line;
 };
 
@@ -120,6 +126,11 @@ struct metric_def {
 	 * tests/check_truth.c judges the metric against it, not against its
 	 * own formula. */
 	char *truth;
+	/* A figure shared out by task (docs/energy.md): metric `split` (an
+	 * index, -1 if none), a socket's watts, is split among the tasks
+	 * that ran on the socket by their share of this metric's one event
+	 * (cycles). Only a tasks view computes it; CPU rows show NaN. */
+	int split;
 	char *file; int line;
 };
 #define METRIC_PARENT_WHOLE (-2)

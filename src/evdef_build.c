@@ -15,7 +15,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +36,13 @@ static const struct key_spec pmu_keys[] = {
 static const struct key_spec event_keys[] = {
 	{ "pmu", false }, { "raw", false }, { "pfm", false }, { "fields", false }, { "perf", false },
 	{ "proc", false }, { "desc", false }, { "sim", false }, { "flags", false }, { "arch_bit", false },
-	{ "requires", false }, { "fallback", false }, { NULL, false },
+	{ "requires", false }, { "fallback", false }, { "scale", false }, { NULL, false },
 };
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
 	{ "formula", false }, { "desc", false }, { "note", false }, { "perf", false }, { "parent", false },
-	{ "range", false }, { "truth", false }, { NULL, false },
+	{ "range", false }, { "truth", false }, { "split", false },
+	{ NULL, false },
 };
 static const struct key_spec view_keys[] = {
 	{ "title", false }, { "key", false }, { "bar", false }, { "column", true }, { "rows", false }, { NULL, false },
@@ -146,20 +146,6 @@ static int get_int(struct builder *b, const struct def_stanza *st, const struct 
 	return 0;
 }
 
-/* Numbers in definitions always use '.', whatever LC_NUMERIC says. */
-static bool parse_double(const char *s, double *out)
-{
-	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	char *end;
-	errno = 0;
-	double v = c ? strtod_l(s, &end, c) : strtod(s, &end);
-	if (c)
-		freelocale(c);
-	if (errno || end == s || *end || !isfinite(v))
-		return false;
-	*out = v;
-	return true;
-}
 
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -686,6 +672,24 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 			return AT_VALUE(b, st, a, "expected a relative sysfs path such as events/slots but found '%s'", v);
 		ev->requires = xstrdup(v);
 	}
+	if ((a = attr_get(st, "scale"))) {
+		/* "2.3283064365386962890625e-10 Joules": what one count is worth,
+		 * as the kernel's events/NAME.scale and .unit say it. */
+		char *num = xstrdup(a->value);
+		char *unit = strpbrk(num, " \t");
+		if (unit) {
+			*unit++ = '\0';
+			unit += strspn(unit, " \t");
+		}
+		bool ok = parse_double_c(num, &ev->scale) && ev->scale > 0 && unit && *unit &&
+			  !strpbrk(unit, " \t");
+		if (ok)
+			ev->scale_unit = xstrdup(unit);
+		free(num);
+		if (!ok)
+			return AT_VALUE(b, st, a, "expected a positive scale and a unit (2.3283064365386962890625e-10 Joules) but found '%s'",
+					a->value);
+	}
 	if ((a = attr_get(st, "sim"))) {
 		char *cause = NULL;
 		int col = 0;
@@ -766,8 +770,10 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 			return AT_VALUE(b, st, a, "expected the name of a Linux perf metric but found '%s'", a->value);
 		md->perf = xstrdup(a->value);
 	}
-	*src = (struct metric_src){ .st = st, .formula = f, .parent = attr_get(st, "parent") };
+	*src = (struct metric_src){ .st = st, .formula = f, .parent = attr_get(st, "parent"),
+				    .split = attr_get(st, "split") };
 	md->parent = -1;
+	md->split = -1;
 	bool ratio = !strcmp(md->unit, "ratio");
 	md->lo = ratio ? 0 : NAN;
 	md->hi = ratio ? 1 : NAN;
@@ -928,7 +934,7 @@ static int view_build_body(struct builder *b, const struct def_stanza *st, struc
 				c->width = (int)n;
 			} else if ((!strcmp(w, "warn") || !strcmp(w, "crit")) && val) {
 				double d;
-				if (!parse_double(val, &d))
+				if (!parse_double_c(val, &d))
 					rc = evdef_at(b, st->file, a->line, vcol, "bad number '%s': expected a threshold", val);
 				else if (w[0] == 'w')
 					c->warn = d;

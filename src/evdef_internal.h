@@ -31,6 +31,7 @@ struct metric_src {
 	const struct def_stanza *st;
 	const struct def_attr *formula;
 	const struct def_attr *parent;   /* the `parent` line, or NULL */
+	const struct def_attr *split;    /* the `split` line, or NULL */
 	bool scope_given;
 };
 

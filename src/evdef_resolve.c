@@ -217,6 +217,29 @@ static int resolve_parents(struct builder *b, const struct metric_src *src)
 	return 0;
 }
 
+/* Each metric's `split`: a socket figure in W, shared out by the metric's
+ * own formula, which must be one event counted per CPU. */
+static int resolve_splits(struct builder *b, const struct metric_src *src)
+{
+	struct model *m = b->m;
+	for (int j = 0; j < m->nmetrics; j++) {
+		struct metric_def *md = &m->metrics[j];
+		const struct def_attr *a = src[j].split;
+		if (!a)
+			continue;
+		int p = model_find_metric(m, a->value);
+		if (p < 0 || p == j || m->metrics[p].scope != SCOPE_SOCKET || strcmp(m->metrics[p].unit, "W"))
+			return evdef_at(b, src[j].st->file, a->line, a->value_col,
+					"expected a metric in W computed per socket to split but found '%s'", a->value);
+		if (md->scope != SCOPE_THREAD || expr_kind(md->expr) != EXPR_NAME || expr_ref(md->expr) < 0 ||
+		    expr_ref(md->expr) >= m->nevents || strcmp(md->unit, "W"))
+			return evdef_at(b, src[j].st->file, src[j].formula->line, src[j].formula->value_col,
+					"a split metric's formula is the one per-CPU event it splits by, and its unit W");
+		md->split = p;
+	}
+	return 0;
+}
+
 int evdef_resolve_metrics(struct builder *b, const struct metric_src *src)
 {
 	if (resolve_parents(b, src) < 0)
@@ -234,5 +257,7 @@ int evdef_resolve_metrics(struct builder *b, const struct metric_src *src)
 			return -1;
 		}
 	}
-	return order_metrics(b, src);
+	if (order_metrics(b, src) < 0)
+		return -1;
+	return resolve_splits(b, src);
 }

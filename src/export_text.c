@@ -207,15 +207,30 @@ char *export_metric_name(const struct metric_def *md)
 	return nb.p;
 }
 
-static void events_family(struct buf *b, const struct snapshot *snap, const struct export_totals *tot,
-			  enum snap_scope scope, enum export_format f)
+/* Whether event e counts energy in joules (its scale turns a count into J). */
+static bool joules_event(const struct event_def *ed)
+{
+	return ed->scale > 0 && ed->scale_unit && !strcmp(ed->scale_unit, "Joules");
+}
+
+/* The running totals of the events as one counter family: every event's
+ * scaled count (pmctop_event_total), or, with joules, the energy counters
+ * turned into joules by their scale (pmctop_energy_joules_total, whose
+ * rate() is watts). */
+static void totals_family(struct buf *b, const struct snapshot *snap, const struct export_totals *tot,
+			  enum snap_scope scope, enum export_format f, bool joules)
 {
 	const struct model *m = snap->model;
-	family(b, f, "pmctop_event_total", NULL, F_COUNTER,
-	       "Scaled count of a hardware or software event since pmctop started, per row of its scope.");
+	const char *name = joules ? "pmctop_energy_joules_total" : "pmctop_event_total";
+	bool any = false;
 	for (int e = 0; e < snap->nevents; e++) {
-		if (!snap->event_planned[e])
+		if (!snap->event_planned[e] || (joules && !joules_event(&m->events[e])))
 			continue;
+		if (!any)
+			family(b, f, name, NULL, F_COUNTER, joules ?
+			       "Energy an energy counter (event) measured since pmctop started, in joules, per row of its scope." :
+			       "Scaled count of a hardware or software event since pmctop started, per row of its scope.");
+		any = true;
 		enum snap_scope sc = export_at(snap, m->pmus[m->events[e].pmu].scope, scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
@@ -225,13 +240,17 @@ static void events_family(struct buf *b, const struct snapshot *snap, const stru
 			double v = tot->sum[sc][(size_t)k * (size_t)snap->nevents + (size_t)e];
 			if (isnan(v))
 				continue;
-			buf_str(b, "pmctop_event_total");
+			buf_str(b, name);
 			labels(b, "event", m->events[e].name, row, sc);
 			buf_str(b, " ");
-			buf_value(b, v);
+			buf_value(b, joules ? v * m->events[e].scale : v);
 			buf_str(b, "\n");
 		}
 	}
+	/* The family of all events is there even before any is planned. */
+	if (!any && !joules)
+		family(b, f, name, NULL, F_COUNTER,
+		       "Scaled count of a hardware or software event since pmctop started, per row of its scope.");
 }
 
 /* A gauge family over events (what = 0) or metrics (what = 1) from one of
@@ -414,7 +433,8 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 		buf_str(&b, "\n");
 	}
 	if (m) {
-		events_family(&b, snap, tot, scope, f);
+		totals_family(&b, snap, tot, scope, f, false);
+		totals_family(&b, snap, tot, scope, f, true);
 		per_item_gauge(&b, snap, scope, f, FLD_EVENT_COV, "pmctop_event_coverage_ratio",
 			       "Share of the last interval an event was counted (the rest is scaled up).");
 		per_item_gauge(&b, snap, scope, f, FLD_EVENT_RSE, "pmctop_event_relative_error_ratio",

@@ -37,6 +37,7 @@
 #include "derive.h"
 #include "derive_tree.h"
 #include "sampler_companion.h"
+#include "sampler_energy.h"
 #include "sampler_impl.h"
 #include "tasks.h"
 #include "util.h"
@@ -361,6 +362,9 @@ static int open_all(struct sampler *s, char **cause)
 	const struct pmu_backend_ops *ops = s->cfg.ops;
 	free(s->notice);
 	s->notice = NULL;
+	/* The notice starts again: so does what it has said. */
+	free(s->energy_said);
+	s->energy_said = NULL;
 	if (s->ntm > 0)
 		open_tasks(s);
 
@@ -376,6 +380,16 @@ static int open_all(struct sampler *s, char **cause)
 	/* A share of a tree is planned with the rest of its tree, so that the
 	 * tree adds up (derive_tree.c). */
 	int nplan = 0, *plan_metrics = tree_closure(m, s->metrics, s->nmetrics, &nplan);
+	/* A figure a tasks view shares out by task (task_watts) needs the
+	 * socket figure it splits (pkg_watts) measured. */
+	for (int i = 0; i < s->ntm; i++) {
+		int p = m->metrics[s->tm[i]].split;
+		bool listed = p < 0;
+		for (int j = 0; j < nplan && !listed; j++)
+			listed = plan_metrics[j] == p;
+		if (!listed)
+			plan_metrics[nplan++] = p;
+	}
 	struct sched_request rq = { nplan, plan_metrics, s->nevents, s->events, fc, count_as };
 	struct sched_plan *plan = sched_plan(m, &rq, cause);
 	free(plan_metrics);
@@ -539,12 +553,23 @@ static int open_all(struct sampler *s, char **cause)
 		left_out |= s->topo->cpus[i].online && !cpu_selected(s, s->topo->cpus[i].cpu);
 	if (left_out)
 		add_notice(s, "-C: a core, CCX or socket only partly selected shows its per-CPU figures as -");
-	if (plan->nunschedulable > 0) {
-		const struct event_def *ed = &m->events[plan->unschedulable[0]];
-		add_notice(s, "%d event%s cannot be counted: %s: %s%s", plan->nunschedulable,
-			   plan->nunschedulable == 1 ? "" : "s", ed->name, plan->unsched_why[0],
-			   plan->nunschedulable > 1 ? ", ..." : "");
-	}
+	/* A machine without energy counters gets one line of its own; the
+	 * other events that cannot be counted are named as ever. */
+	char *energy = energy_absent_notice(m, plan, s->cfg.ops, s->bk);
+	if (energy)
+		add_notice(s, "%s", energy);
+	int nlost = 0, first = -1;
+	for (int i = 0; i < plan->nunschedulable; i++)
+		if (!energy || !energy_event(m, plan->unschedulable[i])) {
+			if (first < 0)
+				first = i;
+			nlost++;
+		}
+	free(energy);
+	if (nlost > 0)
+		add_notice(s, "%d event%s cannot be counted: %s: %s%s", nlost, nlost == 1 ? "" : "s",
+			   m->events[plan->unschedulable[first]].name, plan->unsched_why[first],
+			   nlost > 1 ? ", ..." : "");
 
 	/* The first group of every PMU starts; the rest wait their turn. When
 	 * the kernel rotates, all start and it shares the counters out. Each
@@ -920,6 +945,12 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		.max_ghz = s->max_ghz,
 	};
 	struct snapshot *snap = derive_snapshot(&in);
+	if (!s->energy_said)
+		s->energy_said = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	char *stuck = energy_mask_stuck(m, snap, s->energy_said);
+	if (stuck)
+		add_notice(s, "%s", stuck);
+	free(stuck);
 	if (s->cfg.on_record) {
 		free((void *)s->rec_in.pmus);
 		free((void *)s->rec_in.groups);
@@ -1028,6 +1059,7 @@ void sampler_free(struct sampler *s)
 	free(s->tm);
 	free(s->p_tm);
 	free(s->notice);
+	free(s->energy_said);
 	free(s->offline);
 	free(s->cpu_filter);
 	free(s->backend_arg);

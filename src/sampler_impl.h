@@ -83,6 +83,7 @@ struct sampler {
 	struct bk_count *cbuf;    /* the same, for companions read while buf is in use */
 	double max_ghz;           /* the part's highest clock (backend), 0: not known */
 	struct derive_cache dcache; /* window sets of the plan, kept between intervals */
+	bool *energy_said;    /* [nevents] a standing energy counter was said (sampler_energy.c) */
 	unsigned plan_gen;        /* counts plans, for dcache */
 	/* What derive was given for the interval just built, kept for
 	 * cfg.on_record until the snapshot is complete (the CPUs' online

@@ -43,6 +43,8 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_L2_MISS_L1D] = "l2_miss_l1d", [WQ_L2_MISS_L1I] = "l2_miss_l1i",
 	[WQ_DATA_BUS_BUSY_RD] = "data_bus_busy_rd", [WQ_DATA_BUS_BUSY_WR] = "data_bus_busy_wr",
 	[WQ_L3_LAT_CYCLES] = "l3_lat_cycles", [WQ_BE_MEM_SLOTS] = "be_mem_slots",
+	[WQ_CORE_ENERGY] = "core_energy", [WQ_UNCORE_ENERGY] = "uncore_energy",
+	[WQ_DRAM_ENERGY] = "dram_energy",
 };
 
 const char *wl_quantity_name(int q)
@@ -200,6 +202,8 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 	},
 };
 
+static void power_rates(const struct wl_params *p, double *rate);
+
 #define R(field) draw_range(d, r->field[0], r->field[1])
 
 /* Computes the per-ns rates of one phase. The draws are taken in a fixed
@@ -309,9 +313,51 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_L3_LAT_CYCLES] = rate[WQ_L3_LAT_SUM] * 10.0 * ghz;
 	rate[WQ_BE_MEM_SLOTS] = rate[WQ_BE_CYCLES] > 0 ?
 		rate[WQ_BE_STALL_SLOTS] * rate[WQ_BE_MEM_CYCLES] / rate[WQ_BE_CYCLES] : 0;
+	power_rates(p, rate);
 }
 
 #undef R
+
+/* The physical power model (docs/energy.md). Energies are in nJ, so that a
+ * rate per ns of wall time is a power in W. A core thread's dynamic power
+ * is C f V^2 times how busy its pipeline is, while it is not halted; the
+ * supply voltage rises with the clock (0.6 V plus 0.5 V at the highest
+ * clock), which is why power grows faster than the clock. Leakage grows
+ * with V^2 while the core runs and is nearly gone in the idle state. The
+ * uncore pays for each L3 access (data moved on the fabric) and DRAM for
+ * each byte moved; the static parts of both are per socket
+ * (wl_socket_power_fill). */
+#define CORE_CDYN_W_PER_GHZ_V2 0.9     /* switched capacitance of one thread at full activity */
+#define CORE_IDLE_ACTIVITY 0.3         /* share of that switched by a stalled pipeline */
+#define CORE_LEAK_W_PER_V2 0.2         /* leakage of a running thread */
+#define CORE_HALTED_W 0.03             /* a halted thread in its idle state */
+#define UNCORE_NJ_PER_L3_ACCESS 2.0
+#define DRAM_NJ_PER_BYTE 0.15          /* about 10 nJ per 64-byte line, DDR5's order */
+#define UNCORE_STATIC_W 12.0           /* per socket */
+#define UNCORE_STATIC_W_PER_CHANNEL 1.0
+#define DRAM_STATIC_W_PER_CHANNEL 1.2
+
+/* Sets the energy rates of one behaviour from its other rates. */
+static void power_rates(const struct wl_params *p, double *rate)
+{
+	double busy = rate[WQ_BUSY_NS];
+	double ghz = busy > 0 ? rate[WQ_CYCLES] / busy : 0;
+	double volts = 0.6 + 0.5 * (p->ghz_max > 0 ? ghz / p->ghz_max : 1.0);
+	double activity = rate[WQ_DISPATCH_SLOTS] > 0 ? rate[WQ_OPS_DISPATCHED] / rate[WQ_DISPATCH_SLOTS] : 0;
+	double dynamic = CORE_CDYN_W_PER_GHZ_V2 * ghz * volts * volts *
+			 (CORE_IDLE_ACTIVITY + (1.0 - CORE_IDLE_ACTIVITY) * activity);
+	rate[WQ_CORE_ENERGY] = busy * (dynamic + CORE_LEAK_W_PER_V2 * volts * volts) +
+			       (1.0 - busy) * CORE_HALTED_W;
+	rate[WQ_UNCORE_ENERGY] = UNCORE_NJ_PER_L3_ACCESS * rate[WQ_L3_ACCESS];
+	rate[WQ_DRAM_ENERGY] = DRAM_NJ_PER_BYTE * (rate[WQ_MEM_READ_BYTES] + rate[WQ_MEM_WRITE_BYTES]);
+}
+
+void wl_socket_power_fill(int nch, uint64_t dt, double *acc)
+{
+	double n = nch > 0 ? nch : 1;
+	acc[WQ_UNCORE_ENERGY] += (UNCORE_STATIC_W + UNCORE_STATIC_W_PER_CHANNEL * n) * (double)dt;
+	acc[WQ_DRAM_ENERGY] += DRAM_STATIC_W_PER_CHANNEL * n * (double)dt;
+}
 
 /* Segments: 2 to 40 ms, each blending in 0 to 70 % of the contrasting
  * behaviour. A blend of two consistent rate vectors with weights that add

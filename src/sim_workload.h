@@ -35,6 +35,7 @@ enum wl_quantity {
 	WQ_FLOPS_PACKED, WQ_OP_CACHE_ACCESS, WQ_OP_CACHE_MISS,
 	WQ_L2_MISS_L1D, WQ_L2_MISS_L1I, WQ_DATA_BUS_BUSY_RD, WQ_DATA_BUS_BUSY_WR,
 	WQ_L3_LAT_CYCLES, WQ_BE_MEM_SLOTS,
+	WQ_CORE_ENERGY, WQ_UNCORE_ENERGY, WQ_DRAM_ENERGY,
 	WQ_COUNT
 };
 
@@ -93,6 +94,11 @@ uint64_t wl_mix64(uint64_t x);
  * memclk_ghz x dt, and data_bus_busy = the MEMCLK cycles spent moving the
  * bytes (4 per 64-byte burst), at most memclk. */
 void wl_channel_fill(const struct wl_params *p, int nch, uint64_t dt, double *acc);
+/* Adds a socket's static power over dt ns to the energy quantities of acc
+ * (the socket's sums): the uncore's (fabric, I/O, L3 leakage) and that of
+ * the DRAM behind its nch channels (refresh, background). The CPUs'
+ * shares, which grow with their activity, are in their own quantities. */
+void wl_socket_power_fill(int nch, uint64_t dt, double *acc);
 
 /* Phase parameters for tests and the documentation. */
 struct wl_phase_info {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr.h"
 #include "formula.h"
 #include "util.h"
 
@@ -522,6 +523,9 @@ struct acc {
 	const char *cgroup;
 	int nprocs;
 	double *sum, *sq;
+	/* [nmetrics] per split metric (task_watts): joules of the socket
+	 * figure it was given, and that estimate's variance. */
+	double *split, *split_var;
 	double samples;
 	int ncpus, capcpus;
 	struct cpu_w { int cpu; double w; } *cpus;   /* where it ran, and its first event's count there */
@@ -589,6 +593,15 @@ static void fill_row(struct tasks *t, struct acc *a, struct snap_task *r, double
 		/* A zero estimate that might not be zero has no relative error. */
 		r->metric_rse[mi] = !isfinite(val) ? NAN : val != 0 ? sqrt(var) / fabs(val) : var == 0 ? 0 : NAN;
 	}
+	/* A figure shared out by task: what split_add gave it. */
+	for (int k = 0; k < t->nmetrics; k++) {
+		int mi = t->metrics[k];
+		if (m->metrics[mi].split < 0)
+			continue;
+		double j = a->split[k];
+		r->metric[mi] = interval_s > 0 ? j / interval_s : NAN;
+		r->metric_rse[mi] = !isfinite(j) ? NAN : j != 0 ? sqrt(a->split_var[k]) / fabs(j) : NAN;
+	}
 	/* CPUs in order, with the share of its samples of the first event. */
 	qsort(a->cpus, (size_t)a->ncpus, sizeof(*a->cpus), cmp_cpu_w);
 	double total = 0;
@@ -638,11 +651,15 @@ static int cmp_acc_cgroup(const void *a, const void *b)
 	return strcmp(x->cgroup, y->cgroup);
 }
 
-static void acc_add(struct acc *to, const struct acc *from, int nev)
+static void acc_add(struct acc *to, const struct acc *from, int nev, int nm)
 {
 	for (int i = 0; i < nev; i++) {
 		to->sum[i] += from->sum[i];
 		to->sq[i] += from->sq[i];
+	}
+	for (int k = 0; k < nm; k++) {
+		to->split[k] += from->split[k];
+		to->split_var[k] += from->split_var[k];
 	}
 	to->samples += from->samples;
 	to->nprocs += from->nprocs;
@@ -650,17 +667,94 @@ static void acc_add(struct acc *to, const struct acc *from, int nev)
 		acc_cpu(to, from->cpus[c].cpu, from->cpus[c].w);
 }
 
-static void acc_init(struct acc *a, int nev)
+static void acc_init(struct acc *a, int nev, int nm)
 {
 	memset(a, 0, sizeof(*a));
-	a->sum = xcalloc(2 * (size_t)nev + 1, sizeof(double));
+	a->sum = xcalloc(2 * (size_t)nev + 2 * (size_t)nm + 1, sizeof(double));
 	a->sq = a->sum + nev;
+	a->split = a->sq + nev;
+	a->split_var = a->split + nm;
 }
 
 static void acc_clear(struct acc *a)
 {
 	free(a->sum);
 	free(a->cpus);
+}
+
+/* Per split metric and socket: joules of the socket figure (pkg_watts
+ * over the interval) per occurrence of the metric's event (a cycle)
+ * sampled on the socket's CPUs, idle and unnamed tasks included, so that
+ * the tasks' shares add up to the socket's energy. NaN where the socket
+ * figure is not known. Caller frees. */
+static double *split_rates(struct tasks *t, const struct snapshot *snap, double interval_s)
+{
+	const struct model *m = t->m;
+	int ncpu = 0, nsock = 0;
+	for (int r = 0; r < snap->nrows[SNAP_CPU]; r++)
+		if (snap->rows[SNAP_CPU][r].cpu >= ncpu)
+			ncpu = snap->rows[SNAP_CPU][r].cpu + 1;
+	for (int r = 0; r < snap->nrows[SNAP_SOCKET]; r++)
+		if (snap->rows[SNAP_SOCKET][r].socket >= nsock)
+			nsock = snap->rows[SNAP_SOCKET][r].socket + 1;
+	/* Layout: [0] ncpu, [1] nsock, then the socket of each CPU (-1),
+	 * then per metric and socket the joules per occurrence. */
+	double *v = xmalloc(sizeof(double) * (2 + (size_t)ncpu + (size_t)t->nmetrics * (size_t)nsock + 1));
+	v[0] = ncpu;
+	v[1] = nsock;
+	double *sock_of = v + 2, *jpw = sock_of + ncpu;
+	for (int c = 0; c < ncpu; c++)
+		sock_of[c] = -1;
+	for (int r = 0; r < snap->nrows[SNAP_CPU]; r++) {
+		const struct snap_row *row = &snap->rows[SNAP_CPU][r];
+		if (row->cpu >= 0)
+			sock_of[row->cpu] = row->socket;
+	}
+	for (int k = 0; k < t->nmetrics; k++) {
+		const struct metric_def *md = &m->metrics[t->metrics[k]];
+		double *j = jpw + (size_t)k * (size_t)nsock;
+		for (int s = 0; s < nsock; s++)
+			j[s] = NAN;
+		if (md->split < 0)
+			continue;
+		int i = t->pos[expr_ref(md->expr)];
+		if (i < 0 || !t->avail[i])
+			continue;
+		double *total = xcalloc((size_t)nsock + 1, sizeof(double));
+		for (int e = 0; e < t->nent; e++) {
+			int cpu = t->ent[e].cpu;
+			int s = cpu >= 0 && cpu < ncpu ? (int)sock_of[cpu] : -1;
+			if (s >= 0)
+				total[s] += t->ent[e].sum[i];
+		}
+		for (int r = 0; r < snap->nrows[SNAP_SOCKET]; r++) {
+			const struct snap_row *row = &snap->rows[SNAP_SOCKET][r];
+			double w = row->metric[md->split];
+			if (row->socket >= 0 && total[row->socket] > 0)
+				j[row->socket] = w * interval_s / total[row->socket];
+		}
+		free(total);
+	}
+	return v;
+}
+
+/* Adds entry te's share of each split figure to a: its occurrences of
+ * the metric's event times the joules each stood for on its socket, with
+ * the sampling variance of those occurrences. */
+static void split_add(const struct tasks *t, struct acc *a, const struct tent *te, const double *v)
+{
+	int ncpu = (int)v[0], nsock = (int)v[1];
+	const double *sock_of = v + 2, *jpw = sock_of + ncpu;
+	int s = te->cpu >= 0 && te->cpu < ncpu ? (int)sock_of[te->cpu] : -1;
+	for (int k = 0; k < t->nmetrics; k++) {
+		const struct metric_def *md = &t->m->metrics[t->metrics[k]];
+		if (md->split < 0)
+			continue;
+		int i = t->pos[expr_ref(md->expr)];
+		double j = s >= 0 && i >= 0 ? jpw[(size_t)k * (size_t)nsock + (size_t)s] : NAN;
+		a->split[k] += te->sum[i >= 0 ? i : 0] * j;
+		a->split_var[k] += te->sq[i >= 0 ? i : 0] * j * j;
+	}
 }
 
 void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
@@ -701,6 +795,7 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	}
 	/* Processes: their (pid, cpu) entries summed. */
 	qsort(t->ent, (size_t)t->nent, sizeof(*t->ent), cmp_tent);
+	double *jpw = split_rates(t, snap, interval_s);
 	struct acc *procs = xcalloc((size_t)t->nent + 1, sizeof(*procs));
 	int np = 0;
 	for (int e = 0; e < t->nent; e++) {
@@ -711,7 +806,7 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 		if (te->pid <= 0)
 			continue;
 		if (np == 0 || procs[np - 1].pid != te->pid) {
-			acc_init(&procs[np], t->nev);
+			acc_init(&procs[np], t->nev, t->nmetrics);
 			procs[np].pid = te->pid;
 			procs[np].nprocs = 1;
 			np++;
@@ -721,6 +816,7 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 			a->sum[i] += te->sum[i];
 			a->sq[i] += te->sq[i];
 		}
+		split_add(t, a, te, jpw);
 		a->samples += te->samples;
 		acc_cpu(a, te->cpu, t->nev > 0 ? te->sum[0] : 0);
 	}
@@ -750,11 +846,11 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	snap->cgroups = np ? xcalloc((size_t)np, sizeof(*snap->cgroups)) : NULL;
 	for (int p = 0; p < np;) {
 		struct acc g;
-		acc_init(&g, t->nev);
+		acc_init(&g, t->nev, t->nmetrics);
 		g.cgroup = procs[p].cgroup;
 		int q = p;
 		for (; q < np && !strcmp(procs[q].cgroup, g.cgroup); q++)
-			acc_add(&g, &procs[q], t->nev);
+			acc_add(&g, &procs[q], t->nev, t->nmetrics);
 		struct snap_task *r = &snap->cgroups[snap->ncgroups++];
 		r->pid = -1;
 		r->cgroup = xstrdup(g.cgroup);
@@ -765,6 +861,7 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	for (int p = 0; p < np; p++)
 		acc_clear(&procs[p]);
 	free(procs);
+	free(jpw);
 	sort_metric = t->nmetrics > 0 ? t->metrics[0] : 0;
 	if (t->nmetrics > 0) {
 		qsort(snap->tasks, (size_t)snap->ntasks, sizeof(*snap->tasks), cmp_rows);

@@ -8,6 +8,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <locale.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -474,4 +476,18 @@ void cpulist_format(const int *cpus, int n, char *buf, size_t cap)
 		len += (size_t)w;
 		i = j + 1;
 	}
+}
+
+bool parse_double_c(const char *s, double *out)
+{
+	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	char *end;
+	errno = 0;
+	double v = c ? strtod_l(s, &end, c) : strtod(s, &end);
+	if (c)
+		freelocale(c);
+	if (errno || end == s || *end || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
 }

@@ -62,6 +62,9 @@ bool path_same_file(const char *a, const char *b);
 bool text_is_decimal(const char *s, bool whole);
 /* Reads one integer (decimal or 0x hex) from a file. 0 on success, -errno. */
 int read_long_file(const char *path, long *out);
+/* Reads all of s as one finite number written with '.', whatever
+ * LC_NUMERIC says (definitions, sysfs files). */
+bool parse_double_c(const char *s, double *out);
 
 /* Parses a CPU list such as "0-3,8,10-11" into a bitmap of nbits bits.
  * Returns 0, or -1 with *cause naming the bad part ("99999 is beyond ...").

@@ -997,6 +997,10 @@ START_TEST(test_model_generic)
 		int rc = encode_event(m, ev, NULL, "/nonexistent", &attr, &cause);
 		if (ev->enc == ENC_PROC) {
 			ck_assert_int_eq(rc, -EINVAL);
+		} else if (m->pmus[ev->pmu].kind == PMU_UNCORE) {
+			/* The power PMU's events are placed by the kernel's sysfs
+			 * format files, which this root does not have. */
+			ck_assert_int_lt(rc, 0);
 		} else {
 			ck_assert_msg(rc == 0, "%s: %s", ev->name, cause ? cause : "");
 			if (attr.type == PERF_TYPE_HARDWARE)

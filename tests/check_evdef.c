@@ -85,8 +85,14 @@ static const struct bad_case bad_cases[] = {
 	/* Keys. */
 	B("event x\n    pmu core\n    rwa 0x76\n",
 	  "@/model.def:#3:5: unknown key 'rwa' in event 'x' (expected pmu, raw, pfm, fields, perf, proc, desc, sim, "
-	  "flags, arch_bit, requires or fallback)"),
+	  "flags, arch_bit, requires, fallback or scale)"),
 	B("event x\n    pmu core\n    pmu core\n", "@/model.def:#3:5: duplicate key 'pmu' (first at line #2)"),
+	B("metric m\n    unit W\n    formula 1\n    split ipc\n",
+	  "@/model.def:#4:11: expected a metric in W computed per socket to split but found 'ipc'"),
+	B("event x\n    pmu core\n    raw 0x76\n    scale 2.5e-10\n",
+	  "@/model.def:#4:11: expected a positive scale and a unit (2.3283064365386962890625e-10 Joules) but found '2.5e-10'"),
+	B("event x\n    pmu core\n    raw 0x76\n    scale -1 Joules\n",
+	  "@/model.def:#4:11: expected a positive scale and a unit (2.3283064365386962890625e-10 Joules) but found '-1 Joules'"),
 	B("event x\n    raw 0x76\n", "@/model.def:#1:1: missing required key 'pmu' in event 'x'"),
 	B("event x\n    pmu core\n    desc no encoding\n",
 	  "@/model.def:#1:1: missing required key (raw, pfm, fields, perf or proc) in event 'x'"),
@@ -95,7 +101,7 @@ static const struct bad_case bad_cases[] = {
 	  "@/model.def:#3:10: expected the name of a Linux perf metric but found 'umc-bw'"),
 	B("metric m\n    formula cyc\n    perff x\n",
 	  "@/model.def:#3:5: unknown key 'perff' in metric 'm' (expected label, unit, scope, groups, formula, desc, note, perf, "
-	  "parent, range or truth)"),
+	  "parent, range, truth or split)"),
 	B("metric m\n    formula cyc\n    truth cycles / (\n",
 	  "@/model.def:#3:21: truth: expected a number, a name or '(' but found end of formula"),
 	B("metric m\n    unit GHz\n    formula cyc\n    range 5 1\n",

@@ -115,6 +115,7 @@ END_TEST
 static const char *const units[] = {
 	"ratio", "%", "count", "slots", "/s", "/kinsn", "/insn", "insn/cyc", "cyc/insn", "uops/insn",
 	"ops/insn", "flop/cyc", "GHz", "ns", "cyc", "cycles", "GB/s", "MB/s", "GFLOP/s",
+	"W", "insn/J",
 };
 
 START_TEST(test_same_names_everywhere)

@@ -74,7 +74,7 @@ START_TEST(test_quantity_names)
 		"mem_read_bytes", "mem_write_bytes", "memclk", "data_bus_busy",
 		"ctx_switches", "migrations", "page_faults", "flops_packed", "op_cache_access",
 		"op_cache_miss", "l2_miss_l1d", "l2_miss_l1i", "data_bus_busy_rd", "data_bus_busy_wr",
-		"l3_lat_cycles", "be_mem_slots",
+		"l3_lat_cycles", "be_mem_slots", "core_energy", "uncore_energy", "dram_energy",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {

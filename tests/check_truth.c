@@ -8,7 +8,12 @@
  *  - a figure said to be exact (uncertainty 0) equals the whole-interval
  *    truth, and the stated 95 % interval of the others covers the
  *    whole-interval truth in 90-99 % of cases;
- *  - with -C, a CCX or socket figure equals the unfiltered one or is '-'.
+ *  - with -C, a CCX or socket figure equals the unfiltered one or is '-';
+ *  - watts and instructions per joule against the simulator's physical
+ *    energy (its power model, not pmctop's formula): package, core and
+ *    DRAM watts per socket and system equal it (the energy counters run
+ *    the whole interval), and instructions per joule lies within its
+ *    stated uncertainty of the true instructions over the true energy.
  * Workloads are the simulator's phased, seeded ones (rates move every 2-40
  * ms), over several shapes, views, models and both rotation modes. */
 #include "config.h"
@@ -30,6 +35,9 @@
 #include "uncertainty.h"
 #include "util.h"
 
+/* The simulator's physical quantities behind the energy figures. */
+enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
+
 /* Counts smaller than this are dominated by the rounding of counters to
  * whole numbers; their ratios are not a fair test of the estimator. */
 #define MIN_TRUE_COUNT 100000.0
@@ -50,6 +58,8 @@ struct tally {
 	 * mask that leaves out a case). */
 	long formula_checked, formula_bad;
 	long unc_checked, unc_covered, unc_unknown;
+	long watts_checked, watts_bad, ipj_checked, ipj_covered;
+	double worst_watts, ipj_err_sum;
 	double worst_window;
 	char worst_what[160];
 };
@@ -114,6 +124,9 @@ struct harness {
 	double *qrow[SNAP_NSCOPES];
 	struct expr **phys;
 	int *phys_pmu;
+	/* Per scope, per row: physical truth from the simulator's power
+	 * model, PHYS_* of it. */
+	double *power[SNAP_NSCOPES];
 	double *wtruth;           /* scratch */
 };
 
@@ -301,6 +314,7 @@ static void harness_close(struct harness *h)
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		free(h->truth[sc]);
 		free(h->qrow[sc]);
+		free(h->power[sc]);
 	}
 	for (int i = 0; i < h->m->nmetrics; i++)
 		expr_free(h->phys[i]);
@@ -480,6 +494,39 @@ static void check_trees(const struct harness *h, const struct snap_row *row, int
 	}
 }
 
+/* A power figure against the physical truth ph[PHYS_N] of its row: the
+ * watts exactly (to the 2^-32 J rounding of the counts), instructions per
+ * joule within its stated uncertainty (judge). */
+static void check_energy(const struct metric_def *md, double est, const struct snap_row *row, int mi,
+			 double T, const double *ph, const char *what)
+{
+	static const struct { const char *metric; int phys; } watts[] = {
+		{ "pkg_watts", PHYS_PKG_NJ }, { "cores_watts", PHYS_CORES_NJ }, { "ram_watts", PHYS_DRAM_NJ },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(watts); i++) {
+		if (strcmp(md->name, watts[i].metric))
+			continue;
+		double truth = ph[watts[i].phys] * 1e-9 / T;
+		double rel = fabs(est - truth) / truth;
+		tot.watts_checked++;
+		if (rel > tot.worst_watts)
+			tot.worst_watts = rel;
+		if (!(rel <= 1e-6)) {
+			tot.watts_bad++;
+			if (tot.watts_bad <= 5)
+				fprintf(stderr, "watts: %s = %g, physically %g\n", what, est, truth);
+		}
+	}
+	if (!strcmp(md->name, "insn_per_joule") && ph[PHYS_INSN] >= MIN_TRUE_COUNT) {
+		double truth = ph[PHYS_INSN] / (ph[PHYS_PKG_NJ] * 1e-9);
+		tot.ipj_checked++;
+		tot.ipj_err_sum += fabs(est - truth) / truth;
+		double rse = row->metric_rse[mi];
+		tot.ipj_covered += rse == 0 ? fabs(est - truth) <= 1e-3 * truth : fabs(est - truth) <= 1.96 * rse * est;
+		judge(est, row->metric_rse[mi], row->metric_cov[mi], truth, what, NULL);
+	}
+}
+
 static void check_interval(struct harness *h, const struct snapshot *snap, bool filtered)
 {
 	const struct model *m = h->m;
@@ -491,7 +538,10 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 		h->truth[sc] = xcalloc((size_t)snap->nrows[sc] * (size_t)m->nevents + 1, sizeof(double));
 		free(h->qrow[sc]);
 		h->qrow[sc] = xcalloc((size_t)snap->nrows[sc] * (size_t)m->npmus * WQ_COUNT + 1, sizeof(double));
+		free(h->power[sc]);
+		h->power[sc] = xcalloc((size_t)snap->nrows[sc] * PHYS_N + 1, sizeof(double));
 	}
+	int power_pmu = model_find_pmu(m, "power");
 	for (int i = 0; i < h->ninst; i++) {
 		struct hinst *hi = &h->inst[i];
 		place_instance(h->t, snap, hi);
@@ -504,6 +554,19 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 			for (int k = 0; hi->rows[sc] >= 0 && k < WQ_COUNT; k++)
 				h->qrow[sc][((size_t)hi->rows[sc] * (size_t)m->npmus + (size_t)hi->bi.pmu) * WQ_COUNT +
 					    (size_t)k] += dq[k];
+		/* A package's physical energy and the instructions its CPUs
+		 * retired: the power PMU's source is the socket's sums. */
+		if (hi->bi.pmu == power_pmu && power_pmu >= 0) {
+			double ph[PHYS_N] = {
+				[PHYS_PKG_NJ] = dq[WQ_CORE_ENERGY] + dq[WQ_UNCORE_ENERGY],
+				[PHYS_CORES_NJ] = dq[WQ_CORE_ENERGY],
+				[PHYS_DRAM_NJ] = dq[WQ_DRAM_ENERGY],
+				[PHYS_INSN] = dq[WQ_INSTRUCTIONS],
+			};
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+				for (int k = 0; k < PHYS_N && hi->rows[sc] >= 0; k++)
+					h->power[sc][(size_t)hi->rows[sc] * PHYS_N + (size_t)k] += ph[k];
+		}
 		for (int e = 0; e < m->nevents; e++) {
 			if (m->events[e].pmu != hi->bi.pmu)
 				continue;
@@ -567,6 +630,8 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 							fprintf(stderr, "GHz above the part's %g: %s = %g\n", h->ghz_max, what, est);
 					}
 				}
+				if (power_pmu >= 0)
+					check_energy(md, est, row, mi, T, &h->power[sc][(size_t)r * PHYS_N], what);
 				if (strstr(md->name, "bus_util")) {
 					tot.share_checked++;
 					if (est > 1 + 1e-9) {
@@ -726,6 +791,13 @@ static const struct run_spec runs[] = {
 	{ "intel-spr", { 1, 1, 8, 2 }, "topdown", SAMPLER_ROTATE_KERNEL, 1, 20, NULL },
 	{ "intel-spr", { 1, 1, 8, 2 }, "all", 50, 2, 15, NULL },
 	{ "intel-spr", { 1, 1, 8, 2 }, "all", 50, 2, 15, "features=0" },
+	/* Energy: the power view on one and two sockets, AMD, Intel and generic. */
+	{ "amd-zen5", { 1, 2, 8, 2 }, "power", 50, 2, 20, NULL },
+	{ "amd-zen5", { 2, 4, 8, 2 }, "power", 50, 1, 15, NULL },
+	{ "amd-zen4", { 1, 2, 8, 2 }, "power", 50, 1, 15, NULL },
+	{ "amd-zen3", { 1, 2, 8, 2 }, "power", SAMPLER_ROTATE_KERNEL, 1, 15, NULL },
+	{ "intel-spr", { 2, 1, 8, 2 }, "power", 50, 1, 15, NULL },
+	{ "generic", { 1, 1, 4, 1 }, "power", 50, 2, 20, NULL },
 };
 
 /* The judgement over all runs, with the figures the documentation quotes. */
@@ -764,6 +836,11 @@ START_TEST(test_verdict)
 			       pm[i].wild_plain,
 			       pm[i].covered < 0.90 * (double)pm[i].checked || pm[i].covered > 0.99 * (double)pm[i].checked ?
 			       "  <- outside 90-99 %" : "");
+	printf("  watts (package, cores, DRAM): %ld checked against the physical energy, %ld off by more than 1e-6 (worst %.2g)\n",
+	       tot.watts_checked, tot.watts_bad, tot.worst_watts);
+	printf("  instructions per joule: %ld checked against the physical truth, mean error %.3g %%, %ld within the stated 95 %% interval\n",
+	       tot.ipj_checked, tot.ipj_checked ? 100 * tot.ipj_err_sum / (double)tot.ipj_checked : NAN,
+	       tot.ipj_covered);
 	printf("  95 %% intervals: %ld checked, %ld cover the truth (%.1f %%), %ld of unknown uncertainty\n",
 	       tot.unc_checked, tot.unc_covered, 100 * cover, tot.unc_unknown);
 	fflush(stdout);
@@ -785,6 +862,10 @@ START_TEST(test_verdict)
 		      100 * pcover);
 	ck_assert_int_gt(tot.ghz_checked, 1000);
 	ck_assert_int_eq(tot.ghz_over, 0);
+	ck_assert_int_gt(tot.watts_checked, 300);
+	ck_assert_int_eq(tot.watts_bad, 0);
+	ck_assert_int_gt(tot.ipj_checked, 150);
+	ck_assert_int_ge(tot.ipj_covered, tot.ipj_checked * 85 / 100);
 	ck_assert_int_gt(tot.unc_checked, 1000);
 	ck_assert_msg(cover >= 0.90 && cover <= 0.99, "95 %% intervals cover the truth in %.1f %% of cases",
 		      100 * cover);

@@ -4,6 +4,9 @@
 # (run by e2e_export.sh) through its HTTP API, and checks that
 #  - per CCX, IPC from rate() of the counters agrees within 2 % with the same
 #    intervals of pmctop's own JSON (sum of instructions / sum of cycles);
+#  - per socket, the package energy counter's rate() in joules (over the
+#    rate of intervals: joules per interval) agrees within 1 % with the
+#    package watts of the same intervals of the JSON;
 #  - the L3 hit-rate gauge has one series per CCX, between 0 and 1;
 #  - every PromQL expression of the Grafana dashboard returns data, and so
 #    does every series the recording rules record.
@@ -61,6 +64,25 @@ else:
         print("CCX %d: IPC from rate() %.4f, from JSON %.4f (intervals %d-%d)" % (c, got, want, n_first + 1, n_last))
         if abs(got - want) > 0.02 * want:
             failures.append("CCX %d: IPC %.4f from Prometheus, %.4f from JSON" % (c, got, want))
+
+# Energy: joules per interval from rate() of the joules counter (the rate
+# of intervals cancels the scrapes' timing, as the IPC ratio does).
+jpi = query('rate(pmctop_energy_joules_total{event="energy_pkg"}[%s]) / on (instance, job) group_left '
+            'rate(pmctop_intervals_total[%s])' % (WINDOW, WINDOW), now)
+if len(lines) >= n_last:
+    window = lines[n_first:n_last]
+    socks = sorted({x["socket"] for l in window for x in l["sockets"]})
+    if len(jpi) != len(socks) or not socks:
+        failures.append("joules series %d, sockets in JSON %d" % (len(jpi), len(socks)))
+    for s in jpi:
+        k = int(s["metric"]["socket"])
+        got = float(s["value"][1])
+        want = sum(x["metrics"]["pkg_watts"] * l["interval_s"] for l in window for x in l["sockets"]
+                   if x["socket"] == k) / len(window)
+        print("socket %d: %.3f J an interval from rate(pmctop_energy_joules_total), %.3f from JSON's pkg_watts"
+              % (k, got, want))
+        if abs(got - want) > 0.01 * want:
+            failures.append("socket %d: %.3f J from Prometheus, %.3f from JSON" % (k, got, want))
 
 # The info family (an OpenMetrics "info", which Prometheus asks for first)
 # and the self-metrics arrive as Grafana's instance variable expects them.

@@ -41,6 +41,22 @@ print("zcat ok")
 "${pm[@]}" -r "$dir/b.rec" -b --format csv >"$dir/replay.csv" 2>/dev/null || fail "CSV replay exited $?"
 cmp -s "$dir/live.csv" "$dir/replay.csv" || fail "replayed CSV differs from the live run's"
 
+# 2b. Energy on two sockets: package watts and instructions per joule
+#     replay into the same bytes, and are figures, not '-'.
+"${pm[@]}" --sim zen5:2x2x4x2 -b --format csv -n 8 -d 0.1 -g power -w "$dir/p.rec" >"$dir/live-p.csv" \
+	2>/dev/null || fail "power recording exited $?"
+"${pm[@]}" -r "$dir/p.rec" -b --format csv >"$dir/replay-p.csv" 2>/dev/null || fail "power replay exited $?"
+cmp -s "$dir/live-p.csv" "$dir/replay-p.csv" || fail "replayed power CSV differs from the live run's"
+python3 - "$dir/replay-p.csv" <<'EOF' || fail "power figures in the replay"
+import csv, sys
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))]
+sock = [r for r in rows if r.get("scope") == "socket"]
+assert len(sock) == 16, len(sock)
+for r in sock:
+    assert 10 < float(r["pkg_watts"]) < 1000, r
+    assert float(r["insn_per_joule"]) > 1e6, r
+EOF
+
 # 3. A metric not shown while recording (CPI: IPC's events), and one whose
 #    events were not counted (L2 MPKI): a figure, and '-' with the reason.
 "${pm[@]}" -r "$dir/a.rec" -b --format json -g ipc,cpi,l2_mpki >"$dir/cpi.json" 2>"$dir/err" ||
