@@ -17,6 +17,7 @@ enum {
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
 	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_NO_CONFIG, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
 	OPT_TASK_HZ, OPT_TOP, OPT_CGROUP,
+	OPT_EXPORT_PIDS, OPT_WEB_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
 	{ "no-tui", no_argument, NULL, OPT_DAEMON },
 	{ "export-scope", required_argument, NULL, OPT_EXPORT_SCOPE },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "export-pids", no_argument, NULL, OPT_EXPORT_PIDS },
 	{ "task-hz", required_argument, NULL, OPT_TASK_HZ },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
@@ -99,6 +101,8 @@ void cli_usage(FILE *out)
 	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
 	      "      --export-scope S    narrowest exported rows: cpu, core, ccx or socket\n"
 	      "                          (default ccx)\n"
+	      "      --export-pids       label per-process series with their pid (each\n"
+	      "                          process that ever ran makes new series)\n"
 	      "      --user NAME         run as NAME once counters, socket and files are\n"
 	      "                          open (root gives up all but CAP_PERFMON anyway)\n"
 	      "  -h, --help              show this help\n"
@@ -248,6 +252,7 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 		return 0;
 	}
 	case OPT_DAEMON: o->daemon = true; return 0;
+	case OPT_EXPORT_PIDS: o->export_pids = true; return 0;
 	case OPT_USER:
 		if (!*arg)
 			return set_cause(cause, "--user expects a user name");

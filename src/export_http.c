@@ -61,14 +61,25 @@ static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned code, cons
 }
 
 static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connection *c,
-				     enum export_format f)
+				     enum export_format f, bool gzip)
 {
 	struct reply *r = xcalloc(1, sizeof(*r));
-	/* Before the first interval there is nothing but the scrape's own figures. */
+	/* Before the first interval there is nothing but the scrape's own
+	 * figures, sent as they are. */
 	r->st = export_hub_get(s->hub);
-	if (r->st)
+	gzip = gzip && r->st;
+	if (r->st && !gzip)
 		r->body = export_state_body(r->st, f, &r->body_len);
+	if (gzip)
+		r->body = (const char *)export_state_gzip(r->st, f, &r->body_len);
 	r->tail = export_hub_tail(s->hub, f, &r->tail_len);
+	if (gzip) {
+		size_t n;
+		char *z = (char *)export_state_gzip_end(r->st, f, r->tail, r->tail_len, &n);
+		free(r->tail);
+		r->tail = z;
+		r->tail_len = n;
+	}
 	/* Sent straight from the shared body and the tail, without copying
 	 * either into the connection's buffer; freed when the response is. */
 	struct MHD_IoVec iov[2] = { { r->body ? r->body : "", r->body_len }, { r->tail, r->tail_len } };
@@ -80,7 +91,9 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				f == EXPORT_OPENMETRICS ? EXPORT_OPENMETRICS_TYPE : EXPORT_TEXT_TYPE);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
+	if (gzip)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	if (ret != MHD_YES)
@@ -109,7 +122,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct export_route r;
 	export_route(method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &r);
 	if (r.metrics)
-		return answer_metrics(s, c, r.format);
+		return answer_metrics(s, c, r.format,
+				      export_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+										      MHD_HTTP_HEADER_ACCEPT_ENCODING)));
 	return answer_text(c, r.code, r.text);
 }
 

@@ -23,15 +23,18 @@ struct export_state {
 	atomic_int refs;
 	struct snapshot *snap;
 	struct export_totals tot;
-	enum snap_scope scope;
+	struct export_opts opts;
 	pthread_mutex_t render_lock;  /* guards body[] while the first scrape renders it */
 	char *body[2];                /* by enum export_format, NULL until rendered */
 	size_t body_len[2];
+	struct export_gz gz[2];       /* the body gzip'd, data NULL until asked for */
 };
 
 struct export_hub {
 	const struct model *model;
 	enum snap_scope scope;
+	int top;                      /* task and cgroup rows kept */
+	bool pids;
 	pthread_mutex_t lock;         /* guards cur against the swap */
 	struct export_state *cur;
 	atomic_ulong scrapes, scrape_errors;
@@ -42,8 +45,36 @@ struct export_hub *export_hub_new(const struct model *m, enum snap_scope scope)
 	struct export_hub *h = xcalloc(1, sizeof(*h));
 	h->model = m;
 	h->scope = scope;
+	h->top = EXPORT_TOP_TASKS;
 	pthread_mutex_init(&h->lock, NULL);
 	return h;
+}
+
+void export_hub_set_tasks(struct export_hub *h, int top, bool pids)
+{
+	h->top = top > 0 ? top : EXPORT_TOP_TASKS;
+	h->pids = pids;
+}
+
+/* Keeps the first (busiest) top rows of a task list, and without pids only
+ * the first row of each name and cgroup; frees the rest. */
+static int trim_tasks(struct snap_task *t, int n, int top, bool pids)
+{
+	int kept = 0;
+	for (int i = 0; i < n; i++) {
+		bool dup = false;
+		for (int k = 0; k < kept && !pids && !dup; k++)
+			dup = !strcmp(t[k].comm ? t[k].comm : "", t[i].comm ? t[i].comm : "") &&
+			      !strcmp(t[k].cgroup ? t[k].cgroup : "", t[i].cgroup ? t[i].cgroup : "");
+		if (dup || kept >= top) {
+			snap_task_clear(&t[i]);
+			continue;
+		}
+		if (kept != i)
+			t[kept] = t[i];
+		kept++;
+	}
+	return kept;
 }
 
 void export_state_put(struct export_state *st)
@@ -53,8 +84,10 @@ void export_state_put(struct export_state *st)
 	snapshot_free(st->snap);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		free(st->tot.sum[sc]);
-	free(st->body[0]);
-	free(st->body[1]);
+	for (int f = 0; f < 2; f++) {
+		free(st->body[f]);
+		free(st->gz[f].data);
+	}
 	pthread_mutex_destroy(&st->render_lock);
 	free(st);
 }
@@ -111,7 +144,9 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 	struct export_state *st = xcalloc(1, sizeof(*st));
 	atomic_init(&st->refs, 1);
 	st->snap = snap;
-	st->scope = h->scope;
+	st->opts = (struct export_opts){ .scope = h->scope, .pids = h->pids };
+	snap->ntasks = trim_tasks(snap->tasks, snap->ntasks, h->top, h->pids);
+	snap->ncgroups = trim_tasks(snap->cgroups, snap->ncgroups, h->top, true);
 	pthread_mutex_init(&st->render_lock, NULL);
 	totals_from(&st->tot, h->cur ? &h->cur->tot : NULL, snap, h->scope);
 	const struct model *m = snap->model;
@@ -184,14 +219,15 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 			copy_doubles(to->event_rse, from->event_rse, snap->nevents);
 		}
 	}
-	/* The busiest processes and cgroups only: a bounded series count
-	 * (docs/exporter.md). */
+	/* Publishing keeps only the busiest processes and cgroups (a bounded
+	 * series count, docs/exporter.md); without pids, which of them is
+	 * kept depends on the rows after the top, so all are copied. */
 	c->tasks_on = snap->tasks_on;
 	c->task_freq = snap->task_freq;
 	c->tasks_lost = snap->tasks_lost;
-	c->ntasks = snap->ntasks < EXPORT_TOP_TASKS ? snap->ntasks : EXPORT_TOP_TASKS;
+	c->ntasks = h->pids && snap->ntasks > h->top ? h->top : snap->ntasks;
 	c->tasks = snap_tasks_dup(snap->tasks, c->ntasks, snap->nmetrics);
-	c->ncgroups = snap->ncgroups < EXPORT_TOP_TASKS ? snap->ncgroups : EXPORT_TOP_TASKS;
+	c->ncgroups = snap->ncgroups < h->top ? snap->ncgroups : h->top;
 	c->cgroups = snap_tasks_dup(snap->cgroups, c->ncgroups, snap->nmetrics);
 	export_hub_publish(h, c);
 }
@@ -210,11 +246,32 @@ const char *export_state_body(struct export_state *st, enum export_format f, siz
 {
 	pthread_mutex_lock(&st->render_lock);
 	if (!st->body[f])
-		st->body[f] = export_render(st->snap, &st->tot, st->scope, f, &st->body_len[f]);
+		st->body[f] = export_render(st->snap, &st->tot, &st->opts, f, &st->body_len[f]);
 	*len = st->body_len[f];
 	const char *b = st->body[f];
 	pthread_mutex_unlock(&st->render_lock);
 	return b;
+}
+
+const unsigned char *export_state_gzip(struct export_state *st, enum export_format f, size_t *len)
+{
+	size_t blen;
+	const char *body = export_state_body(st, f, &blen);
+	pthread_mutex_lock(&st->render_lock);
+	if (!st->gz[f].data)
+		export_gz_head(body, blen, &st->gz[f]);
+	*len = st->gz[f].len;
+	const unsigned char *g = st->gz[f].data;
+	pthread_mutex_unlock(&st->render_lock);
+	return g;
+}
+
+unsigned char *export_state_gzip_end(struct export_state *st, enum export_format f, const char *tail, size_t tlen,
+				     size_t *len)
+{
+	/* Only after export_state_gzip, which filled gz[f] under the lock;
+	 * it is not written again, so it is read without the lock. */
+	return export_gz_tail(&st->gz[f], tail, tlen, len);
 }
 
 void export_hub_scrape_failed(struct export_hub *h)

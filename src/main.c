@@ -711,8 +711,10 @@ static int run(struct run *r)
 
 	/* --listen: the exporter's hub exists before the sampler, whose thread
 	 * (dashboard mode) publishes a copy of each interval into it. */
-	if (r->opt.listen && !r->opt.show_schedule)
+	if (r->opt.listen && !r->opt.show_schedule) {
 		r->hub = export_hub_new(r->model, (enum snap_scope)r->opt.export_scope);
+		export_hub_set_tasks(r->hub, r->opt.top, r->opt.export_pids);
+	}
 	struct sampler_config sc = {
 		.model = r->model,
 		.topo = r->topo,
