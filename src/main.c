@@ -379,10 +379,26 @@ static FILE *open_output(struct run *r)
 	return f;
 }
 
+/* The measured machine's name: the recording's on a replay ("" when it
+ * has none), else this one's (sanitised: it is printed and written into outputs). */
+static void run_host(const struct run *r, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (r->rp)
+		snprintf(buf, n, "%s", replay_info(r->rp)->host ? replay_info(r->rp)->host : "");
+	else
+		gethostname(buf, n - 1);
+	buf[n - 1] = '\0';
+	text_sanitize_inplace(buf);
+}
+
 /* The batch writer of the chosen format, columns and events. */
 static struct output *new_output(struct run *r, FILE *f)
 {
+	char host[256];
+	run_host(r, host, sizeof(host));
 	struct output_opts oo = {
+		.host = host,
 		.format = r->opt.format,
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
@@ -498,9 +514,8 @@ static int run_live(struct run *r, struct sampler *s)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		return usage_error("the dashboard needs a terminal; use -b for batch output");
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	text_sanitize_inplace(host);
+	char host[256];
+	run_host(r, host, sizeof(host));
 	const char *nc = getenv("NO_COLOR");
 	struct ui_config cfg = {
 		.sampler = s,
@@ -528,7 +543,6 @@ static int run_live(struct run *r, struct sampler *s)
 	if (r->rp) {
 		const struct replay_info *ri = replay_info(r->rp);
 		cfg.simulated = ri->simulated;
-		cfg.host = ri->host;
 		cfg.rotate_ms = ri->rotate_ms;
 		if (!cfg.view)
 			cfg.view = ri->view;
@@ -740,8 +754,8 @@ static int run(struct run *r)
 		return rc;
 	}
 	if (r->opt.record_path && !r->opt.show_schedule) {
-		char host[256] = "";
-		gethostname(host, sizeof(host) - 1);
+		char host[256];
+		run_host(r, host, sizeof(host));
 		struct record_info ri = {
 			.model = r->model, .topo = r->topo, .simulated = r->ops->simulated,
 			.sim_spec = r->opt.sim, .host = host, .cpu_name = r->cpu_name,
