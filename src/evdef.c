@@ -122,6 +122,9 @@ void model_free(struct model *m)
 		expr_free(e->sim);
 		free(e->sim_text);
 		free(e->requires);
+		for (int j = 0; j < e->nportable; j++)
+			free(e->portable[j].name);
+		free(e->portable);
 		free(e->file);
 	}
 	free(m->events);

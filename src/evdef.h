@@ -82,6 +82,12 @@ struct event_def {
 	 * `fallback` (an index, -1 if none), which counts the same quantity. */
 	char *requires;
 	int fallback;
+	/* Portable series the event counts towards (`portable NAME [SCALE]`):
+	 * vendor-neutral counters such as "instructions" that the exporter
+	 * writes beside the vendor's names, the sum of SCALE x count over the
+	 * events naming it (docs/definitions.md). */
+	int nportable;
+	struct portable_term { char *name; double scale; } *portable;
 	char *file; int line;
 };
 

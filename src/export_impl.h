@@ -31,6 +31,17 @@ static inline enum snap_scope export_at(const struct snapshot *snap, int w, enum
 /* The family name of a derived metric: pmctop_metric_NAME with the
  * Prometheus base unit of its unit (caller frees). */
 char *export_metric_name(const struct metric_def *md);
+/* A portable series (export_portable.c): the events of the model that
+ * name it and their scales; name points into the model. */
+struct export_series {
+	const char *name;
+	int nterms;
+	int *events;
+	double *scales;
+};
+int export_series_list(const struct model *m, struct export_series **out);
+void export_series_free(struct export_series *s, int n);
+
 /* How a hub renders: the narrowest rows, and whether per-process series
  * carry a pid label (--export-pids). */
 struct export_opts {

@@ -248,6 +248,61 @@ static void events_family(struct buf *b, const struct snapshot *snap, const stru
 	}
 }
 
+/* The portable series (export_portable.c): pmctop_NAME_total per row,
+ * from the same running sums as pmctop_event_total. A series is written
+ * only where every event behind it was measured and all are summed at one
+ * scope: a partial sum would be a different quantity under the same name. */
+static void portable_families(struct buf *b, const struct snapshot *snap, const struct export_totals *tot,
+			      enum snap_scope scope, enum export_format f)
+{
+	const struct model *m = snap->model;
+	struct export_series *list;
+	int n = export_series_list(m, &list);
+	for (int i = 0; i < n; i++) {
+		const struct export_series *ps = &list[i];
+		int sc = -1;
+		bool ok = true;
+		for (int t = 0; t < ps->nterms && ok; t++) {
+			int e = ps->events[t];
+			int at = (int)export_at(snap, m->pmus[m->events[e].pmu].scope, scope);
+			ok = snap->event_planned[e] && (sc < 0 || sc == at);
+			sc = at;
+		}
+		if (!ok)
+			continue;
+		struct buf help = { 0 };
+		buf_printf(&help, "Portable series %s, the same quantity on every CPU model; on %s the sum of",
+			   ps->name, m->name);
+		for (int t = 0; t < ps->nterms; t++) {
+			buf_printf(&help, "%s %s", t ? "," : "", m->events[ps->events[t]].name);
+			if (ps->scales[t] != 1)
+				buf_printf(&help, " x %g", ps->scales[t]);
+		}
+		buf_str(&help, ".");
+		char *name = xasprintf("pmctop_%s_total", ps->name);
+		family(b, f, name, NULL, F_COUNTER, help.p);
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			const struct snap_row *row = &snap->rows[sc][r];
+			int k = export_row_key(row, (enum snap_scope)sc);
+			if (k < 0 || k >= tot->cap[sc])
+				continue;
+			double v = 0;
+			for (int t = 0; t < ps->nterms; t++)
+				v += ps->scales[t] * tot->sum[sc][(size_t)k * (size_t)snap->nevents + (size_t)ps->events[t]];
+			if (isnan(v))
+				continue;
+			buf_str(b, name);
+			labels(b, NULL, NULL, row, (enum snap_scope)sc);
+			buf_str(b, " ");
+			buf_value(b, v);
+			buf_str(b, "\n");
+		}
+		free(name);
+		free(help.p);
+	}
+	export_series_free(list, n);
+}
+
 /* A gauge family over events (what = 0) or metrics (what = 1) from one of
  * the rows' per-event or per-metric arrays, selected by field. */
 enum field { FLD_EVENT_COV, FLD_EVENT_RSE, FLD_METRIC_COV, FLD_METRIC_RSE };
@@ -441,6 +496,7 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 	}
 	if (m) {
 		events_family(&b, snap, tot, scope, f);
+		portable_families(&b, snap, tot, scope, f);
 		per_item_gauge(&b, snap, scope, f, FLD_EVENT_COV, "pmctop_event_coverage_ratio",
 			       "Share of the last interval an event was counted (the rest is scaled up).");
 		per_item_gauge(&b, snap, scope, f, FLD_EVENT_RSE, "pmctop_event_relative_error_ratio",

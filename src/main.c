@@ -240,6 +240,16 @@ static void add_metric(struct run *r, int m, const char *fmt)
 	r->metrics[r->nmetrics++] = m;
 }
 
+/* An extra event (-e), each once. */
+static void add_event(struct run *r, int e)
+{
+	for (int k = 0; k < r->nevents; k++)
+		if (r->events[k] == e)
+			return;
+	r->events = xrealloc(r->events, sizeof(int) * (size_t)(r->nevents + 1));
+	r->events[r->nevents++] = e;
+}
+
 static void add_view_metrics(struct run *r, const struct view_def *v)
 {
 	for (int i = 0; i < v->ncols; i++)
@@ -335,14 +345,15 @@ static int choose_metrics(struct run *r)
 			free(msg);
 			return rc;
 		}
-		bool dup = false;
-		for (int k = 0; k < r->nevents; k++)
-			dup |= r->events[k] == e;
-		if (dup)
-			continue;
-		r->events = xrealloc(r->events, sizeof(int) * (size_t)(r->nevents + 1));
-		r->events[r->nevents++] = e;
+		add_event(r, e);
 	}
+	/* A service serves the portable series (docs/exporter.md): the events
+	 * behind them are measured besides the view's, so that a fleet's
+	 * dashboards have them on every model. */
+	if (r->opt.daemon && !r->rp)
+		for (int e = 0; e < m->nevents; e++)
+			if (m->events[e].nportable)
+				add_event(r, e);
 	return -1;
 }
 

@@ -28,10 +28,14 @@ static struct pmu_def pmus[2] = {
 };
 /* The first event's name needs every escape a label value has. */
 #define WEIRD "ret\"instr\\x\ny"
+/* Portable series: cycles from one event; l3_bytes 64 x l3_hit, and
+ * "both" over a core and an L3 event, which is never written (two scopes). */
+static struct portable_term pt_cycles[] = { { (char *)"cycles", 1 }, { (char *)"both", 1 } };
+static struct portable_term pt_l3[] = { { (char *)"l3_bytes", 64 }, { (char *)"both", 1 } };
 static struct event_def events[NE] = {
 	{ .name = (char *)WEIRD, .pmu = 0 },
-	{ .name = (char *)"cycles", .pmu = 0 },
-	{ .name = (char *)"l3_hit", .pmu = 1 },
+	{ .name = (char *)"cycles", .pmu = 0, .nportable = 2, .portable = pt_cycles },
+	{ .name = (char *)"l3_hit", .pmu = 1, .nportable = 2, .portable = pt_l3 },
 };
 static struct metric_def metrics[NM] = {
 	{ .name = (char *)"ipc", .unit = (char *)"insn/cyc", .desc = (char *)"Instructions per \"cycle\"",
@@ -273,6 +277,16 @@ START_TEST(test_counters_sum_intervals)
 	s = find(&p, "pmctop_intervals_total", NULL, NULL, NULL, NULL);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_double_eq(s->v, 3);
+	/* Portable series: the same sums under a vendor-neutral name, scaled;
+	 * none for a series whose events live at two scopes. */
+	s = find(&p, "pmctop_cycles_total", "cpu", "1", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 24);
+	ck_assert_int_eq(count_name(&p, "pmctop_cycles_total"), NCPU);
+	s = find(&p, "pmctop_l3_bytes_total", "ccx", "1", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 64 * 6000);
+	ck_assert_int_eq(count_name(&p, "pmctop_both_total"), 0);
 	s = find(&p, "pmctop_sampler_cpu_seconds_total", NULL, NULL, NULL, NULL);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_double_eq(s->v, 0.75);
