@@ -4,8 +4,8 @@
 # and checked by `promtool check metrics`; then a real Prometheus scraping
 # `pmctop --sim zen5 -b --format json --listen` for a few seconds, whose
 # per-CCX IPC from rate() must agree with pmctop's own JSON for the same
-# intervals, and which must return data for every PromQL expression of the
-# Grafana dashboard and every recording rule in contrib/; then the real perf_event backend (as root,
+# intervals (the Grafana dashboard and the rules are run on every model by
+# e2e_export_fleet.sh); then the real perf_event backend (as root,
 # after --user nobody), ended with kill -TERM; then the dashboard in tmux with --listen. Every server is
 # stopped on exit; each step is bounded.
 # Skips (77) when curl or python3 is missing; the Prometheus part needs
@@ -165,8 +165,8 @@ EOF
 		--web.listen-address="127.0.0.1:$pport" >"$tmp/prometheus.log" 2>&1 &
 	pids+=($!)
 	wait_http "http://127.0.0.1:$pport/-/ready" || fail "prometheus not ready: $(tail -5 "$tmp/prometheus.log")"
-	python3 "$top_srcdir/tests/e2e_export_prom.py" "http://127.0.0.1:$pport" "$tmp/run.json" \
-		"$top_srcdir/contrib/grafana-pmctop.json" "$rules" || fail "queries through Prometheus"
+	python3 "$top_srcdir/tests/e2e_export_prom.py" "http://127.0.0.1:$pport" "$tmp/run.json" ||
+		fail "queries through Prometheus"
 else
 	echo "note: prometheus not installed, real scrape not tested"
 fi
