@@ -741,7 +741,11 @@ static const struct {
 	{ __LINE__, "[::]:1", AF_INET6, 1, "::" },
 	{ __LINE__, "0", 0, 0, NULL },
 	{ __LINE__, "65536", 0, 0, NULL },
-	{ __LINE__, "localhost:9465", 0, 0, NULL },
+	/* Host names go through the resolver: localhost is in /etc/hosts. */
+	{ __LINE__, "localhost:9465", AF_INET, 9465, "127.0.0.1" },
+	{ __LINE__, "no-such-host.invalid:9465", 0, 0, NULL },
+	{ __LINE__, "localhost:0", 0, 0, NULL },
+	{ __LINE__, ":9465", 0, 0, NULL },
 	{ __LINE__, "::1:9465", 0, 0, NULL },
 	{ __LINE__, "[::1]9465", 0, 0, NULL },
 	{ __LINE__, "1.2.3.4:", 0, 0, NULL },
