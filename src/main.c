@@ -17,6 +17,7 @@
 #include "evdef.h"
 #include "export.h"
 #include "export_http.h"
+#include "export_webconfig.h"
 #include "privs.h"
 #include "listing.h"
 #include "output.h"
@@ -91,6 +92,7 @@ struct run {
 	int ntm; int *tm;           /* metrics sampled per task: a tasks view's columns */
 	bool tasks_view;            /* -g names a tasks view: rows of processes in batch output */
 	struct export_hub *hub;     /* --listen: where intervals are published, or NULL */
+	struct web_config *web;     /* --web-config: TLS and users, or NULL */
 	struct recorder *rec;       /* -w, or NULL */
 	struct replay *rp;          /* -r: owns model and topo, or NULL */
 	struct settings settings;   /* the dashboard's saved settings (pmctoprc) */
@@ -789,6 +791,12 @@ static int run(struct run *r)
 	 * and -o's file; the threads (exporter, sampler) start after, since
 	 * capabilities are each thread's own. */
 	int lfd = -1;
+	if (r->hub && r->opt.web_config && !(r->web = web_config_load(r->opt.web_config, &cause))) {
+		rc = runtime_error(cause);
+		free(cause);
+		sampler_free(s);
+		return rc;
+	}
 	if (r->hub && (lfd = export_listen(r->opt.listen, &cause)) < 0) {
 		rc = runtime_error(cause);
 		free(cause);
@@ -807,7 +815,7 @@ static int run(struct run *r)
 	if (!r->opt.show_schedule && (rc = give_up_privileges(r, !r->ops->simulated)) != 0) {
 		if (lfd >= 0)
 			close(lfd);
-	} else if (lfd >= 0 && !(srv = export_server_start(r->hub, lfd, r->opt.listen, &cause))) {
+	} else if (lfd >= 0 && !(srv = export_server_start(r->hub, lfd, r->opt.listen, r->web, &cause))) {
 		rc = runtime_error(cause);
 		free(cause);
 	} else if (r->opt.show_schedule) {
@@ -880,6 +888,7 @@ int main(int argc, char **argv)
 	free(r.fmts);
 	free(r.events);
 	export_hub_free(r.hub);
+	web_config_free(r.web);
 	if (r.rp) {
 		replay_free(r.rp);   /* with its model and topology */
 	} else {

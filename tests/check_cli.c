@@ -133,6 +133,9 @@ static const struct {
 	{ { "--task-hz", "100001" }, "--task-hz expects" },
 	{ { "--top", "-1" }, "--top expects" },
 	{ { "-r", "x.rec", "-p", "1" }, "drop -p and --cgroup" },
+	{ { "--web-config", "web.yml" }, "--web-config configures the exporter; add --listen" },
+	{ { "--export-pids" }, "--export-pids configures the exporter; add --listen" },
+	{ { "--listen", "nosuch.invalid:9465" }, "cannot resolve 'nosuch.invalid'" },
 };
 
 /* -p keeps each pid once; --cgroup takes the path /proc/PID/cgroup
