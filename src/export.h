@@ -41,6 +41,16 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap);
 /* The same for a snapshot another consumer owns (the dashboard's ring):
  * copies the rows the exporter writes, and publishes the copy. */
 void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap);
+/* Renders each published state on a thread of the hub's before it is made
+ * current, in every format (and gzip) a scrape has asked for
+ * (export_hub_wants), so that a scrape is sent from text rendered once
+ * per interval and never waits for a rendering: at --export-scope cpu on
+ * 384 CPUs that is 14 ms of text and more of gzip. Without it (the tests)
+ * a state is current as soon as it is published and the first scrape of
+ * it renders. 0, or -errno when the thread cannot start. */
+int export_hub_render_ahead(struct export_hub *h);
+/* A scrape asked for format f (gzip'd or not): rendered ahead from now on. */
+void export_hub_wants(struct export_hub *h, enum export_format f, bool gzip);
 /* Scrape side (any thread): a reference to the latest state, NULL before
  * the first interval. Release it with export_state_put. */
 struct export_state *export_hub_get(struct export_hub *h);

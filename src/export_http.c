@@ -35,8 +35,13 @@
 /* Past this many connections in all, a new one is closed after
  * EXPORT_BUSY_TIMEOUT_S idle instead of EXPORT_TIMEOUT_S, so that slots
  * held by idle clients come back quickly when the limit is near. */
-#define EXPORT_BUSY_CONNECTIONS (EXPORT_MAX_CONNECTIONS / 2)
-#define EXPORT_BUSY_TIMEOUT_S 1
+#define EXPORT_BUSY_CONNECTIONS (EXPORT_MAX_CONNECTIONS * 3 / 4)
+#define EXPORT_BUSY_TIMEOUT_S 3
+/* Connections the kernel queues before pmctop accepts them (capped by
+ * net.core.somaxconn): a crowd of a thousand that overflowed the queue
+ * had its SYNs dropped, and a scrape behind it waited for the 1 s and
+ * 3 s retransmissions. */
+#define EXPORT_BACKLOG 4096
 
 struct export_server {
 	struct MHD_Daemon *d;
@@ -87,6 +92,7 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	/* Before the first interval there is nothing but the scrape's own
 	 * figures, sent as they are. */
 	r->st = export_hub_get(s->hub);
+	export_hub_wants(s->hub, f, gzip);
 	gzip = gzip && r->st;
 	if (r->st && !gzip)
 		r->body = export_state_body(r->st, f, &r->body_len);
@@ -212,7 +218,7 @@ int export_listen(const char *listen_arg, char **cause)
 		return set_cause(cause, "--listen %s: socket: %s", listen_arg, strerror(errno));
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 1024) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, EXPORT_BACKLOG) < 0) {
 		int e = errno;
 		close(fd);
 		return set_cause(cause, "cannot listen on %s: %s", listen_arg, strerror(e));

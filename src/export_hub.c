@@ -35,9 +35,17 @@ struct export_hub {
 	enum snap_scope scope;
 	int top;                      /* task and cgroup rows kept */
 	bool pids;
-	pthread_mutex_t lock;         /* guards cur against the swap */
+	pthread_mutex_t lock;         /* guards cur against the swap, and the renderer's fields */
 	struct export_state *cur;
 	atomic_ulong scrapes, scrape_errors;
+	/* The renderer (export_hub_render_ahead): a thread that renders each
+	 * published state in the formats scrapes have asked for before it is
+	 * made current, so that no scrape waits for a rendering. */
+	bool ahead, stopping;
+	pthread_t renderer;
+	pthread_cond_t wake;
+	struct export_state *pending; /* published, not yet rendered */
+	atomic_uint wanted;           /* bit f: format f asked for; bit 2 + f: gzip'd too */
 };
 
 struct export_hub *export_hub_new(const struct model *m, enum snap_scope scope)
@@ -96,6 +104,15 @@ void export_hub_free(struct export_hub *h)
 {
 	if (!h)
 		return;
+	if (h->ahead) {
+		pthread_mutex_lock(&h->lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->renderer, NULL);
+		pthread_cond_destroy(&h->wake);
+		export_state_put(h->pending);
+	}
 	export_state_put(h->cur);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -172,10 +189,66 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 		st->tot.sampler_cpu_s += snap->sampler_cost_s;
 
 	pthread_mutex_lock(&h->lock);
-	struct export_state *old = h->cur;
-	h->cur = st;
+	struct export_state *old;
+	if (h->ahead) {
+		/* The renderer makes it current; an older state it has not
+		 * started on is dropped (only the latest is ever served). */
+		old = h->pending;
+		h->pending = st;
+		pthread_cond_signal(&h->wake);
+	} else {
+		old = h->cur;
+		h->cur = st;
+	}
 	pthread_mutex_unlock(&h->lock);
 	export_state_put(old);
+}
+
+static void *render_ahead(void *arg)
+{
+	struct export_hub *h = arg;
+	pthread_mutex_lock(&h->lock);
+	for (;;) {
+		while (!h->pending && !h->stopping)
+			pthread_cond_wait(&h->wake, &h->lock);
+		if (h->stopping)
+			break;
+		struct export_state *st = h->pending;
+		h->pending = NULL;
+		pthread_mutex_unlock(&h->lock);
+		unsigned want = atomic_load(&h->wanted);
+		size_t len;
+		for (int f = 0; f < 2; f++) {
+			if (want & (4u << f))
+				export_state_gzip(st, (enum export_format)f, &len);
+			else if (want & (1u << f))
+				export_state_body(st, (enum export_format)f, &len);
+		}
+		pthread_mutex_lock(&h->lock);
+		struct export_state *old = h->cur;
+		h->cur = st;
+		pthread_mutex_unlock(&h->lock);
+		export_state_put(old);
+		pthread_mutex_lock(&h->lock);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+int export_hub_render_ahead(struct export_hub *h)
+{
+	pthread_cond_init(&h->wake, NULL);
+	/* Like the HTTP server's threads, it leaves the signals to the main thread. */
+	sigset_t old;
+	signals_block_async(&old);
+	int rc = pthread_create(&h->renderer, NULL, render_ahead, h);
+	signals_restore(&old);
+	if (rc != 0) {
+		pthread_cond_destroy(&h->wake);
+		return -rc;
+	}
+	h->ahead = true;
+	return 0;
 }
 
 /* Copies n doubles; snapshot_new sized both arrays alike. */
@@ -240,6 +313,19 @@ struct export_state *export_hub_get(struct export_hub *h)
 		atomic_fetch_add(&st->refs, 1);
 	pthread_mutex_unlock(&h->lock);
 	return st;
+}
+
+bool export_state_ready(struct export_state *st, enum export_format f, bool gzip)
+{
+	pthread_mutex_lock(&st->render_lock);
+	bool ready = gzip ? st->gz[f].data != NULL : st->body[f] != NULL;
+	pthread_mutex_unlock(&st->render_lock);
+	return ready;
+}
+
+void export_hub_wants(struct export_hub *h, enum export_format f, bool gzip)
+{
+	atomic_fetch_or(&h->wanted, (gzip ? 4u : 1u) << f);
 }
 
 const char *export_state_body(struct export_state *st, enum export_format f, size_t *len)

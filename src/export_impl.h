@@ -65,6 +65,9 @@ void export_gz_head(const char *body, size_t len, struct export_gz *gz);
  * trailer for body and tail together (caller frees). */
 unsigned char *export_gz_tail(const struct export_gz *head, const char *tail, size_t len, size_t *out_len);
 
+/* Whether st's body in format f (gzip'd, or not) is rendered already. */
+bool export_state_ready(struct export_state *st, enum export_format f, bool gzip);
+
 /* pmctop_build_info's labels: the compiler and the optional features built in. */
 #ifdef __clang__
 #define EXPORT_COMPILER "clang " __clang_version__

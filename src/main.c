@@ -815,6 +815,10 @@ static int run(struct run *r)
 	if (!r->opt.show_schedule && (rc = give_up_privileges(r, !r->ops->simulated)) != 0) {
 		if (lfd >= 0)
 			close(lfd);
+	} else if (lfd >= 0 && export_hub_render_ahead(r->hub) < 0) {
+		/* A thread of its own, started after the drop like the server's. */
+		close(lfd);
+		rc = runtime_error("cannot start the exporter's rendering thread");
 	} else if (lfd >= 0 && !(srv = export_server_start(r->hub, lfd, r->opt.listen, r->web, &cause))) {
 		rc = runtime_error(cause);
 		free(cause);

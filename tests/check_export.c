@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "export.h"
 #include "export_impl.h"
 #include "snapshot.h"
@@ -396,6 +397,36 @@ START_TEST(test_gzip_response)
 		free(tail);
 	}
 	export_state_put(st);
+	export_hub_free(h);
+}
+END_TEST
+
+/* With the renderer, a published state becomes current only once it is
+ * rendered in the formats scrapes asked for: a scrape never renders. */
+START_TEST(test_render_ahead)
+{
+	struct export_hub *h = export_hub_new(&model, SNAP_CPU);
+	ck_assert_int_eq(export_hub_render_ahead(h), 0);
+	export_hub_wants(h, EXPORT_OPENMETRICS, true);
+	export_hub_wants(h, EXPORT_TEXT, false);
+	for (int k = 1; k <= 3; k++) {
+		export_hub_publish(h, make_snap(k));
+		struct export_state *st = NULL;
+		for (int i = 0; i < 2000; i++) {
+			st = export_hub_get(h);
+			size_t n;
+			const char *at = st ? strstr(export_state_body(st, EXPORT_TEXT, &n), "\npmctop_intervals_total ") : NULL;
+			if (at && atoi(at + 24) == k)
+				break;
+			export_state_put(st);
+			st = NULL;
+			usleep(1000);
+		}
+		ck_assert_msg(st != NULL, "interval %d never became current", k);
+		ck_assert(export_state_ready(st, EXPORT_OPENMETRICS, true));
+		ck_assert(!export_state_ready(st, EXPORT_TEXT, true));
+		export_state_put(st);
+	}
 	export_hub_free(h);
 }
 END_TEST
@@ -808,6 +839,7 @@ int main(void)
 	tcase_add_test(tc, test_tasks_without_pids);
 	tcase_add_test(tc, test_help_base_units);
 	tcase_add_test(tc, test_gzip_response);
+	tcase_add_test(tc, test_render_ahead);
 	tcase_add_loop_test(tc, test_accepts_gzip, 0, (int)ARRAY_SIZE(encodings));
 	tcase_add_test(tc, test_metric_names_unique_in_every_model);
 	tcase_add_loop_test(tc, test_negotiate, 0, (int)ARRAY_SIZE(accepts));
