@@ -13,6 +13,9 @@
 
 #include <errno.h>
 #include <microhttpd.h>
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -269,6 +272,11 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 			  tls ? " (is the certificate or key of --web-config valid?)" : "");
 		return NULL;
 	}
+#ifdef HAVE_LIBSYSTEMD
+	/* Type=notify (contrib/pmctop.service.in): ready once /metrics is
+	 * served; nothing happens outside systemd (no NOTIFY_SOCKET). */
+	sd_notifyf(0, "READY=1\nSTATUS=serving /metrics on %s%s", listen_arg, tls ? " (TLS)" : "");
+#endif
 	return s;
 }
 
@@ -276,6 +284,9 @@ void export_server_stop(struct export_server *s)
 {
 	if (!s)
 		return;
+#ifdef HAVE_LIBSYSTEMD
+	sd_notify(0, "STOPPING=1");
+#endif
 	MHD_stop_daemon(s->d);
 	pthread_mutex_destroy(&s->auth_lock);
 	free(s->auth_ok);

@@ -74,6 +74,10 @@ bool export_state_ready(struct export_state *st, enum export_format f, bool gzip
 #else
 #define EXPORT_COMPILER "gcc " __VERSION__
 #endif
-#define EXPORT_FEATURES "gzip"
+#ifdef HAVE_LIBSYSTEMD
+#define EXPORT_FEATURES "gzip,web-config,sd_notify"
+#else
+#define EXPORT_FEATURES "gzip,web-config"
+#endif
 
 #endif

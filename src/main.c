@@ -30,9 +30,8 @@
 #include "util.h"
 #include "../ui/ui.h"
 
-#ifndef PMCTOP_SRC_EVENTS_DIR
-#define PMCTOP_SRC_EVENTS_DIR "events"
-#endif
+#include "paths.h"
+#include <limits.h>
 
 /* The signal that asked batch mode to stop, or 0. */
 static volatile sig_atomic_t stop_requested;
@@ -57,8 +56,35 @@ static bool is_dir(const char *p)
 	return p && access(p, R_OK | X_OK) == 0;
 }
 
-/* The installed definitions win; a build tree that was not installed falls
- * back to its source directory so that `./pmctop` works straight after make. */
+static bool is_dir_rel(const char *exe_dir)
+{
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof(p), "%s/%s", exe_dir, PMCTOP_EVENTS_REL);
+	return is_dir(p);
+}
+
+/* The definitions beside the program, found from its own path (no
+ * absolute path is built in: docs/packaging.md): PMCTOP_EVENTS_REL from
+ * its directory, which an installed pmctop has wherever its prefix was
+ * moved, else events/ in its directory, which a build tree has. The first
+ * when neither is there, so that the error names where they belong. */
+static const char *events_beside_program(void)
+{
+	static char found[PATH_MAX + 64];
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return "/usr/share/pmctop/events";
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	*slash = '\0';
+	snprintf(found, sizeof(found), "%s/events", exe);
+	if (!is_dir(found) || is_dir_rel(exe))
+		snprintf(found, sizeof(found), "%s/%s", exe, PMCTOP_EVENTS_REL);
+	return found;
+}
+
+/* --events-dir, PMCTOP_EVENTS_DIR (not for root), then beside the program. */
 static const char *pick_events_dir(const struct options *o)
 {
 	if (o->events_dir)
@@ -73,9 +99,7 @@ static const char *pick_events_dir(const struct options *o)
 	}
 	if (env && *env)
 		return env;
-	if (is_dir(PMCTOP_EVENTS_DIR))
-		return PMCTOP_EVENTS_DIR;
-	return PMCTOP_SRC_EVENTS_DIR;
+	return events_beside_program();
 }
 
 struct run {
