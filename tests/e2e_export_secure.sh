@@ -12,34 +12,8 @@
 # Skips (77) without curl, python3 or openssl; every process is stopped on
 # exit and each step is bounded in time.
 set -u
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-pmctop="$top_builddir/pmctop"
-export PMCTOP_EVENTS_DIR="$top_srcdir/events"
-for tool in curl python3 openssl; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-wait_up() {
-	for _ in $(seq 100); do
-		curl -s -o /dev/null "$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
+command -v openssl >/dev/null || { echo "SKIP: openssl not installed"; exit 77; }
+. "${top_srcdir:-.}/tests/e2e_loopback.sh"
 # 1. TLS and basic authentication.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
 	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$tmp/key.pem" -out "$tmp/cert.pem" \
@@ -59,7 +33,7 @@ timeout 60 "$pmctop" --sim zen5 --daemon -d 0.5 --listen "localhost:$port" --web
 	2>"$tmp/tls.err" &
 pids+=($!)
 url="https://localhost:$port/metrics"
-wait_up --cacert "$tmp/cert.pem" "$url" || fail "HTTPS never answered: $(cat "$tmp/tls.err")"
+wait_http --cacert "$tmp/cert.pem" -u 'prometheus:right horse' "$url" || fail "HTTPS never answered: $(cat "$tmp/tls.err")"
 sleep 0.6
 code=$(curl -s --max-time 5 --cacert "$tmp/cert.pem" -u 'prometheus:right horse' -o "$tmp/m.txt" -w '%{http_code}' "$url")
 [ "$code" = 200 ] && grep -q '^pmctop_instructions_total' "$tmp/m.txt" || fail "right password: HTTP $code"
@@ -119,7 +93,7 @@ rc=$?
 port=$(free_port)
 timeout 60 "$pmctop" --sim zen5 --daemon -d 0.5 --listen "127.0.0.1:$port" 2>"$tmp/flood.err" &
 pids+=($!)
-wait_up "http://127.0.0.1:$port/metrics" || fail "flood target never answered"
+wait_http "http://127.0.0.1:$port/metrics" || fail "flood target never answered"
 python3 - "$port" >"$tmp/flood.out" 2>&1 <<'EOP' &
 import resource, socket, sys, time
 port = int(sys.argv[1])
