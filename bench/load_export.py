@@ -4,13 +4,17 @@
 #   pmctop --sim zen5:2x12x8x2 -b --format json -o RUN --listen 127.0.0.1:PORT
 # then, at once, N concurrent scrapes (default 1000) and S slow clients
 # (default 50) that send half a request and never finish it, while a probe
-# scrapes once every 50 ms as Prometheus would. The crowd is one curl
-# --parallel, the probe a thread of this script. It reports the probe's and
+# scrapes once every 50 ms as Prometheus would (OpenMetrics, gzip'd; the
+# crowd asks for gzip too). The crowd is one curl
+# --parallel per 100 scrapes, each from its own loopback address (pmctop
+# limits the connections of one address), the probe a thread of this script
+# from another. It reports the probe's and
 # the crowd's latency percentiles, pmctop's memory before, during and after,
 # and whether the sampler kept its schedule (the gaps between the intervals'
 # end times in pmctop's own JSON).
 #   bench/load_export.py [--pmctop ./pmctop] [-n 1000] [-s 50] [--scope ccx]
 import argparse
+import gzip
 import json
 import os
 import socket
@@ -48,18 +52,25 @@ def rss_kb(pid):
 
 def scrape(port, timeout=10):
     t0 = time.monotonic()
-    c = socket.create_connection(("127.0.0.1", port), timeout)
-    c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    data = b""
+    # From an address of its own, as Prometheus is another machine than the
+    # crowd's: pmctop limits the connections of one address (128).
+    c = socket.create_connection(("127.0.0.1", port), timeout, source_address=("127.0.0.2", 0))
+    # What Prometheus asks for: OpenMetrics, gzip'd.
+    c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+              b"Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n"
+              b"Accept-Encoding: gzip\r\n\r\n")
+    parts = []
     while True:
         b = c.recv(1 << 16)
         if not b:
             break
-        data += b
+        parts.append(b)
     c.close()
-    if not data.startswith(b"HTTP/1.1 200") or b"pmctop_scrapes_total" not in data:
-        raise RuntimeError("bad answer: %r" % data[:80])
-    return time.monotonic() - t0
+    t = time.monotonic() - t0
+    head, _, body = b"".join(parts).partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200") or b"pmctop_scrapes_total" not in gzip.decompress(body):
+        raise RuntimeError("bad answer: %r" % head[:80])
+    return t
 
 
 def cpu_s(pid):
@@ -97,8 +108,10 @@ def main(port, pid):
     th.start()
     t0 = time.monotonic()
     c0 = cpu_s(pid)
-    # curl runs at most 300 transfers at once: 4 of them for 1,000.
-    nproc = (args.n + 249) // 250
+    # Each curl runs 100 transfers at once from an address of its own
+    # (127.0.0.10 and up), under pmctop's limit of 128 connections per
+    # client address: 10 of them for 1,000.
+    nproc = (args.n + 99) // 100
     per = [args.n // nproc + (i < args.n % nproc) for i in range(nproc)]
     cus = []
     for k in per:
@@ -106,7 +119,9 @@ def main(port, pid):
         with open(cfg, "w") as f:
             for _ in range(k):
                 f.write('url = "http://127.0.0.1:%d/metrics"\noutput = "/dev/null"\n' % port)
-        cus.append(subprocess.Popen(["nice", "-n", str(args.nice), "curl", "-s", "--no-progress-meter", "--parallel", "--parallel-immediate",
+        cus.append(subprocess.Popen(["nice", "-n", str(args.nice), "curl", "-s", "--no-progress-meter",
+                                     "--interface", "127.0.0.%d" % (10 + len(cus)), "--compressed",
+                                     "--parallel", "--parallel-immediate",
                                      "--parallel-max", str(k), "-w", "%{time_total} %{http_code}\\n", "-K", cfg],
                                     stdout=subprocess.PIPE, text=True))
     peak = rss_kb(pid)

@@ -18,6 +18,7 @@ enum {
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
 	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_NO_CONFIG, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
 	OPT_TASK_HZ, OPT_TOP, OPT_CGROUP,
+	OPT_EXPORT_PIDS, OPT_WEB_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -49,6 +50,8 @@ static const struct option long_options[] = {
 	{ "no-tui", no_argument, NULL, OPT_DAEMON },
 	{ "export-scope", required_argument, NULL, OPT_EXPORT_SCOPE },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "export-pids", no_argument, NULL, OPT_EXPORT_PIDS },
+	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "task-hz", required_argument, NULL, OPT_TASK_HZ },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
@@ -95,11 +98,16 @@ void cli_usage(FILE *out)
 	      "      --events-dir DIR    read definitions from DIR\n"
 	      "      --no-color          monochrome screen (also when NO_COLOR is set)\n"
 	      "      --no-config         ignore the saved settings and your own views (F2 saves them)\n"
-	      "      --listen [ADDR:]PORT  serve Prometheus/OpenMetrics /metrics (a port\n"
-	      "                          alone: 127.0.0.1); with the dashboard, -b or --daemon\n"
+	      "      --listen [HOST:]PORT  serve Prometheus/OpenMetrics /metrics (a port\n"
+	      "                          alone: 127.0.0.1; HOST a name, an IPv4 address or\n"
+	      "                          [IPv6]); with the dashboard, -b or --daemon\n"
 	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
 	      "      --export-scope S    narrowest exported rows: cpu, core, ccx or socket\n"
 	      "                          (default ccx)\n"
+	      "      --web-config FILE   TLS and basic authentication for --listen, in the\n"
+	      "                          Prometheus exporters' web config format\n"
+	      "      --export-pids       label per-process series with their pid (each\n"
+	      "                          process that ever ran makes new series)\n"
 	      "      --user NAME         run as NAME once counters, socket and files are\n"
 	      "                          open (root gives up all but CAP_PERFMON anyway)\n"
 	      "  -h, --help              show this help\n"
@@ -137,6 +145,7 @@ void options_done(struct options *o)
 	free(o->replay_path);
 	free(o->listen);
 	free(o->user);
+	free(o->web_config);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -274,6 +283,8 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 		return 0;
 	}
 	case OPT_DAEMON: o->daemon = true; return 0;
+	case OPT_EXPORT_PIDS: o->export_pids = true; return 0;
+	case OPT_WEB_CONFIG: replace(&o->web_config, arg); return 0;
 	case OPT_USER:
 		if (!*arg)
 			return set_cause(cause, "--user expects a user name");
@@ -388,6 +399,9 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 		return set_cause(cause, "--daemon only serves metrics; add --listen [ADDR:]PORT");
 	if (o->daemon && o->batch)
 		return set_cause(cause, "--daemon writes no batch output; drop -b or --daemon");
+	if ((o->web_config || o->export_pids) && !o->listen)
+		return set_cause(cause, "%s configures the exporter; add --listen [HOST:]PORT",
+				 o->web_config ? "--web-config" : "--export-pids");
 	if (o->replay_path && (o->sim || o->model))
 		return set_cause(cause, "-r replays a recording, which names its own model; drop --sim and --model");
 	if (o->replay_path && (o->record_path || o->listen || o->daemon))

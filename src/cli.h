@@ -33,6 +33,8 @@ struct options {
 	char *listen;            /* --listen [ADDR:]PORT: serve /metrics (export.h) */
 	bool daemon;             /* --daemon: no screen, no output, only --listen */
 	int export_scope;        /* --export-scope: enum snap_scope, CLI_DEFAULT_EXPORT_SCOPE */
+	char *web_config;        /* --web-config FILE: TLS and users (export_webconfig.h) */
+	bool export_pids;        /* --export-pids: a pid label on per-process series */
 	char *user;              /* --user NAME: become NAME once counters, socket and files are open */
 	int task_hz;             /* --task-hz: samples a second per event per CPU for a tasks view */
 	int npids; int *pids;    /* -p: only these processes in the per-task figures */

@@ -123,6 +123,9 @@ void model_free(struct model *m)
 		free(e->sim_text);
 		free(e->requires);
 		free(e->scale_unit);
+		for (int j = 0; j < e->nportable; j++)
+			free(e->portable[j].name);
+		free(e->portable);
 		free(e->file);
 	}
 	free(m->events);

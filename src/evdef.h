@@ -88,6 +88,12 @@ struct event_def {
 	 * says into this, so formulas can rely on it (backend_perf.c). */
 	double scale;
 	char *scale_unit;
+	/* Portable series the event counts towards (`portable NAME [SCALE]`):
+	 * vendor-neutral counters such as "instructions" that the exporter
+	 * writes beside the vendor's names, the sum of SCALE x count over the
+	 * events naming it (docs/definitions.md). */
+	int nportable;
+	struct portable_term { char *name; double scale; } *portable;
 	char *file; int line;
 };
 

@@ -36,7 +36,7 @@ static const struct key_spec pmu_keys[] = {
 static const struct key_spec event_keys[] = {
 	{ "pmu", false }, { "raw", false }, { "pfm", false }, { "fields", false }, { "perf", false },
 	{ "proc", false }, { "desc", false }, { "sim", false }, { "flags", false }, { "arch_bit", false },
-	{ "requires", false }, { "fallback", false }, { "scale", false }, { NULL, false },
+	{ "requires", false }, { "fallback", false }, { "scale", false }, { "portable", true }, { NULL, false },
 };
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
@@ -558,6 +558,50 @@ static int check_fields_spec(struct builder *b, const struct def_stanza *st, con
 	}
 }
 
+/* `portable NAME [SCALE]`: NAME a lower-case identifier that says its unit
+ * where it has one (memory_read_bytes), without the _total Prometheus adds;
+ * SCALE a finite non-zero number (64 bytes a CAS command; -1 to subtract). */
+static int build_portable(struct builder *b, const struct def_stanza *st, struct event_def *ev)
+{
+	for (int i = 0; i < st->nattrs; i++) {
+		const struct def_attr *a = &st->attrs[i];
+		if (strcmp(a->key, "portable"))
+			continue;
+		const char *q = a->value;
+		char *name = next_word(&q), *scale = next_word(&q);
+		int scale_col = scale ? word_col(a, q, scale) : 0;
+		char *extra = next_word(&q);
+		int extra_col = extra ? word_col(a, q, extra) : 0;
+		double v = 1;
+		int rc = 0;
+		bool ok = name && islower((unsigned char)name[0]);
+		for (const char *c = name; ok && *c; c++)
+			ok = islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_';
+		size_t n = name ? strlen(name) : 0;
+		if (!ok || (n >= 6 && !strcmp(name + n - 6, "_total")))
+			rc = AT_VALUE(b, st, a, "expected a series name such as instructions or memory_read_bytes "
+					  "(lower case, digits and '_', without _total) but found '%s'", a->value);
+		else if (scale && (!parse_double_c(scale, &v) || v == 0))
+			rc = evdef_at(b, st->file, a->line, scale_col,
+				      "expected a non-zero scale such as 64 or -1 but found '%s'", scale);
+		else if (extra)
+			rc = evdef_at(b, st->file, a->line, extra_col,
+				      "expected the end of the value after the scale but found '%s'", extra);
+		for (int k = 0; rc == 0 && k < ev->nportable; k++)
+			if (!strcmp(ev->portable[k].name, name))
+				rc = AT_VALUE(b, st, a, "portable series '%s' named twice for event '%s'", name, ev->name);
+		free(scale);
+		free(extra);
+		if (rc < 0) {
+			free(name);
+			return -1;
+		}
+		ev->portable = xrealloc(ev->portable, sizeof(*ev->portable) * (size_t)(ev->nportable + 1));
+		ev->portable[ev->nportable++] = (struct portable_term){ .name = name, .scale = v };
+	}
+	return 0;
+}
+
 int evdef_build_event(struct builder *b, const struct def_stanza *st)
 {
 	struct model *m = b->m;
@@ -701,7 +745,7 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 			return -1;
 		}
 	}
-	return 0;
+	return build_portable(b, st, ev);
 }
 
 /* The slots event of PMU pmu, or -1. */

@@ -8,10 +8,16 @@
  * that slow or many clients use a bounded amount of memory and threads. */
 #include "config.h"
 #include "export_http.h"
+#include "export_webconfig.h"
 #include "util.h"
 
 #include <errno.h>
 #include <microhttpd.h>
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,10 +29,32 @@
 #define EXPORT_MAX_CONNECTIONS 1200
 #define EXPORT_TIMEOUT_S 10
 #define EXPORT_CONN_MEMORY (16 * 1024)
+/* One client address holds at most this many connections (a Prometheus
+ * server keeps one per target; a few of them, or curl --parallel, fit), so
+ * a client that opens connections without end cannot take every slot and
+ * starve the scrapes of others: the rest of its connections are closed as
+ * they are accepted. */
+#define EXPORT_PER_CLIENT 128
+/* Past this many connections in all, a new one is closed after
+ * EXPORT_BUSY_TIMEOUT_S idle instead of EXPORT_TIMEOUT_S, so that slots
+ * held by idle clients come back quickly when the limit is near. */
+#define EXPORT_BUSY_CONNECTIONS (EXPORT_MAX_CONNECTIONS * 3 / 4)
+#define EXPORT_BUSY_TIMEOUT_S 3
+/* Connections the kernel queues before pmctop accepts them (capped by
+ * net.core.somaxconn): a crowd of a thousand that overflowed the queue
+ * had its SYNs dropped, and a scrape behind it waited for the 1 s and
+ * 3 s retransmissions. */
+#define EXPORT_BACKLOG 4096
 
 struct export_server {
 	struct MHD_Daemon *d;
 	struct export_hub *hub;
+	const struct web_config *wc;  /* --web-config, or NULL */
+	atomic_int connections;
+	/* The Authorization header last accepted: Prometheus sends the same
+	 * one every scrape, and bcrypt costs tens of milliseconds. */
+	pthread_mutex_t auth_lock;
+	char *auth_ok;
 };
 
 /* What one response streams: the state's shared body, then its tail. */
@@ -61,14 +89,26 @@ static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned code, cons
 }
 
 static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connection *c,
-				     enum export_format f)
+				     enum export_format f, bool gzip)
 {
 	struct reply *r = xcalloc(1, sizeof(*r));
-	/* Before the first interval there is nothing but the scrape's own figures. */
+	/* Before the first interval there is nothing but the scrape's own
+	 * figures, sent as they are. */
 	r->st = export_hub_get(s->hub);
-	if (r->st)
+	export_hub_wants(s->hub, f, gzip);
+	gzip = gzip && r->st;
+	if (r->st && !gzip)
 		r->body = export_state_body(r->st, f, &r->body_len);
+	if (gzip)
+		r->body = (const char *)export_state_gzip(r->st, f, &r->body_len);
 	r->tail = export_hub_tail(s->hub, f, &r->tail_len);
+	if (gzip) {
+		size_t n;
+		char *z = (char *)export_state_gzip_end(r->st, f, r->tail, r->tail_len, &n);
+		free(r->tail);
+		r->tail = z;
+		r->tail_len = n;
+	}
 	/* Sent straight from the shared body and the tail, without copying
 	 * either into the connection's buffer; freed when the response is. */
 	struct MHD_IoVec iov[2] = { { r->body ? r->body : "", r->body_len }, { r->tail, r->tail_len } };
@@ -80,12 +120,65 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				f == EXPORT_OPENMETRICS ? EXPORT_OPENMETRICS_TYPE : EXPORT_TEXT_TYPE);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
+	if (gzip)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	if (ret != MHD_YES)
 		export_hub_scrape_failed(s->hub);
 	return ret;
+}
+
+/* Whether the request may be answered: always without users in
+ * --web-config; else its basic authentication must check out. */
+static bool authorized(struct export_server *s, struct MHD_Connection *c)
+{
+	if (!s->wc || s->wc->nusers == 0)
+		return true;
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!h)
+		return false;
+	pthread_mutex_lock(&s->auth_lock);
+	bool known = s->auth_ok && !strcmp(s->auth_ok, h);
+	pthread_mutex_unlock(&s->auth_lock);
+	if (known)
+		return true;
+	if (!web_config_authorized(s->wc, h))
+		return false;
+	pthread_mutex_lock(&s->auth_lock);
+	free(s->auth_ok);
+	s->auth_ok = xstrdup(h);
+	pthread_mutex_unlock(&s->auth_lock);
+	return true;
+}
+
+static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
+{
+	static const char text[] = "pmctop: authentication required\n";
+	struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof(text) - 1, (void *)text,
+								    MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"pmctop\", charset=\"UTF-8\"");
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* Counts connections, and gives those opened when the server is busy a
+ * short idle timeout (EXPORT_BUSY_CONNECTIONS). */
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode code)
+{
+	(void)ctx;
+	struct export_server *s = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		if (atomic_fetch_add(&s->connections, 1) + 1 > EXPORT_BUSY_CONNECTIONS)
+			MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int)EXPORT_BUSY_TIMEOUT_S);
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		atomic_fetch_sub(&s->connections, 1);
+	}
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -105,11 +198,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	if (!authorized(s, c))
+		return answer_unauthorized(c);
 	/* What to answer is export_route's decision (export_text.c, fuzzed). */
 	struct export_route r;
 	export_route(method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &r);
 	if (r.metrics)
-		return answer_metrics(s, c, r.format);
+		return answer_metrics(s, c, r.format,
+				      export_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+										      MHD_HTTP_HEADER_ACCEPT_ENCODING)));
 	return answer_text(c, r.code, r.text);
 }
 
@@ -124,7 +221,7 @@ int export_listen(const char *listen_arg, char **cause)
 		return set_cause(cause, "--listen %s: socket: %s", listen_arg, strerror(errno));
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 1024) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, EXPORT_BACKLOG) < 0) {
 		int e = errno;
 		close(fd);
 		return set_cause(cause, "cannot listen on %s: %s", listen_arg, strerror(e));
@@ -132,28 +229,54 @@ int export_listen(const char *listen_arg, char **cause)
 	return fd;
 }
 
-struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen_arg, char **cause)
+struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen_arg,
+					  const struct web_config *wc, char **cause)
 {
+	if (wc && wc->cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		close(fd);
+		set_cause(cause, "--web-config asks for TLS, but this libmicrohttpd was built without it");
+		return NULL;
+	}
 	struct export_server *s = xcalloc(1, sizeof(*s));
 	s->hub = hub;
+	s->wc = wc;
+	atomic_init(&s->connections, 0);
+	pthread_mutex_init(&s->auth_lock, NULL);
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	/* TLS: the certificate and key given as text (read before the
+	 * privileges were given up); without them the options end early. */
+	bool tls = wc && wc->cert_pem;
+	if (tls)
+		flags |= MHD_USE_TLS;
 	/* The server's threads inherit a mask without the asynchronous
 	 * signals: Ctrl-C and the rest are the main thread's to handle. */
 	sigset_t old;
 	signals_block_async(&old);
-	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, s,
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORT_THREADS,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXPORT_MAX_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)EXPORT_PER_CLIENT,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXPORT_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EXPORT_CONN_MEMORY,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+				tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, tls ? wc->key_pem : NULL,
+				MHD_OPTION_HTTPS_MEM_CERT, tls ? wc->cert_pem : NULL,
 				MHD_OPTION_END);
 	signals_restore(&old);
 	if (!s->d) {
 		close(fd);
+		pthread_mutex_destroy(&s->auth_lock);
 		free(s);
-		set_cause(cause, "cannot start the HTTP server on %s", listen_arg);
+		set_cause(cause, "cannot start the HTTP server on %s%s", listen_arg,
+			  tls ? " (is the certificate or key of --web-config valid?)" : "");
 		return NULL;
 	}
+#ifdef HAVE_LIBSYSTEMD
+	/* Type=notify (contrib/pmctop.service.in): ready once /metrics is
+	 * served; nothing happens outside systemd (no NOTIFY_SOCKET). */
+	sd_notifyf(0, "READY=1\nSTATUS=serving /metrics on %s%s", listen_arg, tls ? " (TLS)" : "");
+#endif
 	return s;
 }
 
@@ -161,6 +284,11 @@ void export_server_stop(struct export_server *s)
 {
 	if (!s)
 		return;
+#ifdef HAVE_LIBSYSTEMD
+	sd_notify(0, "STOPPING=1");
+#endif
 	MHD_stop_daemon(s->d);
+	pthread_mutex_destroy(&s->auth_lock);
+	free(s->auth_ok);
 	free(s);
 }

@@ -6,6 +6,7 @@
 #include "export.h"
 
 struct export_server;
+struct web_config;
 
 /* Opens the listening socket for listen ([ADDR:]PORT, see
  * export_parse_listen), before privileges are given up (a port below 1024
@@ -13,9 +14,11 @@ struct export_server;
 int export_listen(const char *listen, char **cause);
 /* Serves hub on the socket fd (from export_listen, which it takes over)
  * until export_server_stop: its threads start here, so after the
- * privileges are given up (they are each thread's own). NULL with *cause
- * when the server cannot start; fd is closed then. */
-struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen, char **cause);
+ * privileges are given up (they are each thread's own). wc (NULL: plain
+ * HTTP, anyone) gives TLS and basic authentication; it must outlive the
+ * server. NULL with *cause when the server cannot start; fd is closed then. */
+struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen,
+					  const struct web_config *wc, char **cause);
 void export_server_stop(struct export_server *s);
 
 #endif

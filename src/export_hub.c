@@ -23,18 +23,29 @@ struct export_state {
 	atomic_int refs;
 	struct snapshot *snap;
 	struct export_totals tot;
-	enum snap_scope scope;
+	struct export_opts opts;
 	pthread_mutex_t render_lock;  /* guards body[] while the first scrape renders it */
 	char *body[2];                /* by enum export_format, NULL until rendered */
 	size_t body_len[2];
+	struct export_gz gz[2];       /* the body gzip'd, data NULL until asked for */
 };
 
 struct export_hub {
 	const struct model *model;
 	enum snap_scope scope;
-	pthread_mutex_t lock;         /* guards cur against the swap */
+	int top;                      /* task and cgroup rows kept */
+	bool pids;
+	pthread_mutex_t lock;         /* guards cur against the swap, and the renderer's fields */
 	struct export_state *cur;
 	atomic_ulong scrapes, scrape_errors;
+	/* The renderer (export_hub_render_ahead): a thread that renders each
+	 * published state in the formats scrapes have asked for before it is
+	 * made current, so that no scrape waits for a rendering. */
+	bool ahead, stopping;
+	pthread_t renderer;
+	pthread_cond_t wake;
+	struct export_state *pending; /* published, not yet rendered */
+	atomic_uint wanted;           /* bit f: format f asked for; bit 2 + f: gzip'd too */
 };
 
 struct export_hub *export_hub_new(const struct model *m, enum snap_scope scope)
@@ -42,8 +53,36 @@ struct export_hub *export_hub_new(const struct model *m, enum snap_scope scope)
 	struct export_hub *h = xcalloc(1, sizeof(*h));
 	h->model = m;
 	h->scope = scope;
+	h->top = EXPORT_TOP_TASKS;
 	pthread_mutex_init(&h->lock, NULL);
 	return h;
+}
+
+void export_hub_set_tasks(struct export_hub *h, int top, bool pids)
+{
+	h->top = top > 0 ? top : EXPORT_TOP_TASKS;
+	h->pids = pids;
+}
+
+/* Keeps the first (busiest) top rows of a task list, and without pids only
+ * the first row of each name and cgroup; frees the rest. */
+static int trim_tasks(struct snap_task *t, int n, int top, bool pids)
+{
+	int kept = 0;
+	for (int i = 0; i < n; i++) {
+		bool dup = false;
+		for (int k = 0; k < kept && !pids && !dup; k++)
+			dup = !strcmp(t[k].comm ? t[k].comm : "", t[i].comm ? t[i].comm : "") &&
+			      !strcmp(t[k].cgroup ? t[k].cgroup : "", t[i].cgroup ? t[i].cgroup : "");
+		if (dup || kept >= top) {
+			snap_task_clear(&t[i]);
+			continue;
+		}
+		if (kept != i)
+			t[kept] = t[i];
+		kept++;
+	}
+	return kept;
 }
 
 void export_state_put(struct export_state *st)
@@ -53,8 +92,10 @@ void export_state_put(struct export_state *st)
 	snapshot_free(st->snap);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		free(st->tot.sum[sc]);
-	free(st->body[0]);
-	free(st->body[1]);
+	for (int f = 0; f < 2; f++) {
+		free(st->body[f]);
+		free(st->gz[f].data);
+	}
 	pthread_mutex_destroy(&st->render_lock);
 	free(st);
 }
@@ -63,6 +104,15 @@ void export_hub_free(struct export_hub *h)
 {
 	if (!h)
 		return;
+	if (h->ahead) {
+		pthread_mutex_lock(&h->lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->renderer, NULL);
+		pthread_cond_destroy(&h->wake);
+		export_state_put(h->pending);
+	}
 	export_state_put(h->cur);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -111,7 +161,9 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 	struct export_state *st = xcalloc(1, sizeof(*st));
 	atomic_init(&st->refs, 1);
 	st->snap = snap;
-	st->scope = h->scope;
+	st->opts = (struct export_opts){ .scope = h->scope, .pids = h->pids };
+	snap->ntasks = trim_tasks(snap->tasks, snap->ntasks, h->top, h->pids);
+	snap->ncgroups = trim_tasks(snap->cgroups, snap->ncgroups, h->top, true);
 	pthread_mutex_init(&st->render_lock, NULL);
 	totals_from(&st->tot, h->cur ? &h->cur->tot : NULL, snap, h->scope);
 	const struct model *m = snap->model;
@@ -137,10 +189,66 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 		st->tot.sampler_cpu_s += snap->sampler_cost_s;
 
 	pthread_mutex_lock(&h->lock);
-	struct export_state *old = h->cur;
-	h->cur = st;
+	struct export_state *old;
+	if (h->ahead) {
+		/* The renderer makes it current; an older state it has not
+		 * started on is dropped (only the latest is ever served). */
+		old = h->pending;
+		h->pending = st;
+		pthread_cond_signal(&h->wake);
+	} else {
+		old = h->cur;
+		h->cur = st;
+	}
 	pthread_mutex_unlock(&h->lock);
 	export_state_put(old);
+}
+
+static void *render_ahead(void *arg)
+{
+	struct export_hub *h = arg;
+	pthread_mutex_lock(&h->lock);
+	for (;;) {
+		while (!h->pending && !h->stopping)
+			pthread_cond_wait(&h->wake, &h->lock);
+		if (h->stopping)
+			break;
+		struct export_state *st = h->pending;
+		h->pending = NULL;
+		pthread_mutex_unlock(&h->lock);
+		unsigned want = atomic_load(&h->wanted);
+		size_t len;
+		for (int f = 0; f < 2; f++) {
+			if (want & (4u << f))
+				export_state_gzip(st, (enum export_format)f, &len);
+			else if (want & (1u << f))
+				export_state_body(st, (enum export_format)f, &len);
+		}
+		pthread_mutex_lock(&h->lock);
+		struct export_state *old = h->cur;
+		h->cur = st;
+		pthread_mutex_unlock(&h->lock);
+		export_state_put(old);
+		pthread_mutex_lock(&h->lock);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+int export_hub_render_ahead(struct export_hub *h)
+{
+	pthread_cond_init(&h->wake, NULL);
+	/* Like the HTTP server's threads, it leaves the signals to the main thread. */
+	sigset_t old;
+	signals_block_async(&old);
+	int rc = pthread_create(&h->renderer, NULL, render_ahead, h);
+	signals_restore(&old);
+	if (rc != 0) {
+		pthread_cond_destroy(&h->wake);
+		return -rc;
+	}
+	h->ahead = true;
+	return 0;
 }
 
 /* Copies n doubles; snapshot_new sized both arrays alike. */
@@ -184,14 +292,15 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 			copy_doubles(to->event_rse, from->event_rse, snap->nevents);
 		}
 	}
-	/* The busiest processes and cgroups only: a bounded series count
-	 * (docs/exporter.md). */
+	/* Publishing keeps only the busiest processes and cgroups (a bounded
+	 * series count, docs/exporter.md); without pids, which of them is
+	 * kept depends on the rows after the top, so all are copied. */
 	c->tasks_on = snap->tasks_on;
 	c->task_freq = snap->task_freq;
 	c->tasks_lost = snap->tasks_lost;
-	c->ntasks = snap->ntasks < EXPORT_TOP_TASKS ? snap->ntasks : EXPORT_TOP_TASKS;
+	c->ntasks = h->pids && snap->ntasks > h->top ? h->top : snap->ntasks;
 	c->tasks = snap_tasks_dup(snap->tasks, c->ntasks, snap->nmetrics);
-	c->ncgroups = snap->ncgroups < EXPORT_TOP_TASKS ? snap->ncgroups : EXPORT_TOP_TASKS;
+	c->ncgroups = snap->ncgroups < h->top ? snap->ncgroups : h->top;
 	c->cgroups = snap_tasks_dup(snap->cgroups, c->ncgroups, snap->nmetrics);
 	export_hub_publish(h, c);
 }
@@ -206,15 +315,49 @@ struct export_state *export_hub_get(struct export_hub *h)
 	return st;
 }
 
+bool export_state_ready(struct export_state *st, enum export_format f, bool gzip)
+{
+	pthread_mutex_lock(&st->render_lock);
+	bool ready = gzip ? st->gz[f].data != NULL : st->body[f] != NULL;
+	pthread_mutex_unlock(&st->render_lock);
+	return ready;
+}
+
+void export_hub_wants(struct export_hub *h, enum export_format f, bool gzip)
+{
+	atomic_fetch_or(&h->wanted, (gzip ? 4u : 1u) << f);
+}
+
 const char *export_state_body(struct export_state *st, enum export_format f, size_t *len)
 {
 	pthread_mutex_lock(&st->render_lock);
 	if (!st->body[f])
-		st->body[f] = export_render(st->snap, &st->tot, st->scope, f, &st->body_len[f]);
+		st->body[f] = export_render(st->snap, &st->tot, &st->opts, f, &st->body_len[f]);
 	*len = st->body_len[f];
 	const char *b = st->body[f];
 	pthread_mutex_unlock(&st->render_lock);
 	return b;
+}
+
+const unsigned char *export_state_gzip(struct export_state *st, enum export_format f, size_t *len)
+{
+	size_t blen;
+	const char *body = export_state_body(st, f, &blen);
+	pthread_mutex_lock(&st->render_lock);
+	if (!st->gz[f].data)
+		export_gz_head(body, blen, &st->gz[f]);
+	*len = st->gz[f].len;
+	const unsigned char *g = st->gz[f].data;
+	pthread_mutex_unlock(&st->render_lock);
+	return g;
+}
+
+unsigned char *export_state_gzip_end(struct export_state *st, enum export_format f, const char *tail, size_t tlen,
+				     size_t *len)
+{
+	/* Only after export_state_gzip, which filled gz[f] under the lock;
+	 * it is not written again, so it is read without the lock. */
+	return export_gz_tail(&st->gz[f], tail, tlen, len);
 }
 
 void export_hub_scrape_failed(struct export_hub *h)

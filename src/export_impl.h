@@ -31,8 +31,53 @@ static inline enum snap_scope export_at(const struct snapshot *snap, int w, enum
 /* The family name of a derived metric: pmctop_metric_NAME with the
  * Prometheus base unit of its unit (caller frees). */
 char *export_metric_name(const struct metric_def *md);
+/* A portable series (export_portable.c): the events of the model that
+ * name it and their scales; name points into the model. */
+struct export_series {
+	const char *name;
+	int nterms;
+	int *events;
+	double *scales;
+};
+int export_series_list(const struct model *m, struct export_series **out);
+void export_series_free(struct export_series *s, int n);
+
+/* How a hub renders: the narrowest rows, and whether per-process series
+ * carry a pid label (--export-pids). */
+struct export_opts {
+	enum snap_scope scope;
+	bool pids;
+};
 /* The exposition body of snap with the totals tot (see export_state_body). */
 char *export_render(const struct snapshot *snap, const struct export_totals *tot,
-		    enum snap_scope scope, enum export_format f, size_t *len);
+		    const struct export_opts *o, enum export_format f, size_t *len);
+
+/* The gzip'd start of a response (export_gzip.c): header and the body
+ * deflated up to a sync flush, with the body's CRC-32 and length. */
+struct export_gz {
+	unsigned char *data;
+	size_t len;
+	unsigned long crc;
+	size_t in_len;
+};
+void export_gz_head(const char *body, size_t len, struct export_gz *gz);
+/* The rest of the member after head: tail deflated to the end, and the
+ * trailer for body and tail together (caller frees). */
+unsigned char *export_gz_tail(const struct export_gz *head, const char *tail, size_t len, size_t *out_len);
+
+/* Whether st's body in format f (gzip'd, or not) is rendered already. */
+bool export_state_ready(struct export_state *st, enum export_format f, bool gzip);
+
+/* pmctop_build_info's labels: the compiler and the optional features built in. */
+#ifdef __clang__
+#define EXPORT_COMPILER "clang " __clang_version__
+#else
+#define EXPORT_COMPILER "gcc " __VERSION__
+#endif
+#ifdef HAVE_LIBSYSTEMD
+#define EXPORT_FEATURES "gzip,web-config,sd_notify"
+#else
+#define EXPORT_FEATURES "gzip,web-config"
+#endif
 
 #endif

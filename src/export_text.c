@@ -163,19 +163,20 @@ struct unit_map {
 	const char *unit, *suffix;
 	double scale;
 	const char *strip;
+	const char *words;   /* the base unit as HELP says it: the value's unit, not the model's */
 };
 
 static const struct unit_map units[] = {
-	{ "ratio", "_ratio", 1, NULL },
-	{ "%", "_ratio", 0.01, NULL },
-	{ "ns", "_seconds", 1e-9, "_ns" },
-	{ "GB/s", "_bytes_per_second", 1e9, "_bw" },
-	{ "MB/s", "_bytes_per_second", 1e6, "_bw" },
-	{ "GHz", "_hertz", 1e9, NULL },
-	{ "GFLOP/s", "_per_second", 1e9, "_per_s" },  /* flops_per_s: flops_per_second */
-	{ "/s", "_per_second", 1, "_per_s" },
-	{ "cyc", "_cycles", 1, "_cyc" },
-	{ "cycles", "_cycles", 1, "_cycles" },
+	{ "ratio", "_ratio", 1, NULL, "ratio" },
+	{ "%", "_ratio", 0.01, NULL, "ratio, 1 is 100 %" },
+	{ "ns", "_seconds", 1e-9, "_ns", "seconds" },
+	{ "GB/s", "_bytes_per_second", 1e9, "_bw", "bytes per second" },
+	{ "MB/s", "_bytes_per_second", 1e6, "_bw", "bytes per second" },
+	{ "GHz", "_hertz", 1e9, NULL, "hertz" },
+	{ "GFLOP/s", "_per_second", 1e9, "_per_s", "floating-point operations per second" },
+	{ "/s", "_per_second", 1, "_per_s", "per second" },
+	{ "cyc", "_cycles", 1, "_cyc", "cycles" },
+	{ "cycles", "_cycles", 1, "_cycles", "cycles" },
 };
 
 static bool ends_with(const char *s, size_t n, const char *tail)
@@ -205,6 +206,19 @@ char *export_metric_name(const struct metric_def *md)
 	if (u && !ends_with(nb.p, nb.len, u->suffix))
 		buf_str(&nb, u->suffix);
 	return nb.p;
+}
+
+/* A metric's HELP: its description and the unit its value is in (the base
+ * unit of the name, since values are converted to it), per process or
+ * cgroup when per is given. */
+static char *metric_help(const struct metric_def *md, const char *per)
+{
+	const struct unit_map *u = unit_of(md->unit);
+	const char *unit = u ? u->words : md->unit ? md->unit : "no unit";
+	if (per)
+		return xasprintf("%s, per %s (the busiest; %s, over the last interval)",
+				 md->desc ? md->desc : md->name, per, unit);
+	return xasprintf("%s (%s, over the last interval)", md->desc ? md->desc : md->name, unit);
 }
 
 /* Whether event e counts energy in joules (its scale turns a count into J). */
@@ -253,6 +267,61 @@ static void totals_family(struct buf *b, const struct snapshot *snap, const stru
 		       "Scaled count of a hardware or software event since pmctop started, per row of its scope.");
 }
 
+/* The portable series (export_portable.c): pmctop_NAME_total per row,
+ * from the same running sums as pmctop_event_total. A series is written
+ * only where every event behind it was measured and all are summed at one
+ * scope: a partial sum would be a different quantity under the same name. */
+static void portable_families(struct buf *b, const struct snapshot *snap, const struct export_totals *tot,
+			      enum snap_scope scope, enum export_format f)
+{
+	const struct model *m = snap->model;
+	struct export_series *list;
+	int n = export_series_list(m, &list);
+	for (int i = 0; i < n; i++) {
+		const struct export_series *ps = &list[i];
+		int sc = -1;
+		bool ok = true;
+		for (int t = 0; t < ps->nterms && ok; t++) {
+			int e = ps->events[t];
+			int at = (int)export_at(snap, m->pmus[m->events[e].pmu].scope, scope);
+			ok = snap->event_planned[e] && (sc < 0 || sc == at);
+			sc = at;
+		}
+		if (!ok)
+			continue;
+		struct buf help = { 0 };
+		buf_printf(&help, "Portable series %s, the same quantity on every CPU model; on %s the sum of",
+			   ps->name, m->name);
+		for (int t = 0; t < ps->nterms; t++) {
+			buf_printf(&help, "%s %s", t ? "," : "", m->events[ps->events[t]].name);
+			if (ps->scales[t] != 1)
+				buf_printf(&help, " x %g", ps->scales[t]);
+		}
+		buf_str(&help, ".");
+		char *name = xasprintf("pmctop_%s_total", ps->name);
+		family(b, f, name, NULL, F_COUNTER, help.p);
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			const struct snap_row *row = &snap->rows[sc][r];
+			int k = export_row_key(row, (enum snap_scope)sc);
+			if (k < 0 || k >= tot->cap[sc])
+				continue;
+			double v = 0;
+			for (int t = 0; t < ps->nterms; t++)
+				v += ps->scales[t] * tot->sum[sc][(size_t)k * (size_t)snap->nevents + (size_t)ps->events[t]];
+			if (isnan(v))
+				continue;
+			buf_str(b, name);
+			labels(b, NULL, NULL, row, (enum snap_scope)sc);
+			buf_str(b, " ");
+			buf_value(b, v);
+			buf_str(b, "\n");
+		}
+		free(name);
+		free(help.p);
+	}
+	export_series_free(list, n);
+}
+
 /* A gauge family over events (what = 0) or metrics (what = 1) from one of
  * the rows' per-event or per-metric arrays, selected by field. */
 enum field { FLD_EVENT_COV, FLD_EVENT_RSE, FLD_METRIC_COV, FLD_METRIC_RSE };
@@ -279,17 +348,21 @@ static void per_item_gauge(struct buf *b, const struct snapshot *snap, enum snap
 			continue;
 		int w = ev ? (int)m->pmus[m->events[i].pmu].scope : (int)m->metrics[i].scope;
 		enum snap_scope sc = export_at(snap, w, scope);
+		/* A metric is named by its gauge's family, so that a query can
+		 * join the two on it (the model's own name matches no series). */
+		char *gauge = ev ? NULL : export_metric_name(&m->metrics[i]);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
 			double v = field_of(row, fl)[i];
 			if (isnan(v))
 				continue;
 			buf_str(b, name);
-			labels(b, ev ? "event" : "metric", ev ? m->events[i].name : m->metrics[i].name, row, sc);
+			labels(b, ev ? "event" : "metric", ev ? m->events[i].name : gauge, row, sc);
 			buf_str(b, " ");
 			buf_value(b, v);
 			buf_str(b, "\n");
 		}
+		free(gauge);
 	}
 }
 
@@ -303,8 +376,7 @@ static void metric_families(struct buf *b, const struct snapshot *snap, enum sna
 		const struct metric_def *md = &m->metrics[i];
 		const struct unit_map *u = unit_of(md->unit);
 		char *name = export_metric_name(md);
-		char *help = xasprintf("%s (%s, over the last interval)", md->desc ? md->desc : md->name,
-				       md->unit ? md->unit : "no unit");
+		char *help = metric_help(md, NULL);
 		family(b, f, name, NULL, F_GAUGE, help);
 		enum snap_scope sc = export_at(snap, (int)md->scope, scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
@@ -323,17 +395,16 @@ static void metric_families(struct buf *b, const struct snapshot *snap, enum sna
 	}
 }
 
-/* A tasks view's figures: per process (labels pid, comm, cgroup) and per
- * cgroup, each metric a family named as its CPU one with "task" or
- * "cgroup" for "metric", and their relative errors. Only the busiest
- * EXPORT_TOP_TASKS of each (export_hub.c keeps no more). */
-static void task_families(struct buf *b, const struct snapshot *snap, enum export_format f, bool cgroups)
+/* A tasks view's figures: per process (labels comm and cgroup, and pid
+ * with --export-pids) and per cgroup, each metric a family named as its
+ * CPU one with "task" or "cgroup" for "metric", and their relative errors.
+ * The hub has kept only the busiest --top rows (export_hub.c). */
+static void task_families(struct buf *b, const struct snapshot *snap, enum export_format f, bool cgroups,
+			  bool pids)
 {
 	const struct model *m = snap->model;
 	const struct snap_task *rows = cgroups ? snap->cgroups : snap->tasks;
 	int n = cgroups ? snap->ncgroups : snap->ntasks;
-	if (n > EXPORT_TOP_TASKS)
-		n = EXPORT_TOP_TASKS;
 	const char *kind = cgroups ? "cgroup" : "task";
 	for (int pass = 0; pass < 2; pass++) {
 		char *ename = xasprintf("pmctop_%s_relative_error_ratio", kind);
@@ -353,9 +424,7 @@ static void task_families(struct buf *b, const struct snapshot *snap, enum expor
 				base += 5;
 			char *name = xasprintf("pmctop_%s_%s", kind, base);
 			if (!pass) {
-				char *help = xasprintf("%s, per %s (the busiest %d; %s, over the last interval)",
-						       md->desc ? md->desc : md->name, cgroups ? "cgroup" : "process",
-						       EXPORT_TOP_TASKS, md->unit ? md->unit : "no unit");
+				char *help = metric_help(md, cgroups ? "cgroup" : "process");
 				family(b, f, name, NULL, F_GAUGE, help);
 				free(help);
 			} else if (!rse_head) {
@@ -374,11 +443,13 @@ static void task_families(struct buf *b, const struct snapshot *snap, enum expor
 				buf_str(b, "{");
 				if (pass) {
 					buf_str(b, "metric=\"");
-					buf_escaped(b, md->name, true);
+					buf_escaped(b, name, true);
 					buf_str(b, "\",");
 				}
+				if (!cgroups && pids)
+					buf_printf(b, "pid=\"%d\",", t->pid);
 				if (!cgroups) {
-					buf_printf(b, "pid=\"%d\",comm=\"", t->pid);
+					buf_str(b, "comm=\"");
 					buf_escaped(b, t->comm, true);
 					buf_str(b, "\",");
 				}
@@ -396,8 +467,9 @@ static void task_families(struct buf *b, const struct snapshot *snap, enum expor
 }
 
 char *export_render(const struct snapshot *snap, const struct export_totals *tot,
-		    enum snap_scope scope, enum export_format f, size_t *len)
+		    const struct export_opts *o, enum export_format f, size_t *len)
 {
+	enum snap_scope scope = o->scope;
 	struct buf b = { 0 };
 	buf_need(&b, 0);
 	b.p[0] = '\0';
@@ -407,6 +479,15 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 	buf_escaped(&b, m ? m->name : "", true);
 	buf_printf(&b, "\",simulated=\"%s\",version=\"", snap->simulated ? "true" : "false");
 	buf_escaped(&b, PACKAGE_VERSION, true);
+	buf_str(&b, "\"} 1\n");
+	family(&b, f, "pmctop_build_info", NULL, F_INFO,
+	       "How this pmctop was built: its version, compiler and optional features.");
+	buf_str(&b, "pmctop_build_info{version=\"");
+	buf_escaped(&b, PACKAGE_VERSION, true);
+	buf_str(&b, "\",compiler=\"");
+	buf_escaped(&b, EXPORT_COMPILER, true);
+	buf_str(&b, "\",features=\"");
+	buf_escaped(&b, EXPORT_FEATURES, true);
 	buf_str(&b, "\"} 1\n");
 
 	family(&b, f, "pmctop_intervals_total", NULL, F_COUNTER, "Intervals measured since pmctop started.");
@@ -435,6 +516,7 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 	if (m) {
 		totals_family(&b, snap, tot, scope, f, false);
 		totals_family(&b, snap, tot, scope, f, true);
+		portable_families(&b, snap, tot, scope, f);
 		per_item_gauge(&b, snap, scope, f, FLD_EVENT_COV, "pmctop_event_coverage_ratio",
 			       "Share of the last interval an event was counted (the rest is scaled up).");
 		per_item_gauge(&b, snap, scope, f, FLD_EVENT_RSE, "pmctop_event_relative_error_ratio",
@@ -445,8 +527,8 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 		per_item_gauge(&b, snap, scope, f, FLD_METRIC_RSE, "pmctop_relative_error_ratio",
 			       "Relative standard error of a metric over the last interval.");
 		if (snap->tasks_on) {
-			task_families(&b, snap, f, false);
-			task_families(&b, snap, f, true);
+			task_families(&b, snap, f, false, o->pids);
+			task_families(&b, snap, f, true, o->pids);
 		}
 	}
 	*len = b.len;
@@ -497,6 +579,23 @@ enum export_format export_negotiate(const char *accept)
 		s += n + (s[n] == ',');
 	}
 	return om > 0 && om >= text ? EXPORT_OPENMETRICS : EXPORT_TEXT;
+}
+
+bool export_accepts_gzip(const char *accept_encoding)
+{
+	double gzip = -1, any = -1;
+	for (const char *s = accept_encoding; s && *s;) {
+		size_t n = strcspn(s, ",");
+		char coding[128];
+		double q = media_q(s, n, coding, sizeof(coding));
+		if (!strcasecmp(coding, "gzip") || !strcasecmp(coding, "x-gzip"))
+			gzip = q;
+		else if (!strcmp(coding, "*"))
+			any = q;
+		s += n + (s[n] == ',');
+	}
+	/* A coding named outranks "*" (RFC 9110 12.5.3). */
+	return gzip >= 0 ? gzip > 0 : any > 0;
 }
 
 void export_route(const char *method, const char *url, const char *accept, struct export_route *r)

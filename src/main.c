@@ -17,6 +17,7 @@
 #include "evdef.h"
 #include "export.h"
 #include "export_http.h"
+#include "export_webconfig.h"
 #include "privs.h"
 #include "listing.h"
 #include "output.h"
@@ -29,9 +30,8 @@
 #include "util.h"
 #include "../ui/ui.h"
 
-#ifndef PMCTOP_SRC_EVENTS_DIR
-#define PMCTOP_SRC_EVENTS_DIR "events"
-#endif
+#include "paths.h"
+#include <limits.h>
 
 /* The signal that asked batch mode to stop, or 0. */
 static volatile sig_atomic_t stop_requested;
@@ -56,8 +56,35 @@ static bool is_dir(const char *p)
 	return p && access(p, R_OK | X_OK) == 0;
 }
 
-/* The installed definitions win; a build tree that was not installed falls
- * back to its source directory so that `./pmctop` works straight after make. */
+static bool is_dir_rel(const char *exe_dir)
+{
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof(p), "%s/%s", exe_dir, PMCTOP_EVENTS_REL);
+	return is_dir(p);
+}
+
+/* The definitions beside the program, found from its own path (no
+ * absolute path is built in: docs/packaging.md): PMCTOP_EVENTS_REL from
+ * its directory, which an installed pmctop has wherever its prefix was
+ * moved, else events/ in its directory, which a build tree has. The first
+ * when neither is there, so that the error names where they belong. */
+static const char *events_beside_program(void)
+{
+	static char found[PATH_MAX + 64];
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return "/usr/share/pmctop/events";
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	*slash = '\0';
+	snprintf(found, sizeof(found), "%s/events", exe);
+	if (!is_dir(found) || is_dir_rel(exe))
+		snprintf(found, sizeof(found), "%s/%s", exe, PMCTOP_EVENTS_REL);
+	return found;
+}
+
+/* --events-dir, PMCTOP_EVENTS_DIR (not for root), then beside the program. */
 static const char *pick_events_dir(const struct options *o)
 {
 	if (o->events_dir)
@@ -72,9 +99,7 @@ static const char *pick_events_dir(const struct options *o)
 	}
 	if (env && *env)
 		return env;
-	if (is_dir(PMCTOP_EVENTS_DIR))
-		return PMCTOP_EVENTS_DIR;
-	return PMCTOP_SRC_EVENTS_DIR;
+	return events_beside_program();
 }
 
 struct run {
@@ -91,6 +116,7 @@ struct run {
 	int ntm; int *tm;           /* metrics sampled per task: a tasks view's columns */
 	bool tasks_view;            /* -g names a tasks view: rows of processes in batch output */
 	struct export_hub *hub;     /* --listen: where intervals are published, or NULL */
+	struct web_config *web;     /* --web-config: TLS and users, or NULL */
 	struct recorder *rec;       /* -w, or NULL */
 	struct replay *rp;          /* -r: owns model and topo, or NULL */
 	struct settings settings;   /* the dashboard's saved settings (pmctoprc) */
@@ -242,6 +268,16 @@ static void add_metric(struct run *r, int m, const char *fmt)
 	r->metrics[r->nmetrics++] = m;
 }
 
+/* An extra event (-e), each once. */
+static void add_event(struct run *r, int e)
+{
+	for (int k = 0; k < r->nevents; k++)
+		if (r->events[k] == e)
+			return;
+	r->events = xrealloc(r->events, sizeof(int) * (size_t)(r->nevents + 1));
+	r->events[r->nevents++] = e;
+}
+
 static void add_view_metrics(struct run *r, const struct view_def *v)
 {
 	for (int i = 0; i < v->ncols; i++)
@@ -337,14 +373,15 @@ static int choose_metrics(struct run *r)
 			free(msg);
 			return rc;
 		}
-		bool dup = false;
-		for (int k = 0; k < r->nevents; k++)
-			dup |= r->events[k] == e;
-		if (dup)
-			continue;
-		r->events = xrealloc(r->events, sizeof(int) * (size_t)(r->nevents + 1));
-		r->events[r->nevents++] = e;
+		add_event(r, e);
 	}
+	/* A service serves the portable series (docs/exporter.md): the events
+	 * behind them are measured besides the view's, so that a fleet's
+	 * dashboards have them on every model. */
+	if (r->opt.daemon && !r->rp)
+		for (int e = 0; e < m->nevents; e++)
+			if (m->events[e].nportable)
+				add_event(r, e);
 	return -1;
 }
 
@@ -390,10 +427,26 @@ static FILE *open_output(struct run *r)
 	return f;
 }
 
+/* The measured machine's name: the recording's on a replay ("" when it
+ * has none), else this one's (sanitised: it is printed and written into outputs). */
+static void run_host(const struct run *r, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (r->rp)
+		snprintf(buf, n, "%s", replay_info(r->rp)->host ? replay_info(r->rp)->host : "");
+	else
+		gethostname(buf, n - 1);
+	buf[n - 1] = '\0';
+	text_sanitize_inplace(buf);
+}
+
 /* The batch writer of the chosen format, columns and events. */
 static struct output *new_output(struct run *r, FILE *f)
 {
+	char host[256];
+	run_host(r, host, sizeof(host));
 	struct output_opts oo = {
+		.host = host,
 		.format = r->opt.format,
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
@@ -509,9 +562,8 @@ static int run_live(struct run *r, struct sampler *s)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		return usage_error("the dashboard needs a terminal; use -b for batch output");
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	text_sanitize_inplace(host);
+	char host[256];
+	run_host(r, host, sizeof(host));
 	const char *nc = getenv("NO_COLOR");
 	struct ui_config cfg = {
 		.sampler = s,
@@ -539,7 +591,6 @@ static int run_live(struct run *r, struct sampler *s)
 	if (r->rp) {
 		const struct replay_info *ri = replay_info(r->rp);
 		cfg.simulated = ri->simulated;
-		cfg.host = ri->host;
 		cfg.rotate_ms = ri->rotate_ms;
 		if (!cfg.view)
 			cfg.view = ri->view;
@@ -731,8 +782,10 @@ static int run(struct run *r)
 
 	/* --listen: the exporter's hub exists before the sampler, whose thread
 	 * (dashboard mode) publishes a copy of each interval into it. */
-	if (r->opt.listen && !r->opt.show_schedule)
+	if (r->opt.listen && !r->opt.show_schedule) {
 		r->hub = export_hub_new(r->model, (enum snap_scope)r->opt.export_scope);
+		export_hub_set_tasks(r->hub, r->opt.top, r->opt.export_pids);
+	}
 	struct sampler_config sc = {
 		.model = r->model,
 		.topo = r->topo,
@@ -758,8 +811,8 @@ static int run(struct run *r)
 		return rc;
 	}
 	if (r->opt.record_path && !r->opt.show_schedule) {
-		char host[256] = "";
-		gethostname(host, sizeof(host) - 1);
+		char host[256];
+		run_host(r, host, sizeof(host));
 		struct record_info ri = {
 			.model = r->model, .topo = r->topo, .simulated = r->ops->simulated,
 			.sim_spec = r->opt.sim, .host = host, .cpu_name = r->cpu_name,
@@ -782,6 +835,12 @@ static int run(struct run *r)
 	 * and -o's file; the threads (exporter, sampler) start after, since
 	 * capabilities are each thread's own. */
 	int lfd = -1;
+	if (r->hub && r->opt.web_config && !(r->web = web_config_load(r->opt.web_config, &cause))) {
+		rc = runtime_error(cause);
+		free(cause);
+		sampler_free(s);
+		return rc;
+	}
 	if (r->hub && (lfd = export_listen(r->opt.listen, &cause)) < 0) {
 		rc = runtime_error(cause);
 		free(cause);
@@ -800,7 +859,11 @@ static int run(struct run *r)
 	if (!r->opt.show_schedule && (rc = give_up_privileges(r, !r->ops->simulated)) != 0) {
 		if (lfd >= 0)
 			close(lfd);
-	} else if (lfd >= 0 && !(srv = export_server_start(r->hub, lfd, r->opt.listen, &cause))) {
+	} else if (lfd >= 0 && export_hub_render_ahead(r->hub) < 0) {
+		/* A thread of its own, started after the drop like the server's. */
+		close(lfd);
+		rc = runtime_error("cannot start the exporter's rendering thread");
+	} else if (lfd >= 0 && !(srv = export_server_start(r->hub, lfd, r->opt.listen, r->web, &cause))) {
 		rc = runtime_error(cause);
 		free(cause);
 	} else if (r->opt.show_schedule) {
@@ -873,6 +936,7 @@ int main(int argc, char **argv)
 	free(r.fmts);
 	free(r.events);
 	export_hub_free(r.hub);
+	web_config_free(r.web);
 	if (r.rp) {
 		replay_free(r.rp);   /* with its model and topology */
 	} else {

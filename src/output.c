@@ -192,6 +192,7 @@ struct output *output_new(FILE *f, const struct output_opts *opts)
 	struct output *o = xcalloc(1, sizeof(*o));
 	o->f = f;
 	o->o = *opts;
+	o->o.host = xstrdup(opts->host ? opts->host : "");   /* the caller's text may not outlive o */
 	o->cols = xmalloc(sizeof(int) * (size_t)(opts->ncols + 1));
 	if (opts->ncols)
 		memcpy(o->cols, opts->cols, sizeof(int) * (size_t)opts->ncols);
@@ -235,5 +236,6 @@ void output_free(struct output *o)
 	free(o->cols);
 	free(o->fmts);
 	free(o->evcols);
+	free((char *)o->o.host);
 	free(o);
 }

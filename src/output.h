@@ -17,6 +17,8 @@ struct output_opts {
 	bool tasks;                     /* a tasks view: the table and CSV have a row per
 	                                 * process and cgroup, not per CPU (JSON has both) */
 	int top;                        /* task and cgroup rows written per interval; 0: all */
+	const char *host;               /* the measured machine (CSV and JSON), so that runs of
+	                                 * several hosts can be merged; NULL: "" */
 };
 
 /* Opens -o's FILE for writing. "-" and /dev/stdout are standard output

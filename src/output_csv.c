@@ -28,6 +28,18 @@ static void print_id(FILE *f, int v)
 		fprintf(f, ",%d", v);
 }
 
+/* A CSV field from text that may hold commas or quotes (a process name). */
+static void print_text(FILE *f, const char *s)
+{
+	fputs(",\"", f);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 int output_csv_write(struct output *o, const struct snapshot *s)
 {
 	const struct model *m = s->model;
@@ -37,7 +49,7 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 		 * error, under the same names as in JSON (docs/units.md). */
 		static const char *const suffix[3] = { "", "_coverage", "_rse" };
 		char name[160];
-		fputs("time,interval_s,simulated,scope,id,cpu,core,ccx,socket", o->f);
+		fputs("time,interval_s,simulated,host,scope,id,cpu,core,ccx,socket", o->f);
 		for (int k = 0; k < 3; k++)
 			for (int i = 0; i < nf; i++) {
 				output_field_name(o, m, i, name, sizeof(name));
@@ -49,8 +61,9 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		for (int i = 0; i < s->nrows[sc]; i++) {
 			const struct snap_row *r = &s->rows[sc][i];
-			fprintf(o->f, "%.3f,%.3f,%d,%s,%d", s->time, s->interval_s,
-				s->simulated ? 1 : 0, scope_names[sc], r->id);
+			fprintf(o->f, "%.3f,%.3f,%d", s->time, s->interval_s, s->simulated ? 1 : 0);
+			print_text(o->f, o->o.host);
+			fprintf(o->f, ",%s,%d", scope_names[sc], r->id);
 			print_id(o->f, r->cpu);
 			print_id(o->f, r->core);
 			print_id(o->f, r->ccx);
@@ -73,25 +86,13 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 	return 0;
 }
 
-/* A CSV field from text that may hold commas or quotes (a process name). */
-static void print_text(FILE *f, const char *s)
-{
-	fputs(",\"", f);
-	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* A tasks view: one line per process, then per cgroup, busiest first. */
 int output_csv_tasks(struct output *o, const struct snapshot *s)
 {
 	const struct model *m = s->model;
 	if (o->written == 0) {
 		char name[160];
-		fputs("time,interval_s,simulated,kind,pid,comm,cgroup,nprocs,cpus,samples,coverage", o->f);
+		fputs("time,interval_s,simulated,host,kind,pid,comm,cgroup,nprocs,cpus,samples,coverage", o->f);
 		for (int k = 0; k < 2; k++)
 			for (int i = 0; i < o->o.ncols; i++) {
 				output_field_name(o, m, i, name, sizeof(name));
@@ -104,8 +105,9 @@ int output_csv_tasks(struct output *o, const struct snapshot *s)
 		int n = output_task_rows(o, k ? s->ncgroups : s->ntasks);
 		for (int i = 0; i < n; i++) {
 			const struct snap_task *t = &rows[i];
-			fprintf(o->f, "%.3f,%.3f,%d,%s", s->time, s->interval_s, s->simulated ? 1 : 0,
-				k ? "cgroup" : "task");
+			fprintf(o->f, "%.3f,%.3f,%d", s->time, s->interval_s, s->simulated ? 1 : 0);
+			print_text(o->f, o->o.host);
+			fprintf(o->f, ",%s", k ? "cgroup" : "task");
 			print_id(o->f, t->pid);
 			if (t->comm)
 				print_text(o->f, t->comm);

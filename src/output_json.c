@@ -1,5 +1,5 @@
 /* output_json.c: JSON lines, one object per interval:
- * {"time":..., "interval_s":..., "simulated":..., "model":..., "rotate_ms":...,
+ * {"time":..., "interval_s":..., "simulated":..., "host":..., "model":..., "rotate_ms":...,
  *  "rotation":"pmctop"|"kernel" (rotate_ms is null when the kernel rotates),
  *  "offline":[...], "event_coverage":{event: share}, "system":{...},
  *  "cpus":[...], "cores":[...], "ccxs":[...], "sockets":[...],
@@ -167,8 +167,10 @@ static void put_tasks(struct output *o, const struct snapshot *s)
 
 int output_json_write(struct output *o, const struct snapshot *s)
 {
-	fprintf(o->f, "{\"time\":%.3f,\"interval_s\":%.6g,\"simulated\":%s,\"model\":", s->time,
+	fprintf(o->f, "{\"time\":%.3f,\"interval_s\":%.6g,\"simulated\":%s,\"host\":", s->time,
 		s->interval_s, s->simulated ? "true" : "false");
+	json_put_string(o->f, o->o.host);
+	fputs(",\"model\":", o->f);
 
 	json_put_string(o->f, s->model->name);
 	/* rotate_ms 0 is the kernel's multiplexing: no period of pmctop's. */

@@ -89,9 +89,18 @@ int privs_drop(const char *user, bool keep_counters, char **cause)
 	/* Only what is held can be kept (an unprivileged run with
 	 * perf_event_paranoid -1 holds nothing and keeps nothing). */
 	uint64_t keep = keep_counters ? mask_of(d, 0) & (1ull << cap) : 0;
-	/* The bounding set: what an exec could ever give back. Needs
-	 * CAP_SETPCAP; without it (not root) there is nothing to give back. */
-	if (mask_of(d, 1) & (1ull << CAP_SETPCAP))
+	/* The bounding set: what an exec could ever give back. Emptying it
+	 * needs CAP_SETPCAP in the effective set: a binary given it as a file
+	 * capability without the effective bit ('cap_perfmon,cap_setpcap=p')
+	 * holds it only as permitted, so it is raised first. Without it at all
+	 * (a binary with cap_perfmon alone, run by a user) the bounding set
+	 * cannot be changed and stays as inherited; no_new_privs, set below,
+	 * keeps any program pmctop could run from gaining from it
+	 * (docs/privileges.md). */
+	bool setpcap = mask_of(d, 1) & (1ull << CAP_SETPCAP);
+	if (!setpcap && (mask_of(d, 0) & (1ull << CAP_SETPCAP)))
+		setpcap = cap_set(mask_of(d, 0), mask_of(d, 1) | (1ull << CAP_SETPCAP)) == 0;
+	if (setpcap)
 		for (int c = 0; c <= (top < 0 ? 63 : top); c++)
 			if (!(keep & (1ull << c)) && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
 				return set_cause(cause, "cannot drop capability %d from the bounding set: %s", c,

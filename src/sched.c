@@ -223,7 +223,15 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 	pk.general = xcalloc((size_t)m->npmus + 1, sizeof(int));
 	for (int p = 0; p < m->npmus; p++) {
 		const struct pmu_def *pd = &m->pmus[p];
-		pk.fixed[p] = pd->fixed > 0 ? pd->fixed : 0;
+		/* The NMI watchdog, where it takes a fixed counter (Intel's
+		 * cycles), leaves one fewer: planning on all of them made a group
+		 * that opened but never ran (its fixed-able events spilled onto
+		 * general counters it had no room for). Assumed on, as it
+		 * usually is: where it is off, a fixed-able event is planned on a
+		 * general counter instead, which costs room but never coverage. */
+		pk.fixed[p] = pd->fixed - (pd->nmi_takes_fixed && pd->kind == PMU_CORE ? pd->nmi_reserved : 0);
+		if (pk.fixed[p] < 0)
+			pk.fixed[p] = 0;
 		pk.general[p] = req->free_counters ? req->free_counters[p] : pd->counters;
 		if (pk.general[p] < 0)
 			pk.general[p] = 0;

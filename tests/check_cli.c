@@ -153,6 +153,9 @@ static const struct {
 	{ { "--cgroup", "../../etc" }, "without '.' or '..' parts, not '../../etc'" },
 	{ { "--cgroup", "/a/./b" }, "without '.' or '..' parts" },
 	{ { "--cgroup", "/sys/fs/cgroup/.." }, "without '.' or '..' parts" },
+	{ { "--web-config", "web.yml" }, "--web-config configures the exporter; add --listen" },
+	{ { "--export-pids" }, "--export-pids configures the exporter; add --listen" },
+	{ { "--listen", "nosuch.invalid:9465" }, "cannot resolve 'nosuch.invalid'" },
 };
 
 /* -p keeps each pid once; --cgroup takes the path /proc/PID/cgroup

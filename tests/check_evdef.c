@@ -85,7 +85,7 @@ static const struct bad_case bad_cases[] = {
 	/* Keys. */
 	B("event x\n    pmu core\n    rwa 0x76\n",
 	  "@/model.def:#3:5: unknown key 'rwa' in event 'x' (expected pmu, raw, pfm, fields, perf, proc, desc, sim, "
-	  "flags, arch_bit, requires, fallback or scale)"),
+	  "flags, arch_bit, requires, fallback, scale or portable)"),
 	B("event x\n    pmu core\n    pmu core\n", "@/model.def:#3:5: duplicate key 'pmu' (first at line #2)"),
 	B("metric m\n    unit W\n    formula 1\n    split ipc\n",
 	  "@/model.def:#4:11: expected a metric in W computed per socket to split but found 'ipc'"),
@@ -177,6 +177,18 @@ static const struct bad_case bad_cases[] = {
 	B("event x\n    pmu l3\n    fields event=zz\n", "@/model.def:#3:18: expected a number after '='"),
 	B("event x\n    pmu core\n    raw 0x76\n    flags merge wide\n",
 	  "@/model.def:#4:17: unknown flag 'wide' (expected merge, fixed, saturates, slots or topdown)"),
+	/* Portable series: a name without _total, a finite non-zero scale,
+	 * nothing after it, each series once per event. */
+	B("event x\n    pmu core\n    raw 0x76\n    portable Instructions\n",
+	  "@/model.def:#4:14: expected a series name such as instructions or memory_read_bytes (lower case, digits and '_', without _total) but found 'Instructions'"),
+	B("event x\n    pmu core\n    raw 0x76\n    portable cycles_total\n",
+	  "@/model.def:#4:14: expected a series name such as instructions or memory_read_bytes (lower case, digits and '_', without _total) but found 'cycles_total'"),
+	B("event x\n    pmu core\n    raw 0x76\n    portable memory_bytes 0\n",
+	  "@/model.def:#4:27: expected a non-zero scale such as 64 or -1 but found '0'"),
+	B("event x\n    pmu core\n    raw 0x76\n    portable memory_bytes 64 x\n",
+	  "@/model.def:#4:30: expected the end of the value after the scale but found 'x'"),
+	B("event x\n    pmu core\n    raw 0x76\n    portable cycles\n    portable cycles 2\n",
+	  "@/model.def:#5:14: portable series 'cycles' named twice for event 'x'"),
 	/* PERF_METRICS: requires, fallback, slots and topdown. */
 	B("event x\n    pmu core\n    raw 0x8000\n    requires ../../etc/shadow\n",
 	  "@/model.def:#4:14: expected a relative sysfs path such as events/slots but found '../../etc/shadow'"),

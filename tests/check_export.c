@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "export.h"
 #include "export_impl.h"
 #include "snapshot.h"
 #include "util.h"
+#include <zlib.h>
 
 /* A model of two PMUs: per-thread core counters and a per-CCX L3. */
 enum { NE = 3, NM = 3, NCPU = 4 };
@@ -27,10 +29,14 @@ static struct pmu_def pmus[2] = {
 };
 /* The first event's name needs every escape a label value has. */
 #define WEIRD "ret\"instr\\x\ny"
+/* Portable series: cycles from one event; l3_bytes 64 x l3_hit, and
+ * "both" over a core and an L3 event, which is never written (two scopes). */
+static struct portable_term pt_cycles[] = { { (char *)"cycles", 1 }, { (char *)"both", 1 } };
+static struct portable_term pt_l3[] = { { (char *)"l3_bytes", 64 }, { (char *)"both", 1 } };
 static struct event_def events[NE] = {
 	{ .name = (char *)WEIRD, .pmu = 0 },
-	{ .name = (char *)"cycles", .pmu = 0 },
-	{ .name = (char *)"l3_hit", .pmu = 1 },
+	{ .name = (char *)"cycles", .pmu = 0, .nportable = 2, .portable = pt_cycles },
+	{ .name = (char *)"l3_hit", .pmu = 1, .nportable = 2, .portable = pt_l3 },
 };
 static struct metric_def metrics[NM] = {
 	{ .name = (char *)"ipc", .unit = (char *)"insn/cyc", .desc = (char *)"Instructions per \"cycle\"",
@@ -272,6 +278,16 @@ START_TEST(test_counters_sum_intervals)
 	s = find(&p, "pmctop_intervals_total", NULL, NULL, NULL, NULL);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_double_eq(s->v, 3);
+	/* Portable series: the same sums under a vendor-neutral name, scaled;
+	 * none for a series whose events live at two scopes. */
+	s = find(&p, "pmctop_cycles_total", "cpu", "1", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 24);
+	ck_assert_int_eq(count_name(&p, "pmctop_cycles_total"), NCPU);
+	s = find(&p, "pmctop_l3_bytes_total", "ccx", "1", NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq(s->v, 64 * 6000);
+	ck_assert_int_eq(count_name(&p, "pmctop_both_total"), 0);
 	s = find(&p, "pmctop_sampler_cpu_seconds_total", NULL, NULL, NULL, NULL);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_double_eq(s->v, 0.75);
@@ -307,13 +323,135 @@ START_TEST(test_gauges_and_units)
 	s = find(&p, "pmctop_event_relative_error_ratio", "cpu", "0", NULL, NULL);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_double_eq(s->v, 0.01);
-	s = find(&p, "pmctop_coverage_ratio", "metric", "ipc", "cpu", "1");
+	/* The metric label is the gauge's own name, so that the two join. */
+	ck_assert_ptr_null(find(&p, "pmctop_coverage_ratio", "metric", "ipc", NULL, NULL));
+	s = find(&p, "pmctop_coverage_ratio", "metric", "pmctop_metric_ipc", "cpu", "1");
 	ck_assert_ptr_nonnull(s);
 	ck_assert_double_eq(s->v, 0.5);
 	s = find(&p, "pmctop_info", "model", "test\\model", "simulated", "true");
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(label(s, "version"), PACKAGE_VERSION);
 	ck_assert_double_eq(s->v, 1);
+	s = find(&p, "pmctop_build_info", "version", PACKAGE_VERSION, NULL, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(label(s, "compiler"));
+	ck_assert_ptr_nonnull(strstr(label(s, "features"), "gzip"));
+}
+END_TEST
+
+/* HELP names the unit the value is in: a latency in ns is exported in
+ * seconds, and its HELP must say seconds, not the model's ns. */
+START_TEST(test_help_base_units)
+{
+	struct export_hub *h = export_hub_new(&model, SNAP_CPU);
+	export_hub_publish(h, make_snap(1));
+	struct export_state *st = export_hub_get(h);
+	size_t len;
+	const char *body = export_state_body(st, EXPORT_TEXT, &len);
+	ck_assert_ptr_nonnull(strstr(body, "# HELP pmctop_metric_l3_latency_seconds L3 miss latency (seconds, "));
+	ck_assert_ptr_nonnull(strstr(body, "# HELP pmctop_metric_l3_hit_rate_ratio L3 hits (ratio, "));
+	/* Dimensionless figures keep the model's unit, their value unchanged. */
+	ck_assert_ptr_nonnull(strstr(body, "# HELP pmctop_metric_ipc Instructions per \"cycle\" (insn/cyc, "));
+	ck_assert_ptr_null(strstr(body, "(ns,"));
+	export_state_put(st);
+	export_hub_free(h);
+}
+END_TEST
+
+/* A gzip'd response is the body deflated once per state and the tail of
+ * each scrape after it: one gzip member that inflates to body + tail. */
+START_TEST(test_gzip_response)
+{
+	struct export_hub *h = export_hub_new(&model, SNAP_CPU);
+	export_hub_publish(h, make_snap(1));
+	struct export_state *st = export_hub_get(h);
+	for (int f = 0; f < 2; f++) {
+		size_t blen, glen, tlen, zlen;
+		const char *body = export_state_body(st, (enum export_format)f, &blen);
+		const unsigned char *gz = export_state_gzip(st, (enum export_format)f, &glen);
+		ck_assert_ptr_eq(gz, export_state_gzip(st, (enum export_format)f, &glen));   /* cached */
+		char *tail = export_hub_tail(h, (enum export_format)f, &tlen);
+		unsigned char *end = export_state_gzip_end(st, (enum export_format)f, tail, tlen, &zlen);
+		size_t n = glen + zlen;
+		unsigned char *member = xmalloc(n);
+		memcpy(member, gz, glen);
+		memcpy(member + glen, end, zlen);
+		ck_assert_uint_lt(n, blen);
+		z_stream z;
+		memset(&z, 0, sizeof(z));
+		ck_assert_int_eq(inflateInit2(&z, 16 + 15), Z_OK);   /* gzip only */
+		char *out = xmalloc(blen + tlen + 1);
+		z.next_in = member;
+		z.avail_in = (uInt)n;
+		z.next_out = (Bytef *)out;
+		z.avail_out = (uInt)(blen + tlen + 1);
+		/* Z_STREAM_END: the trailer's CRC and length were checked. */
+		ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+		ck_assert_uint_eq(z.total_out, blen + tlen);
+		ck_assert_uint_eq(z.avail_in, 0);
+		ck_assert(!memcmp(out, body, blen) && !memcmp(out + blen, tail, tlen));
+		inflateEnd(&z);
+		free(out);
+		free(member);
+		free(end);
+		free(tail);
+	}
+	export_state_put(st);
+	export_hub_free(h);
+}
+END_TEST
+
+/* With the renderer, a published state becomes current only once it is
+ * rendered in the formats scrapes asked for: a scrape never renders. */
+START_TEST(test_render_ahead)
+{
+	struct export_hub *h = export_hub_new(&model, SNAP_CPU);
+	ck_assert_int_eq(export_hub_render_ahead(h), 0);
+	export_hub_wants(h, EXPORT_OPENMETRICS, true);
+	export_hub_wants(h, EXPORT_TEXT, false);
+	for (int k = 1; k <= 3; k++) {
+		export_hub_publish(h, make_snap(k));
+		struct export_state *st = NULL;
+		for (int i = 0; i < 2000; i++) {
+			st = export_hub_get(h);
+			size_t n;
+			const char *at = st ? strstr(export_state_body(st, EXPORT_TEXT, &n), "\npmctop_intervals_total ") : NULL;
+			if (at && atoi(at + 24) == k)
+				break;
+			export_state_put(st);
+			st = NULL;
+			usleep(1000);
+		}
+		ck_assert_msg(st != NULL, "interval %d never became current", k);
+		ck_assert(export_state_ready(st, EXPORT_OPENMETRICS, true));
+		ck_assert(!export_state_ready(st, EXPORT_TEXT, true));
+		export_state_put(st);
+	}
+	export_hub_free(h);
+}
+END_TEST
+
+static const struct {
+	int line;
+	const char *header;
+	bool gzip;
+} encodings[] = {
+	{ __LINE__, NULL, false },
+	{ __LINE__, "", false },
+	{ __LINE__, "gzip", true },
+	{ __LINE__, "deflate, gzip;q=0.5", true },
+	{ __LINE__, "GZIP", true },
+	{ __LINE__, "gzip;q=0", false },
+	{ __LINE__, "*", true },
+	{ __LINE__, "*, gzip;q=0", false },
+	{ __LINE__, "identity", false },
+	{ __LINE__, "br, x-gzip", true },
+};
+
+START_TEST(test_accepts_gzip)
+{
+	ck_assert_msg(export_accepts_gzip(encodings[_i].header) == encodings[_i].gzip, "line %d",
+		      encodings[_i].line);
 }
 END_TEST
 
@@ -448,6 +586,8 @@ START_TEST(test_tasks_bounded)
 {
 	static struct parsed p, q;
 	struct export_hub *own = export_hub_new(&model, SNAP_CCX), *copy = export_hub_new(&model, SNAP_CCX);
+	export_hub_set_tasks(own, 0, true);
+	export_hub_set_tasks(copy, 0, true);
 	struct snapshot *s = make_snap(1);
 	add_tasks(s, 3 * EXPORT_TOP_TASKS, 2 * EXPORT_TOP_TASKS);
 	export_hub_publish_copy(copy, s);
@@ -471,10 +611,55 @@ START_TEST(test_tasks_bounded)
 	ck_assert_str_eq(label(x, "cgroup"), "/slice/0.service");
 	ck_assert_double_eq_tol(x->v, 3.0, 1e-12);
 	ck_assert_ptr_null(find(&p, "pmctop_task_ipc", "pid", "140", NULL, NULL));
+	x = find(&p, "pmctop_task_relative_error_ratio", "pid", "100", NULL, NULL);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(label(x, "metric"), "pmctop_task_ipc");
 	export_state_put(a);
 	export_state_put(b);
 	export_hub_free(own);
 	export_hub_free(copy);
+}
+END_TEST
+
+/* By default per-process series carry no pid (a pid label makes new
+ * series for every process that ever ran): the busiest process of each
+ * name and cgroup stands for it, and --top bounds the rows. */
+START_TEST(test_tasks_without_pids)
+{
+	static struct parsed p;
+	for (int copied = 0; copied < 2; copied++) {
+		struct export_hub *h = export_hub_new(&model, SNAP_CCX);
+		export_hub_set_tasks(h, 4, false);
+		struct snapshot *s = make_snap(1);
+		add_tasks(s, 12, 6);
+		/* Rows 0, 2 and 4 have one name and cgroup: one series, row 0's. */
+		for (int k = 2; k <= 4; k += 2) {
+			free(s->tasks[k].comm);
+			free(s->tasks[k].cgroup);
+			s->tasks[k].comm = xstrdup(s->tasks[0].comm);
+			s->tasks[k].cgroup = xstrdup(s->tasks[0].cgroup);
+		}
+		if (copied) {
+			export_hub_publish_copy(h, s);
+			snapshot_free(s);
+		} else {
+			export_hub_publish(h, s);
+		}
+		struct export_state *st = export_hub_get(h);
+		size_t len;
+		parse(export_state_body(st, EXPORT_TEXT, &len), false, &p);
+		ck_assert_int_eq(count_name(&p, "pmctop_task_ipc"), 4);
+		ck_assert_int_eq(count_name(&p, "pmctop_cgroup_ipc"), 4);
+		for (int i = 0; i < p.n; i++)
+			ck_assert_ptr_null(label(&p.s[i], "pid"));
+		const struct sample *x = find(&p, "pmctop_task_ipc", "comm", "w\"rk\\0", NULL, NULL);
+		ck_assert_ptr_nonnull(x);
+		ck_assert_double_eq_tol(x->v, 3.0, 1e-12);
+		ck_assert_ptr_nonnull(find(&p, "pmctop_task_ipc", "comm", "w\"rk\\5", NULL, NULL));
+		ck_assert_ptr_null(find(&p, "pmctop_task_ipc", "comm", "w\"rk\\6", NULL, NULL));
+		export_state_put(st);
+		export_hub_free(h);
+	}
 }
 END_TEST
 
@@ -587,7 +772,11 @@ static const struct {
 	{ __LINE__, "[::]:1", AF_INET6, 1, "::" },
 	{ __LINE__, "0", 0, 0, NULL },
 	{ __LINE__, "65536", 0, 0, NULL },
-	{ __LINE__, "localhost:9465", 0, 0, NULL },
+	/* Host names go through the resolver: localhost is in /etc/hosts. */
+	{ __LINE__, "localhost:9465", AF_INET, 9465, "127.0.0.1" },
+	{ __LINE__, "no-such-host.invalid:9465", 0, 0, NULL },
+	{ __LINE__, "localhost:0", 0, 0, NULL },
+	{ __LINE__, ":9465", 0, 0, NULL },
 	{ __LINE__, "::1:9465", 0, 0, NULL },
 	{ __LINE__, "[::1]9465", 0, 0, NULL },
 	{ __LINE__, "1.2.3.4:", 0, 0, NULL },
@@ -647,6 +836,11 @@ int main(void)
 	tcase_add_test(tc, test_state_outlives_publish);
 	tcase_add_test(tc, test_publish_copy);
 	tcase_add_test(tc, test_tasks_bounded);
+	tcase_add_test(tc, test_tasks_without_pids);
+	tcase_add_test(tc, test_help_base_units);
+	tcase_add_test(tc, test_gzip_response);
+	tcase_add_test(tc, test_render_ahead);
+	tcase_add_loop_test(tc, test_accepts_gzip, 0, (int)ARRAY_SIZE(encodings));
 	tcase_add_test(tc, test_metric_names_unique_in_every_model);
 	tcase_add_loop_test(tc, test_negotiate, 0, (int)ARRAY_SIZE(accepts));
 	tcase_add_loop_test(tc, test_route, 0, (int)ARRAY_SIZE(routes));

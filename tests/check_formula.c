@@ -140,13 +140,13 @@ START_TEST(test_every_model_metric)
 {
 	struct model_info *mi = NULL;
 	char *cause = NULL;
-	int nm = model_list(PMCTOP_SRC_EVENTS_DIR, &mi, &cause);
+	int nm = model_list(TOP_SRCDIR "/events", &mi, &cause);
 	ck_assert_msg(nm > 0, "%s", cause ? cause : "no models");
 	unsigned seed = 12345;
 	long checks = 0, finite = 0;
 	int models = 0;
 	for (int i = 0; i < nm; i++) {
-		struct model *m = model_load_under(PMCTOP_SRC_EVENTS_DIR, mi[i].dir, &cause);
+		struct model *m = model_load_under(TOP_SRCDIR "/events", mi[i].dir, &cause);
 		ck_assert_msg(m != NULL, "%s", cause ? cause : "");
 		models++;
 		double *ev = xcalloc((size_t)m->nevents + 1, sizeof(double));

@@ -73,6 +73,25 @@ static void lint_model(const struct model_info *mi)
 			expr_free(x);
 		}
 	}
+	/* A portable series is summed at one scope (export_portable.c writes
+	 * nothing for one whose events live at several) and does not take the
+	 * name of one of pmctop's own counters. */
+	for (int i = 0; i < m->nevents; i++)
+		for (int t = 0; t < m->events[i].nportable; t++) {
+			const char *name = m->events[i].portable[t].name;
+			static const char *const own[] = { "event", "intervals", "sampler_cpu_seconds", "scrapes",
+							   "scrape_errors" };
+			for (size_t k = 0; k < ARRAY_SIZE(own); k++)
+				ck_assert_msg(strcmp(name, own[k]), "%s:%d: portable series '%s' is pmctop's own",
+					      m->events[i].file, m->events[i].line, name);
+			for (int j = 0; j < i; j++)
+				for (int u = 0; u < m->events[j].nportable; u++)
+					ck_assert_msg(strcmp(m->events[j].portable[u].name, name) ||
+						      m->pmus[m->events[j].pmu].scope == m->pmus[m->events[i].pmu].scope,
+						      "%s:%d: portable series '%s' sums events of two scopes (%s and %s)",
+						      m->events[i].file, m->events[i].line, name, m->events[j].name,
+						      m->events[i].name);
+		}
 	/* The L3 panels' name: Intel's LLC is per socket, AMD's L3 per CCX. */
 	if (!strncmp(m->name, "intel-spr", 9))
 		ck_assert_msg(m->l3_domain && !strcmp(m->l3_domain, "LLC"), "%s: l3_domain %s", m->name,

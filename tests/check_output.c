@@ -70,7 +70,7 @@ static char *render(struct fixture *f, enum output_format fmt, int times)
 	FILE *mf = open_memstream(&buf, &len);
 	static const int cols[] = { 0, 1 }, evcols[] = { 0 };
 	struct output_opts oo = { .format = fmt, .ncols = NM, .cols = cols, .nevcols = NE,
-				  .evcols = evcols, .show_ccx = true };
+				  .evcols = evcols, .show_ccx = true, .host = "db-7" };
 	struct output *o = output_new(mf, &oo);
 	for (int i = 0; i < times; i++)
 		ck_assert_int_eq(output_write(o, &f->snap), 0);
@@ -125,7 +125,9 @@ START_TEST(test_csv)
 	struct fixture f;
 	build(&f, false);
 	char *t = render(&f, OUT_CSV, 2);
-	ck_assert_int_eq(count(t, "time,interval_s,simulated,scope,id,cpu,core,ccx,socket,ipc,"
+	/* The host is a column of every line, so that the outputs of
+	 * several machines can be concatenated and still told apart. */
+	ck_assert_int_eq(count(t, "time,interval_s,simulated,host,scope,id,cpu,core,ccx,socket,ipc,"
 				  "l3_hit_rate,ex_ret_instr_per_s,ipc_coverage,l3_hit_rate_coverage,"
 				  "ex_ret_instr_per_s_coverage,ipc_rse,l3_hit_rate_rse,ex_ret_instr_per_s_rse\n"), 1);
 	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,1.5,0.25,1000,1,1,1,0,0,0\n"), "%s", t);
@@ -139,6 +141,7 @@ START_TEST(test_csv)
 	f.cpu_rows[0].metric[1] = -INFINITY;
 	t = render(&f, OUT_CSV, 2);
 	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,,,1000,1,1,1,0,0,0\n") && !strstr(t, "inf"), "%s", t);
+	ck_assert_int_eq(count(t, ",0,\"db-7\",cpu,"), 4);
 	/* Every line has the header's number of fields. */
 	char *save = NULL, *line = strtok_r(t, "\n", &save);
 	int want = count(line, ",");
@@ -154,7 +157,7 @@ START_TEST(test_json)
 	build(&f, true);
 	char *t = render(&f, OUT_JSON, 2);
 	ck_assert_int_eq(count(t, "\n"), 2);                 /* one object per line */
-	ck_assert_int_eq(count(t, "{\"time\":1700000000.000,\"interval_s\":2,\"simulated\":true"), 2);
+	ck_assert_int_eq(count(t, "{\"time\":1700000000.000,\"interval_s\":2,\"simulated\":true,\"host\":\"db-7\","), 2);
 	ck_assert_msg(strstr(t, "\"cpus\":[{\"cpu\":0,\"core\":0,\"ccx\":0,\"socket\":0,"
 				"\"metrics\":{\"ipc\":1.5,\"l3_hit_rate\":0.25,\"ex_ret_instr_per_s\":1000},"
 				"\"coverage\":{\"ipc\":1,\"l3_hit_rate\":1,\"ex_ret_instr_per_s\":1},"

@@ -254,6 +254,34 @@ START_TEST(test_fixed)
 	ck_assert_int_eq(p->ngroups, 3);
 	ck_assert(p->metric_split[0]);
 	sched_plan_free(p);
+	/* The NMI watchdog holds one of 3 fixed counters (Intel, nmi_fixed
+	 * yes): m1 and m2 cannot share one group of 2 general counters, and
+	 * m1 alone still fits (2 fixed, 2 general). Planned on all 3, a group
+	 * of inst, cyc and ref plus a general event spilled onto a general
+	 * counter it did not have and never ran (--sim spr with every
+	 * portable series). */
+	ip[0].fixed = 3;
+	ip[0].nmi_reserved = 1;
+	ip[0].nmi_takes_fixed = true;
+	int e3[] = { 0, 1, 2, 3 };
+	struct metric_def im3[1] = { MET("m3", e3) };
+	mm.metrics = im3;
+	mm.nmetrics = 1;
+	int req3[] = { 0 };
+	rq = (struct sched_request){ 1, req3, 0, NULL, fc, NULL };
+	p = sched_plan(&mm, &rq, NULL);
+	ck_assert_ptr_nonnull(p);
+	for (int g = 0; g < p->ngroups; g++)
+		ck_assert_int_le(p->groups[g].counters_used, 2);
+	int fixed_in_group = 0;
+	for (int i = 0; i < p->groups[0].nevents; i++)
+		fixed_in_group += (ie[p->groups[0].events[i]].flags & EVF_FIXED) != 0;
+	/* At most 2 fixed-able events on 2 fixed counters plus room left in
+	 * the general ones: inst, cyc, ref and a need 4 counters of 2 + 2. */
+	ck_assert_int_eq(p->groups[0].nevents, 4);
+	ck_assert_int_eq(p->groups[0].counters_used, 2);
+	ck_assert_int_eq(fixed_in_group, 3);
+	sched_plan_free(p);
 }
 END_TEST
 

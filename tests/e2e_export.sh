@@ -4,42 +4,14 @@
 # and checked by `promtool check metrics`; then a real Prometheus scraping
 # `pmctop --sim zen5 -b --format json --listen` for a few seconds, whose
 # per-CCX IPC from rate() must agree with pmctop's own JSON for the same
-# intervals, and which must return data for every PromQL expression of the
-# Grafana dashboard and every recording rule in contrib/; then the real perf_event backend (as root,
+# intervals (the Grafana dashboard and the rules are run on every model by
+# e2e_export_fleet.sh); then the real perf_event backend (as root,
 # after --user nobody), ended with kill -TERM; then the dashboard in tmux with --listen. Every server is
 # stopped on exit; each step is bounded.
 # Skips (77) when curl or python3 is missing; the Prometheus part needs
 # prometheus and promtool (Debian's prometheus package).
 set -u
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
-pmctop="$top_builddir/pmctop"
-export PMCTOP_EVENTS_DIR="$top_srcdir/events"
-command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# A free loopback port (the kernel picks one; it is free again when this ends).
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# Waits up to 10 s for an HTTP URL to answer 200.
-wait_http() {
-	for _ in $(seq 100); do
-		curl -sf -o /dev/null "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+. "${top_srcdir:-.}/tests/e2e_loopback.sh"
 scrape() { curl -sf --max-time 5 "$@"; }
 TEXT_TYPE='text/plain; version=0.0.4; charset=utf-8'
 OM_TYPE='application/openmetrics-text; version=1.0.0; charset=utf-8'
@@ -130,8 +102,9 @@ rc=$?
 # 2. Bad usage is refused with a reason.
 "$pmctop" --sim zen5 --daemon >/dev/null 2>"$tmp/err" && fail "--daemon without --listen accepted"
 grep -q -- "--listen" "$tmp/err" || fail "--daemon without --listen: $(cat "$tmp/err")"
-"$pmctop" --sim zen5 --daemon --listen localhost:1 >/dev/null 2>"$tmp/err"
-[ $? = 2 ] || fail "--listen localhost:1 not a usage error"
+timeout 10 "$pmctop" --sim zen5 --daemon --listen no-such-host.invalid:1 >/dev/null 2>"$tmp/err"
+[ $? = 2 ] && grep -q "cannot resolve 'no-such-host.invalid'" "$tmp/err" ||
+	fail "--listen with a name that does not resolve: $(cat "$tmp/err")"
 "$pmctop" --sim zen5 -b --listen 1 --export-scope thread >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "export-scope" "$tmp/err" || fail "--export-scope thread: $(cat "$tmp/err")"
 # --user works in every mode (tests/e2e_privs.sh); unknown users are refused.
@@ -144,29 +117,14 @@ port=$(free_port)
 # 3. A real Prometheus scraping batch mode, which also writes its JSON.
 if command -v prometheus >/dev/null; then
 	port=$(free_port)
-	pport=$(free_port)
 	"$pmctop" --sim zen5 -b --format json -o "$tmp/run.json" -d 0.5 -n 80 -e ex_ret_instr -e ls_not_halted_cyc \
 		--listen "127.0.0.1:$port" 2>"$tmp/batch.err" &
 	pids+=($!)
 	rules="$(cd "$top_srcdir" && pwd)/contrib/pmctop-rules.yml"
 	promtool check rules "$rules" >"$tmp/promtool.out" 2>&1 || fail "contrib/pmctop-rules.yml: $(tail -3 "$tmp/promtool.out")"
-	cat >"$tmp/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files: ['$rules']
-scrape_configs:
-  - job_name: pmctop
-    static_configs:
-      - targets: ['127.0.0.1:$port']
-EOF
-	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
-		--web.listen-address="127.0.0.1:$pport" >"$tmp/prometheus.log" 2>&1 &
-	pids+=($!)
-	wait_http "http://127.0.0.1:$pport/-/ready" || fail "prometheus not ready: $(tail -5 "$tmp/prometheus.log")"
-	python3 "$top_srcdir/tests/e2e_export_prom.py" "http://127.0.0.1:$pport" "$tmp/run.json" \
-		"$top_srcdir/contrib/grafana-pmctop.json" "$rules" || fail "queries through Prometheus"
+	start_prometheus "$rules" "127.0.0.1:$port" || fail "prometheus not ready: $(tail -5 "$tmp/prometheus.log")"
+	python3 "$top_srcdir/tests/e2e_export_prom.py" "http://127.0.0.1:$pport" "$tmp/run.json" ||
+		fail "queries through Prometheus"
 else
 	echo "note: prometheus not installed, real scrape not tested"
 fi

@@ -57,6 +57,35 @@ fi
 $pm --sim zen5 -b -n 40 -d 0.1 >/dev/null 2>"$TMP/s.err" &
 p=$!; sleep 1; caps $p $none "--sim -b"; wait $p || fail "--sim -b exited $?: $(cat "$TMP/s.err")"
 
+# 1b. A binary with file capabilities, run by a user (as a distribution's
+# setcap'd pmctop is). With CAP_SETPCAP as a permitted file capability the
+# bounding set is emptied too; with cap_perfmon alone it cannot be, and
+# stays as it was, with no_new_privs set and nothing else held: what
+# docs/privileges.md says. (setcap and setpriv: libcap2-bin, util-linux.)
+if command -v setcap >/dev/null && command -v setpriv >/dev/null; then
+	mkdir -m 755 "$TMP/fcap"
+	cp "$PMCTOP" "$TMP/fcap/pmctop"
+	chmod 755 "$TMP" "$TMP/fcap/pmctop"
+	asnobody() { exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/fcap/pmctop" --events-dir "$top_srcdir/events" "$@"; }
+	if setcap 'cap_perfmon,cap_setpcap=p' "$TMP/fcap/pmctop" 2>"$TMP/setcap.err"; then
+		asnobody --sim zen5 -b -n 40 -d 0.1 >/dev/null 2>"$TMP/f1.err" &
+		p=$!; sleep 1; caps $p $none "setcap cap_perfmon,cap_setpcap=p, run by nobody"
+		wait $p || fail "setcap'd pmctop exited $?: $(cat "$TMP/f1.err")"
+		setcap 'cap_perfmon=ep' "$TMP/fcap/pmctop"
+		asnobody --sim zen5 -b -n 40 -d 0.1 >/dev/null 2>"$TMP/f2.err" &
+		p=$!; sleep 1
+		bnd=$(awk '/^CapBnd:/ { print $2 }' /proc/self/status)
+		for st in /proc/"$p"/task/*/status; do
+			got=$(awk '/^Cap(Prm|Eff|Bnd):/ { printf "%s ", $2 } /^NoNewPrivs:/ { printf "nnp=%s", $2 }' "$st")
+			[ "$got" = "$none $none $bnd nnp=1" ] ||
+				fail "setcap cap_perfmon=ep, run by nobody: $got, want $none $none $bnd nnp=1"
+		done
+		wait $p || fail "pmctop with cap_perfmon=ep exited $?: $(cat "$TMP/f2.err")"
+	else
+		echo "note: setcap refused here ($(cat "$TMP/setcap.err")), file capabilities not checked"
+	fi
+fi
+
 # 2. The dashboard (its sampler thread starts after the drop).
 if command -v tmux >/dev/null; then
 	backend=--sim\ zen5; w=$none

@@ -105,6 +105,18 @@ head -c $((size - 100)) "$dir/a.rec" >"$dir/cut.rec"
 [ "$(wc -l <"$dir/cut.json")" -eq 59 ] || fail "a cut file replayed $(wc -l <"$dir/cut.json") intervals, not 59"
 grep -q "incomplete" "$dir/err" || fail "a cut file: no note ($(cat "$dir/err"))"
 
+# 5b. The host travels with the recording: a replay's CSV and JSON name the
+# machine that was measured, not the one replaying (a new UTS namespace
+# gives the recording run another host name; skipped where that is denied).
+if unshare --uts true 2>/dev/null; then
+	unshare --uts sh -c 'hostname recorded-host && exec "$@"' sh "${pm[@]}" --sim zen5 -b -n 2 -d 0.1 \
+		-w "$dir/h.rec" >/dev/null 2>&1 || fail "recording under another host name exited $?"
+	"${pm[@]}" -r "$dir/h.rec" -b --format csv 2>/dev/null | sed -n 2p | grep -q '^[0-9.]*,[0-9.]*,1,"recorded-host",cpu,' ||
+		fail "a replay's CSV does not name the recorded host"
+	"${pm[@]}" -r "$dir/h.rec" -b --format json 2>/dev/null | head -1 | grep -q '"host":"recorded-host"' ||
+		fail "a replay's JSON does not name the recorded host"
+fi
+
 # 6. Refused, with a reason and the right status.
 "${pm[@]}" -r /etc/hostname -b >/dev/null 2>"$dir/err"
 [ $? -eq 1 ] && grep -q "/etc/hostname" "$dir/err" || fail "replay of a non-recording: $(cat "$dir/err")"

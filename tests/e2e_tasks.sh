@@ -170,7 +170,7 @@ $pm -b -n 1 -d 0.2 -g tasks > "$TMP/t.txt" 2>/dev/null || fail "table: pmctop fa
 grep -q '^    PID COMMAND' "$TMP/t.txt" || fail "table: no PID COMMAND heading"
 grep -q '^  PROCS' "$TMP/t.txt" || fail "table: no cgroup rows heading"
 $pm -b -n 1 -d 0.2 -g tasks --format csv > "$TMP/t.csv" 2>/dev/null || fail "csv: pmctop failed"
-head -1 "$TMP/t.csv" | grep -q '^time,interval_s,simulated,kind,pid,comm,cgroup,nprocs,cpus,samples,coverage,task_cpu' ||
+head -1 "$TMP/t.csv" | grep -q '^time,interval_s,simulated,host,kind,pid,comm,cgroup,nprocs,cpus,samples,coverage,task_cpu' ||
 	fail "csv: heading $(head -1 "$TMP/t.csv")"
 grep -q ',task,' "$TMP/t.csv" || fail "csv: no process rows"
 

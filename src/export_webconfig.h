@@ -1,0 +1,38 @@
+/* export_webconfig.h: --web-config FILE, the exporter's TLS and basic
+ * authentication, in the format of the Prometheus exporters'
+ * --web.config.file (a YAML subset):
+ *
+ *     tls_server_config:
+ *       cert_file: /etc/pmctop/server.crt   # relative to the file's directory
+ *       key_file: /etc/pmctop/server.key
+ *     basic_auth_users:
+ *       prometheus: $2y$10$...               # bcrypt hashes only
+ *
+ * The certificate and key are read when the file is loaded, before pmctop
+ * gives up its privileges (a key is usually readable by root alone). */
+#ifndef PMCTOP_EXPORT_WEBCONFIG_H
+#define PMCTOP_EXPORT_WEBCONFIG_H
+
+#include <stdbool.h>
+
+struct web_user {
+	char *name;
+	char *hash;    /* bcrypt: $2a$, $2b$ or $2y$ */
+};
+
+struct web_config {
+	char *cert_pem, *key_pem;   /* NULL: plain HTTP */
+	int nusers;
+	struct web_user *users;     /* none: no authentication */
+};
+
+/* Loads path; NULL with *cause naming the file, line and field. */
+struct web_config *web_config_load(const char *path, char **cause);
+void web_config_free(struct web_config *wc);
+
+/* Whether an Authorization header (NULL when absent) names one of the
+ * users with its password: "Basic base64(user:password)", checked against
+ * the bcrypt hash. Always true when the configuration has no users. */
+bool web_config_authorized(const struct web_config *wc, const char *authorization);
+
+#endif

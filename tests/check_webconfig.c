@@ -1,0 +1,144 @@
+/* check_webconfig.c: --web-config files (export_webconfig.c): the
+ * node_exporter layout is read, every mistake is refused with the file,
+ * line and field, certificate and key are read relative to the file, and
+ * basic authentication accepts the right password for a bcrypt hash and
+ * nothing else (a wrong password, an unknown user, a damaged header). */
+#include "config.h"
+#include <check.h>
+#include "check_run.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export_webconfig.h"
+#include "util.h"
+
+/* bcrypt (cost 4) of "right horse". */
+#define HASH "$2y$04$pmctopTestSaltPmctopTeeCrxjkeJP7nWS5A2vPyy/pWLIX1OpWq"
+
+static char *dir;
+
+static char *put(const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void setup(void)
+{
+	dir = xstrdup("/tmp/check_webconfig.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	free(put("c.pem", "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n"));
+	free(put("k.pem", "-----BEGIN PRIVATE KEY-----\ny\n-----END PRIVATE KEY-----\n"));
+}
+
+static void teardown(void)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(dir);
+}
+
+START_TEST(test_good)
+{
+	char *path = put("web.yml", "# pmctop's web config\n---\ntls_server_config:\n  cert_file: c.pem   # relative\n"
+				    "  key_file: \"k.pem\"\n\nbasic_auth_users:\n  prometheus: " HASH "\n"
+				    "  'second': '" HASH "'\n");
+	char *cause = NULL;
+	struct web_config *wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	ck_assert_ptr_nonnull(strstr(wc->cert_pem, "BEGIN CERTIFICATE"));
+	ck_assert_ptr_nonnull(strstr(wc->key_pem, "BEGIN PRIVATE KEY"));
+	ck_assert_int_eq(wc->nusers, 2);
+	ck_assert_str_eq(wc->users[1].name, "second");
+	ck_assert_str_eq(wc->users[1].hash, HASH);
+	/* "prometheus:right horse", and variations on it. */
+	ck_assert(web_config_authorized(wc, "Basic cHJvbWV0aGV1czpyaWdodCBob3JzZQ=="));
+	ck_assert(web_config_authorized(wc, "basic  cHJvbWV0aGV1czpyaWdodCBob3JzZQ=="));
+	ck_assert(!web_config_authorized(wc, "Basic cHJvbWV0aGV1czp3cm9uZw=="));        /* prometheus:wrong */
+	ck_assert(!web_config_authorized(wc, "Basic bm9ib2R5OnJpZ2h0IGhvcnNl"));        /* nobody:right horse */
+	ck_assert(!web_config_authorized(wc, NULL));
+	ck_assert(!web_config_authorized(wc, ""));
+	ck_assert(!web_config_authorized(wc, "Bearer cHJvbWV0aGV1czpyaWdodCBob3JzZQ=="));
+	ck_assert(!web_config_authorized(wc, "Basic cHJvbWV0aGV1czpyaWdodCBob3JzZQ="));  /* cut */
+	ck_assert(!web_config_authorized(wc, "Basic !!!!"));
+	ck_assert(!web_config_authorized(wc, "Basic cHJvbWV0aGV1cw=="));                /* no ':' */
+	web_config_free(wc);
+	free(path);
+	/* Without users anyone is answered; without TLS there is no PEM. */
+	path = put("plain.yml", "basic_auth_users:\n");
+	wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	ck_assert_ptr_null(wc->cert_pem);
+	ck_assert(web_config_authorized(wc, NULL));
+	web_config_free(wc);
+	free(path);
+}
+END_TEST
+
+/* Each bad file and the end of its cause (after "DIR/web.yml:"). */
+static const struct {
+	int line;
+	const char *text, *want;
+} bad[] = {
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n", "2: tls_server_config: cert_file without key_file" },
+	{ __LINE__, "tls_server_config:\n  key_file: k.pem\n", "2: tls_server_config: key_file without cert_file" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: none.pem\n",
+	  "3: key_file: cannot read " },
+	{ __LINE__, "tls_server_config:\n  client_ca_file: ca.pem\n",
+	  "2: tls_server_config: unsupported key 'client_ca_file' (pmctop reads cert_file and key_file, once each)" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  cert_file: c.pem\n",
+	  "3: tls_server_config: repeated key 'cert_file'" },
+	{ __LINE__, "http_server_config:\n  http2: false\n",
+	  "1: unknown or unsupported key 'http_server_config' (pmctop reads tls_server_config and basic_auth_users)" },
+	{ __LINE__, "basic_auth_users:\n  alice: secret\n",
+	  "2: basic_auth_users: alice: expected a bcrypt hash ($2y$...), as htpasswd -nBC 10 USER prints it" },
+	{ __LINE__, "basic_auth_users:\n  alice: " HASH "\n  alice: " HASH "\n", "3: basic_auth_users: user 'alice' twice" },
+	{ __LINE__, "basic_auth_users:\n  'a:b': " HASH "\n", "2: basic_auth_users: a user name may not be empty or hold ':'" },
+	{ __LINE__, "basic_auth_users: x\n", "1: basic_auth_users: expected a mapping under it, not a value" },
+	{ __LINE__, "  alice: x\n", "1: alice: indented, but under no section" },
+	{ __LINE__, "basic_auth_users:\n  - alice\n", "2: expected 'key: value' (this exporter reads a mapping of mappings)" },
+	{ __LINE__, "basic_auth_users:\n\talice: x\n", "2: a tab: YAML indents with spaces" },
+	{ __LINE__, "basic_auth_users:\n  alice: \"" HASH "\n", "2: alice: a quoted value that is not closed, or text after it" },
+	{ __LINE__, "tls_server_config:\n  cert_file:\n", "2: cert_file: expected a value" },
+};
+
+START_TEST(test_bad)
+{
+	char *path = put("web.yml", bad[_i].text);
+	char *cause = NULL;
+	ck_assert_ptr_null(web_config_load(path, &cause));
+	char *want = xasprintf("%s:%s", path, bad[_i].want);
+	ck_assert_msg(cause && !strncmp(cause, want, strlen(want)), "line %d:\n got  %s\n want %s", bad[_i].line,
+		      cause ? cause : "(none)", want);
+	free(want);
+	free(cause);
+	free(path);
+	cause = NULL;
+	ck_assert_ptr_null(web_config_load("/nonexistent/web.yml", &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "--web-config /nonexistent/web.yml: No such file"));
+	free(cause);
+}
+END_TEST
+
+static Suite *webconfig_suite(void)
+{
+	Suite *s = suite_create("webconfig");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_good);
+	tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(webconfig_suite());
+}
