@@ -317,6 +317,15 @@ static struct sampler *view_sampler(struct model *m, struct topo *t, const char 
 	return s;
 }
 
+/* The next interval's snapshot of s, which must come. */
+static struct snapshot *step(struct sampler *s)
+{
+	char *cause = NULL;
+	struct snapshot *snap = sampler_step(s, &cause);
+	ck_assert_msg(snap != NULL, "%s", cause ? cause : "?");
+	return snap;
+}
+
 /* A counter that exists but stands still (power/energy-psys reading 0 on
  * a VM): its watts are '-', not 0 W, said once; the others are untouched. */
 START_TEST(stuck_counter_masked)
@@ -324,7 +333,6 @@ START_TEST(stuck_counter_masked)
 	struct model *m = load(TOP_SRCDIR "/events/generic");
 	struct topo *t = topo_synthetic(1, 1, 4, 1);
 	struct sampler *s = view_sampler(m, t, "power", "seed=3");
-	char *cause = NULL;
 	double *rates = xmalloc(sizeof(double) * (size_t)m->nevents);
 	for (int e = 0; e < m->nevents; e++)
 		rates[e] = NAN;
@@ -334,8 +342,7 @@ START_TEST(stuck_counter_masked)
 	sim_set_constant_rates(sampler_backend(s), 0, rates);
 	int psys_w = model_find_metric(m, "psys_watts"), pkg_w = model_find_metric(m, "pkg_watts");
 	for (int i = 0; i < 3; i++) {
-		struct snapshot *snap = sampler_step(s, &cause);
-		ck_assert_msg(snap != NULL, "%s", cause ? cause : "?");
+		struct snapshot *snap = step(s);
 		const struct snap_row *sys = &snap->rows[SNAP_SYSTEM][0];
 		ck_assert(isnan(sys->metric[psys_w]));
 		ck_assert(isnan(sys->event[psys]));
@@ -366,10 +373,8 @@ START_TEST(task_watts_add_up)
 	ck_assert_int_ge(tw, 0);
 	ck_assert_int_eq(m->metrics[tw].split, pw);
 	struct sampler *s = view_sampler(m, t, "tasks", "seed=5");
-	char *cause = NULL;
 	for (int i = 0; i < 4; i++) {
-		struct snapshot *snap = sampler_step(s, &cause);
-		ck_assert_msg(snap != NULL, "%s", cause ? cause : "?");
+		struct snapshot *snap = step(s);
 		double pkg = 0, procs = 0, groups = 0;
 		ck_assert_int_eq(snap->nrows[SNAP_SOCKET], 2);
 		for (int r = 0; r < 2; r++)
@@ -414,10 +419,8 @@ START_TEST(task_watts_vs_truth)
 	int nseen = 0;
 	double sum_err = 0, worst = 0;
 	int judged = 0;
-	char *cause = NULL;
 	for (int i = 0; i < 8; i++) {
-		struct snapshot *snap = sampler_step(s, &cause);
-		ck_assert_msg(snap != NULL, "%s", cause ? cause : "?");
+		struct snapshot *snap = step(s);
 		int n = sim_truth_pids(b, pids, MAXPID);
 		ck_assert_int_lt(n, MAXPID);
 		/* This interval's true core energy per pid (the truth is
