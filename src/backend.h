@@ -148,6 +148,11 @@ int sim_truth_group(struct backend *b, const struct bk_instance *inst, const int
  * (unrounded), on every CPU sampling that event: the truth per-task
  * figures are judged against. 0 for a pid never seen. */
 double sim_truth_task(struct backend *b, int pid, int event);
+/* The key under which sim_truth_task gives the energy in nJ that a
+ * process's running used in the cores (the power model's core_energy of
+ * the segments it ran), which the per-task energy estimate is judged
+ * against. */
+#define SIM_TRUTH_CORE_NJ 0x7fff0000
 /* The pids sim_truth_task knows, at most max; returns how many. */
 int sim_truth_pids(struct backend *b, int *pids, int max);
 /* Parses "zen5:2x12x8x2" style specs: a model's name or alias (from the

@@ -773,7 +773,9 @@ static void sample_span(void *arg, const struct wl_cpu *w, uint64_t start, uint6
 	double *counts = simsmp_scratch(sc->c->smp);
 	for (int i = 0; i < n; i++)
 		counts[i] = event_value(b, sc->c, ev[i], dq, (double)len);
-	simsmp_span(sc->c->smp, simt_pick(b->tasks, w, start), counts, len, start + len, b->truth);
+	int pid = simt_pick(b->tasks, w, start);
+	simsmp_span(sc->c->smp, pid, counts, len, start + len, b->truth);
+	simtruth_add(b->truth, pid, SIM_TRUTH_CORE_NJ, dq[WQ_CORE_ENERGY], start + len);
 }
 
 static void sim_advance(struct backend *b, uint64_t ns)

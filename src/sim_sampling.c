@@ -171,7 +171,7 @@ static void rebuild(struct simtruth *t, size_t cap, uint64_t now)
 	free(old);
 }
 
-static void truth_add(struct simtruth *t, int pid, int event, double v, uint64_t now)
+void simtruth_add(struct simtruth *t, int pid, int event, double v, uint64_t now)
 {
 	if (now - t->last_prune > TRUTH_KEEP_NS) {
 		rebuild(t, t->cap, now);
@@ -220,7 +220,7 @@ void simsmp_span(struct simsmp *s, int pid, const double *counts, uint64_t len_n
 			continue;
 		s->total[i] += c;
 		if (truth)
-			truth_add(truth, pid, s->events[i], c, end_ns);
+			simtruth_add(truth, pid, s->events[i], c, end_ns);
 		/* The period that gives freq samples a second at this rate. */
 		double per = c / ((double)len_ns * 1e-9) / s->freq;
 		uint64_t period = per < 1 ? 1 : (uint64_t)per;

@@ -21,6 +21,9 @@ struct simtruth;
 struct simtruth *simtruth_new(void);
 void simtruth_free(struct simtruth *t);
 double simtruth_get(const struct simtruth *t, int pid, int event);
+/* Adds v to what task pid did in event (a model event, or a key such as
+ * SIM_TRUTH_CORE_NJ, backend.h), at simulated time now. */
+void simtruth_add(struct simtruth *t, int pid, int event, double v, uint64_t now);
 /* The pids it holds (each once, in no order), at most max; returns how many. */
 int simtruth_pids(const struct simtruth *t, int *pids, int max);
 
