@@ -291,6 +291,22 @@ START_TEST(test_fmt_wrap)
 }
 END_TEST
 
+/* The topdown bar's legend fits its column whole: at 120 columns it was
+ * cut in a word ("F=FE bound S=Bad spec B=BE b"). */
+START_TEST(test_fmt_legend)
+{
+	static const char *const labels[] = { "FE bound", "Bad spec", "BE bound", "SMT cont", "Retiring" };
+	char buf[128];
+	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 60, "FSBTR", labels, 5),
+			 "F=FE bound S=Bad spec B=BE bound T=SMT cont R=Retiring");
+	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 32, "FSBTR", labels, 5), "F=FE S=Bad B=BE T=SMT R=Retiring");
+	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 27, "FSBTR", labels, 5), "F=FE S=Bad B=BE T=SMT R=Ret");
+	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 20, "FSBTR", labels, 5), "F=FE S=Bad B=BE");
+	for (int w = 0; w < 70; w++)
+		ck_assert_int_le((int)strlen(fmt_legend(buf, sizeof(buf), w, "FSBTR", labels, 5)), w);
+}
+END_TEST
+
 START_TEST(test_fmt_si)
 {
 	static const struct { double v; const char *want; } t[] = {
@@ -312,8 +328,10 @@ START_TEST(test_fmt_level)
 	ck_assert_int_eq(fmt_level(0.9, 0.8, 0.5, true), 0);
 	ck_assert_int_eq(fmt_level(0.7, 0.8, 0.5, true), 1);
 	ck_assert_int_eq(fmt_level(0.4, 0.8, 0.5, true), 2);
-	ck_assert_int_eq(fmt_level(NAN, 0.3, 0.5, false), 0);
-	ck_assert_int_eq(fmt_level(100, NAN, NAN, false), 0);
+	/* No value, or nothing to judge it by: no level, so no colour
+	 * (not the green of a good one). */
+	ck_assert_int_eq(fmt_level(NAN, 0.3, 0.5, false), -1);
+	ck_assert_int_eq(fmt_level(100, NAN, NAN, false), -1);
 	ck_assert_int_eq(fmt_level(100, NAN, 50, false), 2);
 }
 END_TEST
@@ -420,6 +438,7 @@ int main(void)
 	tcase_add_test(tf, test_fmt_value);
 	tcase_add_test(tf, test_fmt_si);
 	tcase_add_test(tf, test_fmt_wrap);
+	tcase_add_test(tf, test_fmt_legend);
 	tcase_add_test(tf, test_fmt_level);
 	tcase_add_test(tf, test_fmt_match);
 	tcase_add_test(tf, test_filter);

@@ -1,7 +1,7 @@
 # e2e_tmux.sh: sourced by the tmux-driven end-to-end tests (e2e_tui.sh,
-# e2e_replay_tui.sh): a private tmux server named after $E2E_NAME, a temporary
-# directory $TMP removed with it, and the helpers that read the screen of
-# session $S and type into it.
+# e2e_terminal.sh, e2e_replay_tui.sh): a private tmux server named after
+# $E2E_NAME, a temporary directory $TMP removed with it, and the helpers
+# that start $PMCTOP in session $S, read its screen and type into it.
 SOCK="pmctop-$E2E_NAME-$$"
 TMUX_CMD="tmux -L $SOCK -f /dev/null"
 TMP=$(mktemp -d)
@@ -34,4 +34,30 @@ child_pid() {
 		[ "$(cut -d' ' -f4 "$d/stat" 2>/dev/null)" = "$1" ] && { echo "${d#/proc/}"; return 0; }
 	done
 	return 1
+}
+
+# Starts pmctop (with environment $4) in a new session of WxH (the server lives on: killing its
+# last session and starting another races with its exit); the shell records
+# the terminal modes after pmctop, then its exit status, so that once the
+# status file is there the modes are too (the other order raced on a
+# loaded CI machine: "terminal not restored" with the modes not yet written).
+run=0
+S=
+start() {
+	old=$S
+	run=$((run + 1))
+	S="e2e$run"
+	rm -f "$TMP/status" "$TMP/stty"
+	$TMUX_CMD new-session -d -s "$S" -x "$1" -y "$2" \
+		"${4:-} $PMCTOP $3; s=\$?; stty -a > $TMP/stty; echo \"EXIT=\$s\" > $TMP/status; sleep 60"
+	[ -n "$old" ] && $TMUX_CMD kill-session -t "$old" >/dev/null 2>&1
+	return 0
+}
+quit_ok() {
+	keys q
+	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "$1: q did not exit with status 0 ($(cat "$TMP/status" 2>/dev/null))"
+	# Restored: the terminal echoes and is in canonical mode again.
+	grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" ||
+		fail "$1: terminal not restored"
 }

@@ -18,32 +18,6 @@ top_srcdir=${top_srcdir:-.}
 E2E_NAME=e2e
 . "$top_srcdir/tests/e2e_tmux.sh"
 
-# Starts pmctop (with environment $4) in a new session of WxH (the server lives on: killing its
-# last session and starting another races with its exit); the shell records
-# the terminal modes after pmctop, then its exit status, so that once the
-# status file is there the modes are too (the other order raced on a
-# loaded CI machine: "terminal not restored" with the modes not yet written).
-run=0
-S=
-start() {
-	old=$S
-	run=$((run + 1))
-	S="e2e$run"
-	rm -f "$TMP/status" "$TMP/stty"
-	$TMUX_CMD new-session -d -s "$S" -x "$1" -y "$2" \
-		"${4:-} $PMCTOP $3; s=\$?; stty -a > $TMP/stty; echo \"EXIT=\$s\" > $TMP/status; sleep 60"
-	[ -n "$old" ] && $TMUX_CMD kill-session -t "$old" >/dev/null 2>&1
-	return 0
-}
-quit_ok() {
-	keys q
-	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
-	grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "$1: q did not exit with status 0 ($(cat "$TMP/status" 2>/dev/null))"
-	# Restored: the terminal echoes and is in canonical mode again.
-	grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" ||
-		fail "$1: terminal not restored"
-}
-
 # 1. The default simulated Zen 5 at 160x50.
 start 160 50 "--sim zen5 -d 0.2"
 expect 'SIMULATED' "SIMULATED label"

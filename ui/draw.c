@@ -42,6 +42,9 @@ int draw_level_attr(struct ui *u, int level)
 		return ui_attr(u, CP_CRIT, A_BOLD) | A_BOLD;
 	if (level == 1)
 		return ui_attr(u, CP_WARN, A_UNDERLINE);
+	/* Good is a colour only: in monochrome the plain text says it. */
+	if (level == 0)
+		return ui_attr(u, CP_GOOD, 0);
 	return 0;
 }
 
