@@ -9,6 +9,7 @@
 #include <string.h>
 #include "keys.h"
 #include "jump.h"
+#include "mouse.h"
 #include <time.h>
 
 #define L __LINE__
@@ -266,6 +267,52 @@ START_TEST(test_jump_parse)
 }
 END_TEST
 
+/* Mouse reports, as xterm sends them after ESC [ (tests/e2e_terminal.sh
+ * sends the same bytes through tmux): decoded whole, so that none of their
+ * digits can reach the key table (a click once switched views). */
+START_TEST(test_mouse_decode)
+{
+	static const struct { int line; const char *in; int want; int button, x, y; bool press; } t[] = {
+		{ L, "<0;39;9M", 8, 0, 38, 8, true },       /* SGR press, left button */
+		{ L, "<0;39;9m", 8, 0, 38, 8, false },      /* its release */
+		{ L, "<65;3;12M", 9, 65, 2, 11, true },     /* wheel down */
+		{ L, "<64;1;1M", 8, 64, 0, 0, true },       /* wheel up */
+		{ L, "<32;5;5M", 8, 0, 4, 4, false },       /* motion: not a click */
+		{ L, "<2;250;70Mq", 10, 2, 249, 69, true }, /* what follows is not its own */
+		{ L, "M !!", 4, 0, 0, 0, true },             /* X10: 32+0, 33+0, 33+0 */
+		{ L, "M#!!", 4, 3, 0, 0, false },            /* X10 release (button 3) */
+		{ L, "Ma+)", 4, 65, 10, 8, true },           /* X10 wheel down at 11,9 */
+		{ L, "<0;39", 0, 0, 0, 0, false },           /* not all there yet */
+		{ L, "<", 0, 0, 0, 0, false },
+		{ L, "M !", 0, 0, 0, 0, false },
+		{ L, "", 0, 0, 0, 0, false },
+		{ L, "<0;0;1M", -1, 0, 0, 0, false },        /* cells count from 1 */
+		{ L, "<0;1M", -1, 0, 0, 0, false },          /* two numbers */
+		{ L, "<0;1;1;1M", -1, 0, 0, 0, false },      /* four */
+		{ L, "<0;;1M", -1, 0, 0, 0, false },
+		{ L, "<0;123456;1M", -1, 0, 0, 0, false },   /* too long to be one */
+		{ L, "<0;1;1x", -1, 0, 0, 0, false },
+		{ L, "A", -1, 0, 0, 0, false },               /* a cursor key, not the mouse */
+		{ L, "4~", -1, 0, 0, 0, false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ui_mouse m = { -1, -1, -1, false };
+		int n = mouse_decode((const unsigned char *)t[i].in, (int)strlen(t[i].in), &m);
+		ck_assert_msg(n == t[i].want, "line %d: %d, want %d", t[i].line, n, t[i].want);
+		if (n <= 0)
+			continue;
+		ck_assert_msg(m.button == t[i].button && m.x == t[i].x && m.y == t[i].y && m.press == t[i].press,
+			      "line %d: button %d at %d,%d press %d", t[i].line, m.button, m.x, m.y, m.press);
+	}
+	/* A column past 223 cannot be said in X10's one byte; bytes above
+	 * 127 are still read as the report's. */
+	const unsigned char far[] = { 'M', 32, 255, 33 };
+	struct ui_mouse m;
+	ck_assert_int_eq(mouse_decode(far, 4, &m), 4);
+	ck_assert_int_eq(m.x, 222);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("keys");
@@ -280,6 +327,7 @@ int main(void)
 	tcase_add_test(tc, test_delay_steps);
 	tcase_add_test(tc, test_random_keys_stay_in_range);
 	tcase_add_test(tc, test_jump_parse);
+	tcase_add_test(tc, test_mouse_decode);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -2,8 +2,8 @@
 # e2e_terminal.sh: the dashboard as a real terminal shows it, read from
 # tmux with the terminal's own attributes (capture-pane -e) and driven with
 # the bytes a terminal sends (send-keys -H): colour under 8- and 256-colour
-# TERMs and the schemes, and the mouse under the TERMs whose terminfo
-# names a mouse key. Exits 77 (skip) when tmux is missing or the program
+# TERMs and the schemes, and the mouse (SGR and X10 reports) under the
+# TERMs xterm, xterm-256color, screen-256color and tmux-256color. Exits 77 (skip) when tmux is missing or the program
 # has no --sim.
 set -u
 top_builddir=${top_builddir:-.}
@@ -45,6 +45,53 @@ expect 'F=FE' "--no-color: topdown view"
 sleep 0.8
 colored | grep -Eq '\[([0-9;]*;)?(3[0-7]|4[0-7]|38;|48;)' && fail "colour escapes with --no-color"
 quit_ok "--no-color"
+
+# 2. The mouse as terminals report it, sent as raw bytes (send-keys -H):
+# SGR 1006 (ESC [ < B;X;Y M, then m) and X10 (ESC [ M and three bytes),
+# under TERMs whose terminfo names the mouse key ESC [ < (xterm-256color:
+# curses then returns KEY_MOUSE, which pmctop once dropped and read the
+# digits after it as view keys) or ESC [ M (screen). A heading sorts, a
+# second click reverses, the wheel moves the selection, a tab switches
+# view, and no report ever changes the view by its digits.
+hex() { printf '%s' "$1" | od -An -tx1; }
+sgr() { $TMUX_CMD send-keys -t "$S" -H $(hex "$(printf '\033[<%d;%d;%dM' "$1" "$2" "$3")"); \
+	[ "$1" -lt 64 ] && $TMUX_CMD send-keys -t "$S" -H $(hex "$(printf '\033[<%d;%d;%dm' "$1" "$2" "$3")"); sleep 0.5; }
+# X10 from 1-based cells, as the SGR form takes them; its release is button 3.
+x10() { $TMUX_CMD send-keys -t "$S" -H 1b 5b 4d $(printf '%x %x %x' $((32 + $1)) $((32 + $2)) $((32 + $3))); \
+	[ "$1" -lt 64 ] && $TMUX_CMD send-keys -t "$S" -H 1b 5b 4d $(printf '23 %x %x' $((32 + $2)) $((32 + $3))); sleep 0.5; }
+for term in xterm xterm-256color screen-256color tmux-256color; do
+	infocmp "$term" >/dev/null 2>&1 || { echo "note: no terminfo entry for $term here"; continue; }
+	start 250 40 "--sim zen5 -d 0.3" "TERM=$term NO_COLOR=1"
+	expect ' 1:basic ' "$term: the dashboard for the mouse test"
+	sleep 0.5
+	set -- $(where ' IPC ' 'CPU.* core ')
+	[ $# -eq 2 ] || { fail "$term: no IPC heading"; continue; }
+	ipc_x=$(($1 + 2)); hy=$2
+	sgr 0 "$ipc_x" "$hy"
+	expect 'sort IPC  ' "$term: an SGR click on the IPC heading sorts by it"
+	sgr 0 "$ipc_x" "$hy"
+	expect 'sort IPC \(rev\)' "$term: a second click reverses the sort"
+	screen | grep -q '| basic:' || fail "$term: a click on a heading changed the view"
+	x10 0 4 "$hy"
+	expect 'sort CPU  ' "$term: an X10 click on the CPU heading sorts by CPU"
+	sgr 0 3 $((hy + 3))
+	[ "$(sel)" = 2 ] || fail "$term: an SGR click did not select its row (CPU 2; $(sel))"
+	sgr 65 3 $((hy + 3))
+	[ "$(sel)" = 5 ] || fail "$term: the SGR wheel did not move the selection 3 rows down (CPU $(sel))"
+	x10 65 3 $((hy + 3))
+	[ "$(sel)" = 8 ] || fail "$term: the X10 wheel did not move the selection 3 rows down (CPU $(sel))"
+	x10 64 3 $((hy + 3))
+	[ "$(sel)" = 5 ] || fail "$term: the X10 wheel up did not move the selection back (CPU $(sel))"
+	screen | grep -q '| basic:' || fail "$term: a mouse report changed the view"
+	set -- $(where '2:topdown' 'sort')
+	[ $# -eq 2 ] || { fail "$term: no topdown tab"; continue; }
+	x10 0 $(($1 + 2)) "$2"
+	expect '\| topdown:' "$term: an X10 click on the topdown tab switches to it"
+	set -- $(where '1:basic' 'sort')
+	sgr 0 $(($1 + 2)) "$2"
+	expect '\| basic:' "$term: an SGR click on the basic tab switches back"
+	quit_ok "mouse under $term"
+done
 
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1

@@ -61,3 +61,7 @@ quit_ok() {
 	grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" ||
 		fail "$1: terminal not restored"
 }
+# The CPU of the selected row (monochrome: the one in reverse video).
+sel() { $TMUX_CMD capture-pane -e -p -t "$S" | sed -n 's/^.*\[7m *\([0-9][0-9]*\)  *[0-9].*$/\1/p' | head -n 1; }
+# Where TEXT first appears on a line matching PATTERN: "column line", from 1.
+where() { screen | awk -v t="$1" -v p="$2" '$0 ~ p { i = index($0, t); if (i) { print i, NR; exit } }'; }

@@ -284,7 +284,6 @@ expect 'sort BE bound%' "back in topdown, the rows sort by BE bound again"
 # The highlight follows its CPU while the rows re-sort (monochrome: the
 # selected row is the one in reverse video).
 keys Down Down Down
-sel() { $TMUX_CMD capture-pane -e -p -t "$S" | sed -n 's/^.*\[7m *\([0-9][0-9]*\)  *[0-9].*$/\1/p' | head -n 1; }
 first=$(sel)
 [ -n "$first" ] || fail "no highlighted row found"
 moved=0
@@ -366,8 +365,6 @@ quit_ok "quick first interval"
 # column heading sorts by it and a second one reverses, a click on a row
 # selects it, the wheel moves the selection, a click on a view tab switches.
 click() { $TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; sleep 0.5; }
-# Where TEXT first appears on a line matching PATTERN: "column line", from 1.
-where() { screen | awk -v t="$1" -v p="$2" '$0 ~ p { i = index($0, t); if (i) { print i, NR; exit } }'; }
 for size in "120 30" "250 70"; do
 	set -- $size
 	start "$1" "$2" "--sim zen5 -d 0.3" "NO_COLOR=1"

@@ -626,18 +626,38 @@ struct ui_mouse ui_last_mouse(void)
 	return last_mouse;
 }
 
-/* "<B;X;YM" (press) or "<B;X;Ym" (release), X and Y from 1. */
-static bool parse_sgr_mouse(const char *seq, struct ui_mouse *m)
+/* Reads the rest of a mouse report whose first bytes after ESC [ are in
+ * buf (n of them) and decodes it (mouse.c): UK_MOUSE, or a code no key
+ * has when the bytes are not a report. Either way every byte of it is
+ * read here, so that none acts as a key. */
+static int read_mouse(unsigned char *buf, int n)
 {
-	int b, x, y, n = 0;
-	char fin;
-	if (sscanf(seq, "<%d;%d;%d%c%n", &b, &x, &y, &fin, &n) != 4 || seq[n] || (fin != 'M' && fin != 'm') ||
-	    b < 0 || x < 1 || y < 1 || x > 10000 || y > 10000)
-		return false;
-	*m = (struct ui_mouse){ .button = b & ~(4 | 8 | 16 | 32), .x = x - 1, .y = y - 1, .press = fin == 'M' };
-	if (b & 32)
-		m->press = false;    /* motion: not a click */
-	return true;
+	int r;
+	timeout(50);
+	while ((r = mouse_decode(buf, n, &last_mouse)) == 0 && n < MOUSE_REPORT_MAX) {
+		int c = getch();
+		if (c == ERR || c > 255)
+			break;
+		buf[n++] = (unsigned char)c;
+	}
+	timeout(100);
+	return r > 0 ? UK_MOUSE : 0x7fffffff;
+}
+
+/* KEY_MOUSE: the terminfo entry's kmous (ESC [ < under xterm-256color,
+ * ESC [ M under screen) matched and curses returned it with the rest of
+ * the report still unread; pmctop decodes that rest itself. */
+static int curses_mouse_key(void)
+{
+	unsigned char buf[MOUSE_REPORT_MAX];
+	const char *km = tigetstr("kmous");
+	int n = 0;
+	if (km && km != (char *)-1 && !strncmp(km, "\033[", 2))
+		for (km += 2; *km && n < MOUSE_REPORT_MAX; km++)
+			buf[n++] = (unsigned char)*km;
+	if (n == 0)
+		buf[n++] = 'M';
+	return read_mouse(buf, n);
 }
 
 /* The rest of an escape sequence that the terminal's terminfo entry does
@@ -652,6 +672,15 @@ static int escape_sequence(void)
 	if (c == '[' || c == 'O') {
 		char seq[16];
 		int n = 0, f;
+		/* A mouse report that terminfo did not name: "<..." (SGR) or
+		 * "M" and three bytes (X10), whose bytes are not a CSI's. */
+		if (c == '[' && (f = getch()) != ERR) {
+			if (f == '<' || f == 'M') {
+				unsigned char mb[MOUSE_REPORT_MAX] = { (unsigned char)f };
+				return read_mouse(mb, 1);
+			}
+			ungetch(f);
+		}
 		/* CSI: parameters, then a final byte in 0x40-0x7e; SS3: one byte. */
 		while (n < (int)sizeof(seq) - 1 && (f = getch()) != ERR) {
 			seq[n++] = (char)f;
@@ -666,8 +695,6 @@ static int escape_sequence(void)
 			{ "3~", UK_DELETE }, { "Z", UK_BTAB },
 		};
 		key = 0x7fffffff;   /* a sequence pmctop does not use */
-		if (c == '[' && seq[0] == '<' && parse_sgr_mouse(seq, &last_mouse))
-			key = UK_MOUSE;
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 			if (!strcmp(seq, known[i].seq))
 				key = known[i].key;
@@ -702,6 +729,7 @@ int ui_getkey(void)
 	case 27: return escape_sequence();
 	case KEY_BACKSPACE: case 127: case 8: return UK_BACKSPACE;
 	case KEY_RESIZE: return UK_RESIZE;
+	case KEY_MOUSE: return curses_mouse_key();
 	default: break;
 	}
 	if (ch >= KEY_F(1) && ch <= KEY_F(10))

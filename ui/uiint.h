@@ -9,6 +9,7 @@
 #include "history.h"
 #include "keys.h"
 #include "layout.h"
+#include "mouse.h"
 #include "ui.h"
 
 enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR,
@@ -124,9 +125,7 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 void ui_request(struct ui *u);
 void ui_set_message(struct ui *u, const char *msg);
 int ui_getkey(void);
-/* The last mouse report (UK_MOUSE): button 0-2, or 64/65 for the wheel;
- * 0-based cell; press or release. */
-struct ui_mouse { int button, x, y; bool press; };
+/* The last mouse report (UK_MOUSE), decoded by mouse.c. */
 struct ui_mouse ui_last_mouse(void);
 int ui_attr(const struct ui *u, int pair, int mono);
 bool ui_stopping(void);          /* a stop signal arrived */
