@@ -307,6 +307,22 @@ START_TEST(test_fmt_legend)
 }
 END_TEST
 
+/* Headings keep their unit once: "Br/KI" is per kilo-instruction already
+ * (it read "Br/KI/ki"), a count per second says "/s". */
+START_TEST(test_headings)
+{
+	char buf[48];
+	format_heading(buf, sizeof(buf), "Br/KI", "/kinst");
+	ck_assert_str_eq(buf, "Br/KI");
+	format_heading(buf, sizeof(buf), "L2 MPKI", "/kinst");
+	ck_assert_str_eq(buf, "L2 MPKI");
+	format_heading(buf, sizeof(buf), "SSE/AVX stall", "count");
+	ck_assert_str_eq(buf, "SSE/AVX stall/s");
+	format_heading(buf, sizeof(buf), "L2 miss", "/kinst");
+	ck_assert_str_eq(buf, "L2 miss/ki");
+}
+END_TEST
+
 START_TEST(test_fmt_si)
 {
 	static const struct { double v; const char *want; } t[] = {
@@ -439,6 +455,7 @@ int main(void)
 	tcase_add_test(tf, test_fmt_si);
 	tcase_add_test(tf, test_fmt_wrap);
 	tcase_add_test(tf, test_fmt_legend);
+	tcase_add_test(tf, test_headings);
 	tcase_add_test(tf, test_fmt_level);
 	tcase_add_test(tf, test_fmt_match);
 	tcase_add_test(tf, test_filter);

@@ -239,7 +239,10 @@ void panel_table(struct ui *u)
 		xs[nvis] = x;
 		ws[nvis] = w;
 		nvis++;
-		x += w + 1;
+		/* The sort mark takes the gap after its column, so that column
+		 * gets a gap more: the mark never runs into the next heading
+		 * ("IPCvBrMiss%"). */
+		x += w + 1 + (i == u->nav.sort_col);
 	}
 	u->nvis = nvis;
 	for (int k = 0; k < nvis; k++) {

@@ -211,7 +211,9 @@ static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_co
 	c->idx = idx;
 	c->vc = vc;
 	snprintf(c->title, sizeof(c->title), "%s", title);
-	c->width = width;
+	/* Never narrower than its heading, which is never cut. */
+	int tw = (int)strlen(c->title);
+	c->width = width > tw ? width : tw;
 	c->scrolls = scrolls;
 }
 
@@ -254,11 +256,11 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 	const struct metric_def *md = &u->m->metrics[metric];
 	char label[32];
 	format_heading(label, sizeof(label), md->label ? md->label : md->name, md->unit);
-	int w = vc && vc->width > 0 ? vc->width : (int)strlen(label);
+	/* Wide enough for the whole heading (add_col): one cut at 14
+	 * columns lost units ("SSE/AVX stall/"). */
+	int w = vc && vc->width > 0 ? vc->width : 7;
 	if (w < 7)
 		w = 7;
-	if (w > 14)
-		w = 14;
 	add_col(u, COL_METRIC, metric, vc, label, w, scrolls);
 }
 
@@ -327,10 +329,10 @@ void ui_build_columns(struct ui *u)
 		int e = u->extra[i];
 		if (e < 0 || e >= u->m->nevents)
 			continue;
-		char title[32];
+		char title[48];
 		snprintf(title, sizeof(title), "%s/s", u->m->events[e].name);
 		int w = (int)strlen(title);
-		add_col(u, COL_EVENT, e, NULL, title, w < 8 ? 8 : w > 24 ? 24 : w, true);
+		add_col(u, COL_EVENT, e, NULL, title, w < 8 ? 8 : w, true);
 	}
 	if (v && v->nbar > 0)
 		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);

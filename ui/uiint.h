@@ -21,7 +21,7 @@ struct ui_col {
 	enum col_kind kind;
 	int idx;                     /* metric or event index */
 	const struct view_col *vc;   /* format and thresholds, or NULL */
-	char title[32];
+	char title[48];              /* whole: an event's name and "/s" */
 	int width;
 	bool scrolls;                /* after the fixed columns: moves with Left/Right */
 };
