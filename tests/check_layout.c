@@ -419,6 +419,12 @@ START_TEST(test_filter)
 		{ L, "16", -1, NULL },
 		{ L, "abc", -1, NULL },
 		{ L, "ccx", -1, NULL },
+		/* Blanks around the list and its separators, as typed. */
+		{ L, " 2 ", 0, "2" },
+		{ L, "0, 4 - 5 ", 0, "0,4,5" },
+		{ L, "socket 1 ", 0, "4,5,6,7,12,13,14,15" },
+		{ L, "ccx  0 , 3", 0, "0,1,6,7,8,9,14,15" },
+		{ L, "1 2", -1, NULL },
 	};
 	struct topo *topo = small_topo();
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {

@@ -224,7 +224,9 @@ static int pick(const char *title, const char *verb, const struct pick_item *ite
 		snprintf(line, sizeof(line), "%s: %d of %d match  (type to search, Enter %s, Esc cancels)", title, nm, n,
 			 verb);
 		draw_put(0, 0, COLS, A_BOLD, line);
-		snprintf(line, sizeof(line), "Search: %s_", query);
+		/* The terminal's own cursor after the query: a drawn "_" read
+		 * as part of an event name. */
+		int cx = snprintf(line, sizeof(line), "Search: %s", query);
 		draw_put(1, 0, COLS, A_UNDERLINE, line);
 		for (int i = 0; i < h && top + i < nm; i++) {
 			const struct pick_item *it = &items[match[top + i]];
@@ -233,6 +235,8 @@ static int pick(const char *title, const char *verb, const struct pick_item *ite
 		}
 		if (nm == 0)
 			draw_put(2, 0, COLS, 0, "(nothing matches)");
+		move(1, cx < COLS ? cx : COLS - 1);
+		curs_set(1);
 		refresh();
 		int k = ui_getkey();
 		if (ui_stopping())
@@ -267,6 +271,7 @@ static int pick(const char *title, const char *verb, const struct pick_item *ite
 			break;
 		}
 	}
+	curs_set(0);
 	free(match);
 	return result;
 }

@@ -146,17 +146,36 @@ int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **
 	static const struct { const char *word; bool ccx; } kw[] = {
 		{ "ccx", true }, { "l3", true }, { "socket", false },
 	};
-	for (size_t k = 0; k < sizeof(kw) / sizeof(kw[0]); k++) {
+	bool ccx = false, group = false;
+	for (size_t k = 0; k < sizeof(kw) / sizeof(kw[0]) && !group; k++) {
 		size_t n = strlen(kw[k].word);
 		if (strncasecmp(text, kw[k].word, n) == 0 &&
 		    (isspace((unsigned char)text[n]) || isdigit((unsigned char)text[n]))) {
-			const char *list = text + n;
-			while (isspace((unsigned char)*list))
-				list++;
-			return filter_groups(list, t, kw[k].ccx, cpus, cause);
+			group = true;
+			ccx = kw[k].ccx;
+			text += n;
 		}
 	}
-	return cpulist_parse(text, cpus, t->max_cpu, cause);
+	/* The list without the blanks around it and its separators: " 2 "
+	 * and "0, 4 - 7" are typed too; "1 2" stays an error, not 12. */
+	char *list = xmalloc(strlen(text) + 1);
+	size_t m = 0;
+	for (const char *p = text; *p; p++) {
+		if (isspace((unsigned char)*p)) {
+			const char *next = p;
+			while (isspace((unsigned char)*next))
+				next++;
+			bool edge = m == 0 || list[m - 1] == ',' || list[m - 1] == '-' || !*next || *next == ',' ||
+				    *next == '-';
+			if (edge)
+				continue;
+		}
+		list[m++] = *p;
+	}
+	list[m] = 0;
+	int rc = group ? filter_groups(list, t, ccx, cpus, cause) : cpulist_parse(list, cpus, t->max_cpu, cause);
+	free(list);
+	return rc;
 }
 
 int fmt_wrap(const char *text, int width, int *start, int *len, int max)

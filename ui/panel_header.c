@@ -24,11 +24,13 @@ void panel_footer(struct ui *u)
 	const struct rect *f = &u->lay.footer;
 	int x = f->x;
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
-		int kl = (int)strlen(items[i].k), ll = (int)strlen(items[i].label);
+		/* A replay's + and - are its speed (ui.c). */
+		const char *label = u->replay && !strcmp(items[i].label, "Delay") ? "Speed" : items[i].label;
+		int kl = (int)strlen(items[i].k), ll = (int)strlen(label);
 		if (x + kl + ll + 1 > f->w)
 			break;
 		draw_put(f->y, x, kl, ui_attr(u, CP_KEY, A_REVERSE), items[i].k);
-		draw_put(f->y, x + kl, ll + 1, 0, items[i].label);
+		draw_put(f->y, x + kl, ll + 1, 0, label);
 		x += kl + ll + 1;
 	}
 	/* The legend of the CCX boxes' core strip, where there is room. */
@@ -60,6 +62,8 @@ void panel_header(struct ui *u)
 			 bad ? "REC FAILED" : "REC");
 		x += bad ? 11 : 4;
 	}
+	/* A replay says "paused" in its own status above: not twice. */
+	bool paused = u->nav.paused && !u->replay;
 	/* The model and SIMULATED first; the state (PAUSED, coverage, delay,
 	 * rotation) at the right, where no width hides it; host and CPU name
 	 * take what room is left between them. */
@@ -82,18 +86,18 @@ void panel_header(struct ui *u)
 	char state[128];
 	int sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs  rotate %s", cov, u->nav.delay_s, rtxt);
 	/* Narrow: the rotation goes first, then the delay. */
-	if (x + 1 + (u->nav.paused ? 8 : 0) + sl > h->w)
+	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
 		sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs", cov, u->nav.delay_s);
-	if (x + 1 + (u->nav.paused ? 8 : 0) + sl > h->w)
+	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
 		sl = snprintf(state, sizeof(state), "min cov %s", cov);
-	int right = h->w - sl - (u->nav.paused ? 8 : 0);
+	int right = h->w - sl - (paused ? 8 : 0);
 	if (right < x + 1)
 		right = x + 1;
 	snprintf(line, sizeof(line), " %s  %s", u->cfg->host ? u->cfg->host : "?",
 		 u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU");
 	if (right - 2 > x)
 		draw_put(h->y, x, right - 2 - x, 0, line);
-	if (u->nav.paused) {
+	if (paused) {
 		draw_put(h->y, right, h->w - right, ui_attr(u, CP_WARN, A_REVERSE | A_BOLD), "PAUSED");
 		right += 8;
 	}

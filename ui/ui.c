@@ -1011,6 +1011,10 @@ static bool handle_key(struct ui *u, int key)
 		ui_build_columns(u);
 		return true;
 	}
+	/* In a replay + and - are the speed, as the header's "x2" says:
+	 * + faster (a shorter stay per interval), - slower. */
+	if (u->replay && (b->action == ACT_DELAY_UP || b->action == ACT_DELAY_DOWN))
+		b = keys_lookup(b->action == ACT_DELAY_UP ? '-' : '+');
 	int sort_before = u->nav.sort_col;
 	int r = keys_apply(&u->nav, b);
 	if (r & KA_QUIT)
@@ -1027,6 +1031,12 @@ static bool handle_key(struct ui *u, int key)
 			if (v >= 0 && v != u->nav.view) {
 				u->nav.view = v;
 				r |= KA_REQUEST;
+			} else if (v < 0) {
+				/* Not silently nothing: say which keys there are. */
+				char *msg = xasprintf("no view on key %d: h lists the views and their keys, Tab steps through them",
+						      b->arg);
+				ui_set_message(u, msg);
+				free(msg);
 			}
 			break;
 		}
@@ -1289,11 +1299,9 @@ int ui_run(const struct ui_config *c, char **cause)
 		struct snapshot *s = u.replay ? replay_ctl_poll(&u, now_s()) : snap_ring_pop_latest(&u.ring);
 		if (s) {
 			shown++;
-			/* A replay that jumped starts the history again; the same
-			 * interval derived again (a new view) is not a new one. */
+			/* The same interval derived again (a new view) is not a
+			 * new one. */
 			bool again = u.replay && u.snap && s->seq == u.snap->seq && s->time == u.snap->time;
-			if (u.replay && u.rp_moved)
-				history_clear(&u.hist);
 			if (u.snap)
 				snapshot_free(u.snap);
 			u.snap = s;

@@ -72,7 +72,6 @@ struct ui {
 	int rp_pos;                  /* interval shown, -1 before the first */
 	int rp_want;                 /* interval to show next (a step, a jump, new figures), or -1 */
 	double rp_next;              /* when the next one is due while playing */
-	bool rp_moved;               /* the last move was not one interval forward */
 	bool rp_tell;                /* say which of the view's metrics the recording lacks */
 
 	/* A tasks view (view_def.tasks): rows of processes, or of cgroups
@@ -150,7 +149,8 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 /* panel_spark.c: keeps a new snapshot's figures in u->hist (the
  * sparklines and the detail pane draw from it) and says so when the
  * history had to start again because the interval length changed. A
- * replay that jumps calls history_clear(&u->hist) first. */
+ * replay that jumps or steps back fills it again from the file first
+ * (replay_ctl.c). */
 void ui_history_add(struct ui *u, const struct snapshot *s);
 
 /* panel_detail.c: Enter opens the pane on the selected row; with the
