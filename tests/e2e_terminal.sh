@@ -112,5 +112,25 @@ keys 1 t t t Home '<' '<' '<' '<' '<' '<' '<' '<' '<'
 heading | grep -Eq 'CPUs[v^] +sock' || fail "headings: the sort mark runs into 'sock': $(heading)"
 quit_ok "headings"
 
+# 4. Small things a user meets at once: the filter takes a list typed with
+# blanks (" 2 " was an error), a digit without a view says so (9 with 8
+# views did nothing), and the event search shows the terminal's cursor,
+# not a "_" that reads as part of an event name.
+start 120 40 "--sim zen5 -d 0.3" "NO_COLOR=1"
+expect ' 1:basic ' "small things: the dashboard"
+keys /
+$TMUX_CMD send-keys -t "$S" -l ' 2 '
+keys Enter
+expect 'filter 2 ' "the filter ' 2 '"
+screen | grep -q 'filter:' && fail "the filter ' 2 ' is an error: $(screen | grep 'filter:')"
+keys / C-u Enter 9
+expect 'no view on key 9' "9 with 8 views says so"
+keys e
+$TMUX_CMD send-keys -t "$S" -l 'brn'
+expect '^Search: brn' "the event search"
+screen | grep -q '^Search: brn_' && fail "the search prompt draws its cursor as '_'"
+keys Escape
+quit_ok "small things"
+
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1

@@ -812,6 +812,11 @@ static void do_filter(struct ui *u)
 				   u->filter_text ? u->filter_text : u->task_match ? u->task_match : "");
 	if (!text)
 		return;
+	/* Shown and matched without the blanks typed around it. */
+	size_t lead = strspn(text, " \t"), tl = strlen(text);
+	while (tl > lead && (text[tl - 1] == ' ' || text[tl - 1] == '\t'))
+		text[--tl] = 0;
+	memmove(text, text + lead, tl - lead + 1);
 	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
 	char *cause = NULL;
 	free(u->task_match);
