@@ -130,6 +130,11 @@ $TMUX_CMD send-keys -t "$S" -l 'brn'
 expect '^Search: brn' "the event search"
 screen | grep -q '^Search: brn_' && fail "the search prompt draws its cursor as '_'"
 keys Escape
+# The detail pane names utilisation as the table does (it said CPU%).
+keys / C-u Enter Enter
+expect '> util% ' "the detail pane's util% line"
+screen | grep -q 'CPU%' && fail "the detail pane says CPU% where the table says util%"
+keys Escape
 quit_ok "small things"
 
 [ $fails -eq 0 ] && echo "PASS" && exit 0

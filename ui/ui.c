@@ -243,6 +243,17 @@ static bool dead_metric(const struct ui *u, int metric)
 	return false;
 }
 
+void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len)
+{
+	const struct metric_def *md = &u->m->metrics[metric];
+	if (metric == u->m_util)
+		snprintf(buf, len, "util%%");
+	else if (metric == u->m_ghz)
+		snprintf(buf, len, "GHz");
+	else
+		format_heading(buf, len, md->label ? md->label : md->name, md->unit);
+}
+
 static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, bool scrolls)
 {
 	if (metric < 0 || metric >= u->m->nmetrics || has_metric_col(u, metric) || dead_metric(u, metric))
@@ -253,9 +264,8 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 	for (int i = 0; !vc && v && i < v->ncols; i++)
 		if (v->cols[i].metric == metric)
 			vc = &v->cols[i];
-	const struct metric_def *md = &u->m->metrics[metric];
-	char label[32];
-	format_heading(label, sizeof(label), md->label ? md->label : md->name, md->unit);
+	char label[48];
+	ui_metric_heading(u, metric, label, sizeof(label));
 	/* Wide enough for the whole heading (add_col): one cut at 14
 	 * columns lost units ("SSE/AVX stall/"). */
 	int w = vc && vc->width > 0 ? vc->width : 7;
@@ -313,14 +323,8 @@ void ui_build_columns(struct ui *u)
 		add_col(u, COL_CCX, 0, NULL, u->m->l3_domain ? u->m->l3_domain : "CCX", 4, false);
 	else
 		add_col(u, COL_SOCKET, 0, NULL, "sock", 4, false);
-	int n0 = u->ncols;
 	add_metric_col(u, u->m_util, NULL, false);
-	if (u->ncols > n0)
-		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "util%%");
-	n0 = u->ncols;
 	add_metric_col(u, u->m_ghz, NULL, false);
-	if (u->ncols > n0)
-		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "GHz");
 	add_metric_col(u, u->m_ipc, NULL, false);
 	const struct view_def *v = cur_view(u);
 	for (int i = 0; v && i < v->ncols; i++)

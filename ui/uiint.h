@@ -106,6 +106,10 @@ bool ui_tasks_view(const struct ui *u);
  * shows only: the task's share of its samples there times the figure. */
 double ui_task_here(const struct ui *u, const struct snap_task *t);
 void ui_build_columns(struct ui *u);
+/* A metric's heading, the same in the table, the graphs and the detail
+ * pane: "util%" and "GHz" for the fixed columns, else the label with its
+ * unit (format_heading). */
+void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
 /* The views from the model (at start, and after the view editor changed
  * them), then the -g group's view if there is one; shows view name, or
  * the first if it is gone. */
