@@ -112,6 +112,14 @@ keys 1 t t t Home '<' '<' '<' '<' '<' '<' '<' '<' '<'
 heading | grep -Eq 'CPUs[v^] +sock' || fail "headings: the sort mark runs into 'sock': $(heading)"
 quit_ok "headings"
 
+# 3b. At 80 columns the header shows a field whole or not at all: the CPU
+# name "simulated 1x2x8x2" was cut to "simulated 1".
+start 80 24 "--sim zen5 -d 0.3" "NO_COLOR=1"
+expect 'min cov' "80x24: the header"
+screen | head -n 1 | grep -q 'simulated' && ! screen | head -n 1 | grep -q 'simulated 1x2x8x2' &&
+	fail "80x24: the header cuts a field: $(screen | head -n 1)"
+quit_ok "80x24 header"
+
 # 4. Small things a user meets at once: the filter takes a list typed with
 # blanks (" 2 " was an error), a digit without a view says so (9 with 8
 # views did nothing), and the event search shows the terminal's cursor,

@@ -93,10 +93,16 @@ void panel_header(struct ui *u)
 	int right = h->w - sl - (paused ? 8 : 0);
 	if (right < x + 1)
 		right = x + 1;
-	snprintf(line, sizeof(line), " %s  %s", u->cfg->host ? u->cfg->host : "?",
-		 u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU");
-	if (right - 2 > x)
-		draw_put(h->y, x, right - 2 - x, 0, line);
+	/* Host and CPU name each whole or not at all: "simulated 1" (of
+	 * "simulated 1x2x8x2") read as a one-CPU machine. */
+	int room = right - 2 - x;
+	int hl = snprintf(line, sizeof(line), " %s", u->cfg->host ? u->cfg->host : "?");
+	if (hl > room)
+		line[0] = 0;
+	else if (hl + 2 + (int)strlen(u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU") <= room)
+		snprintf(line + hl, sizeof(line) - (size_t)hl, "  %s", u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU");
+	if (room > 0)
+		draw_put(h->y, x, room, 0, line);
 	if (paused) {
 		draw_put(h->y, right, h->w - right, ui_attr(u, CP_WARN, A_REVERSE | A_BOLD), "PAUSED");
 		right += 8;
