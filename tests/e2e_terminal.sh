@@ -120,6 +120,25 @@ screen | head -n 1 | grep -q 'simulated' && ! screen | head -n 1 | grep -q 'simu
 	fail "80x24: the header cuts a field: $(screen | head -n 1)"
 quit_ok "80x24 header"
 
+# 3c. The history goes on while help or the setup screen is open: after
+# 3 s of help at -d 0.2 the system graph has no blank cell (it had one for
+# each interval help was open: the screen took no figures meanwhile).
+glyphs() { screen | sed -n 3p | sed 's/.*system [^ ]* [^ ]*\.\.[^ ]* //; s/^ *//; s/ *$//'; }
+for dialog in F1 F2; do
+	start 160 40 "--sim zen5 -d 0.2" "NO_COLOR=1"
+	expect 'system util%' "history: the system graph"
+	sleep 2
+	keys "$dialog"
+	sleep 3
+	keys Escape
+	sleep 0.6
+	case "$(glyphs)" in
+	*" "*) fail "history: blank cells after $dialog was open: '$(glyphs)'" ;;
+	'') fail "history: no system graph: $(screen | sed -n 3p)" ;;
+	esac
+	quit_ok "history while $dialog"
+done
+
 # 4. Small things a user meets at once: the filter takes a list typed with
 # blanks (" 2 " was an error), a digit without a view says so (9 with 8
 # views did nothing), and the event search shows the terminal's cursor,

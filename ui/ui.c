@@ -711,6 +711,18 @@ static int escape_sequence(void)
 	return key;
 }
 
+int ui_dialog_getkey(struct ui *u)
+{
+	struct snapshot *s = u->replay ? NULL : snap_ring_pop_latest(&u->ring);
+	if (s) {
+		ui_history_add(u, s);
+		if (u->pending)
+			snapshot_free(u->pending);
+		u->pending = s;
+	}
+	return ui_getkey();
+}
+
 /* curses key codes -> pmctop's (keys.h). */
 int ui_getkey(void)
 {
@@ -1185,6 +1197,8 @@ static void ui_done(struct ui *u)
 {
 	if (u->snap)
 		snapshot_free(u->snap);
+	if (u->pending)
+		snapshot_free(u->pending);
 	free(u->cols);
 	free(u->rows);
 	free(u->extra);
@@ -1306,6 +1320,13 @@ int ui_run(const struct ui_config *c, char **cause)
 	long shown = 0;
 	while (!ui_stop_signal) {
 		struct snapshot *s = u.replay ? replay_ctl_poll(&u, now_s()) : snap_ring_pop_latest(&u.ring);
+		/* What came while a dialog was open is in the history already. */
+		bool kept = !s && u.pending;
+		if (kept)
+			s = u.pending;
+		else if (u.pending)
+			snapshot_free(u.pending);
+		u.pending = NULL;
 		if (s) {
 			shown++;
 			/* The same interval derived again (a new view) is not a
@@ -1314,7 +1335,7 @@ int ui_run(const struct ui_config *c, char **cause)
 			if (u.snap)
 				snapshot_free(u.snap);
 			u.snap = s;
-			if (!again)
+			if (!again && !kept)
 				ui_history_add(&u, s);
 			dirty = true;
 			/* Columns follow what the figures can show. */

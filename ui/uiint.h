@@ -45,6 +45,7 @@ struct ui {
 	struct sampler *sampler;
 	struct snap_ring ring;
 	struct snapshot *snap;
+	struct snapshot *pending;    /* came while a dialog was open, in the history already */
 	struct ui_nav nav;
 	bool color;
 	int scheme;                  /* enum settings_colors (colors.c) */
@@ -128,6 +129,11 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 void ui_request(struct ui *u);
 void ui_set_message(struct ui *u, const char *msg);
 int ui_getkey(void);
+/* A key for a dialog (help, pickers, prompts, setup, view editor): the
+ * figures that come while it is open still go into the history, so the
+ * graphs have no gap for the time it was open; the newest of them is
+ * shown when it closes (u->pending). */
+int ui_dialog_getkey(struct ui *u);
 /* The last mouse report (UK_MOUSE), decoded by mouse.c. */
 struct ui_mouse ui_last_mouse(void);
 int ui_attr(const struct ui *u, int pair, int mono);

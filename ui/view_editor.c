@@ -282,7 +282,7 @@ int view_editor(struct ui *u)
 	editor_init(&e, u);
 	while (!e.closed) {
 		draw_editor(u, &e);
-		int k = ui_getkey();
+		int k = ui_dialog_getkey(u);
 		if (ui_stopping())
 			break;
 		if (k < 0 || k == UK_RESIZE || k == UK_MOUSE)
