@@ -139,6 +139,20 @@ for dialog in F1 F2; do
 	quit_ok "history while $dialog"
 done
 
+# 3d. 384 CPUs filtered to one socket: the CCX boxes take the lines of the
+# 12 CCX shown, not of all 24, and the table has the rest (10 lines were
+# left blank above its heading).
+start 250 70 "--sim zen5:2x12x8x2 -d 0.3" "NO_COLOR=1"
+expect 'CCX 0 ' "384 CPUs: the dashboard"
+keys /
+$TMUX_CMD send-keys -t "$S" -l 'socket 1'
+keys Enter
+expect 'filter socket 1' "384 CPUs: the socket filter"
+sleep 0.5
+blank=$(screen | awk '/^ +CPU/ { exit } { b = ($0 ~ /^ *$/) ? b + 1 : b } END { print b + 0 }')
+[ "$blank" -eq 0 ] || fail "384 CPUs, one socket: $blank blank lines above the table"
+quit_ok "384 CPUs filtered"
+
 # 4. Small things a user meets at once: the filter takes a list typed with
 # blanks (" 2 " was an error), a digit without a view says so (9 with 8
 # views did nothing), and the event search shows the terminal's cursor,
