@@ -15,7 +15,7 @@
 #define L __LINE__
 /* The keys the documentation (the issue and the help screen) promises. */
 static const struct { int line; int key; enum ui_action action; int arg; } documented[] = {
-	{ L, 'q', ACT_QUIT, 0 }, { L, UK_F10, ACT_QUIT, 0 },
+	{ L, 'q', ACT_QUIT, 0 }, { L, UK_F10, ACT_QUIT, 0 }, { L, 'F', ACT_FOLLOW, 0 },
 	{ L, 'h', ACT_HELP, 0 }, { L, '?', ACT_HELP, 0 }, { L, UK_F1, ACT_HELP, 0 },
 	{ L, '\t', ACT_VIEW_NEXT, 0 }, { L, UK_BTAB, ACT_VIEW_PREV, 0 },
 	{ L, '1', ACT_VIEW_KEY, 1 }, { L, '2', ACT_VIEW_KEY, 2 }, { L, '3', ACT_VIEW_KEY, 3 },

@@ -178,5 +178,31 @@ screen | grep -q 'CPU%' && fail "the detail pane says CPU% where the table says 
 keys Escape
 quit_ok "small things"
 
+# 5. htop's habits. Follow (F) is off by default: the highlight keeps its
+# line while the rows re-sort (it followed one CPU or process, and in the
+# tasks view pushed the busiest rows off the screen); F makes it follow
+# its row, and the status says so.
+selline() { $TMUX_CMD capture-pane -e -p -t "$S" | grep -n '\[7m *[0-9][0-9]*  *[0-9]' | head -n 1 | cut -d: -f1; }
+start 120 40 "--sim zen5 -d 0.2" "NO_COLOR=1"
+expect ' 1:basic ' "follow: the dashboard"
+keys '>' '>' '>'
+expect 'sort util%' "follow: sorted by util%"
+keys Down Down
+line=$(selline); cpus=""
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	sleep 0.3
+	[ "$(selline)" = "$line" ] || fail "follow off: the highlight left its line ($line, now $(selline))"
+	cpus="$cpus $(sel)"
+done
+[ "$(echo $cpus | tr ' ' '\n' | sort -u | wc -l)" -gt 1 ] || echo "note: the rows did not re-sort in 3 s ($cpus)"
+keys F
+expect 'sort util%.*follow' "F: the status says follow"
+first=$(sel)
+for i in 1 2 3 4 5 6; do
+	sleep 0.3
+	[ "$(sel)" = "$first" ] || { fail "follow on: the highlight left CPU $first for $(sel)"; break; }
+done
+quit_ok "follow"
+
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1

@@ -281,8 +281,10 @@ keys 1
 expect 'sort CPU' "the basic view has no BE bound: rows by CPU"
 keys 2
 expect 'sort BE bound%' "back in topdown, the rows sort by BE bound again"
-# The highlight follows its CPU while the rows re-sort (monochrome: the
-# selected row is the one in reverse video).
+# With F the highlight follows its CPU while the rows re-sort (monochrome:
+# the selected row is the one in reverse video).
+keys F
+expect 'follow' "F says the selection follows its row"
 keys Down Down Down
 first=$(sel)
 [ -n "$first" ] || fail "no highlighted row found"

@@ -41,6 +41,7 @@ const struct key_binding keys_table[] = {
 	{ UK_ENTER, ACT_DETAIL, 0, "Enter", "detail pane: every metric of the row, its history" },
 	{ 'w', ACT_SNAPSHOT, 0, "w", "write this interval as JSON (pmctop-snapshot-*.json)" },
 	{ 'T', ACT_TASKS, 0, "T", "who ran on the selected row's CPUs (the tasks view, where / also finds a name); T again: back" },
+	{ 'F', ACT_FOLLOW, 0, "F", "follow the selected row as the rows re-sort (on/off; off: the selection keeps its line)" },
 	{ UK_UP, ACT_UP, 0, "Up", "select the row above" },
 	{ UK_DOWN, ACT_DOWN, 0, "Down", "select the row below" },
 	{ UK_PGUP, ACT_PGUP, 0, "PgUp", "a page up" },
@@ -163,6 +164,9 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		break;
 	case ACT_TOGGLE_ERRORS:
 		n->show_err = !n->show_err;
+		break;
+	case ACT_FOLLOW:
+		n->follow = !n->follow;
 		break;
 	case ACT_TOGGLE_THREADS:
 		n->rows = (n->rows + 1) % ROWS_KINDS;

@@ -150,10 +150,11 @@ void panel_header(struct ui *u)
 		return;
 	const struct ui_col *sc = &u->cols[u->nav.sort_col];
 	char status[256];
-	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
+	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s%s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
 		 u->filter_text || u->task_match ? "  filter " : "",
 		 u->filter_text ? u->filter_text : u->task_match ? u->task_match : "",
-		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_cgroups ? "per cgroup" : "per process");
+		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_cgroups ? "per cgroup" : "per process",
+		 u->nav.follow ? "  follow" : "");
 	/* All the views as tabs when they fit beside the status, else only
 	 * the active one. */
 	int tabs = 0;

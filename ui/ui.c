@@ -490,9 +490,11 @@ static void build_task_rows(struct ui *u)
 void ui_build_rows(struct ui *u)
 {
 	const struct topo *t = u->topo;
-	/* The highlight stays on its CPU (or core) while the rows re-sort,
-	 * at the same place on the screen where it can. */
-	int sel_cpu = u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].cpu : -1;
+	/* With F the highlight stays on its CPU, core or process while the
+	 * rows re-sort, at the same place on the screen where it can; without
+	 * it (the default, as in htop) it keeps its line: following one
+	 * process pushed the busiest rows of the tasks view off the screen. */
+	int sel_cpu = u->nav.follow && u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].cpu : -1;
 	int sel_off = u->nav.sel - u->nav.top;
 	u->nrows = 0;
 	if (ui_tasks_view(u)) {
