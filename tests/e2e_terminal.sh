@@ -153,6 +153,19 @@ blank=$(screen | awk '/^ +CPU/ { exit } { b = ($0 ~ /^ *$/) ? b + 1 : b } END { 
 [ "$blank" -eq 0 ] || fail "384 CPUs, one socket: $blank blank lines above the table"
 quit_ok "384 CPUs filtered"
 
+# 3e. This machine's real counters: where the kernel has no core PMU, the
+# header and the CCX boxes leave out the figures that can only be '-', as
+# the table leaves out their columns ("IPC -  GHz -", "L3 -  hit -").
+if ! ls /sys/bus/event_source/devices 2>/dev/null | grep -Eq '^(cpu|cpu_core|cpu_atom|armv)'; then
+	start 120 30 "-d 0.3" "NO_COLOR=1"
+	expect 'CS/s [0-9]' "no PMU: the software figures"
+	sleep 0.5
+	screen | sed -n 2p | grep -Eq ' (IPC|GHz|[A-Za-z%/-]+) - ' &&
+		fail "no PMU: the header shows figures that can only be '-': $(screen | sed -n 2p)"
+	screen | grep -Eq 'L3 -|hit -|IPC -' && fail "no PMU: a CCX box shows figures that can only be '-'"
+	quit_ok "no PMU"
+fi
+
 # 4. Small things a user meets at once: the filter takes a list typed with
 # blanks (" 2 " was an error), a digit without a view says so (9 with 8
 # views did nothing), and the event search shows the terminal's cursor,

@@ -43,7 +43,7 @@ void panel_footer(struct ui *u)
 void panel_header(struct ui *u)
 {
 	const struct rect *h = &u->lay.header;
-	char line[512], a[32], b[32], c[32];
+	char line[512], a[32], b[32];
 	int x = 0;
 	draw_put(h->y, x, h->w, A_BOLD, "pmctop");
 	x += 7;
@@ -112,11 +112,19 @@ void panel_header(struct ui *u)
 	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
 	if (!sys && u->snap && u->snap->rows[SNAP_SYSTEM] && u->snap->nrows[SNAP_SYSTEM] > 0)
 		sys = &u->snap->rows[SNAP_SYSTEM][0];
-	draw_metric_text(u, sys, u->m_ipc, "%.2f", a, sizeof(a));
-	draw_metric_text(u, sys, u->m_ghz, "%.2f", b, sizeof(b));
-	draw_metric_text(u, sys, u->m_util, "pct", c, sizeof(c));
-	draw_add_unit(c, sizeof(c), "%");
-	int n = snprintf(line, sizeof(line), "System  IPC %s  GHz %s  util %s", a, b, c);
+	/* Each figure the machine can give; one that can only be '-' (no
+	 * PMU) is left out, as the table leaves its column out. */
+	int n = snprintf(line, sizeof(line), "System");
+	static const char *const names[] = { "IPC", "GHz", "util" };
+	const int fixed[] = { u->m_ipc, u->m_ghz, u->m_util };
+	for (int i = 0; i < 3; i++) {
+		if (ui_metric_unmeasured(u, fixed[i]))
+			continue;
+		draw_metric_text(u, sys, fixed[i], i == 2 ? "pct" : "%.2f", a, sizeof(a));
+		if (i == 2)
+			draw_add_unit(a, sizeof(a), "%");
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "  %s %s", names[i], a);
+	}
 	const struct snapshot *ss = u->snap;
 	if (ui_tasks_view(u)) {
 		/* Its figures are per process: the system line says what was seen. */
@@ -131,7 +139,8 @@ void panel_header(struct ui *u)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  | %s:", v->name);
 		for (int i = 0; i < v->ncols && n < (int)sizeof(line) - 64; i++) {
 			int mi = v->cols[i].metric;
-			if (mi < 0 || mi >= u->m->nmetrics || mi == u->m_ipc || mi == u->m_ghz || mi == u->m_util)
+			if (mi < 0 || mi >= u->m->nmetrics || mi == u->m_ipc || mi == u->m_ghz || mi == u->m_util ||
+			    ui_metric_unmeasured(u, mi))
 				continue;
 			draw_metric_text(u, sys, mi, v->cols[i].fmt, a, sizeof(a));
 			const struct metric_def *md = &u->m->metrics[mi];

@@ -229,18 +229,26 @@ static bool has_metric_col(const struct ui *u, int metric)
  * table's rows (an L3 or memory figure in a CPU row: those belong to the
  * CCX boxes and the memory panel), or the last figures were planned with
  * it and still lack one of its events (a PMU this machine does not have). */
-static bool dead_metric(const struct ui *u, int metric)
+bool ui_metric_unmeasured(const struct ui *u, int metric)
 {
-	const struct metric_def *md = &u->m->metrics[metric];
-	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
-	if ((int)md->scope > (int)(ui_tasks_view(u) ? SCOPE_THREAD : widest[u->nav.rows]))
+	if (metric < 0 || metric >= u->m->nmetrics)
 		return true;
+	const struct metric_def *md = &u->m->metrics[metric];
 	if (!u->snap || !u->snap->metric_planned[metric])
 		return false;
 	for (int k = 0; k < md->nevents; k++)
 		if (!u->snap->event_planned[md->events[k]])
 			return true;
 	return false;
+}
+
+static bool dead_metric(const struct ui *u, int metric)
+{
+	const struct metric_def *md = &u->m->metrics[metric];
+	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
+	if ((int)md->scope > (int)(ui_tasks_view(u) ? SCOPE_THREAD : widest[u->nav.rows]))
+		return true;
+	return ui_metric_unmeasured(u, metric);
 }
 
 void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len)

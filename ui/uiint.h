@@ -107,6 +107,11 @@ bool ui_tasks_view(const struct ui *u);
  * shows only: the task's share of its samples there times the figure. */
 double ui_task_here(const struct ui *u, const struct snap_task *t);
 void ui_build_columns(struct ui *u);
+/* Whether a metric can only show '-' here: the model lacks it, or the
+ * last figures were planned with it and still lack one of its events (a
+ * PMU this machine does not have). The table, header and CCX boxes leave
+ * such a figure out. */
+bool ui_metric_unmeasured(const struct ui *u, int metric);
 /* A metric's heading, the same in the table, the graphs and the detail
  * pane: "util%" and "GHz" for the fixed columns, else the label with its
  * unit (format_heading). */
