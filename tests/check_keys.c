@@ -16,6 +16,8 @@
 /* The keys the documentation (the issue and the help screen) promises. */
 static const struct { int line; int key; enum ui_action action; int arg; } documented[] = {
 	{ L, 'q', ACT_QUIT, 0 }, { L, UK_F10, ACT_QUIT, 0 }, { L, 'F', ACT_FOLLOW, 0 },
+	{ L, '/', ACT_SEARCH, 0 }, { L, UK_F3, ACT_SEARCH, 0 }, { L, 'n', ACT_SEARCH_NEXT, 0 },
+	{ L, 'N', ACT_SEARCH_PREV, 0 }, { L, '\\', ACT_FILTER, 0 }, { L, UK_F4, ACT_FILTER, 0 },
 	{ L, 'h', ACT_HELP, 0 }, { L, '?', ACT_HELP, 0 }, { L, UK_F1, ACT_HELP, 0 },
 	{ L, '\t', ACT_VIEW_NEXT, 0 }, { L, UK_BTAB, ACT_VIEW_PREV, 0 },
 	{ L, '1', ACT_VIEW_KEY, 1 }, { L, '2', ACT_VIEW_KEY, 2 }, { L, '3', ACT_VIEW_KEY, 3 },
@@ -26,7 +28,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, 'R', ACT_SORT_REVERSE, 0 },
 	{ L, 'c', ACT_TOGGLE_CCX, 0 }, { L, 't', ACT_TOGGLE_THREADS, 0 }, { L, 'u', ACT_TOGGLE_ERRORS, 0 },
 	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_DELAY_UP, 0 }, { L, '-', ACT_DELAY_DOWN, 0 },
-	{ L, '/', ACT_FILTER, 0 },
+	/* htop's: / and F3 search, \\ and F4 filter. */
 	{ L, UK_ENTER, ACT_DETAIL, 0 }, { L, 'w', ACT_SNAPSHOT, 0 }, { L, 'T', ACT_TASKS, 0 },
 	{ L, UK_F2, ACT_SETUP, 0 }, { L, 'S', ACT_SETUP, 0 },
 	{ L, UK_UP, ACT_UP, 0 }, { L, UK_DOWN, ACT_DOWN, 0 }, { L, UK_PGUP, ACT_PGUP, 0 },
@@ -92,7 +94,7 @@ static struct ui_nav sample_nav(void)
 START_TEST(test_unknown_keys)
 {
 	static const int probes[] = { 0, -1, 'z', 'Q', 'x', 0x7f, 0x7fffffff, UK_BASE, 'W', UK_ESC,
-				      UK_F3, UK_F9, UK_RESIZE, UK_MOUSE, UK_CTRL('c'), 0x10ffff, -100 };
+				      UK_F9, UK_RESIZE, UK_MOUSE, UK_CTRL('c'), 0x10ffff, -100 };
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		struct ui_nav n = sample_nav(), before = n;
 		const struct key_binding *b = keys_lookup(probes[i]);

@@ -2,6 +2,13 @@
 # e2e_terminal.sh, e2e_replay_tui.sh): a private tmux server named after
 # $E2E_NAME, a temporary directory $TMP removed with it, and the helpers
 # that start $PMCTOP in session $S, read its screen and type into it.
+# The program under test, and a skip (77) where tmux or it is missing, or
+# where $E2E_NEEDS_SIM is set and it has no --sim.
+top_builddir=${top_builddir:-.}
+PMCTOP=${PMCTOP:-$(cd "$top_builddir" && pwd)/pmctop}
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
+[ -x "$PMCTOP" ] || { echo "SKIP: $PMCTOP not built"; exit 77; }
+[ -n "${E2E_NEEDS_SIM:-}" ] && ! "$PMCTOP" --help 2>&1 | grep -q -- '--sim' && { echo "SKIP: pmctop has no --sim"; exit 77; }
 SOCK="pmctop-$E2E_NAME-$$"
 TMUX_CMD="tmux -L $SOCK -f /dev/null"
 TMP=$(mktemp -d)

@@ -38,6 +38,8 @@ enum ui_action {
 	ACT_SETUP,            /* F2: the setup screen (setup.c) */
 	ACT_TASKS,            /* T: who ran (the tasks view) on the selected row's CPUs, and back */
 	ACT_FOLLOW,           /* F: the selection follows its row (CPU, process) as rows re-sort */
+	ACT_SEARCH,           /* / F3: select the next row that matches a text (rows stay) */
+	ACT_SEARCH_NEXT, ACT_SEARCH_PREV,   /* n, N: again, forward or back */
 	ACT_COUNT
 };
 

@@ -272,10 +272,10 @@ void panel_table(struct ui *u)
 			draw_put(t->y, t->x + xs[k] + ws[k], 1, attr, desc ? "v" : "^");
 	}
 	if (u->nrows == 0) {
-		const char *why = u->filter_text ? "no CPU matches the filter (/ changes it)" : "no online CPU to show";
+		const char *why = u->filter_text ? "no CPU matches the filter (\\ changes it)" : "no online CPU to show";
 		if (ui_tasks_view(u))
 			why = !u->snap || !u->snap->tasks_on ? "sampling who runs: the first figures come with the next interval"
-			      : u->filter_text || u->task_match ? "no process matches the filter (/ changes it)"
+			      : u->filter_text || u->task_match ? "no process matches the filter (\\ changes it)"
 			      : "no process ran in the interval";
 		draw_put(t->y + 1, t->x, t->w, 0, why);
 		return;

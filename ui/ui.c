@@ -872,6 +872,61 @@ static void do_filter(struct ui *u)
 	ui_build_columns(u);         /* HERE% comes and goes with a CPU filter */
 }
 
+/* Whether a row's identity matches the search: its CPU (or pid) number
+ * exactly, or its command or cgroup holding the text. Figures are not
+ * searched: they change under the search. */
+static bool row_matches(struct ui *u, const struct ui_row *row, const char *q)
+{
+	for (int i = 0; i < u->ncols; i++) {
+		const struct ui_col *c = &u->cols[i];
+		char buf[256];
+		int level;
+		if (c->kind == COL_CPU || c->kind == COL_PID) {
+			if (!strcmp(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
+				return true;
+		} else if (c->kind == COL_COMM || c->kind == COL_CGROUP) {
+			if (fmt_match(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Selects the next row (dir 1) or the previous one (-1) that matches the
+ * search, from the selected row itself when from_here is set, wrapping
+ * around; the rows stay as they are (the filter hides rows). */
+static void search_step(struct ui *u, int dir, bool from_here)
+{
+	if (!u->search_text || !*u->search_text) {
+		ui_set_message(u, "no search yet: / or F3 searches");
+		return;
+	}
+	int n = u->nrows;
+	for (int k = from_here ? 0 : 1; k <= n; k++) {
+		int i = ((u->nav.sel + dir * k) % n + n) % n;
+		if (n > 0 && row_matches(u, &u->rows[i], u->search_text)) {
+			u->nav.sel = i;
+			keys_clamp(&u->nav);
+			return;
+		}
+	}
+	char *msg = xasprintf("no row matches '%s' (\\ or F4 filters, / searches)", u->search_text);
+	ui_set_message(u, msg);
+	free(msg);
+}
+
+static void do_search(struct ui *u)
+{
+	char *text = dialog_prompt(u, "Search (a CPU, pid, command or cgroup; n/N: next/previous): ",
+				   u->search_text ? u->search_text : "");
+	if (!text)
+		return;
+	free(u->search_text);
+	u->search_text = text_sanitize(text);
+	free(text);
+	search_step(u, 1, true);
+}
+
 /* T: from a CPU, core, CCX or socket row, the tasks view limited to its
  * CPUs (who ran there); from the tasks view, back to the view before,
  * every CPU shown again. Returns whether the view changed. */
@@ -925,7 +980,7 @@ static bool show_tasks(struct ui *u)
 		u->filter = f;
 		free(u->filter_text);
 		u->filter_text = xstrdup(text);
-		char *msg = xasprintf("who ran on %s%s (T: back, / changes the filter)",
+		char *msg = xasprintf("who ran on %s%s (T: back, \\ changes the filter)",
 				      u->nav.rows == ROWS_CPU ? "CPU " : u->nav.rows == ROWS_CORE ? "CPUs " : "", text);
 		ui_set_message(u, msg);
 		free(msg);
@@ -1094,6 +1149,13 @@ static bool handle_key(struct ui *u, int key)
 		case ACT_FILTER:
 			do_filter(u);
 			break;
+		case ACT_SEARCH:
+			do_search(u);
+			break;
+		case ACT_SEARCH_NEXT:
+		case ACT_SEARCH_PREV:
+			search_step(u, b->action == ACT_SEARCH_NEXT ? 1 : -1, false);
+			break;
 		case ACT_STEP_BACK:
 		case ACT_STEP_FWD:
 		case ACT_JUMP:
@@ -1215,6 +1277,7 @@ static void ui_done(struct ui *u)
 	free(u->filter);
 	free(u->filter_text);
 	free(u->task_match);
+	free(u->search_text);
 	free(u->message);
 	free(u->views);
 	free(u->group_view.cols);

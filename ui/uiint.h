@@ -54,6 +54,7 @@ struct ui {
 	int nextra; int *extra;      /* event columns (-e and the picker) */
 	bool *filter;                /* [topo->max_cpu] rows kept by '/' */
 	char *filter_text;
+	char *search_text;           /* what / (F3) looks for; n and N again */
 	char *message;               /* transient line (bad filter...) */
 	char *first_notice;          /* the sampler's notice before the first snapshot */
 	double message_until;
