@@ -219,6 +219,7 @@ quit_ok "follow"
 # row that matches and hides none; n and N go on; \ (or F4) filters.
 start 120 40 "--sim zen5:1x2x8x2 -d 0.3" "NO_COLOR=1"
 expect ' 1:basic ' "search: the dashboard"
+expect '/Search .Filter' "search: the footer names / Search and \\ Filter"
 keys /
 $TMUX_CMD send-keys -t "$S" -l '12'
 keys Enter

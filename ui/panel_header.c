@@ -19,7 +19,7 @@ void panel_footer(struct ui *u)
 	static const struct { const char *k, *label; } items[] = {
 		{ "F1", "Help" }, { "F2", "Setup" }, { "Tab", "View" }, { "e", "Event" }, { "<>", "Sort" },
 		{ "R", "Rev" }, { "c", "CCX" }, { "t", "Rows" }, { "Spc", "Pause" },
-		{ "+-", "Delay" }, { "/", "Filter" }, { "q", "Quit" }, { "T", "Tasks" },
+		{ "+-", "Delay" }, { "q", "Quit" }, { "/", "Search" }, { "\\", "Filter" }, { "T", "Tasks" },
 	};
 	const struct rect *f = &u->lay.footer;
 	int x = f->x;
