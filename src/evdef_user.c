@@ -107,6 +107,13 @@ static bool good_title(const char *s)
 	return same;
 }
 
+const char *view_col_fmt(const struct model *m, const struct view_col *c)
+{
+	if (c->fmt)
+		return c->fmt;
+	return !strcmp(m->metrics[c->metric].unit, "ratio") ? "pct" : "%.2f";
+}
+
 int model_put_view(struct model *m, int replace, const struct view_def *v, char **cause)
 {
 	if (replace >= 0 && (replace >= m->nviews || !m->views[replace].user))
@@ -152,8 +159,7 @@ int model_put_view(struct model *m, int replace, const struct view_def *v, char 
 	copy.cols = xcalloc((size_t)v->ncols, sizeof(*copy.cols));
 	for (int i = 0; i < v->ncols; i++) {
 		copy.cols[i] = v->cols[i];
-		copy.cols[i].fmt = xstrdup(v->cols[i].fmt ? v->cols[i].fmt
-					   : !strcmp(m->metrics[v->cols[i].metric].unit, "ratio") ? "pct" : "%.2f");
+		copy.cols[i].fmt = xstrdup(view_col_fmt(m, &v->cols[i]));
 	}
 	if (v->nbar > 0) {
 		copy.bar = xcalloc((size_t)v->nbar, sizeof(int));

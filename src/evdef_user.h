@@ -25,6 +25,11 @@ int model_add_user_views(struct model *m, const char *path, char **warnings);
  * *cause. */
 int model_put_view(struct model *m, int replace, const struct view_def *v, char **cause);
 
+/* The format a view column is shown and saved with: its own, else the
+ * one model_put_view gives it ("pct" for a ratio, "%.2f" otherwise), so
+ * that the view editor shows what the saved file will say. */
+const char *view_col_fmt(const struct model *m, const struct view_col *c);
+
 /* Removes user view i. Returns 0, or -1 if i is not a user view. */
 int model_drop_view(struct model *m, int i);
 

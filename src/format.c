@@ -137,7 +137,9 @@ void format_heading(char *buf, size_t len, const char *label, const char *unit)
 {
 	const char *suf = heading_suffix(unit);
 	const char *word = suf && *suf == ' ' ? suf + 1 : suf;
-	if (!suf || strstr(label, word) || (!strcmp(word, "/ki") && (strstr(label, "PKI") || strstr(label, "pki"))))
+	/* "Br/KI" already says per kilo-instruction: no "Br/KI/ki". */
+	bool per_ki = strstr(label, "PKI") || strstr(label, "pki") || strstr(label, "/KI") || strstr(label, "/ki");
+	if (!suf || strstr(label, word) || (!strcmp(word, "/ki") && per_ki))
 		snprintf(buf, len, "%s", label);
 	else
 		snprintf(buf, len, "%s%s", label, suf);

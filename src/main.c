@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <dirent.h>
 
 #include "backend.h"
 #include "cli.h"
@@ -130,6 +133,43 @@ static int usage_error(const char *msg)
 	say(msg);
 	fputs("Try 'pmctop --help' for more information.\n", stderr);
 	return 2;
+}
+
+/* -p and --cgroup on this machine name what exists: a pid that is not
+ * running or a cgroup that is not there selected nothing, silently, and
+ * the screen stayed empty. The simulator's processes are its own, so
+ * --sim is not checked here. Returns 0, or -1 with *cause. */
+static int check_task_targets(const struct options *o, char **cause)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	for (int i = 0; i < o->npids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", o->pids[i]);
+		if (stat(path, &st) < 0)
+			return set_cause(cause, "-p: no process %d is running", o->pids[i]);
+	}
+	if (!o->cgroup)
+		return 0;
+	/* v2 (unified) at the root, or any v1 hierarchy mounted below it. */
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s", o->cgroup);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	DIR *d = opendir("/sys/fs/cgroup");
+	bool found = false;
+	for (struct dirent *e; d && !found && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s%s", e->d_name, o->cgroup);
+		found = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	}
+	if (d)
+		closedir(d);
+	if (found)
+		return 0;
+	char *clean = text_sanitize(o->cgroup);
+	set_cause(cause, "--cgroup: no cgroup %s under /sys/fs/cgroup (see /proc/PID/cgroup for a process's)", clean);
+	free(clean);
+	return -1;
 }
 
 static int runtime_error(const char *msg)
@@ -900,7 +940,8 @@ int main(int argc, char **argv)
 	options_init(&r.opt);
 	char *cause = NULL;
 	int rc;
-	if (cli_parse(argc, argv, &r.opt, &cause) < 0) {
+	if (cli_parse(argc, argv, &r.opt, &cause) < 0 ||
+	    (!r.opt.help && !r.opt.version && !r.opt.sim && !r.opt.replay_path && check_task_targets(&r.opt, &cause) < 0)) {
 		rc = usage_error(cause);
 		free(cause);
 		options_done(&r.opt);

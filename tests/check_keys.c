@@ -9,12 +9,15 @@
 #include <string.h>
 #include "keys.h"
 #include "jump.h"
+#include "mouse.h"
 #include <time.h>
 
 #define L __LINE__
 /* The keys the documentation (the issue and the help screen) promises. */
 static const struct { int line; int key; enum ui_action action; int arg; } documented[] = {
-	{ L, 'q', ACT_QUIT, 0 }, { L, UK_F10, ACT_QUIT, 0 },
+	{ L, 'q', ACT_QUIT, 0 }, { L, UK_F10, ACT_QUIT, 0 }, { L, 'F', ACT_FOLLOW, 0 },
+	{ L, '/', ACT_SEARCH, 0 }, { L, UK_F3, ACT_SEARCH, 0 }, { L, 'n', ACT_SEARCH_NEXT, 0 },
+	{ L, 'N', ACT_SEARCH_PREV, 0 }, { L, '\\', ACT_FILTER, 0 }, { L, UK_F4, ACT_FILTER, 0 },
 	{ L, 'h', ACT_HELP, 0 }, { L, '?', ACT_HELP, 0 }, { L, UK_F1, ACT_HELP, 0 },
 	{ L, '\t', ACT_VIEW_NEXT, 0 }, { L, UK_BTAB, ACT_VIEW_PREV, 0 },
 	{ L, '1', ACT_VIEW_KEY, 1 }, { L, '2', ACT_VIEW_KEY, 2 }, { L, '3', ACT_VIEW_KEY, 3 },
@@ -25,7 +28,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, 'R', ACT_SORT_REVERSE, 0 },
 	{ L, 'c', ACT_TOGGLE_CCX, 0 }, { L, 't', ACT_TOGGLE_THREADS, 0 }, { L, 'u', ACT_TOGGLE_ERRORS, 0 },
 	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_DELAY_UP, 0 }, { L, '-', ACT_DELAY_DOWN, 0 },
-	{ L, '/', ACT_FILTER, 0 },
+	/* htop's: / and F3 search, \\ and F4 filter. */
 	{ L, UK_ENTER, ACT_DETAIL, 0 }, { L, 'w', ACT_SNAPSHOT, 0 }, { L, 'T', ACT_TASKS, 0 },
 	{ L, UK_F2, ACT_SETUP, 0 }, { L, 'S', ACT_SETUP, 0 },
 	{ L, UK_UP, ACT_UP, 0 }, { L, UK_DOWN, ACT_DOWN, 0 }, { L, UK_PGUP, ACT_PGUP, 0 },
@@ -91,7 +94,7 @@ static struct ui_nav sample_nav(void)
 START_TEST(test_unknown_keys)
 {
 	static const int probes[] = { 0, -1, 'z', 'Q', 'x', 0x7f, 0x7fffffff, UK_BASE, 'W', UK_ESC,
-				      UK_F3, UK_F9, UK_RESIZE, UK_MOUSE, UK_CTRL('c'), 0x10ffff, -100 };
+				      UK_F9, UK_RESIZE, UK_MOUSE, UK_CTRL('c'), 0x10ffff, -100 };
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		struct ui_nav n = sample_nav(), before = n;
 		const struct key_binding *b = keys_lookup(probes[i]);
@@ -266,6 +269,52 @@ START_TEST(test_jump_parse)
 }
 END_TEST
 
+/* Mouse reports, as xterm sends them after ESC [ (tests/e2e_terminal.sh
+ * sends the same bytes through tmux): decoded whole, so that none of their
+ * digits can reach the key table (a click once switched views). */
+START_TEST(test_mouse_decode)
+{
+	static const struct { int line; const char *in; int want; int button, x, y; bool press; } t[] = {
+		{ L, "<0;39;9M", 8, 0, 38, 8, true },       /* SGR press, left button */
+		{ L, "<0;39;9m", 8, 0, 38, 8, false },      /* its release */
+		{ L, "<65;3;12M", 9, 65, 2, 11, true },     /* wheel down */
+		{ L, "<64;1;1M", 8, 64, 0, 0, true },       /* wheel up */
+		{ L, "<32;5;5M", 8, 0, 4, 4, false },       /* motion: not a click */
+		{ L, "<2;250;70Mq", 10, 2, 249, 69, true }, /* what follows is not its own */
+		{ L, "M !!", 4, 0, 0, 0, true },             /* X10: 32+0, 33+0, 33+0 */
+		{ L, "M#!!", 4, 3, 0, 0, false },            /* X10 release (button 3) */
+		{ L, "Ma+)", 4, 65, 10, 8, true },           /* X10 wheel down at 11,9 */
+		{ L, "<0;39", 0, 0, 0, 0, false },           /* not all there yet */
+		{ L, "<", 0, 0, 0, 0, false },
+		{ L, "M !", 0, 0, 0, 0, false },
+		{ L, "", 0, 0, 0, 0, false },
+		{ L, "<0;0;1M", -1, 0, 0, 0, false },        /* cells count from 1 */
+		{ L, "<0;1M", -1, 0, 0, 0, false },          /* two numbers */
+		{ L, "<0;1;1;1M", -1, 0, 0, 0, false },      /* four */
+		{ L, "<0;;1M", -1, 0, 0, 0, false },
+		{ L, "<0;123456;1M", -1, 0, 0, 0, false },   /* too long to be one */
+		{ L, "<0;1;1x", -1, 0, 0, 0, false },
+		{ L, "A", -1, 0, 0, 0, false },               /* a cursor key, not the mouse */
+		{ L, "4~", -1, 0, 0, 0, false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ui_mouse m = { -1, -1, -1, false };
+		int n = mouse_decode((const unsigned char *)t[i].in, (int)strlen(t[i].in), &m);
+		ck_assert_msg(n == t[i].want, "line %d: %d, want %d", t[i].line, n, t[i].want);
+		if (n <= 0)
+			continue;
+		ck_assert_msg(m.button == t[i].button && m.x == t[i].x && m.y == t[i].y && m.press == t[i].press,
+			      "line %d: button %d at %d,%d press %d", t[i].line, m.button, m.x, m.y, m.press);
+	}
+	/* A column past 223 cannot be said in X10's one byte; bytes above
+	 * 127 are still read as the report's. */
+	const unsigned char far[] = { 'M', 32, 255, 33 };
+	struct ui_mouse m;
+	ck_assert_int_eq(mouse_decode(far, 4, &m), 4);
+	ck_assert_int_eq(m.x, 222);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("keys");
@@ -280,6 +329,7 @@ int main(void)
 	tcase_add_test(tc, test_delay_steps);
 	tcase_add_test(tc, test_random_keys_stay_in_range);
 	tcase_add_test(tc, test_jump_parse);
+	tcase_add_test(tc, test_mouse_decode);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

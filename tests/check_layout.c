@@ -291,6 +291,38 @@ START_TEST(test_fmt_wrap)
 }
 END_TEST
 
+/* The topdown bar's legend fits its column whole: at 120 columns it was
+ * cut in a word ("F=FE bound S=Bad spec B=BE b"). */
+START_TEST(test_fmt_legend)
+{
+	static const char *const labels[] = { "FE bound", "Bad spec", "BE bound", "SMT cont", "Retiring" };
+	char buf[128];
+	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 60, "FSBTR", labels, 5),
+			 "F=FE bound S=Bad spec B=BE bound T=SMT cont R=Retiring");
+	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 32, "FSBTR", labels, 5), "F=FE S=Bad B=BE T=SMT R=Retiring");
+	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 27, "FSBTR", labels, 5), "F=FE S=Bad B=BE T=SMT R=Ret");
+	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 20, "FSBTR", labels, 5), "F=FE S=Bad B=BE");
+	for (int w = 0; w < 70; w++)
+		ck_assert_int_le((int)strlen(fmt_legend(buf, sizeof(buf), w, "FSBTR", labels, 5)), w);
+}
+END_TEST
+
+/* Headings keep their unit once: "Br/KI" is per kilo-instruction already
+ * (it read "Br/KI/ki"), a count per second says "/s". */
+START_TEST(test_headings)
+{
+	char buf[48];
+	format_heading(buf, sizeof(buf), "Br/KI", "/kinst");
+	ck_assert_str_eq(buf, "Br/KI");
+	format_heading(buf, sizeof(buf), "L2 MPKI", "/kinst");
+	ck_assert_str_eq(buf, "L2 MPKI");
+	format_heading(buf, sizeof(buf), "SSE/AVX stall", "count");
+	ck_assert_str_eq(buf, "SSE/AVX stall/s");
+	format_heading(buf, sizeof(buf), "L2 miss", "/kinst");
+	ck_assert_str_eq(buf, "L2 miss/ki");
+}
+END_TEST
+
 START_TEST(test_fmt_si)
 {
 	static const struct { double v; const char *want; } t[] = {
@@ -312,8 +344,10 @@ START_TEST(test_fmt_level)
 	ck_assert_int_eq(fmt_level(0.9, 0.8, 0.5, true), 0);
 	ck_assert_int_eq(fmt_level(0.7, 0.8, 0.5, true), 1);
 	ck_assert_int_eq(fmt_level(0.4, 0.8, 0.5, true), 2);
-	ck_assert_int_eq(fmt_level(NAN, 0.3, 0.5, false), 0);
-	ck_assert_int_eq(fmt_level(100, NAN, NAN, false), 0);
+	/* No value, or nothing to judge it by: no level, so no colour
+	 * (not the green of a good one). */
+	ck_assert_int_eq(fmt_level(NAN, 0.3, 0.5, false), -1);
+	ck_assert_int_eq(fmt_level(100, NAN, NAN, false), -1);
 	ck_assert_int_eq(fmt_level(100, NAN, 50, false), 2);
 }
 END_TEST
@@ -385,6 +419,12 @@ START_TEST(test_filter)
 		{ L, "16", -1, NULL },
 		{ L, "abc", -1, NULL },
 		{ L, "ccx", -1, NULL },
+		/* Blanks around the list and its separators, as typed. */
+		{ L, " 2 ", 0, "2" },
+		{ L, "0, 4 - 5 ", 0, "0,4,5" },
+		{ L, "socket 1 ", 0, "4,5,6,7,12,13,14,15" },
+		{ L, "ccx  0 , 3", 0, "0,1,6,7,8,9,14,15" },
+		{ L, "1 2", -1, NULL },
 	};
 	struct topo *topo = small_topo();
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -420,6 +460,8 @@ int main(void)
 	tcase_add_test(tf, test_fmt_value);
 	tcase_add_test(tf, test_fmt_si);
 	tcase_add_test(tf, test_fmt_wrap);
+	tcase_add_test(tf, test_fmt_legend);
+	tcase_add_test(tf, test_headings);
 	tcase_add_test(tf, test_fmt_level);
 	tcase_add_test(tf, test_fmt_match);
 	tcase_add_test(tf, test_filter);

@@ -135,6 +135,14 @@ START_TEST(test_scale_text)
 	ck_assert_str_eq(buf, "1.50G..2.00G");
 	spark_scale_text(buf, sizeof(buf), NAN, NAN, NULL, NULL);
 	ck_assert_str_eq(buf, "no data");
+	/* Two bounds never read alike when they differ ("68..68" beside a
+	 * graph that moved); equal ones stay as they are. */
+	spark_scale_text(buf, sizeof(buf), 67.6, 68.4, "%.0f", "%");
+	ck_assert_str_eq(buf, "67.6..68.4");
+	spark_scale_text(buf, sizeof(buf), 0.6812, 0.6814, "pct", "ratio");
+	ck_assert_str_eq(buf, "68.12..68.14");
+	spark_scale_text(buf, sizeof(buf), 68, 68, "%.0f", "%");
+	ck_assert_str_eq(buf, "68..68");
 }
 END_TEST
 

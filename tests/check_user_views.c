@@ -180,6 +180,13 @@ START_TEST(test_put_replace_drop)
 	ck_assert_int_eq(model_put_view(m, -1, &v, &cause), base);
 	ck_assert(m->views[base].user);
 	ck_assert_str_eq(m->views[base].cols[0].fmt, "%.2f");
+	/* The editor shows the format the file gets (it said "auto" for a
+	 * column saved as fmt=pct). */
+	struct view_col ratio = { .metric = metric(m, "cpu_util"), .warn = NAN, .crit = NAN };
+	ck_assert_str_eq(view_col_fmt(m, &ratio), "pct");
+	ck_assert_str_eq(view_col_fmt(m, &cols[0]), "%.2f");
+	ratio.fmt = "%.3f";
+	ck_assert_str_eq(view_col_fmt(m, &ratio), "%.3f");
 	ck_assert_ptr_ne(m->views[base].cols, cols);   /* a copy */
 	/* Refused: each with its reason, the model unchanged. */
 	struct { struct view_def v; int replace; const char *why; } bad[] = {

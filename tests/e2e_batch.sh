@@ -162,6 +162,16 @@ start=$(date +%s)
 n=$("${pm[@]}" --sim zen5:1x1x2x1,ff=1 -b -n 200 -d 10 --format csv 2>/dev/null | grep -c '^[0-9]')
 [ "$n" -ge 200 ] && [ $(($(date +%s) - start)) -lt 60 ] || fail "ff=1: $n rows in $(($(date +%s) - start)) s"
 
+# -p and --cgroup name what runs here: a process that has ended and a
+# cgroup that does not exist are bad usage (exit 2, said), not an empty
+# selection accepted in silence.
+sh -c 'exit 0' & gone=$!; wait "$gone"
+err=$("${pm[@]}" -b -n 1 -d 0.2 -p "$gone" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && printf '%s' "$err" | grep -q "no process $gone" || fail "-p with an ended process: exit $rc, '$err'"
+err=$("${pm[@]}" -b -n 1 -d 0.2 --cgroup /nonexistent.slice 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && printf '%s' "$err" | grep -q "no cgroup /nonexistent.slice" || fail "--cgroup that does not exist: exit $rc, '$err'"
+"${pm[@]}" -b -n 1 -d 0.2 -p $$ >/dev/null 2>&1 || fail "-p with a running process: exit $?"
+
 "${pm[@]}" -V | grep -q '^pmctop ' || fail "-V"
 "${pm[@]}" -h | grep -q -- '--sim' || fail "-h"
 

@@ -57,6 +57,26 @@ keys j
 $TMUX_CMD send-keys -t "$S" -l start
 keys Enter
 expect 'REPLAY 1/12 [0-9:]+ paused' "j start, still paused"
+# Paused is said once, in the replay's status, not again as PAUSED.
+screen | grep -q 'PAUSED' && fail "a paused replay says paused and PAUSED"
+# A relative jump lands on the interval nearest the time: +1 s from the
+# first of 0.2 s intervals is the 6th (stamps a few ms late made it the 7th).
+keys j
+$TMUX_CMD send-keys -t "$S" -l '+1'
+keys Enter
+expect 'REPLAY 6/12' "j +1 from the start lands on interval 6"
+# A jump keeps the history the file holds: the system graph has a cell
+# for each interval before it (it started again, with one cell).
+keys j
+$TMUX_CMD send-keys -t "$S" -l '#10'
+keys Enter
+expect 'REPLAY 10/12' "j #10"
+cells=$(screen | sed -n 3p | awk '{ print length($NF) }')
+[ "${cells:-0}" -ge 9 ] || fail "after a jump the history has $cells cells, not 10: $(screen | sed -n 3p)"
+keys '['
+expect 'REPLAY 9/12' "[ after the jump"
+cells=$(screen | sed -n 3p | awk '{ print length($NF) }')
+[ "${cells:-0}" -ge 8 ] || fail "after [ the history has $cells cells, not 9: $(screen | sed -n 3p)"
 # A view whose figures were recorded: figures at once, while paused.
 keys 2
 expect 'FE bound' "view 2 (topdown)"
@@ -70,6 +90,13 @@ keys '>' '>' '>' '>' '>'
 screen | grep -q 'IPC[v^]' || screen | grep -q 'IPC' || fail "sort column"
 keys ' '
 expect 'REPLAY [2-9]/12|REPLAY 1[0-2]/12' "space resumes"
+# + plays faster, as the speed in the header and the footer's "Speed" say
+# (it slowed the replay down under a footer reading "Delay").
+keys ' ' '+'
+expect 'REPLAY [0-9]+/12 [0-9:]+ (paused )?x2 ' "+ doubles the replay's speed"
+expect '\+-Speed' "the footer says + and - are the speed"
+keys '-' '-'
+expect 'REPLAY [0-9]+/12 [0-9:]+ (paused )?x0.4 ' "- - slows it to 0.4"
 keys q
 i=0
 while [ ! -f "$TMP/status" ] && [ $i -lt 25 ]; do sleep 0.2; i=$((i + 1)); done

@@ -1,7 +1,14 @@
 # e2e_tmux.sh: sourced by the tmux-driven end-to-end tests (e2e_tui.sh,
-# e2e_replay_tui.sh): a private tmux server named after $E2E_NAME, a temporary
-# directory $TMP removed with it, and the helpers that read the screen of
-# session $S and type into it.
+# e2e_terminal.sh, e2e_replay_tui.sh): a private tmux server named after
+# $E2E_NAME, a temporary directory $TMP removed with it, and the helpers
+# that start $PMCTOP in session $S, read its screen and type into it.
+# The program under test, and a skip (77) where tmux or it is missing, or
+# where $E2E_NEEDS_SIM is set and it has no --sim.
+top_builddir=${top_builddir:-.}
+PMCTOP=${PMCTOP:-$(cd "$top_builddir" && pwd)/pmctop}
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
+[ -x "$PMCTOP" ] || { echo "SKIP: $PMCTOP not built"; exit 77; }
+[ -n "${E2E_NEEDS_SIM:-}" ] && ! "$PMCTOP" --help 2>&1 | grep -q -- '--sim' && { echo "SKIP: pmctop has no --sim"; exit 77; }
 SOCK="pmctop-$E2E_NAME-$$"
 TMUX_CMD="tmux -L $SOCK -f /dev/null"
 TMP=$(mktemp -d)
@@ -35,3 +42,33 @@ child_pid() {
 	done
 	return 1
 }
+
+# Starts pmctop (with environment $4) in a new session of WxH (the server lives on: killing its
+# last session and starting another races with its exit); the shell records
+# the terminal modes after pmctop, then its exit status, so that once the
+# status file is there the modes are too (the other order raced on a
+# loaded CI machine: "terminal not restored" with the modes not yet written).
+run=0
+S=
+start() {
+	old=$S
+	run=$((run + 1))
+	S="e2e$run"
+	rm -f "$TMP/status" "$TMP/stty"
+	$TMUX_CMD new-session -d -s "$S" -x "$1" -y "$2" \
+		"${4:-} $PMCTOP $3; s=\$?; stty -a > $TMP/stty; echo \"EXIT=\$s\" > $TMP/status; sleep 60"
+	[ -n "$old" ] && $TMUX_CMD kill-session -t "$old" >/dev/null 2>&1
+	return 0
+}
+quit_ok() {
+	keys q
+	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "$1: q did not exit with status 0 ($(cat "$TMP/status" 2>/dev/null))"
+	# Restored: the terminal echoes and is in canonical mode again.
+	grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" ||
+		fail "$1: terminal not restored"
+}
+# The CPU of the selected row (monochrome: the one in reverse video).
+sel() { $TMUX_CMD capture-pane -e -p -t "$S" | sed -n 's/^.*\[7m *\([0-9][0-9]*\)  *[0-9].*$/\1/p' | head -n 1; }
+# Where TEXT first appears on a line matching PATTERN: "column line", from 1.
+where() { screen | awk -v t="$1" -v p="$2" '$0 ~ p { i = index($0, t); if (i) { print i, NR; exit } }'; }

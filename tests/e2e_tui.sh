@@ -8,41 +8,10 @@
 # counters of this machine (the one-line notice where it has no PMU). Exits 77 (skip)
 # when tmux is missing or the program has no --sim yet.
 set -u
-top_builddir=${top_builddir:-.}
-PMCTOP=$(cd "$top_builddir" && pwd)/pmctop
-command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
-[ -x "$PMCTOP" ] || { echo "SKIP: $PMCTOP not built"; exit 77; }
-"$PMCTOP" --help 2>&1 | grep -q -- '--sim' || { echo "SKIP: pmctop has no --sim"; exit 77; }
-
 top_srcdir=${top_srcdir:-.}
 E2E_NAME=e2e
+E2E_NEEDS_SIM=1
 . "$top_srcdir/tests/e2e_tmux.sh"
-
-# Starts pmctop (with environment $4) in a new session of WxH (the server lives on: killing its
-# last session and starting another races with its exit); the shell records
-# the terminal modes after pmctop, then its exit status, so that once the
-# status file is there the modes are too (the other order raced on a
-# loaded CI machine: "terminal not restored" with the modes not yet written).
-run=0
-S=
-start() {
-	old=$S
-	run=$((run + 1))
-	S="e2e$run"
-	rm -f "$TMP/status" "$TMP/stty"
-	$TMUX_CMD new-session -d -s "$S" -x "$1" -y "$2" \
-		"${4:-} $PMCTOP $3; s=\$?; stty -a > $TMP/stty; echo \"EXIT=\$s\" > $TMP/status; sleep 60"
-	[ -n "$old" ] && $TMUX_CMD kill-session -t "$old" >/dev/null 2>&1
-	return 0
-}
-quit_ok() {
-	keys q
-	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
-	grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "$1: q did not exit with status 0 ($(cat "$TMP/status" 2>/dev/null))"
-	# Restored: the terminal echoes and is in canonical mode again.
-	grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" ||
-		fail "$1: terminal not restored"
-}
 
 # 1. The default simulated Zen 5 at 160x50.
 start 160 50 "--sim zen5 -d 0.2"
@@ -95,7 +64,7 @@ for size in "80 24" "250 70"; do
 	expect 'CCX' "CCX panels at ${1}x$2"
 	keys End
 	expect '^ *383 ' "last CPU at ${1}x$2"
-	keys c t '/' ; keys -l 'ccx 3'; keys Enter
+	keys c t '\' ; keys -l 'ccx 3'; keys Enter
 	expect 'filter ccx 3' "filter at ${1}x$2"
 	quit_ok "${1}x$2"
 done
@@ -297,6 +266,8 @@ keys Space
 keys h
 expect 'view: 1 basic, 2 topdown' "help: the views by their digit keys"
 screen | grep -q '^  1 2 3 4 5 6 7 8 9 ' && fail "help lists key 9, which no view has"
+# The filter line (\ F4) is on the second page at 80x24.
+keys PgDn
 screen | grep -q "or 'ccx N' / 'socket\$" || fail "help: the filter line not wrapped at a word"
 keys Escape
 # The sort picker ranks names before descriptions: "BE" is BE bound.
@@ -307,10 +278,11 @@ keys 1
 expect 'sort CPU' "the basic view has no BE bound: rows by CPU"
 keys 2
 expect 'sort BE bound%' "back in topdown, the rows sort by BE bound again"
-# The highlight follows its CPU while the rows re-sort (monochrome: the
-# selected row is the one in reverse video).
+# With F the highlight follows its CPU while the rows re-sort (monochrome:
+# the selected row is the one in reverse video).
+keys F
+expect 'follow' "F says the selection follows its row"
 keys Down Down Down
-sel() { $TMUX_CMD capture-pane -e -p -t "$S" | sed -n 's/^.*\[7m *\([0-9][0-9]*\)  *[0-9].*$/\1/p' | head -n 1; }
 first=$(sel)
 [ -n "$first" ] || fail "no highlighted row found"
 moved=0
@@ -322,17 +294,17 @@ done
 [ $moved -eq 0 ] || fail "the highlight moved from CPU $first to CPU $now as the rows re-sorted"
 # The filter prompt: the old filter is a default that the first key
 # replaces; an error goes when a good filter follows.
-keys /
+keys '\'
 $TMUX_CMD send-keys -t "$S" -l "zz"; keys Enter
 expect 'filter: ' "a bad filter says why"
-keys /
+keys '\'
 $TMUX_CMD send-keys -t "$S" -l "0-3"; keys Enter
 expect 'filter 0-3' "filter 0-3"
 screen | grep -q 'filter: ' && fail "the error outlived a good filter"
-keys /
+keys '\'
 $TMUX_CMD send-keys -t "$S" -l "ccx 1"; keys Enter
 expect 'filter ccx 1' "the first key replaced the old filter"
-keys / C-u
+keys '\' C-u
 $TMUX_CMD send-keys -t "$S" -l "socket 0"; keys Enter
 expect 'filter socket 0' "Ctrl-U cleared the prompt"
 quit_ok "80x24 details"
@@ -368,7 +340,7 @@ done
 start 100 30 "--sim zen5:2x12x8x2 -d 0.3"
 expect '^CCX ?0 ' "CCX 0 at the top before filtering"
 screen | grep -Eq '^CCX ?23 ' && fail "CCX 23 shown although it does not fit"
-keys /
+keys '\'
 $TMUX_CMD send-keys -t "$S" -l "socket 1"; keys Enter
 expect '^CCX ?12 ' "filter socket 1: the panels start at CCX 12"
 screen | grep -Eq '^CCX ?[0-9] ' && fail "filter socket 1: a CCX of socket 0 is still drawn"
@@ -392,8 +364,6 @@ quit_ok "quick first interval"
 # column heading sorts by it and a second one reverses, a click on a row
 # selects it, the wheel moves the selection, a click on a view tab switches.
 click() { $TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; sleep 0.5; }
-# Where TEXT first appears on a line matching PATTERN: "column line", from 1.
-where() { screen | awk -v t="$1" -v p="$2" '$0 ~ p { i = index($0, t); if (i) { print i, NR; exit } }'; }
 for size in "120 30" "250 70"; do
 	set -- $size
 	start "$1" "$2" "--sim zen5 -d 0.3" "NO_COLOR=1"
@@ -552,18 +522,18 @@ for size in "80 24" "250 70"; do
 	[ "$(wc -l < "$TMP/cpu")" -ge 1 ] || fail "$1x$2: no HERE% values in the tasks view"
 	sort -gr "$TMP/cpu" | cmp -s - "$TMP/cpu" || fail "$1x$2: processes not busiest first: $(tr '\n' ' ' < "$TMP/cpu")"
 	awk '{ s += $1 } END { exit !(s <= 100.5) }' "$TMP/cpu" || fail "$1x$2: shares of CPU 0 add up to more than 100: $(tr '\n' ' ' < "$TMP/cpu")"
-	keys /
+	keys '\'
 	keys C-u
 	$TMUX_CMD send-keys -t "$S" -l "pwned"; keys Enter
 	expect '\?\]0;pwned\?evil' "$1x$2: the hostile name, made safe"
 	case $($TMUX_CMD display-message -p -t "$S" '#{pane_title}') in
 	*pwned*) fail "$1x$2: a process name retitled the terminal" ;;
 	esac
-	keys /
+	keys '\'
 	keys C-u
 	$TMUX_CMD send-keys -t "$S" -l "utf8"; keys Enter
 	expect 'bad\?\?utf8' "$1x$2: bytes that are not UTF-8, made safe"
-	keys /
+	keys '\'
 	keys C-u
 	keys Enter
 	keys t

@@ -33,15 +33,32 @@ static const struct pair_colors schemes[][CP_COUNT] = {
 	},
 };
 
+/* Whether the terminal can show the schemes' colours. COLORS is only known
+ * after start_color(): testing it before (as pmctop once did) read 0 and
+ * left every terminal monochrome. */
+static bool colors_start(void)
+{
+	static bool started, ok;
+	if (started)
+		return ok;
+	started = true;
+	if (!has_colors() || start_color() == ERR)
+		return false;
+	ok = COLORS >= 8 && COLOR_PAIRS >= CP_COUNT;
+	return ok;
+}
+
 void ui_colors_apply(struct ui *u, int scheme)
 {
 	u->scheme = scheme;
-	u->color = scheme != COLORS_MONO && !u->cfg->colors_given && has_colors() && COLORS >= 8;
+	u->color = scheme != COLORS_MONO && !u->cfg->colors_given && colors_start();
 	if (!u->color)
 		return;
-	start_color();
-	use_default_colors();
+	/* The terminal's own background where it lets pmctop keep it (-1);
+	 * where it does not, the usual one of the scheme's kind. */
+	short deflt_bg = use_default_colors() == OK ? -1 : scheme == COLORS_LIGHT ? COLOR_WHITE : COLOR_BLACK;
+	short deflt_fg = deflt_bg == -1 ? -1 : scheme == COLORS_LIGHT ? COLOR_BLACK : COLOR_WHITE;
 	const struct pair_colors *p = schemes[scheme == COLORS_LIGHT ? COLORS_LIGHT : COLORS_DEFAULT];
 	for (int i = 1; i < CP_COUNT; i++)
-		init_pair((short)i, p[i].fg, p[i].bg);
+		init_pair((short)i, p[i].fg < 0 ? deflt_fg : p[i].fg, p[i].bg < 0 ? deflt_bg : p[i].bg);
 }

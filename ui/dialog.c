@@ -151,7 +151,7 @@ void dialog_help(struct ui *u)
 		if (ns > LINES - 1)
 			draw_put(LINES - 1, 0, COLS, A_REVERSE, " Up/Down scroll ");
 		refresh();
-		int k = ui_getkey();
+		int k = ui_dialog_getkey(u);
 		if (ui_stopping())
 			break;
 		if (k < 0 || k == UK_RESIZE)
@@ -197,7 +197,7 @@ static int match_rank(const struct pick_item *it, const char *q)
 
 /* A list with type-to-search over names and descriptions. Returns the id
  * of the chosen item, or -1. */
-static int pick(const char *title, const char *verb, const struct pick_item *items, int n)
+static int pick(struct ui *u, const char *title, const char *verb, const struct pick_item *items, int n)
 {
 	char query[64] = "";
 	int qlen = 0, sel = 0, top = 0, result = -1;
@@ -224,7 +224,9 @@ static int pick(const char *title, const char *verb, const struct pick_item *ite
 		snprintf(line, sizeof(line), "%s: %d of %d match  (type to search, Enter %s, Esc cancels)", title, nm, n,
 			 verb);
 		draw_put(0, 0, COLS, A_BOLD, line);
-		snprintf(line, sizeof(line), "Search: %s_", query);
+		/* The terminal's own cursor after the query: a drawn "_" read
+		 * as part of an event name. */
+		int cx = snprintf(line, sizeof(line), "Search: %s", query);
 		draw_put(1, 0, COLS, A_UNDERLINE, line);
 		for (int i = 0; i < h && top + i < nm; i++) {
 			const struct pick_item *it = &items[match[top + i]];
@@ -233,8 +235,10 @@ static int pick(const char *title, const char *verb, const struct pick_item *ite
 		}
 		if (nm == 0)
 			draw_put(2, 0, COLS, 0, "(nothing matches)");
+		move(1, cx < COLS ? cx : COLS - 1);
+		curs_set(1);
 		refresh();
-		int k = ui_getkey();
+		int k = ui_dialog_getkey(u);
 		if (ui_stopping())
 			break;
 		if (k < 0 || k == UK_RESIZE)
@@ -267,6 +271,7 @@ static int pick(const char *title, const char *verb, const struct pick_item *ite
 			break;
 		}
 	}
+	curs_set(0);
 	free(match);
 	return result;
 }
@@ -277,7 +282,7 @@ int dialog_pick_event(struct ui *u)
 	struct pick_item *items = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*items));
 	for (int i = 0; i < n; i++)
 		items[i] = (struct pick_item){ u->m->events[i].name, u->m->events[i].desc, i };
-	int r = pick("Add an event column", "adds it", items, n);
+	int r = pick(u, "Add an event column", "adds it", items, n);
 	free(items);
 	return r;
 }
@@ -288,7 +293,7 @@ int dialog_pick_metric(struct ui *u)
 	struct pick_item *items = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*items));
 	for (int i = 0; i < n; i++)
 		items[i] = (struct pick_item){ u->m->metrics[i].name, u->m->metrics[i].desc, i };
-	int r = pick("Add a column", "adds it", items, n);
+	int r = pick(u, "Add a column", "adds it", items, n);
 	free(items);
 	return r;
 }
@@ -305,7 +310,7 @@ int dialog_pick_sort(struct ui *u)
 				 : c->kind == COL_EVENT ? u->m->events[c->idx].desc : NULL;
 		items[n++] = (struct pick_item){ c->title, desc, i };
 	}
-	int r = pick("Sort by", "sorts by it", items, n);
+	int r = pick(u, "Sort by", "sorts by it", items, n);
 	free(items);
 	return r;
 }
@@ -320,7 +325,6 @@ char *dialog_prompt(struct ui *u, const char *label, const char *init)
 	/* The old text stands as a default: the first character typed
 	 * replaces it (as in a selected field), an edit key keeps it. */
 	bool fresh = len > 0;
-	(void)u;
 	curs_set(1);
 	for (;;) {
 		int y = LINES - 1;
@@ -331,7 +335,7 @@ char *dialog_prompt(struct ui *u, const char *label, const char *init)
 		draw_put(y, x, COLS - x, 0, text);
 		move(y, x + len < COLS ? x + len : COLS - 1);
 		refresh();
-		int k = ui_getkey();
+		int k = ui_dialog_getkey(u);
 		if (ui_stopping() || k == UK_ESC)
 			break;
 		if (k == UK_ENTER) {

@@ -42,6 +42,9 @@ int draw_level_attr(struct ui *u, int level)
 		return ui_attr(u, CP_CRIT, A_BOLD) | A_BOLD;
 	if (level == 1)
 		return ui_attr(u, CP_WARN, A_UNDERLINE);
+	/* Good is a colour only: in monochrome the plain text says it. */
+	if (level == 0)
+		return ui_attr(u, CP_GOOD, 0);
 	return 0;
 }
 
@@ -83,14 +86,22 @@ static const char *notice_text(struct ui *u)
 void draw_screen(struct ui *u)
 {
 	const struct topo *t = u->topo;
-	int cells = 0;
-	for (int i = 0; i < t->nccx; i++)
-		if (t->ccxs[i].ncores > cells)
+	/* The boxes are only those of the CCX the row filter keeps (as
+	 * panel_ccx draws them): room for all 24 of a two-socket part
+	 * filtered to one socket left 10 blank lines above the table. */
+	int cells = 0, nccx = 0;
+	for (int i = 0; i < t->nccx; i++) {
+		bool shown = false;
+		for (int j = 0; j < t->ccxs[i].ncpus && !shown; j++)
+			shown = ui_cpu_shown(u, t->ccxs[i].cpus[j]);
+		nccx += shown;
+		if (shown && t->ccxs[i].ncores > cells)
 			cells = t->ccxs[i].ncores;
+	}
 	struct layout_in in = {
 		.rows = LINES, .cols = COLS,
 		.table_rows = u->nrows,
-		.nccx = t->nccx, .ccx_cells = cells, .nsockets = t->nsockets,
+		.nccx = nccx, .ccx_cells = cells, .nsockets = t->nsockets,
 		.show_ccx = u->nav.show_ccx,
 		.show_mem = u->m_memrd >= 0 || u->m_memwr >= 0 || u->m_membus >= 0 || u->m_memtot >= 0,
 		.notice = notice_text(u) != NULL,

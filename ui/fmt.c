@@ -14,6 +14,43 @@
 
 
 
+/* The legend at one level of shortening: 0 whole labels, 1 first words,
+ * 2 first words cut to three letters. Returns its length. */
+static int legend_at(char *buf, int len, int width, int level, const char *letters,
+		     const char *const *labels, int n)
+{
+	int used = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		const char *l = labels[i] ? labels[i] : "";
+		int lw = level == 0 ? (int)strlen(l) : (int)strcspn(l, " ");
+		if (level == 2 && lw > 3)
+			lw = 3;
+		char entry[64];
+		int ew = snprintf(entry, sizeof(entry), "%s%c=%.*s", used ? " " : "", letters[i], lw, l);
+		if (ew >= (int)sizeof(entry) || used + ew > width || used + ew >= len)
+			return -1;
+		memcpy(buf + used, entry, (size_t)ew + 1);
+		used += ew;
+	}
+	return used;
+}
+
+const char *fmt_legend(char *buf, int len, int width, const char *letters, const char *const *labels, int n)
+{
+	if (len < 1)
+		return buf;
+	for (int level = 0; level < 3; level++)
+		if (legend_at(buf, len, width, level, letters, labels, n) >= 0)
+			return buf;
+	/* Not even the shortest form of all: as many whole entries as fit. */
+	while (n > 0 && legend_at(buf, len, width, 2, letters, labels, n) < 0)
+		n--;
+	if (n == 0)
+		buf[0] = 0;
+	return buf;
+}
+
 const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, const char *fmt,
 		      const char *unit)
 {
@@ -36,8 +73,8 @@ const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, c
 
 int fmt_level(double v, double warn, double crit, bool low_is_bad)
 {
-	if (isnan(v))
-		return 0;
+	if (isnan(v) || (isnan(warn) && isnan(crit)))
+		return -1;
 	if (low_is_bad) {
 		if (!isnan(crit) && v <= crit)
 			return 2;
@@ -109,17 +146,36 @@ int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **
 	static const struct { const char *word; bool ccx; } kw[] = {
 		{ "ccx", true }, { "l3", true }, { "socket", false },
 	};
-	for (size_t k = 0; k < sizeof(kw) / sizeof(kw[0]); k++) {
+	bool ccx = false, group = false;
+	for (size_t k = 0; k < sizeof(kw) / sizeof(kw[0]) && !group; k++) {
 		size_t n = strlen(kw[k].word);
 		if (strncasecmp(text, kw[k].word, n) == 0 &&
 		    (isspace((unsigned char)text[n]) || isdigit((unsigned char)text[n]))) {
-			const char *list = text + n;
-			while (isspace((unsigned char)*list))
-				list++;
-			return filter_groups(list, t, kw[k].ccx, cpus, cause);
+			group = true;
+			ccx = kw[k].ccx;
+			text += n;
 		}
 	}
-	return cpulist_parse(text, cpus, t->max_cpu, cause);
+	/* The list without the blanks around it and its separators: " 2 "
+	 * and "0, 4 - 7" are typed too; "1 2" stays an error, not 12. */
+	char *list = xmalloc(strlen(text) + 1);
+	size_t m = 0;
+	for (const char *p = text; *p; p++) {
+		if (isspace((unsigned char)*p)) {
+			const char *next = p;
+			while (isspace((unsigned char)*next))
+				next++;
+			bool edge = m == 0 || list[m - 1] == ',' || list[m - 1] == '-' || !*next || *next == ',' ||
+				    *next == '-';
+			if (edge)
+				continue;
+		}
+		list[m++] = *p;
+	}
+	list[m] = 0;
+	int rc = group ? filter_groups(list, t, ccx, cpus, cause) : cpulist_parse(list, cpus, t->max_cpu, cause);
+	free(list);
+	return rc;
 }
 
 int fmt_wrap(const char *text, int width, int *start, int *len, int max)

@@ -15,8 +15,9 @@
 const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, const char *fmt,
 		      const char *unit);
 
-/* Colour level of a value against view thresholds: 0 normal, 1 warn,
- * 2 critical. NaN thresholds are not set; low_is_bad flips the test. */
+/* Colour level of a value against view thresholds: 0 good, 1 warn,
+ * 2 critical, -1 none (no value, or no threshold to judge it by). NaN
+ * thresholds are not set; low_is_bad flips the test. */
 int fmt_level(double v, double warn, double crit, bool low_is_bad);
 
 /* Parses a row filter typed after '/': empty (all rows), a CPU list
@@ -33,6 +34,12 @@ int fmt_wrap(const char *text, int width, int *start, int *len, int max);
 /* A CPU list as text: with ranges "0-7,128-135", else "0,192"; cut with
  * "..." when it does not fit len. */
 void fmt_cpulist(char *buf, int len, const int *cpus, int n, bool ranges);
+
+/* The legend of a stacked bar, "F=FE bound S=Bad spec ...", in at most
+ * width columns: the labels whole where they fit, else their first words,
+ * else those cut to three letters; never an entry cut in the middle (the
+ * ones that do not fit are left out). Returns buf. */
+const char *fmt_legend(char *buf, int len, int width, const char *letters, const char *const *labels, int n);
 
 /* Case-insensitive substring test; an empty needle matches everything. */
 bool fmt_match(const char *hay, const char *needle);

@@ -37,10 +37,16 @@ const struct key_binding keys_table[] = {
 	{ ' ', ACT_PAUSE, 0, "Space", "pause/resume" },
 	{ '+', ACT_DELAY_UP, 0, "+", "longer refresh delay" },
 	{ '-', ACT_DELAY_DOWN, 0, "-", "shorter refresh delay" },
-	{ '/', ACT_FILTER, 0, "/", "filter rows: a CPU list (0-7,16) or 'ccx N' / 'socket N'" },
+	{ '/', ACT_SEARCH, 0, "/", "search: select the next row whose CPU, pid, command or cgroup matches" },
+	{ UK_F3, ACT_SEARCH, 0, "F3", NULL },
+	{ 'n', ACT_SEARCH_NEXT, 0, "n", "the next row that matches the search" },
+	{ 'N', ACT_SEARCH_PREV, 0, "N", "the previous row that matches the search" },
+	{ '\\', ACT_FILTER, 0, "\\", "filter rows: a CPU list (0-7,16) or 'ccx N' / 'socket N'; in tasks also a name" },
+	{ UK_F4, ACT_FILTER, 0, "F4", NULL },
 	{ UK_ENTER, ACT_DETAIL, 0, "Enter", "detail pane: every metric of the row, its history" },
 	{ 'w', ACT_SNAPSHOT, 0, "w", "write this interval as JSON (pmctop-snapshot-*.json)" },
-	{ 'T', ACT_TASKS, 0, "T", "who ran on the selected row's CPUs (the tasks view, where / also finds a name); T again: back" },
+	{ 'T', ACT_TASKS, 0, "T", "who ran on the selected row's CPUs (the tasks view, where \\ also filters by name); T again: back" },
+	{ 'F', ACT_FOLLOW, 0, "F", "follow the selected row as the rows re-sort (on/off; off: the selection keeps its line)" },
 	{ UK_UP, ACT_UP, 0, "Up", "select the row above" },
 	{ UK_DOWN, ACT_DOWN, 0, "Down", "select the row below" },
 	{ UK_PGUP, ACT_PGUP, 0, "PgUp", "a page up" },
@@ -135,6 +141,9 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 	case ACT_SNAPSHOT:
 	case ACT_SETUP:
 	case ACT_TASKS:
+	case ACT_SEARCH:
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
 		return KA_DIALOG;
 	case ACT_VIEW_NEXT:
 	case ACT_VIEW_PREV:
@@ -163,6 +172,9 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		break;
 	case ACT_TOGGLE_ERRORS:
 		n->show_err = !n->show_err;
+		break;
+	case ACT_FOLLOW:
+		n->follow = !n->follow;
 		break;
 	case ACT_TOGGLE_THREADS:
 		n->rows = (n->rows + 1) % ROWS_KINDS;

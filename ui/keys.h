@@ -37,6 +37,9 @@ enum ui_action {
 	ACT_SNAPSHOT,         /* write this interval as JSON to a file */
 	ACT_SETUP,            /* F2: the setup screen (setup.c) */
 	ACT_TASKS,            /* T: who ran (the tasks view) on the selected row's CPUs, and back */
+	ACT_FOLLOW,           /* F: the selection follows its row (CPU, process) as rows re-sort */
+	ACT_SEARCH,           /* / F3: select the next row that matches a text (rows stay) */
+	ACT_SEARCH_NEXT, ACT_SEARCH_PREV,   /* n, N: again, forward or back */
 	ACT_COUNT
 };
 
@@ -66,6 +69,7 @@ struct ui_nav {
 	int rows;                 /* what a table row is: enum ui_rows_kind (t cycles) */
 	bool show_err;            /* each figure with its 95 % uncertainty (+-N%) */
 	bool paused;
+	bool follow;              /* F: the selection stays on its CPU or process, else on its line */
 	double delay_s;
 	int sel, nrows;           /* selected row, and rows in the table */
 	int top, page;            /* first row shown; rows per page */

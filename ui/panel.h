@@ -12,7 +12,7 @@
  * the screen, so that no size or topology can write outside it. */
 void draw_put(int y, int x, int w, int attr, const char *s);
 void draw_fill(int y, int x, int w, int attr);
-int draw_level_attr(struct ui *u, int level);   /* 0 ok, 1 warn, 2 crit */
+int draw_level_attr(struct ui *u, int level);   /* fmt_level: -1 none, 0 good, 1 warn, 2 crit */
 void draw_note_cov(struct ui *u, double cov);   /* lowers u->min_cov */
 const char *draw_metric_text(struct ui *u, const struct snap_row *r, int metric,
 			     const char *fmt, char *buf, int len);

@@ -158,10 +158,17 @@ void panel_ccx(struct ui *u)
 		mvaddch(slot_y + h - 1, slot_x + w - 1, ACS_LRCORNER);
 		snprintf(line, sizeof(line), " %s %d  socket %d  %d CPUs ", dom, i, cx->socket, cx->ncpus);
 		draw_put(slot_y, slot_x + 2, w - 4, title, line);
-		snprintf(line, sizeof(line), "L3 %s  hit %s", acc, hit);
-		draw_put(slot_y + 1, slot_x + 1, w - 2, 0, line);
-		snprintf(line, sizeof(line), "miss %s IPC %s %s", lat, ipc, ghz);
-		draw_put(slot_y + 2, slot_x + 1, w - 2, 0, line);
+		/* Only the figures this machine can give: without a PMU the
+		 * box said "L3 -  hit -" and "miss - IPC - -". */
+		bool l3 = !ui_metric_unmeasured(u, u->m_l3rate >= 0 ? u->m_l3rate : u->m_l3acc);
+		snprintf(line, sizeof(line), "%s%s%s%s", l3 ? "L3 " : "", l3 ? acc : "",
+			 ui_metric_unmeasured(u, u->m_l3hit) ? "" : "  hit ", ui_metric_unmeasured(u, u->m_l3hit) ? "" : hit);
+		draw_put(slot_y + 1, slot_x + 1, w - 2, 0, line + (line[0] == ' ' ? 2 : 0));
+		snprintf(line, sizeof(line), "%s%s%s%s%s%s", ui_metric_unmeasured(u, u->m_l3lat) ? "" : " miss ",
+			 ui_metric_unmeasured(u, u->m_l3lat) ? "" : lat, ui_metric_unmeasured(u, u->m_ipc) ? "" : " IPC ",
+			 ui_metric_unmeasured(u, u->m_ipc) ? "" : ipc, ui_metric_unmeasured(u, u->m_ghz) ? "" : " ",
+			 ui_metric_unmeasured(u, u->m_ghz) ? "" : ghz);
+		draw_put(slot_y + 2, slot_x + 1, w - 2, 0, line + (line[0] == ' ' ? 1 : 0));
 		draw_strip(u, slot_y + 3, slot_x + 1, w - 2, l->strip_lines, i, metric, vc, max);
 		/* The history of the strip's metric, in the bottom border. */
 		draw_spark(u, slot_y + h - 1, slot_x + 2, w - 5, SNAP_CCX, i, " ");

@@ -120,7 +120,7 @@ static void draw_graph(struct ui *u, const struct detail_geom *g, int metric)
 	const struct detail *d = &u->detail;
 	int id = d->ids[d->scope];
 	char label[48], lo_t[32], hi_t[32], line[256], span[24], held[24];
-	format_heading(label, sizeof(label), md->label ? md->label : md->name, md->unit);
+	ui_metric_heading(u, metric, label, sizeof(label));
 	text_sanitize_inplace(label);
 	int lw = 0, cells = 0;
 	double lo = NAN, hi = NAN;
@@ -243,7 +243,7 @@ static void draw_list(struct ui *u, const struct detail_geom *g, const int *list
 			else
 				snprintf(err, sizeof(err), "?");
 		}
-		format_heading(head, sizeof(head), md->label ? md->label : md->name, md->unit);
+		ui_metric_heading(u, mi, head, sizeof(head));
 		text_sanitize_inplace(head);
 		char desc[160];
 		snprintf(desc, sizeof(desc), "%s", why ? why : md->desc ? md->desc : md->name);

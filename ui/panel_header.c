@@ -19,16 +19,18 @@ void panel_footer(struct ui *u)
 	static const struct { const char *k, *label; } items[] = {
 		{ "F1", "Help" }, { "F2", "Setup" }, { "Tab", "View" }, { "e", "Event" }, { "<>", "Sort" },
 		{ "R", "Rev" }, { "c", "CCX" }, { "t", "Rows" }, { "Spc", "Pause" },
-		{ "+-", "Delay" }, { "/", "Filter" }, { "q", "Quit" }, { "T", "Tasks" },
+		{ "+-", "Delay" }, { "q", "Quit" }, { "/", "Search" }, { "\\", "Filter" }, { "T", "Tasks" },
 	};
 	const struct rect *f = &u->lay.footer;
 	int x = f->x;
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
-		int kl = (int)strlen(items[i].k), ll = (int)strlen(items[i].label);
+		/* A replay's + and - are its speed (ui.c). */
+		const char *label = u->replay && !strcmp(items[i].label, "Delay") ? "Speed" : items[i].label;
+		int kl = (int)strlen(items[i].k), ll = (int)strlen(label);
 		if (x + kl + ll + 1 > f->w)
 			break;
 		draw_put(f->y, x, kl, ui_attr(u, CP_KEY, A_REVERSE), items[i].k);
-		draw_put(f->y, x + kl, ll + 1, 0, items[i].label);
+		draw_put(f->y, x + kl, ll + 1, 0, label);
 		x += kl + ll + 1;
 	}
 	/* The legend of the CCX boxes' core strip, where there is room. */
@@ -41,7 +43,7 @@ void panel_footer(struct ui *u)
 void panel_header(struct ui *u)
 {
 	const struct rect *h = &u->lay.header;
-	char line[512], a[32], b[32], c[32];
+	char line[512], a[32], b[32];
 	int x = 0;
 	draw_put(h->y, x, h->w, A_BOLD, "pmctop");
 	x += 7;
@@ -60,6 +62,8 @@ void panel_header(struct ui *u)
 			 bad ? "REC FAILED" : "REC");
 		x += bad ? 11 : 4;
 	}
+	/* A replay says "paused" in its own status above: not twice. */
+	bool paused = u->nav.paused && !u->replay;
 	/* The model and SIMULATED first; the state (PAUSED, coverage, delay,
 	 * rotation) at the right, where no width hides it; host and CPU name
 	 * take what room is left between them. */
@@ -82,18 +86,24 @@ void panel_header(struct ui *u)
 	char state[128];
 	int sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs  rotate %s", cov, u->nav.delay_s, rtxt);
 	/* Narrow: the rotation goes first, then the delay. */
-	if (x + 1 + (u->nav.paused ? 8 : 0) + sl > h->w)
+	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
 		sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs", cov, u->nav.delay_s);
-	if (x + 1 + (u->nav.paused ? 8 : 0) + sl > h->w)
+	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
 		sl = snprintf(state, sizeof(state), "min cov %s", cov);
-	int right = h->w - sl - (u->nav.paused ? 8 : 0);
+	int right = h->w - sl - (paused ? 8 : 0);
 	if (right < x + 1)
 		right = x + 1;
-	snprintf(line, sizeof(line), " %s  %s", u->cfg->host ? u->cfg->host : "?",
-		 u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU");
-	if (right - 2 > x)
-		draw_put(h->y, x, right - 2 - x, 0, line);
-	if (u->nav.paused) {
+	/* Host and CPU name each whole or not at all: "simulated 1" (of
+	 * "simulated 1x2x8x2") read as a one-CPU machine. */
+	int room = right - 2 - x;
+	int hl = snprintf(line, sizeof(line), " %s", u->cfg->host ? u->cfg->host : "?");
+	if (hl > room)
+		line[0] = 0;
+	else if (hl + 2 + (int)strlen(u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU") <= room)
+		snprintf(line + hl, sizeof(line) - (size_t)hl, "  %s", u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU");
+	if (room > 0)
+		draw_put(h->y, x, room, 0, line);
+	if (paused) {
 		draw_put(h->y, right, h->w - right, ui_attr(u, CP_WARN, A_REVERSE | A_BOLD), "PAUSED");
 		right += 8;
 	}
@@ -102,11 +112,19 @@ void panel_header(struct ui *u)
 	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
 	if (!sys && u->snap && u->snap->rows[SNAP_SYSTEM] && u->snap->nrows[SNAP_SYSTEM] > 0)
 		sys = &u->snap->rows[SNAP_SYSTEM][0];
-	draw_metric_text(u, sys, u->m_ipc, "%.2f", a, sizeof(a));
-	draw_metric_text(u, sys, u->m_ghz, "%.2f", b, sizeof(b));
-	draw_metric_text(u, sys, u->m_util, "pct", c, sizeof(c));
-	draw_add_unit(c, sizeof(c), "%");
-	int n = snprintf(line, sizeof(line), "System  IPC %s  GHz %s  util %s", a, b, c);
+	/* Each figure the machine can give; one that can only be '-' (no
+	 * PMU) is left out, as the table leaves its column out. */
+	int n = snprintf(line, sizeof(line), "System");
+	static const char *const names[] = { "IPC", "GHz", "util" };
+	const int fixed[] = { u->m_ipc, u->m_ghz, u->m_util };
+	for (int i = 0; i < 3; i++) {
+		if (ui_metric_unmeasured(u, fixed[i]))
+			continue;
+		draw_metric_text(u, sys, fixed[i], i == 2 ? "pct" : "%.2f", a, sizeof(a));
+		if (i == 2)
+			draw_add_unit(a, sizeof(a), "%");
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "  %s %s", names[i], a);
+	}
 	const struct snapshot *ss = u->snap;
 	if (ui_tasks_view(u)) {
 		/* Its figures are per process: the system line says what was seen. */
@@ -121,7 +139,8 @@ void panel_header(struct ui *u)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  | %s:", v->name);
 		for (int i = 0; i < v->ncols && n < (int)sizeof(line) - 64; i++) {
 			int mi = v->cols[i].metric;
-			if (mi < 0 || mi >= u->m->nmetrics || mi == u->m_ipc || mi == u->m_ghz || mi == u->m_util)
+			if (mi < 0 || mi >= u->m->nmetrics || mi == u->m_ipc || mi == u->m_ghz || mi == u->m_util ||
+			    ui_metric_unmeasured(u, mi))
 				continue;
 			draw_metric_text(u, sys, mi, v->cols[i].fmt, a, sizeof(a));
 			const struct metric_def *md = &u->m->metrics[mi];
@@ -140,10 +159,11 @@ void panel_header(struct ui *u)
 		return;
 	const struct ui_col *sc = &u->cols[u->nav.sort_col];
 	char status[256];
-	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
+	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s%s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
 		 u->filter_text || u->task_match ? "  filter " : "",
 		 u->filter_text ? u->filter_text : u->task_match ? u->task_match : "",
-		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_cgroups ? "per cgroup" : "per process");
+		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_cgroups ? "per cgroup" : "per process",
+		 u->nav.follow ? "  follow" : "");
 	/* All the views as tabs when they fit beside the status, else only
 	 * the active one. */
 	int tabs = 0;

@@ -79,11 +79,7 @@ int draw_spark(struct ui *u, int y, int x, int w, enum snap_scope sc, int id, co
 	const struct metric_def *md = &u->m->metrics[metric];
 	char label[48], scale[48], text[128];
 	/* Named as its column is, where it has one. */
-	const struct ui_col *col = metric_col(u, metric);
-	if (col)
-		snprintf(label, sizeof(label), "%s", col->title);
-	else
-		format_heading(label, sizeof(label), md->label ? md->label : md->name, md->unit);
+	ui_metric_heading(u, metric, label, sizeof(label));
 	text_sanitize_inplace(label);
 	/* The graph takes what the label and scale leave, up to 60 cells; a
 	 * sparkline of fewer than 8 intervals says too little to draw. The

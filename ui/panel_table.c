@@ -26,7 +26,7 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 		      char *buf, int len, int *level)
 {
 	double v, cov, rse;
-	*level = 0;
+	*level = -1;
 	switch (c->kind) {
 	case COL_CPU:
 		switch (u->nav.rows) {
@@ -143,17 +143,20 @@ static char bar_letter(const struct ui *u, const struct view_def *v, int i, int 
 	return letter;
 }
 
-/* The bar's heading: what each letter stands for. */
-static void bar_title(const struct ui *u, const struct view_def *v, char *buf, int len)
+/* The bar's heading: what each letter stands for, shortened to fit
+ * width (fmt_legend). */
+static void bar_title(const struct ui *u, const struct view_def *v, char *buf, int len, int width)
 {
-	int n = 0;
-	buf[0] = 0;
-	for (int i = 0; i < v->nbar && n < len - 1; i++) {
+	char letters[16];
+	const char *labels[16];
+	int n = v->nbar < 16 ? v->nbar : 16;
+	for (int i = 0; i < n; i++) {
 		int p;
 		const struct metric_def *md = &u->m->metrics[v->bar[i]];
-		n += snprintf(buf + n, (size_t)(len - n), "%s%c=%s", i ? " " : "", bar_letter(u, v, i, &p),
-			      md->label ? md->label : md->name);
+		letters[i] = bar_letter(u, v, i, &p);
+		labels[i] = md->label ? md->label : md->name;
 	}
+	fmt_legend(buf, len, width, letters, labels, n);
 }
 
 /* The stacked topdown bar: one segment per bar metric, widths by the
@@ -236,7 +239,10 @@ void panel_table(struct ui *u)
 		xs[nvis] = x;
 		ws[nvis] = w;
 		nvis++;
-		x += w + 1;
+		/* The sort mark takes the gap after its column, so that column
+		 * gets a gap more: the mark never runs into the next heading
+		 * ("IPCvBrMiss%"). */
+		x += w + 1 + (i == u->nav.sort_col);
 	}
 	u->nvis = nvis;
 	for (int k = 0; k < nvis; k++) {
@@ -253,7 +259,7 @@ void panel_table(struct ui *u)
 			    u->nav.sort_reverse;
 		if (c->kind == COL_BAR) {
 			char bt[256];
-			bar_title(u, &u->views[u->nav.view], bt, sizeof(bt));
+			bar_title(u, &u->views[u->nav.view], bt, sizeof(bt), ws[k]);
 			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], bt);
 		}
 		else if (c->kind == COL_COMM || c->kind == COL_CGROUP || c->kind == COL_WHERE)
@@ -266,10 +272,10 @@ void panel_table(struct ui *u)
 			draw_put(t->y, t->x + xs[k] + ws[k], 1, attr, desc ? "v" : "^");
 	}
 	if (u->nrows == 0) {
-		const char *why = u->filter_text ? "no CPU matches the filter (/ changes it)" : "no online CPU to show";
+		const char *why = u->filter_text ? "no CPU matches the filter (\\ changes it)" : "no online CPU to show";
 		if (ui_tasks_view(u))
 			why = !u->snap || !u->snap->tasks_on ? "sampling who runs: the first figures come with the next interval"
-			      : u->filter_text || u->task_match ? "no process matches the filter (/ changes it)"
+			      : u->filter_text || u->task_match ? "no process matches the filter (\\ changes it)"
 			      : "no process ran in the interval";
 		draw_put(t->y + 1, t->x, t->w, 0, why);
 		return;

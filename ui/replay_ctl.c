@@ -1,7 +1,7 @@
 /* replay_ctl.c: the dashboard on a recording (-r). Intervals are derived
  * on the screen's thread when due: one per recorded interval, each shown
  * for the refresh delay (the recorded interval at first, so the replay
- * runs at the speed it was recorded; + and - change it). Space pauses,
+ * runs at the speed it was recorded; + speeds it up, - slows it down). Space pauses,
  * [ and ] step, j jumps; a view change derives the interval shown again
  * with the new figures, so nothing waits for the next interval. */
 #include "config.h"
@@ -51,6 +51,22 @@ static void tell_missing(struct ui *u, const struct snapshot *s)
 	free(msg);
 }
 
+/* A move other than one interval forward (a jump, a step back): the
+ * history is that of the intervals before i in the file, as if it had
+ * played up to there; clearing it left the graphs blank although the
+ * file holds what came before. */
+static void refill_history(struct ui *u, int i)
+{
+	history_clear(&u->hist);
+	for (int k = i - HISTORY_LEN + 1 > 0 ? i - HISTORY_LEN + 1 : 0; k < i; k++) {
+		struct snapshot *s = replay_snapshot(u->replay, k, NULL);
+		if (s) {
+			ui_history_add(u, s);
+			snapshot_free(s);
+		}
+	}
+}
+
 static struct snapshot *show(struct ui *u, int i)
 {
 	int n = replay_count(u->replay);
@@ -58,7 +74,8 @@ static struct snapshot *show(struct ui *u, int i)
 		char *cause = NULL;
 		struct snapshot *s = replay_snapshot(u->replay, i, &cause);
 		if (s) {
-			u->rp_moved = i != u->rp_pos + 1;
+			if (i != u->rp_pos + 1)
+				refill_history(u, i);
 			u->rp_pos = i;
 			tell_missing(u, s);
 			return s;
@@ -112,6 +129,11 @@ static void jump(struct ui *u)
 			if (idx >= n) {
 				idx = n - 1;
 				ui_set_message(u, "that is after the recording: its last interval is shown");
+			} else if (idx > 0 && t - replay_time(u->replay, idx - 1) < replay_time(u->replay, idx) - t) {
+				/* The nearest interval: stamps come a few ms late, so
+				 * "+5" from the start found the first one at or after
+				 * the exact time, an interval too far. */
+				idx--;
 			}
 		}
 		u->rp_want = idx;
@@ -171,7 +193,7 @@ void replay_ctl_status(const struct ui *u, char *buf, int len)
 	const struct replay_info *ri = replay_info(u->replay);
 	double speed = ri->interval_s / (u->nav.delay_s > 0 ? u->nav.delay_s : 1);
 	if (u->nav.paused)
-		snprintf(buf, (size_t)len, "%d/%d %s paused", u->rp_pos + 1, n, when);
+		snprintf(buf, (size_t)len, "%d/%d %s paused x%.2g", u->rp_pos + 1, n, when, speed);
 	else
 		snprintf(buf, (size_t)len, "%d/%d %s x%.2g", u->rp_pos + 1, n, when, speed);
 }

@@ -156,7 +156,7 @@ int setup_screen(struct ui *u)
 		if (status[0] && 3 + SET_COUNT < LINES)
 			draw_put(3 + SET_COUNT, 0, COLS, A_BOLD, status);
 		refresh();
-		int k = ui_getkey();
+		int k = ui_dialog_getkey(u);
 		if (ui_stopping())
 			break;
 		if (k < 0 || k == UK_RESIZE || k == UK_MOUSE)

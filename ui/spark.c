@@ -100,5 +100,14 @@ void spark_scale_text(char *buf, size_t len, double lo, double hi, const char *f
 	}
 	format_value(a, sizeof(a), lo, fmt, unit);
 	format_value(b, sizeof(b), hi, fmt, unit);
+	/* Bounds that differ must read differently: "68..68" beside a graph
+	 * that moves says it does not. More decimals until they differ, for
+	 * the plain numbers (a G or M suffix already keeps three digits). */
+	bool pct = (fmt && !strcmp(fmt, "pct")) || (unit && !strcmp(unit, "ratio"));
+	double k = pct && !(unit && !strcmp(unit, "%")) ? 100 : 1;
+	for (int d = 1; d <= 4 && hi > lo && !strcmp(a, b) && fabs(hi * k) < 1000; d++) {
+		snprintf(a, sizeof(a), "%.*f", d, lo * k);
+		snprintf(b, sizeof(b), "%.*f", d, hi * k);
+	}
 	snprintf(buf, len, "%s..%s", a, b);
 }

@@ -38,8 +38,9 @@ int spark_graph_row(char *buf, size_t len, const double *v, int n, int width, do
 int spark_line(char *buf, size_t len, const double *v, int n, int width, double lo, double hi, bool utf8);
 
 /* The scale of a graph as text, "lo..hi" with each bound formatted like
- * the metric's cells (fmt and unit as for format_value), or "no data" when
- * lo is NaN. */
+ * the metric's cells (fmt and unit as for format_value), with decimals
+ * added where that would write two different bounds alike, or "no data"
+ * when lo is NaN. */
 void spark_scale_text(char *buf, size_t len, double lo, double hi, const char *fmt, const char *unit);
 
 #endif

@@ -211,7 +211,9 @@ static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_co
 	c->idx = idx;
 	c->vc = vc;
 	snprintf(c->title, sizeof(c->title), "%s", title);
-	c->width = width;
+	/* Never narrower than its heading, which is never cut. */
+	int tw = (int)strlen(c->title);
+	c->width = width > tw ? width : tw;
 	c->scrolls = scrolls;
 }
 
@@ -227,18 +229,37 @@ static bool has_metric_col(const struct ui *u, int metric)
  * table's rows (an L3 or memory figure in a CPU row: those belong to the
  * CCX boxes and the memory panel), or the last figures were planned with
  * it and still lack one of its events (a PMU this machine does not have). */
-static bool dead_metric(const struct ui *u, int metric)
+bool ui_metric_unmeasured(const struct ui *u, int metric)
 {
-	const struct metric_def *md = &u->m->metrics[metric];
-	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
-	if ((int)md->scope > (int)(ui_tasks_view(u) ? SCOPE_THREAD : widest[u->nav.rows]))
+	if (metric < 0 || metric >= u->m->nmetrics)
 		return true;
+	const struct metric_def *md = &u->m->metrics[metric];
 	if (!u->snap || !u->snap->metric_planned[metric])
 		return false;
 	for (int k = 0; k < md->nevents; k++)
 		if (!u->snap->event_planned[md->events[k]])
 			return true;
 	return false;
+}
+
+static bool dead_metric(const struct ui *u, int metric)
+{
+	const struct metric_def *md = &u->m->metrics[metric];
+	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
+	if ((int)md->scope > (int)(ui_tasks_view(u) ? SCOPE_THREAD : widest[u->nav.rows]))
+		return true;
+	return ui_metric_unmeasured(u, metric);
+}
+
+void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len)
+{
+	const struct metric_def *md = &u->m->metrics[metric];
+	if (metric == u->m_util)
+		snprintf(buf, len, "util%%");
+	else if (metric == u->m_ghz)
+		snprintf(buf, len, "GHz");
+	else
+		format_heading(buf, len, md->label ? md->label : md->name, md->unit);
 }
 
 static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, bool scrolls)
@@ -251,14 +272,13 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 	for (int i = 0; !vc && v && i < v->ncols; i++)
 		if (v->cols[i].metric == metric)
 			vc = &v->cols[i];
-	const struct metric_def *md = &u->m->metrics[metric];
-	char label[32];
-	format_heading(label, sizeof(label), md->label ? md->label : md->name, md->unit);
-	int w = vc && vc->width > 0 ? vc->width : (int)strlen(label);
+	char label[48];
+	ui_metric_heading(u, metric, label, sizeof(label));
+	/* Wide enough for the whole heading (add_col): one cut at 14
+	 * columns lost units ("SSE/AVX stall/"). */
+	int w = vc && vc->width > 0 ? vc->width : 7;
 	if (w < 7)
 		w = 7;
-	if (w > 14)
-		w = 14;
 	add_col(u, COL_METRIC, metric, vc, label, w, scrolls);
 }
 
@@ -311,14 +331,8 @@ void ui_build_columns(struct ui *u)
 		add_col(u, COL_CCX, 0, NULL, u->m->l3_domain ? u->m->l3_domain : "CCX", 4, false);
 	else
 		add_col(u, COL_SOCKET, 0, NULL, "sock", 4, false);
-	int n0 = u->ncols;
 	add_metric_col(u, u->m_util, NULL, false);
-	if (u->ncols > n0)
-		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "util%%");
-	n0 = u->ncols;
 	add_metric_col(u, u->m_ghz, NULL, false);
-	if (u->ncols > n0)
-		snprintf(u->cols[u->ncols - 1].title, sizeof(u->cols[0].title), "GHz");
 	add_metric_col(u, u->m_ipc, NULL, false);
 	const struct view_def *v = cur_view(u);
 	for (int i = 0; v && i < v->ncols; i++)
@@ -327,10 +341,10 @@ void ui_build_columns(struct ui *u)
 		int e = u->extra[i];
 		if (e < 0 || e >= u->m->nevents)
 			continue;
-		char title[32];
+		char title[48];
 		snprintf(title, sizeof(title), "%s/s", u->m->events[e].name);
 		int w = (int)strlen(title);
-		add_col(u, COL_EVENT, e, NULL, title, w < 8 ? 8 : w > 24 ? 24 : w, true);
+		add_col(u, COL_EVENT, e, NULL, title, w < 8 ? 8 : w, true);
 	}
 	if (v && v->nbar > 0)
 		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);
@@ -484,9 +498,11 @@ static void build_task_rows(struct ui *u)
 void ui_build_rows(struct ui *u)
 {
 	const struct topo *t = u->topo;
-	/* The highlight stays on its CPU (or core) while the rows re-sort,
-	 * at the same place on the screen where it can. */
-	int sel_cpu = u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].cpu : -1;
+	/* With F the highlight stays on its CPU, core or process while the
+	 * rows re-sort, at the same place on the screen where it can; without
+	 * it (the default, as in htop) it keeps its line: following one
+	 * process pushed the busiest rows of the tasks view off the screen. */
+	int sel_cpu = u->nav.follow && u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].cpu : -1;
 	int sel_off = u->nav.sel - u->nav.top;
 	u->nrows = 0;
 	if (ui_tasks_view(u)) {
@@ -626,18 +642,38 @@ struct ui_mouse ui_last_mouse(void)
 	return last_mouse;
 }
 
-/* "<B;X;YM" (press) or "<B;X;Ym" (release), X and Y from 1. */
-static bool parse_sgr_mouse(const char *seq, struct ui_mouse *m)
+/* Reads the rest of a mouse report whose first bytes after ESC [ are in
+ * buf (n of them) and decodes it (mouse.c): UK_MOUSE, or a code no key
+ * has when the bytes are not a report. Either way every byte of it is
+ * read here, so that none acts as a key. */
+static int read_mouse(unsigned char *buf, int n)
 {
-	int b, x, y, n = 0;
-	char fin;
-	if (sscanf(seq, "<%d;%d;%d%c%n", &b, &x, &y, &fin, &n) != 4 || seq[n] || (fin != 'M' && fin != 'm') ||
-	    b < 0 || x < 1 || y < 1 || x > 10000 || y > 10000)
-		return false;
-	*m = (struct ui_mouse){ .button = b & ~(4 | 8 | 16 | 32), .x = x - 1, .y = y - 1, .press = fin == 'M' };
-	if (b & 32)
-		m->press = false;    /* motion: not a click */
-	return true;
+	int r;
+	timeout(50);
+	while ((r = mouse_decode(buf, n, &last_mouse)) == 0 && n < MOUSE_REPORT_MAX) {
+		int c = getch();
+		if (c == ERR || c > 255)
+			break;
+		buf[n++] = (unsigned char)c;
+	}
+	timeout(100);
+	return r > 0 ? UK_MOUSE : 0x7fffffff;
+}
+
+/* KEY_MOUSE: the terminfo entry's kmous (ESC [ < under xterm-256color,
+ * ESC [ M under screen) matched and curses returned it with the rest of
+ * the report still unread; pmctop decodes that rest itself. */
+static int curses_mouse_key(void)
+{
+	unsigned char buf[MOUSE_REPORT_MAX];
+	const char *km = tigetstr("kmous");
+	int n = 0;
+	if (km && km != (char *)-1 && !strncmp(km, "\033[", 2))
+		for (km += 2; *km && n < MOUSE_REPORT_MAX; km++)
+			buf[n++] = (unsigned char)*km;
+	if (n == 0)
+		buf[n++] = 'M';
+	return read_mouse(buf, n);
 }
 
 /* The rest of an escape sequence that the terminal's terminfo entry does
@@ -652,6 +688,15 @@ static int escape_sequence(void)
 	if (c == '[' || c == 'O') {
 		char seq[16];
 		int n = 0, f;
+		/* A mouse report that terminfo did not name: "<..." (SGR) or
+		 * "M" and three bytes (X10), whose bytes are not a CSI's. */
+		if (c == '[' && (f = getch()) != ERR) {
+			if (f == '<' || f == 'M') {
+				unsigned char mb[MOUSE_REPORT_MAX] = { (unsigned char)f };
+				return read_mouse(mb, 1);
+			}
+			ungetch(f);
+		}
 		/* CSI: parameters, then a final byte in 0x40-0x7e; SS3: one byte. */
 		while (n < (int)sizeof(seq) - 1 && (f = getch()) != ERR) {
 			seq[n++] = (char)f;
@@ -666,8 +711,6 @@ static int escape_sequence(void)
 			{ "3~", UK_DELETE }, { "Z", UK_BTAB },
 		};
 		key = 0x7fffffff;   /* a sequence pmctop does not use */
-		if (c == '[' && seq[0] == '<' && parse_sgr_mouse(seq, &last_mouse))
-			key = UK_MOUSE;
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 			if (!strcmp(seq, known[i].seq))
 				key = known[i].key;
@@ -676,6 +719,18 @@ static int escape_sequence(void)
 	}
 	timeout(100);
 	return key;
+}
+
+int ui_dialog_getkey(struct ui *u)
+{
+	struct snapshot *s = u->replay ? NULL : snap_ring_pop_latest(&u->ring);
+	if (s) {
+		ui_history_add(u, s);
+		if (u->pending)
+			snapshot_free(u->pending);
+		u->pending = s;
+	}
+	return ui_getkey();
 }
 
 /* curses key codes -> pmctop's (keys.h). */
@@ -702,6 +757,7 @@ int ui_getkey(void)
 	case 27: return escape_sequence();
 	case KEY_BACKSPACE: case 127: case 8: return UK_BACKSPACE;
 	case KEY_RESIZE: return UK_RESIZE;
+	case KEY_MOUSE: return curses_mouse_key();
 	default: break;
 	}
 	if (ch >= KEY_F(1) && ch <= KEY_F(10))
@@ -782,6 +838,11 @@ static void do_filter(struct ui *u)
 				   u->filter_text ? u->filter_text : u->task_match ? u->task_match : "");
 	if (!text)
 		return;
+	/* Shown and matched without the blanks typed around it. */
+	size_t lead = strspn(text, " \t"), tl = strlen(text);
+	while (tl > lead && (text[tl - 1] == ' ' || text[tl - 1] == '\t'))
+		text[--tl] = 0;
+	memmove(text, text + lead, tl - lead + 1);
 	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
 	char *cause = NULL;
 	free(u->task_match);
@@ -809,6 +870,61 @@ static void do_filter(struct ui *u)
 	u->nav.sel = u->nav.top = 0;
 	ui_set_message(u, NULL);     /* an error about an earlier filter no longer holds */
 	ui_build_columns(u);         /* HERE% comes and goes with a CPU filter */
+}
+
+/* Whether a row's identity matches the search: its CPU (or pid) number
+ * exactly, or its command or cgroup holding the text. Figures are not
+ * searched: they change under the search. */
+static bool row_matches(struct ui *u, const struct ui_row *row, const char *q)
+{
+	for (int i = 0; i < u->ncols; i++) {
+		const struct ui_col *c = &u->cols[i];
+		char buf[256];
+		int level;
+		if (c->kind == COL_CPU || c->kind == COL_PID) {
+			if (!strcmp(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
+				return true;
+		} else if (c->kind == COL_COMM || c->kind == COL_CGROUP) {
+			if (fmt_match(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Selects the next row (dir 1) or the previous one (-1) that matches the
+ * search, from the selected row itself when from_here is set, wrapping
+ * around; the rows stay as they are (the filter hides rows). */
+static void search_step(struct ui *u, int dir, bool from_here)
+{
+	if (!u->search_text || !*u->search_text) {
+		ui_set_message(u, "no search yet: / or F3 searches");
+		return;
+	}
+	int n = u->nrows;
+	for (int k = from_here ? 0 : 1; k <= n; k++) {
+		int i = ((u->nav.sel + dir * k) % n + n) % n;
+		if (n > 0 && row_matches(u, &u->rows[i], u->search_text)) {
+			u->nav.sel = i;
+			keys_clamp(&u->nav);
+			return;
+		}
+	}
+	char *msg = xasprintf("no row matches '%s' (\\ or F4 filters, / searches)", u->search_text);
+	ui_set_message(u, msg);
+	free(msg);
+}
+
+static void do_search(struct ui *u)
+{
+	char *text = dialog_prompt(u, "Search (a CPU, pid, command or cgroup; n/N: next/previous): ",
+				   u->search_text ? u->search_text : "");
+	if (!text)
+		return;
+	free(u->search_text);
+	u->search_text = text_sanitize(text);
+	free(text);
+	search_step(u, 1, true);
 }
 
 /* T: from a CPU, core, CCX or socket row, the tasks view limited to its
@@ -864,7 +980,7 @@ static bool show_tasks(struct ui *u)
 		u->filter = f;
 		free(u->filter_text);
 		u->filter_text = xstrdup(text);
-		char *msg = xasprintf("who ran on %s%s (T: back, / changes the filter)",
+		char *msg = xasprintf("who ran on %s%s (T: back, \\ changes the filter)",
 				      u->nav.rows == ROWS_CPU ? "CPU " : u->nav.rows == ROWS_CORE ? "CPUs " : "", text);
 		ui_set_message(u, msg);
 		free(msg);
@@ -981,6 +1097,10 @@ static bool handle_key(struct ui *u, int key)
 		ui_build_columns(u);
 		return true;
 	}
+	/* In a replay + and - are the speed, as the header's "x2" says:
+	 * + faster (a shorter stay per interval), - slower. */
+	if (u->replay && (b->action == ACT_DELAY_UP || b->action == ACT_DELAY_DOWN))
+		b = keys_lookup(b->action == ACT_DELAY_UP ? '-' : '+');
 	int sort_before = u->nav.sort_col;
 	int r = keys_apply(&u->nav, b);
 	if (r & KA_QUIT)
@@ -997,6 +1117,12 @@ static bool handle_key(struct ui *u, int key)
 			if (v >= 0 && v != u->nav.view) {
 				u->nav.view = v;
 				r |= KA_REQUEST;
+			} else if (v < 0) {
+				/* Not silently nothing: say which keys there are. */
+				char *msg = xasprintf("no view on key %d: h lists the views and their keys, Tab steps through them",
+						      b->arg);
+				ui_set_message(u, msg);
+				free(msg);
 			}
 			break;
 		}
@@ -1022,6 +1148,13 @@ static bool handle_key(struct ui *u, int key)
 		}
 		case ACT_FILTER:
 			do_filter(u);
+			break;
+		case ACT_SEARCH:
+			do_search(u);
+			break;
+		case ACT_SEARCH_NEXT:
+		case ACT_SEARCH_PREV:
+			search_step(u, b->action == ACT_SEARCH_NEXT ? 1 : -1, false);
 			break;
 		case ACT_STEP_BACK:
 		case ACT_STEP_FWD:
@@ -1136,12 +1269,15 @@ static void ui_done(struct ui *u)
 {
 	if (u->snap)
 		snapshot_free(u->snap);
+	if (u->pending)
+		snapshot_free(u->pending);
 	free(u->cols);
 	free(u->rows);
 	free(u->extra);
 	free(u->filter);
 	free(u->filter_text);
 	free(u->task_match);
+	free(u->search_text);
 	free(u->message);
 	free(u->views);
 	free(u->group_view.cols);
@@ -1257,17 +1393,22 @@ int ui_run(const struct ui_config *c, char **cause)
 	long shown = 0;
 	while (!ui_stop_signal) {
 		struct snapshot *s = u.replay ? replay_ctl_poll(&u, now_s()) : snap_ring_pop_latest(&u.ring);
+		/* What came while a dialog was open is in the history already. */
+		bool kept = !s && u.pending;
+		if (kept)
+			s = u.pending;
+		else if (u.pending)
+			snapshot_free(u.pending);
+		u.pending = NULL;
 		if (s) {
 			shown++;
-			/* A replay that jumped starts the history again; the same
-			 * interval derived again (a new view) is not a new one. */
+			/* The same interval derived again (a new view) is not a
+			 * new one. */
 			bool again = u.replay && u.snap && s->seq == u.snap->seq && s->time == u.snap->time;
-			if (u.replay && u.rp_moved)
-				history_clear(&u.hist);
 			if (u.snap)
 				snapshot_free(u.snap);
 			u.snap = s;
-			if (!again)
+			if (!again && !kept)
 				ui_history_add(&u, s);
 			dirty = true;
 			/* Columns follow what the figures can show. */

@@ -9,6 +9,7 @@
 #include "history.h"
 #include "keys.h"
 #include "layout.h"
+#include "mouse.h"
 #include "ui.h"
 
 enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR,
@@ -20,7 +21,7 @@ struct ui_col {
 	enum col_kind kind;
 	int idx;                     /* metric or event index */
 	const struct view_col *vc;   /* format and thresholds, or NULL */
-	char title[32];
+	char title[48];              /* whole: an event's name and "/s" */
 	int width;
 	bool scrolls;                /* after the fixed columns: moves with Left/Right */
 };
@@ -44,6 +45,7 @@ struct ui {
 	struct sampler *sampler;
 	struct snap_ring ring;
 	struct snapshot *snap;
+	struct snapshot *pending;    /* came while a dialog was open, in the history already */
 	struct ui_nav nav;
 	bool color;
 	int scheme;                  /* enum settings_colors (colors.c) */
@@ -52,6 +54,7 @@ struct ui {
 	int nextra; int *extra;      /* event columns (-e and the picker) */
 	bool *filter;                /* [topo->max_cpu] rows kept by '/' */
 	char *filter_text;
+	char *search_text;           /* what / (F3) looks for; n and N again */
 	char *message;               /* transient line (bad filter...) */
 	char *first_notice;          /* the sampler's notice before the first snapshot */
 	double message_until;
@@ -71,7 +74,6 @@ struct ui {
 	int rp_pos;                  /* interval shown, -1 before the first */
 	int rp_want;                 /* interval to show next (a step, a jump, new figures), or -1 */
 	double rp_next;              /* when the next one is due while playing */
-	bool rp_moved;               /* the last move was not one interval forward */
 	bool rp_tell;                /* say which of the view's metrics the recording lacks */
 
 	/* A tasks view (view_def.tasks): rows of processes, or of cgroups
@@ -106,6 +108,15 @@ bool ui_tasks_view(const struct ui *u);
  * shows only: the task's share of its samples there times the figure. */
 double ui_task_here(const struct ui *u, const struct snap_task *t);
 void ui_build_columns(struct ui *u);
+/* Whether a metric can only show '-' here: the model lacks it, or the
+ * last figures were planned with it and still lack one of its events (a
+ * PMU this machine does not have). The table, header and CCX boxes leave
+ * such a figure out. */
+bool ui_metric_unmeasured(const struct ui *u, int metric);
+/* A metric's heading, the same in the table, the graphs and the detail
+ * pane: "util%" and "GHz" for the fixed columns, else the label with its
+ * unit (format_heading). */
+void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
 /* The views from the model (at start, and after the view editor changed
  * them), then the -g group's view if there is one; shows view name, or
  * the first if it is gone. */
@@ -124,9 +135,12 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 void ui_request(struct ui *u);
 void ui_set_message(struct ui *u, const char *msg);
 int ui_getkey(void);
-/* The last mouse report (UK_MOUSE): button 0-2, or 64/65 for the wheel;
- * 0-based cell; press or release. */
-struct ui_mouse { int button, x, y; bool press; };
+/* A key for a dialog (help, pickers, prompts, setup, view editor): the
+ * figures that come while it is open still go into the history, so the
+ * graphs have no gap for the time it was open; the newest of them is
+ * shown when it closes (u->pending). */
+int ui_dialog_getkey(struct ui *u);
+/* The last mouse report (UK_MOUSE), decoded by mouse.c. */
 struct ui_mouse ui_last_mouse(void);
 int ui_attr(const struct ui *u, int pair, int mono);
 bool ui_stopping(void);          /* a stop signal arrived */
@@ -151,7 +165,8 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 /* panel_spark.c: keeps a new snapshot's figures in u->hist (the
  * sparklines and the detail pane draw from it) and says so when the
  * history had to start again because the interval length changed. A
- * replay that jumps calls history_clear(&u->hist) first. */
+ * replay that jumps or steps back fills it again from the file first
+ * (replay_ctl.c). */
 void ui_history_add(struct ui *u, const struct snapshot *s);
 
 /* panel_detail.c: Enter opens the pane on the selected row; with the

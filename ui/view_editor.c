@@ -118,7 +118,7 @@ static void draw_editor(struct ui *u, struct editor *e)
 		threshold_text(w, sizeof(w), c->warn);
 		threshold_text(cr, sizeof(cr), c->crit);
 		snprintf(line, sizeof(line), "   %-3d %-26s %-12s %-8s %-6s %-7s %-7s %-7s %s", e->top + i + 1, md->name,
-			 md->label, md->unit, scope_name(md->scope), c->fmt ? c->fmt : "auto", w, cr,
+			 md->label, md->unit, scope_name(md->scope), view_col_fmt(m, c), w, cr,
 			 isnan(c->warn) && isnan(c->crit) ? "-" : c->low_is_bad ? "below" : "above");
 		draw_put(3 + i, 0, COLS, e->top + i == e->sel ? A_REVERSE : 0, line);
 	}
@@ -282,7 +282,7 @@ int view_editor(struct ui *u)
 	editor_init(&e, u);
 	while (!e.closed) {
 		draw_editor(u, &e);
-		int k = ui_getkey();
+		int k = ui_dialog_getkey(u);
 		if (ui_stopping())
 			break;
 		if (k < 0 || k == UK_RESIZE || k == UK_MOUSE)
