@@ -653,17 +653,22 @@ static int next_bucket(const struct grp_state *gs)
 	return b < gs->nb ? b : gs->nb - 1;
 }
 
-static struct bk_count *count_buf(struct sampler *s)
+struct bk_count *sampler_read_buf(struct sampler *s, struct bk_count **buf)
 {
 	/* Sized for the largest group once per plan. */
-	if (!s->buf) {
+	if (!*buf) {
 		int n = 1;
 		for (int g = 0; g < s->plan->ngroups; g++)
 			if (s->plan->groups[g].nevents > n)
 				n = s->plan->groups[g].nevents;
-		s->buf = xcalloc((size_t)n, sizeof(*s->buf));
+		*buf = xcalloc((size_t)n, sizeof(**buf));
 	}
-	return s->buf;
+	return *buf;
+}
+
+static struct bk_count *count_buf(struct sampler *s)
+{
+	return sampler_read_buf(s, &s->buf);
 }
 
 /* Reads group gi on every live instance as one window of its rates. */

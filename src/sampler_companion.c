@@ -131,14 +131,7 @@ static int read_one(struct sampler *s, const struct pmu_state *ps, const struct 
 	const struct grp_state *cg = &s->gs[c->group];
 	if (ci < 0 || !s->ps[cg->pmu].alive[ci] || !cg->bg[ci] || !ps->alive[i])
 		return -1;
-	if (!s->cbuf) {
-		int n = 1;
-		for (int g = 0; g < s->plan->ngroups; g++)
-			if (s->plan->groups[g].nevents > n)
-				n = s->plan->groups[g].nevents;
-		s->cbuf = xcalloc((size_t)n, sizeof(*s->cbuf));
-	}
-	if (s->cfg.ops->read(s->bk, cg->bg[ci], s->cbuf) != 0)
+	if (s->cfg.ops->read(s->bk, cg->bg[ci], sampler_read_buf(s, &s->cbuf)) != 0)
 		return -1;
 	*out = s->cbuf[c->pos].value;
 	return 0;

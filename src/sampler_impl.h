@@ -123,4 +123,8 @@ struct sampler {
 	struct snap_ring *ring;
 };
 
+/* A buffer for one read of the plan's largest group, made in *buf at the
+ * first call of a plan (close_all frees it). */
+struct bk_count *sampler_read_buf(struct sampler *s, struct bk_count **buf);
+
 #endif
