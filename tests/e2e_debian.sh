@@ -12,11 +12,16 @@ for tool in dpkg-buildpackage dh lintian; do
 	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
 done
 [ -f "$src/debian/control" ] || { echo "SKIP: no debian/ in $src"; exit 77; }
+# CI builds the package once, in its plain run; its distcheck and sanitized
+# runs of the suite set this (.ci/run).
+[ -z "${PMCTOP_SKIP_PACKAGE:-}" ] || { echo "SKIP: PMCTOP_SKIP_PACKAGE is set (the package is built by another run)"; exit 77; }
 ( cd "$src" && dpkg-checkbuilddeps ) >/dev/null 2>&1 || { echo "SKIP: build dependencies missing: $(cd "$src" && dpkg-checkbuilddeps 2>&1)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/pmctop"
-if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+# Only a checkout's own top: a release tree unpacked inside another
+# repository (make distcheck's) is not that repository's files.
+if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ]; then
 	# The working tree as it is, without what is ignored (build outputs).
 	(cd "$src" && git ls-files -co --exclude-standard -z | tar --null --no-recursion -T - -cf -) | tar -xf - -C "$tmp/pmctop"
 else
