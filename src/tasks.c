@@ -863,10 +863,12 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	free(procs);
 	free(jpw);
 	sort_metric = t->nmetrics > 0 ? t->metrics[0] : 0;
-	if (t->nmetrics > 0) {
+	/* No rows (-p of a process that did not run) is no array at all:
+	 * qsort may not be handed NULL, even for none. */
+	if (t->nmetrics > 0 && snap->ntasks > 1)
 		qsort(snap->tasks, (size_t)snap->ntasks, sizeof(*snap->tasks), cmp_rows);
+	if (t->nmetrics > 0 && snap->ncgroups > 1)
 		qsort(snap->cgroups, (size_t)snap->ncgroups, sizeof(*snap->cgroups), cmp_rows);
-	}
 	info_tidy(t);
 	t->lost = 0;
 	t->received = 0;
