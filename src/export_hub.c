@@ -45,6 +45,11 @@ struct export_hub {
 	pthread_t renderer;
 	pthread_cond_t wake;
 	struct export_state *pending; /* published, not yet rendered */
+	/* The state published last (a reference of its own), whose running
+	 * totals the next one continues: the publisher's alone, so that it
+	 * reads neither cur, which the renderer swaps, nor a state the
+	 * renderer has not made current yet (its interval would be skipped). */
+	struct export_state *last;
 	atomic_uint wanted;           /* bit f: format f asked for; bit 2 + f: gzip'd too */
 };
 
@@ -113,6 +118,7 @@ void export_hub_free(struct export_hub *h)
 		pthread_cond_destroy(&h->wake);
 		export_state_put(h->pending);
 	}
+	export_state_put(h->last);
 	export_state_put(h->cur);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -165,7 +171,7 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 	snap->ntasks = trim_tasks(snap->tasks, snap->ntasks, h->top, h->pids);
 	snap->ncgroups = trim_tasks(snap->cgroups, snap->ncgroups, h->top, true);
 	pthread_mutex_init(&st->render_lock, NULL);
-	totals_from(&st->tot, h->cur ? &h->cur->tot : NULL, snap, h->scope);
+	totals_from(&st->tot, h->last ? &h->last->tot : NULL, snap, h->scope);
 	const struct model *m = snap->model;
 	/* Each event is summed at the scope it is exported at: its own PMU's
 	 * scope when that is wider than --export-scope (L3 per CCX, memory
@@ -187,6 +193,9 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 	st->tot.intervals++;
 	if (snap->sampler_cost_s >= 0)
 		st->tot.sampler_cpu_s += snap->sampler_cost_s;
+	export_state_put(h->last);
+	atomic_fetch_add(&st->refs, 1);
+	h->last = st;
 
 	pthread_mutex_lock(&h->lock);
 	struct export_state *old;
