@@ -70,26 +70,33 @@ int *sim_mask_parts(const struct model *m, int e, int *n)
 	uint64_t umask = field(&f, "umask");
 	if ((umask & (umask - 1)) == 0 || field(&f, "cmask") || field(&f, "inv") || field(&f, "edge"))
 		return NULL;
+	/* The first event of each selected bit, each candidate decoded once. */
+	int by_bit[64];
+	for (int bit = 0; bit < 64; bit++)
+		by_bit[bit] = -1;
+	for (int j = 0; j < m->nevents; j++) {
+		const struct event_def *o = &m->events[j];
+		if (j == e || o->enc != ENC_RAW || o->pmu != ev->pmu || !o->sim_text)
+			continue;
+		struct fields g;
+		fields_of(m, o, &g);
+		uint64_t u = field(&g, "umask");
+		if (u == 0 || (u & (u - 1)) != 0 || !(umask & u) || !same_but_umask(&f, &g))
+			continue;
+		int bit = __builtin_ctzll(u);
+		if (by_bit[bit] < 0)
+			by_bit[bit] = j;
+	}
 	int *parts = xmalloc(sizeof(int) * 64);
 	for (int bit = 0; bit < 64; bit++) {
 		if (!(umask >> bit & 1))
 			continue;
-		int found = -1;
-		for (int j = 0; j < m->nevents && found < 0; j++) {
-			const struct event_def *o = &m->events[j];
-			if (j == e || o->enc != ENC_RAW || o->pmu != ev->pmu || !o->sim_text)
-				continue;
-			struct fields g;
-			fields_of(m, o, &g);
-			if (field(&g, "umask") == (1ull << bit) && same_but_umask(&f, &g))
-				found = j;
-		}
-		if (found < 0) {
+		if (by_bit[bit] < 0) {
 			free(parts);
 			*n = 0;
 			return NULL;
 		}
-		parts[(*n)++] = found;
+		parts[(*n)++] = by_bit[bit];
 	}
 	return parts;
 }
