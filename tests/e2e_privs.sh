@@ -65,8 +65,13 @@ p=$!; sleep 1; caps $p $none "--sim -b"; wait $p || fail "--sim -b exited $?: $(
 if command -v setcap >/dev/null && command -v setpriv >/dev/null; then
 	mkdir -m 755 "$TMP/fcap"
 	cp "$PMCTOP" "$TMP/fcap/pmctop"
+	# The definitions travel with the copy: the source tree may sit in a
+	# directory that nobody cannot enter (CI's sanitized builds unpack in a
+	# mode-700 mktemp -d).
+	cp -R "$top_srcdir/events" "$TMP/fcap/events"
+	chmod -R a+rX "$TMP/fcap/events"
 	chmod 755 "$TMP" "$TMP/fcap/pmctop"
-	asnobody() { exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/fcap/pmctop" --events-dir "$top_srcdir/events" "$@"; }
+	asnobody() { exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/fcap/pmctop" --events-dir "$TMP/fcap/events" "$@"; }
 	if setcap 'cap_perfmon,cap_setpcap=p' "$TMP/fcap/pmctop" 2>"$TMP/setcap.err"; then
 		asnobody --sim zen5 -b -n 40 -d 0.1 >/dev/null 2>"$TMP/f1.err" &
 		p=$!; sleep 1; caps $p $none "setcap cap_perfmon,cap_setpcap=p, run by nobody"
