@@ -20,6 +20,7 @@
 #include "jsonbudget.h"
 #include "record.h"
 #include "sampler.h"
+#include "sampler_energy.h"
 #include "sched.h"
 #include "util.h"
 
@@ -39,6 +40,7 @@ struct replay {
 	int nmetrics; int *metrics;
 	int nevents; int *events;
 	bool *seen;                   /* [model nevents]: counted in an interval read */
+	bool *stuck_said;             /* [model nevents]: energy_mask_stuck's, said once a replay */
 	unsigned plan_gen;
 	/* What one interval may hold (interval_budget). */
 	size_t max_bytes;
@@ -460,6 +462,7 @@ struct replay *replay_open(const char *path, const char *events_dir, char **caus
 	r->info.fmts = r->fmts;
 	r->info.evcols = r->evcols;
 	r->seen = xcalloc((size_t)r->model->nevents + 1, sizeof(bool));
+	r->stuck_said = xcalloc((size_t)r->model->nevents + 1, sizeof(bool));
 	interval_budget(r);
 	list_intervals(r, next, (uint64_t)sb.st_size);
 	return r;
@@ -487,6 +490,7 @@ void replay_free(struct replay *r)
 	free(r->metrics);
 	free(r->events);
 	free(r->seen);
+	free(r->stuck_said);
 	free(r);
 }
 
@@ -921,6 +925,17 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	snap->simulated = r->info.simulated;
 	const char *notice = jstr(o, "notice");
 	snap->notice = notice ? clean_lines(notice) : NULL;
+	/* The recording holds the raw counts: a counter that stood still
+	 * would derive as 0 W again; it is masked as it was live. Its line
+	 * comes with the first interval replayed (wherever a jump lands),
+	 * unless that interval's recorded notice says it already. */
+	char *stuck = energy_mask_stuck(m, snap, r->stuck_said);
+	if (stuck && !(snap->notice && strstr(snap->notice, stuck))) {
+		char *both = snap->notice ? xasprintf("%s\n%s", snap->notice, stuck) : xstrdup(stuck);
+		free(snap->notice);
+		snap->notice = both;
+	}
+	free(stuck);
 	snap->noffline = noff;
 	snap->offline = offline;
 	snap->nreturning = nret;
