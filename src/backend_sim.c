@@ -108,7 +108,7 @@ struct sim_cpu {
 	int cpu;
 	bool present;         /* in the topology, online or not */
 	bool offline;         /* went offline through an injected fault */
-	int ccx, socket;      /* dense indices, -1 if none */
+	int core, ccx, socket; /* dense indices, -1 if none */
 	struct wl_cpu wl;
 	double q[WQ_COUNT];   /* quantities since time 0 */
 	double *rates;        /* constant rates per model event, or NULL */
@@ -170,7 +170,8 @@ struct backend {
 	uint64_t now;
 	int ncpu_map;
 	struct sim_cpu *cpus;         /* [t->max_cpu], by CPU number */
-	int nccx, nsockets;
+	int ncores, nccx, nsockets;
+	double (*core_q)[WQ_COUNT];   /* for per-core uncore PMUs (AMD's power_core) */
 	double (*ccx_q)[WQ_COUNT];
 	double (*sock_q)[WQ_COUNT];
 	double sys_q[WQ_COUNT];
@@ -378,7 +379,7 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 	b->cpus = xcalloc((size_t)b->ncpu_map, sizeof(*b->cpus));
 	for (int i = 0; i < b->ncpu_map; i++) {
 		b->cpus[i].cpu = i;
-		b->cpus[i].ccx = b->cpus[i].socket = -1;
+		b->cpus[i].core = b->cpus[i].ccx = b->cpus[i].socket = -1;
 	}
 	for (int i = 0; i < t->ncpus; i++) {
 		const struct topo_cpu *c = &t->cpus[i];
@@ -387,8 +388,15 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 		b->cpus[c->cpu].present = true;
 		wl_cpu_init(&b->cpus[c->cpu].wl, &b->wp, c->cpu);
 	}
+	b->ncores = t->ncores;
 	b->nccx = t->nccx;
 	b->nsockets = t->nsockets;
+	for (int k = 0; k < t->ncores; k++)
+		for (int j = 0; j < t->cores[k].ncpus; j++) {
+			int cpu = t->cores[k].cpus[j];
+			if (cpu >= 0 && cpu < b->ncpu_map)
+				b->cpus[cpu].core = k;
+		}
 	for (int x = 0; x < t->nccx; x++)
 		for (int k = 0; k < t->ccxs[x].ncpus; k++) {
 			int cpu = t->ccxs[x].cpus[k];
@@ -401,16 +409,19 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 			if (cpu >= 0 && cpu < b->ncpu_map)
 				b->cpus[cpu].socket = s;
 		}
+	b->core_q = xcalloc((size_t)(b->ncores ? b->ncores : 1), sizeof(*b->core_q));
 	b->ccx_q = xcalloc((size_t)(b->nccx ? b->nccx : 1), sizeof(*b->ccx_q));
 	b->sock_q = xcalloc((size_t)(b->nsockets ? b->nsockets : 1), sizeof(*b->sock_q));
 	b->slots = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(*b->slots));
 	b->nslots = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(int));
 	for (int p = 0; p < m->npmus; p++) {
-		/* Slots are indexed by CPU for per-CPU PMUs, by CCX, by socket
-		 * x channel, or 0 for system scope: see slot_index(). */
+		/* Slots are indexed by CPU for per-CPU PMUs, by core, CCX,
+		 * socket x channel, or 0 for system scope: see slot_index(). */
 		int n = b->ncpu_map;
 		if (m->pmus[p].kind == PMU_UNCORE) {
-			if (m->pmus[p].scope == SCOPE_CCX)
+			if (m->pmus[p].scope == SCOPE_CORE)
+				n = b->ncores;
+			else if (m->pmus[p].scope == SCOPE_CCX)
 				n = b->nccx;
 			else if (m->pmus[p].scope == SCOPE_SOCKET)
 				n = b->nsockets * b->channels;
@@ -459,6 +470,7 @@ static void sim_destroy(struct backend *b)
 		}
 	free(b->slots);
 	free(b->nslots);
+	free(b->core_q);
 	free(b->ccx_q);
 	free(b->sock_q);
 	free(b->absent);
@@ -487,7 +499,7 @@ static int first_usable(const struct backend *b, const int *cpus, int n)
 
 static bool per_cpu_pmu(const struct pmu_def *pd)
 {
-	return pd->kind != PMU_UNCORE || pd->scope == SCOPE_THREAD || pd->scope == SCOPE_CORE;
+	return pd->kind != PMU_UNCORE || pd->scope == SCOPE_THREAD;
 }
 
 /* The glob's '*' replaced by n ("amd_umc_*" -> "amd_umc_3"). */
@@ -550,6 +562,13 @@ static int sim_instances(struct backend *b, int pmu, struct bk_instance **out, c
 		for (int cpu = 0; cpu < b->ncpu_map; cpu++)
 			if (cpu_usable(b, cpu))
 				add_instance(&v, &n, &cap, pmu, xstrdup(pd->perf_name), cpu, pd->scope, cpu);
+	} else if (pd->scope == SCOPE_CORE) {
+		/* One reader per core, as the kernel's cpumask lists them. */
+		for (int k = 0; k < b->ncores; k++) {
+			int cpu = first_usable(b, b->t->cores[k].cpus, b->t->cores[k].ncpus);
+			if (cpu >= 0)
+				add_instance(&v, &n, &cap, pmu, xstrdup(pd->perf_name), cpu, SCOPE_CORE, k);
+		}
 	} else if (pd->scope == SCOPE_CCX) {
 		for (int x = 0; x < b->nccx; x++) {
 			int cpu = first_usable(b, b->t->ccxs[x].cpus, b->t->ccxs[x].ncpus);
@@ -802,6 +821,9 @@ static void sim_advance(struct backend *b, uint64_t ns)
 			c->q[q] += d[q];
 			b->sys_q[q] += d[q];
 		}
+		if (c->core >= 0 && c->core < b->ncores)
+			for (int q = 0; q < WQ_COUNT; q++)
+				b->core_q[c->core][q] += d[q];
 		if (c->ccx >= 0 && c->ccx < b->nccx)
 			for (int q = 0; q < WQ_COUNT; q++)
 				b->ccx_q[c->ccx][q] += d[q];
@@ -876,6 +898,11 @@ static int slot_index(const struct backend *b, const struct pmu_def *pd, const s
 	*nch = 1;
 	if (per_cpu_pmu(pd))
 		return inst->cpu;
+	if (pd->scope == SCOPE_CORE) {
+		if (inst->scope_id < 0 || inst->scope_id >= b->ncores)
+			return set_cause(cause, "sim: %s: no core %d", pd->perf_name, inst->scope_id);
+		return inst->scope_id;
+	}
 	if (pd->scope == SCOPE_CCX) {
 		if (inst->scope_id < 0 || inst->scope_id >= b->nccx)
 			return set_cause(cause, "sim: %s: no CCX %d", pd->perf_name, inst->scope_id);
@@ -909,6 +936,8 @@ static const double *source_of(const struct backend *b, const struct pmu_def *pd
 {
 	if (per_cpu_pmu(pd))
 		return b->cpus[inst->cpu].q;
+	if (pd->scope == SCOPE_CORE)
+		return b->core_q[inst->scope_id];
 	if (pd->scope == SCOPE_CCX)
 		return b->ccx_q[inst->scope_id];
 	if (pd->scope == SCOPE_SOCKET)

@@ -84,6 +84,45 @@ START_TEST(power_pmu_instances)
 }
 END_TEST
 
+/* Genoa with AMD's per-core energy PMU: power_core is read once per core,
+ * on the first thread the cpumask lists, each instance naming its core;
+ * a fixture without it (zen5-2s192c) has no energy-core, not 0 W. */
+START_TEST(power_core_instances)
+{
+	struct model *m = load(TOP_SRCDIR "/events/amd/zen4");
+	struct topo *t = topo_load(FIX "zen4-2s192c-nps4", NULL);
+	struct backend *b = ops->create(m, t, FIX "zen4-2s192c-nps4", NULL);
+	int p = model_find_pmu(m, "power_core");
+	ck_assert_int_ge(p, 0);
+	ck_assert(ops->has_feature(b, p, "events/energy-core"));
+	struct bk_instance *in = NULL;
+	int n = ops->instances(b, p, &in, NULL);
+	ck_assert_int_eq(n, t->ncores);
+	bool *seen = xcalloc((size_t)t->ncores, sizeof(bool));
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(in[i].scope, SCOPE_CORE);
+		const struct topo_cpu *c = topo_cpu_by_num(t, in[i].cpu);
+		ck_assert_ptr_nonnull(c);
+		ck_assert_int_eq(c->core, in[i].scope_id);
+		ck_assert(!seen[c->core]);
+		seen[c->core] = true;
+		ck_assert_int_eq(in[i].cpu, c->core);   /* its first thread */
+	}
+	free(seen);
+	free_instances(in, n);
+	ops->destroy(b);
+	topo_free(t);
+	model_free(m);
+	m = load(TOP_SRCDIR "/events/amd/zen5");
+	t = topo_load(FIX "zen5-2s192c", NULL);
+	b = ops->create(m, t, FIX "zen5-2s192c", NULL);
+	ck_assert(!ops->has_feature(b, model_find_pmu(m, "power_core"), "events/energy-core"));
+	ops->destroy(b);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 /* A count is converted by what sysfs says it is worth: 1 where the kernel
  * counts in the definition's 2^-32 J, 1e-6 / 2^-32 where it would count
  * microjoules; another unit, or no scale file, is an error, not a guess. */
@@ -473,6 +512,7 @@ static Suite *energy_suite(void)
 	TCase *tc = tcase_create("sources");
 	tcase_add_test(tc, power_pmu_instances);
 	tcase_add_test(tc, power_pmu_scale);
+	tcase_add_test(tc, power_core_instances);
 	tcase_add_test(tc, powercap_domains);
 	tcase_add_test(tc, powercap_wrap);
 	tcase_add_test(tc, powercap_fallback_instances);

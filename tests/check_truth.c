@@ -152,6 +152,10 @@ static void place_instance(const struct topo *t, const struct snapshot *snap, st
 	if (hi->bi.scope == SCOPE_THREAD) {
 		const struct topo_cpu *tc = topo_cpu_by_num(t, hi->bi.cpu);
 		cpu = tc->cpu; core = tc->core; ccx = tc->ccx; sock = tc->socket;
+	} else if (hi->bi.scope == SCOPE_CORE) {
+		core = hi->bi.scope_id;
+		ccx = t->cores[core].ccx;
+		sock = t->cores[core].socket;
 	} else if (hi->bi.scope == SCOPE_CCX) {
 		ccx = hi->bi.scope_id;
 		sock = t->ccxs[ccx].socket;
