@@ -1,4 +1,5 @@
-/* export_http.c: serves the exporter over HTTP with libmicrohttpd.
+/* export_http.c: serves the exporter over HTTP with libmicrohttpd,
+ * loaded when the server starts (mhd_dl.h).
  *
  * The listening socket is opened here, so that a port in use is reported
  * as such before the first interval. libmicrohttpd runs a small pool of
@@ -9,13 +10,11 @@
 #include "config.h"
 #include "export_http.h"
 #include "export_webconfig.h"
+#include "mhd_dl.h"
+#include "service_notify.h"
 #include "util.h"
 
 #include <errno.h>
-#include <microhttpd.h>
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -57,6 +56,9 @@ struct export_server {
 	char *auth_ok;
 };
 
+/* libmicrohttpd's functions, loaded by the first export_server_start. */
+static const struct mhd_api *mhd;
+
 /* What one response streams: the state's shared body, then its tail. */
 struct reply {
 	struct export_state *st;
@@ -76,15 +78,15 @@ static void reply_free(void *cls)
 
 static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned code, const char *text)
 {
-	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
+	struct MHD_Response *resp = mhd->create_response_from_buffer(strlen(text), (void *)text,
 								    MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	enum MHD_Result ret = MHD_queue_response(c, code, resp);
-	MHD_destroy_response(resp);
+		mhd->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	enum MHD_Result ret = mhd->queue_response(c, code, resp);
+	mhd->destroy_response(resp);
 	return ret;
 }
 
@@ -112,19 +114,19 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	/* Sent straight from the shared body and the tail, without copying
 	 * either into the connection's buffer; freed when the response is. */
 	struct MHD_IoVec iov[2] = { { r->body ? r->body : "", r->body_len }, { r->tail, r->tail_len } };
-	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, 2, reply_free, r);
+	struct MHD_Response *resp = mhd->create_response_from_iovec(iov, 2, reply_free, r);
 	if (!resp) {
 		reply_free(r);
 		export_hub_scrape_failed(s->hub);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				f == EXPORT_OPENMETRICS ? EXPORT_OPENMETRICS_TYPE : EXPORT_TEXT_TYPE);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
 	if (gzip)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
+		mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	enum MHD_Result ret = mhd->queue_response(c, MHD_HTTP_OK, resp);
+	mhd->destroy_response(resp);
 	if (ret != MHD_YES)
 		export_hub_scrape_failed(s->hub);
 	return ret;
@@ -136,7 +138,7 @@ static bool authorized(struct export_server *s, struct MHD_Connection *c)
 {
 	if (!s->wc || s->wc->nusers == 0)
 		return true;
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *h = mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	if (!h)
 		return false;
 	pthread_mutex_lock(&s->auth_lock);
@@ -156,14 +158,14 @@ static bool authorized(struct export_server *s, struct MHD_Connection *c)
 static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
 {
 	static const char text[] = "pmctop: authentication required\n";
-	struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof(text) - 1, (void *)text,
+	struct MHD_Response *resp = mhd->create_response_from_buffer(sizeof(text) - 1, (void *)text,
 								    MHD_RESPMEM_PERSISTENT);
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"pmctop\", charset=\"UTF-8\"");
-	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, resp);
-	MHD_destroy_response(resp);
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"pmctop\", charset=\"UTF-8\"");
+	enum MHD_Result ret = mhd->queue_response(c, MHD_HTTP_UNAUTHORIZED, resp);
+	mhd->destroy_response(resp);
 	return ret;
 }
 
@@ -175,7 +177,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx, enum 
 	struct export_server *s = cls;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		if (atomic_fetch_add(&s->connections, 1) + 1 > EXPORT_BUSY_CONNECTIONS)
-			MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int)EXPORT_BUSY_TIMEOUT_S);
+			mhd->set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int)EXPORT_BUSY_TIMEOUT_S);
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		atomic_fetch_sub(&s->connections, 1);
 	}
@@ -202,10 +204,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return answer_unauthorized(c);
 	/* What to answer is export_route's decision (export_text.c, fuzzed). */
 	struct export_route r;
-	export_route(method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &r);
+	export_route(method, url, mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &r);
 	if (r.metrics)
 		return answer_metrics(s, c, r.format,
-				      export_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+				      export_accepts_gzip(mhd->lookup_connection_value(c, MHD_HEADER_KIND,
 										      MHD_HTTP_HEADER_ACCEPT_ENCODING)));
 	return answer_text(c, r.code, r.text);
 }
@@ -232,7 +234,11 @@ int export_listen(const char *listen_arg, char **cause)
 struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen_arg,
 					  const struct web_config *wc, char **cause)
 {
-	if (wc && wc->cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+	if (!mhd && !(mhd = mhd_dl_load(MHD_DL_SONAME, cause))) {
+		close(fd);
+		return NULL;
+	}
+	if (wc && wc->cert_pem && mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		close(fd);
 		set_cause(cause, "--web-config asks for TLS, but this libmicrohttpd was built without it");
 		return NULL;
@@ -252,7 +258,7 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	 * signals: Ctrl-C and the rest are the main thread's to handle. */
 	sigset_t old;
 	signals_block_async(&old);
-	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+	s->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, s,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORT_THREADS,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXPORT_MAX_CONNECTIONS,
@@ -272,11 +278,9 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 			  tls ? " (is the certificate or key of --web-config valid?)" : "");
 		return NULL;
 	}
-#ifdef HAVE_LIBSYSTEMD
 	/* Type=notify (contrib/pmctop.service.in): ready once /metrics is
 	 * served; nothing happens outside systemd (no NOTIFY_SOCKET). */
-	sd_notifyf(0, "READY=1\nSTATUS=serving /metrics on %s%s", listen_arg, tls ? " (TLS)" : "");
-#endif
+	service_notify("READY=1\nSTATUS=serving /metrics on %s%s", listen_arg, tls ? " (TLS)" : "");
 	return s;
 }
 
@@ -284,10 +288,8 @@ void export_server_stop(struct export_server *s)
 {
 	if (!s)
 		return;
-#ifdef HAVE_LIBSYSTEMD
-	sd_notify(0, "STOPPING=1");
-#endif
-	MHD_stop_daemon(s->d);
+	service_notify("STOPPING=1");
+	mhd->stop_daemon(s->d);
 	pthread_mutex_destroy(&s->auth_lock);
 	free(s->auth_ok);
 	free(s);

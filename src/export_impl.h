@@ -74,10 +74,6 @@ bool export_state_ready(struct export_state *st, enum export_format f, bool gzip
 #else
 #define EXPORT_COMPILER "gcc " __VERSION__
 #endif
-#ifdef HAVE_LIBSYSTEMD
 #define EXPORT_FEATURES "gzip,web-config,sd_notify"
-#else
-#define EXPORT_FEATURES "gzip,web-config"
-#endif
 
 #endif

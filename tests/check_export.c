@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include "export.h"
 #include "export_impl.h"
+#include "mhd_dl.h"
+#include "service_notify.h"
 #include "snapshot.h"
 #include "util.h"
 #include <zlib.h>
@@ -824,6 +826,42 @@ START_TEST(test_scope_parse)
 }
 END_TEST
 
+/* libmicrohttpd is loaded when the server starts: the installed library
+ * gives every function pmctop calls; one that cannot be loaded is refused
+ * with what to install, not a crash at the first request. */
+START_TEST(test_mhd_loaded_on_demand)
+{
+	char *cause = NULL;
+	ck_assert_ptr_null(mhd_dl_load("libpmctop-no-such-httpd.so.12", &cause));
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_msg(strstr(cause, "libmicrohttpd") && strstr(cause, "apt-get install libmicrohttpd12") &&
+		      strstr(cause, "libpmctop-no-such-httpd.so.12"), "%s", cause);
+	free(cause);
+	cause = NULL;
+	const struct mhd_api *api = mhd_dl_load(MHD_DL_SONAME, &cause);
+	ck_assert_msg(api != NULL, "%s", cause ? cause : "?");
+	ck_assert_ptr_nonnull(api->start_daemon);
+	ck_assert_ptr_nonnull(api->set_connection_option);
+	ck_assert_ptr_eq(mhd_dl_load(MHD_DL_SONAME, NULL), api);
+}
+END_TEST
+
+/* Outside a service manager nothing is sent; an address pmctop does not
+ * speak is left alone; a socket that is not there is an error, not a hang.
+ * (tests/e2e_install.sh receives READY=1 and STOPPING=1 at a path and at
+ * an abstract address.) */
+START_TEST(test_service_notify_without_manager)
+{
+	unsetenv("NOTIFY_SOCKET");
+	ck_assert_int_eq(service_notify("READY=1"), 0);
+	setenv("NOTIFY_SOCKET", "vsock:2:1234", 1);
+	ck_assert_int_eq(service_notify("READY=1"), 0);
+	setenv("NOTIFY_SOCKET", "/nonexistent/pmctop-notify", 1);
+	ck_assert_int_lt(service_notify("READY=1"), 0);
+	unsetenv("NOTIFY_SOCKET");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("export");
@@ -846,6 +884,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_route, 0, (int)ARRAY_SIZE(routes));
 	tcase_add_loop_test(tc, test_listen, 0, (int)ARRAY_SIZE(listens));
 	tcase_add_test(tc, test_scope_parse);
+	tcase_add_test(tc, test_mhd_loaded_on_demand);
+	tcase_add_test(tc, test_service_notify_without_manager);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
