@@ -54,6 +54,8 @@ struct backend {
 	uint64_t *stat_busy, *stat_total;   /* ns; PROCSTAT_NONE: no line for that CPU */
 	uint64_t stat_at;      /* monotonic ns of the parse; 0: none yet */
 	int stat_err;          /* 0, or -EIO when the file could not be read or parsed */
+	struct text_reader stat_file;   /* kept open: one pread per parse */
+	char *stat_path;
 	/* Per-task sampling: samplers open, and the most general counters
 	 * one holds on a CPU, per PMU (taken from what the groups get). */
 	int nsamplers;
@@ -100,6 +102,7 @@ static struct backend *perf_create(const struct model *m, struct topo *t, const 
 		return NULL;
 	}
 	struct backend *b = xcalloc(1, sizeof(*b));
+	b->stat_file = (struct text_reader)TEXT_READER_INIT;
 	b->m = m;
 	b->t = t;
 	if (arg && *arg) {
@@ -124,6 +127,8 @@ static void perf_destroy(struct backend *b)
 	free(b->proc_root);
 	free(b->stat_busy);
 	free(b->stat_total);
+	text_reader_close(&b->stat_file);
+	free(b->stat_path);
 	free(b->pinned);
 	if (b->npc > 0)
 		powercap_free(b->pc, b->npc);
@@ -375,11 +380,10 @@ static void proc_stat_load(struct backend *b)
 		b->stat_n = n;
 	}
 	b->stat_at = now_ns();
-	char *path = xasprintf("%s/stat", b->proc_root);
-	char *text = read_text_file(path);
-	free(path);
+	if (!b->stat_path)
+		b->stat_path = xasprintf("%s/stat", b->proc_root);
+	const char *text = text_reader_read(&b->stat_file, b->stat_path);
 	b->stat_err = procstat_parse(text, b->clk_tck, b->stat_busy, b->stat_total, n) < 0 ? -EIO : 0;
-	free(text);
 }
 
 /* Busy and total ns of one CPU from /proc/stat. -ENODEV when the CPU has no

@@ -131,18 +131,69 @@ int set_cause(char **cause, const char *fmt, ...)
  * regular files are read, opened without blocking on a FIFO. */
 #define TEXT_FILE_MAX (1 << 20)
 
-char *read_text_file(const char *path)
+/* A regular file's descriptor, opened without blocking; -1 with errno. */
+static int open_regular(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
+		return -1;
 	struct stat sb;
 	int bad = fstat(fd, &sb) < 0 ? errno : S_ISDIR(sb.st_mode) ? EISDIR : !S_ISREG(sb.st_mode) ? EINVAL : 0;
 	if (bad) {
 		close(fd);
 		errno = bad;
-		return NULL;
+		return -1;
 	}
+	return fd;
+}
+
+const char *text_reader_read(struct text_reader *r, const char *path)
+{
+	if (r->fd < 0 && (r->fd = open_regular(path)) < 0)
+		return NULL;
+	if (r->cap == 0)
+		r->buf = xmalloc(r->cap = 4096);
+	size_t len = 0;
+	for (;;) {
+		if (r->cap - len - 1 == 0) {
+			if (r->cap > TEXT_FILE_MAX) {
+				text_reader_close(r);
+				errno = EFBIG;
+				return NULL;
+			}
+			r->buf = xrealloc(r->buf, r->cap *= 2);
+		}
+		ssize_t n = pread(r->fd, r->buf + len, r->cap - len - 1, (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(r->fd);
+			r->fd = -1;
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	r->buf[len] = '\0';
+	return r->buf;
+}
+
+void text_reader_close(struct text_reader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	*r = (struct text_reader)TEXT_READER_INIT;
+}
+
+char *read_text_file(const char *path)
+{
+	int fd = open_regular(path);
+	if (fd < 0)
+		return NULL;
 	FILE *f = fdopen(fd, "r");
 	if (!f) {
 		int e = errno;

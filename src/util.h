@@ -48,6 +48,22 @@ int set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 
  * EINVAL for a file that is not a regular one (a FIFO or a device: never
  * waited on), EFBIG beyond 1 MiB. */
 char *read_text_file(const char *path);
+/* A text file read again and again (/proc/stat every interval): opened at
+ * the first read and kept open, each read a pread from offset 0 into a
+ * buffer kept between reads, which procfs answers with fresh contents.
+ * Saves the open, fstat and close of every interval, and the stdio
+ * buffer's several reads. */
+struct text_reader {
+	int fd;               /* -1: not open */
+	char *buf;
+	size_t cap;
+};
+#define TEXT_READER_INIT { .fd = -1, .buf = NULL, .cap = 0 }
+/* The file's whole text, NUL-terminated, valid until the next call; NULL
+ * with errno set (the file is then opened again at the next call). The
+ * same bounds as read_text_file: regular files only, at most 1 MiB. */
+const char *text_reader_read(struct text_reader *r, const char *path);
+void text_reader_close(struct text_reader *r);
 /* Why a file could not be opened, in words that follow "it" or a path:
  * "is a directory", "is a FIFO that no process reads", "is a symbolic
  * link" (O_NOFOLLOW), else strerror's text. */

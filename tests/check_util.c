@@ -113,6 +113,57 @@ START_TEST(test_read_text_file_bounds)
 }
 END_TEST
 
+/* A file read again while kept open sees its new contents each time (as
+ * /proc/stat is regenerated), whatever their length; the same bounds as
+ * read_text_file; a read that fails opens the file again next time. */
+START_TEST(test_text_reader)
+{
+	char dir[] = "/tmp/check_util.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *path = xasprintf("%s/stat", dir);
+	struct text_reader r = TEXT_READER_INIT;
+	errno = 0;
+	ck_assert_ptr_null(text_reader_read(&r, path));
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_null(text_reader_read(&r, dir));
+	ck_assert_int_eq(errno, EISDIR);
+	FILE *f = fopen(path, "w");
+	fputs("cpu0 1 2 3\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_str_eq(text_reader_read(&r, path), "cpu0 1 2 3\n");
+	int fd = r.fd;
+	ck_assert_int_ge(fd, 0);
+	/* Longer than the first buffer, in the same file (same descriptor). */
+	f = fopen(path, "r+");
+	for (int i = 0; i < 1000; i++)
+		fprintf(f, "cpu%d 10 20 30\n", i);
+	ck_assert_int_eq(fclose(f), 0);
+	const char *t = text_reader_read(&r, path);
+	ck_assert_int_eq(r.fd, fd);
+	ck_assert_uint_gt(strlen(t), 4096);
+	ck_assert(strncmp(t, "cpu0 10 20 30\ncpu1 10 20 30\n", 28) == 0);
+	ck_assert_ptr_nonnull(strstr(t, "cpu999 10 20 30\n"));
+	/* Shorter again: nothing of the longer text is left behind. */
+	ck_assert_int_eq(truncate(path, 0), 0);
+	f = fopen(path, "w");
+	fputs("cpu0 4 5 6\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_str_eq(text_reader_read(&r, path), "cpu0 4 5 6\n");
+	/* Past 1 MiB: refused, and closed. */
+	f = fopen(path, "w");
+	for (int i = 0; i < (1 << 21) / 8; i++)
+		fputs("0123456\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_ptr_null(text_reader_read(&r, path));
+	ck_assert_int_eq(errno, EFBIG);
+	ck_assert_int_eq(r.fd, -1);
+	text_reader_close(&r);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
 /* The capability kept for counters: CAP_PERFMON (38) from Linux 5.8, whose
  * cap_last_cap is 38 or more; CAP_SYS_ADMIN (21) before it. */
 /* -w and -o naming one file, however written. */
@@ -161,6 +212,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_filter_stream, 0, (int)ARRAY_SIZE(cases));
 	tcase_add_test(tc, test_filter_write_error);
 	tcase_add_test(tc, test_read_text_file_bounds);
+	tcase_add_test(tc, test_text_reader);
 	tcase_add_test(tc, test_counter_cap);
 	tcase_add_test(tc, test_path_same_file);
 	suite_add_tcase(s, tc);
