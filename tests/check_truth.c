@@ -41,6 +41,11 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
 /* Counts smaller than this are dominated by the rounding of counters to
  * whole numbers; their ratios are not a fair test of the estimator. */
 #define MIN_TRUE_COUNT 100000.0
+/* The same for what one instance counted in a metric's windows: an
+ * interval can have plenty of L1D fills from a far node while the windows
+ * of their group saw 129 of them, whose rounding to a whole number moves
+ * the figure by 0.4 %. */
+#define MIN_WINDOW_COUNT 5000.0
 
 struct tally {
 	long cpu_intervals;
@@ -663,6 +668,7 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 						h->wtruth[md->events[k]] = 0;
 					/* Per instance: counts over the set's windows,
 					 * scaled to the interval by its running time. */
+					bool few = false;
 					for (int ii = 0; ii < h->ninst; ii++) {
 						if (h->inst[ii].rows[sc] != r ||
 						    h->inst[ii].bi.pmu != h->plan->groups[wset[0]].pmu)
@@ -688,10 +694,11 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 								}
 							}
 							h->wtruth[md->events[q]] += run > 0 ? c * T * 1e9 / run : NAN;
+							few |= run > 0 && fabs(c) < MIN_WINDOW_COUNT;
 						}
 					}
 					double wt = true_metric(m, mi, h->wtruth, T, sc);
-					if (isfinite(wt) && wt != 0) {
+					if (isfinite(wt) && wt != 0 && !few) {
 						double rel = fabs(est - wt) / fabs(wt);
 						tot.window_checked++;
 						if (rel > 1e-3) {
@@ -929,8 +936,8 @@ END_TEST
  * such mistakes were made. Zen 4's bus utilisation without the halving of
  * data slot clocks (both DDR5 subchannels are counted) read twice the real
  * value; an "all" event whose unit mask leaves out one case (DRAM fills on
- * the near node) counts 9 % too few L1D fills. Each must show as formulas
- * that do not give the quantity they estimate. */
+ * the near node) counts too few L1D fills, by their share. Each must show
+ * as formulas that do not give the quantity they estimate. */
 static long formula_misses_with(const char *file, const char *from, const char *to)
 {
 	char dir[] = "/tmp/check_truth.XXXXXX";

@@ -450,6 +450,14 @@ static const struct { const char *name; double v; } workload[] = {
 	{ "l2_miss_l1d", 0.02e9 }, { "l2_miss_l1i", 0.002e9 }, { "data_bus_busy_rd", 0.038e9 },
 	{ "data_bus_busy_wr", 0.012e9 }, { "l3_lat_cycles", 20e6 }, { "be_mem_slots", 5e9 },
 	{ "core_energy", 5e9 }, { "uncore_energy", 14e9 }, { "dram_energy", 3e9 },
+	/* L1D fills by source: the L1D misses (0.1e9) that hit the L2, the
+	 * L3 (62 % of the 0.02e9 that miss the L2), another CCX's cache or
+	 * DRAM; demand fills 60 % of each. */
+	{ "l1d_fill_l2", 0.08e9 }, { "l1d_fill_ccx", 0.01242e9 }, { "l1d_fill_near_cache", 0.001e9 },
+	{ "l1d_fill_far_cache", 0.0003e9 }, { "l1d_fill_near_dram", 0.0052e9 }, { "l1d_fill_far_dram", 0.00108e9 },
+	{ "l1d_dmnd_fill_l2", 0.048e9 }, { "l1d_dmnd_fill_ccx", 0.007452e9 }, { "l1d_dmnd_fill_near_cache", 0.0006e9 },
+	{ "l1d_dmnd_fill_far_cache", 0.00018e9 }, { "l1d_dmnd_fill_near_dram", 0.00312e9 },
+	{ "l1d_dmnd_fill_far_dram", 0.000648e9 },
 };
 
 static int resolve_quantity(void *ctx, const char *name)
@@ -564,6 +572,10 @@ START_TEST(test_sim_physics)
 	ck_assert(NEAR(M("l2_hit_from_l1i") + M("l2_miss_from_l1i"), M("l2_access_from_l1i")));
 	ck_assert(NEAR(M("l2_hit_from_l2_hwpf") + M("l2_miss_from_l2_hwpf"), M("l2_access_from_l2_hwpf")));
 	ck_assert(NEAR(M("l2_access_all"), 0.132e9));
+	/* Every L1D fill came from somewhere. */
+	ck_assert(NEAR(M("l1d_fills_from_local_ccx") + M("l1d_fills_from_remote_ccx") + M("l1d_fills_from_dram_io"),
+		       M("l1d_fills_all")));
+	ck_assert(NEAR(M("l1d_fills_all"), 0.1e9));
 	ck_assert(NEAR(M("l2_miss_all"), 0.0264e9));
 	ck_assert(M("l1d_miss_rate") > 0 && M("l1d_miss_rate") <= 1);
 	ck_assert(M("l3_miss_rate") > 0 && M("l3_miss_rate") <= 1);
