@@ -9,7 +9,9 @@ metric group (seeded, fast-forwarded) and counts, over every CPU-interval:
     a share (unit ratio) outside 0..1, GHz above the simulated part's highest
     clock, IPC above its dispatch width;
   - topdown trees that do not add up within 0.001: the level-1 shares to 1,
-    each level-2 pair to its parent.
+    each level-2 pair to its parent;
+  - figures shown at their upper bound with no stated uncertainty: those
+    that crossed it and were set to it (derive_bounds.c), marked '~'.
 The bounds come from the model's own `sim` line (the simulated part), not
 from pmctop's metric definitions.
 
@@ -67,7 +69,7 @@ def survey(pmctop, top, spec, intervals):
     model = spec.split(':')[0]
     ghz_max, width = sim_part(top, model)
     t = {'cpu_intervals': 0, 'figures': 0, 'out_of_bounds': 0, 'out_plain': 0, 'trees': 0, 'trees_off': 0,
-         'worst_tree': 0.0}
+         'worst_tree': 0.0, 'upper_marked': 0}
     examples = []
     for n, what in enumerate(views_and_groups(pmctop, spec)):
         cmd = [pmctop, '--sim', '%s,ff=1,seed=%d' % (spec, n + 1), '-b', '--format', 'json', '-n', str(intervals),
@@ -87,6 +89,11 @@ def survey(pmctop, top, spec, intervals):
                     bad = (u == 'ratio' and k not in NOT_SHARES and not -1e-9 <= v <= 1 + 1e-9) or \
                           (u == 'GHz' and v > ghz_max * (1 + 1e-9)) or \
                           (k == 'ipc' and v > width * (1 + 1e-9))
+                    # Set to its upper bound (derive_bounds.c) and so marked:
+                    # shown, but not as a measurement.
+                    upper = (u == 'ratio' and k not in NOT_SHARES and v == 1) or (u == 'GHz' and v == ghz_max) or \
+                            (k == 'ipc' and v == width)
+                    t['upper_marked'] += upper and rs.get(k) is None
                     if bad:
                         t['out_of_bounds'] += 1
                         if plain(rs.get(k)):
@@ -126,9 +133,9 @@ def main():
     for spec in specs:
         t, ex = survey(pmctop, top, spec, intervals)
         print('%-14s %8d CPU-intervals %9d figures: %d outside physical bounds, %d of them shown plain; '
-              '%d trees, %d off by more than 0.001 (worst %.2g)' %
-              (spec, t['cpu_intervals'], t['figures'], t['out_of_bounds'], t['out_plain'], t['trees'],
-               t['trees_off'], t['worst_tree']))
+              '%d at their upper bound, marked; %d trees, %d off by more than 0.001 (worst %.2g)' %
+              (spec, t['cpu_intervals'], t['figures'], t['out_of_bounds'], t['out_plain'], t['upper_marked'],
+               t['trees'], t['trees_off'], t['worst_tree']))
         for e in ex:
             print('    ' + e)
         bad += t['out_plain'] + t['trees_off']

@@ -283,6 +283,50 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
 	return f;
 }
 
+/* How much more than their own spread says the windows of set `set` may
+ * stand apart from the rest of row r's interval: a factor (1 or more) on
+ * the errors that the set's samples state.
+ *
+ * The samples of a set are its windows, taken every n-th window, so they
+ * can all agree while the windows they skipped did something else (a
+ * phase that began between two of them); their spread then states an
+ * error far too small (misses of 20 and more stated standard errors were
+ * seen on the simulator's phased workloads). An event that the set holds
+ * and that other groups hold too (core cycles are in every group of an
+ * AMD core PMU, instructions in most of Intel's) is known over more of the
+ * interval than over the set's windows: how far the set's own estimate of
+ * it lands from that, in the set's stated errors, is a measured sign of
+ * how representative its windows were. Beyond what chance gives (1.96),
+ * the set's errors are taken to be understated by the same factor; the
+ * worst of such events decides. */
+static double window_doubt(const struct wset_list *wl, int set, const int *ev_set, const struct gsum *gs,
+			   const struct snap_row *row, int sc, int r, double *scratch)
+{
+	const struct wset *w = &wl->v[set];
+	if (w->ns < 2)
+		return 1;
+	double worst = 0;
+	for (int k = 0; k < w->nev; k++) {
+		int e = w->ev[k];
+		double c = row->event_cov[e];
+		if (ev_set[e] < 0 || ev_set[e] == set || !isfinite(row->event[e]) || row->event[e] == 0)
+			continue;
+		double v, cov = wset_value1(w, gs, sc, r, k, &v);
+		if (!(cov < c) || !isfinite(v))
+			continue;
+		const double one = 1;
+		double *sw = scratch, *z = sw + w->ns;
+		wset_sample_sums(w, gs, sc, r, &k, &one, 1, z, sw);
+		double se = unc_mean_se(z, sw, w->ns, cov);
+		if (!(se > 0))
+			continue;
+		double off = fabs(v - row->event[e]) / se;
+		if (off > worst)
+			worst = off;
+	}
+	return worst > 1.96 ? worst / 1.96 : 1;
+}
+
 /* The rows one PMU instance adds to, at its scope and above (-1: none). */
 static void instance_rows(const struct derive_input *in, const struct row_maps *rm,
 			  const struct bk_instance *bi, int tidx[SNAP_NSCOPES])
@@ -609,6 +653,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	double *scratch = xmalloc(sizeof(double) * nscratch);
 	double *fspace = xmalloc(sizeof(double) * (size_t)dc->fspace);
 	bool *pmu_here = xcalloc((size_t)m->npmus + 1, sizeof(bool));
+	double *doubt = xmalloc(sizeof(double) * ((size_t)wl.n + 1));
 
 	/* Rows of which -C left some CPUs out. */
 	bool *partial[SNAP_NSCOPES];
@@ -656,6 +701,13 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			struct snap_row *row = &snap->rows[sc][r];
 			struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc, .gs = gs,
 					   .fvars = fspace };
+			/* Each set's doubt (window_doubt) in this row, from the
+			 * events' figures before any of them is widened. */
+			for (int k = 0; k < wl.n; k++)
+				doubt[k] = window_doubt(&wl, k, ev_set, gs, row, sc, r, scratch);
+			for (int e = 0; e < m->nevents; e++)
+				if (ev_set[e] >= 0)
+					row->event_rse[e] *= doubt[ev_set[e]];
 			/* Which PMUs have a live instance under the row, once. */
 			for (int p = 0; p < m->npmus; p++)
 				pmu_here[p] = row_has_pmu(&irows[p], sc, r);
@@ -701,6 +753,8 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				 * second, so no figure changes with -d. */
 				if (d->count && interval_s > 0)
 					v /= interval_s;
+				if (w)
+					rse *= doubt[d->set];
 				row->metric[mi] = v;
 				row->metric_rse[mi] = isnan(v) ? NAN : rse;
 				row->metric_cov[mi] = cov;
@@ -713,6 +767,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	free(scratch);
 	free(fspace);
 	free(pmu_here);
+	free(doubt);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		free(partial[sc]);
 	if (dc == &local)

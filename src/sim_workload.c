@@ -45,6 +45,14 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_L3_LAT_CYCLES] = "l3_lat_cycles", [WQ_BE_MEM_SLOTS] = "be_mem_slots",
 	[WQ_CORE_ENERGY] = "core_energy", [WQ_UNCORE_ENERGY] = "uncore_energy",
 	[WQ_DRAM_ENERGY] = "dram_energy",
+	[WQ_L1D_FILL_L2] = "l1d_fill_l2", [WQ_L1D_FILL_CCX] = "l1d_fill_ccx",
+	[WQ_L1D_FILL_NEAR_CACHE] = "l1d_fill_near_cache", [WQ_L1D_FILL_FAR_CACHE] = "l1d_fill_far_cache",
+	[WQ_L1D_FILL_NEAR_DRAM] = "l1d_fill_near_dram", [WQ_L1D_FILL_FAR_DRAM] = "l1d_fill_far_dram",
+	[WQ_L1D_DMND_FILL_L2] = "l1d_dmnd_fill_l2", [WQ_L1D_DMND_FILL_CCX] = "l1d_dmnd_fill_ccx",
+	[WQ_L1D_DMND_FILL_NEAR_CACHE] = "l1d_dmnd_fill_near_cache",
+	[WQ_L1D_DMND_FILL_FAR_CACHE] = "l1d_dmnd_fill_far_cache",
+	[WQ_L1D_DMND_FILL_NEAR_DRAM] = "l1d_dmnd_fill_near_dram",
+	[WQ_L1D_DMND_FILL_FAR_DRAM] = "l1d_dmnd_fill_far_dram",
 };
 
 const char *wl_quantity_name(int q)
@@ -313,6 +321,23 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_L3_LAT_CYCLES] = rate[WQ_L3_LAT_SUM] * 10.0 * ghz;
 	rate[WQ_BE_MEM_SLOTS] = rate[WQ_BE_CYCLES] > 0 ?
 		rate[WQ_BE_STALL_SLOTS] * rate[WQ_BE_MEM_CYCLES] / rate[WQ_BE_CYCLES] : 0;
+	/* Where each L1D fill came from: the L1D misses that hit the L2,
+	 * those that missed it and hit the CCX's L3, and the L3's misses,
+	 * served by another CCX's cache or by DRAM, in this NUMA node or
+	 * another. Demand fills (the rest are the L1D's prefetches) come from
+	 * the same places in the same proportions. */
+	double l3_hit = rate[WQ_L3_ACCESS] > 0 ? 1.0 - rate[WQ_L3_MISS] / rate[WQ_L3_ACCESS] : 1.0;
+	double beyond = rate[WQ_L2_MISS_L1D] * (1.0 - l3_hit);
+	double cache = draw_range(d, 0.05, 0.3), far = draw_range(d, 0.05, 0.35);
+	double demand_share = draw_range(d, 0.5, 0.8);
+	rate[WQ_L1D_FILL_L2] = rate[WQ_L1D_MISS] - rate[WQ_L2_MISS_L1D];
+	rate[WQ_L1D_FILL_CCX] = rate[WQ_L2_MISS_L1D] * l3_hit;
+	rate[WQ_L1D_FILL_NEAR_CACHE] = beyond * cache * (1.0 - far);
+	rate[WQ_L1D_FILL_FAR_CACHE] = beyond * cache * far;
+	rate[WQ_L1D_FILL_NEAR_DRAM] = beyond * (1.0 - cache) * (1.0 - far);
+	rate[WQ_L1D_FILL_FAR_DRAM] = beyond * (1.0 - cache) * far;
+	for (int q = 0; q < 6; q++)
+		rate[WQ_L1D_DMND_FILL_L2 + q] = demand_share * rate[WQ_L1D_FILL_L2 + q];
 	power_rates(p, rate);
 }
 

@@ -49,6 +49,13 @@ START_TEST(test_segments)
 			ck_assert_double_le(q[WQ_OPS], q[WQ_OPS_DISPATCHED] * (1 + 1e-12));
 			ck_assert_double_le(q[WQ_FLOPS_PACKED], q[WQ_FLOPS] * (1 + 1e-12));
 			ck_assert_double_le(q[WQ_OP_CACHE_MISS], q[WQ_OP_CACHE_ACCESS] * (1 + 1e-12));
+			double fills = 0;
+			for (int k = WQ_L1D_FILL_L2; k <= WQ_L1D_FILL_FAR_DRAM; k++) {
+				ck_assert_double_ge(q[k], 0);
+				ck_assert_double_le(q[k + WQ_L1D_DMND_FILL_L2 - WQ_L1D_FILL_L2], q[k] * (1 + 1e-12));
+				fills += q[k];
+			}
+			ck_assert_double_eq_tol(fills, q[WQ_L1D_MISS], 1e-9 * q[WQ_L1D_MISS] + 1e-6);
 			double slots = q[WQ_OPS_DISPATCHED] + q[WQ_FE_STALL_SLOTS] + q[WQ_BE_STALL_SLOTS] +
 				       q[WQ_SMT_STALL_SLOTS];
 			ck_assert_double_eq_tol(slots / q[WQ_DISPATCH_SLOTS], 1.0, 1e-9);
@@ -75,6 +82,10 @@ START_TEST(test_quantity_names)
 		"ctx_switches", "migrations", "page_faults", "flops_packed", "op_cache_access",
 		"op_cache_miss", "l2_miss_l1d", "l2_miss_l1i", "data_bus_busy_rd", "data_bus_busy_wr",
 		"l3_lat_cycles", "be_mem_slots", "core_energy", "uncore_energy", "dram_energy",
+		"l1d_fill_l2", "l1d_fill_ccx", "l1d_fill_near_cache", "l1d_fill_far_cache",
+		"l1d_fill_near_dram", "l1d_fill_far_dram", "l1d_dmnd_fill_l2", "l1d_dmnd_fill_ccx",
+		"l1d_dmnd_fill_near_cache", "l1d_dmnd_fill_far_cache", "l1d_dmnd_fill_near_dram",
+		"l1d_dmnd_fill_far_dram",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {

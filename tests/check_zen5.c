@@ -20,6 +20,7 @@
 #include "evdef.h"
 #include "expr.h"
 #include "listing.h"
+#include "sched.h"
 #include "util.h"
 
 #define SEED_LINE(n) (n)   /* a line of seed 000_f8fc5e5ac55f83b0.txt */
@@ -372,6 +373,44 @@ START_TEST(test_merge_flags)
 }
 END_TEST
 
+/* fp_packed_ratio needs three PMCx003 events, each a merged pair: six
+ * counters. FlopTypeSel (unit mask bits 7:5) is a number, not a set of
+ * bits, so packed single and packed double cannot be one encoding. With
+ * all six counters free (no NMI watchdog) the scheduler keeps the three in
+ * one group and the ratio is one window's; with the watchdog holding one
+ * (five free) no group can hold them, and the metric is planned across
+ * groups (bounded to 0..1 and marked, derive_bounds.c). */
+START_TEST(test_fp_packed_one_window)
+{
+	ck_assert_ptr_nonnull(model);
+	int mi = model_find_metric(model, "fp_packed_ratio");
+	ck_assert_int_ge(mi, 0);
+	int core = model_find_pmu(model, "core");
+	for (int free_core = 6; free_core >= 5; free_core--) {
+		int *fc = xmalloc(sizeof(int) * (size_t)model->npmus);
+		for (int p = 0; p < model->npmus; p++)
+			fc[p] = p == core ? free_core : model->pmus[p].counters;
+		struct sched_request rq = { 1, &mi, 0, NULL, fc, NULL };
+		char *cause = NULL;
+		struct sched_plan *p = sched_plan(model, &rq, &cause);
+		ck_assert_msg(p != NULL, "%s", cause ? cause : "?");
+		const struct metric_def *md = &model->metrics[mi];
+		int together = 0;
+		for (int g = 0; g < p->ngroups; g++) {
+			int held = 0;
+			for (int k = 0; k < md->nevents; k++)
+				for (int j = 0; j < p->groups[g].nevents; j++)
+					held += p->groups[g].events[j] == md->events[k];
+			together += held == md->nevents;
+		}
+		ck_assert_int_eq(together, free_core == 6 ? 1 : 0);
+		ck_assert(p->metric_split[mi] == (free_core == 5));
+		sched_plan_free(p);
+		free(fc);
+	}
+}
+END_TEST
+
 /* UMC counters saturate; every UMC event says so. */
 START_TEST(test_umc_saturates)
 {
@@ -411,6 +450,14 @@ static const struct { const char *name; double v; } workload[] = {
 	{ "l2_miss_l1d", 0.02e9 }, { "l2_miss_l1i", 0.002e9 }, { "data_bus_busy_rd", 0.038e9 },
 	{ "data_bus_busy_wr", 0.012e9 }, { "l3_lat_cycles", 20e6 }, { "be_mem_slots", 5e9 },
 	{ "core_energy", 5e9 }, { "uncore_energy", 14e9 }, { "dram_energy", 3e9 },
+	/* L1D fills by source: the L1D misses (0.1e9) that hit the L2, the
+	 * L3 (62 % of the 0.02e9 that miss the L2), another CCX's cache or
+	 * DRAM; demand fills 60 % of each. */
+	{ "l1d_fill_l2", 0.08e9 }, { "l1d_fill_ccx", 0.01242e9 }, { "l1d_fill_near_cache", 0.001e9 },
+	{ "l1d_fill_far_cache", 0.0003e9 }, { "l1d_fill_near_dram", 0.0052e9 }, { "l1d_fill_far_dram", 0.00108e9 },
+	{ "l1d_dmnd_fill_l2", 0.048e9 }, { "l1d_dmnd_fill_ccx", 0.007452e9 }, { "l1d_dmnd_fill_near_cache", 0.0006e9 },
+	{ "l1d_dmnd_fill_far_cache", 0.00018e9 }, { "l1d_dmnd_fill_near_dram", 0.00312e9 },
+	{ "l1d_dmnd_fill_far_dram", 0.000648e9 },
 };
 
 static int resolve_quantity(void *ctx, const char *name)
@@ -525,6 +572,10 @@ START_TEST(test_sim_physics)
 	ck_assert(NEAR(M("l2_hit_from_l1i") + M("l2_miss_from_l1i"), M("l2_access_from_l1i")));
 	ck_assert(NEAR(M("l2_hit_from_l2_hwpf") + M("l2_miss_from_l2_hwpf"), M("l2_access_from_l2_hwpf")));
 	ck_assert(NEAR(M("l2_access_all"), 0.132e9));
+	/* Every L1D fill came from somewhere. */
+	ck_assert(NEAR(M("l1d_fills_from_local_ccx") + M("l1d_fills_from_remote_ccx") + M("l1d_fills_from_dram_io"),
+		       M("l1d_fills_all")));
+	ck_assert(NEAR(M("l1d_fills_all"), 0.1e9));
 	ck_assert(NEAR(M("l2_miss_all"), 0.0264e9));
 	ck_assert(M("l1d_miss_rate") > 0 && M("l1d_miss_rate") <= 1);
 	ck_assert(M("l3_miss_rate") > 0 && M("l3_miss_rate") <= 1);
@@ -628,6 +679,7 @@ static Suite *zen5_suite(void)
 	tcase_add_loop_test(tc, test_table_value_exists, 0, (int)ARRAY_SIZE(table_values));
 	tcase_add_test(tc, test_raw_values_decode);
 	tcase_add_test(tc, test_merge_flags);
+	tcase_add_test(tc, test_fp_packed_one_window);
 	tcase_add_test(tc, test_umc_saturates);
 	tcase_add_test(tc, test_sim_physics);
 	suite_add_tcase(s, tc);
