@@ -183,6 +183,7 @@ struct model {
 	char *alias;          /* short name for --sim and --model ("zen5"), or NULL */
 	char *l3_domain;      /* what the dashboard calls a group of CPUs sharing an L3 ("LLC"); NULL: "CCX" */
 	int sim_shape[4];     /* default --sim topology SxCxNxT; all 0 if none */
+	bool imported;        /* read from Linux perf's JSON files (perf_import.h) */
 	int nmatch; struct model_match *match;
 	int npmus; struct pmu_def *pmus;
 	int nevents; struct event_def *events;
@@ -220,6 +221,7 @@ struct model_info {
 	char *l3_domain;      /* see struct model */
 	int sim_shape[4];
 	char *sim_args;
+	bool imported;        /* read from Linux perf's JSON files (perf_import.h); dir is theirs */
 };
 int model_list(const char *events_dir, struct model_info **out, char **cause);
 void model_list_free(struct model_info *l, int n);

@@ -23,6 +23,7 @@
 #include "export_webconfig.h"
 #include "privs.h"
 #include "listing.h"
+#include "perf_import.h"
 #include "output.h"
 #include "record.h"
 #include "replay.h"
@@ -224,6 +225,44 @@ static void load_user_views(struct run *r)
 	free(w);
 }
 
+/* An imported model says what it lacks: the metrics perf has that pmctop
+ * could not translate, and under --sim the events the simulator gives no
+ * meaning to (they count 0). Shown with the settings' warnings on the
+ * dashboard's first screen, on stderr in batch. */
+static void note_imported(struct run *r, const char *skipped)
+{
+	int nskip = 0, nosim = 0, ncore = 0;
+	for (const char *p = skipped; p && *p; p++)
+		nskip += *p == '\n';
+	nskip += skipped && *skipped;
+	for (int e = 0; e < r->model->nevents; e++) {
+		const struct event_def *ev = &r->model->events[e];
+		if (r->model->pmus[ev->pmu].kind != PMU_CORE && r->model->pmus[ev->pmu].kind != PMU_UNCORE)
+			continue;
+		ncore++;
+		nosim += !ev->sim_text;
+	}
+	char *msg = xasprintf("model %s is imported from Linux perf's files: %d of its metrics could not be "
+			      "translated (docs/perf-import.md)", r->model->name, nskip);
+	if (r->opt.sim) {
+		char *sim = xasprintf("SIMULATED counts of imported model %s: %d of %d events have no simulated "
+				      "meaning and count an arbitrary 0.1-5%% of cycles (events/perf/sim.txt, docs/perf-import.md)",
+				      r->model->name, nosim, ncore);
+		text_add_line(&msg, sim);
+		free(sim);
+	}
+	if (r->opt.batch || r->opt.daemon) {
+		for (char *save = NULL, *l = strtok_r(msg, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char *line = xasprintf("note: %s", l);
+			say(line);
+			free(line);
+		}
+	} else {
+		text_add_line(&r->settings_warnings, msg);
+	}
+	free(msg);
+}
+
 /* Chooses the model and topology: simulated, forced with --model, or
  * detected from /proc/cpuinfo. Returns an exit status or -1 to go on. */
 static int choose_machine(struct run *r)
@@ -239,6 +278,14 @@ static int choose_machine(struct run *r)
 		rc = runtime_error(cause);
 		goto out;
 	}
+	/* Linux perf's event files add a model for every CPU they know. */
+	char *perf_root = perf_import_root(r->opt.perf_events);
+	if (perf_import_join(perf_root, r->events_dir, &models, &nmodels, &cause) < 0) {
+		rc = runtime_error(cause);
+		free(perf_root);
+		goto out;
+	}
+	bool smt = false;
 	if (r->opt.sim) {
 		int shape[4];
 		if (sim_parse_spec(r->opt.sim, models, nmodels, &name, shape, &cause) < 0) {
@@ -246,6 +293,7 @@ static int choose_machine(struct run *r)
 			goto out;
 		}
 		r->topo = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
+		smt = shape[3] > 1;
 		r->ops = &backend_sim;
 		snprintf(r->cpu_name, sizeof(r->cpu_name), "simulated %dx%dx%dx%d", shape[0],
 			 shape[1], shape[2], shape[3]);
@@ -260,8 +308,7 @@ static int choose_machine(struct run *r)
 			name = xstrdup(r->opt.model);
 		} else {
 			char *note = NULL;
-			const struct model_info *fit = cpuid_pick_nearest(&id, models, nmodels, &note);
-			name = xstrdup(fit ? fit->name : "generic");
+			name = perf_import_pick("/proc/cpuinfo", perf_root, models, nmodels, &note);
 			if (note)
 				fprintf(stderr, "pmctop: %s\n", note);
 			free(note);
@@ -272,6 +319,8 @@ static int choose_machine(struct run *r)
 			goto out;
 		}
 		r->ops = &backend_perf;
+		long active = 0;
+		smt = read_long_file("/sys/devices/system/cpu/smt/active", &active) == 0 && active > 0;
 	}
 	/* A name the user typed that names no model is bad usage (2); a model
 	 * whose files do not load is a runtime failure (1) with file:line:col. */
@@ -280,9 +329,15 @@ static int choose_machine(struct run *r)
 		char *msg = xasprintf("no model '%s' (pmctop --list-models shows them)", name);
 		rc = r->opt.sim || r->opt.model ? usage_error(msg) : runtime_error(msg);
 		free(msg);
+		free(perf_root);
 		goto out;
 	}
-	r->model = model_load_under(r->events_dir, mi->dir, &cause);
+	char *skipped = NULL;
+	r->model = perf_import_load_info(r->events_dir, perf_root, mi, smt, &skipped, &cause);
+	free(perf_root);
+	if (r->model && r->model->imported)
+		note_imported(r, skipped);
+	free(skipped);
 	if (!r->model)
 		rc = runtime_error(cause);
 	else if (r->opt.sim && sim_check_args(r->model, r->opt.sim, &cause) < 0)
@@ -799,7 +854,12 @@ static int run(struct run *r)
 	}
 	r->events_dir = pick_events_dir(&r->opt);
 	if (r->opt.list_models) {
-		if (listing_models(stdout, r->events_dir, &cause) < 0) {
+		char *perf_root = perf_import_root(r->opt.perf_events);
+		int lrc = listing_models(stdout, r->events_dir, &cause);
+		if (lrc >= 0)
+			lrc = perf_import_listing(stdout, perf_root, r->events_dir, &cause);
+		free(perf_root);
+		if (lrc < 0) {
 			if (!cause)
 				return finish_stdout(errno);
 			int rc = runtime_error(cause);
