@@ -225,38 +225,15 @@ static void load_user_views(struct run *r)
 	free(w);
 }
 
-/* An imported model says what it lacks: the metrics perf has that pmctop
- * could not translate, and under --sim the events the simulator gives no
- * meaning to (they count 0). Shown with the settings' warnings on the
- * dashboard's first screen, on stderr in batch. */
+/* An imported model says what it lacks (perf_import_note): with the
+ * settings' warnings on the dashboard's first screen, on stderr in batch. */
 static void note_imported(struct run *r, const char *skipped)
 {
-	int nskip = 0, nosim = 0, ncore = 0;
-	for (const char *p = skipped; p && *p; p++)
-		nskip += *p == '\n';
-	nskip += skipped && *skipped;
-	for (int e = 0; e < r->model->nevents; e++) {
-		const struct event_def *ev = &r->model->events[e];
-		if (r->model->pmus[ev->pmu].kind != PMU_CORE && r->model->pmus[ev->pmu].kind != PMU_UNCORE)
-			continue;
-		ncore++;
-		nosim += !ev->sim_text;
-	}
-	char *msg = xasprintf("model %s is imported from Linux perf's files: %d of its metrics could not be "
-			      "translated (docs/perf-import.md)", r->model->name, nskip);
-	if (r->opt.sim) {
-		char *sim = xasprintf("SIMULATED counts of imported model %s: %d of %d events have no simulated "
-				      "meaning and count an arbitrary 0.1-5%% of cycles (events/perf/sim.txt, docs/perf-import.md)",
-				      r->model->name, nosim, ncore);
-		text_add_line(&msg, sim);
-		free(sim);
-	}
+	char *msg = perf_import_note(r->model, r->opt.sim != NULL, skipped);
 	if (r->opt.batch || r->opt.daemon) {
-		for (char *save = NULL, *l = strtok_r(msg, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			char *line = xasprintf("note: %s", l);
-			say(line);
-			free(line);
-		}
+		char *line = xasprintf("note: %s", msg);
+		say(line);
+		free(line);
 	} else {
 		text_add_line(&r->settings_warnings, msg);
 	}
@@ -853,6 +830,7 @@ static int run(struct run *r)
 		return rc;
 	}
 	r->events_dir = pick_events_dir(&r->opt);
+	perf_import_set_root(r->opt.perf_events);
 	if (r->opt.list_models) {
 		char *perf_root = perf_import_root(r->opt.perf_events);
 		int lrc = listing_models(stdout, r->events_dir, &cause);

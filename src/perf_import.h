@@ -24,6 +24,9 @@ struct def_set;
  * else the first directory of PERF_IMPORT_SEARCH_PATH that holds
  * x86/mapfile.csv or arm64/mapfile.csv; NULL if none (newly allocated). */
 char *perf_import_root(const char *given);
+/* Makes dir (--perf-events) what perf_import_root(NULL) gives, for the
+ * loads that are not handed it (model_load_by_name: a recording's model). */
+void perf_import_set_root(const char *dir);
 
 /* One line of a mapfile.csv: the CPU identifier (an x86 regular expression
  * or an Arm MIDR) and the CPU directory, relative to root/ARCH. */
@@ -77,6 +80,13 @@ char *perf_import_pick(const char *cpuinfo_path, const char *root, const struct 
 /* Loads mi from whichever source it came from. */
 struct model *perf_import_load_info(const char *events_dir, const char *root, const struct model_info *mi,
 				    bool smt, char **skipped, char **cause);
+/* Loads imported model name (a recording's) from --perf-events or the
+ * search path, with #SMT_on taken as true. */
+struct model *perf_import_load_named(const char *events_dir, const char *name, char **cause);
+/* What an imported model lacks, in one line: the metrics left out
+ * (skipped, as perf_import_load gives it) and, when simulated, the events
+ * the simulator gives no meaning to (events/perf/sim.txt). */
+char *perf_import_note(const struct model *m, bool sim, const char *skipped);
 /* The --list-models section on imported models. */
 int perf_import_listing(FILE *out, const char *root, const char *events_dir, char **cause);
 

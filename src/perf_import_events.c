@@ -170,16 +170,29 @@ static struct imp_event *add_event(struct imp *im, const char *name, const char 
 	return e;
 }
 
-/* The simulator's formula for an event (perf's name or pmctop's), or NULL:
- * sim.txt first, then the hand-written model named by simfrom=, whose
- * events have perf's names in lower case. */
-static const char *sim_formula(const struct imp *im, const char *perf_name, const char *name)
+/* The simulator's formula for an event, or NULL: sim.txt (by perf's name
+ * or pmctop's) first, then the hand-written model named by simfrom=: its
+ * event of the same name (it uses perf's names in lower case), else its
+ * core event of the same raw value (a variant such as "cmask=6" that the
+ * hand-written model names its own way). */
+static const char *sim_formula(const struct imp *im, const struct imp_event *ie)
 {
 	for (int i = 0; i < im->nsim; i++)
-		if (!strcasecmp(im->sim[i].event, perf_name) || !strcasecmp(im->sim[i].event, name))
+		if (!strcasecmp(im->sim[i].event, ie->perf) || !strcasecmp(im->sim[i].event, ie->name))
 			return im->sim[i].formula;
-	int e = im->simfrom ? model_find_event(im->simfrom, name) : -1;
-	return e >= 0 ? im->simfrom->events[e].sim_text : NULL;
+	const struct model *h = im->simfrom;
+	int e = h ? model_find_event(h, ie->name) : -1;
+	if (e >= 0)
+		return h->events[e].sim_text;
+	for (int k = 0; h && ie->raw && !strcmp(ie->pmu, "core") && k < h->nevents; k++) {
+		const struct event_def *he = &h->events[k];
+		/* The hand-written value may carry bits the kernel owns (En, USR, OS). */
+		uint64_t own = h->pmus[he->pmu].ignore_mask;
+		if (he->enc == ENC_RAW && (he->raw & ~own) == (ie->value & ~own) && h->pmus[he->pmu].kind == PMU_CORE &&
+		    he->sim_text)
+			return he->sim_text;
+	}
+	return NULL;
 }
 
 /* Writes an event's stanza from its imp_event. */
@@ -200,7 +213,7 @@ static struct def_stanza *event_stanza(struct imp *im, const struct imp_event *e
 	} else {
 		imp_attr(st, "desc", e->perf);
 	}
-	const char *sim = sim_formula(im, e->perf, e->name);
+	const char *sim = sim_formula(im, e);
 	if (sim)
 		imp_attr(st, "sim", sim);
 	return st;

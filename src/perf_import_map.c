@@ -29,10 +29,22 @@ static bool has_mapfile(const char *root)
 	return false;
 }
 
+/* --perf-events, for the loads that are not handed it (a recording's
+ * model, model_load_by_name). Set once, before any thread starts. */
+static char *default_root;
+
+void perf_import_set_root(const char *dir)
+{
+	free(default_root);
+	default_root = dir ? xstrdup(dir) : NULL;
+}
+
 char *perf_import_root(const char *given)
 {
 	if (given)
 		return xstrdup(given);
+	if (default_root)
+		return xstrdup(default_root);
 	const char *home = getenv("HOME");
 	char *path = xstrdup(PERF_IMPORT_SEARCH_PATH);
 	char *save = NULL, *found = NULL;

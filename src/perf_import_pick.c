@@ -94,6 +94,41 @@ struct model *perf_import_load_info(const char *events_dir, const char *root, co
 	return perf_import_load(root, events_dir, mi->name, &o, skipped, cause);
 }
 
+struct model *perf_import_load_named(const char *events_dir, const char *name, char **cause)
+{
+	char *root = perf_import_root(NULL);
+	struct perf_import_opts o = { .smt = true };
+	struct model *m = NULL;
+	if (root)
+		m = perf_import_load(root, events_dir, name, &o, NULL, cause);
+	else
+		set_cause(cause, "no Linux perf event files for model '%s' (--perf-events DIR, docs/perf-import.md)", name);
+	free(root);
+	return m;
+}
+
+char *perf_import_note(const struct model *m, bool sim, const char *skipped)
+{
+	int nskip = 0, nosim = 0, ncounted = 0;
+	for (const char *p = skipped; p && *p; p++)
+		nskip += *p == '\n';
+	nskip += skipped && *skipped;
+	for (int e = 0; e < m->nevents; e++) {
+		const struct event_def *ev = &m->events[e];
+		if (m->pmus[ev->pmu].kind != PMU_CORE && m->pmus[ev->pmu].kind != PMU_UNCORE)
+			continue;
+		ncounted++;
+		nosim += !ev->sim_text;
+	}
+	/* One line: the dashboard shows the first line of its notes. */
+	if (sim)
+		return xasprintf("SIMULATED counts of imported model %s: %d of %d events have no simulated meaning and "
+				 "count an arbitrary 0.1-5%% of cycles; %d perf metrics not translated "
+				 "(docs/perf-import.md)", m->name, nosim, ncounted, nskip);
+	return xasprintf("model %s is imported from Linux perf's files; %d of its metrics could not be translated "
+			 "(docs/perf-import.md)", m->name, nskip);
+}
+
 int perf_import_listing(FILE *out, const char *root, const char *events_dir, char **cause)
 {
 	struct model_info *l;

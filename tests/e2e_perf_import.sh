@@ -6,6 +6,8 @@
 #    evaluate, and what is left out says why (tests/perf_import_all.c);
 #  - CPUID fixtures pick the model perf's mapfile names, and a hand-written
 #    model where pmctop has one;
+#  - the hand-written Zen 3/4/5 and SPR models agree with the imported ones
+#    (tests/perf_import_agree.c);
 #  - --sim icx (Ice Lake-SP) in batch: topdown level 1 sums to the whole and
 #    each level-2 pair to its parent; L3 and memory figures are numbers;
 #  - the exporter serves the imported model's metrics; --list-models lists it.
@@ -28,6 +30,12 @@ F=$top_srcdir/tests/fixtures/cpuinfo
 	"$F/perf-import/zen3-milan.txt=amd-zen3" "$F/perf-import/sapphire-rapids.txt=intel-spr" \
 	"$F/westmere.txt=intel-westmere" >"$tmp/all.out" || { cat "$tmp/all.out"; fail "perf_import_all"; }
 tail -n 11 "$tmp/all.out"
+
+# Where pmctop has a hand-written model too, both agree on every shared
+# metric on the same simulated counts, or docs/perf-import.md says why not.
+"$top_builddir/tests/perf_import_agree" "$arch" "$top_srcdir/events" "$top_srcdir/docs/perf-import.md" \
+	amd-zen3=perf-amdzen3 amd-zen4=perf-amdzen4 amd-zen5=perf-amdzen5 \
+	intel-spr=perf-sapphirerapids intel-spr=perf-emeraldrapids || fail "hand-written and imported models disagree"
 
 P="$pmctop --events-dir $top_srcdir/events --perf-events $arch --no-config"
 $P --list-models >"$tmp/models.txt"
@@ -98,3 +106,9 @@ grep -q '^pmctop_info{model="perf-icelakex",simulated="true"' "$tmp/m.txt" || fa
 grep -q '^pmctop_metric_tma_backend_bound_ratio{' "$tmp/m.txt" || fail "exporter: no level-1 topdown series"
 scrape_view memory '^pmctop_metric_memory_bandwidth_read'
 echo "exporter: topdown and memory series served"
+
+# A recording of an imported model replays (the model is imported again).
+$P --sim icx -b -n 2 -d 0.3 -g topdown -w "$tmp/icx.rec.gz" >/dev/null 2>&1 || fail "recording perf-icelakex"
+$P -r "$tmp/icx.rec.gz" -b -g topdown >"$tmp/replay.txt" 2>&1 || { cat "$tmp/replay.txt"; fail "replaying perf-icelakex"; }
+grep -q "model perf-icelakex  SIMULATED" "$tmp/replay.txt" || fail "replay: no perf-icelakex heading"
+echo "record and replay: $(grep -c '^[0-9]' "$tmp/replay.txt") CPU rows replayed"
