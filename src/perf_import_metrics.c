@@ -14,6 +14,7 @@
  * hand-written trees (derive_tree.c). */
 #include "config.h"
 #include "util.h"
+#include "expr.h"
 #include "name_index.h"
 #include "perf_import_internal.h"
 
@@ -329,6 +330,15 @@ int imp_metrics(struct imp *im)
 		struct perf_expr_env env = { .ctx = &c, .name = tr_name, .literal = tr_literal,
 					     .has_event = tr_has_event, .cpuid_is = tr_cpuid_is };
 		mets[k].formula = perf_expr_translate(expr, &env, &mets[k].why);
+		/* pmctop's parser bounds a formula's nesting and size; a metric
+		 * beyond them is left out rather than failing the whole model. */
+		int col;
+		struct expr *x = mets[k].formula ? expr_parse(mets[k].formula, &col, &mets[k].why) : NULL;
+		if (mets[k].formula && !x) {
+			free(mets[k].formula);
+			mets[k].formula = NULL;
+		}
+		expr_free(x);
 	}
 	/* Leave out whatever uses a metric that is left out. */
 	for (bool changed = true; changed;) {

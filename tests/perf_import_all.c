@@ -140,7 +140,7 @@ static double eval_metric(struct eval *e, int j)
  * perf_import_events.c, perf_import_metrics.c). */
 static const char *const known_reasons[] = {
 	"pmctop formulas have no conditions", "is not known when the model is imported", "is not imported",
-	"uses metric", "no event or metric", "has no pmctop equivalent", "no event '",
+	"uses metric", "no event or metric", "has no pmctop equivalent", "no event '", "at most",
 };
 
 static int check_picks(const char *root, const char *events_dir, int n, char **pairs)
