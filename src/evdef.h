@@ -74,6 +74,10 @@ struct event_def {
 	char *desc;
 	unsigned flags;
 	int arch_bit;         /* Intel: CPUID.0AH:EBX bit (-1 if none) */
+	/* The general counters that may hold the event (bit i: counter i;
+	 * `counters 0-3`, Linux perf's "Counter" list), or 0 for any. The
+	 * scheduler and the simulator place a group's events accordingly. */
+	uint32_t counter_mask;
 	struct expr *sim;     /* simulated-PMU formula over workload quantities, or NULL */
 	char *sim_text;
 	/* A kernel feature the event needs: a file under the PMU's sysfs

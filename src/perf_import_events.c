@@ -85,7 +85,8 @@ static void add_core_pmu(struct imp *im, json_t *counters, const char *file)
 		imp_attr(st, "ignore", "16-17,20,22");
 	} else {
 		imp_attr(st, "perf", "cpu");
-		imp_attrf(st, "counters", "%d", unit_counters(counters, "core", false, 4));
+		im->core_counters = unit_counters(counters, "core", false, 4);
+		imp_attrf(st, "counters", "%d", im->core_counters);
 		imp_attrf(st, "fixed", "%d", unit_counters(counters, "core", true, 3));
 		imp_attr(st, "nmi", "1");
 		imp_attr(st, "nmi_fixed", "yes");
@@ -327,6 +328,30 @@ static int import_event(struct imp *im, json_t *o, json_t *counters, const char 
 	}
 	if (!strcmp(pmu, "umc"))
 		imp_attr(st, "flags", "saturates");
+	/* Intel: an event that only some general counters can hold. */
+	if (im->intel && !strcmp(pmu, "core") && !(flags & (EVF_FIXED | EVF_SLOTS)) && counter &&
+	    counter[strspn(counter, "0123456789, ")] == '\0') {
+		char *list = xstrdup(counter);
+		char *w = list;
+		for (const char *p = counter; *p; p++)
+			if (*p != ' ')
+				*w++ = *p;
+		*w = '\0';
+		int max = -1;
+		bool all = true;
+		for (int c = 0; c < im->core_counters; c++) {
+			char *num = xasprintf(",%d,", c), *wrapped = xasprintf(",%s,", list);
+			all &= strstr(wrapped, num) != NULL;
+			free(num);
+			free(wrapped);
+		}
+		for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+			if (atoi(p) > max)
+				max = atoi(p);
+		if (!all && max >= 0 && max < 32)
+			imp_attr(st, "counters", list);
+		free(list);
+	}
 	return 0;
 }
 

@@ -50,6 +50,7 @@ struct imp {
 	char *cpudir;         /* mapfile's directory name */
 	bool amd, intel, arm;
 	bool perf_metrics;    /* Intel PERF_METRICS: topdown-* events exist */
+	int core_counters;    /* general counters of the core PMU */
 	const struct perf_import_opts *opts;
 	const char *cpuid;    /* for strcmp_cpuid_str */
 	double slots;

@@ -19,6 +19,7 @@
 
 #include "evdef.h"
 #include "perf_import.h"
+#include "sim_counters.h"
 #include "util.h"
 
 #define ARCH TOP_SRCDIR "/tests/fixtures/perf-arch"
@@ -228,6 +229,17 @@ START_TEST(test_import_x86)
 	ck_assert(event(m, "inst_retired.any")->flags & EVF_FIXED);
 	ck_assert_uint_eq(event(m, "cycle_activity.stalls_total")->raw, 0x018404a3);
 	ck_assert_uint_eq(event(m, "uops_issued.any")->raw, 0x010e);
+	/* "Counter": "0,1,2,3" on an 8-counter core; all eight is no mask. */
+	ck_assert_uint_eq(event(m, "cycle_activity.stalls_total")->counter_mask, 0xf);
+	ck_assert_uint_eq(event(m, "uops_issued.any")->counter_mask, 0);
+	/* The simulated kernel refuses five such events in one group. */
+	int st = model_find_event(m, "cycle_activity.stalls_total");
+	int five[5] = { st, st, st, st, st };
+	char *mask_why = NULL;
+	ck_assert_int_lt(sim_check_counter_masks(m, core, five, 5, &mask_why), 0);
+	ck_assert_ptr_nonnull(strstr(mask_why, "counter masks"));
+	free(mask_why);
+	ck_assert_int_eq(sim_check_counter_masks(m, core, five, 4, NULL), 0);
 	ck_assert_int_eq(model_find_event(m, "old.event"), -1);
 	/* The variant a metric names: the same event with cmask 2. */
 	ck_assert_uint_eq(event(m, "cycle_activity.stalls_total.cmask_2")->raw, 0x028404a3);
