@@ -258,9 +258,20 @@ static int choose_machine(struct run *r)
 	/* Linux perf's event files add a model for every CPU they know. */
 	char *perf_root = perf_import_root(r->opt.perf_events);
 	if (perf_import_join(perf_root, r->events_dir, &models, &nmodels, &cause) < 0) {
-		rc = runtime_error(cause);
+		/* Files the user named must be right; a broken copy found on
+		 * the search path only costs the imported models. */
+		if (r->opt.perf_events) {
+			rc = runtime_error(cause);
+			free(perf_root);
+			goto out;
+		}
+		char *msg = xasprintf("warning: %s (imported models left out)", cause);
+		say(msg);
+		free(msg);
+		free(cause);
+		cause = NULL;
 		free(perf_root);
-		goto out;
+		perf_root = NULL;
 	}
 	bool smt = false;
 	if (r->opt.sim) {

@@ -93,6 +93,14 @@ static int read_one_map(const char *root, const char *arch, struct perf_cpu **ou
 			rc = set_cause(cause, "%s:%d: expected 'id,version,directory,type'", path, lineno);
 			break;
 		}
+		/* A directory below the arch's own, named in plain characters. */
+		if (f[2][0] == '/' || strstr(f[2], "..") || text_bad_at(f[2]) >= 0) {
+			char *clean = text_sanitize(f[2]);
+			rc = set_cause(cause, "%s:%d: expected a directory below %s/%s but found '%s'", path, lineno, root,
+				       arch, clean);
+			free(clean);
+			break;
+		}
 		*out = xrealloc(*out, (size_t)(*n + 1) * sizeof(**out));
 		(*out)[(*n)++] = (struct perf_cpu){ .arch = xstrdup(arch), .id = xstrdup(f[0]), .dir = xstrdup(f[2]) };
 	}

@@ -143,7 +143,10 @@ int perf_import_listing(FILE *out, const char *root, const char *events_dir, cha
 		return 0;
 	}
 	fprintf(out, "\n%-22s  %-9s  %-9s  %s\n", "IMPORTED MODEL", "ALIAS", "SIM SHAPE", "LINUX PERF DIRECTORY");
-	fprintf(out, "  (from %s; used where no model above is made for the CPU)\n", root);
+	/* The directory is the user's (--perf-events): no escapes reach the terminal. */
+	char *clean = text_sanitize(root);
+	fprintf(out, "  (from %s; used where no model above is made for the CPU)\n", clean);
+	free(clean);
 	for (int i = 0; i < n; i++) {
 		char shape[48];
 		const int *sh = l[i].sim_shape;

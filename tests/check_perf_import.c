@@ -171,6 +171,50 @@ START_TEST(test_mapfile_match)
 }
 END_TEST
 
+/* Writes text to dir/name, making dir/sub directories as needed. */
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	char *cmd = xasprintf("mkdir -p \"$(dirname '%s')\"", path);
+	ck_assert_int_eq(system(cmd), 0);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(cmd);
+	free(path);
+}
+
+/* Bad files give an error that names the file, the line and what was
+ * expected; nothing outside the arch directory is read. */
+START_TEST(test_bad_files)
+{
+	char tmpl[] = "/tmp/check_perf_import.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(dir);
+	put(dir, "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-6A,v1,../../etc,core\n");
+	struct perf_cpu *map;
+	char *why = NULL;
+	ck_assert_int_eq(perf_map_read(dir, &map, &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "x86/mapfile.csv:2: expected a directory below"));
+	free(why);
+	why = NULL;
+	put(dir, "x86/mapfile.csv", "GenuineIntel-6-6A\n");
+	ck_assert_int_eq(perf_map_read(dir, &map, &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "x86/mapfile.csv:1: expected 'id,version,directory,type'"));
+	free(why);
+	why = NULL;
+	put(dir, "x86/mapfile.csv", "GenuineIntel-6-6A,v1,broken,core\n");
+	put(dir, "x86/broken/core.json", "[\n  { \"EventName\": \"A\",\n  \"EventCode\": 0x1 }\n]\n");
+	ck_assert_ptr_null(perf_import_load(dir, EVENTS, "perf-broken", NULL, NULL, &why));
+	ck_assert_msg(strstr(why, "x86/broken/core.json:3:"), "%s", why);
+	free(why);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(rm), 0);
+	free(rm);
+}
+END_TEST
+
 START_TEST(test_pick_prefers_hand_written)
 {
 	struct model_info *l;
@@ -324,6 +368,7 @@ static Suite *perf_import_suite(void)
 	tcase_add_test(tc, test_cpuid_strings);
 	tcase_add_test(tc, test_mapfile_match);
 	tcase_add_test(tc, test_pick_prefers_hand_written);
+	tcase_add_test(tc, test_bad_files);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("import");
 	tcase_add_test(tc, test_import_x86);
