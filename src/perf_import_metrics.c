@@ -237,10 +237,13 @@ static void add_view(struct imp *im, const char *line, const struct met *mets, i
 	if (sscanf(line, "%63s %d %1023s %n", name, &key, items, &used) < 3)
 		return;
 	const char *title = line + used;
-	struct def_stanza *st = NULL;
-	int ncols = 0;
-	char *bar = NULL;
+	/* The bar shows the deepest level of the view (level 2 in
+	 * topdown_l2, which lists the level-1 parents first). */
+	int bar_level = strstr(name, "_l2") ? 2 : 1;
+	bool topdown = !strncmp(name, "topdown", 7);
+	int *cols = xcalloc((size_t)n + 1, sizeof(int));
 	bool *taken = xcalloc((size_t)n + 1, sizeof(bool));
+	int ncols = 0, nbar = 0;
 	char *save = NULL;
 	for (char *it = strtok_r(items, ",", &save); it && ncols < VIEW_MAX_COLS; it = strtok_r(NULL, ",", &save)) {
 		for (int k = 0; k < n && ncols < VIEW_MAX_COLS; k++) {
@@ -249,32 +252,36 @@ static void add_view(struct imp *im, const char *line, const struct met *mets, i
 			json_t *o = json_array_get(im->metrics, (size_t)k);
 			const char *gl = jstr(o, "MetricGroup");
 			const char *pn = jstr(o, "MetricName");
-			bool want = it[0] == '=' ? !strcasecmp(pn, it + 1) : gl && in_groups(gl, it);
-			if (!want)
+			if (it[0] == '=' ? strcasecmp(pn, it + 1) != 0 : !gl || !in_groups(gl, it))
 				continue;
 			taken[k] = true;
-			if (!st) {
-				st = imp_stanza(im, ST_VIEW, name, imp_file(im, im->dir), 0);
-				imp_attr(st, "title", title);
-				if (key > 0)
-					imp_attrf(st, "key", "%d", key);
-			}
-			double f;
-			char *unit = scale_unit(jstr(o, "ScaleUnit"), &f);
-			bool ratio = !strcmp(unit, "ratio");
-			imp_attrf(st, "column", "%s fmt=%s", mets[k].name, ratio ? "pct" : "%.2f");
-			/* The bar shows the deepest level of the view (level 2 in
-			 * topdown_l2, which lists the level-1 parents first). */
-			int bar_level = strstr(name, "_l2") ? 2 : 1;
-			if (ratio && mets[k].level == bar_level && !strncmp(name, "topdown", 7))
-				xappendf(&bar, "%s%s", bar ? " " : "", mets[k].name);
-			free(unit);
-			ncols++;
+			cols[ncols++] = k;
+			nbar += topdown && mets[k].level == bar_level;
 		}
 	}
-	if (st && bar)
-		imp_attr(st, "bar", bar);
-	free(bar);
+	/* A level-2 view without level-2 metrics (Arm's standard topdown
+	 * has level 1 only) would repeat the level-1 view. */
+	if (ncols > 0 && !(topdown && bar_level == 2 && nbar == 0)) {
+		struct def_stanza *st = imp_stanza(im, ST_VIEW, name, imp_file(im, im->dir), 0);
+		imp_attr(st, "title", title);
+		if (key > 0)
+			imp_attrf(st, "key", "%d", key);
+		char *bar = NULL;
+		for (int c = 0; c < ncols; c++) {
+			int k = cols[c];
+			double f;
+			char *unit = scale_unit(jstr(json_array_get(im->metrics, (size_t)k), "ScaleUnit"), &f);
+			bool ratio = !strcmp(unit, "ratio");
+			imp_attrf(st, "column", "%s fmt=%s", mets[k].name, ratio ? "pct" : "%.2f");
+			if (ratio && topdown && mets[k].level == bar_level)
+				xappendf(&bar, "%s%s", bar ? " " : "", mets[k].name);
+			free(unit);
+		}
+		if (bar)
+			imp_attr(st, "bar", bar);
+		free(bar);
+	}
+	free(cols);
 	free(taken);
 }
 
