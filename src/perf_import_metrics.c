@@ -241,11 +241,23 @@ static void add_view(struct imp *im, const char *line, const struct met *mets, i
 	 * topdown_l2, which lists the level-1 parents first). */
 	int bar_level = strstr(name, "_l2") ? 2 : 1;
 	bool topdown = !strncmp(name, "topdown", 7);
-	int *cols = xcalloc((size_t)n + 1, sizeof(int));
+	/* cols: index k of an imported metric, or -1 - s for pmctop's own
+	 * metric of stanza s ("+util" in views.txt). */
+	int *cols = xcalloc((size_t)n + 64, sizeof(int));
 	bool *taken = xcalloc((size_t)n + 1, sizeof(bool));
 	int ncols = 0, nbar = 0;
 	char *save = NULL;
 	for (char *it = strtok_r(items, ",", &save); it && ncols < VIEW_MAX_COLS; it = strtok_r(NULL, ",", &save)) {
+		if (it[0] == '+') {
+			for (int s = 0; s < im->set->nstanzas; s++) {
+				const struct def_stanza *ms = &im->set->stanzas[s];
+				if (ms->kind == ST_METRIC && !strcmp(ms->name, it + 1) && ncols < n + 60) {
+					cols[ncols++] = -1 - s;
+					break;
+				}
+			}
+			continue;
+		}
 		for (int k = 0; k < n && ncols < VIEW_MAX_COLS; k++) {
 			if (!mets[k].formula || taken[k])
 				continue;
@@ -261,7 +273,10 @@ static void add_view(struct imp *im, const char *line, const struct met *mets, i
 	}
 	/* A level-2 view without level-2 metrics (Arm's standard topdown
 	 * has level 1 only) would repeat the level-1 view. */
-	if (ncols > 0 && !(topdown && bar_level == 2 && nbar == 0)) {
+	int nown = 0;
+	for (int c = 0; c < ncols; c++)
+		nown += cols[c] < 0;
+	if (ncols > nown && !(topdown && bar_level == 2 && nbar == 0)) {
 		struct def_stanza *st = imp_stanza(im, ST_VIEW, name, imp_file(im, im->dir), 0);
 		imp_attr(st, "title", title);
 		if (key > 0)
@@ -269,6 +284,10 @@ static void add_view(struct imp *im, const char *line, const struct met *mets, i
 		char *bar = NULL;
 		for (int c = 0; c < ncols; c++) {
 			int k = cols[c];
+			if (k < 0) {
+				imp_attrf(st, "column", "%s fmt=%%.1f", im->set->stanzas[-1 - k].name);
+				continue;
+			}
 			double f;
 			char *unit = scale_unit(jstr(json_array_get(im->metrics, (size_t)k), "ScaleUnit"), &f);
 			bool ratio = !strcmp(unit, "ratio");
