@@ -273,7 +273,6 @@ static int choose_machine(struct run *r)
 		free(perf_root);
 		perf_root = NULL;
 	}
-	bool smt = false;
 	if (r->opt.sim) {
 		int shape[4];
 		if (sim_parse_spec(r->opt.sim, models, nmodels, &name, shape, &cause) < 0) {
@@ -281,7 +280,6 @@ static int choose_machine(struct run *r)
 			goto out;
 		}
 		r->topo = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
-		smt = shape[3] > 1;
 		r->ops = &backend_sim;
 		snprintf(r->cpu_name, sizeof(r->cpu_name), "simulated %dx%dx%dx%d", shape[0],
 			 shape[1], shape[2], shape[3]);
@@ -307,8 +305,6 @@ static int choose_machine(struct run *r)
 			goto out;
 		}
 		r->ops = &backend_perf;
-		long active = 0;
-		smt = read_long_file("/sys/devices/system/cpu/smt/active", &active) == 0 && active > 0;
 	}
 	/* A name the user typed that names no model is bad usage (2); a model
 	 * whose files do not load is a runtime failure (1) with file:line:col. */
@@ -321,7 +317,7 @@ static int choose_machine(struct run *r)
 		goto out;
 	}
 	char *skipped = NULL;
-	r->model = perf_import_load_info(r->events_dir, perf_root, mi, smt, &skipped, &cause);
+	r->model = perf_import_load_info(r->events_dir, perf_root, mi, r->topo, &skipped, &cause);
 	free(perf_root);
 	if (r->model && r->model->imported)
 		note_imported(r, skipped);

@@ -59,6 +59,10 @@ int perf_import_list(const char *root, const char *events_dir, struct model_info
 struct perf_import_opts {
 	bool smt;            /* #SMT_on: whether SMT siblings are online */
 	const char *cpuid;   /* strcmp_cpuid_str's CPU, NULL: the directory's first mapfile id */
+	/* #num_cpus_online, #num_cores, #num_packages, #num_dies of the
+	 * machine the model is loaded for; 0: unknown (a metric using one is
+	 * left out). */
+	int ncpus_online, ncores, npackages, ndies;
 };
 /* Loads the imported model name (or alias) from root. A metric that
  * cannot be translated is left out; *skipped (if not NULL) receives one
@@ -77,9 +81,11 @@ int perf_import_join(const char *root, const char *events_dir, struct model_info
  * *note must be NULL on entry). Newly allocated. */
 char *perf_import_pick(const char *cpuinfo_path, const char *root, const struct model_info *l, int n,
 		       char **note);
-/* Loads mi from whichever source it came from. */
+/* Loads mi from whichever source it came from, an imported one for a
+ * machine of topology t (its SMT and counts; NULL: unknown). */
+struct topo;
 struct model *perf_import_load_info(const char *events_dir, const char *root, const struct model_info *mi,
-				    bool smt, char **skipped, char **cause);
+				    const struct topo *t, char **skipped, char **cause);
 /* Loads imported model name (a recording's) from --perf-events or the
  * search path, with #SMT_on taken as true. */
 struct model *perf_import_load_named(const char *events_dir, const char *name, char **cause);

@@ -20,6 +20,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -79,6 +80,20 @@ static bool tr_literal(void *vctx, const char *lit, double *v)
 	if (!strcasecmp(lit, "slots") && c->im->slots > 0) {
 		*v = c->im->slots;
 		return true;
+	}
+	const struct perf_import_opts *o = c->im->opts;
+	static const struct { const char *lit; size_t off; } topo_lits[] = {
+		{ "num_cpus_online", offsetof(struct perf_import_opts, ncpus_online) },
+		{ "num_cores", offsetof(struct perf_import_opts, ncores) },
+		{ "num_packages", offsetof(struct perf_import_opts, npackages) },
+		{ "num_dies", offsetof(struct perf_import_opts, ndies) },
+	};
+	for (size_t i = 0; o && i < ARRAY_SIZE(topo_lits); i++) {
+		int n = *(const int *)((const char *)o + topo_lits[i].off);
+		if (!strcasecmp(lit, topo_lits[i].lit) && n > 0) {
+			*v = n;
+			return true;
+		}
 	}
 	return false;
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "util.h"
 #include "perf_import.h"
+#include "topo.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -86,11 +87,21 @@ char *perf_import_pick(const char *cpuinfo_path, const char *root, const struct 
 }
 
 struct model *perf_import_load_info(const char *events_dir, const char *root, const struct model_info *mi,
-				    bool smt, char **skipped, char **cause)
+				    const struct topo *t, char **skipped, char **cause)
 {
 	if (!mi->imported)
 		return model_load_under(events_dir, mi->dir, cause);
-	struct perf_import_opts o = { .smt = smt };
+	/* perf's topology literals, as the machine is when pmctop starts
+	 * (a CPU taken offline later does not change them). */
+	struct perf_import_opts o = { 0 };
+	if (t) {
+		for (int i = 0; i < t->ncpus; i++)
+			o.ncpus_online += t->cpus[i].online;
+		o.smt = t->threads_per_core > 1;
+		o.ncores = t->ncores;
+		o.npackages = t->nsockets;
+		o.ndies = t->ndies > 0 ? t->ndies : t->nsockets;
+	}
 	return perf_import_load(root, events_dir, mi->name, &o, skipped, cause);
 }
 

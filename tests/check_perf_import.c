@@ -261,7 +261,7 @@ static const struct metric_def *metric(const struct model *m, const char *name)
 START_TEST(test_import_x86)
 {
 	char *why = NULL, *skipped = NULL;
-	struct perf_import_opts o = { .smt = true };
+	struct perf_import_opts o = { .smt = true, .ncpus_online = 64, .npackages = 2 };
 	struct model *m = perf_import_load(ARCH, EVENTS, "perf-testlake", &o, &skipped, &why);
 	ck_assert_msg(m, "%s", why);
 	ck_assert(m->imported);
@@ -311,6 +311,8 @@ START_TEST(test_import_x86)
 	ck_assert_str_eq(metric(m, "memory_bandwidth_read")->unit, "MB/s");
 	ck_assert_int_eq(metric(m, "memory_bandwidth_read")->scope, SCOPE_SOCKET);
 	ck_assert_str_eq(metric(m, "uops_per_slot")->formula, "((uops_issued.any / 2) / tma_info_thread_slots)");
+	/* The machine's topology, when it is known. */
+	ck_assert_str_eq(metric(m, "per_cpu_per_socket")->formula, "((inst_retired.any / 64) / 2)");
 	/* Left out, with the reason and what depends on it. */
 	ck_assert_int_eq(model_find_metric(m, "cond_on_counts"), -1);
 	ck_assert_ptr_nonnull(strstr(skipped, "cond_on_counts: 'ipc > 1' compares counts"));
@@ -327,10 +329,12 @@ START_TEST(test_import_x86)
 	free(skipped);
 	model_free(m);
 
-	/* #SMT_on off: the other branch. */
-	o.smt = false;
-	m = perf_import_load(ARCH, EVENTS, "perf-testlake", &o, NULL, &why);
+	/* #SMT_on off: the other branch; the topology unknown: left out. */
+	o = (struct perf_import_opts){ .smt = false };
+	m = perf_import_load(ARCH, EVENTS, "perf-testlake", &o, &skipped, &why);
 	ck_assert_str_eq(metric(m, "uops_per_slot")->formula, "(uops_issued.any / tma_info_thread_slots)");
+	ck_assert_ptr_nonnull(strstr(skipped, "per_cpu_per_socket: #num_cpus_online is not known"));
+	free(skipped);
 	model_free(m);
 }
 END_TEST
