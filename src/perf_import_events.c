@@ -413,6 +413,8 @@ static int json_files(const char *dir, char ***out)
 	return n;
 }
 
+static char *msr_event(struct imp *im, const char *which, char **why);
+
 int imp_events(struct imp *im)
 {
 	char **files;
@@ -486,6 +488,12 @@ int imp_events(struct imp *im)
 	for (; f < nf; f++)
 		free(files[f]);
 	free(files);
+	/* Every x86 CPU has the kernel's msr PMU: its registers are events
+	 * of the model whether a metric names them or not (-e msr.tsc). */
+	for (size_t i = 0; !im->arm && !im->err && i < 5; i++) {
+		static const char *const regs[] = { "tsc", "aperf", "mperf", "pperf", "smi" };
+		free(msr_event(im, regs[i], NULL));
+	}
 	json_decref(counters);
 	im->std = std;
 	json_decref(std_metrics);
@@ -551,6 +559,46 @@ static bool apply_mod(uint64_t *raw, const char *mod)
 	return false;
 }
 
+/* The kernel's msr PMU (arch/x86/events/msr.c): free-running per-CPU
+ * registers that take no counter and, like software events, may join a
+ * core group, so that a ratio of TSC to cycles is taken over one window. */
+static const struct { const char *name; unsigned event; } msr_events[] = {
+	{ "tsc", 0 }, { "aperf", 1 }, { "mperf", 2 }, { "pperf", 3 }, { "smi", 4 },
+};
+
+static char *msr_event(struct imp *im, const char *which, char **why)
+{
+	int k = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(msr_events); i++)
+		if (!strcasecmp(which, msr_events[i].name))
+			k = (int)i;
+	if (k < 0 || im->arm) {
+		*why = xasprintf("PMU 'msr' event '%s' is not imported", which);
+		return NULL;
+	}
+	char *name = xasprintf("msr.%s", msr_events[k].name);
+	if (name_index_find(im->ev_ix, name) >= 0)
+		return name;
+	const char *file = imp_file(im, im->dir);
+	if (!have_pmu(im, "msr")) {
+		struct def_stanza *st = imp_stanza(im, ST_PMU, "msr", file, 0);
+		imp_attr(st, "perf", "msr");
+		imp_attr(st, "kind", "software");
+		imp_attr(st, "scope", "thread");
+		imp_attr(st, "counters", "64");
+		im->pmus = xrealloc(im->pmus, (size_t)(im->npmus + 1) * sizeof(char *));
+		im->pmus[im->npmus++] = xstrdup("msr");
+	}
+	struct imp_event *e = add_event(im, name, name, "msr");
+	e->fields = xasprintf("event=0x%02x", msr_events[k].event);
+	char *desc = xasprintf("The %s register (the kernel's msr PMU)", msr_events[k].name);
+	struct def_stanza *st = event_stanza(im, e, desc, file, 0);
+	free(desc);
+	/* The kernel lists the registers this CPU (or VM) has. */
+	imp_attrf(st, "requires", "events/%s", msr_events[k].name);
+	return name;
+}
+
 /* PMU@BODY@: an Arm raw event, or a variant of a core event. */
 static char *at_event(struct imp *im, const char *pmu, const char *body, char **why)
 {
@@ -565,6 +613,8 @@ static char *at_event(struct imp *im, const char *pmu, const char *body, char **
 		}
 		return name;
 	}
+	if (!strcmp(pmu, "msr"))
+		return msr_event(im, body, why);
 	if (strcmp(pmu, "cpu") && strcmp(pmu, "cpu_core")) {
 		/* An uncore unit's own event, named with its PMU: the same
 		 * event when nothing is added to it. */
@@ -665,6 +715,11 @@ char *imp_event_ref(struct imp *im, const char *perf_name, char **why)
 			free(name);
 			return topdown_event(im, (int)i);
 		}
+	}
+	/* perf's TSC tool event is the msr PMU's tsc. */
+	if (!strcasecmp(perf_name, "TSC")) {
+		free(name);
+		return msr_event(im, "tsc", why);
 	}
 	/* perf's generic names that the JSON does not list. */
 	static const struct { const char *perf, *intel, *amd, *arm; } generic[] = {

@@ -304,10 +304,14 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		wanted[req->events[i]] = true;
 	for (int e = 0; e < m->nevents; e++) {
 		const struct event_def *ed = &m->events[e];
-		if (!wanted[e] || pmu_unlimited(&m->pmus[ed->pmu]))
+		if (!wanted[e])
+			continue;
+		bool lost = req->count_as && req->count_as[e] < 0;
+		/* A software PMU has no counter limit, but may lack a register
+		 * an event requires (the msr PMU's aperf in a VM). */
+		if (pmu_unlimited(&m->pmus[ed->pmu]) && !lost)
 			continue;
 		int need[2] = { e, -1 }, nneed = 1;
-		bool lost = req->count_as && req->count_as[e] < 0;
 		if (!lost && (counted_as(&pk, e)->flags & EVF_TOPDOWN)) {
 			need[1] = slots_of(&pk, ed->pmu);
 			lost = need[1] < 0 || (req->count_as && req->count_as[need[1]] < 0);

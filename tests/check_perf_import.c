@@ -317,7 +317,14 @@ START_TEST(test_import_x86)
 	ck_assert_int_eq(model_find_metric(m, "cond_on_counts"), -1);
 	ck_assert_ptr_nonnull(strstr(skipped, "cond_on_counts: 'ipc > 1' compares counts"));
 	ck_assert_ptr_nonnull(strstr(skipped, "uses_cond: uses metric cond_on_counts, which is left out"));
-	ck_assert_ptr_nonnull(strstr(skipped, "smi_num: PMU 'msr'"));
+	/* The kernel's msr PMU: no counter, and only the registers its
+	 * sysfs events/ lists. */
+	const struct event_def *smi = event(m, "msr.smi");
+	ck_assert_str_eq(m->pmus[smi->pmu].perf_name, "msr");
+	ck_assert_int_eq(m->pmus[smi->pmu].kind, PMU_SOFTWARE);
+	ck_assert_str_eq(smi->spec, "event=0x04");
+	ck_assert_str_eq(smi->requires, "events/smi");
+	ck_assert_str_eq(metric(m, "smi_num")->formula, "msr.smi");
 	/* Views from the metric groups: the level-1 bar, level 2 with its parents. */
 	const struct view_def *td = &m->views[model_find_view(m, "topdown")];
 	ck_assert_int_eq(td->nbar, 4);

@@ -283,6 +283,26 @@ START_TEST(test_counter_masks)
 }
 END_TEST
 
+/* A software PMU has no counter limit, but an event whose register the
+ * kernel lacks (count_as -1: the msr PMU's aperf in a VM) is unschedulable. */
+START_TEST(test_software_requires)
+{
+	int req[] = { M_IPC };
+	int evs[] = { TC };
+	int fc[NP] = { 4, 2, 64 };
+	int count_as[NE];
+	for (int e = 0; e < NE; e++)
+		count_as[e] = e;
+	count_as[TC] = -1;
+	struct sched_request rq = { 1, req, 1, evs, fc, count_as };
+	struct sched_plan *p = sched_plan(&model, &rq, NULL);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->nunschedulable, 1);
+	ck_assert_int_eq(p->unschedulable[0], TC);
+	sched_plan_free(p);
+}
+END_TEST
+
 START_TEST(test_fixed)
 {
 	struct pmu_def ip[1] = { { .name = "core", .perf_name = "cpu", .kind = PMU_CORE, .counters = 2, .fixed = 3 } };
@@ -356,6 +376,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_bad_request);
 	tcase_add_test(tc, test_fixed);
 	tcase_add_test(tc, test_masks_fit);
+	tcase_add_test(tc, test_software_requires);
 	tcase_add_test(tc, test_counter_masks);
 	suite_add_tcase(s, tc);
 	return s;

@@ -31,6 +31,7 @@ static const struct { const char *pmu; const char *fields; } formats[] = {
 		 "offcore_rsp=config1:0-63 ldlat=config1:0-15 frontend=config1:0-23" },
 	{ "cpu-amd", "event=config:0-7,32-35 umask=config:8-15 edge=config:18 inv=config:23 cmask=config:24-31" },
 	{ "armv8_pmuv3_0", "event=config:0-15" },
+	{ "msr", "event=config:0-63" },
 	{ "amd_l3", "event=config:0-7 umask=config:8-15 coreid=config:42-44 enallslices=config:46 "
 		    "enallcores=config:47 sliceid=config:48-50 threadmask=config:56-57" },
 	{ "amd_umc_0", "event=config:0-7 rdwrmask=config:8-9" },
@@ -220,7 +221,8 @@ int main(int argc, char **argv)
 		for (int e = 0; e < m->nevents; e++) {
 			const struct event_def *ev = &m->events[e];
 			const struct pmu_def *pd = &m->pmus[ev->pmu];
-			if (pd->kind != PMU_CORE && pd->kind != PMU_UNCORE)
+			/* The hardware PMUs, and the msr PMU's registers. */
+			if (pd->kind != PMU_CORE && pd->kind != PMU_UNCORE && ev->enc != ENC_FIELDS)
 				continue;
 			nev++;
 			char *pmu = concrete_pmu(msysfs, pd, amd, &ntype);
