@@ -86,6 +86,7 @@
 #include "sim_sampling.h"
 #include "sim_tasks.h"
 #include "sim_masks.h"
+#include "sim_counters.h"
 #include "sim_workload.h"
 #include "util.h"
 
@@ -1032,6 +1033,8 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 			  pd->counters, pd->fixed);
 		return -EINVAL;
 	}
+	if (!unlimited(pd) && sim_check_counter_masks(b->m, pd, events, nevents, cause) < 0)
+		return -EINVAL;
 	int nch = 1;
 	int k = slot_index(b, pd, inst, &nch, cause);
 	if (k < 0 || k >= b->nslots[inst->pmu]) {

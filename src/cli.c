@@ -18,7 +18,7 @@ enum {
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
 	OPT_SHOW_SCHEDULE, OPT_NO_COLOR, OPT_NO_CONFIG, OPT_LISTEN, OPT_DAEMON, OPT_EXPORT_SCOPE, OPT_USER,
 	OPT_TASK_HZ, OPT_TOP, OPT_CGROUP,
-	OPT_EXPORT_PIDS, OPT_WEB_CONFIG,
+	OPT_EXPORT_PIDS, OPT_WEB_CONFIG, OPT_PERF_EVENTS,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +41,7 @@ static const struct option long_options[] = {
 	{ "list-views", no_argument, NULL, OPT_LIST_VIEWS },
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "events-dir", required_argument, NULL, OPT_EVENTS_DIR },
+	{ "perf-events", required_argument, NULL, OPT_PERF_EVENTS },
 	{ "show-schedule", no_argument, NULL, OPT_SHOW_SCHEDULE },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "no-colour", no_argument, NULL, OPT_NO_COLOR },
@@ -96,6 +97,7 @@ void cli_usage(FILE *out)
 	      "      --list-views        list views and metric groups\n"
 	      "      --show-schedule     print how events are packed into counter groups\n"
 	      "      --events-dir DIR    read definitions from DIR\n"
+	      "      --perf-events DIR   import models from Linux perf's pmu-events/arch DIR\n"
 	      "      --no-color          monochrome screen (also when NO_COLOR is set)\n"
 	      "      --no-config         ignore the saved settings and your own views (F2 saves them)\n"
 	      "      --listen [HOST:]PORT  serve Prometheus/OpenMetrics /metrics (a port\n"
@@ -140,6 +142,7 @@ void options_done(struct options *o)
 	free(o->sim);
 	free(o->list_pattern);
 	free(o->events_dir);
+	free(o->perf_events);
 	free(o->output_path);
 	free(o->record_path);
 	free(o->replay_path);
@@ -271,6 +274,7 @@ static int handle_option(int c, const char *arg, const char *optname, struct opt
 	case OPT_LIST_VIEWS: o->list_views = true; return 0;
 	case OPT_RAW: o->raw = true; return 0;
 	case OPT_EVENTS_DIR: replace(&o->events_dir, arg); return 0;
+	case OPT_PERF_EVENTS: replace(&o->perf_events, arg); return 0;
 	case OPT_SHOW_SCHEDULE: o->show_schedule = true; return 0;
 	case OPT_NO_COLOR: o->no_color = true; return 0;
 	case OPT_NO_CONFIG: o->no_config = true; return 0;

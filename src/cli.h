@@ -23,6 +23,7 @@ struct options {
 	bool list_models, list_events, list_metrics, list_views, raw;
 	char *list_pattern;      /* --list-events [PATTERN] */
 	char *events_dir;        /* --events-dir */
+	char *perf_events;       /* --perf-events: Linux perf's pmu-events/arch (perf_import.h) */
 	bool show_schedule;      /* --show-schedule */
 	bool no_color;           /* --no-color (NO_COLOR is read by main) */
 	bool no_config;          /* --no-config: ignore the saved settings (pmctoprc) */

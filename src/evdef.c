@@ -165,10 +165,17 @@ struct model *model_load_under(const char *events_dir, const char *dir, char **c
 	struct def_set set;
 	if (defset_read(events_dir, dir, true, &set, cause) < 0)
 		return NULL;
+	struct model *m = evdef_build_set(&set, dir, cause);
+	defset_free(&set);
+	return m;
+}
+
+struct model *evdef_build_set(const struct def_set *set, const char *dir, char **cause)
+{
 	struct model *m = xcalloc(1, sizeof(*m));
-	struct builder b = { .m = m, .set = &set };
+	struct builder b = { .m = m, .set = set };
 	struct metric_src *src = NULL;
-	const struct def_stanza *mst = &set.stanzas[0];
+	const struct def_stanza *mst = &set->stanzas[0];
 	m->name = xstrdup(mst->name);
 	m->dir = xstrdup(dir);
 	struct model_info head = { 0 };
@@ -184,25 +191,24 @@ struct model *model_load_under(const char *events_dir, const char *dir, char **c
 		goto fail;
 	/* PMUs first, so that events may come before their PMU's stanza; then
 	 * events, so that metrics may use any event; views last. */
-	for (int i = 0; i < set.nstanzas; i++)
-		if (set.stanzas[i].kind == ST_PMU && evdef_build_pmu(&b, &set.stanzas[i]) < 0)
+	for (int i = 0; i < set->nstanzas; i++)
+		if (set->stanzas[i].kind == ST_PMU && evdef_build_pmu(&b, &set->stanzas[i]) < 0)
 			goto fail;
-	for (int i = 0; i < set.nstanzas; i++)
-		if (set.stanzas[i].kind == ST_EVENT && evdef_build_event(&b, &set.stanzas[i]) < 0)
+	for (int i = 0; i < set->nstanzas; i++)
+		if (set->stanzas[i].kind == ST_EVENT && evdef_build_event(&b, &set->stanzas[i]) < 0)
 			goto fail;
 	if (evdef_resolve_fallbacks(&b) < 0)
 		goto fail;
-	src = xcalloc((size_t)set.nstanzas, sizeof(*src));
-	for (int i = 0; i < set.nstanzas; i++)
-		if (set.stanzas[i].kind == ST_METRIC && evdef_build_metric(&b, &set.stanzas[i], &src[m->nmetrics]) < 0)
+	src = xcalloc((size_t)set->nstanzas, sizeof(*src));
+	for (int i = 0; i < set->nstanzas; i++)
+		if (set->stanzas[i].kind == ST_METRIC && evdef_build_metric(&b, &set->stanzas[i], &src[m->nmetrics]) < 0)
 			goto fail;
 	if (evdef_resolve_metrics(&b, src) < 0)
 		goto fail;
-	for (int i = 0; i < set.nstanzas; i++)
-		if (set.stanzas[i].kind == ST_VIEW && evdef_build_view(&b, &set.stanzas[i]) < 0)
+	for (int i = 0; i < set->nstanzas; i++)
+		if (set->stanzas[i].kind == ST_VIEW && evdef_build_view(&b, &set->stanzas[i]) < 0)
 			goto fail;
 	free(src);
-	defset_free(&set);
 	return m;
 fail:
 	free(src);
@@ -211,7 +217,6 @@ fail:
 	else
 		free(b.err);
 	model_free(m);
-	defset_free(&set);
 	return NULL;
 }
 

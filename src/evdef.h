@@ -74,6 +74,10 @@ struct event_def {
 	char *desc;
 	unsigned flags;
 	int arch_bit;         /* Intel: CPUID.0AH:EBX bit (-1 if none) */
+	/* The general counters that may hold the event (bit i: counter i;
+	 * `counters 0-3`, Linux perf's "Counter" list), or 0 for any. The
+	 * scheduler and the simulator place a group's events accordingly. */
+	uint32_t counter_mask;
 	struct expr *sim;     /* simulated-PMU formula over workload quantities, or NULL */
 	char *sim_text;
 	/* A kernel feature the event needs: a file under the PMU's sysfs
@@ -183,6 +187,7 @@ struct model {
 	char *alias;          /* short name for --sim and --model ("zen5"), or NULL */
 	char *l3_domain;      /* what the dashboard calls a group of CPUs sharing an L3 ("LLC"); NULL: "CCX" */
 	int sim_shape[4];     /* default --sim topology SxCxNxT; all 0 if none */
+	bool imported;        /* read from Linux perf's JSON files (perf_import.h) */
 	int nmatch; struct model_match *match;
 	int npmus; struct pmu_def *pmus;
 	int nevents; struct event_def *events;
@@ -220,6 +225,7 @@ struct model_info {
 	char *l3_domain;      /* see struct model */
 	int sim_shape[4];
 	char *sim_args;
+	bool imported;        /* read from Linux perf's JSON files (perf_import.h); dir is theirs */
 };
 int model_list(const char *events_dir, struct model_info **out, char **cause);
 void model_list_free(struct model_info *l, int n);

@@ -36,7 +36,8 @@ static const struct key_spec pmu_keys[] = {
 static const struct key_spec event_keys[] = {
 	{ "pmu", false }, { "raw", false }, { "pfm", false }, { "fields", false }, { "perf", false },
 	{ "proc", false }, { "desc", false }, { "sim", false }, { "flags", false }, { "arch_bit", false },
-	{ "requires", false }, { "fallback", false }, { "scale", false }, { "portable", true }, { NULL, false },
+	{ "requires", false }, { "fallback", false }, { "scale", false }, { "portable", true }, { "counters", false },
+	{ NULL, false },
 };
 static const struct key_spec metric_keys[] = {
 	{ "label", false }, { "unit", false }, { "scope", false }, { "groups", false },
@@ -705,6 +706,19 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	}
 	if (get_int(b, st, attr_get(st, "arch_bit"), 0, 31, -1, &ev->arch_bit) < 0)
 		return -1;
+	if ((a = attr_get(st, "counters"))) {
+		/* A CPU list's syntax: "0-3", "0,1,2,3". */
+		bool on[32] = { false };
+		char *why = NULL;
+		if (cpulist_parse(a->value, on, 32, &why) < 0) {
+			/* Its reason speaks of CPUs: not repeated here. */
+			free(why);
+			return AT_VALUE(b, st, a, "expected general counter numbers 0-31 such as 0-3 but found '%s'",
+					a->value);
+		}
+		for (int i = 0; i < 32; i++)
+			ev->counter_mask |= on[i] ? 1u << i : 0;
+	}
 	if ((a = attr_get(st, "requires"))) {
 		/* A path under the PMU's own sysfs directory: nothing that could
 		 * climb out of it. */

@@ -45,6 +45,11 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 int evdef_build_view(struct builder *b, const struct def_stanza *st);
 void evdef_free_matches(struct model_match *mm, int n);
 
+/* Builds a model from stanzas already read, the first a model stanza
+ * (model_load_under reads them from files, perf_import.c makes them from
+ * Linux perf's JSON); dir is where they came from. NULL with *cause. */
+struct model *evdef_build_set(const struct def_set *set, const char *dir, char **cause);
+
 /* Resolves every metric's formula, refuses cycles and scope mistakes and
  * fills in scopes and event lists; src[j] is metric j's stanza. */
 int evdef_resolve_metrics(struct builder *b, const struct metric_src *src);

@@ -23,6 +23,7 @@
 #include "export_webconfig.h"
 #include "privs.h"
 #include "listing.h"
+#include "perf_import.h"
 #include "output.h"
 #include "record.h"
 #include "replay.h"
@@ -224,6 +225,21 @@ static void load_user_views(struct run *r)
 	free(w);
 }
 
+/* An imported model says what it lacks (perf_import_note): with the
+ * settings' warnings on the dashboard's first screen, on stderr in batch. */
+static void note_imported(struct run *r, const char *skipped)
+{
+	char *msg = perf_import_note(r->model, r->opt.sim != NULL, skipped);
+	if (r->opt.batch || r->opt.daemon) {
+		char *line = xasprintf("note: %s", msg);
+		say(line);
+		free(line);
+	} else {
+		text_add_line(&r->settings_warnings, msg);
+	}
+	free(msg);
+}
+
 /* Chooses the model and topology: simulated, forced with --model, or
  * detected from /proc/cpuinfo. Returns an exit status or -1 to go on. */
 static int choose_machine(struct run *r)
@@ -238,6 +254,24 @@ static int choose_machine(struct run *r)
 	if (nmodels < 0) {
 		rc = runtime_error(cause);
 		goto out;
+	}
+	/* Linux perf's event files add a model for every CPU they know. */
+	char *perf_root = perf_import_root(r->opt.perf_events);
+	if (perf_import_join(perf_root, r->events_dir, &models, &nmodels, &cause) < 0) {
+		/* Files the user named must be right; a broken copy found on
+		 * the search path only costs the imported models. */
+		if (r->opt.perf_events) {
+			rc = runtime_error(cause);
+			free(perf_root);
+			goto out;
+		}
+		char *msg = xasprintf("warning: %s (imported models left out)", cause);
+		say(msg);
+		free(msg);
+		free(cause);
+		cause = NULL;
+		free(perf_root);
+		perf_root = NULL;
 	}
 	if (r->opt.sim) {
 		int shape[4];
@@ -260,8 +294,7 @@ static int choose_machine(struct run *r)
 			name = xstrdup(r->opt.model);
 		} else {
 			char *note = NULL;
-			const struct model_info *fit = cpuid_pick_nearest(&id, models, nmodels, &note);
-			name = xstrdup(fit ? fit->name : "generic");
+			name = perf_import_pick("/proc/cpuinfo", perf_root, models, nmodels, &note);
 			if (note)
 				fprintf(stderr, "pmctop: %s\n", note);
 			free(note);
@@ -280,9 +313,15 @@ static int choose_machine(struct run *r)
 		char *msg = xasprintf("no model '%s' (pmctop --list-models shows them)", name);
 		rc = r->opt.sim || r->opt.model ? usage_error(msg) : runtime_error(msg);
 		free(msg);
+		free(perf_root);
 		goto out;
 	}
-	r->model = model_load_under(r->events_dir, mi->dir, &cause);
+	char *skipped = NULL;
+	r->model = perf_import_load_info(r->events_dir, perf_root, mi, r->topo, &skipped, &cause);
+	free(perf_root);
+	if (r->model && r->model->imported)
+		note_imported(r, skipped);
+	free(skipped);
 	if (!r->model)
 		rc = runtime_error(cause);
 	else if (r->opt.sim && sim_check_args(r->model, r->opt.sim, &cause) < 0)
@@ -798,8 +837,14 @@ static int run(struct run *r)
 		return rc;
 	}
 	r->events_dir = pick_events_dir(&r->opt);
+	perf_import_set_root(r->opt.perf_events);
 	if (r->opt.list_models) {
-		if (listing_models(stdout, r->events_dir, &cause) < 0) {
+		char *perf_root = perf_import_root(r->opt.perf_events);
+		int lrc = listing_models(stdout, r->events_dir, &cause);
+		if (lrc >= 0)
+			lrc = perf_import_listing(stdout, perf_root, r->events_dir, &cause);
+		free(perf_root);
+		if (lrc < 0) {
 			if (!cause)
 				return finish_stdout(errno);
 			int rc = runtime_error(cause);

@@ -18,6 +18,7 @@
 #include "derive.h"
 #include "gzmember.h"
 #include "jsonbudget.h"
+#include "perf_import.h"
 #include "record.h"
 #include "sampler.h"
 #include "sampler_energy.h"
@@ -325,6 +326,11 @@ static int load_header(struct replay *r, const char *text, size_t len, const cha
 		goto out;
 	}
 	r->model = model_load_by_name(events_dir, model, &why);
+	if (!r->model && !strncmp(model, "perf-", 5)) {
+		free(why);
+		why = NULL;
+		r->model = perf_import_load_named(events_dir, model, &why);
+	}
 	if (!r->model) {
 		char *clean = text_sanitize(model);
 		set_cause(cause, "recorded with model '%s', which this pmctop cannot load: %s", clean, why);

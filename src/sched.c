@@ -16,7 +16,10 @@
  *   3. a metric that does not fit one group even alone is split: its events,
  *      and then the extra events, are placed one by one, first-fit, unless a
  *      group already counts them.
- * Merged-pair events (Zen 5 FLOPs) take two general counters. On a PMU with
+ * Merged-pair events (Zen 5 FLOPs) take two general counters. An event
+ * with a counter mask (perf's "Counter": "0,1,2,3" on an 8-counter core)
+ * only fits a group where every such event can have one of its counters.
+ * On a PMU with
  * fixed counters (Intel), fixed-able events take a fixed counter while one
  * is left in the group and a general one after that. Intel's PERF_METRICS
  * events (flag topdown) take no counter but, as the kernel demands, only
@@ -70,21 +73,65 @@ static int slots_of(const struct packer *pk, int pmu)
 	return -1;
 }
 
-/* General counters that a set of events needs on PMU pmu. */
+static int popcount32(uint32_t x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+bool sched_masks_fit(const uint32_t *masks, int n, int ngeneral)
+{
+	if (n > ngeneral || ngeneral <= 0)
+		return n == 0;
+	uint32_t all = ngeneral >= 32 ? ~0u : (1u << ngeneral) - 1, used = 0;
+	bool *done = xcalloc((size_t)n + 1, sizeof(bool));
+	bool ok = true;
+	for (int k = 0; k < n && ok; k++) {
+		int pick = -1;
+		for (int i = 0; i < n; i++) {
+			uint32_t m = (masks[i] ? masks[i] : all) & all;
+			if (!done[i] && (pick < 0 || popcount32(m) < popcount32((masks[pick] ? masks[pick] : all) & all)))
+				pick = i;
+		}
+		uint32_t free_m = (masks[pick] ? masks[pick] : all) & all & ~used;
+		done[pick] = true;
+		if (!free_m)
+			ok = false;
+		else
+			used |= free_m & -free_m;    /* the lowest free counter it may have */
+	}
+	free(done);
+	return ok;
+}
+
+/* General counters that a set of events needs on PMU pmu; more than the
+ * PMU has when their counter masks (perf's "Counter" lists) cannot all be
+ * met at once. */
 static int set_cost(const struct packer *pk, int pmu, const int *ev, int n)
 {
-	int cost = 0, nfixed = 0;
+	int cost = 0, nfixed = 0, nmasked = 0, nsingle = 0;
+	uint32_t *masks = xmalloc(sizeof(uint32_t) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		const struct event_def *ed = counted_as(pk, ev[i]);
 		if (ed->flags & EVF_TOPDOWN)
 			continue;
-		if (pk->fixed[pmu] > 0 && (ed->flags & (EVF_FIXED | EVF_SLOTS)))
+		if (pk->fixed[pmu] > 0 && (ed->flags & (EVF_FIXED | EVF_SLOTS))) {
 			nfixed++;
-		else
+		} else {
 			cost += (ed->flags & EVF_MERGE) ? 2 : 1;
+			if (!(ed->flags & EVF_MERGE)) {
+				nmasked += ed->counter_mask != 0;
+				masks[nsingle++] = ed->counter_mask;
+			}
+		}
 	}
 	if (nfixed > pk->fixed[pmu])
 		cost += nfixed - pk->fixed[pmu];
+	if (nmasked && !sched_masks_fit(masks, nsingle, pk->general[pmu]))
+		cost = pk->general[pmu] + 1;
+	free(masks);
 	return cost;
 }
 
@@ -257,10 +304,14 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		wanted[req->events[i]] = true;
 	for (int e = 0; e < m->nevents; e++) {
 		const struct event_def *ed = &m->events[e];
-		if (!wanted[e] || pmu_unlimited(&m->pmus[ed->pmu]))
+		if (!wanted[e])
+			continue;
+		bool lost = req->count_as && req->count_as[e] < 0;
+		/* A software PMU has no counter limit, but may lack a register
+		 * an event requires (the msr PMU's aperf in a VM). */
+		if (pmu_unlimited(&m->pmus[ed->pmu]) && !lost)
 			continue;
 		int need[2] = { e, -1 }, nneed = 1;
-		bool lost = req->count_as && req->count_as[e] < 0;
 		if (!lost && (counted_as(&pk, e)->flags & EVF_TOPDOWN)) {
 			need[1] = slots_of(&pk, ed->pmu);
 			lost = need[1] < 0 || (req->count_as && req->count_as[need[1]] < 0);

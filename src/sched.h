@@ -48,4 +48,10 @@ int sched_groups_for_pmu(const struct sched_plan *p, int pmu);
 /* Prints the plan for --show-schedule. */
 void sched_print(const struct sched_plan *p, const struct model *m, FILE *out);
 
+/* Whether n events, event i allowed on the general counters of bit mask
+ * masks[i] (0: any), can each have a counter of their own among counters
+ * 0..ngeneral-1. Vendors' masks are nested (0-3 within 0-7, 0-1 within
+ * 0-3), for which placing the most restricted first is exact. */
+bool sched_masks_fit(const uint32_t *masks, int n, int ngeneral);
+
 #endif

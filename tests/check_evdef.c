@@ -85,7 +85,9 @@ static const struct bad_case bad_cases[] = {
 	/* Keys. */
 	B("event x\n    pmu core\n    rwa 0x76\n",
 	  "@/model.def:#3:5: unknown key 'rwa' in event 'x' (expected pmu, raw, pfm, fields, perf, proc, desc, sim, "
-	  "flags, arch_bit, requires, fallback, scale or portable)"),
+	  "flags, arch_bit, requires, fallback, scale, portable or counters)"),
+	B("event x\n    pmu core\n    raw 0x76\n    counters 0-40\n",
+	  "@/model.def:#4:14: expected general counter numbers 0-31 such as 0-3 but found '0-40'"),
 	B("event x\n    pmu core\n    pmu core\n", "@/model.def:#3:5: duplicate key 'pmu' (first at line #2)"),
 	B("metric m\n    unit W\n    formula 1\n    split ipc\n",
 	  "@/model.def:#4:11: expected a metric in W computed per socket to split but found 'ipc'"),

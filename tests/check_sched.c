@@ -226,6 +226,83 @@ END_TEST
 /* Intel-like PMU: 3 fixed counters (instructions, cycles, ref cycles) and
  * 2 general ones. Fixed-able events use no general counter until the
  * group's fixed counters are taken. */
+START_TEST(test_masks_fit)
+{
+	/* Nested masks: counters 0-3 and 0-1 within 8. */
+	uint32_t four[5] = { 0xf, 0xf, 0xf, 0xf, 0xf };
+	ck_assert(sched_masks_fit(four, 4, 8));
+	ck_assert(!sched_masks_fit(four, 5, 8));
+	uint32_t mixed[4] = { 0, 0x3, 0xf, 0x3 };     /* any, 0-1, 0-3, 0-1 */
+	ck_assert(sched_masks_fit(mixed, 4, 4));
+	uint32_t three_low[3] = { 0x3, 0x3, 0x3 };
+	ck_assert(!sched_masks_fit(three_low, 3, 8));
+	/* A mask beyond the counters there are: only those count. */
+	uint32_t high[1] = { 0xf0 };
+	ck_assert(!sched_masks_fit(high, 1, 4));
+	ck_assert(sched_masks_fit(high, 1, 8));
+	ck_assert(sched_masks_fit(NULL, 0, 0));
+}
+END_TEST
+
+/* Five events that only counters 0-3 can hold, on an 8-counter core,
+ * cannot share a group though the counters are enough (Linux perf's
+ * "Counter": "0,1,2,3"): the metric is split, as the kernel would refuse
+ * the group. */
+START_TEST(test_counter_masks)
+{
+	struct pmu_def ip[1] = { { .name = "core", .perf_name = "cpu", .kind = PMU_CORE, .counters = 8 } };
+	struct event_def ie[6] = {
+		{ .name = "a", .counter_mask = 0xf }, { .name = "b", .counter_mask = 0xf },
+		{ .name = "c", .counter_mask = 0xf }, { .name = "d", .counter_mask = 0xf },
+		{ .name = "e", .counter_mask = 0xf }, { .name = "f" },
+	};
+	int e1[] = { 0, 1, 2, 3, 4, 5 };
+	struct metric_def im[1] = { MET("m", e1) };
+	struct model mm = { .name = "masks", .npmus = 1, .pmus = ip, .nevents = 6, .events = ie,
+		.nmetrics = 1, .metrics = im };
+	int req[] = { 0 };
+	int fc[1] = { 8 };
+	struct sched_request rq = { 1, req, 0, NULL, fc, NULL };
+	struct sched_plan *p = sched_plan(&mm, &rq, NULL);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->ngroups, 2);
+	ck_assert(p->metric_split[0]);
+	for (int g = 0; g < p->ngroups; g++) {
+		int masked = 0;
+		for (int i = 0; i < p->groups[g].nevents; i++)
+			masked += ie[p->groups[g].events[i]].counter_mask != 0;
+		ck_assert_int_le(masked, 4);
+	}
+	sched_plan_free(p);
+	/* Without the masks, one group of six. */
+	for (int i = 0; i < 5; i++)
+		ie[i].counter_mask = 0;
+	p = sched_plan(&mm, &rq, NULL);
+	ck_assert_int_eq(p->ngroups, 1);
+	sched_plan_free(p);
+}
+END_TEST
+
+/* A software PMU has no counter limit, but an event whose register the
+ * kernel lacks (count_as -1: the msr PMU's aperf in a VM) is unschedulable. */
+START_TEST(test_software_requires)
+{
+	int req[] = { M_IPC };
+	int evs[] = { TC };
+	int fc[NP] = { 4, 2, 64 };
+	int count_as[NE];
+	for (int e = 0; e < NE; e++)
+		count_as[e] = e;
+	count_as[TC] = -1;
+	struct sched_request rq = { 1, req, 1, evs, fc, count_as };
+	struct sched_plan *p = sched_plan(&model, &rq, NULL);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->nunschedulable, 1);
+	ck_assert_int_eq(p->unschedulable[0], TC);
+	sched_plan_free(p);
+}
+END_TEST
+
 START_TEST(test_fixed)
 {
 	struct pmu_def ip[1] = { { .name = "core", .perf_name = "cpu", .kind = PMU_CORE, .counters = 2, .fixed = 3 } };
@@ -298,6 +375,9 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_unschedulable);
 	tcase_add_test(tc, test_bad_request);
 	tcase_add_test(tc, test_fixed);
+	tcase_add_test(tc, test_masks_fit);
+	tcase_add_test(tc, test_software_requires);
+	tcase_add_test(tc, test_counter_masks);
 	suite_add_tcase(s, tc);
 	return s;
 }

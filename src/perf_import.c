@@ -1,0 +1,222 @@
+/* perf_import.c: loads one of perf's CPU directories as a model. The JSON
+ * becomes stanzas (perf_import_events.c, perf_import_metrics.c) beside
+ * pmctop's own generic software and power definitions, and evdef builds
+ * them as it builds a hand-written model, so every later stage sees a
+ * struct model and nothing else. */
+#include "config.h"
+#include "util.h"
+#include "name_index.h"
+#include "evdef_internal.h"
+#include "perf_import_internal.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* pmctop's own definitions every imported model carries: software events,
+ * /proc/stat busy time, RAPL energy. */
+static const char *const generic_files[] = { "software.def", "power.def", "power_domains.def" };
+
+struct def_stanza *imp_stanza(struct imp *im, enum stanza_kind kind, const char *name, const char *file, int line)
+{
+	struct def_set *set = im->set;
+	set->stanzas = evdef_grow(set->stanzas, set->nstanzas, sizeof(*set->stanzas));
+	struct def_stanza *st = &set->stanzas[set->nstanzas++];
+	*st = (struct def_stanza){ .kind = kind, .name = xstrdup(name), .file = file, .line = line, .name_col = 1 };
+	return st;
+}
+
+void imp_attr(struct def_stanza *st, const char *key, const char *value)
+{
+	st->attrs = evdef_grow(st->attrs, st->nattrs, sizeof(*st->attrs));
+	st->attrs[st->nattrs++] = (struct def_attr){ .key = xstrdup(key), .value = xstrdup(value), .line = st->line,
+						     .key_col = 1, .value_col = 1 };
+}
+
+void imp_attrf(struct def_stanza *st, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *v = xvasprintf(fmt, ap);
+	va_end(ap);
+	imp_attr(st, key, v);
+	free(v);
+}
+
+const char *imp_file(struct imp *im, const char *path)
+{
+	struct def_set *set = im->set;
+	for (int i = 0; i < set->nfiles; i++)
+		if (!strcmp(set->files[i], path))
+			return set->files[i];
+	set->files = evdef_grow(set->files, set->nfiles, sizeof(char *));
+	set->real = evdef_grow(set->real, set->nfiles, sizeof(char *));
+	set->files[set->nfiles] = xstrdup(path);
+	set->real[set->nfiles] = xstrdup(path);
+	return set->files[set->nfiles++];
+}
+
+char *imp_name(const char *perf_name)
+{
+	char *s = xstrdup(perf_name);
+	for (char *p = s; *p; p++) {
+		*p = (char)tolower((unsigned char)*p);
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+			*p = '_';
+	}
+	if (isdigit((unsigned char)s[0]) || s[0] == '.') {
+		char *t = xasprintf("_%s", s);
+		free(s);
+		return t;
+	}
+	return s;
+}
+
+/* Moves the stanzas of a generic definitions file into im's set. */
+static int add_generic(struct imp *im, const char *file, char **cause)
+{
+	char *path = xasprintf("%s/generic/%s", im->events_dir, file);
+	struct def_set g;
+	int rc = defset_read_file(path, &g, cause);
+	free(path);
+	if (rc < 0)
+		return -1;
+	struct def_set *set = im->set;
+	for (int i = 0; i < g.nstanzas; i++) {
+		set->stanzas = evdef_grow(set->stanzas, set->nstanzas, sizeof(*set->stanzas));
+		set->stanzas[set->nstanzas++] = g.stanzas[i];
+	}
+	for (int i = 0; i < g.nfiles; i++) {
+		set->files = evdef_grow(set->files, set->nfiles, sizeof(char *));
+		set->real = evdef_grow(set->real, set->nfiles, sizeof(char *));
+		set->files[set->nfiles] = g.files[i];
+		set->real[set->nfiles++] = g.real[i];
+	}
+	free(g.stanzas);
+	free(g.files);
+	free(g.real);
+	return 0;
+}
+
+static void imp_done(struct imp *im)
+{
+	for (int i = 0; i < im->nev; i++) {
+		free(im->ev[i].name);
+		free(im->ev[i].perf);
+		free(im->ev[i].pmu);
+		free(im->ev[i].fields);
+	}
+	free(im->ev);
+	name_index_free(im->ev_ix);
+	name_index_free(im->met_ix);
+	int nm = (int)json_array_size(im->metrics);
+	for (int i = 0; im->met_names && i < nm; i++)
+		free(im->met_names[i]);
+	free(im->met_names);
+	json_decref(im->metrics);
+	json_decref(im->std);
+	for (int i = 0; i < im->npmus; i++)
+		free(im->pmus[i]);
+	free(im->pmus);
+	perf_sim_free(im->sim, im->nsim);
+	model_free(im->simfrom);
+	free(im->arch);
+	free(im->dir);
+	free(im->cpudir);
+	free(im->err);
+	free(im->skipped);
+}
+
+/* The mapfile line of the model called name (or by its alias). */
+static int find_cpu(const struct perf_cpu *map, int nmap, const struct perf_extra *x, int nx, const char *name)
+{
+	for (int i = 0; i < nmap; i++) {
+		char *mn = perf_model_name(map[i].dir);
+		const struct perf_extra *e = perf_extra_find(x, nx, map[i].dir);
+		bool hit = !strcmp(mn, name) || (e && e->alias && !strcmp(e->alias, name));
+		free(mn);
+		if (hit)
+			return i;
+	}
+	return -1;
+}
+
+struct model *perf_import_load(const char *root, const char *events_dir, const char *name,
+			       const struct perf_import_opts *o, char **skipped, char **cause)
+{
+	struct perf_cpu *map = NULL;
+	struct perf_extra *extra = NULL;
+	int nx = 0, nmap = perf_map_read(root, &map, cause);
+	if (nmap < 0)
+		return NULL;
+	if ((nx = perf_extra_read(events_dir, &extra, cause)) < 0) {
+		perf_map_free(map, nmap);
+		return NULL;
+	}
+	int c = find_cpu(map, nmap, extra, nx, name);
+	if (c < 0) {
+		set_cause(cause, "no CPU directory in %s's mapfiles for model '%s'", root, name);
+		perf_map_free(map, nmap);
+		perf_extra_free(extra, nx);
+		return NULL;
+	}
+	const struct perf_extra *x = perf_extra_find(extra, nx, map[c].dir);
+	struct def_set set = { 0 };
+	struct imp im = { .set = &set, .root = root, .events_dir = events_dir, .opts = o };
+	im.arch = xstrdup(map[c].arch);
+	im.cpudir = xstrdup(map[c].dir);
+	im.dir = xasprintf("%s/%s/%s", root, map[c].arch, map[c].dir);
+	im.arm = !strcmp(im.arch, "arm64");
+	im.amd = !im.arm && !strncmp(map[c].id, "AuthenticAMD", 12);
+	im.intel = !im.arm && !im.amd;
+	im.cpuid = o && o->cpuid ? o->cpuid : map[c].id;
+	im.slots = x ? x->slots : 0;
+	im.ev_ix = name_index_new();
+	im.met_ix = name_index_new();
+	im.metrics = json_array();
+	struct model *m = NULL;
+	char *mname = perf_model_name(map[c].dir);
+	struct def_stanza *st = imp_stanza(&im, ST_MODEL, mname, imp_file(&im, im.dir), 0);
+	free(mname);
+	imp_attrf(st, "desc", "%s (imported from Linux perf's %s/%s)", x && x->desc ? x->desc : map[c].dir, map[c].arch,
+		  map[c].dir);
+	if (x && x->alias)
+		imp_attr(st, "alias", x->alias);
+	if (x && x->shape[0])
+		imp_attrf(st, "shape", "%dx%dx%dx%d", x->shape[0], x->shape[1], x->shape[2], x->shape[3]);
+	else
+		imp_attr(st, "shape", "1x1x4x2");
+	if (x && x->sim)
+		imp_attr(st, "sim", x->sim);
+	if (x && x->l3_domain)
+		imp_attr(st, "l3_domain", x->l3_domain);
+	int rc = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(generic_files) && rc == 0; i++)
+		rc = add_generic(&im, generic_files[i], cause);
+	if (rc == 0 && x && x->simfrom && !(im.simfrom = model_load_by_name(events_dir, x->simfrom, cause)))
+		rc = -1;
+	if (rc == 0 && (im.nsim = perf_sim_read(events_dir, &im.sim, cause)) < 0) {
+		im.nsim = 0;
+		rc = -1;
+	}
+	if (rc == 0 && (imp_events(&im) < 0 || imp_metrics(&im) < 0)) {
+		set_cause(cause, "%s", im.err ? im.err : "import failed");
+		rc = -1;
+	}
+	if (rc == 0) {
+		m = evdef_build_set(&set, im.dir, cause);
+		if (m)
+			m->imported = true;
+	}
+	if (m && skipped) {
+		*skipped = im.skipped;
+		im.skipped = NULL;
+	}
+	imp_done(&im);
+	defset_free(&set);
+	perf_map_free(map, nmap);
+	perf_extra_free(extra, nx);
+	return m;
+}

@@ -1,0 +1,270 @@
+/* perf_import_map.c: which of perf's CPU directories fits this CPU, the
+ * way perf chooses: the CPU identifier string (vendor-family-model[-stepping]
+ * on x86, the MIDR on Arm) against each mapfile.csv line in order, the
+ * first match winning; and where the files are (the search path), and the
+ * list of imported models that --list-models, --sim and --model see. */
+#include "config.h"
+#include "util.h"
+#include "perf_import.h"
+#include "perf_import_internal.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+static bool has_mapfile(const char *root)
+{
+	static const char *const arches[] = { "x86", "arm64" };
+	struct stat sb;
+	for (size_t i = 0; i < ARRAY_SIZE(arches); i++) {
+		char *p = xasprintf("%s/%s/mapfile.csv", root, arches[i]);
+		int rc = stat(p, &sb);
+		free(p);
+		if (rc == 0 && S_ISREG(sb.st_mode))
+			return true;
+	}
+	return false;
+}
+
+/* --perf-events, for the loads that are not handed it (a recording's
+ * model, model_load_by_name). Set once, before any thread starts. */
+static char *default_root;
+
+void perf_import_set_root(const char *dir)
+{
+	free(default_root);
+	default_root = dir ? xstrdup(dir) : NULL;
+}
+
+char *perf_import_root(const char *given)
+{
+	if (given)
+		return xstrdup(given);
+	if (default_root)
+		return xstrdup(default_root);
+	const char *home = getenv("HOME");
+	char *path = xstrdup(PERF_IMPORT_SEARCH_PATH);
+	char *save = NULL, *found = NULL;
+	for (char *d = strtok_r(path, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *full = d[0] == '~' ? (home ? xasprintf("%s%s", home, d + 1) : NULL) : xstrdup(d);
+		if (full && has_mapfile(full))
+			found = full;
+		else
+			free(full);
+	}
+	free(path);
+	return found;
+}
+
+/* Reads one arch's mapfile.csv; a missing file adds nothing. */
+static int read_one_map(const char *root, const char *arch, struct perf_cpu **out, int *n, char **cause)
+{
+	char *path = xasprintf("%s/%s/mapfile.csv", root, arch);
+	char *text = read_text_file(path);
+	if (!text) {
+		int e = errno;
+		int rc = e == ENOENT ? 0 : set_cause(cause, "%s: %s", path, strerror(e));
+		free(path);
+		return rc;
+	}
+	int lineno = 0, rc = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		line[strcspn(line, "\r")] = '\0';
+		if (!*line || *line == '#' || !strncmp(line, "Family-model", 12))
+			continue;
+		/* id,version,dir,type: the type says core or uncore, and perf
+		 * reads the one directory for both. */
+		char *f[4] = { 0 };
+		int nf = 0;
+		char *p = line;
+		while (nf < 4) {
+			f[nf++] = p;
+			p = strchr(p, ',');
+			if (!p)
+				break;
+			*p++ = '\0';
+		}
+		if (nf < 3 || !*f[0] || !*f[2]) {
+			rc = set_cause(cause, "%s:%d: expected 'id,version,directory,type'", path, lineno);
+			break;
+		}
+		/* A directory below the arch's own, named in plain characters. */
+		if (f[2][0] == '/' || strstr(f[2], "..") || text_bad_at(f[2]) >= 0) {
+			char *clean = text_sanitize(f[2]);
+			rc = set_cause(cause, "%s:%d: expected a directory below %s/%s but found '%s'", path, lineno, root,
+				       arch, clean);
+			free(clean);
+			break;
+		}
+		*out = xrealloc(*out, (size_t)(*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = (struct perf_cpu){ .arch = xstrdup(arch), .id = xstrdup(f[0]), .dir = xstrdup(f[2]) };
+	}
+	free(text);
+	free(path);
+	return rc;
+}
+
+int perf_map_read(const char *root, struct perf_cpu **out, char **cause)
+{
+	int n = 0;
+	*out = NULL;
+	if (read_one_map(root, "x86", out, &n, cause) < 0 || read_one_map(root, "arm64", out, &n, cause) < 0) {
+		perf_map_free(*out, n);
+		*out = NULL;
+		return -1;
+	}
+	if (n == 0)
+		return set_cause(cause, "%s: no x86/mapfile.csv or arm64/mapfile.csv (perf's pmu-events/arch directory)", root);
+	return n;
+}
+
+void perf_map_free(struct perf_cpu *l, int n)
+{
+	for (int i = 0; l && i < n; i++) {
+		free(l[i].arch);
+		free(l[i].id);
+		free(l[i].dir);
+	}
+	free(l);
+}
+
+char *perf_cpuid_string(const char *cpuinfo_path, char **cause)
+{
+	struct cpu_ident id;
+	char *why = NULL;
+	if (cpuid_read(cpuinfo_path, &id, &why) == 0) {
+		free(why);
+		return xasprintf("%s-%d-%X-%X", id.vendor, id.family, (unsigned)id.model,
+				 (unsigned)(id.stepping < 0 ? 0 : id.stepping));
+	}
+	free(why);
+	/* Arm: MIDR_EL1 from its fields as the kernel prints them. */
+	FILE *f = fopen(cpuinfo_path, "r");
+	if (!f) {
+		set_cause(cause, "%s: cannot open: %s", cpuinfo_path, strerror(errno));
+		return NULL;
+	}
+	long impl = -1, part = -1;
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		long v = strtol(colon + 1, NULL, 0);
+		if (!strncmp(line, "CPU implementer", 15) && impl < 0)
+			impl = v;
+		else if (!strncmp(line, "CPU part", 8) && part < 0)
+			part = v;
+	}
+	fclose(f);
+	if (impl < 0 || part < 0 || impl > 0xff || part > 0xfff) {
+		set_cause(cause, "%s: neither an x86 vendor_id, family and model nor an Arm CPU implementer and part",
+			  cpuinfo_path);
+		return NULL;
+	}
+	/* Variant and revision are zero in the mapfile; architecture 0xf. */
+	unsigned long midr = ((unsigned long)impl << 24) | (0xfUL << 16) | ((unsigned long)part << 4);
+	return xasprintf("0x%016lx", midr);
+}
+
+/* perf compares an x86 line without a stepping with the identifier cut
+ * after its model: "GenuineIntel-6-6A" against "GenuineIntel-6-6[AC]". */
+static bool x86_match(const char *pattern, const char *cpuid)
+{
+	int dashes = 0;
+	for (const char *p = pattern; *p; p++)
+		dashes += *p == '-';
+	char *id = xstrdup(cpuid);
+	if (dashes < 3) {
+		char *d = strrchr(id, '-');
+		if (d)
+			*d = '\0';
+	}
+	char *anchored = xasprintf("^(%s)$", pattern);
+	regex_t re;
+	bool ok = false;
+	if (regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB | REG_ICASE) == 0) {
+		ok = regexec(&re, id, 0, NULL, 0) == 0;
+		regfree(&re);
+	}
+	free(anchored);
+	free(id);
+	return ok;
+}
+
+int perf_map_match(const struct perf_cpu *l, int n, const char *cpuid)
+{
+	if (!cpuid)
+		return -1;
+	bool arm = !strncmp(cpuid, "0x", 2);
+	for (int i = 0; i < n; i++) {
+		if (arm != !strcmp(l[i].arch, "arm64"))
+			continue;
+		if (arm ? !strcasecmp(l[i].id, cpuid) : x86_match(l[i].id, cpuid))
+			return i;
+	}
+	return -1;
+}
+
+char *perf_model_name(const char *dir)
+{
+	const char *base = strrchr(dir, '/');
+	return xasprintf("perf-%s", base ? base + 1 : dir);
+}
+
+int perf_import_list(const char *root, const char *events_dir, struct model_info **out, char **cause)
+{
+	*out = NULL;
+	if (!root)
+		return 0;
+	struct perf_cpu *map;
+	int nmap = perf_map_read(root, &map, cause);
+	if (nmap < 0)
+		return -1;
+	struct perf_extra *extra = NULL;
+	int nextra = perf_extra_read(events_dir, &extra, cause);
+	if (nextra < 0) {
+		perf_map_free(map, nmap);
+		return -1;
+	}
+	struct model_info *l = NULL;
+	int n = 0;
+	for (int i = 0; i < nmap; i++) {
+		char *name = perf_model_name(map[i].dir);
+		bool seen = false;
+		for (int j = 0; j < n && !seen; j++)
+			seen = !strcmp(l[j].name, name);
+		char *dir = xasprintf("%s/%s/%s", root, map[i].arch, map[i].dir);
+		struct stat sb;
+		if (seen || stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			free(name);
+			free(dir);
+			continue;
+		}
+		l = xrealloc(l, (size_t)(n + 1) * sizeof(*l));
+		struct model_info *mi = &l[n++];
+		*mi = (struct model_info){ .name = name, .dir = dir, .imported = true };
+		const struct perf_extra *x = perf_extra_find(extra, nextra, map[i].dir);
+		mi->desc = xasprintf("%s (imported from Linux perf's %s/%s)", x && x->desc ? x->desc : map[i].dir,
+				     map[i].arch, map[i].dir);
+		if (x) {
+			mi->alias = x->alias ? xstrdup(x->alias) : NULL;
+			mi->sim_args = x->sim ? xstrdup(x->sim) : NULL;
+			mi->l3_domain = x->l3_domain ? xstrdup(x->l3_domain) : NULL;
+			memcpy(mi->sim_shape, x->shape, sizeof(mi->sim_shape));
+		}
+		if (!mi->sim_shape[0]) {
+			static const int shape[4] = { 1, 1, 4, 2 };
+			memcpy(mi->sim_shape, shape, sizeof(shape));
+		}
+	}
+	perf_extra_free(extra, nextra);
+	perf_map_free(map, nmap);
+	*out = l;
+	return n;
+}

@@ -1,0 +1,394 @@
+/* check_perf_import.c: the importer of Linux perf's event and metric files
+ * on small fixtures (tests/fixtures/perf-arch, laid out as perf's
+ * pmu-events/arch), with no need of perf's real files, which
+ * e2e_perf_import.sh loads in full:
+ *  - the MetricExpr translator: operators, d_ratio, constants folded at
+ *    import, the branch not taken ignored, and each refusal with its reason;
+ *  - CPU identification: perf's CPUID strings from cpuinfo files and the
+ *    mapfile's first match, as perf picks;
+ *  - a whole import: encodings, PMUs, the PERF_METRICS events and their
+ *    group leader, metric units and topdown parents, views, left-out metrics;
+ *  - an Arm import: standard events and metrics, raw events in metrics. */
+#include "config.h"
+#include <check.h>
+#include "check_run.h"
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evdef.h"
+#include "perf_import.h"
+#include "sim_counters.h"
+#include "util.h"
+
+#define ARCH TOP_SRCDIR "/tests/fixtures/perf-arch"
+#define EVENTS TOP_SRCDIR "/events"
+#define CPUINFO TOP_SRCDIR "/tests/fixtures/cpuinfo/"
+
+/* ---- the translator -------------------------------------------------------- */
+
+/* Names become lower case; "BAD" is unknown; has_event knows HAVE_*. */
+static char *t_name(void *ctx, const char *n, char **why)
+{
+	(void)ctx;
+	if (!strcmp(n, "BAD")) {
+		*why = xstrdup("no event or metric 'BAD'");
+		return NULL;
+	}
+	char *s = xstrdup(n);
+	for (char *p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return s;
+}
+
+static bool t_literal(void *ctx, const char *lit, double *v)
+{
+	(void)ctx;
+	if (!strcmp(lit, "SMT_on")) {
+		*v = 1;
+		return true;
+	}
+	if (!strcmp(lit, "slots")) {
+		*v = 5;
+		return true;
+	}
+	return false;
+}
+
+static bool t_has(void *ctx, const char *n)
+{
+	(void)ctx;
+	return !strncmp(n, "HAVE", 4);
+}
+
+static double t_cpuid(void *ctx, const char *id)
+{
+	(void)ctx;
+	return !strcmp(id, "0x1");
+}
+
+static const struct perf_expr_env env = { NULL, t_name, t_literal, t_has, t_cpuid };
+
+static const struct { int line; const char *in, *out; } tr_cases[] = {
+	{ __LINE__, "A + B * C", "(a + (b * c))" },
+	{ __LINE__, "(A + B) * C", "((a + b) * c)" },
+	{ __LINE__, "d_ratio(A, B)", "(a / b)" },
+	{ __LINE__, "d_ratio(A, 0)", "0" },
+	{ __LINE__, "A if #SMT_on else B", "a" },
+	{ __LINE__, "BAD if 0 else B", "b" },
+	{ __LINE__, "A if has_event(HAVE_X) else B", "a" },
+	{ __LINE__, "A if has_event(NO_X) else B", "b" },
+	{ __LINE__, "max(A, 0) * 100", "(max(a, 0) * 100)" },
+	{ __LINE__, "min(1, 2) + A", "(1 + a)" },
+	{ __LINE__, "topdown\\-fe\\-bound / #slots", "(topdown-fe-bound / 5)" },
+	{ __LINE__, "(strcmp_cpuid_str(0x1) | strcmp_cpuid_str(0x2) ^ 1)", "1" },
+	{ __LINE__, "A if strcmp_cpuid_str(0x2) else B", "b" },
+	{ __LINE__, "64 * A / 1e6 / duration_time", "(((64 * a) / 1000000) / interval_s)" },
+	{ __LINE__, "-A", "(0 - a)" },
+	{ __LINE__, "1 - 2 - A", "(-1 - a)" },
+	{ __LINE__, "A if 1 > 2 else B if 3 > 2 else C", "b" },
+};
+
+START_TEST(test_translate)
+{
+	char *why = NULL;
+	char *s = perf_expr_translate(tr_cases[_i].in, &env, &why);
+	ck_assert_msg(s, "line %d: '%s': %s", tr_cases[_i].line, tr_cases[_i].in, why);
+	ck_assert_msg(!strcmp(s, tr_cases[_i].out), "line %d: '%s' gave '%s', expected '%s'", tr_cases[_i].line,
+		      tr_cases[_i].in, s, tr_cases[_i].out);
+	free(s);
+}
+END_TEST
+
+static const struct { int line; const char *in, *why; } refuse_cases[] = {
+	{ __LINE__, "A if B < C else D", "'b < c' compares counts" },
+	{ __LINE__, "A if B else D", "'if b' depends on counts" },
+	{ __LINE__, "A < B", "compares counts" },
+	{ __LINE__, "#num_dies * A", "#num_dies is not known" },
+	{ __LINE__, "source_count(A)", "has no pmctop equivalent" },
+	{ __LINE__, "BAD + 1", "no event or metric 'BAD'" },
+	{ __LINE__, "A / 0", "division by zero" },
+	{ __LINE__, "A +", "syntax: col 4" },
+	{ __LINE__, "A if B else", "syntax" },
+	{ __LINE__, "min(A, B", "syntax" },
+	{ __LINE__, "A B", "syntax: col 3: expected an operator" },
+};
+
+START_TEST(test_refuse)
+{
+	char *why = NULL;
+	char *s = perf_expr_translate(refuse_cases[_i].in, &env, &why);
+	ck_assert_msg(!s, "line %d: '%s' translated to '%s'", refuse_cases[_i].line, refuse_cases[_i].in, s);
+	ck_assert_msg(why && strstr(why, refuse_cases[_i].why), "line %d: '%s': reason '%s', expected '%s'",
+		      refuse_cases[_i].line, refuse_cases[_i].in, why, refuse_cases[_i].why);
+	free(why);
+}
+END_TEST
+
+/* ---- CPU identification ------------------------------------------------------ */
+
+START_TEST(test_cpuid_strings)
+{
+	char *why = NULL;
+	char *s = perf_cpuid_string(CPUINFO "perf-import/ice-lake-sp.txt", &why);
+	ck_assert_str_eq(s, "GenuineIntel-6-6A-6");
+	free(s);
+	s = perf_cpuid_string(CPUINFO "perf-import/zen2-rome.txt", &why);
+	ck_assert_str_eq(s, "AuthenticAMD-23-31-0");
+	free(s);
+	/* Variant 1, revision 1 on the machine; the mapfile has them zero. */
+	s = perf_cpuid_string(CPUINFO "perf-import/neoverse-v1-graviton3.txt", &why);
+	ck_assert_str_eq(s, "0x00000000410fd400");
+	free(s);
+	ck_assert_ptr_null(perf_cpuid_string(CPUINFO "no-such-file.txt", &why));
+	ck_assert_ptr_nonnull(strstr(why, "cannot open"));
+	free(why);
+}
+END_TEST
+
+START_TEST(test_mapfile_match)
+{
+	struct perf_cpu *map;
+	char *why = NULL;
+	int n = perf_map_read(ARCH, &map, &why);
+	ck_assert_int_eq(n, 3);
+	/* "6-6[AC]" has no stepping: the model alone is compared. */
+	ck_assert_int_eq(perf_map_match(map, n, "GenuineIntel-6-6A-6"), 0);
+	ck_assert_int_eq(perf_map_match(map, n, "GenuineIntel-6-6C-1"), 0);
+	ck_assert_int_eq(perf_map_match(map, n, "GenuineIntel-6-6B-1"), -1);
+	/* "6-55-[01234]" names steppings: Skylake-SP, not Cascade Lake (7). */
+	ck_assert_int_eq(perf_map_match(map, n, "GenuineIntel-6-55-4"), 1);
+	ck_assert_int_eq(perf_map_match(map, n, "GenuineIntel-6-55-7"), -1);
+	/* A regular expression matches the whole identifier, not a part. */
+	ck_assert_int_eq(perf_map_match(map, n, "GenuineIntel-6-6AA-1"), -1);
+	ck_assert_int_eq(perf_map_match(map, n, "0x00000000410FD400"), 2);
+	ck_assert_int_eq(perf_map_match(map, n, "0x00000000410fd490"), -1);
+	perf_map_free(map, n);
+	ck_assert_int_eq(perf_map_read(TOP_SRCDIR "/tests/fixtures", &map, &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "no x86/mapfile.csv or arm64/mapfile.csv"));
+	free(why);
+}
+END_TEST
+
+/* Writes text to dir/name, making dir/sub directories as needed. */
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	char *cmd = xasprintf("mkdir -p \"$(dirname '%s')\"", path);
+	ck_assert_int_eq(system(cmd), 0);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(cmd);
+	free(path);
+}
+
+/* Bad files give an error that names the file, the line and what was
+ * expected; nothing outside the arch directory is read. */
+START_TEST(test_bad_files)
+{
+	char tmpl[] = "/tmp/check_perf_import.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(dir);
+	put(dir, "x86/mapfile.csv", "Family-model,Version,Filename,EventType\nGenuineIntel-6-6A,v1,../../etc,core\n");
+	struct perf_cpu *map;
+	char *why = NULL;
+	ck_assert_int_eq(perf_map_read(dir, &map, &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "x86/mapfile.csv:2: expected a directory below"));
+	free(why);
+	why = NULL;
+	put(dir, "x86/mapfile.csv", "GenuineIntel-6-6A\n");
+	ck_assert_int_eq(perf_map_read(dir, &map, &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "x86/mapfile.csv:1: expected 'id,version,directory,type'"));
+	free(why);
+	why = NULL;
+	put(dir, "x86/mapfile.csv", "GenuineIntel-6-6A,v1,broken,core\n");
+	put(dir, "x86/broken/core.json", "[\n  { \"EventName\": \"A\",\n  \"EventCode\": 0x1 }\n]\n");
+	ck_assert_ptr_null(perf_import_load(dir, EVENTS, "perf-broken", NULL, NULL, &why));
+	ck_assert_msg(strstr(why, "x86/broken/core.json:3:"), "%s", why);
+	free(why);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(rm), 0);
+	free(rm);
+}
+END_TEST
+
+START_TEST(test_pick_prefers_hand_written)
+{
+	struct model_info *l;
+	char *why = NULL;
+	int n = model_list(EVENTS, &l, &why);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(perf_import_join(ARCH, EVENTS, &l, &n, &why), 0);
+	ck_assert_ptr_nonnull(model_info_find(l, n, "perf-testlake"));
+	char *note = NULL;
+	/* Ice Lake-SP: intel-arch matches any family 6 CPU, perf's mapfile
+	 * names the CPU itself. */
+	char *got = perf_import_pick(CPUINFO "perf-import/ice-lake-sp.txt", ARCH, l, n, &note);
+	ck_assert_str_eq(got, "perf-testlake");
+	free(got);
+	/* Sapphire Rapids: the hand-written model is made for it. */
+	got = perf_import_pick(CPUINFO "perf-import/sapphire-rapids.txt", ARCH, l, n, &note);
+	ck_assert_str_eq(got, "intel-spr");
+	free(got);
+	/* Without perf's files, the architectural fallback. */
+	got = perf_import_pick(CPUINFO "perf-import/ice-lake-sp.txt", NULL, l, n, &note);
+	ck_assert_str_eq(got, "intel-arch");
+	free(got);
+	free(note);
+	model_list_free(l, n);
+}
+END_TEST
+
+/* ---- whole imports ----------------------------------------------------------- */
+
+static const struct event_def *event(const struct model *m, const char *name)
+{
+	int e = model_find_event(m, name);
+	ck_assert_msg(e >= 0, "no event %s", name);
+	return &m->events[e];
+}
+
+static const struct metric_def *metric(const struct model *m, const char *name)
+{
+	int j = model_find_metric(m, name);
+	ck_assert_msg(j >= 0, "no metric %s", name);
+	return &m->metrics[j];
+}
+
+START_TEST(test_import_x86)
+{
+	char *why = NULL, *skipped = NULL;
+	struct perf_import_opts o = { .smt = true, .ncpus_online = 64, .npackages = 2 };
+	struct model *m = perf_import_load(ARCH, EVENTS, "perf-testlake", &o, &skipped, &why);
+	ck_assert_msg(m, "%s", why);
+	ck_assert(m->imported);
+	const struct pmu_def *core = &m->pmus[model_find_pmu(m, "core")];
+	ck_assert_int_eq(core->counters, 8);
+	ck_assert_int_eq(core->fixed, 4);
+	/* Raw IA32_PERFEVTSELx values: event, umask, edge 18, inv 23, cmask 24-31. */
+	ck_assert_uint_eq(event(m, "inst_retired.any")->raw, 0x100);
+	ck_assert(event(m, "inst_retired.any")->flags & EVF_FIXED);
+	ck_assert_uint_eq(event(m, "cycle_activity.stalls_total")->raw, 0x018404a3);
+	ck_assert_uint_eq(event(m, "uops_issued.any")->raw, 0x010e);
+	/* "Counter": "0,1,2,3" on an 8-counter core; all eight is no mask. */
+	ck_assert_uint_eq(event(m, "cycle_activity.stalls_total")->counter_mask, 0xf);
+	ck_assert_uint_eq(event(m, "uops_issued.any")->counter_mask, 0);
+	/* The simulated kernel refuses five such events in one group. */
+	int st = model_find_event(m, "cycle_activity.stalls_total");
+	int five[5] = { st, st, st, st, st };
+	char *mask_why = NULL;
+	ck_assert_int_lt(sim_check_counter_masks(m, core, five, 5, &mask_why), 0);
+	ck_assert_ptr_nonnull(strstr(mask_why, "counter masks"));
+	free(mask_why);
+	ck_assert_int_eq(sim_check_counter_masks(m, core, five, 4, NULL), 0);
+	ck_assert_int_eq(model_find_event(m, "old.event"), -1);
+	/* The variant a metric names: the same event with cmask 2. */
+	ck_assert_uint_eq(event(m, "cycle_activity.stalls_total.cmask_2")->raw, 0x028404a3);
+	/* An offcore event carries its MSR value in the kernel's field. */
+	const struct event_def *ocr = event(m, "ocr.demand_data_rd.l3_miss");
+	ck_assert_int_eq(ocr->enc, ENC_FIELDS);
+	ck_assert_str_eq(ocr->spec, "event=0xb7,umask=0x1,offcore_rsp=0x3fbfc00001");
+	/* PERF_METRICS: slots leads, the topdown events take no counter and
+	 * fall back to nothing the files do not have. */
+	ck_assert(event(m, "topdown.slots")->flags & EVF_SLOTS);
+	const struct event_def *fe = event(m, "topdown_fe_bound");
+	ck_assert(fe->flags & EVF_TOPDOWN);
+	ck_assert_uint_eq(fe->raw, 0x8200);
+	ck_assert_str_eq(fe->requires, "events/topdown-fe-bound");
+	/* The uncore memory controller. */
+	const struct event_def *cas = event(m, "unc_m_cas_count.rd");
+	ck_assert_str_eq(m->pmus[cas->pmu].perf_name, "uncore_imc_*");
+	ck_assert_int_eq(m->pmus[cas->pmu].scope, SCOPE_SOCKET);
+	ck_assert_str_eq(cas->spec, "event=0x4,umask=0xf");
+	/* Metrics: units, scales, topdown parents. */
+	ck_assert_str_eq(metric(m, "tma_retiring")->unit, "ratio");
+	ck_assert_int_eq(metric(m, "tma_retiring")->parent, METRIC_PARENT_WHOLE);
+	ck_assert_int_eq(metric(m, "tma_memory_bound")->parent, model_find_metric(m, "tma_backend_bound"));
+	ck_assert_int_eq(metric(m, "tma_core_bound")->depth, 2);
+	ck_assert_str_eq(metric(m, "memory_bandwidth_read")->unit, "MB/s");
+	ck_assert_int_eq(metric(m, "memory_bandwidth_read")->scope, SCOPE_SOCKET);
+	ck_assert_str_eq(metric(m, "uops_per_slot")->formula, "((uops_issued.any / 2) / tma_info_thread_slots)");
+	/* The machine's topology, when it is known. */
+	ck_assert_str_eq(metric(m, "per_cpu_per_socket")->formula, "((inst_retired.any / 64) / 2)");
+	/* Left out, with the reason and what depends on it. */
+	ck_assert_int_eq(model_find_metric(m, "cond_on_counts"), -1);
+	ck_assert_ptr_nonnull(strstr(skipped, "cond_on_counts: 'ipc > 1' compares counts"));
+	ck_assert_ptr_nonnull(strstr(skipped, "uses_cond: uses metric cond_on_counts, which is left out"));
+	/* The kernel's msr PMU: no counter, and only the registers its
+	 * sysfs events/ lists. */
+	const struct event_def *smi = event(m, "msr.smi");
+	ck_assert_str_eq(m->pmus[smi->pmu].perf_name, "msr");
+	ck_assert_int_eq(m->pmus[smi->pmu].kind, PMU_SOFTWARE);
+	ck_assert_str_eq(smi->spec, "event=0x04");
+	ck_assert_str_eq(smi->requires, "events/smi");
+	ck_assert_str_eq(metric(m, "smi_num")->formula, "msr.smi");
+	/* Views from the metric groups: the level-1 bar, level 2 with its parents. */
+	const struct view_def *td = &m->views[model_find_view(m, "topdown")];
+	ck_assert_int_eq(td->nbar, 4);
+	const struct view_def *td2 = &m->views[model_find_view(m, "topdown_l2")];
+	ck_assert_int_eq(td2->ncols, 6);
+	ck_assert_int_eq(td2->nbar, 2);
+	ck_assert_int_ge(model_find_view(m, "memory"), 0);
+	ck_assert_int_ge(model_find_metric(m, "util"), 0);   /* pmctop's own software metrics */
+	free(skipped);
+	model_free(m);
+
+	/* #SMT_on off: the other branch; the topology unknown: left out. */
+	o = (struct perf_import_opts){ .smt = false };
+	m = perf_import_load(ARCH, EVENTS, "perf-testlake", &o, &skipped, &why);
+	ck_assert_str_eq(metric(m, "uops_per_slot")->formula, "(uops_issued.any / tma_info_thread_slots)");
+	ck_assert_ptr_nonnull(strstr(skipped, "per_cpu_per_socket: #num_cpus_online is not known"));
+	free(skipped);
+	model_free(m);
+}
+END_TEST
+
+START_TEST(test_import_arm)
+{
+	char *why = NULL, *skipped = NULL;
+	struct model *m = perf_import_load(ARCH, EVENTS, "perf-testverse", NULL, &skipped, &why);
+	ck_assert_msg(m, "%s", why);
+	ck_assert_str_eq(m->pmus[model_find_pmu(m, "core")].perf_name, "armv8_pmuv3_0");
+	ck_assert_uint_eq(event(m, "cpu_cycles")->raw, 0x11);
+	ck_assert(event(m, "cpu_cycles")->flags & EVF_FIXED);   /* the cycle counter */
+	ck_assert_uint_eq(event(m, "inst_retired")->raw, 0x08);
+	ck_assert_uint_eq(event(m, "event_0x201d")->raw, 0x201d);
+	ck_assert_str_eq(metric(m, "raw_ratio")->formula, "(event_0x201d / cpu_cycles)");
+	/* sbsa.json's standard metric needs #slots, which models.txt does not
+	 * give for this made-up core. */
+	ck_assert_ptr_nonnull(strstr(skipped, "stalled_slots: #slots is not known"));
+	free(skipped);
+	model_free(m);
+	ck_assert_ptr_null(perf_import_load(ARCH, EVENTS, "perf-nothing", NULL, NULL, &why));
+	ck_assert_ptr_nonnull(strstr(why, "no CPU directory"));
+	free(why);
+}
+END_TEST
+
+static Suite *perf_import_suite(void)
+{
+	Suite *s = suite_create("perf_import");
+	TCase *tc = tcase_create("translate");
+	tcase_add_loop_test(tc, test_translate, 0, (int)ARRAY_SIZE(tr_cases));
+	tcase_add_loop_test(tc, test_refuse, 0, (int)ARRAY_SIZE(refuse_cases));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("identify");
+	tcase_add_test(tc, test_cpuid_strings);
+	tcase_add_test(tc, test_mapfile_match);
+	tcase_add_test(tc, test_pick_prefers_hand_written);
+	tcase_add_test(tc, test_bad_files);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("import");
+	tcase_add_test(tc, test_import_x86);
+	tcase_add_test(tc, test_import_arm);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(perf_import_suite());
+}
