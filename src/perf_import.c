@@ -16,8 +16,12 @@
 #include <strings.h>
 
 /* pmctop's own definitions every imported model carries: software events,
- * /proc/stat busy time, RAPL energy. */
-static const char *const generic_files[] = { "software.def", "power.def", "power_domains.def" };
+ * /proc/stat busy time, RAPL energy (relative to the definitions
+ * directory); and, after the views made from perf's metric groups so that
+ * the first of those stays the default view, the tasks view. */
+static const char *const generic_files[] = { "generic/software.def", "generic/power.def",
+					     "generic/power_domains.def" };
+#define TASKS_FILE "perf/tasks.def"
 
 struct def_stanza *imp_stanza(struct imp *im, enum stanza_kind kind, const char *name, const char *file, int line)
 {
@@ -77,7 +81,7 @@ char *imp_name(const char *perf_name)
 /* Moves the stanzas of a generic definitions file into im's set. */
 static int add_generic(struct imp *im, const char *file, char **cause)
 {
-	char *path = xasprintf("%s/generic/%s", im->events_dir, file);
+	char *path = xasprintf("%s/%s", im->events_dir, file);
 	struct def_set g;
 	int rc = defset_read_file(path, &g, cause);
 	free(path);
@@ -205,6 +209,8 @@ struct model *perf_import_load(const char *root, const char *events_dir, const c
 		set_cause(cause, "%s", im.err ? im.err : "import failed");
 		rc = -1;
 	}
+	if (rc == 0)
+		rc = add_generic(&im, TASKS_FILE, cause);
 	if (rc == 0) {
 		m = evdef_build_set(&set, im.dir, cause);
 		if (m)

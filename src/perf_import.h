@@ -21,7 +21,8 @@ struct def_set;
 	"~/.local/share/pmctop/perf-events:/usr/local/share/pmctop/perf-events:/usr/share/pmctop/perf-events"
 
 /* The arch directory to import from: given (--perf-events) if not NULL,
- * else the first directory of PERF_IMPORT_SEARCH_PATH that holds
+ * else none if $PMCTOP_PERF_EVENTS is "none", else the first directory
+ * of PERF_IMPORT_SEARCH_PATH that holds
  * x86/mapfile.csv or arm64/mapfile.csv; NULL if none (newly allocated). */
 char *perf_import_root(const char *given);
 /* Makes dir (--perf-events) what perf_import_root(NULL) gives, for the

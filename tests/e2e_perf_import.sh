@@ -112,3 +112,25 @@ $P --sim icx -b -n 2 -d 0.3 -g topdown -w "$tmp/icx.rec.gz" >/dev/null 2>&1 || f
 $P -r "$tmp/icx.rec.gz" -b -g topdown >"$tmp/replay.txt" 2>&1 || { cat "$tmp/replay.txt"; fail "replaying perf-icelakex"; }
 grep -q "model perf-icelakex  SIMULATED" "$tmp/replay.txt" || fail "replay: no perf-icelakex heading"
 echo "record and replay: $(grep -c '^[0-9]' "$tmp/replay.txt") CPU rows replayed"
+
+# The tasks view (events/perf/tasks.def): per process on the simulated
+# machine, with the cycles, IPC and watts of each; and -p is taken on this
+# machine's real counters with any imported model (it was refused: the
+# imported models had no tasks view).
+$P --sim icx -b -n 2 -d 0.3 -g tasks --top 5 --format json >"$tmp/tasks.json" 2>/dev/null || fail "batch tasks"
+python3 - "$tmp/tasks.json" <<'PY' || fail "tasks view of perf-icelakex"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+procs = [p for r in rs for p in r["tasks"]]
+assert procs, "no processes"
+for p in procs:
+    m = p["metrics"]
+    assert isinstance(m["task_ipc"], (int, float)) and 0 < m["task_ipc"] < 8, m
+    assert isinstance(m["task_ghz"], (int, float)) and 0 < m["task_ghz"] < 6, m
+print("tasks: %d process rows with IPC and GHz" % len(procs))
+PY
+sleep 3 & sp=$!
+$P --model perf-icelakex -b -n 1 -d 0.2 -p $sp >"$tmp/p.txt" 2>&1 || { cat "$tmp/p.txt"; fail "-p with an imported model"; }
+kill $sp 2>/dev/null
+grep -q "model perf-icelakex" "$tmp/p.txt" || fail "-p: $(head -3 "$tmp/p.txt")"
+echo "tasks: -p taken with an imported model"
