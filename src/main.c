@@ -496,13 +496,34 @@ static struct output *new_output(struct run *r, FILE *f)
 	return output_new(f, &oo);
 }
 
+/* Says each line of notice that before (the notice said last) did not
+ * have. */
+static void say_new_lines(const char *notice, const char *before)
+{
+	for (const char *l = notice; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		bool known = false;
+		for (const char *b = before; b && *b && !known;) {
+			size_t blen = strcspn(b, "\n");
+			known = blen == len && !memcmp(b, l, len);
+			b += blen + (b[blen] == '\n');
+		}
+		if (!known) {
+			char *line = xstrndup(l, len);
+			say(line);
+			free(line);
+		}
+		l += len + (l[len] == '\n');
+	}
+}
+
 /* f: the output, opened before privileges were given up. */
 static int run_batch(struct run *r, struct sampler *s, FILE *f)
 {
 	/* --daemon: the intervals go to the exporter only. */
 	struct output *out = r->opt.daemon ? NULL : new_output(r, f);
 	int rc = 0;
-	bool told = false;
+	char *told = NULL;        /* the notice of the interval before */
 	uint64_t t0 = now_ns();
 	for (long n = 0; !stop_requested && (r->opt.iterations == 0 || n < r->opt.iterations); n++) {
 		char *cause = NULL;
@@ -525,18 +546,13 @@ static int run_batch(struct run *r, struct sampler *s, FILE *f)
 			rc = 1;
 			break;
 		}
-		const char *notice = sampler_notice(s);
-		if (notice && !told) {
-			/* Said once, before the first figures, one "pmctop:" per line. */
-			for (const char *l = notice; *l;) {
-				size_t len = strcspn(l, "\n");
-				char *line = xstrndup(l, len);
-				say(line);
-				free(line);
-				l += len + (l[len] == '\n');
-			}
-			told = true;
-		}
+		/* Each line of the notice is said when it first appears, before
+		 * the figures it concerns, one "pmctop:" per line: what the plan
+		 * has to say once, and a failure (a plan that could not be
+		 * opened, reads that failed) in the interval it happened. */
+		say_new_lines(snap->notice, told);
+		free(told);
+		told = snap->notice ? xstrdup(snap->notice) : NULL;
 		int wr = out ? output_write(out, snap) : 0;
 		/* A recording that cannot be written stops the run: what it
 		 * misses could not be recovered later. */
@@ -559,6 +575,7 @@ static int run_batch(struct run *r, struct sampler *s, FILE *f)
 			break;
 		}
 	}
+	free(told);
 	if (out)
 		output_free(out);
 	if (f != stdout && fclose(f) != 0) {

@@ -51,6 +51,7 @@
 #include <time.h>
 
 static void reopen_moved(struct sampler *s);
+static void stamp_snapshot(struct sampler *s, struct snapshot *snap, const char *why);
 
 static uint64_t clock_now(struct sampler *s)
 {
@@ -355,6 +356,21 @@ static void open_tasks(struct sampler *s)
 	free(cpus);
 }
 
+/* A request naming a metric the model does not have (the planner checks
+ * the events) cannot be planned: said, before anything looks it up. */
+static bool request_invalid(struct sampler *s, char **cause)
+{
+	const struct model *m = s->cfg.model;
+	for (int i = 0; i < s->nmetrics + s->ntm; i++) {
+		int mi = i < s->nmetrics ? s->metrics[i] : s->tm[i - s->nmetrics];
+		if (mi < 0 || mi >= m->nmetrics) {
+			set_cause(cause, "metric index %d is not in model %s", mi, m->name);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Plans the current request and opens every group on every instance. */
 static int open_all(struct sampler *s, char **cause)
 {
@@ -365,6 +381,8 @@ static int open_all(struct sampler *s, char **cause)
 	/* The notice starts again: so does what it has said. */
 	free(s->energy_said);
 	s->energy_said = NULL;
+	if (request_invalid(s, cause))
+		return -1;
 	if (s->ntm > 0)
 		open_tasks(s);
 
@@ -613,7 +631,12 @@ static double read_inst(struct sampler *s, int gi, int i, int bucket, bool disca
 	}
 	if (rc != 0) {
 		/* This group adds nothing this time; its companions' marks move
-		 * on, so that the next window does not take this one's share. */
+		 * on, so that the next window does not take this one's share.
+		 * Its counts are not lost (the previous read stays where it
+		 * was: the next read takes them), and the failure is said in
+		 * the interval's notice. */
+		s->read_fails++;
+		s->read_err = rc;
 		if (ps->ncomp)
 			companions_take(s, gi, i, bucket, 0);
 		return 0;
@@ -909,6 +932,30 @@ static void read_all(struct sampler *s, bool discard)
 
 /* --- scaling, and handing the interval to derive --- */
 
+/* The notice of the interval just ended: the plan's, then what failed
+ * during the interval itself (why is a plan that could not be opened;
+ * reads that failed), then forgotten; NULL when there is nothing to say. */
+static char *interval_notice(struct sampler *s, const char *why)
+{
+	char *n = s->notice ? xstrdup(s->notice) : NULL;
+	char *more[2] = { NULL, NULL };
+	if (why)
+		more[0] = xasprintf("the counters cannot be planned: %s: nothing is counted until they can", why);
+	if (s->read_fails > 0)
+		more[1] = xasprintf("%ld counter read%s failed in this interval (%s): their counts come with the next read",
+				    s->read_fails, s->read_fails == 1 ? "" : "s", strerror(-s->read_err));
+	s->read_fails = 0;
+	for (int i = 0; i < 2; i++) {
+		if (!more[i])
+			continue;
+		char *j = n ? xasprintf("%s\n%s", n, more[i]) : xstrdup(more[i]);
+		free(n);
+		free(more[i]);
+		n = j;
+	}
+	return n;
+}
+
 /* The snapshot of the interval just read: derive.c sums and evaluates;
  * the sampler adds what only it knows. */
 static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
@@ -969,13 +1016,21 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		free(dg);
 	}
 
+	stamp_snapshot(s, snap, NULL);
+	return snap;
+}
+
+/* What only the sampler knows of the interval that snap holds: its
+ * number, when it ended, the notice (why: a plan that could not be
+ * opened) and the CPUs not counted for being offline. */
+static void stamp_snapshot(struct sampler *s, struct snapshot *snap, const char *why)
+{
 	snap->seq = ++s->seq;
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	snap->time = (double)rt.tv_sec + (double)rt.tv_nsec * 1e-9;
 	snap->simulated = s->cfg.ops->simulated;
-	if (s->notice)
-		snap->notice = xstrdup(s->notice);
+	snap->notice = interval_notice(s, why);
 	/* Every CPU that is not counted for being offline: those that left
 	 * during the interval and those still away. */
 	for (int i = 0; i < s->topo->ncpus; i++)
@@ -987,6 +1042,43 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 		memcpy(snap->offline, s->offline, sizeof(int) * (size_t)s->noffline);
 		s->noffline = 0;
 	}
+}
+
+/* The interval of a step whose plan could not be opened (a new request
+ * that cannot be planned): it runs its length with nothing counted, and
+ * its snapshot has every figure unknown and says why. Every output shows
+ * that, where the last figures of a plan no longer counting stayed on the
+ * screen with nothing said. NULL when a stop came meanwhile. */
+static struct snapshot *plan_failed(struct sampler *s, uint64_t len, bool check_stop, const char *why)
+{
+	const struct model *m = s->cfg.model;
+	close_all(s);   /* the per-task sampling, opened before the plan */
+	s->t_start = clock_now(s);
+	wait_until(s, s->t_start + len);
+	if (check_stop && stop_requested(s))
+		return NULL;
+	uint64_t t_end = clock_now(s);
+	bool cut = t_end < s->t_start + len;
+	double measured = (double)(t_end - s->t_start) * 1e-9;
+	s->t_start = t_end;
+	struct sched_plan none = { .nevents = m->nevents };
+	none.event_used = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	struct derive_pmu *dp = xcalloc((size_t)m->npmus + 1, sizeof(*dp));
+	struct derive_input in = {
+		.model = m,
+		.topo = s->topo,
+		.plan = &none,
+		.cpu_filter = s->cpu_filter,
+		.interval_s = measured > 0 ? measured : (double)len * 1e-9,
+		.pmus = dp,
+		.max_ghz = s->max_ghz,
+	};
+	struct snapshot *snap = derive_snapshot(&in);
+	free(none.event_used);
+	free(dp);
+	stamp_snapshot(s, snap, why);
+	snap->quick = cut;
+	snap->rotate_ms = s->kernel_mux ? 0 : s->rotate_ms;
 	return snap;
 }
 
@@ -1119,11 +1211,24 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 		replan = true;
 	}
 
+	/* Every open here is a re-plan (sampler_new opened the first plan),
+	 * or another try after one failed: a failure is an interval with
+	 * nothing counted that says why, and the next step tries again. */
 	bool first_open = !s->opened;
 	if (replan || !s->opened) {
 		close_all(s);
-		if (open_all(s, cause) < 0)
-			return NULL;
+		char *why = NULL;
+		if (open_all(s, &why) < 0) {
+			uint64_t flen = (uint64_t)llround(delay_s * 1e9);
+			struct snapshot *snap = plan_failed(s, flen ? flen : 1, check_stop, why ? why : "unknown error");
+			free(why);
+			if (!snap)
+				goto stopped;
+			snap->delay_s = delay_s;
+			snap->sampler_cost_s = thread_cpu_s() - cpu0;
+			return snap;
+		}
+		free(why);
 	} else if (resync) {
 		/* After a pause: forget what was counted meanwhile. */
 		read_all(s, true);
@@ -1139,13 +1244,8 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	uint64_t len = (uint64_t)llround(interval_s * 1e9);
 	if (len == 0)
 		len = 1;
-	if (!run_interval(s, len, check_stop)) {
-		set_cause(cause, "stopped");
-		pthread_mutex_lock(&s->mu);
-		s->resync = true;
-		pthread_mutex_unlock(&s->mu);
-		return NULL;
-	}
+	if (!run_interval(s, len, check_stop))
+		goto stopped;
 	uint64_t t_end = clock_now(s);
 	double measured = (double)(t_end - s->t_start) * 1e-9;
 	/* Ended early by a request (a view switch, a pause, a new delay): on
@@ -1199,6 +1299,13 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	if (used > budget && s->rotate_ms * 2 <= interval_s * 1e3)
 		s->rotate_ms *= 2;
 	return snap;
+
+stopped:
+	set_cause(cause, "stopped");
+	pthread_mutex_lock(&s->mu);
+	s->resync = true;
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
 }
 
 void sampler_record(struct sampler *s, void (*fn)(void *arg, const struct derive_input *in,
@@ -1233,6 +1340,7 @@ static void *sampler_thread(void *arg)
 		if (st)
 			break;
 		uint64_t t0 = now_ns();
+		/* NULL only when stopped: a failure is a snapshot that says so. */
 		char *cause = NULL;
 		struct snapshot *snap = step(s, true, &cause);
 		free(cause);

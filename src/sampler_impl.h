@@ -95,7 +95,9 @@ struct sampler {
 	struct tasks *tasks;      /* per-task sampling, NULL when none */
 	bool opened;
 	bool returned;            /* a CPU came back online: re-plan before the next interval */
-	char *notice;
+	char *notice;             /* what the plan in force has to say, or NULL */
+	long read_fails;          /* reads that failed in the interval under way */
+	int read_err;             /* the last one's error (negative errno) */
 
 	uint64_t t_start;         /* backend/monotonic ns where the interval began */
 	uint64_t seq;
