@@ -218,24 +218,24 @@ static bool cpu_selected(const struct sampler *s, int cpu)
 static void close_all(struct sampler *s)
 {
 	const struct model *m = s->cfg.model;
-	if (s->gs) {
+	if (s->grp) {
 		for (int g = 0; g < s->plan->ngroups; g++) {
-			struct grp_state *gs = &s->gs[g];
-			struct pmu_state *ps = &s->ps[gs->pmu];
-			for (int i = 0; i < ps->ninst && gs->bg; i++)
-				if (gs->bg[i])
-					s->cfg.ops->close(s->bk, gs->bg[i]);
-			free(gs->bg);
-			free(gs->prev);
-			free(gs->cprev);
-			free(gs->events);
-			free(gs->iv);
-			free(gs->ir);
-			free(gs->bv);
-			free(gs->br);
+			struct grp_state *grp = &s->grp[g];
+			struct pmu_state *ps = &s->ps[grp->pmu];
+			for (int i = 0; i < ps->ninst && grp->bg; i++)
+				if (grp->bg[i])
+					s->cfg.ops->close(s->bk, grp->bg[i]);
+			free(grp->bg);
+			free(grp->prev);
+			free(grp->cprev);
+			free(grp->events);
+			free(grp->counts);
+			free(grp->running);
+			free(grp->bucket_counts);
+			free(grp->bucket_running);
 		}
-		free(s->gs);
-		s->gs = NULL;
+		free(s->grp);
+		s->grp = NULL;
 	}
 	if (s->ps) {
 		for (int p = 0; p < m->npmus; p++) {
@@ -277,10 +277,10 @@ static void drop_cpu(struct sampler *s, int cpu)
 				ps->need_reopen = true;
 			}
 			for (int k = 0; k < ps->ngroups; k++) {
-				struct grp_state *gs = &s->gs[ps->groups[k]];
-				if (gs->bg[i]) {
-					s->cfg.ops->close(s->bk, gs->bg[i]);
-					gs->bg[i] = NULL;
+				struct grp_state *grp = &s->grp[ps->groups[k]];
+				if (grp->bg[i]) {
+					s->cfg.ops->close(s->bk, grp->bg[i]);
+					grp->bg[i] = NULL;
 				}
 			}
 		}
@@ -423,7 +423,7 @@ static int open_all(struct sampler *s, char **cause)
 		s->plan_gen = 1;
 
 	s->ps = xcalloc((size_t)m->npmus + 1, sizeof(*s->ps));
-	s->gs = xcalloc((size_t)plan->ngroups + 1, sizeof(*s->gs));
+	s->grp = xcalloc((size_t)plan->ngroups + 1, sizeof(*s->grp));
 
 	for (int g = 0; g < plan->ngroups; g++) {
 		struct pmu_state *ps = &s->ps[plan->groups[g].pmu];
@@ -474,36 +474,36 @@ static int open_all(struct sampler *s, char **cause)
 		for (int i = 0; i < ps->ninst; i++)
 			ps->alive[i] = true;
 		for (int k = 0; k < ps->ngroups; k++) {
-			struct grp_state *gs = &s->gs[ps->groups[k]];
+			struct grp_state *grp = &s->grp[ps->groups[k]];
 			const struct sched_group *sg = &plan->groups[ps->groups[k]];
-			gs->pmu = p;
-			gs->nhw = gs->nev = sg->nevents;
-			gs->events = xmalloc(sizeof(int) * ((size_t)gs->nev + 1));
-			memcpy(gs->events, sg->events, sizeof(int) * (size_t)gs->nev);
-			gs->bg = xcalloc((size_t)ps->ninst + 1, sizeof(*gs->bg));
-			gs->prev = xcalloc((size_t)ps->ninst * (size_t)gs->nhw + 1, sizeof(*gs->prev));
-			gs->iv = xcalloc((size_t)ps->ninst * (size_t)gs->nev + 1, sizeof(double));
-			gs->ir = xcalloc((size_t)ps->ninst + 1, sizeof(double));
+			grp->pmu = p;
+			grp->nhw = grp->nev = sg->nevents;
+			grp->events = xmalloc(sizeof(int) * ((size_t)grp->nev + 1));
+			memcpy(grp->events, sg->events, sizeof(int) * (size_t)grp->nev);
+			grp->bg = xcalloc((size_t)ps->ninst + 1, sizeof(*grp->bg));
+			grp->prev = xcalloc((size_t)ps->ninst * (size_t)grp->nhw + 1, sizeof(*grp->prev));
+			grp->counts = xcalloc((size_t)ps->ninst * (size_t)grp->nev + 1, sizeof(double));
+			grp->running = xcalloc((size_t)ps->ninst + 1, sizeof(double));
 		}
 		ps->available = true;
 		int pmu_err = 0, nopen = 0;
 		char *pmu_cause = NULL;
 		for (int k = 0; k < ps->ngroups && ps->available; k++) {
 			const struct sched_group *sg = &plan->groups[ps->groups[k]];
-			struct grp_state *gs = &s->gs[ps->groups[k]];
+			struct grp_state *grp = &s->grp[ps->groups[k]];
 			int gerr = 0;
 			char *gcause = NULL;
 			for (int i = 0; i < ps->ninst; i++) {
 				if (!ps->alive[i])
 					continue;
 				char *c = NULL;
-				int rc = ops->open_group(s->bk, &ps->inst[i], sg->counted, sg->nevents, &gs->bg[i], &c);
+				int rc = ops->open_group(s->bk, &ps->inst[i], sg->counted, sg->nevents, &grp->bg[i], &c);
 				if (rc == 0) {
 					nopen++;
 					free(c);
 					continue;
 				}
-				gs->bg[i] = NULL;
+				grp->bg[i] = NULL;
 				if (rc == -ENODEV) {
 					/* The CPU is offline (or went offline just now). */
 					free(c);
@@ -532,11 +532,11 @@ static int open_all(struct sampler *s, char **cause)
 		}
 		if (!ps->available) {
 			for (int k = 0; k < ps->ngroups; k++) {
-				struct grp_state *gs = &s->gs[ps->groups[k]];
+				struct grp_state *grp = &s->grp[ps->groups[k]];
 				for (int i = 0; i < ps->ninst; i++)
-					if (gs->bg[i]) {
-						ops->close(s->bk, gs->bg[i]);
-						gs->bg[i] = NULL;
+					if (grp->bg[i]) {
+						ops->close(s->bk, grp->bg[i]);
+						grp->bg[i] = NULL;
 					}
 			}
 			add_pmu_notice(s, pmu_title(pd, title, sizeof(title)), backend_error_hint(pmu_err));
@@ -599,10 +599,10 @@ static int open_all(struct sampler *s, char **cause)
 			continue;
 		ps->cur = 0;
 		for (int k = 0; k < (s->kernel_mux ? ps->ngroups : 1); k++) {
-			struct grp_state *gs = &s->gs[ps->groups[k]];
+			struct grp_state *grp = &s->grp[ps->groups[k]];
 			for (int i = 0; i < ps->ninst; i++)
-				if (ps->alive[i] && gs->bg[i]) {
-					ops->enable(s->bk, gs->bg[i]);
+				if (ps->alive[i] && grp->bg[i]) {
+					ops->enable(s->bk, grp->bg[i]);
 					companions_mark(s, ps->groups[k], i);
 				}
 		}
@@ -620,11 +620,11 @@ static int open_all(struct sampler *s, char **cause)
  * dropped. */
 static double read_inst(struct sampler *s, int gi, int i, int bucket, bool discard, struct bk_count *buf)
 {
-	struct grp_state *gs = &s->gs[gi];
-	struct pmu_state *ps = &s->ps[gs->pmu];
-	if (!ps->alive[i] || !gs->bg[i])
+	struct grp_state *grp = &s->grp[gi];
+	struct pmu_state *ps = &s->ps[grp->pmu];
+	if (!ps->alive[i] || !grp->bg[i])
 		return 0;
-	int rc = s->cfg.ops->read(s->bk, gs->bg[i], buf);
+	int rc = s->cfg.ops->read(s->bk, grp->bg[i], buf);
 	if (rc == -ENODEV) {
 		drop_cpu(s, ps->inst[i].cpu);
 		return 0;
@@ -641,39 +641,39 @@ static double read_inst(struct sampler *s, int gi, int i, int bucket, bool disca
 			companions_take(s, gi, i, bucket, 0);
 		return 0;
 	}
-	struct bk_count *prev = &gs->prev[(size_t)i * (size_t)gs->nhw];
+	struct bk_count *prev = &grp->prev[(size_t)i * (size_t)grp->nhw];
 	double dr = 0, de = 0;
 	if (!discard && buf[0].time_running >= prev[0].time_running)
 		dr = (double)(buf[0].time_running - prev[0].time_running);
 	if (!discard && buf[0].time_enabled >= prev[0].time_enabled)
 		de = (double)(buf[0].time_enabled - prev[0].time_enabled);
-	size_t at = (size_t)i * (size_t)gs->nev;
-	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)gs->nev;
+	size_t at = (size_t)i * (size_t)grp->nev;
+	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)grp->nev;
 	if (ps->ncomp)
 		companions_take(s, gi, i, bucket, de > 0 ? (dr < de ? dr / de : 1) : 0);
-	for (int j = 0; j < gs->nhw; j++) {
+	for (int j = 0; j < grp->nhw; j++) {
 		if (!discard && buf[j].value >= prev[j].value) {
 			double dv = (double)(buf[j].value - prev[j].value);
-			gs->iv[at + (size_t)j] += dv;
+			grp->counts[at + (size_t)j] += dv;
 			if (bucket >= 0)
-				gs->bv[bat + (size_t)j] += dv;
+				grp->bucket_counts[bat + (size_t)j] += dv;
 		}
 		prev[j] = buf[j];
 	}
-	gs->ir[i] += dr;
+	grp->running[i] += dr;
 	if (bucket >= 0)
-		gs->br[(size_t)bucket * (size_t)ps->ninst + (size_t)i] += dr;
+		grp->bucket_running[(size_t)bucket * (size_t)ps->ninst + (size_t)i] += dr;
 	return dr;
 }
 
-/* The bucket the next window of group gs falls in: windows are spread
+/* The bucket the next window of group grp falls in: windows are spread
  * evenly over the buckets in time order. */
-static int next_bucket(const struct grp_state *gs)
+static int next_bucket(const struct grp_state *grp)
 {
-	if (gs->nb <= 0)
+	if (grp->nbuckets <= 0)
 		return -1;
-	int b = gs->wins > 0 ? (int)((long)gs->nwin * gs->nb / gs->wins) : gs->nwin;
-	return b < gs->nb ? b : gs->nb - 1;
+	int b = grp->wins > 0 ? (int)((long)grp->nwin * grp->nbuckets / grp->wins) : grp->nwin;
+	return b < grp->nbuckets ? b : grp->nbuckets - 1;
 }
 
 struct bk_count *sampler_read_buf(struct sampler *s, struct bk_count **buf)
@@ -697,15 +697,15 @@ static struct bk_count *count_buf(struct sampler *s)
 /* Reads group gi on every live instance as one window of its rates. */
 static void read_window(struct sampler *s, int gi)
 {
-	struct grp_state *gs = &s->gs[gi];
-	struct pmu_state *ps = &s->ps[gs->pmu];
+	struct grp_state *grp = &s->grp[gi];
+	struct pmu_state *ps = &s->ps[grp->pmu];
 	struct bk_count *buf = count_buf(s);
-	int b = next_bucket(gs);
+	int b = next_bucket(grp);
 	double ran = 0;
 	for (int i = 0; i < ps->ninst; i++)
 		ran += read_inst(s, gi, i, b, false, buf);
 	if (ran > 0)
-		gs->nwin++;
+		grp->nwin++;
 }
 
 /* Switches PMU p to its next group on every live instance, reading the
@@ -714,9 +714,9 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 {
 	const struct pmu_backend_ops *ops = s->cfg.ops;
 	int from_gi = ps->groups[ps->cur];
-	struct grp_state *from = &s->gs[from_gi];
+	struct grp_state *from = &s->grp[from_gi];
 	ps->cur = (ps->cur + 1) % ps->ngroups;
-	struct grp_state *to = &s->gs[ps->groups[ps->cur]];
+	struct grp_state *to = &s->grp[ps->groups[ps->cur]];
 	struct bk_count *buf = count_buf(s);
 	int b = next_bucket(from);
 	double ran = 0;
@@ -747,23 +747,23 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 static void begin_interval(struct sampler *s, const struct pmu_state *ps, int wins)
 {
 	for (int k = 0; k < ps->ngroups; k++) {
-		struct grp_state *gs = &s->gs[ps->groups[k]];
+		struct grp_state *grp = &s->grp[ps->groups[k]];
 		int nb = wins < SAMPLER_MAX_BUCKETS ? wins : SAMPLER_MAX_BUCKETS;
 		if (nb < 1)
 			nb = 1;
-		size_t per = (size_t)ps->ninst * (size_t)gs->nev;
-		if (nb > gs->capb) {
-			gs->capb = nb;
-			gs->bv = xrealloc(gs->bv, sizeof(double) * ((size_t)nb * per + 1));
-			gs->br = xrealloc(gs->br, sizeof(double) * ((size_t)nb * (size_t)ps->ninst + 1));
+		size_t per = (size_t)ps->ninst * (size_t)grp->nev;
+		if (nb > grp->bucket_cap) {
+			grp->bucket_cap = nb;
+			grp->bucket_counts = xrealloc(grp->bucket_counts, sizeof(double) * ((size_t)nb * per + 1));
+			grp->bucket_running = xrealloc(grp->bucket_running, sizeof(double) * ((size_t)nb * (size_t)ps->ninst + 1));
 		}
-		gs->nb = nb;
-		gs->wins = wins;
-		gs->nwin = 0;
-		memset(gs->iv, 0, sizeof(double) * per);
-		memset(gs->ir, 0, sizeof(double) * (size_t)ps->ninst);
-		memset(gs->bv, 0, sizeof(double) * (size_t)nb * per);
-		memset(gs->br, 0, sizeof(double) * (size_t)nb * (size_t)ps->ninst);
+		grp->nbuckets = nb;
+		grp->wins = wins;
+		grp->nwin = 0;
+		memset(grp->counts, 0, sizeof(double) * per);
+		memset(grp->running, 0, sizeof(double) * (size_t)ps->ninst);
+		memset(grp->bucket_counts, 0, sizeof(double) * (size_t)nb * per);
+		memset(grp->bucket_running, 0, sizeof(double) * (size_t)nb * (size_t)ps->ninst);
 	}
 }
 
@@ -882,14 +882,14 @@ static void reopen_moved(struct sampler *s)
 				ps->alive[i] = true;
 				for (int k = 0; k < ps->ngroups; k++) {
 					const struct sched_group *sg = &s->plan->groups[ps->groups[k]];
-					struct grp_state *gs = &s->gs[ps->groups[k]];
-					memset(&gs->prev[(size_t)i * (size_t)gs->nhw], 0, sizeof(*gs->prev) * (size_t)gs->nhw);
+					struct grp_state *grp = &s->grp[ps->groups[k]];
+					memset(&grp->prev[(size_t)i * (size_t)grp->nhw], 0, sizeof(*grp->prev) * (size_t)grp->nhw);
 					char *c = NULL;
-					if (ops->open_group(s->bk, &ps->inst[i], sg->counted, sg->nevents, &gs->bg[i], &c) != 0)
-						gs->bg[i] = NULL;
+					if (ops->open_group(s->bk, &ps->inst[i], sg->counted, sg->nevents, &grp->bg[i], &c) != 0)
+						grp->bg[i] = NULL;
 					free(c);
-					if (gs->bg[i] && (k == ps->cur || s->kernel_mux))
-						ops->enable(s->bk, gs->bg[i]);
+					if (grp->bg[i] && (k == ps->cur || s->kernel_mux))
+						ops->enable(s->bk, grp->bg[i]);
 				}
 				break;
 			}
@@ -922,10 +922,10 @@ static void read_all(struct sampler *s, bool discard)
 			/* A group read when it was last disabled has nothing new. */
 			if (k == ps->cur || s->kernel_mux)
 				read_window(s, gi);
-			else if (s->gs[gi].unread)
+			else if (s->grp[gi].unread)
 				for (int i = 0; i < ps->ninst; i++)
 					read_inst(s, gi, i, -1, false, buf);
-			s->gs[gi].unread = k == ps->cur || s->kernel_mux;
+			s->grp[gi].unread = k == ps->cur || s->kernel_mux;
 		}
 	}
 }
@@ -973,15 +973,15 @@ static struct snapshot *build_snapshot(struct sampler *s, double interval_s)
 	}
 	struct derive_group *dg = xcalloc((size_t)s->plan->ngroups + 1, sizeof(*dg));
 	for (int g = 0; g < s->plan->ngroups; g++) {
-		const struct grp_state *gs = &s->gs[g];
+		const struct grp_state *grp = &s->grp[g];
 		dg[g] = (struct derive_group){
-			.nev = gs->nev,
-			.events = gs->events,
-			.iv = gs->iv,
-			.ir = gs->ir,
-			.nb = gs->iv ? gs->nb : 0,
-			.bv = gs->bv,
-			.br = gs->br,
+			.nev = grp->nev,
+			.events = grp->events,
+			.iv = grp->counts,
+			.ir = grp->running,
+			.nb = grp->counts ? grp->nbuckets : 0,
+			.bv = grp->bucket_counts,
+			.br = grp->bucket_running,
 		};
 	}
 	struct derive_input in = {

@@ -56,12 +56,14 @@ struct grp_state {
 	struct bk_group **bg;     /* [ninst], NULL where not open */
 	struct bk_count *prev;    /* [ninst * nhw] last cumulative read */
 	uint64_t *cprev;          /* [ninst * ncomp] each companion's value when the window began */
-	double *iv, *ir;          /* [ninst * nev] counts, [ninst] ns running */
+	double *counts;           /* [ninst * nev] counted in the interval so far */
+	double *running;          /* [ninst] ns it ran in the interval so far */
 	int wins;                 /* windows this interval is planned to have */
 	int nwin;                 /* windows closed so far */
-	int nb, capb;             /* buckets in use, and room for */
+	int nbuckets, bucket_cap; /* buckets of windows in use, and room for */
 	bool unread;              /* enabled since its last read: counts may have moved */
-	double *bv, *br;          /* [capb * ninst * nev], [capb * ninst] */
+	double *bucket_counts;    /* [bucket_cap * ninst * nev] counts per bucket */
+	double *bucket_running;   /* [bucket_cap * ninst] ns running per bucket */
 };
 
 struct sampler {
@@ -78,7 +80,7 @@ struct sampler {
 	double rotate_ms;         /* rotation period in force */
 	bool kernel_mux;          /* the kernel rotates: all groups enabled, no rotate() */
 	struct pmu_state *ps;     /* [npmus] */
-	struct grp_state *gs;     /* [plan->ngroups] */
+	struct grp_state *grp;    /* [plan->ngroups] */
 	struct bk_count *buf;     /* one read of the largest group */
 	struct bk_count *cbuf;    /* the same, for companions read while buf is in use */
 	double max_ghz;           /* the part's highest clock (backend), 0: not known */
