@@ -145,6 +145,44 @@ struct ui_mouse ui_last_mouse(void);
 int ui_attr(const struct ui *u, int pair, int mono);
 bool ui_stopping(void);          /* a stop signal arrived */
 
+/* term.c: the terminal. */
+/* Gives the terminal back as it was (idempotent; async-signal-safe). */
+void ui_restore(void);
+/* Installs (or removes) the handlers of stop, suspend and fatal signals. */
+void ui_signals(bool install);
+/* Starts curses on the terminal, with the colours and the mouse. */
+int ui_screen_init(struct ui *u, char **cause);
+/* Gives the terminal back and ends curses (after ui_screen_init). */
+void ui_screen_done(void);
+
+/* columns.c: the columns. */
+/* The view shown, or NULL. */
+const struct view_def *ui_cur_view(const struct ui *u);
+/* The metrics the screen finds by name (u->m_util...). */
+void ui_find_metrics(struct ui *u);
+
+/* actions.c: keys and clicks. */
+/* Keeps the sort column by kind and index, across views. */
+void ui_remember_sort(struct ui *u);
+/* A mouse report: the key it stands for, or 0 when it was handled. */
+int ui_handle_mouse(struct ui *u);
+/* One key; false: quit. */
+bool ui_handle_key(struct ui *u, int key);
+/* Adds event e's column (-e and the picker). */
+void ui_add_extra(struct ui *u, int e);
+
+/* views.c: views and settings. */
+/* Adds -g GROUP's view of the group's metrics; false if it has none. */
+bool ui_add_group_view(struct ui *u, const char *group);
+/* The saved settings before the columns exist (view, rows, panels) and
+ * the sort column after them. */
+void ui_apply_settings_early(struct ui *u);
+void ui_apply_settings_sort(struct ui *u);
+
+/* ui.c: the loop. */
+/* Monotonic seconds. */
+double ui_now_s(void);
+
 /* replay_ctl.c: playing a recording. */
 void replay_ctl_init(struct ui *u);
 /* The next snapshot to show (caller owns it) when one is due at now, else NULL. */
