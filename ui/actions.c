@@ -104,13 +104,11 @@ static bool row_matches(struct ui *u, const struct ui_row *row, const char *q)
 		const struct ui_col *c = &u->cols[i];
 		char buf[256];
 		int level;
-		if (c->kind == COL_CPU || c->kind == COL_PID) {
-			if (!strcmp(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
-				return true;
-		} else if (c->kind == COL_COMM || c->kind == COL_CGROUP) {
-			if (fmt_match(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
-				return true;
-		}
+		char how = ui_col_info(c->kind)->search;
+		if (how == '=' && !strcmp(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
+			return true;
+		if (how == '~' && fmt_match(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
+			return true;
 	}
 	return false;
 }
@@ -268,7 +266,7 @@ int ui_handle_mouse(struct ui *u)
 		 * while the terminal was too small to draw) must not be indexed. */
 		for (int k = 0; k < u->nvis; k++)
 			if (u->vis_col[k] < u->ncols && m.x >= u->vis_x[k] && m.x <= u->vis_x[k] + u->vis_w[k]) {
-				if (u->cols[u->vis_col[k]].kind == COL_BAR)
+				if (ui_col_info(u->cols[u->vis_col[k]].kind)->bar)
 					return 0;
 				/* A new column in its own direction; the same one reversed. */
 				u->nav.sort_reverse = u->nav.sort_col == u->vis_col[k] && !u->nav.sort_reverse;

@@ -224,9 +224,9 @@ void panel_table(struct ui *u)
 		}
 		int w = c->width;
 		/* Room for "+-9.9%" when the uncertainty is shown. */
-		if (u->nav.show_err && (c->kind == COL_METRIC || c->kind == COL_EVENT))
+		if (u->nav.show_err && ui_col_info(c->kind)->figure)
 			w += 6;
-		if (c->kind == COL_BAR) {
+		if (ui_col_info(c->kind)->bar) {
 			w = t->w - x - 1;
 			if (w > 60)
 				w = 60;
@@ -255,14 +255,14 @@ void panel_table(struct ui *u)
 		const struct ui_col *c = &u->cols[vis[k]];
 		char h[128];
 		bool sorted = vis[k] == u->nav.sort_col;
-		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE || c->kind == COL_HERE) !=
-			    u->nav.sort_reverse;
-		if (c->kind == COL_BAR) {
+		const struct col_kind_info *ki = ui_col_info(c->kind);
+		bool desc = ki->descending != u->nav.sort_reverse;
+		if (ki->bar) {
 			char bt[256];
 			bar_title(u, &u->views[u->nav.view], bt, sizeof(bt), ws[k]);
 			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], bt);
 		}
-		else if (c->kind == COL_COMM || c->kind == COL_CGROUP || c->kind == COL_WHERE)
+		else if (ki->left)
 			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], c->title);
 		else
 			snprintf(h, sizeof(h), "%*.*s", ws[k], ws[k], c->title);
@@ -292,14 +292,14 @@ void panel_table(struct ui *u)
 			draw_fill(y, t->x, t->w, base);
 		for (int k = 0; k < nvis; k++) {
 			const struct ui_col *c = &u->cols[vis[k]];
-			if (c->kind == COL_BAR) {
+			if (ui_col_info(c->kind)->bar) {
 				draw_bar(u, y, t->x + xs[k], ws[k], row->r);
 				continue;
 			}
 			char v[256], out[272];
 			int level;
 			draw_cell(u, c, row, v, sizeof(v), &level);
-			if (c->kind == COL_COMM || c->kind == COL_CGROUP || c->kind == COL_WHERE)
+			if (ui_col_info(c->kind)->left)
 				snprintf(out, sizeof(out), "%-*.*s", ws[k], ws[k], v);
 			else
 				snprintf(out, sizeof(out), "%*s", ws[k], v);

@@ -59,32 +59,41 @@ static double sort_key(struct ui *u, const struct ui_row *row)
 	return NAN;
 }
 
-static struct ui *sort_ui;   /* qsort has no context argument */
-
+/* Rows in order of the keys worked out into them (sort_keys): NaN last
+ * in either direction, ties by CPU (or pid). */
 static int row_cmp(const void *pa, const void *pb)
 {
 	const struct ui_row *a = pa, *b = pb;
-	struct ui *u = sort_ui;
-	const struct ui_col *c = &u->cols[u->nav.sort_col];
-	if (a->task && b->task && (c->kind == COL_COMM || c->kind == COL_CGROUP)) {
-		const char *x = c->kind == COL_COMM ? a->task->comm : a->task->cgroup;
-		const char *y = c->kind == COL_COMM ? b->task->comm : b->task->cgroup;
-		int k = strcmp(x ? x : "", y ? y : "");
-		if (k)
-			return u->nav.sort_reverse ? -k : k;
-		return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	int by_cpu = (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	if (a->key_text && b->key_text) {
+		int k = strcmp(a->key_text, b->key_text);
+		return k ? a->key_dir * k : by_cpu;
 	}
-	double ka = sort_key(u, a), kb = sort_key(u, b);
-	/* Identity columns sort ascending, values descending (the busiest
-	 * first, as in top); R reverses either. */
-	bool desc = c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE || c->kind == COL_HERE;
-	if (u->nav.sort_reverse)
-		desc = !desc;
-	if (isnan(ka) != isnan(kb))
-		return isnan(ka) ? 1 : -1;
-	if (!isnan(ka) && ka != kb)
-		return (ka < kb) == desc ? 1 : -1;
-	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+	if (isnan(a->key) != isnan(b->key))
+		return isnan(a->key) ? 1 : -1;
+	if (!isnan(a->key) && a->key != b->key)
+		return a->key < b->key ? -a->key_dir : a->key_dir;
+	return by_cpu;
+}
+
+/* Each row's key for the sort column, and the direction: identity columns
+ * ascending, values descending (the busiest first, as in top); R reverses
+ * either. A tasks view sorts its name columns by the name. */
+static void sort_keys(struct ui *u)
+{
+	const struct ui_col *c = &u->cols[u->nav.sort_col];
+	bool desc = ui_col_info(c->kind)->descending;
+	signed char dir = desc != u->nav.sort_reverse ? -1 : 1;
+	for (int i = 0; i < u->nrows; i++) {
+		struct ui_row *row = &u->rows[i];
+		row->key_dir = dir;
+		row->key_text = NULL;
+		if (row->task && ui_col_info(c->kind)->by_name) {
+			const char *t = c->kind == COL_COMM ? row->task->comm : row->task->cgroup;
+			row->key_text = t ? t : "";
+		}
+		row->key = sort_key(u, row);
+	}
 }
 
 bool ui_cpu_shown(const struct ui *u, int cpu)
@@ -188,9 +197,8 @@ void ui_build_rows(struct ui *u)
 		}
 	}
 	if (u->ncols > 0 && u->nrows > 1) {
-		sort_ui = u;
+		sort_keys(u);
 		qsort(u->rows, (size_t)u->nrows, sizeof(*u->rows), row_cmp);
-		sort_ui = NULL;
 	}
 	u->nav.nrows = u->nrows;
 	for (int i = 0; sel_cpu >= 0 && i < u->nrows; i++)

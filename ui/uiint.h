@@ -17,6 +17,19 @@ enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, C
 		 * and with a CPU filter its CPU% on those CPUs alone. */
 		COL_PID, COL_COMM, COL_CGROUP, COL_WHERE, COL_HERE };
 
+/* What each kind of column is, in one place (col_kinds in columns.c):
+ * the table, its headings and the sort read it from there. */
+struct col_kind_info {
+	bool descending;             /* sorts busiest first (values); R reverses */
+	bool left;                   /* text, aligned left (names, CPU lists) */
+	bool figure;                 /* a measured figure: u shows its uncertainty */
+	bool bar;                    /* the topdown bar: drawn across its width, not a cell; not sorted by */
+	bool by_name;                /* sorts by its text (a tasks view's names) */
+	char search;                 /* the search (/) finds a row by it: '=' its text exactly,
+	                              * '~' text it holds, 0 not searched */
+};
+const struct col_kind_info *ui_col_info(enum col_kind k);
+
 struct ui_col {
 	enum col_kind kind;
 	int idx;                     /* metric or event index */
@@ -32,6 +45,11 @@ struct ui_row {
 	int core, ccx, socket;       /* -1 where the row spans several */
 	const struct snap_row *r;    /* values in the current snapshot, or NULL */
 	const struct snap_task *task;  /* a tasks view's row: a process or cgroup, else NULL */
+	/* Its key for the sort column, worked out before the rows are sorted
+	 * (rows.c): a number (NaN: last either way), or a name's text. */
+	double key;
+	const char *key_text;
+	signed char key_dir;         /* 1: ascending, -1: descending (the same in every row) */
 };
 
 /* Colour pairs; in monochrome only attributes are used. */
