@@ -105,9 +105,10 @@ static bool row_matches(struct ui *u, const struct ui_row *row, const char *q)
 		char buf[256];
 		int level;
 		char how = ui_col_info(c->kind)->search;
-		if (how == '=' && !strcmp(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
+		double cov;
+		if (how == '=' && !strcmp(draw_cell(u, c, row, buf, sizeof(buf), &level, &cov), q))
 			return true;
-		if (how == '~' && fmt_match(draw_cell(u, c, row, buf, sizeof(buf), &level), q))
+		if (how == '~' && fmt_match(draw_cell(u, c, row, buf, sizeof(buf), &level, &cov), q))
 			return true;
 	}
 	return false;
@@ -264,13 +265,13 @@ int ui_handle_mouse(struct ui *u)
 	if (m.y == t->y && t->h > 0) {
 		/* vis_* is what the last frame drew; columns rebuilt since (a key
 		 * while the terminal was too small to draw) must not be indexed. */
-		for (int k = 0; k < u->nvis; k++)
-			if (u->vis_col[k] < u->ncols && m.x >= u->vis_x[k] && m.x <= u->vis_x[k] + u->vis_w[k]) {
-				if (ui_col_info(u->cols[u->vis_col[k]].kind)->bar)
+		for (int k = 0; k < u->drawn.nvis; k++)
+			if (u->drawn.vis_col[k] < u->ncols && m.x >= u->drawn.vis_x[k] && m.x <= u->drawn.vis_x[k] + u->drawn.vis_w[k]) {
+				if (ui_col_info(u->cols[u->drawn.vis_col[k]].kind)->bar)
 					return 0;
 				/* A new column in its own direction; the same one reversed. */
-				u->nav.sort_reverse = u->nav.sort_col == u->vis_col[k] && !u->nav.sort_reverse;
-				u->nav.sort_col = u->vis_col[k];
+				u->nav.sort_reverse = u->nav.sort_col == u->drawn.vis_col[k] && !u->nav.sort_reverse;
+				u->nav.sort_col = u->drawn.vis_col[k];
 				ui_remember_sort(u);
 				return KA_REDRAW;
 			}
@@ -284,9 +285,9 @@ int ui_handle_mouse(struct ui *u)
 		}
 		return KA_REDRAW;
 	}
-	if (m.y == u->tab_y) {
+	if (m.y == u->drawn.tab_y) {
 		for (int i = 0; i < u->nviews && i < 64; i++)
-			if (u->tab_x0[i] >= 0 && m.x >= u->tab_x0[i] && m.x < u->tab_x1[i] && i != u->nav.view) {
+			if (u->drawn.tab_x0[i] >= 0 && m.x >= u->drawn.tab_x0[i] && m.x < u->drawn.tab_x1[i] && i != u->nav.view) {
 				u->nav.view = i;
 				return KA_REQUEST;
 			}

@@ -48,20 +48,20 @@ int draw_level_attr(struct ui *u, int level)
 	return 0;
 }
 
-void draw_note_cov(struct ui *u, double cov)
+void draw_note_cov(struct frame *f, double cov)
 {
-	if (!isnan(cov) && cov < u->min_cov)
-		u->min_cov = cov;
+	if (!isnan(cov) && cov < f->min_cov)
+		f->min_cov = cov;
 }
 
 /* A metric of a row as text, "-" when absent. */
-const char *draw_metric_text(struct ui *u, const struct snap_row *r, int metric,
+const char *draw_metric_text(struct ui *u, struct frame *f, const struct snap_row *r, int metric,
 			     const char *fmt, char *buf, int len)
 {
 	double cov, rse;
 	double v = ui_metric(u, r, metric, &cov, &rse);
 	if (!isnan(v))
-		draw_note_cov(u, cov);
+		draw_note_cov(f, cov);
 	const char *unit = metric >= 0 && metric < u->m->nmetrics ? u->m->metrics[metric].unit : NULL;
 	return fmt_value(buf, len, v, rse, u->nav.show_err, fmt, unit);
 }
@@ -83,8 +83,13 @@ static const char *notice_text(struct ui *u)
 	return u->snap ? NULL : u->first_notice;
 }
 
-void draw_screen(struct ui *u)
+void draw_screen(struct ui *u, struct frame *f)
 {
+	memset(f, 0, sizeof(*f));
+	f->min_cov = 2;
+	f->tab_y = -1;
+	for (int i = 0; i < 64; i++)
+		f->tab_x0[i] = f->tab_x1[i] = -1;
 	const struct topo *t = u->topo;
 	/* The boxes are only those of the CCX the row filter keeps (as
 	 * panel_ccx draws them): room for all 24 of a two-socket part
@@ -127,10 +132,9 @@ void draw_screen(struct ui *u)
 	}
 	u->nav.page = u->lay.table_data_rows;
 	keys_clamp(&u->nav);
-	u->min_cov = 2;
-	panel_table(u);
-	panel_ccx(u);
-	panel_mem(u);
+	panel_table(u, f);
+	panel_ccx(u, f);
+	panel_mem(u, f);
 	const char *notice = notice_text(u);
 	for (int i = 0; notice && i < u->lay.notice.h && i < in.notice_lines && i < 3; i++) {
 		int y = u->lay.notice.y + i;
@@ -141,7 +145,7 @@ void draw_screen(struct ui *u)
 	panel_detail(u);
 	panel_footer(u);
 	/* Last: the header reports the lowest coverage among the values the
-	 * other panels drew (u->min_cov). */
-	panel_header(u);
+	 * other panels drew (f->min_cov). */
+	panel_header(u, f);
 	refresh();
 }

@@ -40,7 +40,7 @@ void panel_footer(struct ui *u)
 		draw_put(f->y, f->w - lw, lw, A_DIM, legend);
 }
 
-void panel_header(struct ui *u)
+void panel_header(struct ui *u, struct frame *f)
 {
 	const struct rect *h = &u->lay.header;
 	char line[512], a[32], b[32];
@@ -76,8 +76,8 @@ void panel_header(struct ui *u)
 		x += 10;
 	}
 	char cov[16] = "-";
-	if (u->min_cov <= 1)
-		snprintf(cov, sizeof(cov), "%.0f%%", u->min_cov * 100);
+	if (f->min_cov <= 1)
+		snprintf(cov, sizeof(cov), "%.0f%%", f->min_cov * 100);
 	/* rotate_ms 0 in a snapshot, < 0 on the command line: the kernel rotates. */
 	double rot = u->snap && u->snap->rotate_ms >= 0 ? u->snap->rotate_ms : u->cfg->rotate_ms;
 	char rtxt[24] = "kernel";
@@ -120,7 +120,7 @@ void panel_header(struct ui *u)
 	for (int i = 0; i < 3; i++) {
 		if (ui_metric_unmeasured(u, fixed[i]))
 			continue;
-		draw_metric_text(u, sys, fixed[i], i == 2 ? "pct" : "%.2f", a, sizeof(a));
+		draw_metric_text(u, f, sys, fixed[i], i == 2 ? "pct" : "%.2f", a, sizeof(a));
 		if (i == 2)
 			draw_add_unit(a, sizeof(a), "%");
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  %s %s", names[i], a);
@@ -142,7 +142,7 @@ void panel_header(struct ui *u)
 			if (mi < 0 || mi >= u->m->nmetrics || mi == u->m_ipc || mi == u->m_ghz || mi == u->m_util ||
 			    ui_metric_unmeasured(u, mi))
 				continue;
-			draw_metric_text(u, sys, mi, v->cols[i].fmt, a, sizeof(a));
+			draw_metric_text(u, f, sys, mi, v->cols[i].fmt, a, sizeof(a));
 			const struct metric_def *md = &u->m->metrics[mi];
 			/* The heading with its unit, as in the table. */
 			format_heading(b, sizeof(b), md->label ? md->label : md->name, md->unit);
@@ -171,16 +171,14 @@ void panel_header(struct ui *u)
 		tabs += (int)strlen(u->views[i].name) + 4;
 	bool all = tabs + (int)strlen(status) + HEADER_SPARK_W <= h->w;
 	x = 0;
-	u->tab_y = h->y + 2;
-	for (int i = 0; i < 64; i++)
-		u->tab_x0[i] = u->tab_x1[i] = -1;
+	f->tab_y = h->y + 2;
 	for (int i = 0; i < u->nviews && x < h->w; i++) {
 		const struct view_def *v = &u->views[i];
 		if (!all && i != u->nav.view)
 			continue;
 		if (i < 64) {
-			u->tab_x0[i] = x;
-			u->tab_x1[i] = x + (int)strlen(v->name) + (v->key > 0 ? 4 : 2);
+			f->tab_x0[i] = x;
+			f->tab_x1[i] = x + (int)strlen(v->name) + (v->key > 0 ? 4 : 2);
 		}
 		if (v->key > 0)
 			snprintf(line, sizeof(line), " %d:%s ", v->key, v->name);

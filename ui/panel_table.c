@@ -23,10 +23,11 @@ static double event_rate(struct ui *u, const struct snap_row *r, int e, double *
 }
 
 const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
-		      char *buf, int len, int *level)
+		      char *buf, int len, int *level, double *cov_out)
 {
 	double v, cov, rse;
 	*level = -1;
+	*cov_out = NAN;
 	switch (c->kind) {
 	case COL_CPU:
 		switch (u->nav.rows) {
@@ -89,7 +90,7 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 			v = row->task->metric[c->idx];
 			rse = row->task->metric_rse[c->idx];
 			if (!isnan(v))
-				draw_note_cov(u, row->task->cov);
+				*cov_out = row->task->cov;
 			if (c->vc)
 				*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
 			return fmt_value(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
@@ -99,14 +100,14 @@ const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row 
 		if (c->vc)
 			*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
 		if (!isnan(v))
-			draw_note_cov(u, cov);
+			*cov_out = cov;
 		return fmt_value(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
 				 u->m->metrics[c->idx].unit);
 	case COL_EVENT:
 		v = event_rate(u, row->r, c->idx, &cov);
 		rse = row->r && row->r->event_rse ? row->r->event_rse[c->idx] : NAN;
 		if (!isnan(v))
-			draw_note_cov(u, cov);
+			*cov_out = cov;
 		return fmt_value(buf, len, v, rse, u->nav.show_err, NULL, "/s");
 	case COL_BAR:
 		buf[0] = 0;
@@ -207,7 +208,7 @@ static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r
 	}
 }
 
-void panel_table(struct ui *u)
+void panel_table(struct ui *u, struct frame *f)
 {
 	const struct rect *t = &u->lay.table;
 	if (t->h < 1)
@@ -244,11 +245,11 @@ void panel_table(struct ui *u)
 		 * ("IPCvBrMiss%"). */
 		x += w + 1 + (i == u->nav.sort_col);
 	}
-	u->nvis = nvis;
+	f->nvis = nvis;
 	for (int k = 0; k < nvis; k++) {
-		u->vis_col[k] = vis[k];
-		u->vis_x[k] = t->x + xs[k];
-		u->vis_w[k] = ws[k];
+		f->vis_col[k] = vis[k];
+		f->vis_x[k] = t->x + xs[k];
+		f->vis_w[k] = ws[k];
 	}
 	draw_fill(t->y, t->x, t->w, ui_attr(u, CP_HEAD, A_REVERSE));
 	for (int k = 0; k < nvis; k++) {
@@ -298,7 +299,9 @@ void panel_table(struct ui *u)
 			}
 			char v[256], out[272];
 			int level;
-			draw_cell(u, c, row, v, sizeof(v), &level);
+			double cov;
+			draw_cell(u, c, row, v, sizeof(v), &level, &cov);
+			draw_note_cov(f, cov);
 			if (ui_col_info(c->kind)->left)
 				snprintf(out, sizeof(out), "%-*.*s", ws[k], ws[k], v);
 			else

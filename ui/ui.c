@@ -171,7 +171,7 @@ int ui_run(const struct ui_config *c, char **cause)
 		}
 		if (dirty) {
 			ui_build_rows(&u);
-			draw_screen(&u);
+			draw_screen(&u, &u.drawn);
 			dirty = false;
 		}
 		/* -n, as in top: the last interval stays on screen briefly. */

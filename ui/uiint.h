@@ -12,6 +12,17 @@
 #include "mouse.h"
 #include "ui.h"
 
+/* What drawing a frame yields besides the screen: the panels record it
+ * while they draw (as tmux records click ranges), and it is returned, not
+ * kept in the state they draw from. */
+struct frame {
+	double min_cov;              /* lowest coverage among the values drawn; > 1: none */
+	/* Where a click can hit: the table's visible columns and the view
+	 * tabs (x ranges; tab -1: not drawn). */
+	int nvis, vis_col[256], vis_x[256], vis_w[256];
+	int tab_y, tab_x0[64], tab_x1[64];
+};
+
 enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR,
 		/* A tasks view's rows: pid (or processes of a cgroup), name, cgroup, CPUs it ran on,
 		 * and with a CPU filter its CPU% on those CPUs alone. */
@@ -107,16 +118,12 @@ struct ui {
 	enum col_kind sort_kind;     /* which, by kind and index, kept across views */
 	int sort_idx;
 	int nrows, rows_cap; struct ui_row *rows;
-	double min_cov;              /* lowest coverage among the values drawn */
 
 	struct history hist;         /* figures of the last intervals (history.h) */
 	struct detail detail;        /* the detail pane (Enter) */
 	bool utf8;                   /* the locale is UTF-8: graphs in block elements */
 
-	/* Where the last frame put what a click can hit: the table's
-	 * visible columns and the view tabs (x ranges; tab -1: not drawn). */
-	int nvis, vis_col[256], vis_x[256], vis_w[256];
-	int tab_y, tab_x0[64], tab_x1[64];
+	struct frame drawn;          /* what the last frame drew: kept by the loop, for clicks */
 };
 
 /* ui.c */
@@ -212,11 +219,12 @@ void replay_ctl_request(struct ui *u, int nmetrics, const int *metrics);
 /* "12/60 10:00:05 x1.0" for the header. */
 void replay_ctl_status(const struct ui *u, char *buf, int len);
 
-/* draw.c */
-void draw_screen(struct ui *u);
-/* panel_table.c */
+/* draw.c: draws a frame, and says what it drew in *f. */
+void draw_screen(struct ui *u, struct frame *f);
+/* panel_table.c: a cell's text, its level (fmt_level) and the coverage
+ * of the figure in it (NaN: none). */
 const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
-		      char *buf, int len, int *level);
+		      char *buf, int len, int *level, double *cov);
 
 /* panel_spark.c: keeps a new snapshot's figures in u->hist (the
  * sparklines and the detail pane draw from it) and says so when the
