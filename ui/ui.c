@@ -20,22 +20,9 @@
 #include "spark.h"
 #include "util.h"
 
-double ui_now_s(void)
+static double ui_now_s(void)
 {
 	return (double)now_ns() / 1e9;
-}
-
-int ui_attr(const struct ui *u, int pair, int mono)
-{
-	return u->color ? (int)COLOR_PAIR(pair) : mono;
-}
-
-void ui_set_message(struct ui *u, const char *msg)
-{
-	free(u->message);
-	u->message = msg ? xstrdup(msg) : NULL;
-	u->message_until = ui_now_s() + 5;
-	u->redraw = true;
 }
 
 int ui_dialog_getkey(struct ui *u)

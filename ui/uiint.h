@@ -1,6 +1,8 @@
-/* uiint.h: state shared by the files of the dashboard (ui.c: loop, keys,
- * rows and columns; draw.c: the frame, and panel_*.c: the panels, see
- * panel.h; dialog.c: help, pickers, prompt). Private to ui/. */
+/* uiint.h: state shared by the files of the dashboard (ui.c: the loop;
+ * term.c: the terminal; columns.c, rows.c: the table's columns and rows,
+ * beneath the panels; actions.c: keys and clicks; views.c: views and
+ * settings; draw.c: the frame, and panel_*.c: the panels, see panel.h;
+ * dialog.c: help, pickers, prompt). Private to ui/. */
 #ifndef PMCTOP_UI_UIINT_H
 #define PMCTOP_UI_UIINT_H
 
@@ -126,12 +128,16 @@ struct ui {
 	struct frame drawn;          /* what the last frame drew: kept by the loop, for clicks */
 };
 
-/* ui.c */
+/* columns.c: the table's columns (no curses). */
+/* The view shown, or NULL. */
+const struct view_def *ui_cur_view(const struct ui *u);
 /* Whether the current view has a row per process (tasks.h). */
 bool ui_tasks_view(const struct ui *u);
 /* A tasks view's first figure (CPU%) counted on the CPUs the filter
  * shows only: the task's share of its samples there times the figure. */
 double ui_task_here(const struct ui *u, const struct snap_task *t);
+/* The metrics the screen finds by name (u->m_util...). */
+void ui_find_metrics(struct ui *u);
 void ui_build_columns(struct ui *u);
 /* Whether a metric can only show '-' here: the model lacks it, or the
  * last figures were planned with it and still lack one of its events (a
@@ -142,10 +148,8 @@ bool ui_metric_unmeasured(const struct ui *u, int metric);
  * pane: "util%" and "GHz" for the fixed columns, else the label with its
  * unit (format_heading). */
 void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
-/* The views from the model (at start, and after the view editor changed
- * them), then the -g group's view if there is one; shows view name, or
- * the first if it is gone. */
-void ui_views_reload(struct ui *u, const char *name);
+
+/* rows.c: the table's rows, filter and order (no curses). */
 void ui_build_rows(struct ui *u);
 /* Whether the row filter ('/') and -C keep CPU cpu. */
 bool ui_cpu_shown(const struct ui *u, int cpu);
@@ -157,18 +161,6 @@ const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc
 /* A metric of a row, with its coverage and relative standard error (each
  * may be NULL). */
 double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
-void ui_request(struct ui *u);
-void ui_set_message(struct ui *u, const char *msg);
-int ui_getkey(void);
-/* A key for a dialog (help, pickers, prompts, setup, view editor): the
- * figures that come while it is open still go into the history, so the
- * graphs have no gap for the time it was open; the newest of them is
- * shown when it closes (u->pending). */
-int ui_dialog_getkey(struct ui *u);
-/* The last mouse report (UK_MOUSE), decoded by mouse.c. */
-struct ui_mouse ui_last_mouse(void);
-int ui_attr(const struct ui *u, int pair, int mono);
-bool ui_stopping(void);          /* a stop signal arrived */
 
 /* term.c: the terminal. */
 /* Gives the terminal back as it was (idempotent; async-signal-safe). */
@@ -179,12 +171,10 @@ void ui_signals(bool install);
 int ui_screen_init(struct ui *u, char **cause);
 /* Gives the terminal back and ends curses (after ui_screen_init). */
 void ui_screen_done(void);
-
-/* columns.c: the columns. */
-/* The view shown, or NULL. */
-const struct view_def *ui_cur_view(const struct ui *u);
-/* The metrics the screen finds by name (u->m_util...). */
-void ui_find_metrics(struct ui *u);
+int ui_getkey(void);
+/* The last mouse report (UK_MOUSE), decoded by mouse.c. */
+struct ui_mouse ui_last_mouse(void);
+bool ui_stopping(void);          /* a stop signal arrived */
 
 /* actions.c: keys and clicks. */
 /* Keeps the sort column by kind and index, across views. */
@@ -196,17 +186,27 @@ bool ui_handle_key(struct ui *u, int key);
 /* Adds event e's column (-e and the picker). */
 void ui_add_extra(struct ui *u, int e);
 
-/* views.c: views and settings. */
+/* views.c: views, settings, the request for figures, the message line. */
+/* The views from the model (at start, and after the view editor changed
+ * them), then the -g group's view if there is one; shows view name, or
+ * the first if it is gone. */
+void ui_views_reload(struct ui *u, const char *name);
 /* Adds -g GROUP's view of the group's metrics; false if it has none. */
 bool ui_add_group_view(struct ui *u, const char *group);
 /* The saved settings before the columns exist (view, rows, panels) and
  * the sort column after them. */
 void ui_apply_settings_early(struct ui *u);
 void ui_apply_settings_sort(struct ui *u);
+/* Asks the sampler (or the recording) for what the screen shows. */
+void ui_request(struct ui *u);
+void ui_set_message(struct ui *u, const char *msg);
 
 /* ui.c: the loop. */
-/* Monotonic seconds. */
-double ui_now_s(void);
+/* A key for a dialog (help, pickers, prompts, setup, view editor): the
+ * figures that come while it is open still go into the history, so the
+ * graphs have no gap for the time it was open; the newest of them is
+ * shown when it closes (u->pending). */
+int ui_dialog_getkey(struct ui *u);
 
 /* replay_ctl.c: playing a recording. */
 void replay_ctl_init(struct ui *u);
@@ -238,8 +238,10 @@ void ui_history_add(struct ui *u, const struct snapshot *s);
 void ui_detail_open(struct ui *u);
 bool ui_detail_key(struct ui *u, int key);
 
-/* colors.c: sets the colour pairs of a scheme (enum settings_colors). */
+/* colors.c: sets the colour pairs of a scheme (enum settings_colors), and
+ * the attribute of a pair (mono on a screen without colour). */
 void ui_colors_apply(struct ui *u, int scheme);
+int ui_attr(const struct ui *u, int pair, int mono);
 
 /* setup.c: the setup screen (F2): delay, view, colours, rows, panels,
  * uncertainty, applied at once and saved to pmctoprc on request. Returns

@@ -1,6 +1,7 @@
 /* views.c: the dashboard's views (the model's, and one made of a -g
- * metric group), the saved settings applied at start, and the request to
- * the sampler (or the recording) for what the screen shows. */
+ * metric group), the saved settings applied at start, the request to the
+ * sampler (or the recording) for what the screen shows, and the message
+ * line. */
 #include "config.h"
 #include "uiint.h"
 #include "format.h"
@@ -165,4 +166,13 @@ void ui_views_reload(struct ui *u, const char *name)
 		if (!strcmp(u->views[i].name, name))
 			u->nav.view = i;
 	u->nav.nviews = u->nviews;
+}
+
+/* The message line says msg for 5 seconds. */
+void ui_set_message(struct ui *u, const char *msg)
+{
+	free(u->message);
+	u->message = msg ? xstrdup(msg) : NULL;
+	u->message_until = (double)now_ns() / 1e9 + 5;
+	u->redraw = true;
 }
