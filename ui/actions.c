@@ -1,7 +1,7 @@
 /* actions.c: what a key or a click does in the dashboard: views, rows,
  * sort, filter and search, the dialogs, pause and delay. */
 #include "config.h"
-#include "uiint.h"
+#include "panel.h"
 #include "format.h"
 
 #include <curses.h>
@@ -236,16 +236,6 @@ static void write_snapshot(struct ui *u)
 	free(cause);
 }
 
-/* The user chose the sort column: keep it by what it is, not where it is. */
-void ui_remember_sort(struct ui *u)
-{
-	if (u->nav.sort_col < 0 || u->nav.sort_col >= u->ncols)
-		return;
-	u->sort_set = true;
-	u->sort_kind = u->cols[u->nav.sort_col].kind;
-	u->sort_idx = u->cols[u->nav.sort_col].idx;
-}
-
 /* A click or the wheel, as in htop: a column heading sorts by it (again:
  * reverses), a view tab switches to it, a row selects it; the wheel moves
  * the selection. Returns the keys_apply flags for what changed. */
@@ -425,4 +415,32 @@ bool ui_handle_key(struct ui *u, int key)
 	if (r & KA_CLEAR)
 		clearok(stdscr, TRUE);
 	return true;
+}
+
+void ui_detail_open(struct ui *u)
+{
+	if (u->nrows < 1 || u->nav.sel < 0 || u->nav.sel >= u->nrows) {
+		ui_set_message(u, "no row to show (the filter hides every CPU)");
+		return;
+	}
+	const struct ui_row *row = &u->rows[u->nav.sel];
+	/* A socket row's id is its index in the topology, as derive.c
+	 * numbers socket rows. */
+	int ids[SNAP_NSCOPES] = { row->cpu, row->core, row->ccx, topo_socket_index(u->topo, row->socket), 0 };
+	detail_open(&u->detail, ui_rows_scope(u), ids, ui_spark_metric(u, NULL));
+}
+
+bool ui_detail_key(struct ui *u, int key)
+{
+	if (!u->detail.open)
+		return false;
+	int n;
+	int *list = ui_detail_metrics(u, &n);
+	int r = detail_key(&u->detail, key, list, n);
+	free(list);
+	if (r & DK_REQUEST)
+		ui_request(u);
+	if ((r & DK_REQUEST) && u->detail.measure_all)
+		ui_set_message(u, "measuring every metric while the pane is open: more groups, less coverage each");
+	return r != DK_PASS;
 }

@@ -61,18 +61,6 @@ bool ui_tasks_view(const struct ui *u)
 	return v && v->tasks;
 }
 
-double ui_task_here(const struct ui *u, const struct snap_task *t)
-{
-	const struct view_def *v = ui_cur_view(u);
-	if (!t || !v || !v->tasks || v->ncols < 1)
-		return NAN;
-	double share = 0;
-	for (int i = 0; i < t->ncpus; i++)
-		if (ui_cpu_shown(u, t->cpus[i]))
-			share += t->cpu_share[i];
-	return t->metric[v->cols[0].metric] * share;
-}
-
 /* Each kind of column: identity columns sort ascending, values descending
  * (the busiest first, as in top); names and CPU lists are text, aligned
  * left; metrics and events are measured figures with an uncertainty; a
@@ -266,4 +254,14 @@ done:;
 				u->nav.sort_col = i;
 	}
 	keys_clamp(&u->nav);
+}
+
+/* The user chose the sort column: keep it by what it is, not where it is. */
+void ui_remember_sort(struct ui *u)
+{
+	if (u->nav.sort_col < 0 || u->nav.sort_col >= u->ncols)
+		return;
+	u->sort_set = true;
+	u->sort_kind = u->cols[u->nav.sort_col].kind;
+	u->sort_idx = u->cols[u->nav.sort_col].idx;
 }

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include "uiint.h"
 
-/* draw.c: helpers. Every string goes through draw_put(), which clips it to
+/* paint.c: helpers. Every string goes through draw_put(), which clips it to
  * the screen, so that no size or topology can write outside it. */
 void draw_put(int y, int x, int w, int attr, const char *s);
 void draw_fill(int y, int x, int w, int attr);

@@ -228,3 +228,15 @@ const char *ui_rows_name(const struct ui *u)
 	default: return "per CPU";
 	}
 }
+
+double ui_task_here(const struct ui *u, const struct snap_task *t)
+{
+	const struct view_def *v = ui_cur_view(u);
+	if (!t || !v || !v->tasks || v->ncols < 1)
+		return NAN;
+	double share = 0;
+	for (int i = 0; i < t->ncpus; i++)
+		if (ui_cpu_shown(u, t->cpus[i]))
+			share += t->cpu_share[i];
+	return t->metric[v->cols[0].metric] * share;
+}

@@ -25,18 +25,6 @@ static double ui_now_s(void)
 	return (double)now_ns() / 1e9;
 }
 
-int ui_dialog_getkey(struct ui *u)
-{
-	struct snapshot *s = u->replay ? NULL : snap_ring_pop_latest(&u->ring);
-	if (s) {
-		ui_history_add(u, s);
-		if (u->pending)
-			snapshot_free(u->pending);
-		u->pending = s;
-	}
-	return ui_getkey();
-}
-
 static void ui_done(struct ui *u)
 {
 	if (u->snap)

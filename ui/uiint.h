@@ -1,8 +1,9 @@
 /* uiint.h: state shared by the files of the dashboard (ui.c: the loop;
- * term.c: the terminal; columns.c, rows.c: the table's columns and rows,
- * beneath the panels; actions.c: keys and clicks; views.c: views and
- * settings; draw.c: the frame, and panel_*.c: the panels, see panel.h;
- * dialog.c: help, pickers, prompt). Private to ui/. */
+ * term.c: the terminal; columns.c, rows.c, cells.c, state.c: the table's
+ * columns, rows and cells and what is kept between frames, beneath the
+ * panels; actions.c: keys and clicks; views.c: views and settings;
+ * draw.c: the frame, paint.c its helpers and panel_*.c the panels, see
+ * panel.h; dialog.c: help, pickers, prompt). Private to ui/. */
 #ifndef PMCTOP_UI_UIINT_H
 #define PMCTOP_UI_UIINT_H
 
@@ -133,12 +134,11 @@ struct ui {
 const struct view_def *ui_cur_view(const struct ui *u);
 /* Whether the current view has a row per process (tasks.h). */
 bool ui_tasks_view(const struct ui *u);
-/* A tasks view's first figure (CPU%) counted on the CPUs the filter
- * shows only: the task's share of its samples there times the figure. */
-double ui_task_here(const struct ui *u, const struct snap_task *t);
 /* The metrics the screen finds by name (u->m_util...). */
 void ui_find_metrics(struct ui *u);
 void ui_build_columns(struct ui *u);
+/* Keeps the sort column by kind and index, across views. */
+void ui_remember_sort(struct ui *u);
 /* Whether a metric can only show '-' here: the model lacks it, or the
  * last figures were planned with it and still lack one of its events (a
  * PMU this machine does not have). The table, header and CCX boxes leave
@@ -153,6 +153,9 @@ void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
 void ui_build_rows(struct ui *u);
 /* Whether the row filter ('/') and -C keep CPU cpu. */
 bool ui_cpu_shown(const struct ui *u, int cpu);
+/* A tasks view's first figure (CPU%) counted on the CPUs the filter
+ * shows only: the task's share of its samples there times the figure. */
+double ui_task_here(const struct ui *u, const struct snap_task *t);
 /* The snapshot scope of the table's rows (nav.rows). */
 enum snap_scope ui_rows_scope(const struct ui *u);
 /* "per CPU", "per core", "per CCX" (or the model's L3 domain), "per socket". */
@@ -177,14 +180,16 @@ struct ui_mouse ui_last_mouse(void);
 bool ui_stopping(void);          /* a stop signal arrived */
 
 /* actions.c: keys and clicks. */
-/* Keeps the sort column by kind and index, across views. */
-void ui_remember_sort(struct ui *u);
 /* A mouse report: the key it stands for, or 0 when it was handled. */
 int ui_handle_mouse(struct ui *u);
 /* One key; false: quit. */
 bool ui_handle_key(struct ui *u, int key);
 /* Adds event e's column (-e and the picker). */
 void ui_add_extra(struct ui *u, int e);
+/* Enter opens the detail pane on the selected row; with the pane open,
+ * its keys go to ui_detail_key first (false: not one of its). */
+void ui_detail_open(struct ui *u);
+bool ui_detail_key(struct ui *u, int key);
 
 /* views.c: views, settings, the request for figures, the message line. */
 /* The views from the model (at start, and after the view editor changed
@@ -199,9 +204,14 @@ void ui_apply_settings_early(struct ui *u);
 void ui_apply_settings_sort(struct ui *u);
 /* Asks the sampler (or the recording) for what the screen shows. */
 void ui_request(struct ui *u);
-void ui_set_message(struct ui *u, const char *msg);
 
-/* ui.c: the loop. */
+/* state.c: what panels and dialogs change between frames. */
+void ui_set_message(struct ui *u, const char *msg);
+/* Keeps a new snapshot's figures in u->hist (the sparklines and the
+ * detail pane draw from it) and says so when the history had to start
+ * again because the interval length changed. A replay that jumps or
+ * steps back fills it again from the file first (replay_ctl.c). */
+void ui_history_add(struct ui *u, const struct snapshot *s);
 /* A key for a dialog (help, pickers, prompts, setup, view editor): the
  * figures that come while it is open still go into the history, so the
  * graphs have no gap for the time it was open; the newest of them is
@@ -221,22 +231,16 @@ void replay_ctl_status(const struct ui *u, char *buf, int len);
 
 /* draw.c: draws a frame, and says what it drew in *f. */
 void draw_screen(struct ui *u, struct frame *f);
-/* panel_table.c: a cell's text, its level (fmt_level) and the coverage
- * of the figure in it (NaN: none). */
+/* cells.c: a cell's text, its level (fmt_level) and the coverage of the
+ * figure in it (NaN: none). */
 const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
 		      char *buf, int len, int *level, double *cov);
 
-/* panel_spark.c: keeps a new snapshot's figures in u->hist (the
- * sparklines and the detail pane draw from it) and says so when the
- * history had to start again because the interval length changed. A
- * replay that jumps or steps back fills it again from the file first
- * (replay_ctl.c). */
-void ui_history_add(struct ui *u, const struct snapshot *s);
 
-/* panel_detail.c: Enter opens the pane on the selected row; with the
- * pane open, its keys go to ui_detail_key first (false: not one of its). */
-void ui_detail_open(struct ui *u);
-bool ui_detail_key(struct ui *u, int key);
+
+/* panel_detail.c: the metrics the detail pane lists now, in its order
+ * (caller frees). */
+int *ui_detail_metrics(struct ui *u, int *n);
 
 /* colors.c: sets the colour pairs of a scheme (enum settings_colors), and
  * the attribute of a pair (mono on a screen without colour). */

@@ -168,11 +168,3 @@ void ui_views_reload(struct ui *u, const char *name)
 	u->nav.nviews = u->nviews;
 }
 
-/* The message line says msg for 5 seconds. */
-void ui_set_message(struct ui *u, const char *msg)
-{
-	free(u->message);
-	u->message = msg ? xstrdup(msg) : NULL;
-	u->message_until = (double)now_ns() / 1e9 + 5;
-	u->redraw = true;
-}
