@@ -286,6 +286,177 @@ int ui_handle_mouse(struct ui *u)
 }
 
 /* Handles one key; returns false to quit. */
+/* The dialogs and the actions that need the screen (KA_DIALOG), each a
+ * function of the key's binding returning more KA_* flags for the caller
+ * to act on, in one table by action. */
+static int act_help(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	dialog_help(u);
+	return 0;
+}
+
+static int act_view_key(struct ui *u, const struct key_binding *b)
+{
+	int v = view_for_digit(u, b->arg);
+	if (v >= 0 && v != u->nav.view) {
+		u->nav.view = v;
+		return KA_REQUEST;
+	}
+	if (v < 0) {
+		/* Not silently nothing: say which keys there are. */
+		char *msg = xasprintf("no view on key %d: h lists the views and their keys, Tab steps through them",
+				      b->arg);
+		ui_set_message(u, msg);
+		free(msg);
+	}
+	return 0;
+}
+
+static int act_event_picker(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	int e = dialog_pick_event(u);
+	if (e < 0)
+		return 0;
+	ui_add_extra(u, e);
+	return KA_REQUEST;
+}
+
+static int act_del_column(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	del_extra(u);
+	return KA_REQUEST;
+}
+
+static int act_sort_pick(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	int c = dialog_pick_sort(u);
+	if (c >= 0) {
+		u->nav.sort_col = c;
+		ui_remember_sort(u);
+	}
+	return 0;
+}
+
+static int act_filter(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	do_filter(u);
+	return 0;
+}
+
+static int act_search(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	do_search(u);
+	return 0;
+}
+
+static int act_search_step(struct ui *u, const struct key_binding *b)
+{
+	search_step(u, b->action == ACT_SEARCH_NEXT ? 1 : -1, false);
+	return 0;
+}
+
+static int act_replay(struct ui *u, const struct key_binding *b)
+{
+	if (u->replay)
+		replay_ctl_action(u, b->action);
+	else
+		ui_set_message(u, "[, ] and j move through a recording (pmctop -r FILE)");
+	return 0;
+}
+
+static int act_detail(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	if (ui_tasks_view(u))
+		ui_set_message(u, "the detail pane shows a CPU, core, CCX or socket row: T goes back to them");
+	else
+		ui_detail_open(u);
+	return 0;
+}
+
+static int act_tasks(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	return show_tasks(u) ? KA_REQUEST : 0;
+}
+
+static int act_snapshot(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	write_snapshot(u);
+	return 0;
+}
+
+static int act_setup(struct ui *u, const struct key_binding *b)
+{
+	(void)b;
+	return setup_screen(u);
+}
+
+static const struct {
+	enum ui_action action;
+	int (*run)(struct ui *u, const struct key_binding *b);
+} dialog_actions[] = {
+	{ ACT_HELP, act_help },
+	{ ACT_VIEW_KEY, act_view_key },
+	{ ACT_EVENT_PICKER, act_event_picker },
+	{ ACT_DEL_COLUMN, act_del_column },
+	{ ACT_SORT_PICK, act_sort_pick },
+	{ ACT_FILTER, act_filter },
+	{ ACT_SEARCH, act_search },
+	{ ACT_SEARCH_NEXT, act_search_step },
+	{ ACT_SEARCH_PREV, act_search_step },
+	{ ACT_STEP_BACK, act_replay },
+	{ ACT_STEP_FWD, act_replay },
+	{ ACT_JUMP, act_replay },
+	{ ACT_DETAIL, act_detail },
+	{ ACT_TASKS, act_tasks },
+	{ ACT_SNAPSHOT, act_snapshot },
+	{ ACT_SETUP, act_setup },
+};
+
+/* Runs the dialog action of binding b; returns its KA_* flags. */
+static int run_dialog_action(struct ui *u, const struct key_binding *b)
+{
+	int r = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(dialog_actions); i++)
+		if (dialog_actions[i].action == b->action) {
+			r = dialog_actions[i].run(u, b);
+			break;
+		}
+	clearok(stdscr, TRUE);
+	return r;
+}
+
+/* What the flags of a key (keys_apply and its dialog) ask of the columns,
+ * the sampler or the recording. */
+static void apply_flags(struct ui *u, int r)
+{
+	if (r & KA_REQUEST) {
+		ui_build_columns(u);
+		ui_request(u);
+		if (u->nav.paused && !u->replay)
+			ui_set_message(u, "paused: figures the last interval did not count come when you resume (Space)");
+	}
+	if (r & KA_ROWS)
+		ui_build_columns(u);
+	/* In a replay the delay is how long each interval stays on screen. */
+	if ((r & KA_INTERVAL) && !u->replay)
+		sampler_set_interval(u->sampler, u->nav.delay_s);
+	if ((r & KA_PAUSE) && u->replay)
+		replay_ctl_action(u, ACT_PAUSE);
+	else if (r & KA_PAUSE)
+		sampler_pause(u->sampler, u->nav.paused);
+	if (r & KA_CLEAR)
+		clearok(stdscr, TRUE);
+}
+
 bool ui_handle_key(struct ui *u, int key)
 {
 	if (key == UK_RESIZE)
@@ -319,101 +490,9 @@ bool ui_handle_key(struct ui *u, int key)
 		return false;
 	if (u->nav.sort_col != sort_before)
 		ui_remember_sort(u);
-	if (r & KA_DIALOG) {
-		switch (b->action) {
-		case ACT_HELP:
-			dialog_help(u);
-			break;
-		case ACT_VIEW_KEY: {
-			int v = view_for_digit(u, b->arg);
-			if (v >= 0 && v != u->nav.view) {
-				u->nav.view = v;
-				r |= KA_REQUEST;
-			} else if (v < 0) {
-				/* Not silently nothing: say which keys there are. */
-				char *msg = xasprintf("no view on key %d: h lists the views and their keys, Tab steps through them",
-						      b->arg);
-				ui_set_message(u, msg);
-				free(msg);
-			}
-			break;
-		}
-		case ACT_EVENT_PICKER: {
-			int e = dialog_pick_event(u);
-			if (e >= 0) {
-				ui_add_extra(u, e);
-				r |= KA_REQUEST;
-			}
-			break;
-		}
-		case ACT_DEL_COLUMN:
-			del_extra(u);
-			r |= KA_REQUEST;
-			break;
-		case ACT_SORT_PICK: {
-			int c = dialog_pick_sort(u);
-			if (c >= 0) {
-				u->nav.sort_col = c;
-				ui_remember_sort(u);
-			}
-			break;
-		}
-		case ACT_FILTER:
-			do_filter(u);
-			break;
-		case ACT_SEARCH:
-			do_search(u);
-			break;
-		case ACT_SEARCH_NEXT:
-		case ACT_SEARCH_PREV:
-			search_step(u, b->action == ACT_SEARCH_NEXT ? 1 : -1, false);
-			break;
-		case ACT_STEP_BACK:
-		case ACT_STEP_FWD:
-		case ACT_JUMP:
-			if (u->replay)
-				replay_ctl_action(u, b->action);
-			else
-				ui_set_message(u, "[, ] and j move through a recording (pmctop -r FILE)");
-			break;
-		case ACT_DETAIL:
-			if (ui_tasks_view(u))
-				ui_set_message(u, "the detail pane shows a CPU, core, CCX or socket row: T goes back to them");
-			else
-				ui_detail_open(u);
-			break;
-		case ACT_TASKS:
-			if (show_tasks(u))
-				r |= KA_REQUEST;
-			break;
-		case ACT_SNAPSHOT:
-			write_snapshot(u);
-			break;
-		case ACT_SETUP:
-			r |= setup_screen(u);
-			break;
-		default:
-			break;
-		}
-		clearok(stdscr, TRUE);
-	}
-	if (r & KA_REQUEST) {
-		ui_build_columns(u);
-		ui_request(u);
-		if (u->nav.paused && !u->replay)
-			ui_set_message(u, "paused: figures the last interval did not count come when you resume (Space)");
-	}
-	if (r & KA_ROWS)
-		ui_build_columns(u);
-	/* In a replay the delay is how long each interval stays on screen. */
-	if ((r & KA_INTERVAL) && !u->replay)
-		sampler_set_interval(u->sampler, u->nav.delay_s);
-	if ((r & KA_PAUSE) && u->replay)
-		replay_ctl_action(u, ACT_PAUSE);
-	else if (r & KA_PAUSE)
-		sampler_pause(u->sampler, u->nav.paused);
-	if (r & KA_CLEAR)
-		clearok(stdscr, TRUE);
+	if (r & KA_DIALOG)
+		r |= run_dialog_action(u, b);
+	apply_flags(u, r);
 	return true;
 }
 

@@ -40,10 +40,12 @@ void panel_footer(struct ui *u)
 		draw_put(f->y, f->w - lw, lw, A_DIM, legend);
 }
 
-void panel_header(struct ui *u, struct frame *f)
+/* Line 1: pmctop, a replay or recording, the model and SIMULATED; the
+ * state (PAUSED, coverage, delay, rotation) at the right, where no width
+ * hides it; host and CPU name in what room is left between them. */
+static void header_title(struct ui *u, const struct frame *f, const struct rect *h)
 {
-	const struct rect *h = &u->lay.header;
-	char line[512], a[32], b[32];
+	char line[512];
 	int x = 0;
 	draw_put(h->y, x, h->w, A_BOLD, "pmctop");
 	x += 7;
@@ -108,7 +110,13 @@ void panel_header(struct ui *u, struct frame *f)
 		right += 8;
 	}
 	draw_put(h->y, right, h->w - right, 0, state);
+}
 
+/* Line 2: the system's figures, and the view's system-wide ones that fit
+ * whole (a tasks view: what was seen). */
+static void header_system(struct ui *u, struct frame *f, const struct rect *h)
+{
+	char line[512], a[32], b[32];
 	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
 	if (!sys && u->snap && u->snap->rows[SNAP_SYSTEM] && u->snap->nrows[SNAP_SYSTEM] > 0)
 		sys = &u->snap->rows[SNAP_SYSTEM][0];
@@ -155,8 +163,14 @@ void panel_header(struct ui *u, struct frame *f)
 		}
 	}
 	draw_put(h->y + 1, 0, h->w, 0, line);
-	if (h->h < 3)
-		return;
+}
+
+/* Line 3: the views as tabs (their x ranges go into the frame, for
+ * clicks), the sort, filter and rows, and the system's sparkline. */
+static void header_tabs(struct ui *u, struct frame *f, const struct rect *h)
+{
+	char line[512];
+	int x;
 	const struct ui_col *sc = &u->cols[u->nav.sort_col];
 	char status[256];
 	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s%s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
@@ -191,4 +205,14 @@ void panel_header(struct ui *u, struct frame *f)
 	draw_put(h->y + 2, x, h->w - x, 0, status);
 	x += (int)strlen(status) + 3;
 	draw_spark(u, h->y + 2, x, h->w - x, SNAP_SYSTEM, 0, "system ");
+}
+
+void panel_header(struct ui *u, struct frame *f)
+{
+	const struct rect *h = &u->lay.header;
+	header_title(u, f, h);
+	header_system(u, f, h);
+	if (h->h < 3)
+		return;
+	header_tabs(u, f, h);
 }

@@ -44,6 +44,54 @@ static void ui_done(struct ui *u)
 	history_done(&u->hist);
 }
 
+/* The dashboard's state for config c, before the screen starts: the
+ * views, the saved settings, the columns, and the first request for
+ * figures. -1 with *cause for a view or group the model lacks. */
+static int ui_init(struct ui *u, const struct ui_config *c, char **cause)
+{
+	u->cfg = c;
+	u->m = c->model;
+	u->topo = c->topo;
+	u->sampler = c->sampler;
+	u->replay = c->replay;
+	if (u->replay)
+		replay_ctl_init(u);
+	u->nav.show_ccx = true;
+	if (!u->replay)
+		u->nav.delay_s = c->interval_s > 0 ? c->interval_s : 1;
+	ui_views_reload(u, NULL);
+	if (c->view) {
+		int v = model_find_view(u->m, c->view);
+		if (v < 0 && ui_add_group_view(u, c->view))
+			v = u->nviews - 1;
+		/* A recording names the view it was made in, which may be a
+		 * user's view that this run does not have: the first view then. */
+		if (v < 0 && u->replay && !c->view_given)
+			v = 0;
+		if (v < 0) {
+			free(u->views);
+			return set_cause(cause, "unknown view or metric group '%s' (see --list-views)", c->view);
+		}
+		u->nav.view = v;
+	}
+	ui_apply_settings_early(u);
+	u->nav.nviews = u->nviews;
+	for (int i = 0; i < c->nextra; i++)
+		if (c->extra_events[i] >= 0 && c->extra_events[i] < u->m->nevents)
+			ui_add_extra(u, c->extra_events[i]);
+	u->filter = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
+	for (int i = 0; i < u->topo->max_cpu; i++)
+		u->filter[i] = true;
+	u->rows_cap = u->topo->ncpus > 0 ? u->topo->ncpus : 1;
+	u->rows = xcalloc((size_t)u->rows_cap, sizeof(*u->rows));
+	ui_find_metrics(u);
+	history_init(&u->hist, HISTORY_LEN, HISTORY_BUDGET);
+	ui_build_columns(u);
+	ui_apply_settings_sort(u);
+	ui_request(u);
+	return 0;
+}
+
 int ui_run(const struct ui_config *c, char **cause)
 {
 	static bool atexit_done;
@@ -52,46 +100,8 @@ int ui_run(const struct ui_config *c, char **cause)
 	memset(&u, 0, sizeof(u));
 	if (!c || !c->model || !c->topo || !(c->sampler || c->replay))
 		return set_cause(cause, "internal error: the dashboard needs a model, a topology and a sampler");
-	u.cfg = c;
-	u.m = c->model;
-	u.topo = c->topo;
-	u.sampler = c->sampler;
-	u.replay = c->replay;
-	if (u.replay)
-		replay_ctl_init(&u);
-	u.nav.show_ccx = true;
-	if (!u.replay)
-		u.nav.delay_s = c->interval_s > 0 ? c->interval_s : 1;
-	ui_views_reload(&u, NULL);
-	if (c->view) {
-		int v = model_find_view(u.m, c->view);
-		if (v < 0 && ui_add_group_view(&u, c->view))
-			v = u.nviews - 1;
-		/* A recording names the view it was made in, which may be a
-		 * user's view that this run does not have: the first view then. */
-		if (v < 0 && u.replay && !c->view_given)
-			v = 0;
-		if (v < 0) {
-			free(u.views);
-			return set_cause(cause, "unknown view or metric group '%s' (see --list-views)", c->view);
-		}
-		u.nav.view = v;
-	}
-	ui_apply_settings_early(&u);
-	u.nav.nviews = u.nviews;
-	for (int i = 0; i < c->nextra; i++)
-		if (c->extra_events[i] >= 0 && c->extra_events[i] < u.m->nevents)
-			ui_add_extra(&u, c->extra_events[i]);
-	u.filter = xcalloc((size_t)u.topo->max_cpu + 1, sizeof(bool));
-	for (int i = 0; i < u.topo->max_cpu; i++)
-		u.filter[i] = true;
-	u.rows_cap = u.topo->ncpus > 0 ? u.topo->ncpus : 1;
-	u.rows = xcalloc((size_t)u.rows_cap, sizeof(*u.rows));
-	ui_find_metrics(&u);
-	history_init(&u.hist, HISTORY_LEN, HISTORY_BUDGET);
-	ui_build_columns(&u);
-	ui_apply_settings_sort(&u);
-	ui_request(&u);
+	if (ui_init(&u, c, cause) < 0)
+		return -1;
 
 	snap_ring_init(&u.ring);
 	/* The notice of the first plan, read before the sampler's thread
