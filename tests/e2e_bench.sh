@@ -27,8 +27,13 @@ done
 out=$("$bench/bench_history" -n 3 -E "$top_srcdir/events" 1x1x2x2 2>&1) || fail "bench_history exited $?: $out"
 echo "$out" | grep -q "history" || fail "bench_history printed no history figures: $out"
 
+# bench_frame: a frame drawn by curses into /dev/null (xterm-256color).
+out=$("$bench/bench_frame" -n 3 -E "$top_srcdir/events" 1x1x2x2 2>&1) || fail "bench_frame exited $?: $out"
+echo "$out" | grep -Eq "^ +4 CPUs  per frame, ms: rows\+columns [0-9.]+  draw [0-9.]+  \(200x50, view " ||
+	fail "bench_frame printed no frame figures: $out"
+
 out=$("$bench/bench_sim" -n 1 -E "$top_srcdir/events" 2>&1) || fail "bench_sim exited $?: $out"
 echo "$out" | grep -q "rotation:" || fail "bench_sim printed no rotation figure: $out"
 
 [ "$fails" -eq 0 ] || exit 1
-echo "ok: bench_sampler -p (with and without tasks), bench_history, bench_sim"
+echo "ok: bench_sampler -p (with and without tasks), bench_history, bench_frame, bench_sim"

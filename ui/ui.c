@@ -25,7 +25,7 @@ static double ui_now_s(void)
 	return (double)now_ns() / 1e9;
 }
 
-static void ui_done(struct ui *u)
+void ui_done(struct ui *u)
 {
 	if (u->snap)
 		snapshot_free(u->snap);
@@ -47,7 +47,7 @@ static void ui_done(struct ui *u)
 /* The dashboard's state for config c, before the screen starts: the
  * views, the saved settings, the columns, and the first request for
  * figures. -1 with *cause for a view or group the model lacks. */
-static int ui_init(struct ui *u, const struct ui_config *c, char **cause)
+int ui_init(struct ui *u, const struct ui_config *c, char **cause)
 {
 	u->cfg = c;
 	u->m = c->model;

@@ -205,6 +205,13 @@ void ui_apply_settings_sort(struct ui *u);
 /* Asks the sampler (or the recording) for what the screen shows. */
 void ui_request(struct ui *u);
 
+/* ui.c: the loop; its set-up and tear-down apart, for bench_frame. */
+/* The dashboard's state for c before the screen starts: the views, the
+ * saved settings, the columns and the first request for figures. -1
+ * with *cause for a view or group the model lacks. */
+int ui_init(struct ui *u, const struct ui_config *c, char **cause);
+void ui_done(struct ui *u);
+
 /* state.c: what panels and dialogs change between frames. */
 void ui_set_message(struct ui *u, const char *msg);
 /* Keeps a new snapshot's figures in u->hist (the sparklines and the
