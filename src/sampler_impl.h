@@ -181,7 +181,19 @@ static inline struct timespec sampler_mono_ts(uint64_t t)
 }
 
 /* A buffer for one read of the plan's largest group, made in *buf at the
- * first call of a plan (sampler_close_all frees it). */
-struct bk_count *sampler_read_buf(struct sampler *s, struct bk_count **buf);
+ * first call of a plan (sampler_close_all frees it). Here, for the
+ * reading of the windows (sampler_read.c) and of the companions
+ * (sampler_companion.c) alike. */
+static inline struct bk_count *sampler_read_buf(struct sampler *s, struct bk_count **buf)
+{
+	if (!*buf) {
+		int n = 1;
+		for (int g = 0; g < s->plan->ngroups; g++)
+			if (s->plan->groups[g].nevents > n)
+				n = s->plan->groups[g].nevents;
+		*buf = xcalloc((size_t)n, sizeof(**buf));
+	}
+	return *buf;
+}
 
 #endif

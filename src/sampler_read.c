@@ -138,19 +138,6 @@ static int next_bucket(const struct grp_state *grp)
 	return b < grp->nbuckets ? b : grp->nbuckets - 1;
 }
 
-struct bk_count *sampler_read_buf(struct sampler *s, struct bk_count **buf)
-{
-	/* Sized for the largest group once per plan. */
-	if (!*buf) {
-		int n = 1;
-		for (int g = 0; g < s->plan->ngroups; g++)
-			if (s->plan->groups[g].nevents > n)
-				n = s->plan->groups[g].nevents;
-		*buf = xcalloc((size_t)n, sizeof(**buf));
-	}
-	return *buf;
-}
-
 static struct bk_count *count_buf(struct sampler *s)
 {
 	return sampler_read_buf(s, &s->buf);
