@@ -127,6 +127,32 @@ START_TEST(test_column_kinds)
 	ck_assert_int_eq(ui_col_info(COL_CPU)->search, '=');
 	ck_assert_int_eq(ui_col_info(COL_CGROUP)->search, '~');
 	ck_assert_int_eq(ui_col_info(COL_METRIC)->search, 0);
+	/* Every kind draws its cell and gives its key from the table. */
+	for (int k = COL_CPU; k <= COL_HERE; k++)
+		ck_assert(ui_col_info((enum col_kind)k)->cell && ui_col_info((enum col_kind)k)->key);
+}
+END_TEST
+
+/* A cell's text and a row's key come from its kind's entry: the CPU
+ * column shows the CPU number; the IPC column its figure, whose coverage
+ * is given back (drawing notes it, the search ignores it). */
+START_TEST(test_cells)
+{
+	u.nav.sort_col = col_of(COL_CPU, 0);
+	ui_build_rows(&u);
+	const struct ui_row *r3 = &u.rows[3];
+	ck_assert_int_eq(r3->cpu, 3);
+	char buf[64];
+	int level;
+	double cov;
+	ck_assert_str_eq(draw_cell(&u, &u.cols[col_of(COL_CPU, 0)], r3, buf, sizeof(buf), &level, &cov), "3");
+	ck_assert(isnan(cov));
+	u.snap->rows[SNAP_CPU][3].metric_cov[ipc] = 0.5;
+	const struct ui_col *ic = &u.cols[col_of(COL_METRIC, ipc)];
+	draw_cell(&u, ic, r3, buf, sizeof(buf), &level, &cov);
+	ck_assert_msg(strstr(buf, "2") != NULL, "IPC cell: %s", buf);
+	ck_assert(cov == 0.5);
+	ck_assert(ui_col_info(COL_METRIC)->key(&u, ic, r3) == 2);
 }
 END_TEST
 
@@ -138,6 +164,7 @@ int main(void)
 	tcase_add_test(tc, test_sort_by_value);
 	tcase_add_test(tc, test_sort_by_identity);
 	tcase_add_test(tc, test_column_kinds);
+	tcase_add_test(tc, test_cells);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

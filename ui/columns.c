@@ -48,45 +48,6 @@ void ui_find_metrics(struct ui *u)
 	u->m_memtot = u->m_memrd < 0 && u->m_memwr < 0 ? find_metric(u->m, memtot) : -1;
 }
 
-const struct view_def *ui_cur_view(const struct ui *u)
-{
-	if (u->nviews < 1 || u->nav.view < 0 || u->nav.view >= u->nviews)
-		return NULL;
-	return &u->views[u->nav.view];
-}
-
-bool ui_tasks_view(const struct ui *u)
-{
-	const struct view_def *v = ui_cur_view(u);
-	return v && v->tasks;
-}
-
-/* Each kind of column: identity columns sort ascending, values descending
- * (the busiest first, as in top); names and CPU lists are text, aligned
- * left; metrics and events are measured figures with an uncertainty; a
- * row is searched for by its CPU or pid number, or its name or cgroup
- * (figures change under the search). */
-static const struct col_kind_info col_kinds[] = {
-	[COL_CPU] = { .search = '=' },
-	[COL_CORE] = { 0 },
-	[COL_CCX] = { 0 },
-	[COL_SOCKET] = { 0 },
-	[COL_METRIC] = { .descending = true, .figure = true },
-	[COL_EVENT] = { .descending = true, .figure = true },
-	[COL_BAR] = { .bar = true },
-	[COL_PID] = { .search = '=' },
-	[COL_COMM] = { .left = true, .by_name = true, .search = '~' },
-	[COL_CGROUP] = { .left = true, .by_name = true, .search = '~' },
-	[COL_WHERE] = { .descending = true, .left = true },
-	[COL_HERE] = { .descending = true },
-};
-
-const struct col_kind_info *ui_col_info(enum col_kind k)
-{
-	static const struct col_kind_info none;
-	return (unsigned)k < ARRAY_SIZE(col_kinds) ? &col_kinds[k] : &none;
-}
-
 static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_col *vc,
 		    const char *title, int width, bool scrolls)
 {

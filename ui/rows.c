@@ -10,55 +10,6 @@
 #include <string.h>
 #include "util.h"
 
-const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id)
-{
-	return snapshot_row(s, sc, id);
-}
-
-double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse)
-{
-	if (cov)
-		*cov = NAN;
-	if (rse)
-		*rse = NAN;
-	if (!r || !u->snap || metric < 0 || metric >= u->snap->nmetrics || !r->metric)
-		return NAN;
-	double v = r->metric[metric];
-	if (cov && r->metric_cov)
-		*cov = r->metric_cov[metric];
-	if (rse && r->metric_rse)
-		*rse = r->metric_rse[metric];
-	return v;
-}
-
-/* The value a row is sorted by; NaN sorts last in either direction. */
-static double sort_key(struct ui *u, const struct ui_row *row)
-{
-	const struct ui_col *c = &u->cols[u->nav.sort_col];
-	switch (c->kind) {
-	case COL_CPU: return row->cpu;
-	case COL_CORE: return row->core;
-	case COL_CCX: return row->ccx;
-	case COL_SOCKET: return row->socket;
-	case COL_METRIC:
-		if (row->task)
-			return row->task->metric[c->idx];
-		return ui_metric(u, row->r, c->idx, NULL, NULL);
-	case COL_PID: return row->task ? (row->task->pid >= 0 ? row->task->pid : row->task->nprocs) : NAN;
-	case COL_WHERE: return row->task ? row->task->ncpus : NAN;
-	case COL_HERE: return ui_task_here(u, row->task);
-	case COL_COMM:
-	case COL_CGROUP:
-		return NAN;   /* by name: row_cmp */
-	case COL_EVENT:
-		if (row->r && row->r->event && u->snap && c->idx < u->snap->nevents)
-			return row->r->event[c->idx];
-		return NAN;
-	case COL_BAR: return row->cpu;
-	}
-	return NAN;
-}
-
 /* Rows in order of the keys worked out into them (sort_keys): NaN last
  * in either direction, ties by CPU (or pid). */
 static int row_cmp(const void *pa, const void *pb)
@@ -92,17 +43,8 @@ static void sort_keys(struct ui *u)
 			const char *t = c->kind == COL_COMM ? row->task->comm : row->task->cgroup;
 			row->key_text = t ? t : "";
 		}
-		row->key = sort_key(u, row);
+		row->key = ui_col_info(c->kind)->key(u, c, row);
 	}
-}
-
-bool ui_cpu_shown(const struct ui *u, int cpu)
-{
-	if (cpu < 0 || cpu >= u->topo->max_cpu)
-		return false;
-	if (u->cfg->cpu_filter && !u->cfg->cpu_filter[cpu])
-		return false;
-	return u->filter[cpu];
 }
 
 /* Whether a tasks view shows task t: it ran on a CPU the filter keeps,
@@ -229,14 +171,3 @@ const char *ui_rows_name(const struct ui *u)
 	}
 }
 
-double ui_task_here(const struct ui *u, const struct snap_task *t)
-{
-	const struct view_def *v = ui_cur_view(u);
-	if (!t || !v || !v->tasks || v->ncols < 1)
-		return NAN;
-	double share = 0;
-	for (int i = 0; i < t->ncpus; i++)
-		if (ui_cpu_shown(u, t->cpus[i]))
-			share += t->cpu_share[i];
-	return t->metric[v->cols[0].metric] * share;
-}

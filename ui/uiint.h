@@ -1,7 +1,7 @@
 /* uiint.h: state shared by the files of the dashboard (ui.c: the loop;
- * term.c: the terminal; columns.c, rows.c, cells.c, state.c: the table's
- * columns, rows and cells and what is kept between frames, beneath the
- * panels; actions.c: keys and clicks; views.c: views and settings;
+ * term.c: the terminal; figures.c, cells.c, columns.c, rows.c, state.c:
+ * what a row shows, the column kinds and cells, the table's columns and
+ * rows and what is kept between frames, beneath the panels; actions.c: keys and clicks; views.c: views and settings;
  * draw.c: the frame, paint.c its helpers and panel_*.c the panels, see
  * panel.h; dialog.c: help, pickers, prompt). Private to ui/. */
 #ifndef PMCTOP_UI_UIINT_H
@@ -31,7 +31,11 @@ enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, C
 		 * and with a CPU filter its CPU% on those CPUs alone. */
 		COL_PID, COL_COMM, COL_CGROUP, COL_WHERE, COL_HERE };
 
-/* What each kind of column is, in one place (col_kinds in columns.c):
+struct ui;
+struct ui_col;
+struct ui_row;
+
+/* What each kind of column is, in one place (col_kinds in cells.c):
  * the table, its headings and the sort read it from there. */
 struct col_kind_info {
 	bool descending;             /* sorts busiest first (values); R reverses */
@@ -41,6 +45,12 @@ struct col_kind_info {
 	bool by_name;                /* sorts by its text (a tasks view's names) */
 	char search;                 /* the search (/) finds a row by it: '=' its text exactly,
 	                              * '~' text it holds, 0 not searched */
+	/* Its cell's text in buf (len bytes), with *level (fmt_level) and
+	 * *cov (the figure's coverage) where it holds a figure. */
+	const char *(*cell)(struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len,
+			    int *level, double *cov);
+	/* A row's sort key by it (NaN: none). */
+	double (*key)(struct ui *u, const struct ui_col *c, const struct ui_row *row);
 };
 const struct col_kind_info *ui_col_info(enum col_kind k);
 
@@ -129,11 +139,22 @@ struct ui {
 	struct frame drawn;          /* what the last frame drew: kept by the loop, for clicks */
 };
 
-/* columns.c: the table's columns (no curses). */
+/* figures.c: what a row shows (no curses). */
 /* The view shown, or NULL. */
 const struct view_def *ui_cur_view(const struct ui *u);
 /* Whether the current view has a row per process (tasks.h). */
 bool ui_tasks_view(const struct ui *u);
+/* Whether the row filter ('/') and -C keep CPU cpu. */
+bool ui_cpu_shown(const struct ui *u, int cpu);
+/* A tasks view's first figure (CPU%) counted on the CPUs the filter
+ * shows only: the task's share of its samples there times the figure. */
+double ui_task_here(const struct ui *u, const struct snap_task *t);
+const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
+/* A metric of a row, with its coverage and relative standard error (each
+ * may be NULL). */
+double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
+
+/* columns.c: the table's columns (no curses). */
 /* The metrics the screen finds by name (u->m_util...). */
 void ui_find_metrics(struct ui *u);
 void ui_build_columns(struct ui *u);
@@ -151,19 +172,10 @@ void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
 
 /* rows.c: the table's rows, filter and order (no curses). */
 void ui_build_rows(struct ui *u);
-/* Whether the row filter ('/') and -C keep CPU cpu. */
-bool ui_cpu_shown(const struct ui *u, int cpu);
-/* A tasks view's first figure (CPU%) counted on the CPUs the filter
- * shows only: the task's share of its samples there times the figure. */
-double ui_task_here(const struct ui *u, const struct snap_task *t);
 /* The snapshot scope of the table's rows (nav.rows). */
 enum snap_scope ui_rows_scope(const struct ui *u);
 /* "per CPU", "per core", "per CCX" (or the model's L3 domain), "per socket". */
 const char *ui_rows_name(const struct ui *u);
-const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
-/* A metric of a row, with its coverage and relative standard error (each
- * may be NULL). */
-double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
 
 /* term.c: the terminal. */
 /* Gives the terminal back as it was (idempotent; async-signal-safe). */
