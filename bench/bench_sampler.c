@@ -10,8 +10,18 @@
  * "sim", so that pmctop's own work ("pmctop" = total - sim) can be compared
  * before and after a change without the simulator's cost in the way.
  *
+ * With -p, each interval's other phases are timed apart too (thread CPU
+ * time, mean per interval): derivation (derive.c, the interval's input
+ * derived again with the plan's window sets cached, as the sampler does;
+ * it holds the uncertainty and the sums per scope, which are not timed
+ * apart), what is left of the sampler's own step once the simulator and
+ * the derivation are taken out (reading, rotating, the snapshot's
+ * frame), the exporter (publishing a copy and rendering the text
+ * exposition), a JSON batch interval written to /dev/null, and a
+ * recorded interval (recorder_add, compressed, to a file).
+ *
  * Usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL]
- *                      [-E EVENTS_DIR] [-t] [SHAPE...]
+ *                      [-E EVENTS_DIR] [-t] [-p] [SHAPE...]
  * -t opens the model's tasks view as well (per-task sampling, tasks.h).
  * SHAPE is SOCKETSxCCXxCORESxTHREADS; the default runs 1x2x8x2 (32 CPUs),
  * 2x12x8x2 (384 CPUs) and 2x16x16x2 (1024 CPUs). */
@@ -26,7 +36,11 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "derive.h"
 #include "evdef.h"
+#include "export.h"
+#include "output.h"
+#include "record.h"
 #include "sampler.h"
 #include "topo.h"
 #include "util.h"
@@ -153,6 +167,57 @@ static struct model *load_model(const char *events_dir, const char *name)
 	return m;
 }
 
+/* Every metric of the model, in order (the batch output's columns);
+ * kept for the process's life. */
+static const int *all_metrics(const struct model *m)
+{
+	static int *all;
+	if (!all) {
+		all = xmalloc(sizeof(int) * (size_t)(m->nmetrics + 1));
+		for (int i = 0; i < m->nmetrics; i++)
+			all[i] = i;
+	}
+	return all;
+}
+
+/* -p: the phases of each interval besides the sampler's step. */
+static bool phases;
+
+static double thread_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct phase_ctx {
+	struct derive_cache cache;   /* the plan's window sets, kept as the sampler keeps them */
+	struct recorder *rec;
+	double derive_s, record_s;   /* sums over the intervals counted */
+	bool count;
+};
+
+/* The sampler's hook with what derive was given: derived again (timed)
+ * and recorded (timed). */
+static void on_record(void *arg, const struct derive_input *in, const struct snapshot *snap)
+{
+	struct phase_ctx *pc = arg;
+	struct derive_input again = *in;
+	again.cache = &pc->cache;
+	again.plan_gen = 1;          /* one plan for the whole run */
+	double t0 = thread_s();
+	struct snapshot *d = derive_snapshot(&again);
+	double t1 = thread_s();
+	snapshot_free(d);
+	if (pc->rec)
+		recorder_add(pc->rec, in, snap);
+	double t2 = thread_s();
+	if (pc->count) {
+		pc->derive_s += t1 - t0;
+		pc->record_s += t2 - t1;
+	}
+}
+
 /* -t: the model's first tasks view is open, as in the dashboard: its
  * columns are sampled per task as well as counted per CPU. */
 static bool with_tasks;
@@ -187,9 +252,32 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		return 1;
 	}
 	const struct sched_plan *p = sampler_plan(s);
-	double sum = 0, worst = 0, sim_sum = 0;
+	double sum = 0, worst = 0, sim_sum = 0, export_s = 0, batch_s = 0;
+	struct phase_ctx pc = { .count = false };
+	struct export_hub *hub = NULL;
+	struct output *out = NULL;
+	FILE *devnull = NULL;
+	char recdir[] = "/tmp/bench_sampler.XXXXXX", recpath[64] = "";
+	if (phases) {
+		sampler_record(s, on_record, &pc);
+		hub = export_hub_new(m, SNAP_CCX);
+		devnull = fopen("/dev/null", "w");
+		struct output_opts oo = { .format = OUT_JSON, .ncols = m->nmetrics, .cols = all_metrics(m), .host = "bench" };
+		out = devnull ? output_new(devnull, &oo) : NULL;
+		if (mkdtemp(recdir)) {
+			snprintf(recpath, sizeof(recpath), "%s/rec", recdir);
+			struct record_info ri = { .model = m, .topo = t, .simulated = true, .interval_s = 1.0 };
+			pc.rec = recorder_open(recpath, &ri, &cause);
+			if (!pc.rec) {
+				fprintf(stderr, "bench_sampler: recording: %s\n", cause ? cause : "?");
+				free(cause);
+				cause = NULL;
+			}
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		double sim0 = sim_cpu_s;
+		pc.count = i > 0 || n == 1;
 		struct snapshot *snap = sampler_step(s, &cause);
 		if (!snap) {
 			fprintf(stderr, "bench_sampler: %s\n", cause ? cause : "?");
@@ -208,6 +296,23 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 			if (snap->sampler_cost_s > worst)
 				worst = snap->sampler_cost_s;
 		}
+		if (phases) {
+			double t0 = thread_s();
+			export_hub_publish_copy(hub, snap);
+			struct export_state *st = export_hub_get(hub);
+			size_t len = 0;
+			if (st)
+				export_state_body(st, EXPORT_TEXT, &len);
+			export_state_put(st);
+			double t1 = thread_s();
+			if (out)
+				output_write(out, snap);
+			double t2 = thread_s();
+			if (i > 0 || n == 1) {
+				export_s += t1 - t0;
+				batch_s += t2 - t1;
+			}
+		}
 		snapshot_free(snap);
 	}
 	int counted = n > 1 ? n - 1 : 1;
@@ -218,6 +323,25 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 	       topo_online_count(t), p->ngroups, p->nmetrics, 1e3 * sum / counted, 1e3 * worst,
 	       1e3 * sim_sum / counted, 1e3 * (sum - sim_sum) / counted, (double)ru.ru_maxrss / 1024.0,
 	       with_tasks ? "  (tasks view open)" : "");
+	if (phases) {
+		double own = sum - sim_sum - pc.derive_s;
+		printf("  %5d CPUs  per interval, ms: read+rotate %.3f  derive %.3f  export %.3f  json %.3f  record %.3f\n",
+		       topo_online_count(t), 1e3 * own / counted, 1e3 * pc.derive_s / counted, 1e3 * export_s / counted,
+		       1e3 * batch_s / counted, 1e3 * pc.record_s / counted);
+		if (out)
+			output_free(out);
+		if (devnull)
+			fclose(devnull);
+		export_hub_free(hub);
+		if (pc.rec && recorder_close(pc.rec, &cause) < 0) {
+			fprintf(stderr, "bench_sampler: recording: %s\n", cause ? cause : "?");
+			free(cause);
+		}
+		if (*recpath)
+			unlink(recpath);
+		rmdir(recdir);
+		derive_cache_done(&pc.cache);
+	}
 	fflush(stdout);
 	sampler_free(s);
 	topo_free(t);
@@ -231,16 +355,17 @@ int main(int argc, char **argv)
 	const char *model_name = "amd-zen5";
 	const char *events_dir = TOP_SRCDIR "/events";
 	int c;
-	while ((c = getopt(argc, argv, "n:r:m:E:th")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:m:E:tph")) != -1) {
 		switch (c) {
 		case 't': with_tasks = true; break;
+		case 'p': phases = true; break;
 		case 'n': n = atoi(optarg); break;
 		case 'r': rotate_ms = strcmp(optarg, "kernel") ? atof(optarg) : SAMPLER_ROTATE_KERNEL; break;
 		case 'm': model_name = optarg; break;
 		case 'E': events_dir = optarg; break;
 		default:
 			fprintf(stderr, "usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL] "
-				"[-E EVENTS_DIR] [-t] [SxCxNxT...]\n");
+				"[-E EVENTS_DIR] [-t] [-p] [SxCxNxT...]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}

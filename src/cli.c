@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,154 +219,222 @@ static void replace(char **slot, const char *value)
 	*slot = xstrdup(value);
 }
 
-/* Handles one option; returns 0 or -1 with *cause. */
+/* The options whose value needs more than a field and bounds: each
+ * stores its value in o, or returns -1 with *cause. */
+static int opt_delay(const char *arg, struct options *o, char **cause)
+{
+	if (cli_parse_seconds(arg, &o->delay_s) < 0 || o->delay_s < 0.01 || o->delay_s > 86400)
+		return set_cause(cause, "-d expects a delay in seconds between 0.01 and 86400, not '%s'", arg);
+	o->delay_set = true;
+	return 0;
+}
+
+static int opt_format(const char *arg, struct options *o, char **cause)
+{
+	int f = output_parse_format(arg);
+	if (f < 0)
+		return set_cause(cause, "--format expects table, csv or json, not '%s'", arg);
+	o->format = (enum output_format)f;
+	return 0;
+}
+
+static int opt_event(const char *arg, struct options *o, char **cause)
+{
+	if (!*arg)
+		return set_cause(cause, "-e expects an event name (see --list-events)");
+	/* A repeated -e adds its column once. */
+	for (int i = 0; i < o->nevents; i++)
+		if (!strcmp(o->events[i], arg))
+			return 0;
+	o->events = xrealloc(o->events, sizeof(char *) * (size_t)(o->nevents + 1));
+	o->events[o->nevents++] = xstrdup(arg);
+	return 0;
+}
+
+static int opt_rotate(const char *arg, struct options *o, char **cause)
+{
+	if (strcmp(arg, "kernel") == 0) {
+		o->rotate_ms = SAMPLER_ROTATE_KERNEL;
+		return 0;
+	}
+	if (parse_double(arg, &o->rotate_ms) < 0 || o->rotate_ms < 1 || o->rotate_ms > 60000)
+		return set_cause(cause, "--rotate expects milliseconds between 1 and 60000 or 'kernel', not '%s'", arg);
+	return 0;
+}
+
+static int opt_listen(const char *arg, struct options *o, char **cause)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (export_parse_listen(arg, &ss, &len, cause) < 0)
+		return -1;
+	replace(&o->listen, arg);
+	return 0;
+}
+
+static int opt_export_scope(const char *arg, struct options *o, char **cause)
+{
+	if ((o->export_scope = export_scope_parse(arg)) < 0)
+		return set_cause(cause, "--export-scope expects cpu, core, ccx or socket, not '%s'", arg);
+	return 0;
+}
+
+/* -p: a list of pids, each once. */
+static int opt_pids(const char *arg, struct options *o, char **cause)
+{
+	char *list = xstrdup(arg), *save = NULL;
+	int rc = 0;
+	for (char *w = strtok_r(list, ",", &save); w && rc == 0; w = strtok_r(NULL, ",", &save)) {
+		int pid;
+		bool dup = false;
+		if (parse_int(w, 1, 4194304, &pid) < 0) {
+			rc = set_cause(cause, "-p expects process ids separated by commas, not '%s'", w);
+			break;
+		}
+		for (int i = 0; i < o->npids; i++)
+			dup |= o->pids[i] == pid;
+		if (dup)
+			continue;
+		if (o->npids >= CLI_MAX_PIDS) {
+			rc = set_cause(cause, "-p names more than %d processes", CLI_MAX_PIDS);
+			break;
+		}
+		o->pids = xrealloc(o->pids, sizeof(int) * (size_t)(o->npids + 1));
+		o->pids[o->npids++] = pid;
+	}
+	if (rc == 0 && o->npids == 0)
+		rc = set_cause(cause, "-p expects process ids separated by commas");
+	free(list);
+	return rc;
+}
+
+/* --cgroup: as /proc/PID/cgroup names it, a path from the hierarchy's
+ * root; a path under the cgroup file system is taken too. */
+static int opt_cgroup(const char *arg, struct options *o, char **cause)
+{
+	static const char *const mounts[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+	const char *p = arg;
+	for (size_t i = 0; i < ARRAY_SIZE(mounts); i++) {
+		size_t n = strlen(mounts[i]);
+		if (!strncmp(p, mounts[i], n) && (p[n] == '/' || !p[n])) {
+			p += n;
+			break;
+		}
+	}
+	if (!*p || text_bad_at(p) >= 0 || strstr(p, "//") || has_dot_segment(p)) {
+		char *clean = text_sanitize(arg);
+		set_cause(cause, "--cgroup expects a cgroup path such as /system.slice/nginx.service, "
+			  "without '.' or '..' parts, not '%s'", clean);
+		free(clean);
+		return -1;
+	}
+	free(o->cgroup);
+	o->cgroup = *p == '/' ? xstrdup(p) : xasprintf("/%s", p);
+	size_t len = strlen(o->cgroup);
+	if (len > 1 && o->cgroup[len - 1] == '/')
+		o->cgroup[len - 1] = 0;
+	return 0;
+}
+
+/* Every option, as a command table: what kind of value it takes, the
+ * field of struct options it sets, the bounds of a number, and what the
+ * error says it expects (a number's error adds the value given). */
+enum opt_kind {
+	OPT_K_FLAG,      /* sets a bool */
+	OPT_K_STRING,    /* keeps a copy of the value */
+	OPT_K_NONEMPTY,  /* the same, refusing "" */
+	OPT_K_INT,       /* an int within [min, max] */
+	OPT_K_LONG,      /* a long within [min, max] */
+	OPT_K_CUSTOM,    /* parse() does it */
+};
+
+struct opt_entry {
+	int code;                 /* getopt's value for it */
+	enum opt_kind kind;
+	size_t field;             /* offsetof(struct options, ...) */
+	long min, max;
+	const char *expects;
+	int (*parse)(const char *arg, struct options *o, char **cause);
+};
+
+#define FIELD(f) offsetof(struct options, f)
+static const struct opt_entry opt_table[] = {
+	{ 'd', OPT_K_CUSTOM, 0, 0, 0, NULL, opt_delay },
+	{ 'n', OPT_K_LONG, FIELD(iterations), 1, LONG_MAX, "-n expects a positive number of intervals", NULL },
+	{ 'b', OPT_K_FLAG, FIELD(batch), 0, 0, NULL, NULL },
+	{ OPT_FORMAT, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_format },
+	{ 'C', OPT_K_NONEMPTY, FIELD(cpu_list), 0, 0, "-C expects a CPU list such as 0-3,8", NULL },
+	{ 'g', OPT_K_STRING, FIELD(group), 0, 0, NULL, NULL },
+	{ 'e', OPT_K_CUSTOM, 0, 0, 0, NULL, opt_event },
+	{ 'o', OPT_K_STRING, FIELD(output_path), 0, 0, NULL, NULL },
+	{ 'w', OPT_K_STRING, FIELD(record_path), 0, 0, NULL, NULL },
+	{ 'r', OPT_K_STRING, FIELD(replay_path), 0, 0, NULL, NULL },
+	{ OPT_MODEL, OPT_K_STRING, FIELD(model), 0, 0, NULL, NULL },
+	{ OPT_SIM, OPT_K_STRING, FIELD(sim), 0, 0, NULL, NULL },
+	{ OPT_ROTATE, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_rotate },
+	{ OPT_LIST_MODELS, OPT_K_FLAG, FIELD(list_models), 0, 0, NULL, NULL },
+	{ OPT_LIST_EVENTS, OPT_K_FLAG, FIELD(list_events), 0, 0, NULL, NULL },
+	{ OPT_LIST_METRICS, OPT_K_FLAG, FIELD(list_metrics), 0, 0, NULL, NULL },
+	{ OPT_LIST_VIEWS, OPT_K_FLAG, FIELD(list_views), 0, 0, NULL, NULL },
+	{ OPT_RAW, OPT_K_FLAG, FIELD(raw), 0, 0, NULL, NULL },
+	{ OPT_EVENTS_DIR, OPT_K_STRING, FIELD(events_dir), 0, 0, NULL, NULL },
+	{ OPT_PERF_EVENTS, OPT_K_STRING, FIELD(perf_events), 0, 0, NULL, NULL },
+	{ OPT_SHOW_SCHEDULE, OPT_K_FLAG, FIELD(show_schedule), 0, 0, NULL, NULL },
+	{ OPT_NO_COLOR, OPT_K_FLAG, FIELD(no_color), 0, 0, NULL, NULL },
+	{ OPT_NO_CONFIG, OPT_K_FLAG, FIELD(no_config), 0, 0, NULL, NULL },
+	{ OPT_LISTEN, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_listen },
+	{ OPT_DAEMON, OPT_K_FLAG, FIELD(daemon), 0, 0, NULL, NULL },
+	{ OPT_EXPORT_PIDS, OPT_K_FLAG, FIELD(export_pids), 0, 0, NULL, NULL },
+	{ OPT_WEB_CONFIG, OPT_K_STRING, FIELD(web_config), 0, 0, NULL, NULL },
+	{ OPT_USER, OPT_K_NONEMPTY, FIELD(user), 0, 0, "--user expects a user name", NULL },
+	{ OPT_EXPORT_SCOPE, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_export_scope },
+	{ 'p', OPT_K_CUSTOM, 0, 0, 0, NULL, opt_pids },
+	{ OPT_CGROUP, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_cgroup },
+	{ OPT_TASK_HZ, OPT_K_INT, FIELD(task_hz), 1, 100000,
+	  "--task-hz expects samples a second from 1 to 100000", NULL },
+	{ OPT_TOP, OPT_K_INT, FIELD(top), 0, 1000000,
+	  "--top expects a number of rows from 0 (all) to 1000000", NULL },
+	{ 'h', OPT_K_FLAG, FIELD(help), 0, 0, NULL, NULL },
+	{ 'V', OPT_K_FLAG, FIELD(version), 0, 0, NULL, NULL },
+};
+#undef FIELD
+
+/* Handles one option by its entry in opt_table; returns 0 or -1 with
+ * *cause. */
 static int handle_option(int c, const char *arg, const char *optname, struct options *o, char **cause)
 {
-	switch (c) {
-	case 'd':
-		if (cli_parse_seconds(arg, &o->delay_s) < 0 || o->delay_s < 0.01 || o->delay_s > 86400)
-			return set_cause(cause, "-d expects a delay in seconds between 0.01 and 86400, not '%s'", arg);
-		o->delay_set = true;
-		return 0;
-	case 'n':
-		if (parse_long(arg, 1, LONG_MAX, &o->iterations) < 0)
-			return set_cause(cause, "-n expects a positive number of intervals, not '%s'", arg);
-		return 0;
-	case 'b': o->batch = true; return 0;
-	case OPT_FORMAT: {
-		int f = output_parse_format(arg);
-		if (f < 0)
-			return set_cause(cause, "--format expects table, csv or json, not '%s'", arg);
-		o->format = (enum output_format)f;
-		return 0;
-	}
-	case 'C':
-		if (!*arg)
-			return set_cause(cause, "-C expects a CPU list such as 0-3,8");
-		replace(&o->cpu_list, arg);
-		return 0;
-	case 'g': replace(&o->group, arg); return 0;
-	case 'e':
-		if (!*arg)
-			return set_cause(cause, "-e expects an event name (see --list-events)");
-		/* A repeated -e adds its column once. */
-		for (int i = 0; i < o->nevents; i++)
-			if (!strcmp(o->events[i], arg))
-				return 0;
-		o->events = xrealloc(o->events, sizeof(char *) * (size_t)(o->nevents + 1));
-		o->events[o->nevents++] = xstrdup(arg);
-		return 0;
-	case 'o': replace(&o->output_path, arg); return 0;
-	case 'w': replace(&o->record_path, arg); return 0;
-	case 'r': replace(&o->replay_path, arg); return 0;
-	case OPT_MODEL: replace(&o->model, arg); return 0;
-	case OPT_SIM: replace(&o->sim, arg); return 0;
-	case OPT_ROTATE:
-		if (strcmp(arg, "kernel") == 0) {
-			o->rotate_ms = SAMPLER_ROTATE_KERNEL;
-			return 0;
-		}
-		if (parse_double(arg, &o->rotate_ms) < 0 || o->rotate_ms < 1 || o->rotate_ms > 60000)
-			return set_cause(cause, "--rotate expects milliseconds between 1 and 60000 or 'kernel', not '%s'", arg);
-		return 0;
-	case OPT_LIST_MODELS: o->list_models = true; return 0;
-	case OPT_LIST_EVENTS: o->list_events = true; return 0;
-	case OPT_LIST_METRICS: o->list_metrics = true; return 0;
-	case OPT_LIST_VIEWS: o->list_views = true; return 0;
-	case OPT_RAW: o->raw = true; return 0;
-	case OPT_EVENTS_DIR: replace(&o->events_dir, arg); return 0;
-	case OPT_PERF_EVENTS: replace(&o->perf_events, arg); return 0;
-	case OPT_SHOW_SCHEDULE: o->show_schedule = true; return 0;
-	case OPT_NO_COLOR: o->no_color = true; return 0;
-	case OPT_NO_CONFIG: o->no_config = true; return 0;
-	case OPT_LISTEN: {
-		struct sockaddr_storage ss;
-		socklen_t len;
-		if (export_parse_listen(arg, &ss, &len, cause) < 0)
-			return -1;
-		replace(&o->listen, arg);
-		return 0;
-	}
-	case OPT_DAEMON: o->daemon = true; return 0;
-	case OPT_EXPORT_PIDS: o->export_pids = true; return 0;
-	case OPT_WEB_CONFIG: replace(&o->web_config, arg); return 0;
-	case OPT_USER:
-		if (!*arg)
-			return set_cause(cause, "--user expects a user name");
-		replace(&o->user, arg);
-		return 0;
-	case OPT_EXPORT_SCOPE:
-		if ((o->export_scope = export_scope_parse(arg)) < 0)
-			return set_cause(cause, "--export-scope expects cpu, core, ccx or socket, not '%s'", arg);
-		return 0;
-	case 'p': {
-		/* A list of pids, each once. */
-		char *list = xstrdup(arg), *save = NULL;
-		int rc = 0;
-		for (char *w = strtok_r(list, ",", &save); w && rc == 0; w = strtok_r(NULL, ",", &save)) {
-			int pid;
-			bool dup = false;
-			if (parse_int(w, 1, 4194304, &pid) < 0) {
-				rc = set_cause(cause, "-p expects process ids separated by commas, not '%s'", w);
-				break;
-			}
-			for (int i = 0; i < o->npids; i++)
-				dup |= o->pids[i] == pid;
-			if (dup)
-				continue;
-			if (o->npids >= CLI_MAX_PIDS) {
-				rc = set_cause(cause, "-p names more than %d processes", CLI_MAX_PIDS);
-				break;
-			}
-			o->pids = xrealloc(o->pids, sizeof(int) * (size_t)(o->npids + 1));
-			o->pids[o->npids++] = pid;
-		}
-		if (rc == 0 && o->npids == 0)
-			rc = set_cause(cause, "-p expects process ids separated by commas");
-		free(list);
-		return rc;
-	}
-	case OPT_CGROUP: {
-		/* As /proc/PID/cgroup names it: a path from the hierarchy's
-		 * root; a path under the cgroup file system is taken too. */
-		static const char *const mounts[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
-		const char *p = arg;
-		for (size_t i = 0; i < ARRAY_SIZE(mounts); i++) {
-			size_t n = strlen(mounts[i]);
-			if (!strncmp(p, mounts[i], n) && (p[n] == '/' || !p[n])) {
-				p += n;
-				break;
-			}
-		}
-		if (!*p || text_bad_at(p) >= 0 || strstr(p, "//") || has_dot_segment(p)) {
-			char *clean = text_sanitize(arg);
-			set_cause(cause, "--cgroup expects a cgroup path such as /system.slice/nginx.service, "
-				  "without '.' or '..' parts, not '%s'", clean);
-			free(clean);
-			return -1;
-		}
-		free(o->cgroup);
-		o->cgroup = *p == '/' ? xstrdup(p) : xasprintf("/%s", p);
-		size_t len = strlen(o->cgroup);
-		if (len > 1 && o->cgroup[len - 1] == '/')
-			o->cgroup[len - 1] = 0;
-		return 0;
-	}
-	case OPT_TASK_HZ:
-		if (parse_int(arg, 1, 100000, &o->task_hz) < 0)
-			return set_cause(cause, "--task-hz expects samples a second from 1 to 100000, not '%s'", arg);
-		return 0;
-	case OPT_TOP:
-		if (parse_int(arg, 0, 1000000, &o->top) < 0)
-			return set_cause(cause, "--top expects a number of rows from 0 (all) to 1000000, not '%s'", arg);
-		return 0;
-	case 'h': o->help = true; return 0;
-	case 'V': o->version = true; return 0;
-	case ':':
+	if (c == ':')
 		return set_cause(cause, "option '%s' needs a value", optname);
-	default:
+	const struct opt_entry *e = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(opt_table) && !e; i++)
+		if (opt_table[i].code == c)
+			e = &opt_table[i];
+	if (!e)
 		return set_cause(cause, "unknown option '%s'", optname);
+	void *field = (char *)o + e->field;
+	switch (e->kind) {
+	case OPT_K_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case OPT_K_NONEMPTY:
+		if (!*arg)
+			return set_cause(cause, "%s", e->expects);
+		/* fall through */
+	case OPT_K_STRING:
+		replace((char **)field, arg);
+		return 0;
+	case OPT_K_INT:
+		if (parse_int(arg, e->min, e->max, (int *)field) < 0)
+			return set_cause(cause, "%s, not '%s'", e->expects, arg);
+		return 0;
+	case OPT_K_LONG:
+		if (parse_long(arg, e->min, e->max, (long *)field) < 0)
+			return set_cause(cause, "%s, not '%s'", e->expects, arg);
+		return 0;
+	case OPT_K_CUSTOM:
+		return e->parse(arg, o, cause);
 	}
+	return set_cause(cause, "unknown option '%s'", optname);
 }
 
 int cli_parse(int argc, char **argv, struct options *o, char **cause)

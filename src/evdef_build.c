@@ -603,19 +603,10 @@ static int build_portable(struct builder *b, const struct def_stanza *st, struct
 	return 0;
 }
 
-int evdef_build_event(struct builder *b, const struct def_stanza *st)
+/* The one encoding key of event stanza st (raw, pfm, fields, perf or
+ * proc) in *out; returns its enum enc_kind, or -1 with the error. */
+static int find_encoding(struct builder *b, const struct def_stanza *st, const struct def_attr **out)
 {
-	struct model *m = b->m;
-	if (check_unique_name(b, st) < 0 || check_keys(b, st) < 0)
-		return -1;
-	const struct def_attr *pa = attr_need(b, st, "pmu");
-	if (!pa)
-		return -1;
-	int pmu = model_find_pmu(m, pa->value);
-	if (pmu < 0)
-		return AT_VALUE(b, st, pa, "unknown PMU '%s'", pa->value);
-	const struct pmu_def *p = &m->pmus[pmu];
-
 	static const char *const enc_keys[] = { [ENC_RAW] = "raw", [ENC_PFM] = "pfm", [ENC_FIELDS] = "fields",
 						[ENC_PERF] = "perf", [ENC_PROC] = "proc" };
 	const struct def_attr *enc = NULL;
@@ -632,15 +623,16 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 			}
 	if (!enc)
 		return AT_STANZA(b, st, "missing required key (raw, pfm, fields, perf or proc) in event '%s'", st->name);
+	*out = enc;
+	return kind;
+}
 
-	m->events = evdef_grow(m->events, m->nevents, sizeof(*m->events));
-	struct event_def *ev = &m->events[m->nevents++];
-	*ev = (struct event_def){ .name = xstrdup(st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
-				  .arch_bit = -1, .fallback = -1, .file = xstrdup(st->file), .line = st->line };
-	evdef_index_add(m, NAME_EVENT, ev->name, m->nevents - 1);
-	const struct def_attr *a = attr_get(st, "desc");
-	ev->desc = xstrdup(a ? a->value : "");
-
+/* The encoding's value, checked against its PMU p: a raw value within
+ * the PMU's fields, a fields spec, perf's software:/hardware: names, a
+ * /proc figure. 0, or -1 with the error. */
+static int check_encoding(struct builder *b, const struct def_stanza *st, const struct pmu_def *p,
+			  const struct def_attr *enc, int kind, struct event_def *ev)
+{
 	if ((p->kind == PMU_PROC) != (kind == ENC_PROC))
 		return evdef_at(b, st->file, enc->line, enc->key_col,
 				kind == ENC_PROC ? "expected raw, pfm, fields or perf: pmu '%s' is not of kind proc"
@@ -677,9 +669,13 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	default:
 		break;
 	}
-	if (kind != ENC_RAW)
-		ev->spec = xstrdup(enc->value);
+	return 0;
+}
 
+/* flags: merge, fixed, saturates, slots, topdown. */
+static int event_flags(struct builder *b, const struct def_stanza *st, struct event_def *ev)
+{
+	const struct def_attr *a;
 	if ((a = attr_get(st, "flags"))) {
 		const char *q = a->value;
 		char *w;
@@ -704,8 +700,6 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 			free(w);
 		}
 	}
-	if (get_int(b, st, attr_get(st, "arch_bit"), 0, 31, -1, &ev->arch_bit) < 0)
-		return -1;
 	if ((a = attr_get(st, "counters"))) {
 		/* A CPU list's syntax: "0-3", "0,1,2,3". */
 		bool on[32] = { false };
@@ -719,6 +713,14 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 		for (int i = 0; i < 32; i++)
 			ev->counter_mask |= on[i] ? 1u << i : 0;
 	}
+	return 0;
+}
+
+/* requires (a sysfs path of the PMU's), scale (what a count is worth)
+ * and sim (the simulator's formula). */
+static int event_extras(struct builder *b, const struct def_stanza *st, struct event_def *ev)
+{
+	const struct def_attr *a;
 	if ((a = attr_get(st, "requires"))) {
 		/* A path under the PMU's own sysfs directory: nothing that could
 		 * climb out of it. */
@@ -759,6 +761,43 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+int evdef_build_event(struct builder *b, const struct def_stanza *st)
+{
+	struct model *m = b->m;
+	if (check_unique_name(b, st) < 0 || check_keys(b, st) < 0)
+		return -1;
+	const struct def_attr *pa = attr_need(b, st, "pmu");
+	if (!pa)
+		return -1;
+	int pmu = model_find_pmu(m, pa->value);
+	if (pmu < 0)
+		return AT_VALUE(b, st, pa, "unknown PMU '%s'", pa->value);
+	const struct pmu_def *p = &m->pmus[pmu];
+	const struct def_attr *enc = NULL;
+	int kind = find_encoding(b, st, &enc);
+	if (kind < 0)
+		return -1;
+
+	m->events = evdef_grow(m->events, m->nevents, sizeof(*m->events));
+	struct event_def *ev = &m->events[m->nevents++];
+	*ev = (struct event_def){ .name = xstrdup(st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
+				  .arch_bit = -1, .fallback = -1, .file = xstrdup(st->file), .line = st->line };
+	evdef_index_add(m, NAME_EVENT, ev->name, m->nevents - 1);
+	const struct def_attr *a = attr_get(st, "desc");
+	ev->desc = xstrdup(a ? a->value : "");
+	if (check_encoding(b, st, p, enc, kind, ev) < 0)
+		return -1;
+	if (kind != ENC_RAW)
+		ev->spec = xstrdup(enc->value);
+	if (event_flags(b, st, ev) < 0)
+		return -1;
+	if (get_int(b, st, attr_get(st, "arch_bit"), 0, 31, -1, &ev->arch_bit) < 0)
+		return -1;
+	if (event_extras(b, st, ev) < 0)
+		return -1;
 	return build_portable(b, st, ev);
 }
 

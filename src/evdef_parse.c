@@ -275,10 +275,121 @@ static int clean_line(char *s, int *bad_col)
 	return i;
 }
 
-/* file is the def_set's copy of the name, which stanzas point to. */
-static int read_lines(struct reader *r, const char *file, char *text)
+/* An indented line: an attribute of stanza cur; p is its first
+ * non-blank character. 0, or -1 with r->err. */
+static int read_attr(struct reader *r, const char *file, int lineno, char *line, char *p, int cur)
 {
 	struct def_set *set = r->set;
+	/* An attribute of the current stanza. */
+	int key_col = (int)(p - line) + 1;
+	if (cur < 0) {
+		r->err = def_where(file, lineno, key_col,
+				   "expected a stanza (model, pmu, event, metric or view) at column 1 before indented lines");
+		return -1;
+	}
+	if (!is_name_start((unsigned char)*p)) {
+		r->err = def_where(file, lineno, key_col, "expected a key");
+		return -1;
+	}
+	char *k = p;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	if (*p && *p != ' ' && *p != '\t') {
+		r->err = def_where(file, lineno, (int)(p - line) + 1,
+				   "expected a space after the key '%.*s'", (int)(p - k), k);
+		return -1;
+	}
+	char *key = xstrndup(k, (size_t)(p - k));
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p) {
+		r->err = def_where(file, lineno, (int)(p - line) + 1, "expected a value after '%s'", key);
+		free(key);
+		return -1;
+	}
+	int value_col = (int)(p - line) + 1;
+	size_t vlen = strlen(p);
+	char *value;
+	if (vlen >= 2 && p[0] == '"' && p[vlen - 1] == '"' && !memchr(p + 1, '"', vlen - 2)) {
+		value = xstrndup(p + 1, vlen - 2);
+		value_col++;
+	} else {
+		value = xstrdup(p);
+	}
+	struct def_stanza *st = &set->stanzas[cur];
+	st->attrs = evdef_grow(st->attrs, st->nattrs, sizeof(*st->attrs));
+	struct def_attr *a = &st->attrs[st->nattrs++];
+	*a = (struct def_attr){ .key = key, .value = value, .line = lineno,
+				.key_col = key_col, .value_col = value_col };
+	if (st->kind == ST_MODEL && !strcmp(key, "include") && r->follow_includes) {
+		struct def_attr copy = *a; /* the array may move while including */
+		if (do_includes(r, file, &copy) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A line at column 1: a stanza's keyword and name; *cur becomes the new
+ * stanza. 0, or -1 with r->err. */
+static int read_stanza(struct reader *r, const char *file, int lineno, char *line, char *p, int *cur)
+{
+	struct def_set *set = r->set;
+	/* A stanza: keyword and name. */
+	char *w = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	int kind = -1;
+	for (int k = 0; k < (int)ARRAY_SIZE(stanza_words); k++)
+		if ((size_t)(p - w) == strlen(stanza_words[k]) && !strncmp(w, stanza_words[k], (size_t)(p - w)))
+			kind = k;
+	if (kind < 0) {
+		r->err = def_where(file, lineno, 1, "expected model, pmu, event, metric or view but found '%.*s'",
+				   (int)(p - w), w);
+		return -1;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p) {
+		r->err = def_where(file, lineno, (int)(p - line) + 1, "expected a name after '%s'", stanza_words[kind]);
+		return -1;
+	}
+	int name_col = (int)(p - line) + 1;
+	int bad = bad_name_at(p, kind == ST_MODEL);
+	if (bad >= 0) {
+		if (p[bad] == ' ' || p[bad] == '\t')
+			r->err = def_where(file, lineno, name_col + bad, "expected the end of the line after the name '%.*s'",
+					   bad, p);
+		else
+			r->err = def_where(file, lineno, name_col + bad,
+					   kind == ST_MODEL ? "expected a model name of letters, digits, '_', '.' and '-'"
+					   : "expected a name of the form [A-Za-z_][A-Za-z0-9_.]*");
+		return -1;
+	}
+	if (kind == ST_MODEL && !r->is_model_file) {
+		r->err = def_where(file, lineno, 1, "expected pmu, event, metric or view (a model stanza belongs in model.def)");
+		return -1;
+	}
+	if (kind != ST_MODEL && r->is_model_file && set->nstanzas == 0) {
+		r->err = def_where(file, lineno, 1, "expected a 'model' stanza first in model.def");
+		return -1;
+	}
+	if (kind == ST_MODEL && set->nstanzas > 0) {
+		r->err = def_where(file, lineno, 1, "expected only one 'model' stanza (the first is at %s:%d)",
+				   set->stanzas[0].file, set->stanzas[0].line);
+		return -1;
+	}
+	set->stanzas = evdef_grow(set->stanzas, set->nstanzas, sizeof(*set->stanzas));
+	*cur = set->nstanzas++;
+	set->stanzas[*cur] = (struct def_stanza){ .kind = (enum stanza_kind)kind, .name = xstrdup(p), .file = file,
+						 .line = lineno, .name_col = name_col };
+	return 0;
+}
+
+/* Each line of a file's text: its characters checked, then an attribute
+ * (indented) or a stanza. file is the def_set's copy of the name, which
+ * stanzas point to. */
+static int read_lines(struct reader *r, const char *file, char *text)
+{
 	int cur = -1;            /* index of the stanza that attributes go to */
 	int lineno = 0;
 
@@ -306,108 +417,10 @@ static int read_lines(struct reader *r, const char *file, char *text)
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
 			p++;
-		if (!*p)
-			goto next;
-
-		if (p != line) {
-			/* An attribute of the current stanza. */
-			int key_col = (int)(p - line) + 1;
-			if (cur < 0) {
-				r->err = def_where(file, lineno, key_col,
-						   "expected a stanza (model, pmu, event, metric or view) at column 1 before indented lines");
-				return -1;
-			}
-			if (!is_name_start((unsigned char)*p)) {
-				r->err = def_where(file, lineno, key_col, "expected a key");
-				return -1;
-			}
-			char *k = p;
-			while (isalnum((unsigned char)*p) || *p == '_')
-				p++;
-			if (*p && *p != ' ' && *p != '\t') {
-				r->err = def_where(file, lineno, (int)(p - line) + 1,
-						   "expected a space after the key '%.*s'", (int)(p - k), k);
-				return -1;
-			}
-			char *key = xstrndup(k, (size_t)(p - k));
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (!*p) {
-				r->err = def_where(file, lineno, (int)(p - line) + 1, "expected a value after '%s'", key);
-				free(key);
-				return -1;
-			}
-			int value_col = (int)(p - line) + 1;
-			size_t vlen = strlen(p);
-			char *value;
-			if (vlen >= 2 && p[0] == '"' && p[vlen - 1] == '"' && !memchr(p + 1, '"', vlen - 2)) {
-				value = xstrndup(p + 1, vlen - 2);
-				value_col++;
-			} else {
-				value = xstrdup(p);
-			}
-			struct def_stanza *st = &set->stanzas[cur];
-			st->attrs = evdef_grow(st->attrs, st->nattrs, sizeof(*st->attrs));
-			struct def_attr *a = &st->attrs[st->nattrs++];
-			*a = (struct def_attr){ .key = key, .value = value, .line = lineno,
-						.key_col = key_col, .value_col = value_col };
-			if (st->kind == ST_MODEL && !strcmp(key, "include") && r->follow_includes) {
-				struct def_attr copy = *a; /* the array may move while including */
-				if (do_includes(r, file, &copy) < 0)
-					return -1;
-			}
-			goto next;
-		}
-
-		/* A stanza: keyword and name. */
-		char *w = p;
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-		int kind = -1;
-		for (int k = 0; k < (int)ARRAY_SIZE(stanza_words); k++)
-			if ((size_t)(p - w) == strlen(stanza_words[k]) && !strncmp(w, stanza_words[k], (size_t)(p - w)))
-				kind = k;
-		if (kind < 0) {
-			r->err = def_where(file, lineno, 1, "expected model, pmu, event, metric or view but found '%.*s'",
-					   (int)(p - w), w);
+		if (*p && p != line && read_attr(r, file, lineno, line, p, cur) < 0)
 			return -1;
-		}
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p) {
-			r->err = def_where(file, lineno, (int)(p - line) + 1, "expected a name after '%s'", stanza_words[kind]);
+		if (*p && p == line && read_stanza(r, file, lineno, line, p, &cur) < 0)
 			return -1;
-		}
-		int name_col = (int)(p - line) + 1;
-		int bad = bad_name_at(p, kind == ST_MODEL);
-		if (bad >= 0) {
-			if (p[bad] == ' ' || p[bad] == '\t')
-				r->err = def_where(file, lineno, name_col + bad, "expected the end of the line after the name '%.*s'",
-						   bad, p);
-			else
-				r->err = def_where(file, lineno, name_col + bad,
-						   kind == ST_MODEL ? "expected a model name of letters, digits, '_', '.' and '-'"
-						   : "expected a name of the form [A-Za-z_][A-Za-z0-9_.]*");
-			return -1;
-		}
-		if (kind == ST_MODEL && !r->is_model_file) {
-			r->err = def_where(file, lineno, 1, "expected pmu, event, metric or view (a model stanza belongs in model.def)");
-			return -1;
-		}
-		if (kind != ST_MODEL && r->is_model_file && set->nstanzas == 0) {
-			r->err = def_where(file, lineno, 1, "expected a 'model' stanza first in model.def");
-			return -1;
-		}
-		if (kind == ST_MODEL && set->nstanzas > 0) {
-			r->err = def_where(file, lineno, 1, "expected only one 'model' stanza (the first is at %s:%d)",
-					   set->stanzas[0].file, set->stanzas[0].line);
-			return -1;
-		}
-		set->stanzas = evdef_grow(set->stanzas, set->nstanzas, sizeof(*set->stanzas));
-		cur = set->nstanzas++;
-		set->stanzas[cur] = (struct def_stanza){ .kind = (enum stanza_kind)kind, .name = xstrdup(p), .file = file,
-							 .line = lineno, .name_col = name_col };
-next:
 		line = nl ? nl + 1 : NULL;
 	}
 	return 0;

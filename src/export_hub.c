@@ -281,6 +281,7 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 	c->simulated = snap->simulated;
 	c->sampler_cost_s = snap->sampler_cost_s;
 	c->rotate_ms = snap->rotate_ms;
+	c->notice = snap->notice ? xstrdup(snap->notice) : NULL;
 	memcpy(c->metric_planned, snap->metric_planned, sizeof(bool) * (size_t)snap->nmetrics);
 	memcpy(c->event_planned, snap->event_planned, sizeof(bool) * (size_t)snap->nevents);
 	for (int sc = h->scope; sc < SNAP_NSCOPES; sc++) {

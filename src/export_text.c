@@ -513,6 +513,22 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 		buf_value(&b, snap->rotate_ms / 1000.0);
 		buf_str(&b, "\n");
 	}
+	/* What the screen's notice line says (why counters are missing, a
+	 * plan that could not be opened, reads that failed): one sample a
+	 * line, so that an interval of unknown figures says why. */
+	if (snap->notice && *snap->notice) {
+		family(&b, f, "pmctop_notice_info", NULL, F_INFO,
+		       "What pmctop has to say about the last interval, one line each.");
+		for (const char *l = snap->notice; *l;) {
+			size_t n = strcspn(l, "\n");
+			char *line = xstrndup(l, n);
+			buf_str(&b, "pmctop_notice_info{text=\"");
+			buf_escaped(&b, line, true);
+			buf_str(&b, "\"} 1\n");
+			free(line);
+			l += n + (l[n] == '\n');
+		}
+	}
 	if (m) {
 		totals_family(&b, snap, tot, scope, f, false);
 		totals_family(&b, snap, tot, scope, f, true);

@@ -535,13 +535,34 @@ static struct output *new_output(struct run *r, FILE *f)
 	return output_new(f, &oo);
 }
 
+/* Says each line of notice that before (the notice said last) did not
+ * have. */
+static void say_new_lines(const char *notice, const char *before)
+{
+	for (const char *l = notice; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		bool known = false;
+		for (const char *b = before; b && *b && !known;) {
+			size_t blen = strcspn(b, "\n");
+			known = blen == len && !memcmp(b, l, len);
+			b += blen + (b[blen] == '\n');
+		}
+		if (!known) {
+			char *line = xstrndup(l, len);
+			say(line);
+			free(line);
+		}
+		l += len + (l[len] == '\n');
+	}
+}
+
 /* f: the output, opened before privileges were given up. */
 static int run_batch(struct run *r, struct sampler *s, FILE *f)
 {
 	/* --daemon: the intervals go to the exporter only. */
 	struct output *out = r->opt.daemon ? NULL : new_output(r, f);
 	int rc = 0;
-	bool told = false;
+	char *told = NULL;        /* the notice of the interval before */
 	uint64_t t0 = now_ns();
 	for (long n = 0; !stop_requested && (r->opt.iterations == 0 || n < r->opt.iterations); n++) {
 		char *cause = NULL;
@@ -564,18 +585,13 @@ static int run_batch(struct run *r, struct sampler *s, FILE *f)
 			rc = 1;
 			break;
 		}
-		const char *notice = sampler_notice(s);
-		if (notice && !told) {
-			/* Said once, before the first figures, one "pmctop:" per line. */
-			for (const char *l = notice; *l;) {
-				size_t len = strcspn(l, "\n");
-				char *line = xstrndup(l, len);
-				say(line);
-				free(line);
-				l += len + (l[len] == '\n');
-			}
-			told = true;
-		}
+		/* Each line of the notice is said when it first appears, before
+		 * the figures it concerns, one "pmctop:" per line: what the plan
+		 * has to say once, and a failure (a plan that could not be
+		 * opened, reads that failed) in the interval it happened. */
+		say_new_lines(snap->notice, told);
+		free(told);
+		told = snap->notice ? xstrdup(snap->notice) : NULL;
 		int wr = out ? output_write(out, snap) : 0;
 		/* A recording that cannot be written stops the run: what it
 		 * misses could not be recovered later. */
@@ -598,6 +614,7 @@ static int run_batch(struct run *r, struct sampler *s, FILE *f)
 			break;
 		}
 	}
+	free(told);
 	if (out)
 		output_free(out);
 	if (f != stdout && fclose(f) != 0) {
@@ -824,6 +841,73 @@ static void publish_copy(void *hub, const struct snapshot *snap)
 	export_hub_publish_copy(hub, snap);
 }
 
+/* The sampler for the run's machine, metrics and options; NULL with
+ * *cause. */
+static struct sampler *new_sampler(struct run *r, char **cause)
+{
+	struct sampler_config sc = {
+		.model = r->model,
+		.topo = r->topo,
+		.ops = r->ops,
+		.backend_arg = r->opt.sim,
+		.interval_s = r->opt.delay_s,
+		.rotate_ms = r->opt.rotate_ms,
+		.cpu_filter = r->cpu_filter,
+		.nmetrics = r->nmetrics, .metrics = r->metrics,
+		.nevents = r->nevents, .events = r->events,
+		.ntask_metrics = r->ntm, .task_metrics = r->tm, .task_freq = r->opt.task_hz,
+		.ntask_pids = r->opt.npids, .task_pids = r->opt.pids, .task_cgroup = r->opt.cgroup,
+		/* Batch: Ctrl-C ends the interval in progress, which is still
+		 * written, so a recording loses nothing and stops at once. */
+		.interrupt = r->opt.batch || r->opt.daemon ? &stop_requested : NULL,
+		.on_publish = r->hub ? publish_copy : NULL,
+		.publish_arg = r->hub,
+	};
+	return sampler_new(&sc, cause);
+}
+
+/* -w: the recording, opened before privileges are given up; every
+ * interval the sampler makes goes to it. 0, or the exit status. */
+static int open_recording(struct run *r, struct sampler *s)
+{
+	char *cause = NULL;
+	char host[256];
+	run_host(r, host, sizeof(host));
+	struct record_info ri = {
+		.model = r->model, .topo = r->topo, .simulated = r->ops->simulated,
+		.sim_spec = r->opt.sim, .host = host, .cpu_name = r->cpu_name,
+		.interval_s = r->opt.delay_s, .rotate_ms = r->opt.rotate_ms,
+		.cpu_filter = r->cpu_filter, .view = r->opt.group,
+		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
+		.nevcols = r->nevents, .evcols = r->events,
+	};
+	if (!(r->rec = recorder_open(r->opt.record_path, &ri, &cause))) {
+		int rc = runtime_error(cause);
+		free(cause);
+		return rc;
+	}
+	recorder_set_limit(r->rec, r->opt.iterations);
+	sampler_record(s, record_interval, r->rec);
+	return 0;
+}
+
+/* Closes the recording, saying how many intervals it holds (or what was
+ * lost); rc: the run's exit status so far, returned or made a failure. */
+static int close_recording(struct run *r, int rc)
+{
+	char *cause = NULL;
+	long n = recorder_count(r->rec);
+	if (recorder_close(r->rec, &cause) < 0) {
+		say(cause);
+		free(cause);
+		rc = rc ? rc : 1;
+	} else if (!r->opt.batch) {
+		fprintf(stderr, "pmctop: %ld intervals recorded to %s\n", n, r->opt.record_path);
+	}
+	r->rec = NULL;
+	return rc;
+}
+
 static int run(struct run *r)
 {
 	char *cause = NULL;
@@ -871,49 +955,15 @@ static int run(struct run *r)
 		r->hub = export_hub_new(r->model, (enum snap_scope)r->opt.export_scope);
 		export_hub_set_tasks(r->hub, r->opt.top, r->opt.export_pids);
 	}
-	struct sampler_config sc = {
-		.model = r->model,
-		.topo = r->topo,
-		.ops = r->ops,
-		.backend_arg = r->opt.sim,
-		.interval_s = r->opt.delay_s,
-		.rotate_ms = r->opt.rotate_ms,
-		.cpu_filter = r->cpu_filter,
-		.nmetrics = r->nmetrics, .metrics = r->metrics,
-		.nevents = r->nevents, .events = r->events,
-		.ntask_metrics = r->ntm, .task_metrics = r->tm, .task_freq = r->opt.task_hz,
-		.ntask_pids = r->opt.npids, .task_pids = r->opt.pids, .task_cgroup = r->opt.cgroup,
-		/* Batch: Ctrl-C ends the interval in progress, which is still
-		 * written, so a recording loses nothing and stops at once. */
-		.interrupt = r->opt.batch || r->opt.daemon ? &stop_requested : NULL,
-		.on_publish = r->hub ? publish_copy : NULL,
-		.publish_arg = r->hub,
-	};
-	struct sampler *s = sampler_new(&sc, &cause);
+	struct sampler *s = new_sampler(r, &cause);
 	if (!s) {
 		rc = runtime_error(cause);
 		free(cause);
 		return rc;
 	}
-	if (r->opt.record_path && !r->opt.show_schedule) {
-		char host[256];
-		run_host(r, host, sizeof(host));
-		struct record_info ri = {
-			.model = r->model, .topo = r->topo, .simulated = r->ops->simulated,
-			.sim_spec = r->opt.sim, .host = host, .cpu_name = r->cpu_name,
-			.interval_s = r->opt.delay_s, .rotate_ms = r->opt.rotate_ms,
-			.cpu_filter = r->cpu_filter, .view = r->opt.group,
-			.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
-			.nevcols = r->nevents, .evcols = r->events,
-		};
-		if (!(r->rec = recorder_open(r->opt.record_path, &ri, &cause))) {
-			rc = runtime_error(cause);
-			free(cause);
-			sampler_free(s);
-			return rc;
-		}
-		recorder_set_limit(r->rec, r->opt.iterations);
-		sampler_record(s, record_interval, r->rec);
+	if (r->opt.record_path && !r->opt.show_schedule && (rc = open_recording(r, s)) != 0) {
+		sampler_free(s);
+		return rc;
 	}
 	/* Everything that may need root is opened before privileges are given
 	 * up: the counters (sampler_new), the recording, the listening socket
@@ -964,17 +1014,8 @@ static int run(struct run *r)
 		fclose(out);
 	export_server_stop(srv);
 	sampler_free(s);
-	if (r->rec) {
-		long n = recorder_count(r->rec);
-		if (recorder_close(r->rec, &cause) < 0) {
-			say(cause);
-			free(cause);
-			rc = rc ? rc : 1;
-		} else if (!r->opt.batch) {
-			fprintf(stderr, "pmctop: %ld intervals recorded to %s\n", n, r->opt.record_path);
-		}
-		r->rec = NULL;
-	}
+	if (r->rec)
+		rc = close_recording(r, rc);
 	return rc;
 }
 

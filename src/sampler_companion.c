@@ -101,14 +101,14 @@ void companions_plan(struct sampler *s)
 		if (ps->ncomp == 0)
 			continue;
 		for (int k = 0; k < ps->ngroups; k++) {
-			struct grp_state *gs = &s->gs[ps->groups[k]];
-			gs->nev = gs->nhw + ps->ncomp;
-			gs->events = xrealloc(gs->events, sizeof(int) * (size_t)gs->nev);
+			struct grp_state *grp = &s->grp[ps->groups[k]];
+			grp->nev = grp->nhw + ps->ncomp;
+			grp->events = xrealloc(grp->events, sizeof(int) * (size_t)grp->nev);
 			for (int c = 0; c < ps->ncomp; c++)
-				gs->events[gs->nhw + c] = ps->comp[c].event;
-			free(gs->iv);
-			gs->iv = xcalloc((size_t)ps->ninst * (size_t)gs->nev + 1, sizeof(double));
-			gs->cprev = xcalloc((size_t)ps->ninst * (size_t)ps->ncomp + 1, sizeof(uint64_t));
+				grp->events[grp->nhw + c] = ps->comp[c].event;
+			free(grp->counts);
+			grp->counts = xcalloc((size_t)ps->ninst * (size_t)grp->nev + 1, sizeof(double));
+			grp->cprev = xcalloc((size_t)ps->ninst * (size_t)ps->ncomp + 1, sizeof(uint64_t));
 		}
 	}
 }
@@ -128,7 +128,7 @@ static int read_one(struct sampler *s, const struct pmu_state *ps, const struct 
 		    uint64_t *out)
 {
 	int ci = c->inst[i];
-	const struct grp_state *cg = &s->gs[c->group];
+	const struct grp_state *cg = &s->grp[c->group];
 	if (ci < 0 || !s->ps[cg->pmu].alive[ci] || !cg->bg[ci] || !ps->alive[i])
 		return -1;
 	if (s->cfg.ops->read(s->bk, cg->bg[ci], sampler_read_buf(s, &s->cbuf)) != 0)
@@ -139,30 +139,30 @@ static int read_one(struct sampler *s, const struct pmu_state *ps, const struct 
 
 void companions_mark(struct sampler *s, int gi, int i)
 {
-	struct grp_state *gs = &s->gs[gi];
-	const struct pmu_state *ps = &s->ps[gs->pmu];
+	struct grp_state *grp = &s->grp[gi];
+	const struct pmu_state *ps = &s->ps[grp->pmu];
 	for (int c = 0; c < ps->ncomp; c++) {
 		uint64_t v;
 		if (read_one(s, ps, &ps->comp[c], i, &v) == 0)
-			gs->cprev[(size_t)i * (size_t)ps->ncomp + (size_t)c] = v;
+			grp->cprev[(size_t)i * (size_t)ps->ncomp + (size_t)c] = v;
 	}
 }
 
 void companions_hand_over(struct sampler *s, int from, int to, int i)
 {
-	const struct pmu_state *ps = &s->ps[s->gs[from].pmu];
+	const struct pmu_state *ps = &s->ps[s->grp[from].pmu];
 	size_t at = (size_t)i * (size_t)ps->ncomp;
-	memcpy(&s->gs[to].cprev[at], &s->gs[from].cprev[at], sizeof(uint64_t) * (size_t)ps->ncomp);
+	memcpy(&s->grp[to].cprev[at], &s->grp[from].cprev[at], sizeof(uint64_t) * (size_t)ps->ncomp);
 }
 
 void companions_take(struct sampler *s, int gi, int i, int bucket, double share)
 {
-	struct grp_state *gs = &s->gs[gi];
-	const struct pmu_state *ps = &s->ps[gs->pmu];
-	size_t at = (size_t)i * (size_t)gs->nev + (size_t)gs->nhw;
-	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)gs->nev + (size_t)gs->nhw;
+	struct grp_state *grp = &s->grp[gi];
+	const struct pmu_state *ps = &s->ps[grp->pmu];
+	size_t at = (size_t)i * (size_t)grp->nev + (size_t)grp->nhw;
+	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)grp->nev + (size_t)grp->nhw;
 	for (int c = 0; c < ps->ncomp; c++) {
-		uint64_t v, *prev = &gs->cprev[(size_t)i * (size_t)ps->ncomp + (size_t)c];
+		uint64_t v, *prev = &grp->cprev[(size_t)i * (size_t)ps->ncomp + (size_t)c];
 		bool ok = read_one(s, ps, &ps->comp[c], i, &v) == 0;
 		double add = ok && v >= *prev ? (double)(v - *prev) * share : 0;
 		if (ok)
@@ -171,8 +171,8 @@ void companions_take(struct sampler *s, int gi, int i, int bucket, double share)
 			continue;      /* the group did not run: nothing to add */
 		if (!ok)
 			add = NAN;     /* the window's ratio cannot be known: '-', never a guess */
-		gs->iv[at + (size_t)c] += add;
+		grp->counts[at + (size_t)c] += add;
 		if (bucket >= 0)
-			gs->bv[bat + (size_t)c] += add;
+			grp->bucket_counts[bat + (size_t)c] += add;
 	}
 }

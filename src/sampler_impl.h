@@ -9,10 +9,12 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "backend.h"
 #include "derive.h"
 #include "sampler.h"
+#include "util.h"
 
 struct tasks;
 
@@ -56,12 +58,14 @@ struct grp_state {
 	struct bk_group **bg;     /* [ninst], NULL where not open */
 	struct bk_count *prev;    /* [ninst * nhw] last cumulative read */
 	uint64_t *cprev;          /* [ninst * ncomp] each companion's value when the window began */
-	double *iv, *ir;          /* [ninst * nev] counts, [ninst] ns running */
+	double *counts;           /* [ninst * nev] counted in the interval so far */
+	double *running;          /* [ninst] ns it ran in the interval so far */
 	int wins;                 /* windows this interval is planned to have */
 	int nwin;                 /* windows closed so far */
-	int nb, capb;             /* buckets in use, and room for */
+	int nbuckets, bucket_cap; /* buckets of windows in use, and room for */
 	bool unread;              /* enabled since its last read: counts may have moved */
-	double *bv, *br;          /* [capb * ninst * nev], [capb * ninst] */
+	double *bucket_counts;    /* [bucket_cap * ninst * nev] counts per bucket */
+	double *bucket_running;   /* [bucket_cap * ninst] ns running per bucket */
 };
 
 struct sampler {
@@ -78,7 +82,7 @@ struct sampler {
 	double rotate_ms;         /* rotation period in force */
 	bool kernel_mux;          /* the kernel rotates: all groups enabled, no rotate() */
 	struct pmu_state *ps;     /* [npmus] */
-	struct grp_state *gs;     /* [plan->ngroups] */
+	struct grp_state *grp;    /* [plan->ngroups] */
 	struct bk_count *buf;     /* one read of the largest group */
 	struct bk_count *cbuf;    /* the same, for companions read while buf is in use */
 	double max_ghz;           /* the part's highest clock (backend), 0: not known */
@@ -95,7 +99,9 @@ struct sampler {
 	struct tasks *tasks;      /* per-task sampling, NULL when none */
 	bool opened;
 	bool returned;            /* a CPU came back online: re-plan before the next interval */
-	char *notice;
+	char *notice;             /* what the plan in force has to say, or NULL */
+	long read_fails;          /* reads that failed in the interval under way */
+	int read_err;             /* the last one's error (negative errno) */
 
 	uint64_t t_start;         /* backend/monotonic ns where the interval began */
 	uint64_t seq;
@@ -123,8 +129,71 @@ struct sampler {
 	struct snap_ring *ring;
 };
 
+/* Shared by the sampler's files: sampler_open.c opens and closes a plan,
+ * sampler_read.c runs and reads an interval and builds its snapshot. */
+void sampler_add_notice(struct sampler *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Lists cpu among the CPUs not counted for being offline (once). */
+void sampler_record_offline(struct sampler *s, int cpu);
+/* CPU cpu is selected (-C) and online. */
+bool sampler_cpu_selected(const struct sampler *s, int cpu);
+/* Opens the plan of the current request (0), or says why it cannot (-1);
+ * sampler_close_all closes every group and forgets the plan's state. */
+int sampler_open_all(struct sampler *s, char **cause);
+void sampler_close_all(struct sampler *s);
+/* Forgets CPU cpu's instances: it went offline. */
+void sampler_drop_cpu(struct sampler *s, int cpu);
+/* Opens again, on their new reader CPU, the groups of uncore instances
+ * whose reader went offline. */
+void sampler_reopen_moved(struct sampler *s);
+/* Rotates and reads the groups for an interval of len ns from s->t_start:
+ * false when a stop was requested midway. */
+bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_stop);
+/* Reads every group at the interval's end (discard: after a pause, only
+ * moves the previous reads on). */
+void sampler_read_all(struct sampler *s, bool discard);
+/* The snapshot of the interval just read. */
+struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s);
+/* The snapshot of an interval whose plan could not be opened: nothing
+ * counted, and why in its notice; NULL when stopped meanwhile. */
+struct snapshot *sampler_plan_failed(struct sampler *s, uint64_t len, bool check_stop, const char *why);
+
+/* The backend's clock: simulated time on the simulator. */
+static inline uint64_t sampler_clock_now(struct sampler *s)
+{
+	if (s->cfg.ops->advance && s->cfg.ops->now)
+		return s->cfg.ops->now(s->bk);
+	return now_ns();
+}
+
+static inline bool sampler_stop_requested(struct sampler *s)
+{
+	pthread_mutex_lock(&s->mu);
+	bool st = s->stop;
+	pthread_mutex_unlock(&s->mu);
+	return st;
+}
+
+/* Absolute CLOCK_MONOTONIC time for pthread_cond_timedwait (the condition
+ * variable is set to that clock). */
+static inline struct timespec sampler_mono_ts(uint64_t t)
+{
+	return (struct timespec){ (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
+}
+
 /* A buffer for one read of the plan's largest group, made in *buf at the
- * first call of a plan (close_all frees it). */
-struct bk_count *sampler_read_buf(struct sampler *s, struct bk_count **buf);
+ * first call of a plan (sampler_close_all frees it). Here, for the
+ * reading of the windows (sampler_read.c) and of the companions
+ * (sampler_companion.c) alike. */
+static inline struct bk_count *sampler_read_buf(struct sampler *s, struct bk_count **buf)
+{
+	if (!*buf) {
+		int n = 1;
+		for (int g = 0; g < s->plan->ngroups; g++)
+			if (s->plan->groups[g].nevents > n)
+				n = s->plan->groups[g].nevents;
+		*buf = xcalloc((size_t)n, sizeof(**buf));
+	}
+	return *buf;
+}
 
 #endif

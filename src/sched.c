@@ -243,31 +243,37 @@ static char *unsched_reason(const struct packer *pk, int e)
 	return xasprintf("does not fit the %d free counters of PMU %s", free_c, pd->name);
 }
 
-struct sched_plan *sched_plan(const struct model *m, const struct sched_request *req, char **cause)
+/* Whether the request names only metrics and events of the model, and
+ * every event has a PMU and every metric's event exists: else why not. */
+static bool request_bad(const struct model *m, const struct sched_request *req, char **cause)
 {
-	if (!m || !req)
-		return set_cause(cause, "no model or request"), NULL;
 	for (int i = 0; i < req->nmetrics; i++)
 		if (!req->metrics || req->metrics[i] < 0 || req->metrics[i] >= m->nmetrics)
 			return set_cause(cause, "metric index %d is not in model %s",
-					 req->metrics ? req->metrics[i] : -1, m->name), NULL;
+					 req->metrics ? req->metrics[i] : -1, m->name), true;
 	for (int i = 0; i < req->nevents; i++)
 		if (!req->events || req->events[i] < 0 || req->events[i] >= m->nevents)
 			return set_cause(cause, "event index %d is not in model %s",
-					 req->events ? req->events[i] : -1, m->name), NULL;
+					 req->events ? req->events[i] : -1, m->name), true;
 	for (int e = 0; e < m->nevents; e++)
 		if (m->events[e].pmu < 0 || m->events[e].pmu >= m->npmus)
-			return set_cause(cause, "event %s has no PMU", m->events[e].name), NULL;
+			return set_cause(cause, "event %s has no PMU", m->events[e].name), true;
 	for (int i = 0; i < req->nmetrics; i++) {
 		const struct metric_def *md = &m->metrics[req->metrics[i]];
 		for (int k = 0; k < md->nevents; k++)
 			if (md->events[k] < 0 || md->events[k] >= m->nevents)
-				return set_cause(cause, "metric %s uses a bad event index", md->name), NULL;
+				return set_cause(cause, "metric %s uses a bad event index", md->name), true;
 	}
+	return false;
+}
 
-	struct packer pk = { .m = m, .count_as = req->count_as };
-	pk.fixed = xcalloc((size_t)m->npmus + 1, sizeof(int));
-	pk.general = xcalloc((size_t)m->npmus + 1, sizeof(int));
+/* The counters each PMU gives the packer: its fixed ones and the general
+ * ones the request says are free. */
+static void packer_init(struct packer *pk, const struct model *m, const struct sched_request *req)
+{
+	*pk = (struct packer){ .m = m, .count_as = req->count_as };
+	pk->fixed = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	pk->general = xcalloc((size_t)m->npmus + 1, sizeof(int));
 	for (int p = 0; p < m->npmus; p++) {
 		const struct pmu_def *pd = &m->pmus[p];
 		/* The NMI watchdog, where it takes a fixed counter (Intel's
@@ -276,25 +282,22 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		 * general counters it had no room for). Assumed on, as it
 		 * usually is: where it is off, a fixed-able event is planned on a
 		 * general counter instead, which costs room but never coverage. */
-		pk.fixed[p] = pd->fixed - (pd->nmi_takes_fixed && pd->kind == PMU_CORE ? pd->nmi_reserved : 0);
-		if (pk.fixed[p] < 0)
-			pk.fixed[p] = 0;
-		pk.general[p] = req->free_counters ? req->free_counters[p] : pd->counters;
-		if (pk.general[p] < 0)
-			pk.general[p] = 0;
+		pk->fixed[p] = pd->fixed - (pd->nmi_takes_fixed && pd->kind == PMU_CORE ? pd->nmi_reserved : 0);
+		if (pk->fixed[p] < 0)
+			pk->fixed[p] = 0;
+		pk->general[p] = req->free_counters ? req->free_counters[p] : pd->counters;
+		if (pk->general[p] < 0)
+			pk->general[p] = 0;
 	}
+}
 
-	struct sched_plan *plan = xcalloc(1, sizeof(*plan));
-	plan->nevents = m->nevents;
-	plan->event_used = xcalloc((size_t)m->nevents + 1, sizeof(bool));
-	plan->metric_split = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
-	plan->metrics = xmalloc(sizeof(int) * ((size_t)req->nmetrics + 1));
-	plan->unschedulable = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
-	plan->unsched_why = xmalloc(sizeof(char *) * ((size_t)m->nevents + 1));
-
-	/* 1. Events that fit no group at all. */
+/* Step 1: the events wanted that fit no group at all, marked in bad[] and
+ * listed in the plan with a reason. */
+static void find_unschedulable(const struct packer *pk, const struct sched_request *req, struct sched_plan *plan,
+			       bool *bad)
+{
+	const struct model *m = pk->m;
 	bool *wanted = xcalloc((size_t)m->nevents + 1, sizeof(bool));
-	bool *bad = xcalloc((size_t)m->nevents + 1, sizeof(bool));
 	for (int i = 0; i < req->nmetrics; i++) {
 		const struct metric_def *md = &m->metrics[req->metrics[i]];
 		for (int k = 0; k < md->nevents; k++)
@@ -312,20 +315,25 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		if (pmu_unlimited(&m->pmus[ed->pmu]) && !lost)
 			continue;
 		int need[2] = { e, -1 }, nneed = 1;
-		if (!lost && (counted_as(&pk, e)->flags & EVF_TOPDOWN)) {
-			need[1] = slots_of(&pk, ed->pmu);
+		if (!lost && (counted_as(pk, e)->flags & EVF_TOPDOWN)) {
+			need[1] = slots_of(pk, ed->pmu);
 			lost = need[1] < 0 || (req->count_as && req->count_as[need[1]] < 0);
 			nneed = 2;
 		}
-		if (lost || set_cost(&pk, ed->pmu, need, nneed) > pk.general[ed->pmu]) {
+		if (lost || set_cost(pk, ed->pmu, need, nneed) > pk->general[ed->pmu]) {
 			bad[e] = true;
-			plan->unsched_why[plan->nunschedulable] = unsched_reason(&pk, e);
+			plan->unsched_why[plan->nunschedulable] = unsched_reason(pk, e);
 			plan->unschedulable[plan->nunschedulable++] = e;
 		}
 	}
+	free(wanted);
+}
 
-	/* Planned metrics: requested ones (once each) whose events can all be
-	 * counted. */
+/* The planned metrics: the requested ones (once each) whose events can
+ * all be counted; they and the extra events that can be are used. */
+static void plan_metrics(const struct model *m, const struct sched_request *req, struct sched_plan *plan,
+			 const bool *bad)
+{
 	bool *mseen = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
 	for (int i = 0; i < req->nmetrics; i++) {
 		int mi = req->metrics[i];
@@ -346,105 +354,123 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 	for (int i = 0; i < req->nevents; i++)
 		if (!bad[req->events[i]])
 			plan->event_used[req->events[i]] = true;
+	free(mseen);
+}
 
-	/* 2-3. Pack per PMU, in model order. */
-	struct mitem *items = xmalloc(sizeof(*items) * ((size_t)plan->nmetrics + 1));
-	int *set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
-	bool *loose = xcalloc((size_t)m->nevents + 1, sizeof(bool));
-	for (int p = 0; p < m->npmus; p++) {
-		int first = pk.ngroups;
-		if (pmu_unlimited(&m->pmus[p])) {
-			struct gbuild *g = NULL;
-			for (int e = 0; e < m->nevents; e++) {
-				if (!plan->event_used[e] || m->events[e].pmu != p)
-					continue;
-				if (!g)
-					g = new_group(&pk, p);
-				group_add(g, e);
-			}
+/* Scratch for packing one PMU after another. */
+struct pack_work {
+	struct mitem *items;      /* [plan->nmetrics] */
+	int *set;                 /* [nevents] one metric's events on the PMU */
+	bool *loose;              /* [nevents] placed one by one */
+};
+
+/* Steps 2-3 on PMU p: each planned metric's events on p as a set, most
+ * events first, into the first group with room; sets that fit no group,
+ * and the extra events, one by one unless a group counts them already. */
+static void pack_pmu(struct packer *pk, const struct sched_request *req, const struct sched_plan *plan,
+		     const bool *bad, int p, struct pack_work *w)
+{
+	const struct model *m = pk->m;
+	int first = pk->ngroups;
+	if (pmu_unlimited(&m->pmus[p])) {
+		struct gbuild *g = NULL;
+		for (int e = 0; e < m->nevents; e++) {
+			if (!plan->event_used[e] || m->events[e].pmu != p)
+				continue;
+			if (!g)
+				g = new_group(pk, p);
+			group_add(g, e);
+		}
+		return;
+	}
+	int nitems = 0;
+	for (int i = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[plan->metrics[i]];
+		int n = 0;
+		for (int k = 0; k < md->nevents; k++)
+			if (m->events[md->events[k]].pmu == p)
+				n++;
+		if (n > 0)
+			w->items[nitems++] = (struct mitem){ plan->metrics[i], n, md->name };
+	}
+	qsort(w->items, (size_t)nitems, sizeof(*w->items), mitem_cmp);
+	memset(w->loose, 0, sizeof(bool) * ((size_t)m->nevents + 1));
+	for (int i = 0; i < nitems; i++) {
+		const struct metric_def *md = &m->metrics[w->items[i].metric];
+		int n = 0;
+		for (int k = 0; k < md->nevents; k++) {
+			int e = md->events[k];
+			if (m->events[e].pmu != p)
+				continue;
+			bool dup = false;
+			for (int j = 0; j < n; j++)
+				dup |= w->set[j] == e;
+			if (!dup)
+				w->set[n++] = e;
+		}
+		n = with_slots(pk, p, w->set, n);
+		if (set_cost(pk, p, w->set, n) > pk->general[p]) {
+			for (int j = 0; j < n; j++)
+				w->loose[w->set[j]] = true;
 			continue;
 		}
-		int nitems = 0;
-		for (int i = 0; i < plan->nmetrics; i++) {
-			const struct metric_def *md = &m->metrics[plan->metrics[i]];
-			int n = 0;
-			for (int k = 0; k < md->nevents; k++)
-				if (m->events[md->events[k]].pmu == p)
-					n++;
-			if (n > 0)
-				items[nitems++] = (struct mitem){ plan->metrics[i], n, md->name };
-		}
-		qsort(items, (size_t)nitems, sizeof(*items), mitem_cmp);
-		memset(loose, 0, sizeof(bool) * ((size_t)m->nevents + 1));
-		for (int i = 0; i < nitems; i++) {
-			const struct metric_def *md = &m->metrics[items[i].metric];
-			int n = 0;
-			for (int k = 0; k < md->nevents; k++) {
-				int e = md->events[k];
-				if (m->events[e].pmu != p)
-					continue;
-				bool dup = false;
-				for (int j = 0; j < n; j++)
-					dup |= set[j] == e;
-				if (!dup)
-					set[n++] = e;
-			}
-			n = with_slots(&pk, p, set, n);
-			if (set_cost(&pk, p, set, n) > pk.general[p]) {
-				for (int j = 0; j < n; j++)
-					loose[set[j]] = true;
-				continue;
-			}
-			place_set(&pk, first, p, set, n);
-		}
-		for (int i = 0; i < req->nevents; i++) {
-			int e = req->events[i];
-			if (!bad[e] && m->events[e].pmu == p)
-				loose[e] = true;
-		}
-		/* Loose events in event order, each only if no group counts it. */
-		for (int e = 0; e < m->nevents; e++) {
-			if (!loose[e])
-				continue;
-			bool have = false;
-			for (int gi = first; gi < pk.ngroups && !have; gi++)
-				have = group_has(&pk.g[gi], e);
-			if (!have) {
-				int one[2] = { e, -1 };
-				place_set(&pk, first, p, one, with_slots(&pk, p, one, 1));
-			}
+		place_set(pk, first, p, w->set, n);
+	}
+	for (int i = 0; i < req->nevents; i++) {
+		int e = req->events[i];
+		if (!bad[e] && m->events[e].pmu == p)
+			w->loose[e] = true;
+	}
+	/* Loose events in event order, each only if no group counts it. */
+	for (int e = 0; e < m->nevents; e++) {
+		if (!w->loose[e])
+			continue;
+		bool have = false;
+		for (int gi = first; gi < pk->ngroups && !have; gi++)
+			have = group_has(&pk->g[gi], e);
+		if (!have) {
+			int one[2] = { e, -1 };
+			place_set(pk, first, p, one, with_slots(pk, p, one, 1));
 		}
 	}
+}
 
-	/* The kernel takes the first event as the leader. */
-	for (int gi = 0; gi < pk.ngroups; gi++) {
-		struct gbuild *g = &pk.g[gi];
+/* The groups as the plan gives them: the kernel takes the first event as
+ * the leader, so slots goes first; each event with the encoding that
+ * counts it and the counters the group takes. */
+static void finish_groups(struct packer *pk, struct sched_plan *plan)
+{
+	const struct model *m = pk->m;
+	for (int gi = 0; gi < pk->ngroups; gi++) {
+		struct gbuild *g = &pk->g[gi];
 		for (int i = 1; i < g->n; i++)
-			if (counted_as(&pk, g->ev[i])->flags & EVF_SLOTS) {
+			if (counted_as(pk, g->ev[i])->flags & EVF_SLOTS) {
 				int lead = g->ev[i];
 				memmove(&g->ev[1], &g->ev[0], sizeof(int) * (size_t)i);
 				g->ev[0] = lead;
 				break;
 			}
 	}
-
-	for (int gi = 0; gi < pk.ngroups; gi++)
-		for (int i = 0; i < pk.g[gi].n; i++)
-			plan->event_used[pk.g[gi].ev[i]] = true;   /* slots brought along */
-	plan->ngroups = pk.ngroups;
-	plan->groups = xcalloc((size_t)pk.ngroups + 1, sizeof(*plan->groups));
-	for (int gi = 0; gi < pk.ngroups; gi++) {
+	for (int gi = 0; gi < pk->ngroups; gi++)
+		for (int i = 0; i < pk->g[gi].n; i++)
+			plan->event_used[pk->g[gi].ev[i]] = true;   /* slots brought along */
+	plan->ngroups = pk->ngroups;
+	plan->groups = xcalloc((size_t)pk->ngroups + 1, sizeof(*plan->groups));
+	for (int gi = 0; gi < pk->ngroups; gi++) {
 		struct sched_group *sg = &plan->groups[gi];
-		sg->pmu = pk.g[gi].pmu;
-		sg->nevents = pk.g[gi].n;
-		sg->events = pk.g[gi].ev;
+		sg->pmu = pk->g[gi].pmu;
+		sg->nevents = pk->g[gi].n;
+		sg->events = pk->g[gi].ev;
 		sg->counted = xmalloc(sizeof(int) * ((size_t)sg->nevents + 1));
 		for (int i = 0; i < sg->nevents; i++)
-			sg->counted[i] = (int)(counted_as(&pk, sg->events[i]) - m->events);
-		sg->counters_used = set_cost(&pk, sg->pmu, sg->events, sg->nevents);
+			sg->counted[i] = (int)(counted_as(pk, sg->events[i]) - m->events);
+		sg->counters_used = set_cost(pk, sg->pmu, sg->events, sg->nevents);
 	}
+}
 
-	/* A metric is split when no single group holds all its events. */
+/* A metric is split when no single group holds all its events. */
+static void mark_split(const struct model *m, struct sched_plan *plan)
+{
 	for (int i = 0; i < plan->nmetrics; i++) {
 		const struct metric_def *md = &m->metrics[plan->metrics[i]];
 		if (md->nevents == 0)
@@ -463,16 +489,45 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		}
 		plan->metric_split[plan->metrics[i]] = !together;
 	}
+}
+
+struct sched_plan *sched_plan(const struct model *m, const struct sched_request *req, char **cause)
+{
+	if (!m || !req)
+		return set_cause(cause, "no model or request"), NULL;
+	if (request_bad(m, req, cause))
+		return NULL;
+	struct packer pk;
+	packer_init(&pk, m, req);
+	struct sched_plan *plan = xcalloc(1, sizeof(*plan));
+	plan->nevents = m->nevents;
+	plan->event_used = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	plan->metric_split = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	plan->metrics = xmalloc(sizeof(int) * ((size_t)req->nmetrics + 1));
+	plan->unschedulable = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+	plan->unsched_why = xmalloc(sizeof(char *) * ((size_t)m->nevents + 1));
+
+	bool *bad = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	find_unschedulable(&pk, req, plan, bad);
+	plan_metrics(m, req, plan, bad);
+	/* 2-3. Pack per PMU, in model order. */
+	struct pack_work w = {
+		.items = xmalloc(sizeof(struct mitem) * ((size_t)plan->nmetrics + 1)),
+		.set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1)),
+		.loose = xcalloc((size_t)m->nevents + 1, sizeof(bool)),
+	};
+	for (int p = 0; p < m->npmus; p++)
+		pack_pmu(&pk, req, plan, bad, p, &w);
+	finish_groups(&pk, plan);
+	mark_split(m, plan);
 
 	free(pk.g);
 	free(pk.fixed);
 	free(pk.general);
-	free(items);
-	free(set);
-	free(loose);
-	free(wanted);
+	free(w.items);
+	free(w.set);
+	free(w.loose);
 	free(bad);
-	free(mseen);
 	return plan;
 }
 

@@ -757,18 +757,10 @@ static void split_add(const struct tasks *t, struct acc *a, const struct tent *t
 	}
 }
 
-void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
+/* Each event's coverage over the interval, summed over the CPUs, and the
+ * rows' coverage: the lowest of them, and of the samples the kernel kept. */
+static void cover_events(struct tasks *t)
 {
-	tasks_drain(t);
-	/* The interval's end ends every run: the count since the last sample
-	 * goes to the next interval. */
-	for (int c = 0; c < t->ncpu; c++)
-		for (int i = 0; i < t->nev; i++)
-			run_end(t, &t->cpu[c], i);
-	t->seq++;
-	snap->tasks_on = true;
-	snap->task_freq = t->freq;
-	snap->tasks_lost = t->lost;
 	/* Coverage of each event over the interval, summed over the CPUs. */
 	struct bk_count *buf = t->buf;
 	for (int i = 0; i < t->nev; i++)
@@ -793,9 +785,17 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 		if (c < t->row_cov)
 			t->row_cov = c;
 	}
+}
+
+/* The processes of the interval, their (pid, cpu) entries summed, those
+ * the selection (-p, --cgroup) keeps as rows of snap; returns their sums
+ * (*nout of them, each with its row's cgroup), for the cgroups. jpw: the
+ * figures shared out by task (split_rates). */
+static struct acc *sum_processes(struct tasks *t, struct snapshot *snap, double interval_s, const double *jpw,
+				 int *nout)
+{
 	/* Processes: their (pid, cpu) entries summed. */
 	qsort(t->ent, (size_t)t->nent, sizeof(*t->ent), cmp_tent);
-	double *jpw = split_rates(t, snap, interval_s);
 	struct acc *procs = xcalloc((size_t)t->nent + 1, sizeof(*procs));
 	int np = 0;
 	for (int e = 0; e < t->nent; e++) {
@@ -839,7 +839,13 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 		fill_row(t, &procs[kept], r, interval_s);
 		kept++;
 	}
-	np = kept;
+	*nout = kept;
+	return procs;
+}
+
+/* The cgroups of the interval: their processes (procs, np) summed. */
+static void sum_cgroups(struct tasks *t, struct snapshot *snap, struct acc *procs, int np, double interval_s)
+{
 	/* Cgroups: their processes summed. */
 	qsort(procs, (size_t)np, sizeof(*procs), cmp_acc_cgroup);
 	snap->ncgroups = 0;
@@ -858,6 +864,25 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 		acc_clear(&g);
 		p = q;
 	}
+}
+
+void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
+{
+	tasks_drain(t);
+	/* The interval's end ends every run: the count since the last sample
+	 * goes to the next interval. */
+	for (int c = 0; c < t->ncpu; c++)
+		for (int i = 0; i < t->nev; i++)
+			run_end(t, &t->cpu[c], i);
+	t->seq++;
+	snap->tasks_on = true;
+	snap->task_freq = t->freq;
+	snap->tasks_lost = t->lost;
+	cover_events(t);
+	double *jpw = split_rates(t, snap, interval_s);
+	int np = 0;
+	struct acc *procs = sum_processes(t, snap, interval_s, jpw, &np);
+	sum_cgroups(t, snap, procs, np, interval_s);
 	for (int p = 0; p < np; p++)
 		acc_clear(&procs[p]);
 	free(procs);

@@ -468,17 +468,16 @@ static bool contains(const int *a, int n, int v)
 	return false;
 }
 
-void topo_rebuild(struct topo *t)
-{
-	int n = t->ncpus;
-	int *core_of = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-	int *ccx_of = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-	int *sock_of = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-	int *die_of = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-	struct key_rec *r = xmalloc(sizeof(*r) * (size_t)(n ? n : 1));
-	int m;
+/* Dense indices of each CPU's socket, die, core and CCX (-1: none), in
+ * the order the comments below give; r is scratch for t->ncpus keys. */
+struct topo_numbers {
+	int *core_of, *ccx_of, *sock_of, *die_of;
+};
 
-	free_groups(t);
+static void number_units(struct topo *t, struct key_rec *r, struct topo_numbers *nb)
+{
+	int n = t->ncpus, m;
+	int *core_of = nb->core_of, *ccx_of = nb->ccx_of, *sock_of = nb->sock_of, *die_of = nb->die_of;
 	for (int i = 0; i < n; i++)
 		core_of[i] = ccx_of[i] = sock_of[i] = die_of[i] = -1;
 
@@ -525,7 +524,11 @@ void topo_rebuild(struct topo *t)
 		r[m++] = (struct key_rec){ { c->l3_id >= 0, key, c->package_id }, i, key };
 	}
 	t->nccx = assign_dense(r, m, ccx_of);
+}
 
+/* The cores, CCX and sockets, empty. */
+static void make_units(struct topo *t)
+{
 	t->cores = xcalloc((size_t)t->ncores, sizeof(*t->cores));
 	t->ccxs = xcalloc((size_t)t->nccx, sizeof(*t->ccxs));
 	t->sockets = xcalloc((size_t)t->nsockets, sizeof(*t->sockets));
@@ -539,6 +542,13 @@ void topo_rebuild(struct topo *t)
 		t->ccxs[i].l3_id = -1;
 		t->ccxs[i].socket = -1;
 	}
+}
+
+/* Each unit's attributes and its online CPUs (and a CCX's cores). */
+static void fill_units(struct topo *t, const struct topo_numbers *nb)
+{
+	int n = t->ncpus;
+	const int *core_of = nb->core_of, *ccx_of = nb->ccx_of, *sock_of = nb->sock_of;
 	int *core_width = xcalloc((size_t)t->ncores, sizeof(int));
 	t->threads_per_core = t->ncores ? 0 : 1;
 	/* Group attributes come from every known CPU, online or not, so that
@@ -593,11 +603,23 @@ void topo_rebuild(struct topo *t)
 			push(&t->sockets[x->socket].ccxs, &t->sockets[x->socket].nccx, i);
 	}
 	free(core_width);
+}
+
+void topo_rebuild(struct topo *t)
+{
+	int n = t->ncpus;
+	size_t sz = sizeof(int) * (size_t)(n ? n : 1);
+	struct topo_numbers nb = { xmalloc(sz), xmalloc(sz), xmalloc(sz), xmalloc(sz) };
+	struct key_rec *r = xmalloc(sizeof(*r) * (size_t)(n ? n : 1));
+	free_groups(t);
+	number_units(t, r, &nb);
+	make_units(t);
+	fill_units(t, &nb);
 	free(r);
-	free(core_of);
-	free(ccx_of);
-	free(sock_of);
-	free(die_of);
+	free(nb.core_of);
+	free(nb.ccx_of);
+	free(nb.sock_of);
+	free(nb.die_of);
 }
 
 /* ---- synthetic ---- */

@@ -53,10 +53,13 @@ static struct model model = { .name = (char *)"test\\model", .npmus = 2, .pmus =
 /* 4 CPUs: 2 cores of 2 threads, one CCX per core, one socket. Event e on
  * CPU c counts (c + 1) * (e + 1) * k in interval k; CPU 3 misses the first
  * event in interval 2 (NaN). */
+static const char *snap_notice;   /* the notice of every interval made, or NULL */
+
 static struct snapshot *make_snap(int k)
 {
 	int nrows[SNAP_NSCOPES] = { NCPU, 2, 2, 1, 1 };
 	struct snapshot *s = snapshot_new(&model, nrows);
+	s->notice = snap_notice ? xstrdup(snap_notice) : NULL;
 	s->seq = (uint64_t)k;
 	s->time = 1700000000.0 + k;
 	s->interval_s = 1;
@@ -532,8 +535,34 @@ END_TEST
 
 /* The dashboard's path (a copy of a snapshot the ring owns) exports the
  * same text as taking the snapshot, at every scope. */
+/* The notice (why figures are missing, a plan that failed) is exported,
+ * a sample per line, in both formats. */
+START_TEST(test_notice_exported)
+{
+	snap_notice = "no \"PMU\" here\nthe counters cannot be planned";
+	for (int f = 0; f < 2; f++) {
+		static struct parsed p;
+		enum export_format ef = f ? EXPORT_OPENMETRICS : EXPORT_TEXT;
+		scrape(SNAP_SOCKET, 2, ef, &p);
+		const struct sample *a = find(&p, "pmctop_notice_info", "text", "no \"PMU\" here", NULL, NULL);
+		const struct sample *b = find(&p, "pmctop_notice_info", "text", "the counters cannot be planned", NULL, NULL);
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_double_eq(b->v, 1);
+	}
+	snap_notice = NULL;
+	static struct parsed p;
+	scrape(SNAP_SOCKET, 2, EXPORT_TEXT, &p);
+	for (int i = 0; i < p.n; i++)
+		ck_assert_str_ne(p.s[i].name, "pmctop_notice_info");
+}
+END_TEST
+
+/* The copy the dashboard publishes renders as the snapshot itself, its
+ * notice included. */
 START_TEST(test_publish_copy)
 {
+	snap_notice = "hardware counters: not permitted";
 	for (int sc = SNAP_CPU; sc <= SNAP_SOCKET; sc++) {
 		struct export_hub *own = export_hub_new(&model, (enum snap_scope)sc);
 		struct export_hub *copy = export_hub_new(&model, (enum snap_scope)sc);
@@ -554,6 +583,7 @@ START_TEST(test_publish_copy)
 		export_hub_free(own);
 		export_hub_free(copy);
 	}
+	snap_notice = NULL;
 }
 END_TEST
 
@@ -873,6 +903,7 @@ int main(void)
 	tcase_add_test(tc, test_scopes);
 	tcase_add_test(tc, test_state_outlives_publish);
 	tcase_add_test(tc, test_publish_copy);
+	tcase_add_test(tc, test_notice_exported);
 	tcase_add_test(tc, test_tasks_bounded);
 	tcase_add_test(tc, test_tasks_without_pids);
 	tcase_add_test(tc, test_help_base_units);

@@ -407,6 +407,56 @@ START_TEST(test_replan)
 }
 END_TEST
 
+/* A request that cannot be planned: the interval still comes, every
+ * figure unknown, and says why; the next request that can be planned
+ * counts again. Before, sampler_step gave NULL and the screen's thread
+ * dropped the cause, keeping the old figures with nothing said. */
+START_TEST(test_failed_replan_said)
+{
+	snapshot_free(step());
+	int bad[] = { model->nmetrics + 3 };
+	sampler_request(smp, 1, bad, 0, NULL);
+	for (int k = 0; k < 2; k++) {
+		struct snapshot *s = step();
+		ck_assert_ptr_nonnull(s->notice);
+		ck_assert_msg(strstr(s->notice, "cannot be planned") && strstr(s->notice, "is not in model"),
+			      "notice: %s", s->notice);
+		ck_assert_int_eq(s->nrows[SNAP_CPU], NCPU);
+		for (int i = 0; i < model->nmetrics; i++) {
+			ck_assert(!s->metric_planned[i]);
+			ck_assert(isnan(s->rows[SNAP_SYSTEM][0].metric[i]));
+		}
+		ck_assert(isnan(snapshot_cpu(s, 1)->event[ev[CYC]]));
+		ck_assert(fabs(s->interval_s - 1.0) < 1e-9);
+		snapshot_free(s);
+	}
+	int good[] = { met("ipc") };
+	sampler_request(smp, 1, good, 0, NULL);
+	struct snapshot *s = step();
+	ck_assert(s->notice == NULL || !strstr(s->notice, "cannot be planned"));
+	assert_close(snapshot_cpu(s, 1)->metric[met("ipc")], rate[1][INS] / rate[1][CYC], "ipc", __LINE__);
+	snapshot_free(s);
+}
+END_TEST
+
+/* A read that fails is said in its interval's notice, and its counts come
+ * with the next read: nothing is lost. */
+START_TEST(test_read_failure_said)
+{
+	snapshot_free(step());
+	struct sim_fault f = { .cpu = 1, .err = -EIO, .after_reads = 0 };
+	sim_inject_fault(sampler_backend(smp), &f);
+	struct snapshot *s = step();
+	ck_assert_ptr_nonnull(s->notice);
+	ck_assert_msg(strstr(s->notice, "1 counter read failed in this interval"), "notice: %s", s->notice);
+	snapshot_free(s);
+	/* The fault fired once: the next interval has nothing to say of it. */
+	s = step();
+	ck_assert(s->notice == NULL || !strstr(s->notice, "read failed"));
+	snapshot_free(s);
+}
+END_TEST
+
 START_TEST(test_interval_change)
 {
 	sampler_set_interval(smp, 0.5);
@@ -657,6 +707,33 @@ START_TEST(test_delay_acts_at_once)
 }
 END_TEST
 
+/* The screen's thread: a request that cannot be planned reaches the
+ * screen as a snapshot that says so (before, nothing came at all). */
+START_TEST(test_failed_replan_reaches_screen)
+{
+	struct snap_ring ring;
+	snap_ring_init(&ring);
+	sampler_set_interval(smp, 0.2);
+	char *cause = NULL;
+	ck_assert_int_eq(sampler_start(smp, &ring, &cause), 0);
+	struct snapshot *s = wait_snapshot(&ring, 3.0);
+	ck_assert_ptr_nonnull(s);
+	snapshot_free(s);
+	int bad[] = { -1 };
+	sampler_request(smp, 1, bad, 0, NULL);
+	bool said = false;
+	double t0 = mono_s();
+	while (!said && mono_s() - t0 < 3.0) {
+		s = wait_snapshot(&ring, 1.0);
+		said = s && s->notice && strstr(s->notice, "cannot be planned");
+		snapshot_free(s);
+	}
+	sampler_stop(smp);
+	snap_ring_done(&ring);
+	ck_assert_msg(said, "no snapshot said the plan failed");
+}
+END_TEST
+
 /* The simulated PMU as real counters behave: simulated time passes as
  * fast as real time, so that a request lands mid-interval (and ends it
  * at the next rotation: every metric needs several groups). */
@@ -774,8 +851,11 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_cpu_offline);
 	tcase_add_test(tc, test_uncore_reader_offline);
 	tcase_add_test(tc, test_replan);
+	tcase_add_test(tc, test_failed_replan_said);
+	tcase_add_test(tc, test_read_failure_said);
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_thread_mode);
+	tcase_add_test(tc, test_failed_replan_reaches_screen);
 	tcase_add_test(tc, test_delay_acts_at_once);
 	tcase_add_test(tc, test_cut_interval_is_short);
 	tcase_add_test(tc, test_rotation_backs_off);

@@ -62,3 +62,9 @@ void ui_colors_apply(struct ui *u, int scheme)
 	for (int i = 1; i < CP_COUNT; i++)
 		init_pair((short)i, p[i].fg < 0 ? deflt_fg : p[i].fg, p[i].bg < 0 ? deflt_bg : p[i].bg);
 }
+
+/* The attribute of colour pair pair, or mono on a screen without colour. */
+int ui_attr(const struct ui *u, int pair, int mono)
+{
+	return u->color ? (int)COLOR_PAIR(pair) : mono;
+}

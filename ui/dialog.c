@@ -304,7 +304,7 @@ int dialog_pick_sort(struct ui *u)
 	int n = 0;
 	for (int i = 0; i < u->ncols; i++) {
 		const struct ui_col *c = &u->cols[i];
-		if (c->kind == COL_BAR)
+		if (ui_col_info(c->kind)->bar)
 			continue;
 		const char *desc = c->kind == COL_METRIC ? u->m->metrics[c->idx].desc
 				 : c->kind == COL_EVENT ? u->m->events[c->idx].desc : NULL;

@@ -1,8 +1,7 @@
 /* draw.c: the frame of the dashboard. It computes the layout from the
  * terminal size and topology, draws the notice and calls each panel
- * (panel_*.c) with its rectangle; it also holds the helpers the panels
- * share (panel.h). Every string is clipped to its rectangle, so that no
- * size or topology can write outside it. */
+ * (panel_*.c) with its rectangle; the helpers the panels share are
+ * paint.c's (panel.h). */
 #include "config.h"
 #include "panel.h"
 
@@ -11,68 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
-
-/* Writes s at (y, x), at most w columns, with attr. */
-void draw_put(int y, int x, int w, int attr, const char *s)
-{
-	if (w <= 0 || y < 0 || y >= LINES || x < 0 || x >= COLS)
-		return;
-	if (x + w > COLS)
-		w = COLS - x;
-	attron(attr);
-	mvaddnstr(y, x, s, w);
-	attroff(attr);
-}
-
-/* Fills w columns from (y, x) with spaces in attr (for coloured bars). */
-void draw_fill(int y, int x, int w, int attr)
-{
-	if (w <= 0 || y < 0 || y >= LINES || x < 0 || x >= COLS)
-		return;
-	if (x + w > COLS)
-		w = COLS - x;
-	attron(attr);
-	mvhline(y, x, ' ', w);
-	attroff(attr);
-}
-
-int draw_level_attr(struct ui *u, int level)
-{
-	if (level >= 2)
-		return ui_attr(u, CP_CRIT, A_BOLD) | A_BOLD;
-	if (level == 1)
-		return ui_attr(u, CP_WARN, A_UNDERLINE);
-	/* Good is a colour only: in monochrome the plain text says it. */
-	if (level == 0)
-		return ui_attr(u, CP_GOOD, 0);
-	return 0;
-}
-
-void draw_note_cov(struct ui *u, double cov)
-{
-	if (!isnan(cov) && cov < u->min_cov)
-		u->min_cov = cov;
-}
-
-/* A metric of a row as text, "-" when absent. */
-const char *draw_metric_text(struct ui *u, const struct snap_row *r, int metric,
-			     const char *fmt, char *buf, int len)
-{
-	double cov, rse;
-	double v = ui_metric(u, r, metric, &cov, &rse);
-	if (!isnan(v))
-		draw_note_cov(u, cov);
-	const char *unit = metric >= 0 && metric < u->m->nmetrics ? u->m->metrics[metric].unit : NULL;
-	return fmt_value(buf, len, v, rse, u->nav.show_err, fmt, unit);
-}
-
-/* Appends a unit to a value, but not to "-" (no value has no unit). */
-void draw_add_unit(char *buf, size_t len, const char *unit)
-{
-	size_t n = strlen(buf);
-	if (strcmp(buf, "-") != 0 && n < len)
-		snprintf(buf + n, len - n, "%s", unit);
-}
 
 static const char *notice_text(struct ui *u)
 {
@@ -83,8 +20,13 @@ static const char *notice_text(struct ui *u)
 	return u->snap ? NULL : u->first_notice;
 }
 
-void draw_screen(struct ui *u)
+void draw_screen(struct ui *u, struct frame *f)
 {
+	memset(f, 0, sizeof(*f));
+	f->min_cov = 2;
+	f->tab_y = -1;
+	for (int i = 0; i < 64; i++)
+		f->tab_x0[i] = f->tab_x1[i] = -1;
 	const struct topo *t = u->topo;
 	/* The boxes are only those of the CCX the row filter keeps (as
 	 * panel_ccx draws them): room for all 24 of a two-socket part
@@ -127,10 +69,9 @@ void draw_screen(struct ui *u)
 	}
 	u->nav.page = u->lay.table_data_rows;
 	keys_clamp(&u->nav);
-	u->min_cov = 2;
-	panel_table(u);
-	panel_ccx(u);
-	panel_mem(u);
+	panel_table(u, f);
+	panel_ccx(u, f);
+	panel_mem(u, f);
 	const char *notice = notice_text(u);
 	for (int i = 0; notice && i < u->lay.notice.h && i < in.notice_lines && i < 3; i++) {
 		int y = u->lay.notice.y + i;
@@ -141,7 +82,7 @@ void draw_screen(struct ui *u)
 	panel_detail(u);
 	panel_footer(u);
 	/* Last: the header reports the lowest coverage among the values the
-	 * other panels drew (u->min_cov). */
-	panel_header(u);
+	 * other panels drew (f->min_cov). */
+	panel_header(u, f);
 	refresh();
 }

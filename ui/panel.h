@@ -8,22 +8,25 @@
 #include <stddef.h>
 #include "uiint.h"
 
-/* draw.c: helpers. Every string goes through draw_put(), which clips it to
+/* paint.c: helpers. Every string goes through draw_put(), which clips it to
  * the screen, so that no size or topology can write outside it. */
 void draw_put(int y, int x, int w, int attr, const char *s);
 void draw_fill(int y, int x, int w, int attr);
 int draw_level_attr(struct ui *u, int level);   /* fmt_level: -1 none, 0 good, 1 warn, 2 crit */
-void draw_note_cov(struct ui *u, double cov);   /* lowers u->min_cov */
-const char *draw_metric_text(struct ui *u, const struct snap_row *r, int metric,
+void draw_note_cov(struct frame *f, double cov);   /* lowers f->min_cov */
+/* A metric of a row as text, "-" when absent; its coverage noted in f. */
+const char *draw_metric_text(struct ui *u, struct frame *f, const struct snap_row *r, int metric,
 			     const char *fmt, char *buf, int len);
 void draw_add_unit(char *buf, size_t len, const char *unit);
 
-/* The panels, each drawn into its rectangle of u->lay. */
-void panel_header(struct ui *u);    /* panel_header.c */
+/* The panels, each drawn into its rectangle of u->lay; what they drew
+ * goes into the frame f. The header reads the coverage the others noted,
+ * so it is drawn last. */
+void panel_header(struct ui *u, struct frame *f);    /* panel_header.c */
 void panel_footer(struct ui *u);    /* panel_header.c */
-void panel_ccx(struct ui *u);       /* panel_ccx.c */
-void panel_table(struct ui *u);     /* panel_table.c */
-void panel_mem(struct ui *u);       /* panel_mem.c */
+void panel_ccx(struct ui *u, struct frame *f);       /* panel_ccx.c */
+void panel_table(struct ui *u, struct frame *f);     /* panel_table.c */
+void panel_mem(struct ui *u, struct frame *f);       /* panel_mem.c */
 void panel_detail(struct ui *u);    /* panel_detail.c: the pane, when open */
 
 /* panel_spark.c: the metric the sparklines show (the sort column's when

@@ -70,7 +70,7 @@ static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, in
 	}
 }
 
-static void ccx_figures(struct ui *u, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
+static void ccx_figures(struct ui *u, struct frame *f, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
 {
 	const struct snap_row *r = ui_scope_row(u->snap, SNAP_CCX, i);
 	double cov = NAN, rse = NAN, v = NAN;
@@ -80,19 +80,19 @@ static void ccx_figures(struct ui *u, int i, char *acc, char *hit, char *lat, ch
 		v = ui_metric(u, r, u->m_l3acc, &cov, &rse) / u->snap->interval_s;
 	}
 	if (!isnan(v))
-		draw_note_cov(u, cov);
+		draw_note_cov(f, cov);
 	fmt_value(acc, 16, v, rse, u->nav.show_err, NULL, "/s");
 	draw_add_unit(acc, 16, "/s");
-	draw_metric_text(u, r, u->m_l3hit, "pct", hit, 16);
+	draw_metric_text(u, f, r, u->m_l3hit, "pct", hit, 16);
 	draw_add_unit(hit, 16, "%");
-	draw_metric_text(u, r, u->m_l3lat, "%.0f", lat, 16);
+	draw_metric_text(u, f, r, u->m_l3lat, "%.0f", lat, 16);
 	draw_add_unit(lat, 16, "ns");
-	draw_metric_text(u, r, u->m_ipc, "%.2f", ipc, 16);
-	draw_metric_text(u, r, u->m_ghz, "%.2f", ghz, 16);
+	draw_metric_text(u, f, r, u->m_ipc, "%.2f", ipc, 16);
+	draw_metric_text(u, f, r, u->m_ghz, "%.2f", ghz, 16);
 	draw_add_unit(ghz, 16, "GHz");
 }
 
-void panel_ccx(struct ui *u)
+void panel_ccx(struct ui *u, struct frame *f)
 {
 	const struct layout *l = &u->lay;
 	if (l->ccx_mode == CCX_HIDDEN || l->ccx.h < 1)
@@ -133,7 +133,7 @@ void panel_ccx(struct ui *u)
 			break;
 		}
 		const struct topo_ccx *cx = &u->topo->ccxs[i];
-		ccx_figures(u, i, acc, hit, lat, ipc, ghz);
+		ccx_figures(u, f, i, acc, hit, lat, ipc, ghz);
 		if (l->ccx_mode == CCX_LINES) {
 			snprintf(line, sizeof(line), "%s%-3d S%d L3 %9s hit %6s lat %6s IPC %5s %7s ",
 				 dom, i, cx->socket, acc, hit, lat, ipc, ghz);

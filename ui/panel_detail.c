@@ -19,41 +19,13 @@
 #include "spark.h"
 #include "util.h"
 
-void ui_detail_open(struct ui *u)
-{
-	if (u->nrows < 1 || u->nav.sel < 0 || u->nav.sel >= u->nrows) {
-		ui_set_message(u, "no row to show (the filter hides every CPU)");
-		return;
-	}
-	const struct ui_row *row = &u->rows[u->nav.sel];
-	/* A socket row's id is its index in the topology, as derive.c
-	 * numbers socket rows. */
-	int ids[SNAP_NSCOPES] = { row->cpu, row->core, row->ccx, topo_socket_index(u->topo, row->socket), 0 };
-	detail_open(&u->detail, ui_rows_scope(u), ids, ui_spark_metric(u, NULL));
-}
-
 /* The metric list as the pane shows it now. */
-static int *metric_list(struct ui *u, int *n)
+int *ui_detail_metrics(struct ui *u, int *n)
 {
 	const struct detail *d = &u->detail;
 	int *list = xmalloc(sizeof(int) * (size_t)(u->m->nmetrics + 1));
 	*n = detail_order(u->m, u->snap, d->scope, d->ids[d->scope], list);
 	return list;
-}
-
-bool ui_detail_key(struct ui *u, int key)
-{
-	if (!u->detail.open)
-		return false;
-	int n;
-	int *list = metric_list(u, &n);
-	int r = detail_key(&u->detail, key, list, n);
-	free(list);
-	if (r & DK_REQUEST)
-		ui_request(u);
-	if ((r & DK_REQUEST) && u->detail.measure_all)
-		ui_set_message(u, "measuring every metric while the pane is open: more groups, less coverage each");
-	return r != DK_PASS;
 }
 
 static void draw_box(const struct rect *r)
@@ -278,7 +250,7 @@ void panel_detail(struct ui *u)
 	draw_box(&g.box);
 	draw_title(u, &g.box);
 	int n;
-	int *list = metric_list(u, &n);
+	int *list = ui_detail_metrics(u, &n);
 	if (n > 0) {
 		bool found = false;
 		for (int i = 0; i < n; i++)

@@ -40,10 +40,12 @@ void panel_footer(struct ui *u)
 		draw_put(f->y, f->w - lw, lw, A_DIM, legend);
 }
 
-void panel_header(struct ui *u)
+/* Line 1: pmctop, a replay or recording, the model and SIMULATED; the
+ * state (PAUSED, coverage, delay, rotation) at the right, where no width
+ * hides it; host and CPU name in what room is left between them. */
+static void header_title(struct ui *u, const struct frame *f, const struct rect *h)
 {
-	const struct rect *h = &u->lay.header;
-	char line[512], a[32], b[32];
+	char line[512];
 	int x = 0;
 	draw_put(h->y, x, h->w, A_BOLD, "pmctop");
 	x += 7;
@@ -76,8 +78,8 @@ void panel_header(struct ui *u)
 		x += 10;
 	}
 	char cov[16] = "-";
-	if (u->min_cov <= 1)
-		snprintf(cov, sizeof(cov), "%.0f%%", u->min_cov * 100);
+	if (f->min_cov <= 1)
+		snprintf(cov, sizeof(cov), "%.0f%%", f->min_cov * 100);
 	/* rotate_ms 0 in a snapshot, < 0 on the command line: the kernel rotates. */
 	double rot = u->snap && u->snap->rotate_ms >= 0 ? u->snap->rotate_ms : u->cfg->rotate_ms;
 	char rtxt[24] = "kernel";
@@ -108,7 +110,13 @@ void panel_header(struct ui *u)
 		right += 8;
 	}
 	draw_put(h->y, right, h->w - right, 0, state);
+}
 
+/* Line 2: the system's figures, and the view's system-wide ones that fit
+ * whole (a tasks view: what was seen). */
+static void header_system(struct ui *u, struct frame *f, const struct rect *h)
+{
+	char line[512], a[32], b[32];
 	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
 	if (!sys && u->snap && u->snap->rows[SNAP_SYSTEM] && u->snap->nrows[SNAP_SYSTEM] > 0)
 		sys = &u->snap->rows[SNAP_SYSTEM][0];
@@ -120,7 +128,7 @@ void panel_header(struct ui *u)
 	for (int i = 0; i < 3; i++) {
 		if (ui_metric_unmeasured(u, fixed[i]))
 			continue;
-		draw_metric_text(u, sys, fixed[i], i == 2 ? "pct" : "%.2f", a, sizeof(a));
+		draw_metric_text(u, f, sys, fixed[i], i == 2 ? "pct" : "%.2f", a, sizeof(a));
 		if (i == 2)
 			draw_add_unit(a, sizeof(a), "%");
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  %s %s", names[i], a);
@@ -142,7 +150,7 @@ void panel_header(struct ui *u)
 			if (mi < 0 || mi >= u->m->nmetrics || mi == u->m_ipc || mi == u->m_ghz || mi == u->m_util ||
 			    ui_metric_unmeasured(u, mi))
 				continue;
-			draw_metric_text(u, sys, mi, v->cols[i].fmt, a, sizeof(a));
+			draw_metric_text(u, f, sys, mi, v->cols[i].fmt, a, sizeof(a));
 			const struct metric_def *md = &u->m->metrics[mi];
 			/* The heading with its unit, as in the table. */
 			format_heading(b, sizeof(b), md->label ? md->label : md->name, md->unit);
@@ -155,8 +163,14 @@ void panel_header(struct ui *u)
 		}
 	}
 	draw_put(h->y + 1, 0, h->w, 0, line);
-	if (h->h < 3)
-		return;
+}
+
+/* Line 3: the views as tabs (their x ranges go into the frame, for
+ * clicks), the sort, filter and rows, and the system's sparkline. */
+static void header_tabs(struct ui *u, struct frame *f, const struct rect *h)
+{
+	char line[512];
+	int x;
 	const struct ui_col *sc = &u->cols[u->nav.sort_col];
 	char status[256];
 	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s%s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
@@ -171,16 +185,14 @@ void panel_header(struct ui *u)
 		tabs += (int)strlen(u->views[i].name) + 4;
 	bool all = tabs + (int)strlen(status) + HEADER_SPARK_W <= h->w;
 	x = 0;
-	u->tab_y = h->y + 2;
-	for (int i = 0; i < 64; i++)
-		u->tab_x0[i] = u->tab_x1[i] = -1;
+	f->tab_y = h->y + 2;
 	for (int i = 0; i < u->nviews && x < h->w; i++) {
 		const struct view_def *v = &u->views[i];
 		if (!all && i != u->nav.view)
 			continue;
 		if (i < 64) {
-			u->tab_x0[i] = x;
-			u->tab_x1[i] = x + (int)strlen(v->name) + (v->key > 0 ? 4 : 2);
+			f->tab_x0[i] = x;
+			f->tab_x1[i] = x + (int)strlen(v->name) + (v->key > 0 ? 4 : 2);
 		}
 		if (v->key > 0)
 			snprintf(line, sizeof(line), " %d:%s ", v->key, v->name);
@@ -193,4 +205,14 @@ void panel_header(struct ui *u)
 	draw_put(h->y + 2, x, h->w - x, 0, status);
 	x += (int)strlen(status) + 3;
 	draw_spark(u, h->y + 2, x, h->w - x, SNAP_SYSTEM, 0, "system ");
+}
+
+void panel_header(struct ui *u, struct frame *f)
+{
+	const struct rect *h = &u->lay.header;
+	header_title(u, f, h);
+	header_system(u, f, h);
+	if (h->h < 3)
+		return;
+	header_tabs(u, f, h);
 }

@@ -17,7 +17,7 @@ static const char *unit_of(const struct ui *u, int metric)
 	return strcmp(un, "count") == 0 || strcmp(un, "ratio") == 0 ? "" : un;
 }
 
-void panel_mem(struct ui *u)
+void panel_mem(struct ui *u, struct frame *f)
 {
 	const struct rect *m = &u->lay.mem;
 	if (m->h < 1)
@@ -32,9 +32,9 @@ void panel_mem(struct ui *u)
 	for (int s = 0; s < u->topo->nsockets && s < m->h - 1; s++) {
 		const struct snap_row *r = ui_scope_row(u->snap, SNAP_SOCKET, s);
 		char rd[32], wr[32], bus[32], name[32];
-		draw_metric_text(u, r, rd_metric, "%.2f", rd, sizeof(rd));
-		draw_metric_text(u, r, u->m_memwr, "%.2f", wr, sizeof(wr));
-		draw_metric_text(u, r, u->m_membus, "pct", bus, sizeof(bus));
+		draw_metric_text(u, f, r, rd_metric, "%.2f", rd, sizeof(rd));
+		draw_metric_text(u, f, r, u->m_memwr, "%.2f", wr, sizeof(wr));
+		draw_metric_text(u, f, r, u->m_membus, "pct", bus, sizeof(bus));
 		snprintf(name, sizeof(name), "socket %d", s);
 		draw_add_unit(bus, sizeof(bus), "%");
 		snprintf(line, sizeof(line), "%-14s %7s %-4s %7s %-4s %9s", name, rd, unit_of(u, rd_metric),

@@ -14,20 +14,6 @@
 #include "spark.h"
 #include "util.h"
 
-void ui_history_add(struct ui *u, const struct snapshot *s)
-{
-	if (s->quick)
-		return;
-	unsigned long restarts = u->hist.restarts;
-	history_add(&u->hist, s);
-	if (u->hist.restarts != restarts) {
-		char msg[96];
-		snprintf(msg, sizeof(msg), "history started again: the intervals are now %.3g s long",
-			 s->delay_s > 0 ? s->delay_s : s->interval_s);
-		ui_set_message(u, msg);
-	}
-}
-
 /* The table's column of a metric, or NULL. */
 static const struct ui_col *metric_col(const struct ui *u, int metric)
 {

@@ -11,111 +11,6 @@
 #include "fmt.h"
 #include "util.h"
 
-static double event_rate(struct ui *u, const struct snap_row *r, int e, double *cov)
-{
-	*cov = NAN;
-	if (!r || !u->snap || !r->event || e < 0 || e >= u->snap->nevents)
-		return NAN;
-	if (r->event_cov)
-		*cov = r->event_cov[e];
-	double iv = u->snap->interval_s > 0 ? u->snap->interval_s : NAN;
-	return r->event[e] / iv;
-}
-
-const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
-		      char *buf, int len, int *level)
-{
-	double v, cov, rse;
-	*level = -1;
-	switch (c->kind) {
-	case COL_CPU:
-		switch (u->nav.rows) {
-		case ROWS_CORE:       /* the core's CPUs, e.g. "0,192" */
-			fmt_cpulist(buf, len, u->topo->cores[row->core].cpus, u->topo->cores[row->core].ncpus, false);
-			break;
-		case ROWS_CCX:        /* "0-7,128-135" */
-			fmt_cpulist(buf, len, u->topo->ccxs[row->ccx].cpus, u->topo->ccxs[row->ccx].ncpus, true);
-			break;
-		case ROWS_SOCKET: {
-			int k = topo_socket_index(u->topo, row->socket);
-			if (k >= 0)
-				fmt_cpulist(buf, len, u->topo->sockets[k].cpus, u->topo->sockets[k].ncpus, true);
-			else
-				snprintf(buf, (size_t)len, "-");
-			break;
-		}
-		default:
-			snprintf(buf, (size_t)len, "%d", row->cpu);
-		}
-		return buf;
-	case COL_CORE:
-		snprintf(buf, (size_t)len, "%d", row->core);
-		return buf;
-	case COL_SOCKET:
-		snprintf(buf, (size_t)len, "%d", row->socket);
-		return buf;
-	case COL_CCX:
-		if (row->ccx < 0)
-			snprintf(buf, (size_t)len, "-");
-		else
-			snprintf(buf, (size_t)len, "%d", row->ccx);
-		return buf;
-	case COL_PID:
-		if (row->task)
-			snprintf(buf, (size_t)len, "%d", row->task->pid >= 0 ? row->task->pid : row->task->nprocs);
-		else
-			snprintf(buf, (size_t)len, "-");
-		return buf;
-	case COL_COMM:
-	case COL_CGROUP:
-		/* Sanitised when sampled (tasks.c): no byte of it can act on the terminal. */
-		snprintf(buf, (size_t)len, "%s", !row->task ? "-" : c->kind == COL_COMM ? row->task->comm : row->task->cgroup);
-		return buf;
-	case COL_HERE:
-		v = ui_task_here(u, row->task);
-		if (isnan(v))
-			snprintf(buf, (size_t)len, "-");
-		else
-			snprintf(buf, (size_t)len, "%.1f", v);
-		return buf;
-	case COL_WHERE:
-		if (row->task)
-			cpulist_format(row->task->cpus, row->task->ncpus, buf, (size_t)len);
-		else
-			snprintf(buf, (size_t)len, "-");
-		return buf;
-	case COL_METRIC:
-		if (row->task) {
-			v = row->task->metric[c->idx];
-			rse = row->task->metric_rse[c->idx];
-			if (!isnan(v))
-				draw_note_cov(u, row->task->cov);
-			if (c->vc)
-				*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
-			return fmt_value(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
-					 u->m->metrics[c->idx].unit);
-		}
-		v = ui_metric(u, row->r, c->idx, &cov, &rse);
-		if (c->vc)
-			*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
-		if (!isnan(v))
-			draw_note_cov(u, cov);
-		return fmt_value(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
-				 u->m->metrics[c->idx].unit);
-	case COL_EVENT:
-		v = event_rate(u, row->r, c->idx, &cov);
-		rse = row->r && row->r->event_rse ? row->r->event_rse[c->idx] : NAN;
-		if (!isnan(v))
-			draw_note_cov(u, cov);
-		return fmt_value(buf, len, v, rse, u->nav.show_err, NULL, "/s");
-	case COL_BAR:
-		buf[0] = 0;
-		return buf;
-	}
-	buf[0] = 0;
-	return buf;
-}
-
 /* The letter and colour of a bar segment, from its metric's name: F
  * frontend, S bad speculation, B backend, T SMT contention, R retiring; a
  * second segment of the same kind (topdown level 2 splits each in two) is
@@ -207,7 +102,7 @@ static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r
 	}
 }
 
-void panel_table(struct ui *u)
+void panel_table(struct ui *u, struct frame *f)
 {
 	const struct rect *t = &u->lay.table;
 	if (t->h < 1)
@@ -224,9 +119,9 @@ void panel_table(struct ui *u)
 		}
 		int w = c->width;
 		/* Room for "+-9.9%" when the uncertainty is shown. */
-		if (u->nav.show_err && (c->kind == COL_METRIC || c->kind == COL_EVENT))
+		if (u->nav.show_err && ui_col_info(c->kind)->figure)
 			w += 6;
-		if (c->kind == COL_BAR) {
+		if (ui_col_info(c->kind)->bar) {
 			w = t->w - x - 1;
 			if (w > 60)
 				w = 60;
@@ -244,25 +139,25 @@ void panel_table(struct ui *u)
 		 * ("IPCvBrMiss%"). */
 		x += w + 1 + (i == u->nav.sort_col);
 	}
-	u->nvis = nvis;
+	f->nvis = nvis;
 	for (int k = 0; k < nvis; k++) {
-		u->vis_col[k] = vis[k];
-		u->vis_x[k] = t->x + xs[k];
-		u->vis_w[k] = ws[k];
+		f->vis_col[k] = vis[k];
+		f->vis_x[k] = t->x + xs[k];
+		f->vis_w[k] = ws[k];
 	}
 	draw_fill(t->y, t->x, t->w, ui_attr(u, CP_HEAD, A_REVERSE));
 	for (int k = 0; k < nvis; k++) {
 		const struct ui_col *c = &u->cols[vis[k]];
 		char h[128];
 		bool sorted = vis[k] == u->nav.sort_col;
-		bool desc = (c->kind == COL_METRIC || c->kind == COL_EVENT || c->kind == COL_WHERE || c->kind == COL_HERE) !=
-			    u->nav.sort_reverse;
-		if (c->kind == COL_BAR) {
+		const struct col_kind_info *ki = ui_col_info(c->kind);
+		bool desc = ki->descending != u->nav.sort_reverse;
+		if (ki->bar) {
 			char bt[256];
 			bar_title(u, &u->views[u->nav.view], bt, sizeof(bt), ws[k]);
 			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], bt);
 		}
-		else if (c->kind == COL_COMM || c->kind == COL_CGROUP || c->kind == COL_WHERE)
+		else if (ki->left)
 			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], c->title);
 		else
 			snprintf(h, sizeof(h), "%*.*s", ws[k], ws[k], c->title);
@@ -292,14 +187,16 @@ void panel_table(struct ui *u)
 			draw_fill(y, t->x, t->w, base);
 		for (int k = 0; k < nvis; k++) {
 			const struct ui_col *c = &u->cols[vis[k]];
-			if (c->kind == COL_BAR) {
+			if (ui_col_info(c->kind)->bar) {
 				draw_bar(u, y, t->x + xs[k], ws[k], row->r);
 				continue;
 			}
 			char v[256], out[272];
 			int level;
-			draw_cell(u, c, row, v, sizeof(v), &level);
-			if (c->kind == COL_COMM || c->kind == COL_CGROUP || c->kind == COL_WHERE)
+			double cov;
+			draw_cell(u, c, row, v, sizeof(v), &level, &cov);
+			draw_note_cov(f, cov);
+			if (ui_col_info(c->kind)->left)
 				snprintf(out, sizeof(out), "%-*.*s", ws[k], ws[k], v);
 			else
 				snprintf(out, sizeof(out), "%*s", ws[k], v);

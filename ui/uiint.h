@@ -1,5 +1,8 @@
-/* uiint.h: state shared by the files of the dashboard (ui.c: loop, keys,
- * rows and columns; draw.c: the frame, and panel_*.c: the panels, see
+/* uiint.h: state shared by the files of the dashboard (ui.c: the loop;
+ * term.c: the terminal; figures.c, cells.c, columns.c, rows.c, state.c:
+ * what a row shows, the column kinds and cells, the table's columns and
+ * rows and what is kept between frames, beneath the panels; actions.c: keys and clicks; views.c: views and settings;
+ * draw.c: the frame, paint.c its helpers and panel_*.c the panels, see
  * panel.h; dialog.c: help, pickers, prompt). Private to ui/. */
 #ifndef PMCTOP_UI_UIINT_H
 #define PMCTOP_UI_UIINT_H
@@ -12,10 +15,44 @@
 #include "mouse.h"
 #include "ui.h"
 
+/* What drawing a frame yields besides the screen: the panels record it
+ * while they draw (as tmux records click ranges), and it is returned, not
+ * kept in the state they draw from. */
+struct frame {
+	double min_cov;              /* lowest coverage among the values drawn; > 1: none */
+	/* Where a click can hit: the table's visible columns and the view
+	 * tabs (x ranges; tab -1: not drawn). */
+	int nvis, vis_col[256], vis_x[256], vis_w[256];
+	int tab_y, tab_x0[64], tab_x1[64];
+};
+
 enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR,
 		/* A tasks view's rows: pid (or processes of a cgroup), name, cgroup, CPUs it ran on,
 		 * and with a CPU filter its CPU% on those CPUs alone. */
 		COL_PID, COL_COMM, COL_CGROUP, COL_WHERE, COL_HERE };
+
+struct ui;
+struct ui_col;
+struct ui_row;
+
+/* What each kind of column is, in one place (col_kinds in cells.c):
+ * the table, its headings and the sort read it from there. */
+struct col_kind_info {
+	bool descending;             /* sorts busiest first (values); R reverses */
+	bool left;                   /* text, aligned left (names, CPU lists) */
+	bool figure;                 /* a measured figure: u shows its uncertainty */
+	bool bar;                    /* the topdown bar: drawn across its width, not a cell; not sorted by */
+	bool by_name;                /* sorts by its text (a tasks view's names) */
+	char search;                 /* the search (/) finds a row by it: '=' its text exactly,
+	                              * '~' text it holds, 0 not searched */
+	/* Its cell's text in buf (len bytes), with *level (fmt_level) and
+	 * *cov (the figure's coverage) where it holds a figure. */
+	const char *(*cell)(struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len,
+			    int *level, double *cov);
+	/* A row's sort key by it (NaN: none). */
+	double (*key)(struct ui *u, const struct ui_col *c, const struct ui_row *row);
+};
+const struct col_kind_info *ui_col_info(enum col_kind k);
 
 struct ui_col {
 	enum col_kind kind;
@@ -32,6 +69,11 @@ struct ui_row {
 	int core, ccx, socket;       /* -1 where the row spans several */
 	const struct snap_row *r;    /* values in the current snapshot, or NULL */
 	const struct snap_task *task;  /* a tasks view's row: a process or cgroup, else NULL */
+	/* Its key for the sort column, worked out before the rows are sorted
+	 * (rows.c): a number (NaN: last either way), or a name's text. */
+	double key;
+	const char *key_text;
+	signed char key_dir;         /* 1: ascending, -1: descending (the same in every row) */
 };
 
 /* Colour pairs; in monochrome only attributes are used. */
@@ -89,25 +131,35 @@ struct ui {
 	enum col_kind sort_kind;     /* which, by kind and index, kept across views */
 	int sort_idx;
 	int nrows, rows_cap; struct ui_row *rows;
-	double min_cov;              /* lowest coverage among the values drawn */
 
 	struct history hist;         /* figures of the last intervals (history.h) */
 	struct detail detail;        /* the detail pane (Enter) */
 	bool utf8;                   /* the locale is UTF-8: graphs in block elements */
 
-	/* Where the last frame put what a click can hit: the table's
-	 * visible columns and the view tabs (x ranges; tab -1: not drawn). */
-	int nvis, vis_col[256], vis_x[256], vis_w[256];
-	int tab_y, tab_x0[64], tab_x1[64];
+	struct frame drawn;          /* what the last frame drew: kept by the loop, for clicks */
 };
 
-/* ui.c */
+/* figures.c: what a row shows (no curses). */
+/* The view shown, or NULL. */
+const struct view_def *ui_cur_view(const struct ui *u);
 /* Whether the current view has a row per process (tasks.h). */
 bool ui_tasks_view(const struct ui *u);
+/* Whether the row filter ('/') and -C keep CPU cpu. */
+bool ui_cpu_shown(const struct ui *u, int cpu);
 /* A tasks view's first figure (CPU%) counted on the CPUs the filter
  * shows only: the task's share of its samples there times the figure. */
 double ui_task_here(const struct ui *u, const struct snap_task *t);
+const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
+/* A metric of a row, with its coverage and relative standard error (each
+ * may be NULL). */
+double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
+
+/* columns.c: the table's columns (no curses). */
+/* The metrics the screen finds by name (u->m_util...). */
+void ui_find_metrics(struct ui *u);
 void ui_build_columns(struct ui *u);
+/* Keeps the sort column by kind and index, across views. */
+void ui_remember_sort(struct ui *u);
 /* Whether a metric can only show '-' here: the model lacks it, or the
  * last figures were planned with it and still lack one of its events (a
  * PMU this machine does not have). The table, header and CCX boxes leave
@@ -117,33 +169,73 @@ bool ui_metric_unmeasured(const struct ui *u, int metric);
  * pane: "util%" and "GHz" for the fixed columns, else the label with its
  * unit (format_heading). */
 void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
-/* The views from the model (at start, and after the view editor changed
- * them), then the -g group's view if there is one; shows view name, or
- * the first if it is gone. */
-void ui_views_reload(struct ui *u, const char *name);
+
+/* rows.c: the table's rows, filter and order (no curses). */
 void ui_build_rows(struct ui *u);
-/* Whether the row filter ('/') and -C keep CPU cpu. */
-bool ui_cpu_shown(const struct ui *u, int cpu);
 /* The snapshot scope of the table's rows (nav.rows). */
 enum snap_scope ui_rows_scope(const struct ui *u);
 /* "per CPU", "per core", "per CCX" (or the model's L3 domain), "per socket". */
 const char *ui_rows_name(const struct ui *u);
-const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
-/* A metric of a row, with its coverage and relative standard error (each
- * may be NULL). */
-double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
-void ui_request(struct ui *u);
-void ui_set_message(struct ui *u, const char *msg);
+
+/* term.c: the terminal. */
+/* Gives the terminal back as it was (idempotent; async-signal-safe). */
+void ui_restore(void);
+/* Installs (or removes) the handlers of stop, suspend and fatal signals. */
+void ui_signals(bool install);
+/* Starts curses on the terminal, with the colours and the mouse. */
+int ui_screen_init(struct ui *u, char **cause);
+/* Gives the terminal back and ends curses (after ui_screen_init). */
+void ui_screen_done(void);
 int ui_getkey(void);
+/* The last mouse report (UK_MOUSE), decoded by mouse.c. */
+struct ui_mouse ui_last_mouse(void);
+bool ui_stopping(void);          /* a stop signal arrived */
+
+/* actions.c: keys and clicks. */
+/* A mouse report: the key it stands for, or 0 when it was handled. */
+int ui_handle_mouse(struct ui *u);
+/* One key; false: quit. */
+bool ui_handle_key(struct ui *u, int key);
+/* Adds event e's column (-e and the picker). */
+void ui_add_extra(struct ui *u, int e);
+/* Enter opens the detail pane on the selected row; with the pane open,
+ * its keys go to ui_detail_key first (false: not one of its). */
+void ui_detail_open(struct ui *u);
+bool ui_detail_key(struct ui *u, int key);
+
+/* views.c: views, settings, the request for figures, the message line. */
+/* The views from the model (at start, and after the view editor changed
+ * them), then the -g group's view if there is one; shows view name, or
+ * the first if it is gone. */
+void ui_views_reload(struct ui *u, const char *name);
+/* Adds -g GROUP's view of the group's metrics; false if it has none. */
+bool ui_add_group_view(struct ui *u, const char *group);
+/* The saved settings before the columns exist (view, rows, panels) and
+ * the sort column after them. */
+void ui_apply_settings_early(struct ui *u);
+void ui_apply_settings_sort(struct ui *u);
+/* Asks the sampler (or the recording) for what the screen shows. */
+void ui_request(struct ui *u);
+
+/* ui.c: the loop; its set-up and tear-down apart, for bench_frame. */
+/* The dashboard's state for c before the screen starts: the views, the
+ * saved settings, the columns and the first request for figures. -1
+ * with *cause for a view or group the model lacks. */
+int ui_init(struct ui *u, const struct ui_config *c, char **cause);
+void ui_done(struct ui *u);
+
+/* state.c: what panels and dialogs change between frames. */
+void ui_set_message(struct ui *u, const char *msg);
+/* Keeps a new snapshot's figures in u->hist (the sparklines and the
+ * detail pane draw from it) and says so when the history had to start
+ * again because the interval length changed. A replay that jumps or
+ * steps back fills it again from the file first (replay_ctl.c). */
+void ui_history_add(struct ui *u, const struct snapshot *s);
 /* A key for a dialog (help, pickers, prompts, setup, view editor): the
  * figures that come while it is open still go into the history, so the
  * graphs have no gap for the time it was open; the newest of them is
  * shown when it closes (u->pending). */
 int ui_dialog_getkey(struct ui *u);
-/* The last mouse report (UK_MOUSE), decoded by mouse.c. */
-struct ui_mouse ui_last_mouse(void);
-int ui_attr(const struct ui *u, int pair, int mono);
-bool ui_stopping(void);          /* a stop signal arrived */
 
 /* replay_ctl.c: playing a recording. */
 void replay_ctl_init(struct ui *u);
@@ -156,26 +248,23 @@ void replay_ctl_request(struct ui *u, int nmetrics, const int *metrics);
 /* "12/60 10:00:05 x1.0" for the header. */
 void replay_ctl_status(const struct ui *u, char *buf, int len);
 
-/* draw.c */
-void draw_screen(struct ui *u);
-/* panel_table.c */
+/* draw.c: draws a frame, and says what it drew in *f. */
+void draw_screen(struct ui *u, struct frame *f);
+/* cells.c: a cell's text, its level (fmt_level) and the coverage of the
+ * figure in it (NaN: none). */
 const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
-		      char *buf, int len, int *level);
+		      char *buf, int len, int *level, double *cov);
 
-/* panel_spark.c: keeps a new snapshot's figures in u->hist (the
- * sparklines and the detail pane draw from it) and says so when the
- * history had to start again because the interval length changed. A
- * replay that jumps or steps back fills it again from the file first
- * (replay_ctl.c). */
-void ui_history_add(struct ui *u, const struct snapshot *s);
 
-/* panel_detail.c: Enter opens the pane on the selected row; with the
- * pane open, its keys go to ui_detail_key first (false: not one of its). */
-void ui_detail_open(struct ui *u);
-bool ui_detail_key(struct ui *u, int key);
 
-/* colors.c: sets the colour pairs of a scheme (enum settings_colors). */
+/* panel_detail.c: the metrics the detail pane lists now, in its order
+ * (caller frees). */
+int *ui_detail_metrics(struct ui *u, int *n);
+
+/* colors.c: sets the colour pairs of a scheme (enum settings_colors), and
+ * the attribute of a pair (mono on a screen without colour). */
 void ui_colors_apply(struct ui *u, int scheme);
+int ui_attr(const struct ui *u, int pair, int mono);
 
 /* setup.c: the setup screen (F2): delay, view, colours, rows, panels,
  * uncertainty, applied at once and saved to pmctoprc on request. Returns

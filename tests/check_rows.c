@@ -1,0 +1,170 @@
+/* check_rows.c: the dashboard's columns and rows without a terminal
+ * (ui/columns.c, ui/rows.c): each row's sort key is worked out into the
+ * row, values sort busiest first with unknown figures last in either
+ * direction, identity columns ascending, and a tasks view sorts its names
+ * by text. */
+#include "config.h"
+#include <check.h>
+#include "check_run.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evdef.h"
+#include "snapshot.h"
+#include "topo.h"
+#include "uiint.h"
+#include "util.h"
+
+#define NCPU 8
+
+static struct model *model;
+static struct topo *topo;
+static struct ui u;
+static struct ui_config cfg;
+static int ipc;
+
+static void setup(void)
+{
+	char *cause = NULL;
+	model = model_load(TOP_SRCDIR "/tests/fixtures/sampler/sampler-test", &cause);
+	ck_assert_msg(model != NULL, "model: %s", cause ? cause : "?");
+	topo = topo_synthetic(1, 2, 2, 2);
+	ck_assert_ptr_nonnull(topo);
+	memset(&u, 0, sizeof(u));
+	u.cfg = &cfg;
+	u.m = model;
+	u.topo = topo;
+	u.views = model->views;
+	u.nviews = model->nviews;
+	u.filter = xcalloc((size_t)topo->max_cpu + 1, sizeof(bool));
+	for (int i = 0; i < topo->max_cpu; i++)
+		u.filter[i] = true;
+	u.rows_cap = NCPU;
+	u.rows = xcalloc(NCPU, sizeof(*u.rows));
+	ui_find_metrics(&u);
+	ipc = model_find_metric(model, "ipc");
+	ck_assert_int_ge(ipc, 0);
+	/* CPU c's IPC: 1, 3, NaN, 2, 0.5, 3, 4, 0.25 */
+	static const double v[NCPU] = { 1, 3, NAN, 2, 0.5, 3, 4, 0.25 };
+	int nrows[SNAP_NSCOPES] = { NCPU, 4, 2, 1, 1 };
+	u.snap = snapshot_new(model, nrows);
+	u.snap->metric_planned[ipc] = true;
+	for (int k = 0; k < model->metrics[ipc].nevents; k++)
+		u.snap->event_planned[model->metrics[ipc].events[k]] = true;
+	for (int c = 0; c < NCPU; c++) {
+		struct snap_row *r = &u.snap->rows[SNAP_CPU][c];
+		r->id = r->cpu = c;
+		r->metric[ipc] = v[c];
+	}
+	ui_build_columns(&u);
+}
+
+static void teardown(void)
+{
+	snapshot_free(u.snap);
+	free(u.cols);
+	free(u.rows);
+	free(u.filter);
+	topo_free(topo);
+	model_free(model);
+}
+
+static int col_of(enum col_kind k, int idx)
+{
+	for (int i = 0; i < u.ncols; i++)
+		if (u.cols[i].kind == k && u.cols[i].idx == idx)
+			return i;
+	ck_abort_msg("no such column");
+	return -1;
+}
+
+static void expect_order(const int *cpus, int line)
+{
+	ck_assert_int_eq(u.nrows, NCPU);
+	for (int i = 0; i < NCPU; i++)
+		ck_assert_msg(u.rows[i].cpu == cpus[i], "line %d: row %d is CPU %d, not %d", line, i, u.rows[i].cpu,
+			      cpus[i]);
+}
+
+START_TEST(test_sort_by_value)
+{
+	u.nav.sort_col = col_of(COL_METRIC, ipc);
+	ui_build_rows(&u);
+	/* Busiest first, ties by CPU, NaN last. */
+	expect_order((const int[]){ 6, 1, 5, 3, 0, 4, 7, 2 }, __LINE__);
+	ck_assert_int_eq(u.rows[0].key_dir, -1);
+	ck_assert(u.rows[0].key == 4);
+	/* R: ascending, NaN still last. */
+	u.nav.sort_reverse = true;
+	ui_build_rows(&u);
+	expect_order((const int[]){ 7, 4, 0, 3, 1, 5, 6, 2 }, __LINE__);
+}
+END_TEST
+
+START_TEST(test_sort_by_identity)
+{
+	u.nav.sort_col = col_of(COL_METRIC, ipc);
+	ui_build_rows(&u);
+	u.nav.sort_col = col_of(COL_CPU, 0);
+	ui_build_rows(&u);
+	expect_order((const int[]){ 0, 1, 2, 3, 4, 5, 6, 7 }, __LINE__);
+	u.nav.sort_reverse = true;
+	ui_build_rows(&u);
+	expect_order((const int[]){ 7, 6, 5, 4, 3, 2, 1, 0 }, __LINE__);
+}
+END_TEST
+
+/* The column kinds in one table: what sorts which way, what is text. */
+START_TEST(test_column_kinds)
+{
+	ck_assert(ui_col_info(COL_METRIC)->descending && ui_col_info(COL_METRIC)->figure);
+	ck_assert(ui_col_info(COL_EVENT)->descending && ui_col_info(COL_EVENT)->figure);
+	ck_assert(!ui_col_info(COL_CPU)->descending && !ui_col_info(COL_CPU)->left);
+	ck_assert(ui_col_info(COL_COMM)->left && ui_col_info(COL_COMM)->by_name);
+	ck_assert(ui_col_info(COL_WHERE)->left && !ui_col_info(COL_WHERE)->by_name);
+	ck_assert(ui_col_info(COL_BAR)->bar);
+	ck_assert_int_eq(ui_col_info(COL_CPU)->search, '=');
+	ck_assert_int_eq(ui_col_info(COL_CGROUP)->search, '~');
+	ck_assert_int_eq(ui_col_info(COL_METRIC)->search, 0);
+	/* Every kind draws its cell and gives its key from the table. */
+	for (int k = COL_CPU; k <= COL_HERE; k++)
+		ck_assert(ui_col_info((enum col_kind)k)->cell && ui_col_info((enum col_kind)k)->key);
+}
+END_TEST
+
+/* A cell's text and a row's key come from its kind's entry: the CPU
+ * column shows the CPU number; the IPC column its figure, whose coverage
+ * is given back (drawing notes it, the search ignores it). */
+START_TEST(test_cells)
+{
+	u.nav.sort_col = col_of(COL_CPU, 0);
+	ui_build_rows(&u);
+	const struct ui_row *r3 = &u.rows[3];
+	ck_assert_int_eq(r3->cpu, 3);
+	char buf[64];
+	int level;
+	double cov;
+	ck_assert_str_eq(draw_cell(&u, &u.cols[col_of(COL_CPU, 0)], r3, buf, sizeof(buf), &level, &cov), "3");
+	ck_assert(isnan(cov));
+	u.snap->rows[SNAP_CPU][3].metric_cov[ipc] = 0.5;
+	const struct ui_col *ic = &u.cols[col_of(COL_METRIC, ipc)];
+	draw_cell(&u, ic, r3, buf, sizeof(buf), &level, &cov);
+	ck_assert_msg(strstr(buf, "2") != NULL, "IPC cell: %s", buf);
+	ck_assert(cov == 0.5);
+	ck_assert(ui_col_info(COL_METRIC)->key(&u, ic, r3) == 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("rows");
+	TCase *tc = tcase_create("rows");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_sort_by_value);
+	tcase_add_test(tc, test_sort_by_identity);
+	tcase_add_test(tc, test_column_kinds);
+	tcase_add_test(tc, test_cells);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}

@@ -1,0 +1,228 @@
+/* columns.c: the table's columns for the view shown: the fixed ones, the
+ * view's, the extra events and the topdown bar, each with its heading and
+ * width; and the metrics the screen finds by name. No curses here. */
+#include "config.h"
+#include "uiint.h"
+#include "format.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+/* The first of several names that the model defines. */
+static int find_metric(const struct model *m, const char *const *names)
+{
+	for (; *names; names++) {
+		int i = model_find_metric(m, *names);
+		if (i >= 0)
+			return i;
+	}
+	return -1;
+}
+
+void ui_find_metrics(struct ui *u)
+{
+	static const char *const util[] = { "util", "utilization", "cpu_util", "busy", NULL };
+	static const char *const ghz[] = { "ghz", "effective_ghz", "freq_ghz", NULL };
+	static const char *const ipc[] = { "ipc", NULL };
+	static const char *const l3rate[] = { "l3_access_per_s", "l3_accesses_per_s", NULL };
+	static const char *const l3acc[] = { "l3_accesses", "l3_access_all", "l3_access", NULL };
+	static const char *const l3hit[] = { "l3_hit_rate", NULL };
+	static const char *const l3lat[] = { "l3_miss_latency_ns", NULL };
+	static const char *const memrd[] = { "mem_read_bw", NULL };
+	static const char *const memwr[] = { "mem_write_bw", NULL };
+	static const char *const membus[] = { "mem_bus_util", NULL };
+	static const char *const memtot[] = { "mem_bw", NULL };
+	u->m_util = find_metric(u->m, util);
+	u->m_ghz = find_metric(u->m, ghz);
+	u->m_ipc = find_metric(u->m, ipc);
+	u->m_l3rate = find_metric(u->m, l3rate);
+	u->m_l3acc = find_metric(u->m, l3acc);
+	u->m_l3hit = find_metric(u->m, l3hit);
+	u->m_l3lat = find_metric(u->m, l3lat);
+	u->m_memrd = find_metric(u->m, memrd);
+	u->m_memwr = find_metric(u->m, memwr);
+	u->m_membus = find_metric(u->m, membus);
+	/* Only where reads and writes are not counted apart (Zen 3's fabric). */
+	u->m_memtot = u->m_memrd < 0 && u->m_memwr < 0 ? find_metric(u->m, memtot) : -1;
+}
+
+static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_col *vc,
+		    const char *title, int width, bool scrolls)
+{
+	u->cols = xrealloc(u->cols, (size_t)(u->ncols + 1) * sizeof(*u->cols));
+	struct ui_col *c = &u->cols[u->ncols++];
+	memset(c, 0, sizeof(*c));
+	c->kind = k;
+	c->idx = idx;
+	c->vc = vc;
+	snprintf(c->title, sizeof(c->title), "%s", title);
+	/* Never narrower than its heading, which is never cut. */
+	int tw = (int)strlen(c->title);
+	c->width = width > tw ? width : tw;
+	c->scrolls = scrolls;
+}
+
+static bool has_metric_col(const struct ui *u, int metric)
+{
+	for (int i = 0; i < u->ncols; i++)
+		if (u->cols[i].kind == COL_METRIC && u->cols[i].idx == metric)
+			return true;
+	return false;
+}
+
+/* A column that can only ever show '-': its metric is not defined at the
+ * table's rows (an L3 or memory figure in a CPU row: those belong to the
+ * CCX boxes and the memory panel), or the last figures were planned with
+ * it and still lack one of its events (a PMU this machine does not have). */
+bool ui_metric_unmeasured(const struct ui *u, int metric)
+{
+	if (metric < 0 || metric >= u->m->nmetrics)
+		return true;
+	const struct metric_def *md = &u->m->metrics[metric];
+	if (!u->snap || !u->snap->metric_planned[metric])
+		return false;
+	for (int k = 0; k < md->nevents; k++)
+		if (!u->snap->event_planned[md->events[k]])
+			return true;
+	return false;
+}
+
+static bool dead_metric(const struct ui *u, int metric)
+{
+	const struct metric_def *md = &u->m->metrics[metric];
+	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
+	if ((int)md->scope > (int)(ui_tasks_view(u) ? SCOPE_THREAD : widest[u->nav.rows]))
+		return true;
+	return ui_metric_unmeasured(u, metric);
+}
+
+void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len)
+{
+	const struct metric_def *md = &u->m->metrics[metric];
+	if (metric == u->m_util)
+		snprintf(buf, len, "util%%");
+	else if (metric == u->m_ghz)
+		snprintf(buf, len, "GHz");
+	else
+		format_heading(buf, len, md->label ? md->label : md->name, md->unit);
+}
+
+static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, bool scrolls)
+{
+	if (metric < 0 || metric >= u->m->nmetrics || has_metric_col(u, metric) || dead_metric(u, metric))
+		return;
+	/* A fixed column that the view lists too takes the view's format
+	 * and thresholds. */
+	const struct view_def *v = ui_cur_view(u);
+	for (int i = 0; !vc && v && i < v->ncols; i++)
+		if (v->cols[i].metric == metric)
+			vc = &v->cols[i];
+	char label[48];
+	ui_metric_heading(u, metric, label, sizeof(label));
+	/* Wide enough for the whole heading (add_col): one cut at 14
+	 * columns lost units ("SSE/AVX stall/"). */
+	int w = vc && vc->width > 0 ? vc->width : 7;
+	if (w < 7)
+		w = 7;
+	add_col(u, COL_METRIC, metric, vc, label, w, scrolls);
+}
+
+/* Columns: the fixed ones (CPU, core, CCX, util, GHz, IPC), the view's, the
+ * extra events, and the topdown bar. Keeps the sort on the same column
+ * where it still exists. */
+void ui_build_columns(struct ui *u)
+{
+	/* The column the user sorts by, even where this view lacks it (the
+	 * rows then sort by CPU until a view has it again). */
+	struct ui_col old = { 0 };
+	bool had = u->ncols > 0 && u->nav.sort_col < u->ncols;
+	if (had && !u->sort_set)
+		old = u->cols[u->nav.sort_col];
+	if (u->sort_set) {
+		old.kind = u->sort_kind;
+		old.idx = u->sort_idx;
+		had = true;
+	}
+	free(u->cols);
+	u->cols = NULL;
+	u->ncols = 0;
+	const struct view_def *tv = ui_cur_view(u);
+	if (tv && tv->tasks) {
+		/* Who, the view's figures, then where: names and CPU lists are
+		 * long, so they scroll. */
+		add_col(u, COL_PID, 0, NULL, u->task_cgroups ? "PROCS" : "PID", 7, false);
+		if (u->task_cgroups)
+			add_col(u, COL_CGROUP, 0, NULL, "CGROUP", 28, false);
+		else
+			add_col(u, COL_COMM, 0, NULL, "COMMAND", 15, false);
+		/* Who ran on the filtered CPUs (T): how much of them each had. */
+		if (u->filter_text && tv->ncols > 0 && !strcmp(u->m->metrics[tv->cols[0].metric].unit, "%"))
+			add_col(u, COL_HERE, 0, NULL, "HERE%", 6, false);
+		for (int i = 0; i < tv->ncols; i++)
+			add_metric_col(u, tv->cols[i].metric, &tv->cols[i], true);
+		if (!u->task_cgroups)
+			add_col(u, COL_CGROUP, 0, NULL, "CGROUP", 32, true);
+		add_col(u, COL_WHERE, 0, NULL, "CPUS", 20, true);
+		goto done;
+	}
+	/* Identity columns: what the rows are (nav.rows). */
+	static const int cpus_w[ROWS_KINDS] = { 5, 9, 13, 13 };
+	int rk = u->nav.rows;
+	add_col(u, COL_CPU, 0, NULL, rk == ROWS_CPU ? "CPU" : "CPUs", cpus_w[rk], false);
+	if (rk <= ROWS_CORE)
+		add_col(u, COL_CORE, 0, NULL, "core", 5, false);
+	/* The model names its L3 groups: CCX on AMD, LLC (one per socket) on Intel. */
+	if (rk <= ROWS_CCX)
+		add_col(u, COL_CCX, 0, NULL, u->m->l3_domain ? u->m->l3_domain : "CCX", 4, false);
+	else
+		add_col(u, COL_SOCKET, 0, NULL, "sock", 4, false);
+	add_metric_col(u, u->m_util, NULL, false);
+	add_metric_col(u, u->m_ghz, NULL, false);
+	add_metric_col(u, u->m_ipc, NULL, false);
+	const struct view_def *v = ui_cur_view(u);
+	for (int i = 0; v && i < v->ncols; i++)
+		add_metric_col(u, v->cols[i].metric, &v->cols[i], true);
+	for (int i = 0; i < u->nextra; i++) {
+		int e = u->extra[i];
+		if (e < 0 || e >= u->m->nevents)
+			continue;
+		char title[48];
+		snprintf(title, sizeof(title), "%s/s", u->m->events[e].name);
+		int w = (int)strlen(title);
+		add_col(u, COL_EVENT, e, NULL, title, w < 8 ? 8 : w, true);
+	}
+	if (v && v->nbar > 0)
+		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);
+done:;
+	int nscroll = 0;
+	for (int i = 0; i < u->ncols; i++)
+		nscroll += u->cols[i].scrolls;
+	u->nav.ncols = u->ncols;
+	u->nav.nhscroll = nscroll;
+	/* Where the sort column is gone (or none was chosen yet): a tasks
+	 * view sorts by its first figure (busiest first), any other view by
+	 * CPU. */
+	int first = 0;
+	for (int i = 0; ui_tasks_view(u) && i < u->ncols && !first; i++)
+		if (u->cols[i].kind == COL_METRIC)
+			first = i;
+	if (had || first) {
+		u->nav.sort_col = first;
+		for (int i = 0; had && i < u->ncols; i++)
+			if (u->cols[i].kind == old.kind && u->cols[i].idx == old.idx)
+				u->nav.sort_col = i;
+	}
+	keys_clamp(&u->nav);
+}
+
+/* The user chose the sort column: keep it by what it is, not where it is. */
+void ui_remember_sort(struct ui *u)
+{
+	if (u->nav.sort_col < 0 || u->nav.sort_col >= u->ncols)
+		return;
+	u->sort_set = true;
+	u->sort_kind = u->cols[u->nav.sort_col].kind;
+	u->sort_idx = u->cols[u->nav.sort_col].idx;
+}

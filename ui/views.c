@@ -1,0 +1,170 @@
+/* views.c: the dashboard's views (the model's, and one made of a -g
+ * metric group), the saved settings applied at start, the request to the
+ * sampler (or the recording) for what the screen shows, and the message
+ * line. */
+#include "config.h"
+#include "uiint.h"
+#include "format.h"
+
+#include <curses.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <time.h>
+#include "fmt.h"
+#include "snapfile.h"
+#include "spark.h"
+#include "util.h"
+
+static void add_unique(int *list, int *n, int v)
+{
+	if (v < 0)
+		return;
+	for (int i = 0; i < *n; i++)
+		if (list[i] == v)
+			return;
+	list[(*n)++] = v;
+}
+
+/* Asks the sampler for what the screen shows: the view's columns and bar,
+ * the fixed columns, the CCX and memory panels, and the extra events. */
+void ui_request(struct ui *u)
+{
+	const struct view_def *v = ui_cur_view(u);
+	int *ms = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
+	int n = 0;
+	const int fixed[] = { u->m_util, u->m_ghz, u->m_ipc, u->m_l3rate, u->m_l3acc,
+			      u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr, u->m_membus, u->m_memtot };
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		add_unique(ms, &n, fixed[i]);
+	for (int i = 0; v && i < v->ncols; i++)
+		if (v->cols[i].metric < u->m->nmetrics)
+			add_unique(ms, &n, v->cols[i].metric);
+	for (int i = 0; v && i < v->nbar; i++)
+		if (v->bar[i] < u->m->nmetrics)
+			add_unique(ms, &n, v->bar[i]);
+	/* 'a' in the detail pane: every metric while it is open. */
+	for (int i = 0; u->detail.measure_all && i < u->m->nmetrics; i++)
+		add_unique(ms, &n, i);
+	if (u->replay) {
+		replay_ctl_request(u, n, ms);
+		if (v && v->tasks)
+			ui_set_message(u, "a recording has no per-task figures: the tasks view shows who ran only live");
+	} else {
+		sampler_request(u->sampler, n, ms, u->nextra, u->extra);
+		/* Per-task sampling only while a tasks view is on screen: its
+		 * hardware events hold counters the CPU figures then lack. */
+		if (v && v->tasks) {
+			int *tm = xmalloc(sizeof(int) * ((size_t)v->ncols + 1));
+			for (int i = 0; i < v->ncols; i++)
+				tm[i] = v->cols[i].metric;
+			sampler_request_tasks(u->sampler, v->ncols, tm);
+			free(tm);
+			u->tasks_requested = true;
+		} else if (u->tasks_requested) {
+			sampler_request_tasks(u->sampler, 0, NULL);
+			u->tasks_requested = false;
+		}
+	}
+	free(ms);
+}
+
+/* The saved settings (pmctoprc) that the command line did not override:
+ * the view, rows, panels and uncertainty before the columns exist; the
+ * sort column after (ui_apply_settings_sort). A view this model lacks (the
+ * file was saved on another machine) is skipped with a message. */
+void ui_apply_settings_early(struct ui *u)
+{
+	const struct settings *s = u->cfg->settings;
+	if (!s)
+		return;
+	if (s->has_view && s->view && !u->cfg->view_given && !u->replay) {
+		int v = -1;
+		for (int i = 0; i < u->nviews; i++)
+			if (!strcmp(u->views[i].name, s->view))
+				v = i;
+		if (v < 0 && ui_add_group_view(u, s->view))
+			v = u->nviews - 1;
+		if (v >= 0)
+			u->nav.view = v;
+		else
+			ui_set_message(u, "settings: this model has no view of the saved name; F2 changes it");
+	}
+	if (s->has_rows && s->rows >= 0 && s->rows < ROWS_KINDS)
+		u->nav.rows = s->rows;
+	if (s->has_ccx)
+		u->nav.show_ccx = s->show_ccx;
+	if (s->has_errors)
+		u->nav.show_err = s->show_errors;
+}
+
+void ui_apply_settings_sort(struct ui *u)
+{
+	const struct settings *s = u->cfg->settings;
+	if (s && s->has_sort && s->sort) {
+		for (int i = 0; i < u->ncols; i++) {
+			const struct ui_col *c = &u->cols[i];
+			const char *name = c->kind == COL_METRIC ? u->m->metrics[c->idx].name
+					 : c->kind == COL_EVENT ? u->m->events[c->idx].name
+					 : c->kind == COL_CPU ? "cpu" : NULL;
+			if (name && !strcmp(name, s->sort)) {
+				u->nav.sort_col = i;
+				u->nav.sort_reverse = s->sort_reverse;
+				ui_remember_sort(u);
+			}
+		}
+	}
+	/* A bad line in the file is said once, on the first screen. */
+	if (u->cfg->settings_warnings) {
+		const char *w = u->cfg->settings_warnings;
+		int more = 0;
+		for (const char *p = strchr(w, '\n'); p; p = strchr(p + 1, '\n'))
+			more++;
+		char *msg = xasprintf("%.*s%s", (int)strcspn(w, "\n"), w,
+				      more ? " (and more lines: see F2 to save a good file)" : "");
+		ui_set_message(u, msg);
+		free(msg);
+	}
+}
+
+/* -g GROUP in the dashboard: a view of the group's metrics (as batch
+ * mode shows them), after the model's own views. False if no metric of
+ * the model belongs to it. */
+bool ui_add_group_view(struct ui *u, const char *group)
+{
+	int n = 0;
+	for (int i = 0; i < u->m->nmetrics; i++)
+		n += metric_in_group(&u->m->metrics[i], group);
+	if (n == 0 || u->has_group_view)
+		return false;
+	struct view_def *v = &u->group_view;
+	memset(v, 0, sizeof(*v));
+	v->cols = xcalloc((size_t)n, sizeof(*v->cols));
+	for (int i = 0; i < u->m->nmetrics; i++)
+		if (metric_in_group(&u->m->metrics[i], group))
+			v->cols[v->ncols++] = (struct view_col){ .metric = i, .warn = NAN, .crit = NAN };
+	v->name = (char *)group;
+	v->title = (char *)group;
+	u->has_group_view = true;
+	u->views[u->nviews++] = *v;
+	return true;
+}
+
+void ui_views_reload(struct ui *u, const char *name)
+{
+	free(u->views);
+	u->nviews = u->m->nviews;
+	u->views = xcalloc((size_t)u->nviews + 2, sizeof(*u->views));
+	memcpy(u->views, u->m->views, sizeof(*u->views) * (size_t)u->nviews);
+	if (u->has_group_view)
+		u->views[u->nviews++] = u->group_view;
+	u->nav.view = 0;
+	for (int i = 0; name && i < u->nviews; i++)
+		if (!strcmp(u->views[i].name, name))
+			u->nav.view = i;
+	u->nav.nviews = u->nviews;
+}
+
