@@ -202,8 +202,10 @@ static int *counted_here(struct sampler *s, int *nfallback)
 }
 
 /* One line for what is counted with a fallback encoding, so that nobody
- * compares the figures with perf's PERF_METRICS ones unawares. */
-static void say_fallbacks(struct sampler *s, const struct sched_plan *plan, const int *count_as)
+ * compares the figures with perf's PERF_METRICS ones unawares; NULL when
+ * nothing is. *pmu is the PMU of those events: the line is worth saying
+ * only where that PMU's counters open (say_plan). */
+static char *fallback_line(struct sampler *s, const struct sched_plan *plan, const int *count_as, int *pmu)
 {
 	const struct model *m = s->cfg.model;
 	int n = 0, first = -1;
@@ -214,12 +216,13 @@ static void say_fallbacks(struct sampler *s, const struct sched_plan *plan, cons
 			n++;
 		}
 	if (n == 0)
-		return;
+		return NULL;
 	const struct event_def *ed = &m->events[first];
 	const struct pmu_def *pd = &m->pmus[ed->pmu];
-	sampler_add_notice(s, "no %s/%s in this kernel: %d event%s counted with %s fallback (%s as %s%s)",
-		   pd->perf_name ? pd->perf_name : pd->name, ed->requires, n, n == 1 ? "" : "s",
-		   n == 1 ? "its" : "their", ed->name, m->events[count_as[first]].name, n > 1 ? ", ..." : "");
+	*pmu = ed->pmu;
+	return xasprintf("no %s/%s in this kernel: %d event%s counted with %s fallback (%s as %s%s)",
+			 pd->perf_name ? pd->perf_name : pd->name, ed->requires, n, n == 1 ? "" : "s",
+			 n == 1 ? "its" : "their", ed->name, m->events[count_as[first]].name, n > 1 ? ", ..." : "");
 }
 
 /* Starts the per-task sampling on every selected online CPU. First,
@@ -260,7 +263,7 @@ static bool request_invalid(struct sampler *s, char **cause)
 /* Step 1, the plan request: the metrics asked for, with the rest of
  * their trees and what a tasks view shares out, planned on the counters
  * free on each PMU. NULL, and why, when it cannot be planned. */
-static struct sched_plan *plan_request(struct sampler *s, char **cause)
+static struct sched_plan *plan_request(struct sampler *s, char **fallback, int *fallback_pmu, char **cause)
 {
 	const struct model *m = s->cfg.model;
 	const struct pmu_backend_ops *ops = s->cfg.ops;
@@ -290,7 +293,7 @@ static struct sched_plan *plan_request(struct sampler *s, char **cause)
 	free(plan_metrics);
 	free(fc);
 	if (plan && nfallback > 0)
-		say_fallbacks(s, plan, count_as);
+		*fallback = fallback_line(s, plan, count_as, fallback_pmu);
 	free(count_as);
 	return plan;
 }
@@ -448,13 +451,18 @@ static void open_groups(struct sampler *s, int p)
 	free(pmu_cause);
 }
 
-/* Step 5, the notices of the plan as opened: absent uncore PMUs (when the
- * core ones work), /proc/stat alone, -C, energy counters, and the events
- * that cannot be counted. */
-static void say_plan(struct sampler *s, const char *absent)
+/* Step 5, the notices of the plan as opened: fallback encodings (where
+ * their PMU opens) and absent uncore PMUs (where the core ones work),
+ * /proc/stat alone, -C, energy counters, and the events that cannot be
+ * counted. */
+static void say_plan(struct sampler *s, const char *absent, const char *fallback, int fallback_pmu)
 {
 	const struct model *m = s->cfg.model;
 	const struct sched_plan *plan = s->plan;
+	/* Fallback encodings matter where their PMU counts at all: without
+	 * it, the one line about the hardware counters says it all. */
+	if (fallback && s->ps[fallback_pmu].available)
+		sampler_add_notice(s, "%s", fallback);
 	bool core_ok = true;
 	for (int p = 0; p < m->npmus; p++)
 		if (m->pmus[p].kind == PMU_CORE && s->ps[p].ngroups > 0 && !s->ps[p].available)
@@ -538,7 +546,9 @@ int sampler_open_all(struct sampler *s, char **cause)
 	 * counters to the groups planned next. */
 	if (s->ntm > 0)
 		open_tasks(s);
-	struct sched_plan *plan = plan_request(s, cause);
+	char *fallback = NULL;   /* said in say_plan, where its PMU opens */
+	int fallback_pmu = -1;
+	struct sched_plan *plan = plan_request(s, &fallback, &fallback_pmu, cause);
 	if (!plan)
 		return -1;
 	sched_plan_free(s->plan);
@@ -550,8 +560,9 @@ int sampler_open_all(struct sampler *s, char **cause)
 	for (int p = 0; p < m->npmus; p++)
 		if (s->ps[p].ngroups > 0 && list_instances(s, p, &absent))
 			open_groups(s, p);
-	say_plan(s, absent);
+	say_plan(s, absent, fallback, fallback_pmu);
 	free(absent);
+	free(fallback);
 	first_enable(s);
 	sampler_reopen_moved(s);
 	s->t_start = sampler_clock_now(s);

@@ -56,6 +56,14 @@ for l in lines:
         assert u is not None and 0 <= u <= 100.5, u
 print("real json ok")
 ' || fail "real-counter JSON"
+	# Where the kernel gives no hardware counter at all (a VM without a
+	# virtual PMU), that one line says it: no line about how the missing
+	# counters' events would have been encoded (Sapphire Rapids' slots).
+	"${pm[@]}" --model intel-spr -b -n 1 -d 0.1 >/dev/null 2>"${TMPDIR:-/tmp}/pmctop-e2e-spr.err"
+	if grep -q "hardware counters: not available" "${TMPDIR:-/tmp}/pmctop-e2e-spr.err"; then
+		! grep -q "counted with .* fallback" "${TMPDIR:-/tmp}/pmctop-e2e-spr.err" ||
+			fail "fallback line beside no hardware counters: $(cat "${TMPDIR:-/tmp}/pmctop-e2e-spr.err")"
+	fi
 else
 	fail "pmctop -b on this machine: $(cat "${TMPDIR:-/tmp}/pmctop-e2e.err")"
 fi
