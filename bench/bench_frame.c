@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "shape_args.h"
 #include "evdef.h"
 #include "sampler.h"
 #include "settings.h"
@@ -114,58 +115,24 @@ static int run_shape(struct model *m, const int shape[4], int n)
 
 int main(int argc, char **argv)
 {
-	int n = 10;
-	const char *model_name = "amd-zen5";
-	const char *events_dir = TOP_SRCDIR "/events";
-	int c;
-	while ((c = getopt(argc, argv, "n:m:E:h")) != -1) {
-		switch (c) {
-		case 'n': n = atoi(optarg); break;
-		case 'm': model_name = optarg; break;
-		case 'E': events_dir = optarg; break;
-		default:
-			fprintf(stderr, "usage: bench_frame [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [SxCxNxT...]\n");
-			return c == 'h' ? 0 : 2;
-		}
-	}
-	if (n < 1) {
-		fprintf(stderr, "bench_frame: -n must be positive\n");
-		return 2;
-	}
-	static const char *const defaults[] = { "1x2x8x2", "2x12x8x2", "2x16x16x2" };
-	const char *const *shapes = defaults;
-	int nshapes = (int)ARRAY_SIZE(defaults);
-	if (optind < argc) {
-		shapes = (const char *const *)&argv[optind];
-		nshapes = argc - optind;
-	}
-	char *cause = NULL;
-	struct model *m = model_load_by_name(events_dir, model_name, &cause);
-	if (!m) {
-		fprintf(stderr, "bench_frame: %s\n", cause ? cause : model_name);
-		return 1;
-	}
-	printf("model %s, %d intervals of 1 s (simulated), one frame each\n", m->name, n);
-	int rc = 0;
-	for (int i = 0; i < nshapes; i++) {
-		int shape[4];
-		char tail;
-		if (sscanf(shapes[i], "%dx%dx%dx%d%c", &shape[0], &shape[1], &shape[2], &shape[3], &tail) != 4) {
-			fprintf(stderr, "bench_frame: expected SxCxNxT but found '%s'\n", shapes[i]);
-			rc = 2;
-			continue;
-		}
-		printf("%s\n", shapes[i]);
+	struct bench_args a;
+	int rc = bench_args_parse(argc, argv, "bench_frame", 10, &a);
+	if (rc >= 0)
+		return rc;
+	printf("model %s, %d intervals of 1 s (simulated), one frame each\n", a.model->name, a.n);
+	rc = 0;
+	for (int i = 0; i < a.nshapes; i++) {
+		printf("%s\n", a.names[i]);
 		fflush(stdout);
 		/* Each shape in a process of its own: its own peak RSS, and a
 		 * fresh curses. */
 		pid_t pid = fork();
 		if (pid == 0)
-			_exit(run_shape(m, shape, n));
+			_exit(run_shape(a.model, a.shapes[i], a.n));
 		int st = 0;
 		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			rc = 1;
 	}
-	model_free(m);
+	bench_args_free(&a);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #endif
 
 #include "backend.h"
+#include "shape_args.h"
 #include "evdef.h"
 #include "history.h"
 #include "sampler.h"
@@ -172,54 +173,19 @@ static int run(struct model *m, const int shape[4], int nint, bool all)
 
 int main(int argc, char **argv)
 {
-	int n = HISTORY_LEN;
-	const char *model_name = "amd-zen5";
-	const char *events_dir = TOP_SRCDIR "/events";
-	int c;
-	while ((c = getopt(argc, argv, "n:m:E:h")) != -1) {
-		switch (c) {
-		case 'n': n = atoi(optarg); break;
-		case 'm': model_name = optarg; break;
-		case 'E': events_dir = optarg; break;
-		default:
-			fprintf(stderr, "usage: bench_history [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [SxCxNxT...]\n");
-			return c == 'h' ? 0 : 2;
-		}
-	}
-	if (n < 1) {
-		fprintf(stderr, "bench_history: -n must be positive\n");
-		return 2;
-	}
-	static const char *const defaults[] = { "1x2x8x2", "2x12x8x2", "2x16x16x2" };
-	const char *const *shapes = defaults;
-	int nshapes = (int)ARRAY_SIZE(defaults);
-	if (optind < argc) {
-		shapes = (const char *const *)&argv[optind];
-		nshapes = argc - optind;
-	}
-	char *cause = NULL;
-	struct model *m = model_load_by_name(events_dir, model_name, &cause);
-	if (!m) {
-		fprintf(stderr, "bench_history: %s\n", cause ? cause : model_name);
-		free(cause);
-		return 1;
-	}
-	printf("model %s, %d intervals of 1 s; budget %d intervals, %zu MiB\n", m->name, n, HISTORY_LEN,
+	struct bench_args a;
+	int rc = bench_args_parse(argc, argv, "bench_history", HISTORY_LEN, &a);
+	if (rc >= 0)
+		return rc;
+	printf("model %s, %d intervals of 1 s; budget %d intervals, %zu MiB\n", a.model->name, a.n, HISTORY_LEN,
 	       HISTORY_BUDGET >> 20);
-	int rc = 0;
-	for (int i = 0; i < nshapes; i++) {
-		int shape[4];
-		char tail;
-		if (sscanf(shapes[i], "%dx%dx%dx%d%c", &shape[0], &shape[1], &shape[2], &shape[3], &tail) != 4) {
-			fprintf(stderr, "bench_history: expected SxCxNxT but found '%s'\n", shapes[i]);
-			rc = 2;
-			continue;
-		}
-		printf("%s\n", shapes[i]);
+	rc = 0;
+	for (int i = 0; i < a.nshapes; i++) {
+		printf("%s\n", a.names[i]);
 		for (int all = 0; all < 2; all++)
-			if (run(m, shape, n, all) != 0)
+			if (run(a.model, a.shapes[i], a.n, all) != 0)
 				rc = 1;
 	}
-	model_free(m);
+	bench_args_free(&a);
 	return rc;
 }

@@ -13,19 +13,10 @@ command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-arch=${PMCTOP_PERF_ARCH:-}
-if [ -z "$arch" ]; then
-	tarball=
-	for t in /usr/src/linux-source-6.12.tar.xz /usr/src/linux-source-6.12.tar.bz2; do
-		[ -f "$t" ] && tarball=$t && break
-	done
-	if [ -z "$tarball" ]; then
-		echo "SKIP: no /usr/src/linux-source-6.12.tar.xz (apt-get install linux-source-6.12, or PMCTOP_PERF_ARCH=DIR)"
-		exit 77
-	fi
-	tar -xf "$tarball" -C "$tmp" --wildcards '*/tools/perf/pmu-events/arch/x86/*'
-	arch=$(echo "$tmp"/*/tools/perf/pmu-events/arch/x86)
-fi
+# $arch: the pmu-events/arch directory (tests/perf_arch.sh), x86 only.
+PERF_ARCH_PARTS=x86
+. "$top_srcdir/tests/perf_arch.sh"
+arch=$arch/x86
 [ -f "$arch/mapfile.csv" ] || { echo "FAIL: $arch has no mapfile.csv"; exit 1; }
 
 "$top_builddir/tests/model_dump" "$top_srcdir/events" >"$tmp/models.json"
