@@ -843,6 +843,8 @@ static struct acc *sum_processes(struct tasks *t, struct snapshot *snap, double 
 	return procs;
 }
 
+static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *groups, int ng, double interval_s);
+
 /* The cgroups of the interval: their processes (procs, np) summed. */
 static void sum_cgroups(struct tasks *t, struct snapshot *snap, struct acc *procs, int np, double interval_s)
 {
@@ -850,19 +852,121 @@ static void sum_cgroups(struct tasks *t, struct snapshot *snap, struct acc *proc
 	qsort(procs, (size_t)np, sizeof(*procs), cmp_acc_cgroup);
 	snap->ncgroups = 0;
 	snap->cgroups = np ? xcalloc((size_t)np, sizeof(*snap->cgroups)) : NULL;
+	struct acc *groups = xcalloc((size_t)np + 1, sizeof(*groups));
 	for (int p = 0; p < np;) {
-		struct acc g;
-		acc_init(&g, t->nev, t->nmetrics);
-		g.cgroup = procs[p].cgroup;
+		struct acc *g = &groups[snap->ncgroups];
+		acc_init(g, t->nev, t->nmetrics);
+		g->cgroup = procs[p].cgroup;
 		int q = p;
-		for (; q < np && !strcmp(procs[q].cgroup, g.cgroup); q++)
-			acc_add(&g, &procs[q], t->nev, t->nmetrics);
+		for (; q < np && !strcmp(procs[q].cgroup, g->cgroup); q++)
+			acc_add(g, &procs[q], t->nev, t->nmetrics);
 		struct snap_task *r = &snap->cgroups[snap->ncgroups++];
 		r->pid = -1;
-		r->cgroup = xstrdup(g.cgroup);
-		fill_row(t, &g, r, interval_s);
-		acc_clear(&g);
+		r->cgroup = xstrdup(g->cgroup);
+		fill_row(t, g, r, interval_s);
 		p = q;
+	}
+	sum_cgroup_tree(t, snap, groups, snap->ncgroups, interval_s);
+	for (int g = 0; g < snap->ncgroups; g++)
+		acc_clear(&groups[g]);
+	free(groups);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The lengths of the cgroups on the way to path p, itself last: "/a/b"
+ * gives 1 ("/"), 2 ("/a"), 4; a path not from the root ("-") only its
+ * own. len[] holds strlen(p) + 1. */
+static int cgroup_prefixes(const char *p, size_t *len)
+{
+	size_t n = strlen(p);
+	int k = 0;
+	for (size_t i = 0; p[0] == '/' && i < n; i++)
+		if (p[i] == '/')
+			len[k++] = i == 0 ? 1 : i;
+	if (k == 0 || len[k - 1] != n)
+		len[k++] = n;
+	return k;
+}
+
+/* The cgroup tree: each path of groups[0..ng-1] and every cgroup above
+ * it ("/a/b": "/", "/a", "/a/b"), each with the sums of the groups in it
+ * or below it; a path that does not start with '/' ("-": not known)
+ * stands alone. Each group is added to each of its ancestors, so the cost
+ * is groups x depth, not groups x cgroups. */
+static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *groups, int ng, double interval_s)
+{
+	int cap = 0, n = 0;
+	char **path = NULL;
+	for (int g = 0; g < ng; g++) {
+		const char *p = groups[g].cgroup;
+		size_t *len = xmalloc(sizeof(size_t) * (strlen(p) + 1));
+		int k = cgroup_prefixes(p, len);
+		for (int j = 0; j < k; j++) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				path = xrealloc(path, sizeof(*path) * (size_t)cap);
+			}
+			path[n++] = xstrndup(p, len[j]);
+		}
+		free(len);
+	}
+	qsort(path, (size_t)n, sizeof(*path), cmp_str);
+	int u = 0;
+	for (int i = 0; i < n; i++) {
+		if (u > 0 && !strcmp(path[u - 1], path[i]))
+			free(path[i]);
+		else
+			path[u++] = path[i];
+	}
+	struct acc *node = xcalloc((size_t)u + 1, sizeof(*node));
+	for (int i = 0; i < u; i++)
+		acc_init(&node[i], t->nev, t->nmetrics);
+	for (int g = 0; g < ng; g++) {
+		char *p = xstrdup(groups[g].cgroup);
+		size_t *len = xmalloc(sizeof(size_t) * (strlen(p) + 1));
+		int k = cgroup_prefixes(p, len);
+		for (int j = 0; j < k; j++) {
+			char save = p[len[j]];
+			p[len[j]] = 0;
+			const char *key = p;
+			char **hit = bsearch(&key, path, (size_t)u, sizeof(*path), cmp_str);
+			p[len[j]] = save;
+			if (hit)
+				acc_add(&node[hit - path], &groups[g], t->nev, t->nmetrics);
+		}
+		free(len);
+		free(p);
+	}
+	snap->ncgtree = u;
+	snap->cgtree = u ? xcalloc((size_t)u, sizeof(*snap->cgtree)) : NULL;
+	for (int i = 0; i < u; i++) {
+		struct snap_task *r = &snap->cgtree[i];
+		r->pid = -1;
+		r->cgroup = path[i];
+		fill_row(t, &node[i], r, interval_s);
+		acc_clear(&node[i]);
+	}
+	free(node);
+	free(path);
+}
+
+/* Which metrics the sampling can give at all: those whose every event
+ * is sampled here (the dashboard hides the others' columns). */
+static void note_measured(const struct tasks *t, struct snapshot *snap)
+{
+	snap->task_measured = xcalloc((size_t)t->m->nmetrics + 1, sizeof(bool));
+	for (int k = 0; k < t->nmetrics; k++) {
+		const struct metric_def *md = &t->m->metrics[t->metrics[k]];
+		bool ok = t->f[k] != NULL || md->split >= 0;
+		for (int e = 0; ok && e < md->nevents; e++) {
+			int i = t->pos[md->events[e]];
+			ok = i >= 0 && t->avail[i];
+		}
+		snap->task_measured[t->metrics[k]] = ok;
 	}
 }
 
@@ -878,6 +982,7 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	snap->tasks_on = true;
 	snap->task_freq = t->freq;
 	snap->tasks_lost = t->lost;
+	note_measured(t, snap);
 	cover_events(t);
 	double *jpw = split_rates(t, snap, interval_s);
 	int np = 0;
