@@ -914,7 +914,9 @@ static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *
 		}
 		free(len);
 	}
-	qsort(path, (size_t)n, sizeof(*path), cmp_str);
+	/* qsort may not be handed NULL, even for none. */
+	if (n > 1)
+		qsort(path, (size_t)n, sizeof(*path), cmp_str);
 	int u = 0;
 	for (int i = 0; i < n; i++) {
 		if (u > 0 && !strcmp(path[u - 1], path[i]))
