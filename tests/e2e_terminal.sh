@@ -273,9 +273,10 @@ proc=$(grep -En '^ *[0-9]+ {7}nginx ' "$TMP/tree" | cut -d: -f1)
 # A cgroup's figures are summed over what is below it: system.slice's
 # CPU% is at least nginx.service's; its services are sorted busiest first.
 awk '{ ind = match($0, /[^ ]/) - 1 }   # no {n} in mawk: the indent counted
-     ind == 10 && $1 == "system.slice/" { top = $2; on = 1; next }
+     { v = $2; sub(/^~/, "", v); v += 0 }   # CPU%, without the mark of an uncertain figure
+     ind == 10 && $1 == "system.slice/" { top = v; on = 1; next }
      on && ind <= 10 && $1 !~ /^[0-9]+$/ { on = 0 }
-     on && ind == 12 && $1 ~ /\/$/ { if ($2 > top + 0.05) bad = bad " " $1 " above its parent"; if (n++ && $2 > last + 0.05) bad = bad " " $1 " unsorted"; last = $2 }
+     on && ind == 12 && $1 ~ /\/$/ { if (v > top + 0.05) bad = bad " " $1 " above its parent"; if (n++ && v > last + 0.05) bad = bad " " $1 " unsorted"; last = v }
      END { if (n < 3 || bad != "") { print "n=" n bad; exit 1 } }' "$TMP/tree" ||
 	{ fail "tree: system.slice's services are not summed and sorted beneath it"; sed 's/^/  | /' "$TMP/tree"; }
 keys F5
