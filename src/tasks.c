@@ -651,7 +651,8 @@ static int cmp_acc_cgroup(const void *a, const void *b)
 	return strcmp(x->cgroup, y->cgroup);
 }
 
-static void acc_add(struct acc *to, const struct acc *from, int nev, int nm)
+/* Adds from's sums to to's, not where it ran (acc_add does both). */
+static void acc_add_sums(struct acc *to, const struct acc *from, int nev, int nm)
 {
 	for (int i = 0; i < nev; i++) {
 		to->sum[i] += from->sum[i];
@@ -663,6 +664,11 @@ static void acc_add(struct acc *to, const struct acc *from, int nev, int nm)
 	}
 	to->samples += from->samples;
 	to->nprocs += from->nprocs;
+}
+
+static void acc_add(struct acc *to, const struct acc *from, int nev, int nm)
+{
+	acc_add_sums(to, from, nev, nm);
 	for (int c = 0; c < from->ncpus; c++)
 		acc_cpu(to, from->cpus[c].cpu, from->cpus[c].w);
 }
@@ -924,25 +930,59 @@ static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *
 		else
 			path[u++] = path[i];
 	}
+	/* Each cgroup sums the groups in its subtree: those whose path
+	 * starts with its own (they follow each other in strcmp order, from
+	 * the first not below it), where the path is its or goes on with a
+	 * '/'. Their CPUs go through one map (CPU -> place in the cgroup's
+	 * list): adding a group's CPUs costs their number, not that times
+	 * the cgroup's (3 ms an interval at 384 CPUs with acc_cpu's search). */
+	int maxcpu = 0;
+	for (int g = 0; g < ng; g++)
+		for (int c = 0; c < groups[g].ncpus; c++)
+			if (groups[g].cpus[c].cpu + 1 > maxcpu)
+				maxcpu = groups[g].cpus[c].cpu + 1;
+	int *at = xmalloc(sizeof(int) * ((size_t)maxcpu + 1));
+	for (int c = 0; c < maxcpu; c++)
+		at[c] = -1;
 	struct acc *node = xcalloc((size_t)u + 1, sizeof(*node));
-	for (int i = 0; i < u; i++)
-		acc_init(&node[i], t->nev, t->nmetrics);
-	for (int g = 0; g < ng; g++) {
-		char *p = xstrdup(groups[g].cgroup);
-		size_t *len = xmalloc(sizeof(size_t) * (strlen(p) + 1));
-		int k = cgroup_prefixes(p, len);
-		for (int j = 0; j < k; j++) {
-			char save = p[len[j]];
-			p[len[j]] = 0;
-			const char *key = p;
-			char **hit = bsearch(&key, path, (size_t)u, sizeof(*path), cmp_str);
-			p[len[j]] = save;
-			if (hit)
-				acc_add(&node[hit - path], &groups[g], t->nev, t->nmetrics);
+	for (int i = 0; i < u; i++) {
+		struct acc *a = &node[i];
+		acc_init(a, t->nev, t->nmetrics);
+		const char *p = path[i];
+		size_t pl = strlen(p);
+		bool root = !strcmp(p, "/");
+		int lo = 0, hi = ng;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+			if (strcmp(groups[mid].cgroup, p) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		free(len);
-		free(p);
+		for (int g = lo; g < ng && !strncmp(groups[g].cgroup, p, pl); g++) {
+			const struct acc *gr = &groups[g];
+			char next = gr->cgroup[pl];
+			if (!root && next && next != '/')
+				continue;
+			acc_add_sums(a, gr, t->nev, t->nmetrics);
+			for (int c = 0; c < gr->ncpus; c++) {
+				int cpu = gr->cpus[c].cpu;
+				if (at[cpu] >= 0) {
+					a->cpus[at[cpu]].w += gr->cpus[c].w;
+					continue;
+				}
+				if (a->ncpus == a->capcpus) {
+					a->capcpus = a->capcpus ? 2 * a->capcpus : 16;
+					a->cpus = xrealloc(a->cpus, sizeof(*a->cpus) * (size_t)a->capcpus);
+				}
+				at[cpu] = a->ncpus;
+				a->cpus[a->ncpus++] = gr->cpus[c];
+			}
+		}
+		for (int c = 0; c < a->ncpus; c++)
+			at[a->cpus[c].cpu] = -1;
 	}
+	free(at);
 	snap->ncgtree = u;
 	snap->cgtree = u ? xcalloc((size_t)u, sizeof(*snap->cgtree)) : NULL;
 	for (int i = 0; i < u; i++) {
