@@ -79,8 +79,12 @@ void snapshot_free(struct snapshot *s)
 		snap_task_clear(&s->tasks[i]);
 	for (int i = 0; i < s->ncgroups; i++)
 		snap_task_clear(&s->cgroups[i]);
+	for (int i = 0; i < s->ncgtree; i++)
+		snap_task_clear(&s->cgtree[i]);
 	free(s->tasks);
 	free(s->cgroups);
+	free(s->cgtree);
+	free(s->task_measured);
 	free(s);
 }
 

@@ -73,6 +73,13 @@ struct snapshot {
 	bool tasks_on;
 	int ntasks, ncgroups;
 	struct snap_task *tasks, *cgroups;
+	/* The cgroup tree (F5 in the dashboard): every cgroup on the way from
+	 * the root to one in cgroups, with the figures of all its processes
+	 * and its children's (as cgroup accounting counts them), by path. */
+	int ncgtree;
+	struct snap_task *cgtree;
+	bool *task_measured;  /* [nmetrics] with tasks_on: every event of the metric is sampled
+	                       * (else its per-task figures can only be NaN) */
 	long tasks_lost;      /* samples the kernel dropped (its buffer was full) */
 	int task_freq;        /* samples a second asked of each event on each CPU */
 	double rotate_ms;     /* rotation period in force (it grows when rotating costs too much);

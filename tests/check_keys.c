@@ -30,6 +30,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_DELAY_UP, 0 }, { L, '-', ACT_DELAY_DOWN, 0 },
 	/* htop's: / and F3 search, \\ and F4 filter. */
 	{ L, UK_ENTER, ACT_DETAIL, 0 }, { L, 'w', ACT_SNAPSHOT, 0 }, { L, 'T', ACT_TASKS, 0 },
+	{ L, UK_F5, ACT_TASK_TREE, 0 },   /* htop's F5: the tree (of cgroups, in the tasks view) */
 	{ L, UK_F2, ACT_SETUP, 0 }, { L, 'S', ACT_SETUP, 0 },
 	{ L, UK_UP, ACT_UP, 0 }, { L, UK_DOWN, ACT_DOWN, 0 }, { L, UK_PGUP, ACT_PGUP, 0 },
 	{ L, UK_PGDN, ACT_PGDN, 0 }, { L, UK_HOME, ACT_HOME, 0 }, { L, UK_END, ACT_END, 0 },

@@ -156,6 +156,125 @@ START_TEST(test_cells)
 }
 END_TEST
 
+static void expect_order_n(const struct ui_row *r, const int *ids, const int *depth, int n)
+{
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(r[i].cpu == ids[i] && r[i].depth == depth[i], "row %d is %d at depth %d, not %d at %d", i,
+			      r[i].cpu, r[i].depth, ids[i], depth[i]);
+}
+
+/* A process or cgroup row of a tasks snapshot: its IPC, on CPU 0. */
+static void task_row(struct snap_task *t, int pid, const char *comm, const char *cgroup, double v)
+{
+	t->pid = pid;
+	t->comm = comm ? xstrdup(comm) : NULL;
+	t->cgroup = xstrdup(cgroup);
+	t->nprocs = 1;
+	t->metric = xmalloc(sizeof(double) * (size_t)model->nmetrics);
+	t->metric_rse = xmalloc(sizeof(double) * (size_t)model->nmetrics);
+	for (int i = 0; i < model->nmetrics; i++)
+		t->metric[i] = t->metric_rse[i] = NAN;
+	t->metric[ipc] = v;
+	t->ncpus = 1;
+	t->cpus = xcalloc(1, sizeof(int));
+	t->cpu_share = xcalloc(1, sizeof(double));
+	t->cpu_share[0] = 1;
+}
+
+static void expect_tree(const int *ids, const int *depth, int n, int line)
+{
+	ck_assert_msg(u.nrows == n, "line %d: %d rows, not %d", line, u.nrows, n);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(u.rows[i].cpu == ids[i] && u.rows[i].depth == depth[i],
+			      "line %d: row %d is %d at depth %d, not %d at %d", line, i, u.rows[i].cpu, u.rows[i].depth,
+			      ids[i], depth[i]);
+}
+
+/* F5's tree (ui/task_tree.c): each cgroup with its child cgroups and its
+ * processes beneath it, sorted by the sort column within each level (R
+ * reverses each level), a cgroup shown while a process the filter keeps
+ * is in it or below it. Cgroup rows are -2 - their place in the tree. */
+START_TEST(test_task_tree)
+{
+	static struct view_col vc;
+	static struct view_def tv = { .name = "tasks", .tasks = true, .ncols = 1, .cols = &vc };
+	vc.metric = ipc;
+	u.views = &tv;
+	u.nviews = 1;
+	u.nav.view = 0;
+	u.task_tree = true;
+	u.snap->tasks_on = true;
+	/* The tree by path, as tasks.c makes it: figures summed below. */
+	static const char *const path[] = { "/", "/a", "/a/x", "/b" };
+	static const double gv[] = { 11.5, 6, 4, 5 };
+	u.snap->ncgtree = 4;
+	u.snap->cgtree = xcalloc(4, sizeof(struct snap_task));
+	for (int g = 0; g < 4; g++)
+		task_row(&u.snap->cgtree[g], -1, NULL, path[g], gv[g]);
+	static const struct { int pid; const char *cg; double v; } p[] = {
+		{ 1, "/a/x", 1 }, { 2, "/b", 5 }, { 3, "/a", 2 }, { 4, "/", 0.5 }, { 5, "/a/x", 3 },
+	};
+	u.snap->ntasks = 5;
+	u.snap->tasks = xcalloc(5, sizeof(struct snap_task));
+	for (int i = 0; i < 5; i++) {
+		char comm[8];
+		snprintf(comm, sizeof(comm), "p%d", p[i].pid);
+		task_row(&u.snap->tasks[i], p[i].pid, comm, p[i].cg, p[i].v);
+	}
+	ui_build_columns(&u);
+	ck_assert_int_eq(u.cols[u.nav.sort_col].kind, COL_METRIC);
+	ui_build_rows(&u);
+	expect_tree((const int[]){ -2, -3, -4, 5, 1, 3, -5, 2, 4 }, (const int[]){ 0, 1, 2, 3, 3, 2, 1, 2, 1 }, 9,
+		    __LINE__);
+	/* The name column: indented, a cgroup by its last part and a '/'. */
+	char buf[64];
+	int level;
+	double cov;
+	const struct ui_col *name = &u.cols[col_of(COL_COMM, 0)];
+	ck_assert_str_eq(draw_cell(&u, name, &u.rows[2], buf, sizeof(buf), &level, &cov), "    x/");
+	ck_assert_str_eq(draw_cell(&u, name, &u.rows[0], buf, sizeof(buf), &level, &cov), "/");
+	ck_assert_str_eq(draw_cell(&u, name, &u.rows[3], buf, sizeof(buf), &level, &cov), "      p5");
+	ck_assert_str_eq(draw_cell(&u, &u.cols[col_of(COL_PID, 0)], &u.rows[1], buf, sizeof(buf), &level, &cov), "");
+	/* R: ascending within each level. */
+	u.nav.sort_reverse = true;
+	ui_build_rows(&u);
+	expect_tree((const int[]){ -2, 4, -5, 2, -3, 3, -4, 1, 5 }, (const int[]){ 0, 1, 1, 2, 1, 2, 2, 3, 3 }, 9,
+		    __LINE__);
+	/* Only p5 kept: the cgroups on its way, no others. */
+	u.nav.sort_reverse = false;
+	u.task_match = "p5";
+	ui_build_rows(&u);
+	expect_tree((const int[]){ -2, -3, -4, 5 }, (const int[]){ 0, 1, 2, 3 }, 4, __LINE__);
+	u.task_match = NULL;
+	/* F5 off: the processes alone, busiest first. */
+	u.task_tree = false;
+	ui_build_columns(&u);
+	ui_build_rows(&u);
+	ck_assert_int_eq(u.nrows, 5);
+	ck_assert_int_eq(u.rows[0].cpu, 2);
+	ck_assert_int_eq(u.rows[4].cpu, 4);
+}
+END_TEST
+
+/* The tree order alone: parents first, children in the order given, and
+ * parents that make a cycle lose no row. */
+START_TEST(test_tree_order)
+{
+	struct ui_row r[5];
+	for (int i = 0; i < 5; i++)
+		r[i] = (struct ui_row){ .cpu = i };
+	ui_tree_order(r, 5, (const int[]){ 2, -1, 1, 2, 0 });
+	expect_order_n(r, (const int[]){ 1, 2, 0, 4, 3 }, (const int[]){ 0, 1, 2, 3, 2 }, 5);
+	for (int i = 0; i < 4; i++)
+		r[i] = (struct ui_row){ .cpu = i };
+	ui_tree_order(r, 4, (const int[]){ 1, 0, -1, 2 });
+	expect_order_n(r, (const int[]){ 2, 3, 0, 1 }, (const int[]){ 0, 1, 0, 0 }, 4);
+	ck_assert_str_eq(ui_cgroup_leaf("/a/b.service"), "b.service");
+	ck_assert_str_eq(ui_cgroup_leaf("/"), "/");
+	ck_assert_str_eq(ui_cgroup_leaf("-"), "-");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rows");
@@ -165,6 +284,8 @@ int main(void)
 	tcase_add_test(tc, test_sort_by_identity);
 	tcase_add_test(tc, test_column_kinds);
 	tcase_add_test(tc, test_cells);
+	tcase_add_test(tc, test_task_tree);
+	tcase_add_test(tc, test_tree_order);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

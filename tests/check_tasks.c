@@ -263,6 +263,30 @@ START_TEST(test_cgroups_sum_and_names_are_clean)
 			procs += cg->nprocs;
 		}
 		ck_assert_int_eq(procs, s->ntasks);
+		/* The tree: every cgroup on the way to one with processes, by
+		 * path, each summing all the processes in it and below it. */
+		ck_assert_int_gt(s->ncgtree, s->ncgroups);
+		ck_assert_str_eq(s->cgtree[0].cgroup, "/");
+		for (int g = 0; g < s->ncgtree; g++) {
+			const struct snap_task *cg = &s->cgtree[g];
+			if (g > 0)
+				ck_assert_int_lt(strcmp(s->cgtree[g - 1].cgroup, cg->cgroup), 0);
+			size_t len = strlen(cg->cgroup);
+			double sum = 0;
+			int n = 0;
+			for (int i = 0; i < s->ntasks; i++) {
+				const char *p = s->tasks[i].cgroup;
+				if (!strcmp(cg->cgroup, "/") ? p[0] == '/'
+				    : !strncmp(p, cg->cgroup, len) && (p[len] == 0 || p[len] == '/')) {
+					sum += s->tasks[i].metric[r.m_cyc];
+					n++;
+				}
+			}
+			ck_assert_msg(n > 0 && n == cg->nprocs, "tree %s: %d processes, says %d", cg->cgroup, n,
+				      cg->nprocs);
+			ck_assert_msg(fabs(sum - cg->metric[r.m_cyc]) <= 1e-9 * fabs(sum), "tree %s: %g != %g",
+				      cg->cgroup, cg->metric[r.m_cyc], sum);
+		}
 		for (int i = 0; i < s->ntasks; i++) {
 			const struct snap_task *t = &s->tasks[i];
 			ck_assert_int_gt(t->pid, 0);   /* the idle task is not a row */
@@ -320,6 +344,10 @@ START_TEST(test_counters_kept_for_cpu_figures)
 	ck_assert_ptr_nonnull(strstr(s->notice, "per-task: cannot sample"));
 	ck_assert_ptr_nonnull(strstr(s->notice, "kept for the CPU figures"));
 	int l2 = model_find_metric(r.m, "l2_mpki");
+	/* Said per metric, for the dashboard to leave its column out. */
+	ck_assert_ptr_nonnull(s->task_measured);
+	ck_assert(!s->task_measured[l2]);
+	ck_assert(s->task_measured[r.m_ipc]);
 	bool some = false;
 	for (int i = 0; i < s->ntasks; i++) {
 		ck_assert(isnan(s->tasks[i].metric[l2]));

@@ -476,6 +476,19 @@ bool ui_handle_key(struct ui *u, int key)
 	if (b->action == ACT_TOGGLE_THREADS && ui_tasks_view(u)) {
 		/* A tasks view's rows are processes or cgroups. */
 		u->task_cgroups = !u->task_cgroups;
+		u->task_tree = false;
+		u->nav.sel = u->nav.top = 0;
+		ui_build_columns(u);
+		return true;
+	}
+	if (b->action == ACT_TASK_TREE) {
+		/* htop's F5: the cgroups as a tree, their processes beneath. */
+		if (!ui_tasks_view(u)) {
+			ui_set_message(u, "F5: the cgroup tree is in the tasks view (T on a row, or -g tasks)");
+			return true;
+		}
+		u->task_tree = !u->task_tree;
+		u->task_cgroups = false;
 		u->nav.sel = u->nav.top = 0;
 		ui_build_columns(u);
 		return true;

@@ -79,8 +79,10 @@ static const char *cell_ccx(CELL_ARGS)
 
 static const char *cell_pid(CELL_ARGS)
 {
-	(void)u, (void)c, (void)level, (void)cov_out;
-	if (row->task)
+	(void)c, (void)level, (void)cov_out;
+	if (row->task && row->task->pid < 0 && u->task_tree)
+		buf[0] = 0;           /* a cgroup of the tree: no pid, and its name says what it is */
+	else if (row->task)
 		snprintf(buf, (size_t)len, "%d", row->task->pid >= 0 ? row->task->pid : row->task->nprocs);
 	else
 		snprintf(buf, (size_t)len, "-");
@@ -89,7 +91,16 @@ static const char *cell_pid(CELL_ARGS)
 
 static const char *cell_name(CELL_ARGS)
 {
-	(void)u, (void)level, (void)cov_out;
+	(void)level, (void)cov_out;
+	/* F5's tree: indented by depth, a cgroup by the last part of its
+	 * path and a '/' after it, a process by its name. */
+	if (row->task && u->task_tree && c->kind == COL_COMM) {
+		const struct snap_task *t = row->task;
+		const char *leaf = t->pid < 0 ? ui_cgroup_leaf(t->cgroup) : t->comm;
+		snprintf(buf, (size_t)len, "%*s%s%s", 2 * row->depth, "", leaf ? leaf : "-",
+			 t->pid < 0 && t->cgroup && t->cgroup[0] == '/' && t->cgroup[1] ? "/" : "");
+		return buf;
+	}
 	/* Sanitised when sampled (tasks.c): no byte of it can act on the terminal. */
 	snprintf(buf, (size_t)len, "%s", !row->task ? "-" : c->kind == COL_COMM ? row->task->comm : row->task->cgroup);
 	return buf;

@@ -95,6 +95,11 @@ static bool dead_metric(const struct ui *u, int metric)
 	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
 	if ((int)md->scope > (int)(ui_tasks_view(u) ? SCOPE_THREAD : widest[u->nav.rows]))
 		return true;
+	/* A tasks view's figure whose events the sampling could not have
+	 * (the counters they need are held): every row would show '-'. */
+	if (ui_tasks_view(u) && u->snap && u->snap->tasks_on && u->snap->task_measured &&
+	    !u->snap->task_measured[metric])
+		return true;
 	return ui_metric_unmeasured(u, metric);
 }
 
@@ -155,6 +160,8 @@ void ui_build_columns(struct ui *u)
 		add_col(u, COL_PID, 0, NULL, u->task_cgroups ? "PROCS" : "PID", 7, false);
 		if (u->task_cgroups)
 			add_col(u, COL_CGROUP, 0, NULL, "CGROUP", 28, false);
+		else if (u->task_tree)   /* cgroups and processes, indented by depth */
+			add_col(u, COL_COMM, 0, NULL, "CGROUP/ COMMAND", 30, false);
 		else
 			add_col(u, COL_COMM, 0, NULL, "COMMAND", 15, false);
 		/* Who ran on the filtered CPUs (T): how much of them each had. */

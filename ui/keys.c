@@ -46,6 +46,7 @@ const struct key_binding keys_table[] = {
 	{ UK_ENTER, ACT_DETAIL, 0, "Enter", "detail pane: every metric of the row, its history" },
 	{ 'w', ACT_SNAPSHOT, 0, "w", "write this interval as JSON (pmctop-snapshot-*.json)" },
 	{ 'T', ACT_TASKS, 0, "T", "who ran on the selected row's CPUs (the tasks view, where \\ also filters by name); T again: back" },
+	{ UK_F5, ACT_TASK_TREE, 0, "F5", "in tasks: cgroups as a tree, each one's processes beneath it (on/off)" },
 	{ 'F', ACT_FOLLOW, 0, "F", "follow the selected row as the rows re-sort (on/off; off: the selection keeps its line)" },
 	{ UK_UP, ACT_UP, 0, "Up", "select the row above" },
 	{ UK_DOWN, ACT_DOWN, 0, "Down", "select the row below" },
@@ -144,6 +145,7 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 	case ACT_SEARCH:
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
+	case ACT_TASK_TREE:   /* the screen knows whether the view is a tasks one */
 		return KA_DIALOG;
 	case ACT_VIEW_NEXT:
 	case ACT_VIEW_PREV:

@@ -40,6 +40,7 @@ enum ui_action {
 	ACT_FOLLOW,           /* F: the selection follows its row (CPU, process) as rows re-sort */
 	ACT_SEARCH,           /* / F3: select the next row that matches a text (rows stay) */
 	ACT_SEARCH_NEXT, ACT_SEARCH_PREV,   /* n, N: again, forward or back */
+	ACT_TASK_TREE,        /* F5: in a tasks view, the cgroup tree with its processes (on/off) */
 	ACT_COUNT
 };
 

@@ -176,7 +176,8 @@ static void header_tabs(struct ui *u, struct frame *f, const struct rect *h)
 	snprintf(status, sizeof(status), "  sort %s%s%s%s  rows %s%s", sc->title, u->nav.sort_reverse ? " (rev)" : "",
 		 u->filter_text || u->task_match ? "  filter " : "",
 		 u->filter_text ? u->filter_text : u->task_match ? u->task_match : "",
-		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_cgroups ? "per cgroup" : "per process",
+		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_tree ? "as a cgroup tree"
+		 : u->task_cgroups ? "per cgroup" : "per process",
 		 u->nav.follow ? "  follow" : "");
 	/* All the views as tabs when they fit beside the status, else only
 	 * the active one. */

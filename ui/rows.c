@@ -30,7 +30,7 @@ static int row_cmp(const void *pa, const void *pb)
 /* Each row's key for the sort column, and the direction: identity columns
  * ascending, values descending (the busiest first, as in top); R reverses
  * either. A tasks view sorts its name columns by the name. */
-static void sort_keys(struct ui *u)
+void ui_sort_keys(struct ui *u)
 {
 	const struct ui_col *c = &u->cols[u->nav.sort_col];
 	bool desc = ui_col_info(c->kind)->descending;
@@ -40,7 +40,9 @@ static void sort_keys(struct ui *u)
 		row->key_dir = dir;
 		row->key_text = NULL;
 		if (row->task && ui_col_info(c->kind)->by_name) {
-			const char *t = c->kind == COL_COMM ? row->task->comm : row->task->cgroup;
+			/* A cgroup of F5's tree goes by its name in COMMAND. */
+			const char *t = c->kind != COL_COMM ? row->task->cgroup : row->task->pid < 0
+					? ui_cgroup_leaf(row->task->cgroup) : row->task->comm;
 			row->key_text = t ? t : "";
 		}
 		row->key = ui_col_info(c->kind)->key(u, c, row);
@@ -49,7 +51,7 @@ static void sort_keys(struct ui *u)
 
 /* Whether a tasks view shows task t: it ran on a CPU the filter keeps,
  * and its pid, name or cgroup holds the filter's text. */
-static bool task_shown(const struct ui *u, const struct snap_task *t)
+bool ui_task_shown(const struct ui *u, const struct snap_task *t)
 {
 	bool where = false;
 	for (int i = 0; i < t->ncpus && !where; i++)
@@ -76,7 +78,7 @@ static void build_task_rows(struct ui *u)
 		u->rows = xrealloc(u->rows, sizeof(*u->rows) * (size_t)u->rows_cap);
 	}
 	for (int i = 0; i < n; i++) {
-		if (!task_shown(u, &list[i]))
+		if (!ui_task_shown(u, &list[i]))
 			continue;
 		struct ui_row *r = &u->rows[u->nrows++];
 		*r = (struct ui_row){ .cpu = list[i].pid >= 0 ? list[i].pid : i, .core = -1, .ccx = -1, .socket = -1,
@@ -96,7 +98,10 @@ void ui_build_rows(struct ui *u)
 	int sel_cpu = u->nav.follow && u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].cpu : -1;
 	int sel_off = u->nav.sel - u->nav.top;
 	u->nrows = 0;
-	if (ui_tasks_view(u)) {
+	if (ui_tasks_view(u) && u->task_tree) {
+		/* Sorted within each level of the tree (task_tree.c). */
+		ui_task_tree_rows(u, row_cmp);
+	} else if (ui_tasks_view(u)) {
 		build_task_rows(u);
 	} else if (u->nav.rows == ROWS_CPU) {
 		for (int i = 0; i < t->ncpus; i++) {
@@ -138,8 +143,8 @@ void ui_build_rows(struct ui *u)
 			r->r = ui_scope_row(u->snap, ui_rows_scope(u), i);
 		}
 	}
-	if (u->ncols > 0 && u->nrows > 1) {
-		sort_keys(u);
+	if (u->ncols > 0 && u->nrows > 1 && !(ui_tasks_view(u) && u->task_tree)) {
+		ui_sort_keys(u);
 		qsort(u->rows, (size_t)u->nrows, sizeof(*u->rows), row_cmp);
 	}
 	u->nav.nrows = u->nrows;

@@ -74,6 +74,7 @@ struct ui_row {
 	double key;
 	const char *key_text;
 	signed char key_dir;         /* 1: ascending, -1: descending (the same in every row) */
+	int depth;                   /* F5's cgroup tree: how deep the row is (0: a root) */
 };
 
 /* Colour pairs; in monochrome only attributes are used. */
@@ -122,6 +123,7 @@ struct ui {
 	 * ('t'); the text the filter matches in names and cgroups; the view
 	 * to go back to ('T'); whether the sampler samples per task. */
 	bool task_cgroups;
+	bool task_tree;              /* F5: the cgroup tree, each cgroup's processes beneath it */
 	char *task_match;
 	int task_back;
 	bool tasks_requested;
@@ -172,10 +174,26 @@ void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
 
 /* rows.c: the table's rows, filter and order (no curses). */
 void ui_build_rows(struct ui *u);
+/* Each row's key for the sort column (and the direction), before a sort. */
+void ui_sort_keys(struct ui *u);
+/* Whether a tasks view shows process (or cgroup) t: the filter keeps it. */
+bool ui_task_shown(const struct ui *u, const struct snap_task *t);
 /* The snapshot scope of the table's rows (nav.rows). */
 enum snap_scope ui_rows_scope(const struct ui *u);
 /* "per CPU", "per core", "per CCX" (or the model's L3 domain), "per socket". */
 const char *ui_rows_name(const struct ui *u);
+
+/* task_tree.c: F5's cgroup tree (no curses). */
+/* A tasks view's rows as the tree: the cgroups (snap->cgtree) that hold a
+ * shown process, and the shown processes, sorted (row_cmp) and put in tree
+ * order, each row's depth set. */
+void ui_task_tree_rows(struct ui *u, int (*cmp)(const void *, const void *));
+/* Puts rows[0..n-1] in tree order: each row after its parent (parent[i]:
+ * the index of row i's parent, -1 for a root), the children of a row in
+ * their order in rows; sets each row's depth. */
+void ui_tree_order(struct ui_row *rows, int n, const int *parent);
+/* The last part of a cgroup path ("/a/b": "b"; "/": "/"). */
+const char *ui_cgroup_leaf(const char *path);
 
 /* term.c: the terminal. */
 /* Gives the terminal back as it was (idempotent; async-signal-safe). */
