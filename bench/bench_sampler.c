@@ -324,6 +324,9 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 	       1e3 * sim_sum / counted, 1e3 * (sum - sim_sum) / counted, (double)ru.ru_maxrss / 1024.0,
 	       with_tasks ? "  (tasks view open)" : "");
 	if (phases) {
+		/* A residual: the step less the simulator and the derivation,
+		 * which is timed apart on the same input; on a few CPUs the
+		 * two timings' noise can exceed it and it reads below 0. */
 		double own = sum - sim_sum - pc.derive_s;
 		printf("  %5d CPUs  per interval, ms: read+rotate %.3f  derive %.3f  export %.3f  json %.3f  record %.3f\n",
 		       topo_online_count(t), 1e3 * own / counted, 1e3 * pc.derive_s / counted, 1e3 * export_s / counted,

@@ -19,7 +19,7 @@ for tasks in "" -t; do
 	for cpus in 4 8; do
 		echo "$out" | grep -Eq "^ +$cpus CPUs .* ms/interval .*peak RSS" ||
 			fail "bench_sampler $tasks: no cost line for $cpus CPUs: $out"
-		echo "$out" | grep -Eq "^ +$cpus CPUs  per interval, ms: read\+rotate [0-9.]+  derive [0-9.]+  export [0-9.]+  json [0-9.]+  record [0-9.]+$" ||
+		echo "$out" | grep -Eq "^ +$cpus CPUs  per interval, ms: read\+rotate -?[0-9.]+  derive [0-9.]+  export [0-9.]+  json [0-9.]+  record [0-9.]+$" ||
 			fail "bench_sampler $tasks: no phase line for $cpus CPUs: $out"
 	done
 done

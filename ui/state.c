@@ -1,7 +1,7 @@
 /* state.c: what the dashboard keeps between frames that panels and
  * dialogs change without calling back into the loop: the message line,
- * the history of figures (the graphs), and a dialog's wait for a key
- * while new figures keep coming. */
+ * the history of figures (the graphs) and the intervals taken from the
+ * sampler into it. No curses: tests link it (check_history). */
 #include "config.h"
 #include "uiint.h"
 
@@ -32,14 +32,16 @@ void ui_history_add(struct ui *u, const struct snapshot *s)
 	}
 }
 
-int ui_dialog_getkey(struct ui *u)
+struct snapshot *ui_pop_snapshots(struct ui *u)
 {
-	struct snapshot *s = u->replay ? NULL : snap_ring_pop_latest(&u->ring);
-	if (s) {
+	/* Every interval goes into the history, in order, though only the
+	 * latest is shown: a screen slower than the sampler (a loaded
+	 * machine, a short -d) left a blank cell for each one it skipped. */
+	struct snapshot *s = snap_ring_pop(&u->ring), *next;
+	while (s && (next = snap_ring_pop(&u->ring)) != NULL) {
 		ui_history_add(u, s);
-		if (u->pending)
-			snapshot_free(u->pending);
-		u->pending = s;
+		snapshot_free(s);
+		s = next;
 	}
-	return ui_getkey();
+	return s;
 }

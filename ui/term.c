@@ -275,3 +275,17 @@ void ui_screen_done(void)
 	delscreen(ui_screen);
 	ui_screen = NULL;
 }
+
+/* A dialog's wait for a key, while new figures keep coming into the
+ * history (state.c). */
+int ui_dialog_getkey(struct ui *u)
+{
+	struct snapshot *s = u->replay ? NULL : ui_pop_snapshots(u);
+	if (s) {
+		ui_history_add(u, s);
+		if (u->pending)
+			snapshot_free(u->pending);
+		u->pending = s;
+	}
+	return ui_getkey();
+}

@@ -123,7 +123,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	bool dirty = true;
 	long shown = 0;
 	while (!ui_stopping()) {
-		struct snapshot *s = u.replay ? replay_ctl_poll(&u, ui_now_s()) : snap_ring_pop_latest(&u.ring);
+		struct snapshot *s = u.replay ? replay_ctl_poll(&u, ui_now_s()) : ui_pop_snapshots(&u);
 		/* What came while a dialog was open is in the history already. */
 		bool kept = !s && u.pending;
 		if (kept)

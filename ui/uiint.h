@@ -253,6 +253,9 @@ void ui_history_add(struct ui *u, const struct snapshot *s);
  * figures that come while it is open still go into the history, so the
  * graphs have no gap for the time it was open; the newest of them is
  * shown when it closes (u->pending). */
+/* The intervals the sampler published since the last call: each one but
+ * the latest goes into the history; the latest is returned (or NULL). */
+struct snapshot *ui_pop_snapshots(struct ui *u);
 int ui_dialog_getkey(struct ui *u);
 
 /* replay_ctl.c: playing a recording. */
