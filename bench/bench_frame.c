@@ -6,7 +6,8 @@
  * it (ui_init). Thread CPU time, mean of the intervals after the first;
  * the sampler's own work is not in it (bench_sampler measures that).
  *
- * Usage: bench_frame [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [SHAPE...]
+ * Usage: bench_frame [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [-g VIEW] [SHAPE...]
+ * (-g: another view, e.g. power, whose panel the default view lacks)
  * SHAPE is SOCKETSxCCXxCORESxTHREADS; the default runs 1x2x8x2 (32 CPUs),
  * 2x12x8x2 (384 CPUs) and 2x16x16x2 (1024 CPUs). */
 #include "config.h"
@@ -40,6 +41,8 @@ static double thread_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static const char *bench_view;
+
 static int run_shape(struct model *m, const int shape[4], int n)
 {
 	struct topo *t = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
@@ -56,7 +59,8 @@ static int run_shape(struct model *m, const int shape[4], int n)
 		return 1;
 	}
 	struct ui_config c = { .sampler = s, .model = m, .topo = t, .interval_s = 1.0, .rotate_ms = 50,
-			       .simulated = true, .host = "bench", .cpu_name = "simulated" };
+			       .simulated = true, .host = "bench", .cpu_name = "simulated",
+			       .view = bench_view, .view_given = bench_view != NULL };
 	struct ui u;
 	memset(&u, 0, sizeof(u));
 	if (ui_init(&u, &c, &cause) < 0) {
@@ -97,9 +101,9 @@ static int run_shape(struct model *m, const int shape[4], int n)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("  %5d CPUs  per frame, ms: rows+columns %.3f  draw %.3f  (%dx%d, view %s, room for %d of %d rows,"
-	       " %d columns)  peak RSS %.1f MiB\n",
+	       " %d columns, power panel %dx%d)  peak RSS %.1f MiB\n",
 	       topo_online_count(t), 1e3 * rows_s / counted, 1e3 * draw_s / counted, COLS, LINES,
-	       u.views[u.nav.view].name, u.lay.table_data_rows, u.nrows, u.drawn.nvis, (double)ru.ru_maxrss / 1024.0);
+	       u.views[u.nav.view].name, u.lay.table_data_rows, u.nrows, u.drawn.nvis, u.lay.power.w, u.lay.power.h, (double)ru.ru_maxrss / 1024.0);
 	fflush(stdout);
 	endwin();
 	delscreen(scr);
@@ -118,13 +122,14 @@ int main(int argc, char **argv)
 	const char *model_name = "amd-zen5";
 	const char *events_dir = TOP_SRCDIR "/events";
 	int c;
-	while ((c = getopt(argc, argv, "n:m:E:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:m:E:g:h")) != -1) {
 		switch (c) {
 		case 'n': n = atoi(optarg); break;
 		case 'm': model_name = optarg; break;
 		case 'E': events_dir = optarg; break;
+		case 'g': bench_view = optarg; break;
 		default:
-			fprintf(stderr, "usage: bench_frame [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [SxCxNxT...]\n");
+			fprintf(stderr, "usage: bench_frame [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [-g VIEW] [SxCxNxT...]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
