@@ -30,7 +30,7 @@ void panel_mem(struct ui *u, struct frame *f);       /* panel_mem.c */
 void panel_power(struct ui *u, struct frame *f);     /* panel_power.c */
 /* panel_power.c: the lines (heading included; 1: the note that there are
  * no energy counters; 0: not shown) and width the power panel wants. */
-void ui_power_want(const struct ui *u, int *lines, int *width);
+void ui_power_want(struct ui *u, int *lines, int *width);
 void panel_detail(struct ui *u);    /* panel_detail.c: the pane, when open */
 
 /* panel_spark.c: the metric the sparklines show (the sort column's when

@@ -43,26 +43,37 @@ static bool power_view(const struct ui *u)
 }
 
 /* No energy counter behind the figures: the last figures were planned
- * with package power and lack its events, or could not plan it at all
- * (no power PMU nor powercap tree: the sampler leaves it out). Just after
- * Tab the snapshot on screen may be the last view's, which lacks it too:
- * the note then stands until the new plan's first, short, interval. */
+ * with package power and lack its events, or could not plan it at all (no
+ * power PMU nor powercap tree: the sampler leaves it out). Just after Tab
+ * the snapshot on screen, and the one the switch cut short, were planned
+ * for the last view, which lacked it too: those two are not taken as an
+ * absence (their rows show "-" for that instant). */
 static bool no_counters(const struct ui *u)
 {
 	const struct snapshot *s = u->snap;
 	if (!s || u->m_pkgw < 0)
 		return false;
-	return ui_metric_unmeasured(u, u->m_pkgw) || !s->metric_planned[u->m_pkgw];
+	if (ui_metric_unmeasured(u, u->m_pkgw))
+		return true;
+	if (s->metric_planned[u->m_pkgw])
+		return false;
+	return u->power_seen && (s->seq < u->power_seq0 || s->seq >= u->power_seq0 + 2);
 }
 
-void ui_power_want(const struct ui *u, int *lines, int *width)
+void ui_power_want(struct ui *u, int *lines, int *width)
 {
 	int fig[5];
 	int n = figures(u, fig);
 	*lines = 0;
 	*width = 0;
-	if (!power_view(u) || n == 0)
+	if (!power_view(u) || n == 0 || !u->snap) {
+		u->power_seen = false;
 		return;
+	}
+	if (!u->power_seen) {
+		u->power_seen = true;
+		u->power_seq0 = u->snap->seq;
+	}
 	*lines = no_counters(u) ? 1 : 1 + u->topo->nsockets;
 	*width = LAYOUT_POWER_NAME_W + n * LAYOUT_POWER_FIG_W;
 }

@@ -107,6 +107,9 @@ struct ui {
 	/* The power panel's: package, cores (summed per socket where the CPU
 	 * counts per core), DRAM and platform watts, instructions per joule. */
 	int m_pkgw, m_corew, m_ramw, m_psysw, m_ipj;
+	/* The power panel: the first snapshot drawn in a view that measures
+	 * power (power_seen false: not in one), panel_power.c. */
+	bool power_seen; uint64_t power_seq0;
 
 	/* The model's views, and after them a view made of the metric group
 	 * that -g named, when it named a group rather than a view. */
