@@ -6,13 +6,13 @@
  * it (ui_init). Thread CPU time, mean of the intervals after the first;
  * the sampler's own work is not in it (bench_sampler measures that).
  *
- * Usage: bench_frame [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [SHAPE...]
+ * Usage: bench_frame [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [-g VIEW] [SHAPE...]
+ * (-g: another view, e.g. power, whose panel the default view lacks)
  * SHAPE is SOCKETSxCCXxCORESxTHREADS; the default runs 1x2x8x2 (32 CPUs),
  * 2x12x8x2 (384 CPUs) and 2x16x16x2 (1024 CPUs). */
 #include "config.h"
 
 #include <curses.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +41,8 @@ static double thread_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static const char *bench_view;
+
 static int run_shape(struct model *m, const int shape[4], int n)
 {
 	struct topo *t = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
@@ -57,7 +59,8 @@ static int run_shape(struct model *m, const int shape[4], int n)
 		return 1;
 	}
 	struct ui_config c = { .sampler = s, .model = m, .topo = t, .interval_s = 1.0, .rotate_ms = 50,
-			       .simulated = true, .host = "bench", .cpu_name = "simulated" };
+			       .simulated = true, .host = "bench", .cpu_name = "simulated",
+			       .view = bench_view, .view_given = bench_view != NULL };
 	struct ui u;
 	memset(&u, 0, sizeof(u));
 	if (ui_init(&u, &c, &cause) < 0) {
@@ -98,9 +101,10 @@ static int run_shape(struct model *m, const int shape[4], int n)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("  %5d CPUs  per frame, ms: rows+columns %.3f  draw %.3f  (%dx%d, view %s, room for %d of %d rows,"
-	       " %d columns)  peak RSS %.1f MiB\n",
+	       " %d columns, power panel %dx%d)  peak RSS %.1f MiB\n",
 	       topo_online_count(t), 1e3 * rows_s / counted, 1e3 * draw_s / counted, COLS, LINES,
-	       u.views[u.nav.view].name, u.lay.table_data_rows, u.nrows, u.drawn.nvis, (double)ru.ru_maxrss / 1024.0);
+	       u.views[u.nav.view].name, u.lay.table_data_rows, u.nrows, u.drawn.nvis, u.lay.power.w, u.lay.power.h,
+	       (double)ru.ru_maxrss / 1024.0);
 	fflush(stdout);
 	endwin();
 	delscreen(scr);
@@ -116,9 +120,10 @@ static int run_shape(struct model *m, const int shape[4], int n)
 int main(int argc, char **argv)
 {
 	struct bench_args a;
-	int rc = bench_args_parse(argc, argv, "bench_frame", 10, &a);
+	int rc = bench_args_parse(argc, argv, "bench_frame", 10, true, &a);
 	if (rc >= 0)
 		return rc;
+	bench_view = a.view;
 	printf("model %s, %d intervals of 1 s (simulated), one frame each\n", a.model->name, a.n);
 	rc = 0;
 	for (int i = 0; i < a.nshapes; i++) {

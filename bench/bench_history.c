@@ -17,7 +17,6 @@
  * 2x12x8x2 (384 CPUs) and 2x16x16x2 (1024 CPUs), for 600 intervals. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +173,7 @@ static int run(struct model *m, const int shape[4], int nint, bool all)
 int main(int argc, char **argv)
 {
 	struct bench_args a;
-	int rc = bench_args_parse(argc, argv, "bench_history", HISTORY_LEN, &a);
+	int rc = bench_args_parse(argc, argv, "bench_history", HISTORY_LEN, false, &a);
 	if (rc >= 0)
 		return rc;
 	printf("model %s, %d intervals of 1 s; budget %d intervals, %zu MiB\n", a.model->name, a.n, HISTORY_LEN,

@@ -8,19 +8,22 @@
 #include <unistd.h>
 #include "util.h"
 
-int bench_args_parse(int argc, char **argv, const char *prog, int n_default, struct bench_args *a)
+int bench_args_parse(int argc, char **argv, const char *prog, int n_default, bool with_view,
+		     struct bench_args *a)
 {
 	*a = (struct bench_args){ .n = n_default };
 	const char *model_name = "amd-zen5";
 	const char *events_dir = TOP_SRCDIR "/events";
 	int c;
-	while ((c = getopt(argc, argv, "n:m:E:h")) != -1) {
+	while ((c = getopt(argc, argv, with_view ? "n:m:E:g:h" : "n:m:E:h")) != -1) {
 		switch (c) {
 		case 'n': a->n = atoi(optarg); break;
 		case 'm': model_name = optarg; break;
 		case 'E': events_dir = optarg; break;
+		case 'g': a->view = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR] [SxCxNxT...]\n", prog);
+			fprintf(stderr, "usage: %s [-n INTERVALS] [-m MODEL] [-E EVENTS_DIR]%s [SxCxNxT...]\n", prog,
+				with_view ? " [-g VIEW]" : "");
 			return c == 'h' ? 0 : 2;
 		}
 	}

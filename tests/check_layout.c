@@ -37,11 +37,11 @@ static const char *check_one(const struct layout_in *in, const struct layout *l)
 		return "too_small does not match the minimum";
 	if (l->too_small)
 		return inside(&l->msg, in->rows, in->cols) && l->table.h == 0 ? NULL : "message off-screen";
-	const struct rect *r[] = { &l->header, &l->notice, &l->ccx, &l->table, &l->mem, &l->footer };
-	for (size_t i = 0; i < 6; i++) {
+	const struct rect *r[] = { &l->header, &l->notice, &l->ccx, &l->table, &l->mem, &l->footer, &l->power };
+	for (size_t i = 0; i < 7; i++) {
 		if (!inside(r[i], in->rows, in->cols))
 			return "a panel lies off-screen";
-		for (size_t j = i + 1; j < 6; j++)
+		for (size_t j = i + 1; j < 7; j++)
 			if (rect_overlap(r[i], r[j]))
 				return "two panels overlap";
 	}
@@ -77,6 +77,14 @@ static const char *check_one(const struct layout_in *in, const struct layout *l)
 	}
 	if (l->mem.h > 0 && l->mem.h < 2)
 		return "memory panel without a socket line";
+	if (in->power_lines == 0 && l->power.h != 0)
+		return "power panel shown though not wanted";
+	if (l->power.h > in->power_lines || (in->power_lines > 1 && l->power.h == 1))
+		return "power panel of more lines than wanted, or a heading alone";
+	if (l->power.h > 0 && l->power.w < (l->power.w == in->cols ? 1 : in->power_w))
+		return "power panel beside memory narrower than it needs";
+	if (l->power.h > 0 && l->power.x > 0 && l->mem.w < LAYOUT_MEM_MIN_W)
+		return "memory panel beside power too narrow";
 	return NULL;
 }
 
@@ -85,7 +93,7 @@ START_TEST(test_every_size)
 	long n = 0;
 	const struct layout_in base = { 0 };
 	for (size_t m = 0; m < sizeof(machines) / sizeof(machines[0]); m++)
-		for (int toggles = 0; toggles < 8; toggles++)
+		for (int toggles = 0; toggles < 16; toggles++)
 			for (int cols = 20; cols <= 300; cols++)
 				for (int rows = 10; rows <= 100; rows++) {
 					struct layout_in in = base;
@@ -98,6 +106,9 @@ START_TEST(test_every_size)
 					in.show_ccx = toggles & 1;
 					in.show_mem = toggles & 2;
 					in.notice = toggles & 4;
+					/* A power panel of three figures per socket. */
+					in.power_lines = toggles & 8 ? 1 + machines[m].nsockets : 0;
+					in.power_w = LAYOUT_POWER_NAME_W + 3 * LAYOUT_POWER_FIG_W;
 					struct layout l;
 					layout_compute(&in, &l);
 					const char *err = check_one(&in, &l);
@@ -105,7 +116,7 @@ START_TEST(test_every_size)
 						      machines[m].ncpus, toggles, err);
 					n++;
 				}
-	ck_assert_int_gt(n, 500000);
+	ck_assert_int_gt(n, 1000000);
 }
 END_TEST
 
@@ -126,6 +137,72 @@ START_TEST(test_zen5_160x50_boxes)
 	ck_assert_int_eq(l.table.y, l.ccx.y + l.ccx.h);
 	ck_assert_int_eq(l.table.y + l.table.h, l.mem.y);
 	ck_assert_int_eq(l.mem.y + l.mem.h, 49);
+}
+END_TEST
+
+/* The power panel (Zen 5, two sockets, three figures): beside the memory
+ * panel on a wide terminal, above it on a narrower one, and still a place
+ * at 80x24 that leaves the table its minimum; its one-line note where the
+ * machine has no energy counters. */
+START_TEST(test_power_place)
+{
+	struct layout_in in = { .rows = 70, .cols = 250, .table_rows = 384, .nccx = 24, .ccx_cells = 8,
+				.nsockets = 2, .show_ccx = true, .show_mem = true, .notice = true,
+				.power_lines = 3, .power_w = LAYOUT_POWER_NAME_W + 3 * LAYOUT_POWER_FIG_W };
+	struct layout l;
+	layout_compute(&in, &l);
+	ck_assert_ptr_null(check_one(&in, &l));
+	/* Beside: same lines as memory, at its right, the table right above both. */
+	ck_assert_int_eq(l.power.h, 3);
+	ck_assert_int_eq(l.power.y, l.mem.y);
+	ck_assert_int_eq(l.power.x, l.mem.w);
+	ck_assert_int_eq(l.power.x + l.power.w, 250);
+	ck_assert_int_ge(l.mem.w, LAYOUT_MEM_MIN_W);
+	ck_assert_int_eq(l.table.y + l.table.h, l.mem.y);
+
+	in.rows = 40;
+	in.cols = 120;
+	layout_compute(&in, &l);
+	ck_assert_ptr_null(check_one(&in, &l));
+	/* Above: full width, right on top of memory. */
+	ck_assert_int_eq(l.power.h, 3);
+	ck_assert_int_eq(l.power.x, 0);
+	ck_assert_int_eq(l.power.w, 120);
+	ck_assert_int_eq(l.power.y + l.power.h, l.mem.y);
+	ck_assert_int_eq(l.table.y + l.table.h, l.power.y);
+
+	in.rows = 24;
+	in.cols = 80;
+	layout_compute(&in, &l);
+	ck_assert_ptr_null(check_one(&in, &l));
+	ck_assert_int_eq(l.power.h, 3);
+	ck_assert_int_eq(l.power.w, 80);
+	ck_assert_int_ge(l.table_data_rows, 4);
+
+	/* The smallest dashboard: two sockets still fit above memory. */
+	in.rows = LAYOUT_MIN_ROWS;
+	in.cols = LAYOUT_MIN_COLS;
+	layout_compute(&in, &l);
+	ck_assert_ptr_null(check_one(&in, &l));
+	ck_assert_int_eq(l.power.h, 3);
+	ck_assert_int_ge(l.table_data_rows, 4);
+	/* Four sockets: memory takes five lines and the table its minimum;
+	 * one line would be a heading alone, so no power panel. */
+	in.nsockets = 4;
+	in.power_lines = 5;
+	layout_compute(&in, &l);
+	ck_assert_ptr_null(check_one(&in, &l));
+	ck_assert_int_eq(l.mem.h, 5);
+	ck_assert_int_eq(l.power.h, 0);
+	in.nsockets = 2;
+
+	/* No energy counters: one line, never a heading over empty rows. */
+	in.rows = 40;
+	in.cols = 120;
+	in.power_lines = 1;
+	layout_compute(&in, &l);
+	ck_assert_ptr_null(check_one(&in, &l));
+	ck_assert_int_eq(l.power.h, 1);
 }
 END_TEST
 
@@ -452,6 +529,7 @@ int main(void)
 	tcase_add_test(tc, test_every_size);
 	tcase_add_test(tc, test_zen5_160x50_boxes);
 	tcase_add_test(tc, test_many_ccx_collapse);
+	tcase_add_test(tc, test_power_place);
 	tcase_add_test(tc, test_minimum);
 	tcase_add_test(tc, test_overlap);
 	suite_add_tcase(s, tc);

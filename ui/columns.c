@@ -34,6 +34,13 @@ void ui_find_metrics(struct ui *u)
 	static const char *const memwr[] = { "mem_write_bw", NULL };
 	static const char *const membus[] = { "mem_bus_util", NULL };
 	static const char *const memtot[] = { "mem_bw", NULL };
+	static const char *const pkgw[] = { "pkg_watts", NULL };
+	/* RAPL's cores domain, else the per-core counters (AMD), whose socket
+	 * row is their sum over the socket. */
+	static const char *const corew[] = { "cores_watts", "core_watts", NULL };
+	static const char *const ramw[] = { "ram_watts", NULL };
+	static const char *const psysw[] = { "psys_watts", NULL };
+	static const char *const ipj[] = { "insn_per_joule", NULL };
 	u->m_util = find_metric(u->m, util);
 	u->m_ghz = find_metric(u->m, ghz);
 	u->m_ipc = find_metric(u->m, ipc);
@@ -46,6 +53,11 @@ void ui_find_metrics(struct ui *u)
 	u->m_membus = find_metric(u->m, membus);
 	/* Only where reads and writes are not counted apart (Zen 3's fabric). */
 	u->m_memtot = u->m_memrd < 0 && u->m_memwr < 0 ? find_metric(u->m, memtot) : -1;
+	u->m_pkgw = find_metric(u->m, pkgw);
+	u->m_corew = find_metric(u->m, corew);
+	u->m_ramw = find_metric(u->m, ramw);
+	u->m_psysw = find_metric(u->m, psysw);
+	u->m_ipj = find_metric(u->m, ipj);
 }
 
 static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_col *vc,

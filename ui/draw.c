@@ -48,6 +48,7 @@ void draw_screen(struct ui *u, struct frame *f)
 		.show_mem = u->m_memrd >= 0 || u->m_memwr >= 0 || u->m_membus >= 0 || u->m_memtot >= 0,
 		.notice = notice_text(u) != NULL,
 	};
+	ui_power_want(u, &in.power_lines, &in.power_w);
 	int wrap_start[3], wrap_len[3];
 	if (in.notice)
 		in.notice_lines = fmt_wrap(notice_text(u), COLS, wrap_start, wrap_len, 3);
@@ -72,6 +73,7 @@ void draw_screen(struct ui *u, struct frame *f)
 	panel_table(u, f);
 	panel_ccx(u, f);
 	panel_mem(u, f);
+	panel_power(u, f);
 	const char *notice = notice_text(u);
 	for (int i = 0; notice && i < u->lay.notice.h && i < in.notice_lines && i < 3; i++) {
 		int y = u->lay.notice.y + i;

@@ -1,6 +1,7 @@
 /* layout.c: the dashboard's geometry. Panels are given space in order of
  * importance: header and footer always, then the table's first rows, the
- * memory panel, the CCX panels (boxes, or one line per CCX when boxes do not
+ * memory panel, the power panel (beside the memory panel where the width
+ * allows, else above it), the CCX panels (boxes, or one line per CCX when boxes do not
  * fit), and the table takes whatever is left. */
 #include "config.h"
 #include "layout.h"
@@ -55,6 +56,36 @@ static void layout_ccx(const struct layout_in *in, struct layout *o, int y, int 
 	o->ccx = (struct rect){ y, 0, h, w };
 }
 
+/* The power panel, on the lines just above *bottom (the memory panel's
+ * top), or beside the memory panel on its lines and those just above them.
+ * Never at the cost of the table's minimum: a panel with a heading and no
+ * socket line is not drawn, so it takes two lines or none (one for its
+ * note). */
+static void layout_power(const struct layout_in *in, struct layout *o, int y, int *bottom, int mem_h,
+			 int table_min)
+{
+	int cols = in->cols;
+	int want = imin(in->power_lines, 5);
+	int least = want > 1 ? 2 : 1;
+	int pw = imax(in->power_w, 1);
+	if (mem_h > 0 && cols - pw >= LAYOUT_MEM_MIN_W) {
+		int base = *bottom + mem_h;   /* the memory panel's last line + 1 */
+		int h = imin(want, base - y - table_min);
+		if (h >= least) {
+			int w = imax(pw, imin(cols / 2, cols - LAYOUT_MEM_MIN_W));
+			o->mem.w = cols - w;
+			o->power = (struct rect){ base - h, cols - w, h, w };
+			*bottom = imin(*bottom, base - h);
+			return;
+		}
+	}
+	int h = imin(want, *bottom - y - table_min);
+	if (h < least)
+		return;
+	o->power = (struct rect){ *bottom - h, 0, h, cols };
+	*bottom -= h;
+}
+
 void layout_compute(const struct layout_in *in, struct layout *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -90,6 +121,8 @@ void layout_compute(const struct layout_in *in, struct layout *o)
 			mem_h = 0;
 		}
 	}
+	if (in->power_lines > 0)
+		layout_power(in, o, y, &bottom, mem_h, table_min);
 	if (in->show_ccx && in->nccx > 0) {
 		int avail = bottom - y;
 		/* The table keeps at least half the middle (or all it needs, if

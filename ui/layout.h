@@ -16,6 +16,13 @@
 #define LAYOUT_CCX_BOX_W 34
 #define LAYOUT_CCX_LINE_W 78
 
+/* The power panel: its socket name column and the least width of one
+ * figure (label, value, an 8-cell sparkline); beside it the memory panel
+ * keeps at least LAYOUT_MEM_MIN_W columns (its figures and a sparkline). */
+#define LAYOUT_POWER_NAME_W 10
+#define LAYOUT_POWER_FIG_W 27
+#define LAYOUT_MEM_MIN_W 80
+
 struct rect { int y, x, h, w; };   /* h == 0 or w == 0: not shown */
 
 enum ccx_mode { CCX_HIDDEN, CCX_BOXES, CCX_LINES };
@@ -28,6 +35,8 @@ struct layout_in {
 	int nsockets;            /* memory panel lines */
 	bool show_ccx;           /* 'c' toggle */
 	bool show_mem;           /* the model has memory (UMC) metrics */
+	int power_lines;         /* power panel lines wanted, heading included (1: its one-line note); 0: none */
+	int power_w;             /* the width it needs beside the memory panel */
 	bool notice;             /* a notice is wanted */
 	int notice_lines;        /* lines it takes when wrapped (1 if 0); at most 3 are given */
 };
@@ -46,6 +55,7 @@ struct layout {
 	struct rect table;       /* heading line + data rows */
 	int table_data_rows;     /* table.h - 1 */
 	struct rect mem;
+	struct rect power;       /* beside the memory panel where both fit, else above it */
 	struct rect footer;
 };
 

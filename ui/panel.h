@@ -1,5 +1,5 @@
 /* panel.h: what the panel files (panel_header.c, panel_ccx.c,
- * panel_table.c, panel_mem.c, panel_detail.c, panel_spark.c) share with
+ * panel_table.c, panel_mem.c, panel_power.c, panel_detail.c, panel_spark.c) share with
  * the frame in draw.c: the clipped drawing helpers and one entry point per
  * panel. Private to ui/. */
 #ifndef PMCTOP_UI_PANEL_H
@@ -27,6 +27,10 @@ void panel_footer(struct ui *u);    /* panel_header.c */
 void panel_ccx(struct ui *u, struct frame *f);       /* panel_ccx.c */
 void panel_table(struct ui *u, struct frame *f);     /* panel_table.c */
 void panel_mem(struct ui *u, struct frame *f);       /* panel_mem.c */
+void panel_power(struct ui *u, struct frame *f);     /* panel_power.c */
+/* panel_power.c: the lines (heading included; 1: the note that there are
+ * no energy counters; 0: not shown) and width the power panel wants. */
+void ui_power_want(struct ui *u, int *lines, int *width);
 void panel_detail(struct ui *u);    /* panel_detail.c: the pane, when open */
 
 /* panel_spark.c: the metric the sparklines show (the sort column's when
@@ -37,5 +41,9 @@ void panel_detail(struct ui *u);    /* panel_detail.c: the pane, when open */
 int ui_spark_metric(struct ui *u, const struct view_col **vc);
 void draw_glyphs(int y, int x, int w, int attr, const char *s);
 int draw_spark(struct ui *u, int y, int x, int w, enum snap_scope sc, int id, const char *prefix);
+/* The sparkline of one given metric of one row in `cells` cells, on its
+ * own scale, no label (the power panel prints the figure beside it).
+ * Returns the cells drawn: 0 where fewer than two intervals have a value. */
+int draw_spark_cells(struct ui *u, int y, int x, int cells, enum snap_scope sc, int id, int metric);
 
 #endif

@@ -96,3 +96,20 @@ int draw_spark(struct ui *u, int y, int x, int w, enum snap_scope sc, int id, co
 	draw_glyphs(y, x + tl, cells, ui_attr(u, CP_TITLE, 0), g);
 	return tl + cells;
 }
+
+int draw_spark_cells(struct ui *u, int y, int x, int cells, enum snap_scope sc, int id, int metric)
+{
+	if (metric < 0 || metric >= u->m->nmetrics || cells < 1)
+		return 0;
+	double v[60];
+	cells = cells > 60 ? 60 : cells;
+	/* Two values at least: one interval is a single mark, not a history. */
+	if (history_series(&u->hist, sc, id, metric, v, cells) < 2)
+		return 0;
+	double lo, hi;
+	spark_range(v, cells, &lo, &hi);
+	char g[60 * SPARK_CELL_MAX + 1];
+	spark_line(g, sizeof(g), v, cells, cells, lo, hi, u->utf8);
+	draw_glyphs(y, x, cells, ui_attr(u, CP_TITLE, 0), g);
+	return cells;
+}

@@ -105,6 +105,12 @@ struct ui {
 
 	/* Metrics found by name; -1 where the model lacks them. */
 	int m_util, m_ghz, m_ipc, m_l3acc, m_l3rate, m_l3hit, m_l3lat, m_memrd, m_memwr, m_membus, m_memtot;
+	/* The power panel's: package, cores (summed per socket where the CPU
+	 * counts per core), DRAM and platform watts, instructions per joule. */
+	int m_pkgw, m_corew, m_ramw, m_psysw, m_ipj;
+	/* The power panel: the first snapshot drawn in a view that measures
+	 * power (power_seen false: not in one), panel_power.c. */
+	bool power_seen; uint64_t power_seq0;
 
 	/* The model's views, and after them a view made of the metric group
 	 * that -g named, when it named a group rather than a view. */
