@@ -78,8 +78,7 @@ char *imp_name(const char *perf_name)
 	return s;
 }
 
-/* Moves the stanzas of a generic definitions file into im's set. */
-static int add_generic(struct imp *im, const char *file, char **cause)
+int imp_add_file(struct imp *im, const char *file, char **cause)
 {
 	char *path = xasprintf("%s/%s", im->events_dir, file);
 	struct def_set g;
@@ -198,7 +197,7 @@ struct model *perf_import_load(const char *root, const char *events_dir, const c
 		imp_attr(st, "l3_domain", x->l3_domain);
 	int rc = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(generic_files) && rc == 0; i++)
-		rc = add_generic(&im, generic_files[i], cause);
+		rc = imp_add_file(&im, generic_files[i], cause);
 	if (rc == 0 && x && x->simfrom && !(im.simfrom = model_load_by_name(events_dir, x->simfrom, cause)))
 		rc = -1;
 	if (rc == 0 && (im.nsim = perf_sim_read(events_dir, &im.sim, cause)) < 0) {
@@ -210,7 +209,7 @@ struct model *perf_import_load(const char *root, const char *events_dir, const c
 		rc = -1;
 	}
 	if (rc == 0)
-		rc = add_generic(&im, TASKS_FILE, cause);
+		rc = imp_add_file(&im, TASKS_FILE, cause);
 	if (rc == 0) {
 		m = evdef_build_set(&set, im.dir, cause);
 		if (m)

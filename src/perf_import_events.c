@@ -58,44 +58,36 @@ static bool have_pmu(struct imp *im, const char *name)
 	return false;
 }
 
-static void add_core_pmu(struct imp *im, json_t *counters, const char *file)
+/* The core PMU, from the definitions of its vendor's (events/perf/core-*.def):
+ * on Intel, the numbers of general and fixed counters are the CPU's own
+ * where its counter.json states them. */
+static void add_core_pmu(struct imp *im, json_t *counters)
 {
-	struct def_stanza *st = imp_stanza(im, ST_PMU, "core", file, 0);
-	imp_attr(st, "kind", "core");
-	imp_attr(st, "scope", "thread");
-	imp_attr(st, "notation", "Event");
-	if (im->arm) {
-		/* PMUv3: six general counters on the Neoverse cores and the
-		 * cycle counter, which holds only CPU_CYCLES. */
-		imp_attr(st, "perf", "armv8_pmuv3_0");
-		imp_attr(st, "counters", "6");
-		imp_attr(st, "fixed", "1");
-		imp_attr(st, "nmi", "0");
-		imp_attr(st, "field", "event 0-15");
-	} else if (im->amd) {
-		imp_attr(st, "perf", "cpu");
-		imp_attr(st, "counters", "6");
-		imp_attr(st, "fixed", "0");
-		imp_attr(st, "nmi", "1");
-		imp_attr(st, "field", "event 0-7,32-35");
-		imp_attr(st, "field", "umask 8-15");
-		imp_attr(st, "field", "edge 18");
-		imp_attr(st, "field", "inv 23");
-		imp_attr(st, "field", "cmask 24-31");
-		imp_attr(st, "ignore", "16-17,20,22");
-	} else {
-		imp_attr(st, "perf", "cpu");
-		im->core_counters = unit_counters(counters, "core", false, 4);
-		imp_attrf(st, "counters", "%d", im->core_counters);
-		imp_attrf(st, "fixed", "%d", unit_counters(counters, "core", true, 3));
-		imp_attr(st, "nmi", "1");
-		imp_attr(st, "nmi_fixed", "yes");
-		imp_attr(st, "field", "event 0-7");
-		imp_attr(st, "field", "umask 8-15");
-		imp_attr(st, "field", "edge 18");
-		imp_attr(st, "field", "inv 23");
-		imp_attr(st, "field", "cmask 24-31");
-		imp_attr(st, "ignore", "16-17,20,22");
+	const char *file = im->arm ? "perf/core-arm.def" : im->amd ? "perf/core-amd.def" : "perf/core-intel.def";
+	int first = im->set->nstanzas;
+	char *why = NULL;
+	if (imp_add_file(im, file, &why) < 0) {
+		im->err = why;
+		return;
+	}
+	struct def_stanza *st = NULL;
+	for (int k = first; k < im->set->nstanzas; k++)
+		if (im->set->stanzas[k].kind == ST_PMU && !strcmp(im->set->stanzas[k].name, "core"))
+			st = &im->set->stanzas[k];
+	if (!st) {
+		im->err = xasprintf("%s/%s: expected a pmu core stanza", im->events_dir, file);
+		return;
+	}
+	for (int k = 0; k < st->nattrs; k++) {
+		struct def_attr *a = &st->attrs[k];
+		bool fixed = !strcmp(a->key, "fixed");
+		if (im->arm || im->amd || (!fixed && strcmp(a->key, "counters")))
+			continue;
+		int n = unit_counters(counters, "core", fixed, atoi(a->value));
+		free(a->value);
+		a->value = xasprintf("%d", n);
+		if (!fixed)
+			im->core_counters = n;
 	}
 	im->pmus = xrealloc(im->pmus, (size_t)(im->npmus + 1) * sizeof(char *));
 	im->pmus[im->npmus++] = xstrdup("core");
@@ -447,7 +439,7 @@ int imp_events(struct imp *im)
 	if (json_is_array(cj))
 		json_array_extend(counters, cj);
 	json_decref(cj);
-	add_core_pmu(im, counters, imp_file(im, im->dir));
+	add_core_pmu(im, counters);   /* a failure is in im->err: the loop below stops at once */
 	int f;
 	for (f = 0; f < nf && !im->err; f++) {
 		char *path = xasprintf("%s/%s", im->dir, files[f]);

@@ -70,6 +70,9 @@ struct imp {
 /* Stanza building: a new stanza of set (its file must be in set->files). */
 struct def_stanza *imp_stanza(struct imp *im, enum stanza_kind kind, const char *name, const char *file, int line);
 void imp_attr(struct def_stanza *st, const char *key, const char *value);
+/* Moves the stanzas of a definitions file (relative to the definitions
+ * directory, e.g. "perf/core-intel.def") into im's set; -1 with *cause. */
+int imp_add_file(struct imp *im, const char *file, char **cause);
 void imp_attrf(struct def_stanza *st, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Records path as one of set's files; returns the set's copy. */
 const char *imp_file(struct imp *im, const char *path);
