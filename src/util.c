@@ -155,14 +155,8 @@ const char *text_reader_read(struct text_reader *r, const char *path)
 		r->buf = xmalloc(r->cap = 4096);
 	size_t len = 0;
 	for (;;) {
-		if (r->cap - len - 1 == 0) {
-			if (r->cap > TEXT_FILE_MAX) {
-				text_reader_close(r);
-				errno = EFBIG;
-				return NULL;
-			}
+		if (r->cap - len - 1 == 0)
 			r->buf = xrealloc(r->buf, r->cap *= 2);
-		}
 		ssize_t n = pread(r->fd, r->buf + len, r->cap - len - 1, (off_t)len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -176,6 +170,11 @@ const char *text_reader_read(struct text_reader *r, const char *path)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > TEXT_FILE_MAX) {
+			text_reader_close(r);
+			errno = EFBIG;
+			return NULL;
+		}
 	}
 	r->buf[len] = '\0';
 	return r->buf;
@@ -189,39 +188,23 @@ void text_reader_close(struct text_reader *r)
 	*r = (struct text_reader)TEXT_READER_INIT;
 }
 
+/* One read of a text_reader, its text kept without trailing blanks. */
 char *read_text_file(const char *path)
 {
-	int fd = open_regular(path);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "r");
-	if (!f) {
+	struct text_reader r = TEXT_READER_INIT;
+	const char *text = text_reader_read(&r, path);
+	if (!text) {
 		int e = errno;
-		close(fd);
+		text_reader_close(&r);
 		errno = e;
 		return NULL;
 	}
-	size_t cap = 256, len = 0;
-	char *buf = xmalloc(cap);
-	size_t n;
-	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (len > TEXT_FILE_MAX)
-			break;
-		if (cap - len - 1 == 0)
-			buf = xrealloc(buf, cap *= 2);
-	}
-	int err = len > TEXT_FILE_MAX ? EFBIG : ferror(f) ? errno : 0;
-	fclose(f);
-	if (err) {
-		free(buf);
-		errno = err;
-		return NULL;
-	}
-	while (len > 0 && isspace((unsigned char)buf[len - 1]))
+	size_t len = strlen(text);
+	while (len > 0 && isspace((unsigned char)text[len - 1]))
 		len--;
-	buf[len] = '\0';
-	return buf;
+	char *out = xstrndup(text, len);
+	text_reader_close(&r);
+	return out;
 }
 
 const char *path_errno_phrase(int err)

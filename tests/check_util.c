@@ -149,9 +149,9 @@ START_TEST(test_text_reader)
 	fputs("cpu0 4 5 6\n", f);
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_str_eq(text_reader_read(&r, path), "cpu0 4 5 6\n");
-	/* Past 1 MiB: refused, and closed. */
+	/* Past 1 MiB, by one line: refused, and closed. */
 	f = fopen(path, "w");
-	for (int i = 0; i < (1 << 21) / 8; i++)
+	for (int i = 0; i < (1 << 20) / 8 + 1; i++)
 		fputs("0123456\n", f);
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_ptr_null(text_reader_read(&r, path));
