@@ -7,17 +7,25 @@
 
 #include <curses.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
+#include "util.h"
 
-static const char *notice_text(struct ui *u)
+/* The notice lines: a passing message (a key's answer, a note on the
+ * model) above the sampler's standing notice, never instead of it, so
+ * that "hardware counters: not available" is on the first screen even
+ * when the model has something to say too. Owned by the caller. */
+static char *notice_text(struct ui *u)
 {
-	if (u->message)
-		return u->message;
-	if (u->snap && u->snap->notice && *u->snap->notice)
-		return u->snap->notice;
-	return u->snap ? NULL : u->first_notice;
+	const char *standing = u->snap ? (u->snap->notice && *u->snap->notice ? u->snap->notice : NULL)
+					: u->first_notice;
+	if (u->message && standing)
+		return xasprintf("%s\n%s", u->message, standing);
+	if (u->message || standing)
+		return xstrdup(u->message ? u->message : standing);
+	return NULL;
 }
 
 void draw_screen(struct ui *u, struct frame *f)
@@ -46,12 +54,13 @@ void draw_screen(struct ui *u, struct frame *f)
 		.nccx = nccx, .ccx_cells = cells, .nsockets = t->nsockets,
 		.show_ccx = u->nav.show_ccx,
 		.show_mem = u->m_memrd >= 0 || u->m_memwr >= 0 || u->m_membus >= 0 || u->m_memtot >= 0,
-		.notice = notice_text(u) != NULL,
 	};
+	char *notice = notice_text(u);
+	in.notice = notice != NULL;
 	ui_power_want(u, &in.power_lines, &in.power_w);
 	int wrap_start[3], wrap_len[3];
 	if (in.notice)
-		in.notice_lines = fmt_wrap(notice_text(u), COLS, wrap_start, wrap_len, 3);
+		in.notice_lines = fmt_wrap(notice, COLS, wrap_start, wrap_len, 3);
 	layout_compute(&in, &u->lay);
 	erase();
 	if (u->lay.too_small) {
@@ -66,6 +75,7 @@ void draw_screen(struct ui *u, struct frame *f)
 		for (int i = 0; i < nl && i < maxl; i++)
 			draw_put(i, 0, wl[i] < u->lay.msg.w ? wl[i] : u->lay.msg.w, A_BOLD, msg + ws[i]);
 		refresh();
+		free(notice);
 		return;
 	}
 	u->nav.page = u->lay.table_data_rows;
@@ -74,7 +84,6 @@ void draw_screen(struct ui *u, struct frame *f)
 	panel_ccx(u, f);
 	panel_mem(u, f);
 	panel_power(u, f);
-	const char *notice = notice_text(u);
 	for (int i = 0; notice && i < u->lay.notice.h && i < in.notice_lines && i < 3; i++) {
 		int y = u->lay.notice.y + i;
 		draw_fill(y, 0, u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD));
@@ -87,4 +96,5 @@ void draw_screen(struct ui *u, struct frame *f)
 	 * other panels drew (f->min_cov). */
 	panel_header(u, f);
 	refresh();
+	free(notice);
 }
