@@ -19,6 +19,18 @@ expect 'SIMULATED' "SIMULATED label"
 expect 'CCX 1' "second CCX panel"
 n=$(screen | grep -o 'CCX [0-9]  socket' | wc -l)
 [ "$n" -eq 2 ] || fail "expected 2 CCX panels, saw $n"
+# Every view with a key is in sight on the tab line, at least by its key,
+# even where their names and the sparkline do not all fit (at 160 columns
+# only the active view was shown once). A click on a key-only tab opens
+# its view.
+tabs=$(screen | sed -n 3p)
+echo "$tabs" | grep -Eq '1:basic +2 +3 +4 +5 +6 +7 +8 ' || fail "views 2-8 not on the tab line: $tabs"
+x=$(echo "$tabs" | awk '{ i = index($0, " 4 "); print i }')
+if [ "${x:-0}" -gt 0 ]; then    # index is 1-based and points at the space before 4
+	$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<0;%d;3M\033[<0;%d;3m' "$((x + 1))" "$((x + 1))")"
+	expect '4:cache' "a click on tab 4 opens the cache view"
+	keys 1
+fi
 # Every CPU row, by scrolling to the end and back.
 seen=$( (screen; keys End; screen; keys Home; screen) | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $1 }' | sort -un | wc -l)
 [ "$seen" -ge 32 ] || fail "only $seen of 32 CPU rows reachable"
@@ -518,7 +530,7 @@ for size in "80 24" "250 70"; do
 	# share of that one CPU) descends and never passes 100.
 	expect 'HERE%v' "$1x$2: sorted by the share of the CPU"
 	sleep 0.7
-	screen | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^~?[0-9.]+$/ { sub("~", "", $3); print $3 }' > "$TMP/cpu"
+	screen | awk '/PID COMMAND/ { t = 1; next } t && $1 ~ /^[0-9]+$/ && $3 ~ /^~?[0-9.]+$/ { sub("~", "", $3); print $3 }' > "$TMP/cpu"
 	[ "$(wc -l < "$TMP/cpu")" -ge 1 ] || fail "$1x$2: no HERE% values in the tasks view"
 	sort -gr "$TMP/cpu" | cmp -s - "$TMP/cpu" || fail "$1x$2: processes not busiest first: $(tr '\n' ' ' < "$TMP/cpu")"
 	awk '{ s += $1 } END { exit !(s <= 100.5) }' "$TMP/cpu" || fail "$1x$2: shares of CPU 0 add up to more than 100: $(tr '\n' ' ' < "$TMP/cpu")"

@@ -179,33 +179,51 @@ static void header_tabs(struct ui *u, struct frame *f, const struct rect *h)
 		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_tree ? "as a cgroup tree"
 		 : u->task_cgroups ? "per cgroup" : "per process",
 		 u->nav.follow ? "  follow" : "");
-	/* All the views as tabs when they fit beside the status, else only
-	 * the active one. */
-	int tabs = 0;
-	for (int i = 0; i < u->nviews; i++)
-		tabs += (int)strlen(u->views[i].name) + 4;
-	bool all = tabs + (int)strlen(status) + HEADER_SPARK_W <= h->w;
+	/* The system's sparkline is kept whenever it fits beside at least the
+	 * active view; the tabs give way first: all views named, else the
+	 * active one named and the others by their key alone (so that every
+	 * keyed view stays in sight), else the active one only. */
+	int named = 0, keyed = 0, active_w = 0;
+	for (int i = 0; i < u->nviews; i++) {
+		int w = (int)strlen(u->views[i].name) + (u->views[i].key > 0 ? 4 : 2);
+		named += w;
+		keyed += i == u->nav.view ? w : u->views[i].key > 0 ? 3 : 0;
+		if (i == u->nav.view)
+			active_w = w;
+	}
+	int room = h->w - (int)strlen(status);
+	bool spark = active_w + HEADER_SPARK_W <= room;
+	if (spark)
+		room -= HEADER_SPARK_W;
+	enum { TABS_NAMED, TABS_KEYS, TABS_ACTIVE } style =
+		named <= room ? TABS_NAMED : keyed <= room ? TABS_KEYS : TABS_ACTIVE;
 	x = 0;
 	f->tab_y = h->y + 2;
 	for (int i = 0; i < u->nviews && x < h->w; i++) {
 		const struct view_def *v = &u->views[i];
-		if (!all && i != u->nav.view)
+		bool active = i == u->nav.view;
+		if (style == TABS_ACTIVE && !active)
 			continue;
-		if (i < 64) {
-			f->tab_x0[i] = x;
-			f->tab_x1[i] = x + (int)strlen(v->name) + (v->key > 0 ? 4 : 2);
-		}
-		if (v->key > 0)
+		if (style == TABS_KEYS && !active && v->key <= 0)
+			continue;
+		if (style == TABS_KEYS && !active)
+			snprintf(line, sizeof(line), " %d ", v->key);
+		else if (v->key > 0)
 			snprintf(line, sizeof(line), " %d:%s ", v->key, v->name);
 		else
 			snprintf(line, sizeof(line), " %s ", v->name);
-		int attr = i == u->nav.view ? ui_attr(u, CP_SEL, A_REVERSE) | (int)A_BOLD : 0;
+		if (i < 64) {
+			f->tab_x0[i] = x;
+			f->tab_x1[i] = x + (int)strlen(line);
+		}
+		int attr = active ? ui_attr(u, CP_SEL, A_REVERSE) | (int)A_BOLD : 0;
 		draw_put(h->y + 2, x, h->w - x, attr, line);
 		x += (int)strlen(line);
 	}
 	draw_put(h->y + 2, x, h->w - x, 0, status);
 	x += (int)strlen(status) + 3;
-	draw_spark(u, h->y + 2, x, h->w - x, SNAP_SYSTEM, 0, "system ");
+	if (spark)
+		draw_spark(u, h->y + 2, x, h->w - x, SNAP_SYSTEM, 0, "system ");
 }
 
 void panel_header(struct ui *u, struct frame *f)
