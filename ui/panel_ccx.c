@@ -92,6 +92,21 @@ static void ccx_figures(struct ui *u, struct frame *f, int i, char *acc, char *h
 	draw_add_unit(ghz, 16, "GHz");
 }
 
+/* A box of a machine without hardware counters (a VM without a virtual
+ * PMU) had two blank lines above its strip: it says what it still knows
+ * (utilisation, from /proc/stat) and why the rest is missing. */
+static void ccx_without_counters(struct ui *u, struct frame *f, int i, int y, int x, int w)
+{
+	char util[16], line[64];
+	if (u->m_util < 0 || ui_metric_unmeasured(u, u->m_util))
+		snprintf(util, sizeof(util), "-");
+	else
+		draw_metric_text(u, f, ui_scope_row(u->snap, SNAP_CCX, i), u->m_util, "%.1f", util, 16);
+	snprintf(line, sizeof(line), "util %s%%", util);
+	draw_put(y, x, w, 0, line);
+	draw_put(y + 1, x, w, A_DIM, "no hardware counters");
+}
+
 void panel_ccx(struct ui *u, struct frame *f)
 {
 	const struct layout *l = &u->lay;
@@ -169,6 +184,9 @@ void panel_ccx(struct ui *u, struct frame *f)
 			 ui_metric_unmeasured(u, u->m_ipc) ? "" : ipc, ui_metric_unmeasured(u, u->m_ghz) ? "" : " ",
 			 ui_metric_unmeasured(u, u->m_ghz) ? "" : ghz);
 		draw_put(slot_y + 2, slot_x + 1, w - 2, 0, line + (line[0] == ' ' ? 1 : 0));
+		if (!l3 && ui_metric_unmeasured(u, u->m_ipc) && ui_metric_unmeasured(u, u->m_ghz) &&
+		    ui_metric_unmeasured(u, u->m_l3hit) && ui_metric_unmeasured(u, u->m_l3lat))
+			ccx_without_counters(u, f, i, slot_y + 1, slot_x + 1, w - 2);
 		draw_strip(u, slot_y + 3, slot_x + 1, w - 2, l->strip_lines, i, metric, vc, max);
 		/* The history of the strip's metric, in the bottom border. */
 		draw_spark(u, slot_y + h - 1, slot_x + 2, w - 5, SNAP_CCX, i, " ");
