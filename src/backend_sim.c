@@ -72,7 +72,15 @@
  * PERF_METRICS: those events fail to open, as on a kernel before 5.9),
  * ff=0|1 (fast-forward: batch mode writes simulated intervals as fast as
  * they are computed instead of one every -d of real time; for soaks and
- * benchmarks, see docs/soak.md). */
+ * benchmarks, see docs/soak.md).
+ *
+ * This file holds the set-up, the instances, the groups and the ops table.
+ * The rest is split by job, sharing the state in backend_sim_impl.h:
+ * backend_sim_args.c parses --sim and its options, backend_sim_mux.c models
+ * the kernel's counters and multiplexing (Counters, Sharing, Time above),
+ * backend_sim_clock.c the clock and what each event counts (Counts),
+ * backend_sim_tasks.c per-task sampling, and backend_sim_truth.c the ground
+ * truth, the test controls and the injected faults. */
 #include "config.h"
 #include "backend.h"
 
@@ -89,210 +97,9 @@
 #include "sim_counters.h"
 #include "sim_workload.h"
 #include "util.h"
+#include "backend_sim_impl.h"
 
-/* The largest machine --sim builds: enough for the 1024-CPU benchmark with
- * room to spare, small enough that a typo does not exhaust memory. */
-#define SIM_MAX_CPUS 4096
-#define SIM_MAX_FAULTS 32
-/* UMC counters are 48 bits wide and saturate (EVF_SATURATES). */
-#define SATURATED ((1ULL << 48) - 1)
-/* perf_event_mux_interval_ms's default on x86. */
-#define SIM_DEFAULT_MUX_NS 4000000ull
-/* What one enable, disable or read of a group on another CPU costs the
- * kernel on bare metal (an inter-processor call; a KVM guest pays 10-20
- * times as much, docs/performance.md). Only the sampler's rotation
- * back-off reads it (kernel_ns), so that on the simulator the back-off is
- * decided by this model, not by how fast this build happens to run. */
-#define SIM_DEFAULT_CALL_NS 2000ull
-
-struct sim_cpu {
-	int cpu;
-	bool present;         /* in the topology, online or not */
-	bool offline;         /* went offline through an injected fault */
-	int core, ccx, socket; /* dense indices, -1 if none */
-	struct wl_cpu wl;
-	double q[WQ_COUNT];   /* quantities since time 0 */
-	double *rates;        /* constant rates per model event, or NULL */
-	uint64_t reads, opens;
-	struct simsmp *smp;   /* per-task sampling open on this CPU, or NULL */
-};
-
-/* The counters of one PMU instance, shared by the groups opened on it. */
-struct sim_slot {
-	int pmu;
-	int ngroups, cap;
-	struct bk_group **enabled;    /* the kernel's list at rotation 0, head first */
-	/* While some group cannot run with the others (contended), the list
-	 * is rotated by (tick - k_base) mod ngroups, a tick being now / mux_ns;
-	 * runs[r * ngroups + i] says whether enabled[i] runs at rotation r and
-	 * nruns[i] in how many rotations it does. */
-	bool contended;
-	uint64_t k_base;
-	bool *runs;
-	int *nruns;
-	int tcap;                     /* ngroups the two tables have room for */
-};
-
-struct bk_group {
-	struct sim_slot *slot;
-	int pmu, cpu, nch;
-	const double *src;            /* the cumulative quantities it sees */
-	int nevents;
-	int *events;
-	int need_general, need_pairs, need_fixed;
-	bool enabled, running;        /* running: on counters, or may be (contended slot) */
-	int pos;                      /* index in slot->enabled while enabled */
-	uint64_t since;               /* clock at the last settle */
-	uint64_t t_enabled, t_running;
-	double acc[WQ_COUNT];         /* quantities while running, per channel */
-	double snap[WQ_COUNT];        /* src at the last settle */
-	uint64_t *last;               /* last values read: counts never go back */
-	struct bk_group *next_open;   /* every open group, for the ground truth */
-};
-
-struct sim_event {
-	struct expr *expr;            /* resolved to quantities, or NULL */
-	double cycles_share;          /* without a formula: share of cycles */
-	int nparts, *parts;           /* the cases its unit mask selects (sim_masks.c), counted instead */
-};
-
-struct backend {
-	const struct model *m;
-	struct topo *t;
-	struct wl_params wp;
-	bool nmi;
-	bool features;      /* the kernel has what events `require` (PERF_METRICS) */
-	bool ff;                /* ff=1: batch mode does not pace intervals to real time */
-	int channels;
-	uint64_t mux_ns;              /* the kernel's mux tick */
-	uint64_t call_ns;             /* modelled kernel cost of one enable, disable or read */
-	uint64_t kernel_ns;           /* what those calls have cost so far */
-	bool *absent;                 /* [npmus] */
-	uint64_t now;
-	int ncpu_map;
-	struct sim_cpu *cpus;         /* [t->max_cpu], by CPU number */
-	int ncores, nccx, nsockets;
-	double (*core_q)[WQ_COUNT];   /* for per-core uncore PMUs (AMD's power_core) */
-	double (*ccx_q)[WQ_COUNT];
-	double (*sock_q)[WQ_COUNT];
-	double sys_q[WQ_COUNT];
-	struct sim_event *ev;         /* [m->nevents] */
-	struct sim_slot **slots;      /* [npmus][nslots[pmu]] lazily */
-	int *nslots;
-	int nfaults;
-	struct { struct sim_fault f; int seen; } faults[SIM_MAX_FAULTS];
-	struct bk_group *open_groups;
-	/* Per-task sampling: the task mix (made at the first sample_open),
-	 * the truth per task, and the general counters the sampled events
-	 * of each PMU hold on every CPU that samples. */
-	struct sim_tasks *tasks;
-	struct simtruth *truth;
-	int *pinned;                  /* [npmus] */
-	int nsamplers;                /* CPUs sampling now */
-};
-
-/* ---- argument and set-up ---- */
-
-static int parse_arg(struct backend *b, const char *arg, char **cause)
-{
-	if (!arg || !*arg)
-		return 0;
-	char *copy = xstrdup(arg), *save = NULL;
-	int rc = 0;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		if (!eq)
-			continue;       /* the --sim spec: the topology is already built */
-		*eq = '\0';
-		const char *key = tok, *val = eq + 1;
-		char *end = NULL;
-		errno = 0;
-		if (strcmp(key, "nmi") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
-			b->nmi = val[0] == '1';
-		} else if (strcmp(key, "features") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
-			b->features = val[0] == '1';
-		} else if (strcmp(key, "ff") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
-			b->ff = val[0] == '1';
-		} else if (strcmp(key, "seed") == 0) {
-			unsigned long long v = strtoull(val, &end, 0);
-			if (!*val || *end || errno)
-				goto bad;
-			b->wp.seed = v;
-		} else if (strcmp(key, "channels") == 0) {
-			long v = strtol(val, &end, 10);
-			if (!*val || *end || v < 1 || v > 64)
-				goto bad;
-			b->channels = (int)v;
-		} else if (strcmp(key, "mux_ms") == 0) {
-			long v = strtol(val, &end, 10);
-			if (!*val || *end || v < 1 || v > 10000)
-				goto bad;
-			b->mux_ns = (uint64_t)v * 1000000ull;
-		} else if (strcmp(key, "call_us") == 0) {
-			double v = strtod(val, &end);
-			if (!*val || *end || !(v >= 0 && v <= 10000))
-				goto bad;
-			b->call_ns = (uint64_t)llround(v * 1e3);
-		} else if (strcmp(key, "width") == 0) {
-			long v = strtol(val, &end, 10);
-			if (!*val || *end || v < 1 || v > 64)
-				goto bad;
-			b->wp.width = (int)v;
-		} else if (strcmp(key, "ghz") == 0 || strcmp(key, "nominal") == 0) {
-			double v = strtod(val, &end);
-			if (!*val || *end || !(v > 0.1 && v < 100))
-				goto bad;
-			*(key[0] == 'g' ? &b->wp.ghz_max : &b->wp.ghz_nominal) = v;
-		} else if (strcmp(key, "absent") == 0) {
-			char *s2 = NULL, *list = xstrdup(val);
-			for (char *n = strtok_r(list, "+", &s2); n; n = strtok_r(NULL, "+", &s2)) {
-				int i;
-				for (i = 0; i < b->m->npmus; i++)
-					if (strcmp(b->m->pmus[i].name, n) == 0 ||
-					    strcmp(b->m->pmus[i].perf_name, n) == 0)
-						break;
-				if (i == b->m->npmus) {
-					rc = set_cause(cause, "sim: absent=%s: model %s has no PMU '%s'",
-						       val, b->m->name, n);
-					free(list);
-					goto out;
-				}
-				b->absent[i] = true;
-			}
-			free(list);
-		} else {
-			goto bad;
-		}
-		continue;
-bad:
-		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, features=0|1, ff=0|1, seed=N, "
-			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, call_us=0-10000, absent=PMU[+PMU])", key, val);
-		goto out;
-	}
-	if (b->wp.ghz_nominal > b->wp.ghz_max)
-		rc = set_cause(cause, "sim: nominal clock %.2f GHz is above the maximum %.2f GHz",
-			       b->wp.ghz_nominal, b->wp.ghz_max);
-out:
-	free(copy);
-	return rc;
-}
-
-int sim_check_args(const struct model *m, const char *arg, char **cause)
-{
-	struct backend *b = xcalloc(1, sizeof(*b));
-	b->m = m;
-	wl_params_default(&b->wp);
-	b->absent = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(bool));
-	/* The model's own defaults are checked when the backend is created
-	 * (a model file at fault is not bad usage); here they only set the
-	 * clocks that a "nominal=" is compared with. */
-	if (m->sim_args)
-		parse_arg(b, m->sim_args, NULL);
-	int rc = parse_arg(b, arg, cause);
-	free(b->absent);
-	free(b);
-	return rc;
-}
+/* ---- set-up ---- */
 
 static int resolve_quantity(void *ctx, const char *name)
 {
@@ -366,14 +173,14 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 	b->absent = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(bool));
 	/* The model's own defaults first (its clock and width, as data in its
 	 * model.def), then what the caller asked for, which wins. */
-	if (m->sim_args && parse_arg(b, m->sim_args, cause) < 0) {
+	if (m->sim_args && sim_parse_options(b, m->sim_args, cause) < 0) {
 		char *why = cause ? *cause : NULL;
 		if (cause)
 			*cause = xasprintf("%s: 'sim %s' in model.def: %s", m->name, m->sim_args, why ? why : "bad value");
 		free(why);
 		goto fail;
 	}
-	if (parse_arg(b, arg, cause) < 0 || prepare_events(b, cause) < 0)
+	if (sim_parse_options(b, arg, cause) < 0 || prepare_events(b, cause) < 0)
 		goto fail;
 
 	b->ncpu_map = t->max_cpu;
@@ -417,7 +224,7 @@ static struct backend *sim_create(const struct model *m, struct topo *t, const c
 	b->nslots = xcalloc((size_t)(m->npmus ? m->npmus : 1), sizeof(int));
 	for (int p = 0; p < m->npmus; p++) {
 		/* Slots are indexed by CPU for per-CPU PMUs, by core, CCX,
-		 * socket x channel, or 0 for system scope: see slot_index(). */
+		 * socket x channel, or 0 for system scope: see sim_slot_index(). */
 		int n = b->ncpu_map;
 		if (m->pmus[p].kind == PMU_UNCORE) {
 			if (m->pmus[p].scope == SCOPE_CORE)
@@ -482,7 +289,7 @@ static void sim_destroy(struct backend *b)
 
 /* Online in the topology (which the caller may change with
  * topo_set_online) and not taken offline by an injected fault. */
-static bool cpu_usable(const struct backend *b, int cpu)
+bool sim_cpu_usable(const struct backend *b, int cpu)
 {
 	if (cpu < 0 || cpu >= b->ncpu_map || !b->cpus[cpu].present || b->cpus[cpu].offline)
 		return false;
@@ -493,7 +300,7 @@ static bool cpu_usable(const struct backend *b, int cpu)
 static int first_usable(const struct backend *b, const int *cpus, int n)
 {
 	for (int k = 0; k < n; k++)
-		if (cpu_usable(b, cpus[k]))
+		if (sim_cpu_usable(b, cpus[k]))
 			return cpus[k];
 	return -1;
 }
@@ -518,7 +325,7 @@ static bool is_glob(const struct pmu_def *pd)
 }
 
 /* Why PMU p has no instances here, or NULL when it has. */
-static const char *absent_why(const struct backend *b, int p)
+const char *sim_absent_why(const struct backend *b, int p)
 {
 	const struct pmu_def *pd = &b->m->pmus[p];
 	if (b->absent[p])
@@ -551,7 +358,7 @@ static int sim_instances(struct backend *b, int pmu, struct bk_instance **out, c
 		return 0;
 	}
 	const struct pmu_def *pd = &b->m->pmus[pmu];
-	const char *reason = absent_why(b, pmu);
+	const char *reason = sim_absent_why(b, pmu);
 	if (reason) {
 		if (why)
 			*why = xasprintf("%s (%s): %s", pd->name, pd->perf_name, reason);
@@ -561,7 +368,7 @@ static int sim_instances(struct backend *b, int pmu, struct bk_instance **out, c
 	int n = 0, cap = 0;
 	if (per_cpu_pmu(pd)) {
 		for (int cpu = 0; cpu < b->ncpu_map; cpu++)
-			if (cpu_usable(b, cpu))
+			if (sim_cpu_usable(b, cpu))
 				add_instance(&v, &n, &cap, pmu, xstrdup(pd->perf_name), cpu, pd->scope, cpu);
 	} else if (pd->scope == SCOPE_CORE) {
 		/* One reader per core, as the kernel's cpumask lists them. */
@@ -588,7 +395,7 @@ static int sim_instances(struct backend *b, int pmu, struct bk_instance **out, c
 		}
 	} else {
 		for (int cpu = 0; cpu < b->ncpu_map; cpu++)
-			if (cpu_usable(b, cpu)) {
+			if (sim_cpu_usable(b, cpu)) {
 				add_instance(&v, &n, &cap, pmu, xstrdup(pd->perf_name), cpu, pd->scope, 0);
 				break;
 			}
@@ -599,38 +406,10 @@ static int sim_instances(struct backend *b, int pmu, struct bk_instance **out, c
 	return n;
 }
 
-/* ---- counters ---- */
-
-static bool unlimited(const struct pmu_def *pd)
-{
-	return pd->kind == PMU_SOFTWARE || pd->kind == PMU_PROC;
-}
-
-/* General and fixed counters left free by the NMI watchdog and, unless
- * ignore_pinned (a CPU that does not sample yet), by the sampled events. */
-static void free_on(const struct backend *b, int pmu, bool ignore_pinned, int *general, int *fixed)
-{
-	const struct pmu_def *pd = &b->m->pmus[pmu];
-	*general = pd->counters;
-	*fixed = pd->fixed;
-	if (b->nmi && pd->kind == PMU_CORE && pd->nmi_reserved > 0) {
-		if (pd->nmi_takes_fixed && pd->fixed > 0)
-			*fixed -= pd->nmi_reserved;
-		else
-			*general -= pd->nmi_reserved;
-	}
-	if (b->pinned && !ignore_pinned)
-		*general -= b->pinned[pmu];
-	if (*general < 0)
-		*general = 0;
-	if (*fixed < 0)
-		*fixed = 0;
-}
-
 static bool sim_has_feature(struct backend *b, int pmu, const char *path)
 {
 	(void)path;
-	return b->features && pmu >= 0 && pmu < b->m->npmus && !absent_why(b, pmu);
+	return b->features && pmu >= 0 && pmu < b->m->npmus && !sim_absent_why(b, pmu);
 }
 
 static int sim_free_counters(struct backend *b, int pmu)
@@ -638,263 +417,14 @@ static int sim_free_counters(struct backend *b, int pmu)
 	if (pmu < 0 || pmu >= b->m->npmus)
 		return 0;
 	int g, f;
-	free_on(b, pmu, false, &g, &f);
+	sim_free_on(b, pmu, false, &g, &f);
 	return g;
-}
-
-/* Whether a group fits in general counters g (pairs of them for merged
- * events) and fixed counters f. Fixed-able events take fixed counters
- * while any is left, then general ones. */
-static bool fits(const struct bk_group *grp, int g, int f)
-{
-	int spill = grp->need_fixed > f ? grp->need_fixed - f : 0;
-	int singles = grp->need_general + spill;
-	return grp->need_pairs <= g / 2 && 2 * grp->need_pairs + singles <= g;
-}
-
-static void group_uses(const struct bk_group *grp, int *g, int *f)
-{
-	int on_fixed = grp->need_fixed < *f ? grp->need_fixed : *f;
-	*f -= on_fixed;
-	*g -= 2 * grp->need_pairs + grp->need_general + (grp->need_fixed - on_fixed);
-}
-
-/* ---- time and quantities ---- */
-
-/* How long group i of a contended slot ran in [t1, t2] (t1 not before the
- * slot's k_base tick): the partial ticks at both ends, whole cycles of n
- * ticks from the table's counts, and the fewer than n ticks left over. */
-static uint64_t mux_running(const struct backend *b, const struct sim_slot *s, int i,
-			    uint64_t t1, uint64_t t2)
-{
-	uint64_t mux = b->mux_ns, n = (uint64_t)s->ngroups;
-	if (t2 <= t1 || n == 0)
-		return 0;
-#define RUNS_AT(k) s->runs[(((k) - s->k_base) % n) * n + (uint64_t)i]
-	uint64_t k1 = t1 / mux, k2 = t2 / mux;
-	if (k1 == k2)
-		return RUNS_AT(k1) ? t2 - t1 : 0;
-	uint64_t run = 0;
-	if (RUNS_AT(k1))
-		run += (k1 + 1) * mux - t1;
-	if (RUNS_AT(k2))
-		run += t2 - k2 * mux;
-	uint64_t full = k2 - k1 - 1;
-	run += full / n * (uint64_t)s->nruns[i] * mux;
-	for (uint64_t k = k1 + 1 + full / n * n; k < k2; k++)
-		if (RUNS_AT(k))
-			run += mux;
-#undef RUNS_AT
-	return run;
-}
-
-/* Brings a group's times and quantities up to the clock. */
-static void settle(struct backend *b, struct bk_group *g)
-{
-	uint64_t dt = b->now - g->since;
-	uint64_t run = 0;
-	if (g->enabled)
-		g->t_enabled += dt;
-	if (g->running)
-		run = g->slot->contended ? mux_running(b, g->slot, g->pos, g->since, b->now) : dt;
-	if (run > 0) {
-		g->t_running += run;
-		double k = (double)run / (double)dt / g->nch;
-		for (int q = 0; q < WQ_COUNT; q++)
-			g->acc[q] += (g->src[q] - g->snap[q]) * k;
-	}
-	memcpy(g->snap, g->src, sizeof(g->snap));
-	g->since = b->now;
-}
-
-/* Settles every group of a slot and makes the list's current rotation its
- * rotation 0, before a group joins or leaves it. */
-static void settle_slot(struct backend *b, struct sim_slot *s)
-{
-	for (int i = 0; i < s->ngroups; i++)
-		settle(b, s->enabled[i]);
-	uint64_t k = b->now / b->mux_ns;
-	if (s->contended && s->ngroups > 1) {
-		int r = (int)((k - s->k_base) % (uint64_t)s->ngroups);
-		if (r > 0) {
-			struct bk_group **tmp = xmalloc(sizeof(*tmp) * (size_t)s->ngroups);
-			for (int i = 0; i < s->ngroups; i++)
-				tmp[i] = s->enabled[(i + r) % s->ngroups];
-			memcpy(s->enabled, tmp, sizeof(*tmp) * (size_t)s->ngroups);
-			free(tmp);
-		}
-	}
-	s->k_base = k;
-}
-
-/* Which groups run at rotation r: from the head while they fit, stopping
- * at the first that does not (x86 flexible groups). Returns whether all do. */
-static bool schedule_rotation(struct backend *b, struct sim_slot *s, int r)
-{
-	const struct pmu_def *pd = &b->m->pmus[s->pmu];
-	int n = s->ngroups, g, f;
-	free_on(b, s->pmu, false, &g, &f);
-	bool all = true;
-	for (int j = 0; j < n; j++) {
-		int i = (r + j) % n;
-		struct bk_group *grp = s->enabled[i];
-		bool ok = all && (unlimited(pd) || fits(grp, g, f));
-		if (ok && !unlimited(pd))
-			group_uses(grp, &g, &f);
-		if (!ok)
-			all = false;
-		s->runs[r * n + i] = ok;
-		s->nruns[i] += ok;
-	}
-	return all;
-}
-
-/* Tabulates the schedule of a settled slot. When every group fits at
- * rotation 0 they fit in any order (the counters needed only add up), so
- * the other rotations are worked out only for a contended slot. */
-static void place(struct backend *b, struct sim_slot *s)
-{
-	int n = s->ngroups;
-	if (n > s->tcap) {
-		s->tcap = n > 2 * s->tcap ? n : 2 * s->tcap;
-		s->runs = xrealloc(s->runs, sizeof(bool) * (size_t)s->tcap * (size_t)s->tcap);
-		s->nruns = xrealloc(s->nruns, sizeof(int) * (size_t)s->tcap);
-	}
-	for (int i = 0; i < n; i++) {
-		s->enabled[i]->pos = i;
-		s->nruns[i] = 0;
-	}
-	s->contended = n > 0 && !schedule_rotation(b, s, 0);
-	if (s->contended)
-		for (int r = 1; r < n; r++)
-			schedule_rotation(b, s, r);
-	for (int i = 0; i < n; i++) {
-		struct bk_group *grp = s->enabled[i];
-		grp->running = (s->contended || s->runs[i]) && cpu_usable(b, grp->cpu);
-	}
-}
-
-static double event_value(const struct backend *b, const struct sim_cpu *c, int e, const double *q,
-			  double running_ns);
-
-/* One segment's piece of a CPU's time: its task did what the segment's
- * rates say, and the CPU's sampled events count it. */
-struct span_ctx { struct backend *b; struct sim_cpu *c; };
-
-static void sample_span(void *arg, const struct wl_cpu *w, uint64_t start, uint64_t len)
-{
-	struct span_ctx *sc = arg;
-	struct backend *b = sc->b;
-	double dq[WQ_COUNT];
-	for (int q = 0; q < WQ_COUNT; q++)
-		dq[q] = w->seg[q] * (double)len;
-	int n = simsmp_nevents(sc->c->smp);
-	const int *ev = simsmp_events(sc->c->smp);
-	double *counts = simsmp_scratch(sc->c->smp);
-	for (int i = 0; i < n; i++)
-		counts[i] = event_value(b, sc->c, ev[i], dq, (double)len);
-	int pid = simt_pick(b->tasks, w, start);
-	simsmp_span(sc->c->smp, pid, counts, len, start + len, b->truth);
-	simtruth_add(b->truth, pid, SIM_TRUTH_CORE_NJ, dq[WQ_CORE_ENERGY], start + len);
-}
-
-static void sim_advance(struct backend *b, uint64_t ns)
-{
-	if (ns == 0)
-		return;
-	double (*dsock)[WQ_COUNT] = xcalloc((size_t)(b->nsockets ? b->nsockets : 1), sizeof(*dsock));
-	for (int cpu = 0; cpu < b->ncpu_map; cpu++) {
-		struct sim_cpu *c = &b->cpus[cpu];
-		if (!c->present)
-			continue;
-		double d[WQ_COUNT] = { 0 };
-		/* Offline CPUs keep their place in the phase sequence but count
-		 * nothing, so that a CPU's phases do not depend on hotplug. */
-		if (c->smp && cpu_usable(b, cpu)) {
-			struct span_ctx sc = { b, c };
-			wl_cpu_advance_spans(&c->wl, &b->wp, b->now, ns, d, sample_span, &sc);
-		} else {
-			wl_cpu_advance(&c->wl, &b->wp, b->now, ns, d);
-		}
-		if (!cpu_usable(b, cpu))
-			continue;
-		for (int q = 0; q < WQ_COUNT; q++) {
-			c->q[q] += d[q];
-			b->sys_q[q] += d[q];
-		}
-		if (c->core >= 0 && c->core < b->ncores)
-			for (int q = 0; q < WQ_COUNT; q++)
-				b->core_q[c->core][q] += d[q];
-		if (c->ccx >= 0 && c->ccx < b->nccx)
-			for (int q = 0; q < WQ_COUNT; q++)
-				b->ccx_q[c->ccx][q] += d[q];
-		if (c->socket >= 0 && c->socket < b->nsockets)
-			for (int q = 0; q < WQ_COUNT; q++)
-				dsock[c->socket][q] += d[q];
-	}
-	for (int s = 0; s < b->nsockets; s++) {
-		wl_channel_fill(&b->wp, b->channels, ns, dsock[s]);
-		wl_socket_power_fill(b->channels, ns, dsock[s]);
-		for (int q = 0; q < WQ_COUNT; q++)
-			b->sock_q[s][q] += dsock[s][q];
-	}
-	free(dsock);
-	b->now += ns;
-}
-
-static uint64_t sim_now(struct backend *b)
-{
-	return b->now;
-}
-
-static uint64_t sim_kernel_ns(struct backend *b)
-{
-	return b->kernel_ns;
-}
-
-static double sim_max_ghz(struct backend *b)
-{
-	return b->wp.ghz_max;
 }
 
 /* ---- groups ---- */
 
-/* The first fault for cpu of the given kind, as an index, or -1. */
-static int match_fault(const struct backend *b, int cpu, bool on_open)
-{
-	for (int i = 0; i < b->nfaults; i++) {
-		const struct sim_fault *f = &b->faults[i].f;
-		if (f->on_open == on_open && (f->cpu == -1 || f->cpu == cpu))
-			return i;
-	}
-	return -1;
-}
-
-static void drop_fault(struct backend *b, int i)
-{
-	memmove(&b->faults[i], &b->faults[i + 1], sizeof(b->faults[0]) * (size_t)(b->nfaults - i - 1));
-	b->nfaults--;
-}
-
-static void go_offline(struct backend *b, int cpu)
-{
-	if (cpu < 0 || cpu >= b->ncpu_map || b->cpus[cpu].offline)
-		return;
-	/* Settle every group on the CPU first so that it keeps what it counted. */
-	for (int p = 0; p < b->m->npmus; p++)
-		for (int k = 0; k < b->nslots[p]; k++) {
-			struct sim_slot *s = &b->slots[p][k];
-			for (int i = 0; i < s->ngroups; i++)
-				if (s->enabled[i]->cpu == cpu) {
-					settle(b, s->enabled[i]);
-					s->enabled[i]->running = false;
-				}
-		}
-	b->cpus[cpu].offline = true;
-}
-
-static int slot_index(const struct backend *b, const struct pmu_def *pd, const struct bk_instance *inst,
-		      int *nch, char **cause)
+int sim_slot_index(const struct backend *b, const struct pmu_def *pd, const struct bk_instance *inst,
+		   int *nch, char **cause)
 {
 	*nch = 1;
 	if (per_cpu_pmu(pd))
@@ -932,8 +462,8 @@ static int slot_index(const struct backend *b, const struct pmu_def *pd, const s
 	return 0;
 }
 
-static const double *source_of(const struct backend *b, const struct pmu_def *pd,
-			       const struct bk_instance *inst)
+const double *sim_source_of(const struct backend *b, const struct pmu_def *pd,
+			    const struct bk_instance *inst)
 {
 	if (per_cpu_pmu(pd))
 		return b->cpus[inst->cpu].q;
@@ -964,15 +494,15 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 		set_cause(cause, "sim: CPU %d went offline", cpu);
 		return -ENODEV;
 	}
-	int fi = match_fault(b, cpu, true);
+	int fi = sim_match_fault(b, cpu, true);
 	if (fi >= 0 && b->faults[fi].seen >= b->faults[fi].f.after_reads) {
 		int err = b->faults[fi].f.err;
 		if (err == -ENODEV)
-			go_offline(b, cpu);
+			sim_go_offline(b, cpu);
 		set_cause(cause, "sim: injected fault on open on CPU %d: %s", cpu, strerror(-err));
 		return err;
 	}
-	if (!cpu_usable(b, cpu)) {
+	if (!sim_cpu_usable(b, cpu)) {
 		set_cause(cause, "sim: CPU %d is offline", cpu);
 		return -ENODEV;
 	}
@@ -984,7 +514,7 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 			return -EINVAL;
 		}
 		const struct event_def *ed = &b->m->events[e];
-		if (ed->pmu < 0 || ed->pmu >= b->m->npmus || absent_why(b, ed->pmu)) {
+		if (ed->pmu < 0 || ed->pmu >= b->m->npmus || sim_absent_why(b, ed->pmu)) {
 			set_cause(cause, "sim: event %s: its PMU is not present on this simulated machine",
 				  ed->name);
 			return -ENOENT;
@@ -1017,7 +547,7 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 			set_cause(cause, "sim: event %s: slots must lead its group", ed->name);
 			return -EINVAL;
 		}
-		if (unlimited(epd) || unlimited(pd))
+		if (sim_pmu_unlimited(epd) || sim_pmu_unlimited(pd))
 			continue;
 		if (ed->flags & EVF_MERGE)
 			g0.need_pairs++;
@@ -1026,17 +556,17 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 		else
 			g0.need_general++;
 	}
-	if (!unlimited(pd) && !fits(&g0, pd->counters, pd->fixed)) {
+	if (!sim_pmu_unlimited(pd) && !sim_group_fits(&g0, pd->counters, pd->fixed)) {
 		set_cause(cause, "sim: group of %d events needs %d counters (merged pairs count 2), "
 			  "%s has %d general and %d fixed", nevents,
 			  2 * g0.need_pairs + g0.need_general + g0.need_fixed, pd->name,
 			  pd->counters, pd->fixed);
 		return -EINVAL;
 	}
-	if (!unlimited(pd) && sim_check_counter_masks(b->m, pd, events, nevents, cause) < 0)
+	if (!sim_pmu_unlimited(pd) && sim_check_counter_masks(b->m, pd, events, nevents, cause) < 0)
 		return -EINVAL;
 	int nch = 1;
-	int k = slot_index(b, pd, inst, &nch, cause);
+	int k = sim_slot_index(b, pd, inst, &nch, cause);
 	if (k < 0 || k >= b->nslots[inst->pmu]) {
 		if (k >= 0)
 			set_cause(cause, "sim: instance %s out of range", inst->perf_name);
@@ -1052,7 +582,7 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 	g->pmu = inst->pmu;
 	g->cpu = cpu;
 	g->nch = nch;
-	g->src = source_of(b, pd, inst);
+	g->src = sim_source_of(b, pd, inst);
 	g->nevents = nevents;
 	g->events = xmalloc(sizeof(int) * (size_t)nevents);
 	memcpy(g->events, events, sizeof(int) * (size_t)nevents);
@@ -1065,77 +595,6 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 	return 0;
 }
 
-static int sim_enable(struct backend *b, struct bk_group *g)
-{
-	if (!g)
-		return -EINVAL;
-	b->kernel_ns += b->call_ns;
-	if (g->enabled)
-		return 0;
-	struct sim_slot *s = g->slot;
-	settle_slot(b, s);
-	settle(b, g);
-	if (s->ngroups == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 4;
-		s->enabled = xrealloc(s->enabled, sizeof(*s->enabled) * (size_t)s->cap);
-	}
-	s->enabled[s->ngroups++] = g;
-	g->enabled = true;
-	place(b, s);
-	return 0;
-}
-
-static int sim_disable(struct backend *b, struct bk_group *g)
-{
-	if (!g)
-		return -EINVAL;
-	b->kernel_ns += b->call_ns;
-	if (!g->enabled)
-		return 0;
-	struct sim_slot *s = g->slot;
-	settle_slot(b, s);    /* at the old schedule */
-	for (int i = 0; i < s->ngroups; i++)
-		if (s->enabled[i] == g) {
-			memmove(&s->enabled[i], &s->enabled[i + 1],
-				sizeof(*s->enabled) * (size_t)(s->ngroups - i - 1));
-			s->ngroups--;
-			break;
-		}
-	g->enabled = false;
-	g->running = false;
-	place(b, s);
-	return 0;
-}
-
-struct eval_ctx { const double *q; };
-
-static double quantity_value(void *ctx, int ref)
-{
-	const struct eval_ctx *c = ctx;
-	return ref >= 0 && ref < WQ_COUNT ? c->q[ref] : NAN;
-}
-
-/* What event e counts over quantities q during running_ns on CPU c's
- * instances: its sim formula, or the constant rate a test set. */
-static double event_value(const struct backend *b, const struct sim_cpu *c, int e, const double *q,
-			  double running_ns)
-{
-	const double *rates = c ? c->rates : NULL;
-	if (rates && !isnan(rates[e]))
-		return rates[e] * running_ns / 1e9;
-	if (b->ev[e].nparts > 0) {
-		double sum = 0;
-		for (int k = 0; k < b->ev[e].nparts; k++)
-			sum += event_value(b, c, b->ev[e].parts[k], q, running_ns);
-		return sum;
-	}
-	if (b->ev[e].expr) {
-		struct eval_ctx ctx = { q };
-		return expr_eval(b->ev[e].expr, quantity_value, &ctx);
-	}
-	return b->ev[e].cycles_share * q[WQ_CYCLES];
-}
-
 static int sim_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 {
 	if (!g || !out)
@@ -1145,26 +604,26 @@ static int sim_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 	 * counters' reads are calls to the CPU that holds them. */
 	if (b->m->pmus[b->m->events[g->events[0]].pmu].kind != PMU_PROC)
 		b->kernel_ns += b->call_ns;
-	if (!cpu_usable(b, g->cpu))
+	if (!sim_cpu_usable(b, g->cpu))
 		return -ENODEV;
-	int fi = match_fault(b, g->cpu, false);
+	int fi = sim_match_fault(b, g->cpu, false);
 	if (fi >= 0 && b->faults[fi].seen >= b->faults[fi].f.after_reads) {
 		int err = b->faults[fi].f.err;
 		if (err == -ENODEV)
-			go_offline(b, g->cpu);
+			sim_go_offline(b, g->cpu);
 		else
-			drop_fault(b, fi);    /* transient: fires once */
+			sim_drop_fault(b, fi);    /* transient: fires once */
 		return err;
 	}
 	if (fi >= 0)
 		b->faults[fi].seen++;
 	c->reads++;
 
-	settle(b, g);
+	sim_settle(b, g);
 	for (int i = 0; i < g->nevents; i++) {
 		int e = g->events[i];
 		const struct event_def *ed = &b->m->events[e];
-		double v = event_value(b, c, e, g->acc, (double)g->t_running);
+		double v = sim_event_value(b, c, e, g->acc, (double)g->t_running);
 		uint64_t u = 0;
 		if (v > 0 && isfinite(v))
 			u = v >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(v);
@@ -1196,208 +655,6 @@ static void sim_close(struct backend *b, struct bk_group *g)
 	free(g);
 }
 
-/* ---- ground truth ---- */
-
-/* The counter slot an instance is read from (and its channel count), or
- * -1 for an instance this simulator does not have. */
-static int truth_slot(struct backend *b, const struct bk_instance *inst, int *nch)
-{
-	if (!b || !inst || inst->pmu < 0 || inst->pmu >= b->m->npmus)
-		return -1;
-	char *cause = NULL;
-	int k = slot_index(b, &b->m->pmus[inst->pmu], inst, nch, &cause);
-	free(cause);
-	return k >= 0 && k < b->nslots[inst->pmu] ? k : -1;
-}
-
-int sim_truth_source(struct backend *b, const struct bk_instance *inst, double *q)
-{
-	int nch = 1;
-	if (truth_slot(b, inst, &nch) < 0)
-		return -1;
-	const double *src = source_of(b, &b->m->pmus[inst->pmu], inst);
-	for (int i = 0; i < WQ_COUNT; i++)
-		q[i] = src[i] / nch;
-	return 0;
-}
-
-double sim_truth_event(struct backend *b, int cpu, int event, const double *dq, double running_ns)
-{
-	if (!b || event < 0 || event >= b->m->nevents)
-		return NAN;
-	const struct sim_cpu *c = cpu >= 0 && cpu < b->ncpu_map ? &b->cpus[cpu] : NULL;
-	return event_value(b, c, event, dq, running_ns);
-}
-
-int sim_truth_group(struct backend *b, const struct bk_instance *inst, const int *events, int n,
-		    double *out, double *running_ns)
-{
-	int nch = 1;
-	int k = truth_slot(b, inst, &nch);
-	if (k < 0)
-		return -1;
-	const struct sim_slot *slot = &b->slots[inst->pmu][k];
-	for (struct bk_group *g = b->open_groups; g; g = g->next_open) {
-		if (g->slot != slot || g->nevents != n || memcmp(g->events, events, sizeof(int) * (size_t)n))
-			continue;
-		settle(b, g);
-		for (int i = 0; i < n; i++)
-			out[i] = event_value(b, &b->cpus[g->cpu], events[i], g->acc, (double)g->t_running);
-		*running_ns = (double)g->t_running;
-		return 0;
-	}
-	return -1;
-}
-
-/* ---- test controls ---- */
-
-bool sim_fast_forward(const struct backend *b)
-{
-	return b && b->ff;
-}
-
-void sim_inject_fault(struct backend *b, const struct sim_fault *f)
-{
-	if (!b || !f)
-		return;
-	if (f->err == 0) {
-		/* Clears the faults of that CPU (all with -1). */
-		for (int i = 0; i < b->nfaults;)
-			if (f->cpu == -1 || b->faults[i].f.cpu == f->cpu)
-				drop_fault(b, i);
-			else
-				i++;
-		return;
-	}
-	if (b->nfaults == SIM_MAX_FAULTS)
-		drop_fault(b, 0);
-	b->faults[b->nfaults].f = *f;
-	b->faults[b->nfaults].f.err = f->err > 0 ? -f->err : f->err;
-	b->faults[b->nfaults].seen = 0;
-	b->nfaults++;
-}
-
-void sim_set_constant_rates(struct backend *b, int cpu, const double *rates)
-{
-	if (!b || cpu < 0 || cpu >= b->ncpu_map)
-		return;
-	struct sim_cpu *c = &b->cpus[cpu];
-	if (!rates) {
-		free(c->rates);
-		c->rates = NULL;
-		return;
-	}
-	if (!c->rates)
-		c->rates = xmalloc(sizeof(double) * (size_t)(b->m->nevents ? b->m->nevents : 1));
-	memcpy(c->rates, rates, sizeof(double) * (size_t)b->m->nevents);
-}
-
-/* ---- per-task sampling ---- */
-
-/* General counters a sampled event holds (none for software events). */
-static int sample_counters(const struct backend *b, int e)
-{
-	const struct pmu_def *pd = &b->m->pmus[b->m->events[e].pmu];
-	if (unlimited(pd))
-		return 0;
-	return b->m->events[e].flags & EVF_MERGE ? 2 : 1;
-}
-
-static int sim_sample_open(struct backend *b, int cpu, const int *events, int n, int freq,
-			   struct bk_sampler **out, char **cause)
-{
-	*out = NULL;
-	if (!cpu_usable(b, cpu)) {
-		set_cause(cause, "CPU %d is offline", cpu);
-		return -ENODEV;
-	}
-	struct sim_cpu *c = &b->cpus[cpu];
-	if (c->smp) {
-		set_cause(cause, "CPU %d already samples", cpu);
-		return -EBUSY;
-	}
-	int *need = xcalloc((size_t)b->m->npmus, sizeof(int));
-	for (int i = 0; i < n; i++) {
-		const struct event_def *ev = &b->m->events[events[i]];
-		if (absent_why(b, ev->pmu) || (ev->requires && !b->features)) {
-			set_cause(cause, "cannot sample %s on CPU %d: no such event here", ev->name, cpu);
-			free(need);
-			return -ENOENT;
-		}
-		need[ev->pmu] += sample_counters(b, events[i]);
-	}
-	for (int p = 0; p < b->m->npmus; p++) {
-		int g, f;
-		free_on(b, p, true, &g, &f);
-		if (need[p] > g) {
-			set_cause(cause, "cannot sample on CPU %d: %d counters of %s needed, %d free", cpu, need[p],
-				  b->m->pmus[p].name, g);
-			free(need);
-			return -EBUSY;
-		}
-	}
-	if (!b->tasks) {
-		b->tasks = simt_new(b->wp.seed, b->ncpu_map);
-		b->truth = simtruth_new();
-		b->pinned = xcalloc((size_t)b->m->npmus, sizeof(int));
-	}
-	for (int p = 0; p < b->m->npmus; p++)
-		if (need[p] > b->pinned[p])
-			b->pinned[p] = need[p];
-	free(need);
-	c->smp = simsmp_new(cpu, events, n, freq, b->now);
-	b->nsamplers++;
-	*out = (struct bk_sampler *)c;
-	return 0;
-}
-
-static long sim_sample_drain(struct backend *b, struct bk_sampler *s, bk_sample_fn fn, void *arg)
-{
-	struct sim_cpu *c = (struct sim_cpu *)s;
-	long lost = simsmp_drain(c->smp, fn, arg);
-	if (!cpu_usable(b, c->cpu))
-		return -ENODEV;
-	return lost;
-}
-
-static int sim_sample_read(struct backend *b, struct bk_sampler *s, struct bk_count *out)
-{
-	struct sim_cpu *c = (struct sim_cpu *)s;
-	if (!cpu_usable(b, c->cpu))
-		return -ENODEV;
-	simsmp_read(c->smp, b->now, out);
-	return 0;
-}
-
-static void sim_sample_close(struct backend *b, struct bk_sampler *s)
-{
-	struct sim_cpu *c = (struct sim_cpu *)s;
-	simsmp_free(c->smp);
-	c->smp = NULL;
-	if (--b->nsamplers == 0 && b->pinned)
-		memset(b->pinned, 0, sizeof(int) * (size_t)b->m->npmus);
-}
-
-static int sim_task_info(struct backend *b, int pid, char *comm, size_t cap, char **cgroup)
-{
-	const char *name, *cg;
-	if (!b->tasks || simt_info(b->tasks, pid, &name, &cg) < 0)
-		return -ESRCH;
-	snprintf(comm, cap, "%s", name);
-	*cgroup = xstrdup(cg);
-	return 0;
-}
-
-double sim_truth_task(struct backend *b, int pid, int event)
-{
-	return b ? simtruth_get(b->truth, pid, event) : 0;
-}
-
-int sim_truth_pids(struct backend *b, int *pids, int max)
-{
-	return b ? simtruth_pids(b->truth, pids, max) : 0;
-}
-
 const struct pmu_backend_ops backend_sim = {
 	.name = "sim",
 	.simulated = true,
@@ -1421,71 +678,3 @@ const struct pmu_backend_ops backend_sim = {
 	.kernel_ns = sim_kernel_ns,
 	.max_ghz = sim_max_ghz,
 };
-
-/* ---- --sim MODEL[:SxCxNxT] ---- */
-
-#define SPEC_HINT "expected SxCxNxT with positive numbers, e.g. zen5:2x12x8x2"
-
-int sim_parse_spec(const char *spec, const struct model_info *models, int nmodels, char **model_name,
-		   int shape[4], char **cause)
-{
-	/* A model without a "shape" line: one socket, one L3, four cores. */
-	static const int fallback[4] = { 1, 1, 4, 1 };
-	*model_name = NULL;
-	if (!spec || !*spec)
-		return set_cause(cause, "--sim: expected MODEL[:SxCxNxT], e.g. zen5:2x12x8x2");
-	/* MODEL[:SxCxNxT] ends at the first comma; after it come the
-	 * simulator's KEY=VALUE options, which the backend checks when it is
-	 * created (parse_arg): here only that each is KEY=VALUE. */
-	size_t speclen = strcspn(spec, ",");
-	for (const char *o = spec + speclen; *o;) {
-		size_t n = strcspn(++o, ",");
-		const char *eq = memchr(o, '=', n);
-		if (!eq || eq == o)
-			return set_cause(cause, "--sim '%s': expected KEY=VALUE options after the comma, "
-					 "e.g. zen5:1x2x8x2,ff=1", spec);
-		o += n;
-	}
-	const char *colon = memchr(spec, ':', speclen);
-	size_t len = colon ? (size_t)(colon - spec) : speclen;
-	if (len == 0)
-		return set_cause(cause, "--sim '%s': the model name is missing, e.g. zen5:2x12x8x2", spec);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)spec[i];
-		if (!isalnum(ch) && ch != '-' && ch != '_' && ch != '.')
-			return set_cause(cause, "--sim '%s': bad character '%c' in the model name",
-					 spec, ch);
-	}
-	char *typed = xstrndup(spec, len);
-	const struct model_info *mi = model_info_find(models, nmodels, typed);
-	free(typed);
-	const char *model = mi ? mi->name : NULL;
-	const int *def = mi && mi->sim_shape[0] > 0 ? mi->sim_shape : fallback;
-	int v[4];
-	memcpy(v, def, sizeof(v));
-	if (colon) {
-		const char *p = colon + 1;
-		for (int k = 0; k < 4; k++) {
-			if (!isdigit((unsigned char)*p))
-				return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
-			char *end = NULL;
-			errno = 0;
-			long n = strtol(p, &end, 10);
-			if (errno || n < 1 || n > SIM_MAX_CPUS)
-				return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
-			v[k] = (int)n;
-			p = end;
-			if (k < 3 && *p++ != 'x')
-				return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
-		}
-		if (p != spec + speclen)
-			return set_cause(cause, "--sim '%s': " SPEC_HINT, spec);
-	}
-	long long total = (long long)v[0] * v[1] * v[2] * v[3];
-	if (total > SIM_MAX_CPUS)
-		return set_cause(cause, "--sim '%s': %lld CPUs is more than the simulator's limit of %d",
-				 spec, total, SIM_MAX_CPUS);
-	*model_name = model ? xstrdup(model) : xstrndup(spec, len);
-	memcpy(shape, v, sizeof(v));
-	return 0;
-}

@@ -1,5 +1,5 @@
 /* evdef_internal.h: private to the definition loader's second stage, shared
- * by evdef.c (model_load, model_list), evdef_build.c (stanzas to structs)
+ * by evdef.c (model_load, model_list), evdef_build*.c (stanzas to structs)
  * and evdef_resolve.c (formula names, metric order, scopes, event lists).
  * Not part of the public interface, which is evdef.h. */
 #ifndef PMCTOP_EVDEF_INTERNAL_H
@@ -54,7 +54,7 @@ struct model *evdef_build_set(const struct def_set *set, const char *dir, char *
  * fills in scopes and event lists; src[j] is metric j's stanza. */
 int evdef_resolve_metrics(struct builder *b, const struct metric_src *src);
 /* Resolves each event's `fallback` name and checks the PERF_METRICS rules
- * that can be checked on the definitions alone (evdef_build.c). */
+ * that can be checked on the definitions alone (evdef_build_event.c). */
 int evdef_resolve_fallbacks(struct builder *b);
 
 #endif

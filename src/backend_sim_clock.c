@@ -1,0 +1,131 @@
+/* backend_sim_clock.c: the simulated clock and what the events count over
+ * it: advancing the clock runs the workload model of every CPU and sums its
+ * quantities per core, CCX and socket; an event's value over quantities is
+ * its sim formula (or its unit mask's cases, a test's constant rate, a
+ * share of cycles). Split from backend_sim.c so that the counts (Counts
+ * atop backend_sim.c) are one file's job, apart from how groups are opened
+ * and scheduled. */
+#include "config.h"
+#include "backend.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+#include "sim_sampling.h"
+#include "sim_tasks.h"
+#include "sim_workload.h"
+#include "util.h"
+#include "backend_sim_impl.h"
+
+/* ---- counts ---- */
+
+struct eval_ctx { const double *q; };
+
+static double quantity_value(void *ctx, int ref)
+{
+	const struct eval_ctx *c = ctx;
+	return ref >= 0 && ref < WQ_COUNT ? c->q[ref] : NAN;
+}
+
+/* What event e counts over quantities q during running_ns on CPU c's
+ * instances: its sim formula, or the constant rate a test set. */
+double sim_event_value(const struct backend *b, const struct sim_cpu *c, int e, const double *q,
+		       double running_ns)
+{
+	const double *rates = c ? c->rates : NULL;
+	if (rates && !isnan(rates[e]))
+		return rates[e] * running_ns / 1e9;
+	if (b->ev[e].nparts > 0) {
+		double sum = 0;
+		for (int k = 0; k < b->ev[e].nparts; k++)
+			sum += sim_event_value(b, c, b->ev[e].parts[k], q, running_ns);
+		return sum;
+	}
+	if (b->ev[e].expr) {
+		struct eval_ctx ctx = { q };
+		return expr_eval(b->ev[e].expr, quantity_value, &ctx);
+	}
+	return b->ev[e].cycles_share * q[WQ_CYCLES];
+}
+
+/* One segment's piece of a CPU's time: its task did what the segment's
+ * rates say, and the CPU's sampled events count it. */
+struct span_ctx { struct backend *b; struct sim_cpu *c; };
+
+static void sample_span(void *arg, const struct wl_cpu *w, uint64_t start, uint64_t len)
+{
+	struct span_ctx *sc = arg;
+	struct backend *b = sc->b;
+	double dq[WQ_COUNT];
+	for (int q = 0; q < WQ_COUNT; q++)
+		dq[q] = w->seg[q] * (double)len;
+	int n = simsmp_nevents(sc->c->smp);
+	const int *ev = simsmp_events(sc->c->smp);
+	double *counts = simsmp_scratch(sc->c->smp);
+	for (int i = 0; i < n; i++)
+		counts[i] = sim_event_value(b, sc->c, ev[i], dq, (double)len);
+	int pid = simt_pick(b->tasks, w, start);
+	simsmp_span(sc->c->smp, pid, counts, len, start + len, b->truth);
+	simtruth_add(b->truth, pid, SIM_TRUTH_CORE_NJ, dq[WQ_CORE_ENERGY], start + len);
+}
+
+void sim_advance(struct backend *b, uint64_t ns)
+{
+	if (ns == 0)
+		return;
+	double (*dsock)[WQ_COUNT] = xcalloc((size_t)(b->nsockets ? b->nsockets : 1), sizeof(*dsock));
+	for (int cpu = 0; cpu < b->ncpu_map; cpu++) {
+		struct sim_cpu *c = &b->cpus[cpu];
+		if (!c->present)
+			continue;
+		double d[WQ_COUNT] = { 0 };
+		/* Offline CPUs keep their place in the phase sequence but count
+		 * nothing, so that a CPU's phases do not depend on hotplug. */
+		if (c->smp && sim_cpu_usable(b, cpu)) {
+			struct span_ctx sc = { b, c };
+			wl_cpu_advance_spans(&c->wl, &b->wp, b->now, ns, d, sample_span, &sc);
+		} else {
+			wl_cpu_advance(&c->wl, &b->wp, b->now, ns, d);
+		}
+		if (!sim_cpu_usable(b, cpu))
+			continue;
+		for (int q = 0; q < WQ_COUNT; q++) {
+			c->q[q] += d[q];
+			b->sys_q[q] += d[q];
+		}
+		if (c->core >= 0 && c->core < b->ncores)
+			for (int q = 0; q < WQ_COUNT; q++)
+				b->core_q[c->core][q] += d[q];
+		if (c->ccx >= 0 && c->ccx < b->nccx)
+			for (int q = 0; q < WQ_COUNT; q++)
+				b->ccx_q[c->ccx][q] += d[q];
+		if (c->socket >= 0 && c->socket < b->nsockets)
+			for (int q = 0; q < WQ_COUNT; q++)
+				dsock[c->socket][q] += d[q];
+	}
+	for (int s = 0; s < b->nsockets; s++) {
+		wl_channel_fill(&b->wp, b->channels, ns, dsock[s]);
+		wl_socket_power_fill(b->channels, ns, dsock[s]);
+		for (int q = 0; q < WQ_COUNT; q++)
+			b->sock_q[s][q] += dsock[s][q];
+	}
+	free(dsock);
+	b->now += ns;
+}
+
+uint64_t sim_now(struct backend *b)
+{
+	return b->now;
+}
+
+uint64_t sim_kernel_ns(struct backend *b)
+{
+	return b->kernel_ns;
+}
+
+double sim_max_ghz(struct backend *b)
+{
+	return b->wp.ghz_max;
+}
