@@ -43,6 +43,14 @@ enum wl_quantity {
 	WQ_L1D_FILL_NEAR_DRAM, WQ_L1D_FILL_FAR_DRAM,
 	WQ_L1D_DMND_FILL_L2, WQ_L1D_DMND_FILL_CCX, WQ_L1D_DMND_FILL_NEAR_CACHE, WQ_L1D_DMND_FILL_FAR_CACHE,
 	WQ_L1D_DMND_FILL_NEAR_DRAM, WQ_L1D_DMND_FILL_FAR_DRAM,
+	/* Instruction cache fetches (32-byte blocks) and those that missed;
+	 * FP uops retired by width (scalar, 128-, 256- and 512-bit packed);
+	 * load instructions' accesses to the L1D, the demand loads that
+	 * missed it, those that missed the L2 too, and those that missed the
+	 * L3 (the CCX) as well. */
+	WQ_IC_FETCH, WQ_IC_FETCH_MISS,
+	WQ_FP_UOPS_SCALAR, WQ_FP_UOPS_128, WQ_FP_UOPS_256, WQ_FP_UOPS_512,
+	WQ_L1D_LOADS, WQ_L1D_LOAD_MISS, WQ_L2_LOAD_MISS, WQ_L3_LOAD_MISS,
 	WQ_COUNT
 };
 
