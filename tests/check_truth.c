@@ -903,6 +903,12 @@ static const struct run_spec runs[] = {
 	{ "intel-westmere", { 1, 1, 6, 2 }, "basic", 50, 2, 20, NULL },
 	{ "amd-fam10h", { 1, 1, 4, 1 }, "basic", 50, 2, 20, NULL },
 	{ "intel-arch", { 1, 1, 4, 2 }, "basic", 50, 2, 20, NULL },
+	/* Every metric of the older models, for the physical truth. */
+	{ "intel-core2", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
+	{ "intel-westmere", { 1, 1, 6, 2 }, "all", 50, 1, 20, NULL },
+	{ "amd-fam10h", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
+	{ "intel-arch", { 1, 1, 4, 2 }, "all", 50, 1, 20, NULL },
+	{ "generic", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
 	{ "amd-zen4", { 1, 2, 8, 2 }, "topdown", 50, 2, 20, NULL },
 	{ "amd-zen4", { 1, 2, 8, 2 }, "basic", 50, 1, 20, NULL },
 	{ "amd-zen3", { 1, 2, 8, 2 }, "basic", 50, 2, 20, NULL },
@@ -1185,6 +1191,66 @@ START_TEST(test_physical_judge)
 }
 END_TEST
 
+/* The older models' metrics and the software ones are straight ratios of
+ * quantities the simulator counts one to one, so any change to their
+ * formulas must show: each of them, scaled by 1.01 on a copy of the
+ * definitions, must miss its quantity, where the run as shipped judges
+ * it and finds nothing (test_physical_judge's first check). */
+START_TEST(test_every_truth_judged)
+{
+	static const struct run_spec specs[] = {
+		{ "intel-core2", { 1, 1, 2, 1 }, "all", 50, 1, 3, NULL },
+		{ "intel-westmere", { 1, 1, 2, 2 }, "all", 50, 1, 3, NULL },
+		{ "amd-fam10h", { 1, 1, 2, 1 }, "all", 50, 1, 3, NULL },
+		{ "intel-arch", { 1, 1, 2, 2 }, "all", 50, 1, 3, NULL },
+		{ "generic", { 1, 1, 2, 1 }, "all", 50, 1, 3, NULL },
+	};
+	const char *top = TOP_SRCDIR "/events/";
+	int mutated = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(specs); i++) {
+		char *cause = NULL;
+		struct model *m = model_load_by_name(events_dir, specs[i].model, &cause);
+		ck_assert_msg(m != NULL, "%s: %s", specs[i].model, cause ? cause : "?");
+		for (int j = 0; j < m->nmetrics; j++) {
+			const struct metric_def *md = &m->metrics[j];
+			if (!md->truth)
+				continue;
+			ck_assert_msg(!strncmp(md->file, top, strlen(top)), "%s", md->file);
+			/* The formula line of the metric that starts at md->line. */
+			char *from = xasprintf("%d,/^    formula/ s", md->line);
+			char *cmd = xasprintf("^\\(    formula *\\)\\(.*\\)$");
+			memset(&tot, 0, sizeof(tot));
+			char dir[] = "/tmp/check_truth.XXXXXX";
+			ck_assert_ptr_nonnull(mkdtemp(dir));
+			char *sh = xasprintf("cp -r '%s/events' '%s/' && sed -i '%s|%s|\\1(\\2) * 1.01|' '%s/events/%s'",
+					     TOP_SRCDIR, dir, from, cmd, dir, md->file + strlen(top));
+			ck_assert_int_eq(system(sh), 0);
+			free(sh);
+			free(from);
+			free(cmd);
+			char *copy = xasprintf("%s/events", dir);
+			events_dir = copy;
+			free(pm);
+			pm = NULL;
+			npm = 0;
+			run(&specs[i]);
+			events_dir = TOP_SRCDIR "/events";
+			sh = xasprintf("rm -rf '%s'", dir);
+			ck_assert_int_eq(system(sh), 0);
+			free(sh);
+			free(copy);
+			const struct per_metric *p = pm_find(m->name, md->name);
+			ck_assert_msg(p->formula_checked > 0 && p->formula_bad > 0,
+				      "%s %s scaled by 1.01: %ld of %ld formula checks miss", m->name, md->name,
+				      p->formula_bad, p->formula_checked);
+			mutated++;
+		}
+		model_free(m);
+	}
+	ck_assert_int_ge(mutated, 60);
+}
+END_TEST
+
 /* -C 0: the CCX and socket rows show what the unfiltered run shows, or
  * nothing; never a figure made of one CPU's counts under the CCX's name. */
 /* Intel PERF_METRICS: with the kernel feature, every group that reads a
@@ -1316,6 +1382,7 @@ int main(void)
 	tcase_add_test(tc, test_verdict);
 	tcase_add_test(tc, test_slow_build);
 	tcase_add_test(tc, test_physical_judge);
+	tcase_add_test(tc, test_every_truth_judged);
 	tcase_add_test(tc, test_cpu_filter_scope);
 	tcase_add_test(tc, test_perf_metrics_groups);
 	suite_add_tcase(s, tc);
