@@ -58,6 +58,9 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_FP_UOPS_256] = "fp_uops_256", [WQ_FP_UOPS_512] = "fp_uops_512",
 	[WQ_L1D_LOADS] = "l1d_loads", [WQ_L1D_LOAD_MISS] = "l1d_load_miss", [WQ_L2_LOAD_MISS] = "l2_load_miss",
 	[WQ_L3_LOAD_MISS] = "l3_load_miss",
+	[WQ_FP_FAULTS_SSE_AVX] = "fp_faults_sse_avx", [WQ_FP_FAULTS_X87] = "fp_faults_x87",
+	[WQ_WCB_CLOSE] = "wcb_close", [WQ_WCB_FULL] = "wcb_full",
+	[WQ_DTLB_WALK_CYCLES] = "dtlb_walk_cycles", [WQ_ITLB_WALK_CYCLES] = "itlb_walk_cycles",
 };
 
 const char *wl_quantity_name(int q)
@@ -272,6 +275,27 @@ static void load_misses(struct draw *d, double *rate)
 	rate[WQ_L3_LOAD_MISS] = loads * ccx;
 }
 
+/* Events of particular code and of the page walker:
+ *  - FP dispatch faults: code that mixes legacy SSE and VEX-encoded
+ *    instructions makes the FP unit fill or spill the upper halves of
+ *    the registers, 0.2 to 2 faults per 10,000 FP uops; x87 code faults
+ *    too, 0 to 40 % as often.
+ *  - Write combining: streaming stores (5 to 50 in 100,000 stores) fill
+ *    a write-combining buffer, which closes with its whole 64-byte line
+ *    written 50 to 95 % of the time (else evicted part-written).
+ *  - Page walks take 20 to 80 core clocks for data, 20 to 60 for code. */
+static void rare_events(struct draw *d, double *rate)
+{
+	double uops = rate[WQ_FP_UOPS_SCALAR] + rate[WQ_FP_UOPS_128] + rate[WQ_FP_UOPS_256] + rate[WQ_FP_UOPS_512];
+	rate[WQ_FP_FAULTS_SSE_AVX] = draw_range(d, 0.2e-4, 2e-4) * uops;
+	rate[WQ_FP_FAULTS_X87] = draw_range(d, 0.0, 0.4) * rate[WQ_FP_FAULTS_SSE_AVX];
+	double stores = rate[WQ_L1D_ACCESS] - rate[WQ_L1D_LOADS];
+	rate[WQ_WCB_CLOSE] = draw_range(d, 5e-5, 5e-4) * stores;
+	rate[WQ_WCB_FULL] = draw_range(d, 0.5, 0.95) * rate[WQ_WCB_CLOSE];
+	rate[WQ_DTLB_WALK_CYCLES] = draw_range(d, 20, 80) * rate[WQ_DTLB_WALK];
+	rate[WQ_ITLB_WALK_CYCLES] = draw_range(d, 20, 60) * rate[WQ_ITLB_WALK];
+}
+
 /* The backend's stalled slots that memory accounts for. A cycle in which
  * a load holds up retirement usually dispatches nothing at all (the
  * window is full behind it), while one stalled on a busy execution unit
@@ -423,6 +447,7 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	fp_widths(d, rate);
 	load_misses(d, rate);
 	backend_memory_slots(d, width, rate);
+	rare_events(d, rate);
 	power_rates(p, rate);
 }
 

@@ -51,6 +51,11 @@ enum wl_quantity {
 	WQ_IC_FETCH, WQ_IC_FETCH_MISS,
 	WQ_FP_UOPS_SCALAR, WQ_FP_UOPS_128, WQ_FP_UOPS_256, WQ_FP_UOPS_512,
 	WQ_L1D_LOADS, WQ_L1D_LOAD_MISS, WQ_L2_LOAD_MISS, WQ_L3_LOAD_MISS,
+	/* FP dispatch faults of mixed SSE/AVX code and of x87 code; write-
+	 * combining buffer closes, and those with a full 64-byte line; cycles
+	 * spent walking page tables for the data and instruction TLBs. */
+	WQ_FP_FAULTS_SSE_AVX, WQ_FP_FAULTS_X87, WQ_WCB_CLOSE, WQ_WCB_FULL,
+	WQ_DTLB_WALK_CYCLES, WQ_ITLB_WALK_CYCLES,
 	WQ_COUNT
 };
 

@@ -86,7 +86,8 @@ START_TEST(test_quantity_names)
 		"l1d_fill_near_dram", "l1d_fill_far_dram", "l1d_dmnd_fill_l2", "l1d_dmnd_fill_ccx",
 		"l1d_dmnd_fill_near_cache", "l1d_dmnd_fill_far_cache", "l1d_dmnd_fill_near_dram",
 		"l1d_dmnd_fill_far_dram", "ic_fetch", "ic_fetch_miss", "fp_uops_scalar", "fp_uops_128",
-		"fp_uops_256", "fp_uops_512", "l1d_loads", "l1d_load_miss", "l2_load_miss", "l3_load_miss",
+		"fp_uops_256", "fp_uops_512", "l1d_loads", "l1d_load_miss", "l2_load_miss", "l3_load_miss", "fp_faults_sse_avx", "fp_faults_x87", "wcb_close", "wcb_full",
+		"dtlb_walk_cycles", "itlb_walk_cycles",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
@@ -178,6 +179,12 @@ static void check_consistent(const struct wl_params *p, const double *q, uint64_
 	LE(q[WQ_L1D_LOAD_MISS], q[WQ_L1D_MISS]);
 	LE(q[WQ_L1D_LOAD_MISS], q[WQ_L1D_LOADS]);
 	LE(q[WQ_L1D_LOADS], q[WQ_L1D_ACCESS]);
+	LE(q[WQ_FP_FAULTS_SSE_AVX] + q[WQ_FP_FAULTS_X87], q[WQ_FP_UOPS_SCALAR] + q[WQ_FP_UOPS_128] +
+	   q[WQ_FP_UOPS_256] + q[WQ_FP_UOPS_512]);
+	LE(q[WQ_WCB_FULL], q[WQ_WCB_CLOSE]);
+	LE(q[WQ_WCB_CLOSE], q[WQ_L1D_ACCESS] - q[WQ_L1D_LOADS]);
+	LE(20 * q[WQ_DTLB_WALK], q[WQ_DTLB_WALK_CYCLES]);
+	LE(20 * q[WQ_ITLB_WALK], q[WQ_ITLB_WALK_CYCLES]);
 	CHECK(q[WQ_MEMCLK] == 0 && q[WQ_DATA_BUS_BUSY] == 0, "channel figures on a CPU");
 	for (int i = 0; i < WQ_COUNT; i++)
 		CHECK(q[i] >= 0 && isfinite(q[i]), "%s = %g", wl_quantity_name(i), q[i]);
