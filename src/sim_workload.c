@@ -61,6 +61,7 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_FP_FAULTS_SSE_AVX] = "fp_faults_sse_avx", [WQ_FP_FAULTS_X87] = "fp_faults_x87",
 	[WQ_WCB_CLOSE] = "wcb_close", [WQ_WCB_FULL] = "wcb_full",
 	[WQ_DTLB_WALK_CYCLES] = "dtlb_walk_cycles", [WQ_ITLB_WALK_CYCLES] = "itlb_walk_cycles",
+	[WQ_DRAM_PAGE_CONFLICTS] = "dram_page_conflicts",
 };
 
 const char *wl_quantity_name(int q)
@@ -283,7 +284,9 @@ static void load_misses(struct draw *d, double *rate)
  *  - Write combining: streaming stores (5 to 50 in 100,000 stores) fill
  *    a write-combining buffer, which closes with its whole 64-byte line
  *    written 50 to 95 % of the time (else evicted part-written).
- *  - Page walks take 20 to 80 core clocks for data, 20 to 60 for code. */
+ *  - Page walks take 20 to 80 core clocks for data, 20 to 60 for code.
+ *  - 2 to 35 % of the DRAM accesses (64-byte lines read or written) find
+ *    another row open in their bank: a page conflict. */
 static void rare_events(struct draw *d, double *rate)
 {
 	double uops = rate[WQ_FP_UOPS_SCALAR] + rate[WQ_FP_UOPS_128] + rate[WQ_FP_UOPS_256] + rate[WQ_FP_UOPS_512];
@@ -294,6 +297,8 @@ static void rare_events(struct draw *d, double *rate)
 	rate[WQ_WCB_FULL] = draw_range(d, 0.5, 0.95) * rate[WQ_WCB_CLOSE];
 	rate[WQ_DTLB_WALK_CYCLES] = draw_range(d, 20, 80) * rate[WQ_DTLB_WALK];
 	rate[WQ_ITLB_WALK_CYCLES] = draw_range(d, 20, 60) * rate[WQ_ITLB_WALK];
+	rate[WQ_DRAM_PAGE_CONFLICTS] = draw_range(d, 0.02, 0.35) *
+				       (rate[WQ_MEM_READ_BYTES] + rate[WQ_MEM_WRITE_BYTES]) / 64.0;
 }
 
 /* The backend's stalled slots that memory accounts for. A cycle in which

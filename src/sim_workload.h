@@ -56,6 +56,8 @@ enum wl_quantity {
 	 * spent walking page tables for the data and instruction TLBs. */
 	WQ_FP_FAULTS_SSE_AVX, WQ_FP_FAULTS_X87, WQ_WCB_CLOSE, WQ_WCB_FULL,
 	WQ_DTLB_WALK_CYCLES, WQ_ITLB_WALK_CYCLES,
+	/* DRAM accesses that found another row open in their bank. */
+	WQ_DRAM_PAGE_CONFLICTS,
 	WQ_COUNT
 };
 

@@ -87,7 +87,7 @@ START_TEST(test_quantity_names)
 		"l1d_dmnd_fill_near_cache", "l1d_dmnd_fill_far_cache", "l1d_dmnd_fill_near_dram",
 		"l1d_dmnd_fill_far_dram", "ic_fetch", "ic_fetch_miss", "fp_uops_scalar", "fp_uops_128",
 		"fp_uops_256", "fp_uops_512", "l1d_loads", "l1d_load_miss", "l2_load_miss", "l3_load_miss", "fp_faults_sse_avx", "fp_faults_x87", "wcb_close", "wcb_full",
-		"dtlb_walk_cycles", "itlb_walk_cycles",
+		"dtlb_walk_cycles", "itlb_walk_cycles", "dram_page_conflicts",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
@@ -185,6 +185,7 @@ static void check_consistent(const struct wl_params *p, const double *q, uint64_
 	LE(q[WQ_WCB_CLOSE], q[WQ_L1D_ACCESS] - q[WQ_L1D_LOADS]);
 	LE(20 * q[WQ_DTLB_WALK], q[WQ_DTLB_WALK_CYCLES]);
 	LE(20 * q[WQ_ITLB_WALK], q[WQ_ITLB_WALK_CYCLES]);
+	LE(64 * q[WQ_DRAM_PAGE_CONFLICTS], q[WQ_MEM_READ_BYTES] + q[WQ_MEM_WRITE_BYTES]);
 	CHECK(q[WQ_MEMCLK] == 0 && q[WQ_DATA_BUS_BUSY] == 0, "channel figures on a CPU");
 	for (int i = 0; i < WQ_COUNT; i++)
 		CHECK(q[i] >= 0 && isfinite(q[i]), "%s = %g", wl_quantity_name(i), q[i]);

@@ -470,6 +470,7 @@ static const struct { const char *name; double v; } workload[] = {
 	 * write-combining closes, 80 % of them full; 40 clocks a page walk. */
 	{ "fp_faults_sse_avx", 0.000125e9 }, { "fp_faults_x87", 0.000025e9 }, { "wcb_close", 0.0001e9 },
 	{ "wcb_full", 0.00008e9 }, { "dtlb_walk_cycles", 20e6 }, { "itlb_walk_cycles", 6e6 },
+	{ "dram_page_conflicts", 1.3e6 },
 };
 
 static int resolve_quantity(void *ctx, const char *name)
