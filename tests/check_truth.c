@@ -1199,8 +1199,8 @@ START_TEST(test_physical_judge)
 }
 END_TEST
 
-/* The older models' metrics, the software ones, and the FP dispatch
- * faults and write-combining closes of Zen 3-5 are straight ratios of
+/* The older models' metrics, the software and energy ones, and the FP
+ * dispatch faults and write-combining closes of Zen 3-5 are ratios of
  * quantities the simulator counts one to one, so any change to their
  * formulas must show: each of them, scaled by 1.01 on a copy of the
  * definitions, must miss its quantity, where the run as shipped judges
@@ -1220,6 +1220,10 @@ START_TEST(test_every_truth_judged)
 		{ { "amd-zen4", { 1, 2, 2, 2 }, "stalls", 50, 1, 4, NULL }, "mixed_sse_avx_stalls" },
 		{ { "amd-zen5", { 1, 2, 2, 2 }, "stalls", 50, 1, 4, NULL }, "mixed_sse_avx_stalls" },
 		{ { "amd-zen5", { 1, 2, 2, 2 }, "l1", 50, 1, 4, NULL }, "wcb_lines_per_close" },
+		{ { "amd-zen3", { 1, 2, 2, 2 }, "power", 50, 1, 4, NULL }, "insn_per_joule" },
+		{ { "amd-zen4", { 1, 2, 2, 2 }, "power", 50, 1, 4, NULL }, "insn_per_joule" },
+		{ { "amd-zen5", { 1, 2, 2, 2 }, "power", 50, 1, 4, NULL }, "insn_per_joule" },
+		{ { "intel-spr", { 1, 1, 2, 2 }, "power", 50, 1, 4, NULL }, "insn_per_joule" },
 	};
 	const char *top = TOP_SRCDIR "/events/";
 	int mutated = 0;
