@@ -53,6 +53,15 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_L1D_DMND_FILL_FAR_CACHE] = "l1d_dmnd_fill_far_cache",
 	[WQ_L1D_DMND_FILL_NEAR_DRAM] = "l1d_dmnd_fill_near_dram",
 	[WQ_L1D_DMND_FILL_FAR_DRAM] = "l1d_dmnd_fill_far_dram",
+	[WQ_IC_FETCH] = "ic_fetch", [WQ_IC_FETCH_MISS] = "ic_fetch_miss",
+	[WQ_FP_UOPS_SCALAR] = "fp_uops_scalar", [WQ_FP_UOPS_128] = "fp_uops_128",
+	[WQ_FP_UOPS_256] = "fp_uops_256", [WQ_FP_UOPS_512] = "fp_uops_512",
+	[WQ_L1D_LOADS] = "l1d_loads", [WQ_L1D_LOAD_MISS] = "l1d_load_miss", [WQ_L2_LOAD_MISS] = "l2_load_miss",
+	[WQ_L3_LOAD_MISS] = "l3_load_miss",
+	[WQ_FP_FAULTS_SSE_AVX] = "fp_faults_sse_avx", [WQ_FP_FAULTS_X87] = "fp_faults_x87",
+	[WQ_WCB_CLOSE] = "wcb_close", [WQ_WCB_FULL] = "wcb_full",
+	[WQ_DTLB_WALK_CYCLES] = "dtlb_walk_cycles", [WQ_ITLB_WALK_CYCLES] = "itlb_walk_cycles",
+	[WQ_DRAM_PAGE_CONFLICTS] = "dram_page_conflicts",
 };
 
 const char *wl_quantity_name(int q)
@@ -212,6 +221,108 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 
 static void power_rates(const struct wl_params *p, double *rate);
 
+/* The quantities below were added after the others: each takes its draws
+ * after every earlier one, so that no earlier quantity moves. */
+
+/* Instruction cache fetches: the IC is read in 32-byte blocks, one per 32
+ * bytes of sequential code (3.5 to 5 bytes an instruction) and one more
+ * for a share of the taken branches, whose target starts a new block.
+ * A missed 64-byte line is fetched as two blocks, and the second misses
+ * as well while the fill is still in flight: 1 to 1.5 missed fetches per
+ * L1I miss, never more than the fetches. */
+static void frontend_fetch(struct draw *d, double *rate)
+{
+	double bytes = draw_range(d, 3.5, 5.0);
+	double redirect = draw_range(d, 0.3, 0.7);
+	rate[WQ_IC_FETCH] = rate[WQ_INSTRUCTIONS] * bytes / 32.0 + redirect * rate[WQ_TAKEN_BRANCHES];
+	rate[WQ_IC_FETCH_MISS] = fmin(rate[WQ_IC_FETCH], draw_range(d, 1.0, 1.5) * rate[WQ_L1I_MISS]);
+}
+
+/* FP uops retired by width. A scalar uop does one FLOP, or two for a
+ * fused multiply-add; a packed uop does one per lane (4 single or 2
+ * double per 128 bits) and twice that for an FMA. The packed FLOPs are
+ * shared out among 128-, 256- and 512-bit code by per-phase draws, so
+ * the share of packed uops differs from that of packed FLOPs (wider
+ * vectors do more FLOPs per uop). */
+static void fp_widths(struct draw *d, double *rate)
+{
+	double fma_scalar = draw_range(d, 1.0, 1.5), fma_packed = draw_range(d, 1.0, 1.6);
+	double single = draw_range(d, 0.3, 0.8);
+	double w128 = draw_range(d, 0.1, 1.0), w256 = draw_range(d, 0.0, 1.0), w512 = draw_range(d, 0.0, 0.5);
+	double sum = w128 + w256 + w512;
+	double lanes128 = (4.0 * single + 2.0 * (1.0 - single)) * fma_packed;
+	double packed = rate[WQ_FLOPS_PACKED];
+	rate[WQ_FP_UOPS_SCALAR] = (rate[WQ_FLOPS] - packed) / fma_scalar;
+	rate[WQ_FP_UOPS_128] = packed * w128 / sum / lanes128;
+	rate[WQ_FP_UOPS_256] = packed * w256 / sum / (2.0 * lanes128);
+	rate[WQ_FP_UOPS_512] = packed * w512 / sum / (4.0 * lanes128);
+}
+
+/* Loads: 60 to 80 % of the L1D accesses. Demand loads that missed the
+ * L1D: the loads' share (55 to 85 %, loads and stores miss at rates of
+ * their own) of the demand fills, the rest being stores' fills; those of
+ * them that missed the L2 (or the CCX's L3) as well are the same share of
+ * the demand fills from beyond it. */
+static void load_misses(struct draw *d, double *rate)
+{
+	rate[WQ_L1D_LOADS] = draw_range(d, 0.6, 0.8) * rate[WQ_L1D_ACCESS];
+	double loads = draw_range(d, 0.55, 0.85);
+	double ccx = 0;
+	for (int q = WQ_L1D_DMND_FILL_NEAR_CACHE; q <= WQ_L1D_DMND_FILL_FAR_DRAM; q++)
+		ccx += rate[q];
+	double l2 = ccx + rate[WQ_L1D_DMND_FILL_CCX];
+	rate[WQ_L1D_LOAD_MISS] = loads * (rate[WQ_L1D_DMND_FILL_L2] + l2);
+	rate[WQ_L2_LOAD_MISS] = loads * l2;
+	rate[WQ_L3_LOAD_MISS] = loads * ccx;
+}
+
+/* Events of particular code and of the page walker:
+ *  - FP dispatch faults: code that mixes legacy SSE and VEX-encoded
+ *    instructions makes the FP unit fill or spill the upper halves of
+ *    the registers, 0.2 to 2 faults per 10,000 FP uops; x87 code faults
+ *    too, 0 to 40 % as often.
+ *  - Write combining: streaming stores (5 to 50 in 100,000 stores) fill
+ *    a write-combining buffer, which closes with its whole 64-byte line
+ *    written 50 to 95 % of the time (else evicted part-written).
+ *  - Page walks take 20 to 80 core clocks for data, 20 to 60 for code.
+ *  - 2 to 35 % of the DRAM accesses (64-byte lines read or written) find
+ *    another row open in their bank: a page conflict. */
+static void rare_events(struct draw *d, double *rate)
+{
+	double uops = rate[WQ_FP_UOPS_SCALAR] + rate[WQ_FP_UOPS_128] + rate[WQ_FP_UOPS_256] + rate[WQ_FP_UOPS_512];
+	rate[WQ_FP_FAULTS_SSE_AVX] = draw_range(d, 0.2e-4, 2e-4) * uops;
+	rate[WQ_FP_FAULTS_X87] = draw_range(d, 0.0, 0.4) * rate[WQ_FP_FAULTS_SSE_AVX];
+	double stores = rate[WQ_L1D_ACCESS] - rate[WQ_L1D_LOADS];
+	rate[WQ_WCB_CLOSE] = draw_range(d, 5e-5, 5e-4) * stores;
+	rate[WQ_WCB_FULL] = draw_range(d, 0.5, 0.95) * rate[WQ_WCB_CLOSE];
+	rate[WQ_DTLB_WALK_CYCLES] = draw_range(d, 20, 80) * rate[WQ_DTLB_WALK];
+	rate[WQ_ITLB_WALK_CYCLES] = draw_range(d, 20, 60) * rate[WQ_ITLB_WALK];
+	rate[WQ_DRAM_PAGE_CONFLICTS] = draw_range(d, 0.02, 0.35) *
+				       (rate[WQ_MEM_READ_BYTES] + rate[WQ_MEM_WRITE_BYTES]) / 64.0;
+}
+
+/* The backend's stalled slots that memory accounts for. A cycle in which
+ * a load holds up retirement usually dispatches nothing at all (the
+ * window is full behind it), while one stalled on a busy execution unit
+ * still dispatches a few ops to the others: a memory stall cycle leaves
+ * r = 1 to 1.25 times as many of its slots empty as a core stall cycle,
+ * never more than the width. So memory's share of the stalled slots is
+ * above its share of the stall cycles, which is what AMD's Table 2 uses
+ * to split them (docs/uncertainty.md). */
+static void backend_memory_slots(struct draw *d, double width, double *rate)
+{
+	double r = draw_range(d, 1.0, 1.25);
+	double cyc = rate[WQ_BE_CYCLES], mem = rate[WQ_BE_MEM_CYCLES], slots = rate[WQ_BE_STALL_SLOTS];
+	if (!(cyc > 0) || !(slots > 0)) {
+		rate[WQ_BE_MEM_SLOTS] = 0;
+		return;
+	}
+	double m = mem / cyc;
+	double per_cpu = slots / cyc / (m * r + 1.0 - m);   /* empty slots in a core stall cycle */
+	double per_mem = fmin(width, r * per_cpu);
+	rate[WQ_BE_MEM_SLOTS] = fmin(slots, per_mem * mem);
+}
+
 #define R(field) draw_range(d, r->field[0], r->field[1])
 
 /* Computes the per-ns rates of one phase. The draws are taken in a fixed
@@ -316,11 +427,10 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	 * counts over its parts. */
 	rate[WQ_L2_MISS_L1D] = l2m * rate[WQ_L1D_MISS];
 	rate[WQ_L2_MISS_L1I] = l2m * rate[WQ_L1I_MISS];
-	/* The sampled latency in core clocks (for CPUs that count it so),
-	 * and the backend's stalled slots that memory accounts for. */
+	/* The sampled latency in core clocks (for CPUs that count it so);
+	 * the backend's stalled slots that memory accounts for come below
+	 * (backend_memory_slots). */
 	rate[WQ_L3_LAT_CYCLES] = rate[WQ_L3_LAT_SUM] * 10.0 * ghz;
-	rate[WQ_BE_MEM_SLOTS] = rate[WQ_BE_CYCLES] > 0 ?
-		rate[WQ_BE_STALL_SLOTS] * rate[WQ_BE_MEM_CYCLES] / rate[WQ_BE_CYCLES] : 0;
 	/* Where each L1D fill came from: the L1D misses that hit the L2,
 	 * those that missed it and hit the CCX's L3, and the L3's misses,
 	 * served by another CCX's cache or by DRAM, in this NUMA node or
@@ -338,6 +448,11 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_L1D_FILL_FAR_DRAM] = beyond * (1.0 - cache) * far;
 	for (int q = 0; q < 6; q++)
 		rate[WQ_L1D_DMND_FILL_L2 + q] = demand_share * rate[WQ_L1D_FILL_L2 + q];
+	frontend_fetch(d, rate);
+	fp_widths(d, rate);
+	load_misses(d, rate);
+	backend_memory_slots(d, width, rate);
+	rare_events(d, rate);
 	power_rates(p, rate);
 }
 

@@ -43,6 +43,21 @@ enum wl_quantity {
 	WQ_L1D_FILL_NEAR_DRAM, WQ_L1D_FILL_FAR_DRAM,
 	WQ_L1D_DMND_FILL_L2, WQ_L1D_DMND_FILL_CCX, WQ_L1D_DMND_FILL_NEAR_CACHE, WQ_L1D_DMND_FILL_FAR_CACHE,
 	WQ_L1D_DMND_FILL_NEAR_DRAM, WQ_L1D_DMND_FILL_FAR_DRAM,
+	/* Instruction cache fetches (32-byte blocks) and those that missed;
+	 * FP uops retired by width (scalar, 128-, 256- and 512-bit packed);
+	 * load instructions' accesses to the L1D, the demand loads that
+	 * missed it, those that missed the L2 too, and those that missed the
+	 * L3 (the CCX) as well. */
+	WQ_IC_FETCH, WQ_IC_FETCH_MISS,
+	WQ_FP_UOPS_SCALAR, WQ_FP_UOPS_128, WQ_FP_UOPS_256, WQ_FP_UOPS_512,
+	WQ_L1D_LOADS, WQ_L1D_LOAD_MISS, WQ_L2_LOAD_MISS, WQ_L3_LOAD_MISS,
+	/* FP dispatch faults of mixed SSE/AVX code and of x87 code; write-
+	 * combining buffer closes, and those with a full 64-byte line; cycles
+	 * spent walking page tables for the data and instruction TLBs. */
+	WQ_FP_FAULTS_SSE_AVX, WQ_FP_FAULTS_X87, WQ_WCB_CLOSE, WQ_WCB_FULL,
+	WQ_DTLB_WALK_CYCLES, WQ_ITLB_WALK_CYCLES,
+	/* DRAM accesses that found another row open in their bank. */
+	WQ_DRAM_PAGE_CONFLICTS,
 	WQ_COUNT
 };
 

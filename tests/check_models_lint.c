@@ -28,12 +28,21 @@ static double value_ones(void *ctx, int ref)
 	return 1.0;
 }
 
-/* A `truth` names the simulator's workload quantities (docs/definitions.md)
- * and interval_s, nothing else. */
+/* A `truth` names the simulator's workload quantities (docs/definitions.md),
+ * each bare or as "pmu.quantity" (those of one PMU of the model), and
+ * interval_s, nothing else. */
 static int truth_name(void *ctx, const char *name)
 {
-	(void)ctx;
-	return !strcmp(name, "interval_s") ? WQ_COUNT : wl_quantity_lookup(name);
+	const struct model *m = ctx;
+	if (!strcmp(name, "interval_s"))
+		return WQ_COUNT;
+	const char *dot = strchr(name, '.');
+	if (!dot)
+		return wl_quantity_lookup(name);
+	char *pmu = xasprintf("%.*s", (int)(dot - name), name);
+	int p = model_find_pmu(m, pmu);
+	free(pmu);
+	return p >= 0 && wl_quantity_lookup(dot + 1) >= 0 ? WQ_COUNT + 1 : -1;
 }
 
 static void lint_model(const struct model_info *mi)
@@ -68,7 +77,7 @@ static void lint_model(const struct model_info *mi)
 			int col = 0;
 			char *why = NULL;
 			struct expr *x = expr_parse(md->truth, &col, &why);
-			ck_assert_msg(x && expr_resolve(x, truth_name, NULL, &col, &why) == 0, "%s:%d: metric %s truth '%s': %s",
+			ck_assert_msg(x && expr_resolve(x, truth_name, m, &col, &why) == 0, "%s:%d: metric %s truth '%s': %s",
 				      md->file, md->line, md->name, md->truth, why ? why : "?");
 			expr_free(x);
 		}

@@ -85,7 +85,9 @@ START_TEST(test_quantity_names)
 		"l1d_fill_l2", "l1d_fill_ccx", "l1d_fill_near_cache", "l1d_fill_far_cache",
 		"l1d_fill_near_dram", "l1d_fill_far_dram", "l1d_dmnd_fill_l2", "l1d_dmnd_fill_ccx",
 		"l1d_dmnd_fill_near_cache", "l1d_dmnd_fill_far_cache", "l1d_dmnd_fill_near_dram",
-		"l1d_dmnd_fill_far_dram",
+		"l1d_dmnd_fill_far_dram", "ic_fetch", "ic_fetch_miss", "fp_uops_scalar", "fp_uops_128",
+		"fp_uops_256", "fp_uops_512", "l1d_loads", "l1d_load_miss", "l2_load_miss", "l3_load_miss", "fp_faults_sse_avx", "fp_faults_x87", "wcb_close", "wcb_full",
+		"dtlb_walk_cycles", "itlb_walk_cycles", "dram_page_conflicts",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
@@ -160,6 +162,30 @@ static void check_consistent(const struct wl_params *p, const double *q, uint64_
 				1e-9 * q[WQ_MEM_READ_BYTES] + 1e-6);
 	LE(q[WQ_MEM_WRITE_BYTES], q[WQ_MEM_READ_BYTES]);
 	LE(q[WQ_MIGRATIONS], q[WQ_CTX_SWITCHES]);
+	/* Memory's stalled slots: at most all stalled slots, and at most a
+	 * full width in each of memory's stall cycles; IC fetches and their
+	 * misses; FP uops by width do no more FLOPs than there are (at most
+	 * two a scalar uop); load misses at each level. */
+	LE(q[WQ_BE_MEM_SLOTS], q[WQ_BE_STALL_SLOTS]);
+	LE(q[WQ_BE_MEM_SLOTS], p->width * q[WQ_BE_MEM_CYCLES]);
+	LE(q[WQ_IC_FETCH_MISS], q[WQ_IC_FETCH]);
+	LE(q[WQ_L1I_MISS], q[WQ_IC_FETCH_MISS]);
+	LE(q[WQ_FLOPS] - q[WQ_FLOPS_PACKED], 2 * q[WQ_FP_UOPS_SCALAR]);
+	LE(q[WQ_FP_UOPS_SCALAR], q[WQ_FLOPS] - q[WQ_FLOPS_PACKED]);
+	LE(q[WQ_FP_UOPS_128] + q[WQ_FP_UOPS_256] + q[WQ_FP_UOPS_512], q[WQ_FLOPS_PACKED]);
+	LE(q[WQ_L3_LOAD_MISS], q[WQ_L2_LOAD_MISS]);
+	LE(q[WQ_L2_LOAD_MISS], q[WQ_L1D_LOAD_MISS]);
+	LE(q[WQ_L2_LOAD_MISS], q[WQ_L2_MISS_L1D]);
+	LE(q[WQ_L1D_LOAD_MISS], q[WQ_L1D_MISS]);
+	LE(q[WQ_L1D_LOAD_MISS], q[WQ_L1D_LOADS]);
+	LE(q[WQ_L1D_LOADS], q[WQ_L1D_ACCESS]);
+	LE(q[WQ_FP_FAULTS_SSE_AVX] + q[WQ_FP_FAULTS_X87], q[WQ_FP_UOPS_SCALAR] + q[WQ_FP_UOPS_128] +
+	   q[WQ_FP_UOPS_256] + q[WQ_FP_UOPS_512]);
+	LE(q[WQ_WCB_FULL], q[WQ_WCB_CLOSE]);
+	LE(q[WQ_WCB_CLOSE], q[WQ_L1D_ACCESS] - q[WQ_L1D_LOADS]);
+	LE(20 * q[WQ_DTLB_WALK], q[WQ_DTLB_WALK_CYCLES]);
+	LE(20 * q[WQ_ITLB_WALK], q[WQ_ITLB_WALK_CYCLES]);
+	LE(64 * q[WQ_DRAM_PAGE_CONFLICTS], q[WQ_MEM_READ_BYTES] + q[WQ_MEM_WRITE_BYTES]);
 	CHECK(q[WQ_MEMCLK] == 0 && q[WQ_DATA_BUS_BUSY] == 0, "channel figures on a CPU");
 	for (int i = 0; i < WQ_COUNT; i++)
 		CHECK(q[i] >= 0 && isfinite(q[i]), "%s = %g", wl_quantity_name(i), q[i]);

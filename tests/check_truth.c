@@ -62,6 +62,10 @@ struct tally {
 	 * difference is the formula's or an event's (a wrong ratio, a unit
 	 * mask that leaves out a case). */
 	long formula_checked, formula_bad;
+	/* Metrics biased by design (biased[]): the formula on the true counts
+	 * and the published figures within the tolerance. */
+	long bias_formula_checked, bias_formula_bad, bias_checked, bias_covered, bias_bare;
+	double bias_worst;
 	long unc_checked, unc_covered, unc_unknown;
 	long watts_checked, watts_bad, ipj_checked, ipj_covered;
 	double worst_watts, ipj_err_sum;
@@ -82,6 +86,9 @@ struct per_metric {
 	char name[96];
 	long checked, covered, wild_plain;
 	long phys_checked, phys_covered;
+	long bias_checked, bias_covered, bias_bare;
+	double bias_worst;        /* the formula's largest miss on the true counts */
+	long formula_checked, formula_bad; /* its formula on the true counts against the quantity */
 	double z2;                /* sum of squared z-scores */
 };
 static struct per_metric *pm;
@@ -134,6 +141,7 @@ struct harness {
 	double *qrow[SNAP_NSCOPES];
 	struct expr **phys;
 	int *phys_pmu;
+	double *phys_tol;         /* per metric: biased_tol, NaN for none */
 	/* Per scope, per row: physical truth from the simulator's power
 	 * model, PHYS_* of it. */
 	double *power[SNAP_NSCOPES];
@@ -183,11 +191,54 @@ static void place_instance(const struct topo *t, const struct snapshot *snap, st
 /* ---- physical truth: what each metric claims to estimate ---- */
 
 #define PHYS_INTERVAL WQ_COUNT   /* the reference of interval_s in a truth formula */
+/* "pmu.quantity": the quantities of PMU p's instances under the row,
+ * PHYS_PMU_BASE + p x WQ_COUNT + quantity. A figure made of two PMUs'
+ * counts (the L3's nanoseconds times the cores' clock) names each. */
+#define PHYS_PMU_BASE (WQ_COUNT + 1)
 
 static int phys_name(void *ctx, const char *name)
 {
-	(void)ctx;
-	return !strcmp(name, "interval_s") ? PHYS_INTERVAL : wl_quantity_lookup(name);
+	const struct model *m = ctx;
+	if (!strcmp(name, "interval_s"))
+		return PHYS_INTERVAL;
+	const char *dot = strchr(name, '.');
+	if (!dot)
+		return wl_quantity_lookup(name);
+	char *pmu = xasprintf("%.*s", (int)(dot - name), name);
+	int p = model_find_pmu(m, pmu), q = wl_quantity_lookup(dot + 1);
+	free(pmu);
+	return p >= 0 && q >= 0 ? PHYS_PMU_BASE + p * WQ_COUNT + q : -1;
+}
+
+/* Metrics whose vendor definition is an estimate that misses the physical
+ * quantity by design, not by a mistake: judged within an absolute
+ * tolerance of it (docs/uncertainty.md, "Biased by design"), the formula
+ * on the true counts and the published figure (its 95 % interval widened
+ * by the tolerance) alike, in the metric's own unit.
+ *  - AMD's Table 2 splits the backend's stalled slots by the share of
+ *    stall cycles in which a load held up retirement; a memory stall
+ *    cycle leaves more of its slots empty than a core stall cycle does,
+ *    so the split gives memory too few (a share of all slots; the worst
+ *    formula miss seen is 0.03).
+ *  - Zen 3 and Sapphire Rapids count the L3 miss latency in the clocks of
+ *    the core that missed; nanoseconds are those clocks over the row's
+ *    average clock, which is off where the cores that miss run faster or
+ *    slower than the rest (ns; the worst seen is 10.6). */
+static const struct biased_def {
+	const char *model, *metric;
+	double tol;
+} biased[] = {
+	{ "amd-zen4", "backend_bound_memory", 0.04 }, { "amd-zen4", "backend_bound_cpu", 0.04 },
+	{ "amd-zen5", "backend_bound_memory", 0.04 }, { "amd-zen5", "backend_bound_cpu", 0.04 },
+	{ "amd-zen3", "l3_miss_latency_ns", 15 }, { "intel-spr", "l3_miss_latency_ns", 15 },
+};
+
+static double biased_tol(const struct model *m, const char *metric)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(biased); i++)
+		if (!strcmp(biased[i].model, m->name) && !strcmp(biased[i].metric, metric))
+			return biased[i].tol;
+	return NAN;
 }
 
 /* Each metric's `truth`, resolved to quantities: every name in it must be
@@ -199,6 +250,7 @@ static void phys_open(struct harness *h)
 	const struct model *m = h->m;
 	h->phys = xcalloc((size_t)m->nmetrics + 1, sizeof(*h->phys));
 	h->phys_pmu = xcalloc((size_t)m->nmetrics + 1, sizeof(int));
+	h->phys_tol = xcalloc((size_t)m->nmetrics + 1, sizeof(double));
 	for (int i = 0; i < m->nmetrics; i++) {
 		const struct metric_def *md = &m->metrics[i];
 		if (!md->truth)
@@ -206,9 +258,10 @@ static void phys_open(struct harness *h)
 		int col = 0;
 		char *why = NULL;
 		struct expr *x = expr_parse(md->truth, &col, &why);
-		ck_assert_msg(x && expr_resolve(x, phys_name, NULL, &col, &why) == 0, "%s: truth '%s': %s", md->name,
+		ck_assert_msg(x && expr_resolve(x, phys_name, (void *)m, &col, &why) == 0, "%s: truth '%s': %s", md->name,
 			      md->truth, why ? why : "?");
 		h->phys[i] = x;
+		h->phys_tol[i] = biased_tol(m, md->name);
 		h->phys_pmu[i] = md->nevents ? m->events[md->events[0]].pmu : 0;
 		for (int k = 0; k < md->nevents; k++)
 			if (!pmu_counts_always(&m->pmus[m->events[md->events[k]].pmu])) {
@@ -218,12 +271,19 @@ static void phys_open(struct harness *h)
 	}
 }
 
-struct phys_ctx { const double *q; double interval_s; };
+/* q: the row's quantities, per PMU; pmu: the metric's own PMU. */
+struct phys_ctx { const double *q; int pmu, npmus; double interval_s; };
 
 static double phys_value(void *ctx, int ref)
 {
 	const struct phys_ctx *c = ctx;
-	return ref == PHYS_INTERVAL ? c->interval_s : ref >= 0 && ref < WQ_COUNT ? c->q[ref] : NAN;
+	if (ref == PHYS_INTERVAL)
+		return c->interval_s;
+	if (ref >= 0 && ref < WQ_COUNT)
+		return c->q[(size_t)c->pmu * WQ_COUNT + (size_t)ref];
+	if (ref >= PHYS_PMU_BASE && ref < PHYS_PMU_BASE + c->npmus * WQ_COUNT)
+		return c->q[ref - PHYS_PMU_BASE];
+	return NAN;
 }
 
 /* Where harness_open loads models from: the shipped definitions, or a
@@ -334,6 +394,7 @@ static void harness_close(struct harness *h)
 		expr_free(h->phys[i]);
 	free(h->phys);
 	free(h->phys_pmu);
+	free(h->phys_tol);
 	free(h->wtruth);
 	sampler_free(h->s);
 	topo_free(h->t);
@@ -478,6 +539,43 @@ static void judge_phys(double est, double rse, double truth, const char *what, s
 	}
 	tot.phys_covered += ok;
 	p->phys_covered += ok;
+}
+
+/* A metric biased by design (biased[]) against its physical quantity:
+ * its formula on the true counts f within tol of it, and the published
+ * figure within its 95 % interval widened by tol (bare: within the
+ * interval alone, reported to show what the bias costs). */
+static void judge_biased(double est, double rse, double f, double truth, double tol, const char *what,
+			 struct per_metric *p)
+{
+	if (!isfinite(truth))
+		return;
+	if (isfinite(f)) {
+		double miss = fabs(f - truth);
+		tot.bias_formula_checked++;
+		p->formula_checked++;
+		if (miss > tot.bias_worst)
+			tot.bias_worst = miss;
+		if (miss > p->bias_worst)
+			p->bias_worst = miss;
+		if (!(miss <= tol)) {
+			tot.bias_formula_bad++;
+			p->formula_bad++;
+			if (tot.bias_formula_bad <= 5)
+				fprintf(stderr, "%s: its formula on the true counts gives %g, the quantity it estimates is %g "
+					"(tolerance %g)\n", what, f, truth, tol);
+		}
+	}
+	if (!isfinite(est) || isnan(rse))
+		return;
+	double half = 1.96 * rse * fabs(est);
+	tot.bias_checked++;
+	p->bias_checked++;
+	bool ok = fabs(est - truth) <= half + tol, bare = fabs(est - truth) <= half;
+	tot.bias_covered += ok;
+	p->bias_covered += ok;
+	tot.bias_bare += bare;
+	p->bias_bare += bare;
 }
 
 /* The trees of shares add up in every row: the parts of the whole to 1,
@@ -720,16 +818,22 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 					judge(est, row->metric_rse[mi], row->metric_cov[mi], true_metric(m, mi, tev, T, sc),
 					      what, pm_find(m->name, md->name));
 				if (h->phys[mi] && !filtered && enough_counts(md, tev)) {
-					struct phys_ctx pc = {
-						&h->qrow[sc][((size_t)r * (size_t)m->npmus + (size_t)h->phys_pmu[mi]) *
-							     WQ_COUNT], T };
+					struct phys_ctx pc = { &h->qrow[sc][(size_t)r * (size_t)m->npmus * WQ_COUNT],
+							       h->phys_pmu[mi], m->npmus, T };
 					double phys = expr_eval(h->phys[mi], phys_value, &pc);
+					if (!isnan(h->phys_tol[mi])) {
+						judge_biased(est, row->metric_rse[mi], true_metric(m, mi, tev, T, sc), phys,
+							     h->phys_tol[mi], what, pm_find(m->name, md->name));
+						continue;
+					}
 					judge_phys(est, row->metric_rse[mi], phys, what, pm_find(m->name, md->name));
 					double f = true_metric(m, mi, tev, T, sc);
 					if (isfinite(f) && isfinite(phys) && phys != 0) {
 						tot.formula_checked++;
+						pm_find(m->name, md->name)->formula_checked++;
 						if (fabs(f - phys) > 1e-6 * fabs(phys)) {
 							tot.formula_bad++;
+							pm_find(m->name, md->name)->formula_bad++;
 							if (tot.formula_bad <= 5)
 								fprintf(stderr, "%s %s: its formula on the true counts gives %g, "
 									"the quantity it estimates is %g\n", m->name, what, f, phys);
@@ -799,9 +903,31 @@ static const struct run_spec runs[] = {
 	{ "intel-westmere", { 1, 1, 6, 2 }, "basic", 50, 2, 20, NULL },
 	{ "amd-fam10h", { 1, 1, 4, 1 }, "basic", 50, 2, 20, NULL },
 	{ "intel-arch", { 1, 1, 4, 2 }, "basic", 50, 2, 20, NULL },
+	/* Every metric of the older models, for the physical truth. */
+	{ "intel-core2", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
+	{ "intel-westmere", { 1, 1, 6, 2 }, "all", 50, 1, 20, NULL },
+	{ "amd-fam10h", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
+	{ "intel-arch", { 1, 1, 4, 2 }, "all", 50, 1, 20, NULL },
+	{ "generic", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
 	{ "amd-zen4", { 1, 2, 8, 2 }, "topdown", 50, 2, 20, NULL },
 	{ "amd-zen4", { 1, 2, 8, 2 }, "basic", 50, 1, 20, NULL },
 	{ "amd-zen3", { 1, 2, 8, 2 }, "basic", 50, 2, 20, NULL },
+	/* The level-2 backend split, IC fetches, FP uops by width and the L3
+	 * latency in clocks on views that plan them in few groups. */
+	{ "amd-zen4", { 1, 2, 8, 2 }, "topdown_l2", 50, 1, 20, NULL },
+	{ "amd-zen4", { 1, 2, 8, 2 }, "cache", 50, 1, 20, NULL },
+	{ "amd-zen4", { 1, 2, 8, 2 }, "fp", 50, 1, 20, NULL },
+	{ "amd-zen4", { 1, 2, 8, 2 }, "memory", 50, 1, 20, NULL },
+	{ "amd-zen5", { 1, 2, 8, 2 }, "fp", 50, 1, 20, NULL },
+	{ "amd-zen5", { 2, 4, 8, 2 }, "memory", 50, 1, 15, NULL },
+	{ "amd-zen3", { 1, 2, 8, 2 }, "memory", 50, 1, 20, NULL },
+	{ "intel-spr", { 1, 2, 8, 2 }, "memory", 50, 1, 20, NULL },
+	{ "intel-spr", { 1, 1, 8, 2 }, "cache", 50, 1, 20, NULL },
+	/* FP dispatch faults and write-combining closes. */
+	{ "amd-zen3", { 1, 2, 8, 2 }, "stalls", 50, 1, 20, NULL },
+	{ "amd-zen4", { 1, 2, 8, 2 }, "stalls", 50, 1, 20, NULL },
+	{ "amd-zen5", { 1, 2, 8, 2 }, "stalls", 50, 1, 20, NULL },
+	{ "amd-zen5", { 1, 2, 8, 2 }, "l1", 50, 1, 20, NULL },
 	/* Every metric of Zen 3 and 4 at least once, for the physical truth. */
 	{ "amd-zen4", { 1, 2, 2, 2 }, "all", 50, 1, 12, NULL },
 	{ "amd-zen3", { 1, 2, 2, 2 }, "all", 50, 1, 12, NULL },
@@ -849,6 +975,16 @@ START_TEST(test_verdict)
 	       tot.phys_exact_bad, tot.phys_unknown);
 	printf("  formulas on the true counts against the quantities they estimate: %ld checked, %ld off\n",
 	       tot.formula_checked, tot.formula_bad);
+	printf("  biased by design, against the physical quantity within a tolerance: formulas %ld checked, %ld outside "
+	       "(worst %.4f); figures %ld checked, %ld within interval + tolerance, %ld within the interval alone\n",
+	       tot.bias_formula_checked, tot.bias_formula_bad, tot.bias_worst, tot.bias_checked, tot.bias_covered,
+	       tot.bias_bare);
+	for (int i = 0; i < npm; i++)
+		if (pm[i].bias_checked > 0)
+			printf("    biased %-50s %7ld  worst formula miss %.4f  %6.1f %% within interval + tolerance, "
+			       "%6.1f %% within the interval\n", pm[i].name, pm[i].bias_checked, pm[i].bias_worst,
+			       100.0 * (double)pm[i].bias_covered / (double)pm[i].bias_checked,
+			       100.0 * (double)pm[i].bias_bare / (double)pm[i].bias_checked);
 	for (int i = 0; i < npm; i++)
 		if (pm[i].phys_checked >= 20)
 			printf("    physical %-48s %7ld %6.1f %%%s\n", pm[i].name, pm[i].phys_checked,
@@ -881,6 +1017,9 @@ START_TEST(test_verdict)
 	ck_assert_int_eq(tot.exact_partial, 0);
 	ck_assert_int_gt(tot.formula_checked, 10000);
 	ck_assert_int_eq(tot.formula_bad, 0);
+	ck_assert_int_gt(tot.bias_formula_checked, 1000);
+	ck_assert_int_eq(tot.bias_formula_bad, 0);
+	ck_assert_int_ge(tot.bias_covered, tot.bias_checked * 95 / 100);
 	ck_assert_int_gt(tot.phys_checked, 10000);
 	ck_assert_int_eq(tot.phys_exact_bad, 0);
 	double pcover = (double)tot.phys_covered / (double)tot.phys_checked;
@@ -942,7 +1081,7 @@ END_TEST
  * value; an "all" event whose unit mask leaves out one case (DRAM fills on
  * the near node) counts too few L1D fills, by their share. Each must show
  * as formulas that do not give the quantity they estimate. */
-static long formula_misses_with(const char *file, const char *from, const char *to)
+static long formula_misses_on(const char *file, const char *from, const char *to, const struct run_spec *rs)
 {
 	char dir[] = "/tmp/check_truth.XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -953,15 +1092,81 @@ static long formula_misses_with(const char *file, const char *from, const char *
 	char *copy = xasprintf("%s/events", dir);
 	events_dir = copy;
 	memset(&tot, 0, sizeof(tot));
-	static const struct run_spec zen4_all = { "amd-zen4", { 1, 2, 2, 2 }, "all", 50, 1, 3, NULL };
-	run(&zen4_all);
+	free(pm);
+	pm = NULL;
+	npm = 0;
+	run(rs);
 	events_dir = TOP_SRCDIR "/events";
 	cmd = xasprintf("rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);
 	free(copy);
-	return tot.formula_bad;
+	return tot.formula_bad + tot.bias_formula_bad;
 }
+
+static long formula_misses_with(const char *file, const char *from, const char *to)
+{
+	static const struct run_spec zen4_all = { "amd-zen4", { 1, 2, 2, 2 }, "all", 50, 1, 3, NULL };
+	return formula_misses_on(file, from, to, &zen4_all);
+}
+
+/* One mistake for each metric judged against a quantity the simulator
+ * models for it alone (IC fetches, FP uops by width, retired load misses,
+ * memory's stalled slots, the L3 latency in clocks): each metric named in
+ * fails must then miss its quantity, within the tolerance of biased[]
+ * where it has one. The mistakes are of the kinds made in such formulas:
+ * a wrong denominator, a case left out of a sum or of a unit mask, the
+ * share of the backend taken for a share of all slots, nanoseconds taken
+ * for clocks, a missing scale factor. */
+static const struct mutation {
+	const char *file, *from, *to;
+	struct run_spec run;
+	const char *fails[3];
+} mutations[] = {
+	{ "amd/zen5/metrics.def", "ex_no_retire.load_not_complete / ex_no_retire.not_complete",
+	  "ex_no_retire.load_not_complete / ex_no_retire.all",
+	  { "amd-zen5", { 1, 2, 4, 2 }, "topdown_l2", 50, 1, 4, NULL }, { "backend_bound_memory", "backend_bound_cpu" } },
+	{ "amd/zen4/metrics.def", "formula  backend_bound \\* (", "formula  (",
+	  { "amd-zen4", { 1, 2, 4, 2 }, "topdown_l2", 50, 1, 4, NULL }, { "backend_bound_memory", "backend_bound_cpu" } },
+	{ "amd/zen5/metrics.def", "instruction_cache_miss / ic_tag_hit_miss.all_instruction_cache_accesses",
+	  "instruction_cache_miss / ic_tag_hit_miss.instruction_cache_hit",
+	  { "amd-zen5", { 1, 2, 4, 2 }, "cache", 50, 1, 4, NULL }, { "ic_fetch_miss_ratio" } },
+	{ "amd/zen4/metrics.def", "instruction_cache_miss / ic_tag_hit_miss.all_instruction_cache_accesses",
+	  "instruction_cache_miss / ic_tag_hit_miss.instruction_cache_hit",
+	  { "amd-zen4", { 1, 2, 4, 2 }, "cache", 50, 1, 4, NULL }, { "ic_fetch_miss_ratio" } },
+	{ "amd/zen3/metrics.def", "instruction_cache_miss / ic_tag_hit_miss.all_instruction_cache_accesses",
+	  "instruction_cache_miss / ic_tag_hit_miss.instruction_cache_hit",
+	  { "amd-zen3", { 1, 2, 4, 2 }, "cache", 50, 1, 4, NULL }, { "ic_fetch_miss_ratio" } },
+	{ "amd/zen4/metrics.def", " + fp_ops_retired_by_width.pack_512_uops_retired)", ")",
+	  { "amd-zen4", { 1, 2, 4, 2 }, "fp", 50, 1, 4, NULL }, { "fp_packed_ratio" } },
+	{ "amd/zen5/metrics.def", "packed_single_flops + fp_ret_sse_avx_ops.packed_double_flops", "packed_single_flops",
+	  { "amd-zen5", { 1, 2, 4, 2 }, "fp", 50, 1, 4, "nmi=0" }, { "fp_packed_ratio" } },
+	/* Zen 3's all-FLOPs event with a unit mask that leaves out MAC FLOPs. */
+	{ "amd/zen3/core.def", "raw   0x430F03", "raw   0x430703",
+	  { "amd-zen3", { 1, 2, 4, 2 }, "fp", 50, 1, 4, NULL }, { "flops_per_s" } },
+	{ "intel/spr/metrics.def", "mem_load_retired.l1_miss \\* 1000", "l1d.replacement * 1000",
+	  { "intel-spr", { 1, 1, 4, 2 }, "cache", 50, 1, 4, NULL }, { "l1d_mpki" } },
+	{ "intel/spr/metrics.def", "mem_load_retired.l2_miss \\* 1000", "l2_rqsts.all_demand_miss * 1000",
+	  { "intel-spr", { 1, 1, 4, 2 }, "cache", 50, 1, 4, NULL }, { "l2_mpki" } },
+	{ "intel/spr/metrics.def", "mem_load_retired.l1_miss / mem_inst_retired.all_loads",
+	  "mem_load_retired.l1_miss / mem_inst_retired.any",
+	  { "intel-spr", { 1, 1, 4, 2 }, "cache", 50, 1, 4, NULL }, { "l1d_miss_rate" } },
+	/* Zen 4 and 5: the L3's nanoseconds taken for clocks (AMD's erratum 4). */
+	{ "amd/zen5/metrics.def", "formula  l3_miss_latency_ns \\* ghz",
+	  "formula  l3_xi_sampled_latency.all * 10 / l3_xi_sampled_latency_requests.all",
+	  { "amd-zen5", { 1, 2, 4, 2 }, "memory", 50, 1, 4, NULL }, { "l3_miss_latency_cycles" } },
+	{ "amd/zen4/metrics.def", "formula  l3_miss_latency_ns \\* ghz",
+	  "formula  l3_xi_sampled_latency.all * 10 / l3_xi_sampled_latency_requests.all",
+	  { "amd-zen4", { 1, 2, 4, 2 }, "memory", 50, 1, 4, NULL }, { "l3_miss_latency_cycles" } },
+	/* Zen 3 counts a sixteenth of the latency (L3PMCx90). */
+	{ "amd/zen3/metrics.def", "xi_sys_fill_latency \\* 16", "xi_sys_fill_latency",
+	  { "amd-zen3", { 1, 2, 4, 2 }, "memory", 50, 1, 4, NULL }, { "l3_miss_latency_cycles", "l3_miss_latency_ns" } },
+	/* Zen 5's SSE/AVX faults with a unit mask that leaves out YMM spills. */
+	{ "amd/zen5/core.def", "raw   0x430E0E", "raw   0x43060E",
+	  { "amd-zen5", { 1, 2, 4, 2 }, "stalls", 50, 1, 4, NULL }, { "mixed_sse_avx_stalls" } },
+	{ "intel/spr/metrics.def", "/ offcore_requests.l3_miss_demand_data_rd", "/ longest_lat_cache.miss",
+	  { "intel-spr", { 1, 2, 4, 2 }, "memory", 50, 1, 4, NULL }, { "l3_miss_latency_cycles", "l3_miss_latency_ns" } },
+};
 
 START_TEST(test_physical_judge)
 {
@@ -971,6 +1176,98 @@ START_TEST(test_physical_judge)
 	ck_assert_int_gt(formula_misses_with("amd/zen4/metrics.def", "umc_data_slot_clks.all / 2 / umc_mem_clk",
 					     "umc_data_slot_clks.all / umc_mem_clk"), 0);
 	ck_assert_int_gt(formula_misses_with("amd/zen4/core.def", "raw   0x43DF44", "raw   0x43D744"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(mutations); i++) {
+		const struct mutation *mu = &mutations[i];
+		/* Unchanged, the run judges each metric and finds nothing;
+		 * changed, each metric misses. */
+		for (int broken = 0; broken < 2; broken++) {
+			long bad = formula_misses_on(mu->file, broken ? mu->from : "nothing", broken ? mu->to : "nothing",
+						     &mu->run);
+			if (!broken)
+				ck_assert_msg(bad == 0, "%s as shipped: %ld misses", mu->file, bad);
+			for (int k = 0; k < 3 && mu->fails[k]; k++) {
+				const struct per_metric *p = pm_find(mu->run.model, mu->fails[k]);
+				if (broken)
+					ck_assert_msg(p->formula_bad > 0, "%s: '%s' -> '%s': %s still gives its quantity",
+						      mu->file, mu->from, mu->to, mu->fails[k]);
+				else
+					ck_assert_msg(p->formula_checked > 0, "%s: %s not judged in %s",
+						      mu->file, mu->fails[k], mu->run.what);
+			}
+		}
+	}
+}
+END_TEST
+
+/* The older models' metrics, the software and energy ones, and the FP
+ * dispatch faults and write-combining closes of Zen 3-5 are ratios of
+ * quantities the simulator counts one to one, so any change to their
+ * formulas must show: each of them, scaled by 1.01 on a copy of the
+ * definitions, must miss its quantity, where the run as shipped judges
+ * it and finds nothing (test_physical_judge's first check). */
+START_TEST(test_every_truth_judged)
+{
+	static const struct {
+		struct run_spec run;
+		const char *only;     /* the metric to break; NULL: each with a truth */
+	} specs[] = {
+		{ { "intel-core2", { 1, 1, 2, 1 }, "all", 50, 1, 3, NULL }, NULL },
+		{ { "intel-westmere", { 1, 1, 2, 2 }, "all", 50, 1, 3, NULL }, NULL },
+		{ { "amd-fam10h", { 1, 1, 2, 1 }, "all", 50, 1, 3, NULL }, NULL },
+		{ { "intel-arch", { 1, 1, 2, 2 }, "all", 50, 1, 3, NULL }, NULL },
+		{ { "generic", { 1, 1, 2, 1 }, "all", 50, 1, 3, NULL }, NULL },
+		{ { "amd-zen3", { 1, 2, 2, 2 }, "stalls", 50, 1, 4, NULL }, "mixed_sse_avx_stalls" },
+		{ { "amd-zen4", { 1, 2, 2, 2 }, "stalls", 50, 1, 4, NULL }, "mixed_sse_avx_stalls" },
+		{ { "amd-zen5", { 1, 2, 2, 2 }, "stalls", 50, 1, 4, NULL }, "mixed_sse_avx_stalls" },
+		{ { "amd-zen5", { 1, 2, 2, 2 }, "l1", 50, 1, 4, NULL }, "wcb_lines_per_close" },
+		{ { "amd-zen3", { 1, 2, 2, 2 }, "power", 50, 1, 4, NULL }, "insn_per_joule" },
+		{ { "amd-zen4", { 1, 2, 2, 2 }, "power", 50, 1, 4, NULL }, "insn_per_joule" },
+		{ { "amd-zen5", { 1, 2, 2, 2 }, "power", 50, 1, 4, NULL }, "insn_per_joule" },
+		{ { "intel-spr", { 1, 1, 2, 2 }, "power", 50, 1, 4, NULL }, "insn_per_joule" },
+	};
+	const char *top = TOP_SRCDIR "/events/";
+	int mutated = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(specs); i++) {
+		char *cause = NULL;
+		struct model *m = model_load_by_name(events_dir, specs[i].run.model, &cause);
+		ck_assert_msg(m != NULL, "%s: %s", specs[i].run.model, cause ? cause : "?");
+		for (int j = 0; j < m->nmetrics; j++) {
+			const struct metric_def *md = &m->metrics[j];
+			if (!md->truth || (specs[i].only && strcmp(specs[i].only, md->name)))
+				continue;
+			ck_assert_msg(!strncmp(md->file, top, strlen(top)), "%s", md->file);
+			/* The formula line of the metric that starts at md->line. */
+			char *from = xasprintf("%d,/^    formula/ s", md->line);
+			char *cmd = xasprintf("^\\(    formula *\\)\\(.*\\)$");
+			memset(&tot, 0, sizeof(tot));
+			char dir[] = "/tmp/check_truth.XXXXXX";
+			ck_assert_ptr_nonnull(mkdtemp(dir));
+			char *sh = xasprintf("cp -r '%s/events' '%s/' && sed -i '%s|%s|\\1(\\2) * 1.01|' '%s/events/%s'",
+					     TOP_SRCDIR, dir, from, cmd, dir, md->file + strlen(top));
+			ck_assert_int_eq(system(sh), 0);
+			free(sh);
+			free(from);
+			free(cmd);
+			char *copy = xasprintf("%s/events", dir);
+			events_dir = copy;
+			free(pm);
+			pm = NULL;
+			npm = 0;
+			run(&specs[i].run);
+			events_dir = TOP_SRCDIR "/events";
+			sh = xasprintf("rm -rf '%s'", dir);
+			ck_assert_int_eq(system(sh), 0);
+			free(sh);
+			free(copy);
+			const struct per_metric *p = pm_find(m->name, md->name);
+			ck_assert_msg(p->formula_checked > 0 && p->formula_bad > 0,
+				      "%s %s scaled by 1.01: %ld of %ld formula checks miss", m->name, md->name,
+				      p->formula_bad, p->formula_checked);
+			mutated++;
+		}
+		model_free(m);
+	}
+	ck_assert_int_ge(mutated, 80);
 }
 END_TEST
 
@@ -1105,6 +1402,7 @@ int main(void)
 	tcase_add_test(tc, test_verdict);
 	tcase_add_test(tc, test_slow_build);
 	tcase_add_test(tc, test_physical_judge);
+	tcase_add_test(tc, test_every_truth_judged);
 	tcase_add_test(tc, test_cpu_filter_scope);
 	tcase_add_test(tc, test_perf_metrics_groups);
 	suite_add_tcase(s, tc);
