@@ -62,6 +62,7 @@ struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
 	struct wset_list *wl;
 	int *ev_set;                 /* [nevents]: each planned event's window set, or -1 */
+	int nev_planned, *ev_planned; /* the events with a window set */
 	int ndm;
 	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
 	int fspace;                  /* doubles the largest program needs (variables and work) */

@@ -2,6 +2,7 @@
  * derive_window.h). */
 #include "config.h"
 #include "derive_window.h"
+#include "uncertainty.h"
 #include "util.h"
 
 #include <math.h>
@@ -188,18 +189,6 @@ int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const s
 	return l->n++;
 }
 
-double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r, const int *events, int n,
-		      double *out)
-{
-	double cov = NAN;
-	for (int i = 0; i < n; i++) {
-		int k = w->k_of[events[i]];
-		if (k >= 0)
-			cov = wset_value1(w, gs, sc, r, k, &out[k]);
-	}
-	return isnan(cov) ? wset_cov(w, gs, sc, r) : cov;
-}
-
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 {
 	double cov = 0;
@@ -236,6 +225,41 @@ void wset_sample_sums(const struct wset *w, const struct gsum *gs, int sc, int r
 			sw[s] = g->bw[sc][at];
 		}
 	}
+}
+
+double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
+	       double covered, double *scratch)
+{
+	if (covered >= UNC_FULLY_COVERED)
+		return 0;
+	int nev = w->nev, s = 0, m = 0;   /* s: samples kept */
+	double *z = scratch, *zw = scratch + w->ns, sw = 0, sx = 0;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *g = &gs[w->g[k]];
+		const int *pos = &w->pos[k * nev];
+		int nb = g->nb ? g->nb : 1;
+		/* One window: the group's value is its one sample. */
+		const double *v = g->nb ? &g->bval[sc][(size_t)r * (size_t)nb * (size_t)g->nev]
+					: &g->val[sc][(size_t)r * (size_t)g->nev];
+		const double *bw = g->nb ? &g->bw[sc][(size_t)r * (size_t)nb] : &g->run[sc][r];
+		for (int b = 0; b < nb; b++, v += g->nev) {
+			/* unc_mean_se's first pass, which passes over a sample of
+			 * no weight: only the others are summed and kept. */
+			double sum = 0, wt = bw[b];
+			if (!(wt > 0))
+				continue;
+			for (int j = 0; j < n; j++)
+				sum += coef[j] * v[pos[ks[j]]];
+			if (!isfinite(sum))
+				return NAN;
+			z[s] = sum;
+			zw[s++] = wt;
+			sw += wt;
+			sx += wt * sum;
+			m++;
+		}
+	}
+	return unc_mean_se_sums(z, zw, s, m, sw, sx, covered);
 }
 
 void wset_list_free(struct wset_list *l)

@@ -62,13 +62,8 @@ int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const s
 		     int pmu, const int *events, int n);
 /* Index of event e in w->ev, or -1. */
 int wset_event(const struct wset *w, int e);
-/* The set's values of events[0..n-1] in row r of scope sc, at out[k] for
- * set index k (the others of out are left as they are): what one metric
- * needs. Returns the set's coverage: the share of the interval its groups
- * ran, 0..1. */
-double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r, const int *events, int n,
-		      double *out);
-/* The set's coverage alone. */
+/* The set's coverage in row r of scope sc: the share of the interval its
+ * groups ran, 0..1. */
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r);
 /* The set's event k alone in row r (*out); returns the set's coverage.
  * Inline: it runs for every event and metric of every row. */
@@ -101,6 +96,12 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
  * the events named are read. */
 void wset_sample_sums(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef,
 		      int n, double *z, double *sw);
+/* The standard error (unc_mean_se) of that linearised figure, which
+ * covered the share `covered` of the interval: wset_sample_sums and
+ * unc_mean_se in one, the first pass of the statistics done while the
+ * samples are summed. scratch has room for 2 * w->ns doubles. */
+double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
+	       double covered, double *scratch);
 void wset_list_free(struct wset_list *l);
 
 #endif
