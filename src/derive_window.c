@@ -198,35 +198,6 @@ double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 }
 
 
-void wset_sample_sums(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef,
-		      int n, double *z, double *sw)
-{
-	int nev = w->nev, s = 0;
-	for (int k = 0; k < w->ng; k++) {
-		const struct gsum *g = &gs[w->g[k]];
-		const int *pos = &w->pos[k * nev];
-		if (!g->nb) {
-			/* One window: the group's value is its one sample. */
-			const double *v = &g->val[sc][(size_t)r * (size_t)g->nev];
-			double sum = 0;
-			for (int j = 0; j < n; j++)
-				sum += coef[j] * v[pos[ks[j]]];
-			z[s] = sum;
-			sw[s++] = g->run[sc][r];
-			continue;
-		}
-		for (int b = 0; b < g->nb; b++, s++) {
-			size_t at = (size_t)r * (size_t)g->nb + (size_t)b;
-			const double *v = &g->bval[sc][at * (size_t)g->nev];
-			double sum = 0;
-			for (int j = 0; j < n; j++)
-				sum += coef[j] * v[pos[ks[j]]];
-			z[s] = sum;
-			sw[s] = g->bw[sc][at];
-		}
-	}
-}
-
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch)
 {

@@ -89,17 +89,14 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
 	*out = sw > 0 ? sum / sw : NAN;
 	return cov < 1 ? cov : 1;
 }
-/* The set's samples in row r, each reduced to one number: z[s] is the sum
- * over j < n of coef[j] times the set's event ks[j] scaled to the interval
- * from sample s alone (a formula linearised around its value, or one
- * event with coef 1); sw[s] is the sample's weight (0: not usable). Only
- * the events named are read. */
-void wset_sample_sums(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef,
-		      int n, double *z, double *sw);
-/* The standard error (unc_mean_se) of that linearised figure, which
- * covered the share `covered` of the interval: wset_sample_sums and
- * unc_mean_se in one, the first pass of the statistics done while the
- * samples are summed. scratch has room for 2 * w->ns doubles. */
+/* The standard error (unc_mean_se) of a figure from the set's samples in
+ * row r, each sample reduced to one number: the sum over j < n of coef[j]
+ * times the set's event ks[j] scaled to the interval from that sample
+ * alone (a formula linearised around its value, or one event with coef
+ * 1); the figure covered the share `covered` of the interval. The first
+ * pass of the statistics is done while the samples are summed, and a
+ * sample of no weight is not summed at all; only the events named are
+ * read. scratch has room for 2 * w->ns doubles. */
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch);
 void wset_list_free(struct wset_list *l);
