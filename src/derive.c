@@ -71,7 +71,9 @@ struct geval {
 	double interval_s;
 	int row_scope;
 	const struct wset *ws;  /* the metric's window set (metric_in_set) */
+	int set;                /* its index */
 	const struct gsum *gs;  /* the groups' sums behind ws */
+	const struct wsamples *smp; /* each set's samples in the row (ns >= 2) */
 	const struct formula *prog;
 	double *fvars;
 };
@@ -92,12 +94,13 @@ static double set_vars(const struct wset *w, const struct gsum *gs, int sc, int 
 	return isnan(cov) ? wset_cov(w, gs, sc, r) : cov;
 }
 
-/* Metric mi in window set w, row r of scope sc, whose values are in
- * c->fvars and coverage cov: its value and relative standard error. The formula is
- * linearised around the set's values; each sample (bucket of windows)
- * gives one value of the linearised figure, and their spread gives the
- * error. scratch has room for the set's samples. */
-static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, double *scratch, double *rse)
+/* Metric mi in its window set c->ws, whose values in the row are in
+ * c->fvars, its samples in c->smp[c->set] and its coverage cov: its value
+ * and relative standard error. The formula is linearised around the
+ * set's values; each sample (bucket of windows) gives one value of the
+ * linearised figure, and their spread gives the error. scratch has room
+ * for the set's samples. */
+static double metric_in_set(struct geval *c, int mi, double cov, double *scratch, double *rse)
 {
 	const struct metric_def *md = &c->m->metrics[mi];
 	const struct wset *w = c->ws;
@@ -128,7 +131,7 @@ static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, 
 		ks[nk] = e;
 		coef[nk++] = grad[k];
 	}
-	double se = wset_se(w, c->gs, sc, r, ks, coef, nk, cov, scratch);
+	double se = wsamples_se(&c->smp[c->set], ks, coef, nk, cov, scratch);
 	*rse = se == 0 ? 0 : se / fabs(f);
 	return f;
 }
@@ -192,7 +195,7 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
  * the set's errors are taken to be understated by the same factor; the
  * worst of such events decides. */
 static double window_doubt(const struct wset_list *wl, int set, const int *ev_set, const struct gsum *gs,
-			   const struct snap_row *row, int sc, int r, double *scratch)
+			   const struct wsamples *sm, const struct snap_row *row, int sc, int r, double *scratch)
 {
 	const struct wset *w = &wl->v[set];
 	if (w->ns < 2)
@@ -207,7 +210,7 @@ static double window_doubt(const struct wset_list *wl, int set, const int *ev_se
 		if (!(cov < c) || !isfinite(v))
 			continue;
 		const double one = 1;
-		double se = wset_se(w, gs, sc, r, &k, &one, 1, cov, scratch);
+		double se = wsamples_se(sm, &k, &one, 1, cov, scratch);
 		if (!(se > 0))
 			continue;
 		double off = fabs(v - row->event[e]) / se;
@@ -549,6 +552,19 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	double *fspace = xmalloc(sizeof(double) * (size_t)dc->fspace);
 	bool *pmu_here = xcalloc((size_t)m->npmus + 1, sizeof(bool));
 	double *doubt = xmalloc(sizeof(double) * ((size_t)wl.n + 1));
+	/* Room for each set's samples in a row (those with two or more). */
+	struct wsamples *smp = xcalloc((size_t)wl.n + 1, sizeof(*smp));
+	size_t nsmp = 1;
+	for (int k = 0; k < wl.n; k++)
+		nsmp += (size_t)wl.v[k].ns;
+	const double **smp_v = xmalloc(sizeof(*smp_v) * nsmp);
+	const int **smp_pos = xmalloc(sizeof(*smp_pos) * nsmp);
+	double *smp_wt = xmalloc(sizeof(double) * nsmp);
+	for (int k = 0, at = 0; k < wl.n; at += wl.v[k++].ns) {
+		smp[k].v = smp_v + at;
+		smp[k].pos = smp_pos + at;
+		smp[k].wt = smp_wt + at;
+	}
 
 	/* Rows of which -C left some CPUs out. */
 	bool *partial[SNAP_NSCOPES];
@@ -593,11 +609,14 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		for (int r = 0; r < nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
 			struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc, .gs = gs,
-					   .fvars = fspace };
+					   .smp = smp, .fvars = fspace };
 			/* Each set's doubt (window_doubt) in this row, from the
 			 * events' figures before any of them is widened. */
-			for (int k = 0; k < wl.n; k++)
-				doubt[k] = window_doubt(&wl, k, ev_set, gs, row, sc, r, scratch);
+			for (int k = 0; k < wl.n; k++) {
+				if (wl.v[k].ns >= 2)
+					wset_samples(&wl.v[k], gs, sc, r, &smp[k]);
+				doubt[k] = window_doubt(&wl, k, ev_set, gs, &smp[k], row, sc, r, scratch);
+			}
 			for (int i = 0; i < dc->nev_planned; i++) {
 				int e = dc->ev_planned[i];
 				row->event_rse[e] *= doubt[ev_set[e]];
@@ -617,13 +636,14 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				if (!fp)
 					continue;   /* a broken model's formula: unknown */
 				c.ws = w;
+				c.set = d->set;
 				c.prog = fp;
 				double v, rse, cov;
 				if (w) {
 					if (!pmu_here[w->pmu])
 						continue;   /* none of the metric's PMU under this row */
 					cov = set_vars(w, gs, sc, r, d->vk[sc], formula_nvars(fp), fspace);
-					v = metric_in_set(&c, mi, sc, r, cov, scratch, &rse);
+					v = metric_in_set(&c, mi, cov, scratch, &rse);
 				} else {
 					v = metric_pooled(&c, mi, &rse);
 					const struct metric_def *md = &m->metrics[mi];
@@ -655,6 +675,10 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	free(fspace);
 	free(pmu_here);
 	free(doubt);
+	free(smp);
+	free(smp_v);
+	free(smp_pos);
+	free(smp_wt);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		free(partial[sc]);
 	if (dc == &local)

@@ -233,6 +233,49 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 	return unc_mean_se_sums(z, zw, s, m, sw, sx, covered);
 }
 
+void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
+{
+	int nev = w->nev, s = 0;
+	double sw = 0;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *g = &gs[w->g[k]];
+		int nb = g->nb ? g->nb : 1;
+		const double *v = g->nb ? &g->bval[sc][(size_t)r * (size_t)nb * (size_t)g->nev]
+					: &g->val[sc][(size_t)r * (size_t)g->nev];
+		const double *bw = g->nb ? &g->bw[sc][(size_t)r * (size_t)nb] : &g->run[sc][r];
+		for (int b = 0; b < nb; b++, v += g->nev) {
+			if (!(bw[b] > 0))
+				continue;
+			out->v[s] = v;
+			out->pos[s] = &w->pos[k * nev];
+			out->wt[s++] = bw[b];
+			sw += bw[b];
+		}
+	}
+	out->n = s;
+	out->sw = sw;
+}
+
+double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,
+		   double *scratch)
+{
+	if (covered >= UNC_FULLY_COVERED)
+		return 0;
+	double sx = 0;
+	for (int s = 0; s < sm->n; s++) {
+		const double *v = sm->v[s];
+		const int *pos = sm->pos[s];
+		double sum = 0;
+		for (int j = 0; j < n; j++)
+			sum += coef[j] * v[pos[ks[j]]];
+		if (!isfinite(sum))
+			return NAN;
+		scratch[s] = sum;
+		sx += sm->wt[s] * sum;
+	}
+	return unc_mean_se_sums(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, covered);
+}
+
 void wset_list_free(struct wset_list *l)
 {
 	for (int i = 0; i < l->n; i++) {
