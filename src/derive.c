@@ -81,17 +81,30 @@ struct geval {
 /* A compiled formula's variables from window set w in row r: vk[k] is
  * variable k's index among the set's events (-1: not held, NaN). Returns
  * the set's coverage. */
-static double set_vars(const struct wset *w, const struct gsum *gs, int sc, int r, const int *vk, int n,
-		       double *vars)
+static double set_vars(const struct wset *w, const struct wsamples *sm, const struct gsum *gs, int sc, int r,
+		       const int *vk, int n, double *vars)
 {
-	double cov = NAN;
-	for (int k = 0; k < n; k++) {
-		if (vk[k] < 0)
-			vars[k] = NAN;
-		else
-			cov = wset_value1(w, gs, sc, r, vk[k], &vars[k]);
+	/* Several groups: their values in this row were found once
+	 * (wset_samples), and so was their coverage. */
+	if (w->ng >= 2) {
+		for (int k = 0; k < n; k++)
+			vars[k] = vk[k] < 0 ? NAN : sm->val[vk[k]];
+		return sm->cov;
 	}
-	return isnan(cov) ? wset_cov(w, gs, sc, r) : cov;
+	/* One group: its values in the row, as wset_value1 reads them. */
+	const struct gsum *s = &gs[w->g[0]];
+	const double *gv = &s->val[sc][(size_t)r * (size_t)s->nev];
+	bool held = false;
+	for (int k = 0; k < n; k++) {
+		if (vk[k] < 0) {
+			vars[k] = NAN;
+		} else {
+			vars[k] = gv[w->pos[vk[k]]];
+			held = true;
+		}
+	}
+	double cov = s->cov[sc][r];
+	return held && !isnan(cov) ? cov : wset_cov(w, gs, sc, r);
 }
 
 /* Metric mi in its window set c->ws, whose values in the row are in
@@ -206,7 +219,13 @@ static double window_doubt(const struct wset_list *wl, int set, const int *ev_se
 		double c = row->event_cov[e];
 		if (ev_set[e] < 0 || ev_set[e] == set || !isfinite(row->event[e]) || row->event[e] == 0)
 			continue;
-		double v, cov = wset_value1(w, gs, sc, r, k, &v);
+		double v, cov;
+		if (w->ng >= 2) {
+			v = sm->val[k];
+			cov = sm->cov;
+		} else {
+			cov = wset_value1(w, gs, sc, r, k, &v);
+		}
 		if (!(cov < c) || !isfinite(v))
 			continue;
 		const double one = 1;
@@ -560,10 +579,15 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	const double **smp_v = xmalloc(sizeof(*smp_v) * nsmp);
 	const int **smp_pos = xmalloc(sizeof(*smp_pos) * nsmp);
 	double *smp_wt = xmalloc(sizeof(double) * nsmp);
-	for (int k = 0, at = 0; k < wl.n; at += wl.v[k++].ns) {
+	size_t nsval = 1;
+	for (int k = 0; k < wl.n; k++)
+		nsval += (size_t)wl.v[k].nev;
+	double *smp_val = xmalloc(sizeof(double) * nsval);
+	for (int k = 0, at = 0, atv = 0; k < wl.n; atv += wl.v[k].nev, at += wl.v[k++].ns) {
 		smp[k].v = smp_v + at;
 		smp[k].pos = smp_pos + at;
 		smp[k].wt = smp_wt + at;
+		smp[k].val = smp_val + atv;
 	}
 
 	/* Rows of which -C left some CPUs out. */
@@ -613,7 +637,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			/* Each set's doubt (window_doubt) in this row, from the
 			 * events' figures before any of them is widened. */
 			for (int k = 0; k < wl.n; k++) {
-				if (wl.v[k].ns >= 2)
+				if (wl.v[k].ns >= 2 || wl.v[k].ng >= 2)
 					wset_samples(&wl.v[k], gs, sc, r, &smp[k]);
 				doubt[k] = window_doubt(&wl, k, ev_set, gs, &smp[k], row, sc, r, scratch);
 			}
@@ -642,7 +666,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				if (w) {
 					if (!pmu_here[w->pmu])
 						continue;   /* none of the metric's PMU under this row */
-					cov = set_vars(w, gs, sc, r, d->vk[sc], formula_nvars(fp), fspace);
+					cov = set_vars(w, &smp[d->set], gs, sc, r, d->vk[sc], formula_nvars(fp), fspace);
 					v = metric_in_set(&c, mi, cov, scratch, &rse);
 				} else {
 					v = metric_pooled(&c, mi, &rse);
@@ -679,6 +703,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	free(smp_v);
 	free(smp_pos);
 	free(smp_wt);
+	free(smp_val);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		free(partial[sc]);
 	if (dc == &local)

@@ -233,8 +233,41 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 	return unc_mean_se_sums(z, zw, s, m, sw, sx, covered);
 }
 
+/* wset_value1 of every event of a set of several groups: the groups that
+ * ran are found once, then each event is their weighted mean. The
+ * samples' arrays (room for ns >= ng) hold the groups meanwhile. */
+static void set_values(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
+{
+	int nev = w->nev, nu = 0;
+	double sw = 0, cov = 0, *wts = out->wt;
+	const double **gv = out->v;
+	const int **gpos = out->pos;
+	for (int j = 0; j < w->ng; j++) {
+		const struct gsum *s = &gs[w->g[j]];
+		double wt = s->run[sc][r];
+		cov += s->cov[sc][r];
+		if (!(wt > 0))
+			continue;
+		wts[nu] = wt;
+		gv[nu] = &s->val[sc][(size_t)r * (size_t)s->nev];
+		gpos[nu++] = &w->pos[j * nev];
+		sw += wt;
+	}
+	for (int k = 0; k < nev; k++) {
+		double sum = 0;
+		for (int j = 0; j < nu; j++)
+			sum += wts[j] * gv[j][gpos[j][k]];
+		out->val[k] = sw > 0 ? sum / sw : NAN;
+	}
+	out->cov = cov < 1 ? cov : 1;
+}
+
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
 {
+	if (w->ng >= 2)
+		set_values(w, gs, sc, r, out);
+	if (w->ns < 2)
+		return;
 	int nev = w->nev, s = 0;
 	double sw = 0;
 	for (int k = 0; k < w->ng; k++) {

@@ -99,16 +99,20 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
  * read. scratch has room for 2 * w->ns doubles. */
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch);
-/* The samples of a set in one row that have a weight, in the order
- * wset_se takes them: each one's events (v[s][pos[s][k]] is the set's
- * event k) and weight, and the weights' sum. Every figure of the set in
- * the row reads these, so the derivation finds them once per row. */
+/* A set in one row, as every figure of the set there reads it, found
+ * once per row: with two or more samples (ns >= 2), those that have a
+ * weight, in the order wset_se takes them (each one's events,
+ * v[s][pos[s][k]] being the set's event k, and its weight) and the
+ * weights' sum; with two or more groups, the values of all its events
+ * (wset_value1's, to the bit) and its coverage. */
 struct wsamples {
 	int n;
 	double sw;
 	const double **v;      /* [w->ns] */
 	const int **pos;       /* [w->ns] */
 	double *wt;            /* [w->ns] */
+	double cov;            /* ng >= 2: what wset_value1 returns */
+	double *val;           /* [w->nev] ng >= 2: wset_value1's values */
 };
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
 /* wset_se from the samples found by wset_samples: the same figure, to
