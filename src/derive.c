@@ -409,7 +409,7 @@ static void build_metrics(struct derive_cache *dc, const struct derive_input *in
 			d->prog[sc] = f;
 			if (!f)
 				continue;
-			int n = formula_nvars(f);
+			int n = d->nvars[sc] = formula_nvars(f);
 			if (formula_work(f) > dc->fspace)
 				dc->fspace = formula_work(f);
 			if (d->set < 0)
@@ -666,7 +666,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				if (w) {
 					if (!pmu_here[w->pmu])
 						continue;   /* none of the metric's PMU under this row */
-					cov = set_vars(w, &smp[d->set], gs, sc, r, d->vk[sc], formula_nvars(fp), fspace);
+					cov = set_vars(w, &smp[d->set], gs, sc, r, d->vk[sc], d->nvars[sc], fspace);
 					v = metric_in_set(&c, mi, cov, scratch, &rse);
 				} else {
 					v = metric_pooled(&c, mi, &rse);

@@ -56,6 +56,7 @@ struct derive_metric {
 	bool count;                  /* published per second */
 	bool partial_ok[SNAP_NSCOPES];
 	struct formula *prog[SNAP_NSCOPES];
+	int nvars[SNAP_NSCOPES];     /* each program's variables */
 	int *vk[SNAP_NSCOPES];
 };
 struct derive_cache {
