@@ -62,127 +62,58 @@ static bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
 	return ir->nin[sc] && ir->nin[sc][r] > 0;
 }
 
-/* How a formula gets its events while it is evaluated with its
- * derivatives (expr_eval_grad): from one window set's values wv (a metric
- * evaluated in its own windows), or from the row's pooled event figures,
- * the variables then being the metric's own event list. Sub-metrics are
- * evaluated again in the same way, since the same sub-metric means other
- * windows for another metric. */
+/* What metric_in_set and metric_pooled work with: the row, and the
+ * metric's program compiled for the row's scope (formula.h) with its work
+ * space, which starts with the program's variables. */
 struct geval {
 	const struct model *m;
 	const struct snap_row *row;
 	double interval_s;
 	int row_scope;
-	const struct wset *ws;
-	const double *wv;
-	const int *vars;        /* the variables: the metric's events */
-	int nvars;
-	int depth;
+	const struct wset *ws;  /* the metric's window set (metric_in_set) */
+	int set;                /* its index */
 	const struct gsum *gs;  /* the groups' sums behind ws */
-	/* The metric compiled for this row's scope (formula.h) and its work
-	 * space, which starts with its variables; NULL: walk the tree. */
+	const struct wsamples *smp; /* each set's samples in the row (ns >= 2) */
 	const struct formula *prog;
 	double *fvars;
 };
 
-/* The metric a reference names, when it can be evaluated in a row of
- * scope row_scope at recursion depth depth; NULL otherwise. The loader
- * rejects cycles; the depth bound only keeps a broken model from
- * recursing forever. */
-static const struct metric_def *sub_metric(const struct model *m, int ref, int row_scope, int depth)
-{
-	if (ref < METRIC_REF_BASE || ref >= METRIC_REF_BASE + m->nmetrics)
-		return NULL;
-	const struct metric_def *md = &m->metrics[ref - METRIC_REF_BASE];
-	return depth > 64 || (int)md->scope > row_scope || !md->expr ? NULL : md;
-}
-
-/* Event ref's value: from the window set's values wv when there is a
- * set, else the row's pooled figure. */
-static double event_value(const struct wset *ws, const double *wv, const struct snap_row *row, int ref)
-{
-	if (!ws)
-		return row->event[ref];
-	int k = wset_event(ws, ref);
-	return k >= 0 ? wv[k] : NAN;
-}
-
-static double gvalue(void *ctx, int ref, double *g)
-{
-	struct geval *c = ctx;
-	if (ref == BUILTIN_INTERVAL_S)
-		return c->interval_s;
-	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics) {
-		const struct metric_def *md = sub_metric(c->m, ref, c->row_scope, c->depth);
-		if (!md)
-			return NAN;
-		c->depth++;
-		double v = expr_eval_grad(md->expr, gvalue, c, c->nvars, g);
-		c->depth--;
-		return v;
-	}
-	if (ref < 0 || ref >= c->m->nevents)
-		return NAN;
-	for (int k = 0; k < c->nvars; k++)
-		if (c->vars[k] == ref) {
-			g[k] = 1;
-			break;
-		}
-	return event_value(c->ws, c->wv, c->row, ref);
-}
-
-/* The value alone, for a formula with more variables than
- * expr_eval_grad follows: from the set's values or the pooled figures. */
-struct peval {
-	const struct model *m;
-	const struct snap_row *row;
-	double interval_s;
-	int row_scope, depth;
-	const struct wset *ws;
-	const double *wv;       /* the set's values in the row */
-};
-
-static double pvalue(void *ctx, int ref)
-{
-	struct peval *c = ctx;
-	if (ref == BUILTIN_INTERVAL_S)
-		return c->interval_s;
-	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics) {
-		const struct metric_def *md = sub_metric(c->m, ref, c->row_scope, c->depth);
-		if (!md)
-			return NAN;
-		c->depth++;
-		double v = expr_eval(md->expr, pvalue, c);
-		c->depth--;
-		return v;
-	}
-	if (ref < 0 || ref >= c->m->nevents)
-		return NAN;
-	return event_value(c->ws, c->wv, c->row, ref);
-}
-
 /* A compiled formula's variables from window set w in row r: vk[k] is
  * variable k's index among the set's events (-1: not held, NaN). Returns
  * the set's coverage. */
-static double set_vars(const struct wset *w, const struct gsum *gs, int sc, int r, const int *vk, int n,
-		       double *vars)
+static double set_vars(const struct wset *w, const struct wsamples *sm, const struct gsum *gs, int sc, int r,
+		       const int *vk, int n, double *vars)
 {
-	double cov = NAN;
-	for (int k = 0; k < n; k++) {
-		if (vk[k] < 0)
-			vars[k] = NAN;
-		else
-			cov = wset_value1(w, gs, sc, r, vk[k], &vars[k]);
+	/* Several groups: their values in this row were found once
+	 * (wset_samples), and so was their coverage. */
+	if (w->ng >= 2) {
+		for (int k = 0; k < n; k++)
+			vars[k] = vk[k] < 0 ? NAN : sm->val[vk[k]];
+		return sm->cov;
 	}
-	return isnan(cov) ? wset_cov(w, gs, sc, r) : cov;
+	/* One group: its values in the row, as wset_value1 reads them. */
+	const struct gsum *s = &gs[w->g[0]];
+	const double *gv = &s->val[sc][(size_t)r * (size_t)s->nev];
+	bool held = false;
+	for (int k = 0; k < n; k++) {
+		if (vk[k] < 0) {
+			vars[k] = NAN;
+		} else {
+			vars[k] = gv[w->pos[vk[k]]];
+			held = true;
+		}
+	}
+	double cov = s->cov[sc][r];
+	return held && !isnan(cov) ? cov : wset_cov(w, gs, sc, r);
 }
 
-/* Metric mi in window set w, row r of scope sc, whose values are wv and
- * coverage cov: its value and relative standard error. The formula is
- * linearised around the set's values; each sample (bucket of windows)
- * gives one value of the linearised figure, and their spread gives the
- * error. scratch has room for the set's samples. */
-static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, double *scratch, double *rse)
+/* Metric mi in its window set c->ws, whose values in the row are in
+ * c->fvars, its samples in c->smp[c->set] and its coverage cov: its value
+ * and relative standard error. The formula is linearised around the
+ * set's values; each sample (bucket of windows) gives one value of the
+ * linearised figure, and their spread gives the error. scratch has room
+ * for the set's samples. */
+static double metric_in_set(struct geval *c, int mi, double cov, double *scratch, double *rse)
 {
 	const struct metric_def *md = &c->m->metrics[mi];
 	const struct wset *w = c->ws;
@@ -190,31 +121,21 @@ static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, 
 	double grad[EXPR_GRAD_MAX];
 	*rse = NAN;
 	bool exact = cov >= UNC_FULLY_COVERED;
-	/* With a compiled formula the caller has put the set's values in
-	 * c->fvars (set_vars); without, they are in c->wv. */
+	/* The caller has put the set's values in c->fvars (set_vars). */
 	if (md->nevents > EXPR_GRAD_MAX || exact || w->ns < 2) {
 		/* Nothing to estimate from (or too many variables to follow):
 		 * the value alone, in its own windows. */
-		double f;
-		if (fp) {
-			f = formula_eval(fp, c->interval_s, c->fvars);
-		} else {
-			struct peval pc = { c->m, c->row, c->interval_s, c->row_scope, 0, w, c->wv };
-			f = expr_eval(md->expr, pvalue, &pc);
-		}
+		double f = formula_eval(fp, c->interval_s, c->fvars);
 		if (exact && !isnan(f))
 			*rse = 0;
 		return f;
 	}
-	c->vars = md->events;
-	c->nvars = md->nevents;
-	double f = fp ? formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars)
-		      : expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
+	double f = formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars);
 	if (!isfinite(f))
 		return f;
 	/* The formula linearised around its value: its derivatives applied
 	 * to each sample's events. */
-	int ns = w->ns, ks[EXPR_GRAD_MAX], nk = 0;
+	int ks[EXPR_GRAD_MAX], nk = 0;
 	double coef[EXPR_GRAD_MAX];
 	for (int k = 0; k < md->nevents; k++) {
 		int e = wset_event(w, md->events[k]);
@@ -223,9 +144,7 @@ static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, 
 		ks[nk] = e;
 		coef[nk++] = grad[k];
 	}
-	double *sw = scratch, *z = sw + ns;
-	wset_sample_sums(w, c->gs, sc, r, ks, coef, nk, z, sw);
-	double se = unc_mean_se(z, sw, ns, cov);
+	double se = wsamples_se(&c->smp[c->set], ks, coef, nk, cov, scratch);
 	*rse = se == 0 ? 0 : se / fabs(f);
 	return f;
 }
@@ -248,27 +167,16 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
 		exact &= r == 0;
 	}
 	const struct formula *fp = c->prog;
-	if (fp) {
-		const int *ev = formula_vars(fp);
-		for (int k = 0; k < formula_nvars(fp); k++)
-			c->fvars[k] = c->row->event[ev[k]];
-	}
+	const int *ev = formula_vars(fp);
+	for (int k = 0; k < formula_nvars(fp); k++)
+		c->fvars[k] = c->row->event[ev[k]];
 	if (md->nevents > EXPR_GRAD_MAX || unknown || exact) {
-		double f;
-		if (fp) {
-			f = formula_eval(fp, c->interval_s, c->fvars);
-		} else {
-			struct peval pc = { c->m, c->row, c->interval_s, c->row_scope, 0, NULL, NULL };
-			f = expr_eval(md->expr, pvalue, &pc);
-		}
+		double f = formula_eval(fp, c->interval_s, c->fvars);
 		if (exact && !unknown && !isnan(f))
 			*rse = 0;
 		return f;
 	}
-	c->vars = md->events;
-	c->nvars = md->nevents;
-	double f = fp ? formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars)
-		      : expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
+	double f = formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars);
 	if (!isfinite(f))
 		return f;
 	double var = 0;
@@ -300,7 +208,7 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
  * the set's errors are taken to be understated by the same factor; the
  * worst of such events decides. */
 static double window_doubt(const struct wset_list *wl, int set, const int *ev_set, const struct gsum *gs,
-			   const struct snap_row *row, int sc, int r, double *scratch)
+			   const struct wsamples *sm, const struct snap_row *row, int sc, int r, double *scratch)
 {
 	const struct wset *w = &wl->v[set];
 	if (w->ns < 2)
@@ -311,13 +219,17 @@ static double window_doubt(const struct wset_list *wl, int set, const int *ev_se
 		double c = row->event_cov[e];
 		if (ev_set[e] < 0 || ev_set[e] == set || !isfinite(row->event[e]) || row->event[e] == 0)
 			continue;
-		double v, cov = wset_value1(w, gs, sc, r, k, &v);
+		double v, cov;
+		if (w->ng >= 2) {
+			v = sm->val[k];
+			cov = sm->cov;
+		} else {
+			cov = wset_value1(w, gs, sc, r, k, &v);
+		}
 		if (!(cov < c) || !isfinite(v))
 			continue;
 		const double one = 1;
-		double *sw = scratch, *z = sw + w->ns;
-		wset_sample_sums(w, gs, sc, r, &k, &one, 1, z, sw);
-		double se = unc_mean_se(z, sw, w->ns, cov);
+		double se = wsamples_se(sm, &k, &one, 1, cov, scratch);
 		if (!(se > 0))
 			continue;
 		double off = fabs(v - row->event[e]) / se;
@@ -484,7 +396,9 @@ static void build_metrics(struct derive_cache *dc, const struct derive_input *in
 		const struct metric_def *md = &m->metrics[mi];
 		struct derive_metric *d = &dc->dm[dc->ndm++];
 		d->mi = mi;
-		d->scope = md->expr ? (int)md->scope : SNAP_NSCOPES;
+		/* No formula, or a figure shared out by task (it exists per
+		 * task only): at no scope. */
+		d->scope = md->expr && md->split < 0 ? (int)md->scope : SNAP_NSCOPES;
 		int host = md->nevents > 0 ? host_pmu(m, md) : -1;
 		d->set = host >= 0 ? wset_find_or_add(dc->wl, in, gs, host, md->events, md->nevents) : -1;
 		d->count = format_unit_is_count(md->unit);
@@ -495,7 +409,7 @@ static void build_metrics(struct derive_cache *dc, const struct derive_input *in
 			d->prog[sc] = f;
 			if (!f)
 				continue;
-			int n = formula_nvars(f);
+			int n = d->nvars[sc] = formula_nvars(f);
 			if (formula_work(f) > dc->fspace)
 				dc->fspace = formula_work(f);
 			if (d->set < 0)
@@ -630,9 +544,13 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		dc->wl = xcalloc(1, sizeof(*dc->wl));
 		build_metrics(dc, in, gs);
 		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
-		for (int e = 0; e < m->nevents; e++)
+		dc->ev_planned = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+		for (int e = 0; e < m->nevents; e++) {
 			dc->ev_set[e] = snap->event_planned[e] ?
 				wset_find_or_add(dc->wl, in, gs, m->events[e].pmu, &e, 1) : -1;
+			if (dc->ev_set[e] >= 0)
+				dc->ev_planned[dc->nev_planned++] = e;
+		}
 	}
 	struct wset_list wl = *dc->wl;
 	const int *ev_set = dc->ev_set;
@@ -642,11 +560,10 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		for (int j = 0; j < wl.v[k].ng; j++)
 			wl.v[k].ns += gs[wl.v[k].g[j]].nb ? gs[wl.v[k].g[j]].nb : 1;
 	}
-	/* Scratch: a set's values (the tree-walk fallback), then a weight
-	 * and a linearised value per sample. */
+	/* Scratch: a weight and a linearised value per sample. */
 	size_t nscratch = 1;
 	for (int k = 0; k < wl.n; k++) {
-		size_t need = (size_t)wl.v[k].nev + 2 * (size_t)wl.v[k].ns;
+		size_t need = 2 * (size_t)wl.v[k].ns;
 		if (need > nscratch)
 			nscratch = need;
 	}
@@ -654,6 +571,24 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	double *fspace = xmalloc(sizeof(double) * (size_t)dc->fspace);
 	bool *pmu_here = xcalloc((size_t)m->npmus + 1, sizeof(bool));
 	double *doubt = xmalloc(sizeof(double) * ((size_t)wl.n + 1));
+	/* Room for each set's samples in a row (those with two or more). */
+	struct wsamples *smp = xcalloc((size_t)wl.n + 1, sizeof(*smp));
+	size_t nsmp = 1;
+	for (int k = 0; k < wl.n; k++)
+		nsmp += (size_t)wl.v[k].ns;
+	const double **smp_v = xmalloc(sizeof(*smp_v) * nsmp);
+	const int **smp_pos = xmalloc(sizeof(*smp_pos) * nsmp);
+	double *smp_wt = xmalloc(sizeof(double) * nsmp);
+	size_t nsval = 1;
+	for (int k = 0; k < wl.n; k++)
+		nsval += (size_t)wl.v[k].nev;
+	double *smp_val = xmalloc(sizeof(double) * nsval);
+	for (int k = 0, at = 0, atv = 0; k < wl.n; atv += wl.v[k].nev, at += wl.v[k++].ns) {
+		smp[k].v = smp_v + at;
+		smp[k].pos = smp_pos + at;
+		smp[k].wt = smp_wt + at;
+		smp[k].val = smp_val + atv;
+	}
 
 	/* Rows of which -C left some CPUs out. */
 	bool *partial[SNAP_NSCOPES];
@@ -668,7 +603,6 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 			continue;
 		const struct wset *w = &wl.v[ev_set[e]];
 		int k = wset_event(w, e);
-		double *sw = scratch, *z = sw + w->ns;
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			for (int r = 0; r < nrows[sc]; r++) {
 				if (!row_has_pmu(&irows[w->pmu], sc, r))
@@ -683,8 +617,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 					rse = 0;
 				else if (w->ns >= 2) {
 					const double one = 1;
-					wset_sample_sums(w, gs, sc, r, &k, &one, 1, z, sw);
-					double se = unc_mean_se(z, sw, w->ns, cov);
+					double se = wset_se(w, gs, sc, r, &k, &one, 1, cov, scratch);
 					rse = se == 0 ? 0 : se / fabs(v);
 				}
 				row->event[e] = v;
@@ -700,14 +633,18 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		for (int r = 0; r < nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
 			struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc, .gs = gs,
-					   .fvars = fspace };
+					   .smp = smp, .fvars = fspace };
 			/* Each set's doubt (window_doubt) in this row, from the
 			 * events' figures before any of them is widened. */
-			for (int k = 0; k < wl.n; k++)
-				doubt[k] = window_doubt(&wl, k, ev_set, gs, row, sc, r, scratch);
-			for (int e = 0; e < m->nevents; e++)
-				if (ev_set[e] >= 0)
-					row->event_rse[e] *= doubt[ev_set[e]];
+			for (int k = 0; k < wl.n; k++) {
+				if (wl.v[k].ns >= 2 || wl.v[k].ng >= 2)
+					wset_samples(&wl.v[k], gs, sc, r, &smp[k]);
+				doubt[k] = window_doubt(&wl, k, ev_set, gs, &smp[k], row, sc, r, scratch);
+			}
+			for (int i = 0; i < dc->nev_planned; i++) {
+				int e = dc->ev_planned[i];
+				row->event_rse[e] *= doubt[ev_set[e]];
+			}
 			/* Which PMUs have a live instance under the row, once. */
 			for (int p = 0; p < m->npmus; p++)
 				pmu_here[p] = row_has_pmu(&irows[p], sc, r);
@@ -718,25 +655,19 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 					continue;   /* not applicable here: NaN, coverage NaN */
 				if (partial[sc][r] && !d->partial_ok[sc])
 					continue;
-				/* A figure shared out by task exists per task only. */
-				if (m->metrics[mi].split >= 0)
-					continue;
 				const struct wset *w = d->set >= 0 ? &wl.v[d->set] : NULL;
 				const struct formula *fp = d->prog[sc];
+				if (!fp)
+					continue;   /* a broken model's formula: unknown */
 				c.ws = w;
+				c.set = d->set;
 				c.prog = fp;
 				double v, rse, cov;
 				if (w) {
 					if (!pmu_here[w->pmu])
 						continue;   /* none of the metric's PMU under this row */
-					if (fp) {
-						cov = set_vars(w, gs, sc, r, d->vk[sc], formula_nvars(fp), fspace);
-					} else {
-						const struct metric_def *md = &m->metrics[mi];
-						cov = wset_values_of(w, gs, sc, r, md->events, md->nevents, scratch);
-						c.wv = scratch;
-					}
-					v = metric_in_set(&c, mi, sc, r, cov, scratch + w->nev, &rse);
+					cov = set_vars(w, &smp[d->set], gs, sc, r, d->vk[sc], d->nvars[sc], fspace);
+					v = metric_in_set(&c, mi, cov, scratch, &rse);
 				} else {
 					v = metric_pooled(&c, mi, &rse);
 					const struct metric_def *md = &m->metrics[mi];
@@ -768,6 +699,11 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	free(fspace);
 	free(pmu_here);
 	free(doubt);
+	free(smp);
+	free(smp_v);
+	free(smp_pos);
+	free(smp_wt);
+	free(smp_val);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		free(partial[sc]);
 	if (dc == &local)
@@ -800,6 +736,7 @@ void derive_cache_done(struct derive_cache *c)
 		free(c->wl);
 	}
 	free(c->ev_set);
+	free(c->ev_planned);
 	for (int i = 0; i < c->ndm; i++)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			formula_free(c->dm[i].prog[sc]);

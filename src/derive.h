@@ -56,12 +56,14 @@ struct derive_metric {
 	bool count;                  /* published per second */
 	bool partial_ok[SNAP_NSCOPES];
 	struct formula *prog[SNAP_NSCOPES];
+	int nvars[SNAP_NSCOPES];     /* each program's variables */
 	int *vk[SNAP_NSCOPES];
 };
 struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
 	struct wset_list *wl;
 	int *ev_set;                 /* [nevents]: each planned event's window set, or -1 */
+	int nev_planned, *ev_planned; /* the events with a window set */
 	int ndm;
 	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
 	int fspace;                  /* doubles the largest program needs (variables and work) */

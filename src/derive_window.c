@@ -2,6 +2,7 @@
  * derive_window.h). */
 #include "config.h"
 #include "derive_window.h"
+#include "uncertainty.h"
 #include "util.h"
 
 #include <math.h>
@@ -188,18 +189,6 @@ int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const s
 	return l->n++;
 }
 
-double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r, const int *events, int n,
-		      double *out)
-{
-	double cov = NAN;
-	for (int i = 0; i < n; i++) {
-		int k = w->k_of[events[i]];
-		if (k >= 0)
-			cov = wset_value1(w, gs, sc, r, k, &out[k]);
-	}
-	return isnan(cov) ? wset_cov(w, gs, sc, r) : cov;
-}
-
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 {
 	double cov = 0;
@@ -209,33 +198,115 @@ double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 }
 
 
-void wset_sample_sums(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef,
-		      int n, double *z, double *sw)
+double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
+	       double covered, double *scratch)
 {
-	int nev = w->nev, s = 0;
+	if (covered >= UNC_FULLY_COVERED)
+		return 0;
+	int nev = w->nev, s = 0, m = 0;   /* s: samples kept */
+	double *z = scratch, *zw = scratch + w->ns, sw = 0, sx = 0;
 	for (int k = 0; k < w->ng; k++) {
 		const struct gsum *g = &gs[w->g[k]];
 		const int *pos = &w->pos[k * nev];
-		if (!g->nb) {
-			/* One window: the group's value is its one sample. */
-			const double *v = &g->val[sc][(size_t)r * (size_t)g->nev];
-			double sum = 0;
+		int nb = g->nb ? g->nb : 1;
+		/* One window: the group's value is its one sample. */
+		const double *v = g->nb ? &g->bval[sc][(size_t)r * (size_t)nb * (size_t)g->nev]
+					: &g->val[sc][(size_t)r * (size_t)g->nev];
+		const double *bw = g->nb ? &g->bw[sc][(size_t)r * (size_t)nb] : &g->run[sc][r];
+		for (int b = 0; b < nb; b++, v += g->nev) {
+			/* unc_mean_se's first pass, which passes over a sample of
+			 * no weight: only the others are summed and kept. */
+			double sum = 0, wt = bw[b];
+			if (!(wt > 0))
+				continue;
 			for (int j = 0; j < n; j++)
 				sum += coef[j] * v[pos[ks[j]]];
+			if (!isfinite(sum))
+				return NAN;
 			z[s] = sum;
-			sw[s++] = g->run[sc][r];
-			continue;
-		}
-		for (int b = 0; b < g->nb; b++, s++) {
-			size_t at = (size_t)r * (size_t)g->nb + (size_t)b;
-			const double *v = &g->bval[sc][at * (size_t)g->nev];
-			double sum = 0;
-			for (int j = 0; j < n; j++)
-				sum += coef[j] * v[pos[ks[j]]];
-			z[s] = sum;
-			sw[s] = g->bw[sc][at];
+			zw[s++] = wt;
+			sw += wt;
+			sx += wt * sum;
+			m++;
 		}
 	}
+	return unc_mean_se_sums(z, zw, s, m, sw, sx, covered);
+}
+
+/* wset_value1 of every event of a set of several groups: the groups that
+ * ran are found once, then each event is their weighted mean. The
+ * samples' arrays (room for ns >= ng) hold the groups meanwhile. */
+static void set_values(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
+{
+	int nev = w->nev, nu = 0;
+	double sw = 0, cov = 0, *wts = out->wt;
+	const double **gv = out->v;
+	const int **gpos = out->pos;
+	for (int j = 0; j < w->ng; j++) {
+		const struct gsum *s = &gs[w->g[j]];
+		double wt = s->run[sc][r];
+		cov += s->cov[sc][r];
+		if (!(wt > 0))
+			continue;
+		wts[nu] = wt;
+		gv[nu] = &s->val[sc][(size_t)r * (size_t)s->nev];
+		gpos[nu++] = &w->pos[j * nev];
+		sw += wt;
+	}
+	for (int k = 0; k < nev; k++) {
+		double sum = 0;
+		for (int j = 0; j < nu; j++)
+			sum += wts[j] * gv[j][gpos[j][k]];
+		out->val[k] = sw > 0 ? sum / sw : NAN;
+	}
+	out->cov = cov < 1 ? cov : 1;
+}
+
+void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
+{
+	if (w->ng >= 2)
+		set_values(w, gs, sc, r, out);
+	if (w->ns < 2)
+		return;
+	int nev = w->nev, s = 0;
+	double sw = 0;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *g = &gs[w->g[k]];
+		int nb = g->nb ? g->nb : 1;
+		const double *v = g->nb ? &g->bval[sc][(size_t)r * (size_t)nb * (size_t)g->nev]
+					: &g->val[sc][(size_t)r * (size_t)g->nev];
+		const double *bw = g->nb ? &g->bw[sc][(size_t)r * (size_t)nb] : &g->run[sc][r];
+		for (int b = 0; b < nb; b++, v += g->nev) {
+			if (!(bw[b] > 0))
+				continue;
+			out->v[s] = v;
+			out->pos[s] = &w->pos[k * nev];
+			out->wt[s++] = bw[b];
+			sw += bw[b];
+		}
+	}
+	out->n = s;
+	out->sw = sw;
+}
+
+double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,
+		   double *scratch)
+{
+	if (covered >= UNC_FULLY_COVERED)
+		return 0;
+	double sx = 0;
+	for (int s = 0; s < sm->n; s++) {
+		const double *v = sm->v[s];
+		const int *pos = sm->pos[s];
+		double sum = 0;
+		for (int j = 0; j < n; j++)
+			sum += coef[j] * v[pos[ks[j]]];
+		if (!isfinite(sum))
+			return NAN;
+		scratch[s] = sum;
+		sx += sm->wt[s] * sum;
+	}
+	return unc_mean_se_sums(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, covered);
 }
 
 void wset_list_free(struct wset_list *l)

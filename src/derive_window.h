@@ -62,13 +62,8 @@ int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const s
 		     int pmu, const int *events, int n);
 /* Index of event e in w->ev, or -1. */
 int wset_event(const struct wset *w, int e);
-/* The set's values of events[0..n-1] in row r of scope sc, at out[k] for
- * set index k (the others of out are left as they are): what one metric
- * needs. Returns the set's coverage: the share of the interval its groups
- * ran, 0..1. */
-double wset_values_of(const struct wset *w, const struct gsum *gs, int sc, int r, const int *events, int n,
-		      double *out);
-/* The set's coverage alone. */
+/* The set's coverage in row r of scope sc: the share of the interval its
+ * groups ran, 0..1. */
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r);
 /* The set's event k alone in row r (*out); returns the set's coverage.
  * Inline: it runs for every event and metric of every row. */
@@ -94,13 +89,36 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
 	*out = sw > 0 ? sum / sw : NAN;
 	return cov < 1 ? cov : 1;
 }
-/* The set's samples in row r, each reduced to one number: z[s] is the sum
- * over j < n of coef[j] times the set's event ks[j] scaled to the interval
- * from sample s alone (a formula linearised around its value, or one
- * event with coef 1); sw[s] is the sample's weight (0: not usable). Only
- * the events named are read. */
-void wset_sample_sums(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef,
-		      int n, double *z, double *sw);
+/* The standard error (unc_mean_se) of a figure from the set's samples in
+ * row r, each sample reduced to one number: the sum over j < n of coef[j]
+ * times the set's event ks[j] scaled to the interval from that sample
+ * alone (a formula linearised around its value, or one event with coef
+ * 1); the figure covered the share `covered` of the interval. The first
+ * pass of the statistics is done while the samples are summed, and a
+ * sample of no weight is not summed at all; only the events named are
+ * read. scratch has room for 2 * w->ns doubles. */
+double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
+	       double covered, double *scratch);
+/* A set in one row, as every figure of the set there reads it, found
+ * once per row: with two or more samples (ns >= 2), those that have a
+ * weight, in the order wset_se takes them (each one's events,
+ * v[s][pos[s][k]] being the set's event k, and its weight) and the
+ * weights' sum; with two or more groups, the values of all its events
+ * (wset_value1's, to the bit) and its coverage. */
+struct wsamples {
+	int n;
+	double sw;
+	const double **v;      /* [w->ns] */
+	const int **pos;       /* [w->ns] */
+	double *wt;            /* [w->ns] */
+	double cov;            /* ng >= 2: what wset_value1 returns */
+	double *val;           /* [w->nev] ng >= 2: wset_value1's values */
+};
+void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
+/* wset_se from the samples found by wset_samples: the same figure, to
+ * the bit. */
+double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,
+		   double *scratch);
 void wset_list_free(struct wset_list *l);
 
 #endif

@@ -4,8 +4,13 @@
  * evaluation order. An operation names the slots it takes, so a leaf
  * costs nothing and "instructions / cycles" is one division. Functions
  * of several arguments become chains of binary ones, which give the same
- * value and choose the same argument. For the derivatives, adjoints go
- * to a second array of as many slots (reverse mode). */
+ * value and choose the same argument. An operation on constants alone is
+ * done once, here, with the same arithmetic as the evaluation. A
+ * sub-metric named more than once is compiled once and its slot shared
+ * (a program is a graph, not a tree), so that a formula of nested
+ * sub-metrics stays as small as the metrics it names. For the
+ * derivatives, adjoints go to a second array of as many slots (reverse
+ * mode), which handles a shared slot by adding what each use gives it. */
 #include "config.h"
 #include "formula.h"
 
@@ -22,6 +27,24 @@ struct fop_ins {
 	enum fop op;
 	int a, b;          /* operand slots (b = a for the unary ones) */
 };
+
+/* One operation, as the evaluation and the folding of constants both do
+ * it: NaN operands give NaN in IEEE arithmetic; only the zero divisor
+ * needs saying (x/0 would be an infinity). */
+static inline double fop_apply(enum fop op, double a, double b)
+{
+	switch (op) {
+	case F_NEG: return -a;
+	case F_ABS: return fabs(a);
+	case F_ADD: return a + b;
+	case F_SUB: return a - b;
+	case F_MUL: return a * b;
+	case F_DIV: return isnan(a) || b == 0 ? NAN : a / b;
+	case F_MIN: return isnan(a) || isnan(b) ? NAN : b < a ? b : a;
+	case F_MAX: return isnan(a) || isnan(b) ? NAN : b > a ? b : a;
+	}
+	return NAN;
+}
 
 /* Operand references while compiling: variables, constants and results
  * are numbered apart, and laid out in slots once all are known. */
@@ -55,7 +78,7 @@ static int slot_of(const struct formula *f, int ref)
 static int add_const(struct formula *f, double d)
 {
 	for (int i = 0; i < f->nconst; i++)
-		if (f->consts[i] == d || (isnan(d) && isnan(f->consts[i])))
+		if (!memcmp(&f->consts[i], &d, sizeof(d)) || (isnan(d) && isnan(f->consts[i])))
 			return REF(REF_CONST, i);
 	f->consts = xrealloc(f->consts, sizeof(double) * (size_t)(f->nconst + 1));
 	f->consts[f->nconst] = d;
@@ -64,6 +87,9 @@ static int add_const(struct formula *f, double d)
 
 static int add_op(struct formula *f, enum fop op, int a, int b)
 {
+	/* Constants alone: the result is a constant too. */
+	if (a % 4 == REF_CONST && b % 4 == REF_CONST)
+		return add_const(f, fop_apply(op, f->consts[a / 4], f->consts[b / 4]));
 	if (f->nops >= FORMULA_MAX_INS) {
 		f->too_big = true;
 		return a;
@@ -90,23 +116,67 @@ struct compiler {
 	const struct model *m;
 	int sc;
 	struct formula *f;
+	int *memo;         /* [nmetrics] a sub-metric's compiled reference, -1: not yet */
+	int *height;       /* [nmetrics] levels of sub-metrics below it, -1: not yet */
 };
 
 static int compile_node(struct compiler *c, const struct expr *e, int depth);
+static int metric_height(struct compiler *c, int mi, int guard);
+
+static int expr_height(struct compiler *c, const struct expr *e, int guard)
+{
+	int h = 0;
+	if (expr_kind(e) == EXPR_NAME) {
+		int ref = expr_ref(e) - METRIC_REF_BASE;
+		return ref >= 0 && ref < c->m->nmetrics ? 1 + metric_height(c, ref, guard) : 0;
+	}
+	if (expr_kind(e) == EXPR_NUM)
+		return 0;
+	for (int i = 0; i < expr_nargs(e); i++) {
+		int x = expr_height(c, expr_arg(e, i), guard);
+		if (x > h)
+			h = x;
+	}
+	return h;
+}
+
+/* How many levels of sub-metrics lie under metric mi. The loader
+ * rejects cycles; the guard stops a broken model anyway, by overstating
+ * (which only keeps a sub-metric from being shared). */
+static int metric_height(struct compiler *c, int mi, int guard)
+{
+	if (c->height[mi] >= 0)
+		return c->height[mi];
+	if (guard > 70)
+		return 70;
+	const struct metric_def *md = &c->m->metrics[mi];
+	int h = md->expr ? expr_height(c, md->expr, guard + 1) : 0;
+	c->height[mi] = h;
+	return h;
+}
 
 /* What a name stands for, with derive's rules: the interval, a sub-metric
  * evaluated in place (NaN beyond 64 levels, at a wider scope than the
- * row's, or without a formula), an event, or NaN. */
+ * row's, or without a formula), an event, or NaN. A sub-metric is shared
+ * where it is the same wherever it is named: when none of the names
+ * under it comes near the 64 levels. */
 static int compile_ref(struct compiler *c, int ref, int depth)
 {
 	const struct model *m = c->m;
 	if (ref == BUILTIN_INTERVAL_S)
 		return REF(REF_IVL, 0);
 	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + m->nmetrics) {
-		const struct metric_def *md = &m->metrics[ref - METRIC_REF_BASE];
+		int j = ref - METRIC_REF_BASE;
+		const struct metric_def *md = &m->metrics[j];
 		if (depth > 64 || (int)md->scope > c->sc || !md->expr)
 			return add_const(c->f, NAN);
-		return compile_node(c, md->expr, depth + 1);
+		bool share = depth + metric_height(c, j, 0) <= 64;
+		if (share && c->memo[j] >= 0)
+			return c->memo[j];
+		int res = compile_node(c, md->expr, depth + 1);
+		if (share)
+			c->memo[j] = res;
+		return res;
 	}
 	if (ref < 0 || ref >= m->nevents)
 		return add_const(c->f, NAN);
@@ -116,7 +186,7 @@ static int compile_ref(struct compiler *c, int ref, int depth)
 static int compile_node(struct compiler *c, const struct expr *e, int depth)
 {
 	if (c->f->too_big)
-		return REF(REF_CONST, 0);
+		return add_const(c->f, NAN);
 	int a, b;
 	enum fop op;
 	switch (expr_kind(e)) {
@@ -158,11 +228,44 @@ struct formula *formula_compile(const struct model *m, int mi, int sc)
 	for (int k = 0; k < md->nevents; k++)
 		var_of(f, md->events[k]);
 	struct compiler c = { .m = m, .sc = sc, .f = f };
+	c.memo = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+	c.height = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+	for (int j = 0; j < m->nmetrics; j++)
+		c.memo[j] = c.height[j] = -1;
 	int res = md->expr ? compile_node(&c, md->expr, 0) : add_const(f, NAN);
+	free(c.memo);
+	free(c.height);
 	if (f->too_big) {
 		formula_free(f);
 		return NULL;
 	}
+	/* Constants that only fed a folded operation are dropped. */
+	int *keep = xmalloc(sizeof(int) * ((size_t)f->nconst + 1)), nk = 0;
+	for (int i = 0; i < f->nconst; i++)
+		keep[i] = -1;
+	for (int i = 0; i < f->nops; i++) {
+		if (f->ops[i].a % 4 == REF_CONST)
+			keep[f->ops[i].a / 4] = 0;
+		if (f->ops[i].b % 4 == REF_CONST)
+			keep[f->ops[i].b / 4] = 0;
+	}
+	if (res % 4 == REF_CONST)
+		keep[res / 4] = 0;
+	for (int i = 0; i < f->nconst; i++)
+		if (keep[i] == 0) {
+			f->consts[nk] = f->consts[i];
+			keep[i] = nk++;
+		}
+	for (int i = 0; i < f->nops; i++) {
+		if (f->ops[i].a % 4 == REF_CONST)
+			f->ops[i].a = REF(REF_CONST, keep[f->ops[i].a / 4]);
+		if (f->ops[i].b % 4 == REF_CONST)
+			f->ops[i].b = REF(REF_CONST, keep[f->ops[i].b / 4]);
+	}
+	if (res % 4 == REF_CONST)
+		res = REF(REF_CONST, keep[res / 4]);
+	f->nconst = nk;
+	free(keep);
 	/* Every reference becomes a slot now that the layout is known. */
 	for (int i = 0; i < f->nops; i++) {
 		f->ops[i].a = slot_of(f, f->ops[i].a);
@@ -196,19 +299,7 @@ double formula_eval(const struct formula *f, double interval_s, double *v)
 	double *out = k + f->nconst + 1;
 	for (int i = 0; i < f->nops; i++) {
 		const struct fop_ins *p = &f->ops[i];
-		double a = v[p->a], b = v[p->b];
-		switch (p->op) {
-		case F_NEG: out[i] = -a; break;
-		case F_ABS: out[i] = fabs(a); break;
-		case F_ADD: out[i] = a + b; break;
-		case F_SUB: out[i] = a - b; break;
-		case F_MUL: out[i] = a * b; break;
-		/* NaN operands give NaN in IEEE arithmetic; only the zero
-		 * divisor needs saying (x/0 would be an infinity). */
-		case F_DIV: out[i] = isnan(a) || b == 0 ? NAN : a / b; break;
-		case F_MIN: out[i] = isnan(a) || isnan(b) ? NAN : b < a ? b : a; break;
-		case F_MAX: out[i] = isnan(a) || isnan(b) ? NAN : b > a ? b : a; break;
-		}
+		out[i] = fop_apply(p->op, v[p->a], v[p->b]);
 	}
 	return v[f->result];
 }

@@ -4,7 +4,8 @@
  * of the sampler's own time; the program has its sub-metrics inlined and
  * its events numbered, runs as one loop over an array, and gives the
  * derivatives with respect to every event in one backward pass (reverse
- * mode) rather than a vector per node (expr_eval_grad's forward mode).
+ * mode) rather than a vector per node (expr_eval_grad's forward mode);
+ * operations on constants alone are done once, at compile time.
  * It computes exactly what expr_eval and expr_eval_grad compute on the
  * same values, with the same NaN rules (tests/check_formula.c). */
 #ifndef PMCTOP_FORMULA_H
@@ -17,8 +18,10 @@ struct formula;
 /* Metric mi of m compiled for rows of scope sc: a sub-metric that cannot
  * be evaluated there (a wider scope) is NaN, as in derive's tree walk.
  * Variables 0..md->nevents-1 are md->events in order; any other event the
- * formula names follows. NULL when the inlined program would exceed
- * FORMULA_MAX_INS instructions (the caller walks the tree instead). */
+ * formula names follows. A sub-metric named several times is compiled
+ * once, so a program is no larger than the metrics it names; NULL only
+ * when it would still exceed FORMULA_MAX_INS operations (a broken model
+ * nesting sub-metrics deeper than 64 levels): the metric is then unknown. */
 #define FORMULA_MAX_INS 4096
 struct formula *formula_compile(const struct model *m, int mi, int sc);
 void formula_free(struct formula *f);

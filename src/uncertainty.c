@@ -28,6 +28,11 @@ double unc_mean_se(const double *x, const double *w, int n, double covered)
 		sx += w[i] * x[i];
 		m++;
 	}
+	return unc_mean_se_sums(x, w, n, m, sw, sx, covered);
+}
+
+double unc_mean_se_sums(const double *x, const double *w, int n, int m, double sw, double sx, double covered)
+{
 	if (m < 2 || !(sw > 0))
 		return NAN;
 	double mean = sx / sw, ss = 0;

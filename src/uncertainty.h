@@ -25,6 +25,10 @@
  * that do not differ at all: they cannot bound what was not seen). Only
  * covered >= UNC_FULLY_COVERED gives 0, an exact figure. */
 double unc_mean_se(const double *x, const double *w, int n, double covered);
+/* unc_mean_se when the caller has made its first pass already, while it
+ * produced the samples: m samples of weight > 0, all with finite x, whose
+ * weights sum to sw and weighted values to sx (in index order). */
+double unc_mean_se_sums(const double *x, const double *w, int n, int m, double sw, double sx, double covered);
 
 /* 1.96 x rse (the relative half-width of the 95 % interval) above
  * UNC_MARK_REL95, or not known while the value is: the '~' rule. */

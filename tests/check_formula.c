@@ -5,7 +5,8 @@
  * must be the same to the bit and the derivatives the same to rounding.
  * Also the hand-made cases the models may lack: min/max/abs choosing an
  * argument, a division by zero, a sub-metric of a wider scope, the
- * interval builtin, and a formula too large to compile. */
+ * interval builtin, sub-metrics named many times (compiled once) and
+ * constants folded. */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -194,12 +195,29 @@ static struct model *hand_model(void)
 			       "metric wide\n\tformula c / a\n"
 			       "metric usewide\n\tformula wide * 2 + a\n"
 			       "metric ivl\n\tformula a / interval_s\n"
+			       "metric folded\n\tformula 2 * 3 + a\n"
 			       "metric big0\n\tformula a + b\n");
 	for (int i = 1; i <= 13; i++) {
 		char *more = xasprintf("%smetric big%d\n\tformula big%d + big%d\n", defs, i, i - 1, i - 1);
 		free(defs);
 		defs = more;
 	}
+	/* A chain deeper than the 64 levels derive follows: the names past
+	 * them are unknown, and a sub-metric that reaches them must not be
+	 * shared between two depths. */
+	char *more = xasprintf("%smetric d0\n\tformula a / b\n", defs);
+	free(defs);
+	defs = more;
+	for (int i = 1; i <= 69; i++) {
+		more = xasprintf("%smetric d%d\n\tformula d%d + a\n", defs, i, i - 1);
+		free(defs);
+		defs = more;
+	}
+	more = xasprintf("%smetric dd\n\tformula d60 * d60 - d64 / d2\n"
+			 "metric deep2\n\tformula d69 + d69 + d3\n"
+			 "metric deep3\n\tformula d5 + d69\n", defs);
+	free(defs);
+	defs = more;
 	write_file("defs.def", defs);
 	free(defs);
 	char *cause = NULL;
@@ -258,11 +276,37 @@ START_TEST(test_hand_cases)
 	const struct metric_def *uw = &m->metrics[model_find_metric(m, "usewide")];
 	for (int k = 0; k < uw->nevents; k++)   /* d/da (2c/a + a), d/dc (2c/a + a) */
 		ck_assert_double_eq(g[k], uw->events[k] == model_find_event(m, "a") ? -2 * 8.0 / 4 + 1 : 2.0 / 2);
-	/* 2^13 additions once inlined: too large, so the caller walks the tree. */
-	ck_assert_ptr_null(formula_compile(m, model_find_metric(m, "big13"), SCOPE_THREAD));
-	struct formula *small = formula_compile(m, model_find_metric(m, "big3"), SCOPE_THREAD);
-	ck_assert_ptr_nonnull(small);
-	formula_free(small);
+	/* big13 names big12 twice, and so on down: 2^13 additions were it
+	 * inlined as a tree; with each sub-metric compiled once, 14. */
+	struct formula *big = formula_compile(m, model_find_metric(m, "big13"), SCOPE_THREAD);
+	ck_assert_ptr_nonnull(big);
+	ck_assert_int_le(formula_work(big), 2 * (2 + 1 + 1 + 14));
+	formula_free(big);
+	ck_assert_double_eq(eval_at(m, "big13", SCOPE_THREAD, 3, 5, 0, 1, g), 8192.0 * 8);
+	ck_assert_double_eq(g[0], 8192);
+	ck_assert_double_eq(g[1], 8192);
+	/* Constants alone are folded: 2 * 3 + a is one addition. */
+	struct formula *k = formula_compile(m, model_find_metric(m, "folded"), SCOPE_THREAD);
+	ck_assert_int_eq(formula_work(k), 2 * (1 + 1 + 1 + 1));
+	formula_free(k);
+	ck_assert_double_eq(eval_at(m, "folded", SCOPE_THREAD, 4, 0, 0, 1, NULL), 10);
+	/* Past 64 levels: unknown, as the tree walk says. */
+	ck_assert(isfinite(eval_at(m, "d64", SCOPE_THREAD, 4, 2, 0, 1, NULL)));
+	ck_assert(isnan(eval_at(m, "d69", SCOPE_THREAD, 4, 2, 0, 1, NULL)));
+	ck_assert(isfinite(eval_at(m, "dd", SCOPE_THREAD, 4, 2, 0, 1, NULL)));
+	/* d5 named at the top is known; named again 64 levels down it is not
+	 * (its d4 is past the bound), so it cannot be the same slot. */
+	ck_assert(isnan(eval_at(m, "deep3", SCOPE_THREAD, 4, 2, 0, 1, NULL)));
+	/* And every metric of this model against the tree walk, as the
+	 * shipped ones are. */
+	unsigned seed = 777;
+	double *ev = xcalloc((size_t)m->nevents + 1, sizeof(double));
+	static double work[2 * FORMULA_MAX_INS + 64];
+	for (int j = 0; j < m->nmetrics; j++)
+		for (int sc = (int)m->metrics[j].scope; sc <= SCOPE_SYSTEM; sc++)
+			for (int draw = 0; draw < 10; draw++)
+				check_metric(m, j, sc, &seed, ev, work, (int)(sizeof(work) / sizeof(work[0])));
+	free(ev);
 	model_free(m);
 }
 END_TEST

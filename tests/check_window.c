@@ -1,0 +1,157 @@
+/* check_window.c: a window set's figures found once per row
+ * (wset_samples: its weighted samples, and with several groups the values
+ * of all its events) give the same numbers, to the bit, as the walk of the
+ * set's groups per figure that they replace (wset_value1, wset_se), on
+ * random group sums: groups with and without buckets, samples of no
+ * weight, unknown (NaN) counts, one event or a weighted sum of several. */
+#include "config.h"
+#include <check.h>
+#include "check_run.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "derive_window.h"
+#include "util.h"
+
+#define NG 4        /* groups */
+#define NEV 5       /* events every group holds, in its own order */
+#define NROWS 6
+
+static bool same_bits(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || !memcmp(&a, &b, sizeof(a));
+}
+
+static double rnd(unsigned *seed)
+{
+	return (double)(rand_r(seed) % 100000) / 100.0;
+}
+
+/* A weight: often 0 (the group did not run there), else positive. */
+static double weight(unsigned *seed)
+{
+	return rand_r(seed) % 3 == 0 ? 0 : 1e6 + rnd(seed) * 1e3;
+}
+
+static double count(unsigned *seed)
+{
+	return rand_r(seed) % 25 == 0 ? NAN : rnd(seed) * 1e4;
+}
+
+struct fixture {
+	struct gsum gs[NG];
+	struct wset w;
+	int g[NG], ev[NEV], pos[NG * NEV];
+};
+
+/* Fills groups 0..ng-1 with random sums in every row of scope 0, and the
+ * set of those groups. */
+static void fill(struct fixture *f, int ng, unsigned *seed)
+{
+	memset(f, 0, sizeof(*f));
+	int ns = 0;
+	for (int j = 0; j < ng; j++) {
+		struct gsum *g = &f->gs[j];
+		g->nev = NEV;
+		g->nb = rand_r(seed) % 2 ? 0 : 2 + (int)(rand_r(seed) % 3);
+		g->val[0] = xcalloc(NROWS * NEV, sizeof(double));
+		g->run[0] = xcalloc(NROWS, sizeof(double));
+		g->cov[0] = xcalloc(NROWS, sizeof(double));
+		for (int i = 0; i < NROWS * NEV; i++)
+			g->val[0][i] = count(seed);
+		for (int r = 0; r < NROWS; r++) {
+			g->run[0][r] = weight(seed);
+			g->cov[0][r] = (double)(rand_r(seed) % 100) / 150.0;
+		}
+		if (g->nb) {
+			g->bval[0] = xcalloc((size_t)NROWS * (size_t)g->nb * NEV, sizeof(double));
+			g->bw[0] = xcalloc((size_t)NROWS * (size_t)g->nb, sizeof(double));
+			for (int i = 0; i < NROWS * g->nb * NEV; i++)
+				g->bval[0][i] = count(seed);
+			for (int i = 0; i < NROWS * g->nb; i++)
+				g->bw[0][i] = weight(seed);
+		}
+		ns += g->nb ? g->nb : 1;
+		/* Each group holds the events in an order of its own. */
+		for (int k = 0; k < NEV; k++)
+			f->pos[j * NEV + k] = (k + j) % NEV;
+		f->g[j] = j;
+	}
+	for (int k = 0; k < NEV; k++)
+		f->ev[k] = k;
+	f->w = (struct wset){ .pmu = 0, .ng = ng, .g = f->g, .nev = NEV, .ev = f->ev, .pos = f->pos, .ns = ns };
+}
+
+static void unfill(struct fixture *f)
+{
+	for (int j = 0; j < NG; j++) {
+		free(f->gs[j].val[0]);
+		free(f->gs[j].run[0]);
+		free(f->gs[j].cov[0]);
+		free(f->gs[j].bval[0]);
+		free(f->gs[j].bw[0]);
+	}
+}
+
+START_TEST(test_same_bits)
+{
+	unsigned seed = 4242;
+	long values = 0, errors = 0, finite = 0;
+	for (int draw = 0; draw < 3000; draw++) {
+		struct fixture f;
+		fill(&f, 1 + draw % NG, &seed);
+		const struct wset *w = &f.w;
+		const double *v[4 * NG];
+		const int *pos[4 * NG];
+		double wt[4 * NG], val[NEV], s1[8 * NG], s2[8 * NG];
+		struct wsamples sm = { .v = v, .pos = pos, .wt = wt, .val = val };
+		for (int r = 0; r < NROWS; r++) {
+			wset_samples(w, f.gs, 0, r, &sm);
+			if (w->ng >= 2)
+				for (int k = 0; k < NEV; k++, values++) {
+					double x, cov = wset_value1(w, f.gs, 0, r, k, &x);
+					ck_assert_msg(same_bits(x, sm.val[k]), "value %.17g, per row %.17g", x, sm.val[k]);
+					ck_assert_msg(same_bits(cov, sm.cov), "coverage %.17g, per row %.17g", cov, sm.cov);
+				}
+			if (w->ns < 2)
+				continue;
+			double covered = (double)(rand_r(&seed) % 100) / 100.0;
+			/* Each event alone, then a weighted sum of some. */
+			const double one = 1;
+			for (int k = 0; k < NEV; k++, errors++) {
+				double a = wset_se(w, f.gs, 0, r, &k, &one, 1, covered, s1);
+				double b = wsamples_se(&sm, &k, &one, 1, covered, s2);
+				ck_assert_msg(same_bits(a, b), "se %.17g, per row %.17g", a, b);
+				finite += isfinite(a) && a > 0;
+			}
+			int ks[3] = { 4, 0, 2 };
+			double coef[3] = { 0.5, -2e-3, 7.25 };
+			double a = wset_se(w, f.gs, 0, r, ks, coef, 3, covered, s1);
+			double b = wsamples_se(&sm, ks, coef, 3, covered, s2);
+			ck_assert_msg(same_bits(a, b), "se of a sum %.17g, per row %.17g", a, b);
+			errors++;
+		}
+		unfill(&f);
+	}
+	/* Enough of each kind, and errors that were really estimated. */
+	ck_assert_int_gt(values, 10000);
+	ck_assert_int_gt(errors, 10000);
+	ck_assert_int_gt(finite, 1000);
+}
+END_TEST
+
+static Suite *window_suite(void)
+{
+	Suite *s = suite_create("window");
+	TCase *tc = tcase_create("window");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_same_bits);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(window_suite());
+}
