@@ -33,13 +33,13 @@ START_TEST(test_new_nan)
 			const struct snap_row *row = &s->rows[sc][r];
 			ck_assert_int_eq(row->cpu, -1);
 			for (int i = 0; i < 3; i++) {
-				ck_assert(isnan(row->metric[i]));
-				ck_assert(isnan(row->metric_cov[i]));
+				ck_assert(isnan(row->mv[i]));
+				ck_assert(isnan(row->mcov[i]));
 				ck_assert(!s->metric_planned[i]);
 			}
 			for (int i = 0; i < 5; i++) {
-				ck_assert(isnan(row->event[i]));
-				ck_assert(isnan(row->event_cov[i]));
+				ck_assert(isnan(row->ev[i]));
+				ck_assert(isnan(row->ecov[i]));
 			}
 		}
 	}
