@@ -832,6 +832,12 @@ START_TEST(test_thread_mode)
 	}
 	ck_assert_ptr_nonnull(got);
 	ck_assert(got->metric_planned[met("l2_miss_rate")]);
+	/* Its rows hold the new plan's figures alone: one metric, and the
+	 * events it needs (the old plan's read NaN, not stale columns). */
+	ck_assert_int_eq(got->nmcols, 1);
+	ck_assert_int_lt(got->necols, model->nevents);
+	ck_assert(!isnan(snap_metric(got, &got->rows[SNAP_SYSTEM][0], met("l2_miss_rate"))));
+	ck_assert(isnan(snap_metric(got, &got->rows[SNAP_SYSTEM][0], met("ipc"))));
 	snapshot_free(got);
 	sampler_pause(smp, true);
 	sampler_pause(smp, false);
