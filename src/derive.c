@@ -564,6 +564,15 @@ static void arena_reset(struct arena *a)
 	a->used = a->asked = 0;
 }
 
+static void arena_free(struct arena *a)
+{
+	for (int i = 0; i < a->nspill; i++)
+		free(a->spill[i]);
+	free(a->spill);
+	free(a->base);
+	memset(a, 0, sizeof(*a));
+}
+
 #define WORK_ARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), false))
 #define WORK_ZARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), true))
 
@@ -932,9 +941,10 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	tree_reconcile(in->model, in->plan, snap);
 	for (int g = 0; g < in->plan->ngroups; g++)
 		gsum_done(&w->gs[g]);
-	arena_reset(&w->ar);
 	if (dc == &local)
 		derive_cache_done(dc);
+	else
+		arena_reset(&w->ar);
 	return snap;
 }
 
@@ -966,8 +976,7 @@ void derive_cache_done(struct derive_cache *c)
 		return;
 	plan_cache_done(c);
 	if (c->work) {
-		arena_reset(&c->work->ar);
-		free(c->work->ar.base);
+		arena_free(&c->work->ar);
 		free(c->work);
 	}
 	memset(c, 0, sizeof(*c));
