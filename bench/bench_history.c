@@ -126,10 +126,7 @@ static int run(struct model *m, const int shape[4], int nint, bool all)
 		planned += snaps[0]->metric_planned[i];
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		rows += snaps[0]->nrows[sc];
-	size_t snap_bytes = 0;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		snap_bytes += (size_t)snaps[0]->nrows[sc] *
-			      (sizeof(struct snap_row) + sizeof(double) * 3 * (size_t)(snaps[0]->nmetrics + snaps[0]->nevents));
+	size_t snap_bytes = snapshot_row_bytes(snaps[0]);
 
 	size_t heap0 = heap_used();
 	struct history h;

@@ -62,12 +62,19 @@ static bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
 	return ir->nin[sc] && ir->nin[sc][r] > 0;
 }
 
+/* One row's event figures indexed by model event, as formulas name them
+ * (the snapshot's rows hold only their columns): NaN where the row has
+ * none. */
+struct wide_row {
+	double *event, *event_cov, *event_rse;   /* [nevents] */
+};
+
 /* What metric_in_set and metric_pooled work with: the row, and the
  * metric's program compiled for the row's scope (formula.h) with its work
  * space, which starts with the program's variables. */
 struct geval {
 	const struct model *m;
-	const struct snap_row *row;
+	const struct wide_row *row;
 	double interval_s;
 	int row_scope;
 	const struct wset *ws;  /* the metric's window set (metric_in_set) */
@@ -208,7 +215,7 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
  * the set's errors are taken to be understated by the same factor; the
  * worst of such events decides. */
 static double window_doubt(const struct wset_list *wl, int set, const int *ev_set, const struct gsum *gs,
-			   const struct wsamples *sm, const struct snap_row *row, int sc, int r, double *scratch)
+			   const struct wsamples *sm, const struct wide_row *row, int sc, int r, double *scratch)
 {
 	const struct wset *w = &wl->v[set];
 	if (w->ns < 2)
@@ -289,7 +296,6 @@ static void instance_rows(const struct derive_input *in, const struct row_maps *
 			tidx[sc] = idx[sc];
 }
 
-/* All of the metric's events on one PMU: then a group may hold them all. */
 /* The PMU whose window sets can hold all of md's events, or -1: the one
  * PMU of them all, or the one counter PMU among always-counting per-CPU
  * events (software, /proc/stat), which the sampler takes over that PMU's
@@ -380,6 +386,8 @@ static void mark_partial(const struct derive_input *in, const struct row_maps *r
 	free(sock_on);
 }
 
+static void plan_cache_done(struct derive_cache *c);
+
 /* Per planned metric, what the metric loop needs that does not change
  * while the plan stands: its window set (one whose events share a group),
  * its formula compiled for every scope it applies at, each variable's
@@ -421,61 +429,260 @@ static void build_metrics(struct derive_cache *dc, const struct derive_input *in
 	}
 }
 
-struct snapshot *derive_snapshot(const struct derive_input *in)
-{
-	const struct model *m = in->model;
-	const struct topo *t = in->topo;
-	const struct sched_plan *plan = in->plan;
-	double interval_s = in->interval_s;
-	int nrows[SNAP_NSCOPES] = { 0 };
-	struct row_maps rm;
-	rm.cpu_row = xmalloc(sizeof(int) * ((size_t)t->max_cpu + 1));
-	rm.core_row = xmalloc(sizeof(int) * ((size_t)t->ncores + 1));
-	rm.ccx_row = xmalloc(sizeof(int) * ((size_t)t->nccx + 1));
-	rm.sock_row = xmalloc(sizeof(int) * ((size_t)t->nsockets + 1));
-	for (int i = 0; i < t->max_cpu; i++)
-		rm.cpu_row[i] = -1;
-	for (int i = 0; i < t->ncores; i++)
-		rm.core_row[i] = -1;
-	for (int i = 0; i < t->nccx; i++)
-		rm.ccx_row[i] = -1;
-	for (int i = 0; i < t->nsockets; i++)
-		rm.sock_row[i] = -1;
+/* Buffers for one interval, from one block kept across intervals: the
+ * block grows to the most that an interval asked for, so that once the
+ * first intervals have run, deriving allocates little besides the
+ * snapshot itself (at 1024 CPUs the buffers were some forty allocations
+ * an interval). What does not fit this time is allocated apart and freed
+ * at the end of the interval. */
+struct arena {
+	char *base;
+	size_t cap, used, asked;
+	int nspill;
+	void **spill;
+};
 
-	/* Rows exist for selected online CPUs and the units that hold one. */
-	int *core_n = xcalloc((size_t)t->ncores + 1, sizeof(int));
-	int *ccx_n = xcalloc((size_t)t->nccx + 1, sizeof(int));
-	int *sock_n = xcalloc((size_t)t->nsockets + 1, sizeof(int));
-	int total = 0;
+static void *arena_get(struct arena *a, size_t n, bool zero)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!n)
+		n = 16;
+	a->asked += n;
+	void *p;
+	if (a->used + n <= a->cap) {
+		p = a->base + a->used;
+		a->used += n;
+	} else {
+		p = xmalloc(n);
+		a->spill = xrealloc(a->spill, sizeof(void *) * ((size_t)a->nspill + 1));
+		a->spill[a->nspill++] = p;
+	}
+	if (zero)
+		memset(p, 0, n);
+	return p;
+}
+
+/* The interval is done: everything from the arena is given back. */
+static void arena_reset(struct arena *a)
+{
+	for (int i = 0; i < a->nspill; i++)
+		free(a->spill[i]);
+	free(a->spill);
+	a->spill = NULL;
+	a->nspill = 0;
+	if (a->asked > a->cap) {
+		free(a->base);
+		a->base = xmalloc(a->asked);
+		a->cap = a->asked;
+	}
+	a->used = a->asked = 0;
+}
+
+static void arena_free(struct arena *a)
+{
+	for (int i = 0; i < a->nspill; i++)
+		free(a->spill[i]);
+	free(a->spill);
+	free(a->base);
+	memset(a, 0, sizeof(*a));
+}
+
+#define WORK_ARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), false))
+#define WORK_ZARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), true))
+
+/* What one interval's steps hand each other; its arrays come from the
+ * arena and last for the interval. */
+struct derive_work {
+	struct arena ar;
+	struct row_maps rm;
+	int nrows[SNAP_NSCOPES];
+	int total;                   /* selected online CPUs */
+	struct inst_rows *irows;     /* [npmus] */
+	struct gsum *gs;             /* [plan ngroups] */
+	struct wset_list wl;         /* the plan's window sets, this interval's sample counts */
+	bool *mcols, *ecols;         /* which metrics and events get a column */
+	int necols;
+	int *col_event;              /* [necols] the event of each column */
+	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */
+	struct wide_row wide;        /* the row whose metrics are being worked out */
+	double *scratch, *fspace, *doubt;
+	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
+	bool *pmu_here;
+};
+
+/* Step 1, the row maps: rows exist for selected online CPUs and for the
+ * units that hold one. */
+static void step_row_maps(struct derive_work *w, const struct derive_input *in)
+{
+	const struct topo *t = in->topo;
+	struct row_maps *rm = &w->rm;
+	rm->cpu_row = WORK_ARRAY(w, t->max_cpu, int);
+	rm->core_row = WORK_ARRAY(w, t->ncores, int);
+	rm->ccx_row = WORK_ARRAY(w, t->nccx, int);
+	rm->sock_row = WORK_ARRAY(w, t->nsockets, int);
+	for (int i = 0; i < t->max_cpu; i++)
+		rm->cpu_row[i] = -1;
+	for (int i = 0; i < t->ncores; i++)
+		rm->core_row[i] = -1;
+	for (int i = 0; i < t->nccx; i++)
+		rm->ccx_row[i] = -1;
+	for (int i = 0; i < t->nsockets; i++)
+		rm->sock_row[i] = -1;
+	int *nrows = w->nrows;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		nrows[sc] = 0;
+	w->total = 0;
 	for (int i = 0; i < t->ncpus; i++) {
 		const struct topo_cpu *tc = &t->cpus[i];
 		if (!cpu_selected(in, tc->cpu))
 			continue;
-		rm.cpu_row[tc->cpu] = nrows[SNAP_CPU]++;
-		total++;
-		if (tc->core >= 0 && tc->core < t->ncores && core_n[tc->core]++ == 0)
-			rm.core_row[tc->core] = nrows[SNAP_CORE]++;
-		if (tc->ccx >= 0 && tc->ccx < t->nccx && ccx_n[tc->ccx]++ == 0)
-			rm.ccx_row[tc->ccx] = nrows[SNAP_CCX]++;
+		rm->cpu_row[tc->cpu] = nrows[SNAP_CPU]++;
+		w->total++;
+		if (tc->core >= 0 && tc->core < t->ncores && rm->core_row[tc->core] < 0)
+			rm->core_row[tc->core] = nrows[SNAP_CORE]++;
+		if (tc->ccx >= 0 && tc->ccx < t->nccx && rm->ccx_row[tc->ccx] < 0)
+			rm->ccx_row[tc->ccx] = nrows[SNAP_CCX]++;
 		int si = topo_socket_index(t, tc->socket);
-		if (si >= 0 && sock_n[si]++ == 0)
-			rm.sock_row[si] = nrows[SNAP_SOCKET]++;
+		if (si >= 0 && rm->sock_row[si] < 0)
+			rm->sock_row[si] = nrows[SNAP_SOCKET]++;
 	}
 	nrows[SNAP_SYSTEM] = 1;
+}
 
-	struct snapshot *snap = snapshot_new(m, nrows);
-	snap->interval_s = interval_s;
-	for (int i = 0; i < plan->nmetrics; i++)
-		snap->metric_planned[plan->metrics[i]] = true;
+/* Step 2, the instance rows: the rows each live PMU instance adds to, and
+ * how many instances each row has. */
+static void step_instance_rows(struct derive_work *w, const struct derive_input *in)
+{
+	const struct model *m = in->model;
+	w->irows = WORK_ZARRAY(w, m->npmus, struct inst_rows);
+	for (int p = 0; p < m->npmus; p++) {
+		const struct derive_pmu *dp = &in->pmus[p];
+		if (!dp->available)
+			continue;
+		struct inst_rows *ir = &w->irows[p];
+		ir->row = WORK_ARRAY(w, (size_t)dp->ninst * SNAP_NSCOPES, int);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			ir->nin[sc] = WORK_ZARRAY(w, w->nrows[sc], int);
+		for (int i = 0; i < dp->ninst; i++) {
+			int *tidx = &ir->row[(size_t)i * SNAP_NSCOPES];
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+				tidx[sc] = -1;
+			if (!dp->alive[i])
+				continue;
+			instance_rows(in, &w->rm, &dp->inst[i], tidx);
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+				if (tidx[sc] >= 0)
+					ir->nin[sc][tidx[sc]]++;
+		}
+	}
+}
+
+/* Step 3, the group sums: each counted group's figures summed per row. */
+static void step_group_sums(struct derive_work *w, const struct derive_input *in)
+{
+	const struct sched_plan *plan = in->plan;
+	w->gs = WORK_ZARRAY(w, plan->ngroups, struct gsum);
+	for (int g = 0; g < plan->ngroups; g++)
+		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv)
+			gsum_fill(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows);
+}
+
+/* Step 4, the plan's part: window sets (one per metric whose events share
+ * a group, one per planned event: all of its groups, the time-weighted
+ * figure of the event alone) and each metric's compiled formulas, worked
+ * out again only when the plan changes; then which metrics and events get
+ * a column, this interval's samples per set, and room for the steps
+ * after. */
+static void step_plan(struct derive_work *w, struct derive_cache *dc, const struct derive_input *in)
+{
+	const struct model *m = in->model;
+	const struct sched_plan *plan = in->plan;
 	/* The sampler gives every planned event a column on its PMU, so an
 	 * event is counted when it is planned and its PMU opened. */
+	bool *eplanned = WORK_ARRAY(w, m->nevents, bool);
 	for (int e = 0; e < m->nevents; e++)
-		snap->event_planned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
+		eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
+	if (dc->plan_gen == 0 || dc->plan_gen != in->plan_gen) {
+		plan_cache_done(dc);
+		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
+		dc->wl = xcalloc(1, sizeof(*dc->wl));
+		build_metrics(dc, in, w->gs);
+		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+		for (int e = 0; e < m->nevents; e++)
+			dc->ev_set[e] = eplanned[e] ? wset_find_or_add(dc->wl, in, w->gs, m->events[e].pmu, &e, 1) : -1;
+	}
+	w->mcols = WORK_ZARRAY(w, m->nmetrics, bool);
+	for (int i = 0; i < plan->nmetrics; i++)
+		w->mcols[plan->metrics[i]] = true;
+	/* Every event with a figure gets a column: the planned ones, and any
+	 * the plan's window sets still hold. */
+	w->ecols = eplanned;
+	w->col_event = WORK_ARRAY(w, m->nevents, int);
+	w->necols = 0;
+	for (int e = 0; e < m->nevents; e++) {
+		w->ecols[e] = eplanned[e] || dc->ev_set[e] >= 0;
+		if (w->ecols[e])
+			w->col_event[w->necols++] = e;
+	}
+	w->wl = *dc->wl;
+	struct wset_list *wl = &w->wl;
+	/* Buckets per group follow the interval's length: count the samples. */
+	for (int k = 0; k < wl->n; k++) {
+		wl->v[k].ns = 0;
+		for (int j = 0; j < wl->v[k].ng; j++)
+			wl->v[k].ns += w->gs[wl->v[k].g[j]].nb ? w->gs[wl->v[k].g[j]].nb : 1;
+	}
+	/* Scratch: a weight and a linearised value per sample. */
+	size_t nscratch = 1;
+	for (int k = 0; k < wl->n; k++) {
+		size_t need = 2 * (size_t)wl->v[k].ns;
+		if (need > nscratch)
+			nscratch = need;
+	}
+	w->scratch = WORK_ARRAY(w, nscratch, double);
+	w->fspace = WORK_ARRAY(w, dc->fspace, double);
+	w->pmu_here = WORK_ZARRAY(w, m->npmus, bool);
+	w->doubt = WORK_ARRAY(w, wl->n, double);
+	/* Room for each set's samples in a row (those with two or more). */
+	w->smp = WORK_ZARRAY(w, wl->n, struct wsamples);
+	size_t nsmp = 1, nsval = 1;
+	for (int k = 0; k < wl->n; k++) {
+		nsmp += (size_t)wl->v[k].ns;
+		nsval += (size_t)wl->v[k].nev;
+	}
+	const double **smp_v = WORK_ARRAY(w, nsmp, const double *);
+	const int **smp_pos = WORK_ARRAY(w, nsmp, const int *);
+	double *smp_wt = WORK_ARRAY(w, nsmp, double);
+	double *smp_val = WORK_ARRAY(w, nsval, double);
+	for (int k = 0, at = 0, atv = 0; k < wl->n; atv += wl->v[k].nev, at += wl->v[k++].ns) {
+		w->smp[k].v = smp_v + at;
+		w->smp[k].pos = smp_pos + at;
+		w->smp[k].wt = smp_wt + at;
+		w->smp[k].val = smp_val + atv;
+	}
+	double *wide = WORK_ARRAY(w, 3 * (size_t)m->nevents, double);
+	for (size_t i = 0; i < 3 * (size_t)m->nevents; i++)
+		wide[i] = NAN;
+	w->wide = (struct wide_row){ wide, wide + m->nevents, wide + 2 * (size_t)m->nevents };
+}
 
+/* Step 5, the skeleton: an empty snapshot of the plan's columns, each
+ * row's place in the topology and its CPUs, and which rows -C left
+ * partial. */
+static struct snapshot *step_skeleton(struct derive_work *w, const struct derive_input *in)
+{
+	const struct model *m = in->model;
+	const struct topo *t = in->topo;
+	const struct row_maps *rm = &w->rm;
+	struct snapshot *snap = snapshot_new_cols(m, w->nrows, w->mcols, w->ecols);
+	snap->interval_s = in->interval_s;
+	memcpy(snap->metric_planned, w->mcols, sizeof(bool) * (size_t)m->nmetrics);
+	for (int e = 0; e < m->nevents; e++)
+		snap->event_planned[e] = in->plan->event_used[e] && in->pmus[m->events[e].pmu].available;
 	for (int i = 0; i < t->ncpus; i++) {
 		const struct topo_cpu *tc = &t->cpus[i];
-		int r = rm.cpu_row[tc->cpu];
-		if (tc->cpu >= t->max_cpu || r < 0)
+		int r = tc->cpu < t->max_cpu ? rm->cpu_row[tc->cpu] : -1;
+		if (r < 0)
 			continue;
 		struct snap_row *row = &snap->rows[SNAP_CPU][r];
 		row->id = row->cpu = tc->cpu;
@@ -483,197 +690,143 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		row->ccx = tc->ccx;
 		row->socket = tc->socket;
 		row->ncpus = 1;
-		if (tc->core >= 0 && rm.core_row[tc->core] >= 0) {
-			struct snap_row *cr = &snap->rows[SNAP_CORE][rm.core_row[tc->core]];
+		if (tc->core >= 0 && rm->core_row[tc->core] >= 0) {
+			struct snap_row *cr = &snap->rows[SNAP_CORE][rm->core_row[tc->core]];
 			cr->id = cr->core = tc->core;
 			cr->ccx = tc->ccx;
 			cr->socket = tc->socket;
 			cr->ncpus++;
 		}
-		if (tc->ccx >= 0 && rm.ccx_row[tc->ccx] >= 0) {
-			struct snap_row *xr = &snap->rows[SNAP_CCX][rm.ccx_row[tc->ccx]];
+		if (tc->ccx >= 0 && rm->ccx_row[tc->ccx] >= 0) {
+			struct snap_row *xr = &snap->rows[SNAP_CCX][rm->ccx_row[tc->ccx]];
 			xr->id = xr->ccx = tc->ccx;
 			xr->socket = tc->socket;
 			xr->ncpus++;
 		}
 		int si = topo_socket_index(t, tc->socket);
-		if (si >= 0 && rm.sock_row[si] >= 0) {
-			struct snap_row *sr = &snap->rows[SNAP_SOCKET][rm.sock_row[si]];
+		if (si >= 0 && rm->sock_row[si] >= 0) {
+			struct snap_row *sr = &snap->rows[SNAP_SOCKET][rm->sock_row[si]];
 			sr->id = si;
 			sr->socket = tc->socket;
 			sr->ncpus++;
 		}
 	}
 	snap->rows[SNAP_SYSTEM][0].id = 0;
-	snap->rows[SNAP_SYSTEM][0].ncpus = total;
-
-	struct inst_rows *irows = xcalloc((size_t)m->npmus + 1, sizeof(*irows));
-	for (int p = 0; p < m->npmus; p++) {
-		const struct derive_pmu *dp = &in->pmus[p];
-		if (!dp->available)
-			continue;
-		struct inst_rows *ir = &irows[p];
-		ir->row = xmalloc(sizeof(int) * ((size_t)dp->ninst * SNAP_NSCOPES + 1));
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-			ir->nin[sc] = xcalloc((size_t)nrows[sc] + 1, sizeof(int));
-		for (int i = 0; i < dp->ninst; i++) {
-			int *tidx = &ir->row[(size_t)i * SNAP_NSCOPES];
-			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-				tidx[sc] = -1;
-			if (!dp->alive[i])
-				continue;
-			instance_rows(in, &rm, &dp->inst[i], tidx);
-			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-				if (tidx[sc] >= 0)
-					ir->nin[sc][tidx[sc]]++;
-		}
-	}
-	struct gsum *gs = xcalloc((size_t)plan->ngroups + 1, sizeof(*gs));
-	for (int g = 0; g < plan->ngroups; g++)
-		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv)
-			gsum_fill(&gs[g], in, g, &irows[plan->groups[g].pmu], nrows);
-
-	/* Window sets: one per metric whose events share a group, one per
-	 * planned event (all of its groups: the time-weighted figure of the
-	 * event alone). */
-	struct derive_cache local = { 0 };
-	struct derive_cache *dc = in->cache ? in->cache : &local;
-	if (dc->plan_gen == 0 || dc->plan_gen != in->plan_gen) {
-		derive_cache_done(dc);
-		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
-		dc->wl = xcalloc(1, sizeof(*dc->wl));
-		build_metrics(dc, in, gs);
-		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
-		dc->ev_planned = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
-		for (int e = 0; e < m->nevents; e++) {
-			dc->ev_set[e] = snap->event_planned[e] ?
-				wset_find_or_add(dc->wl, in, gs, m->events[e].pmu, &e, 1) : -1;
-			if (dc->ev_set[e] >= 0)
-				dc->ev_planned[dc->nev_planned++] = e;
-		}
-	}
-	struct wset_list wl = *dc->wl;
-	const int *ev_set = dc->ev_set;
-	/* Buckets per group follow the interval's length: count the samples. */
-	for (int k = 0; k < wl.n; k++) {
-		wl.v[k].ns = 0;
-		for (int j = 0; j < wl.v[k].ng; j++)
-			wl.v[k].ns += gs[wl.v[k].g[j]].nb ? gs[wl.v[k].g[j]].nb : 1;
-	}
-	/* Scratch: a weight and a linearised value per sample. */
-	size_t nscratch = 1;
-	for (int k = 0; k < wl.n; k++) {
-		size_t need = 2 * (size_t)wl.v[k].ns;
-		if (need > nscratch)
-			nscratch = need;
-	}
-	double *scratch = xmalloc(sizeof(double) * nscratch);
-	double *fspace = xmalloc(sizeof(double) * (size_t)dc->fspace);
-	bool *pmu_here = xcalloc((size_t)m->npmus + 1, sizeof(bool));
-	double *doubt = xmalloc(sizeof(double) * ((size_t)wl.n + 1));
-	/* Room for each set's samples in a row (those with two or more). */
-	struct wsamples *smp = xcalloc((size_t)wl.n + 1, sizeof(*smp));
-	size_t nsmp = 1;
-	for (int k = 0; k < wl.n; k++)
-		nsmp += (size_t)wl.v[k].ns;
-	const double **smp_v = xmalloc(sizeof(*smp_v) * nsmp);
-	const int **smp_pos = xmalloc(sizeof(*smp_pos) * nsmp);
-	double *smp_wt = xmalloc(sizeof(double) * nsmp);
-	size_t nsval = 1;
-	for (int k = 0; k < wl.n; k++)
-		nsval += (size_t)wl.v[k].nev;
-	double *smp_val = xmalloc(sizeof(double) * nsval);
-	for (int k = 0, at = 0, atv = 0; k < wl.n; atv += wl.v[k].nev, at += wl.v[k++].ns) {
-		smp[k].v = smp_v + at;
-		smp[k].pos = smp_pos + at;
-		smp[k].wt = smp_wt + at;
-		smp[k].val = smp_val + atv;
-	}
-
-	/* Rows of which -C left some CPUs out. */
-	bool *partial[SNAP_NSCOPES];
+	snap->rows[SNAP_SYSTEM][0].ncpus = w->total;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		partial[sc] = xcalloc((size_t)nrows[sc] + 1, sizeof(bool));
-	mark_partial(in, &rm, nrows, snap, partial);
+		w->partial[sc] = WORK_ZARRAY(w, w->nrows[sc], bool);
+	mark_partial(in, rm, w->nrows, snap, w->partial);
+	return snap;
+}
 
-	/* Each event's figure, coverage and uncertainty. A per-CPU event has
-	 * none in a core, CCX or socket row that -C left partial. */
+/* Step 6, the events: each planned event's figure, coverage and
+ * uncertainty in every row. A per-CPU event has none in a core, CCX or
+ * socket row that -C left partial. */
+static void step_events(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
+			struct snapshot *snap)
+{
+	const struct model *m = in->model;
+	const struct gsum *gs = w->gs;
 	for (int e = 0; e < m->nevents; e++) {
-		if (ev_set[e] < 0)
+		int c = snap->ecol[e];
+		if (dc->ev_set[e] < 0 || c < 0)
 			continue;
-		const struct wset *w = &wl.v[ev_set[e]];
-		int k = wset_event(w, e);
+		const struct wset *ws = &w->wl.v[dc->ev_set[e]];
+		int k = wset_event(ws, e);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-			for (int r = 0; r < nrows[sc]; r++) {
-				if (!row_has_pmu(&irows[w->pmu], sc, r))
+			for (int r = 0; r < w->nrows[sc]; r++) {
+				if (!row_has_pmu(&w->irows[ws->pmu], sc, r))
 					continue;
-				if (partial[sc][r] && sc != SNAP_SYSTEM && m->pmus[w->pmu].scope == SCOPE_THREAD)
+				if (w->partial[sc][r] && sc != SNAP_SYSTEM && m->pmus[ws->pmu].scope == SCOPE_THREAD)
 					continue;
 				struct snap_row *row = &snap->rows[sc][r];
-				double v, cov = wset_value1(w, gs, sc, r, k, &v), rse = NAN;
+				double v, cov = wset_value1(ws, gs, sc, r, k, &v), rse = NAN;
 				if (isnan(v))
 					cov = 0;
 				else if (cov >= UNC_FULLY_COVERED)
 					rse = 0;
-				else if (w->ns >= 2) {
+				else if (ws->ns >= 2) {
 					const double one = 1;
-					double se = wset_se(w, gs, sc, r, &k, &one, 1, cov, scratch);
+					double se = wset_se(ws, gs, sc, r, &k, &one, 1, cov, w->scratch);
 					rse = se == 0 ? 0 : se / fabs(v);
 				}
-				row->event[e] = v;
-				row->event_cov[e] = cov;
-				row->event_rse[e] = rse;
+				row->ev[c] = v;
+				row->ecov[c] = cov;
+				row->erse[c] = rse;
 			}
 	}
+}
 
-	/* Metrics: in their window set where they have one, else from the
-	 * pooled event figures of each row. What does not change from row to
-	 * row was worked out once per plan (struct derive_metric). */
+/* Row r of scope sc's event figures by model event (struct wide_row),
+ * each set's doubt (window_doubt) in the row from them before any is
+ * widened, then the events' errors widened by it, in the row and in
+ * the snapshot's row. */
+static void load_row(struct derive_work *w, const struct derive_cache *dc, struct snap_row *row, int sc, int r)
+{
+	struct wide_row *wr = &w->wide;
+	for (int c = 0; c < w->necols; c++) {
+		int e = w->col_event[c];
+		wr->event[e] = row->ev[c];
+		wr->event_cov[e] = row->ecov[c];
+		wr->event_rse[e] = row->erse[c];
+	}
+	for (int k = 0; k < w->wl.n; k++) {
+		if (w->wl.v[k].ns >= 2 || w->wl.v[k].ng >= 2)
+			wset_samples(&w->wl.v[k], w->gs, sc, r, &w->smp[k]);
+		w->doubt[k] = window_doubt(&w->wl, k, dc->ev_set, w->gs, &w->smp[k], wr, sc, r, w->scratch);
+	}
+	for (int c = 0; c < w->necols; c++) {
+		int e = w->col_event[c];
+		if (dc->ev_set[e] >= 0)
+			wr->event_rse[e] = row->erse[c] *= w->doubt[dc->ev_set[e]];
+	}
+}
+
+/* Step 7, the metrics: in their window set where they have one, else
+ * from the pooled event figures of each row. What does not change from
+ * row to row was worked out once per plan (struct derive_metric). */
+static void step_metrics(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
+			 struct snapshot *snap)
+{
+	const struct model *m = in->model;
+	const struct gsum *gs = w->gs;
+	double interval_s = in->interval_s;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		for (int r = 0; r < nrows[sc]; r++) {
+		for (int r = 0; r < w->nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
-			struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc, .gs = gs,
-					   .smp = smp, .fvars = fspace };
-			/* Each set's doubt (window_doubt) in this row, from the
-			 * events' figures before any of them is widened. */
-			for (int k = 0; k < wl.n; k++) {
-				if (wl.v[k].ns >= 2 || wl.v[k].ng >= 2)
-					wset_samples(&wl.v[k], gs, sc, r, &smp[k]);
-				doubt[k] = window_doubt(&wl, k, ev_set, gs, &smp[k], row, sc, r, scratch);
-			}
-			for (int i = 0; i < dc->nev_planned; i++) {
-				int e = dc->ev_planned[i];
-				row->event_rse[e] *= doubt[ev_set[e]];
-			}
+			load_row(w, dc, row, sc, r);
+			const struct wide_row *wr = &w->wide;
+			struct geval c = { .m = m, .row = wr, .interval_s = interval_s, .row_scope = sc, .gs = gs,
+					   .smp = w->smp, .fvars = w->fspace };
 			/* Which PMUs have a live instance under the row, once. */
 			for (int p = 0; p < m->npmus; p++)
-				pmu_here[p] = row_has_pmu(&irows[p], sc, r);
+				w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
 			for (int i = 0; i < dc->ndm; i++) {
 				const struct derive_metric *d = &dc->dm[i];
 				int mi = d->mi;
 				if (d->scope > sc)
 					continue;   /* not applicable here: NaN, coverage NaN */
-				if (partial[sc][r] && !d->partial_ok[sc])
+				if (w->partial[sc][r] && !d->partial_ok[sc])
 					continue;
-				const struct wset *w = d->set >= 0 ? &wl.v[d->set] : NULL;
+				const struct wset *ws = d->set >= 0 ? &w->wl.v[d->set] : NULL;
 				const struct formula *fp = d->prog[sc];
 				if (!fp)
 					continue;   /* a broken model's formula: unknown */
-				c.ws = w;
+				c.ws = ws;
 				c.set = d->set;
 				c.prog = fp;
 				double v, rse, cov;
-				if (w) {
-					if (!pmu_here[w->pmu])
+				if (ws) {
+					if (!w->pmu_here[ws->pmu])
 						continue;   /* none of the metric's PMU under this row */
-					cov = set_vars(w, &smp[d->set], gs, sc, r, d->vk[sc], d->nvars[sc], fspace);
-					v = metric_in_set(&c, mi, cov, scratch, &rse);
+					cov = set_vars(ws, &w->smp[d->set], gs, sc, r, d->vk[sc], d->nvars[sc], w->fspace);
+					v = metric_in_set(&c, mi, cov, w->scratch, &rse);
 				} else {
 					v = metric_pooled(&c, mi, &rse);
 					const struct metric_def *md = &m->metrics[mi];
 					cov = 1;
 					for (int k = 0; k < md->nevents; k++) {
-						double ec = row->event_cov[md->events[k]];
+						double ec = wr->event_cov[md->events[k]];
 						if (!(ec >= 0))
 							ec = 0;
 						if (ec < cov)
@@ -684,64 +837,73 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 				 * second, so no figure changes with -d. */
 				if (d->count && interval_s > 0)
 					v /= interval_s;
-				if (w)
-					rse *= doubt[d->set];
-				row->metric[mi] = v;
-				row->metric_rse[mi] = isnan(v) ? NAN : rse;
-				row->metric_cov[mi] = cov;
+				if (ws)
+					rse *= w->doubt[d->set];
+				int col = snap->mcol[mi];
+				row->mv[col] = v;
+				row->mrse[col] = isnan(v) ? NAN : rse;
+				row->mcov[col] = cov;
 			}
 		}
 	}
+}
+
+struct snapshot *derive_snapshot(const struct derive_input *in)
+{
+	struct derive_cache local = { 0 };
+	struct derive_cache *dc = in->cache ? in->cache : &local;
+	if (!dc->work)
+		dc->work = xcalloc(1, sizeof(*dc->work));
+	struct derive_work *w = dc->work;
+	step_row_maps(w, in);
+	step_instance_rows(w, in);
+	step_group_sums(w, in);
+	step_plan(w, dc, in);
+	struct snapshot *snap = step_skeleton(w, in);
+	step_events(w, dc, in, snap);
+	step_metrics(w, dc, in, snap);
 	/* What cannot be is said first; the trees then add up within it. */
-	bounds_apply(m, plan, in->max_ghz, snap);
-	tree_reconcile(m, plan, snap);
-	free(scratch);
-	free(fspace);
-	free(pmu_here);
-	free(doubt);
-	free(smp);
-	free(smp_v);
-	free(smp_pos);
-	free(smp_wt);
-	free(smp_val);
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		free(partial[sc]);
+	bounds_apply(in->model, in->plan, in->max_ghz, snap);
+	tree_reconcile(in->model, in->plan, snap);
+	for (int g = 0; g < in->plan->ngroups; g++)
+		gsum_done(&w->gs[g]);
 	if (dc == &local)
 		derive_cache_done(dc);
-	for (int g = 0; g < plan->ngroups; g++)
-		gsum_done(&gs[g]);
-	free(gs);
-	for (int p = 0; p < m->npmus; p++) {
-		free(irows[p].row);
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-			free(irows[p].nin[sc]);
-	}
-	free(irows);
-	free(rm.cpu_row);
-	free(rm.core_row);
-	free(rm.ccx_row);
-	free(rm.sock_row);
-	free(core_n);
-	free(ccx_n);
-	free(sock_n);
+	else
+		arena_reset(&w->ar);
 	return snap;
 }
 
-void derive_cache_done(struct derive_cache *c)
+/* Frees what was worked out for one plan (the work space stays). */
+static void plan_cache_done(struct derive_cache *c)
 {
-	if (!c)
-		return;
 	if (c->wl) {
 		wset_list_free(c->wl);
 		free(c->wl);
 	}
+	c->wl = NULL;
 	free(c->ev_set);
-	free(c->ev_planned);
+	c->ev_set = NULL;
 	for (int i = 0; i < c->ndm; i++)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			formula_free(c->dm[i].prog[sc]);
 			free(c->dm[i].vk[sc]);
 		}
 	free(c->dm);
+	c->dm = NULL;
+	c->ndm = 0;
+	c->fspace = 0;
+	c->plan_gen = 0;
+}
+
+void derive_cache_done(struct derive_cache *c)
+{
+	if (!c)
+		return;
+	plan_cache_done(c);
+	if (c->work) {
+		arena_free(&c->work->ar);
+		free(c->work);
+	}
 	memset(c, 0, sizeof(*c));
 }

@@ -46,6 +46,7 @@ struct derive_group {
  * frees it. Working them out again every interval cost as much as
  * evaluating the metrics. */
 struct wset_list;
+struct derive_work;
 /* A planned metric as the derivation evaluates it, kept while the plan
  * stands: its window set (-1: pooled), its formula compiled per row scope
  * (formula.h; NULL: below its scope, or too large to compile) and each
@@ -63,10 +64,10 @@ struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
 	struct wset_list *wl;
 	int *ev_set;                 /* [nevents]: each planned event's window set, or -1 */
-	int nev_planned, *ev_planned; /* the events with a window set */
 	int ndm;
 	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
 	int fspace;                  /* doubles the largest program needs (variables and work) */
+	struct derive_work *work;    /* one interval's buffers, kept for the next (derive.c) */
 };
 void derive_cache_done(struct derive_cache *c);
 

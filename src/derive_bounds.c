@@ -30,14 +30,15 @@ long bounds_apply(const struct model *m, const struct sched_plan *plan, double m
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			for (int r = 0; r < snap->nrows[sc]; r++) {
 				struct snap_row *row = &snap->rows[sc][r];
-				double v = row->metric[mi];
+				int c = snap_mcol(snap, mi);
+				double v = snap_metric(snap, row, mi);
 				if (!isfinite(v))
 					continue;
 				double to = v < lo - tol ? lo : v > hi + tol ? hi : v;
 				if (to == v)
 					continue;
-				row->metric[mi] = to;
-				row->metric_rse[mi] = NAN;
+				row->mv[c] = to;
+				row->mrse[c] = NAN;
 				changed++;
 			}
 	}

@@ -81,31 +81,33 @@ static int family(const struct model *m, const bool *planned, int p, int *kids)
 	return n;
 }
 
+/* p and kids[] are columns of the row (struct snapshot: mcol); p is -1
+ * for the whole. */
 static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 {
-	double target = p == METRIC_PARENT_WHOLE ? 1 : row->metric[p];
+	double target = p == -1 ? 1 : row->mv[p];
 	double sum = 0;
 	for (int k = 0; k < n; k++)
-		sum += row->metric[kids[k]];
+		sum += row->mv[kids[k]];
 	if (!isfinite(target) || !isfinite(sum) || !(sum > 0))
 		return;     /* a part or the parent has no figure: left as measured */
 	double f = target / sum;
 	bool exact = true;
 	for (int k = 0; k < n; k++)
-		exact &= row->metric_rse[kids[k]] == 0;
+		exact &= row->mrse[kids[k]] == 0;
 	double rse[TREE_MAX_PARTS];
 	for (int k = 0; k < n && n <= TREE_MAX_PARTS; k++) {
-		double own = row->metric_rse[kids[k]];
+		double own = row->mrse[kids[k]];
 		if (exact) {
 			rse[k] = 0;
-		} else if (p == METRIC_PARENT_WHOLE) {
+		} else if (p == -1) {
 			rse[k] = hypot(own, 1 - f);
 		} else {
 			/* Its share of the family: its own error, less the part
 			 * of it that the family's sum shares, and the others'. */
-			double share = row->metric[kids[k]] / sum, v = 0;
+			double share = row->mv[kids[k]] / sum, v = 0;
 			for (int j = 0; j < n; j++) {
-				double d = j == k ? (1 - share) * own : row->metric[kids[j]] / sum * row->metric_rse[kids[j]];
+				double d = j == k ? (1 - share) * own : row->mv[kids[j]] / sum * row->mrse[kids[j]];
 				v += d * d;
 			}
 			rse[k] = sqrt(v);
@@ -113,17 +115,23 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 	}
 	for (int k = 0; k < n; k++) {
 		int j = kids[k];
-		double own = n <= TREE_MAX_PARTS ? rse[k] : row->metric_rse[j];
-		row->metric[j] *= f;
-		row->metric_rse[j] = p != METRIC_PARENT_WHOLE ? hypot(own, row->metric_rse[p]) : own;
+		double own = n <= TREE_MAX_PARTS ? rse[k] : row->mrse[j];
+		row->mv[j] *= f;
+		row->mrse[j] = p != -1 ? hypot(own, row->mrse[p]) : own;
 	}
 }
 
 static void reconcile_family(struct snapshot *snap, int p, const int *kids, int n)
 {
+	/* Planned, so each has a column. */
+	int pc = p == METRIC_PARENT_WHOLE ? -1 : snap_mcol(snap, p);
+	int *cols = xmalloc(sizeof(int) * ((size_t)n + 1));
+	for (int k = 0; k < n; k++)
+		cols[k] = snap_mcol(snap, kids[k]);
 	for (int sc = 0; n > 0 && sc < SNAP_NSCOPES; sc++)
 		for (int r = 0; r < snap->nrows[sc]; r++)
-			reconcile_row(&snap->rows[sc][r], p, kids, n);
+			reconcile_row(&snap->rows[sc][r], pc, cols, n);
+	free(cols);
 }
 
 void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap)

@@ -182,7 +182,7 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 		enum snap_scope sc = export_at(snap, m->pmus[m->events[e].pmu].scope, h->scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
-			double v = row->event[e];
+			double v = snap_event(snap, row, e);
 			int k = export_row_key(row, sc);
 			if (isnan(v) || k < 0)
 				continue;
@@ -260,7 +260,7 @@ int export_hub_render_ahead(struct export_hub *h)
 	return 0;
 }
 
-/* Copies n doubles; snapshot_new sized both arrays alike. */
+/* Copies n doubles; snapshot_new_like sized both arrays alike. */
 static void copy_doubles(double *to, const double *from, int n)
 {
 	if (n > 0)
@@ -274,7 +274,7 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 	int nrows[SNAP_NSCOPES] = { 0 };
 	for (int sc = h->scope; sc < SNAP_NSCOPES; sc++)
 		nrows[sc] = snap->nrows[sc];
-	struct snapshot *c = snapshot_new(snap->model, nrows);
+	struct snapshot *c = snapshot_new_like(snap, nrows);
 	c->seq = snap->seq;
 	c->time = snap->time;
 	c->interval_s = snap->interval_s;
@@ -294,12 +294,12 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 			to->ccx = from->ccx;
 			to->socket = from->socket;
 			to->ncpus = from->ncpus;
-			copy_doubles(to->metric, from->metric, snap->nmetrics);
-			copy_doubles(to->metric_cov, from->metric_cov, snap->nmetrics);
-			copy_doubles(to->metric_rse, from->metric_rse, snap->nmetrics);
-			copy_doubles(to->event, from->event, snap->nevents);
-			copy_doubles(to->event_cov, from->event_cov, snap->nevents);
-			copy_doubles(to->event_rse, from->event_rse, snap->nevents);
+			copy_doubles(to->mv, from->mv, c->nmcols);
+			copy_doubles(to->mcov, from->mcov, c->nmcols);
+			copy_doubles(to->mrse, from->mrse, c->nmcols);
+			copy_doubles(to->ev, from->ev, c->necols);
+			copy_doubles(to->ecov, from->ecov, c->necols);
+			copy_doubles(to->erse, from->erse, c->necols);
 		}
 	}
 	/* Publishing keeps only the busiest processes and cgroups (a bounded

@@ -326,13 +326,13 @@ static void portable_families(struct buf *b, const struct snapshot *snap, const 
  * the rows' per-event or per-metric arrays, selected by field. */
 enum field { FLD_EVENT_COV, FLD_EVENT_RSE, FLD_METRIC_COV, FLD_METRIC_RSE };
 
-static const double *field_of(const struct snap_row *row, enum field fl)
+static double field_of(const struct snapshot *s, const struct snap_row *row, enum field fl, int i)
 {
 	switch (fl) {
-	case FLD_EVENT_COV: return row->event_cov;
-	case FLD_EVENT_RSE: return row->event_rse;
-	case FLD_METRIC_COV: return row->metric_cov;
-	default: return row->metric_rse;
+	case FLD_EVENT_COV: return snap_event_cov(s, row, i);
+	case FLD_EVENT_RSE: return snap_event_rse(s, row, i);
+	case FLD_METRIC_COV: return snap_metric_cov(s, row, i);
+	default: return snap_metric_rse(s, row, i);
 	}
 }
 
@@ -353,7 +353,7 @@ static void per_item_gauge(struct buf *b, const struct snapshot *snap, enum snap
 		char *gauge = ev ? NULL : export_metric_name(&m->metrics[i]);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
-			double v = field_of(row, fl)[i];
+			double v = field_of(snap, row, fl, i);
 			if (isnan(v))
 				continue;
 			buf_str(b, name);
@@ -381,7 +381,7 @@ static void metric_families(struct buf *b, const struct snapshot *snap, enum sna
 		enum snap_scope sc = export_at(snap, (int)md->scope, scope);
 		for (int r = 0; r < snap->nrows[sc]; r++) {
 			const struct snap_row *row = &snap->rows[sc][r];
-			double v = row->metric[i];
+			double v = snap_metric(snap, row, i);
 			if (isnan(v))
 				continue;
 			buf_str(b, name);

@@ -158,16 +158,15 @@ double output_row_coverage(const struct output *o, const struct snapshot *s, con
 	double low = NAN;
 	/* Only figures that are shown count: a "-" already says "not measured". */
 	for (int i = 0; i < o->o.ncols; i++) {
-		double c = r->metric_cov[o->cols[i]];
-		if (!isnan(r->metric[o->cols[i]]) && !isnan(c) && (isnan(low) || c < low))
+		double c = snap_metric_cov(s, r, o->cols[i]);
+		if (!isnan(snap_metric(s, r, o->cols[i])) && !isnan(c) && (isnan(low) || c < low))
 			low = c;
 	}
 	for (int i = 0; i < o->o.nevcols; i++) {
-		double c = r->event_cov[o->evcols[i]];
-		if (!isnan(r->event[o->evcols[i]]) && !isnan(c) && (isnan(low) || c < low))
+		double c = snap_event_cov(s, r, o->evcols[i]);
+		if (!isnan(snap_event(s, r, o->evcols[i])) && !isnan(c) && (isnan(low) || c < low))
 			low = c;
 	}
-	(void)s;
 	return low;
 }
 
@@ -175,7 +174,7 @@ double output_event_rate(const struct snapshot *s, const struct snap_row *r, int
 {
 	if (s->interval_s <= 0)
 		return NAN;
-	return r->event[ev] / s->interval_s;
+	return snap_event(s, r, ev) / s->interval_s;
 }
 
 void output_clock(double t, char *buf, size_t n)

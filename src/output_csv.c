@@ -69,17 +69,17 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 			print_id(o->f, r->ccx);
 			print_id(o->f, r->socket);
 			for (int c = 0; c < o->o.ncols; c++)
-				print_num(o->f, r->metric[o->cols[c]]);
+				print_num(o->f, snap_metric(s, r, o->cols[c]));
 			for (int c = 0; c < o->o.nevcols; c++)
 				print_num(o->f, output_event_rate(s, r, o->evcols[c]));
 			for (int c = 0; c < o->o.ncols; c++)
-				print_num(o->f, r->metric_cov[o->cols[c]]);
+				print_num(o->f, snap_metric_cov(s, r, o->cols[c]));
 			for (int c = 0; c < o->o.nevcols; c++)
-				print_num(o->f, r->event_cov[o->evcols[c]]);
+				print_num(o->f, snap_event_cov(s, r, o->evcols[c]));
 			for (int c = 0; c < o->o.ncols; c++)
-				print_num(o->f, r->metric_rse[o->cols[c]]);
+				print_num(o->f, snap_metric_rse(s, r, o->cols[c]));
 			for (int c = 0; c < o->o.nevcols; c++)
-				print_num(o->f, r->event_rse[o->evcols[c]]);
+				print_num(o->f, snap_event_rse(s, r, o->evcols[c]));
 			fputc('\n', o->f);
 		}
 	}

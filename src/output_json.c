@@ -38,8 +38,16 @@ static void put_number(FILE *f, double v)
 		fprintf(f, "%.6g", v);
 }
 
-static void put_values(struct output *o, const struct snapshot *s, const struct snap_row *r,
-		       const double *mvals, const double *evals)
+/* One of a row's three kinds of figure, each an object of the columns. */
+enum figure { FIG_VALUE, FIG_COV, FIG_RSE };
+
+static double metric_fig(const struct snapshot *s, const struct snap_row *r, int mi, enum figure f)
+{
+	return f == FIG_VALUE ? snap_metric(s, r, mi) : f == FIG_COV ? snap_metric_cov(s, r, mi)
+								    : snap_metric_rse(s, r, mi);
+}
+
+static void put_values(struct output *o, const struct snapshot *s, const struct snap_row *r, enum figure f)
 {
 	const struct model *m = s->model;
 	char name[160];
@@ -50,7 +58,7 @@ static void put_values(struct output *o, const struct snapshot *s, const struct 
 		output_field_name(o, m, i, name, sizeof(name));
 		json_put_string(o->f, name);
 		fputc(':', o->f);
-		put_number(o->f, mvals[o->cols[i]]);
+		put_number(o->f, metric_fig(s, r, o->cols[i], f));
 	}
 	for (int i = 0; i < o->o.nevcols; i++) {
 		if (i || o->o.ncols)
@@ -59,8 +67,9 @@ static void put_values(struct output *o, const struct snapshot *s, const struct 
 		json_put_string(o->f, name);
 		fputc(':', o->f);
 		/* Events are reported as rates, coverage as the plain fraction. */
-		put_number(o->f, evals == r->event ? output_event_rate(s, r, o->evcols[i])
-						   : evals[o->evcols[i]]);
+		int e = o->evcols[i];
+		put_number(o->f, f == FIG_VALUE ? output_event_rate(s, r, e)
+				 : f == FIG_COV ? snap_event_cov(s, r, e) : snap_event_rse(s, r, e));
 	}
 	fputc('}', o->f);
 }
@@ -89,11 +98,11 @@ static void put_row(struct output *o, const struct snapshot *s, const struct sna
 		break;
 	}
 	fputs("\"metrics\":", o->f);
-	put_values(o, s, r, r->metric, r->event);
+	put_values(o, s, r, FIG_VALUE);
 	fputs(",\"coverage\":", o->f);
-	put_values(o, s, r, r->metric_cov, r->event_cov);
+	put_values(o, s, r, FIG_COV);
 	fputs(",\"rse\":", o->f);
-	put_values(o, s, r, r->metric_rse, r->event_rse);
+	put_values(o, s, r, FIG_RSE);
 	fputc('}', o->f);
 }
 
@@ -215,7 +224,7 @@ int output_json_write(struct output *o, const struct snapshot *s)
 			first = false;
 			json_put_string(o->f, s->model->events[e].name);
 			fputc(':', o->f);
-			put_number(o->f, sys->event_cov[e]);
+			put_number(o->f, snap_event_cov(s, sys, e));
 		}
 		fputc('}', o->f);
 	}

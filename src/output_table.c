@@ -67,10 +67,10 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 		int w = column(o, m, i, head, sizeof(head));
 		if (i < o->o.ncols) {
 			int mi = o->cols[i];
-			print_cell(o, &m->metrics[mi], o->fmts[i], r->metric[mi], r->metric_rse[mi], w);
+			print_cell(o, &m->metrics[mi], o->fmts[i], snap_metric(s, r, mi), snap_metric_rse(s, r, mi), w);
 		} else {
 			int e = o->evcols[i - o->o.ncols];
-			print_cell(o, NULL, NULL, output_event_rate(s, r, e), r->event_rse[e], w);
+			print_cell(o, NULL, NULL, output_event_rate(s, r, e), snap_event_rse(s, r, e), w);
 		}
 	}
 	double cov = output_row_coverage(o, s, r);

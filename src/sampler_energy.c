@@ -59,18 +59,19 @@ char *energy_mask_stuck(const struct model *m, struct snapshot *snap, bool *said
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			for (int r = 0; r < snap->nrows[sc]; r++) {
 				const struct snap_row *row = &snap->rows[sc][r];
-				counted |= row->event_cov[e] > 0 && !isnan(row->event[e]);
-				moved |= row->event[e] > 0;
+				counted |= snap_event_cov(snap, row, e) > 0 && !isnan(snap_event(snap, row, e));
+				moved |= snap_event(snap, row, e) > 0;
 			}
 		if (!counted || moved)
 			continue;
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			for (int r = 0; r < snap->nrows[sc]; r++) {
 				struct snap_row *row = &snap->rows[sc][r];
-				row->event[e] = NAN;
+				if (snap_ecol(snap, e) >= 0)
+					row->ev[snap_ecol(snap, e)] = NAN;
 				for (int mi = 0; mi < m->nmetrics; mi++)
-					if (metric_uses(&m->metrics[mi], e))
-						row->metric[mi] = NAN;
+					if (snap_mcol(snap, mi) >= 0 && metric_uses(&m->metrics[mi], e))
+						row->mv[snap_mcol(snap, mi)] = NAN;
 			}
 		if (said[e])
 			continue;

@@ -15,11 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Column maps: each marked item (all when mark is NULL) gets the next
+ * column. Returns the number of columns. */
+static int column_map(int n, const bool *mark, int *col)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		col[i] = !mark || mark[i] ? k++ : -1;
+	return k;
+}
+
 /* Each scope's rows share one block of doubles, all NaN ("not measured")
  * until derive fills them: a snapshot of 1024 CPUs is made every
  * interval, and six allocations per row were a measurable share of the
  * sampler's time. */
-struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES])
+static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
+				       const bool *ecols, const struct snapshot *like)
 {
 	struct snapshot *s = xcalloc(1, sizeof(*s));
 	s->model = m;
@@ -30,7 +41,20 @@ struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPE
 	s->rotate_ms = NAN;
 	s->metric_planned = xcalloc((size_t)(s->nmetrics > 0 ? s->nmetrics : 1), sizeof(bool));
 	s->event_planned = xcalloc((size_t)(s->nevents > 0 ? s->nevents : 1), sizeof(bool));
-	size_t nm = (size_t)s->nmetrics, ne = (size_t)s->nevents, per = 3 * nm + 3 * ne;
+	s->mcol = xmalloc(sizeof(int) * ((size_t)s->nmetrics + 1));
+	s->ecol = xmalloc(sizeof(int) * ((size_t)s->nevents + 1));
+	if (like) {
+		for (int i = 0; i < s->nmetrics; i++)
+			s->mcol[i] = snap_mcol(like, i);
+		for (int i = 0; i < s->nevents; i++)
+			s->ecol[i] = snap_ecol(like, i);
+		s->nmcols = like->mcol ? like->nmcols : like->nmetrics;
+		s->necols = like->ecol ? like->necols : like->nevents;
+	} else {
+		s->nmcols = column_map(s->nmetrics, mcols, s->mcol);
+		s->necols = column_map(s->nevents, ecols, s->ecol);
+	}
+	size_t nm = (size_t)s->nmcols, ne = (size_t)s->necols, per = 3 * nm + 3 * ne;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		int n = nrows && nrows[sc] > 0 ? nrows[sc] : 0;
 		s->nrows[sc] = n;
@@ -51,15 +75,40 @@ struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPE
 			double *b = s->block[sc] + (size_t)r * per;
 			row->id = r;
 			row->cpu = row->core = row->ccx = row->socket = -1;
-			row->metric = b;
-			row->metric_cov = b + nm;
-			row->metric_rse = b + 2 * nm;
-			row->event = b + 3 * nm;
-			row->event_cov = b + 3 * nm + ne;
-			row->event_rse = b + 3 * nm + 2 * ne;
+			row->mv = b;
+			row->mcov = b + nm;
+			row->mrse = b + 2 * nm;
+			row->ev = b + 3 * nm;
+			row->ecov = b + 3 * nm + ne;
+			row->erse = b + 3 * nm + 2 * ne;
 		}
 	}
 	return s;
+}
+
+struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES])
+{
+	return snapshot_alloc(m, nrows, NULL, NULL, NULL);
+}
+
+struct snapshot *snapshot_new_cols(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
+				   const bool *ecols)
+{
+	return snapshot_alloc(m, nrows, mcols, ecols, NULL);
+}
+
+struct snapshot *snapshot_new_like(const struct snapshot *like, const int nrows[SNAP_NSCOPES])
+{
+	return snapshot_alloc(like->model, nrows, NULL, NULL, like);
+}
+
+size_t snapshot_row_bytes(const struct snapshot *s)
+{
+	size_t per = sizeof(double) * (3 * (size_t)s->nmcols + 3 * (size_t)s->necols) + sizeof(struct snap_row);
+	size_t n = 0;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		n += (size_t)s->nrows[sc];
+	return n * per;
 }
 
 void snapshot_free(struct snapshot *s)
@@ -72,6 +121,8 @@ void snapshot_free(struct snapshot *s)
 	}
 	free(s->metric_planned);
 	free(s->event_planned);
+	free(s->mcol);
+	free(s->ecol);
 	free(s->offline);
 	free(s->returning);
 	free(s->notice);

@@ -236,7 +236,7 @@ static double *split_rates(struct tasks *t, const struct snapshot *snap, double 
 		}
 		for (int r = 0; r < snap->nrows[SNAP_SOCKET]; r++) {
 			const struct snap_row *row = &snap->rows[SNAP_SOCKET][r];
-			double w = row->metric[md->split];
+			double w = snap_metric(snap, row, md->split);
 			if (row->socket >= 0 && total[row->socket] > 0)
 				j[row->socket] = w * interval_s / total[row->socket];
 		}

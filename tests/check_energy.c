@@ -383,9 +383,9 @@ START_TEST(stuck_counter_masked)
 	for (int i = 0; i < 3; i++) {
 		struct snapshot *snap = step(s);
 		const struct snap_row *sys = &snap->rows[SNAP_SYSTEM][0];
-		ck_assert(isnan(sys->metric[psys_w]));
-		ck_assert(isnan(sys->event[psys]));
-		ck_assert_double_gt(sys->metric[pkg_w], 1.0);
+		ck_assert(isnan(snap_metric(snap, sys, psys_w)));
+		ck_assert(isnan(snap_event(snap, sys, psys)));
+		ck_assert_double_gt(snap_metric(snap, sys, pkg_w), 1.0);
 		ck_assert_ptr_nonnull(snap->notice);
 		const char *at = strstr(snap->notice, "power/energy-psys counts nothing here");
 		ck_assert_msg(at != NULL, "%s", snap->notice);
@@ -417,9 +417,9 @@ START_TEST(task_watts_add_up)
 		double pkg = 0, procs = 0, groups = 0;
 		ck_assert_int_eq(snap->nrows[SNAP_SOCKET], 2);
 		for (int r = 0; r < 2; r++)
-			pkg += snap->rows[SNAP_SOCKET][r].metric[pw];
+			pkg += snap_metric(snap, &snap->rows[SNAP_SOCKET][r], pw);
 		/* Per CPU there is no such figure: it is a share by task. */
-		ck_assert(isnan(snap->rows[SNAP_CPU][0].metric[tw]));
+		ck_assert(isnan(snap_metric(snap, &snap->rows[SNAP_CPU][0], tw)));
 		ck_assert_int_gt(snap->ntasks, 5);
 		for (int k = 0; k < snap->ntasks; k++) {
 			double w = snap->tasks[k].metric[tw], rse = snap->tasks[k].metric_rse[tw];
@@ -479,7 +479,7 @@ START_TEST(task_watts_vs_truth)
 			seen_nj[j] = nj;
 			total += delta[k];
 		}
-		double pkg = snap->rows[SNAP_SOCKET][0].metric[pw];
+		double pkg = snap_metric(snap, &snap->rows[SNAP_SOCKET][0], pw);
 		for (int r = 0; r < snap->ntasks && r < 10 && i > 0; r++) {
 			const struct snap_task *st = &snap->tasks[r];
 			double d = 0;

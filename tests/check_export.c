@@ -76,14 +76,14 @@ static struct snapshot *make_snap(int k)
 		r->core = r->ccx = c / 2;
 		r->socket = 0;
 		for (int e = 0; e < 2; e++) {
-			r->event[e] = (c + 1) * (e + 1) * k;
-			r->event_cov[e] = 0.5;
+			r->ev[e] = (c + 1) * (e + 1) * k;
+			r->ecov[e] = 0.5;
 		}
 		if (c == 3 && k == 2)
-			r->event[0] = NAN;
-		r->event_rse[0] = c == 0 ? 0.01 : NAN;
-		r->metric[0] = 1.5 + c;
-		r->metric_cov[0] = 0.5;
+			r->ev[0] = NAN;
+		r->erse[0] = c == 0 ? 0.01 : NAN;
+		r->mv[0] = 1.5 + c;
+		r->mcov[0] = 0.5;
 	}
 	for (int x = 0; x < 2; x++) {
 		struct snap_row *cr = &s->rows[SNAP_CORE][x], *xr = &s->rows[SNAP_CCX][x];
@@ -91,11 +91,11 @@ static struct snapshot *make_snap(int k)
 		cr->socket = 0;
 		xr->id = xr->ccx = x;
 		xr->socket = 0;
-		cr->event[0] = 100.0 * k;
-		xr->event[2] = 1000.0 * (x + 1);
-		xr->metric[1] = 0.25 * (x + 1);
-		xr->metric[2] = 80 + x;
-		cr->metric[0] = 2.5;
+		cr->ev[0] = 100.0 * k;
+		xr->ev[2] = 1000.0 * (x + 1);
+		xr->mv[1] = 0.25 * (x + 1);
+		xr->mv[2] = 80 + x;
+		cr->mv[0] = 2.5;
 	}
 	s->rows[SNAP_SOCKET][0].id = 0;
 	s->rows[SNAP_SOCKET][0].socket = 0;

@@ -58,11 +58,11 @@ static struct snapshot *make_snap(uint64_t seq, double t, double iv, unsigned pl
 			struct snap_row *row = &s->rows[sc][r++];
 			row->id = id;
 			if (planned & (1u << M_IPC))
-				row->metric[M_IPC] = (double)seq * 10 + id;
+				row->mv[M_IPC] = (double)seq * 10 + id;
 			if (planned & (1u << M_UTIL))
-				row->metric[M_UTIL] = (double)seq * 10 + id + 0.5;
+				row->mv[M_UTIL] = (double)seq * 10 + id + 0.5;
 			if ((planned & (1u << M_L3)) && sc >= SNAP_CCX)
-				row->metric[M_L3] = (double)seq;
+				row->mv[M_L3] = (double)seq;
 		}
 	}
 	return s;
@@ -203,7 +203,7 @@ START_TEST(test_nan_gaps)
 	add(&h, 2, 2, 1, 1u << M_UTIL, 0);
 	/* Interval 3: planned, but NaN in CPU 5 (its event was not counted). */
 	struct snapshot *s = make_snap(3, 3, 1, ALL, 0);
-	s->rows[SNAP_CPU][5].metric[M_IPC] = NAN;
+	s->rows[SNAP_CPU][5].mv[M_IPC] = NAN;
 	history_add(&h, s);
 	snapshot_free(s);
 	/* A pause of two intervals, then interval 6. */

@@ -25,16 +25,16 @@ static void fill_row(struct snap_row *r, double (*v)[NM + NE], int id, double ip
 		     double cov, double ev)
 {
 	r->id = id; r->cpu = id; r->core = id; r->ccx = 0; r->socket = 0; r->ncpus = 1;
-	r->metric = v[0]; r->metric_cov = v[1]; r->event = v[2]; r->event_cov = v[3];
-	r->metric_rse = v[4]; r->event_rse = v[5];
-	r->metric[0] = ipc; r->metric[1] = hit;
-	r->metric_cov[0] = cov; r->metric_cov[1] = isnan(hit) ? NAN : cov;
-	r->event[0] = ev; r->event_cov[0] = cov;
+	r->mv = v[0]; r->mcov = v[1]; r->ev = v[2]; r->ecov = v[3];
+	r->mrse = v[4]; r->erse = v[5];
+	r->mv[0] = ipc; r->mv[1] = hit;
+	r->mcov[0] = cov; r->mcov[1] = isnan(hit) ? NAN : cov;
+	r->ev[0] = ev; r->ecov[0] = cov;
 	/* Exact where fully covered, 8 % (marked '~': +-15.7 % at 95 %) at
 	 * half; no uncertainty where there is no value. */
 	for (int k = 0; k < NM; k++)
-		r->metric_rse[k] = isnan(r->metric[k]) ? NAN : cov >= 1 ? 0 : 0.08;
-	r->event_rse[0] = cov >= 1 ? 0 : 0.08;
+		r->mrse[k] = isnan(r->mv[k]) ? NAN : cov >= 1 ? 0 : 0.08;
+	r->erse[0] = cov >= 1 ? 0 : 0.08;
 }
 
 static void build(struct fixture *f, bool simulated)
@@ -137,8 +137,8 @@ START_TEST(test_csv)
 	free(t);
 	/* An infinite figure is empty, as the table's '-' and JSON's null:
 	 * never "inf". */
-	f.cpu_rows[0].metric[0] = INFINITY;
-	f.cpu_rows[0].metric[1] = -INFINITY;
+	f.cpu_rows[0].mv[0] = INFINITY;
+	f.cpu_rows[0].mv[1] = -INFINITY;
 	t = render(&f, OUT_CSV, 2);
 	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,,,1000,1,1,1,0,0,0\n") && !strstr(t, "inf"), "%s", t);
 	ck_assert_int_eq(count(t, ",0,\"db-7\",cpu,"), 4);

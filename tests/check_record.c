@@ -55,11 +55,18 @@ static bool same(double a, double b)
 	return (isnan(a) && isnan(b)) || a == b;
 }
 
-static void same_array(const double *a, const double *b, int n, const char *what, int sc, int row)
+/* Every event's figure, coverage and error of row x of a and row y of b. */
+static void same_events(const struct snapshot *a, const struct snap_row *x, const struct snapshot *b,
+			const struct snap_row *y, int sc, int row)
 {
-	for (int i = 0; i < n; i++)
-		ck_assert_msg(same(a[i], b[i]), "%s[%d] of scope %d row %d: live %.17g, replay %.17g",
-			      what, i, sc, row, a[i], b[i]);
+	static const char *const what[] = { "event", "event_cov", "event_rse" };
+	for (int k = 0; k < 3; k++)
+		for (int e = 0; e < a->nevents; e++) {
+			double u = k == 0 ? snap_event(a, x, e) : k == 1 ? snap_event_cov(a, x, e) : snap_event_rse(a, x, e);
+			double v = k == 0 ? snap_event(b, y, e) : k == 1 ? snap_event_cov(b, y, e) : snap_event_rse(b, y, e);
+			ck_assert_msg(same(u, v), "%s[%d] of scope %d row %d: live %.17g, replay %.17g", what[k], e, sc,
+				      row, u, v);
+		}
 }
 
 /* only: compare these metrics alone (NULL: all), and not the wall-clock
@@ -85,16 +92,14 @@ static void same_snapshot(const struct snapshot *a, const struct snapshot *b, co
 			const struct snap_row *x = &a->rows[sc][r], *y = &b->rows[sc][r];
 			ck_assert_int_eq(x->id, y->id);
 			ck_assert_int_eq(x->ncpus, y->ncpus);
-			same_array(x->event, y->event, a->nevents, "event", sc, r);
-			same_array(x->event_cov, y->event_cov, a->nevents, "event_cov", sc, r);
-			same_array(x->event_rse, y->event_rse, a->nevents, "event_rse", sc, r);
+			same_events(a, x, b, y, sc, r);
 			for (int k = 0; k < (only ? nonly : a->nmetrics); k++) {
 				int m = only ? only[k] : k;
-				ck_assert_msg(same(x->metric[m], y->metric[m]) && same(x->metric_cov[m], y->metric_cov[m]) &&
-					      same(x->metric_rse[m], y->metric_rse[m]),
+				ck_assert_msg(same(snap_metric(a, x, m), snap_metric(b, y, m)) && same(snap_metric_cov(a, x, m), snap_metric_cov(b, y, m)) &&
+					      same(snap_metric_rse(a, x, m), snap_metric_rse(b, y, m)),
 					      "metric %d scope %d row %d: live %.17g cov %g rse %g, replay %.17g cov %g rse %g",
-					      m, sc, r, x->metric[m], x->metric_cov[m], x->metric_rse[m],
-					      y->metric[m], y->metric_cov[m], y->metric_rse[m]);
+					      m, sc, r, snap_metric(a, x, m), snap_metric_cov(a, x, m), snap_metric_rse(a, x, m),
+					      snap_metric(b, y, m), snap_metric_cov(b, y, m), snap_metric_rse(b, y, m));
 			}
 		}
 	}
@@ -299,14 +304,14 @@ START_TEST(test_replay_new_metric)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			for (int r = 0; r < s->nrows[sc]; r++) {
 				const struct snap_row *x = &s->rows[sc][r];
-				if (isnan(x->metric[ipc])) {
-					ck_assert(isnan(x->metric[cpi]));
+				if (isnan(snap_metric(s, x, ipc))) {
+					ck_assert(isnan(snap_metric(s, x, cpi)));
 					continue;
 				}
-				ck_assert_double_eq_tol(x->metric[cpi] * x->metric[ipc], 1.0, 1e-12);
-				ck_assert(same(x->metric_cov[cpi], x->metric_cov[ipc]));
-				ck_assert(fabs(x->metric_rse[cpi] - x->metric_rse[ipc]) <= 1e-9 * fabs(x->metric_rse[ipc]) ||
-					  (isnan(x->metric_rse[cpi]) && isnan(x->metric_rse[ipc])));
+				ck_assert_double_eq_tol(snap_metric(s, x, cpi) * snap_metric(s, x, ipc), 1.0, 1e-12);
+				ck_assert(same(snap_metric_cov(s, x, cpi), snap_metric_cov(s, x, ipc)));
+				ck_assert(fabs(snap_metric_rse(s, x, cpi) - snap_metric_rse(s, x, ipc)) <= 1e-9 * fabs(snap_metric_rse(s, x, ipc)) ||
+					  (isnan(snap_metric_rse(s, x, cpi)) && isnan(snap_metric_rse(s, x, ipc))));
 				checked++;
 			}
 		snapshot_free(s);
@@ -318,7 +323,7 @@ START_TEST(test_replay_new_metric)
 	replay_request(rp, 1, &l2, 0, NULL);
 	struct snapshot *s = replay_snapshot(rp, 0, NULL);
 	ck_assert(!s->metric_planned[l2]);
-	ck_assert(isnan(s->rows[SNAP_SYSTEM][0].metric[l2]));
+	ck_assert(isnan(snap_metric(s, &s->rows[SNAP_SYSTEM][0], l2)));
 	ck_assert_ptr_nonnull(replay_why_missing(rp, l2, why, sizeof(why)));
 	ck_assert_msg(strstr(why, "not counted") != NULL, "%s", why);
 	snapshot_free(s);
@@ -785,14 +790,14 @@ START_TEST(test_replay_stuck_energy)
 	run_live(&live, path, ms, n, NULL, 0, NULL, NULL);
 	stuck_event = -1;
 	for (int i = 0; i < NIV; i++)
-		ck_assert(isnan(live.snap[i]->rows[SNAP_SYSTEM][0].metric[pkg_w]));
+		ck_assert(isnan(snap_metric(live.snap[i], &live.snap[i]->rows[SNAP_SYSTEM][0], pkg_w)));
 	ck_assert_ptr_nonnull(strstr(live.snap[0]->notice, "counts nothing here"));
 	replay_matches(path, &live, NULL, 0);
 	struct replay *rp = open_ok(path);
 	char *cause = NULL;
 	struct snapshot *s = replay_snapshot(rp, 4, &cause);
 	ck_assert_msg(s != NULL, "%s", cause);
-	ck_assert(isnan(s->rows[SNAP_SYSTEM][0].metric[pkg_w]));
+	ck_assert(isnan(snap_metric(s, &s->rows[SNAP_SYSTEM][0], pkg_w)));
 	ck_assert_msg(s->notice && strstr(s->notice, "power/energy-pkg counts nothing here"), "%s",
 		      s->notice ? s->notice : "(no notice)");
 	snapshot_free(s);

@@ -55,7 +55,7 @@ static void setup(void)
 	for (int c = 0; c < NCPU; c++) {
 		struct snap_row *r = &u.snap->rows[SNAP_CPU][c];
 		r->id = r->cpu = c;
-		r->metric[ipc] = v[c];
+		r->mv[ipc] = v[c];
 	}
 	ui_build_columns(&u);
 }
@@ -147,7 +147,7 @@ START_TEST(test_cells)
 	double cov;
 	ck_assert_str_eq(draw_cell(&u, &u.cols[col_of(COL_CPU, 0)], r3, buf, sizeof(buf), &level, &cov), "3");
 	ck_assert(isnan(cov));
-	u.snap->rows[SNAP_CPU][3].metric_cov[ipc] = 0.5;
+	u.snap->rows[SNAP_CPU][3].mcov[ipc] = 0.5;
 	const struct ui_col *ic = &u.cols[col_of(COL_METRIC, ipc)];
 	draw_cell(&u, ic, r3, buf, sizeof(buf), &level, &cov);
 	ck_assert_msg(strstr(buf, "2") != NULL, "IPC cell: %s", buf);

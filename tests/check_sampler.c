@@ -145,29 +145,30 @@ static void assert_close(double got, double want, const char *what, int line)
 }
 
 /* Checks every metric of a row against the formulas written out here. */
-static void check_row(const struct snap_row *row, const struct sums *s, int scope, int line)
+static void check_row(const struct snapshot *snap, const struct snap_row *row, const struct sums *sm, int scope,
+		      int line)
 {
-	const double *v = s->v;
-	assert_close(row->metric[met("ipc")], v[INS] / v[CYC], "ipc", line);
-	assert_close(row->metric[met("branch_miss_rate")], v[BRM] / v[BR], "branch_miss_rate", line);
-	assert_close(row->metric[met("l2_miss_rate")], v[L2M] / v[L2A], "l2_miss_rate", line);
-	assert_close(row->metric[met("mpki")], v[BRM] * 1000 / v[INS], "mpki", line);
-	assert_close(row->metric[met("ghz")], v[CYC] / 1e9, "ghz", line);
-	assert_close(row->event[ev[CYC]], v[CYC], "cycles", line);
+	const double *v = sm->v;
+	assert_close(snap_metric(snap, row, met("ipc")), v[INS] / v[CYC], "ipc", line);
+	assert_close(snap_metric(snap, row, met("branch_miss_rate")), v[BRM] / v[BR], "branch_miss_rate", line);
+	assert_close(snap_metric(snap, row, met("l2_miss_rate")), v[L2M] / v[L2A], "l2_miss_rate", line);
+	assert_close(snap_metric(snap, row, met("mpki")), v[BRM] * 1000 / v[INS], "mpki", line);
+	assert_close(snap_metric(snap, row, met("ghz")), v[CYC] / 1e9, "ghz", line);
+	assert_close(snap_event(snap, row, ev[CYC]), v[CYC], "cycles", line);
 	if (scope >= SNAP_CCX) {
-		assert_close(row->metric[met("l3_miss_rate")], v[L3M] / v[L3A], "l3_miss_rate", line);
-		assert_close(row->metric[met("l3_mpki")], v[L3M] * 1000 / v[INS], "l3_mpki", line);
+		assert_close(snap_metric(snap, row, met("l3_miss_rate")), v[L3M] / v[L3A], "l3_miss_rate", line);
+		assert_close(snap_metric(snap, row, met("l3_mpki")), v[L3M] * 1000 / v[INS], "l3_mpki", line);
 	} else {
 		/* Narrower than the metric's scope: not a number, not 0. */
-		ck_assert_msg(isnan(row->metric[met("l3_miss_rate")]), "line %d: l3 at cpu/core", line);
-		ck_assert(isnan(row->event[ev[L3A]]));
+		ck_assert_msg(isnan(snap_metric(snap, row, met("l3_miss_rate"))), "line %d: l3 at cpu/core", line);
+		ck_assert(isnan(snap_event(snap, row, ev[L3A])));
 	}
 	if (scope >= SNAP_SOCKET)
-		assert_close(row->metric[met("mem_bw")], v[CAS] * 64, "mem_bw", line);
+		assert_close(snap_metric(snap, row, met("mem_bw")), v[CAS] * 64, "mem_bw", line);
 	else
-		ck_assert(isnan(row->metric[met("mem_bw")]));
+		ck_assert(isnan(snap_metric(snap, row, met("mem_bw"))));
 	/* Never schedulable: reported, and NaN rather than 0. */
-	ck_assert(isnan(row->metric[met("mem_wide")]));
+	ck_assert(isnan(snap_metric(snap, row, met("mem_wide"))));
 }
 
 static const struct snap_row *find_row(const struct snapshot *s, int scope, int id)
@@ -193,7 +194,7 @@ static void check_all_scopes(const struct snapshot *s)
 		add_cpu(&sm, c);
 		const struct snap_row *row = snapshot_cpu(s, c);
 		ck_assert_ptr_nonnull(row);
-		check_row(row, &sm, SNAP_CPU, __LINE__);
+		check_row(s, row, &sm, SNAP_CPU, __LINE__);
 	}
 	for (int k = 0; k < 4; k++) {
 		/* Core k holds CPUs k and k + 4 (Linux numbering on EPYC). */
@@ -203,7 +204,7 @@ static void check_all_scopes(const struct snapshot *s)
 		const struct snap_row *row = find_row(s, SNAP_CORE, k);
 		ck_assert_ptr_nonnull(row);
 		ck_assert_int_eq(row->ncpus, 2);
-		check_row(row, &sm, SNAP_CORE, __LINE__);
+		check_row(s, row, &sm, SNAP_CORE, __LINE__);
 	}
 	for (int x = 0; x < 2; x++) {
 		struct sums sm = { { 0 } };
@@ -212,7 +213,7 @@ static void check_all_scopes(const struct snapshot *s)
 			add_cpu(&sm, k + 4);
 		}
 		add_ccx(&sm, 2 * x);
-		check_row(find_row(s, SNAP_CCX, x), &sm, SNAP_CCX, __LINE__);
+		check_row(s, find_row(s, SNAP_CCX, x), &sm, SNAP_CCX, __LINE__);
 	}
 	struct sums all = { { 0 } };
 	for (int c = 0; c < NCPU; c++)
@@ -220,8 +221,8 @@ static void check_all_scopes(const struct snapshot *s)
 	add_ccx(&all, 0);
 	add_ccx(&all, 2);
 	add_socket(&all, 0);
-	check_row(&s->rows[SNAP_SOCKET][0], &all, SNAP_SOCKET, __LINE__);
-	check_row(&s->rows[SNAP_SYSTEM][0], &all, SNAP_SYSTEM, __LINE__);
+	check_row(s, &s->rows[SNAP_SOCKET][0], &all, SNAP_SOCKET, __LINE__);
+	check_row(s, &s->rows[SNAP_SYSTEM][0], &all, SNAP_SYSTEM, __LINE__);
 	ck_assert_int_eq(s->rows[SNAP_SYSTEM][0].ncpus, NCPU);
 }
 
@@ -244,8 +245,8 @@ START_TEST(test_ratio_of_sums)
 {
 	struct snapshot *s = step();
 	const struct snap_row *core0 = find_row(s, SNAP_CORE, 0);
-	double ipc = core0->metric[met("ipc")];
-	double mean = (snapshot_cpu(s, 0)->metric[met("ipc")] + snapshot_cpu(s, 4)->metric[met("ipc")]) / 2;
+	double ipc = snap_metric(s, core0, met("ipc"));
+	double mean = (snap_metric(s, snapshot_cpu(s, 0), met("ipc")) + snap_metric(s, snapshot_cpu(s, 4), met("ipc"))) / 2;
 	assert_close(mean, 2.0, "mean of cpu ipc", __LINE__);
 	assert_close(ipc, 3.3e9 / 1.3e9, "core ipc", __LINE__);
 	ck_assert(fabs(ipc - mean) > 0.5);
@@ -259,21 +260,21 @@ START_TEST(test_coverage_is_schedule_share)
 	const struct snap_row *row = snapshot_cpu(s, 3);
 	/* Four core groups: an event in one group runs a quarter of the time;
 	 * branch_misses and instructions are in two groups each. */
-	ck_assert(fabs(row->event_cov[ev[CYC]] - 0.25) < 1e-6);
-	ck_assert(fabs(row->event_cov[ev[BR]] - 0.25) < 1e-6);
-	ck_assert(fabs(row->event_cov[ev[BRM]] - 0.5) < 1e-6);
-	ck_assert(fabs(row->event_cov[ev[INS]] - 0.5) < 1e-6);
-	ck_assert(fabs(row->metric_cov[met("ipc")] - 0.25) < 1e-6);
+	ck_assert(fabs(snap_event_cov(s, row, ev[CYC]) - 0.25) < 1e-6);
+	ck_assert(fabs(snap_event_cov(s, row, ev[BR]) - 0.25) < 1e-6);
+	ck_assert(fabs(snap_event_cov(s, row, ev[BRM]) - 0.5) < 1e-6);
+	ck_assert(fabs(snap_event_cov(s, row, ev[INS]) - 0.5) < 1e-6);
+	ck_assert(fabs(snap_metric_cov(s, row, met("ipc")) - 0.25) < 1e-6);
 	/* mpki's two events share one group only: it is computed in that
 	 * group's windows, so its coverage is that group's quarter, not the
 	 * half that each of its events has on its own. */
-	ck_assert(fabs(row->metric_cov[met("mpki")] - 0.25) < 1e-6);
+	ck_assert(fabs(snap_metric_cov(s, row, met("mpki")) - 0.25) < 1e-6);
 	/* The L3 and UMC have a single group: counted all the time. */
 	const struct snap_row *x = find_row(s, SNAP_CCX, 1);
-	ck_assert(fabs(x->event_cov[ev[L3M]] - 1.0) < 1e-6);
-	ck_assert(fabs(x->metric_cov[met("l3_miss_rate")] - 1.0) < 1e-6);
-	ck_assert(fabs(x->metric_cov[met("l3_mpki")] - 0.5) < 1e-6);
-	ck_assert(fabs(s->rows[SNAP_SOCKET][0].event_cov[ev[CAS]] - 1.0) < 1e-6);
+	ck_assert(fabs(snap_event_cov(s, x, ev[L3M]) - 1.0) < 1e-6);
+	ck_assert(fabs(snap_metric_cov(s, x, met("l3_miss_rate")) - 1.0) < 1e-6);
+	ck_assert(fabs(snap_metric_cov(s, x, met("l3_mpki")) - 0.5) < 1e-6);
+	ck_assert(fabs(snap_event_cov(s, &s->rows[SNAP_SOCKET][0], ev[CAS]) - 1.0) < 1e-6);
 	snapshot_free(s);
 }
 END_TEST
@@ -292,24 +293,24 @@ START_TEST(test_exact_only_when_counted_throughout)
 		for (int r = 0; r < s->nrows[sc]; r++) {
 			const struct snap_row *row = &s->rows[sc][r];
 			for (int e = 0; e < model->nevents; e++) {
-				if (isnan(row->event[e]))
+				if (isnan(snap_event(s, row, e)))
 					continue;
 				checked++;
-				if (row->event_cov[e] >= UNC_FULLY_COVERED)
-					ck_assert_msg(row->event_rse[e] == 0, "%s scope %d row %d: rse %g",
-						      model->events[e].name, sc, r, row->event_rse[e]);
+				if (snap_event_cov(s, row, e) >= UNC_FULLY_COVERED)
+					ck_assert_msg(snap_event_rse(s, row, e) == 0, "%s scope %d row %d: rse %g",
+						      model->events[e].name, sc, r, snap_event_rse(s, row, e));
 				else
-					ck_assert_msg(row->event_rse[e] != 0, "%s scope %d row %d: coverage %g, rse 0",
-						      model->events[e].name, sc, r, row->event_cov[e]);
+					ck_assert_msg(snap_event_rse(s, row, e) != 0, "%s scope %d row %d: coverage %g, rse 0",
+						      model->events[e].name, sc, r, snap_event_cov(s, row, e));
 			}
 			for (int i = 0; i < model->nmetrics; i++)
-				if (!isnan(row->metric[i]) && row->metric_rse[i] == 0)
-					ck_assert_msg(row->metric_cov[i] >= UNC_FULLY_COVERED,
+				if (!isnan(snap_metric(s, row, i)) && snap_metric_rse(s, row, i) == 0)
+					ck_assert_msg(snap_metric_cov(s, row, i) >= UNC_FULLY_COVERED,
 						      "%s scope %d row %d: coverage %g, rse 0", model->metrics[i].name,
-						      sc, r, row->metric_cov[i]);
+						      sc, r, snap_metric_cov(s, row, i));
 		}
 	ck_assert_int_gt(checked, 50);
-	ck_assert(snapshot_cpu(s, 3)->event_cov[ev[CYC]] < 0.5);
+	ck_assert(snap_event_cov(s, snapshot_cpu(s, 3), ev[CYC]) < 0.5);
 	snapshot_free(s);
 }
 END_TEST
@@ -326,8 +327,8 @@ START_TEST(test_unschedulable_reported)
 	ck_assert(!s->metric_planned[met("mem_wide")]);
 	ck_assert(s->metric_planned[met("mem_bw")]);
 	ck_assert(!s->event_planned[ev[WIDE]]);
-	ck_assert(isnan(s->rows[SNAP_SYSTEM][0].metric[met("mem_wide")]));
-	ck_assert(isnan(s->rows[SNAP_SYSTEM][0].event[ev[WIDE]]));
+	ck_assert(isnan(snap_metric(s, &s->rows[SNAP_SYSTEM][0], met("mem_wide"))));
+	ck_assert(isnan(snap_event(s, &s->rows[SNAP_SYSTEM][0], ev[WIDE])));
 	ck_assert_ptr_nonnull(s->notice);
 	snapshot_free(s);
 }
@@ -349,10 +350,10 @@ START_TEST(test_cpu_offline)
 	const struct snap_row *core1 = find_row(s, SNAP_CORE, 1);
 	ck_assert_ptr_nonnull(core1);
 	ck_assert_int_eq(core1->ncpus, 1);
-	check_row(core1, &sm, SNAP_CORE, __LINE__);
+	check_row(s, core1, &sm, SNAP_CORE, __LINE__);
 	struct sums s6 = { { 0 } };
 	add_cpu(&s6, 6);
-	check_row(snapshot_cpu(s, 6), &s6, SNAP_CPU, __LINE__);
+	check_row(s, snapshot_cpu(s, 6), &s6, SNAP_CPU, __LINE__);
 	snapshot_free(s);
 	/* Still away: still listed, so that no CPU is ever missing from both
 	 * the rows and the offline list. */
@@ -377,7 +378,7 @@ START_TEST(test_uncore_reader_offline)
 	ck_assert_ptr_null(snapshot_cpu(s, 2));
 	const struct snap_row *x = find_row(s, SNAP_CCX, 1);
 	ck_assert_ptr_nonnull(x);
-	assert_close(x->event[ev[L3A]], rate[3][L3A], "l3_access read on cpu 3", __LINE__);
+	assert_close(snap_event(s, x, ev[L3A]), rate[3][L3A], "l3_access read on cpu 3", __LINE__);
 	snapshot_free(s);
 }
 END_TEST
@@ -395,12 +396,12 @@ START_TEST(test_replan)
 	ck_assert_int_eq(p->nmetrics, 1);
 	ck_assert(s->metric_planned[met("ipc")]);
 	ck_assert(!s->metric_planned[met("mpki")]);
-	ck_assert(isnan(snapshot_cpu(s, 0)->metric[met("mpki")]));
+	ck_assert(isnan(snap_metric(s, snapshot_cpu(s, 0), met("mpki"))));
 	const struct snap_row *row = snapshot_cpu(s, 1);
-	assert_close(row->metric[met("ipc")], rate[1][INS] / rate[1][CYC], "ipc", __LINE__);
-	assert_close(row->event[ev[L2M]], rate[1][L2M], "l2_miss", __LINE__);
-	ck_assert(fabs(row->event_cov[ev[L2M]] - 0.5) < 1e-6);
-	ck_assert(fabs(row->metric_cov[met("ipc")] - 0.5) < 1e-6);
+	assert_close(snap_metric(s, row, met("ipc")), rate[1][INS] / rate[1][CYC], "ipc", __LINE__);
+	assert_close(snap_event(s, row, ev[L2M]), rate[1][L2M], "l2_miss", __LINE__);
+	ck_assert(fabs(snap_event_cov(s, row, ev[L2M]) - 0.5) < 1e-6);
+	ck_assert(fabs(snap_metric_cov(s, row, met("ipc")) - 0.5) < 1e-6);
 	/* Nothing on the UMC now, so no complaint about it either. */
 	ck_assert(sampler_notice(smp) == NULL || !strstr(sampler_notice(smp), "umc_wide"));
 	snapshot_free(s);
@@ -424,9 +425,9 @@ START_TEST(test_failed_replan_said)
 		ck_assert_int_eq(s->nrows[SNAP_CPU], NCPU);
 		for (int i = 0; i < model->nmetrics; i++) {
 			ck_assert(!s->metric_planned[i]);
-			ck_assert(isnan(s->rows[SNAP_SYSTEM][0].metric[i]));
+			ck_assert(isnan(snap_metric(s, &s->rows[SNAP_SYSTEM][0], i)));
 		}
-		ck_assert(isnan(snapshot_cpu(s, 1)->event[ev[CYC]]));
+		ck_assert(isnan(snap_event(s, snapshot_cpu(s, 1), ev[CYC])));
 		ck_assert(fabs(s->interval_s - 1.0) < 1e-9);
 		snapshot_free(s);
 	}
@@ -434,7 +435,7 @@ START_TEST(test_failed_replan_said)
 	sampler_request(smp, 1, good, 0, NULL);
 	struct snapshot *s = step();
 	ck_assert(s->notice == NULL || !strstr(s->notice, "cannot be planned"));
-	assert_close(snapshot_cpu(s, 1)->metric[met("ipc")], rate[1][INS] / rate[1][CYC], "ipc", __LINE__);
+	assert_close(snap_metric(s, snapshot_cpu(s, 1), met("ipc")), rate[1][INS] / rate[1][CYC], "ipc", __LINE__);
 	snapshot_free(s);
 }
 END_TEST
@@ -463,8 +464,8 @@ START_TEST(test_interval_change)
 	struct snapshot *s = step();
 	ck_assert(fabs(s->interval_s - 0.5) < 1e-9);
 	/* Rates are per second, so scaled counts halve and ratios stay. */
-	assert_close(snapshot_cpu(s, 0)->event[ev[CYC]], rate[0][CYC] * 0.5, "cycles", __LINE__);
-	assert_close(snapshot_cpu(s, 0)->metric[met("ghz")], rate[0][CYC] / 1e9, "ghz", __LINE__);
+	assert_close(snap_event(s, snapshot_cpu(s, 0), ev[CYC]), rate[0][CYC] * 0.5, "cycles", __LINE__);
+	assert_close(snap_metric(s, snapshot_cpu(s, 0), met("ghz")), rate[0][CYC] / 1e9, "ghz", __LINE__);
 	snapshot_free(s);
 }
 END_TEST
@@ -496,7 +497,7 @@ START_TEST(test_rotation_backs_off)
 	for (int i = 0; i < 9; i++) {
 		s = step();
 		ck_assert_msg(fabs(s->rotate_ms - want) < 1e-9, "step %d: %g ms, want %g", i, s->rotate_ms, want);
-		assert_close(snapshot_cpu(s, 0)->event_cov[ev[CYC]],
+		assert_close(snap_event_cov(s, snapshot_cpu(s, 0), ev[CYC]),
 			     1.0 / sched_groups_for_pmu(sampler_plan(smp), model->events[ev[CYC]].pmu),
 			     "coverage", __LINE__);
 		if (want * 2 <= 1000)
@@ -609,20 +610,20 @@ START_TEST(test_kernel_mode)
 			const int evs[] = { ev[CYC], ev[INS], ev[BR], ev[BRM], ev[L2A], ev[L2M] };
 			for (size_t k = 0; k < ARRAY_SIZE(evs); k++) {
 				double want = seen_coverage(c, evs[k]);
-				ck_assert_msg(fabs(row->event_cov[evs[k]] - want) < 1e-9,
+				ck_assert_msg(fabs(snap_event_cov(s, row, evs[k]) - want) < 1e-9,
 					      "cpu %d event %zu: coverage %g, time_running says %g", c, k,
-					      row->event_cov[evs[k]], want);
+					      snap_event_cov(s, row, evs[k]), want);
 			}
 			/* Each core group fills both counters, so the kernel runs
 			 * one at a time, a quarter of the interval within a tick
 			 * (branch_misses and instructions are in two groups). */
-			ck_assert(fabs(row->event_cov[ev[CYC]] - 0.25) <= 0.004 + 1e-9);
-			ck_assert(fabs(row->event_cov[ev[BRM]] - 0.5) <= 0.008 + 1e-9);
-			if (fabs(row->event_cov[ev[CYC]] - 0.25) > 1e-6)
+			ck_assert(fabs(snap_event_cov(s, row, ev[CYC]) - 0.25) <= 0.004 + 1e-9);
+			ck_assert(fabs(snap_event_cov(s, row, ev[BRM]) - 0.5) <= 0.008 + 1e-9);
+			if (fabs(snap_event_cov(s, row, ev[CYC]) - 0.25) > 1e-6)
 				uneven = true;
 		}
-		ck_assert(fabs(find_row(s, SNAP_CCX, 1)->event_cov[ev[L3M]] - 1.0) < 1e-9);
-		ck_assert(fabs(s->rows[SNAP_SOCKET][0].event_cov[ev[CAS]] - 1.0) < 1e-9);
+		ck_assert(fabs(snap_event_cov(s, find_row(s, SNAP_CCX, 1), ev[L3M]) - 1.0) < 1e-9);
+		ck_assert(fabs(snap_event_cov(s, &s->rows[SNAP_SOCKET][0], ev[CAS]) - 1.0) < 1e-9);
 		for (int i = 0; i < nseen; i++)
 			seen[i].prev = seen[i].running;
 		snapshot_free(s);
@@ -813,7 +814,7 @@ START_TEST(test_thread_mode)
 	ck_assert_int_eq(sampler_start(smp, &ring, &cause), 0);
 	struct snapshot *got = wait_snapshot(&ring, 5.0);
 	ck_assert_ptr_nonnull(got);
-	assert_close(snapshot_cpu(got, 2)->metric[met("ipc")], rate[2][INS] / rate[2][CYC], "ipc", __LINE__);
+	assert_close(snap_metric(got, snapshot_cpu(got, 2), met("ipc")), rate[2][INS] / rate[2][CYC], "ipc", __LINE__);
 	snapshot_free(got);
 	/* A re-plan requested from this thread is applied by the sampler's. */
 	int only[] = { met("l2_miss_rate") };
@@ -831,6 +832,12 @@ START_TEST(test_thread_mode)
 	}
 	ck_assert_ptr_nonnull(got);
 	ck_assert(got->metric_planned[met("l2_miss_rate")]);
+	/* Its rows hold the new plan's figures alone: one metric, and the
+	 * events it needs (the old plan's read NaN, not stale columns). */
+	ck_assert_int_eq(got->nmcols, 1);
+	ck_assert_int_lt(got->necols, model->nevents);
+	ck_assert(!isnan(snap_metric(got, &got->rows[SNAP_SYSTEM][0], met("l2_miss_rate"))));
+	ck_assert(isnan(snap_metric(got, &got->rows[SNAP_SYSTEM][0], met("ipc"))));
 	snapshot_free(got);
 	sampler_pause(smp, true);
 	sampler_pause(smp, false);

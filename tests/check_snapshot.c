@@ -33,13 +33,13 @@ START_TEST(test_new_nan)
 			const struct snap_row *row = &s->rows[sc][r];
 			ck_assert_int_eq(row->cpu, -1);
 			for (int i = 0; i < 3; i++) {
-				ck_assert(isnan(row->metric[i]));
-				ck_assert(isnan(row->metric_cov[i]));
+				ck_assert(isnan(row->mv[i]));
+				ck_assert(isnan(row->mcov[i]));
 				ck_assert(!s->metric_planned[i]);
 			}
 			for (int i = 0; i < 5; i++) {
-				ck_assert(isnan(row->event[i]));
-				ck_assert(isnan(row->event_cov[i]));
+				ck_assert(isnan(row->ev[i]));
+				ck_assert(isnan(row->ecov[i]));
 			}
 		}
 	}
@@ -49,6 +49,52 @@ START_TEST(test_new_nan)
 	ck_assert_ptr_null(snapshot_cpu(s, 3));
 	snapshot_free(s);
 	snapshot_free(NULL);
+}
+END_TEST
+
+/* Columns only for what is marked: the rows are that much smaller, each
+ * figure lands in its own column, and what has none reads NaN (never a
+ * neighbour's figure); a copy made like it keeps the same columns. */
+START_TEST(test_columns)
+{
+	int nrows[SNAP_NSCOPES] = { 4, 2, 1, 1, 1 };
+	const bool mcols[3] = { false, true, false }, ecols[5] = { true, false, false, true, false };
+	struct snapshot *full = snapshot_new(&fake_model, nrows);
+	struct snapshot *s = snapshot_new_cols(&fake_model, nrows, mcols, ecols);
+	ck_assert_int_eq(s->nmcols, 1);
+	ck_assert_int_eq(s->necols, 2);
+	ck_assert_int_eq(snap_mcol(s, 0), -1);
+	ck_assert_int_eq(snap_mcol(s, 1), 0);
+	ck_assert_int_eq(snap_ecol(s, 3), 1);
+	ck_assert_int_eq(snap_ecol(s, 5), -1);
+	ck_assert_int_eq(snap_mcol(s, -1), -1);
+	ck_assert_uint_lt(snapshot_row_bytes(s), snapshot_row_bytes(full));
+	for (int r = 0; r < 4; r++) {
+		struct snap_row *row = &s->rows[SNAP_CPU][r];
+		row->mv[snap_mcol(s, 1)] = 10 + r;
+		row->mcov[snap_mcol(s, 1)] = 0.5;
+		row->ev[snap_ecol(s, 0)] = 100 + r;
+		row->erse[snap_ecol(s, 3)] = 0.01 * r;
+	}
+	const struct snap_row *row = &s->rows[SNAP_CPU][2];
+	ck_assert(snap_metric(s, row, 1) == 12);
+	ck_assert(snap_metric_cov(s, row, 1) == 0.5);
+	ck_assert(isnan(snap_metric(s, row, 0)) && isnan(snap_metric(s, row, 2)) && isnan(snap_metric(s, row, 3)));
+	ck_assert(isnan(snap_metric_rse(s, row, 1)));
+	ck_assert(snap_event(s, row, 0) == 102);
+	ck_assert(snap_event_rse(s, row, 3) == 0.02);
+	for (int e = 0; e < 5; e++)
+		if (e != 0)
+			ck_assert(isnan(snap_event(s, row, e)));
+	int one[SNAP_NSCOPES] = { 0, 0, 0, 0, 1 };
+	struct snapshot *c = snapshot_new_like(s, one);
+	ck_assert_int_eq(c->nmcols, 1);
+	ck_assert_int_eq(c->necols, 2);
+	ck_assert_int_eq(snap_ecol(c, 3), 1);
+	ck_assert_int_eq(c->nrows[SNAP_CPU], 0);
+	snapshot_free(c);
+	snapshot_free(s);
+	snapshot_free(full);
 }
 END_TEST
 
@@ -127,6 +173,7 @@ static Suite *snapshot_suite(void)
 	Suite *s = suite_create("snapshot");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_new_nan);
+	tcase_add_test(tc, test_columns);
 	tcase_add_test(tc, test_ring_single);
 	tcase_add_test(tc, test_ring_threads);
 	suite_add_tcase(s, tc);

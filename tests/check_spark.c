@@ -177,10 +177,10 @@ static struct snapshot *snap(void)
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		for (int r = 0; r < nrows[sc]; r++) {
 			s->rows[sc][r].id = r;
-			s->rows[sc][r].metric[0] = sc == SNAP_CPU && r == 1 ? NAN : 1.5;
-			s->rows[sc][r].metric[4] = 50;
+			s->rows[sc][r].mv[0] = sc == SNAP_CPU && r == 1 ? NAN : 1.5;
+			s->rows[sc][r].mv[4] = 50;
 			if (sc >= SNAP_CCX)
-				s->rows[sc][r].metric[1] = 0.5;
+				s->rows[sc][r].mv[1] = 0.5;
 		}
 	return s;
 }

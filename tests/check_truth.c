@@ -580,20 +580,21 @@ static void judge_biased(double est, double rse, double f, double truth, double 
 
 /* The trees of shares add up in every row: the parts of the whole to 1,
  * the parts of a metric to it, wherever all of them have a figure. */
-static void check_trees(const struct harness *h, const struct snap_row *row, int sc, int r)
+static void check_trees(const struct harness *h, const struct snapshot *snap, const struct snap_row *row, int sc,
+			int r)
 {
 	const struct model *m = h->m;
 	for (int p = METRIC_PARENT_WHOLE; p < m->nmetrics; p++) {
 		if (p == -1)
 			continue;
-		double target = p == METRIC_PARENT_WHOLE ? 1 : row->metric[p], sum = 0;
+		double target = p == METRIC_PARENT_WHOLE ? 1 : snap_metric(snap, row, p), sum = 0;
 		int n = 0;
 		bool all = isfinite(target);
 		for (int j = 0; j < m->nmetrics && all; j++) {
 			if (m->metrics[j].parent != p)
 				continue;
-			all = isfinite(row->metric[j]);
-			sum += row->metric[j];
+			all = isfinite(snap_metric(snap, row, j));
+			sum += snap_metric(snap, row, j);
 			n++;
 		}
 		if (!all || n == 0)
@@ -611,7 +612,8 @@ static void check_trees(const struct harness *h, const struct snap_row *row, int
 /* A power figure against the physical truth ph[PHYS_N] of its row: the
  * watts exactly (to the 2^-32 J rounding of the counts), instructions per
  * joule within its stated uncertainty (judge). */
-static void check_energy(const struct metric_def *md, double est, const struct snap_row *row, int mi,
+static void check_energy(const struct snapshot *snap, const struct metric_def *md, double est,
+			 const struct snap_row *row, int mi,
 			 double T, const double *ph, const char *what)
 {
 	static const struct { const char *metric; int phys; } watts[] = {
@@ -635,9 +637,9 @@ static void check_energy(const struct metric_def *md, double est, const struct s
 		double truth = ph[PHYS_INSN] / (ph[PHYS_PKG_NJ] * 1e-9);
 		tot.ipj_checked++;
 		tot.ipj_err_sum += fabs(est - truth) / truth;
-		double rse = row->metric_rse[mi];
+		double rse = snap_metric_rse(snap, row, mi);
 		tot.ipj_covered += rse == 0 ? fabs(est - truth) <= 1e-3 * truth : fabs(est - truth) <= 1.96 * rse * est;
-		judge(est, row->metric_rse[mi], row->metric_cov[mi], truth, what, NULL);
+		judge(est, snap_metric_rse(snap, row, mi), snap_metric_cov(snap, row, mi), truth, what, NULL);
 	}
 }
 
@@ -722,7 +724,7 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 			for (int i = 0; i < h->plan->nmetrics; i++) {
 				int mi = h->plan->metrics[i];
 				const struct metric_def *md = &m->metrics[mi];
-				double est = row->metric[mi];
+				double est = snap_metric(snap, row, mi);
 				if (isnan(est))
 					continue;
 				char what[160];
@@ -745,7 +747,7 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 					}
 				}
 				if (power_pmu >= 0)
-					check_energy(md, est, row, mi, T, &h->power[sc][(size_t)r * PHYS_N], what);
+					check_energy(snap, md, est, row, mi, T, &h->power[sc][(size_t)r * PHYS_N], what);
 				if (strstr(md->name, "bus_util")) {
 					tot.share_checked++;
 					if (est > 1 + 1e-9) {
@@ -760,7 +762,7 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 				 * windows: the trees are checked as trees below. */
 				/* A figure set to a bound it crossed (derive_bounds.c)
 				 * is not its formula on its windows either. */
-				bool clamped = isnan(row->metric_rse[mi]) &&
+				bool clamped = isnan(snap_metric_rse(snap, row, mi)) &&
 					       (est == md->lo || est == md->hi || (md->hi_ghz && est == h->ghz_max));
 				int nw = md->parent == -1 && !clamped ? window_set(h, md, wset) : 0;
 				if (nw > 0 && enough_counts(md, tev) && !filtered) {
@@ -815,18 +817,18 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 					}
 				}
 				if (!filtered && enough_counts(md, tev))
-					judge(est, row->metric_rse[mi], row->metric_cov[mi], true_metric(m, mi, tev, T, sc),
+					judge(est, snap_metric_rse(snap, row, mi), snap_metric_cov(snap, row, mi), true_metric(m, mi, tev, T, sc),
 					      what, pm_find(m->name, md->name));
 				if (h->phys[mi] && !filtered && enough_counts(md, tev)) {
 					struct phys_ctx pc = { &h->qrow[sc][(size_t)r * (size_t)m->npmus * WQ_COUNT],
 							       h->phys_pmu[mi], m->npmus, T };
 					double phys = expr_eval(h->phys[mi], phys_value, &pc);
 					if (!isnan(h->phys_tol[mi])) {
-						judge_biased(est, row->metric_rse[mi], true_metric(m, mi, tev, T, sc), phys,
+						judge_biased(est, snap_metric_rse(snap, row, mi), true_metric(m, mi, tev, T, sc), phys,
 							     h->phys_tol[mi], what, pm_find(m->name, md->name));
 						continue;
 					}
-					judge_phys(est, row->metric_rse[mi], phys, what, pm_find(m->name, md->name));
+					judge_phys(est, snap_metric_rse(snap, row, mi), phys, what, pm_find(m->name, md->name));
 					double f = true_metric(m, mi, tev, T, sc);
 					if (isfinite(f) && isfinite(phys) && phys != 0) {
 						tot.formula_checked++;
@@ -841,14 +843,14 @@ static void check_interval(struct harness *h, const struct snapshot *snap, bool 
 					}
 				}
 			}
-			check_trees(h, row, sc, r);
+			check_trees(h, snap, row, sc, r);
 			for (int e = 0; e < m->nevents && !filtered; e++) {
 				if (!snap->event_planned[e] || !(fabs(tev[e]) >= MIN_TRUE_COUNT))
 					continue;
 				char what[160];
 				snprintf(what, sizeof(what), "%s scope %d row %d", m->events[e].name, sc, r);
 				/* Per second on the screen, per interval here. */
-				judge(row->event[e], row->event_rse[e], row->event_cov[e], tev[e], what, NULL);
+				judge(snap_event(snap, row, e), snap_event_rse(snap, row, e), snap_event_cov(snap, row, e), tev[e], what, NULL);
 			}
 		}
 	}
@@ -1372,7 +1374,7 @@ START_TEST(test_cpu_filter_scope)
 				int ra = row_of(sa, sc, rb->cpu, rb->core, rb->ccx, rb->socket);
 				ck_assert_int_ge(ra, 0);
 				for (int i = 0; i < a.m->nmetrics; i++) {
-					double vb = rb->metric[i], va = sa->rows[sc][ra].metric[i];
+					double vb = snap_metric(sb, rb, i), va = snap_metric(sa, &sa->rows[sc][ra], i);
 					if (isnan(vb)) {
 						dashed += !isnan(va);
 						continue;

@@ -16,12 +16,11 @@
 static double event_rate(struct ui *u, const struct snap_row *r, int e, double *cov)
 {
 	*cov = NAN;
-	if (!r || !u->snap || !r->event || e < 0 || e >= u->snap->nevents)
+	if (!r || !u->snap || e < 0 || e >= u->snap->nevents)
 		return NAN;
-	if (r->event_cov)
-		*cov = r->event_cov[e];
+	*cov = snap_event_cov(u->snap, r, e);
 	double iv = u->snap->interval_s > 0 ? u->snap->interval_s : NAN;
-	return r->event[e] / iv;
+	return snap_event(u->snap, r, e) / iv;
 }
 
 /* Cells: each writes buf (len bytes) and returns it; *level and *cov are
@@ -154,7 +153,7 @@ static const char *cell_event(CELL_ARGS)
 	(void)level;
 	double cov;
 	double v = event_rate(u, row->r, c->idx, &cov);
-	double rse = row->r && row->r->event_rse ? row->r->event_rse[c->idx] : NAN;
+	double rse = row->r && u->snap ? snap_event_rse(u->snap, row->r, c->idx) : NAN;
 	if (!isnan(v))
 		*cov_out = cov;
 	return fmt_value(buf, len, v, rse, u->nav.show_err, NULL, "/s");
@@ -204,8 +203,8 @@ static double key_here(KEY_ARGS)
 
 static double key_event(KEY_ARGS)
 {
-	if (row->r && row->r->event && u->snap && c->idx < u->snap->nevents)
-		return row->r->event[c->idx];
+	if (row->r && u->snap)
+		return snap_event(u->snap, row->r, c->idx);
 	return NAN;
 }
 

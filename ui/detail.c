@@ -122,7 +122,7 @@ const char *detail_missing_reason(const struct model *m, const struct snapshot *
 	const struct snap_row *r = snapshot_row(s, sc, id);
 	if (!r)
 		return "this row has no figures (offline, or left out by -C)";
-	if (isnan(r->metric[metric]))
+	if (isnan(snap_metric(s, r, metric)))
 		return "no value this interval (an event not counted, or a divisor of 0)";
 	return NULL;
 }

@@ -54,12 +54,12 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 		*cov = NAN;
 	if (rse)
 		*rse = NAN;
-	if (!r || !u->snap || metric < 0 || metric >= u->snap->nmetrics || !r->metric)
+	if (!r || !u->snap || metric < 0 || metric >= u->snap->nmetrics)
 		return NAN;
-	double v = r->metric[metric];
-	if (cov && r->metric_cov)
-		*cov = r->metric_cov[metric];
-	if (rse && r->metric_rse)
-		*rse = r->metric_rse[metric];
+	double v = snap_metric(u->snap, r, metric);
+	if (cov)
+		*cov = snap_metric_cov(u->snap, r, metric);
+	if (rse)
+		*rse = snap_metric_rse(u->snap, r, metric);
 	return v;
 }

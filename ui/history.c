@@ -125,7 +125,7 @@ static struct history_shape *shape_get(struct history *h, const struct snapshot 
 static bool scope_has_value(const struct snapshot *s, int sc, int metric)
 {
 	for (int r = 0; r < s->nrows[sc]; r++)
-		if (!isnan(s->rows[sc][r].metric[metric]))
+		if (!isnan(snap_metric(s, &s->rows[sc][r], metric)))
 			return true;
 	return false;
 }
@@ -168,7 +168,7 @@ static struct history_entry *entry_new(const struct snapshot *s, size_t *bytes_o
 			if (!(mask[m] & (1u << sc)))
 				continue;
 			for (int r = 0; r < s->nrows[sc]; r++)
-				e->v[k++] = (float)s->rows[sc][r].metric[m];
+				e->v[k++] = (float)snap_metric(s, &s->rows[sc][r], m);
 		}
 	}
 	free(mask);

@@ -2,8 +2,9 @@
  * its sparklines and the detail pane. No curses here, so that tests can
  * drive it with hand-made snapshots.
  *
- * Whole snapshots are not kept (one of 384 CPUs is megabytes: every
- * event's count, coverage and uncertainty for every row). Each interval
+ * Whole snapshots are not kept (one of 1024 CPUs is 1.4 MiB with the
+ * default view's figures, 6 MiB with every metric's: each planned event's
+ * count, coverage and uncertainty for every row as well). Each interval
  * keeps only the values of the metrics planned in it, as floats, for the
  * scopes where the metric has a value at all (an L3 metric has none in CPU
  * rows), next to a table of the rows' ids that consecutive intervals share.
