@@ -1,0 +1,54 @@
+/* arena.c: one block of memory handed out in pieces for one round of
+ * work and taken back whole (arena.h), so that a steady loop allocates
+ * nothing once its first rounds have sized the block. */
+#include "config.h"
+#include "arena.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void *arena_get(struct arena *a, size_t n, bool zero)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!n)
+		n = 16;
+	a->asked += n;
+	void *p;
+	if (a->used + n <= a->cap) {
+		p = a->base + a->used;
+		a->used += n;
+	} else {
+		p = xmalloc(n);
+		a->spill = xrealloc(a->spill, sizeof(void *) * ((size_t)a->nspill + 1));
+		a->spill[a->nspill++] = p;
+	}
+	if (zero)
+		memset(p, 0, n);
+	return p;
+}
+
+/* The interval is done: everything from the arena is given back. */
+void arena_reset(struct arena *a)
+{
+	for (int i = 0; i < a->nspill; i++)
+		free(a->spill[i]);
+	free(a->spill);
+	a->spill = NULL;
+	a->nspill = 0;
+	if (a->asked > a->cap) {
+		free(a->base);
+		a->base = xmalloc(a->asked);
+		a->cap = a->asked;
+	}
+	a->used = a->asked = 0;
+}
+
+void arena_free(struct arena *a)
+{
+	for (int i = 0; i < a->nspill; i++)
+		free(a->spill[i]);
+	free(a->spill);
+	free(a->base);
+	memset(a, 0, sizeof(*a));
+}

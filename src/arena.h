@@ -1,0 +1,29 @@
+/* arena.h: buffers that live for one round of work (one interval's
+ * derivation), carved from one block kept across rounds. */
+#ifndef PMCTOP_ARENA_H
+#define PMCTOP_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Buffers for one interval, from one block kept across intervals: the
+ * block grows to the most that an interval asked for, so that once the
+ * first intervals have run, deriving allocates little besides the
+ * snapshot itself (at 1024 CPUs the buffers were some forty allocations
+ * an interval). What does not fit this time is allocated apart and freed
+ * at the end of the interval. */
+struct arena {
+	char *base;
+	size_t cap, used, asked;
+	int nspill;
+	void **spill;
+};
+
+/* n bytes (zeroed when zero) that last until arena_reset. */
+void *arena_get(struct arena *a, size_t n, bool zero);
+/* The round is done: everything given out is taken back, and the block
+ * grows to what the round asked for. */
+void arena_reset(struct arena *a);
+void arena_free(struct arena *a);
+
+#endif

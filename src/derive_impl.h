@@ -1,0 +1,62 @@
+/* derive_impl.h: what derive.c's steps and derive_rows.c share: the
+ * work of one interval (struct derive_work) and the row maps. */
+#ifndef PMCTOP_DERIVE_IMPL_H
+#define PMCTOP_DERIVE_IMPL_H
+
+#include "arena.h"
+#include "derive.h"
+#include "derive_window.h"
+#include "snapshot.h"
+
+struct row_maps {
+	int *cpu_row;     /* [max_cpu] */
+	int *core_row;    /* [ncores] */
+	int *ccx_row;     /* [nccx] */
+	int *sock_row;    /* [nsockets] */
+};
+
+/* One row's event figures indexed by model event, as formulas name them
+ * (the snapshot's rows hold only their columns): NaN where the row has
+ * none. */
+struct wide_row {
+	double *event, *event_cov, *event_rse;   /* [nevents] */
+};
+
+/* Whether any live instance of the PMU adds to row r of scope sc: an L3
+ * PMU has nothing to say in a CPU row, nor a CPU's PMU outside -C. */
+static inline bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
+{
+	return ir->nin[sc] && ir->nin[sc][r] > 0;
+}
+
+#define WORK_ARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), false))
+#define WORK_ZARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), true))
+
+
+/* What one interval's steps hand each other; its arrays come from the
+ * arena and last for the interval. */
+struct derive_work {
+	struct arena ar;
+	struct row_maps rm;
+	int nrows[SNAP_NSCOPES];
+	int total;                   /* selected online CPUs */
+	struct inst_rows *irows;     /* [npmus] */
+	struct gsum *gs;             /* [plan ngroups] */
+	struct wset_list wl;         /* the plan's window sets, this interval's sample counts */
+	bool *mcols, *ecols;         /* which metrics and events get a column */
+	int necols;
+	int *col_event;              /* [necols] the event of each column */
+	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */
+	struct wide_row wide;        /* the row whose metrics are being worked out */
+	double *scratch, *fspace, *doubt;
+	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
+	bool *pmu_here;
+};
+
+/* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton
+ * (derive_rows.c). */
+void derive_step_row_maps(struct derive_work *w, const struct derive_input *in);
+void derive_step_instance_rows(struct derive_work *w, const struct derive_input *in);
+struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in);
+
+#endif
