@@ -222,6 +222,35 @@ static void on_record(void *arg, const struct derive_input *in, const struct sna
  * columns are sampled per task as well as counted per CPU. */
 static bool with_tasks;
 
+/* -g VIEW: only what the dashboard plans for that view (its columns and
+ * bar, and the figures its header and panels show by name), instead of
+ * every metric of the model, as batch mode with -g all would. */
+static const char *view_name;
+
+static int view_metrics(const struct model *m, int *out)
+{
+	static const char *const panels[] = { "util", "ghz", "ipc", "l3_access_per_s", "l3_accesses",
+					      "l3_hit_rate", "l3_miss_latency_ns", "mem_read_bw",
+					      "mem_write_bw", "mem_bus_util", NULL };
+	int n = 0;
+	for (int i = 0; i < m->nmetrics; i++) {
+		bool want = false;
+		for (int k = 0; panels[k] && !want; k++)
+			want = !strcmp(m->metrics[i].name, panels[k]);
+		for (int v = 0; v < m->nviews && !want; v++) {
+			if (strcmp(m->views[v].name, view_name))
+				continue;
+			for (int c = 0; c < m->views[v].ncols && !want; c++)
+				want = m->views[v].cols[c].metric == i;
+			for (int b = 0; b < m->views[v].nbar && !want; b++)
+				want = m->views[v].bar[b] == i;
+		}
+		if (want)
+			out[n++] = i;
+	}
+	return n;
+}
+
 static int run_shape(struct model *m, const int shape[4], int n, double rotate_ms)
 {
 	struct topo *t = topo_synthetic(shape[0], shape[1], shape[2], shape[3]);
@@ -230,11 +259,14 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		return 1;
 	}
 	int *all = xmalloc(sizeof(int) * (size_t)(m->nmetrics + 1));
+	int nall = m->nmetrics;
 	for (int i = 0; i < m->nmetrics; i++)
 		all[i] = i;
+	if (view_name)
+		nall = view_metrics(m, all);
 	struct sampler_config cfg = {
 		.model = m, .topo = t, .ops = &timed_sim, .backend_arg = "",
-		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = m->nmetrics, .metrics = all,
+		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = nall, .metrics = all,
 	};
 	int tm[64], ntm = 0;
 	for (int v = 0; with_tasks && v < m->nviews && !ntm; v++)
@@ -358,7 +390,7 @@ int main(int argc, char **argv)
 	const char *model_name = "amd-zen5";
 	const char *events_dir = TOP_SRCDIR "/events";
 	int c;
-	while ((c = getopt(argc, argv, "n:r:m:E:tph")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:m:E:g:tph")) != -1) {
 		switch (c) {
 		case 't': with_tasks = true; break;
 		case 'p': phases = true; break;
@@ -366,9 +398,10 @@ int main(int argc, char **argv)
 		case 'r': rotate_ms = strcmp(optarg, "kernel") ? atof(optarg) : SAMPLER_ROTATE_KERNEL; break;
 		case 'm': model_name = optarg; break;
 		case 'E': events_dir = optarg; break;
+		case 'g': view_name = optarg; break;
 		default:
 			fprintf(stderr, "usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL] "
-				"[-E EVENTS_DIR] [-t] [-p] [SxCxNxT...]\n");
+				"[-E EVENTS_DIR] [-g VIEW] [-t] [-p] [SxCxNxT...]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -386,6 +419,13 @@ int main(int argc, char **argv)
 	struct model *m = load_model(events_dir, model_name);
 	if (!m)
 		return 1;
+	bool known = !view_name;
+	for (int v = 0; v < m->nviews && !known; v++)
+		known = !strcmp(m->views[v].name, view_name);
+	if (!known) {
+		fprintf(stderr, "bench_sampler: model %s has no view '%s'\n", m->name, view_name);
+		return 2;
+	}
 	if (rotate_ms == SAMPLER_ROTATE_KERNEL)
 		printf("model %s, %d intervals of 1 s (simulated), rotation by the kernel\n", m->name, n);
 	else
