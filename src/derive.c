@@ -79,6 +79,13 @@ struct geval {
 	int nvars;
 	int depth;
 	const struct gsum *gs;  /* the groups' sums behind ws */
+	/* A metric across sets: every event's set, each set's doubt, the row
+	 * and room for a set's samples (wset_pooled_var). */
+	const struct wset_list *wl;
+	const int *ev_set;
+	const double *doubt;
+	double *scratch;
+	int r;
 	/* The metric compiled for this row's scope (formula.h) and its work
 	 * space, which starts with its variables; NULL: walk the tree. */
 	const struct formula *prog;
@@ -232,8 +239,8 @@ static double metric_in_set(struct geval *c, int mi, int sc, int r, double cov, 
 
 /* Metric mi from the row's pooled event figures (no window set holds all
  * its events): its value and relative standard error, the events' errors
- * taken as independent (they come from different windows) and carried
- * through the formula's derivatives. */
+ * carried through the formula's derivatives, those of one window set
+ * together (wset_pooled_var). */
 static double metric_pooled(struct geval *c, int mi, double *rse)
 {
 	const struct metric_def *md = &c->m->metrics[mi];
@@ -271,14 +278,8 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
 		      : expr_eval_grad(md->expr, gvalue, c, md->nevents, grad);
 	if (!isfinite(f))
 		return f;
-	double var = 0;
-	for (int k = 0; k < md->nevents; k++) {
-		double x = c->row->event[md->events[k]], er = c->row->event_rse[md->events[k]];
-		if (grad[k] == 0 || er == 0)
-			continue;
-		double se = er * fabs(x) * grad[k];
-		var += se * se;
-	}
+	double var = wset_pooled_var(c->wl, c->ev_set, c->doubt, c->gs, c->row_scope, c->r, md->events, grad,
+				     md->nevents, c->scratch);
 	*rse = var == 0 ? 0 : sqrt(var) / fabs(f);
 	return f;
 }
@@ -700,7 +701,8 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		for (int r = 0; r < nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
 			struct geval c = { .m = m, .row = row, .interval_s = interval_s, .row_scope = sc, .gs = gs,
-					   .fvars = fspace };
+					   .fvars = fspace, .wl = &wl, .ev_set = ev_set, .doubt = doubt, .scratch = scratch,
+					   .r = r };
 			/* Each set's doubt (window_doubt) in this row, from the
 			 * events' figures before any of them is widened. */
 			for (int k = 0; k < wl.n; k++)
