@@ -28,7 +28,7 @@ double unc_mean_se(const double *x, const double *w, int n, double covered)
 		sx += w[i] * x[i];
 		m++;
 	}
-	if (m < 3 || !(sw > 0))
+	if (m < UNC_MIN_SAMPLES || !(sw > 0))
 		return NAN;
 	double mean = sx / sw, ss = 0;
 	for (int i = 0; i < n; i++) {
