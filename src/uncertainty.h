@@ -20,9 +20,9 @@
  * one degree of freedom: their spread is as likely a tenth of the true
  * one as not, so that t(1) widens it 6.5 times and 1.4-1.7 % of such
  * figures still missed by more than 5 stated errors on the simulator's
- * phased workloads (Family 10h -g all, ten windows of 50 ms among as many
- * groups). With three, 0.8-1 %, like any set that ran a sixth of the
- * interval (docs/calibration.md). */
+ * phased workloads (Family 10h with every metric at once: each group ran
+ * two 50 ms windows a second). With three, 0.8-1 %, like any set that
+ * ran a sixth of the interval (docs/calibration.md). */
 #define UNC_MIN_SAMPLES 3
 
 /* The standard error of the weighted mean of x[0..n-1] (weights w, > 0)

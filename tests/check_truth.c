@@ -941,7 +941,7 @@ static const struct run_spec runs[] = {
 	/* Family 10h's four counters rotate among all its groups: at 50 ms
 	 * each runs two windows a second, too few to state an error
 	 * (UNC_MIN_SAMPLES); at 20 ms, five. */
-	{ "amd-fam10h", { 1, 1, 4, 1 }, "all", 20, 2, 20, NULL },
+	{ "amd-fam10h", { 1, 1, 4, 1 }, "all", 20, 3, 20, NULL },
 	{ "intel-arch", { 1, 1, 4, 2 }, "all", 50, 1, 20, NULL },
 	{ "generic", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
 	{ "amd-zen4", { 1, 2, 8, 2 }, "topdown", 50, 2, 20, NULL },
