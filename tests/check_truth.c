@@ -7,7 +7,8 @@
  *    sum to 1 (0.1 %); memory bus utilisation never exceeds 1;
  *  - a figure said to be exact (uncertainty 0) equals the whole-interval
  *    truth, and the stated 95 % interval of the others covers the
- *    whole-interval truth in 90-99 % of cases;
+ *    whole-interval truth in 90-99 % of cases, overall and for each metric
+ *    with 500 or more such figures against its physical truth;
  *  - with -C, a CCX or socket figure equals the unfiltered one or is '-';
  *  - watts and instructions per joule against the simulator's physical
  *    energy (its power model, not pmctop's formula): package, core and
