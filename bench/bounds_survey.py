@@ -17,6 +17,9 @@ from pmctop's metric definitions.
 
 Usage: bench/bounds_survey.py [PMCTOP] [--intervals N] [SPEC...]
   default specs: zen5:2x12x8x2 zen4 zen3 spr
+       bench/bounds_survey.py --calibration LOG [DUMP]
+  the calibration tables of docs/calibration.md from the output of
+  tests/check_truth (LOG) and, per model, from its PMCTOP_TRUTH_DUMP file.
 """
 import json
 import os
@@ -117,8 +120,41 @@ def survey(pmctop, top, spec, intervals):
     return t, examples
 
 
+def calibration(log, dump):
+    """Markdown tables: per model from the dump (every judged figure), per
+    metric from the log's lines against the physical truth."""
+    if dump:
+        per = {}
+        for line in open(dump):
+            run, what, est, truth, rse, cov = line.rstrip('\n').split('\t')
+            est, truth, rse = float(est), float(truth), float(rse)
+            if rse != rse:
+                continue
+            t = per.setdefault(run.split()[0], [0, 0, 0])
+            z = abs(est - truth) / (rse * abs(est))
+            t[0] += 1
+            t[1] += z <= 1.96
+            t[2] += z > 5 and not 1.96 * rse > 0.10
+        print('| model | figures with a stated error | 95 % intervals covering the truth | '
+              'misses > 5 SE without `~` |')
+        print('| --- | ---: | ---: | ---: |')
+        for m, t in per.items():
+            print('| %s | %d | %.1f %% | %d |' % (m, t[0], 100.0 * t[1] / t[0], t[2]))
+        print()
+    print('| model | metric | figures | inside the 95 % interval | with a stated error | inside |')
+    print('| --- | --- | ---: | ---: | ---: | ---: |')
+    pat = re.compile(r'^\s+physical (\S+) (\S+)\s+(\d+)\s+([\d.]+) %; with a stated error\s+(\d+)\s+(\S+) %')
+    for line in open(log):
+        m = pat.match(line)
+        if m and int(m.group(5)) >= 500:
+            print('| %s | %s | %s | %s %% | %s | %s %% |' % m.groups())
+    return 0
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == '--calibration':
+        return calibration(args[1], args[2] if len(args) > 2 else None)
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     pmctop = os.path.join(top, 'pmctop')
     if args and os.path.sep in args[0]:

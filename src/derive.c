@@ -51,6 +51,13 @@ struct geval {
 	int set;                /* its index */
 	const struct gsum *gs;  /* the groups' sums behind ws */
 	const struct wsamples *smp; /* each set's samples in the row (ns >= 2) */
+	/* A metric across sets: every event's set, each set's doubt, the row
+	 * and room for a set's samples (wset_pooled_var). */
+	const struct wset_list *wl;
+	const int *ev_set;
+	const double *doubt;
+	double *scratch;
+	int r;
 	const struct formula *prog;
 	double *fvars;
 };
@@ -128,8 +135,8 @@ static double metric_in_set(struct geval *c, int mi, double cov, double *scratch
 
 /* Metric mi from the row's pooled event figures (no window set holds all
  * its events): its value and relative standard error, the events' errors
- * taken as independent (they come from different windows) and carried
- * through the formula's derivatives. */
+ * carried through the formula's derivatives, those of one window set
+ * together (wset_pooled_var). */
 static double metric_pooled(struct geval *c, int mi, double *rse)
 {
 	const struct metric_def *md = &c->m->metrics[mi];
@@ -156,14 +163,8 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
 	double f = formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars);
 	if (!isfinite(f))
 		return f;
-	double var = 0;
-	for (int k = 0; k < md->nevents; k++) {
-		double x = c->row->event[md->events[k]], er = c->row->event_rse[md->events[k]];
-		if (grad[k] == 0 || er == 0)
-			continue;
-		double se = er * fabs(x) * grad[k];
-		var += se * se;
-	}
+	double var = wset_pooled_var(c->wl, c->ev_set, c->doubt, c->gs, c->row_scope, c->r, md->events, grad,
+				     md->nevents, c->scratch);
 	*rse = var == 0 ? 0 : sqrt(var) / fabs(f);
 	return f;
 }
@@ -475,7 +476,8 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 			load_row(w, dc, row, sc, r);
 			const struct wide_row *wr = &w->wide;
 			struct geval c = { .m = m, .row = wr, .interval_s = interval_s, .row_scope = sc, .gs = gs,
-					   .smp = w->smp, .fvars = w->fspace };
+					   .smp = w->smp, .fvars = w->fspace, .wl = &w->wl, .ev_set = dc->ev_set,
+					   .doubt = w->doubt, .scratch = w->scratch, .r = r };
 			/* Which PMUs have a live instance under the row, once. */
 			for (int p = 0; p < m->npmus; p++)
 				w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);

@@ -2,6 +2,7 @@
  * derive_window.h). */
 #include "config.h"
 #include "derive_window.h"
+#include "expr.h"
 #include "uncertainty.h"
 #include "util.h"
 
@@ -307,6 +308,56 @@ double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef,
 		sx += sm->wt[s] * sum;
 	}
 	return unc_mean_se_sums(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, covered);
+}
+
+double wset_pooled_var(const struct wset_list *wl, const int *ev_set, const double *doubt, const struct gsum *gs,
+		       int sc, int r, const int *events, const double *coef, int n, double *scratch)
+{
+	int sets[EXPR_GRAD_MAX], nsets = 0;
+	double se[EXPR_GRAD_MAX], cov[EXPR_GRAD_MAX];
+	for (int k = 0; k < n && k < EXPR_GRAD_MAX; k++) {
+		int s = events[k] >= 0 ? ev_set[events[k]] : -1;
+		if (coef[k] == 0 || s < 0)
+			continue;
+		bool seen = false;
+		for (int j = 0; j < nsets && !seen; j++)
+			seen = sets[j] == s;
+		if (seen)
+			continue;
+		/* Every term of this set, summed per sample. */
+		const struct wset *w = &wl->v[s];
+		int ks[EXPR_GRAD_MAX], nk = 0;
+		double cf[EXPR_GRAD_MAX];
+		for (int j = k; j < n && j < EXPR_GRAD_MAX; j++)
+			if (coef[j] != 0 && events[j] >= 0 && ev_set[events[j]] == s) {
+				ks[nk] = wset_event(w, events[j]);
+				cf[nk++] = coef[j];
+			}
+		double c = wset_cov(w, gs, sc, r), e;
+		if (c >= UNC_FULLY_COVERED) {
+			e = 0;
+		} else {
+			if (w->ns < 2)
+				return NAN;
+			e = wset_se(w, gs, sc, r, ks, cf, nk, c, scratch) * doubt[s];
+			if (isnan(e))
+				return NAN;
+		}
+		sets[nsets] = s;
+		se[nsets] = e;
+		cov[nsets++] = c;
+	}
+	double var = 0;
+	for (int a = 0; a < nsets; a++) {
+		var += se[a] * se[a];
+		for (int b = a + 1; b < nsets; b++) {
+			if (se[a] == 0 || se[b] == 0)
+				continue;
+			double q = cov[a] * cov[b] / ((1 - cov[a]) * (1 - cov[b]));
+			var += 2 * se[a] * se[b] * (q < 1 ? sqrt(q) : 1);
+		}
+	}
+	return var;
 }
 
 void wset_list_free(struct wset_list *l)

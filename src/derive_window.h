@@ -119,6 +119,22 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, st
  * the bit. */
 double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,
 		   double *scratch);
+/* The variance, in row r, of sum_k coef[k] x the pooled figure of event
+ * events[k] (each taken from its own window set, ev_set[event]): what a
+ * metric whose events share no group states as its error. Terms whose
+ * events share a set come from the same windows and move together (two
+ * kinds of FLOPs in a burst), so they are summed per sample and their
+ * spread taken as one; each set's error is widened by its doubt[set]
+ * (window_doubt). Sets that ran in different windows of the interval are
+ * not independent either: what one set's windows saw more of, the others'
+ * saw less of (with two sets sharing the interval, one's error is the
+ * other's reversed), so each pair adds a covariance of at most
+ * se_a x se_b x sqrt(c_a c_b / ((1 - c_a)(1 - c_b))) (c: coverage; the
+ * covariance of two disjoint samples' means without replacement), taken
+ * with the sign that widens. NaN when a set's error is not known; scratch
+ * holds two doubles per sample of the largest set. */
+double wset_pooled_var(const struct wset_list *wl, const int *ev_set, const double *doubt, const struct gsum *gs,
+		       int sc, int r, const int *events, const double *coef, int n, double *scratch);
 void wset_list_free(struct wset_list *l);
 
 #endif

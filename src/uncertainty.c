@@ -33,7 +33,7 @@ double unc_mean_se(const double *x, const double *w, int n, double covered)
 
 double unc_mean_se_sums(const double *x, const double *w, int n, int m, double sw, double sx, double covered)
 {
-	if (m < 2 || !(sw > 0))
+	if (m < UNC_MIN_SAMPLES || !(sw > 0))
 		return NAN;
 	double mean = sx / sw, ss = 0;
 	for (int i = 0; i < n; i++) {

@@ -16,14 +16,24 @@
  * whose uncertainty cannot be estimated, are marked '~' on the screen. */
 #define UNC_MARK_REL95 0.10
 
+/* The fewest samples whose spread is taken as an error. Two windows have
+ * one degree of freedom: their spread is as likely a tenth of the true
+ * one as not, so that t(1) widens it 6.5 times and 1.4-1.7 % of such
+ * figures still missed by more than 5 stated errors on the simulator's
+ * phased workloads (Family 10h with every metric at once: each group ran
+ * two 50 ms windows a second). With three, 0.8-1 %, like any set that
+ * ran a sixth of the interval (docs/calibration.md). */
+#define UNC_MIN_SAMPLES 3
+
 /* The standard error of the weighted mean of x[0..n-1] (weights w, > 0)
  * as an estimate of the mean over the whole interval, of which the
  * samples cover the share `covered` (finite-population correction: 0 when
  * everything was seen). The result is inflated by t(n-1)/1.96 so that
  * value +- 1.96 se is a 95 % interval even for few samples. NaN when it
- * cannot be estimated (covered < 1 and fewer than two samples, or samples
- * that do not differ at all: they cannot bound what was not seen). Only
- * covered >= UNC_FULLY_COVERED gives 0, an exact figure. */
+ * cannot be estimated (covered < 1 and fewer than UNC_MIN_SAMPLES
+ * samples, or samples that do not differ at all: they cannot bound what
+ * was not seen). Only covered >= UNC_FULLY_COVERED gives 0, an exact
+ * figure. */
 double unc_mean_se(const double *x, const double *w, int n, double covered);
 /* unc_mean_se when the caller has made its first pass already, while it
  * produced the samples: m samples of weight > 0, all with finite x, whose

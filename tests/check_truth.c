@@ -7,7 +7,8 @@
  *    sum to 1 (0.1 %); memory bus utilisation never exceeds 1;
  *  - a figure said to be exact (uncertainty 0) equals the whole-interval
  *    truth, and the stated 95 % interval of the others covers the
- *    whole-interval truth in 90-99 % of cases;
+ *    whole-interval truth in 90-99 % of cases, overall and for each metric
+ *    with 500 or more such figures against its physical truth;
  *  - with -C, a CCX or socket figure equals the unfiltered one or is '-';
  *  - watts and instructions per joule against the simulator's physical
  *    energy (its power model, not pmctop's formula): package, core and
@@ -46,6 +47,10 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * of their group saw 129 of them, whose rounding to a whole number moves
  * the figure by 0.4 %. */
 #define MIN_WINDOW_COUNT 5000.0
+/* A metric's own calibration (90-99 % of its 95 % intervals covering the
+ * truth) is judged where it has this many figures: with 500, a metric
+ * whose intervals hold 95 % of the time lands within 93-97 %. */
+#define MIN_METRIC_FIGURES 500
 
 struct tally {
 	long cpu_intervals;
@@ -86,6 +91,9 @@ struct per_metric {
 	char name[96];
 	long checked, covered, wild_plain;
 	long phys_checked, phys_covered;
+	/* Of those, the figures with a stated error (not exact, not unknown):
+	 * the ones whose 95 % interval is judged. */
+	long phys_est_checked, phys_est_covered;
 	long bias_checked, bias_covered, bias_bare;
 	double bias_worst;        /* the formula's largest miss on the true counts */
 	long formula_checked, formula_bad; /* its formula on the true counts against the quantity */
@@ -463,6 +471,26 @@ static bool enough_counts(const struct metric_def *md, const double *ev)
 	return true;
 }
 
+/* Topdown parts whose stated error is known to be a little too wide: the
+ * tree's reconciliation (derive_tree.c) adds the move of the whole to a
+ * part's own error as if the two were independent, and Zen 5's SMT share
+ * under the kernel's rotation is read in four parts of the interval that
+ * the kernel's fine multiplexing makes far better than their spread says
+ * (docs/calibration.md). They may cover the truth up to OVER_WIDE_MAX of
+ * the time; any other metric above 99 % fails. */
+#define OVER_WIDE_MAX 0.995
+static bool over_wide(const char *model_metric)
+{
+	static const char *const known[] = {
+		"amd-zen5 smt_contention", "amd-zen5 frontend_bound_bw", "amd-zen5 retiring_fastpath",
+		"amd-zen4 frontend_bound_bw", "amd-zen4 retiring_fastpath",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(known[i], model_metric))
+			return true;
+	return false;
+}
+
 /* Compares a published figure of coverage cov with the whole-interval
  * truth. */
 static void judge(double est, double rse, double cov, double truth, const char *what, struct per_metric *p)
@@ -539,6 +567,10 @@ static void judge_phys(double est, double rse, double truth, const char *what, s
 	}
 	tot.phys_covered += ok;
 	p->phys_covered += ok;
+	if (rse > 0) {
+		p->phys_est_checked++;
+		p->phys_est_covered += ok;
+	}
 }
 
 /* A metric biased by design (biased[]) against its physical quantity:
@@ -909,6 +941,10 @@ static const struct run_spec runs[] = {
 	{ "intel-core2", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
 	{ "intel-westmere", { 1, 1, 6, 2 }, "all", 50, 1, 20, NULL },
 	{ "amd-fam10h", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
+	/* Family 10h's four counters rotate among all its groups: at 50 ms
+	 * each runs two windows a second, too few to state an error
+	 * (UNC_MIN_SAMPLES); at 20 ms, five. */
+	{ "amd-fam10h", { 1, 1, 4, 1 }, "all", 20, 3, 20, NULL },
 	{ "intel-arch", { 1, 1, 4, 2 }, "all", 50, 1, 20, NULL },
 	{ "generic", { 1, 1, 4, 1 }, "all", 50, 1, 20, NULL },
 	{ "amd-zen4", { 1, 2, 8, 2 }, "topdown", 50, 2, 20, NULL },
@@ -987,11 +1023,25 @@ START_TEST(test_verdict)
 			       "%6.1f %% within the interval\n", pm[i].name, pm[i].bias_checked, pm[i].bias_worst,
 			       100.0 * (double)pm[i].bias_covered / (double)pm[i].bias_checked,
 			       100.0 * (double)pm[i].bias_bare / (double)pm[i].bias_checked);
-	for (int i = 0; i < npm; i++)
-		if (pm[i].phys_checked >= 20)
-			printf("    physical %-48s %7ld %6.1f %%%s\n", pm[i].name, pm[i].phys_checked,
-			       100.0 * (double)pm[i].phys_covered / (double)pm[i].phys_checked,
-			       pm[i].phys_covered < 0.90 * (double)pm[i].phys_checked ? "  <- below 90 %" : "");
+	/* Each metric on its own, against the physical truth: of the figures
+	 * with a stated error, 90-99 % inside their 95 % interval wherever
+	 * there are enough of them to tell (a metric at 100 % states errors
+	 * too wide, one below 90 % too narrow). */
+	int uncalibrated = 0, calibrated = 0;
+	for (int i = 0; i < npm; i++) {
+		if (pm[i].phys_checked < 20)
+			continue;
+		long n = pm[i].phys_est_checked, c = pm[i].phys_est_covered;
+		double hi = over_wide(pm[i].name) ? OVER_WIDE_MAX : 0.99;
+		bool judged = n >= MIN_METRIC_FIGURES, off = judged && (c < 0.90 * (double)n || c > hi * (double)n);
+		calibrated += judged && !off;
+		uncalibrated += off;
+		printf("    physical %-48s %7ld %6.1f %%; with a stated error %7ld %6.1f %%%s\n", pm[i].name,
+		       pm[i].phys_checked, 100.0 * (double)pm[i].phys_covered / (double)pm[i].phys_checked, n,
+		       n ? 100.0 * (double)c / (double)n : NAN, off ? "  <- outside 90-99 %" : "");
+	}
+	printf("  metrics with %d or more figures of stated error against the physical truth: %d inside 90-99 %%, "
+	       "%d outside\n", MIN_METRIC_FIGURES, calibrated, uncalibrated);
 	printf("  per metric with 500 or more intervals (model metric: checked, 95 %% coverage, RMS z, wild):\n");
 	for (int i = 0; i < npm; i++)
 		if (pm[i].checked >= 500)
@@ -1027,6 +1077,9 @@ START_TEST(test_verdict)
 	double pcover = (double)tot.phys_covered / (double)tot.phys_checked;
 	ck_assert_msg(pcover >= 0.90 && pcover <= 0.99, "95 %% intervals cover the physical truth in %.1f %% of cases",
 		      100 * pcover);
+	ck_assert_int_ge(calibrated, 100);
+	ck_assert_msg(uncalibrated == 0, "%d metrics' 95 %% intervals cover the physical truth outside 90-99 %% of the "
+		      "time", uncalibrated);
 	ck_assert_int_gt(tot.ghz_checked, 1000);
 	ck_assert_int_eq(tot.ghz_over, 0);
 	ck_assert_int_gt(tot.watts_checked, 300);
