@@ -325,14 +325,11 @@ static void backend_memory_slots(struct draw *d, double width, double *rate)
 
 #define R(field) draw_range(d, r->field[0], r->field[1])
 
-/* Computes the per-ns rates of one phase. The draws are taken in a fixed
- * order, so adding a quantity at the end does not change earlier ones. */
-static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, struct draw *d,
-			double *rate)
+/* The pipeline of one phase: clock, instructions and ops, the dispatch
+ * slots by cause and the stall cycles. Returns the clock in GHz. */
+static double pipeline_rates(const struct wl_params *p, const struct kind_ranges *r, struct draw *d, double width,
+			     double *rate)
 {
-	const struct kind_ranges *r = &ranges[kind];
-	double width = p->width > 0 ? p->width : 8;
-
 	memset(rate, 0, sizeof(double) * WQ_COUNT);
 	double busy = R(busy);
 	double ghz = p->ghz_max * R(freq);
@@ -381,6 +378,13 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_BE_CYCLES] = fmin(cyc, rate[WQ_BE_STALL_SLOTS] / width * draw_range(d, 1.0, 1.3));
 	rate[WQ_BE_MEM_CYCLES] = R(be_mem) * rate[WQ_BE_CYCLES];
 
+	return ghz;
+}
+
+/* Branches, and the L1, L2 and L3 traffic of one phase. Returns the L2's
+ * miss ratio. */
+static double branch_cache_rates(const struct kind_ranges *r, struct draw *d, double *rate)
+{
 	double insn = rate[WQ_INSTRUCTIONS];
 	rate[WQ_BRANCHES] = R(branch) * insn;
 	rate[WQ_BRANCH_MISSES] = R(misp) * rate[WQ_BRANCHES];
@@ -405,6 +409,14 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_L3_LAT_REQ] = rate[WQ_L3_MISS] / 16.0;
 	rate[WQ_L3_LAT_SUM] = R(lat10) * rate[WQ_L3_LAT_REQ];
 
+	return l2m;
+}
+
+/* TLBs, FLOPs, memory bytes, the kernel's software events and the op
+ * cache of one phase. */
+static void tlb_mem_os_rates(const struct kind_ranges *r, enum wl_phase_kind kind, struct draw *d, double *rate)
+{
+	double insn = rate[WQ_INSTRUCTIONS];
 	rate[WQ_DTLB_MISS] = R(dtlb) * rate[WQ_L1D_ACCESS];
 	rate[WQ_DTLB_WALK] = draw_range(d, 0.1, 0.4) * rate[WQ_DTLB_MISS];
 	rate[WQ_ITLB_MISS] = draw_range(d, 0.00005, 0.0005) * insn;
@@ -421,6 +433,12 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_FLOPS_PACKED] = R(packed) * rate[WQ_FLOPS];
 	rate[WQ_OP_CACHE_ACCESS] = draw_range(d, 0.5, 0.9) * rate[WQ_OPS_DISPATCHED];
 	rate[WQ_OP_CACHE_MISS] = R(opc_miss) * rate[WQ_OP_CACHE_ACCESS];
+}
+
+/* The L2 misses of each L1, the sampled latency in clocks and where each
+ * L1D fill came from. */
+static void fill_rates(struct draw *d, double ghz, double l2m, double *rate)
+{
 	/* The demand misses of each L1 that miss L2 as well. Kept as
 	 * quantities of their own: event formulas must be linear in the
 	 * quantities, or a count over a span would not be the sum of the
@@ -448,6 +466,19 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	rate[WQ_L1D_FILL_FAR_DRAM] = beyond * (1.0 - cache) * far;
 	for (int q = 0; q < 6; q++)
 		rate[WQ_L1D_DMND_FILL_L2 + q] = demand_share * rate[WQ_L1D_FILL_L2 + q];
+}
+
+/* Computes the per-ns rates of one phase. The draws are taken in a fixed
+ * order, so adding a quantity at the end does not change earlier ones. */
+static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, struct draw *d,
+			double *rate)
+{
+	const struct kind_ranges *r = &ranges[kind];
+	double width = p->width > 0 ? p->width : 8;
+	double ghz = pipeline_rates(p, r, d, width, rate);
+	double l2m = branch_cache_rates(r, d, rate);
+	tlb_mem_os_rates(r, kind, d, rate);
+	fill_rates(d, ghz, l2m, rate);
 	frontend_fetch(d, rate);
 	fp_widths(d, rate);
 	load_misses(d, rate);
