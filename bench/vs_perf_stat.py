@@ -70,10 +70,10 @@ def main():
     print("# CPU time (user+system), median of %d, %s" % (args.rounds, what))
     pm = statistics.median(perf) if perf else None
     if pm is not None:
-        print("perf stat   %8.4f s   (min %.4f, max %.4f)" % (pm, min(perf), max(perf)))
+        print("%-22s %8.4f s   (min %.4f, max %.4f)" % (pm, min(perf), max(perf)))
     for p in args.pmctop:
         m = statistics.median(times[p])
-        line = "%-11s %8.4f s   (min %.4f, max %.4f)" % (os.path.basename(p), m, min(times[p]), max(times[p]))
+        line = "%-22s %8.4f s   (min %.4f, max %.4f)" % (os.path.basename(os.path.dirname(os.path.abspath(p))) + "/" + os.path.basename(p), m, min(times[p]), max(times[p]))
         if pm:
             line += "   %.2fx perf stat" % (m / pm)
         print(line)

@@ -329,17 +329,21 @@ static int import_event(struct imp *im, json_t *o, json_t *counters, const char 
 			if (*p != ' ')
 				*w++ = *p;
 		*w = '\0';
+		/* The counters listed (a number written plainly: "1", not "01"),
+		 * and the highest number. */
+		uint64_t listed = 0;
 		int max = -1;
-		bool all = true;
-		for (int c = 0; c < im->core_counters; c++) {
-			char *num = xasprintf(",%d,", c), *wrapped = xasprintf(",%s,", list);
-			all &= strstr(wrapped, num) != NULL;
-			free(num);
-			free(wrapped);
+		for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0)) {
+			size_t len = strcspn(p, ",");
+			int v = atoi(p);
+			if (v > max)
+				max = v;
+			if (len > 0 && len < 3 && (p[0] != '0' || len == 1) && v < 64)
+				listed |= 1ULL << v;
 		}
-		for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
-			if (atoi(p) > max)
-				max = atoi(p);
+		bool all = true;
+		for (int c = 0; c < im->core_counters; c++)
+			all &= c < 64 && (listed >> c & 1);
 		if (!all && max >= 0 && max < 32)
 			imp_attr(st, "counters", list);
 		free(list);
@@ -371,10 +375,12 @@ static json_t *std_merge(json_t *std, json_t *o, const char *key)
 
 static json_t *load_json(struct imp *im, const char *path)
 {
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
+	char *why = NULL;
+	json_t *j = perf_json_load(path, &why);
 	if (!j && !im->err)
-		im->err = xasprintf("%s:%d:%d: %s", path, je.line, je.column, je.text);
+		im->err = why;
+	else
+		free(why);
 	return j;
 }
 
@@ -434,7 +440,7 @@ int imp_events(struct imp *im)
 		json_decref(j);
 	}
 	char *cpath = xasprintf("%s/counter.json", im->dir);
-	json_t *cj = json_load_file(cpath, 0, NULL);
+	json_t *cj = perf_json_load(cpath, NULL);
 	free(cpath);
 	if (json_is_array(cj))
 		json_array_extend(counters, cj);

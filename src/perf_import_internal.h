@@ -80,6 +80,13 @@ const char *imp_file(struct imp *im, const char *path);
  * outside [a-z0-9_.] as '_' (newly allocated). */
 char *imp_name(const char *perf_name);
 
+/* One of perf's JSON files (perf_import_json.c): what jansson's
+ * json_load_file gives, read faster; NULL with *cause ("FILE:LINE:COL:
+ * what was expected") on an error. perf_json_parse reads text of len
+ * bytes that came from path. */
+json_t *perf_json_load(const char *path, char **cause);
+json_t *perf_json_parse(const char *text, size_t len, const char *path, char **cause);
+
 /* Reads every event file of the directory (and the Arm standard events
  * they refer to) into PMU and event stanzas. */
 int imp_events(struct imp *im);
