@@ -38,6 +38,9 @@ struct met {
 	char *why;
 	int *deps; int ndeps; /* metrics it uses */
 	int level;            /* 1, 2 for topdown levels, else 0 */
+	/* Its MetricName and MetricGroup (or NULL), held by im->metrics:
+	 * every item of every view looks at every metric. */
+	const char *perf_name, *groups;
 };
 
 struct tr_ctx {
@@ -276,9 +279,8 @@ static void add_view(struct imp *im, const char *line, const struct met *mets, i
 		for (int k = 0; k < n && ncols < VIEW_MAX_COLS; k++) {
 			if (!mets[k].formula || taken[k])
 				continue;
-			json_t *o = json_array_get(im->metrics, (size_t)k);
-			const char *gl = jstr(o, "MetricGroup");
-			const char *pn = jstr(o, "MetricName");
+			const char *gl = mets[k].groups;
+			const char *pn = mets[k].perf_name;
 			if (it[0] == '=' ? strcasecmp(pn, it + 1) != 0 : !gl || !in_groups(gl, it))
 				continue;
 			taken[k] = true;
@@ -404,6 +406,11 @@ int imp_metrics(struct imp *im)
 			text_add_line(&im->skipped, line);
 			free(line);
 		}
+	}
+	for (int k = 0; k < n; k++) {
+		json_t *o = json_array_get(im->metrics, (size_t)k);
+		mets[k].perf_name = jstr(o, "MetricName");
+		mets[k].groups = jstr(o, "MetricGroup");
 	}
 	add_views(im, mets, n);
 	for (int k = 0; k < n; k++) {
