@@ -168,11 +168,40 @@ static struct imp_event *add_event(struct imp *im, const char *name, const char 
  * event of the same name (it uses perf's names in lower case), else its
  * core event of the same raw value (a variant such as "cmask=6" that the
  * hand-written model names its own way). */
-static const char *sim_formula(const struct imp *im, const struct imp_event *ie)
+static char *lower(const char *s)
 {
-	for (int i = 0; i < im->nsim; i++)
-		if (!strcasecmp(im->sim[i].event, ie->perf) || !strcasecmp(im->sim[i].event, ie->name))
-			return im->sim[i].formula;
+	char *l = xstrdup(s);
+	for (char *p = l; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return l;
+}
+
+/* sim.txt's entry for name in any case: the first in the file, or -1.
+ * The entries are indexed by their lower-case names at the first call
+ * (a loop over all of them for every event was a twentieth of an
+ * imported model's start-up). */
+static int sim_entry(struct imp *im, const char *name)
+{
+	if (!im->sim_ix) {
+		im->sim_ix = name_index_new();
+		im->sim_lc = xcalloc((size_t)im->nsim + 1, sizeof(char *));
+		for (int i = 0; i < im->nsim; i++) {
+			im->sim_lc[i] = lower(im->sim[i].event);
+			name_index_add(im->sim_ix, im->sim_lc[i], i);
+		}
+	}
+	char *l = lower(name);
+	int i = name_index_find(im->sim_ix, l);
+	free(l);
+	return i;
+}
+
+static const char *sim_formula(struct imp *im, const struct imp_event *ie)
+{
+	int a = sim_entry(im, ie->perf), b = sim_entry(im, ie->name);
+	int i = a < 0 ? b : b < 0 ? a : a < b ? a : b;
+	if (i >= 0)
+		return im->sim[i].formula;
 	const struct model *h = im->simfrom;
 	int e = h ? model_find_event(h, ie->name) : -1;
 	if (e >= 0)

@@ -61,6 +61,8 @@ struct imp {
 	char **met_names;               /* owned names for met_ix */
 	json_t *std;                    /* Arm's common events, or NULL */
 	struct perf_sim_map *sim; int nsim;
+	struct name_index *sim_ix;      /* sim[] by lower-case event name, made at first use */
+	char **sim_lc;                  /* [nsim] those names */
 	struct model *simfrom;          /* models.txt simfrom=, or NULL */
 	char **pmus; int npmus;         /* pmctop PMU names made so far */
 	char *skipped;                  /* "NAME: reason" lines */
