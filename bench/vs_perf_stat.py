@@ -70,7 +70,7 @@ def main():
     print("# CPU time (user+system), median of %d, %s" % (args.rounds, what))
     pm = statistics.median(perf) if perf else None
     if pm is not None:
-        print("%-22s %8.4f s   (min %.4f, max %.4f)" % (pm, min(perf), max(perf)))
+        print("%-22s %8.4f s   (min %.4f, max %.4f)" % ("perf stat", pm, min(perf), max(perf)))
     for p in args.pmctop:
         m = statistics.median(times[p])
         line = "%-22s %8.4f s   (min %.4f, max %.4f)" % (os.path.basename(os.path.dirname(os.path.abspath(p))) + "/" + os.path.basename(p), m, min(times[p]), max(times[p]))
