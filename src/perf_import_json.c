@@ -113,20 +113,28 @@ static int hex4(const char *s, const char *end)
 static bool pj_unicode(struct pj *j, size_t *n)
 {
 	int cp = hex4(j->p, j->end);
-	if (cp < 0)
-		return pj_fail(j, "invalid \\u escape: expected four hexadecimal digits"), false;
+	if (cp < 0) {
+		pj_fail(j, "invalid \\u escape: expected four hexadecimal digits");
+		return false;
+	}
 	j->p += 4;
-	if (cp >= 0xdc00 && cp <= 0xdfff)
-		return pj_fail(j, "invalid Unicode escape: a low surrogate alone"), false;
+	if (cp >= 0xdc00 && cp <= 0xdfff) {
+		pj_fail(j, "invalid Unicode escape: a low surrogate alone");
+		return false;
+	}
 	if (cp >= 0xd800 && cp <= 0xdbff) {
 		int lo = j->end - j->p >= 2 && j->p[0] == '\\' && j->p[1] == 'u' ? hex4(j->p + 2, j->end) : -1;
-		if (lo < 0xdc00 || lo > 0xdfff)
-			return pj_fail(j, "invalid Unicode escape: a high surrogate without its low one"), false;
+		if (lo < 0xdc00 || lo > 0xdfff) {
+			pj_fail(j, "invalid Unicode escape: a high surrogate without its low one");
+			return false;
+		}
 		j->p += 6;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 	}
-	if (cp == 0)
-		return pj_fail(j, "\\u0000 is not allowed in a string"), false;
+	if (cp == 0) {
+		pj_fail(j, "\\u0000 is not allowed in a string");
+		return false;
+	}
 	char u[4];
 	size_t len;
 	if (cp < 0x80) {
@@ -170,20 +178,28 @@ static bool pj_string(struct pj *j, size_t *len)
 				continue;
 			}
 			size_t ul = utf8_len((const unsigned char *)j->p, (size_t)(j->end - j->p));
-			if (!ul)
-				return pj_fail(j, "invalid UTF-8 in a string"), false;
+			if (!ul) {
+				pj_fail(j, "invalid UTF-8 in a string");
+				return false;
+			}
 			j->p += ul;
 		}
 		sb_put(j, &n, run, (size_t)(j->p - run));
-		if (j->p >= j->end)
-			return pj_fail(j, "unterminated string: expected '\"'"), false;
+		if (j->p >= j->end) {
+			pj_fail(j, "unterminated string: expected '\"'");
+			return false;
+		}
 		char c = *j->p;
 		if (c == '"')
 			break;
-		if (c != '\\')
-			return pj_fail(j, "control character in a string: expected it escaped"), false;
-		if (++j->p >= j->end)
-			return pj_fail(j, "unterminated string: expected an escape after '\\'"), false;
+		if (c != '\\') {
+			pj_fail(j, "control character in a string: expected it escaped");
+			return false;
+		}
+		if (++j->p >= j->end) {
+			pj_fail(j, "unterminated string: expected an escape after '\\'");
+			return false;
+		}
 		static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
 		const char *k = *j->p ? strchr(from, *j->p) : NULL;
 		if (k) {
@@ -194,7 +210,8 @@ static bool pj_string(struct pj *j, size_t *len)
 			if (!pj_unicode(j, &n))
 				return false;
 		} else {
-			return pj_fail(j, "invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u"), false;
+			pj_fail(j, "invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u");
+			return false;
 		}
 	}
 	j->p++;
@@ -210,17 +227,22 @@ static json_t *pj_number(struct pj *j)
 	bool real = false;
 	if (q < j->end && *q == '-')
 		q++;
-	if (q < j->end && *q == '0')
+	if (q >= j->end || *q < '0' || *q > '9') {
+		j->p = q;
+		return pj_fail(j, "invalid number: expected a digit");
+	}
+	/* One 0, or digits that do not start with 0 ("01" is refused below). */
+	if (*q == '0')
 		q++;
-	else if (q < j->end && *q >= '1' && *q <= '9')
+	else
 		while (q < j->end && *q >= '0' && *q <= '9')
 			q++;
-	else
-		return j->p = q, pj_fail(j, "invalid number: expected a digit");
 	if (q < j->end && *q == '.') {
 		real = true;
-		if (++q >= j->end || *q < '0' || *q > '9')
-			return j->p = q, pj_fail(j, "invalid number: expected a digit after '.'");
+		if (++q >= j->end || *q < '0' || *q > '9') {
+			j->p = q;
+			return pj_fail(j, "invalid number: expected a digit after '.'");
+		}
 		while (q < j->end && *q >= '0' && *q <= '9')
 			q++;
 	}
@@ -228,14 +250,18 @@ static json_t *pj_number(struct pj *j)
 		real = true;
 		if (++q < j->end && (*q == '+' || *q == '-'))
 			q++;
-		if (q >= j->end || *q < '0' || *q > '9')
-			return j->p = q, pj_fail(j, "invalid number: expected a digit in the exponent");
+		if (q >= j->end || *q < '0' || *q > '9') {
+			j->p = q;
+			return pj_fail(j, "invalid number: expected a digit in the exponent");
+		}
 		while (q < j->end && *q >= '0' && *q <= '9')
 			q++;
 	}
 	/* A letter or digit straight after the number (0x1A, 01) is not JSON. */
-	if (q < j->end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
-		return j->p = q, pj_fail(j, "invalid number: expected ',', ']' or '}' after it");
+	if (q < j->end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))) {
+		j->p = q;
+		return pj_fail(j, "invalid number: expected ',', ']' or '}' after it");
+	}
 	char num[64];
 	size_t len = (size_t)(q - s);
 	if (len >= sizeof(num))
