@@ -103,6 +103,7 @@ static struct backend *perf_create(const struct model *m, struct topo *t, const 
 	}
 	struct backend *b = xcalloc(1, sizeof(*b));
 	b->stat_file = (struct text_reader)TEXT_READER_INIT;
+	b->stat_file.short_read_ends = true;
 	b->m = m;
 	b->t = t;
 	if (arg && *arg) {

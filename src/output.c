@@ -235,6 +235,8 @@ void output_free(struct output *o)
 	free(o->cols);
 	free(o->fmts);
 	free(o->evcols);
+	free(o->heads);
+	free(o->widths);
 	free((char *)o->o.host);
 	free(o);
 }

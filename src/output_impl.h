@@ -11,6 +11,11 @@ struct output {
 	const char **fmts;
 	int *evcols;
 	unsigned long written;   /* snapshots written so far */
+	/* The table's column headings and widths, made once for head_model
+	 * (output_table.c): the same at every row of every interval. */
+	const struct model *head_model;
+	char (*heads)[64];       /* [ncols + nevcols] */
+	int *widths;
 };
 
 int output_table_write(struct output *o, const struct snapshot *s);

@@ -5,6 +5,7 @@
 #include "uncertainty.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -13,26 +14,38 @@
 /* A heading longer than this is cut at its end, never at its start. */
 #define COLW_MAX 24
 
-/* Column i's heading and width: as wide as its heading, so that the
- * heading (with its unit) is never cut, within COLW..COLW_MAX. */
-static int column(const struct output *o, const struct model *m, int i, char *buf, size_t n)
+/* Every column's heading and width: as wide as its heading, so that the
+ * heading (with its unit) is never cut, within COLW..COLW_MAX. Made at
+ * the first interval of a model and kept: every row of every interval
+ * asked for them again, a third of the table's own work. */
+static void columns(struct output *o, const struct model *m)
 {
-	if (i < o->o.ncols)
-		output_metric_heading(&m->metrics[o->cols[i]], buf, n);
-	else
-		snprintf(buf, n, "%s/s", m->events[o->evcols[i - o->o.ncols]].name);
-	int w = (int)strlen(buf);
-	return w < COLW ? COLW : w > COLW_MAX ? COLW_MAX : w;
+	if (o->head_model == m)
+		return;
+	int n = o->o.ncols + o->o.nevcols;
+	free(o->heads);
+	free(o->widths);
+	o->heads = xcalloc((size_t)n + 1, sizeof(*o->heads));
+	o->widths = xcalloc((size_t)n + 1, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		char *buf = o->heads[i];
+		size_t len = sizeof(o->heads[i]);
+		if (i < o->o.ncols)
+			output_metric_heading(&m->metrics[o->cols[i]], buf, len);
+		else
+			snprintf(buf, len, "%s/s", m->events[o->evcols[i - o->o.ncols]].name);
+		int w = (int)strlen(buf);
+		o->widths[i] = w < COLW ? COLW : w > COLW_MAX ? COLW_MAX : w;
+	}
+	o->head_model = m;
 }
 
 static void print_heading(struct output *o, const struct snapshot *s)
 {
 	fprintf(o->f, "%-8s %4s %4s %4s", "CPU", "core", "ccx", "sock");
-	char buf[64];
-	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
-		int w = column(o, s->model, i, buf, sizeof(buf));
-		fprintf(o->f, " %*.*s", w, w, buf);
-	}
+	columns(o, s->model);
+	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++)
+		fprintf(o->f, " %*.*s", o->widths[i], o->widths[i], o->heads[i]);
 	fprintf(o->f, " %5s\n", "cov%");
 }
 
@@ -48,23 +61,35 @@ static void print_id(FILE *f, int v)
  * (the same rule as on the screen, docs/uncertainty.md). */
 static void print_cell(struct output *o, const struct metric_def *md, const char *fmt, double v, double rse, int w)
 {
-	char buf[64], cell[72];
+	/* " %*s" of the mark and the figure, put together by hand: two
+	 * printf calls per cell were half of the table's work. */
+	char cell[1 + COLW_MAX + 1 + 64];
+	char buf[64];
 	output_format_value(md, fmt, v, buf, sizeof(buf));
-	snprintf(cell, sizeof(cell), "%s%s", !isinf(v) && unc_marked(v, rse) ? "~" : "", buf);
-	fprintf(o->f, " %*s", w, cell);
+	bool marked = !isinf(v) && unc_marked(v, rse);
+	size_t len = strlen(buf) + marked;
+	size_t pad = (size_t)w > len ? (size_t)w - len : 0;
+	cell[0] = ' ';
+	memset(cell + 1, ' ', pad);
+	size_t n = 1 + pad;
+	if (marked)
+		cell[n++] = '~';
+	memcpy(cell + n, buf, strlen(buf));
+	n += strlen(buf);
+	fwrite(cell, 1, n, o->f);
 }
 
 static void print_row(struct output *o, const struct snapshot *s, const char *name,
 		      const struct snap_row *r)
 {
 	const struct model *m = s->model;
-	char head[64];
+	columns(o, m);
 	fprintf(o->f, "%-8s", name);
 	print_id(o->f, r->core);
 	print_id(o->f, r->ccx);
 	print_id(o->f, r->socket);
 	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
-		int w = column(o, m, i, head, sizeof(head));
+		int w = o->widths[i];
 		if (i < o->o.ncols) {
 			int mi = o->cols[i];
 			print_cell(o, &m->metrics[mi], o->fmts[i], snap_metric(s, r, mi), snap_metric_rse(s, r, mi), w);
@@ -118,13 +143,14 @@ int output_table_write(struct output *o, const struct snapshot *s)
 static void print_task(struct output *o, const struct snapshot *s, const struct snap_task *t)
 {
 	const struct model *m = s->model;
-	char head[64], cpus[64];
+	char cpus[64];
+	columns(o, m);
 	if (t->comm)
 		fprintf(o->f, "%7d %-16.16s", t->pid, t->comm);
 	else
 		fprintf(o->f, "%7d %-16.16s", t->nprocs, "");
 	for (int i = 0; i < o->o.ncols; i++) {
-		int w = column(o, m, i, head, sizeof(head));
+		int w = o->widths[i];
 		int mi = o->cols[i];
 		print_cell(o, &m->metrics[mi], o->fmts[i], t->metric[mi], t->metric_rse[mi], w);
 	}
@@ -135,8 +161,9 @@ static void print_task(struct output *o, const struct snapshot *s, const struct 
 
 int output_table_tasks(struct output *o, const struct snapshot *s)
 {
-	char clock[32], head[64];
+	char clock[32];
 	output_clock(s->time, clock, sizeof(clock));
+	columns(o, s->model);
 	fprintf(o->f, "%s# %s  interval %.2f s  model %s%s  %d processes, %d cgroups, %d samples/s per event per CPU",
 		o->written ? "\n" : "", clock, s->interval_s, s->model->name, s->simulated ? "  SIMULATED" : "",
 		s->ntasks, s->ncgroups, s->task_freq);
@@ -147,10 +174,8 @@ int output_table_tasks(struct output *o, const struct snapshot *s)
 		fputs("# per-task figures are not available\n", o->f);
 	for (int k = 0; k < 2; k++) {
 		fprintf(o->f, "%7s %-16s", k ? "PROCS" : "PID", k ? "" : "COMMAND");
-		for (int i = 0; i < o->o.ncols; i++) {
-			int w = column(o, s->model, i, head, sizeof(head));
-			fprintf(o->f, " %*.*s", w, w, head);
-		}
+		for (int i = 0; i < o->o.ncols; i++)
+			fprintf(o->f, " %*.*s", o->widths[i], o->widths[i], o->heads[i]);
 		fprintf(o->f, " %5s  %-32s %s\n", "cov%", "CGROUP", "CPUS");
 		const struct snap_task *rows = k ? s->cgroups : s->tasks;
 		int n = output_task_rows(o, k ? s->ncgroups : s->ntasks);

@@ -123,6 +123,10 @@ static void imp_done(struct imp *im)
 	for (int i = 0; i < im->npmus; i++)
 		free(im->pmus[i]);
 	free(im->pmus);
+	for (int i = 0; im->sim_lc && i < im->nsim; i++)
+		free(im->sim_lc[i]);
+	free(im->sim_lc);
+	name_index_free(im->sim_ix);
 	perf_sim_free(im->sim, im->nsim);
 	model_free(im->simfrom);
 	free(im->arch);

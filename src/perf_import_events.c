@@ -168,11 +168,40 @@ static struct imp_event *add_event(struct imp *im, const char *name, const char 
  * event of the same name (it uses perf's names in lower case), else its
  * core event of the same raw value (a variant such as "cmask=6" that the
  * hand-written model names its own way). */
-static const char *sim_formula(const struct imp *im, const struct imp_event *ie)
+static char *lower(const char *s)
 {
-	for (int i = 0; i < im->nsim; i++)
-		if (!strcasecmp(im->sim[i].event, ie->perf) || !strcasecmp(im->sim[i].event, ie->name))
-			return im->sim[i].formula;
+	char *l = xstrdup(s);
+	for (char *p = l; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return l;
+}
+
+/* sim.txt's entry for name in any case: the first in the file, or -1.
+ * The entries are indexed by their lower-case names at the first call
+ * (a loop over all of them for every event was a twentieth of an
+ * imported model's start-up). */
+static int sim_entry(struct imp *im, const char *name)
+{
+	if (!im->sim_ix) {
+		im->sim_ix = name_index_new();
+		im->sim_lc = xcalloc((size_t)im->nsim + 1, sizeof(char *));
+		for (int i = 0; i < im->nsim; i++) {
+			im->sim_lc[i] = lower(im->sim[i].event);
+			name_index_add(im->sim_ix, im->sim_lc[i], i);
+		}
+	}
+	char *l = lower(name);
+	int i = name_index_find(im->sim_ix, l);
+	free(l);
+	return i;
+}
+
+static const char *sim_formula(struct imp *im, const struct imp_event *ie)
+{
+	int a = sim_entry(im, ie->perf), b = sim_entry(im, ie->name);
+	int i = a < 0 ? b : b < 0 ? a : a < b ? a : b;
+	if (i >= 0)
+		return im->sim[i].formula;
 	const struct model *h = im->simfrom;
 	int e = h ? model_find_event(h, ie->name) : -1;
 	if (e >= 0)
@@ -329,17 +358,21 @@ static int import_event(struct imp *im, json_t *o, json_t *counters, const char 
 			if (*p != ' ')
 				*w++ = *p;
 		*w = '\0';
+		/* The counters listed (a number written plainly: "1", not "01"),
+		 * and the highest number. */
+		uint64_t listed = 0;
 		int max = -1;
-		bool all = true;
-		for (int c = 0; c < im->core_counters; c++) {
-			char *num = xasprintf(",%d,", c), *wrapped = xasprintf(",%s,", list);
-			all &= strstr(wrapped, num) != NULL;
-			free(num);
-			free(wrapped);
+		for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0)) {
+			size_t len = strcspn(p, ",");
+			int v = atoi(p);
+			if (v > max)
+				max = v;
+			if (len > 0 && len < 3 && (p[0] != '0' || len == 1) && v < 64)
+				listed |= 1ULL << v;
 		}
-		for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
-			if (atoi(p) > max)
-				max = atoi(p);
+		bool all = true;
+		for (int c = 0; c < im->core_counters; c++)
+			all &= c < 64 && (listed >> c & 1);
 		if (!all && max >= 0 && max < 32)
 			imp_attr(st, "counters", list);
 		free(list);
@@ -371,10 +404,12 @@ static json_t *std_merge(json_t *std, json_t *o, const char *key)
 
 static json_t *load_json(struct imp *im, const char *path)
 {
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
+	char *why = NULL;
+	json_t *j = perf_json_load(path, &why);
 	if (!j && !im->err)
-		im->err = xasprintf("%s:%d:%d: %s", path, je.line, je.column, je.text);
+		im->err = why;
+	else
+		free(why);
 	return j;
 }
 
@@ -434,7 +469,7 @@ int imp_events(struct imp *im)
 		json_decref(j);
 	}
 	char *cpath = xasprintf("%s/counter.json", im->dir);
-	json_t *cj = json_load_file(cpath, 0, NULL);
+	json_t *cj = perf_json_load(cpath, NULL);
 	free(cpath);
 	if (json_is_array(cj))
 		json_array_extend(counters, cj);

@@ -1,8 +1,9 @@
 /* perf_import_internal.h: shared by the importer's files: perf_import.c
  * (loading one CPU directory into stanzas), perf_import_events.c (PMUs and
  * events), perf_import_metrics.c (metrics and views), perf_import_map.c
- * (mapfiles and the model list) and perf_import_extra.c (the data files
- * under events/perf/). Not part of the public interface, perf_import.h. */
+ * (mapfiles and the model list), perf_import_extra.c (the data files
+ * under events/perf/) and perf_import_json.c (reading perf's JSON).
+ * Not part of the public interface, perf_import.h. */
 #ifndef PMCTOP_PERF_IMPORT_INTERNAL_H
 #define PMCTOP_PERF_IMPORT_INTERNAL_H
 
@@ -61,6 +62,8 @@ struct imp {
 	char **met_names;               /* owned names for met_ix */
 	json_t *std;                    /* Arm's common events, or NULL */
 	struct perf_sim_map *sim; int nsim;
+	struct name_index *sim_ix;      /* sim[] by lower-case event name, made at first use */
+	char **sim_lc;                  /* [nsim] those names */
 	struct model *simfrom;          /* models.txt simfrom=, or NULL */
 	char **pmus; int npmus;         /* pmctop PMU names made so far */
 	char *skipped;                  /* "NAME: reason" lines */
@@ -79,6 +82,13 @@ const char *imp_file(struct imp *im, const char *path);
 /* pmctop's name for a perf name: lower case, '-' and other characters
  * outside [a-z0-9_.] as '_' (newly allocated). */
 char *imp_name(const char *perf_name);
+
+/* One of perf's JSON files (perf_import_json.c): what jansson's
+ * json_load_file gives, read faster; NULL with *cause ("FILE:LINE:COL:
+ * what was expected") on an error. perf_json_parse reads text of len
+ * bytes that came from path. */
+json_t *perf_json_load(const char *path, char **cause);
+json_t *perf_json_parse(const char *text, size_t len, const char *path, char **cause);
 
 /* Reads every event file of the directory (and the Arm standard events
  * they refer to) into PMU and event stanzas. */

@@ -38,6 +38,9 @@ struct met {
 	char *why;
 	int *deps; int ndeps; /* metrics it uses */
 	int level;            /* 1, 2 for topdown levels, else 0 */
+	/* Its MetricName and MetricGroup (or NULL), held by im->metrics:
+	 * every item of every view looks at every metric. */
+	const char *perf_name, *groups;
 };
 
 struct tr_ctx {
@@ -276,9 +279,8 @@ static void add_view(struct imp *im, const char *line, const struct met *mets, i
 		for (int k = 0; k < n && ncols < VIEW_MAX_COLS; k++) {
 			if (!mets[k].formula || taken[k])
 				continue;
-			json_t *o = json_array_get(im->metrics, (size_t)k);
-			const char *gl = jstr(o, "MetricGroup");
-			const char *pn = jstr(o, "MetricName");
+			const char *gl = mets[k].groups;
+			const char *pn = mets[k].perf_name;
 			if (it[0] == '=' ? strcasecmp(pn, it + 1) != 0 : !gl || !in_groups(gl, it))
 				continue;
 			taken[k] = true;
@@ -338,6 +340,11 @@ int imp_metrics(struct imp *im)
 	int n = (int)json_array_size(im->metrics);
 	struct met *mets = xcalloc((size_t)n + 1, sizeof(*mets));
 	im->met_names = xcalloc((size_t)n + 1, sizeof(char *));
+	/* The stanzas so far, by name (no stanza is added until the names
+	 * are made): every metric's name is checked against all of them. */
+	struct name_index *taken = name_index_new();
+	for (int s = 0; s < im->set->nstanzas; s++)
+		name_index_add(taken, im->set->stanzas[s].name, s);
 	/* Names first, so that a metric may use one defined after it. A
 	 * name an event (or a generic definition) has already gets "_metric". */
 	for (int k = 0; k < n; k++) {
@@ -351,12 +358,11 @@ int imp_metrics(struct imp *im)
 			continue;             /* a second definition: the first wins */
 		}
 		name_index_add(im->met_ix, im->met_names[k], k);
-		bool clash = name_index_find(im->ev_ix, name) >= 0;
-		for (int s = 0; s < im->set->nstanzas && !clash; s++)
-			clash = !strcmp(im->set->stanzas[s].name, name);
+		bool clash = name_index_find(im->ev_ix, name) >= 0 || name_index_find(taken, name) >= 0;
 		mets[k].name = clash ? xasprintf("%s_metric", name) : xstrdup(name);
 		free(name);
 	}
+	name_index_free(taken);
 	for (int k = 0; k < n; k++) {
 		json_t *o = json_array_get(im->metrics, (size_t)k);
 		const char *expr = jstr(o, "MetricExpr");
@@ -404,6 +410,11 @@ int imp_metrics(struct imp *im)
 			text_add_line(&im->skipped, line);
 			free(line);
 		}
+	}
+	for (int k = 0; k < n; k++) {
+		json_t *o = json_array_get(im->metrics, (size_t)k);
+		mets[k].perf_name = jstr(o, "MetricName");
+		mets[k].groups = jstr(o, "MetricGroup");
 	}
 	add_views(im, mets, n);
 	for (int k = 0; k < n; k++) {

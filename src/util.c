@@ -157,7 +157,8 @@ const char *text_reader_read(struct text_reader *r, const char *path)
 	for (;;) {
 		if (r->cap - len - 1 == 0)
 			r->buf = xrealloc(r->buf, r->cap *= 2);
-		ssize_t n = pread(r->fd, r->buf + len, r->cap - len - 1, (off_t)len);
+		size_t want = r->cap - len - 1;
+		ssize_t n = pread(r->fd, r->buf + len, want, (off_t)len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -175,6 +176,8 @@ const char *text_reader_read(struct text_reader *r, const char *path)
 			errno = EFBIG;
 			return NULL;
 		}
+		if (r->short_read_ends && (size_t)n < want)
+			break;
 	}
 	r->buf[len] = '\0';
 	return r->buf;
@@ -185,7 +188,9 @@ void text_reader_close(struct text_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->buf);
+	bool short_read_ends = r->short_read_ends;   /* what the file is, which stays */
 	*r = (struct text_reader)TEXT_READER_INIT;
+	r->short_read_ends = short_read_ends;
 }
 
 /* One read of a text_reader, its text kept without trailing blanks. */

@@ -57,8 +57,13 @@ struct text_reader {
 	int fd;               /* -1: not open */
 	char *buf;
 	size_t cap;
+	/* A read shorter than asked is the end: set for procfs files that
+	 * the kernel builds whole at every read (/proc/stat), where the read
+	 * that would find the end builds the whole file again only to
+	 * return nothing (as much kernel time as the read itself). */
+	bool short_read_ends;
 };
-#define TEXT_READER_INIT { .fd = -1, .buf = NULL, .cap = 0 }
+#define TEXT_READER_INIT { .fd = -1, .buf = NULL, .cap = 0, .short_read_ends = false }
 /* The file's whole text, NUL-terminated, valid until the next call; NULL
  * with errno set (the file is then opened again at the next call). The
  * same bounds as read_text_file: regular files only, at most 1 MiB. */

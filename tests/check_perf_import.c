@@ -19,6 +19,7 @@
 
 #include "evdef.h"
 #include "perf_import.h"
+#include "perf_import_internal.h"
 #include "sim_counters.h"
 #include "util.h"
 
@@ -187,6 +188,97 @@ static void put(const char *dir, const char *name, const char *text)
 
 /* Bad files give an error that names the file, the line and what was
  * expected; nothing outside the arch directory is read. */
+/* ---- the JSON reader --------------------------------------------------------- */
+
+/* perf_import_json.c against jansson's reader, which it replaced: the same
+ * inputs accepted with equal values, the same refused, each refusal with
+ * its line. */
+static const struct { int src_line; const char *text; int err_line; } json_cases[] = {
+	{ __LINE__, "[]", 0 },
+	{ __LINE__, " {\n} ", 0 },
+	{ __LINE__, "[{\"EventName\": \"A.B\", \"EventCode\": \"0x3c\", \"n\": 12, \"r\": -1.5e3}]", 0 },
+	{ __LINE__, "[\"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\u20ac \\ud83d\\ude00\"]", 0 },
+	{ __LINE__, "[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]", 0 },
+	{ __LINE__, "[true, false, null, 0, -0, 1.0, 2E-3, [[[]]], {\"a\": {\"b\": []}}]", 0 },
+	{ __LINE__, "{\"k\": 1, \"k\": 2}", 0 },
+	{ __LINE__, "[{\"EventName\": \"A\",\n  \"EventCode\": 0x1 }]", 2 },
+	{ __LINE__, "", 1 },
+	{ __LINE__, "\"top\"", 1 },
+	{ __LINE__, "[1,]", 1 },
+	{ __LINE__, "[1 2]", 1 },
+	{ __LINE__, "{\"a\" 1}", 1 },
+	{ __LINE__, "{1: 2}", 1 },
+	{ __LINE__, "[01]", 1 },
+	{ __LINE__, "[1.]", 1 },
+	{ __LINE__, "[1e]", 1 },
+	{ __LINE__, "[tru]", 1 },
+	{ __LINE__, "[\"a\n\"]", 1 },
+	{ __LINE__, "[\"\\x\"]", 1 },
+	{ __LINE__, "[\"\\u00g0\"]", 1 },
+	{ __LINE__, "[\"\\u0000\"]", 1 },
+	{ __LINE__, "[\"\\udc00\"]", 1 },
+	{ __LINE__, "[\"\\ud800x\"]", 1 },
+	{ __LINE__, "[\"\xc0\xaf\"]", 1 },
+	{ __LINE__, "[\"\xed\xa0\x80\"]", 1 },
+	{ __LINE__, "[\"\xf4\x90\x80\x80\"]", 1 },
+	{ __LINE__, "[\"cut\xe2\x82\"]", 1 },
+	{ __LINE__, "[\"open", 1 },
+	{ __LINE__, "[]\n\n]", 3 },
+	{ __LINE__, "[99999999999999999999]", 1 },
+	{ __LINE__, "[1e999]", 1 },
+};
+
+START_TEST(test_json_reader)
+{
+	for (size_t i = 0; i < sizeof(json_cases) / sizeof(json_cases[0]); i++) {
+		const char *t = json_cases[i].text;
+		char *why = NULL;
+		json_t *ours = perf_json_parse(t, strlen(t), "t.json", &why);
+		json_t *theirs = json_loadb(t, strlen(t), 0, NULL);
+		ck_assert_msg(!ours == !theirs, "line %d: ours %s, jansson's %s (%s)", json_cases[i].src_line,
+			      ours ? "accepts" : "refuses", theirs ? "accepts" : "refuses", why ? why : "");
+		ck_assert_msg(!ours == (json_cases[i].err_line > 0), "line %d", json_cases[i].src_line);
+		if (ours) {
+			ck_assert_msg(json_equal(ours, theirs), "line %d: values differ", json_cases[i].src_line);
+		} else {
+			char *want = xasprintf("t.json:%d:", json_cases[i].err_line);
+			ck_assert_msg(why && !strncmp(why, want, strlen(want)), "line %d: %s", json_cases[i].src_line,
+				      why ? why : "no reason");
+			free(want);
+		}
+		json_decref(ours);
+		json_decref(theirs);
+		free(why);
+	}
+	/* Nesting past jansson's depth is refused, not a deep recursion. */
+	size_t deep = 5000;
+	char *text = xmalloc(2 * deep + 1);
+	memset(text, '[', deep);
+	memset(text + deep, ']', deep);
+	text[2 * deep] = '\0';
+	char *why = NULL;
+	ck_assert_ptr_null(perf_json_parse(text, 2 * deep, "t.json", &why));
+	ck_assert_ptr_nonnull(strstr(why, "depth"));
+	free(why);
+	free(text);
+	/* Every file of the fixtures, read from disk, as jansson reads it. */
+	static const char *const files[] = { "x86/testlake/uncore-memory.json", "x86/testlake/pipeline.json",
+					     "x86/testlake/tlx-metrics.json", "arm64/common-and-microarch.json", "arm64/arm/testverse/metrics.json" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *path = xasprintf("%s/%s", ARCH, files[i]);
+		json_t *ours = perf_json_load(path, &why);
+		json_t *theirs = json_load_file(path, 0, NULL);
+		ck_assert_msg(ours && theirs && json_equal(ours, theirs), "%s: %s", path, why ? why : "differs");
+		json_decref(ours);
+		json_decref(theirs);
+		free(path);
+	}
+	ck_assert_ptr_null(perf_json_load(ARCH "/x86/none.json", &why));
+	ck_assert_ptr_nonnull(strstr(why, "none.json: cannot read"));
+	free(why);
+}
+END_TEST
+
 START_TEST(test_bad_files)
 {
 	char tmpl[] = "/tmp/check_perf_import.XXXXXX";
@@ -380,6 +472,7 @@ static Suite *perf_import_suite(void)
 	tcase_add_test(tc, test_mapfile_match);
 	tcase_add_test(tc, test_pick_prefers_hand_written);
 	tcase_add_test(tc, test_bad_files);
+	tcase_add_test(tc, test_json_reader);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("import");
 	tcase_add_test(tc, test_import_x86);
