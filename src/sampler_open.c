@@ -451,6 +451,52 @@ static void open_groups(struct sampler *s, int p)
 	free(pmu_cause);
 }
 
+/* Whether PMU p's counts reach any figure: an event asked for itself
+ * (-e), or a planned metric all of whose events' PMUs opened. */
+static bool pmu_feeds_something(const struct sampler *s, int p)
+{
+	const struct model *m = s->cfg.model;
+	for (int i = 0; i < s->nevents; i++)
+		if (m->events[s->events[i]].pmu == p)
+			return true;
+	for (int i = 0; i < s->plan->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[s->plan->metrics[i]];
+		bool uses = false, computable = true;
+		for (int k = 0; k < md->nevents; k++) {
+			int q = m->events[md->events[k]].pmu;
+			uses |= q == p;
+			computable &= s->ps[q].available;
+		}
+		if (uses && computable)
+			return true;
+	}
+	return false;
+}
+
+/* Step 4b: a PMU that opened but whose counts reach no figure, because
+ * every metric that needs it also needs a PMU that did not open (the TSC
+ * of an imported Intel model beside a core PMU that a VM lacks), is
+ * closed again: reading it would cost a cross-CPU read per CPU and
+ * interval for nothing (half of pmctop's reads on such a machine). */
+static void close_unfed(struct sampler *s)
+{
+	const struct model *m = s->cfg.model;
+	for (int p = 0; p < m->npmus; p++) {
+		struct pmu_state *ps = &s->ps[p];
+		if (!ps->available || ps->ngroups == 0 || pmu_feeds_something(s, p))
+			continue;
+		for (int k = 0; k < ps->ngroups; k++) {
+			struct grp_state *grp = &s->grp[ps->groups[k]];
+			for (int i = 0; i < ps->ninst; i++)
+				if (grp->bg[i]) {
+					s->cfg.ops->close(s->bk, grp->bg[i]);
+					grp->bg[i] = NULL;
+				}
+		}
+		ps->available = false;
+	}
+}
+
 /* Step 5, the notices of the plan as opened: fallback encodings (where
  * their PMU opens) and absent uncore PMUs (where the core ones work),
  * /proc/stat alone, -C, energy counters, and the events that cannot be
@@ -560,6 +606,7 @@ int sampler_open_all(struct sampler *s, char **cause)
 	for (int p = 0; p < m->npmus; p++)
 		if (s->ps[p].ngroups > 0 && list_instances(s, p, &absent))
 			open_groups(s, p);
+	close_unfed(s);
 	say_plan(s, absent, fallback, fallback_pmu);
 	free(absent);
 	free(fallback);

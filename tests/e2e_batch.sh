@@ -180,6 +180,17 @@ err=$("${pm[@]}" -b -n 1 -d 0.2 --cgroup /nonexistent.slice 2>&1 >/dev/null); rc
 [ $rc -eq 2 ] && printf '%s' "$err" | grep -q "no cgroup /nonexistent.slice" || fail "--cgroup that does not exist: exit $rc, '$err'"
 "${pm[@]}" -b -n 1 -d 0.2 -p $$ >/dev/null 2>&1 || fail "-p with a running process: exit $?"
 
+# A PMU whose counts reach no figure is not read: with the core PMU
+# absent, the L3 latency in clocks (L3 nanoseconds x the cores' clock)
+# cannot be known, so the L3 PMU and /proc/stat, which feed nothing else
+# asked for, are closed (a cross-CPU read per CPU and interval saved);
+# asked for the L3 hit rate as well, the L3 PMU counts again.
+cov() { "${pm[@]}" --sim "zen5,ff=1,$1" -b -n 1 -d 0.1 --format json -g "$2" 2>/dev/null | grep -o '"event_coverage":{[^}]*}'; }
+c=$(cov absent=core l3_miss_latency_cycles)
+[ "$c" = '"event_coverage":{}' ] || fail "absent core: the L3 PMU is still read for a figure that cannot be: $c"
+cov absent=core l3_miss_latency_cycles,l3_hit_rate | grep -q 'l3_lookup_state' || fail "absent core: L3 hit rate lost its PMU"
+cov seed=1 l3_miss_latency_cycles | grep -q 'l3_xi_sampled_latency' || fail "L3 latency in clocks: L3 PMU not read"
+
 "${pm[@]}" -V | grep -q '^pmctop ' || fail "-V"
 "${pm[@]}" -h | grep -q -- '--sim' || fail "-h"
 
