@@ -27,6 +27,7 @@
 #include "powercap.h"
 #include "procstat.h"
 #include "util.h"
+#include "backend_perf_impl.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -40,59 +41,6 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-struct backend {
-	const struct model *m;
-	struct topo *t;
-	char *sysfs_root;   /* "/sys" or the fixture root */
-	char *proc_root;    /* "/proc" or ROOT/proc */
-	long clk_tck;       /* USER_HZ: the unit of /proc/stat */
-	/* One parse of /proc/stat serves every CPU's pseudo group in a read
-	 * pass: the kernel builds the whole file (every CPU, every IRQ) at each
-	 * open, so opening it once per CPU would cost O(CPUs^2) per interval. */
-	int stat_n;            /* entries in stat_busy/stat_total (max CPU + 1) */
-	uint64_t *stat_busy, *stat_total;   /* ns; PROCSTAT_NONE: no line for that CPU */
-	uint64_t stat_at;      /* monotonic ns of the parse; 0: none yet */
-	int stat_err;          /* 0, or -EIO when the file could not be read or parsed */
-	struct text_reader stat_file;   /* kept open: one pread per parse */
-	char *stat_path;
-	/* Per-task sampling: samplers open, and the most general counters
-	 * one holds on a CPU, per PMU (taken from what the groups get). */
-	int nsamplers;
-	int *pinned;           /* [npmus] */
-	/* The powercap domains, listed at the first need (-1: not yet). */
-	int npc;
-	struct powercap_domain *pc;
-	char *pc_why;          /* why there are none */
-};
-
-/* How long one parse of /proc/stat is reused: far below any interval (10 ms
- * at least), far above one read pass over all groups. */
-#define STAT_CACHE_NS 1000000ull
-
-struct bk_group {
-	int cpu;
-	int pmu;
-	int nevents;
-	int *fds;           /* perf groups: fds[0] is the leader */
-	uint64_t *buf;      /* read buffer: nr, enabled, running, values */
-	bool enabled;       /* between enable and disable */
-	uint64_t last_read_ns, last_enabled; /* the previous read while enabled */
-	/* PMU_PROC pseudo groups. */
-	bool proc;
-	int *proc_what;     /* per event: PROC_BUSY or PROC_TOTAL */
-	uint64_t t0;        /* open time, ns */
-	uint64_t base[2];   /* busy and total ns at open */
-	/* Per event, what a kernel count is worth in the definition's (NULL:
-	 * 1 for all). */
-	double *rescale;
-	/* Powercap pseudo groups: per event its domain, last energy_uj and
-	 * the microjoules since open. */
-	struct powercap_domain **pc;
-	uint64_t *pc_last, *pc_total;
-};
-
-enum { PROC_BUSY, PROC_TOTAL };
 
 static struct backend *perf_create(const struct model *m, struct topo *t, const char *arg,
 				   char **cause)
@@ -245,46 +193,15 @@ static int uncore_instances(struct backend *b, int pmu, struct bk_instance **out
 
 /* ---- the energy counters' powercap stand-in ---- */
 
-static bool is_power_pmu(const struct pmu_def *pd)
-{
-	return pd->perf_name && !strcmp(pd->perf_name, "power");
-}
-
-static bool has_power_pmu(const struct backend *b)
-{
-	char *dir = xasprintf("%s/bus/event_source/devices/power", b->sysfs_root);
-	bool there = access(dir, F_OK) == 0;
-	free(dir);
-	return there;
-}
-
-static void powercap_load(struct backend *b)
-{
-	if (b->npc < 0)
-		b->npc = powercap_list(b->sysfs_root, &b->pc, &b->pc_why);
-}
-
-/* The powercap domain of kind for the package of socket index sock; the
- * platform's (psys, one for the machine) counts on the first socket. */
-static struct powercap_domain *powercap_find(struct backend *b, int kind, int sock)
-{
-	powercap_load(b);
-	for (int i = 0; i < b->npc; i++)
-		if ((int)b->pc[i].kind == kind &&
-		    (kind == PC_PSYS ? sock == 0 : topo_socket_index(b->t, b->pc[i].package) == sock))
-			return &b->pc[i];
-	return NULL;
-}
-
 /* The perf power PMU where the kernel has one; else one instance per
  * powercap package, read on the package's first online CPU and named by
  * its domain ("intel-rapl:0"), which open_group recognises. */
 static int power_instances(struct backend *b, int pmu, struct bk_instance **out, char **why)
 {
 	const struct pmu_def *pd = &b->m->pmus[pmu];
-	if (has_power_pmu(b))
+	if (perf_has_power_pmu(b))
 		return uncore_instances(b, pmu, out, why);
-	powercap_load(b);
+	perf_powercap_load(b);
 	int n = 0;
 	for (int i = 0; i < b->npc; i++) {
 		if (b->pc[i].kind != PC_PACKAGE)
@@ -312,7 +229,7 @@ static int perf_instances(struct backend *b, int pmu, struct bk_instance **out, 
 		return 0;
 	}
 	const struct pmu_def *pd = &b->m->pmus[pmu];
-	if (pd->kind == PMU_UNCORE && is_power_pmu(pd))
+	if (pd->kind == PMU_UNCORE && perf_is_power_pmu(pd))
 		return power_instances(b, pmu, out, why);
 	if (pd->kind == PMU_UNCORE)
 		return uncore_instances(b, pmu, out, why);
@@ -339,10 +256,10 @@ static bool perf_has_feature(struct backend *b, int pmu, const char *path)
 	free(file);
 	/* Without the power PMU, a RAPL domain in the powercap tree counts
 	 * the same energy. */
-	if (!there && is_power_pmu(pd) && !has_power_pmu(b)) {
+	if (!there && perf_is_power_pmu(pd) && !perf_has_power_pmu(b)) {
 		int kind = powercap_kind_of_event(path);
 		for (int s = 0; kind >= 0 && s < b->t->nsockets && !there; s++)
-			there = powercap_find(b, kind, s) != NULL;
+			there = perf_powercap_find(b, kind, s) != NULL;
 	}
 	return there;
 }
@@ -365,92 +282,6 @@ static int perf_free_counters(struct backend *b, int pmu)
 	if (b->pinned)
 		n -= b->pinned[pmu];
 	return n < 0 ? 0 : n;
-}
-
-/* ---- /proc/stat pseudo groups ---- */
-
-/* Parses every "cpuN" line of /proc/stat into the cache (procstat.c). */
-static void proc_stat_load(struct backend *b)
-{
-	int n = b->t->max_cpu > 0 ? b->t->max_cpu : 1;
-	if (b->stat_n != n) {
-		free(b->stat_busy);
-		free(b->stat_total);
-		b->stat_busy = xmalloc(sizeof(uint64_t) * (size_t)n);
-		b->stat_total = xmalloc(sizeof(uint64_t) * (size_t)n);
-		b->stat_n = n;
-	}
-	b->stat_at = now_ns();
-	if (!b->stat_path)
-		b->stat_path = xasprintf("%s/stat", b->proc_root);
-	const char *text = text_reader_read(&b->stat_file, b->stat_path);
-	b->stat_err = procstat_parse(text, b->clk_tck, b->stat_busy, b->stat_total, n) < 0 ? -EIO : 0;
-}
-
-/* Busy and total ns of one CPU from /proc/stat. -ENODEV when the CPU has no
- * line (offline), -EIO when the file cannot be read or parsed. */
-static int proc_read_cpu(struct backend *b, int cpu, uint64_t out[2])
-{
-	if (b->stat_at == 0 || now_ns() - b->stat_at > STAT_CACHE_NS || b->stat_n != b->t->max_cpu)
-		proc_stat_load(b);
-	if (b->stat_err)
-		return b->stat_err;
-	if (cpu < 0 || cpu >= b->stat_n || b->stat_total[cpu] == PROCSTAT_NONE)
-		return -ENODEV;
-	out[PROC_BUSY] = b->stat_busy[cpu];
-	out[PROC_TOTAL] = b->stat_total[cpu];
-	return 0;
-}
-
-static int proc_open(struct backend *b, const struct bk_instance *inst, const int *events,
-		     int nevents, struct bk_group *g, char **cause)
-{
-	g->proc = true;
-	g->proc_what = xcalloc((size_t)nevents, sizeof(int));
-	for (int i = 0; i < nevents; i++) {
-		const struct event_def *ev = &b->m->events[events[i]];
-		const char *spec = ev->spec ? ev->spec : "";
-		if (ev->enc != ENC_PROC) {
-			set_cause(cause, "event %s is not a /proc/stat figure but is in a proc group",
-				  ev->name);
-			return -EINVAL;
-		}
-		if (strcmp(spec, "busy_ns") == 0)
-			g->proc_what[i] = PROC_BUSY;
-		else if (strcmp(spec, "total_ns") == 0)
-			g->proc_what[i] = PROC_TOTAL;
-		else {
-			set_cause(cause, "event %s: unknown /proc/stat figure '%s' (busy_ns or total_ns)",
-				  ev->name, spec);
-			return -EINVAL;
-		}
-	}
-	int rc = proc_read_cpu(b, inst->cpu, g->base);
-	if (rc < 0) {
-		set_cause(cause, "CPU %d: %s", inst->cpu,
-			  rc == -ENODEV ? "not in /proc/stat (offline)" : "cannot read /proc/stat");
-		return rc;
-	}
-	g->t0 = now_ns();
-	return 0;
-}
-
-static int proc_read(struct backend *b, struct bk_group *g, struct bk_count *out)
-{
-	uint64_t cur[2];
-	int rc = proc_read_cpu(b, g->cpu, cur);
-	if (rc < 0)
-		return rc;
-	/* /proc/stat counts in ticks while the pseudo group counts wall time
-	 * since open; it always runs, so enabled == running == elapsed. */
-	uint64_t elapsed = now_ns() - g->t0;
-	for (int i = 0; i < g->nevents; i++) {
-		int w = g->proc_what[i];
-		out[i].value = cur[w] >= g->base[w] ? cur[w] - g->base[w] : 0;
-		out[i].time_enabled = elapsed;
-		out[i].time_running = elapsed;
-	}
-	return 0;
 }
 
 /* ---- perf_event groups ---- */
@@ -493,65 +324,6 @@ static void group_free(struct bk_group *g)
 	free(g);
 }
 
-/* A powercap pseudo group: each event's RAPL domain on the instance's
- * package, counted from now; energy_uj's microjoules are converted to the
- * event's scale. The counters run all the time, so enabled and running
- * time are the time since open. */
-static int powercap_open(struct backend *b, const struct bk_instance *inst, const int *events,
-			 int nevents, struct bk_group *g, char **cause)
-{
-	g->pc = xcalloc((size_t)nevents, sizeof(*g->pc));
-	g->pc_last = xcalloc((size_t)nevents, sizeof(uint64_t));
-	g->pc_total = xcalloc((size_t)nevents, sizeof(uint64_t));
-	g->rescale = xmalloc(sizeof(double) * (size_t)nevents);
-	for (int i = 0; i < nevents; i++) {
-		const struct event_def *ev = &b->m->events[events[i]];
-		int kind = powercap_kind_of_event(ev->requires);
-		g->pc[i] = kind >= 0 && ev->scale > 0 ? powercap_find(b, kind, inst->scope_id) : NULL;
-		if (!g->pc[i]) {
-			set_cause(cause, "%s: no powercap domain counts it on package %d", ev->name, inst->scope_id);
-			return -ENOENT;
-		}
-		g->rescale[i] = 1e-6 / ev->scale;
-		int rc = powercap_read_uj(g->pc[i], &g->pc_last[i], cause);
-		if (rc < 0)
-			return rc;
-	}
-	g->t0 = now_ns();
-	return 0;
-}
-
-/* Whether every event of a power PMU group has a powercap domain on the
- * instance's package. */
-static bool powercap_has_all(struct backend *b, const struct bk_instance *inst, const int *events, int nevents)
-{
-	if (!is_power_pmu(&b->m->pmus[inst->pmu]))
-		return false;
-	for (int i = 0; i < nevents; i++) {
-		const struct event_def *ev = &b->m->events[events[i]];
-		int kind = powercap_kind_of_event(ev->requires);
-		if (kind < 0 || !(ev->scale > 0) || !powercap_find(b, kind, inst->scope_id))
-			return false;
-	}
-	return true;
-}
-
-static int powercap_group_read(struct bk_group *g, struct bk_count *out)
-{
-	uint64_t t = now_ns() - g->t0;
-	for (int i = 0; i < g->nevents; i++) {
-		uint64_t uj;
-		int rc = powercap_read_uj(g->pc[i], &uj, NULL);
-		if (rc < 0)
-			return rc;
-		g->pc_total[i] += powercap_delta(g->pc_last[i], uj, g->pc[i]->max_range_uj);
-		g->pc_last[i] = uj;
-		out[i].value = (uint64_t)llround((double)g->pc_total[i] * g->rescale[i]);
-		out[i].time_enabled = out[i].time_running = t;
-	}
-	return 0;
-}
-
 static int perf_open_group(struct backend *b, const struct bk_instance *inst, const int *events,
 			   int nevents, struct bk_group **out, char **cause)
 {
@@ -572,11 +344,11 @@ static int perf_open_group(struct backend *b, const struct bk_instance *inst, co
 	g->nevents = nevents;
 	int rc;
 	if (b->m->pmus[inst->pmu].kind == PMU_PROC) {
-		rc = proc_open(b, inst, events, nevents, g, cause);
+		rc = perf_proc_open(b, inst, events, nevents, g, cause);
 		goto done;
 	}
-	if (is_power_pmu(&b->m->pmus[inst->pmu]) && !strncmp(inst->perf_name, "intel-rapl:", 11)) {
-		rc = powercap_open(b, inst, events, nevents, g, cause);
+	if (perf_is_power_pmu(&b->m->pmus[inst->pmu]) && !strncmp(inst->perf_name, "intel-rapl:", 11)) {
+		rc = perf_powercap_open(b, inst, events, nevents, g, cause);
 		goto done;
 	}
 	g->fds = xmalloc(sizeof(int) * (size_t)nevents);
@@ -600,7 +372,7 @@ static int perf_open_group(struct backend *b, const struct bk_instance *inst, co
 		attr.disabled = i == 0;
 		attr.inherit = 0;
 		int fd = sys_perf_event_open(&attr, inst->cpu, i == 0 ? -1 : g->fds[0]);
-		if (fd < 0 && powercap_has_all(b, inst, events, nevents)) {
+		if (fd < 0 && perf_powercap_has_all(b, inst, events, nevents)) {
 			/* The kernel has the power PMU but will not open it here
 			 * (not permitted, or a PMU it does not know): the powercap
 			 * tree counts the same energy. */
@@ -610,7 +382,7 @@ static int perf_open_group(struct backend *b, const struct bk_instance *inst, co
 			g->fds = NULL;
 			free(g->rescale);
 			g->rescale = NULL;
-			rc = powercap_open(b, inst, events, nevents, g, cause);
+			rc = perf_powercap_open(b, inst, events, nevents, g, cause);
 			goto done;
 		}
 		if (fd < 0) {
@@ -679,9 +451,9 @@ static int perf_disable(struct backend *b, struct bk_group *g)
 static int perf_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 {
 	if (g->proc)
-		return proc_read(b, g, out);
+		return perf_proc_read(b, g, out);
 	if (g->pc)
-		return powercap_group_read(g, out);
+		return perf_powercap_read(g, out);
 	size_t want = sizeof(uint64_t) * ((size_t)g->nevents + 3);
 	ssize_t n = read(g->fds[0], g->buf, want);
 	if (n < 0)
