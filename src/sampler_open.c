@@ -423,6 +423,22 @@ static int open_group_everywhere(struct sampler *s, int p, int k, char **pmu_cau
 	return 0;
 }
 
+/* Closes every group of PMU p on every instance, and marks it not
+ * counting. */
+static void close_pmu_groups(struct sampler *s, int p)
+{
+	struct pmu_state *ps = &s->ps[p];
+	for (int k = 0; k < ps->ngroups; k++) {
+		struct grp_state *grp = &s->grp[ps->groups[k]];
+		for (int i = 0; i < ps->ninst; i++)
+			if (grp->bg[i]) {
+				s->cfg.ops->close(s->bk, grp->bg[i]);
+				grp->bg[i] = NULL;
+			}
+	}
+	ps->available = false;
+}
+
 /* Step 4, the groups of PMU p on each of its instances. When the PMU as a
  * whole cannot count, every group is closed again and the notice says so. */
 static void open_groups(struct sampler *s, int p)
@@ -437,15 +453,7 @@ static void open_groups(struct sampler *s, int p)
 	for (int k = 0; k < ps->ngroups && !pmu_err; k++)
 		pmu_err = open_group_everywhere(s, p, k, &pmu_cause);
 	if (pmu_err) {
-		ps->available = false;
-		for (int k = 0; k < ps->ngroups; k++) {
-			struct grp_state *grp = &s->grp[ps->groups[k]];
-			for (int i = 0; i < ps->ninst; i++)
-				if (grp->bg[i]) {
-					s->cfg.ops->close(s->bk, grp->bg[i]);
-					grp->bg[i] = NULL;
-				}
-		}
+		close_pmu_groups(s, p);
 		add_pmu_notice(s, pmu_title(pd, title, sizeof(title)), backend_error_hint(pmu_err));
 	}
 	free(pmu_cause);
@@ -485,15 +493,7 @@ static void close_unfed(struct sampler *s)
 		struct pmu_state *ps = &s->ps[p];
 		if (!ps->available || ps->ngroups == 0 || pmu_feeds_something(s, p))
 			continue;
-		for (int k = 0; k < ps->ngroups; k++) {
-			struct grp_state *grp = &s->grp[ps->groups[k]];
-			for (int i = 0; i < ps->ninst; i++)
-				if (grp->bg[i]) {
-					s->cfg.ops->close(s->bk, grp->bg[i]);
-					grp->bg[i] = NULL;
-				}
-		}
-		ps->available = false;
+		close_pmu_groups(s, p);
 	}
 }
 
