@@ -50,7 +50,7 @@ struct geval {
 	const struct wset *ws;  /* the metric's window set (metric_in_set) */
 	int set;                /* its index */
 	const struct gsum *gs;  /* the groups' sums behind ws */
-	const struct wsamples *smp; /* each set's samples in the row (ns >= 2) */
+	const struct wsamples *smp; /* each set's samples in the row (ns >= UNC_MIN_SAMPLES; else n is 0) */
 	/* A metric across sets: every event's set, each set's doubt, the row
 	 * and room for a set's samples (wset_pooled_var). */
 	const struct wset_list *wl;
@@ -106,9 +106,10 @@ static double metric_in_set(struct geval *c, int mi, double cov, double *scratch
 	*rse = NAN;
 	bool exact = cov >= UNC_FULLY_COVERED;
 	/* The caller has put the set's values in c->fvars (set_vars). */
-	if (md->nevents > EXPR_GRAD_MAX || exact || w->ns < 2) {
-		/* Nothing to estimate from (or too many variables to follow):
-		 * the value alone, in its own windows. */
+	if (md->nevents > EXPR_GRAD_MAX || exact || c->smp[c->set].n < UNC_MIN_SAMPLES) {
+		/* Nothing to estimate from (too few samples: wsamples_se would
+		 * say NaN; or too many variables to follow): the value alone,
+		 * in its own windows. */
 		double f = formula_eval(fp, c->interval_s, c->fvars);
 		if (exact && !isnan(f))
 			*rse = 0;
@@ -189,7 +190,8 @@ static double window_doubt(const struct wset_list *wl, int set, const int *ev_se
 			   const struct wsamples *sm, const struct wide_row *row, int sc, int r, double *scratch)
 {
 	const struct wset *w = &wl->v[set];
-	if (w->ns < 2)
+	/* Too few samples: every error below would be NaN (or 0). */
+	if (w->ns < UNC_MIN_SAMPLES || sm->n < UNC_MIN_SAMPLES)
 		return 1;
 	double worst = 0;
 	for (int k = 0; k < w->nev; k++) {
@@ -424,7 +426,7 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 					cov = 0;
 				else if (cov >= UNC_FULLY_COVERED)
 					rse = 0;
-				else if (ws->ns >= 2) {
+				else if (ws->ns >= UNC_MIN_SAMPLES) {
 					const double one = 1;
 					double se = wset_se(ws, gs, sc, r, &k, &one, 1, cov, w->scratch);
 					rse = se == 0 ? 0 : se / fabs(v);
@@ -450,7 +452,7 @@ static void load_row(struct derive_work *w, const struct derive_cache *dc, struc
 		wr->event_rse[e] = row->erse[c];
 	}
 	for (int k = 0; k < w->wl.n; k++) {
-		if (w->wl.v[k].ns >= 2 || w->wl.v[k].ng >= 2)
+		if (w->wl.v[k].ns >= UNC_MIN_SAMPLES || w->wl.v[k].ng >= 2)
 			wset_samples(&w->wl.v[k], w->gs, sc, r, &w->smp[k]);
 		w->doubt[k] = window_doubt(&w->wl, k, dc->ev_set, w->gs, &w->smp[k], wr, sc, r, w->scratch);
 	}

@@ -267,7 +267,11 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, st
 {
 	if (w->ng >= 2)
 		set_values(w, gs, sc, r, out);
-	if (w->ns < 2)
+	out->n = 0;
+	out->sw = 0;
+	/* Fewer samples than an error needs: none of the set's errors can
+	 * be stated (unc_mean_se_sums), so they are not looked for. */
+	if (w->ns < UNC_MIN_SAMPLES)
 		return;
 	int nev = w->nev, s = 0;
 	double sw = 0;
@@ -295,6 +299,8 @@ double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef,
 {
 	if (covered >= UNC_FULLY_COVERED)
 		return 0;
+	if (sm->n < UNC_MIN_SAMPLES)
+		return NAN;
 	double sx = 0;
 	for (int s = 0; s < sm->n; s++) {
 		const double *v = sm->v[s];
@@ -337,7 +343,7 @@ double wset_pooled_var(const struct wset_list *wl, const int *ev_set, const doub
 		if (c >= UNC_FULLY_COVERED) {
 			e = 0;
 		} else {
-			if (w->ns < 2)
+			if (w->ns < UNC_MIN_SAMPLES)
 				return NAN;
 			e = wset_se(w, gs, sc, r, ks, cf, nk, c, scratch) * doubt[s];
 			if (isnan(e))

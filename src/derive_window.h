@@ -100,7 +100,8 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch);
 /* A set in one row, as every figure of the set there reads it, found
- * once per row: with two or more samples (ns >= 2), those that have a
+ * once per row: with enough samples for an error (ns >= UNC_MIN_SAMPLES;
+ * else n is 0: no error of the set can be stated), those that have a
  * weight, in the order wset_se takes them (each one's events,
  * v[s][pos[s][k]] being the set's event k, and its weight) and the
  * weights' sum; with two or more groups, the values of all its events
