@@ -15,13 +15,6 @@ struct row_maps {
 	int *sock_row;    /* [nsockets] */
 };
 
-/* One row's event figures indexed by model event, as formulas name them
- * (the snapshot's rows hold only their columns): NaN where the row has
- * none. */
-struct wide_row {
-	double *event, *event_cov, *event_rse;   /* [nevents] */
-};
-
 /* Whether any live instance of the PMU adds to row r of scope sc: an L3
  * PMU has nothing to say in a CPU row, nor a CPU's PMU outside -C. */
 static inline bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
@@ -44,13 +37,16 @@ struct derive_work {
 	struct gsum *gs;             /* [plan ngroups] */
 	struct wset_list wl;         /* the plan's window sets, this interval's sample counts */
 	bool *mcols, *ecols;         /* which metrics and events get a column */
-	int necols;
-	int *col_event;              /* [necols] the event of each column */
 	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */
-	struct wide_row wide;        /* the row whose metrics are being worked out */
 	double *scratch, *fspace, *doubt;
 	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
 	bool *pmu_here;
+	int *mcol;                   /* [ndm] each planned metric's column */
+	/* Per window set k: the columns of the events whose figure it gives
+	 * (scol[scol_at[k]..scol_at[k+1]-1], widened by its doubt), and per
+	 * event of the set the column against which window_doubt measures
+	 * it (dcol[k][j], -1: none). */
+	int *scol_at, *scol, **dcol;
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton
