@@ -344,6 +344,10 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
 		for (int e = 0; e < m->nevents; e++)
 			dc->ev_set[e] = eplanned[e] ? wset_find_or_add(dc->wl, in, w->gs, m->events[e].pmu, &e, 1) : -1;
+		dc->set_metric = xcalloc((size_t)dc->wl->n + 1, sizeof(bool));
+		for (int i = 0; i < dc->ndm; i++)
+			if (dc->dm[i].set >= 0)
+				dc->set_metric[dc->dm[i].set] = true;
 	}
 	w->mcols = WORK_ZARRAY(w, m->nmetrics, bool);
 	for (int i = 0; i < plan->nmetrics; i++)
@@ -442,9 +446,28 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 {
 	const struct model *m = in->model;
 	int nsets = w->wl.n;
-	w->mcol = WORK_ARRAY(w, dc->ndm, int);
-	for (int i = 0; i < dc->ndm; i++)
-		w->mcol[i] = snap->mcol[dc->dm[i].mi];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		w->mt[sc] = WORK_ARRAY(w, dc->nmlist[sc], struct mtask);
+		for (int j = 0; j < dc->nmlist[sc]; j++) {
+			const struct derive_metric *d = &dc->dm[dc->mlist[sc][j]];
+			struct mtask *t = &w->mt[sc][j];
+			*t = (struct mtask){ .fp = d->prog[sc], .set = d->set, .n = d->nvars[sc], .pmu = -1,
+					     .col = snap->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
+					     .count = d->count, .partial_ok = d->partial_ok[sc] };
+			if (d->set < 0)
+				continue;
+			const struct wset *ws = &w->wl.v[d->set];
+			t->pmu = ws->pmu;
+			t->one = ws->ng == 1;
+			t->idx = t->one ? d->gp[sc] : d->vk[sc];
+			if (t->one) {
+				const struct gsum *g = &w->gs[ws->g[0]];
+				t->gval = g->val[sc];
+				t->gcov = g->cov[sc];
+				t->gnev = g->nev;
+			}
+		}
+	}
 	w->scol_at = WORK_ZARRAY(w, nsets + 1, int);
 	for (int e = 0; e < m->nevents; e++)
 		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0)
@@ -472,14 +495,18 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
  * there (wset_samples), its doubt (window_doubt) from the row's event
  * figures before any is widened, then the events' errors widened by it.
  * A set whose PMU has nothing under the row has no samples there and a
- * doubt of 1. */
-static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
+ * doubt of 1; so has a set of too few samples for an error, whose values
+ * are needed only where metrics are evaluated in it (set_metric) and
+ * it has several groups (one group's are read in place). */
+static void prep_row(struct derive_work *w, const struct derive_cache *dc, struct snap_row *row, int sc, int r)
 {
 	int nsets = w->wl.n;
 	for (int k = 0; k < nsets; k++) {
 		const struct wset *ws = &w->wl.v[k];
 		w->doubt[k] = 1;
-		if (!w->pmu_here[ws->pmu] || (ws->ns < UNC_MIN_SAMPLES && ws->ng < 2))
+		if (!w->pmu_here[ws->pmu])
+			continue;
+		if (ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !dc->set_metric[k]))
 			continue;
 		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
@@ -505,64 +532,58 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 	double interval_s = in->interval_s;
 	double *vars = w->fspace;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		const int *ml = dc->mlist[sc];
-		int nml = dc->nmlist[sc];
+		const struct mtask *mt = w->mt[sc], *mend = mt + dc->nmlist[sc];
 		for (int r = 0; r < w->nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
 			bool partial = w->partial[sc][r];
 			/* Which PMUs have a live instance under the row, once. */
 			for (int p = 0; p < m->npmus; p++)
 				w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
-			prep_row(w, row, sc, r);
+			prep_row(w, dc, row, sc, r);
 			struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .interval_s = interval_s,
 					   .row_scope = sc, .gs = gs, .smp = w->smp, .fvars = vars, .wl = &w->wl,
 					   .ev_set = dc->ev_set, .doubt = w->doubt, .scratch = w->scratch, .r = r };
-			for (int j = 0; j < nml; j++) {
-				const struct derive_metric *d = &dc->dm[ml[j]];
-				if (partial && !d->partial_ok[sc])
+			for (const struct mtask *t = mt; t < mend; t++) {
+				if (partial && !t->partial_ok)
 					continue;
-				const struct formula *fp = d->prog[sc];
-				int set = d->set, n = d->nvars[sc];
+				int set = t->set, n = t->n;
+				const int *idx = t->idx;
 				double v, rse, cov;
 				if (set >= 0) {
-					const struct wset *ws = &w->wl.v[set];
-					if (!w->pmu_here[ws->pmu])
+					if (!w->pmu_here[t->pmu])
 						continue;   /* none of the metric's PMU under this row */
 					const struct wsamples *sm = &w->smp[set];
-					if (ws->ng >= 2) {
-						/* Several groups: their values in the row were
-						 * found once (wset_samples), and their coverage. */
-						const int *vk = d->vk[sc];
-						for (int k = 0; k < n; k++)
-							vars[k] = vk[k] < 0 ? NAN : sm->val[vk[k]];
-						cov = sm->cov;
-					} else {
+					if (t->one) {
 						/* One group: its values in the row, as
 						 * wset_value1 reads them. */
-						const struct gsum *s = &gs[ws->g[0]];
-						const double *gv = &s->val[sc][(size_t)r * (size_t)s->nev];
-						const int *gp = d->gp[sc];
+						const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
 						for (int k = 0; k < n; k++)
-							vars[k] = gp[k] < 0 ? NAN : gv[gp[k]];
-						cov = s->cov[sc][r];
-						if (!d->held[sc] || isnan(cov))
-							cov = wset_cov(ws, gs, sc, r);
+							vars[k] = idx[k] < 0 ? NAN : gv[idx[k]];
+						cov = t->gcov[r];
+						if (!t->held || isnan(cov))
+							cov = wset_cov(&w->wl.v[set], gs, sc, r);
+					} else {
+						/* Several groups: their values in the row were
+						 * found once (wset_samples), and their coverage. */
+						for (int k = 0; k < n; k++)
+							vars[k] = idx[k] < 0 ? NAN : sm->val[idx[k]];
+						cov = sm->cov;
 					}
 					if (sm->n < UNC_MIN_SAMPLES || cov >= UNC_FULLY_COVERED) {
 						/* No error to find (metric_in_set's first case). */
-						v = formula_eval(fp, interval_s, vars);
+						v = formula_eval(t->fp, interval_s, vars);
 						rse = cov >= UNC_FULLY_COVERED && !isnan(v) ? 0 : NAN;
 					} else {
-						c.ws = ws;
+						c.ws = &w->wl.v[set];
 						c.set = set;
-						c.prog = fp;
-						v = metric_in_set(&c, d->mi, cov, w->scratch, &rse);
+						c.prog = t->fp;
+						v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
 					}
 					rse *= w->doubt[set];
 				} else {
-					c.prog = fp;
-					v = metric_pooled(&c, d->mi, &rse);
-					const struct metric_def *md = &m->metrics[d->mi];
+					c.prog = t->fp;
+					v = metric_pooled(&c, t->mi, &rse);
+					const struct metric_def *md = &m->metrics[t->mi];
 					cov = 1;
 					for (int k = 0; k < md->nevents; k++) {
 						double ec = row_ev(row->ecov, snap->ecol, md->events[k]);
@@ -574,12 +595,11 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 				}
 				/* One unit per figure: counts are published per
 				 * second, so no figure changes with -d. */
-				if (d->count && interval_s > 0)
+				if (t->count && interval_s > 0)
 					v /= interval_s;
-				int col = w->mcol[ml[j]];
-				row->mv[col] = v;
-				row->mrse[col] = isnan(v) ? NAN : rse;
-				row->mcov[col] = cov;
+				row->mv[t->col] = v;
+				row->mrse[t->col] = isnan(v) ? NAN : rse;
+				row->mcov[t->col] = cov;
 			}
 		}
 	}
@@ -622,6 +642,8 @@ static void plan_cache_done(struct derive_cache *c)
 	c->wl = NULL;
 	free(c->ev_set);
 	c->ev_set = NULL;
+	free(c->set_metric);
+	c->set_metric = NULL;
 	for (int i = 0; i < c->ndm; i++)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			formula_free(c->dm[i].prog[sc]);

@@ -68,6 +68,7 @@ struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
 	struct wset_list *wl;
 	int *ev_set;                 /* [nevents]: each planned event's window set, or -1 */
+	bool *set_metric;            /* [wl->n]: some metric is evaluated in the set */
 	int ndm;
 	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
 	int *mlist[SNAP_NSCOPES];    /* the metrics (dm indices) with a program at each scope */

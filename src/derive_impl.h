@@ -26,6 +26,19 @@ static inline bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
 #define WORK_ZARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), true))
 
 
+/* A metric of a scope's list (derive_cache.mlist) with what its rows
+ * read, found once per interval: its column, its set, and for a set of
+ * one group where that group's counts and coverage lie (gval, gcov: row
+ * r's start at r * gnev and r) with each variable's place among them. */
+struct mtask {
+	const struct formula *fp;
+	const int *idx;              /* one group: gp; several: vk (derive_metric) */
+	const double *gval, *gcov;
+	int gnev;
+	int set, n, pmu, col, mi;
+	bool one, held, count, partial_ok;
+};
+
 /* What one interval's steps hand each other; its arrays come from the
  * arena and last for the interval. */
 struct derive_work {
@@ -41,7 +54,7 @@ struct derive_work {
 	double *scratch, *fspace, *doubt;
 	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
 	bool *pmu_here;
-	int *mcol;                   /* [ndm] each planned metric's column */
+	struct mtask *mt[SNAP_NSCOPES]; /* [dc->nmlist[sc]] each scope's metrics as the rows read them */
 	/* Per window set k: the columns of the events whose figure it gives
 	 * (scol[scol_at[k]..scol_at[k+1]-1], widened by its doubt), and per
 	 * event of the set the column against which window_doubt measures
