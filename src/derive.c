@@ -456,6 +456,10 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 					     .count = d->count, .partial_ok = d->partial_ok[sc] };
 			if (d->set < 0)
 				continue;
+			/* Its own work space, whose constants and interval stay
+			 * for every row (formula_prime). */
+			t->work = WORK_ARRAY(w, formula_work(t->fp), double);
+			formula_prime(t->fp, in->interval_s, t->work);
 			const struct wset *ws = &w->wl.v[d->set];
 			t->pmu = ws->pmu;
 			t->one = ws->ng == 1;
@@ -530,7 +534,6 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 	const struct model *m = in->model;
 	const struct gsum *gs = w->gs;
 	double interval_s = in->interval_s;
-	double *vars = w->fspace;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		const struct mtask *mt = w->mt[sc], *mend = mt + dc->nmlist[sc];
 		for (int r = 0; r < w->nrows[sc]; r++) {
@@ -541,7 +544,7 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 				w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
 			prep_row(w, dc, row, sc, r);
 			struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .interval_s = interval_s,
-					   .row_scope = sc, .gs = gs, .smp = w->smp, .fvars = vars, .wl = &w->wl,
+					   .row_scope = sc, .gs = gs, .smp = w->smp, .wl = &w->wl,
 					   .ev_set = dc->ev_set, .doubt = w->doubt, .scratch = w->scratch, .r = r };
 			for (const struct mtask *t = mt; t < mend; t++) {
 				if (partial && !t->partial_ok)
@@ -550,6 +553,7 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 				const int *idx = t->idx;
 				double v, rse, cov;
 				if (set >= 0) {
+					double *vars = t->work;
 					if (!w->pmu_here[t->pmu])
 						continue;   /* none of the metric's PMU under this row */
 					const struct wsamples *sm = &w->smp[set];
@@ -571,17 +575,19 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 					}
 					if (sm->n < UNC_MIN_SAMPLES || cov >= UNC_FULLY_COVERED) {
 						/* No error to find (metric_in_set's first case). */
-						v = formula_eval(t->fp, interval_s, vars);
+						v = formula_run(t->fp, vars);
 						rse = cov >= UNC_FULLY_COVERED && !isnan(v) ? 0 : NAN;
 					} else {
 						c.ws = &w->wl.v[set];
 						c.set = set;
 						c.prog = t->fp;
+						c.fvars = vars;
 						v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
 					}
 					rse *= w->doubt[set];
 				} else {
 					c.prog = t->fp;
+					c.fvars = w->fspace;
 					v = metric_pooled(&c, t->mi, &rse);
 					const struct metric_def *md = &m->metrics[t->mi];
 					cov = 1;

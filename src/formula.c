@@ -290,18 +290,28 @@ int formula_nvars(const struct formula *f) { return f->nvars; }
 const int *formula_vars(const struct formula *f) { return f->vars; }
 int formula_work(const struct formula *f) { return 2 * f->nslots; }
 
-double formula_eval(const struct formula *f, double interval_s, double *v)
+void formula_prime(const struct formula *f, double interval_s, double *v)
 {
 	double *k = v + f->nvars;
 	for (int i = 0; i < f->nconst; i++)
 		k[i] = f->consts[i];
 	k[f->nconst] = interval_s;
-	double *out = k + f->nconst + 1;
+}
+
+double formula_run(const struct formula *f, double *v)
+{
+	double *out = v + f->nvars + f->nconst + 1;
 	for (int i = 0; i < f->nops; i++) {
 		const struct fop_ins *p = &f->ops[i];
 		out[i] = fop_apply(p->op, v[p->a], v[p->b]);
 	}
 	return v[f->result];
+}
+
+double formula_eval(const struct formula *f, double interval_s, double *v)
+{
+	formula_prime(f, interval_s, v);
+	return formula_run(f, v);
 }
 
 double formula_eval_grad(const struct formula *f, double interval_s, int n, double *grad, double *v)
