@@ -416,11 +416,21 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 			bool drop = thread && sc != SNAP_SYSTEM;
 			if (!nin)
 				continue;
+			/* One group (most events): its counts and coverage in place. */
+			const struct gsum *g1 = ws->ng == 1 ? &gs[ws->g[0]] : NULL;
+			const double *gval = g1 ? g1->val[sc] + ws->pos[k] : NULL, *gcov = g1 ? g1->cov[sc] : NULL;
+			size_t gnev = g1 ? (size_t)g1->nev : 0;
 			for (int r = 0; r < w->nrows[sc]; r++) {
 				if (nin[r] <= 0 || (drop && partial[r]))
 					continue;
 				struct snap_row *row = &snap->rows[sc][r];
-				double v, cov = wset_value1(ws, gs, sc, r, k, &v), rse = NAN;
+				double v, cov, rse = NAN;
+				if (g1) {
+					v = gval[(size_t)r * gnev];
+					cov = gcov[r];
+				} else {
+					cov = wset_value1(ws, gs, sc, r, k, &v);
+				}
 				if (isnan(v))
 					cov = 0;
 				else if (cov >= UNC_FULLY_COVERED)
