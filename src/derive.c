@@ -457,10 +457,13 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 	const struct model *m = in->model;
 	int nsets = w->wl.n;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		w->ms[sc] = WORK_ARRAY(w, dc->nmlist[sc], struct mtask);
 		w->mt[sc] = WORK_ARRAY(w, dc->nmlist[sc], struct mtask);
+		w->nms[sc] = w->nmt[sc] = 0;
 		for (int j = 0; j < dc->nmlist[sc]; j++) {
 			const struct derive_metric *d = &dc->dm[dc->mlist[sc][j]];
-			struct mtask *t = &w->mt[sc][j];
+			bool simple = d->set >= 0 && w->wl.v[d->set].ng == 1 && w->wl.v[d->set].ns < UNC_MIN_SAMPLES;
+			struct mtask *t = simple ? &w->ms[sc][w->nms[sc]++] : &w->mt[sc][w->nmt[sc]++];
 			*t = (struct mtask){ .fp = d->prog[sc], .set = d->set, .n = d->nvars[sc], .pmu = -1,
 					     .col = snap->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
 					     .count = d->count, .partial_ok = d->partial_ok[sc] };
@@ -534,6 +537,45 @@ static void prep_row(struct derive_work *w, const struct derive_cache *dc, struc
 	}
 }
 
+/* The metrics of scope sc that read nothing but one group's counts in
+ * each row and can state no error there (w->ms: a set of one group with
+ * too few samples, whose doubt is 1): metric by metric, row by row, so
+ * that what a metric reads is found once. Each row gets what
+ * step_metrics' loop would give it. */
+static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, int sc, double interval_s)
+{
+	const bool *partial = w->partial[sc];
+	int nrows = w->nrows[sc];
+	for (const struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
+		const int *nin = w->irows[t->pmu].nin[sc];
+		if (!nin)
+			continue;   /* none of the metric's PMU under any row */
+		const int *idx = t->idx;
+		const struct wset *ws = &w->wl.v[t->set];
+		double *vars = t->work;
+		int n = t->n, col = t->col;
+		bool per_s = t->count && interval_s > 0;
+		for (int r = 0; r < nrows; r++) {
+			if (nin[r] <= 0 || (partial[r] && !t->partial_ok))
+				continue;
+			const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
+			for (int k = 0; k < n; k++)
+				vars[k] = idx[k] < 0 ? NAN : gv[idx[k]];
+			double cov = t->gcov[r];
+			if (!t->held || isnan(cov))
+				cov = wset_cov(ws, w->gs, sc, r);
+			double v = formula_run(t->fp, vars);
+			double rse = cov >= UNC_FULLY_COVERED && !isnan(v) ? 0 : NAN;
+			if (per_s)
+				v /= interval_s;
+			struct snap_row *row = &snap->rows[sc][r];
+			row->mv[col] = v;
+			row->mrse[col] = isnan(v) ? NAN : rse;
+			row->mcov[col] = cov;
+		}
+	}
+}
+
 /* Step 7, the metrics: in their window set where they have one, else
  * from the pooled event figures of each row. What does not change from
  * row to row was worked out once per plan (struct derive_metric, the
@@ -545,7 +587,8 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 	const struct gsum *gs = w->gs;
 	double interval_s = in->interval_s;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		const struct mtask *mt = w->mt[sc], *mend = mt + dc->nmlist[sc];
+		step_simple_metrics(w, snap, sc, interval_s);
+		const struct mtask *mt = w->mt[sc], *mend = mt + w->nmt[sc];
 		for (int r = 0; r < w->nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
 			bool partial = w->partial[sc][r];

@@ -55,7 +55,11 @@ struct derive_work {
 	double *scratch, *fspace, *doubt;
 	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
 	bool *pmu_here;
-	struct mtask *mt[SNAP_NSCOPES]; /* [dc->nmlist[sc]] each scope's metrics as the rows read them */
+	/* Each scope's metrics as the rows read them: those of one group
+	 * and too few samples for an error (ms: nothing of the row but the
+	 * group's counts goes into them), and the rest (mt). */
+	struct mtask *ms[SNAP_NSCOPES], *mt[SNAP_NSCOPES];
+	int nms[SNAP_NSCOPES], nmt[SNAP_NSCOPES];
 	/* Per window set k: the columns of the events whose figure it gives
 	 * (scol[scol_at[k]..scol_at[k+1]-1], widened by its doubt), and per
 	 * event of the set the column against which window_doubt measures
