@@ -482,6 +482,9 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 				t->gval = g->val[sc];
 				t->gcov = g->cov[sc];
 				t->gnev = g->nev;
+				t->all = true;
+				for (int k = 0; k < t->n; k++)
+					t->all &= t->idx[k] >= 0;
 			}
 		}
 	}
@@ -501,11 +504,26 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 	for (int k = 0; k < nsets; k++) {
 		const struct wset *ws = &w->wl.v[k];
 		w->dcol[k] = WORK_ARRAY(w, ws->nev, int);
+		bool *need = WORK_ZARRAY(w, ws->nev, bool);
 		for (int j = 0; j < ws->nev; j++) {
 			int e = ws->ev[j], s = dc->ev_set[e];
 			w->dcol[k][j] = s >= 0 && s != k ? snap->ecol[e] : -1;
+			/* window_doubt reads the set's value of such an event. */
+			need[j] = ws->ns >= UNC_MIN_SAMPLES && w->dcol[k][j] >= 0;
 		}
+		w->smp[k].need = need;
 	}
+	/* The values of a set of several groups that its metrics read. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		for (int j = 0; j < w->nmt[sc]; j++) {
+			const struct mtask *t = &w->mt[sc][j];
+			if (t->set < 0 || t->one)
+				continue;
+			bool *need = (bool *)w->smp[t->set].need;
+			for (int k = 0; k < t->n; k++)
+				if (t->idx[k] >= 0)
+					need[t->idx[k]] = true;
+		}
 }
 
 /* Row r of scope sc before its metrics: each set's samples and values
@@ -559,18 +577,24 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 			if (nin[r] <= 0 || (partial[r] && !t->partial_ok))
 				continue;
 			const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
-			for (int k = 0; k < n; k++)
-				vars[k] = idx[k] < 0 ? NAN : gv[idx[k]];
+			if (t->all) {
+				for (int k = 0; k < n; k++)
+					vars[k] = gv[idx[k]];
+			} else {
+				for (int k = 0; k < n; k++)
+					vars[k] = idx[k] < 0 ? NAN : gv[idx[k]];
+			}
 			double cov = t->gcov[r];
 			if (!t->held || isnan(cov))
 				cov = wset_cov(ws, w->gs, sc, r);
 			double v = formula_run(t->fp, vars);
-			double rse = cov >= UNC_FULLY_COVERED && !isnan(v) ? 0 : NAN;
+			/* Exact where counted all the time, else not known. */
+			bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
 			if (per_s)
 				v /= interval_s;
 			struct snap_row *row = &snap->rows[sc][r];
 			row->mv[col] = v;
-			row->mrse[col] = isnan(v) ? NAN : rse;
+			row->mrse[col] = known ? 0 : NAN;
 			row->mcov[col] = cov;
 		}
 	}

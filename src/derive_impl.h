@@ -38,6 +38,7 @@ struct mtask {
 	int gnev;
 	int set, n, pmu, col, mi;
 	bool one, held, count, partial_ok;
+	bool all;                    /* one group holds every variable */
 };
 
 /* What one interval's steps hand each other; its arrays come from the

@@ -279,6 +279,8 @@ static void set_values(const struct wset *w, const struct gsum *gs, int sc, int 
 		sw += wt;
 	}
 	for (int k = 0; k < nev; k++) {
+		if (out->need && !out->need[k])
+			continue;
 		double sum = 0;
 		for (int j = 0; j < nu; j++)
 			sum += wts[j] * gv[j][gpos[j][k]];

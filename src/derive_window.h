@@ -114,6 +114,8 @@ struct wsamples {
 	double *wt;            /* [w->ns] */
 	double cov;            /* ng >= 2: what wset_value1 returns */
 	double *val;           /* [w->nev] ng >= 2: wset_value1's values */
+	const bool *need;      /* [w->nev] set by the caller: the values to find
+	                        * (NULL: all; the others are left as they were) */
 };
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
 /* wset_se from the samples found by wset_samples: the same figure, to

@@ -301,6 +301,11 @@ void formula_prime(const struct formula *f, double interval_s, double *v)
 double formula_run(const struct formula *f, double *v)
 {
 	double *out = v + f->nvars + f->nconst + 1;
+	if (f->nops == 1) {
+		/* One operation ("a / b", most ratios): no loop. */
+		out[0] = fop_apply(f->ops[0].op, v[f->ops[0].a], v[f->ops[0].b]);
+		return v[f->result];
+	}
 	for (int i = 0; i < f->nops; i++) {
 		const struct fop_ins *p = &f->ops[i];
 		out[i] = fop_apply(p->op, v[p->a], v[p->b]);
