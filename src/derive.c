@@ -482,12 +482,15 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 				t->gval = g->val[sc];
 				t->gcov = g->cov[sc];
 				t->gnev = g->nev;
-				t->all = true;
-				for (int k = 0; k < t->n; k++)
-					t->all &= t->idx[k] >= 0;
 			}
 		}
 	}
+	int maxrows = 1;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		if (w->nrows[sc] > maxrows)
+			maxrows = w->nrows[sc];
+	w->rlist = WORK_ARRAY(w, maxrows, int);
+	w->rwork = WORK_ARRAY(w, (size_t)dc->fspace * (size_t)maxrows, double);
 	w->scol_at = WORK_ZARRAY(w, nsets + 1, int);
 	for (int e = 0; e < m->nevents; e++)
 		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0)
@@ -563,31 +566,42 @@ static void prep_row(struct derive_work *w, const struct derive_cache *dc, struc
 static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, int sc, double interval_s)
 {
 	const bool *partial = w->partial[sc];
-	int nrows = w->nrows[sc];
+	int nrows = w->nrows[sc], *rl = w->rlist;
 	for (const struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
 		const int *nin = w->irows[t->pmu].nin[sc];
 		if (!nin)
 			continue;   /* none of the metric's PMU under any row */
+		int nr = 0;
+		for (int r = 0; r < nrows; r++)
+			if (nin[r] > 0 && !(partial[r] && !t->partial_ok))
+				rl[nr++] = r;
+		if (nr == 0)
+			continue;
+		/* Each variable's column over the rows, then the program over
+		 * all of them (formula_run_rows). */
 		const int *idx = t->idx;
-		const struct wset *ws = &w->wl.v[t->set];
-		double *vars = t->work;
-		int n = t->n, col = t->col;
-		bool per_s = t->count && interval_s > 0;
-		for (int r = 0; r < nrows; r++) {
-			if (nin[r] <= 0 || (partial[r] && !t->partial_ok))
-				continue;
-			const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
-			if (t->all) {
-				for (int k = 0; k < n; k++)
-					vars[k] = gv[idx[k]];
+		size_t gnev = (size_t)t->gnev;
+		double *work = w->rwork;
+		for (int k = 0; k < t->n; k++) {
+			double *col = work + (size_t)k * (size_t)nr;
+			if (idx[k] < 0) {
+				for (int j = 0; j < nr; j++)
+					col[j] = NAN;
 			} else {
-				for (int k = 0; k < n; k++)
-					vars[k] = idx[k] < 0 ? NAN : gv[idx[k]];
+				const double *gv = t->gval + idx[k];
+				for (int j = 0; j < nr; j++)
+					col[j] = gv[(size_t)rl[j] * gnev];
 			}
-			double cov = t->gcov[r];
+		}
+		const double *val = formula_run_rows(t->fp, interval_s, work, nr);
+		const struct wset *ws = &w->wl.v[t->set];
+		int col = t->col;
+		bool per_s = t->count && interval_s > 0;
+		for (int j = 0; j < nr; j++) {
+			int r = rl[j];
+			double cov = t->gcov[r], v = val[j];
 			if (!t->held || isnan(cov))
 				cov = wset_cov(ws, w->gs, sc, r);
-			double v = formula_run(t->fp, vars);
 			/* Exact where counted all the time, else not known. */
 			bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
 			if (per_s)

@@ -38,7 +38,6 @@ struct mtask {
 	int gnev;
 	int set, n, pmu, col, mi;
 	bool one, held, count, partial_ok;
-	bool all;                    /* one group holds every variable */
 };
 
 /* What one interval's steps hand each other; its arrays come from the
@@ -66,6 +65,10 @@ struct derive_work {
 	 * event of the set the column against which window_doubt measures
 	 * it (dcol[k][j], -1: none). */
 	int *scol_at, *scol, **dcol;
+	/* step_simple_metrics: the rows a metric is evaluated in, and its
+	 * program's slots for all of them (formula_run_rows). */
+	int *rlist;
+	double *rwork;
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton

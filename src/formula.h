@@ -40,6 +40,13 @@ double formula_eval(const struct formula *f, double interval_s, double *work);
  * and leaves the constants as they were. formula_eval is the two in turn. */
 void formula_prime(const struct formula *f, double interval_s, double *work);
 double formula_run(const struct formula *f, double *work);
+/* formula_eval of n rows at once, each operation over all of them (one
+ * dispatch per operation, not per row): work holds slot s of row i at
+ * work[s * n + i], the caller having put the variables in slots
+ * 0..nvars-1; it needs formula_slots(f) * n doubles. Returns the values,
+ * n of them, each what formula_eval gives for that row's variables. */
+const double *formula_run_rows(const struct formula *f, double interval_s, double *work, int n);
+int formula_slots(const struct formula *f);
 /* The value, and in grad[0..n-1] its derivatives with respect to the first
  * n variables (set where the value is finite, else 0). */
 double formula_eval_grad(const struct formula *f, double interval_s, int n, double *grad, double *work);
