@@ -469,10 +469,12 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 					     .count = d->count, .partial_ok = d->partial_ok[sc] };
 			if (d->set < 0)
 				continue;
-			/* Its own work space, whose constants and interval stay
-			 * for every row (formula_prime). */
-			t->work = WORK_ARRAY(w, formula_work(t->fp), double);
-			formula_prime(t->fp, in->interval_s, t->work);
+			if (!simple) {
+				/* Its own work space, whose constants and interval
+				 * stay for every row (formula_prime). */
+				t->work = WORK_ARRAY(w, formula_work(t->fp), double);
+				formula_prime(t->fp, in->interval_s, t->work);
+			}
 			const struct wset *ws = &w->wl.v[d->set];
 			t->pmu = ws->pmu;
 			t->one = ws->ng == 1;

@@ -34,7 +34,7 @@ struct mtask {
 	const struct formula *fp;
 	const int *idx;              /* one group: gp; several: vk (derive_metric) */
 	const double *gval, *gcov;
-	double *work;                /* the program's own work space, primed (formula_prime) */
+	double *work;                /* mt: the program's own work space, primed (formula_prime) */
 	int gnev;
 	int set, n, pmu, col, mi;
 	bool one, held, count, partial_ok;
