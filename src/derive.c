@@ -39,18 +39,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What metric_in_set and metric_pooled work with: the row, and the
- * metric's program compiled for the row's scope (formula.h) with its work
- * space, which starts with the program's variables. */
+/* What metric_in_set and metric_pooled work with: the row (its event
+ * figures by column: ecol maps a model event to its column, -1 none), and
+ * the metric's program compiled for the row's scope (formula.h) with its
+ * work space, which starts with the program's variables. */
 struct geval {
 	const struct model *m;
-	const struct wide_row *row;
+	const struct snap_row *row;
+	const int *ecol;
 	double interval_s;
 	int row_scope;
 	const struct wset *ws;  /* the metric's window set (metric_in_set) */
 	int set;                /* its index */
 	const struct gsum *gs;  /* the groups' sums behind ws */
-	const struct wsamples *smp; /* each set's samples in the row (ns >= 2) */
+	const struct wsamples *smp; /* each set's samples in the row (ns >= UNC_MIN_SAMPLES; else n is 0) */
 	/* A metric across sets: every event's set, each set's doubt, the row
 	 * and room for a set's samples (wset_pooled_var). */
 	const struct wset_list *wl;
@@ -62,33 +64,11 @@ struct geval {
 	double *fvars;
 };
 
-/* A compiled formula's variables from window set w in row r: vk[k] is
- * variable k's index among the set's events (-1: not held, NaN). Returns
- * the set's coverage. */
-static double set_vars(const struct wset *w, const struct wsamples *sm, const struct gsum *gs, int sc, int r,
-		       const int *vk, int n, double *vars)
+/* Event e's figure in a row from its column a (ev, ecov or erse): NaN
+ * without a column. */
+static inline double row_ev(const double *a, const int *ecol, int e)
 {
-	/* Several groups: their values in this row were found once
-	 * (wset_samples), and so was their coverage. */
-	if (w->ng >= 2) {
-		for (int k = 0; k < n; k++)
-			vars[k] = vk[k] < 0 ? NAN : sm->val[vk[k]];
-		return sm->cov;
-	}
-	/* One group: its values in the row, as wset_value1 reads them. */
-	const struct gsum *s = &gs[w->g[0]];
-	const double *gv = &s->val[sc][(size_t)r * (size_t)s->nev];
-	bool held = false;
-	for (int k = 0; k < n; k++) {
-		if (vk[k] < 0) {
-			vars[k] = NAN;
-		} else {
-			vars[k] = gv[w->pos[vk[k]]];
-			held = true;
-		}
-	}
-	double cov = s->cov[sc][r];
-	return held && !isnan(cov) ? cov : wset_cov(w, gs, sc, r);
+	return ecol[e] >= 0 ? a[ecol[e]] : NAN;
 }
 
 /* Metric mi in its window set c->ws, whose values in the row are in
@@ -105,10 +85,11 @@ static double metric_in_set(struct geval *c, int mi, double cov, double *scratch
 	double grad[EXPR_GRAD_MAX];
 	*rse = NAN;
 	bool exact = cov >= UNC_FULLY_COVERED;
-	/* The caller has put the set's values in c->fvars (set_vars). */
-	if (md->nevents > EXPR_GRAD_MAX || exact || w->ns < 2) {
-		/* Nothing to estimate from (or too many variables to follow):
-		 * the value alone, in its own windows. */
+	/* The caller has put the set's values in c->fvars. */
+	if (md->nevents > EXPR_GRAD_MAX || exact || c->smp[c->set].n < UNC_MIN_SAMPLES) {
+		/* Nothing to estimate from (too few samples: wsamples_se would
+		 * say NaN; or too many variables to follow): the value alone,
+		 * in its own windows. */
 		double f = formula_eval(fp, c->interval_s, c->fvars);
 		if (exact && !isnan(f))
 			*rse = 0;
@@ -140,20 +121,21 @@ static double metric_in_set(struct geval *c, int mi, double cov, double *scratch
 static double metric_pooled(struct geval *c, int mi, double *rse)
 {
 	const struct metric_def *md = &c->m->metrics[mi];
+	const struct snap_row *row = c->row;
 	double grad[EXPR_GRAD_MAX];
 	*rse = NAN;
 	/* Any event of unknown error makes the metric's unknown; all exact
 	 * make it exact: either way the value alone is enough. */
 	bool unknown = false, exact = true;
 	for (int k = 0; k < md->nevents; k++) {
-		double r = c->row->event_rse[md->events[k]];
+		double r = row_ev(row->erse, c->ecol, md->events[k]);
 		unknown |= isnan(r);
 		exact &= r == 0;
 	}
 	const struct formula *fp = c->prog;
 	const int *ev = formula_vars(fp);
 	for (int k = 0; k < formula_nvars(fp); k++)
-		c->fvars[k] = c->row->event[ev[k]];
+		c->fvars[k] = row_ev(row->ev, c->ecol, ev[k]);
 	if (md->nevents > EXPR_GRAD_MAX || unknown || exact) {
 		double f = formula_eval(fp, c->interval_s, c->fvars);
 		if (exact && !unknown && !isnan(f))
@@ -184,18 +166,21 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
  * it lands from that, in the set's stated errors, is a measured sign of
  * how representative its windows were. Beyond what chance gives (1.96),
  * the set's errors are taken to be understated by the same factor; the
- * worst of such events decides. */
-static double window_doubt(const struct wset_list *wl, int set, const int *ev_set, const struct gsum *gs,
-			   const struct wsamples *sm, const struct wide_row *row, int sc, int r, double *scratch)
+ * worst of such events decides. dcol[k] is the row's column of the set's
+ * event k where another set gives that event's figure, else -1. */
+static double window_doubt(const struct wset *w, const int *dcol, const struct gsum *gs, const struct wsamples *sm,
+			   const struct snap_row *row, int sc, int r, double *scratch)
 {
-	const struct wset *w = &wl->v[set];
-	if (w->ns < 2)
+	/* Too few samples: every error below would be NaN (or 0). */
+	if (w->ns < UNC_MIN_SAMPLES || sm->n < UNC_MIN_SAMPLES)
 		return 1;
 	double worst = 0;
 	for (int k = 0; k < w->nev; k++) {
-		int e = w->ev[k];
-		double c = row->event_cov[e];
-		if (ev_set[e] < 0 || ev_set[e] == set || !isfinite(row->event[e]) || row->event[e] == 0)
+		int col = dcol[k];
+		if (col < 0)
+			continue;
+		double ev = row->ev[col], c = row->ecov[col];
+		if (!isfinite(ev) || ev == 0)
 			continue;
 		double v, cov;
 		if (w->ng >= 2) {
@@ -210,7 +195,7 @@ static double window_doubt(const struct wset_list *wl, int set, const int *ev_se
 		double se = wsamples_se(sm, &k, &one, 1, cov, scratch);
 		if (!(se > 0))
 			continue;
-		double off = fabs(v - row->event[e]) / se;
+		double off = fabs(v - ev) / se;
 		if (off > worst)
 			worst = off;
 	}
@@ -302,10 +287,27 @@ static void build_metrics(struct derive_cache *dc, const struct derive_input *in
 				dc->fspace = formula_work(f);
 			if (d->set < 0)
 				continue;
+			const struct wset *ws = &dc->wl->v[d->set];
 			d->vk[sc] = xmalloc(sizeof(int) * ((size_t)n + 1));
 			for (int k = 0; k < n; k++)
-				d->vk[sc][k] = wset_event(&dc->wl->v[d->set], formula_vars(f)[k]);
+				d->vk[sc][k] = wset_event(ws, formula_vars(f)[k]);
+			if (ws->ng != 1)
+				continue;
+			d->gp[sc] = xmalloc(sizeof(int) * ((size_t)n + 1));
+			for (int k = 0; k < n; k++) {
+				int vk = d->vk[sc][k];
+				d->gp[sc][k] = vk < 0 ? -1 : ws->pos[vk];
+				d->held[sc] |= vk >= 0;
+			}
 		}
+	}
+	/* Per scope, the metrics that have a program there, in plan order. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		dc->mlist[sc] = xmalloc(sizeof(int) * ((size_t)dc->ndm + 1));
+		dc->nmlist[sc] = 0;
+		for (int i = 0; i < dc->ndm; i++)
+			if (dc->dm[i].scope <= sc && dc->dm[i].prog[sc])
+				dc->mlist[sc][dc->nmlist[sc]++] = i;
 	}
 }
 
@@ -342,6 +344,10 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
 		for (int e = 0; e < m->nevents; e++)
 			dc->ev_set[e] = eplanned[e] ? wset_find_or_add(dc->wl, in, w->gs, m->events[e].pmu, &e, 1) : -1;
+		dc->set_metric = xcalloc((size_t)dc->wl->n + 1, sizeof(bool));
+		for (int i = 0; i < dc->ndm; i++)
+			if (dc->dm[i].set >= 0)
+				dc->set_metric[dc->dm[i].set] = true;
 	}
 	w->mcols = WORK_ZARRAY(w, m->nmetrics, bool);
 	for (int i = 0; i < plan->nmetrics; i++)
@@ -349,13 +355,8 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	/* Every event with a figure gets a column: the planned ones, and any
 	 * the plan's window sets still hold. */
 	w->ecols = eplanned;
-	w->col_event = WORK_ARRAY(w, m->nevents, int);
-	w->necols = 0;
-	for (int e = 0; e < m->nevents; e++) {
+	for (int e = 0; e < m->nevents; e++)
 		w->ecols[e] = eplanned[e] || dc->ev_set[e] >= 0;
-		if (w->ecols[e])
-			w->col_event[w->necols++] = e;
-	}
 	w->wl = *dc->wl;
 	struct wset_list *wl = &w->wl;
 	/* Buckets per group follow the interval's length: count the samples. */
@@ -392,10 +393,6 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		w->smp[k].wt = smp_wt + at;
 		w->smp[k].val = smp_val + atv;
 	}
-	double *wide = WORK_ARRAY(w, 3 * (size_t)m->nevents, double);
-	for (size_t i = 0; i < 3 * (size_t)m->nevents; i++)
-		wide[i] = NAN;
-	w->wide = (struct wide_row){ wide, wide + m->nevents, wide + 2 * (size_t)m->nevents };
 }
 
 /* Step 6, the events: each planned event's figure, coverage and
@@ -412,19 +409,33 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 			continue;
 		const struct wset *ws = &w->wl.v[dc->ev_set[e]];
 		int k = wset_event(ws, e);
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD, err = ws->ns >= UNC_MIN_SAMPLES;
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			const int *nin = w->irows[ws->pmu].nin[sc];
+			const bool *partial = w->partial[sc];
+			bool drop = thread && sc != SNAP_SYSTEM;
+			if (!nin)
+				continue;
+			/* One group (most events): its counts and coverage in place. */
+			const struct gsum *g1 = ws->ng == 1 ? &gs[ws->g[0]] : NULL;
+			const double *gval = g1 ? g1->val[sc] + ws->pos[k] : NULL, *gcov = g1 ? g1->cov[sc] : NULL;
+			size_t gnev = g1 ? (size_t)g1->nev : 0;
 			for (int r = 0; r < w->nrows[sc]; r++) {
-				if (!row_has_pmu(&w->irows[ws->pmu], sc, r))
-					continue;
-				if (w->partial[sc][r] && sc != SNAP_SYSTEM && m->pmus[ws->pmu].scope == SCOPE_THREAD)
+				if (nin[r] <= 0 || (drop && partial[r]))
 					continue;
 				struct snap_row *row = &snap->rows[sc][r];
-				double v, cov = wset_value1(ws, gs, sc, r, k, &v), rse = NAN;
+				double v, cov, rse = NAN;
+				if (g1) {
+					v = gval[(size_t)r * gnev];
+					cov = gcov[r];
+				} else {
+					cov = wset_value1(ws, gs, sc, r, k, &v);
+				}
 				if (isnan(v))
 					cov = 0;
 				else if (cov >= UNC_FULLY_COVERED)
 					rse = 0;
-				else if (ws->ns >= 2) {
+				else if (err) {
 					const double one = 1;
 					double se = wset_se(ws, gs, sc, r, &k, &one, 1, cov, w->scratch);
 					rse = se == 0 ? 0 : se / fabs(v);
@@ -433,37 +444,182 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 				row->ecov[c] = cov;
 				row->erse[c] = rse;
 			}
+		}
 	}
 }
 
-/* Row r of scope sc's event figures by model event (struct wide_row),
- * each set's doubt (window_doubt) in the row from them before any is
- * widened, then the events' errors widened by it, in the row and in
- * the snapshot's row. */
-static void load_row(struct derive_work *w, const struct derive_cache *dc, struct snap_row *row, int sc, int r)
+/* The snapshot's columns as the rows' steps read them: each planned
+ * metric's, the events' whose error each set's doubt widens, and those
+ * against which window_doubt measures each set. */
+static void step_columns(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
+			 const struct snapshot *snap)
 {
-	struct wide_row *wr = &w->wide;
-	for (int c = 0; c < w->necols; c++) {
-		int e = w->col_event[c];
-		wr->event[e] = row->ev[c];
-		wr->event_cov[e] = row->ecov[c];
-		wr->event_rse[e] = row->erse[c];
+	const struct model *m = in->model;
+	int nsets = w->wl.n;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		w->ms[sc] = WORK_ARRAY(w, dc->nmlist[sc], struct mtask);
+		w->mt[sc] = WORK_ARRAY(w, dc->nmlist[sc], struct mtask);
+		w->nms[sc] = w->nmt[sc] = 0;
+		for (int j = 0; j < dc->nmlist[sc]; j++) {
+			const struct derive_metric *d = &dc->dm[dc->mlist[sc][j]];
+			bool simple = d->set >= 0 && w->wl.v[d->set].ng == 1 && w->wl.v[d->set].ns < UNC_MIN_SAMPLES;
+			struct mtask *t = simple ? &w->ms[sc][w->nms[sc]++] : &w->mt[sc][w->nmt[sc]++];
+			*t = (struct mtask){ .fp = d->prog[sc], .set = d->set, .n = d->nvars[sc], .pmu = -1,
+					     .col = snap->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
+					     .count = d->count, .partial_ok = d->partial_ok[sc] };
+			if (d->set < 0)
+				continue;
+			if (!simple) {
+				/* Its own work space, whose constants and interval
+				 * stay for every row (formula_prime). */
+				t->work = WORK_ARRAY(w, formula_work(t->fp), double);
+				formula_prime(t->fp, in->interval_s, t->work);
+			}
+			const struct wset *ws = &w->wl.v[d->set];
+			t->pmu = ws->pmu;
+			t->one = ws->ng == 1;
+			t->idx = t->one ? d->gp[sc] : d->vk[sc];
+			if (t->one) {
+				const struct gsum *g = &w->gs[ws->g[0]];
+				t->gval = g->val[sc];
+				t->gcov = g->cov[sc];
+				t->gnev = g->nev;
+			}
+		}
 	}
-	for (int k = 0; k < w->wl.n; k++) {
-		if (w->wl.v[k].ns >= 2 || w->wl.v[k].ng >= 2)
-			wset_samples(&w->wl.v[k], w->gs, sc, r, &w->smp[k]);
-		w->doubt[k] = window_doubt(&w->wl, k, dc->ev_set, w->gs, &w->smp[k], wr, sc, r, w->scratch);
+	int maxrows = 1;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		if (w->nrows[sc] > maxrows)
+			maxrows = w->nrows[sc];
+	w->rlist = WORK_ARRAY(w, maxrows, int);
+	w->rwork = WORK_ARRAY(w, (size_t)dc->fspace * (size_t)maxrows, double);
+	w->scol_at = WORK_ZARRAY(w, nsets + 1, int);
+	for (int e = 0; e < m->nevents; e++)
+		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0)
+			w->scol_at[dc->ev_set[e] + 1]++;
+	for (int k = 0; k < nsets; k++)
+		w->scol_at[k + 1] += w->scol_at[k];
+	w->scol = WORK_ARRAY(w, w->scol_at[nsets], int);
+	int *fill = WORK_ARRAY(w, nsets, int);
+	memcpy(fill, w->scol_at, sizeof(int) * (size_t)nsets);
+	for (int e = 0; e < m->nevents; e++)
+		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0)
+			w->scol[fill[dc->ev_set[e]]++] = snap->ecol[e];
+	w->dcol = WORK_ARRAY(w, nsets, int *);
+	for (int k = 0; k < nsets; k++) {
+		const struct wset *ws = &w->wl.v[k];
+		w->dcol[k] = WORK_ARRAY(w, ws->nev, int);
+		bool *need = WORK_ZARRAY(w, ws->nev, bool);
+		for (int j = 0; j < ws->nev; j++) {
+			int e = ws->ev[j], s = dc->ev_set[e];
+			w->dcol[k][j] = s >= 0 && s != k ? snap->ecol[e] : -1;
+			/* window_doubt reads the set's value of such an event. */
+			need[j] = ws->ns >= UNC_MIN_SAMPLES && w->dcol[k][j] >= 0;
+		}
+		w->smp[k].need = need;
 	}
-	for (int c = 0; c < w->necols; c++) {
-		int e = w->col_event[c];
-		if (dc->ev_set[e] >= 0)
-			wr->event_rse[e] = row->erse[c] *= w->doubt[dc->ev_set[e]];
+	/* The values of a set of several groups that its metrics read. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		for (int j = 0; j < w->nmt[sc]; j++) {
+			const struct mtask *t = &w->mt[sc][j];
+			if (t->set < 0 || t->one)
+				continue;
+			bool *need = (bool *)w->smp[t->set].need;
+			for (int k = 0; k < t->n; k++)
+				if (t->idx[k] >= 0)
+					need[t->idx[k]] = true;
+		}
+}
+
+/* Row r of scope sc before its metrics: each set's samples and values
+ * there (wset_samples), its doubt (window_doubt) from the row's event
+ * figures before any is widened, then the events' errors widened by it.
+ * A set whose PMU has nothing under the row has no samples there and a
+ * doubt of 1; so has a set of too few samples for an error, whose values
+ * are needed only where metrics are evaluated in it (set_metric) and
+ * it has several groups (one group's are read in place). */
+static void prep_row(struct derive_work *w, const struct derive_cache *dc, struct snap_row *row, int sc, int r)
+{
+	int nsets = w->wl.n;
+	for (int k = 0; k < nsets; k++) {
+		const struct wset *ws = &w->wl.v[k];
+		w->doubt[k] = 1;
+		if (!w->pmu_here[ws->pmu])
+			continue;
+		if (ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !dc->set_metric[k]))
+			continue;
+		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
+		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
+	}
+	for (int k = 0; k < nsets; k++) {
+		double f = w->doubt[k];
+		if (f == 1)
+			continue;   /* x 1: nothing to widen */
+		for (int j = w->scol_at[k]; j < w->scol_at[k + 1]; j++)
+			row->erse[w->scol[j]] *= f;
+	}
+}
+
+/* The metrics of scope sc that read nothing but one group's counts in
+ * each row and can state no error there (w->ms: a set of one group with
+ * too few samples, whose doubt is 1): metric by metric, row by row, so
+ * that what a metric reads is found once. Each row gets what
+ * step_metrics' loop would give it. */
+static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, int sc, double interval_s)
+{
+	const bool *partial = w->partial[sc];
+	int nrows = w->nrows[sc], *rl = w->rlist;
+	for (const struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
+		const int *nin = w->irows[t->pmu].nin[sc];
+		if (!nin)
+			continue;   /* none of the metric's PMU under any row */
+		int nr = 0;
+		for (int r = 0; r < nrows; r++)
+			if (nin[r] > 0 && !(partial[r] && !t->partial_ok))
+				rl[nr++] = r;
+		if (nr == 0)
+			continue;
+		/* Each variable's column over the rows, then the program over
+		 * all of them (formula_run_rows). */
+		const int *idx = t->idx;
+		size_t gnev = (size_t)t->gnev;
+		double *work = w->rwork;
+		for (int k = 0; k < t->n; k++) {
+			double *col = work + (size_t)k * (size_t)nr;
+			if (idx[k] < 0) {
+				for (int j = 0; j < nr; j++)
+					col[j] = NAN;
+			} else {
+				const double *gv = t->gval + idx[k];
+				for (int j = 0; j < nr; j++)
+					col[j] = gv[(size_t)rl[j] * gnev];
+			}
+		}
+		const double *val = formula_run_rows(t->fp, interval_s, work, nr);
+		const struct wset *ws = &w->wl.v[t->set];
+		int col = t->col;
+		bool per_s = t->count && interval_s > 0;
+		for (int j = 0; j < nr; j++) {
+			int r = rl[j];
+			double cov = t->gcov[r], v = val[j];
+			if (!t->held || isnan(cov))
+				cov = wset_cov(ws, w->gs, sc, r);
+			/* Exact where counted all the time, else not known. */
+			bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
+			if (per_s)
+				v /= interval_s;
+			struct snap_row *row = &snap->rows[sc][r];
+			row->mv[col] = v;
+			row->mrse[col] = known ? 0 : NAN;
+			row->mcov[col] = cov;
+		}
 	}
 }
 
 /* Step 7, the metrics: in their window set where they have one, else
  * from the pooled event figures of each row. What does not change from
- * row to row was worked out once per plan (struct derive_metric). */
+ * row to row was worked out once per plan (struct derive_metric, the
+ * metrics of each scope in dc->mlist). */
 static void step_metrics(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
 			 struct snapshot *snap)
 {
@@ -471,42 +627,65 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 	const struct gsum *gs = w->gs;
 	double interval_s = in->interval_s;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		step_simple_metrics(w, snap, sc, interval_s);
+		const struct mtask *mt = w->mt[sc], *mend = mt + w->nmt[sc];
 		for (int r = 0; r < w->nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
-			load_row(w, dc, row, sc, r);
-			const struct wide_row *wr = &w->wide;
-			struct geval c = { .m = m, .row = wr, .interval_s = interval_s, .row_scope = sc, .gs = gs,
-					   .smp = w->smp, .fvars = w->fspace, .wl = &w->wl, .ev_set = dc->ev_set,
-					   .doubt = w->doubt, .scratch = w->scratch, .r = r };
+			bool partial = w->partial[sc][r];
 			/* Which PMUs have a live instance under the row, once. */
 			for (int p = 0; p < m->npmus; p++)
 				w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
-			for (int i = 0; i < dc->ndm; i++) {
-				const struct derive_metric *d = &dc->dm[i];
-				int mi = d->mi;
-				if (d->scope > sc)
-					continue;   /* not applicable here: NaN, coverage NaN */
-				if (w->partial[sc][r] && !d->partial_ok[sc])
+			prep_row(w, dc, row, sc, r);
+			struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .interval_s = interval_s,
+					   .row_scope = sc, .gs = gs, .smp = w->smp, .wl = &w->wl,
+					   .ev_set = dc->ev_set, .doubt = w->doubt, .scratch = w->scratch, .r = r };
+			for (const struct mtask *t = mt; t < mend; t++) {
+				if (partial && !t->partial_ok)
 					continue;
-				const struct wset *ws = d->set >= 0 ? &w->wl.v[d->set] : NULL;
-				const struct formula *fp = d->prog[sc];
-				if (!fp)
-					continue;   /* a broken model's formula: unknown */
-				c.ws = ws;
-				c.set = d->set;
-				c.prog = fp;
+				int set = t->set, n = t->n;
+				const int *idx = t->idx;
 				double v, rse, cov;
-				if (ws) {
-					if (!w->pmu_here[ws->pmu])
+				if (set >= 0) {
+					double *vars = t->work;
+					if (!w->pmu_here[t->pmu])
 						continue;   /* none of the metric's PMU under this row */
-					cov = set_vars(ws, &w->smp[d->set], gs, sc, r, d->vk[sc], d->nvars[sc], w->fspace);
-					v = metric_in_set(&c, mi, cov, w->scratch, &rse);
+					const struct wsamples *sm = &w->smp[set];
+					if (t->one) {
+						/* One group: its values in the row, as
+						 * wset_value1 reads them. */
+						const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
+						for (int k = 0; k < n; k++)
+							vars[k] = idx[k] < 0 ? NAN : gv[idx[k]];
+						cov = t->gcov[r];
+						if (!t->held || isnan(cov))
+							cov = wset_cov(&w->wl.v[set], gs, sc, r);
+					} else {
+						/* Several groups: their values in the row were
+						 * found once (wset_samples), and their coverage. */
+						for (int k = 0; k < n; k++)
+							vars[k] = idx[k] < 0 ? NAN : sm->val[idx[k]];
+						cov = sm->cov;
+					}
+					if (sm->n < UNC_MIN_SAMPLES || cov >= UNC_FULLY_COVERED) {
+						/* No error to find (metric_in_set's first case). */
+						v = formula_run(t->fp, vars);
+						rse = cov >= UNC_FULLY_COVERED && !isnan(v) ? 0 : NAN;
+					} else {
+						c.ws = &w->wl.v[set];
+						c.set = set;
+						c.prog = t->fp;
+						c.fvars = vars;
+						v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
+					}
+					rse *= w->doubt[set];
 				} else {
-					v = metric_pooled(&c, mi, &rse);
-					const struct metric_def *md = &m->metrics[mi];
+					c.prog = t->fp;
+					c.fvars = w->fspace;
+					v = metric_pooled(&c, t->mi, &rse);
+					const struct metric_def *md = &m->metrics[t->mi];
 					cov = 1;
 					for (int k = 0; k < md->nevents; k++) {
-						double ec = wr->event_cov[md->events[k]];
+						double ec = row_ev(row->ecov, snap->ecol, md->events[k]);
 						if (!(ec >= 0))
 							ec = 0;
 						if (ec < cov)
@@ -515,14 +694,11 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 				}
 				/* One unit per figure: counts are published per
 				 * second, so no figure changes with -d. */
-				if (d->count && interval_s > 0)
+				if (t->count && interval_s > 0)
 					v /= interval_s;
-				if (ws)
-					rse *= w->doubt[d->set];
-				int col = snap->mcol[mi];
-				row->mv[col] = v;
-				row->mrse[col] = isnan(v) ? NAN : rse;
-				row->mcov[col] = cov;
+				row->mv[t->col] = v;
+				row->mrse[t->col] = isnan(v) ? NAN : rse;
+				row->mcov[t->col] = cov;
 			}
 		}
 	}
@@ -541,6 +717,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	step_plan(w, dc, in);
 	struct snapshot *snap = derive_step_skeleton(w, in);
 	step_events(w, dc, in, snap);
+	step_columns(w, dc, in, snap);
 	step_metrics(w, dc, in, snap);
 	/* What cannot be is said first; the trees then add up within it. */
 	bounds_apply(in->model, in->plan, in->max_ghz, snap);
@@ -564,11 +741,19 @@ static void plan_cache_done(struct derive_cache *c)
 	c->wl = NULL;
 	free(c->ev_set);
 	c->ev_set = NULL;
+	free(c->set_metric);
+	c->set_metric = NULL;
 	for (int i = 0; i < c->ndm; i++)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			formula_free(c->dm[i].prog[sc]);
 			free(c->dm[i].vk[sc]);
+			free(c->dm[i].gp[sc]);
 		}
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		free(c->mlist[sc]);
+		c->mlist[sc] = NULL;
+		c->nmlist[sc] = 0;
+	}
 	free(c->dm);
 	c->dm = NULL;
 	c->ndm = 0;

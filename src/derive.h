@@ -59,13 +59,20 @@ struct derive_metric {
 	struct formula *prog[SNAP_NSCOPES];
 	int nvars[SNAP_NSCOPES];     /* each program's variables */
 	int *vk[SNAP_NSCOPES];
+	/* A set of one group: each variable's place among the group's
+	 * counts (-1: not held), and whether any is held. */
+	int *gp[SNAP_NSCOPES];
+	bool held[SNAP_NSCOPES];
 };
 struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
 	struct wset_list *wl;
 	int *ev_set;                 /* [nevents]: each planned event's window set, or -1 */
+	bool *set_metric;            /* [wl->n]: some metric is evaluated in the set */
 	int ndm;
 	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
+	int *mlist[SNAP_NSCOPES];    /* the metrics (dm indices) with a program at each scope */
+	int nmlist[SNAP_NSCOPES];
 	int fspace;                  /* doubles the largest program needs (variables and work) */
 	struct derive_work *work;    /* one interval's buffers, kept for the next (derive.c) */
 };

@@ -27,11 +27,13 @@ long bounds_apply(const struct model *m, const struct sched_plan *plan, double m
 		 * out a hair above it. */
 		double tol = 1e-9 * (isnan(hi) ? 1 : fmax(1, fabs(hi)));
 		int mi = plan->metrics[i];
+		int c = snap_mcol(snap, mi);
+		if (c < 0)
+			continue;   /* no column: no figure to bound */
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			for (int r = 0; r < snap->nrows[sc]; r++) {
 				struct snap_row *row = &snap->rows[sc][r];
-				int c = snap_mcol(snap, mi);
-				double v = snap_metric(snap, row, mi);
+				double v = row->mv ? row->mv[c] : NAN;
 				if (!isfinite(v))
 					continue;
 				double to = v < lo - tol ? lo : v > hi + tol ? hi : v;

@@ -15,13 +15,6 @@ struct row_maps {
 	int *sock_row;    /* [nsockets] */
 };
 
-/* One row's event figures indexed by model event, as formulas name them
- * (the snapshot's rows hold only their columns): NaN where the row has
- * none. */
-struct wide_row {
-	double *event, *event_cov, *event_rse;   /* [nevents] */
-};
-
 /* Whether any live instance of the PMU adds to row r of scope sc: an L3
  * PMU has nothing to say in a CPU row, nor a CPU's PMU outside -C. */
 static inline bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
@@ -32,6 +25,20 @@ static inline bool row_has_pmu(const struct inst_rows *ir, int sc, int r)
 #define WORK_ARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), false))
 #define WORK_ZARRAY(w, n, type) ((type *)arena_get(&(w)->ar, sizeof(type) * ((size_t)(n) + 1), true))
 
+
+/* A metric of a scope's list (derive_cache.mlist) with what its rows
+ * read, found once per interval: its column, its set, and for a set of
+ * one group where that group's counts and coverage lie (gval, gcov: row
+ * r's start at r * gnev and r) with each variable's place among them. */
+struct mtask {
+	const struct formula *fp;
+	const int *idx;              /* one group: gp; several: vk (derive_metric) */
+	const double *gval, *gcov;
+	double *work;                /* mt: the program's own work space, primed (formula_prime) */
+	int gnev;
+	int set, n, pmu, col, mi;
+	bool one, held, count, partial_ok;
+};
 
 /* What one interval's steps hand each other; its arrays come from the
  * arena and last for the interval. */
@@ -44,13 +51,24 @@ struct derive_work {
 	struct gsum *gs;             /* [plan ngroups] */
 	struct wset_list wl;         /* the plan's window sets, this interval's sample counts */
 	bool *mcols, *ecols;         /* which metrics and events get a column */
-	int necols;
-	int *col_event;              /* [necols] the event of each column */
 	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */
-	struct wide_row wide;        /* the row whose metrics are being worked out */
 	double *scratch, *fspace, *doubt;
 	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
 	bool *pmu_here;
+	/* Each scope's metrics as the rows read them: those of one group
+	 * and too few samples for an error (ms: nothing of the row but the
+	 * group's counts goes into them), and the rest (mt). */
+	struct mtask *ms[SNAP_NSCOPES], *mt[SNAP_NSCOPES];
+	int nms[SNAP_NSCOPES], nmt[SNAP_NSCOPES];
+	/* Per window set k: the columns of the events whose figure it gives
+	 * (scol[scol_at[k]..scol_at[k+1]-1], widened by its doubt), and per
+	 * event of the set the column against which window_doubt measures
+	 * it (dcol[k][j], -1: none). */
+	int *scol_at, *scol, **dcol;
+	/* step_simple_metrics: the rows a metric is evaluated in, and its
+	 * program's slots for all of them (formula_run_rows). */
+	int *rlist;
+	double *rwork;
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton

@@ -100,7 +100,8 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch);
 /* A set in one row, as every figure of the set there reads it, found
- * once per row: with two or more samples (ns >= 2), those that have a
+ * once per row: with enough samples for an error (ns >= UNC_MIN_SAMPLES;
+ * else n is 0: no error of the set can be stated), those that have a
  * weight, in the order wset_se takes them (each one's events,
  * v[s][pos[s][k]] being the set's event k, and its weight) and the
  * weights' sum; with two or more groups, the values of all its events
@@ -113,6 +114,8 @@ struct wsamples {
 	double *wt;            /* [w->ns] */
 	double cov;            /* ng >= 2: what wset_value1 returns */
 	double *val;           /* [w->nev] ng >= 2: wset_value1's values */
+	const bool *need;      /* [w->nev] set by the caller: the values to find
+	                        * (NULL: all; the others are left as they were) */
 };
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
 /* wset_se from the samples found by wset_samples: the same figure, to

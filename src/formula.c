@@ -290,18 +290,67 @@ int formula_nvars(const struct formula *f) { return f->nvars; }
 const int *formula_vars(const struct formula *f) { return f->vars; }
 int formula_work(const struct formula *f) { return 2 * f->nslots; }
 
-double formula_eval(const struct formula *f, double interval_s, double *v)
+void formula_prime(const struct formula *f, double interval_s, double *v)
 {
 	double *k = v + f->nvars;
 	for (int i = 0; i < f->nconst; i++)
 		k[i] = f->consts[i];
 	k[f->nconst] = interval_s;
-	double *out = k + f->nconst + 1;
+}
+
+double formula_run(const struct formula *f, double *v)
+{
+	double *out = v + f->nvars + f->nconst + 1;
+	if (f->nops == 1) {
+		/* One operation ("a / b", most ratios): no loop. */
+		out[0] = fop_apply(f->ops[0].op, v[f->ops[0].a], v[f->ops[0].b]);
+		return v[f->result];
+	}
 	for (int i = 0; i < f->nops; i++) {
 		const struct fop_ins *p = &f->ops[i];
 		out[i] = fop_apply(p->op, v[p->a], v[p->b]);
 	}
 	return v[f->result];
+}
+
+/* One operation over n rows: the switch outside the loop. */
+static void fop_rows(enum fop op, const double *a, const double *b, double *out, int n)
+{
+	switch (op) {
+	case F_NEG: for (int i = 0; i < n; i++) out[i] = fop_apply(F_NEG, a[i], b[i]); break;
+	case F_ABS: for (int i = 0; i < n; i++) out[i] = fop_apply(F_ABS, a[i], b[i]); break;
+	case F_ADD: for (int i = 0; i < n; i++) out[i] = fop_apply(F_ADD, a[i], b[i]); break;
+	case F_SUB: for (int i = 0; i < n; i++) out[i] = fop_apply(F_SUB, a[i], b[i]); break;
+	case F_MUL: for (int i = 0; i < n; i++) out[i] = fop_apply(F_MUL, a[i], b[i]); break;
+	case F_DIV: for (int i = 0; i < n; i++) out[i] = fop_apply(F_DIV, a[i], b[i]); break;
+	case F_MIN: for (int i = 0; i < n; i++) out[i] = fop_apply(F_MIN, a[i], b[i]); break;
+	case F_MAX: for (int i = 0; i < n; i++) out[i] = fop_apply(F_MAX, a[i], b[i]); break;
+	}
+}
+
+const double *formula_run_rows(const struct formula *f, double interval_s, double *work, int n)
+{
+	size_t N = (size_t)n;
+	for (int i = 0; i <= f->nconst; i++) {
+		double c = i < f->nconst ? f->consts[i] : interval_s;
+		double *col = work + (size_t)(f->nvars + i) * N;
+		for (int r = 0; r < n; r++)
+			col[r] = c;
+	}
+	int base = f->nvars + f->nconst + 1;
+	for (int i = 0; i < f->nops; i++) {
+		const struct fop_ins *p = &f->ops[i];
+		fop_rows(p->op, work + (size_t)p->a * N, work + (size_t)p->b * N, work + (size_t)(base + i) * N, n);
+	}
+	return work + (size_t)f->result * N;
+}
+
+int formula_slots(const struct formula *f) { return f->nslots; }
+
+double formula_eval(const struct formula *f, double interval_s, double *v)
+{
+	formula_prime(f, interval_s, v);
+	return formula_run(f, v);
 }
 
 double formula_eval_grad(const struct formula *f, double interval_s, int n, double *grad, double *v)

@@ -113,15 +113,24 @@ static double read_inst(struct sampler *s, int gi, int i, int bucket, bool disca
 	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)grp->nev;
 	if (ps->ncomp)
 		companions_take(s, gi, i, bucket, de > 0 ? (dr < de ? dr / de : 1) : 0);
-	for (int j = 0; j < grp->nhw; j++) {
-		if (!discard && buf[j].value >= prev[j].value) {
-			double dv = (double)(buf[j].value - prev[j].value);
-			grp->counts[at + (size_t)j] += dv;
-			if (bucket >= 0)
-				grp->bucket_counts[bat + (size_t)j] += dv;
-		}
-		prev[j] = buf[j];
+	/* Each event's count since the last read: the loops apart by what
+	 * does not change within them (this runs for every read). */
+	int nhw = grp->nhw;
+	double *cnt = &grp->counts[at];
+	if (!discard && bucket >= 0) {
+		double *bcnt = &grp->bucket_counts[bat];
+		for (int j = 0; j < nhw; j++)
+			if (buf[j].value >= prev[j].value) {
+				double dv = (double)(buf[j].value - prev[j].value);
+				cnt[j] += dv;
+				bcnt[j] += dv;
+			}
+	} else if (!discard) {
+		for (int j = 0; j < nhw; j++)
+			if (buf[j].value >= prev[j].value)
+				cnt[j] += (double)(buf[j].value - prev[j].value);
 	}
+	memcpy(prev, buf, sizeof(*prev) * (size_t)nhw);
 	grp->running[i] += dr;
 	if (bucket >= 0)
 		grp->bucket_running[(size_t)bucket * (size_t)ps->ninst + (size_t)i] += dr;

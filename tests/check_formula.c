@@ -105,6 +105,25 @@ static int check_metric(const struct model *m, int mi, int sc, unsigned *seed, d
 		work[k] = ev[formula_vars(f)[k]];
 	double got = formula_eval(f, interval, work);
 	ck_assert_msg(same_value(want, got), "%s: %s at scope %d: %.17g, tree %.17g", m->name, md->name, sc, got, want);
+	/* Several rows at once (formula_run_rows, slot-major): each row's
+	 * value is formula_eval's for its variables, to the bit. */
+	enum { NR = 3 };
+	int nv = formula_nvars(f);
+	double *rw = xmalloc(sizeof(double) * (size_t)formula_slots(f) * NR), rowv[NR];
+	for (int j = 0; j < NR; j++) {
+		for (int k = 0; k < nv; k++) {
+			double x = j == 0 ? ev[formula_vars(f)[k]] : random_count(seed);
+			rw[(size_t)k * NR + (size_t)j] = x;
+			work[k] = x;
+		}
+		rowv[j] = formula_eval(f, interval, work);
+	}
+	const double *rows = formula_run_rows(f, interval, rw, NR);
+	for (int j = 0; j < NR; j++)
+		ck_assert_msg(same_value(rowv[j], rows[j]) && signbit(rowv[j]) == signbit(rows[j]),
+			      "%s: %s row %d of %d: %.17g, one at a time %.17g", m->name, md->name, j, NR, rows[j], rowv[j]);
+	ck_assert_msg(same_value(rows[0], got), "%s: %s rows %.17g, alone %.17g", m->name, md->name, rows[0], got);
+	free(rw);
 	int n = 1;
 	if (md->nevents <= EXPR_GRAD_MAX && md->expr) {
 		double g1[EXPR_GRAD_MAX], g2[EXPR_GRAD_MAX];
