@@ -62,6 +62,14 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_WCB_CLOSE] = "wcb_close", [WQ_WCB_FULL] = "wcb_full",
 	[WQ_DTLB_WALK_CYCLES] = "dtlb_walk_cycles", [WQ_ITLB_WALK_CYCLES] = "itlb_walk_cycles",
 	[WQ_DRAM_PAGE_CONFLICTS] = "dram_page_conflicts",
+	[WQ_FSB_CLK] = "fsb_clk", [WQ_FSB_WRITEBACKS] = "fsb_writebacks", [WQ_FSB_PARTIAL] = "fsb_partial",
+	[WQ_FSB_BUSY] = "fsb_busy",
+	[WQ_FP_X87_OPS] = "fp_x87_ops", [WQ_SSE_PACKED_SINGLE] = "sse_packed_single",
+	[WQ_SSE_PACKED_DOUBLE] = "sse_packed_double", [WQ_SSE_SCALAR_SINGLE] = "sse_scalar_single",
+	[WQ_SSE_SCALAR_DOUBLE] = "sse_scalar_double",
+	[WQ_RAT_STALL_FLAGS] = "rat_stall_flags", [WQ_RAT_STALL_REGISTERS] = "rat_stall_registers",
+	[WQ_RAT_STALL_ROB_READ] = "rat_stall_rob_read", [WQ_RAT_STALL_SCOREBOARD] = "rat_stall_scoreboard",
+	[WQ_FP_TO_MMX] = "fp_to_mmx", [WQ_MMX_TO_FP] = "mmx_to_fp", [WQ_BACLEARS] = "baclears",
 };
 
 const char *wl_quantity_name(int q)
@@ -301,6 +309,64 @@ static void rare_events(struct draw *d, double *rate)
 				       (rate[WQ_MEM_READ_BYTES] + rate[WQ_MEM_WRITE_BYTES]) / 64.0;
 }
 
+/* The front-side bus of a part whose L2 is its last level (Core 2). The
+ * bus runs at an eighth of the reference clock while the core is not
+ * halted. Every L2 miss (demand or prefetch, data or code) is one burst
+ * line read; 10 to 50 % as many dirty lines are written back; partial
+ * transactions (uncacheable and I/O accesses, part-line writes) add 1 to
+ * 5 % of the line reads. Each transaction, burst or not, holds the
+ * address bus for two bus clocks (its request phase). The model does not
+ * throttle a core whose misses would need more than the bus can carry:
+ * in the heaviest memory phases fsb_busy exceeds fsb_clk, and a figure of
+ * bus utilisation is clipped at 1 by its bound (docs/uncertainty.md). */
+#define FSB_REF_PER_CLK 8.0
+static void fsb_rates(struct draw *d, double *rate)
+{
+	rate[WQ_FSB_CLK] = rate[WQ_REF_CYCLES] / FSB_REF_PER_CLK;
+	rate[WQ_FSB_WRITEBACKS] = draw_range(d, 0.1, 0.5) * rate[WQ_L2_MISS];
+	rate[WQ_FSB_PARTIAL] = draw_range(d, 0.01, 0.05) * rate[WQ_L2_MISS];
+	rate[WQ_FSB_BUSY] = 2.0 * (rate[WQ_L2_MISS] + rate[WQ_FSB_WRITEBACKS] + rate[WQ_FSB_PARTIAL]);
+}
+
+/* FP instructions retired by kind, on a part with 128-bit SSE and x87
+ * (Core 2, Westmere): 0 to 50 % of the scalar FLOPs are x87 ops, the
+ * rest SSE scalar instructions; packed FLOPs are 128-bit instructions of
+ * 4 single or 2 double lanes. Each kind's single share is a draw of its
+ * own (an FMA-less part: one FLOP per lane). */
+static void fp_kinds(struct draw *d, double *rate)
+{
+	double x87 = draw_range(d, 0.0, 0.5), ss = draw_range(d, 0.2, 0.8), ps = draw_range(d, 0.2, 0.8);
+	double scalar = rate[WQ_FLOPS] - rate[WQ_FLOPS_PACKED], packed = rate[WQ_FLOPS_PACKED];
+	rate[WQ_FP_X87_OPS] = x87 * scalar;
+	rate[WQ_SSE_SCALAR_SINGLE] = (1.0 - x87) * scalar * ss;
+	rate[WQ_SSE_SCALAR_DOUBLE] = (1.0 - x87) * scalar * (1.0 - ss);
+	rate[WQ_SSE_PACKED_SINGLE] = packed * ps / 4.0;
+	rate[WQ_SSE_PACKED_DOUBLE] = packed * (1.0 - ps) / 2.0;
+}
+
+/* Events of the older Intel cores:
+ *  - RAT stalls, 0.5 to 4 % of the cycles, shared among partial flag
+ *    writes, partial register writes, the ROB read port and microcode
+ *    scoreboarding (each cycle is counted under one cause).
+ *  - x87<->MMX transitions, 0.05 to 0.3 a thousand instructions; they
+ *    alternate, so as many go each way.
+ *  - BACLEARs: the branch address calculator resteers the frontend for
+ *    a taken branch the BTB did not predict (1 to 4 % of them) and for
+ *    a share (30 to 60 %) of the mispredicted ones found at decode. */
+static void old_core_events(struct draw *d, double *rate)
+{
+	double rat = draw_range(d, 0.005, 0.04) * rate[WQ_CYCLES];
+	double w[4], sum = 0;
+	for (int k = 0; k < 4; k++)
+		sum += w[k] = draw_range(d, 0.1, 1.0);
+	for (int k = 0; k < 4; k++)
+		rate[WQ_RAT_STALL_FLAGS + k] = rat * w[k] / sum;
+	rate[WQ_FP_TO_MMX] = draw_range(d, 0.5e-4, 3e-4) / 2.0 * rate[WQ_INSTRUCTIONS];
+	rate[WQ_MMX_TO_FP] = rate[WQ_FP_TO_MMX];
+	rate[WQ_BACLEARS] = draw_range(d, 0.01, 0.04) * rate[WQ_TAKEN_BRANCHES] +
+			    draw_range(d, 0.3, 0.6) * rate[WQ_BRANCH_MISSES];
+}
+
 /* The backend's stalled slots that memory accounts for. A cycle in which
  * a load holds up retirement usually dispatches nothing at all (the
  * window is full behind it), while one stalled on a busy execution unit
@@ -484,6 +550,9 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	load_misses(d, rate);
 	backend_memory_slots(d, width, rate);
 	rare_events(d, rate);
+	fsb_rates(d, rate);
+	fp_kinds(d, rate);
+	old_core_events(d, rate);
 	power_rates(p, rate);
 }
 

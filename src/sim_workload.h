@@ -58,6 +58,19 @@ enum wl_quantity {
 	WQ_DTLB_WALK_CYCLES, WQ_ITLB_WALK_CYCLES,
 	/* DRAM accesses that found another row open in their bank. */
 	WQ_DRAM_PAGE_CONFLICTS,
+	/* The front-side bus of parts whose last-level cache is the L2 (Core
+	 * 2): its clock, the dirty L2 lines written back, the partial (non-
+	 * burst: uncacheable, I/O, part-line) transactions, and the bus
+	 * clocks its address bus is busy. FP instructions retired by kind:
+	 * x87 ops, SSE packed and scalar, single and double precision. */
+	WQ_FSB_CLK, WQ_FSB_WRITEBACKS, WQ_FSB_PARTIAL, WQ_FSB_BUSY,
+	WQ_FP_X87_OPS, WQ_SSE_PACKED_SINGLE, WQ_SSE_PACKED_DOUBLE, WQ_SSE_SCALAR_SINGLE, WQ_SSE_SCALAR_DOUBLE,
+	/* Register allocation table stall cycles by cause (partial flags,
+	 * partial registers, ROB read port, microcode scoreboard), x87<->MMX
+	 * state transitions each way, and the branch address calculator's
+	 * frontend resteers (BACLEARs). */
+	WQ_RAT_STALL_FLAGS, WQ_RAT_STALL_REGISTERS, WQ_RAT_STALL_ROB_READ, WQ_RAT_STALL_SCOREBOARD,
+	WQ_FP_TO_MMX, WQ_MMX_TO_FP, WQ_BACLEARS,
 	WQ_COUNT
 };
 

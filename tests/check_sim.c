@@ -88,6 +88,10 @@ START_TEST(test_quantity_names)
 		"l1d_dmnd_fill_far_dram", "ic_fetch", "ic_fetch_miss", "fp_uops_scalar", "fp_uops_128",
 		"fp_uops_256", "fp_uops_512", "l1d_loads", "l1d_load_miss", "l2_load_miss", "l3_load_miss", "fp_faults_sse_avx", "fp_faults_x87", "wcb_close", "wcb_full",
 		"dtlb_walk_cycles", "itlb_walk_cycles", "dram_page_conflicts",
+		"fsb_clk", "fsb_writebacks", "fsb_partial", "fsb_busy", "fp_x87_ops", "sse_packed_single",
+		"sse_packed_double", "sse_scalar_single", "sse_scalar_double", "rat_stall_flags",
+		"rat_stall_registers", "rat_stall_rob_read", "rat_stall_scoreboard", "fp_to_mmx", "mmx_to_fp",
+		"baclears",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
@@ -186,6 +190,13 @@ static void check_consistent(const struct wl_params *p, const double *q, uint64_
 	LE(20 * q[WQ_DTLB_WALK], q[WQ_DTLB_WALK_CYCLES]);
 	LE(20 * q[WQ_ITLB_WALK], q[WQ_ITLB_WALK_CYCLES]);
 	LE(64 * q[WQ_DRAM_PAGE_CONFLICTS], q[WQ_MEM_READ_BYTES] + q[WQ_MEM_WRITE_BYTES]);
+	LE(q[WQ_FSB_WRITEBACKS] + q[WQ_FSB_PARTIAL], q[WQ_L2_MISS]);
+	LE(q[WQ_FP_X87_OPS] + q[WQ_SSE_SCALAR_SINGLE] + q[WQ_SSE_SCALAR_DOUBLE] + 4 * q[WQ_SSE_PACKED_SINGLE] +
+	   2 * q[WQ_SSE_PACKED_DOUBLE], q[WQ_FLOPS]);
+	LE(q[WQ_RAT_STALL_FLAGS] + q[WQ_RAT_STALL_REGISTERS] + q[WQ_RAT_STALL_ROB_READ] + q[WQ_RAT_STALL_SCOREBOARD],
+	   q[WQ_CYCLES]);
+	LE(q[WQ_FP_TO_MMX] + q[WQ_MMX_TO_FP], q[WQ_INSTRUCTIONS]);
+	LE(q[WQ_BACLEARS], q[WQ_TAKEN_BRANCHES] + q[WQ_BRANCH_MISSES]);
 	CHECK(q[WQ_MEMCLK] == 0 && q[WQ_DATA_BUS_BUSY] == 0, "channel figures on a CPU");
 	for (int i = 0; i < WQ_COUNT; i++)
 		CHECK(q[i] >= 0 && isfinite(q[i]), "%s = %g", wl_quantity_name(i), q[i]);

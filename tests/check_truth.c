@@ -934,6 +934,8 @@ static const struct run_spec runs[] = {
 	{ "amd-zen5", { 2, 4, 8, 2 }, "topdown_l2", 25, 1, 15, NULL },
 	{ "amd-zen5", { 1, 2, 4, 2 }, "all", 50, 2, 15, NULL },
 	{ "intel-core2", { 1, 1, 4, 1 }, "basic", 50, 2, 20, NULL },
+	/* The front-side bus figures, with windows enough to state errors. */
+	{ "intel-core2", { 1, 1, 4, 1 }, "memory", 50, 2, 20, NULL },
 	{ "intel-westmere", { 1, 1, 6, 2 }, "basic", 50, 2, 20, NULL },
 	{ "amd-fam10h", { 1, 1, 4, 1 }, "basic", 50, 2, 20, NULL },
 	{ "intel-arch", { 1, 1, 4, 2 }, "basic", 50, 2, 20, NULL },
@@ -1221,6 +1223,26 @@ static const struct mutation {
 	  { "amd-zen5", { 1, 2, 4, 2 }, "stalls", 50, 1, 4, NULL }, { "mixed_sse_avx_stalls" } },
 	{ "intel/spr/metrics.def", "/ offcore_requests.l3_miss_demand_data_rd", "/ longest_lat_cache.miss",
 	  { "intel-spr", { 1, 2, 4, 2 }, "memory", 50, 1, 4, NULL }, { "l3_miss_latency_cycles", "l3_miss_latency_ns" } },
+	/* Core 2's front-side bus: memory traffic from the burst reads alone
+	 * (the write-backs left out), and transactions and bus utilisation
+	 * from the burst ones alone (the partial ones left out). */
+	{ "intel/core2/metrics.def", "64 \\* bus_trans_burst.self", "64 * bus_trans_brd.self",
+	  { "intel-core2", { 1, 1, 2, 1 }, "memory", 50, 1, 4, NULL }, { "mem_bw" } },
+	{ "intel/core2/metrics.def", "formula  bus_trans_any.self", "formula  bus_trans_burst.self",
+	  { "intel-core2", { 1, 1, 2, 1 }, "memory", 50, 1, 4, NULL }, { "bus_trans_per_s" } },
+	{ "intel/core2/metrics.def", "2 \\* bus_trans_any.self", "2 * bus_trans_burst.self",
+	  { "intel-core2", { 1, 1, 2, 1 }, "memory", 50, 1, 4, NULL }, { "bus_util" } },
+	/* Core 2's FP instructions without the x87 ones. */
+	{ "intel/core2/metrics.def", "(x87_ops_retired.any + ", "(",
+	  { "intel-core2", { 1, 1, 2, 1 }, "all", 50, 1, 4, NULL }, { "fp_per_kinst" } },
+	/* Westmere: one cause of RAT stalls taken for all, one direction of
+	 * FP<>MMX transitions for both, and mispredicts for BAC resteers. */
+	{ "intel/westmere/metrics.def", "rat_stalls.any /", "rat_stalls.registers /",
+	  { "intel-westmere", { 1, 1, 2, 2 }, "all", 50, 1, 4, NULL }, { "rat_stall_ratio" } },
+	{ "intel/westmere/metrics.def", "fp_mmx_trans.any", "fp_mmx_trans.to_mmx",
+	  { "intel-westmere", { 1, 1, 2, 2 }, "all", 50, 1, 4, NULL }, { "fp_mmx_trans_pki" } },
+	{ "intel/westmere/metrics.def", "1000 \\* baclear.clear", "1000 * br_misp_retired.all_branches",
+	  { "intel-westmere", { 1, 1, 2, 2 }, "all", 50, 1, 4, NULL }, { "baclears_pki" } },
 };
 
 START_TEST(test_physical_judge)
