@@ -136,7 +136,18 @@ while [ ! -s "$TMP/status" ] && [ $i -lt 20 ]; do
 	$TMUX_CMD send-keys -t "$S" q >/dev/null 2>&1; sleep 0.5
 	i=$((i + 1))
 done
-grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "q after the fuzz: exit $(cat "$TMP/status" 2>/dev/null), seed $seed"
+if ! grep -q 'EXIT=0' "$TMP/status" 2>/dev/null; then
+	fail "q after the fuzz: exit $(cat "$TMP/status" 2>/dev/null), seed $seed"
+	# Still running: what it shows and what each of its threads waits in,
+	# so that a hang can be told from a machine too loaded to answer.
+	$TMUX_CMD capture-pane -p -t "$S" | sed 's/^/  | /'
+	for pid in $(pgrep -f "sim zen5:4x16x8x2 -d 0.2" 2>/dev/null); do
+		for t in /proc/"$pid"/task/*; do
+			echo "  thread ${t##*/}: $(cut -d' ' -f3 "$t/stat" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+			head -n 12 "$t/stack" 2>/dev/null | sed 's/^/    /'
+		done
+	done
+fi
 # What pmctop wrote on stderr (a sanitizer's report, status 66 for
 # ThreadSanitizer) is kept out of the screen and shown here.
 [ $fails -gt 0 ] && [ -s "$TMP/stderr" ] && { echo "pmctop's stderr:"; head -n 60 "$TMP/stderr"; }
