@@ -9,7 +9,6 @@
 
 #include <curses.h>
 #include <locale.h>
-#include <poll.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -205,12 +204,6 @@ static int escape_sequence(void)
 	}
 	timeout(100);
 	return key;
-}
-
-bool ui_input_pending(void)
-{
-	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }
 
 /* curses key codes -> pmctop's (keys.h). */

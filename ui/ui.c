@@ -121,7 +121,6 @@ int ui_run(const struct ui_config *c, char **cause)
 	ui_signals(true);
 
 	bool dirty = true;
-	double drawn_at = 0;
 	long shown = 0;
 	while (!ui_stopping()) {
 		struct snapshot *s = u.replay ? replay_ctl_poll(&u, ui_now_s()) : ui_pop_snapshots(&u);
@@ -155,15 +154,10 @@ int ui_run(const struct ui_config *c, char **cause)
 			u.message = NULL;
 			dirty = true;
 		}
-		/* Keys already typed are handled before the next frame (a frame
-		 * at 1024 CPUs is a millisecond: a paste of a few hundred keys
-		 * drawn key by key left the screen seconds behind, and q
-		 * waiting), but the screen is drawn at least every 100 ms. */
-		if (dirty && (!ui_input_pending() || ui_now_s() - drawn_at > 0.1)) {
+		if (dirty) {
 			ui_build_rows(&u);
 			draw_screen(&u, &u.drawn);
 			dirty = false;
-			drawn_at = ui_now_s();
 		}
 		/* -n, as in top: the last interval stays on screen briefly. */
 		/* Live, by the sampler's count: the screen may skip an interval

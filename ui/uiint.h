@@ -211,8 +211,6 @@ int ui_screen_init(struct ui *u, char **cause);
 /* Gives the terminal back and ends curses (after ui_screen_init). */
 void ui_screen_done(void);
 int ui_getkey(void);
-/* More keys are already typed (a paste, key repeat, a fast typist). */
-bool ui_input_pending(void);
 /* The last mouse report (UK_MOUSE), decoded by mouse.c. */
 struct ui_mouse ui_last_mouse(void);
 bool ui_stopping(void);          /* a stop signal arrived */
