@@ -606,8 +606,12 @@ int sampler_open_all(struct sampler *s, char **cause)
 	for (int p = 0; p < m->npmus; p++)
 		if (s->ps[p].ngroups > 0 && list_instances(s, p, &absent))
 			open_groups(s, p);
-	close_unfed(s);
 	say_plan(s, absent, fallback, fallback_pmu);
+	/* After the notices: they speak of what the machine can count, and
+	 * a PMU closed for feeding nothing can count (its closing must not,
+	 * say, pass for a core PMU that failed and hide that an uncore one
+	 * is absent). */
+	close_unfed(s);
 	free(absent);
 	free(fallback);
 	first_enable(s);
