@@ -21,8 +21,9 @@
  * recorded interval (recorder_add, compressed, to a file).
  *
  * Usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL]
- *                      [-E EVENTS_DIR] [-t] [-p] [SHAPE...]
- * -t opens the model's tasks view as well (per-task sampling, tasks.h).
+ *                      [-E EVENTS_DIR] [-g VIEW] [-t] [-p] [-a] [-f] [SHAPE...]
+ * -t opens the model's tasks view as well (per-task sampling, tasks.h);
+ * -a and -f: below.
  * SHAPE is SOCKETSxCCXxCORESxTHREADS; the default runs 1x2x8x2 (32 CPUs),
  * 2x12x8x2 (384 CPUs) and 2x16x16x2 (1024 CPUs). */
 #include "config.h"
@@ -221,6 +222,12 @@ static void on_record(void *arg, const struct derive_input *in, const struct sna
 /* -t: the model's first tasks view is open, as in the dashboard: its
  * columns are sampled per task as well as counted per CPU. */
 static bool with_tasks;
+/* -a: every event's error, as with --listen (the exporter publishes
+ * them all); without it, as the dashboard and batch output derive: the
+ * errors of the metrics and of no event beyond them. -f: the rotation
+ * stays at -r, however much the interval costs (no back-off), so that
+ * every interval has the samples of that period. */
+static bool all_event_errors, fixed_rotation;
 
 /* -g VIEW: only what the dashboard plans for that view (its columns and
  * bar, and the figures its header and panels show by name), instead of
@@ -267,6 +274,7 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 	struct sampler_config cfg = {
 		.model = m, .topo = t, .ops = &timed_sim, .backend_arg = "",
 		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = nall, .metrics = all,
+		.shown_event_errors = !all_event_errors, .cost_budget = fixed_rotation ? 1e9 : 0,
 	};
 	int tm[64], ntm = 0;
 	for (int v = 0; with_tasks && v < m->nviews && !ntm; v++)
@@ -390,10 +398,12 @@ int main(int argc, char **argv)
 	const char *model_name = "amd-zen5";
 	const char *events_dir = TOP_SRCDIR "/events";
 	int c;
-	while ((c = getopt(argc, argv, "n:r:m:E:g:tph")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:m:E:g:tpafh")) != -1) {
 		switch (c) {
 		case 't': with_tasks = true; break;
 		case 'p': phases = true; break;
+		case 'a': all_event_errors = true; break;
+		case 'f': fixed_rotation = true; break;
 		case 'n': n = atoi(optarg); break;
 		case 'r': rotate_ms = strcmp(optarg, "kernel") ? atof(optarg) : SAMPLER_ROTATE_KERNEL; break;
 		case 'm': model_name = optarg; break;
@@ -401,7 +411,7 @@ int main(int argc, char **argv)
 		case 'g': view_name = optarg; break;
 		default:
 			fprintf(stderr, "usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL] "
-				"[-E EVENTS_DIR] [-g VIEW] [-t] [-p] [SxCxNxT...]\n");
+				"[-E EVENTS_DIR] [-g VIEW] [-t] [-p] [-a] [-f] [SxCxNxT...]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}

@@ -318,7 +318,7 @@ static void step_group_sums(struct derive_work *w, const struct derive_input *in
 	w->gs = WORK_ZARRAY(w, plan->ngroups, struct gsum);
 	for (int g = 0; g < plan->ngroups; g++)
 		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv)
-			gsum_fill(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows);
+			gsum_fill(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
 }
 
 /* Step 4, the plan's part: window sets (one per metric whose events share
@@ -345,9 +345,16 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		for (int e = 0; e < m->nevents; e++)
 			dc->ev_set[e] = eplanned[e] ? wset_find_or_add(dc->wl, in, w->gs, m->events[e].pmu, &e, 1) : -1;
 		dc->set_metric = xcalloc((size_t)dc->wl->n + 1, sizeof(bool));
-		for (int i = 0; i < dc->ndm; i++)
-			if (dc->dm[i].set >= 0)
+		dc->pooled_ev = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+		for (int i = 0; i < dc->ndm; i++) {
+			if (dc->dm[i].set >= 0) {
 				dc->set_metric[dc->dm[i].set] = true;
+				continue;
+			}
+			const struct metric_def *md = &m->metrics[dc->dm[i].mi];
+			for (int k = 0; k < md->nevents; k++)
+				dc->pooled_ev[md->events[k]] = true;
+		}
 	}
 	w->mcols = WORK_ZARRAY(w, m->nmetrics, bool);
 	for (int i = 0; i < plan->nmetrics; i++)
@@ -409,7 +416,9 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 			continue;
 		const struct wset *ws = &w->wl.v[dc->ev_set[e]];
 		int k = wset_event(ws, e);
-		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD, err = ws->ns >= UNC_MIN_SAMPLES;
+		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
+		/* Its error where it can be stated and something reads it. */
+		bool err = ws->ns >= UNC_MIN_SAMPLES && (!in->event_errors || in->event_errors[e] || dc->pooled_ev[e]);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			const int *nin = w->irows[ws->pmu].nin[sc];
 			const bool *partial = w->partial[sc];
@@ -722,8 +731,6 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	/* What cannot be is said first; the trees then add up within it. */
 	bounds_apply(in->model, in->plan, in->max_ghz, snap);
 	tree_reconcile(in->model, in->plan, snap);
-	for (int g = 0; g < in->plan->ngroups; g++)
-		gsum_done(&w->gs[g]);
 	if (dc == &local)
 		derive_cache_done(dc);
 	else
@@ -743,6 +750,8 @@ static void plan_cache_done(struct derive_cache *c)
 	c->ev_set = NULL;
 	free(c->set_metric);
 	c->set_metric = NULL;
+	free(c->pooled_ev);
+	c->pooled_ev = NULL;
 	for (int i = 0; i < c->ndm; i++)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			formula_free(c->dm[i].prog[sc]);

@@ -68,6 +68,8 @@ struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
 	struct wset_list *wl;
 	int *ev_set;                 /* [nevents]: each planned event's window set, or -1 */
+	bool *pooled_ev;             /* [nevents]: an event of a metric of no window set, whose
+	                              * error metric_pooled reads */
 	bool *set_metric;            /* [wl->n]: some metric is evaluated in the set */
 	int ndm;
 	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
@@ -89,6 +91,12 @@ struct derive_input {
 	struct derive_cache *cache;     /* NULL: nothing kept */
 	unsigned plan_gen;              /* changes whenever the plan does (not 0) */
 	double max_ghz;                 /* the part's highest clock, 0: not known */
+	/* [model nevents] the events whose error some output shows (the
+	 * screen's and batch's -e columns); NULL: every event's. The others'
+	 * errors are left unknown (NaN) unless a metric of no window set
+	 * needs them: at 1024 CPUs an event's error in every row cost more
+	 * than all the metrics (docs/performance.md). */
+	const bool *event_errors;
 };
 
 /* A new snapshot (caller frees) with its rows, the planned flags, each

@@ -164,6 +164,12 @@ void derive_step_instance_rows(struct derive_work *w, const struct derive_input 
 		ir->row = WORK_ARRAY(w, (size_t)dp->ninst * SNAP_NSCOPES, int);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			ir->nin[sc] = WORK_ZARRAY(w, w->nrows[sc], int);
+		for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++) {
+			ir->up[sc] = WORK_ARRAY(w, w->nrows[sc], int);
+			ir->upsc[sc] = WORK_ARRAY(w, w->nrows[sc], signed char);
+			for (int r = 0; r < w->nrows[sc]; r++)
+				ir->up[sc][r] = -1;
+		}
 		for (int i = 0; i < dp->ninst; i++) {
 			int *tidx = &ir->row[(size_t)i * SNAP_NSCOPES];
 			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
@@ -171,9 +177,19 @@ void derive_step_instance_rows(struct derive_work *w, const struct derive_input 
 			if (!dp->alive[i])
 				continue;
 			instance_rows(in, &w->rm, &dp->inst[i], tidx);
-			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-				if (tidx[sc] >= 0)
-					ir->nin[sc][tidx[sc]]++;
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+				if (tidx[sc] < 0)
+					continue;
+				ir->nin[sc][tidx[sc]]++;
+				/* The rows of one topology nest: every instance
+				 * of a row has the same row above it. */
+				for (int s2 = sc + 1; s2 < SNAP_NSCOPES; s2++)
+					if (tidx[s2] >= 0) {
+						ir->up[sc][tidx[sc]] = tidx[s2];
+						ir->upsc[sc][tidx[sc]] = (signed char)s2;
+						break;
+					}
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@
  * derive_window.h). */
 #include "config.h"
 #include "derive_window.h"
+#include "arena.h"
 #include "expr.h"
 #include "uncertainty.h"
 #include "util.h"
@@ -31,8 +32,26 @@ static inline void add_to(double *restrict dst, const double *restrict src, int 
 		dst[j] += src[j];
 }
 
+/* Row r of scope sc added into row u of scope su, buckets and all. */
+static void add_row(struct gsum *gs, int *cnt[SNAP_NSCOPES], int sc, int r, int su, int u)
+{
+	int nev = gs->nev, nb = gs->nb;
+	add_to(&gs->val[su][(size_t)u * (size_t)nev], &gs->val[sc][(size_t)r * (size_t)nev], nev);
+	gs->run[su][u] += gs->run[sc][r];
+	if (gs->cov[sc][r] < gs->cov[su][u])
+		gs->cov[su][u] = gs->cov[sc][r];
+	if (!nb)
+		return;
+	size_t from = (size_t)r * (size_t)nb, to = (size_t)u * (size_t)nb;
+	add_to(&gs->bval[su][to * (size_t)nev], &gs->bval[sc][from * (size_t)nev], nb * nev);
+	for (int b = 0; b < nb; b++) {
+		gs->bw[su][to + (size_t)b] += gs->bw[sc][from + (size_t)b];
+		cnt[su][to + (size_t)b] += cnt[sc][from + (size_t)b];
+	}
+}
+
 void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
-	       const int nrows[SNAP_NSCOPES])
+	       const int nrows[SNAP_NSCOPES], struct arena *ar)
 {
 	const struct derive_group *g = &in->groups[gi];
 	const struct derive_pmu *dp = &in->pmus[in->plan->groups[gi].pmu];
@@ -43,19 +62,17 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 	memset(gs, 0, sizeof(*gs));
 	gs->nev = nev;
 	gs->nb = nb;
-	/* One block for all of the group's arrays (and one for the counts):
-	 * this runs for every group of every interval. */
-	size_t need = 1 + (size_t)nev, ncnt = 1;
+	/* One block for all of the group's arrays (and one for the counts),
+	 * from the interval's arena: this runs for every group of every
+	 * interval, and fresh memory of this size costs page faults. */
+	size_t need = 1, ncnt = 1;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		size_t nr = (size_t)nrows[sc];
 		need += nr * ((size_t)nev + 2) + (nb ? nr * (size_t)nb * ((size_t)nev + 1) : 0);
 		ncnt += nb ? nr * (size_t)nb : 0;
 	}
-	double *at0 = gs->block = xcalloc(need, sizeof(double));
-	/* An instance's counts scaled to the interval, once for all its rows. */
-	double *sv = at0;
-	at0 += nev;
-	int *cnt[SNAP_NSCOPES] = { NULL }, *cat = gs->cnt = nb ? xcalloc(ncnt, sizeof(int)) : NULL;
+	double *at0 = arena_get(ar, need * sizeof(double), true);
+	int *cnt[SNAP_NSCOPES] = { NULL }, *cat = nb ? arena_get(ar, ncnt * sizeof(int), true) : NULL;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		size_t nr = (size_t)nrows[sc];
 		gs->val[sc] = at0;
@@ -75,44 +92,45 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 			cat += nr * (size_t)nb;
 		}
 	}
+	/* Each instance into the lowest row it adds to... */
 	for (int i = 0; i < dp->ninst; i++) {
 		const int *rows = &ir->row[(size_t)i * SNAP_NSCOPES];
 		if (!dp->alive[i] || rows[SNAP_SYSTEM] < 0)
 			continue;
+		int sc = 0;
+		while (rows[sc] < 0)
+			sc++;
+		int r = rows[sc];
 		double run = g->ir[i];
 		double k = run > 0 ? T / run : NAN;   /* never ran: unknown, not 0 */
 		double cov = T > 0 ? run / T : 0;
 		const double *iv = &g->iv[(size_t)i * (size_t)nev];
+		double *dst = &gs->val[sc][(size_t)r * (size_t)nev];
 		for (int j = 0; j < nev; j++)
-			sv[j] = iv[j] * k;
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-			int r = rows[sc];
-			if (r < 0)
-				continue;
-			add_to(&gs->val[sc][(size_t)r * (size_t)nev], sv, nev);
-			gs->run[sc][r] += run;
-			if (cov < gs->cov[sc][r])
-				gs->cov[sc][r] = cov;
-		}
+			dst[j] += iv[j] * k;
+		gs->run[sc][r] += run;
+		if (cov < gs->cov[sc][r])
+			gs->cov[sc][r] = cov;
 		for (int b = 0; b < nb; b++) {
 			double br = g->br[(size_t)b * (size_t)dp->ninst + (size_t)i];
 			if (!(br > 0))
 				continue;
 			const double *bv = &g->bv[((size_t)b * (size_t)dp->ninst + (size_t)i) * (size_t)nev];
 			double bk = T / br;
+			size_t at = (size_t)r * (size_t)nb + (size_t)b;
+			double *bd = &gs->bval[sc][at * (size_t)nev];
 			for (int j = 0; j < nev; j++)
-				sv[j] = bv[j] * bk;
-			for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-				int r = rows[sc];
-				if (r < 0)
-					continue;
-				size_t at = (size_t)r * (size_t)nb + (size_t)b;
-				add_to(&gs->bval[sc][at * (size_t)nev], sv, nev);
-				gs->bw[sc][at] += br;
-				cnt[sc][at]++;
-			}
+				bd[j] += bv[j] * bk;
+			gs->bw[sc][at] += br;
+			cnt[sc][at]++;
 		}
 	}
+	/* ... then each row into the one above it, scope by scope upwards:
+	 * every row then holds the sums of all the instances under it. */
+	for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++)
+		for (int r = 0; r < nrows[sc]; r++)
+			if (ir->nin[sc][r] > 0 && ir->up[sc][r] >= 0)
+				add_row(gs, cnt, sc, r, ir->upsc[sc][r], ir->up[sc][r]);
 	/* Means over the row's instances. A sample is usable in a row only
 	 * when every instance under it ran in it (they rotate together; one
 	 * that did not, such as a CPU back online mid-interval, would bias
@@ -130,15 +148,6 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 			}
 		}
 	}
-	free(gs->cnt);
-	gs->cnt = NULL;
-}
-
-void gsum_done(struct gsum *gs)
-{
-	free(gs->block);
-	free(gs->cnt);
-	memset(gs, 0, sizeof(*gs));
 }
 
 static int pos_in(const struct derive_group *g, int e)

@@ -25,6 +25,13 @@
 struct inst_rows {
 	int *row;                    /* [ninst * SNAP_NSCOPES] */
 	int *nin[SNAP_NSCOPES];      /* [nrows] */
+	/* Row r of scope sc sits in row up[sc][r] of scope upsc[sc][r], the
+	 * next scope up that its instances add to (-1: none, the system
+	 * row): gsum_fill adds an instance to its lowest row only and then
+	 * each row to the one above, a third of the additions of adding
+	 * every instance to all five of its rows. */
+	int *up[SNAP_NSCOPES - 1];
+	signed char *upsc[SNAP_NSCOPES - 1];
 };
 
 struct gsum {
@@ -34,13 +41,13 @@ struct gsum {
 	double *cov[SNAP_NSCOPES];   /* [nrows] lowest share of the interval an instance ran */
 	double *bval[SNAP_NSCOPES];  /* [nrows * nb * nev] */
 	double *bw[SNAP_NSCOPES];    /* [nrows * nb] mean ns running; 0: not usable */
-	double *block;               /* what the arrays above point into */
-	int *cnt;                    /* while filling: instances per row and bucket */
 };
 
+struct arena;
+/* Fills gs for plan group gi; its arrays come from the arena and last
+ * until it is reset. */
 void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
-	       const int nrows[SNAP_NSCOPES]);
-void gsum_done(struct gsum *gs);
+	       const int nrows[SNAP_NSCOPES], struct arena *ar);
 
 struct wset {
 	int pmu;

@@ -231,6 +231,9 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		.cpu_filter = r->cpu_filter,
 		.nmetrics = r->nmetrics, .metrics = r->metrics,
 		.nevents = r->nevents, .events = r->events,
+		/* The exporter publishes every event's error; the screen and
+		 * batch output show the -e events' only. */
+		.shown_event_errors = !r->hub,
 		.ntask_metrics = r->ntm, .task_metrics = r->tm, .task_freq = r->opt.task_hz,
 		.ntask_pids = r->opt.npids, .task_pids = r->opt.pids, .task_cgroup = r->opt.cgroup,
 		/* Batch: Ctrl-C ends the interval in progress, which is still

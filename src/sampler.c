@@ -135,6 +135,7 @@ void sampler_free(struct sampler *s)
 	free(s->p_tm);
 	free(s->notice);
 	free(s->energy_said);
+	free(s->event_errors);
 	free(s->offline);
 	free(s->cpu_filter);
 	free(s->backend_arg);

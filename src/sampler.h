@@ -57,6 +57,10 @@ struct sampler_config {
 	const bool *cpu_filter;   /* [topo->max_cpu] or NULL for all */
 	int nmetrics; const int *metrics; /* requested metrics */
 	int nevents; const int *events;   /* extra events (-e) */
+	/* Only the extra events' errors are worked out (and those a metric
+	 * needs): what the screen and batch output show. False where every
+	 * event's error is published (the exporter) or judged (tests). */
+	bool shown_event_errors;
 	/* Per-task sampling (tasks.h) for these metrics, the columns of a
 	 * tasks view; 0: none. task_freq: samples a second of each event on
 	 * each CPU (0: TASKS_DEFAULT_FREQ). */

@@ -88,6 +88,7 @@ struct sampler {
 	double max_ghz;           /* the part's highest clock (backend), 0: not known */
 	struct derive_cache dcache; /* window sets of the plan, kept between intervals */
 	bool *energy_said;    /* [nevents] a standing energy counter was said (sampler_energy.c) */
+	bool *event_errors;       /* [nevents] cfg.shown_event_errors: the requested events */
 	unsigned plan_gen;        /* counts plans, for dcache */
 	/* What derive was given for the interval just built, kept for
 	 * cfg.on_record until the snapshot is complete (the CPUs' online

@@ -394,10 +394,19 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)
 			.br = grp->bucket_running,
 		};
 	}
+	if (s->cfg.shown_event_errors) {
+		if (!s->event_errors)
+			s->event_errors = xmalloc((size_t)m->nevents + 1);
+		memset(s->event_errors, 0, (size_t)m->nevents + 1);
+		for (int i = 0; i < s->nevents; i++)
+			if (s->events[i] >= 0 && s->events[i] < m->nevents)
+				s->event_errors[s->events[i]] = true;
+	}
 	struct derive_input in = {
 		.model = m,
 		.topo = s->topo,
 		.plan = s->plan,
+		.event_errors = s->cfg.shown_event_errors ? s->event_errors : NULL,
 		.cpu_filter = s->cpu_filter,
 		.interval_s = interval_s,
 		.pmus = dp,

@@ -846,6 +846,82 @@ START_TEST(test_thread_mode)
 }
 END_TEST
 
+/* Errors only where an output shows them (sampler_config.shown_event_errors,
+ * what the screen and batch output ask for): two samplers of the same
+ * simulated Zen 5 and seed, one with every event's error and one with
+ * only the -e event's, must agree to the bit on every metric (value,
+ * error, coverage) and every event's value and coverage, and on the -e
+ * event's error; the other events' errors are left unknown there, where
+ * the first states them. */
+START_TEST(test_shown_event_errors)
+{
+	char *cause = NULL;
+	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
+	ck_assert_msg(m != NULL, "zen5: %s", cause ? cause : "?");
+	struct topo *t = topo_synthetic(1, 2, 4, 2);
+	int *all = xmalloc(sizeof(int) * (size_t)m->nmetrics);
+	for (int i = 0; i < m->nmetrics; i++)
+		all[i] = i;
+	int shown = model_find_event(m, "ex_ret_instr");
+	ck_assert_int_ge(shown, 0);
+	struct sampler *sm[2];
+	for (int k = 0; k < 2; k++) {
+		/* No back-off: both must rotate alike whatever each one costs. */
+		struct sampler_config cfg = {
+			.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=7",
+			.interval_s = 1.0, .rotate_ms = 20, .nmetrics = m->nmetrics, .metrics = all,
+			.nevents = 1, .events = &shown, .shown_event_errors = k == 1, .cost_budget = 1e9,
+		};
+		sm[k] = sampler_new(&cfg, &cause);
+		ck_assert_msg(sm[k] != NULL, "sampler: %s", cause ? cause : "?");
+	}
+	int left_out = 0, kept = 0;
+	for (int step_no = 0; step_no < 3; step_no++) {
+		struct snapshot *a = sampler_step(sm[0], &cause), *b = sampler_step(sm[1], &cause);
+		ck_assert(a && b);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			ck_assert_int_eq(a->nrows[sc], b->nrows[sc]);
+			for (int r = 0; r < a->nrows[sc]; r++) {
+				const struct snap_row *x = &a->rows[sc][r], *y = &b->rows[sc][r];
+				for (int i = 0; i < m->nmetrics; i++) {
+					double u[3] = { snap_metric(a, x, i), snap_metric_rse(a, x, i), snap_metric_cov(a, x, i) };
+					double v[3] = { snap_metric(b, y, i), snap_metric_rse(b, y, i), snap_metric_cov(b, y, i) };
+					for (int f = 0; f < 3; f++)
+						ck_assert_msg(!memcmp(&u[f], &v[f], sizeof(double)) || (isnan(u[f]) && isnan(v[f])),
+							      "%s scope %d row %d field %d: %g vs %g", m->metrics[i].name, sc, r,
+							      f, u[f], v[f]);
+				}
+				for (int e = 0; e < m->nevents; e++) {
+					double ua = snap_event(a, x, e), ub = snap_event(b, y, e);
+					ck_assert(!memcmp(&ua, &ub, sizeof(double)) || (isnan(ua) && isnan(ub)));
+					double ra = snap_event_rse(a, x, e), rb = snap_event_rse(b, y, e);
+					if (e == shown || !(ra > 0)) {
+						ck_assert_msg(!memcmp(&ra, &rb, sizeof(double)) || (isnan(ra) && isnan(rb)),
+							      "%s scope %d row %d: error %g vs %g", m->events[e].name, sc, r, ra, rb);
+						kept += e == shown && ra > 0;
+					} else {
+						/* Left unknown, or (an event of a metric
+						 * of no window set) the same error. */
+						ck_assert(isnan(rb) || !memcmp(&ra, &rb, sizeof(double)));
+						left_out += isnan(rb);
+					}
+				}
+			}
+		}
+		snapshot_free(a);
+		snapshot_free(b);
+	}
+	/* Both kinds were seen: errors stated and kept, errors left out. */
+	ck_assert_int_gt(kept, 0);
+	ck_assert_int_gt(left_out, 0);
+	sampler_free(sm[0]);
+	sampler_free(sm[1]);
+	free(all);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 static Suite *sampler_suite(void)
 {
 	Suite *s = suite_create("sampler");
@@ -870,6 +946,10 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_kernel_mode);
 	tcase_set_timeout(tc, 20);
 	suite_add_tcase(s, tc);
+	TCase *te = tcase_create("errors shown");
+	tcase_add_test(te, test_shown_event_errors);
+	tcase_set_timeout(te, 60);
+	suite_add_tcase(s, te);
 	return s;
 }
 
