@@ -777,6 +777,7 @@ void derive_cache_done(struct derive_cache *c)
 	plan_cache_done(c);
 	if (c->work) {
 		arena_free(&c->work->ar);
+		arena_free(&c->work->rows_ar);
 		free(c->work);
 	}
 	memset(c, 0, sizeof(*c));

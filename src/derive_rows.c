@@ -150,23 +150,70 @@ void derive_step_row_maps(struct derive_work *w, const struct derive_input *in)
 	nrows[SNAP_SYSTEM] = 1;
 }
 
+/* What the instance rows follow from, as bytes: the topology (which
+ * CPUs are online), the selection, the row counts, and each PMU's
+ * instances and which of them are live. */
+static unsigned char *rows_key(struct derive_work *w, const struct derive_input *in, size_t *len)
+{
+	const struct model *m = in->model;
+	const struct topo *t = in->topo;
+	size_t n = sizeof(void *) + sizeof(w->nrows) + (size_t)t->ncpus + (in->cpu_filter ? (size_t)t->max_cpu : 0);
+	for (int p = 0; p < m->npmus; p++)
+		n += 1 + sizeof(int) + (in->pmus[p].available ? (size_t)in->pmus[p].ninst * (1 + 3 * sizeof(int)) : 0);
+	unsigned char *k = arena_get(&w->ar, n, false), *at = k;
+#define PUT(x) (memcpy(at, &(x), sizeof(x)), at += sizeof(x))
+	PUT(t);
+	PUT(w->nrows);
+	for (int i = 0; i < t->ncpus; i++)
+		*at++ = t->cpus[i].online;
+	if (in->cpu_filter)
+		for (int i = 0; i < t->max_cpu; i++)
+			*at++ = in->cpu_filter[i];
+	for (int p = 0; p < m->npmus; p++) {
+		const struct derive_pmu *dp = &in->pmus[p];
+		*at++ = dp->available;
+		PUT(dp->ninst);
+		if (!dp->available)
+			continue;
+		for (int i = 0; i < dp->ninst; i++) {
+			int scope = (int)dp->inst[i].scope;
+			*at++ = dp->alive[i];
+			PUT(dp->inst[i].cpu);
+			PUT(scope);
+			PUT(dp->inst[i].scope_id);
+		}
+	}
+#undef PUT
+	*len = (size_t)(at - k);
+	return k;
+}
+
 /* Step 2, the instance rows: the rows each live PMU instance adds to, and
- * how many instances each row has. */
+ * how many instances each row has; kept while their key stays. */
 void derive_step_instance_rows(struct derive_work *w, const struct derive_input *in)
 {
 	const struct model *m = in->model;
-	w->irows = WORK_ZARRAY(w, m->npmus, struct inst_rows);
+	size_t klen;
+	unsigned char *key = rows_key(w, in, &klen);
+	if (w->rows_key && w->rows_key_len == klen && !memcmp(w->rows_key, key, klen))
+		return;
+	struct arena *ar = &w->rows_ar;
+	arena_reset(ar);
+	w->rows_key = arena_get(ar, klen, false);
+	memcpy(w->rows_key, key, klen);
+	w->rows_key_len = klen;
+	w->irows = arena_get(ar, sizeof(struct inst_rows) * ((size_t)m->npmus + 1), true);
 	for (int p = 0; p < m->npmus; p++) {
 		const struct derive_pmu *dp = &in->pmus[p];
 		if (!dp->available)
 			continue;
 		struct inst_rows *ir = &w->irows[p];
-		ir->row = WORK_ARRAY(w, (size_t)dp->ninst * SNAP_NSCOPES, int);
+		ir->row = arena_get(ar, sizeof(int) * ((size_t)dp->ninst * SNAP_NSCOPES + 1), false);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-			ir->nin[sc] = WORK_ZARRAY(w, w->nrows[sc], int);
+			ir->nin[sc] = arena_get(ar, sizeof(int) * ((size_t)w->nrows[sc] + 1), true);
 		for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++) {
-			ir->up[sc] = WORK_ARRAY(w, w->nrows[sc], int);
-			ir->upsc[sc] = WORK_ARRAY(w, w->nrows[sc], signed char);
+			ir->up[sc] = arena_get(ar, sizeof(int) * ((size_t)w->nrows[sc] + 1), false);
+			ir->upsc[sc] = arena_get(ar, (size_t)w->nrows[sc] + 1, false);
 			for (int r = 0; r < w->nrows[sc]; r++)
 				ir->up[sc][r] = -1;
 		}
