@@ -527,6 +527,17 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 		}
 		w->smp[k].need = need;
 	}
+	/* Which sets' samples a row reads: those whose doubt has an event
+	 * to measure, and those of the metrics evaluated row by row. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		w->smp_need[sc] = WORK_ZARRAY(w, nsets, bool);
+		for (int k = 0; k < nsets; k++)
+			for (int j = 0; j < w->wl.v[k].nev; j++)
+				w->smp_need[sc][k] |= w->dcol[k][j] >= 0;
+		for (int j = 0; j < w->nmt[sc]; j++)
+			if (w->mt[sc][j].set >= 0)
+				w->smp_need[sc][w->mt[sc][j].set] = true;
+	}
 	/* The values of a set of several groups that its metrics read. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		for (int j = 0; j < w->nmt[sc]; j++) {
@@ -557,6 +568,8 @@ static void prep_row(struct derive_work *w, const struct derive_cache *dc, struc
 			continue;
 		if (ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !dc->set_metric[k]))
 			continue;
+		if (!w->smp_need[sc][k])
+			continue;   /* nothing reads them: a doubt of 1, as window_doubt finds */
 		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
 	}
