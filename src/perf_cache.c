@@ -1,12 +1,13 @@
 /* perf_cache.c: where the model cache lives, what it is keyed by, and when
  * it may be trusted (perf_cache.h; the format is perf_cache_codec.c).
  *
- * The key has two parts. The identity is in the file's name (hashed) and
- * inside it (whole): this pmctop binary (the device, inode, size and mtime
- * of /proc/self/exe, so a rebuilt pmctop never reads an older one's cache),
- * its version, the perf and definitions directories, the model and the
+ * The key has three parts. The place names the file (hashed) and is
+ * inside it: the perf and definitions directories, the model and the
  * machine parameters the import reads (#SMT_on, the CPU counts, the
- * cpuid). The inputs are every file the import reads or looks for: both
+ * cpuid). The binary is inside it: pmctop's version and the device, inode,
+ * size and mtime of /proc/self/exe, so that a rebuilt pmctop never reads
+ * an older one's cache but replaces it. The inputs are every file the
+ * import reads or looks for: both
  * mapfiles, Arm's common event files, the CPU directory and each of its
  * files, and the definitions directory, each directory and file of it;
  * their stat must be what it was, a file absent then absent still.
@@ -145,25 +146,34 @@ static int gather_inputs(const char *root, const char *events_dir, const char *n
 	return 0;
 }
 
-/* The binary, the directories and the machine parameters (see the top). */
-static char *identity(const char *root, const char *events_dir, const char *name, const struct perf_import_opts *o)
+/* The directories, the model and the machine parameters (see the top):
+ * what names the cache file, so that a rebuilt or upgraded pmctop
+ * replaces its predecessor's file instead of adding one. */
+static char *place(const char *root, const char *events_dir, const char *name, const struct perf_import_opts *o)
 {
-	struct stat sb;
-	struct perf_cache_input exe = { 0 };
-	if (stat("/proc/self/exe", &sb) == 0)
-		input_set(&exe, &sb);
 	char *cwd = NULL;
 	if (root[0] != '/' || events_dir[0] != '/')
 		cwd = getcwd(NULL, 0);
 	struct perf_import_opts none = { 0 };
 	if (!o)
 		o = &none;
-	return xasprintf("pmctop %s exe %llu:%llu:%llu:%llu cwd %s perf %s events %s model %s smt %d cpuid %s "
-			 "cpus %d cores %d packages %d dies %d",
-			 PACKAGE_VERSION, (unsigned long long)exe.dev, (unsigned long long)exe.ino,
-			 (unsigned long long)exe.size, (unsigned long long)exe.mtime_ns, cwd ? cwd : "-", root, events_dir,
-			 name, o->smt, o->cpuid ? o->cpuid : "-", o->ncpus_online, o->ncores, o->npackages, o->ndies);
+	char *s = xasprintf("cwd %s perf %s events %s model %s smt %d cpuid %s cpus %d cores %d packages %d dies %d",
+			    cwd ? cwd : "-", root, events_dir, name, o->smt, o->cpuid ? o->cpuid : "-", o->ncpus_online,
+			    o->ncores, o->npackages, o->ndies);
 	free(cwd);
+	return s;
+}
+
+/* The place and this pmctop binary (see the top): what the file must say. */
+static char *identity(const char *place)
+{
+	struct stat sb;
+	struct perf_cache_input exe = { 0 };
+	if (stat("/proc/self/exe", &sb) == 0)
+		input_set(&exe, &sb);
+	return xasprintf("pmctop %s exe %llu:%llu:%llu:%llu %s", PACKAGE_VERSION, (unsigned long long)exe.dev,
+			 (unsigned long long)exe.ino, (unsigned long long)exe.size, (unsigned long long)exe.mtime_ns,
+			 place);
 }
 
 /* Whether path is a directory of this user's that nobody else may write. */
@@ -216,8 +226,8 @@ static char *cache_dir(bool create)
 	return dir;
 }
 
-/* The cache file's name for identity id: the model's name (for whoever
- * looks in the directory) and a hash of the identity. */
+/* The cache file's name for a place: the model's name (for whoever
+ * looks in the directory) and a hash of the place. */
 static char *cache_path(const char *dir, const char *name, const char *id)
 {
 	char clean[64];
@@ -327,8 +337,10 @@ struct model *perf_cache_load(const char *root, const char *events_dir, const ch
 	struct def_set set = { 0 };
 	struct model *m = NULL;
 	if (!cache_disabled() && (cdir = cache_dir(true))) {
-		id = identity(root, events_dir, name, o);
-		path = cache_path(cdir, name, id);
+		char *where = place(root, events_dir, name, o);
+		id = identity(where);
+		path = cache_path(cdir, name, where);
+		free(where);
 		if (from_cache(path, id, &set, &dir, &skip)) {
 			/* It built once; should it not now, import afresh. */
 			if ((m = evdef_build_set(&set, dir, NULL)))

@@ -4,7 +4,8 @@
  * stanzas that evdef builds, in a file under $XDG_CACHE_HOME/pmctop (or
  * ~/.cache/pmctop), and gives them back while every file the import read
  * is unchanged (same path, device, inode, size, mtime and ctime), for the
- * same pmctop binary and the same machine parameters. The stanzas given
+ * same pmctop binary and the same machine parameters; one file per model,
+ * directories and machine parameters. The stanzas given
  * back are those the import made, so the model built from them is the
  * model imported afresh. */
 #ifndef PMCTOP_PERF_CACHE_H

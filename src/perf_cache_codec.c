@@ -2,7 +2,10 @@
  * written and read by pmctop alone, so it is as plain as can be: a header
  * line "pmctop model cache 1", a line with the checksum of everything after
  * it (16 hex digits), then a sequence of numbers ("123;") and strings
- * ("LEN:" and LEN bytes), and "end\n" as the last four bytes. Every count
+ * ("LEN:", LEN bytes and a newline, which becomes the string's NUL when
+ * read, so that the strings are used where they lie), and "end\n" as the
+ * last four bytes. An attribute at its stanza's line and column 1, as
+ * every imported one is, has "*" in place of its three numbers. Every count
  * is checked against the bytes left before anything is allocated, and
  * every index against what it indexes, so that a truncated, altered or
  * hostile file is refused with a reason and never read past its end. */
@@ -120,6 +123,11 @@ char *perf_cache_encode(const char *identity, const struct perf_cache_input *in,
 			const struct def_attr *a = &st->attrs[j];
 			w_s(&b, a->key);
 			w_s(&b, a->value);
+			/* "*": at the stanza's line, columns 1 (every imported one). */
+			if (a->line == st->line && a->key_col == 1 && a->value_col == 1) {
+				w_bytes(&b, "*", 1);
+				continue;
+			}
 			w_u(&b, (uint64_t)a->line);
 			w_u(&b, (uint64_t)a->key_col);
 			w_u(&b, (uint64_t)a->value_col);
@@ -262,8 +270,8 @@ int perf_cache_decode_body(char *block, size_t off, size_t len, const char *iden
 		goto fail;
 	if (v && !r_sdup(&r, &skipped))
 		goto fail;
-	/* A file is two strings ("0:" at least each); a stanza at least 12
-	 * bytes, an attribute 10. */
+	/* A file is two strings ("0:\n" at least each); a stanza at least 12
+	 * bytes, an attribute 7 ("0:\n0:\n*"). */
 	if (!r_count(&r, 4, &n))
 		goto fail;
 	set.files = xcalloc((size_t)n + 1, sizeof(char *));
@@ -294,14 +302,20 @@ int perf_cache_decode_body(char *block, size_t off, size_t len, const char *iden
 		if (!r_u(&r, (uint64_t)set.nfiles - 1, &f) || !r_int(&r, &st->line) || !r_int(&r, &st->name_col))
 			goto fail;
 		st->file = set.files[f];
-		if (!r_count(&r, 10, &st->nattrs))
+		if (!r_count(&r, 7, &st->nattrs))
 			goto fail;
 		st->attrs = xcalloc((size_t)st->nattrs + 1, sizeof(*st->attrs));
 		for (int j = 0; j < st->nattrs; j++) {
 			struct def_attr *a = &st->attrs[j];
-			if (!r_s(&r, &a->key) || !r_s(&r, &a->value) || !r_int(&r, &a->line) || !r_int(&r, &a->key_col) ||
-			    !r_int(&r, &a->value_col))
+			if (!r_s(&r, &a->key) || !r_s(&r, &a->value))
 				goto fail;
+			if (r.p < r.end && *r.p == '*') {
+				r.p++;
+				a->line = st->line;
+				a->key_col = a->value_col = 1;
+			} else if (!r_int(&r, &a->line) || !r_int(&r, &a->key_col) || !r_int(&r, &a->value_col)) {
+				goto fail;
+			}
 		}
 	}
 	if ((size_t)(r.end - r.p) != strlen(CACHE_END) || memcmp(r.p, CACHE_END, strlen(CACHE_END))) {

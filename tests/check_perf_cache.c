@@ -274,6 +274,19 @@ START_TEST(test_smallest_body)
 		      "%s", why);
 	ck_assert_int_eq(set.nstanzas, 1);
 	ck_assert_str_eq(set.stanzas[0].attrs[0].value, "v");
+	perf_cache_inputs_free(in, nin);
+	defset_free(&set);
+	free(dir);
+	/* "*": the attribute lies at its stanza's line, columns 1. */
+	body = "2:id\n0;1:d\n0;1;1:f\n1:f\n1;0;1:m\n0;7;1;2;1:k\n1:v\n*1:j\n1:w\n3;4;5;end\n";
+	block = xstrdup(body);
+	ck_assert_msg(perf_cache_decode_body(block, 0, strlen(body), "id", &in, &nin, &set, &dir, &skipped, &why) == 0,
+		      "%s", why);
+	ck_assert_int_eq(set.stanzas[0].attrs[0].line, 7);
+	ck_assert_int_eq(set.stanzas[0].attrs[0].key_col, 1);
+	ck_assert_int_eq(set.stanzas[0].attrs[0].value_col, 1);
+	ck_assert_int_eq(set.stanzas[0].attrs[1].line, 3);
+	ck_assert_int_eq(set.stanzas[0].attrs[1].value_col, 5);
 	ck_assert_ptr_null(skipped);
 	perf_cache_inputs_free(in, nin);
 	defset_free(&set);
