@@ -210,8 +210,7 @@ static bool r_s(struct rbuf *r, char **s)
 	q++;
 	if (n >= (uint64_t)(r->end - q) || q[n] != '\n')
 		return r_fail(r, "a string that the rest of the file holds, and a newline");
-	if (memchr(q, 0, (size_t)n))
-		return r_fail(r, "a string without NUL");
+	/* No NUL inside: perf_cache_decode_body refused any in the body. */
 	q[n] = 0;
 	*s = q;
 	r->p = q + n + 1;
@@ -248,6 +247,13 @@ int perf_cache_decode_body(char *block, size_t off, size_t len, const char *iden
 	 * allocated zeroed at its full count, so that on an error whatever was
 	 * read so far is freed with the rest (free(NULL)). */
 	set.pool = block;
+	/* No string may hold a NUL (it would cut it short), and nothing else
+	 * is one: checked once here rather than string by string. */
+	if (memchr(r.p, 0, len)) {
+		r.p = memchr(r.p, 0, len);
+		r_fail(&r, "text without NUL (a string without NUL)");
+		goto fail;
+	}
 	if (!r_s(&r, &id))
 		goto fail;
 	if (strcmp(id, identity)) {
