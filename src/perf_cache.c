@@ -319,9 +319,11 @@ static bool from_cache(const char *path, const char *id, struct def_set *set, ch
 	for (int i = 0; ok && i < nin; i++)
 		ok = input_same(&in[i]);
 	if (!ok && in) {
+		/* Decoded but stale: nothing of it goes back to the caller. */
 		defset_free(set);
 		free(*dir);
 		free(*skipped);
+		*dir = *skipped = NULL;
 	}
 	perf_cache_inputs_free(in, nin);
 	return ok;

@@ -410,6 +410,24 @@ START_TEST(test_stale_contents)
 }
 END_TEST
 
+/* A stale cache, then an import that fails: the error, and nothing of the
+ * stale file given back or freed twice. */
+START_TEST(test_stale_then_broken)
+{
+	model_free(load("perf-testlake", PERF_CACHE_WRITTEN));
+	run("echo '[ {' >%s/arch/x86/testlake/pipeline.json; touch -d '1 hour ago' %s/arch/x86/testlake/pipeline.json",
+	    tmp, tmp);
+	char *arch = xasprintf("%s/arch", tmp), *why = NULL, *skipped = NULL;
+	enum perf_cache_use use;
+	ck_assert_ptr_null(perf_cache_load(arch, EVENTS, "perf-testlake", &opts, &skipped, &use, &why));
+	ck_assert_msg(why && strstr(why, "pipeline.json"), "%s", why ? why : "(no cause)");
+	ck_assert_ptr_null(skipped);
+	ck_assert_int_eq(use, PERF_CACHE_OFF);
+	free(why);
+	free(arch);
+}
+END_TEST
+
 static Suite *perf_cache_suite(void)
 {
 	Suite *s = suite_create("perf_cache");
@@ -424,6 +442,7 @@ static Suite *perf_cache_suite(void)
 	tcase_add_checked_fixture(tc, setup_tree, teardown_tree);
 	tcase_add_loop_test(tc, test_load_through_cache, 0, (int)ARRAY_SIZE(models));
 	tcase_add_test(tc, test_stale_contents);
+	tcase_add_test(tc, test_stale_then_broken);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
