@@ -213,9 +213,8 @@ static char *cache_dir(bool create)
 		} else {
 			ok = S_ISDIR(sb.st_mode) && sb.st_uid == geteuid();
 		}
-		if (ok && mkdir(dir, 0700) < 0 && errno != EEXIST)
-			ok = false;
-		(void)ok;
+		if (ok)
+			mkdir(dir, 0700);   /* failing, or there already: dir_is_mine decides */
 	}
 	free(base);
 	free(top);
@@ -228,7 +227,7 @@ static char *cache_dir(bool create)
 
 /* The cache file's name for a place: the model's name (for whoever
  * looks in the directory) and a hash of the place. */
-static char *cache_path(const char *dir, const char *name, const char *id)
+static char *cache_path(const char *dir, const char *name, const char *where)
 {
 	char clean[64];
 	size_t k = 0;
@@ -236,7 +235,7 @@ static char *cache_path(const char *dir, const char *name, const char *id)
 		clean[k++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ? *p : '_');
 	clean[k] = 0;
 	return xasprintf("%s/%s-%016llx.model", dir, clean,
-			 (unsigned long long)perf_cache_sum(id, strlen(id)));
+			 (unsigned long long)perf_cache_sum(where, strlen(where)));
 }
 
 /* The cache file's bytes if it is this user's and nobody else's to write;
