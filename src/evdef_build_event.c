@@ -106,7 +106,7 @@ static int find_encoding(struct builder *b, const struct def_stanza *st, const s
 	int kind = -1;
 	for (int i = 0; i < st->nattrs; i++)
 		for (int k = 0; k < (int)ARRAY_SIZE(enc_keys); k++)
-			if (!strcmp(st->attrs[i].key, enc_keys[k])) {
+			if (st->attrs[i].key[0] == enc_keys[k][0] && !strcmp(st->attrs[i].key, enc_keys[k])) {
 				if (enc)
 					return evdef_at(b, st->file, st->attrs[i].line, st->attrs[i].key_col,
 							"expected only one of raw, pfm, fields, perf or proc ('%s' is at line %d)",

@@ -41,20 +41,23 @@ char *def_where(const char *file, int line, int col, const char *fmt, ...)
 
 void defset_free(struct def_set *set)
 {
+	bool own = !set->pool;
 	for (int i = 0; i < set->nstanzas; i++) {
 		struct def_stanza *st = &set->stanzas[i];
-		for (int j = 0; j < st->nattrs; j++) {
+		for (int j = 0; own && j < st->nattrs; j++) {
 			free(st->attrs[j].key);
 			free(st->attrs[j].value);
 		}
 		free(st->attrs);
-		free(st->name);
+		if (own)
+			free(st->name);
 	}
 	free(set->stanzas);
-	for (int i = 0; i < set->nfiles; i++) {
+	for (int i = 0; own && i < set->nfiles; i++) {
 		free(set->files[i]);
 		free(set->real[i]);
 	}
+	free(set->pool);
 	free(set->files);
 	free(set->real);
 	memset(set, 0, sizeof(*set));

@@ -36,6 +36,10 @@ struct def_set {
 	int nfiles;
 	char **files;       /* every file read, as opened (for messages) */
 	char **real;        /* their canonical paths (to refuse including one twice) */
+	/* When not NULL, every name, key, value and file string above lies
+	 * in this one block (the model cache's file, perf_cache_codec.c),
+	 * which defset_free frees instead of each string. */
+	char *pool;
 };
 
 /* Reads dir/model.def and, when follow_includes is set, every file its model

@@ -150,8 +150,7 @@ static int find_cpu(const struct perf_cpu *map, int nmap, const struct perf_extr
 	return -1;
 }
 
-struct model *perf_import_load(const char *root, const char *events_dir, const char *name,
-			       const struct perf_import_opts *o, char **skipped, char **cause)
+char *perf_import_cpu_dir(const char *root, const char *events_dir, const char *name, char **cause)
 {
 	struct perf_cpu *map = NULL;
 	struct perf_extra *extra = NULL;
@@ -163,11 +162,36 @@ struct model *perf_import_load(const char *root, const char *events_dir, const c
 		return NULL;
 	}
 	int c = find_cpu(map, nmap, extra, nx, name);
+	char *dir = NULL;
+	if (c < 0)
+		set_cause(cause, "no CPU directory in %s's mapfiles for model '%s'", root, name);
+	else
+		dir = xasprintf("%s/%s/%s", root, map[c].arch, map[c].dir);
+	perf_map_free(map, nmap);
+	perf_extra_free(extra, nx);
+	return dir;
+}
+
+int perf_import_stanzas(const char *root, const char *events_dir, const char *name, const struct perf_import_opts *o,
+			struct def_set *out, char **dir, char **skipped, char **cause)
+{
+	struct perf_cpu *map = NULL;
+	struct perf_extra *extra = NULL;
+	memset(out, 0, sizeof(*out));
+	*dir = NULL;
+	int nx = 0, nmap = perf_map_read(root, &map, cause);
+	if (nmap < 0)
+		return -1;
+	if ((nx = perf_extra_read(events_dir, &extra, cause)) < 0) {
+		perf_map_free(map, nmap);
+		return -1;
+	}
+	int c = find_cpu(map, nmap, extra, nx, name);
 	if (c < 0) {
 		set_cause(cause, "no CPU directory in %s's mapfiles for model '%s'", root, name);
 		perf_map_free(map, nmap);
 		perf_extra_free(extra, nx);
-		return NULL;
+		return -1;
 	}
 	const struct perf_extra *x = perf_extra_find(extra, nx, map[c].dir);
 	struct def_set set = { 0 };
@@ -183,7 +207,6 @@ struct model *perf_import_load(const char *root, const char *events_dir, const c
 	im.ev_ix = name_index_new();
 	im.met_ix = name_index_new();
 	im.metrics = json_array();
-	struct model *m = NULL;
 	char *mname = perf_model_name(map[c].dir);
 	struct def_stanza *st = imp_stanza(&im, ST_MODEL, mname, imp_file(&im, im.dir), 0);
 	free(mname);
@@ -215,17 +238,36 @@ struct model *perf_import_load(const char *root, const char *events_dir, const c
 	if (rc == 0)
 		rc = imp_add_file(&im, TASKS_FILE, cause);
 	if (rc == 0) {
-		m = evdef_build_set(&set, im.dir, cause);
-		if (m)
-			m->imported = true;
-	}
-	if (m && skipped) {
-		*skipped = im.skipped;
-		im.skipped = NULL;
+		*out = set;
+		*dir = xstrdup(im.dir);
+		if (skipped) {
+			*skipped = im.skipped;
+			im.skipped = NULL;
+		}
+	} else {
+		defset_free(&set);
 	}
 	imp_done(&im);
-	defset_free(&set);
 	perf_map_free(map, nmap);
 	perf_extra_free(extra, nx);
+	return rc;
+}
+
+struct model *perf_import_load(const char *root, const char *events_dir, const char *name,
+			       const struct perf_import_opts *o, char **skipped, char **cause)
+{
+	struct def_set set;
+	char *dir, *skip = NULL;
+	if (perf_import_stanzas(root, events_dir, name, o, &set, &dir, &skip, cause) < 0)
+		return NULL;
+	struct model *m = evdef_build_set(&set, dir, cause);
+	if (m)
+		m->imported = true;
+	if (m && skipped)
+		*skipped = skip;
+	else
+		free(skip);
+	defset_free(&set);
+	free(dir);
 	return m;
 }

@@ -70,6 +70,15 @@ struct imp {
 	char *err;
 };
 
+/* What perf_import_load builds, before evdef builds it: the stanzas of
+ * model name, the CPU directory they came from (the model's dir) and the
+ * metrics left out (*skipped, if not NULL). -1 with *cause. The model
+ * cache (perf_cache.c) keeps and gives back exactly these. */
+int perf_import_stanzas(const char *root, const char *events_dir, const char *name, const struct perf_import_opts *o,
+			struct def_set *out, char **dir, char **skipped, char **cause);
+/* The CPU directory (root/ARCH/DIR) of model name; NULL with *cause. */
+char *perf_import_cpu_dir(const char *root, const char *events_dir, const char *name, char **cause);
+
 /* Stanza building: a new stanza of set (its file must be in set->files). */
 struct def_stanza *imp_stanza(struct imp *im, enum stanza_kind kind, const char *name, const char *file, int line);
 void imp_attr(struct def_stanza *st, const char *key, const char *value);

@@ -8,6 +8,7 @@
 #include "perf_import.h"
 #include "perf_import_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -181,33 +182,81 @@ char *perf_cpuid_string(const char *cpuinfo_path, char **cause)
 
 /* perf compares an x86 line without a stepping with the identifier cut
  * after its model: "GenuineIntel-6-6A" against "GenuineIntel-6-6[AC]". */
-/* Whether cpuid can match pattern at all, from the pattern's literal
- * start ("GenuineIntel-6-" of "GenuineIntel-6-(97|9A)"): most lines of a
- * mapfile fail here, where compiling each line's regex took a twentieth
- * of an imported model's start-up. True when the pattern has no literal
- * start (an alternative at its top level, or a quantifier on its first
- * character). */
-static bool may_match(const char *pattern, const char *cpuid)
+#define RE_META "\\.[]()*+?{}|^$"
+
+/* Whether c (or its other case: the match ignores case) lies in the
+ * bracket expression whose members are p..end ("6C", "0-9A-F"). */
+static bool in_class(const char *p, const char *end, char c)
+{
+	char lo = (char)tolower((unsigned char)c), up = (char)toupper((unsigned char)c);
+	for (; p < end; p++) {
+		char a = *p, z = *p;
+		if (p + 2 < end && p[1] == '-') {
+			z = p[2];
+			p += 2;
+		}
+		if ((lo >= a && lo <= z) || (up >= a && up <= z))
+			return true;
+	}
+	return false;
+}
+
+/* Whether id can match pattern at all (false only where it surely cannot):
+ * its literal start ("GenuineIntel-6-" of "GenuineIntel-6-(97|9A)"), then
+ * the bracket expression or the group of literal alternatives that
+ * follows it, compared with id's next characters. Most lines of a mapfile
+ * fail here; compiling each line's regex took a twentieth of an imported
+ * model's start-up. True when the pattern is beyond these simple shapes
+ * (an alternative at its top level, escapes, character classes such as
+ * [[:xdigit:]], a quantifier on what is compared). */
+static bool may_match(const char *pattern, const char *id)
 {
 	int depth = 0;
 	for (const char *p = pattern; *p; p++) {
 		depth += *p == '(';
 		depth -= *p == ')';
-		if (*p == '\\' && p[1])
-			p++;
-		else if (*p == '|' && depth <= 0)
+		if (*p == '\\' || (*p == '|' && depth <= 0))
 			return true;
 	}
-	size_t n = strcspn(pattern, "\\.[]()*+?{}|^$");
+	size_t n = strcspn(pattern, RE_META);
 	if (n > 0 && pattern[n] && strchr("*+?{", pattern[n]))
 		n--;
-	return strncasecmp(pattern, cpuid, n) == 0;
+	if (strncasecmp(pattern, id, n))
+		return false;
+	const char *p = pattern + n, *q = id + n;
+	if (*p == '[') {
+		const char *end = p[1] ? strchr(p + 2, ']') : NULL;
+		if (!end || p[1] == '^' || p[1] == ']' || memchr(p, ':', (size_t)(end - p)) ||
+		    (end[1] && strchr("*?{", end[1])))
+			return true;
+		return *q && in_class(p + 1, end, *q);
+	}
+	if (*p == '(') {
+		const char *end = p + 1;
+		for (depth = 1; *end && depth; end++)
+			depth += (*end == '(') - (*end == ')');
+		if (depth || (*end && strchr("*?{", *end)) || memchr(p + 1, '(', (size_t)(end - p - 1)))
+			return true;
+		/* end is past the closing ')'; each alternative is literal up
+		 * to its first special character. */
+		for (const char *alt = p + 1;;) {
+			size_t len = strcspn(alt, "|)"), k = strcspn(alt, RE_META);
+			if (k > len)
+				k = len;
+			if (k > 0 && k < len && strchr("*+?{", alt[k]))
+				k--;
+			if (k == 0 || !strncasecmp(alt, q, k))
+				return true;
+			if (alt[len] != '|')
+				return false;
+			alt += len + 1;
+		}
+	}
+	return true;
 }
 
 static bool x86_match(const char *pattern, const char *cpuid)
 {
-	if (!may_match(pattern, cpuid))
-		return false;
 	int dashes = 0;
 	for (const char *p = pattern; *p; p++)
 		dashes += *p == '-';
@@ -216,6 +265,13 @@ static bool x86_match(const char *pattern, const char *cpuid)
 		char *d = strrchr(id, '-');
 		if (d)
 			*d = '\0';
+	}
+	/* A pattern of literal characters only is the identifier or not. */
+	bool literal = !pattern[strcspn(pattern, RE_META)];
+	if (literal || !may_match(pattern, id)) {
+		bool same = literal && !strcasecmp(pattern, id);
+		free(id);
+		return same;
 	}
 	char *anchored = xasprintf("^(%s)$", pattern);
 	regex_t re;

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "util.h"
 #include "perf_import.h"
+#include "perf_cache.h"
 #include "topo.h"
 
 #include <limits.h>
@@ -102,7 +103,7 @@ struct model *perf_import_load_info(const char *events_dir, const char *root, co
 		o.npackages = t->nsockets;
 		o.ndies = t->ndies > 0 ? t->ndies : t->nsockets;
 	}
-	return perf_import_load(root, events_dir, mi->name, &o, skipped, cause);
+	return perf_cache_load(root, events_dir, mi->name, &o, skipped, NULL, cause);
 }
 
 struct model *perf_import_load_named(const char *events_dir, const char *name, char **cause)
@@ -111,7 +112,7 @@ struct model *perf_import_load_named(const char *events_dir, const char *name, c
 	struct perf_import_opts o = { .smt = true };
 	struct model *m = NULL;
 	if (root)
-		m = perf_import_load(root, events_dir, name, &o, NULL, cause);
+		m = perf_cache_load(root, events_dir, name, &o, NULL, NULL, cause);
 	else
 		set_cause(cause, "no Linux perf event files for model '%s' (--perf-events DIR, docs/perf-import.md)", name);
 	free(root);

@@ -14,6 +14,8 @@
 #include "check_run.h"
 #include <ctype.h>
 #include <math.h>
+#include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +171,63 @@ START_TEST(test_mapfile_match)
 	ck_assert_int_eq(perf_map_read(TOP_SRCDIR "/tests/fixtures", &map, &why), -1);
 	ck_assert_ptr_nonnull(strstr(why, "no x86/mapfile.csv or arm64/mapfile.csv"));
 	free(why);
+}
+END_TEST
+
+/* perf's x86 mapfile patterns (Linux 6.12) and a few of other shapes:
+ * perf_map_match, which skips the regex where a pattern's literal start,
+ * bracket expression or group of alternatives rules a CPU out, picks
+ * what the regex alone picks for every family, model and stepping. */
+static const char *const map_patterns[] = {
+	"GenuineIntel-6-(97|9A|B7|BA|BF)", "GenuineIntel-6-BE", "GenuineIntel-6-(1C|26|27|35|36)",
+	"GenuineIntel-6-(3D|47)", "GenuineIntel-6-56", "GenuineIntel-6-4F", "GenuineIntel-6-55-[56789ABCDEF]",
+	"GenuineIntel-6-9[6C]", "GenuineIntel-6-CF", "GenuineIntel-6-5[CF]", "GenuineIntel-6-7A", "GenuineIntel-6-B6",
+	"GenuineIntel-6-A[DE]", "GenuineIntel-6-(3C|45|46)", "GenuineIntel-6-3F", "GenuineIntel-6-7[DE]",
+	"GenuineIntel-6-6[AC]", "GenuineIntel-6-3A", "GenuineIntel-6-3E", "GenuineIntel-6-2D", "GenuineIntel-6-(57|85)",
+	"GenuineIntel-6-BD", "GenuineIntel-6-A[AC]", "GenuineIntel-6-1[AEF]", "GenuineIntel-6-2E", "GenuineIntel-6-A7",
+	"GenuineIntel-6-2A", "GenuineIntel-6-8F", "GenuineIntel-6-AF", "GenuineIntel-6-(37|4A|4C|4D|5A)",
+	"GenuineIntel-6-(4E|5E|8E|9E|A5|A6)", "GenuineIntel-6-55-[01234]", "GenuineIntel-6-86", "GenuineIntel-6-8[CD]",
+	"GenuineIntel-6-2C", "GenuineIntel-6-25", "GenuineIntel-6-2F", "GenuineIntel-6-1[0-3]?", "GenuineIntel-6-7[0-2]+",
+	"GenuineIntel-6-(F0|F1)?", "GenuineIntel-6-(E(0|1)|E2)", "GenuineIntel-6-D.", "GenuineIntel-6-[^0-9]0",
+	"AuthenticAMD-23-([12][0-9A-F]|[0-9A-F])", "AuthenticAMD-23-[[:xdigit:]]+",
+	"AuthenticAMD-25-([245][[:xdigit:]]|[[:xdigit:]])", "AuthenticAMD-25-[[:xdigit:]]+", "AuthenticAMD-26-[[:xdigit:]]+",
+};
+
+START_TEST(test_mapfile_match_shapes)
+{
+	enum { N = ARRAY_SIZE(map_patterns) };
+	struct perf_cpu map[N];
+	regex_t re[N];
+	int dashes[N];
+	for (int i = 0; i < N; i++) {
+		map[i] = (struct perf_cpu){ .arch = (char *)"x86", .id = (char *)map_patterns[i], .dir = (char *)"d" };
+		char *a = xasprintf("^(%s)$", map_patterns[i]);
+		ck_assert_int_eq(regcomp(&re[i], a, REG_EXTENDED | REG_NOSUB | REG_ICASE), 0);
+		free(a);
+		dashes[i] = 0;
+		for (const char *p = map_patterns[i]; *p; p++)
+			dashes[i] += *p == '-';
+	}
+	static const char *const vendors[] = { "GenuineIntel-6", "AuthenticAMD-23", "AuthenticAMD-25", "AuthenticAMD-26",
+					       "GenuineIntel-19" };
+	int hits = 0;
+	for (size_t v = 0; v < ARRAY_SIZE(vendors); v++)
+		for (int model = 0; model < 256; model++)
+			for (int step = 0; step < 16; step += 5) {
+				char id[64], cut[64];
+				snprintf(id, sizeof(id), model & 1 ? "%s-%X-%X" : "%s-%x-%x", vendors[v], model, step);
+				snprintf(cut, sizeof(cut), model & 1 ? "%s-%X" : "%s-%x", vendors[v], model);
+				int want = -1;
+				for (int i = 0; i < N && want < 0; i++)
+					if (regexec(&re[i], dashes[i] < 3 ? cut : id, 0, NULL, 0) == 0)
+						want = i;
+				ck_assert_msg(perf_map_match(map, N, id) == want, "%s: line %d, the regex alone gives %d", id,
+					      perf_map_match(map, N, id), want);
+				hits += want >= 0;
+			}
+	ck_assert_int_gt(hits, 500);
+	for (int i = 0; i < N; i++)
+		regfree(&re[i]);
 }
 END_TEST
 
@@ -470,6 +529,7 @@ static Suite *perf_import_suite(void)
 	tc = tcase_create("identify");
 	tcase_add_test(tc, test_cpuid_strings);
 	tcase_add_test(tc, test_mapfile_match);
+	tcase_add_test(tc, test_mapfile_match_shapes);
 	tcase_add_test(tc, test_pick_prefers_hand_written);
 	tcase_add_test(tc, test_bad_files);
 	tcase_add_test(tc, test_json_reader);
