@@ -16,6 +16,9 @@ struct output {
 	const struct model *head_model;
 	char (*heads)[64];       /* [ncols + nevcols] */
 	int *widths;
+	char *head_line;         /* the heading row, '\n' and all */
+	char *line;              /* a row is put together here */
+	size_t line_cap;
 };
 
 int output_table_write(struct output *o, const struct snapshot *s);
