@@ -149,7 +149,7 @@ const char *format_value(char *buf, size_t len, double v, const char *fmt, const
 	if (len < 1)
 		return buf;
 	if (isnan(v) || isinf(v)) {
-		snprintf(buf, len, "-");
+		copy_cut(buf, len, "-");
 		return buf;
 	}
 	int prec = fixed_prec(fmt);
