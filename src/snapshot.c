@@ -21,8 +21,17 @@
 static int column_map(int n, const bool *mark, int *col)
 {
 	int k = 0;
-	for (int i = 0; i < n; i++)
-		col[i] = !mark || mark[i] ? k++ : -1;
+	if (!mark) {
+		for (int i = 0; i < n; i++)
+			col[i] = i;
+		return n;
+	}
+	/* Without a branch per item: an imported model has thousands. */
+	for (int i = 0; i < n; i++) {
+		int on = mark[i] != 0;
+		col[i] = on ? k : -1;
+		k += on;
+	}
 	return k;
 }
 
@@ -63,7 +72,6 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 		bytes += part((size_t)n[sc] * per + 1, sizeof(double)) +
 			 part((size_t)(n[sc] > 0 ? n[sc] : 1), sizeof(struct snap_row));
 	}
-	size_t zeroed = bytes;   /* the doubles above are all set to NaN; the rest starts zero */
 	bytes += part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool)) + part((size_t)(nev > 0 ? nev : 1), sizeof(bool)) +
 		 part((size_t)nmet + 1, sizeof(int)) + part((size_t)nev + 1, sizeof(int));
 	char *p = xmalloc(bytes);
@@ -107,7 +115,8 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 			row->erse = b + 3 * nm + 2 * ne;
 		}
 	}
-	memset(p, 0, bytes - zeroed);
+	/* The masks start false; the column maps are written whole below. */
+	memset(p, 0, part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool)) + part((size_t)(nev > 0 ? nev : 1), sizeof(bool)));
 	s->metric_planned = (bool *)p;
 	p += part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool));
 	s->event_planned = (bool *)p;
