@@ -254,6 +254,9 @@ void output_free(struct output *o)
 	free(o->widths);
 	free(o->head_line);
 	free(o->line);
+	for (int i = 0; o->keys && o->keys[i]; i++)
+		free(o->keys[i]);
+	free(o->keys);
 	free((char *)o->o.host);
 	free(o);
 }
