@@ -13,6 +13,10 @@ the child, from wait4's rusage: microseconds, where /usr/bin/time rounds
 to 10 ms) and pmctop's ratio to perf stat's median. The runs alternate so
 that a load that comes and goes on a shared machine falls on all of them.
 
+A PMCTOP may carry arguments of its own, quoted as one word, such as
+'bench/floor_vs_perf_stat -x s' (the kernel's floor under an interval,
+without its /proc/stat read).
+
 --startup times a one-interval batch run (`-b -n 1 -d 0.01 -o /dev/null`,
 plus ARGS such as `--model generic` or `--model perf-rocketlake`): nearly
 all of it is start-up. Needs root for the real counters (software events
@@ -20,6 +24,7 @@ and /proc/stat work in a VM without a PMU).
 """
 import argparse
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -57,12 +62,13 @@ def main():
                  "-e", "task-clock,context-switches,cpu-migrations,page-faults",
                  "-o", os.path.join(out, "perf.txt"), "sleep", "%g" % span]
     for _ in range(args.rounds):
-        for p in args.pmctop:
+        for k, p in enumerate(args.pmctop):
+            own = shlex.split(p)
             if args.startup:
-                argv = [p, "-b", "-n", "1", "-d", "0.01", "-o", os.devnull] + extra
+                argv = own[:1] + ["-b", "-n", "1", "-d", "0.01", "-o", os.devnull] + own[1:] + extra
             else:
-                argv = [p, "-b", "-d", "%g" % args.delay, "-n", str(args.iterations),
-                        "-o", os.path.join(out, "pmctop.txt")] + extra
+                argv = own[:1] + ["-b", "-d", "%g" % args.delay, "-n", str(args.iterations),
+                                  "-o", os.path.join(out, "out%d.txt" % k)] + own[1:] + extra
             times[p].append(cpu_of(argv))
             if not args.startup:
                 perf.append(cpu_of(perf_argv))
@@ -73,7 +79,9 @@ def main():
         print("%-22s %8.4f s   (min %.4f, max %.4f)" % ("perf stat", pm, min(perf), max(perf)))
     for p in args.pmctop:
         m = statistics.median(times[p])
-        line = "%-22s %8.4f s   (min %.4f, max %.4f)" % (os.path.basename(os.path.dirname(os.path.abspath(p))) + "/" + os.path.basename(p), m, min(times[p]), max(times[p]))
+        own = shlex.split(p)
+        name = os.path.basename(os.path.dirname(os.path.abspath(own[0]))) + "/" + os.path.basename(own[0])
+        line = "%-22s %8.4f s   (min %.4f, max %.4f)" % (" ".join([name] + own[1:]), m, min(times[p]), max(times[p]))
         if pm:
             line += "   %.2fx perf stat" % (m / pm)
         print(line)

@@ -11,6 +11,11 @@
  * format is checked before it is given to printf. */
 bool format_is_double_fmt(const char *fmt);
 
+/* v as printf's "%.<prec>f" writes it, to the byte, without printf for
+ * prec 0..3 and |v| < 2^53 when len is at least 24 (snprintf otherwise);
+ * returns the length written (cut to len - 1 as snprintf cuts). */
+size_t format_fixed(char *buf, size_t len, double v, int prec);
+
 /* A count or rate with an SI suffix: 999, 1.23k, 45.6M, 7.89G. */
 const char *format_si(char *buf, size_t len, double v);
 

@@ -16,6 +16,13 @@ struct output {
 	const struct model *head_model;
 	char (*heads)[64];       /* [ncols + nevcols] */
 	int *widths;
+	char *head_line;         /* the heading row, '\n' and all */
+	char *line;              /* a row is put together here */
+	size_t line_cap;
+	/* JSON's keys of the columns, quoted, escaped, with their colon,
+	 * made once for key_model (output_json.c). */
+	const struct model *key_model;
+	char **keys;             /* [ncols + nevcols], NULL-terminated */
 };
 
 int output_table_write(struct output *o, const struct snapshot *s);

@@ -14,6 +14,10 @@
 #include "format.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
 
 void json_put_string(FILE *f, const char *s)
 {
@@ -28,6 +32,44 @@ void json_put_string(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+/* Each column's key as JSON writes it, quoted and escaped with its colon
+ * ("ipc":), made once per model: every row wrote each of them three times
+ * a line, through snprintf and a putc per character. */
+static void keys(struct output *o, const struct model *m)
+{
+	if (o->key_model == m)
+		return;
+	int n = o->o.ncols + o->o.nevcols;
+	for (int i = 0; o->keys && o->keys[i]; i++)
+		free(o->keys[i]);
+	free(o->keys);
+	o->keys = xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		char name[160];
+		output_field_name(o, m, i, name, sizeof(name));
+		char *k = o->keys[i] = xmalloc(6 * strlen(name) + 4), *p = k;
+		*p++ = '"';
+		for (const char *c = name; *c; c++) {
+			unsigned char u = (unsigned char)*c;
+			if (u == '"' || u == '\\') {
+				*p++ = '\\';
+				*p++ = (char)u;
+			} else if (u < 0x20) {   /* \u00XX */
+				memcpy(p, "\\u00", 4);
+				p[4] = "0123456789abcdef"[u >> 4];
+				p[5] = "0123456789abcdef"[u & 15];
+				p += 6;
+			} else {
+				*p++ = (char)u;
+			}
+		}
+		*p++ = '"';
+		*p++ = ':';
+		*p = '\0';
+	}
+	o->key_model = m;
 }
 
 static void put_number(FILE *f, double v)
@@ -49,23 +91,18 @@ static double metric_fig(const struct snapshot *s, const struct snap_row *r, int
 
 static void put_values(struct output *o, const struct snapshot *s, const struct snap_row *r, enum figure f)
 {
-	const struct model *m = s->model;
-	char name[160];
+	keys(o, s->model);
 	fputc('{', o->f);
 	for (int i = 0; i < o->o.ncols; i++) {
 		if (i)
 			fputc(',', o->f);
-		output_field_name(o, m, i, name, sizeof(name));
-		json_put_string(o->f, name);
-		fputc(':', o->f);
+		fputs(o->keys[i], o->f);
 		put_number(o->f, metric_fig(s, r, o->cols[i], f));
 	}
 	for (int i = 0; i < o->o.nevcols; i++) {
 		if (i || o->o.ncols)
 			fputc(',', o->f);
-		output_field_name(o, m, o->o.ncols + i, name, sizeof(name));
-		json_put_string(o->f, name);
-		fputc(':', o->f);
+		fputs(o->keys[o->o.ncols + i], o->f);
 		/* Events are reported as rates, coverage as the plain fraction. */
 		int e = o->evcols[i];
 		put_number(o->f, f == FIG_VALUE ? output_event_rate(s, r, e)
@@ -120,8 +157,7 @@ static void put_array(struct output *o, const struct snapshot *s, const char *ke
 /* A process or cgroup: who, where, and its figures for the metric columns. */
 static void put_task(struct output *o, const struct snapshot *s, const struct snap_task *t)
 {
-	const struct model *m = s->model;
-	char name[160];
+	keys(o, s->model);
 	fputc('{', o->f);
 	if (t->comm) {
 		fprintf(o->f, "\"pid\":%d,\"comm\":", t->pid);
@@ -141,11 +177,9 @@ static void put_task(struct output *o, const struct snapshot *s, const struct sn
 		const double *v = k ? t->metric_rse : t->metric;
 		fputs(k ? ",\"rse\":{" : ",\"metrics\":{", o->f);
 		for (int i = 0; i < o->o.ncols; i++) {
-			output_field_name(o, m, i, name, sizeof(name));
 			if (i)
 				fputc(',', o->f);
-			json_put_string(o->f, name);
-			fputc(':', o->f);
+			fputs(o->keys[i], o->f);
 			put_number(o->f, v[o->cols[i]]);
 		}
 		fputc('}', o->f);

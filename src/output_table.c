@@ -3,6 +3,7 @@
 #include "config.h"
 #include "output_impl.h"
 #include "uncertainty.h"
+#include "format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,11 +14,15 @@
 #define COLW 9
 /* A heading longer than this is cut at its end, never at its start. */
 #define COLW_MAX 24
+/* A cell at its widest: a space, the padding or the mark, a formatted
+ * figure of at most 63 bytes. */
+#define CELL_MAX (1 + COLW_MAX + 64)
 
 /* Every column's heading and width: as wide as its heading, so that the
  * heading (with its unit) is never cut, within COLW..COLW_MAX. Made at
  * the first interval of a model and kept: every row of every interval
- * asked for them again, a third of the table's own work. */
+ * asked for them again, a third of the table's own work. So is the
+ * heading line, and the buffer a row is put together in. */
 static void columns(struct output *o, const struct model *m)
 {
 	if (o->head_model == m)
@@ -25,6 +30,8 @@ static void columns(struct output *o, const struct model *m)
 	int n = o->o.ncols + o->o.nevcols;
 	free(o->heads);
 	free(o->widths);
+	free(o->head_line);
+	free(o->line);
 	o->heads = xcalloc((size_t)n + 1, sizeof(*o->heads));
 	o->widths = xcalloc((size_t)n + 1, sizeof(int));
 	for (int i = 0; i < n; i++) {
@@ -37,46 +44,76 @@ static void columns(struct output *o, const struct model *m)
 		int w = (int)strlen(buf);
 		o->widths[i] = w < COLW ? COLW : w > COLW_MAX ? COLW_MAX : w;
 	}
+	o->head_line = xasprintf("%-8s %4s %4s %4s", "CPU", "core", "ccx", "sock");
+	for (int i = 0; i < n; i++)
+		xappendf(&o->head_line, " %*.*s", o->widths[i], o->widths[i], o->heads[i]);
+	xappendf(&o->head_line, " %5s\n", "cov%");
+	/* The longest row: a name of up to 31 characters and three ids of
+	 * up to 12, each cell at its widest, and the coverage (at most 311
+	 * bytes for any double, though it lies within 0..100). */
+	o->line_cap = 512 + (size_t)n * CELL_MAX;
+	o->line = xmalloc(o->line_cap);
 	o->head_model = m;
 }
 
-static void print_heading(struct output *o, const struct snapshot *s)
+/* s right-aligned in w columns (as "%*s"; never cut). */
+static char *put_right(char *p, const char *s, size_t len, int w)
 {
-	fprintf(o->f, "%-8s %4s %4s %4s", "CPU", "core", "ccx", "sock");
-	columns(o, s->model);
-	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++)
-		fprintf(o->f, " %*.*s", o->widths[i], o->widths[i], o->heads[i]);
-	fprintf(o->f, " %5s\n", "cov%");
+	for (int i = (int)len; i < w; i++)
+		*p++ = ' ';
+	memcpy(p, s, len);
+	return p + len;
 }
 
-static void print_id(FILE *f, int v)
+/* " %4d", or " %4s" of "-" for an id that does not apply (v < 0). */
+static char *put_id(char *p, int v)
 {
+	char d[16];
+	size_t n = sizeof(d);
 	if (v < 0)
-		fprintf(f, " %4s", "-");
+		d[--n] = '-';
 	else
-		fprintf(f, " %4d", v);
+		do {
+			d[--n] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+	*p++ = ' ';
+	return put_right(p, d + n, sizeof(d) - n, 4);
 }
 
 /* A figure as the table shows it: formatted, with '~' where uncertain
- * (the same rule as on the screen, docs/uncertainty.md). */
-static void print_cell(struct output *o, const struct metric_def *md, const char *fmt, double v, double rse, int w)
+ * (the same rule as on the screen, docs/uncertainty.md), as " %*s" of
+ * the mark and the figure would be, put together by hand (printf per
+ * cell was most of the table's work). At most CELL_MAX bytes. */
+static char *put_cell(char *p, const struct metric_def *md, const char *fmt, double v, double rse, int w)
 {
-	/* " %*s" of the mark and the figure, put together by hand: two
-	 * printf calls per cell were half of the table's work. */
-	char cell[1 + COLW_MAX + 1 + 64];
 	char buf[64];
 	output_format_value(md, fmt, v, buf, sizeof(buf));
 	bool marked = !isinf(v) && unc_marked(v, rse);
-	size_t len = strlen(buf) + marked;
-	size_t pad = (size_t)w > len ? (size_t)w - len : 0;
-	cell[0] = ' ';
-	memset(cell + 1, ' ', pad);
-	size_t n = 1 + pad;
+	size_t blen = strlen(buf);
+	size_t len = blen + marked;
+	*p++ = ' ';
+	for (size_t i = len; i < (size_t)w; i++)
+		*p++ = ' ';
 	if (marked)
-		cell[n++] = '~';
-	memcpy(cell + n, buf, strlen(buf));
-	n += strlen(buf);
-	fwrite(cell, 1, n, o->f);
+		*p++ = '~';
+	memcpy(p, buf, blen);
+	return p + blen;
+}
+
+/* " %5.0f\n" of a coverage in percent, or " %5s\n" of "-". */
+static char *put_cov(char *p, double cov)
+{
+	char d[320];
+	size_t n = 1;
+	if (isnan(cov))
+		d[0] = '-';
+	else
+		n = format_fixed(d, sizeof(d), cov * 100.0, 0);
+	*p++ = ' ';
+	p = put_right(p, d, n, 5);
+	*p++ = '\n';
+	return p;
 }
 
 static void print_row(struct output *o, const struct snapshot *s, const char *name,
@@ -84,52 +121,83 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 {
 	const struct model *m = s->model;
 	columns(o, m);
-	fprintf(o->f, "%-8s", name);
-	print_id(o->f, r->core);
-	print_id(o->f, r->ccx);
-	print_id(o->f, r->socket);
+	char *p = o->line;
+	/* "%-8s" of a name of at most 31 characters. */
+	size_t nl = strnlen(name, 31);
+	memcpy(p, name, nl);
+	p += nl;
+	for (size_t i = nl; i < 8; i++)
+		*p++ = ' ';
+	p = put_id(p, r->core);
+	p = put_id(p, r->ccx);
+	p = put_id(p, r->socket);
 	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
 		int w = o->widths[i];
 		if (i < o->o.ncols) {
 			int mi = o->cols[i];
-			print_cell(o, &m->metrics[mi], o->fmts[i], snap_metric(s, r, mi), snap_metric_rse(s, r, mi), w);
+			p = put_cell(p, &m->metrics[mi], o->fmts[i], snap_metric(s, r, mi), snap_metric_rse(s, r, mi), w);
 		} else {
 			int e = o->evcols[i - o->o.ncols];
-			print_cell(o, NULL, NULL, output_event_rate(s, r, e), snap_event_rse(s, r, e), w);
+			p = put_cell(p, NULL, NULL, output_event_rate(s, r, e), snap_event_rse(s, r, e), w);
 		}
 	}
-	double cov = output_row_coverage(o, s, r);
-	if (isnan(cov))
-		fprintf(o->f, " %5s\n", "-");
-	else
-		fprintf(o->f, " %5.0f\n", cov * 100.0);
+	p = put_cov(p, output_row_coverage(o, s, r));
+	fwrite(o->line, 1, (size_t)(p - o->line), o->f);
+}
+
+/* An integer in decimal at p (as "%d"); returns the end. */
+static char *put_int(char *p, long v)
+{
+	char d[24];
+	size_t n = sizeof(d);
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	do {
+		d[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[--n] = '-';
+	memcpy(p, d + n, sizeof(d) - n);
+	return p + (sizeof(d) - n);
 }
 
 int output_table_write(struct output *o, const struct snapshot *s)
 {
-	char clock[32], name[32];
+	char clock[32], name[32], head[256];
+	columns(o, s->model);
 	output_clock(s->time, clock, sizeof(clock));
-	char rot[32] = "";
-	if (s->rotate_ms > 0)
-		snprintf(rot, sizeof(rot), "  rotate %.0f ms", s->rotate_ms);
-	else if (s->rotate_ms == 0)
-		snprintf(rot, sizeof(rot), "  rotate kernel");
-	fprintf(o->f, "%s# %s  interval %.2f s%s  model %s%s\n", o->written ? "\n" : "", clock,
-		s->interval_s, rot, s->model->name, s->simulated ? "  SIMULATED" : "");
+	/* "%s# %s  interval %.2f s%s  model %s%s\n" of the blank line
+	 * between intervals, the clock, the interval, the rotation, the
+	 * model and SIMULATED, by hand. The model's name may be long. */
+	char *p = head;
+	if (o->written)
+		*p++ = '\n';
+	p = stpcpy(stpcpy(stpcpy(p, "# "), clock), "  interval ");
+	p += format_fixed(p, 64, s->interval_s, 2);
+	p = stpcpy(p, " s");
+	if (s->rotate_ms > 0) {
+		p = stpcpy(p, "  rotate ");
+		p += format_fixed(p, 64, s->rotate_ms, 0);
+		p = stpcpy(p, " ms");
+	} else if (s->rotate_ms == 0) {
+		p = stpcpy(p, "  rotate kernel");
+	}
+	fwrite(head, 1, (size_t)(p - head), o->f);
+	fprintf(o->f, "  model %s%s\n", s->model->name, s->simulated ? "  SIMULATED" : "");
 	for (int i = 0; i < s->noffline; i++)
 		fprintf(o->f, "# CPU %d offline\n", s->offline[i]);
 	for (int i = 0; i < s->nreturning; i++)
 		fprintf(o->f, "# CPU %d back online, counted from the next interval\n", s->returning[i]);
-	print_heading(o, s);
+	fputs(o->head_line, o->f);
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
 		const struct snap_row *r = &s->rows[SNAP_CPU][i];
-		snprintf(name, sizeof(name), "%d", r->cpu);
+		*put_int(name, r->cpu) = '\0';
 		print_row(o, s, name, r);
 	}
 	if (o->o.show_ccx) {
 		for (int i = 0; i < s->nrows[SNAP_CCX]; i++) {
 			const struct snap_row *r = &s->rows[SNAP_CCX][i];
-			snprintf(name, sizeof(name), "ccx%d", r->id);
+			*put_int(stpcpy(name, "ccx"), r->id) = '\0';
 			print_row(o, s, name, r);
 		}
 	}
@@ -149,11 +217,12 @@ static void print_task(struct output *o, const struct snapshot *s, const struct 
 		fprintf(o->f, "%7d %-16.16s", t->pid, t->comm);
 	else
 		fprintf(o->f, "%7d %-16.16s", t->nprocs, "");
+	char *p = o->line;
 	for (int i = 0; i < o->o.ncols; i++) {
-		int w = o->widths[i];
 		int mi = o->cols[i];
-		print_cell(o, &m->metrics[mi], o->fmts[i], t->metric[mi], t->metric_rse[mi], w);
+		p = put_cell(p, &m->metrics[mi], o->fmts[i], t->metric[mi], t->metric_rse[mi], o->widths[i]);
 	}
+	fwrite(o->line, 1, (size_t)(p - o->line), o->f);
 	/* The cgroup before the CPUs: a long CPU list ends the line, cut. */
 	cpulist_format(t->cpus, t->ncpus, cpus, 40);
 	fprintf(o->f, " %5.0f  %-32s %s\n", t->cov * 100.0, t->cgroup, cpus);

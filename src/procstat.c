@@ -24,12 +24,14 @@ static int read_figure(const char **p, uint64_t *out)
 		*p = s;
 		return 0;
 	}
-	if (!isdigit((unsigned char)*s))
+	if ((unsigned)(*s - '0') > 9)
 		return -1;
+	/* Up to 19 digits cannot pass 2^64: only a longer figure needs the
+	 * check per digit (read every interval, for every CPU's line). */
 	uint64_t v = 0;
-	for (; isdigit((unsigned char)*s); s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
+	const char *start = s;
+	for (unsigned d; (d = (unsigned)(*s - '0')) <= 9; s++) {
+		if (s - start >= 19 && v > (UINT64_MAX - d) / 10)
 			return -1;
 		v = v * 10 + d;
 	}

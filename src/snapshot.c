@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,47 +21,78 @@
 static int column_map(int n, const bool *mark, int *col)
 {
 	int k = 0;
-	for (int i = 0; i < n; i++)
-		col[i] = !mark || mark[i] ? k++ : -1;
+	if (!mark) {
+		for (int i = 0; i < n; i++)
+			col[i] = i;
+		return n;
+	}
+	/* Without a branch per item: an imported model has thousands. */
+	for (int i = 0; i < n; i++) {
+		int on = mark[i] != 0;
+		col[i] = on ? k : -1;
+		k += on;
+	}
 	return k;
 }
 
-/* Each scope's rows share one block of doubles, all NaN ("not measured")
- * until derive fills them: a snapshot of 1024 CPUs is made every
- * interval, and six allocations per row were a measurable share of the
- * sampler's time. */
+/* Room for n items of size each, rounded up so that what follows is
+ * aligned for any type. */
+static size_t part(size_t n, size_t size)
+{
+	size_t a = _Alignof(max_align_t);
+	return (n * size + a - 1) / a * a;
+}
+
+/* A snapshot is one allocation: the struct, each scope's rows and their
+ * block of doubles, all NaN ("not measured") until derive fills them, the
+ * planned masks and the column maps. A snapshot of 1024 CPUs is made every
+ * interval; six allocations per row were a measurable share of the
+ * sampler's time, and fifteen per snapshot a tenth of a small batch
+ * interval's own work. snapshot_free frees it with what derive adds
+ * (offline CPUs, notice, tasks), which are allocated apart. */
 static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
 				       const bool *ecols, const struct snapshot *like)
 {
-	struct snapshot *s = xcalloc(1, sizeof(*s));
+	int nmet = m ? m->nmetrics : 0, nev = m ? m->nevents : 0;
+	int nm_i = 0, ne_i = 0;
+	if (like) {
+		nm_i = like->mcol ? like->nmcols : like->nmetrics;
+		ne_i = like->ecol ? like->necols : like->nevents;
+	} else {
+		for (int i = 0; i < nmet; i++)
+			nm_i += !mcols || mcols[i];
+		for (int i = 0; i < nev; i++)
+			ne_i += !ecols || ecols[i];
+	}
+	size_t nm = (size_t)nm_i, ne = (size_t)ne_i, per = 3 * nm + 3 * ne;
+	int n[SNAP_NSCOPES];
+	size_t bytes = part(1, sizeof(struct snapshot));
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		n[sc] = nrows && nrows[sc] > 0 ? nrows[sc] : 0;
+		bytes += part((size_t)n[sc] * per + 1, sizeof(double)) +
+			 part((size_t)(n[sc] > 0 ? n[sc] : 1), sizeof(struct snap_row));
+	}
+	bytes += part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool)) + part((size_t)(nev > 0 ? nev : 1), sizeof(bool)) +
+		 part((size_t)nmet + 1, sizeof(int)) + part((size_t)nev + 1, sizeof(int));
+	char *p = xmalloc(bytes);
+	struct snapshot *s = (struct snapshot *)(void *)p;
+	memset(s, 0, sizeof(*s));
+	p += part(1, sizeof(struct snapshot));
 	s->model = m;
-	s->nmetrics = m ? m->nmetrics : 0;
-	s->nevents = m ? m->nevents : 0;
+	s->nmetrics = nmet;
+	s->nevents = nev;
 	s->interval_s = NAN;
 	s->sampler_cost_s = NAN;
 	s->rotate_ms = NAN;
-	s->metric_planned = xcalloc((size_t)(s->nmetrics > 0 ? s->nmetrics : 1), sizeof(bool));
-	s->event_planned = xcalloc((size_t)(s->nevents > 0 ? s->nevents : 1), sizeof(bool));
-	s->mcol = xmalloc(sizeof(int) * ((size_t)s->nmetrics + 1));
-	s->ecol = xmalloc(sizeof(int) * ((size_t)s->nevents + 1));
-	if (like) {
-		for (int i = 0; i < s->nmetrics; i++)
-			s->mcol[i] = snap_mcol(like, i);
-		for (int i = 0; i < s->nevents; i++)
-			s->ecol[i] = snap_ecol(like, i);
-		s->nmcols = like->mcol ? like->nmcols : like->nmetrics;
-		s->necols = like->ecol ? like->necols : like->nevents;
-	} else {
-		s->nmcols = column_map(s->nmetrics, mcols, s->mcol);
-		s->necols = column_map(s->nevents, ecols, s->ecol);
-	}
-	size_t nm = (size_t)s->nmcols, ne = (size_t)s->necols, per = 3 * nm + 3 * ne;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		int n = nrows && nrows[sc] > 0 ? nrows[sc] : 0;
-		s->nrows[sc] = n;
-		s->rows[sc] = xcalloc((size_t)(n > 0 ? n : 1), sizeof(struct snap_row));
-		size_t len = (size_t)n * per + 1;
-		double *blk = s->block[sc] = xmalloc(sizeof(double) * len);
+		size_t len = (size_t)n[sc] * per + 1;
+		double *blk = s->block[sc] = (double *)(void *)p;
+		p += part(len, sizeof(double));
+		s->rows[sc] = (struct snap_row *)(void *)p;
+		size_t rbytes = part((size_t)(n[sc] > 0 ? n[sc] : 1), sizeof(struct snap_row));
+		memset(p, 0, rbytes);
+		p += rbytes;
+		s->nrows[sc] = n[sc];
 		/* Every figure starts unknown. This runs for every row of every
 		 * interval (a tenth of the sampler's own time at 384 CPUs when
 		 * written one by one): eight stores a turn. */
@@ -70,7 +102,7 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 				blk[i + 7] = NAN;
 		for (; i < len; i++)
 			blk[i] = NAN;
-		for (int r = 0; r < n; r++) {
+		for (int r = 0; r < n[sc]; r++) {
 			struct snap_row *row = &s->rows[sc][r];
 			double *b = s->block[sc] + (size_t)r * per;
 			row->id = r;
@@ -82,6 +114,26 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 			row->ecov = b + 3 * nm + ne;
 			row->erse = b + 3 * nm + 2 * ne;
 		}
+	}
+	/* The masks start false; the column maps are written whole below. */
+	memset(p, 0, part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool)) + part((size_t)(nev > 0 ? nev : 1), sizeof(bool)));
+	s->metric_planned = (bool *)p;
+	p += part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool));
+	s->event_planned = (bool *)p;
+	p += part((size_t)(nev > 0 ? nev : 1), sizeof(bool));
+	s->mcol = (int *)(void *)p;
+	p += part((size_t)nmet + 1, sizeof(int));
+	s->ecol = (int *)(void *)p;
+	if (like) {
+		for (int i = 0; i < s->nmetrics; i++)
+			s->mcol[i] = snap_mcol(like, i);
+		for (int i = 0; i < s->nevents; i++)
+			s->ecol[i] = snap_ecol(like, i);
+		s->nmcols = nm_i;
+		s->necols = ne_i;
+	} else {
+		s->nmcols = column_map(s->nmetrics, mcols, s->mcol);
+		s->necols = column_map(s->nevents, ecols, s->ecol);
 	}
 	return s;
 }
@@ -115,14 +167,7 @@ void snapshot_free(struct snapshot *s)
 {
 	if (!s)
 		return;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		free(s->rows[sc]);
-		free(s->block[sc]);
-	}
-	free(s->metric_planned);
-	free(s->event_planned);
-	free(s->mcol);
-	free(s->ecol);
+	/* Rows, blocks, masks and column maps lie in s's own allocation. */
 	free(s->offline);
 	free(s->returning);
 	free(s->notice);

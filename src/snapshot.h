@@ -74,7 +74,7 @@ struct snapshot {
 	int *ecol;            /* [nevents] */
 	int nrows[SNAP_NSCOPES];
 	struct snap_row *rows[SNAP_NSCOPES];
-	double *block[SNAP_NSCOPES];  /* the rows' arrays, one allocation per scope */
+	double *block[SNAP_NSCOPES];  /* the rows' arrays, inside the snapshot's own allocation */
 	int noffline; int *offline;   /* CPUs offline at the end of the interval, or that
 	                               * left during it: not counted, and known why */
 	int nreturning; int *returning; /* CPUs back online that are counted from the

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
+#include "format.h"
+#include <stdint.h>
 
 enum { NM = 2, NE = 1, NCPU = 2 };
 
@@ -193,6 +195,45 @@ START_TEST(test_format_value)
 }
 END_TEST
 
+/* format_fixed writes what snprintf's "%.Nf" writes, byte for byte: exact
+ * ties (rounded half to even), negative zero and tiny negatives ("-0.00"),
+ * the edge of 2^53, random bit patterns, and what it leaves to snprintf
+ * (a precision over 3, huge values, a short buffer). */
+START_TEST(test_format_fixed)
+{
+	static const double edge[] = { 0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 0.005, 0.015, 0.0005,
+				       -0.001, -1e-300, 4.9e-324, 1e15, 999.5, 9.995, 9007199254740991.0,
+				       9007199254740992.0, 4503599627370495.5, 1e300, -1e300 };
+	char got[400], want[400];
+	uint64_t x = 88172645463325252ULL;
+	for (int i = 0; i < 200000 + (int)(sizeof(edge) / sizeof(edge[0])); i++) {
+		double v;
+		if (i < (int)(sizeof(edge) / sizeof(edge[0]))) {
+			v = edge[i];
+		} else {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			if (i % 3 == 0)
+				memcpy(&v, &x, sizeof(v));
+			else if (i % 3 == 1)
+				v = ldexp((double)(x % 2000001) - 1000000.0, -(int)(x >> 58));   /* ties and near ties */
+			else
+				v = (double)(x % 10000000) / 1000.0;
+			if (!isfinite(v))
+				continue;
+		}
+		for (int prec = 0; prec <= 4; prec++) {
+			size_t n = format_fixed(got, sizeof(got), v, prec);
+			snprintf(want, sizeof(want), "%.*f", prec, v);
+			ck_assert_msg(!strcmp(got, want), "%a %%.%df: %s, printf %s", v, prec, got, want);
+			ck_assert_uint_eq(n, strlen(want));
+		}
+	}
+	size_t n = format_fixed(got, 5, 123.456, 2);
+	ck_assert_str_eq(got, "123.");
+	ck_assert_uint_eq(n, 4);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("output");
@@ -201,6 +242,7 @@ int main(void)
 	tcase_add_test(tc, test_csv);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_format_value);
+	tcase_add_test(tc, test_format_fixed);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -35,5 +35,20 @@ echo "$out" | grep -Eq "^ +4 CPUs  per frame, ms: rows\+columns [0-9.]+  draw [0
 out=$("$bench/bench_sim" -n 1 -E "$top_srcdir/events" 2>&1) || fail "bench_sim exited $?: $out"
 echo "$out" | grep -q "rotation:" || fail "bench_sim printed no rotation figure: $out"
 
+# floor_vs_perf_stat: real system-wide counters, so only where they can be
+# opened (root); it writes one line of -w bytes per interval.
+floor_note=""
+tmp=$(mktemp -d)
+if out=$("$bench/floor_vs_perf_stat" -b -d 0.01 -n 3 -w 100 -o "$tmp/floor.txt" --model x 2>&1); then
+	size=$(wc -c <"$tmp/floor.txt")
+	[ "$size" -eq 300 ] || fail "floor_vs_perf_stat wrote $size bytes for 3 intervals of 100: $out"
+	floor_note=", floor_vs_perf_stat"
+elif echo "$out" | grep -q "perf_event_open on CPU"; then
+	floor_note=" (floor_vs_perf_stat skipped: $out)"
+else
+	fail "floor_vs_perf_stat: $out"
+fi
+rm -rf "$tmp"
+
 [ "$fails" -eq 0 ] || exit 1
-echo "ok: bench_sampler -p (with and without tasks), bench_history, bench_frame, bench_sim"
+echo "ok: bench_sampler -p (with and without tasks), bench_history, bench_frame, bench_sim$floor_note"
