@@ -527,12 +527,22 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 		}
 		w->smp[k].need = need;
 	}
-	/* Which sets' samples a row reads: those whose doubt has an event
-	 * to measure, and those of the metrics evaluated row by row. */
+	/* A set's doubt widens the errors of the events whose figure it
+	 * gives, where they are found (step_events: shown, or read by a
+	 * metric of no window set, which widens them by it again), and of
+	 * the metrics evaluated in it. */
+	bool *doubt_read = WORK_ZARRAY(w, nsets, bool);
+	for (int e = 0; e < m->nevents; e++)
+		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0 &&
+		    (!in->event_errors || in->event_errors[e] || dc->pooled_ev[e]))
+			doubt_read[dc->ev_set[e]] = true;
+	/* Which sets' samples a row reads: those whose doubt is read and has
+	 * an event to measure, and those of the metrics evaluated row by
+	 * row. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		w->smp_need[sc] = WORK_ZARRAY(w, nsets, bool);
 		for (int k = 0; k < nsets; k++)
-			for (int j = 0; j < w->wl.v[k].nev; j++)
+			for (int j = 0; j < w->wl.v[k].nev && doubt_read[k]; j++)
 				w->smp_need[sc][k] |= w->dcol[k][j] >= 0;
 		for (int j = 0; j < w->nmt[sc]; j++)
 			if (w->mt[sc][j].set >= 0)
