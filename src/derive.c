@@ -429,6 +429,21 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 			const struct gsum *g1 = ws->ng == 1 ? &gs[ws->g[0]] : NULL;
 			const double *gval = g1 ? g1->val[sc] + ws->pos[k] : NULL, *gcov = g1 ? g1->cov[sc] : NULL;
 			size_t gnev = g1 ? (size_t)g1->nev : 0;
+			if (g1 && !err) {
+				/* Most events: one group's counts in place and no
+				 * error to find; what the loop below gives. */
+				const bool *skip = drop && in->cpu_filter ? partial : NULL;
+				for (int r = 0; r < w->nrows[sc]; r++) {
+					if (nin[r] <= 0 || (skip && skip[r]))
+						continue;
+					struct snap_row *row = &snap->rows[sc][r];
+					double v = gval[(size_t)r * gnev], cov = isnan(v) ? 0 : gcov[r];
+					row->ev[c] = v;
+					row->ecov[c] = cov;
+					row->erse[c] = cov >= UNC_FULLY_COVERED ? 0 : NAN;
+				}
+				continue;
+			}
 			for (int r = 0; r < w->nrows[sc]; r++) {
 				if (nin[r] <= 0 || (drop && partial[r]))
 					continue;
@@ -547,6 +562,16 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 		for (int j = 0; j < w->nmt[sc]; j++)
 			if (w->mt[sc][j].set >= 0)
 				w->smp_need[sc][w->mt[sc][j].set] = true;
+		/* The sets prep_row measures in each row of the scope: read,
+		 * and with samples for an error or values to find (a set of
+		 * several groups with metrics). */
+		w->prep[sc] = WORK_ARRAY(w, nsets, int);
+		w->nprep[sc] = 0;
+		for (int k = 0; k < nsets; k++) {
+			const struct wset *ws = &w->wl.v[k];
+			if (w->smp_need[sc][k] && !(ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !dc->set_metric[k])))
+				w->prep[sc][w->nprep[sc]++] = k;
+		}
 	}
 	/* The values of a set of several groups that its metrics read. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
@@ -568,22 +593,22 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
  * doubt of 1; so has a set of too few samples for an error, whose values
  * are needed only where metrics are evaluated in it (set_metric) and
  * it has several groups (one group's are read in place). */
-static void prep_row(struct derive_work *w, const struct derive_cache *dc, struct snap_row *row, int sc, int r)
+static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 {
-	int nsets = w->wl.n;
-	for (int k = 0; k < nsets; k++) {
+	/* Only the scope's measured sets (w->prep); every other set's doubt
+	 * is 1 for the whole interval. */
+	const int *list = w->prep[sc], n = w->nprep[sc];
+	for (int i = 0; i < n; i++) {
+		int k = list[i];
 		const struct wset *ws = &w->wl.v[k];
 		w->doubt[k] = 1;
 		if (!w->pmu_here[ws->pmu])
 			continue;
-		if (ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !dc->set_metric[k]))
-			continue;
-		if (!w->smp_need[sc][k])
-			continue;   /* nothing reads them: a doubt of 1, as window_doubt finds */
 		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
 	}
-	for (int k = 0; k < nsets; k++) {
+	for (int i = 0; i < n; i++) {
+		int k = list[i];
 		double f = w->doubt[k];
 		if (f == 1)
 			continue;   /* x 1: nothing to widen */
@@ -660,6 +685,9 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 	double interval_s = in->interval_s;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		step_simple_metrics(w, snap, sc, interval_s);
+		/* prep_row sets the doubts of this scope's sets only. */
+		for (int k = 0; k < w->wl.n; k++)
+			w->doubt[k] = 1;
 		const struct mtask *mt = w->mt[sc], *mend = mt + w->nmt[sc];
 		for (int r = 0; r < w->nrows[sc]; r++) {
 			struct snap_row *row = &snap->rows[sc][r];
@@ -667,7 +695,7 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 			/* Which PMUs have a live instance under the row, once. */
 			for (int p = 0; p < m->npmus; p++)
 				w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
-			prep_row(w, dc, row, sc, r);
+			prep_row(w, row, sc, r);
 			struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .interval_s = interval_s,
 					   .row_scope = sc, .gs = gs, .smp = w->smp, .wl = &w->wl,
 					   .ev_set = dc->ev_set, .doubt = w->doubt, .scratch = w->scratch, .r = r };

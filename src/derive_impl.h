@@ -78,6 +78,7 @@ struct derive_work {
 	 * metric states an error from them, or a metric reads the values of
 	 * its several groups); prep_row gathers no others. */
 	bool *smp_need[SNAP_NSCOPES];
+	int *prep[SNAP_NSCOPES], nprep[SNAP_NSCOPES]; /* the sets prep_row measures */
 	/* step_simple_metrics: the rows a metric is evaluated in, and its
 	 * program's slots for all of them (formula_run_rows). */
 	int *rlist;
