@@ -256,9 +256,9 @@ static void info_done(struct model_info *mi)
 	evdef_free_matches(mi->match, mi->nmatch);
 }
 
-static int name_cmp(const void *a, const void *b)
+static bool not_hidden(const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return name[0] != '.';
 }
 
 static int read_model_info(struct model_info_list *l, const char *dir)
@@ -345,20 +345,10 @@ static int scan_dir(struct model_info_list *l, const char *dir, int depth)
 		closedir(d);
 		return rc;
 	}
-	char **names = NULL;
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		names = evdef_grow(names, n, sizeof(char *));
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
 	/* Sorted, so that the listing and duplicate reports do not depend on
 	 * the file system's order. */
-	if (n)
-		qsort(names, (size_t)n, sizeof(char *), name_cmp);
+	char **names;
+	int n = dir_names_sorted(d, not_hidden, &names);
 	for (int i = 0; i < n; i++) {
 		char *sub = xasprintf("%s/%s", dir, names[i]);
 		if (rc == 0 && stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))

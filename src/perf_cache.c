@@ -87,9 +87,9 @@ static void add_input(struct inputs *l, const char *path, struct stat *out)
 		*out = sb;
 }
 
-static int name_cmp(const void *a, const void *b)
+static bool not_dots(const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(name, ".") && strcmp(name, "..");
 }
 
 /* dir and every entry of it (and below, depth more levels), sorted. */
@@ -102,18 +102,8 @@ static void add_tree(struct inputs *l, const char *dir, int depth)
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
-	char **names = NULL;
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		names = xrealloc(names, (size_t)(n + 1) * sizeof(char *));
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(names, (size_t)n, sizeof(char *), name_cmp);
+	char **names;
+	int n = dir_names_sorted(d, not_dots, &names);
 	for (int i = 0; i < n; i++) {
 		char *p = xasprintf("%s/%s", dir, names[i]);
 		struct stat fs;

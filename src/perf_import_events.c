@@ -413,9 +413,10 @@ static json_t *load_json(struct imp *im, const char *path)
 	return j;
 }
 
-static int name_cmp(const void *a, const void *b)
+static bool events_json(const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	size_t l = strlen(name);
+	return l > 5 && !strcmp(name + l - 5, ".json") && strcmp(name, "metricgroups.json");
 }
 
 /* The JSON files of dir, sorted (the directory's order is the disk's). */
@@ -423,21 +424,7 @@ static int json_files(const char *dir, char ***out)
 {
 	DIR *d = opendir(dir);
 	*out = NULL;
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l > 5 && !strcmp(de->d_name + l - 5, ".json") && strcmp(de->d_name, "metricgroups.json")) {
-			*out = xrealloc(*out, (size_t)(n + 1) * sizeof(char *));
-			(*out)[n++] = xstrdup(de->d_name);
-		}
-	}
-	closedir(d);
-	if (n)
-		qsort(*out, (size_t)n, sizeof(char *), name_cmp);
-	return n;
+	return d ? dir_names_sorted(d, events_json, out) : -1;
 }
 
 static char *msr_event(struct imp *im, const char *which, char **why);

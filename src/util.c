@@ -530,3 +530,24 @@ bool parse_double_c(const char *s, double *out)
 	*out = v;
 	return true;
 }
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int dir_names_sorted(DIR *d, bool (*keep)(const char *name), char ***out)
+{
+	int n = 0;
+	*out = NULL;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (!keep(de->d_name))
+			continue;
+		*out = xrealloc(*out, (size_t)(n + 1) * sizeof(char *));
+		(*out)[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(*out, (size_t)n, sizeof(char *), name_cmp);
+	return n;
+}
