@@ -402,6 +402,13 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	}
 }
 
+/* Whether event e's error is found: shown by an output, or read by a
+ * metric of no window set (metric_pooled). */
+static bool event_error_found(const struct derive_input *in, const struct derive_cache *dc, int e)
+{
+	return !in->event_errors || in->event_errors[e] || dc->pooled_ev[e];
+}
+
 /* Step 6, the events: each planned event's figure, coverage and
  * uncertainty in every row. A per-CPU event has none in a core, CCX or
  * socket row that -C left partial. */
@@ -418,7 +425,7 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 		int k = wset_event(ws, e);
 		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
 		/* Its error where it can be stated and something reads it. */
-		bool err = ws->ns >= UNC_MIN_SAMPLES && (!in->event_errors || in->event_errors[e] || dc->pooled_ev[e]);
+		bool err = ws->ns >= UNC_MIN_SAMPLES && event_error_found(in, dc, e);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			const int *nin = w->irows[ws->pmu].nin[sc];
 			const bool *partial = w->partial[sc];
@@ -432,9 +439,8 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 			if (g1 && !err) {
 				/* Most events: one group's counts in place and no
 				 * error to find; what the loop below gives. */
-				const bool *skip = drop && in->cpu_filter ? partial : NULL;
 				for (int r = 0; r < w->nrows[sc]; r++) {
-					if (nin[r] <= 0 || (skip && skip[r]))
+					if (nin[r] <= 0 || (drop && partial[r]))
 						continue;
 					struct snap_row *row = &snap->rows[sc][r];
 					double v = gval[(size_t)r * gnev], cov = isnan(v) ? 0 : gcov[r];
@@ -548,28 +554,28 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 	 * the metrics evaluated in it. */
 	bool *doubt_read = WORK_ZARRAY(w, nsets, bool);
 	for (int e = 0; e < m->nevents; e++)
-		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0 &&
-		    (!in->event_errors || in->event_errors[e] || dc->pooled_ev[e]))
+		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0 && event_error_found(in, dc, e))
 			doubt_read[dc->ev_set[e]] = true;
-	/* Which sets' samples a row reads: those whose doubt is read and has
-	 * an event to measure, and those of the metrics evaluated row by
-	 * row. */
+	/* The sets prep_row measures in each row of a scope: those whose
+	 * samples a row reads (a doubt that is read and has an event to
+	 * measure, a metric evaluated row by row in the set), with samples
+	 * for an error or values to find (a set of several groups with
+	 * metrics). */
+	bool *read = WORK_ARRAY(w, nsets, bool);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		w->smp_need[sc] = WORK_ZARRAY(w, nsets, bool);
-		for (int k = 0; k < nsets; k++)
+		for (int k = 0; k < nsets; k++) {
+			read[k] = false;
 			for (int j = 0; j < w->wl.v[k].nev && doubt_read[k]; j++)
-				w->smp_need[sc][k] |= w->dcol[k][j] >= 0;
+				read[k] |= w->dcol[k][j] >= 0;
+		}
 		for (int j = 0; j < w->nmt[sc]; j++)
 			if (w->mt[sc][j].set >= 0)
-				w->smp_need[sc][w->mt[sc][j].set] = true;
-		/* The sets prep_row measures in each row of the scope: read,
-		 * and with samples for an error or values to find (a set of
-		 * several groups with metrics). */
+				read[w->mt[sc][j].set] = true;
 		w->prep[sc] = WORK_ARRAY(w, nsets, int);
 		w->nprep[sc] = 0;
 		for (int k = 0; k < nsets; k++) {
 			const struct wset *ws = &w->wl.v[k];
-			if (w->smp_need[sc][k] && !(ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !dc->set_metric[k])))
+			if (read[k] && !(ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !dc->set_metric[k])))
 				w->prep[sc][w->nprep[sc]++] = k;
 		}
 	}

@@ -73,12 +73,10 @@ struct derive_work {
 	 * event of the set the column against which window_doubt measures
 	 * it (dcol[k][j], -1: none). */
 	int *scol_at, *scol, **dcol;
-	/* Per scope and set: whether anything reads the set's samples in a
-	 * row there (its doubt measures an event against another set, a
-	 * metric states an error from them, or a metric reads the values of
-	 * its several groups); prep_row gathers no others. */
-	bool *smp_need[SNAP_NSCOPES];
-	int *prep[SNAP_NSCOPES], nprep[SNAP_NSCOPES]; /* the sets prep_row measures */
+	/* Per scope, the sets whose samples a row reads (a doubt that widens
+	 * an error that is found, a metric's error or its several groups'
+	 * values): prep_row measures no others. */
+	int *prep[SNAP_NSCOPES], nprep[SNAP_NSCOPES];
 	/* step_simple_metrics: the rows a metric is evaluated in, and its
 	 * program's slots for all of them (formula_run_rows). */
 	int *rlist;
