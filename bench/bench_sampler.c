@@ -21,14 +21,15 @@
  * recorded interval (recorder_add, compressed, to a file).
  *
  * Usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL]
- *                      [-E EVENTS_DIR] [-g VIEW] [-t] [-p] [-a] [-f] [SHAPE...]
+ *                      [-E EVENTS_DIR] [-g VIEW] [-w ROWS] [-t] [-p] [-a] [-f] [SHAPE...]
  * -t opens the model's tasks view as well (per-task sampling, tasks.h);
- * -a and -f: below.
+ * -a, -f and -w: below.
  * SHAPE is SOCKETSxCCXxCORESxTHREADS; the default runs 1x2x8x2 (32 CPUs),
  * 2x12x8x2 (384 CPUs) and 2x16x16x2 (1024 CPUs). */
 #include "config.h"
 
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,10 +192,21 @@ static double thread_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 struct phase_ctx {
 	struct derive_cache cache;   /* the plan's window sets, kept as the sampler keeps them */
+	const struct derive_want *want;  /* -w: the rows whose errors are found at once */
+	int fill_rows;               /* -w: CPU rows found on demand after it, timed (fill_s) */
+	double fill_s;
 	struct recorder *rec;
 	double derive_s, record_s;   /* sums over the intervals counted */
+	double *derive_each;         /* each counted interval's derivation, for the median */
+	int nderive;
 	bool count;
 };
 
@@ -206,16 +218,26 @@ static void on_record(void *arg, const struct derive_input *in, const struct sna
 	struct derive_input again = *in;
 	again.cache = &pc->cache;
 	again.plan_gen = 1;          /* one plan for the whole run */
+	again.want = pc->want;
 	double t0 = thread_s();
 	struct snapshot *d = derive_snapshot(&again);
 	double t1 = thread_s();
+	/* -w: the next page of CPU rows scrolled into view, their errors
+	 * found on demand. */
+	int r0 = pc->fill_rows, r1 = 2 * pc->fill_rows;
+	for (int r = r0; r < r1 && r < d->nrows[SNAP_CPU]; r++)
+		derive_fill_errors(&pc->cache, d, &d->rows[SNAP_CPU][r]);
+	double tf = thread_s();
 	snapshot_free(d);
+	double t2 = thread_s();
 	if (pc->rec)
 		recorder_add(pc->rec, in, snap);
-	double t2 = thread_s();
+	double t3 = thread_s();
 	if (pc->count) {
 		pc->derive_s += t1 - t0;
-		pc->record_s += t2 - t1;
+		pc->derive_each[pc->nderive++] = t1 - t0;
+		pc->fill_s += tf - t1;
+		pc->record_s += t3 - t2;
 	}
 }
 
@@ -228,6 +250,11 @@ static bool with_tasks;
  * stays at -r, however much the interval costs (no back-off), so that
  * every interval has the samples of that period. */
 static bool all_event_errors, fixed_rotation;
+/* -w ROWS: as the dashboard derives: the errors of the rows its default
+ * screen reads (ROWS CPU rows, every CCX, socket and system row) at
+ * once, the others' on demand; with -p the next ROWS CPU rows' are found
+ * on demand after each derivation and timed ("fill"). */
+static int want_rows = -1;
 
 /* -g VIEW: only what the dashboard plans for that view (its columns and
  * bar, and the figures its header and panels show by name), instead of
@@ -275,6 +302,7 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		.model = m, .topo = t, .ops = &timed_sim, .backend_arg = "",
 		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = nall, .metrics = all,
 		.shown_event_errors = !all_event_errors, .cost_budget = fixed_rotation ? 1e9 : 0,
+		.errors_on_demand = want_rows >= 0,
 	};
 	int tm[64], ntm = 0;
 	for (int v = 0; with_tasks && v < m->nviews && !ntm; v++)
@@ -292,8 +320,23 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		return 1;
 	}
 	const struct sched_plan *p = sampler_plan(s);
+	struct derive_want want = { 0 };
+	bool *wrows[SNAP_NSCOPES] = { NULL };
+	int scope_rows[SNAP_NSCOPES] = { topo_online_count(t), t->ncores, t->nccx, t->nsockets, 1 };
+	if (want_rows >= 0) {
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			wrows[sc] = xcalloc((size_t)scope_rows[sc] + 1, sizeof(bool));
+			for (int r = 0; r < scope_rows[sc]; r++)
+				wrows[sc][r] = sc >= SNAP_CCX || (sc == SNAP_CPU && r < want_rows);
+			want.rows[sc] = wrows[sc];
+			want.nrows[sc] = scope_rows[sc];
+		}
+		sampler_want_errors(s, &want);
+	}
 	double sum = 0, worst = 0, sim_sum = 0, export_s = 0, batch_s = 0;
-	struct phase_ctx pc = { .count = false };
+	struct phase_ctx pc = { .count = false, .want = want_rows >= 0 ? &want : NULL,
+				.fill_rows = want_rows > 0 ? want_rows : 0,
+				.derive_each = xcalloc((size_t)n + 1, sizeof(double)) };
 	struct export_hub *hub = NULL;
 	struct output *out = NULL;
 	FILE *devnull = NULL;
@@ -371,6 +414,14 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		printf("  %5d CPUs  per interval, ms: read+rotate %.3f  derive %.3f  export %.3f  json %.3f  record %.3f\n",
 		       topo_online_count(t), 1e3 * own / counted, 1e3 * pc.derive_s / counted, 1e3 * export_s / counted,
 		       1e3 * batch_s / counted, 1e3 * pc.record_s / counted);
+		/* The median as well: the first intervals, before the
+		 * sampler's back-off settles, cost more than the rest. */
+		qsort(pc.derive_each, (size_t)pc.nderive, sizeof(double), cmp_double);
+		printf("  %5d CPUs  per interval, ms: derive median %.3f",
+		       topo_online_count(t), pc.nderive ? 1e3 * pc.derive_each[pc.nderive / 2] : 0.0);
+		if (want_rows > 0)
+			printf("  %d more CPU rows' errors on demand %.3f", want_rows, 1e3 * pc.fill_s / counted);
+		printf("\n");
 		if (out)
 			output_free(out);
 		if (devnull)
@@ -385,20 +436,33 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		rmdir(recdir);
 		derive_cache_done(&pc.cache);
 	}
+	free(pc.derive_each);
 	fflush(stdout);
 	sampler_free(s);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		free(wrows[sc]);
 	topo_free(t);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	/* The C library's heap as a long-running pmctop finds it: with the
+	 * exporter's copy and a JSON interval written beside each derivation
+	 * (-p), its own heuristics gave the heap back to the kernel and took
+	 * it again every interval, and which derivation paid the page faults
+	 * (up to a third of its time at 1024 CPUs) changed with the order of
+	 * unrelated allocations; the dashboard itself takes about 35 faults a
+	 * second at 1024 CPUs, before and after. Fixed thresholds keep the
+	 * figures about the work. */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	int n = 10;
 	double rotate_ms = SAMPLER_DEFAULT_ROTATE_MS;
 	const char *model_name = "amd-zen5";
 	const char *events_dir = TOP_SRCDIR "/events";
 	int c;
-	while ((c = getopt(argc, argv, "n:r:m:E:g:tpafh")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:m:E:g:w:tpafh")) != -1) {
 		switch (c) {
 		case 't': with_tasks = true; break;
 		case 'p': phases = true; break;
@@ -409,9 +473,10 @@ int main(int argc, char **argv)
 		case 'm': model_name = optarg; break;
 		case 'E': events_dir = optarg; break;
 		case 'g': view_name = optarg; break;
+		case 'w': want_rows = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: bench_sampler [-n INTERVALS] [-r ROTATE_MS|kernel] [-m MODEL] "
-				"[-E EVENTS_DIR] [-g VIEW] [-t] [-p] [-a] [-f] [SxCxNxT...]\n");
+				"[-E EVENTS_DIR] [-g VIEW] [-w ROWS] [-t] [-p] [-a] [-f] [SxCxNxT...]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}

@@ -22,7 +22,10 @@
  *  - scope: a CCX, socket or system row of which -C left out some CPUs
  *    sums only the selected CPUs' core counts while an L3 or memory PMU
  *    counts them all, so a metric mixing the two is NaN in such a row.
- * Every figure also gets its relative standard error (uncertainty.c). */
+ * Every figure also gets its relative standard error (uncertainty.c):
+ * at once in every row, or (derive_input.want, the dashboard) in the rows
+ * an output reads, the others' kept for derive_fill_errors, which finds
+ * them from the same sums when they are read. */
 #include "config.h"
 #include "derive.h"
 #include "derive_impl.h"
@@ -36,6 +39,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,7 +122,7 @@ static double metric_in_set(struct geval *c, int mi, double cov, double *scratch
  * its events): its value and relative standard error, the events' errors
  * carried through the formula's derivatives, those of one window set
  * together (wset_pooled_var). */
-static double metric_pooled(struct geval *c, int mi, double *rse)
+static double metric_pooled(struct geval *c, int mi, bool errors, double *rse)
 {
 	const struct metric_def *md = &c->m->metrics[mi];
 	const struct snap_row *row = c->row;
@@ -136,9 +140,9 @@ static double metric_pooled(struct geval *c, int mi, double *rse)
 	const int *ev = formula_vars(fp);
 	for (int k = 0; k < formula_nvars(fp); k++)
 		c->fvars[k] = row_ev(row->ev, c->ecol, ev[k]);
-	if (md->nevents > EXPR_GRAD_MAX || unknown || exact) {
+	if (!errors || md->nevents > EXPR_GRAD_MAX || unknown || exact) {
 		double f = formula_eval(fp, c->interval_s, c->fvars);
-		if (exact && !unknown && !isnan(f))
+		if (errors && exact && !unknown && !isnan(f))
 			*rse = 0;
 		return f;
 	}
@@ -339,6 +343,7 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	if (dc->plan_gen == 0 || dc->plan_gen != in->plan_gen) {
 		plan_cache_done(dc);
 		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
+		dc->plan_stamp++;
 		dc->wl = xcalloc(1, sizeof(*dc->wl));
 		build_metrics(dc, in, w->gs);
 		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
@@ -679,6 +684,116 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 	}
 }
 
+/* Row r of scope sc without its errors: each measured set's values
+ * where it has several groups (what prep_row finds besides the samples),
+ * no samples, every doubt 1. The metrics then take the path of a figure
+ * with no error to find, whose value is the same to the bit. */
+static void prep_values(struct derive_work *w, int sc, int r)
+{
+	const int *list = w->prep[sc], n = w->nprep[sc];
+	for (int i = 0; i < n; i++) {
+		int k = list[i];
+		const struct wset *ws = &w->wl.v[k];
+		w->doubt[k] = 1;
+		w->smp[k].n = 0;
+		if (ws->ng >= 2 && w->pmu_here[ws->pmu])
+			wset_values(ws, w->gs, sc, r, &w->smp[k]);
+	}
+}
+
+/* Row r of scope sc's metrics that are read row by row (w->mt): with
+ * their errors, or (errors false) their values alone, the errors left
+ * for derive_fill_errors. */
+static void row_metrics(struct derive_work *w, const struct derive_cache *dc, struct snapshot *snap, int sc, int r,
+			bool errors)
+{
+	const struct model *m = w->model;
+	const struct gsum *gs = w->gs;
+	double interval_s = w->interval_s;
+	struct snap_row *row = &snap->rows[sc][r];
+	bool partial = w->partial[sc][r];
+	/* Which PMUs have a live instance under the row, once. */
+	for (int p = 0; p < m->npmus; p++)
+		w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
+	if (errors)
+		prep_row(w, row, sc, r);
+	else
+		prep_values(w, sc, r);
+	struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .interval_s = interval_s, .row_scope = sc,
+			   .gs = gs, .smp = w->smp, .wl = &w->wl, .ev_set = dc->ev_set, .doubt = w->doubt,
+			   .scratch = w->scratch, .r = r };
+	for (const struct mtask *t = w->mt[sc], *mend = t + w->nmt[sc]; t < mend; t++) {
+		if (partial && !t->partial_ok)
+			continue;
+		int set = t->set, n = t->n;
+		const int *idx = t->idx;
+		double v, rse, cov;
+		if (set >= 0) {
+			double *vars = t->work;
+			if (!w->pmu_here[t->pmu])
+				continue;   /* none of the metric's PMU under this row */
+			const struct wsamples *sm = &w->smp[set];
+			if (t->one) {
+				/* One group: its values in the row, as
+				 * wset_value1 reads them. */
+				const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
+				for (int k = 0; k < n; k++)
+					vars[k] = idx[k] < 0 ? NAN : gv[idx[k]];
+				cov = t->gcov[r];
+				if (!t->held || isnan(cov))
+					cov = wset_cov(&w->wl.v[set], gs, sc, r);
+			} else {
+				/* Several groups: their values in the row were
+				 * found once (wset_samples), and their coverage. */
+				for (int k = 0; k < n; k++)
+					vars[k] = idx[k] < 0 ? NAN : sm->val[idx[k]];
+				cov = sm->cov;
+			}
+			if (!errors || sm->n < UNC_MIN_SAMPLES || cov >= UNC_FULLY_COVERED) {
+				/* No error to find (metric_in_set's first case). */
+				v = formula_run(t->fp, vars);
+				rse = cov >= UNC_FULLY_COVERED && !isnan(v) ? 0 : NAN;
+			} else {
+				c.ws = &w->wl.v[set];
+				c.set = set;
+				c.prog = t->fp;
+				c.fvars = vars;
+				v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
+			}
+			rse *= w->doubt[set];
+		} else {
+			c.prog = t->fp;
+			c.fvars = w->fspace;
+			v = metric_pooled(&c, t->mi, errors, &rse);
+			const struct metric_def *md = &m->metrics[t->mi];
+			cov = 1;
+			for (int k = 0; k < md->nevents; k++) {
+				double ec = row_ev(row->ecov, snap->ecol, md->events[k]);
+				if (!(ec >= 0))
+					ec = 0;
+				if (ec < cov)
+					cov = ec;
+			}
+		}
+		/* One unit per figure: counts are published per second, so no
+		 * figure changes with -d. */
+		if (t->count && interval_s > 0)
+			v /= interval_s;
+		row->mv[t->col] = v;
+		row->mrse[t->col] = isnan(v) ? NAN : rse;
+		row->mcov[t->col] = cov;
+	}
+	/* Something of the row is left to find: a metric's error, or an
+	 * event's widened by a set's doubt. */
+	row->errors_pending = !errors && (w->nmt[sc] > 0 || w->nprep[sc] > 0);
+}
+
+/* Whether row r of scope sc has its errors found now (derive_input.want). */
+static bool row_wanted(const struct derive_want *want, int sc, int r)
+{
+	return !want || (want->rows[sc] && r < want->nrows[sc] && want->rows[sc][r]);
+}
+
 /* Step 7, the metrics: in their window set where they have one, else
  * from the pooled event figures of each row. What does not change from
  * row to row was worked out once per plan (struct derive_metric, the
@@ -686,102 +801,103 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 static void step_metrics(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
 			 struct snapshot *snap)
 {
-	const struct model *m = in->model;
-	const struct gsum *gs = w->gs;
-	double interval_s = in->interval_s;
+	const struct derive_want *want = in->cache ? in->want : NULL;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		step_simple_metrics(w, snap, sc, interval_s);
+		step_simple_metrics(w, snap, sc, w->interval_s);
 		/* prep_row sets the doubts of this scope's sets only. */
 		for (int k = 0; k < w->wl.n; k++)
 			w->doubt[k] = 1;
-		const struct mtask *mt = w->mt[sc], *mend = mt + w->nmt[sc];
-		for (int r = 0; r < w->nrows[sc]; r++) {
-			struct snap_row *row = &snap->rows[sc][r];
-			bool partial = w->partial[sc][r];
-			/* Which PMUs have a live instance under the row, once. */
-			for (int p = 0; p < m->npmus; p++)
-				w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
-			prep_row(w, row, sc, r);
-			struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .interval_s = interval_s,
-					   .row_scope = sc, .gs = gs, .smp = w->smp, .wl = &w->wl,
-					   .ev_set = dc->ev_set, .doubt = w->doubt, .scratch = w->scratch, .r = r };
-			for (const struct mtask *t = mt; t < mend; t++) {
-				if (partial && !t->partial_ok)
-					continue;
-				int set = t->set, n = t->n;
-				const int *idx = t->idx;
-				double v, rse, cov;
-				if (set >= 0) {
-					double *vars = t->work;
-					if (!w->pmu_here[t->pmu])
-						continue;   /* none of the metric's PMU under this row */
-					const struct wsamples *sm = &w->smp[set];
-					if (t->one) {
-						/* One group: its values in the row, as
-						 * wset_value1 reads them. */
-						const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
-						for (int k = 0; k < n; k++)
-							vars[k] = idx[k] < 0 ? NAN : gv[idx[k]];
-						cov = t->gcov[r];
-						if (!t->held || isnan(cov))
-							cov = wset_cov(&w->wl.v[set], gs, sc, r);
-					} else {
-						/* Several groups: their values in the row were
-						 * found once (wset_samples), and their coverage. */
-						for (int k = 0; k < n; k++)
-							vars[k] = idx[k] < 0 ? NAN : sm->val[idx[k]];
-						cov = sm->cov;
-					}
-					if (sm->n < UNC_MIN_SAMPLES || cov >= UNC_FULLY_COVERED) {
-						/* No error to find (metric_in_set's first case). */
-						v = formula_run(t->fp, vars);
-						rse = cov >= UNC_FULLY_COVERED && !isnan(v) ? 0 : NAN;
-					} else {
-						c.ws = &w->wl.v[set];
-						c.set = set;
-						c.prog = t->fp;
-						c.fvars = vars;
-						v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
-					}
-					rse *= w->doubt[set];
-				} else {
-					c.prog = t->fp;
-					c.fvars = w->fspace;
-					v = metric_pooled(&c, t->mi, &rse);
-					const struct metric_def *md = &m->metrics[t->mi];
-					cov = 1;
-					for (int k = 0; k < md->nevents; k++) {
-						double ec = row_ev(row->ecov, snap->ecol, md->events[k]);
-						if (!(ec >= 0))
-							ec = 0;
-						if (ec < cov)
-							cov = ec;
-					}
-				}
-				/* One unit per figure: counts are published per
-				 * second, so no figure changes with -d. */
-				if (t->count && interval_s > 0)
-					v /= interval_s;
-				row->mv[t->col] = v;
-				row->mrse[t->col] = isnan(v) ? NAN : rse;
-				row->mcov[t->col] = cov;
-			}
-		}
+		for (int r = 0; r < w->nrows[sc]; r++)
+			row_metrics(w, dc, snap, sc, r, row_wanted(want, sc, r));
 	}
 }
+
+/* The metrics of w->ms (step_simple_metrics) in row r of scope sc alone:
+ * the figures that step gave the row, before bounds and trees. */
+static void row_simple_metrics(struct derive_work *w, struct snapshot *snap, int sc, int r)
+{
+	double interval_s = w->interval_s;
+	struct snap_row *row = &snap->rows[sc][r];
+	for (const struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
+		const int *nin = w->irows[t->pmu].nin[sc];
+		if (!nin || nin[r] <= 0 || (w->partial[sc][r] && !t->partial_ok))
+			continue;
+		const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
+		for (int k = 0; k < t->n; k++)
+			w->fspace[k] = t->idx[k] < 0 ? NAN : gv[t->idx[k]];
+		double v = formula_eval(t->fp, interval_s, w->fspace);
+		double cov = t->gcov[r];
+		if (!t->held || isnan(cov))
+			cov = wset_cov(&w->wl.v[t->set], w->gs, sc, r);
+		bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
+		if (t->count && interval_s > 0)
+			v /= interval_s;
+		row->mv[t->col] = v;
+		row->mrse[t->col] = known ? 0 : NAN;
+		row->mcov[t->col] = cov;
+	}
+}
+
+bool derive_fill_errors(struct derive_cache *dc, struct snapshot *snap, struct snap_row *row)
+{
+	if (!row || !row->errors_pending)
+		return true;
+	int sc = 0;
+	while (sc < SNAP_NSCOPES && !(row >= snap->rows[sc] && row < snap->rows[sc] + snap->nrows[sc]))
+		sc++;
+	struct derive_work *w = NULL;
+	for (int i = 0; dc && i < 2 && sc < SNAP_NSCOPES; i++)
+		if (dc->work[i] && snap->derive_id && dc->work[i]->made == snap->derive_id &&
+		    dc->work[i]->plan_stamp == dc->plan_stamp)
+			w = dc->work[i];
+	if (!w)
+		return false;   /* its buffers are gone: the errors stay unknown */
+	int r = (int)(row - snap->rows[sc]);
+	/* The row derived again with its errors, from the same sums, then
+	 * bounded and reconciled as every row was. */
+	row_simple_metrics(w, snap, sc, r);
+	for (int k = 0; k < w->wl.n; k++)
+		w->doubt[k] = 1;
+	row_metrics(w, dc, snap, sc, r, true);
+	struct sched_plan plan = { .nmetrics = w->npm, .metrics = w->pm };
+	bounds_apply_row(w->model, &plan, w->max_ghz, snap, sc, r);
+	tree_reconcile_row(w->model, &plan, snap, sc, r);
+	row->errors_pending = false;
+	return true;
+}
+
+/* Numbers every derivation of the process, whatever its cache: a
+ * snapshot's derive_id names the buffers it can be finished from, and
+ * no other cache's may match it. */
+static atomic_uint_fast64_t derive_serial;
 
 struct snapshot *derive_snapshot(const struct derive_input *in)
 {
 	struct derive_cache local = { 0 };
 	struct derive_cache *dc = in->cache ? in->cache : &local;
-	if (!dc->work)
-		dc->work = xcalloc(1, sizeof(*dc->work));
-	struct derive_work *w = dc->work;
+	/* With rows left for later, the buffers of this interval stay while
+	 * the next one is derived in the other ones. */
+	int slot = in->cache && in->want ? dc->next : 0;
+	dc->next = slot ^ 1;
+	if (!dc->work[slot])
+		dc->work[slot] = xcalloc(1, sizeof(*dc->work[slot]));
+	struct derive_work *w = dc->work[slot];
+	arena_reset(&w->ar);
+	w->model = in->model;
+	w->interval_s = in->interval_s;
+	w->max_ghz = in->max_ghz;
+	w->made = atomic_fetch_add(&derive_serial, 1) + 1;
 	derive_step_row_maps(w, in);
 	derive_step_instance_rows(w, in);
 	step_group_sums(w, in);
 	step_plan(w, dc, in);
+	w->plan_stamp = dc->plan_stamp;
+	w->npm = in->plan->nmetrics;
+	w->pm = WORK_ARRAY(w, w->npm, int);
+	if (w->npm > 0)
+		memcpy(w->pm, in->plan->metrics, sizeof(int) * (size_t)w->npm);
 	struct snapshot *snap = derive_step_skeleton(w, in);
+	snap->derive_id = w->made;
 	step_events(w, dc, in, snap);
 	step_columns(w, dc, in, snap);
 	step_metrics(w, dc, in, snap);
@@ -790,8 +906,6 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	tree_reconcile(in->model, in->plan, snap);
 	if (dc == &local)
 		derive_cache_done(dc);
-	else
-		arena_reset(&w->ar);
 	return snap;
 }
 
@@ -832,10 +946,11 @@ void derive_cache_done(struct derive_cache *c)
 	if (!c)
 		return;
 	plan_cache_done(c);
-	if (c->work) {
-		arena_free(&c->work->ar);
-		arena_free(&c->work->rows_ar);
-		free(c->work);
-	}
+	for (int i = 0; i < 2; i++)
+		if (c->work[i]) {
+			arena_free(&c->work[i]->ar);
+			arena_free(&c->work[i]->rows_ar);
+			free(c->work[i]);
+		}
 	memset(c, 0, sizeof(*c));
 }

@@ -76,9 +76,23 @@ struct derive_cache {
 	int *mlist[SNAP_NSCOPES];    /* the metrics (dm indices) with a program at each scope */
 	int nmlist[SNAP_NSCOPES];
 	int fspace;                  /* doubles the largest program needs (variables and work) */
-	struct derive_work *work;    /* one interval's buffers, kept for the next (derive.c) */
+	/* One interval's buffers, kept for the next (derive.c); two of them
+	 * while rows' errors are left for later (derive_input.want), so that
+	 * the interval on screen can still have its rows finished while the
+	 * next one is derived. */
+	struct derive_work *work[2];
+	int next;                    /* the one the next derivation uses */
+	unsigned plan_stamp;         /* changes with each rebuild of the plan's part */
 };
 void derive_cache_done(struct derive_cache *c);
+
+/* The rows whose errors an output reads: rows[sc][r] for r < nrows[sc]
+ * (rows[sc] NULL: none of that scope). The dashboard names the rows it
+ * showed, a few dozen of 1024 CPUs' 1,600; the rest are found on demand. */
+struct derive_want {
+	const bool *rows[SNAP_NSCOPES];
+	int nrows[SNAP_NSCOPES];
+};
 
 struct derive_input {
 	const struct model *model;
@@ -97,6 +111,11 @@ struct derive_input {
 	 * needs them: at 1024 CPUs an event's error in every row cost more
 	 * than all the metrics (docs/performance.md). */
 	const bool *event_errors;
+	/* The rows whose errors are found now; the others' values are found,
+	 * their errors left for derive_fill_errors (errors_pending). NULL:
+	 * every row's, as every output but the dashboard needs. Only with a
+	 * cache, which keeps what the rows are finished from. */
+	const struct derive_want *want;
 };
 
 /* A new snapshot (caller frees) with its rows, the planned flags, each
@@ -104,5 +123,13 @@ struct derive_input {
  * row; interval_s is set. The sampler fills in the rest (seq, time,
  * notice, offline CPUs, costs). */
 struct snapshot *derive_snapshot(const struct derive_input *in);
+
+/* Finds the errors of a row that derive_snapshot left pending, as a
+ * derivation of every row's errors gives them, to the bit, with the
+ * bounds and trees applied again to the row. It needs the buffers of the
+ * derivation that made snap (kept until the one after next, and while
+ * the plan stands) and the cache's owner's lock against a derivation at
+ * the same time. True when the row's errors are found (or were). */
+bool derive_fill_errors(struct derive_cache *c, struct snapshot *snap, struct snap_row *row);
 
 #endif

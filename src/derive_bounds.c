@@ -15,7 +15,9 @@
 
 #include <math.h>
 
-long bounds_apply(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap)
+/* Rows r0..r1-1 of scopes sc0..sc1-1 (r1 < 0: all of each scope's). */
+static long bounds_rows(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap,
+			int sc0, int sc1, int r0, int r1)
 {
 	long changed = 0;
 	for (int i = 0; i < plan->nmetrics; i++) {
@@ -30,8 +32,8 @@ long bounds_apply(const struct model *m, const struct sched_plan *plan, double m
 		int c = snap_mcol(snap, mi);
 		if (c < 0)
 			continue;   /* no column: no figure to bound */
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-			for (int r = 0; r < snap->nrows[sc]; r++) {
+		for (int sc = sc0; sc < sc1; sc++)
+			for (int r = r0, end = r1 < 0 ? snap->nrows[sc] : r1; r < end; r++) {
 				struct snap_row *row = &snap->rows[sc][r];
 				double v = row->mv ? row->mv[c] : NAN;
 				if (!isfinite(v))
@@ -45,4 +47,15 @@ long bounds_apply(const struct model *m, const struct sched_plan *plan, double m
 			}
 	}
 	return changed;
+}
+
+long bounds_apply(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap)
+{
+	return bounds_rows(m, plan, max_ghz, snap, 0, SNAP_NSCOPES, 0, -1);
+}
+
+long bounds_apply_row(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap,
+		      int sc, int r)
+{
+	return bounds_rows(m, plan, max_ghz, snap, sc, sc + 1, r, r + 1);
 }

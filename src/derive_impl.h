@@ -44,6 +44,15 @@ struct mtask {
  * arena and last for the interval. */
 struct derive_work {
 	struct arena ar;
+	/* What derive_fill_errors needs of the interval besides the arrays
+	 * below: made is the snapshot's derive_id, plan_stamp the plan's part
+	 * of the cache it read, pm[0..npm-1] the plan's metrics (bounds and
+	 * trees; the plan itself may be gone by then). */
+	const struct model *model;
+	double interval_s, max_ghz;
+	uint64_t made;
+	unsigned plan_stamp;
+	int npm, *pm;
 	struct row_maps rm;
 	int nrows[SNAP_NSCOPES];
 	int total;                   /* selected online CPUs */

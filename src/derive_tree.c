@@ -121,20 +121,24 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 	}
 }
 
-static void reconcile_family(struct snapshot *snap, int p, const int *kids, int n)
+/* The family in row `only` of scope only_sc, or in every row (only_sc < 0). */
+static void reconcile_family(struct snapshot *snap, int p, const int *kids, int n, int only_sc, int only)
 {
 	/* Planned, so each has a column. */
 	int pc = p == METRIC_PARENT_WHOLE ? -1 : snap_mcol(snap, p);
 	int *cols = xmalloc(sizeof(int) * ((size_t)n + 1));
 	for (int k = 0; k < n; k++)
 		cols[k] = snap_mcol(snap, kids[k]);
-	for (int sc = 0; n > 0 && sc < SNAP_NSCOPES; sc++)
+	if (only_sc >= 0 && n > 0)
+		reconcile_row(&snap->rows[only_sc][only], pc, cols, n);
+	for (int sc = 0; only_sc < 0 && n > 0 && sc < SNAP_NSCOPES; sc++)
 		for (int r = 0; r < snap->nrows[sc]; r++)
 			reconcile_row(&snap->rows[sc][r], pc, cols, n);
 	free(cols);
 }
 
-void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap)
+static void reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap, int only_sc,
+		      int only)
 {
 	bool *planned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
 	int maxd = 0;
@@ -147,11 +151,22 @@ void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct
 	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
 	/* Parents before their parts: the whole's, then those of depth 1, ... */
 	if (maxd > 0)
-		reconcile_family(snap, METRIC_PARENT_WHOLE, kids, family(m, planned, METRIC_PARENT_WHOLE, kids));
+		reconcile_family(snap, METRIC_PARENT_WHOLE, kids, family(m, planned, METRIC_PARENT_WHOLE, kids), only_sc,
+				 only);
 	for (int d = 1; d < maxd; d++)
 		for (int p = 0; p < m->nmetrics; p++)
 			if (planned[p] && m->metrics[p].depth == d)
-				reconcile_family(snap, p, kids, family(m, planned, p, kids));
+				reconcile_family(snap, p, kids, family(m, planned, p, kids), only_sc, only);
 	free(kids);
 	free(planned);
+}
+
+void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap)
+{
+	reconcile(m, plan, snap, -1, 0);
+}
+
+void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, struct snapshot *snap, int sc, int r)
+{
+	reconcile(m, plan, snap, sc, r);
 }

@@ -298,6 +298,14 @@ static void set_values(const struct wset *w, const struct gsum *gs, int sc, int 
 	out->cov = cov < 1 ? cov : 1;
 }
 
+void wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
+{
+	if (w->ng >= 2)
+		set_values(w, gs, sc, r, out);
+	out->n = 0;
+	out->sw = 0;
+}
+
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
 {
 	if (w->ng >= 2)

@@ -125,6 +125,9 @@ struct wsamples {
 	                        * (NULL: all; the others are left as they were) */
 };
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
+/* wset_samples' values and coverage alone, with no samples (n 0): a row
+ * whose errors are found later (derive_input.want). */
+void wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
 /* wset_se from the samples found by wset_samples: the same figure, to
  * the bit. */
 double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,

@@ -234,6 +234,9 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		/* The exporter publishes every event's error; the screen and
 		 * batch output show the -e events' only. */
 		.shown_event_errors = !r->hub,
+		/* The screen's rows' errors now, the others' when shown; every
+		 * other output writes them all. */
+		.errors_on_demand = !r->hub && !r->opt.batch && !r->opt.daemon && !r->opt.show_schedule,
 		.ntask_metrics = r->ntm, .task_metrics = r->tm, .task_freq = r->opt.task_hz,
 		.ntask_pids = r->opt.npids, .task_pids = r->opt.pids, .task_cgroup = r->opt.cgroup,
 		/* Batch: Ctrl-C ends the interval in progress, which is still

@@ -61,6 +61,12 @@ struct sampler_config {
 	 * needs): what the screen and batch output show. False where every
 	 * event's error is published (the exporter) or judged (tests). */
 	bool shown_event_errors;
+	/* The dashboard (not --listen, whose exporter publishes every row):
+	 * each interval's errors are found in the rows the screen last read
+	 * (sampler_want_errors), the others' when it reads them
+	 * (sampler_fill_errors). At 1024 CPUs the errors of rows nobody
+	 * looks at were 40 % of the derivation (docs/performance.md). */
+	bool errors_on_demand;
 	/* Per-task sampling (tasks.h) for these metrics, the columns of a
 	 * tasks view; 0: none. task_freq: samples a second of each event on
 	 * each CPU (0: TASKS_DEFAULT_FREQ). */
@@ -105,6 +111,15 @@ void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int ne
  * sampler re-plans before the next interval. Safe from another thread. */
 void sampler_request_tasks(struct sampler *s, int nmetrics, const int *metrics);
 void sampler_set_interval(struct sampler *s, double interval_s);
+/* cfg.errors_on_demand: the rows whose errors the screen read in its last
+ * frame; the intervals after it find theirs at once. Copied; safe from
+ * another thread. */
+void sampler_want_errors(struct sampler *s, const struct derive_want *want);
+/* Finds the errors of a row of snap that were left for later
+ * (snap_row.errors_pending), while the sampler still holds what they
+ * come from (the interval after snap's is not over). False when it no
+ * longer does: the row's errors stay unknown. Safe from another thread. */
+bool sampler_fill_errors(struct sampler *s, struct snapshot *snap, struct snap_row *row);
 void sampler_pause(struct sampler *s, bool paused);
 const struct sched_plan *sampler_plan(const struct sampler *s);
 /* One line per PMU that could not be used (e.g. "hardware counters are not

@@ -109,8 +109,20 @@ struct sampler {
 	int noffline, capoffline;
 	int *offline;             /* CPUs that went away since the last snapshot */
 
+	/* The derivation's buffers (dcache) are read by the screen's thread
+	 * as well, when it has a row's errors found that were left for later
+	 * (sampler_fill_errors): every use of dcache is under derive_mu. */
+	pthread_mutex_t derive_mu;
+	/* cfg.errors_on_demand: the rows whose errors the screen reads, as
+	 * the derivation uses them (want_set false: every row's). */
+	struct derive_want want;
+	bool want_set;
+
 	/* Shared with other threads, under mu. */
 	pthread_mutex_t mu;
+	bool *p_want[SNAP_NSCOPES];   /* the screen's latest word (p_want_new) */
+	int p_nwant[SNAP_NSCOPES];
+	bool p_want_new;
 	pthread_cond_t cond;
 	bool pending;
 	int p_nmetrics, p_nevents;

@@ -368,6 +368,28 @@ static char *interval_notice(struct sampler *s, const char *why)
 
 /* The snapshot of the interval just read: derive.c sums and evaluates;
  * the sampler adds what only it knows. */
+/* The rows whose errors this interval finds now (cfg.errors_on_demand):
+ * the screen's latest word, or every row's until it has said one. */
+static const struct derive_want *take_want(struct sampler *s)
+{
+	if (!s->cfg.errors_on_demand)
+		return NULL;
+	pthread_mutex_lock(&s->mu);
+	if (s->p_want_new) {
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			free((void *)s->want.rows[sc]);
+			s->want.rows[sc] = s->p_want[sc];
+			s->want.nrows[sc] = s->p_nwant[sc];
+			s->p_want[sc] = NULL;
+			s->p_nwant[sc] = 0;
+		}
+		s->p_want_new = false;
+		s->want_set = true;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return s->want_set ? &s->want : NULL;
+}
+
 struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)
 {
 	const struct model *m = s->cfg.model;
@@ -414,8 +436,11 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)
 		.cache = &s->dcache,
 		.plan_gen = s->plan_gen,
 		.max_ghz = s->max_ghz,
+		.want = take_want(s),
 	};
+	pthread_mutex_lock(&s->derive_mu);
 	struct snapshot *snap = derive_snapshot(&in);
+	pthread_mutex_unlock(&s->derive_mu);
 	if (!s->energy_said)
 		s->energy_said = xcalloc((size_t)m->nevents + 1, sizeof(bool));
 	char *stuck = energy_mask_stuck(m, snap, s->energy_said);
@@ -430,6 +455,7 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)
 		s->rec_in = in;
 		s->rec_in.topo = s->rec_topo;
 		s->rec_in.cache = NULL;
+		s->rec_in.want = NULL;
 	} else {
 		free(dp);
 		free(dg);
@@ -492,7 +518,9 @@ struct snapshot *sampler_plan_failed(struct sampler *s, uint64_t len, bool check
 		.pmus = dp,
 		.max_ghz = s->max_ghz,
 	};
+	pthread_mutex_lock(&s->derive_mu);
 	struct snapshot *snap = derive_snapshot(&in);
+	pthread_mutex_unlock(&s->derive_mu);
 	free(none.event_used);
 	free(dp);
 	stamp_snapshot(s, snap, why);

@@ -30,6 +30,11 @@ struct snap_row {
 	double *ev;           /* [necols] scaled event counts for the interval */
 	double *ecov;         /* [necols] time_running / interval, 0..1 */
 	double *erse;         /* [necols] relative standard error of the count */
+	/* The errors (mrse, and erse as a window set's doubt widens it) are
+	 * not found yet: the dashboard has them found only for the rows it
+	 * shows (derive_want), the others on demand (sampler_fill_errors).
+	 * The values are final either way. */
+	bool errors_pending;
 };
 
 /* One process, or one cgroup, from per-task sampling (tasks.c). Its
@@ -51,6 +56,8 @@ struct snap_task {
 
 struct snapshot {
 	uint64_t seq;
+	uint64_t derive_id;   /* which derivation made it: the one derive_fill_errors
+	                       * can finish the rows of (0: none) */
 	double time;          /* seconds since the epoch at the end of the interval */
 	double interval_s;    /* measured: the time it really lasted */
 	double delay_s;       /* asked for (-d, + and -); 0: not known (an old recording) */

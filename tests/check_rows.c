@@ -2,7 +2,8 @@
  * (ui/columns.c, ui/rows.c): each row's sort key is worked out into the
  * row, values sort busiest first with unknown figures last in either
  * direction, identity columns ascending, and a tasks view sorts its names
- * by text. */
+ * by text; a row's errors left for later are found when the screen reads
+ * them (ui/figures.c). */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -10,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "evdef.h"
+#include "sampler.h"
 #include "snapshot.h"
 #include "topo.h"
 #include "uiint.h"
@@ -275,6 +278,70 @@ START_TEST(test_tree_order)
 }
 END_TEST
 
+/* The screen and the errors found on demand (figures.c): a row whose
+ * errors the interval left for later gets them when the screen reads
+ * them, the same as a sampler that finds every row's gives, and the rows
+ * a frame read are those whose errors the next interval finds at once. */
+START_TEST(test_errors_read_on_demand)
+{
+	char *cause = NULL;
+	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
+	ck_assert_msg(m != NULL, "zen5: %s", cause ? cause : "?");
+	struct topo *t = topo_synthetic(1, 2, 4, 2);
+	int mi = model_find_metric(m, "ipc");
+	ck_assert_int_ge(mi, 0);
+	/* Every metric: rotated groups, so that figures have errors. */
+	int *all = xmalloc(sizeof(int) * (size_t)m->nmetrics);
+	for (int i = 0; i < m->nmetrics; i++)
+		all[i] = i;
+	struct sampler *sm[2];
+	for (int k = 0; k < 2; k++) {
+		struct sampler_config sc = {
+			.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=5",
+			.interval_s = 1.0, .rotate_ms = 20, .nmetrics = m->nmetrics, .metrics = all,
+			.shown_event_errors = true, .cost_budget = 1e9, .errors_on_demand = k == 1,
+		};
+		sm[k] = sampler_new(&sc, &cause);
+		ck_assert_msg(sm[k] != NULL, "sampler: %s", cause ? cause : "?");
+	}
+	/* The screen has read CPU row 0 alone. */
+	bool row0[16] = { true };
+	struct derive_want want = { .rows = { [SNAP_CPU] = row0 }, .nrows = { [SNAP_CPU] = 16 } };
+	sampler_want_errors(sm[1], &want);
+	struct snapshot *a = sampler_step(sm[0], &cause);
+	struct ui v;
+	memset(&v, 0, sizeof(v));
+	v.sampler = sm[1];
+	v.snap = sampler_step(sm[1], &cause);
+	ck_assert(a && v.snap);
+	const struct snap_row *r0 = &v.snap->rows[SNAP_CPU][0], *r5 = &v.snap->rows[SNAP_CPU][5];
+	ck_assert(!r0->errors_pending);
+	ck_assert(r5->errors_pending);
+	/* A frame reads CPU row 5's error: found then, as the other sampler's. */
+	ui_errors_frame_begin(&v);
+	double cov, rse;
+	ui_metric(&v, r5, mi, &cov, &rse);
+	ck_assert(!r5->errors_pending);
+	double want_rse = snap_metric_rse(a, &a->rows[SNAP_CPU][5], mi);
+	ck_assert_msg(rse > 0 && !memcmp(&rse, &want_rse, sizeof(double)), "%g vs %g", rse, want_rse);
+	ui_errors_frame_end(&v);
+	/* The next interval finds row 5's at once and leaves row 0's. */
+	snapshot_free(v.snap);
+	v.snap = sampler_step(sm[1], &cause);
+	ck_assert(v.snap);
+	ck_assert(!v.snap->rows[SNAP_CPU][5].errors_pending);
+	ck_assert(v.snap->rows[SNAP_CPU][0].errors_pending);
+	ui_errors_done(&v);
+	snapshot_free(v.snap);
+	snapshot_free(a);
+	sampler_free(sm[0]);
+	sampler_free(sm[1]);
+	free(all);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rows");
@@ -287,5 +354,9 @@ int main(void)
 	tcase_add_test(tc, test_task_tree);
 	tcase_add_test(tc, test_tree_order);
 	suite_add_tcase(s, tc);
+	TCase *te = tcase_create("errors on demand");
+	tcase_add_test(te, test_errors_read_on_demand);
+	tcase_set_timeout(te, 30);
+	suite_add_tcase(s, te);
 	return check_run(s);
 }

@@ -922,6 +922,127 @@ START_TEST(test_shown_event_errors)
 }
 END_TEST
 
+/* Two figures the same to the bit (or both NaN). */
+static bool same_bits(double a, double b)
+{
+	return !memcmp(&a, &b, sizeof(double)) || (isnan(a) && isnan(b));
+}
+
+/* Every figure of row x of a and row y of b the same; values and
+ * coverage only (errors false) for a row whose errors are pending. */
+static void assert_rows_same(const struct model *m, const struct snapshot *a, const struct snap_row *x,
+			     const struct snapshot *b, const struct snap_row *y, bool errors, int sc, int r)
+{
+	for (int i = 0; i < m->nmetrics; i++) {
+		ck_assert_msg(same_bits(snap_metric(a, x, i), snap_metric(b, y, i)), "%s scope %d row %d: %g vs %g",
+			      m->metrics[i].name, sc, r, snap_metric(a, x, i), snap_metric(b, y, i));
+		ck_assert(same_bits(snap_metric_cov(a, x, i), snap_metric_cov(b, y, i)));
+		if (errors)
+			ck_assert_msg(same_bits(snap_metric_rse(a, x, i), snap_metric_rse(b, y, i)),
+				      "%s scope %d row %d: error %g vs %g", m->metrics[i].name, sc, r,
+				      snap_metric_rse(a, x, i), snap_metric_rse(b, y, i));
+	}
+	for (int e = 0; e < m->nevents; e++) {
+		ck_assert(same_bits(snap_event(a, x, e), snap_event(b, y, e)));
+		ck_assert(same_bits(snap_event_cov(a, x, e), snap_event_cov(b, y, e)));
+		if (errors)
+			ck_assert_msg(same_bits(snap_event_rse(a, x, e), snap_event_rse(b, y, e)),
+				      "%s scope %d row %d: error %g vs %g", m->events[e].name, sc, r,
+				      snap_event_rse(a, x, e), snap_event_rse(b, y, e));
+	}
+}
+
+/* Errors on demand (sampler_config.errors_on_demand, the dashboard): a
+ * sampler told which rows the screen reads finds their errors with each
+ * interval and leaves the others' pending; a pending row's values are
+ * already those of a sampler that finds every error, and once filled
+ * (sampler_fill_errors) so is every figure, to the bit, bounds and trees
+ * included. The buffers of an interval last until the one after next:
+ * a row of an older snapshot can no longer be filled, and says so. */
+START_TEST(test_errors_on_demand)
+{
+	char *cause = NULL;
+	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
+	ck_assert_msg(m != NULL, "zen5: %s", cause ? cause : "?");
+	struct topo *t = topo_synthetic(1, 2, 4, 2);
+	int *all = xmalloc(sizeof(int) * (size_t)m->nmetrics);
+	for (int i = 0; i < m->nmetrics; i++)
+		all[i] = i;
+	int shown = model_find_event(m, "ex_ret_instr");
+	ck_assert_int_ge(shown, 0);
+	struct sampler *sm[2];
+	for (int k = 0; k < 2; k++) {
+		struct sampler_config cfg = {
+			.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=11",
+			.interval_s = 1.0, .rotate_ms = 20, .nmetrics = m->nmetrics, .metrics = all,
+			.nevents = 1, .events = &shown, .shown_event_errors = true, .cost_budget = 1e9,
+			.errors_on_demand = k == 1,
+		};
+		sm[k] = sampler_new(&cfg, &cause);
+		ck_assert_msg(sm[k] != NULL, "sampler: %s", cause ? cause : "?");
+	}
+	/* The screen read CPU rows 1 and 3 and the system row. */
+	bool cpu_rows[16] = { false, true, false, true }, sys_row[1] = { true };
+	struct derive_want want = { .rows = { [SNAP_CPU] = cpu_rows, [SNAP_SYSTEM] = sys_row },
+				    .nrows = { [SNAP_CPU] = 16, [SNAP_SYSTEM] = 1 } };
+	sampler_want_errors(sm[1], &want);
+	struct snapshot *old_a = NULL, *old_b = NULL;
+	int pending = 0, filled_with_error = 0;
+	for (int step_no = 0; step_no < 4; step_no++) {
+		struct snapshot *a = sampler_step(sm[0], &cause), *b = sampler_step(sm[1], &cause);
+		ck_assert(a && b);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			ck_assert_int_eq(a->nrows[sc], b->nrows[sc]);
+			for (int r = 0; r < a->nrows[sc]; r++) {
+				struct snap_row *x = &a->rows[sc][r], *y = &b->rows[sc][r];
+				bool wanted = (sc == SNAP_CPU && r < 16 && cpu_rows[r]) || sc == SNAP_SYSTEM;
+				ck_assert(!x->errors_pending);
+				ck_assert_msg(y->errors_pending == !wanted, "scope %d row %d", sc, r);
+				assert_rows_same(m, a, x, b, y, wanted, sc, r);
+				/* Interval 1's first core row is left for later. */
+				if (!y->errors_pending || (step_no == 1 && sc == SNAP_CORE && r == 0))
+					continue;
+				pending++;
+				ck_assert(sampler_fill_errors(sm[1], b, y));
+				ck_assert(!y->errors_pending);
+				assert_rows_same(m, a, x, b, y, true, sc, r);
+				for (int i = 0; i < m->nmetrics; i++)
+					filled_with_error += snap_metric_rse(b, y, i) > 0;
+			}
+		}
+		if (step_no == 1) {
+			old_a = a;
+			old_b = b;
+			continue;
+		}
+		if (step_no == 2) {
+			/* One interval on, interval 1's buffers are still at hand. */
+			struct snap_row *x = &old_a->rows[SNAP_CORE][0], *y = &old_b->rows[SNAP_CORE][0];
+			ck_assert(y->errors_pending);
+			ck_assert(sampler_fill_errors(sm[1], old_b, y));
+			assert_rows_same(m, old_a, x, old_b, y, true, SNAP_CORE, 0);
+		}
+		snapshot_free(a);
+		snapshot_free(b);
+	}
+	ck_assert_int_gt(pending, 0);
+	ck_assert_int_gt(filled_with_error, 0);
+	/* Two intervals on they are gone: a row of interval 1 made pending
+	 * again is refused, and stays pending. */
+	struct snap_row *row = &old_b->rows[SNAP_CORE][1];
+	row->errors_pending = true;
+	ck_assert(!sampler_fill_errors(sm[1], old_b, row));
+	ck_assert(row->errors_pending);
+	snapshot_free(old_a);
+	snapshot_free(old_b);
+	sampler_free(sm[0]);
+	sampler_free(sm[1]);
+	free(all);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 static Suite *sampler_suite(void)
 {
 	Suite *s = suite_create("sampler");
@@ -948,6 +1069,7 @@ static Suite *sampler_suite(void)
 	suite_add_tcase(s, tc);
 	TCase *te = tcase_create("errors shown");
 	tcase_add_test(te, test_shown_event_errors);
+	tcase_add_test(te, test_errors_on_demand);
 	tcase_set_timeout(te, 60);
 	suite_add_tcase(s, te);
 	return s;

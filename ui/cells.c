@@ -153,7 +153,7 @@ static const char *cell_event(CELL_ARGS)
 	(void)level;
 	double cov;
 	double v = event_rate(u, row->r, c->idx, &cov);
-	double rse = row->r && u->snap ? snap_event_rse(u->snap, row->r, c->idx) : NAN;
+	double rse = ui_event_rse(u, row->r, c->idx);
 	if (!isnan(v))
 		*cov_out = cov;
 	return fmt_value(buf, len, v, rse, u->nav.show_err, NULL, "/s");

@@ -28,7 +28,7 @@ static char *notice_text(struct ui *u)
 	return NULL;
 }
 
-void draw_screen(struct ui *u, struct frame *f)
+static void draw_frame(struct ui *u, struct frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->min_cov = 2;
@@ -97,4 +97,13 @@ void draw_screen(struct ui *u, struct frame *f)
 	panel_header(u, f);
 	refresh();
 	free(notice);
+}
+
+void draw_screen(struct ui *u, struct frame *f)
+{
+	/* The rows whose errors this frame reads are those the next
+	 * intervals find at once (figures.c). */
+	ui_errors_frame_begin(u);
+	draw_frame(u, f);
+	ui_errors_frame_end(u);
 }

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sampler.h"
+#include "util.h"
 
 const struct view_def *ui_cur_view(const struct ui *u)
 {
@@ -48,6 +50,90 @@ const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc
 	return snapshot_row(s, sc, id);
 }
 
+/* A row of u->snap before its errors are read: noted as one the screen
+ * reads, and its errors found if the interval left them for later (the
+ * sampler finds only those of the rows the last frame read). The
+ * snapshot is the screen's own, so finishing its row is no change to
+ * what any other thread sees. */
+static void errors_read(struct ui *u, const struct snap_row *r)
+{
+	struct snapshot *s = u->snap;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		if (!(r >= s->rows[sc] && r < s->rows[sc] + s->nrows[sc]))
+			continue;
+		int i = (int)(r - s->rows[sc]);
+		if (i < u->err_nrows[sc] && u->err_read[sc])
+			u->err_read[sc][i] = true;
+		break;
+	}
+	if (r->errors_pending)
+		sampler_fill_errors(u->sampler, s, (struct snap_row *)r);
+}
+
+void ui_errors_frame_begin(struct ui *u)
+{
+	const struct snapshot *s = u->snap;
+	for (int sc = 0; s && sc < SNAP_NSCOPES; sc++) {
+		int n = s->nrows[sc];
+		if (n != u->err_nrows[sc]) {
+			free(u->err_read[sc]);
+			free(u->err_told[sc]);
+			u->err_read[sc] = n ? xcalloc((size_t)n, 1) : NULL;
+			u->err_told[sc] = n ? xcalloc((size_t)n, 1) : NULL;
+			u->err_nrows[sc] = n;
+			u->err_told_any = false;
+		} else if (n) {
+			memset(u->err_read[sc], 0, (size_t)n);
+		}
+	}
+}
+
+void ui_errors_frame_end(struct ui *u)
+{
+	if (!u->sampler || !u->snap)
+		return;
+	bool same = u->err_told_any;
+	for (int sc = 0; sc < SNAP_NSCOPES && same; sc++)
+		same = !u->err_nrows[sc] || !memcmp(u->err_read[sc], u->err_told[sc], (size_t)u->err_nrows[sc]);
+	if (same)
+		return;
+	struct derive_want want = { 0 };
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		want.rows[sc] = u->err_read[sc];
+		want.nrows[sc] = u->err_nrows[sc];
+		if (u->err_nrows[sc])
+			memcpy(u->err_told[sc], u->err_read[sc], (size_t)u->err_nrows[sc]);
+	}
+	sampler_want_errors(u->sampler, &want);
+	u->err_told_any = true;
+}
+
+void ui_errors_done(struct ui *u)
+{
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		free(u->err_read[sc]);
+		free(u->err_told[sc]);
+		u->err_read[sc] = u->err_told[sc] = NULL;
+		u->err_nrows[sc] = 0;
+	}
+}
+
+void ui_errors_fill_all(struct ui *u)
+{
+	for (int sc = 0; u->snap && sc < SNAP_NSCOPES; sc++)
+		for (int r = 0; r < u->snap->nrows[sc]; r++)
+			if (u->snap->rows[sc][r].errors_pending)
+				sampler_fill_errors(u->sampler, u->snap, &u->snap->rows[sc][r]);
+}
+
+double ui_event_rse(struct ui *u, const struct snap_row *r, int e)
+{
+	if (!r || !u->snap)
+		return NAN;
+	errors_read(u, r);
+	return snap_event_rse(u->snap, r, e);
+}
+
 double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse)
 {
 	if (cov)
@@ -59,7 +145,9 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 	double v = snap_metric(u->snap, r, metric);
 	if (cov)
 		*cov = snap_metric_cov(u->snap, r, metric);
-	if (rse)
+	if (rse) {
+		errors_read(u, r);
 		*rse = snap_metric_rse(u->snap, r, metric);
+	}
 	return v;
 }

@@ -42,6 +42,7 @@ void ui_done(struct ui *u)
 	free(u->views);
 	free(u->group_view.cols);
 	history_done(&u->hist);
+	ui_errors_done(u);
 }
 
 /* The dashboard's state for config c, before the screen starts: the

@@ -145,6 +145,14 @@ struct ui {
 	bool utf8;                   /* the locale is UTF-8: graphs in block elements */
 
 	struct frame drawn;          /* what the last frame drew: kept by the loop, for clicks */
+
+	/* The rows whose errors the frame being drawn read (err_read), and
+	 * those the sampler was last told of (err_told): it finds theirs
+	 * with each interval, the others' when a frame reads them
+	 * (figures.c: ui_errors_*). */
+	bool *err_read[SNAP_NSCOPES], *err_told[SNAP_NSCOPES];
+	int err_nrows[SNAP_NSCOPES];
+	bool err_told_any;
 };
 
 /* figures.c: what a row shows (no curses). */
@@ -161,6 +169,15 @@ const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc
 /* A metric of a row, with its coverage and relative standard error (each
  * may be NULL). */
 double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
+/* An event's relative standard error in a row of u->snap. */
+double ui_event_rse(struct ui *u, const struct snap_row *r, int e);
+/* Around drawing a frame: which rows' errors it reads is noted, and
+ * when that changed the sampler is told (sampler_want_errors). */
+void ui_errors_frame_begin(struct ui *u);
+void ui_errors_frame_end(struct ui *u);
+void ui_errors_done(struct ui *u);
+/* Every row's errors of u->snap found (a file of the whole interval). */
+void ui_errors_fill_all(struct ui *u);
 
 /* columns.c: the table's columns (no curses). */
 /* The metrics the screen finds by name (u->m_util...). */
