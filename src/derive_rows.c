@@ -249,7 +249,8 @@ struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive
 	const struct model *m = in->model;
 	const struct topo *t = in->topo;
 	const struct row_maps *rm = &w->rm;
-	struct snapshot *snap = snapshot_new_cols(m, w->nrows, w->mcols, w->ecols);
+	/* Every event's figures are written by step_events. */
+	struct snapshot *snap = snapshot_new_cols(m, w->nrows, w->mcols, w->ecols, true);
 	snap->interval_s = in->interval_s;
 	memcpy(snap->metric_planned, w->mcols, sizeof(bool) * (size_t)m->nmetrics);
 	for (int e = 0; e < m->nevents; e++)

@@ -32,22 +32,52 @@ static inline void add_to(double *restrict dst, const double *restrict src, int 
 		dst[j] += src[j];
 }
 
-/* Row r of scope sc added into row u of scope su, buckets and all. */
-static void add_row(struct gsum *gs, int *cnt[SNAP_NSCOPES], int sc, int r, int su, int u)
+/* Row r of scope sc added into row u of scope su, buckets and all; into
+ * a row nothing was added to yet (seen false), copied. */
+static void add_row(struct gsum *gs, int *cnt[SNAP_NSCOPES], bool *seen[SNAP_NSCOPES], int sc, int r, int su, int u)
 {
 	int nev = gs->nev, nb = gs->nb;
-	add_to(&gs->val[su][(size_t)u * (size_t)nev], &gs->val[sc][(size_t)r * (size_t)nev], nev);
+	size_t from = (size_t)r * (size_t)nb, to = (size_t)u * (size_t)nb;
+	double *dv = &gs->val[su][(size_t)u * (size_t)nev], *dbv = nb ? &gs->bval[su][to * (size_t)nev] : NULL;
+	const double *sv = &gs->val[sc][(size_t)r * (size_t)nev], *sbv = nb ? &gs->bval[sc][from * (size_t)nev] : NULL;
+	if (!seen[su][u]) {
+		seen[su][u] = true;
+		memcpy(dv, sv, sizeof(double) * (size_t)nev);
+		gs->run[su][u] = gs->run[sc][r];
+		gs->cov[su][u] = gs->cov[sc][r];
+		if (!nb)
+			return;
+		memcpy(dbv, sbv, sizeof(double) * (size_t)nb * (size_t)nev);
+		memcpy(&gs->bw[su][to], &gs->bw[sc][from], sizeof(double) * (size_t)nb);
+		memcpy(&cnt[su][to], &cnt[sc][from], sizeof(int) * (size_t)nb);
+		return;
+	}
+	add_to(dv, sv, nev);
 	gs->run[su][u] += gs->run[sc][r];
 	if (gs->cov[sc][r] < gs->cov[su][u])
 		gs->cov[su][u] = gs->cov[sc][r];
 	if (!nb)
 		return;
-	size_t from = (size_t)r * (size_t)nb, to = (size_t)u * (size_t)nb;
-	add_to(&gs->bval[su][to * (size_t)nev], &gs->bval[sc][from * (size_t)nev], nb * nev);
+	add_to(dbv, sbv, nb * nev);
 	for (int b = 0; b < nb; b++) {
 		gs->bw[su][to + (size_t)b] += gs->bw[sc][from + (size_t)b];
 		cnt[su][to + (size_t)b] += cnt[sc][from + (size_t)b];
 	}
+}
+
+/* Row r of scope sc as nothing added to it: no instance under it. */
+static void zero_row(struct gsum *gs, int *cnt[SNAP_NSCOPES], int sc, int r)
+{
+	int nev = gs->nev, nb = gs->nb;
+	memset(&gs->val[sc][(size_t)r * (size_t)nev], 0, sizeof(double) * (size_t)nev);
+	gs->run[sc][r] = 0;
+	gs->cov[sc][r] = 0;
+	if (!nb)
+		return;
+	size_t at = (size_t)r * (size_t)nb;
+	memset(&gs->bval[sc][at * (size_t)nev], 0, sizeof(double) * (size_t)nb * (size_t)nev);
+	memset(&gs->bw[sc][at], 0, sizeof(double) * (size_t)nb);
+	memset(&cnt[sc][at], 0, sizeof(int) * (size_t)nb);
 }
 
 void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
@@ -71,18 +101,21 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 		need += nr * ((size_t)nev + 2) + (nb ? nr * (size_t)nb * ((size_t)nev + 1) : 0);
 		ncnt += nb ? nr * (size_t)nb : 0;
 	}
-	double *at0 = arena_get(ar, need * sizeof(double), true);
-	int *cnt[SNAP_NSCOPES] = { NULL }, *cat = nb ? arena_get(ar, ncnt * sizeof(int), true) : NULL;
+	/* Not zeroed: at 1024 CPUs that was a tenth of the derivation. A
+	 * row's first addition is a copy instead (seen), and the rows that
+	 * get none are zeroed at the end. */
+	double *at0 = arena_get(ar, need * sizeof(double), false);
+	int *cnt[SNAP_NSCOPES] = { NULL }, *cat = nb ? arena_get(ar, ncnt * sizeof(int), false) : NULL;
+	bool *seen[SNAP_NSCOPES];
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		size_t nr = (size_t)nrows[sc];
+		seen[sc] = arena_get(ar, nr + 1, true);
 		gs->val[sc] = at0;
 		at0 += nr * (size_t)nev;
 		gs->run[sc] = at0;
 		at0 += nr;
 		gs->cov[sc] = at0;
 		at0 += nr;
-		for (size_t r = 0; r < nr; r++)
-			gs->cov[sc][r] = 1;
 		if (nb) {
 			gs->bval[sc] = at0;
 			at0 += nr * (size_t)nb * (size_t)nev;
@@ -106,23 +139,45 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 		double cov = T > 0 ? run / T : 0;
 		const double *iv = &g->iv[(size_t)i * (size_t)nev];
 		double *dst = &gs->val[sc][(size_t)r * (size_t)nev];
-		for (int j = 0; j < nev; j++)
-			dst[j] += iv[j] * k;
-		gs->run[sc][r] += run;
-		if (cov < gs->cov[sc][r])
-			gs->cov[sc][r] = cov;
+		bool first = !seen[sc][r];
+		seen[sc][r] = true;
+		if (first) {
+			for (int j = 0; j < nev; j++)
+				dst[j] = iv[j] * k;
+			gs->run[sc][r] = run;
+			gs->cov[sc][r] = cov < 1 ? cov : 1;
+		} else {
+			for (int j = 0; j < nev; j++)
+				dst[j] += iv[j] * k;
+			gs->run[sc][r] += run;
+			if (cov < gs->cov[sc][r])
+				gs->cov[sc][r] = cov;
+		}
 		for (int b = 0; b < nb; b++) {
 			double br = g->br[(size_t)b * (size_t)dp->ninst + (size_t)i];
-			if (!(br > 0))
-				continue;
-			const double *bv = &g->bv[((size_t)b * (size_t)dp->ninst + (size_t)i) * (size_t)nev];
-			double bk = T / br;
 			size_t at = (size_t)r * (size_t)nb + (size_t)b;
 			double *bd = &gs->bval[sc][at * (size_t)nev];
-			for (int j = 0; j < nev; j++)
-				bd[j] += bv[j] * bk;
-			gs->bw[sc][at] += br;
-			cnt[sc][at]++;
+			if (!(br > 0)) {
+				if (first) {
+					memset(bd, 0, sizeof(double) * (size_t)nev);
+					gs->bw[sc][at] = 0;
+					cnt[sc][at] = 0;
+				}
+				continue;
+			}
+			const double *bv = &g->bv[((size_t)b * (size_t)dp->ninst + (size_t)i) * (size_t)nev];
+			double bk = T / br;
+			if (first) {
+				for (int j = 0; j < nev; j++)
+					bd[j] = bv[j] * bk;
+				gs->bw[sc][at] = br;
+				cnt[sc][at] = 1;
+			} else {
+				for (int j = 0; j < nev; j++)
+					bd[j] += bv[j] * bk;
+				gs->bw[sc][at] += br;
+				cnt[sc][at]++;
+			}
 		}
 	}
 	/* ... then each row into the one above it, scope by scope upwards:
@@ -130,7 +185,7 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 	for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++)
 		for (int r = 0; r < nrows[sc]; r++)
 			if (ir->nin[sc][r] > 0 && ir->up[sc][r] >= 0)
-				add_row(gs, cnt, sc, r, ir->upsc[sc][r], ir->up[sc][r]);
+				add_row(gs, cnt, seen, sc, r, ir->upsc[sc][r], ir->up[sc][r]);
 	/* Means over the row's instances. A sample is usable in a row only
 	 * when every instance under it ran in it (they rotate together; one
 	 * that did not, such as a CPU back online mid-interval, would bias
@@ -138,9 +193,11 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		for (int r = 0; r < nrows[sc]; r++) {
 			int nin = ir->nin[sc][r];
-			gs->run[sc][r] = nin > 0 ? gs->run[sc][r] / nin : 0;
-			if (nin == 0)
-				gs->cov[sc][r] = 0;
+			if (nin == 0 || !seen[sc][r]) {
+				zero_row(gs, cnt, sc, r);
+				continue;
+			}
+			gs->run[sc][r] /= nin;
 			for (int b = 0; b < nb; b++) {
 				size_t at = (size_t)r * (size_t)nb + (size_t)b;
 				int c = cnt[sc][at];

@@ -51,7 +51,7 @@ static size_t part(size_t n, size_t size)
  * interval's own work. snapshot_free frees it with what derive adds
  * (offline CPUs, notice, tasks), which are allocated apart. */
 static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
-				       const bool *ecols, const struct snapshot *like)
+				       const bool *ecols, const struct snapshot *like, bool events_unset)
 {
 	int nmet = m ? m->nmetrics : 0, nev = m ? m->nevents : 0;
 	int nm_i = 0, ne_i = 0;
@@ -95,13 +95,18 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 		s->nrows[sc] = n[sc];
 		/* Every figure starts unknown. This runs for every row of every
 		 * interval (a tenth of the sampler's own time at 384 CPUs when
-		 * written one by one): eight stores a turn. */
-		size_t i = 0;
-		for (; i + 8 <= len; i += 8)
-			blk[i] = blk[i + 1] = blk[i + 2] = blk[i + 3] = blk[i + 4] = blk[i + 5] = blk[i + 6] =
-				blk[i + 7] = NAN;
-		for (; i < len; i++)
-			blk[i] = NAN;
+		 * written one by one): eight stores a turn. events_unset: the
+		 * metrics' figures only, row by row; the caller writes every
+		 * event's. */
+		size_t i = 0, stride = events_unset && per ? per : len, fill = events_unset && per ? 3 * nm : len;
+		for (size_t at = 0; at < len; at += stride) {
+			double *b = blk + at;
+			size_t end = fill < len - at ? fill : len - at;
+			for (i = 0; i + 8 <= end; i += 8)
+				b[i] = b[i + 1] = b[i + 2] = b[i + 3] = b[i + 4] = b[i + 5] = b[i + 6] = b[i + 7] = NAN;
+			for (; i < end; i++)
+				b[i] = NAN;
+		}
 		for (int r = 0; r < n[sc]; r++) {
 			struct snap_row *row = &s->rows[sc][r];
 			double *b = s->block[sc] + (size_t)r * per;
@@ -140,18 +145,18 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 
 struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES])
 {
-	return snapshot_alloc(m, nrows, NULL, NULL, NULL);
+	return snapshot_alloc(m, nrows, NULL, NULL, NULL, false);
 }
 
 struct snapshot *snapshot_new_cols(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
-				   const bool *ecols)
+				   const bool *ecols, bool events_unset)
 {
-	return snapshot_alloc(m, nrows, mcols, ecols, NULL);
+	return snapshot_alloc(m, nrows, mcols, ecols, NULL, events_unset);
 }
 
 struct snapshot *snapshot_new_like(const struct snapshot *like, const int nrows[SNAP_NSCOPES])
 {
-	return snapshot_alloc(like->model, nrows, NULL, NULL, like);
+	return snapshot_alloc(like->model, nrows, NULL, NULL, like, false);
 }
 
 size_t snapshot_row_bytes(const struct snapshot *s)

@@ -110,9 +110,11 @@ struct snapshot {
  * for every metric and event of the model. */
 struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES]);
 /* The same with columns only for the metrics and events marked in mcols
- * and ecols ([nmetrics], [nevents]; NULL: all). */
+ * and ecols ([nmetrics], [nevents]; NULL: all). events_unset: the events'
+ * figures are left as they are, for the caller to write every one of them
+ * (derive's step_events, which writes them anyway). */
 struct snapshot *snapshot_new_cols(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
-				   const bool *ecols);
+				   const bool *ecols, bool events_unset);
 /* A snapshot of the same model and columns as s, with nrows rows and
  * nothing else copied. */
 struct snapshot *snapshot_new_like(const struct snapshot *s, const int nrows[SNAP_NSCOPES]);

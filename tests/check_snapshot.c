@@ -60,7 +60,7 @@ START_TEST(test_columns)
 	int nrows[SNAP_NSCOPES] = { 4, 2, 1, 1, 1 };
 	const bool mcols[3] = { false, true, false }, ecols[5] = { true, false, false, true, false };
 	struct snapshot *full = snapshot_new(&fake_model, nrows);
-	struct snapshot *s = snapshot_new_cols(&fake_model, nrows, mcols, ecols);
+	struct snapshot *s = snapshot_new_cols(&fake_model, nrows, mcols, ecols, false);
 	ck_assert_int_eq(s->nmcols, 1);
 	ck_assert_int_eq(s->necols, 2);
 	ck_assert_int_eq(snap_mcol(s, 0), -1);
