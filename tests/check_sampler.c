@@ -847,6 +847,32 @@ START_TEST(test_thread_mode)
 }
 END_TEST
 
+/* The "errors shown" tests: a simulated Zen 5 of 16 CPUs, every metric
+ * planned, ex_ret_instr shown as with -e. */
+static struct model *zen5;
+static struct topo *zen5_topo;
+static int *zen5_all, zen5_shown;
+
+static void setup_zen5(void)
+{
+	char *cause = NULL;
+	zen5 = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
+	ck_assert_msg(zen5 != NULL, "zen5: %s", cause ? cause : "?");
+	zen5_topo = topo_synthetic(1, 2, 4, 2);
+	zen5_all = xmalloc(sizeof(int) * (size_t)zen5->nmetrics);
+	for (int i = 0; i < zen5->nmetrics; i++)
+		zen5_all[i] = i;
+	zen5_shown = model_find_event(zen5, "ex_ret_instr");
+	ck_assert_int_ge(zen5_shown, 0);
+}
+
+static void teardown_zen5(void)
+{
+	free(zen5_all);
+	topo_free(zen5_topo);
+	model_free(zen5);
+}
+
 /* Errors only where an output shows them (sampler_config.shown_event_errors,
  * what the screen and batch output ask for): two samplers of the same
  * simulated Zen 5 and seed, one with every event's error and one with
@@ -857,14 +883,9 @@ END_TEST
 START_TEST(test_shown_event_errors)
 {
 	char *cause = NULL;
-	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
-	ck_assert_msg(m != NULL, "zen5: %s", cause ? cause : "?");
-	struct topo *t = topo_synthetic(1, 2, 4, 2);
-	int *all = xmalloc(sizeof(int) * (size_t)m->nmetrics);
-	for (int i = 0; i < m->nmetrics; i++)
-		all[i] = i;
-	int shown = model_find_event(m, "ex_ret_instr");
-	ck_assert_int_ge(shown, 0);
+	struct model *m = zen5;
+	struct topo *t = zen5_topo;
+	int *all = zen5_all, shown = zen5_shown;
 	struct sampler *sm[2];
 	for (int k = 0; k < 2; k++) {
 		/* No back-off: both must rotate alike whatever each one costs. */
@@ -917,9 +938,6 @@ START_TEST(test_shown_event_errors)
 	ck_assert_int_gt(left_out, 0);
 	sampler_free(sm[0]);
 	sampler_free(sm[1]);
-	free(all);
-	topo_free(t);
-	model_free(m);
 }
 END_TEST
 
@@ -963,14 +981,9 @@ static void assert_rows_same(const struct model *m, const struct snapshot *a, co
 START_TEST(test_errors_on_demand)
 {
 	char *cause = NULL;
-	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
-	ck_assert_msg(m != NULL, "zen5: %s", cause ? cause : "?");
-	struct topo *t = topo_synthetic(1, 2, 4, 2);
-	int *all = xmalloc(sizeof(int) * (size_t)m->nmetrics);
-	for (int i = 0; i < m->nmetrics; i++)
-		all[i] = i;
-	int shown = model_find_event(m, "ex_ret_instr");
-	ck_assert_int_ge(shown, 0);
+	struct model *m = zen5;
+	struct topo *t = zen5_topo;
+	int *all = zen5_all, shown = zen5_shown;
 	struct sampler *sm[2];
 	for (int k = 0; k < 2; k++) {
 		struct sampler_config cfg = {
@@ -1038,9 +1051,6 @@ START_TEST(test_errors_on_demand)
 	snapshot_free(old_b);
 	sampler_free(sm[0]);
 	sampler_free(sm[1]);
-	free(all);
-	topo_free(t);
-	model_free(m);
 }
 END_TEST
 
@@ -1057,13 +1067,9 @@ START_TEST(test_every_event_cell_written)
 	uint64_t junk;
 	memset(&junk, 0x55, sizeof(junk));
 	char *cause = NULL;
-	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
-	ck_assert_msg(m != NULL, "zen5: %s", cause ? cause : "?");
-	struct topo *t = topo_synthetic(1, 2, 4, 2);
-	int *all = xmalloc(sizeof(int) * (size_t)m->nmetrics);
-	for (int i = 0; i < m->nmetrics; i++)
-		all[i] = i;
-	int shown = model_find_event(m, "ex_ret_instr");
+	struct model *m = zen5;
+	struct topo *t = zen5_topo;
+	int *all = zen5_all, shown = zen5_shown;
 	bool *filter = xcalloc((size_t)t->max_cpu + 1, sizeof(bool));
 	for (int c = 0; c < 6; c++)
 		filter[c] = true;
@@ -1097,9 +1103,6 @@ START_TEST(test_every_event_cell_written)
 	}
 	ck_assert_int_gt(cells, 0);
 	free(filter);
-	free(all);
-	topo_free(t);
-	model_free(m);
 	mallopt(M_PERTURB, 0);
 }
 END_TEST
@@ -1129,6 +1132,7 @@ static Suite *sampler_suite(void)
 	tcase_set_timeout(tc, 20);
 	suite_add_tcase(s, tc);
 	TCase *te = tcase_create("errors shown");
+	tcase_add_checked_fixture(te, setup_zen5, teardown_zen5);
 	tcase_add_test(te, test_shown_event_errors);
 	tcase_add_test(te, test_errors_on_demand);
 	tcase_add_test(te, test_every_event_cell_written);
