@@ -873,6 +873,23 @@ static void teardown_zen5(void)
 	model_free(zen5);
 }
 
+/* A sampler of that machine on the simulated PMU of this seed, rotating
+ * every 20 ms with no back-off (two samplers compared must rotate alike
+ * whatever each one costs). */
+static struct sampler *zen5_sampler(const char *seed, bool shown_errors, bool on_demand)
+{
+	char *cause = NULL;
+	struct sampler_config cfg = {
+		.model = zen5, .topo = zen5_topo, .ops = &backend_sim, .backend_arg = seed,
+		.interval_s = 1.0, .rotate_ms = 20, .nmetrics = zen5->nmetrics, .metrics = zen5_all,
+		.nevents = 1, .events = &zen5_shown, .shown_event_errors = shown_errors, .cost_budget = 1e9,
+		.errors_on_demand = on_demand,
+	};
+	struct sampler *s = sampler_new(&cfg, &cause);
+	ck_assert_msg(s != NULL, "sampler: %s", cause ? cause : "?");
+	return s;
+}
+
 /* Errors only where an output shows them (sampler_config.shown_event_errors,
  * what the screen and batch output ask for): two samplers of the same
  * simulated Zen 5 and seed, one with every event's error and one with
@@ -884,19 +901,8 @@ START_TEST(test_shown_event_errors)
 {
 	char *cause = NULL;
 	struct model *m = zen5;
-	struct topo *t = zen5_topo;
-	int *all = zen5_all, shown = zen5_shown;
-	struct sampler *sm[2];
-	for (int k = 0; k < 2; k++) {
-		/* No back-off: both must rotate alike whatever each one costs. */
-		struct sampler_config cfg = {
-			.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=7",
-			.interval_s = 1.0, .rotate_ms = 20, .nmetrics = m->nmetrics, .metrics = all,
-			.nevents = 1, .events = &shown, .shown_event_errors = k == 1, .cost_budget = 1e9,
-		};
-		sm[k] = sampler_new(&cfg, &cause);
-		ck_assert_msg(sm[k] != NULL, "sampler: %s", cause ? cause : "?");
-	}
+	int shown = zen5_shown;
+	struct sampler *sm[2] = { zen5_sampler("seed=7", false, false), zen5_sampler("seed=7", true, false) };
 	int left_out = 0, kept = 0;
 	for (int step_no = 0; step_no < 3; step_no++) {
 		struct snapshot *a = sampler_step(sm[0], &cause), *b = sampler_step(sm[1], &cause);
@@ -982,19 +988,7 @@ START_TEST(test_errors_on_demand)
 {
 	char *cause = NULL;
 	struct model *m = zen5;
-	struct topo *t = zen5_topo;
-	int *all = zen5_all, shown = zen5_shown;
-	struct sampler *sm[2];
-	for (int k = 0; k < 2; k++) {
-		struct sampler_config cfg = {
-			.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=11",
-			.interval_s = 1.0, .rotate_ms = 20, .nmetrics = m->nmetrics, .metrics = all,
-			.nevents = 1, .events = &shown, .shown_event_errors = true, .cost_budget = 1e9,
-			.errors_on_demand = k == 1,
-		};
-		sm[k] = sampler_new(&cfg, &cause);
-		ck_assert_msg(sm[k] != NULL, "sampler: %s", cause ? cause : "?");
-	}
+	struct sampler *sm[2] = { zen5_sampler("seed=11", true, false), zen5_sampler("seed=11", true, true) };
 	/* The screen read CPU rows 1 and 3 and the system row. */
 	bool cpu_rows[16] = { false, true, false, true }, sys_row[1] = { true };
 	struct derive_want want = { .rows = { [SNAP_CPU] = cpu_rows, [SNAP_SYSTEM] = sys_row },
