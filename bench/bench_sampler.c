@@ -253,7 +253,8 @@ static bool all_event_errors, fixed_rotation;
 /* -w ROWS: as the dashboard derives: the errors of the rows its default
  * screen reads (ROWS CPU rows, every CCX, socket and system row) at
  * once, the others' on demand; with -p the next ROWS CPU rows' are found
- * on demand after each derivation and timed ("fill"). */
+ * on demand after each derivation and timed ("fill"). -w 0 -a: as the
+ * exporter derives at --export-scope ccx (with no screen). */
 static int want_rows = -1;
 
 /* -g VIEW: only what the dashboard plans for that view (its columns and
@@ -302,7 +303,7 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		.model = m, .topo = t, .ops = &timed_sim, .backend_arg = "",
 		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = nall, .metrics = all,
 		.shown_event_errors = !all_event_errors, .cost_budget = fixed_rotation ? 1e9 : 0,
-		.errors_on_demand = want_rows >= 0,
+		.errors_on_demand = want_rows >= 0, .errors_all_from = want_rows >= 0 ? SNAP_NSCOPES : SNAP_CPU,
 	};
 	int tm[64], ntm = 0;
 	for (int v = 0; with_tasks && v < m->nviews && !ntm; v++)

@@ -414,6 +414,12 @@ static bool event_error_found(const struct derive_input *in, const struct derive
 	return !in->event_errors || in->event_errors[e] || dc->pooled_ev[e];
 }
 
+/* Whether row r of scope sc has its errors found now (derive_input.want). */
+static bool row_wanted(const struct derive_want *want, int sc, int r)
+{
+	return !want || want->all[sc] || (want->rows[sc] && r < want->nrows[sc] && want->rows[sc][r]);
+}
+
 /* Event column c of row r of scope sc with no figure. */
 static inline void event_unknown(struct snapshot *snap, int sc, int r, int c)
 {
@@ -421,16 +427,57 @@ static inline void event_unknown(struct snapshot *snap, int sc, int r, int c)
 	row->ev[c] = row->ecov[c] = row->erse[c] = NAN;
 }
 
+/* Event e's figure, coverage and (err) error in row r of scope sc,
+ * from its window set ws (its k-th event), in column c; NaN where the
+ * row has none of its PMU, or -C left a per-CPU event's row partial. */
+static void event_in_row(struct derive_work *w, struct snapshot *snap, const struct wset *ws, int k, int c, bool thread,
+			 int sc, int r, bool err)
+{
+	const int *nin = w->irows[ws->pmu].nin[sc];
+	if (!nin || nin[r] <= 0 || (thread && sc != SNAP_SYSTEM && w->partial[sc][r])) {
+		event_unknown(snap, sc, r, c);
+		return;
+	}
+	const struct gsum *gs = w->gs;
+	struct snap_row *row = &snap->rows[sc][r];
+	double v, cov, rse = NAN;
+	if (ws->ng == 1) {
+		const struct gsum *g1 = &gs[ws->g[0]];
+		v = g1->val[sc][(size_t)r * (size_t)g1->nev + (size_t)ws->pos[k]];
+		cov = g1->cov[sc][r];
+	} else {
+		cov = wset_value1(ws, gs, sc, r, k, &v);
+	}
+	if (isnan(v))
+		cov = 0;
+	else if (cov >= UNC_FULLY_COVERED)
+		rse = 0;
+	else if (err) {
+		const double one = 1;
+		double se = wset_se(ws, gs, sc, r, &k, &one, 1, cov, w->scratch);
+		rse = se == 0 ? 0 : se / fabs(v);
+	}
+	row->ev[c] = v;
+	row->ecov[c] = cov;
+	row->erse[c] = rse;
+}
+
 /* Step 6, the events: each planned event's figure, coverage and
  * uncertainty in every row. A per-CPU event has none in a core, CCX or
  * socket row that -C left partial. Every event cell of every row is
  * written here, NaN where there is no figure: the skeleton leaves them
- * unset (snapshot_new_cols), which saved a tenth of the derivation. */
+ * unset (snapshot_new_cols), which saved a tenth of the derivation. An
+ * event's error is found only in the rows whose errors are found now
+ * (want); the events whose error some row finds are listed (err_ev) for
+ * derive_fill_errors. */
 static void step_events(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
 			struct snapshot *snap)
 {
 	const struct model *m = in->model;
+	const struct derive_want *want = in->cache ? in->want : NULL;
 	const struct gsum *gs = w->gs;
+	w->err_ev = WORK_ARRAY(w, m->nevents, int);
+	w->nerr_ev = 0;
 	for (int e = 0; e < m->nevents; e++) {
 		int c = snap->ecol[e];
 		if (c < 0)
@@ -446,22 +493,18 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
 		/* Its error where it can be stated and something reads it. */
 		bool err = ws->ns >= UNC_MIN_SAMPLES && event_error_found(in, dc, e);
+		if (err)
+			w->err_ev[w->nerr_ev++] = e;
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			const int *nin = w->irows[ws->pmu].nin[sc];
 			const bool *partial = w->partial[sc];
 			bool drop = thread && sc != SNAP_SYSTEM;
-			if (!nin) {
-				for (int r = 0; r < w->nrows[sc]; r++)
-					event_unknown(snap, sc, r, c);
-				continue;
-			}
-			/* One group (most events): its counts and coverage in place. */
-			const struct gsum *g1 = ws->ng == 1 ? &gs[ws->g[0]] : NULL;
-			const double *gval = g1 ? g1->val[sc] + ws->pos[k] : NULL, *gcov = g1 ? g1->cov[sc] : NULL;
-			size_t gnev = g1 ? (size_t)g1->nev : 0;
-			if (g1 && !err) {
+			if (nin && ws->ng == 1 && !err) {
 				/* Most events: one group's counts in place and no
-				 * error to find; what the loop below gives. */
+				 * error to find; what event_in_row gives. */
+				const struct gsum *g1 = &gs[ws->g[0]];
+				const double *gval = g1->val[sc] + ws->pos[k], *gcov = g1->cov[sc];
+				size_t gnev = (size_t)g1->nev;
 				for (int r = 0; r < w->nrows[sc]; r++) {
 					if (nin[r] <= 0 || (drop && partial[r])) {
 						event_unknown(snap, sc, r, c);
@@ -475,32 +518,8 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 				}
 				continue;
 			}
-			for (int r = 0; r < w->nrows[sc]; r++) {
-				if (nin[r] <= 0 || (drop && partial[r])) {
-					event_unknown(snap, sc, r, c);
-					continue;
-				}
-				struct snap_row *row = &snap->rows[sc][r];
-				double v, cov, rse = NAN;
-				if (g1) {
-					v = gval[(size_t)r * gnev];
-					cov = gcov[r];
-				} else {
-					cov = wset_value1(ws, gs, sc, r, k, &v);
-				}
-				if (isnan(v))
-					cov = 0;
-				else if (cov >= UNC_FULLY_COVERED)
-					rse = 0;
-				else if (err) {
-					const double one = 1;
-					double se = wset_se(ws, gs, sc, r, &k, &one, 1, cov, w->scratch);
-					rse = se == 0 ? 0 : se / fabs(v);
-				}
-				row->ev[c] = v;
-				row->ecov[c] = cov;
-				row->erse[c] = rse;
-			}
+			for (int r = 0; r < w->nrows[sc]; r++)
+				event_in_row(w, snap, ws, k, c, thread, sc, r, err && row_wanted(want, sc, r));
 		}
 	}
 }
@@ -806,15 +825,10 @@ static void row_metrics(struct derive_work *w, const struct derive_cache *dc, st
 		row->mcov[t->col] = cov;
 	}
 	/* Something of the row is left to find: a metric's error, or an
-	 * event's widened by a set's doubt. */
-	row->errors_pending = !errors && (w->nmt[sc] > 0 || w->nprep[sc] > 0);
+	 * event's (found, or widened by a set's doubt). */
+	row->errors_pending = !errors && (w->nmt[sc] > 0 || w->nprep[sc] > 0 || w->nerr_ev > 0);
 }
 
-/* Whether row r of scope sc has its errors found now (derive_input.want). */
-static bool row_wanted(const struct derive_want *want, int sc, int r)
-{
-	return !want || (want->rows[sc] && r < want->nrows[sc] && want->rows[sc][r]);
-}
 
 /* Step 7, the metrics: in their window set where they have one, else
  * from the pooled event figures of each row. What does not change from
@@ -876,7 +890,14 @@ bool derive_fill_errors(struct derive_cache *dc, struct snapshot *snap, struct s
 		return false;   /* its buffers are gone: the errors stay unknown */
 	int r = (int)(row - snap->rows[sc]);
 	/* The row derived again with its errors, from the same sums, then
-	 * bounded and reconciled as every row was. */
+	 * bounded and reconciled as every row was: its events' errors
+	 * first, which the sets' doubts then widen. */
+	for (int i = 0; i < w->nerr_ev; i++) {
+		int e = w->err_ev[i];
+		const struct wset *ws = &w->wl.v[dc->ev_set[e]];
+		bool thread = w->model->pmus[ws->pmu].scope == SCOPE_THREAD;
+		event_in_row(w, snap, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r, true);
+	}
 	row_simple_metrics(w, snap, sc, r);
 	for (int k = 0; k < w->wl.n; k++)
 		w->doubt[k] = 1;

@@ -86,10 +86,13 @@ struct derive_cache {
 };
 void derive_cache_done(struct derive_cache *c);
 
-/* The rows whose errors an output reads: rows[sc][r] for r < nrows[sc]
- * (rows[sc] NULL: none of that scope). The dashboard names the rows it
- * showed, a few dozen of 1024 CPUs' 1,600; the rest are found on demand. */
+/* The rows whose errors an output reads: every row of a scope where
+ * all[sc] (the exporter's --export-scope and wider), else rows[sc][r] for
+ * r < nrows[sc] (rows[sc] NULL: none of that scope). The dashboard names
+ * the rows its last frame read, a few dozen of 1024 CPUs' 1,600; the
+ * rest are found on demand. */
 struct derive_want {
+	bool all[SNAP_NSCOPES];
 	const bool *rows[SNAP_NSCOPES];
 	int nrows[SNAP_NSCOPES];
 };

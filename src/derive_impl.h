@@ -86,6 +86,9 @@ struct derive_work {
 	 * an error that is found, a metric's error or its several groups'
 	 * values): prep_row measures no others. */
 	int *prep[SNAP_NSCOPES], nprep[SNAP_NSCOPES];
+	/* The events whose error some row finds (step_events), found again
+	 * in a row that derive_fill_errors finishes. */
+	int *err_ev, nerr_ev;
 	/* step_simple_metrics: the rows a metric is evaluated in, and its
 	 * program's slots for all of them (formula_run_rows). */
 	int *rlist;

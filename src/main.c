@@ -234,9 +234,12 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		/* The exporter publishes every event's error; the screen and
 		 * batch output show the -e events' only. */
 		.shown_event_errors = !r->hub,
-		/* The screen's rows' errors now, the others' when shown; every
-		 * other output writes them all. */
-		.errors_on_demand = !r->hub && !r->opt.batch && !r->opt.daemon && !r->opt.show_schedule,
+		/* Errors now where an output reads them: the rows the screen
+		 * shows, the exporter's scopes; batch output writes them all.
+		 * The others' are found if they are read. */
+		.errors_on_demand = !r->opt.batch && !r->opt.daemon && !r->opt.show_schedule,
+		.errors_all_from = r->opt.batch || r->opt.show_schedule ? SNAP_CPU
+				   : r->hub ? r->opt.export_scope : SNAP_NSCOPES,
 		.ntask_metrics = r->ntm, .task_metrics = r->tm, .task_freq = r->opt.task_hz,
 		.ntask_pids = r->opt.npids, .task_pids = r->opt.pids, .task_cgroup = r->opt.cgroup,
 		/* Batch: Ctrl-C ends the interval in progress, which is still

@@ -61,11 +61,15 @@ struct sampler_config {
 	 * needs): what the screen and batch output show. False where every
 	 * event's error is published (the exporter) or judged (tests). */
 	bool shown_event_errors;
-	/* The dashboard (not --listen, whose exporter publishes every row):
-	 * each interval's errors are found in the rows the screen last read
-	 * (sampler_want_errors), the others' when it reads them
-	 * (sampler_fill_errors). At 1024 CPUs the errors of rows nobody
-	 * looks at were 40 % of the derivation (docs/performance.md). */
+	/* Which rows' errors each interval finds at once; the others' are
+	 * found when an output reads them (sampler_fill_errors). Every row
+	 * of scope errors_all_from and wider (0, SNAP_CPU: every row, as
+	 * batch output needs; the exporter's --export-scope; SNAP_NSCOPES:
+	 * none by scope), and with errors_on_demand (the dashboard) the rows
+	 * the screen's last frame read (sampler_want_errors), or every row
+	 * until it has said. At 1024 CPUs the errors of rows nobody looks at
+	 * were 40 % of the derivation (docs/performance.md). */
+	int errors_all_from;
 	bool errors_on_demand;
 	/* Per-task sampling (tasks.h) for these metrics, the columns of a
 	 * tasks view; 0: none. task_freq: samples a second of each event on

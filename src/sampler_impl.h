@@ -113,8 +113,8 @@ struct sampler {
 	 * as well, when it has a row's errors found that were left for later
 	 * (sampler_fill_errors): every use of dcache is under derive_mu. */
 	pthread_mutex_t derive_mu;
-	/* cfg.errors_on_demand: the rows whose errors the screen reads, as
-	 * the derivation uses them (want_set false: every row's). */
+	/* The rows whose errors each interval finds (take_want): the
+	 * screen's word (want_set: it has said one) and cfg.errors_all_from. */
 	struct derive_want want;
 	bool want_set;
 

@@ -368,26 +368,34 @@ static char *interval_notice(struct sampler *s, const char *why)
 
 /* The snapshot of the interval just read: derive.c sums and evaluates;
  * the sampler adds what only it knows. */
-/* The rows whose errors this interval finds now (cfg.errors_on_demand):
- * the screen's latest word, or every row's until it has said one. */
+/* The rows whose errors this interval finds now: every scope from
+ * cfg.errors_all_from, and the rows of the screen's latest word (every
+ * row until it has said one). NULL: every row's. */
 static const struct derive_want *take_want(struct sampler *s)
 {
-	if (!s->cfg.errors_on_demand)
+	int from = s->cfg.errors_all_from;
+	if (from <= SNAP_CPU)
 		return NULL;
-	pthread_mutex_lock(&s->mu);
-	if (s->p_want_new) {
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-			free((void *)s->want.rows[sc]);
-			s->want.rows[sc] = s->p_want[sc];
-			s->want.nrows[sc] = s->p_nwant[sc];
-			s->p_want[sc] = NULL;
-			s->p_nwant[sc] = 0;
+	if (s->cfg.errors_on_demand) {
+		pthread_mutex_lock(&s->mu);
+		if (s->p_want_new) {
+			for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+				free((void *)s->want.rows[sc]);
+				s->want.rows[sc] = s->p_want[sc];
+				s->want.nrows[sc] = s->p_nwant[sc];
+				s->p_want[sc] = NULL;
+				s->p_nwant[sc] = 0;
+			}
+			s->p_want_new = false;
+			s->want_set = true;
 		}
-		s->p_want_new = false;
-		s->want_set = true;
+		pthread_mutex_unlock(&s->mu);
+		if (!s->want_set)
+			return NULL;
 	}
-	pthread_mutex_unlock(&s->mu);
-	return s->want_set ? &s->want : NULL;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		s->want.all[sc] = sc >= from;
+	return &s->want;
 }
 
 struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)

@@ -875,15 +875,16 @@ static void teardown_zen5(void)
 
 /* A sampler of that machine on the simulated PMU of this seed, rotating
  * every 20 ms with no back-off (two samplers compared must rotate alike
- * whatever each one costs). */
-static struct sampler *zen5_sampler(const char *seed, bool shown_errors, bool on_demand)
+ * whatever each one costs); all_from and on_demand: which rows' errors
+ * each interval finds (sampler_config.errors_all_from, errors_on_demand). */
+static struct sampler *zen5_sampler(const char *seed, bool shown_errors, int all_from, bool on_demand)
 {
 	char *cause = NULL;
 	struct sampler_config cfg = {
 		.model = zen5, .topo = zen5_topo, .ops = &backend_sim, .backend_arg = seed,
 		.interval_s = 1.0, .rotate_ms = 20, .nmetrics = zen5->nmetrics, .metrics = zen5_all,
 		.nevents = 1, .events = &zen5_shown, .shown_event_errors = shown_errors, .cost_budget = 1e9,
-		.errors_on_demand = on_demand,
+		.errors_all_from = all_from, .errors_on_demand = on_demand,
 	};
 	struct sampler *s = sampler_new(&cfg, &cause);
 	ck_assert_msg(s != NULL, "sampler: %s", cause ? cause : "?");
@@ -902,7 +903,8 @@ START_TEST(test_shown_event_errors)
 	char *cause = NULL;
 	struct model *m = zen5;
 	int shown = zen5_shown;
-	struct sampler *sm[2] = { zen5_sampler("seed=7", false, false), zen5_sampler("seed=7", true, false) };
+	struct sampler *sm[2] = { zen5_sampler("seed=7", false, SNAP_CPU, false),
+				  zen5_sampler("seed=7", true, SNAP_CPU, false) };
 	int left_out = 0, kept = 0;
 	for (int step_no = 0; step_no < 3; step_no++) {
 		struct snapshot *a = sampler_step(sm[0], &cause), *b = sampler_step(sm[1], &cause);
@@ -988,7 +990,8 @@ START_TEST(test_errors_on_demand)
 {
 	char *cause = NULL;
 	struct model *m = zen5;
-	struct sampler *sm[2] = { zen5_sampler("seed=11", true, false), zen5_sampler("seed=11", true, true) };
+	struct sampler *sm[2] = { zen5_sampler("seed=11", true, SNAP_CPU, false),
+				  zen5_sampler("seed=11", true, SNAP_NSCOPES, true) };
 	/* The screen read CPU rows 1 and 3 and the system row. */
 	bool cpu_rows[16] = { false, true, false, true }, sys_row[1] = { true };
 	struct derive_want want = { .rows = { [SNAP_CPU] = cpu_rows, [SNAP_SYSTEM] = sys_row },
@@ -1043,6 +1046,45 @@ START_TEST(test_errors_on_demand)
 	ck_assert(row->errors_pending);
 	snapshot_free(old_a);
 	snapshot_free(old_b);
+	sampler_free(sm[0]);
+	sampler_free(sm[1]);
+}
+END_TEST
+
+/* The exporter's rows (sampler_config.errors_all_from, --export-scope
+ * ccx): every error of a CCX, socket and system row is found with the
+ * interval, every event's too (the exporter publishes them all), and the
+ * CPU and core rows' are left for later; filled, every figure of theirs,
+ * events' errors included, is what a sampler that finds every error
+ * gives, to the bit. */
+START_TEST(test_errors_by_scope)
+{
+	char *cause = NULL;
+	struct model *m = zen5;
+	struct sampler *sm[2] = { zen5_sampler("seed=13", false, SNAP_CPU, false),
+				  zen5_sampler("seed=13", false, SNAP_CCX, false) };
+	int pending = 0, event_errors = 0;
+	for (int step_no = 0; step_no < 3; step_no++) {
+		struct snapshot *a = sampler_step(sm[0], &cause), *b = sampler_step(sm[1], &cause);
+		ck_assert(a && b);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int r = 0; r < a->nrows[sc]; r++) {
+				struct snap_row *x = &a->rows[sc][r], *y = &b->rows[sc][r];
+				ck_assert_msg(y->errors_pending == (sc < SNAP_CCX), "scope %d row %d", sc, r);
+				assert_rows_same(m, a, x, b, y, !y->errors_pending, sc, r);
+				if (y->errors_pending) {
+					pending++;
+					ck_assert(sampler_fill_errors(sm[1], b, y));
+					assert_rows_same(m, a, x, b, y, true, sc, r);
+				}
+				for (int e = 0; e < m->nevents; e++)
+					event_errors += sc < SNAP_CCX && snap_event_rse(b, y, e) > 0;
+			}
+		snapshot_free(a);
+		snapshot_free(b);
+	}
+	ck_assert_int_gt(pending, 0);
+	ck_assert_int_gt(event_errors, 0);
 	sampler_free(sm[0]);
 	sampler_free(sm[1]);
 }
@@ -1129,6 +1171,7 @@ static Suite *sampler_suite(void)
 	tcase_add_checked_fixture(te, setup_zen5, teardown_zen5);
 	tcase_add_test(te, test_shown_event_errors);
 	tcase_add_test(te, test_errors_on_demand);
+	tcase_add_test(te, test_errors_by_scope);
 	tcase_add_test(te, test_every_event_cell_written);
 	tcase_set_timeout(te, 60);
 	suite_add_tcase(s, te);
