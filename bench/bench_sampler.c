@@ -303,7 +303,8 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		.model = m, .topo = t, .ops = &timed_sim, .backend_arg = "",
 		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = nall, .metrics = all,
 		.shown_event_errors = !all_event_errors, .cost_budget = fixed_rotation ? 1e9 : 0,
-		.errors_on_demand = want_rows >= 0, .errors_all_from = want_rows >= 0 ? SNAP_NSCOPES : SNAP_CPU,
+		.errors_on_demand = want_rows >= 0,
+		.errors_later = { want_rows >= 0, want_rows >= 0, want_rows >= 0, want_rows >= 0, want_rows >= 0 },
 	};
 	int tm[64], ntm = 0;
 	for (int v = 0; with_tasks && v < m->nviews && !ntm; v++)

@@ -234,12 +234,10 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		/* The exporter publishes every event's error; the screen and
 		 * batch output show the -e events' only. */
 		.shown_event_errors = !r->hub,
-		/* Errors now where an output reads them: the rows the screen
-		 * shows, the exporter's scopes; batch output writes them all.
-		 * The others' are found if they are read. */
+		/* Errors now where an output reads them (errors_later): the
+		 * rows the screen shows, the scopes batch output and the
+		 * exporter write. The others' are found if they are read. */
 		.errors_on_demand = !r->opt.batch && !r->opt.daemon && !r->opt.show_schedule,
-		.errors_all_from = r->opt.batch || r->opt.show_schedule ? SNAP_CPU
-				   : r->hub ? r->opt.export_scope : SNAP_NSCOPES,
 		.ntask_metrics = r->ntm, .task_metrics = r->tm, .task_freq = r->opt.task_hz,
 		.ntask_pids = r->opt.npids, .task_pids = r->opt.pids, .task_cgroup = r->opt.cgroup,
 		/* Batch: Ctrl-C ends the interval in progress, which is still
@@ -248,6 +246,13 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		.on_publish = r->hub ? publish_copy : NULL,
 		.publish_arg = r->hub,
 	};
+	bool written[SNAP_NSCOPES] = { false };
+	if (r->opt.show_schedule)
+		memset(written, true, sizeof(written));
+	else if (r->opt.batch && !r->opt.daemon)
+		batch_written_scopes(r, written);
+	for (int k = 0; k < SNAP_NSCOPES; k++)
+		sc.errors_later[k] = !written[k] && !(r->hub && k >= r->opt.export_scope);
 	return sampler_new(&sc, cause);
 }
 

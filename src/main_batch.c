@@ -50,12 +50,10 @@ FILE *open_output(struct run *r)
 	return f;
 }
 
-/* The batch writer of the chosen format, columns and events. */
-static struct output *new_output(struct run *r, FILE *f)
+/* The batch writer's options: the chosen format, columns and events. */
+static struct output_opts batch_opts(const struct run *r, const char *host)
 {
-	char host[256];
-	run_host(r, host, sizeof(host));
-	struct output_opts oo = {
+	return (struct output_opts){
 		.host = host,
 		.format = r->opt.format,
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
@@ -63,7 +61,20 @@ static struct output *new_output(struct run *r, FILE *f)
 		.show_ccx = r->topo->nccx > 1,
 		.tasks = r->tasks_view, .top = r->opt.top,
 	};
+}
+
+static struct output *new_output(struct run *r, FILE *f)
+{
+	char host[256];
+	run_host(r, host, sizeof(host));
+	struct output_opts oo = batch_opts(r, host);
 	return output_new(f, &oo);
+}
+
+void batch_written_scopes(const struct run *r, bool written[SNAP_NSCOPES])
+{
+	struct output_opts oo = batch_opts(r, "");
+	output_scopes(&oo, written);
 }
 
 /* Says each line of notice that before (the notice said last) did not

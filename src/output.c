@@ -238,6 +238,17 @@ int output_write(struct output *o, const struct snapshot *s)
 	return rc;
 }
 
+void output_scopes(const struct output_opts *o, bool written[SNAP_NSCOPES])
+{
+	bool table = o->format == OUT_TABLE;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		written[sc] = o->format == OUT_JSON || (!o->tasks && !table);
+	if (table && !o->tasks) {
+		written[SNAP_CPU] = written[SNAP_SYSTEM] = true;
+		written[SNAP_CCX] = o->show_ccx;
+	}
+}
+
 int output_task_rows(const struct output *o, int n)
 {
 	return o->o.top > 0 && o->o.top < n ? o->o.top : n;

@@ -36,6 +36,11 @@ FILE *output_open(const char *path, bool wait, char **cause);
 
 struct output;
 struct output *output_new(FILE *f, const struct output_opts *o);
+/* Which scopes' rows a writer of o writes (written[SNAP_NSCOPES]): the
+ * table its CPU rows, its CCX rows with show_ccx and the system row; CSV
+ * every scope; JSON every scope; a tasks view's table and CSV no row but
+ * the tasks'. The errors of the others need not be found (sampler.h). */
+void output_scopes(const struct output_opts *o, bool written[SNAP_NSCOPES]);
 /* Writes one snapshot; first_time prints headers. 0 or -errno on write error. */
 int output_write(struct output *o, const struct snapshot *s);
 void output_free(struct output *o);

@@ -61,15 +61,16 @@ struct sampler_config {
 	 * needs): what the screen and batch output show. False where every
 	 * event's error is published (the exporter) or judged (tests). */
 	bool shown_event_errors;
-	/* Which rows' errors each interval finds at once; the others' are
-	 * found when an output reads them (sampler_fill_errors). Every row
-	 * of scope errors_all_from and wider (0, SNAP_CPU: every row, as
-	 * batch output needs; the exporter's --export-scope; SNAP_NSCOPES:
-	 * none by scope), and with errors_on_demand (the dashboard) the rows
-	 * the screen's last frame read (sampler_want_errors), or every row
-	 * until it has said. At 1024 CPUs the errors of rows nobody looks at
-	 * were 40 % of the derivation (docs/performance.md). */
-	int errors_all_from;
+	/* Which rows' errors each interval finds at once: those of the
+	 * scopes no output writes whole (errors_later[scope], set by main
+	 * from what batch output and the exporter write; all false, as in
+	 * tests: every row's) are left, and found when an output reads them
+	 * (sampler_fill_errors); with errors_on_demand (the dashboard) the
+	 * rows the screen's last frame read are found at once too
+	 * (sampler_want_errors), every row until it has said. At 1024 CPUs
+	 * the errors of rows nobody looks at were 40 % of the derivation
+	 * (docs/performance.md). */
+	bool errors_later[SNAP_NSCOPES];
 	bool errors_on_demand;
 	/* Per-task sampling (tasks.h) for these metrics, the columns of a
 	 * tasks view; 0: none. task_freq: samples a second of each event on

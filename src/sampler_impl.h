@@ -114,7 +114,8 @@ struct sampler {
 	 * (sampler_fill_errors): every use of dcache is under derive_mu. */
 	pthread_mutex_t derive_mu;
 	/* The rows whose errors each interval finds (take_want): the
-	 * screen's word (want_set: it has said one) and cfg.errors_all_from. */
+	 * screen's word (want_set: it has said one) and the scopes written
+	 * whole (cfg.errors_later). */
 	struct derive_want want;
 	bool want_set;
 

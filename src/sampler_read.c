@@ -368,13 +368,16 @@ static char *interval_notice(struct sampler *s, const char *why)
 
 /* The snapshot of the interval just read: derive.c sums and evaluates;
  * the sampler adds what only it knows. */
-/* The rows whose errors this interval finds now: every scope from
- * cfg.errors_all_from, and the rows of the screen's latest word (every
- * row until it has said one). NULL: every row's. */
+/* The rows whose errors this interval finds now: every row of the
+ * scopes an output writes whole (not cfg.errors_later), and the rows of
+ * the screen's latest word (every row until it has said one). NULL:
+ * every row's. */
 static const struct derive_want *take_want(struct sampler *s)
 {
-	int from = s->cfg.errors_all_from;
-	if (from <= SNAP_CPU)
+	bool later = false;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		later |= s->cfg.errors_later[sc];
+	if (!later)
 		return NULL;
 	if (s->cfg.errors_on_demand) {
 		pthread_mutex_lock(&s->mu);
@@ -394,7 +397,7 @@ static const struct derive_want *take_want(struct sampler *s)
 			return NULL;
 	}
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		s->want.all[sc] = sc >= from;
+		s->want.all[sc] = !s->cfg.errors_later[sc];
 	return &s->want;
 }
 

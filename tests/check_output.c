@@ -176,6 +176,37 @@ START_TEST(test_json)
 }
 END_TEST
 
+/* Which scopes' rows each writer writes (output_scopes): what decides
+ * whose errors batch output has found with each interval. */
+START_TEST(test_written_scopes)
+{
+	bool w[SNAP_NSCOPES];
+	struct output_opts o = { .format = OUT_TABLE, .show_ccx = true };
+	output_scopes(&o, w);
+	ck_assert(w[SNAP_CPU] && !w[SNAP_CORE] && w[SNAP_CCX] && !w[SNAP_SOCKET] && w[SNAP_SYSTEM]);
+	o.show_ccx = false;
+	output_scopes(&o, w);
+	ck_assert(w[SNAP_CPU] && !w[SNAP_CCX] && w[SNAP_SYSTEM]);
+	o.tasks = true;
+	output_scopes(&o, w);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		ck_assert(!w[sc]);
+	o.format = OUT_CSV;
+	output_scopes(&o, w);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		ck_assert(!w[sc]);
+	o.tasks = false;
+	output_scopes(&o, w);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		ck_assert(w[sc]);
+	o.format = OUT_JSON;
+	o.tasks = true;
+	output_scopes(&o, w);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		ck_assert(w[sc]);
+}
+END_TEST
+
 START_TEST(test_format_value)
 {
 	char buf[32];
@@ -243,6 +274,7 @@ int main(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_format_value);
 	tcase_add_test(tc, test_format_fixed);
+	tcase_add_test(tc, test_written_scopes);
 	/* test_format_fixed compares a million formattings with printf's: 2 s
 	 * here, past Check's default 4 s on a loaded machine or under a
 	 * sanitizer. */

@@ -300,7 +300,7 @@ START_TEST(test_errors_read_on_demand)
 			.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=5",
 			.interval_s = 1.0, .rotate_ms = 20, .nmetrics = m->nmetrics, .metrics = all,
 			.shown_event_errors = true, .cost_budget = 1e9, .errors_on_demand = k == 1,
-			.errors_all_from = k == 1 ? SNAP_NSCOPES : SNAP_CPU,
+			.errors_later = { k == 1, k == 1, k == 1, k == 1, k == 1 },
 		};
 		sm[k] = sampler_new(&sc, &cause);
 		ck_assert_msg(sm[k] != NULL, "sampler: %s", cause ? cause : "?");

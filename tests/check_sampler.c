@@ -875,17 +875,20 @@ static void teardown_zen5(void)
 
 /* A sampler of that machine on the simulated PMU of this seed, rotating
  * every 20 ms with no back-off (two samplers compared must rotate alike
- * whatever each one costs); all_from and on_demand: which rows' errors
- * each interval finds (sampler_config.errors_all_from, errors_on_demand). */
-static struct sampler *zen5_sampler(const char *seed, bool shown_errors, int all_from, bool on_demand)
+ * whatever each one costs); later_below and on_demand: which rows' errors
+ * each interval finds (sampler_config.errors_later: the scopes narrower
+ * than later_below; errors_on_demand). */
+static struct sampler *zen5_sampler(const char *seed, bool shown_errors, int later_below, bool on_demand)
 {
 	char *cause = NULL;
 	struct sampler_config cfg = {
 		.model = zen5, .topo = zen5_topo, .ops = &backend_sim, .backend_arg = seed,
 		.interval_s = 1.0, .rotate_ms = 20, .nmetrics = zen5->nmetrics, .metrics = zen5_all,
 		.nevents = 1, .events = &zen5_shown, .shown_event_errors = shown_errors, .cost_budget = 1e9,
-		.errors_all_from = all_from, .errors_on_demand = on_demand,
+		.errors_on_demand = on_demand,
 	};
+	for (int sc = 0; sc < later_below; sc++)
+		cfg.errors_later[sc] = true;
 	struct sampler *s = sampler_new(&cfg, &cause);
 	ck_assert_msg(s != NULL, "sampler: %s", cause ? cause : "?");
 	return s;
@@ -1051,7 +1054,7 @@ START_TEST(test_errors_on_demand)
 }
 END_TEST
 
-/* The exporter's rows (sampler_config.errors_all_from, --export-scope
+/* The exporter's rows (sampler_config.errors_later, --export-scope
  * ccx): every error of a CCX, socket and system row is found with the
  * interval, every event's too (the exporter publishes them all), and the
  * CPU and core rows' are left for later; filled, every figure of theirs,
