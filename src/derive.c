@@ -669,6 +669,23 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 	}
 }
 
+/* Value v of metric task t (one of w->ms) into row r of scope sc, with
+ * its coverage, and an error of 0 where counted all the time, else not
+ * known: what step_simple_metrics and row_simple_metrics both write. */
+static inline void put_simple(const struct derive_work *w, const struct mtask *t, struct snap_row *row, int sc, int r,
+			      double v)
+{
+	double cov = t->gcov[r];
+	if (!t->held || isnan(cov))
+		cov = wset_cov(&w->wl.v[t->set], w->gs, sc, r);
+	bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
+	if (t->count && w->interval_s > 0)
+		v /= w->interval_s;
+	row->mv[t->col] = v;
+	row->mrse[t->col] = known ? 0 : NAN;
+	row->mcov[t->col] = cov;
+}
+
 /* The metrics of scope sc that read nothing but one group's counts in
  * each row and can state no error there (w->ms: a set of one group with
  * too few samples, whose doubt is 1): metric by metric, row by row, so
@@ -705,23 +722,8 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 			}
 		}
 		const double *val = formula_run_rows(t->fp, interval_s, work, nr);
-		const struct wset *ws = &w->wl.v[t->set];
-		int col = t->col;
-		bool per_s = t->count && interval_s > 0;
-		for (int j = 0; j < nr; j++) {
-			int r = rl[j];
-			double cov = t->gcov[r], v = val[j];
-			if (!t->held || isnan(cov))
-				cov = wset_cov(ws, w->gs, sc, r);
-			/* Exact where counted all the time, else not known. */
-			bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
-			if (per_s)
-				v /= interval_s;
-			struct snap_row *row = &snap->rows[sc][r];
-			row->mv[col] = v;
-			row->mrse[col] = known ? 0 : NAN;
-			row->mcov[col] = cov;
-		}
+		for (int j = 0; j < nr; j++)
+			put_simple(w, t, &snap->rows[sc][rl[j]], sc, rl[j], val[j]);
 	}
 }
 
@@ -829,7 +831,6 @@ static void row_metrics(struct derive_work *w, const struct derive_cache *dc, st
 	row->errors_pending = !errors && (w->nmt[sc] > 0 || w->nprep[sc] > 0 || w->nerr_ev > 0);
 }
 
-
 /* Step 7, the metrics: in their window set where they have one, else
  * from the pooled event figures of each row. What does not change from
  * row to row was worked out once per plan (struct derive_metric, the
@@ -852,8 +853,6 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
  * the figures that step gave the row, before bounds and trees. */
 static void row_simple_metrics(struct derive_work *w, struct snapshot *snap, int sc, int r)
 {
-	double interval_s = w->interval_s;
-	struct snap_row *row = &snap->rows[sc][r];
 	for (const struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
 		const int *nin = w->irows[t->pmu].nin[sc];
 		if (!nin || nin[r] <= 0 || (w->partial[sc][r] && !t->partial_ok))
@@ -861,16 +860,7 @@ static void row_simple_metrics(struct derive_work *w, struct snapshot *snap, int
 		const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
 		for (int k = 0; k < t->n; k++)
 			w->fspace[k] = t->idx[k] < 0 ? NAN : gv[t->idx[k]];
-		double v = formula_eval(t->fp, interval_s, w->fspace);
-		double cov = t->gcov[r];
-		if (!t->held || isnan(cov))
-			cov = wset_cov(&w->wl.v[t->set], w->gs, sc, r);
-		bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
-		if (t->count && interval_s > 0)
-			v /= interval_s;
-		row->mv[t->col] = v;
-		row->mrse[t->col] = known ? 0 : NAN;
-		row->mcov[t->col] = cov;
+		put_simple(w, t, &snap->rows[sc][r], sc, r, formula_eval(t->fp, w->interval_s, w->fspace));
 	}
 }
 
@@ -878,17 +868,14 @@ bool derive_fill_errors(struct derive_cache *dc, struct snapshot *snap, struct s
 {
 	if (!row || !row->errors_pending)
 		return true;
-	int sc = 0;
-	while (sc < SNAP_NSCOPES && !(row >= snap->rows[sc] && row < snap->rows[sc] + snap->nrows[sc]))
-		sc++;
+	int r, sc = snapshot_row_scope(snap, row, &r);
 	struct derive_work *w = NULL;
-	for (int i = 0; dc && i < 2 && sc < SNAP_NSCOPES; i++)
+	for (int i = 0; dc && i < 2 && sc >= 0; i++)
 		if (dc->work[i] && snap->derive_id && dc->work[i]->made == snap->derive_id &&
 		    dc->work[i]->plan_stamp == dc->plan_stamp)
 			w = dc->work[i];
 	if (!w)
 		return false;   /* its buffers are gone: the errors stay unknown */
-	int r = (int)(row - snap->rows[sc]);
 	/* The row derived again with its errors, from the same sums, then
 	 * bounded and reconciled as every row was: its events' errors
 	 * first, which the sets' doubts then widen. */

@@ -366,8 +366,6 @@ static char *interval_notice(struct sampler *s, const char *why)
 	return n;
 }
 
-/* The snapshot of the interval just read: derive.c sums and evaluates;
- * the sampler adds what only it knows. */
 /* The rows whose errors this interval finds now: every row of the
  * scopes an output writes whole (not cfg.errors_later), and the rows of
  * the screen's latest word (every row until it has said one). NULL:
@@ -401,6 +399,8 @@ static const struct derive_want *take_want(struct sampler *s)
 	return &s->want;
 }
 
+/* The snapshot of the interval just read: derive.c sums and evaluates;
+ * the sampler adds what only it knows. */
 struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)
 {
 	const struct model *m = s->cfg.model;

@@ -301,6 +301,16 @@ void snap_ring_done(struct snap_ring *r)
 		snapshot_free(s);
 }
 
+int snapshot_row_scope(const struct snapshot *s, const struct snap_row *row, int *index)
+{
+	for (int sc = 0; s && row && sc < SNAP_NSCOPES; sc++)
+		if (s->rows[sc] && row >= s->rows[sc] && row < s->rows[sc] + s->nrows[sc]) {
+			*index = (int)(row - s->rows[sc]);
+			return sc;
+		}
+	return -1;
+}
+
 const struct snap_row *snapshot_row(const struct snapshot *s, enum snap_scope sc, int id)
 {
 	if (!s || sc < 0 || sc >= SNAP_NSCOPES || !s->rows[sc])

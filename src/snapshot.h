@@ -173,6 +173,9 @@ const struct snap_row *snapshot_cpu(const struct snapshot *s, int cpu);
 /* The row of scope sc whose id is id (CPU number, core/CCX/socket index),
  * or NULL. */
 const struct snap_row *snapshot_row(const struct snapshot *s, enum snap_scope sc, int id);
+/* The scope of row (a pointer into s's rows) and its index there in
+ * *index; -1 when row is not one of s's. */
+int snapshot_row_scope(const struct snapshot *s, const struct snap_row *row, int *index);
 
 /* Single-producer/single-consumer ring of snapshot pointers. The producer
  * never blocks: when the ring is full the oldest unread snapshot is dropped

@@ -894,6 +894,12 @@ static struct sampler *zen5_sampler(const char *seed, bool shown_errors, int lat
 	return s;
 }
 
+/* Two figures the same to the bit (or both NaN). */
+static bool same_bits(double a, double b)
+{
+	return !memcmp(&a, &b, sizeof(double)) || (isnan(a) && isnan(b));
+}
+
 /* Errors only where an output shows them (sampler_config.shown_event_errors,
  * what the screen and batch output ask for): two samplers of the same
  * simulated Zen 5 and seed, one with every event's error and one with
@@ -920,16 +926,16 @@ START_TEST(test_shown_event_errors)
 					double u[3] = { snap_metric(a, x, i), snap_metric_rse(a, x, i), snap_metric_cov(a, x, i) };
 					double v[3] = { snap_metric(b, y, i), snap_metric_rse(b, y, i), snap_metric_cov(b, y, i) };
 					for (int f = 0; f < 3; f++)
-						ck_assert_msg(!memcmp(&u[f], &v[f], sizeof(double)) || (isnan(u[f]) && isnan(v[f])),
+						ck_assert_msg(same_bits(u[f], v[f]),
 							      "%s scope %d row %d field %d: %g vs %g", m->metrics[i].name, sc, r,
 							      f, u[f], v[f]);
 				}
 				for (int e = 0; e < m->nevents; e++) {
 					double ua = snap_event(a, x, e), ub = snap_event(b, y, e);
-					ck_assert(!memcmp(&ua, &ub, sizeof(double)) || (isnan(ua) && isnan(ub)));
+					ck_assert(same_bits(ua, ub));
 					double ra = snap_event_rse(a, x, e), rb = snap_event_rse(b, y, e);
 					if (e == shown || !(ra > 0)) {
-						ck_assert_msg(!memcmp(&ra, &rb, sizeof(double)) || (isnan(ra) && isnan(rb)),
+						ck_assert_msg(same_bits(ra, rb),
 							      "%s scope %d row %d: error %g vs %g", m->events[e].name, sc, r, ra, rb);
 						kept += e == shown && ra > 0;
 					} else {
@@ -951,12 +957,6 @@ START_TEST(test_shown_event_errors)
 	sampler_free(sm[1]);
 }
 END_TEST
-
-/* Two figures the same to the bit (or both NaN). */
-static bool same_bits(double a, double b)
-{
-	return !memcmp(&a, &b, sizeof(double)) || (isnan(a) && isnan(b));
-}
 
 /* Every figure of row x of a and row y of b the same; values and
  * coverage only (errors false) for a row whose errors are pending. */

@@ -47,6 +47,15 @@ START_TEST(test_new_nan)
 		s->rows[SNAP_CPU][r].cpu = 10 + r;
 	ck_assert_ptr_eq(snapshot_cpu(s, 12), &s->rows[SNAP_CPU][2]);
 	ck_assert_ptr_null(snapshot_cpu(s, 3));
+	/* A row's scope and index from its place in the snapshot. */
+	int idx = -1;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		for (int r = 0; r < nrows[sc]; r++) {
+			ck_assert_int_eq(snapshot_row_scope(s, &s->rows[sc][r], &idx), sc);
+			ck_assert_int_eq(idx, r);
+		}
+	struct snap_row stray = { 0 };
+	ck_assert_int_eq(snapshot_row_scope(s, &stray, &idx), -1);
 	snapshot_free(s);
 	snapshot_free(NULL);
 }

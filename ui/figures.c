@@ -58,14 +58,9 @@ const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc
 static void errors_read(struct ui *u, const struct snap_row *r)
 {
 	struct snapshot *s = u->snap;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		if (!(r >= s->rows[sc] && r < s->rows[sc] + s->nrows[sc]))
-			continue;
-		int i = (int)(r - s->rows[sc]);
-		if (i < u->err_nrows[sc] && u->err_read[sc])
-			u->err_read[sc][i] = true;
-		break;
-	}
+	int i, sc = snapshot_row_scope(s, r, &i);
+	if (sc >= 0 && i < u->err_nrows[sc] && u->err_read[sc])
+		u->err_read[sc][i] = true;
 	if (r->errors_pending)
 		sampler_fill_errors(u->sampler, s, (struct snap_row *)r);
 }
