@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 4096)
 		return 0;
 	char *text = xstrndup((const char *)data, size);
-	struct perf_expr_env env = { NULL, name_any, literal_any, has_any, cpuid_any };
+	struct perf_expr_env env = { NULL, name_any, literal_any, has_any, cpuid_any, NULL };
 	char *why = NULL;
 	char *out = perf_expr_translate(text, &env, &why);
 	if (out) {

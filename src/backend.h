@@ -59,6 +59,12 @@ struct pmu_backend_ops {
 	 * path under PMU pmu's sysfs directory (e.g. "events/slots" where it
 	 * supports PERF_METRICS). NULL: every feature is there. */
 	bool (*has_feature)(struct backend *b, int pmu, const char *path);
+	/* Whether event e counts what it names here. NULL: every event does.
+	 * The simulator gives an imported model's event no meaning unless
+	 * events/perf/sim.txt or the hand-written model it simulates from
+	 * says what it counts (docs/perf-import.md): such an event is not
+	 * counted, so that no figure is built on an arbitrary number. */
+	bool (*event_modelled)(struct backend *b, int e);
 	/* Counters usable on this PMU now (counters minus reserved ones). */
 	int (*free_counters)(struct backend *b, int pmu);
 	/* Opens a group (events[0] leads) on inst, disabled. Returns 0 or a

@@ -50,7 +50,7 @@ struct bk_group {
 	uint64_t last_read_ns, last_enabled; /* the previous read while enabled */
 	/* PMU_PROC pseudo groups. */
 	bool proc;
-	int *proc_what;     /* per event: PROC_BUSY or PROC_TOTAL */
+	int *proc_what;     /* per event: PROC_BUSY, PROC_TOTAL or PROC_ONLINE */
 	uint64_t t0;        /* open time, ns */
 	uint64_t base[2];   /* busy and total ns at open */
 	/* Per event, what a kernel count is worth in the definition's (NULL:
@@ -62,7 +62,8 @@ struct bk_group {
 	uint64_t *pc_last, *pc_total;
 };
 
-enum { PROC_BUSY, PROC_TOTAL };
+/* PROC_ONLINE is the wall time since open, not a /proc/stat figure. */
+enum { PROC_BUSY, PROC_TOTAL, PROC_ONLINE };
 
 /* backend_perf_pseudo.c */
 bool perf_is_power_pmu(const struct pmu_def *pd);

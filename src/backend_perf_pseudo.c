@@ -98,8 +98,10 @@ int perf_proc_open(struct backend *b, const struct bk_instance *inst, const int 
 			g->proc_what[i] = PROC_BUSY;
 		else if (strcmp(spec, "total_ns") == 0)
 			g->proc_what[i] = PROC_TOTAL;
+		else if (strcmp(spec, "online_ns") == 0)
+			g->proc_what[i] = PROC_ONLINE;
 		else {
-			set_cause(cause, "event %s: unknown /proc/stat figure '%s' (busy_ns or total_ns)",
+			set_cause(cause, "event %s: unknown /proc/stat figure '%s' (busy_ns, total_ns or online_ns)",
 				  ev->name, spec);
 			return -EINVAL;
 		}
@@ -125,7 +127,10 @@ int perf_proc_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 	uint64_t elapsed = now_ns() - g->t0;
 	for (int i = 0; i < g->nevents; i++) {
 		int w = g->proc_what[i];
-		out[i].value = cur[w] >= g->base[w] ? cur[w] - g->base[w] : 0;
+		if (w == PROC_ONLINE)
+			out[i].value = elapsed;
+		else
+			out[i].value = cur[w] >= g->base[w] ? cur[w] - g->base[w] : 0;
 		out[i].time_enabled = elapsed;
 		out[i].time_running = elapsed;
 	}

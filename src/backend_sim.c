@@ -412,6 +412,15 @@ static bool sim_has_feature(struct backend *b, int pmu, const char *path)
 	return b->features && pmu >= 0 && pmu < b->m->npmus && !sim_absent_why(b, pmu);
 }
 
+static bool sim_event_modelled(struct backend *b, int e)
+{
+	const struct model *m = b->m;
+	if (e < 0 || e >= m->nevents || !m->imported)
+		return true;
+	enum pmu_kind k = m->pmus[m->events[e].pmu].kind;
+	return (k != PMU_CORE && k != PMU_UNCORE) || b->ev[e].expr || b->ev[e].nparts > 0;
+}
+
 static int sim_free_counters(struct backend *b, int pmu)
 {
 	if (pmu < 0 || pmu >= b->m->npmus)
@@ -662,6 +671,7 @@ const struct pmu_backend_ops backend_sim = {
 	.destroy = sim_destroy,
 	.instances = sim_instances,
 	.has_feature = sim_has_feature,
+	.event_modelled = sim_event_modelled,
 	.free_counters = sim_free_counters,
 	.open_group = sim_open_group,
 	.enable = sim_enable,

@@ -156,8 +156,8 @@ static int check_encoding(struct builder *b, const struct def_stanza *st, const 
 			return AT_VALUE(b, st, enc, "expected software:NAME or hardware:NAME but found '%s'", enc->value);
 		break;
 	case ENC_PROC:
-		if (strcmp(enc->value, "busy_ns") && strcmp(enc->value, "total_ns"))
-			return AT_VALUE(b, st, enc, "expected busy_ns or total_ns but found '%s'", enc->value);
+		if (strcmp(enc->value, "busy_ns") && strcmp(enc->value, "total_ns") && strcmp(enc->value, "online_ns"))
+			return AT_VALUE(b, st, enc, "expected busy_ns, total_ns or online_ns but found '%s'", enc->value);
 		break;
 	default:
 		break;

@@ -218,15 +218,19 @@ int perf_import_stanzas(const char *root, const char *events_dir, const char *na
 		imp_attrf(st, "shape", "%dx%dx%dx%d", x->shape[0], x->shape[1], x->shape[2], x->shape[3]);
 	else
 		imp_attr(st, "shape", "1x1x4x2");
+	int rc = 0;
+	if (x && x->simfrom && !(im.simfrom = model_load_by_name(events_dir, x->simfrom, cause)))
+		rc = -1;
+	/* A line without sim= is the CPU of its simfrom model (perf-amdzen3
+	 * and amd-zen3): both simulate one clock and one width. */
 	if (x && x->sim)
 		imp_attr(st, "sim", x->sim);
+	else if (im.simfrom && im.simfrom->sim_args)
+		imp_attr(st, "sim", im.simfrom->sim_args);
 	if (x && x->l3_domain)
 		imp_attr(st, "l3_domain", x->l3_domain);
-	int rc = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(generic_files) && rc == 0; i++)
 		rc = imp_add_file(&im, generic_files[i], cause);
-	if (rc == 0 && x && x->simfrom && !(im.simfrom = model_load_by_name(events_dir, x->simfrom, cause)))
-		rc = -1;
 	if (rc == 0 && (im.nsim = perf_sim_read(events_dir, &im.sim, cause)) < 0) {
 		im.nsim = 0;
 		rc = -1;

@@ -108,6 +108,10 @@ struct perf_expr_env {
 	bool (*has_event)(void *ctx, const char *perf_name);
 	/* strcmp_cpuid_str(id): 1 if id is this CPU's, else 0. */
 	double (*cpuid_is)(void *ctx, const char *id);
+	/* A #literal that is a figure of each row rather than a constant
+	 * (#num_cpus_online: the row's CPUs), as pmctop formula text; NULL
+	 * to ask literal(). May be NULL. */
+	char *(*row_literal)(void *ctx, const char *lit);
 };
 /* pmctop formula text for perf's MetricExpr text; NULL with *why when it
  * cannot be said in pmctop's language. */

@@ -292,6 +292,11 @@ static struct val primary(struct pp *pp)
 			syntax(pp, "a name after '#'");
 			return v_err(xstrdup("bad literal"));
 		}
+		char *row = pp->env->row_literal ? pp->env->row_literal(pp->env->ctx, lit) : NULL;
+		if (row) {
+			free(lit);
+			return v_text(row);
+		}
 		double x;
 		struct val v = pp->env->literal(pp->env->ctx, lit, &x)
 				       ? v_const(x)

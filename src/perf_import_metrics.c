@@ -38,6 +38,9 @@ struct met {
 	char *why;
 	int *deps; int ndeps; /* metrics it uses */
 	int level;            /* 1, 2 for topdown levels, else 0 */
+	/* It names the machine's cores, dies or packages (#num_packages):
+	 * a figure of the whole system, computed on its row alone. */
+	bool system;
 	/* Its MetricName and MetricGroup (or NULL), held by im->metrics:
 	 * every item of every view looks at every metric. */
 	const char *perf_name, *groups;
@@ -48,6 +51,22 @@ struct tr_ctx {
 	struct met *mets;
 	int self;
 };
+
+/* Each row's figures are sums over its CPUs, so perf's per-CPU terms
+ * are taken per CPU of the row: cpu_online_ns summed over a row is its
+ * CPUs times the interval. perf's TSC (and msr@tsc@) is one CPU's time
+ * stamp counter, the row's sum of msr.tsc over its CPUs; without this a
+ * frequency of 16 CPUs read 16 times the clock (docs/perf-import.md,
+ * "Row scope"). */
+#define ROW_CPUS "(cpu_online_ns / (interval_s * 1e9))"
+
+static char *tr_row_literal(void *vctx, const char *lit)
+{
+	(void)vctx;
+	if (!strcasecmp(lit, "num_cpus_online"))
+		return xstrdup(ROW_CPUS);
+	return NULL;
+}
 
 static char *tr_name(void *vctx, const char *perf_name, char **why)
 {
@@ -61,7 +80,13 @@ static char *tr_name(void *vctx, const char *perf_name, char **why)
 		m->deps[m->ndeps++] = j;
 		return xstrdup(c->mets[j].name);
 	}
-	return imp_event_ref(c->im, perf_name, why);
+	char *ev = imp_event_ref(c->im, perf_name, why);
+	if (ev && !strcmp(ev, "msr.tsc")) {
+		char *per_cpu = xasprintf("(msr.tsc / %s)", ROW_CPUS);
+		free(ev);
+		return per_cpu;
+	}
+	return ev;
 }
 
 static bool tr_literal(void *vctx, const char *lit, double *v)
@@ -95,6 +120,7 @@ static bool tr_literal(void *vctx, const char *lit, double *v)
 		int n = *(const int *)((const char *)o + topo_lits[i].off);
 		if (!strcasecmp(lit, topo_lits[i].lit) && n > 0) {
 			*v = n;
+			c->mets[c->self].system = true;
 			return true;
 		}
 	}
@@ -201,6 +227,8 @@ static void metric_stanza(struct imp *im, struct met *mets, int n, int k)
 	imp_attr(st, "label", label);
 	if (*unit)
 		imp_attr(st, "unit", unit);
+	if (mets[k].system)
+		imp_attr(st, "scope", "system");
 	if (factor != 1)
 		imp_attrf(st, "formula", "%.17g * %s", factor, mets[k].formula);
 	else
@@ -375,7 +403,8 @@ int imp_metrics(struct imp *im)
 		}
 		struct tr_ctx c = { .im = im, .mets = mets, .self = k };
 		struct perf_expr_env env = { .ctx = &c, .name = tr_name, .literal = tr_literal,
-					     .has_event = tr_has_event, .cpuid_is = tr_cpuid_is };
+					     .row_literal = tr_row_literal, .has_event = tr_has_event,
+					     .cpuid_is = tr_cpuid_is };
 		mets[k].formula = perf_expr_translate(expr, &env, &mets[k].why);
 		/* pmctop's parser bounds a formula's nesting and size; a metric
 		 * beyond them is left out rather than failing the whole model. */
@@ -387,12 +416,17 @@ int imp_metrics(struct imp *im)
 		}
 		expr_free(x);
 	}
-	/* Leave out whatever uses a metric that is left out. */
+	/* Leave out whatever uses a metric that is left out; whatever uses a
+	 * figure of the whole system is one too. */
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (int k = 0; k < n; k++) {
 			for (int d = 0; mets[k].formula && d < mets[k].ndeps; d++) {
 				int j = mets[k].deps[d];
+				if (mets[j].system && !mets[k].system) {
+					mets[k].system = true;
+					changed = true;
+				}
 				if (mets[j].formula)
 					continue;
 				mets[k].why = xasprintf("uses metric %s, which is left out", mets[j].name);

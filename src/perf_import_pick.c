@@ -135,7 +135,7 @@ char *perf_import_note(const struct model *m, bool sim, const char *skipped)
 	/* One line: the dashboard shows the first line of its notes. */
 	if (sim)
 		return xasprintf("SIMULATED counts of imported model %s: %d of %d events have no simulated meaning and "
-				 "count an arbitrary 0.1-5%% of cycles; %d perf metrics not translated "
+				 "are not counted (figures built on them show -); %d perf metrics not translated "
 				 "(docs/perf-import.md)", m->name, nosim, ncounted, nskip);
 	return xasprintf("model %s is imported from Linux perf's files; %d of its metrics could not be translated "
 			 "(docs/perf-import.md)", m->name, nskip);

@@ -194,6 +194,10 @@ static int *counted_here(struct sampler *s, int *nfallback)
 	for (int e = 0; e < m->nevents; e++) {
 		const struct event_def *ed = &m->events[e];
 		as[e] = e;
+		if (s->cfg.ops->event_modelled && !s->cfg.ops->event_modelled(s->bk, e)) {
+			as[e] = -1;
+			continue;
+		}
 		if (!ed->requires || !s->cfg.ops->has_feature ||
 		    s->cfg.ops->has_feature(s->bk, ed->pmu, ed->requires))
 			continue;
@@ -290,7 +294,8 @@ static struct sched_plan *plan_request(struct sampler *s, char **fallback, int *
 		if (!listed)
 			plan_metrics[nplan++] = p;
 	}
-	struct sched_request rq = { nplan, plan_metrics, s->nevents, s->events, fc, count_as };
+	struct sched_request rq = { nplan, plan_metrics, s->nevents, s->events, fc, count_as,
+				    "the simulated PMU gives this imported event no meaning (docs/perf-import.md)" };
 	struct sched_plan *plan = sched_plan(m, &rq, cause);
 	free(plan_metrics);
 	free(fc);

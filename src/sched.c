@@ -46,6 +46,7 @@ struct gbuild {
 struct packer {
 	const struct model *m;
 	const int *count_as;      /* see struct sched_request */
+	const char *lost_why;
 	int *fixed;       /* per PMU: fixed counters to use */
 	int *general;     /* per PMU: general counters to use */
 	int ngroups, capgroups;
@@ -230,6 +231,8 @@ static char *unsched_reason(const struct packer *pk, int e)
 {
 	const struct event_def *ed = &pk->m->events[e];
 	const struct pmu_def *pd = &pk->m->pmus[ed->pmu];
+	if (pk->count_as && pk->count_as[e] < 0 && !ed->requires && pk->lost_why)
+		return xstrdup(pk->lost_why);
 	if (pk->count_as && pk->count_as[e] < 0)
 		return xasprintf("the kernel has no %s/%s", pd->perf_name ? pd->perf_name : pd->name,
 				 ed->requires ? ed->requires : "support for it");
@@ -271,7 +274,7 @@ static bool request_bad(const struct model *m, const struct sched_request *req, 
  * ones the request says are free. */
 static void packer_init(struct packer *pk, const struct model *m, const struct sched_request *req)
 {
-	*pk = (struct packer){ .m = m, .count_as = req->count_as };
+	*pk = (struct packer){ .m = m, .count_as = req->count_as, .lost_why = req->lost_why };
 	pk->fixed = xcalloc((size_t)m->npmus + 1, sizeof(int));
 	pk->general = xcalloc((size_t)m->npmus + 1, sizeof(int));
 	for (int p = 0; p < m->npmus; p++) {

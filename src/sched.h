@@ -39,6 +39,9 @@ struct sched_request {
 	 * cannot be counted; NULL: every event as itself. Groups keep the
 	 * model's own event indices; costs and rules follow the encoding. */
 	const int *count_as;
+	/* Why an event without a `requires` is -1 in count_as (the simulated
+	 * PMU gives an imported event no meaning); NULL: no such event. */
+	const char *lost_why;
 };
 
 struct sched_plan *sched_plan(const struct model *m, const struct sched_request *req, char **cause);

@@ -30,6 +30,14 @@ static const struct {
 	int line;
 } cases[] = {
 	{ "zen5.txt", "AuthenticAMD", 0x1a, 0x02, 1, "AMD EPYC 9755 128-Core Processor", "amd-zen5", "amd/zen5", __LINE__ },
+	/* The other Zen 5 parts: the fixture models' Zen 5 matches 00h-0Fh only,
+	 * so they get it as the nearest; the real one matches them. */
+	{ "zen5-turin-dense.txt", "AuthenticAMD", 0x1a, 0x11, 0, "AMD EPYC 9965 192-Core Processor", "amd-zen5",
+	  "amd/zen5", __LINE__ },
+	{ "zen5-strix-point.txt", "AuthenticAMD", 0x1a, 0x24, 0, "AMD Ryzen AI 9 HX 370 w/ Radeon 890M", "amd-zen5",
+	  "amd/zen5", __LINE__ },
+	{ "zen5-granite-ridge.txt", "AuthenticAMD", 0x1a, 0x44, 0, "AMD Ryzen 9 9950X 16-Core Processor", "amd-zen5",
+	  "amd/zen5", __LINE__ },
 	/* Family 19h model 11h is Zen 4 (Genoa) in the kernel's tables. */
 	{ "vm-amd-fam19h.txt", "AuthenticAMD", 0x19, 0x11, 1, "AMD EPYC", "generic", "amd/zen4", __LINE__ },
 	{ "zen4-genoa.txt", "AuthenticAMD", 0x19, 0x11, 1, "AMD EPYC 9654 96-Core Processor", "generic", "amd/zen4",
@@ -190,6 +198,12 @@ static const struct {
 	{ EVENTS, "AuthenticAMD", 0x19, 0x60, "amd-zen4", false, __LINE__ },
 	{ EVENTS, "AuthenticAMD", 0x19, 0x1f, "amd-zen4", false, __LINE__ },
 	{ EVENTS, "AuthenticAMD", 0x19, 0x0f, "amd-zen3", false, __LINE__ },
+	/* Every Zen 5 part is matched by the real model, so no note. */
+	{ EVENTS, "AuthenticAMD", 0x1a, 0x02, "amd-zen5", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x1a, 0x11, "amd-zen5", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x1a, 0x24, "amd-zen5", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x1a, 0x44, "amd-zen5", false, __LINE__ },
+	{ EVENTS, "AuthenticAMD", 0x1a, 0x70, "amd-zen5", false, __LINE__ },
 };
 
 START_TEST(test_pick_nearest)

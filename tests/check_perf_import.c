@@ -71,7 +71,7 @@ static double t_cpuid(void *ctx, const char *id)
 	return !strcmp(id, "0x1");
 }
 
-static const struct perf_expr_env env = { NULL, t_name, t_literal, t_has, t_cpuid };
+static const struct perf_expr_env env = { NULL, t_name, t_literal, t_has, t_cpuid, NULL };
 
 static const struct { int line; const char *in, *out; } tr_cases[] = {
 	{ __LINE__, "A + B * C", "(a + (b * c))" },
@@ -462,8 +462,16 @@ START_TEST(test_import_x86)
 	ck_assert_str_eq(metric(m, "memory_bandwidth_read")->unit, "MB/s");
 	ck_assert_int_eq(metric(m, "memory_bandwidth_read")->scope, SCOPE_SOCKET);
 	ck_assert_str_eq(metric(m, "uops_per_slot")->formula, "((uops_issued.any / 2) / tma_info_thread_slots)");
-	/* The machine's topology, when it is known. */
-	ck_assert_str_eq(metric(m, "per_cpu_per_socket")->formula, "((inst_retired.any / 64) / 2)");
+	/* Row scope: #num_cpus_online is the row's CPUs, perf's TSC one CPU's
+	 * time stamp counter; the machine's packages make a figure of the
+	 * whole system, and so of whatever uses it. */
+	ck_assert_str_eq(metric(m, "per_cpu_per_socket")->formula,
+			 "((inst_retired.any / (cpu_online_ns / (interval_s * 1e9))) / 2)");
+	ck_assert_int_eq(metric(m, "per_cpu_per_socket")->scope, SCOPE_SYSTEM);
+	ck_assert_int_eq(metric(m, "uses_system")->scope, SCOPE_SYSTEM);
+	ck_assert_int_eq(metric(m, "ipc")->scope, SCOPE_THREAD);
+	ck_assert_ptr_nonnull(strstr(metric(m, "tsc_ghz")->formula, "(msr.tsc / (cpu_online_ns / (interval_s * 1e9)))"));
+	ck_assert_int_eq(metric(m, "tsc_ghz")->scope, SCOPE_THREAD);
 	/* Left out, with the reason and what depends on it. */
 	ck_assert_int_eq(model_find_metric(m, "cond_on_counts"), -1);
 	ck_assert_ptr_nonnull(strstr(skipped, "cond_on_counts: 'ipc > 1' compares counts"));
@@ -487,11 +495,13 @@ START_TEST(test_import_x86)
 	free(skipped);
 	model_free(m);
 
-	/* #SMT_on off: the other branch; the topology unknown: left out. */
+	/* #SMT_on off: the other branch; the packages unknown: left out (the
+	 * CPUs online are each row's, so they are always known). */
 	o = (struct perf_import_opts){ .smt = false };
 	m = perf_import_load(ARCH, EVENTS, "perf-testlake", &o, &skipped, &why);
 	ck_assert_str_eq(metric(m, "uops_per_slot")->formula, "(uops_issued.any / tma_info_thread_slots)");
-	ck_assert_ptr_nonnull(strstr(skipped, "per_cpu_per_socket: #num_cpus_online is not known"));
+	ck_assert_ptr_nonnull(strstr(skipped, "per_cpu_per_socket: #num_packages is not known"));
+	ck_assert_int_ge(model_find_metric(m, "tsc_ghz"), 0);
 	free(skipped);
 	model_free(m);
 }

@@ -45,7 +45,7 @@ static struct model model = { .name = "test", .npmus = NP, .pmus = pmus,
 static struct sched_plan *plan(const int *mets, int nm, const int *evs, int ne, int core_free, int l3_free)
 {
 	int fc[NP] = { core_free, l3_free, 64 };
-	struct sched_request rq = { nm, mets, ne, evs, fc, NULL };
+	struct sched_request rq = { nm, mets, ne, evs, fc, NULL, NULL };
 	char *cause = NULL;
 	struct sched_plan *p = sched_plan(&model, &rq, &cause);
 	ck_assert_msg(p != NULL, "plan failed: %s", cause ? cause : "?");
@@ -215,7 +215,7 @@ START_TEST(test_bad_request)
 {
 	int m[] = { NM };
 	int fc[NP] = { 4, 2, 64 };
-	struct sched_request rq = { 1, m, 0, NULL, fc, NULL };
+	struct sched_request rq = { 1, m, 0, NULL, fc, NULL, NULL };
 	char *cause = NULL;
 	ck_assert_ptr_null(sched_plan(&model, &rq, &cause));
 	ck_assert_ptr_nonnull(cause);
@@ -262,7 +262,7 @@ START_TEST(test_counter_masks)
 		.nmetrics = 1, .metrics = im };
 	int req[] = { 0 };
 	int fc[1] = { 8 };
-	struct sched_request rq = { 1, req, 0, NULL, fc, NULL };
+	struct sched_request rq = { 1, req, 0, NULL, fc, NULL, NULL };
 	struct sched_plan *p = sched_plan(&mm, &rq, NULL);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(p->ngroups, 2);
@@ -294,7 +294,7 @@ START_TEST(test_software_requires)
 	for (int e = 0; e < NE; e++)
 		count_as[e] = e;
 	count_as[TC] = -1;
-	struct sched_request rq = { 1, req, 1, evs, fc, count_as };
+	struct sched_request rq = { 1, req, 1, evs, fc, count_as, NULL };
 	struct sched_plan *p = sched_plan(&model, &rq, NULL);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(p->nunschedulable, 1);
@@ -316,7 +316,7 @@ START_TEST(test_fixed)
 		.nmetrics = 2, .metrics = im };
 	int req[] = { 0, 1 };
 	int fc[1] = { 2 };
-	struct sched_request rq = { 2, req, 0, NULL, fc, NULL };
+	struct sched_request rq = { 2, req, 0, NULL, fc, NULL, NULL };
 	struct sched_plan *p = sched_plan(&mm, &rq, NULL);
 	/* m1: 2 fixed + 2 general; m2's c needs a third general counter. */
 	ck_assert_int_eq(p->ngroups, 2);
@@ -345,7 +345,7 @@ START_TEST(test_fixed)
 	mm.metrics = im3;
 	mm.nmetrics = 1;
 	int req3[] = { 0 };
-	rq = (struct sched_request){ 1, req3, 0, NULL, fc, NULL };
+	rq = (struct sched_request){ 1, req3, 0, NULL, fc, NULL, NULL };
 	p = sched_plan(&mm, &rq, NULL);
 	ck_assert_ptr_nonnull(p);
 	for (int g = 0; g < p->ngroups; g++)

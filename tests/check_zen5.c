@@ -390,7 +390,7 @@ START_TEST(test_fp_packed_one_window)
 		int *fc = xmalloc(sizeof(int) * (size_t)model->npmus);
 		for (int p = 0; p < model->npmus; p++)
 			fc[p] = p == core ? free_core : model->pmus[p].counters;
-		struct sched_request rq = { 1, &mi, 0, NULL, fc, NULL };
+		struct sched_request rq = { 1, &mi, 0, NULL, fc, NULL, NULL };
 		char *cause = NULL;
 		struct sched_plan *p = sched_plan(model, &rq, &cause);
 		ck_assert_msg(p != NULL, "%s", cause ? cause : "?");
@@ -623,7 +623,13 @@ START_TEST(test_model_shape)
 	ck_assert_str_eq(model->match[0].vendor, "AuthenticAMD");
 	ck_assert_int_eq(model->match[0].family, 0x1a);
 	ck_assert_int_eq(model->match[0].model_lo, 0x00);
-	ck_assert_int_eq(model->match[0].model_hi, 0x0f);
+	/* Every Zen 5 part of the family (docs/zen5-errata.md). */
+	ck_assert_int_eq(model->match[0].model_hi, 0x2f);
+	ck_assert_int_eq(model->nmatch, 3);
+	ck_assert_int_eq(model->match[1].model_lo, 0x40);
+	ck_assert_int_eq(model->match[1].model_hi, 0x4f);
+	ck_assert_int_eq(model->match[2].model_lo, 0x60);
+	ck_assert_int_eq(model->match[2].model_hi, 0x7f);
 
 	static const struct { const char *pmu; enum scope scope; int counters; const char *notation; } pmus[] = {
 		{ "core", SCOPE_THREAD, 6, "Event" },

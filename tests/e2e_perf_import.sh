@@ -28,7 +28,8 @@ F=$top_srcdir/tests/fixtures/cpuinfo
 	"$F/perf-import/ice-lake-sp.txt=perf-icelakex" "$F/perf-import/granite-rapids.txt=perf-graniterapids" \
 	"$F/perf-import/zen2-rome.txt=perf-amdzen2" "$F/perf-import/neoverse-v1-graviton3.txt=perf-neoverse-v1" \
 	"$F/perf-import/zen3-milan.txt=amd-zen3" "$F/perf-import/sapphire-rapids.txt=intel-spr" \
-	"$F/westmere.txt=intel-westmere" >"$tmp/all.out" || { cat "$tmp/all.out"; fail "perf_import_all"; }
+	"$F/westmere.txt=intel-westmere" "$F/zen5.txt=amd-zen5" "$F/zen5-turin-dense.txt=amd-zen5" \
+	"$F/zen5-strix-point.txt=amd-zen5" "$F/zen5-granite-ridge.txt=amd-zen5" >"$tmp/all.out" || { cat "$tmp/all.out"; fail "perf_import_all"; }
 tail -n 11 "$tmp/all.out"
 
 # Where pmctop has a hand-written model too, both agree on every shared
