@@ -109,4 +109,23 @@ char *imp_event_ref(struct imp *im, const char *perf_name, char **why);
  * im->skipped) and builds views from their metric groups. */
 int imp_metrics(struct imp *im);
 
+/* pmctop's common metrics and views on the model (perf_import_common.c,
+ * events/perf/common-VENDOR.def). Read before perf's metrics are named;
+ * NULL with *cause when the file is broken (a missing file is none). */
+struct imp_common;
+struct imp_common *imp_common_read(struct imp *im, char **cause);
+void imp_common_free(struct imp_common *c);
+/* The stanza that imports perf's metric perf_name under a common name;
+ * has(ctx, perf name) says whether the CPU's files have a metric. */
+const struct def_stanza *imp_common_alias(const struct imp_common *c, const char *perf_name,
+					  bool (*has)(void *ctx, const char *perf_name), void *ctx);
+/* Whether a common metric takes name: a perf metric of that name that is
+ * not that metric gives way. */
+bool imp_common_reserves(const struct imp_common *c, const char *name,
+			 bool (*has)(void *ctx, const char *perf_name), void *ctx);
+/* Gives the metric stanza st an alias stanza's label, range, truth, ... */
+void imp_common_annotate(const struct def_stanza *alias, struct def_stanza *st);
+/* Adds the formula metrics the model can make, then the views. */
+void imp_common_add(struct imp_common *c, struct imp *im);
+
 #endif

@@ -44,6 +44,8 @@ struct met {
 	/* Its MetricName and MetricGroup (or NULL), held by im->metrics:
 	 * every item of every view looks at every metric. */
 	const char *perf_name, *groups;
+	/* The common metric it is imported as (perf_import_common.c), or NULL. */
+	const struct def_stanza *alias;
 };
 
 struct tr_ctx {
@@ -225,6 +227,11 @@ static void metric_stanza(struct imp *im, struct met *mets, int n, int k)
 	else if (!strncmp(label, "tma_", 4))
 		label += 4;
 	imp_attr(st, "label", label);
+	/* perf's name, for the detail pane and --list-metrics (a few have
+	 * characters no name may have, such as Sierra Forest's '%'). */
+	const char *pn = jstr(o, "MetricName");
+	if (pn && pn[strspn(pn, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")] == '\0')
+		imp_attr(st, "perf", pn);
 	if (*unit)
 		imp_attr(st, "unit", unit);
 	if (mets[k].system)
@@ -269,6 +276,8 @@ static void metric_stanza(struct imp *im, struct met *mets, int n, int k)
 		}
 	}
 	free(unit);
+	if (mets[k].alias)
+		imp_common_annotate(mets[k].alias, st);
 }
 
 /* ---- views ----------------------------------------------------------------- */
@@ -278,6 +287,13 @@ static void metric_stanza(struct imp *im, struct met *mets, int n, int k)
 
 static void add_view(struct imp *im, const char *line, const struct met *mets, int n)
 {
+	/* A view of the common vocabulary has the name already. */
+	size_t nl = strcspn(line, " \t");
+	for (int s = 0; s < im->set->nstanzas; s++) {
+		const struct def_stanza *vs = &im->set->stanzas[s];
+		if (vs->kind == ST_VIEW && strlen(vs->name) == nl && !strncmp(line, vs->name, nl))
+			return;
+	}
 	char name[64], items[1024];
 	int key, used = 0;
 	if (sscanf(line, "%63s %d %1023s %n", name, &key, items, &used) < 3)
@@ -363,8 +379,26 @@ static void add_views(struct imp *im, const struct met *mets, int n)
 	free(text);
 }
 
+/* Whether the CPU's files have a metric called perf_name. */
+static bool has_perf_metric(void *ctx, const char *perf_name)
+{
+	struct imp *im = ctx;
+	for (size_t k = 0; k < json_array_size(im->metrics); k++) {
+		const char *pn = jstr(json_array_get(im->metrics, k), "MetricName");
+		if (pn && !strcasecmp(pn, perf_name))
+			return true;
+	}
+	return false;
+}
+
 int imp_metrics(struct imp *im)
 {
+	char *cause = NULL;
+	struct imp_common *common = imp_common_read(im, &cause);
+	if (!common) {
+		im->err = cause;
+		return -1;
+	}
 	int n = (int)json_array_size(im->metrics);
 	struct met *mets = xcalloc((size_t)n + 1, sizeof(*mets));
 	im->met_names = xcalloc((size_t)n + 1, sizeof(char *));
@@ -386,7 +420,14 @@ int imp_metrics(struct imp *im)
 			continue;             /* a second definition: the first wins */
 		}
 		name_index_add(im->met_ix, im->met_names[k], k);
-		bool clash = name_index_find(im->ev_ix, name) >= 0 || name_index_find(taken, name) >= 0;
+		mets[k].alias = imp_common_alias(common, pn, has_perf_metric, im);
+		if (mets[k].alias) {
+			mets[k].name = xstrdup(mets[k].alias->name);
+			free(name);
+			continue;
+		}
+		bool clash = name_index_find(im->ev_ix, name) >= 0 || name_index_find(taken, name) >= 0 ||
+			     imp_common_reserves(common, name, has_perf_metric, im);
 		mets[k].name = clash ? xasprintf("%s_metric", name) : xstrdup(name);
 		free(name);
 	}
@@ -450,6 +491,8 @@ int imp_metrics(struct imp *im)
 		mets[k].perf_name = jstr(o, "MetricName");
 		mets[k].groups = jstr(o, "MetricGroup");
 	}
+	imp_common_add(common, im);
+	imp_common_free(common);
 	add_views(im, mets, n);
 	for (int k = 0; k < n; k++) {
 		free(mets[k].name);

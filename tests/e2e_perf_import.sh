@@ -45,29 +45,30 @@ grep -q "^  (from $arch; used where" "$tmp/models.txt" || fail "--list-models: n
 
 # Topdown: level 1 sums to 1 and each level-2 pair to its level-1 parent, on
 # every CPU row and interval (derive_tree.c), and everything is a number.
-$P --sim icx -b -n 3 -d 0.3 -g topdown_l2 --format csv >"$tmp/td.csv" 2>"$tmp/td.err" || fail "batch topdown_l2"
+$P --sim icx -b -n 3 -d 0.3 -g topdown,topdown_l2 --format csv >"$tmp/td.csv" 2>"$tmp/td.err" || fail "batch topdown_l2"
 grep -q "SIMULATED counts of imported model perf-icelakex" "$tmp/td.err" || fail "no note on what the simulator knows"
 python3 - "$tmp/td.csv" <<'PY' || fail "topdown does not reconcile"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows, "no rows"
-l1 = ["tma_frontend_bound", "tma_bad_speculation", "tma_backend_bound", "tma_retiring"]
-pairs = {"tma_frontend_bound": ["tma_fetch_latency", "tma_fetch_bandwidth"],
-         "tma_bad_speculation": ["tma_branch_mispredicts", "tma_machine_clears"],
-         "tma_backend_bound": ["tma_memory_bound", "tma_core_bound"],
-         "tma_retiring": ["tma_light_operations", "tma_heavy_operations"]}
+# perf's TMA metrics under pmctop's names (events/perf/common-intel.def).
+l1 = ["frontend_bound", "bad_speculation", "backend_bound", "retiring"]
+pairs = {"frontend_bound": ["frontend_bound_latency", "frontend_bound_bw"],
+         "bad_speculation": ["bad_speculation_mispredicts", "bad_speculation_pipeline_restarts"],
+         "backend_bound": ["backend_bound_memory", "backend_bound_cpu"],
+         "retiring": ["retiring_fastpath", "retiring_microcode"]}
 for r in rows:
     v = {k: float(r[k]) for k in l1 + sum(pairs.values(), [])}
     assert abs(sum(v[k] for k in l1) - 1) < 1e-5, ("level 1", r["id"], [v[k] for k in l1])
     for p, kids in pairs.items():
         assert abs(v[kids[0]] + v[kids[1]] - v[p]) < 1e-5, (p, r["id"], v[p], [v[k] for k in kids])
-    assert v["tma_retiring"] > 0 and v["tma_backend_bound"] > 0, r
+    assert v["retiring"] > 0 and v["backend_bound"] > 0, r
 print("topdown: %d rows reconcile" % len(rows))
 PY
 
 # L3 and memory figures: numbers, in the ranges a machine can give.
 $P --sim icx -b -n 2 -d 0.3 -g cache --format json >"$tmp/cache.json" 2>/dev/null || fail "batch cache"
-$P --sim icx -b -n 2 -d 0.3 -g memory --format json >"$tmp/mem.json" 2>/dev/null || fail "batch memory"
+$P --sim icx -b -n 2 -d 0.3 -g memory,memory_bandwidth_read --format json >"$tmp/mem.json" 2>/dev/null || fail "batch memory"
 python3 - "$tmp/cache.json" "$tmp/mem.json" <<'PY' || fail "L3 or memory figures"
 import json, sys, math
 def rows(p):
@@ -75,18 +76,22 @@ def rows(p):
 def values(rs, name):
     out = []
     for r in rs:
-        for scope in ("cpus", "sockets"):
+        for scope in ("cpus", "ccxs", "sockets"):
             for row in r.get(scope, []):
                 x = row["metrics"].get(name)
                 if isinstance(x, (int, float)):
                     out.append(x)
     return out
 c, m = rows(sys.argv[1]), rows(sys.argv[2])
-l3 = values(c, "tma_info_memory_l3mpki")
-assert l3 and all(0 <= x < 1000 for x in l3), ("l3mpki", l3[:5])
-bw = values(m, "memory_bandwidth_read")
-assert bw and all(0 < x < 1e7 for x in bw), ("memory_bandwidth_read", bw[:5])
-print("L3 MPKI %d values, DRAM read MB/s %d values" % (len(l3), len(bw)))
+# pmctop's common metrics (events/perf/common-intel.def): L3 MPKI per LLC
+# domain, DRAM read bandwidth per socket, in GB/s (perf's in MB/s).
+l3 = values(c, "l3_mpki")
+assert l3 and all(0 <= x < 1000 for x in l3), ("l3_mpki", l3[:5])
+bw = values(m, "mem_read_bw")
+assert bw and all(0 < x < 1e4 for x in bw), ("mem_read_bw", bw[:5])
+perf_bw = values(m, "memory_bandwidth_read")
+assert perf_bw and abs(perf_bw[0] / 1e3 - bw[0]) < 1e-6 * perf_bw[0], ("perf's MB/s", perf_bw[0], bw[0])
+print("L3 MPKI %d values, DRAM read GB/s %d values" % (len(l3), len(bw)))
 PY
 
 # The exporter on an imported model, for the topdown and the memory views.
@@ -102,10 +107,10 @@ scrape_view() {
 	wait "$daemon" 2>/dev/null || true
 	daemon=
 }
-scrape_view topdown_l2 '^pmctop_metric_tma_memory_bound_ratio{'
+scrape_view topdown_l2 '^pmctop_metric_backend_bound_memory_ratio{'
 grep -q '^pmctop_info{model="perf-icelakex",simulated="true"' "$tmp/m.txt" || fail "exporter: no pmctop_info for perf-icelakex"
-grep -q '^pmctop_metric_tma_backend_bound_ratio{' "$tmp/m.txt" || fail "exporter: no level-1 topdown series"
-scrape_view memory '^pmctop_metric_memory_bandwidth_read'
+grep -q '^pmctop_metric_backend_bound_ratio{' "$tmp/m.txt" || fail "exporter: no level-1 topdown series"
+scrape_view memory '^pmctop_metric_mem_read_bytes_per_second{'
 echo "exporter: topdown and memory series served"
 
 # A recording of an imported model replays (the model is imported again).

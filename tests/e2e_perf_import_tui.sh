@@ -20,24 +20,25 @@ expect 'imported model perf-icelakex: [0-9]+ of [0-9]+ events have no simulated 
 	"the note on what the simulator cannot know"
 keys Escape
 keys 2
-expect 'backend_bound' "topdown view"
+expect 'BE bound' "topdown view, with the hand-written models' headings"
 sleep 1
+# The four fractions are the last four figures of a CPU row, before its bar.
 sum=$(screen | awk '
-	/frontend_bound/ { head = 1; next }
+	/FE bound/ { head = 1; next }
 	head && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
-		s = 0; n = 0
-		for (i = 5; i <= NF; i++) { v = $i; sub("~", "", v); if (v ~ /^[0-9.]+$/ && n < 4) { s += v; n++ } }
-		if (n == 4) { print s; exit }
+		n = 0
+		for (i = 1; i <= NF; i++) { v = $i; sub("~", "", v); if (v ~ /^[0-9.]+$/) f[++n] = v }
+		if (n >= 4) { print f[n - 3] + f[n - 2] + f[n - 1] + f[n]; exit }
 	}')
 [ -n "$sum" ] || { fail "no topdown row with four fractions"; screen | sed 's/^/  | /'; }
 [ -n "$sum" ] && awk -v s="$sum" 'BEGIN { exit !(s > 99.5 && s < 100.5) }' || fail "level 1 sums to $sum, not 100"
 keys 3
-expect 'fetch_latency' "topdown level 2 view"
-expect 'memory_bound' "topdown level 2: backend parts"
+expect 'FE latency' "topdown level 2 view"
+expect 'BE memory' "topdown level 2: backend parts"
 keys 4
-expect 'l3mpki' "cache view with L3 misses per kilo-instruction"
-keys 5
-expect 'memory_bandwidth_read' "memory view with DRAM bandwidth"
+expect 'L3 MPKI' "cache view with L3 misses per kilo-instruction"
+keys 8
+expect 'Rd GB/s' "memory view with DRAM bandwidth"
 quit_ok "imported model"
 
 # This machine's own CPU, imported: where the kernel gives no hardware

@@ -140,17 +140,15 @@ static bool listed(const char *doc, const char *hand, const char *metric)
 	return in;
 }
 
-/* The imported metric for perf's name: as imported, or renamed for a
- * clash with an event. */
+/* The imported metric for perf's name: the one that keeps it as its
+ * `perf` (imported under pmctop's name, events/perf/common-*.def, or
+ * renamed for a clash), else one of that name. */
 static int imported_metric(const struct model *m, const char *perf)
 {
-	int j = model_find_metric(m, perf);
-	if (j < 0) {
-		char *alt = xasprintf("%s_metric", perf);
-		j = model_find_metric(m, alt);
-		free(alt);
-	}
-	return j;
+	for (int j = 0; j < m->nmetrics; j++)
+		if (m->metrics[j].perf && !strcmp(m->metrics[j].perf, perf))
+			return j;
+	return model_find_metric(m, perf);
 }
 
 static int compare(const char *root, const char *events_dir, const char *doc, const char *hand_name,
