@@ -23,7 +23,9 @@
  * metric, is renamed NAME_metric, as a clash with an event is. The views
  * are the hand-written models' (basic, topdown, cache, ...): a column whose
  * metric the model lacks is left out, and a view left with only pmctop's
- * own software columns is left out too. */
+ * own software columns is left out too. An event stanza gives the model's
+ * event of that name its `portable` series (the exporter's
+ * instructions_total, memory_read_bytes_total, ...), if it has the event. */
 #include "config.h"
 #include "util.h"
 #include "expr.h"
@@ -277,4 +279,11 @@ void imp_common_add(struct imp_common *c, struct imp *im)
 	for (int s = 0; s < c->set.nstanzas; s++)
 		if (c->set.stanzas[s].kind == ST_VIEW)
 			add_view(im, &c->set.stanzas[s]);
+	for (int s = 0; s < c->set.nstanzas; s++) {
+		const struct def_stanza *st = &c->set.stanzas[s];
+		int e = st->kind == ST_EVENT ? find_stanza(im->set, ST_EVENT, st->name) : -1;
+		for (int i = 0; e >= 0 && i < st->nattrs; i++)
+			if (!strcmp(st->attrs[i].key, "portable"))
+				imp_attr(&im->set->stanzas[e], "portable", st->attrs[i].value);
+	}
 }
