@@ -58,6 +58,13 @@ char *perf_import_root(const char *given)
 	char *save = NULL, *found = NULL;
 	for (char *d = strtok_r(path, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
 		char *full = d[0] == '~' ? (home ? xasprintf("%s%s", home, d + 1) : NULL) : xstrdup(d);
+		/* The user's own directory is passed over where root (sudo -E)
+		 * or a privileged pmctop would read another user's files
+		 * (util.h, user_dir_check); the system's are root's. */
+		if (full && d[0] == '~' && user_dir_check(full, NULL) < 0) {
+			free(full);
+			full = NULL;
+		}
 		if (full && has_mapfile(full))
 			found = full;
 		else

@@ -615,6 +615,51 @@ START_TEST(test_bounded_inputs)
 }
 END_TEST
 
+/* ~/.local/share/pmctop/perf-events is the user's: where pmctop is
+ * privileged (root under sudo -E, forced on here) it is taken only if it
+ * belongs to the effective user, is no symlink and nobody else may write
+ * it; else the search goes on to the system's directories. */
+START_TEST(test_user_perf_events_dir)
+{
+	char tmpl[] = "/tmp/check_perf_import.XXXXXX";
+	char *home = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(home);
+	char *old_home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	char *old_env = getenv("PMCTOP_PERF_EVENTS") ? xstrdup(getenv("PMCTOP_PERF_EVENTS")) : NULL;
+	setenv("HOME", home, 1);
+	unsetenv("PMCTOP_PERF_EVENTS");
+	user_files_force_rule(true);
+	char *mine = xasprintf("%s/.local/share/pmctop/perf-events", home);
+	put(mine, "x86/mapfile.csv", "GenuineIntel-6-6A,v1,x,core\n");
+	ck_assert_int_eq(chmod(mine, 0755), 0);
+	char *root = perf_import_root(NULL);
+	ck_assert_msg(root && !strcmp(root, mine), "%s", root ? root : "(none)");
+	free(root);
+	ck_assert_int_eq(chmod(mine, 0777), 0);
+	root = perf_import_root(NULL);
+	ck_assert_msg(!root || strcmp(root, mine), "a directory others may write was taken");
+	free(root);
+	ck_assert_int_eq(chmod(mine, 0755), 0);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(mine, 65534, 65534), 0);
+		root = perf_import_root(NULL);
+		ck_assert_msg(!root || strcmp(root, mine), "another user's directory was taken");
+		free(root);
+	}
+	user_files_force_rule(false);
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	if (old_env)
+		setenv("PMCTOP_PERF_EVENTS", old_env, 1);
+	free(old_home);
+	free(old_env);
+	char *rm = xasprintf("rm -rf '%s'", home);
+	ck_assert_int_eq(system(rm), 0);
+	free(rm);
+	free(mine);
+}
+END_TEST
+
 static Suite *perf_import_suite(void)
 {
 	Suite *s = suite_create("perf_import");
@@ -630,6 +675,7 @@ static Suite *perf_import_suite(void)
 	tcase_add_test(tc, test_bad_files);
 	tcase_add_test(tc, test_json_reader);
 	tcase_add_test(tc, test_bounded_inputs);
+	tcase_add_test(tc, test_user_perf_events_dir);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("import");
 	tcase_add_test(tc, test_import_x86);
