@@ -101,7 +101,7 @@ static const char *pattern_unbounded(const char *pat)
 		case '\\':
 			if (p[1])
 				p++;
-			continue;
+			break;
 		case '[': {
 			/* A bracket expression, its first ']' and [:class:] taken
 			 * as members. */
@@ -138,9 +138,13 @@ static const char *pattern_unbounded(const char *pat)
 			depth--;
 			break;
 		default:
-			if (!strchr("*+?{", *p))
-				break;
-			continue;   /* a quantifier with nothing before it: regcomp's to refuse */
+			/* Quantifiers are passed over where they follow what they
+			 * repeat (below); one here repeats nothing or another
+			 * quantifier, which glibc takes as a nested repetition
+			 * (a*{9} is (a*){9}). */
+			if (strchr("*+?{", *p))
+				return "a repetition of nothing or of a repetition";
+			break;
 		}
 		/* What p ends (a character, a bracket expression or a group)
 		 * may be followed by a quantifier. */

@@ -543,6 +543,10 @@ static const struct {
 	{ __LINE__, "GenuineIntel-6-6{99999999999999999999}", "a repetition count over 32" },
 	{ __LINE__, "GenuineIntel-6-(((((((((((((((((6)))))))))))))))))", "nested more than 16 deep" },
 	{ __LINE__, "GenuineIntel-6-[6", "a '[' without its ']'" },
+	{ __LINE__, "GenuineIntel-6-\\.{99}", "a repetition count over 32" },
+	{ __LINE__, "GenuineIntel-6-6*{20}", "a repetition of nothing or of a repetition" },
+	{ __LINE__, "GenuineIntel-6-6{2}{2}", "a repetition of nothing or of a repetition" },
+	{ __LINE__, "*GenuineIntel", "a repetition of nothing or of a repetition" },
 	{ __LINE__, "GenuineIntel-6-6)", "a ')' without its '('" },
 };
 
