@@ -1,10 +1,13 @@
 /* fuzz_perf_json.c: libFuzzer harness for pmctop's reader of perf's JSON
  * files (perf_import_json.c), against jansson's own reader, which it
  * replaces for speed: every input must be refused by both, with a reason
- * that names its place, or accepted by both with equal values. Build:
- * see docs/fuzzing.md. */
+ * that names its place, or accepted by both with equal values, except
+ * where pmctop's reader refuses on purpose what jansson takes (a number of
+ * 64 characters or more: docs/perf-import.md, "Bounded inputs"), which
+ * it must still refuse with its place. Build: see docs/fuzzing.md. */
 #include "config.h"
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	json_t *theirs = json_loadb((const char *)data, size, 0, NULL);
-	if (!ours != !theirs) {
+	/* The documented refusal: no number in perf's files is that long. */
+	bool documented = !ours && theirs && why && !strncmp(why, "f.json:", 7) && strstr(why, ": number too long");
+	if (!ours != !theirs && !documented) {
 		fprintf(stderr, "perf_json_parse %s what jansson %s: %s\n", ours ? "accepts" : "refuses",
 			theirs ? "accepts" : "refuses", why ? why : "");
 		abort();

@@ -67,11 +67,22 @@ void defset_free(struct def_set *set)
  * short) and absurd sizes. Only a regular file will do: opening without
  * blocking and checking that first means a FIFO or a device planted among
  * the definitions gives an error instead of a hang. */
-static char *read_def_file(const char *path, char **cause)
+static char *read_def_file(const char *path, bool user, char **cause)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* A user's file (views/MODEL.def) under the rule of util.h's
+	 * user_file_open: root does not read the invoking user's files, and
+	 * its refusal quotes nothing of the file. */
+	char *refused = NULL;
+	int fd = user ? user_file_open(path, &refused) : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		set_cause(cause, "%s: cannot open: %s", path, strerror(errno));
+		if (refused) {
+			if (cause)
+				*cause = refused;
+			else
+				free(refused);
+		} else {
+			set_cause(cause, "%s: cannot open: %s", path, strerror(errno));
+		}
 		return NULL;
 	}
 	struct stat sb;
@@ -155,6 +166,7 @@ struct reader {
 	bool follow_includes;
 	bool is_model_file;
 	bool lone_file;         /* defset_read_file: no model stanza anywhere */
+	bool user_file;         /* defset_read_user_file: the user's own files only */
 	char *err;
 };
 
@@ -435,7 +447,7 @@ static int read_file(struct reader *r, const char *path, const char *inc_file, i
 	if (n < 0)
 		return -1;
 	char *cause = NULL;
-	char *text = read_def_file(path, &cause);
+	char *text = read_def_file(path, r->user_file, &cause);
 	if (!text) {
 		if (inc_file) {
 			r->err = def_where(inc_file, inc_line, inc_col, "cannot include: %s", cause);
@@ -470,6 +482,13 @@ int defset_read_file(const char *path, struct def_set *set, char **cause)
 {
 	memset(set, 0, sizeof(*set));
 	struct reader r = { .set = set, .lone_file = true };
+	return read_done(&r, read_file(&r, path, NULL, 0, 0), set, cause);
+}
+
+int defset_read_user_file(const char *path, struct def_set *set, char **cause)
+{
+	memset(set, 0, sizeof(*set));
+	struct reader r = { .set = set, .lone_file = true, .user_file = true };
 	return read_done(&r, read_file(&r, path, NULL, 0, 0), set, cause);
 }
 

@@ -50,6 +50,9 @@ int defset_read(const char *root, const char *dir, bool follow_includes, struct 
 /* Reads one file of pmu, event, metric or view stanzas (no model stanza,
  * no includes): a user's own definitions, such as the views file. */
 int defset_read_file(const char *path, struct def_set *set, char **cause);
+/* The same for a file of the user's (views/MODEL.def): it and what it
+ * includes are opened under util.h's user_file_open rule. */
+int defset_read_user_file(const char *path, struct def_set *set, char **cause);
 void defset_free(struct def_set *set);
 
 /* p (an array of n elements of size bytes) with room for one more: the

@@ -43,7 +43,7 @@ int model_add_user_views(struct model *m, const char *path, char **warnings)
 	struct def_set set;
 	char *cause = NULL;
 	struct warn_list wl = { warnings, path, 0 };
-	if (defset_read_file(path, &set, &cause) < 0) {
+	if (defset_read_user_file(path, &set, &cause) < 0) {
 		char *msg = xasprintf("%s (no user views loaded)", cause ? cause : path);
 		add_warning(&wl, msg);
 		free(msg);

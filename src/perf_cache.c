@@ -18,7 +18,8 @@
  * opened without following a link. Nothing is created in a directory
  * that is not the user's (sudo keeping a user's HOME leaves it alone).
  * A file is replaced by renaming a complete one over it, so a reader sees
- * the old file or the new, never half of one. */
+ * the old file or the new, never half of one. The directory is pruned at
+ * each write to the most recently used files (prune_cache). */
 #include "config.h"
 #include "util.h"
 #include "perf_cache.h"
@@ -40,6 +41,16 @@
  * same timestamp tick (coarse on some filesystems): no cache is written
  * from it, as git treats a racily clean file. */
 #define CACHE_RACY_NS (2ULL * 1000000000ULL)
+/* The cache is pruned after each write, least recently used first (a hit
+ * renews a file's mtime): one run over many perf directories or
+ * rebuilt binaries once left 21 files, 6.8 MB, that nothing removed. A
+ * model's file is about 190 kB; a user has a model or two. */
+#define CACHE_KEEP_FILES 16
+#define CACHE_KEEP_BYTES (16 << 20)
+/* A temporary file older than this was left by a pmctop that died. */
+#define CACHE_TMP_AGE_S 600
+/* How many entries a prune looks at: the directory is pmctop's own. */
+#define CACHE_SCAN_MAX 4096
 /* How deep the definitions directory is walked (events/amd/zen5/x.def is 3). */
 #define EVENTS_DEPTH 4
 
@@ -286,6 +297,65 @@ static bool write_cache(const char *dir, const char *path, const char *buf, size
 	return ok;
 }
 
+struct cache_entry {
+	char *name;
+	uint64_t mtime_ns;
+	uint64_t size;
+};
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct cache_entry *x = a, *y = b;
+	return x->mtime_ns < y->mtime_ns ? 1 : x->mtime_ns > y->mtime_ns ? -1 : strcmp(x->name, y->name);
+}
+
+/* Keeps the CACHE_KEEP_FILES most recently used model files of dir within
+ * CACHE_KEEP_BYTES (kept, the one just written, always stays) and removes
+ * the rest, and temporary files left by a pmctop that died. Only regular
+ * files of this user's, never followed through a link. */
+static void prune_cache(const char *dir, const char *kept)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	const char *kept_name = strrchr(kept, '/') ? strrchr(kept, '/') + 1 : kept;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct cache_entry *v = NULL;
+	int n = 0, seen = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && seen++ < CACHE_SCAN_MAX) {
+		size_t len = strlen(de->d_name);
+		bool model = len > 6 && !strcmp(de->d_name + len - 6, ".model");
+		bool tmp = !strncmp(de->d_name, ".tmp-", 5);
+		struct stat sb;
+		if ((!model && !tmp) || fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+			continue;
+		if (tmp) {
+			if (sb.st_mtim.tv_sec + CACHE_TMP_AGE_S < now.tv_sec)
+				unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
+		/* The file just written counts first, whatever its clock says. */
+		v[n++] = (struct cache_entry){ xstrdup(de->d_name),
+					       strcmp(de->d_name, kept_name) ? ts_ns(&sb.st_mtim) : UINT64_MAX,
+					       (uint64_t)sb.st_size };
+	}
+	if (n > 0)
+		qsort(v, (size_t)n, sizeof(*v), newest_first);
+	uint64_t bytes = 0;
+	for (int i = 0; i < n; i++) {
+		bytes += v[i].size;
+		if (i > 0 && (i >= CACHE_KEEP_FILES || bytes > CACHE_KEEP_BYTES))
+			unlinkat(dirfd(d), v[i].name, 0);
+		free(v[i].name);
+	}
+	free(v);
+	closedir(d);
+}
+
 static bool cache_disabled(void)
 {
 	const char *e = getenv("PMCTOP_NO_CACHE");
@@ -334,8 +404,11 @@ struct model *perf_cache_load(const char *root, const char *events_dir, const ch
 		free(where);
 		if (from_cache(path, id, &set, &dir, &skip)) {
 			/* It built once; should it not now, import afresh. */
-			if ((m = evdef_build_set(&set, dir, NULL)))
+			if ((m = evdef_build_set(&set, dir, NULL))) {
 				u = PERF_CACHE_HIT;
+				/* Used now: the last that a prune removes. */
+				utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
+			}
 			defset_free(&set);
 			free(dir);
 			dir = NULL;
@@ -366,8 +439,10 @@ struct model *perf_cache_load(const char *root, const char *events_dir, const ch
 			if (!racy) {
 				size_t len;
 				char *buf = perf_cache_encode(id, l.v, l.n, &set, dir, skip, &len);
-				if (write_cache(cdir, path, buf, len))
+				if (write_cache(cdir, path, buf, len)) {
 					u = PERF_CACHE_WRITTEN;
+					prune_cache(cdir, path);
+				}
 				free(buf);
 			}
 		}

@@ -434,15 +434,35 @@ json_t *perf_json_parse(const char *text, size_t len, const char *path, char **c
 	return v;
 }
 
+/* perf's largest event file is under 1 MB (icelakex's
+ * uncore-interconnect.json, 840 KB); a file many times that is not one of
+ * perf's, and reading it whole would hold its size several times over in
+ * memory (a 212 MB file took 588 MB). */
+#define PERF_JSON_MAX (16 << 20)
+
 json_t *perf_json_load(const char *path, char **cause)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Without blocking: a FIFO among the files once hung start-up in
+	 * open(); only a regular file is then read. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = fd < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
 		if (fd >= 0)
 			close(fd);
 		set_cause(cause, "%s: cannot read: %s", path, strerror(e));
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		set_cause(cause, "%s: cannot read: %s", path,
+			  S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file (a FIFO, socket or device is not read)");
+		return NULL;
+	}
+	if (st.st_size > PERF_JSON_MAX) {
+		close(fd);
+		set_cause(cause, "%s: %lld bytes, more than the %d MiB an event file may have", path,
+			  (long long)st.st_size, PERF_JSON_MAX >> 20);
 		return NULL;
 	}
 	size_t cap = (size_t)st.st_size + 1, len = 0;
@@ -463,6 +483,13 @@ json_t *perf_json_load(const char *path, char **cause)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		/* A file that grows while it is read is bounded too. */
+		if (len > PERF_JSON_MAX) {
+			close(fd);
+			free(text);
+			set_cause(cause, "%s: more than the %d MiB an event file may have", path, PERF_JSON_MAX >> 20);
+			return NULL;
+		}
 	}
 	close(fd);
 	json_t *v = perf_json_parse(text, len, path, cause);

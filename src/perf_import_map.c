@@ -58,6 +58,13 @@ char *perf_import_root(const char *given)
 	char *save = NULL, *found = NULL;
 	for (char *d = strtok_r(path, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
 		char *full = d[0] == '~' ? (home ? xasprintf("%s%s", home, d + 1) : NULL) : xstrdup(d);
+		/* The user's own directory is passed over where root (sudo -E)
+		 * or a privileged pmctop would read another user's files
+		 * (util.h, user_dir_check); the system's are root's. */
+		if (full && d[0] == '~' && user_dir_check(full, NULL) < 0) {
+			free(full);
+			full = NULL;
+		}
 		if (full && has_mapfile(full))
 			found = full;
 		else
@@ -65,6 +72,102 @@ char *perf_import_root(const char *given)
 	}
 	free(path);
 	return found;
+}
+
+/* A mapfile's identifiers are regular expressions that regcomp() takes
+ * as they are, and glibc's regcomp expands bounded repetitions: a line
+ * such as GenuineIntel-6-((6{255}){255}){255} took 8.9 s and 3.47 GB
+ * before pmctop matched anything. perf's own patterns are under 50
+ * characters, with at most one quantifier on a bracket expression
+ * ([[:xdigit:]]+, [[:xdigit:]]{4}); so a pattern is bounded in length, in
+ * its repetition counts, and refused where a quantified group holds a
+ * quantifier itself (nested repetition). NULL when the pattern is within
+ * these bounds, else what is wrong with it. */
+#define MAP_PATTERN_MAX 128
+#define MAP_REPEAT_MAX 32
+#define MAP_DEPTH_MAX 16
+#define MAP_STR_(x) #x
+#define MAP_STR(x) MAP_STR_(x)
+
+static const char *pattern_unbounded(const char *pat)
+{
+	bool quantified[MAP_DEPTH_MAX + 1] = { false };   /* the group at that depth holds a quantifier */
+	int depth = 0;
+	if (strlen(pat) > MAP_PATTERN_MAX)
+		return "longer than " MAP_STR(MAP_PATTERN_MAX) " characters";
+	for (const char *p = pat; *p; p++) {
+		bool group_end = false;
+		switch (*p) {
+		case '\\':
+			if (p[1])
+				p++;
+			break;
+		case '[': {
+			/* A bracket expression, its first ']' and [:class:] taken
+			 * as members. */
+			const char *q = p + 1;
+			if (*q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q && *q != ']') {
+				if (q[0] == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+					const char *e = strchr(q + 2, q[1]);
+					q = e && e[1] == ']' ? e + 2 : q + 1;
+				} else {
+					q++;
+				}
+			}
+			if (!*q)
+				return "a '[' without its ']'";
+			p = q;
+			break;
+		}
+		case '(':
+			if (depth == MAP_DEPTH_MAX)
+				return "groups nested more than " MAP_STR(MAP_DEPTH_MAX) " deep";
+			quantified[++depth] = false;
+			continue;
+		case ')':
+			if (depth == 0)
+				return "a ')' without its '('";
+			group_end = true;
+			/* What a group holds, its parent holds too. */
+			if (quantified[depth])
+				quantified[depth - 1] = true;
+			depth--;
+			break;
+		default:
+			/* Quantifiers are passed over where they follow what they
+			 * repeat (below); one here repeats nothing or another
+			 * quantifier, which glibc takes as a nested repetition
+			 * (a*{9} is (a*){9}). */
+			if (strchr("*+?{", *p))
+				return "a repetition of nothing or of a repetition";
+			break;
+		}
+		/* What p ends (a character, a bracket expression or a group)
+		 * may be followed by a quantifier. */
+		char q = p[1];
+		if (!q || !strchr("*+?{", q))
+			continue;
+		if (group_end && quantified[depth + 1])
+			return "a repeated group that holds a repetition itself";
+		if (q == '{') {
+			char *end;
+			unsigned long lo = strtoul(p + 2, &end, 10), hi = lo;
+			if (*end == ',')
+				hi = end[1] == '}' ? 0 : strtoul(end + 1, &end, 10);
+			if (lo > MAP_REPEAT_MAX || hi > MAP_REPEAT_MAX)
+				return "a repetition count over " MAP_STR(MAP_REPEAT_MAX);
+		}
+		quantified[depth] = true;
+		p++;
+		if (q == '{')
+			while (p[1] && p[0] != '}')
+				p++;
+	}
+	return NULL;
 }
 
 /* Reads one arch's mapfile.csv; a missing file adds nothing. */
@@ -107,6 +210,12 @@ static int read_one_map(const char *root, const char *arch, struct perf_cpu **ou
 			rc = set_cause(cause, "%s:%d: expected a directory below %s/%s but found '%s'", path, lineno, root,
 				       arch, clean);
 			free(clean);
+			break;
+		}
+		const char *unbounded = pattern_unbounded(f[0]);
+		if (unbounded) {
+			rc = set_cause(cause, "%s:%d: expected a CPU identifier pattern of perf's shape, found %s",
+				       path, lineno, unbounded);
 			break;
 		}
 		*out = xrealloc(*out, (size_t)(*n + 1) * sizeof(**out));

@@ -185,9 +185,16 @@ int settings_load(const char *path, struct settings *s, char **warnings)
 	*warnings = NULL;
 	if (!path)
 		return 0;
-	/* O_NONBLOCK: a FIFO planted there must not hang the start. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* Without blocking: a FIFO planted there must not hang the start.
+	 * Root (sudo -E) reads no file of the invoking user's, and a refusal
+	 * says so without a word of the file (util.h, user_file_open). */
+	char *refused = NULL;
+	int fd = user_file_open(path, &refused);
 	if (fd < 0) {
+		if (refused) {
+			*warnings = refused;
+			return -1;
+		}
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
 		return set_cause(warnings, "%s: cannot read the settings: %s", path, strerror(errno));

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 static void out_of_memory(void)
 {
@@ -210,6 +212,107 @@ char *read_text_file(const char *path)
 	char *out = xstrndup(text, len);
 	text_reader_close(&r);
 	return out;
+}
+
+/* Forced on by the tests, which run as any user (user_files_force_rule). */
+static bool user_rule_forced;
+
+void user_files_force_rule(bool on)
+{
+	user_rule_forced = on;
+}
+
+/* Root, a setuid or setgid pmctop, or one with any effective capability
+ * (a setcap'd copy): a process that can read what its real user cannot. */
+bool user_files_privileged(void)
+{
+	if (user_rule_forced || geteuid() == 0 || geteuid() != getuid() || getegid() != getgid())
+		return true;
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	return d[0].effective || d[1].effective;
+}
+
+/* What is wrong with sb (from lstat or fstat) as one of this user's own,
+ * or NULL: the rule of the model cache (perf_cache.c). */
+static const char *not_mine(const struct stat *sb, bool dir)
+{
+	/* A file's type is its reader's to check, with its own words. */
+	if (S_ISLNK(sb->st_mode))
+		return "is a symbolic link";
+	if (dir && !S_ISDIR(sb->st_mode))
+		return "is not a directory";
+	if (sb->st_uid != geteuid())
+		return "belongs to another user";
+	if (sb->st_mode & 022)
+		return "may be written by other users";
+	return NULL;
+}
+
+int user_dir_check(const char *path, char **why)
+{
+	if (!user_files_privileged())
+		return 0;
+	struct stat sb;
+	if (lstat(path, &sb) < 0)
+		return -1;   /* errno from lstat: ENOENT is "not there" */
+	const char *bad = not_mine(&sb, true);
+	if (!bad)
+		return 0;
+	set_cause(why, "%s: not read: it %s (uid %ld, pmctop runs as uid %ld)", path, bad, (long)sb.st_uid,
+		  (long)geteuid());
+	errno = EPERM;
+	return -1;
+}
+
+int user_file_open(const char *path, char **why)
+{
+	bool strict = user_files_privileged();
+	if (strict) {
+		/* The directory that holds it, as named (not followed). */
+		char *dir = xstrdup(path);
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			int rc = user_dir_check(dir, why);
+			int e = errno;
+			free(dir);
+			if (rc < 0) {
+				errno = e;
+				return -1;
+			}
+		} else {
+			free(dir);
+		}
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (strict ? O_NOFOLLOW : 0));
+	if (fd < 0) {
+		int e = errno;
+		if (strict && e == ELOOP)
+			set_cause(why, "%s: not read: it is a symbolic link (pmctop runs as uid %ld)", path,
+				  (long)geteuid());
+		errno = e;
+		return -1;
+	}
+	struct stat sb;
+	if (fstat(fd, &sb) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	const char *bad = strict ? not_mine(&sb, false) : NULL;
+	if (bad) {
+		set_cause(why, "%s: not read: it %s (uid %ld, pmctop runs as uid %ld)", path, bad, (long)sb.st_uid,
+			  (long)geteuid());
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
 }
 
 const char *path_errno_phrase(int err)

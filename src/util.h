@@ -70,6 +70,23 @@ struct text_reader {
  * same bounds as read_text_file: regular files only, at most 1 MiB. */
 const char *text_reader_read(struct text_reader *r, const char *path);
 void text_reader_close(struct text_reader *r);
+/* The files of the user who runs pmctop (pmctoprc, views/MODEL.def,
+ * ~/.local/share/pmctop/perf-events) under the rule of the model cache:
+ * when pmctop is privileged (root, setuid or setgid, or any effective
+ * capability), a file is read only if it, and the directory that holds
+ * it, belong to the effective user, are not writable by others and are
+ * not symbolic links; under sudo -E, root never reads the invoking user's
+ * files. Otherwise they are opened as any file. */
+bool user_files_privileged(void);
+/* The file opened for reading, without blocking; -1 with errno, and with
+ * *why (naming the file, never quoting it) when the rule refused it
+ * (errno EPERM or ELOOP). The caller checks the file's type. */
+int user_file_open(const char *path, char **why);
+/* 0 when a directory may be read under the rule; -1 with errno (ENOENT:
+ * not there) and *why when refused (EPERM). */
+int user_dir_check(const char *path, char **why);
+/* For the tests, which run as any user: the rule as if privileged. */
+void user_files_force_rule(bool on);
 /* Why a file could not be opened, in words that follow "it" or a path:
  * "is a directory", "is a FIFO that no process reads", "is a symbolic
  * link" (O_NOFOLLOW), else strerror's text. */

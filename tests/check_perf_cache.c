@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -428,6 +429,67 @@ START_TEST(test_stale_then_broken)
 }
 END_TEST
 
+/* The cache is pruned when a file is written: the 16 most recently used
+ * model files within 16 MiB stay (a hit renews a file), older ones and
+ * temporary files left by a dead pmctop go; other files, links and what
+ * they point at are left alone. */
+START_TEST(test_pruned)
+{
+	model_free(load("perf-testlake", PERF_CACHE_WRITTEN));
+	char *lake = cache_file("perf-testlake");
+	/* 30 older files of 100 kB, perf-old00 the newest, an hour apart. */
+	for (int i = 0; i < 30; i++)
+		run("truncate -s 100k %s/cache/pmctop/perf-old%02d-0000000000000000.model && "
+		    "touch -d '%d hours ago' %s/cache/pmctop/perf-old%02d-0000000000000000.model",
+		    tmp, i, i + 2, tmp, i);
+	run("touch -d '1 day ago' %s", lake);
+	run("echo keep > %s/outside && ln -s %s/outside %s/cache/pmctop/perf-link-0000000000000000.model && "
+	    "echo notes > %s/cache/pmctop/notes.txt && : > %s/cache/pmctop/.tmp-dead00 && "
+	    "touch -d '1 hour ago' %s/cache/pmctop/.tmp-dead00 && : > %s/cache/pmctop/.tmp-live00",
+	    tmp, tmp, tmp, tmp, tmp, tmp, tmp);
+	/* A hit renews perf-testlake's file, a day old until now. */
+	model_free(load("perf-testlake", PERF_CACHE_HIT));
+	struct stat sb;
+	ck_assert_int_eq(stat(lake, &sb), 0);
+	ck_assert_msg(sb.st_mtime > time(NULL) - 60, "a hit did not renew the file");
+	/* A write prunes: perf-testverse's new file, perf-testlake's and the
+	 * 14 newest old ones stay. */
+	model_free(load("perf-testverse", PERF_CACHE_WRITTEN));
+	char *verse = cache_file("perf-testverse");
+	ck_assert_int_eq(stat(verse, &sb), 0);
+	ck_assert_int_eq(stat(lake, &sb), 0);
+	for (int i = 0; i < 30; i++) {
+		char *f = xasprintf("%s/cache/pmctop/perf-old%02d-0000000000000000.model", tmp, i);
+		ck_assert_msg((stat(f, &sb) == 0) == (i < 14), "%s: %s", f, i < 14 ? "removed" : "kept");
+		free(f);
+	}
+	char *f = xasprintf("%s/cache/pmctop/perf-link-0000000000000000.model", tmp);
+	ck_assert_int_eq(lstat(f, &sb), 0);
+	free(f);
+	f = xasprintf("%s/outside", tmp);
+	ck_assert_int_eq(stat(f, &sb), 0);
+	free(f);
+	f = xasprintf("%s/cache/pmctop/notes.txt", tmp);
+	ck_assert_int_eq(stat(f, &sb), 0);
+	free(f);
+	f = xasprintf("%s/cache/pmctop/.tmp-dead00", tmp);
+	ck_assert_int_ne(stat(f, &sb), 0);
+	free(f);
+	f = xasprintf("%s/cache/pmctop/.tmp-live00", tmp);
+	ck_assert_int_eq(stat(f, &sb), 0);
+	free(f);
+	/* Within 16 MiB: five files of 5 MB leave room for two beside the new. */
+	for (int i = 0; i < 5; i++)
+		run("truncate -s 5M %s/cache/pmctop/perf-big%d-0000000000000000.model", tmp, i);
+	run("rm -f %s", verse);
+	model_free(load("perf-testverse", PERF_CACHE_WRITTEN));
+	run("test $(ls %s/cache/pmctop/*.model | wc -l) -le 16 && "
+	    "test $(du -b --apparent-size -c %s/cache/pmctop/*.model | tail -n 1 | cut -f1) -le 16777216", tmp, tmp);
+	free(verse);
+	free(lake);
+}
+END_TEST
+
 static Suite *perf_cache_suite(void)
 {
 	Suite *s = suite_create("perf_cache");
@@ -443,6 +505,7 @@ static Suite *perf_cache_suite(void)
 	tcase_add_loop_test(tc, test_load_through_cache, 0, (int)ARRAY_SIZE(models));
 	tcase_add_test(tc, test_stale_contents);
 	tcase_add_test(tc, test_stale_then_broken);
+	tcase_add_test(tc, test_pruned);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

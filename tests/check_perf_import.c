@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "evdef.h"
 #include "perf_import.h"
@@ -550,6 +552,149 @@ START_TEST(test_import_arm)
 }
 END_TEST
 
+/* Bounded inputs: a FIFO among the JSON files is refused by name at once
+ * (its open once blocked start-up for ever), a file over the size limit is
+ * refused without being read, and mapfile patterns that would make
+ * regcomp() expand them into gigabytes are refused with file:line, while
+ * every shape perf's own mapfiles use is still taken. */
+static const char *const map_ok[] = {
+	"GenuineIntel-6-(97|9A|B7|BA|BF)", "GenuineIntel-6-[4589]E", "AuthenticAMD-25-([245][[:xdigit:]]|[[:xdigit:]])",
+	"0x004[bcd][[:xdigit:]]{4}", "^IBM.390[67].*[13]\\.[1-5].[[:xdigit:]]+$", "0x67e-0x80000000db0000[89]0-0x[[:xdigit:]]+",
+	"GenuineIntel-6-(1[AE]|2E)", "(a|b){3}x+",
+};
+static const struct {
+	int src_line;
+	const char *pattern, *why;
+} map_bad[] = {
+	{ __LINE__, "GenuineIntel-6-((6{255}){255}){255}", "a repetition count over 32" },
+	{ __LINE__, "GenuineIntel-6-((6{2}){2}){2}", "a repeated group that holds a repetition" },
+	{ __LINE__, "GenuineIntel-6-(6+)*", "a repeated group that holds a repetition" },
+	{ __LINE__, "GenuineIntel-6-((a|(b+)c)d)?", "a repeated group that holds a repetition" },
+	{ __LINE__, "GenuineIntel-6-6{33}", "a repetition count over 32" },
+	{ __LINE__, "GenuineIntel-6-6{99999999999999999999}", "a repetition count over 32" },
+	{ __LINE__, "GenuineIntel-6-(((((((((((((((((6)))))))))))))))))", "nested more than 16 deep" },
+	{ __LINE__, "GenuineIntel-6-[6", "a '[' without its ']'" },
+	{ __LINE__, "GenuineIntel-6-\\.{99}", "a repetition count over 32" },
+	{ __LINE__, "GenuineIntel-6-6*{20}", "a repetition of nothing or of a repetition" },
+	{ __LINE__, "GenuineIntel-6-6{2}{2}", "a repetition of nothing or of a repetition" },
+	{ __LINE__, "*GenuineIntel", "a repetition of nothing or of a repetition" },
+	{ __LINE__, "GenuineIntel-6-6)", "a ')' without its '('" },
+};
+
+START_TEST(test_bounded_inputs)
+{
+	char tmpl[] = "/tmp/check_perf_import.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(dir);
+	struct perf_cpu *map;
+	char *why = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(map_ok); i++) {
+		char *text = xasprintf("Family-model,Version,Filename,EventType\n%s,v1,ok,core\n", map_ok[i]);
+		put(dir, "x86/mapfile.csv", text);
+		free(text);
+		int n = perf_map_read(dir, &map, &why);
+		ck_assert_msg(n == 1, "%s: %s", map_ok[i], why ? why : "");
+		perf_map_free(map, n);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(map_bad); i++) {
+		char *text = xasprintf("Family-model,Version,Filename,EventType\n%s,v1,bad,core\n", map_bad[i].pattern);
+		put(dir, "x86/mapfile.csv", text);
+		free(text);
+		ck_assert_msg(perf_map_read(dir, &map, &why) == -1, "line %d: taken", map_bad[i].src_line);
+		ck_assert_msg(strstr(why, "x86/mapfile.csv:2: ") && strstr(why, map_bad[i].why), "line %d: %s",
+			      map_bad[i].src_line, why);
+		free(why);
+		why = NULL;
+	}
+	char *longer = xmalloc(200);
+	memset(longer, 'A', 199);
+	longer[199] = '\0';
+	char *text = xasprintf("%s,v1,long,core\n", longer);
+	put(dir, "x86/mapfile.csv", text);
+	ck_assert_int_eq(perf_map_read(dir, &map, &why), -1);
+	ck_assert_msg(strstr(why, "x86/mapfile.csv:1: ") && strstr(why, "longer than 128 characters"), "%s", why);
+	ck_assert_ptr_null(strstr(why, "AAAA"));
+	free(why);
+	why = NULL;
+	free(text);
+	free(longer);
+
+	/* A FIFO: refused by name, not waited on (this test timed out). */
+	put(dir, "x86/mapfile.csv", "GenuineIntel-6-6A,v1,fifo,core\n");
+	put(dir, "x86/fifo/cache.json", "[]\n");
+	char *fifo = xasprintf("%s/x86/fifo/pipeline.json", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_ptr_null(perf_json_load(fifo, &why));
+	ck_assert_msg(strstr(why, "pipeline.json: cannot read: not a regular file"), "%s", why);
+	free(why);
+	why = NULL;
+	ck_assert_ptr_null(perf_import_load(dir, EVENTS, "perf-fifo", NULL, NULL, &why));
+	ck_assert_msg(strstr(why, "x86/fifo/pipeline.json: cannot read: not a regular file"), "%s", why);
+	free(why);
+	why = NULL;
+	free(fifo);
+
+	/* Over the size limit (a sparse file: nothing is written). */
+	char *big = xasprintf("%s/x86/big.json", dir);
+	FILE *f = fopen(big, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ftruncate(fileno(f), (off_t)17 << 20), 0);
+	fclose(f);
+	ck_assert_ptr_null(perf_json_load(big, &why));
+	ck_assert_msg(strstr(why, "big.json: 17825792 bytes, more than the 16 MiB"), "%s", why);
+	free(why);
+	free(big);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	ck_assert_int_eq(system(rm), 0);
+	free(rm);
+}
+END_TEST
+
+/* ~/.local/share/pmctop/perf-events is the user's: where pmctop is
+ * privileged (root under sudo -E, forced on here) it is taken only if it
+ * belongs to the effective user, is no symlink and nobody else may write
+ * it; else the search goes on to the system's directories. */
+START_TEST(test_user_perf_events_dir)
+{
+	char tmpl[] = "/tmp/check_perf_import.XXXXXX";
+	char *home = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(home);
+	char *old_home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	char *old_env = getenv("PMCTOP_PERF_EVENTS") ? xstrdup(getenv("PMCTOP_PERF_EVENTS")) : NULL;
+	setenv("HOME", home, 1);
+	unsetenv("PMCTOP_PERF_EVENTS");
+	user_files_force_rule(true);
+	char *mine = xasprintf("%s/.local/share/pmctop/perf-events", home);
+	put(mine, "x86/mapfile.csv", "GenuineIntel-6-6A,v1,x,core\n");
+	ck_assert_int_eq(chmod(mine, 0755), 0);
+	char *root = perf_import_root(NULL);
+	ck_assert_msg(root && !strcmp(root, mine), "%s", root ? root : "(none)");
+	free(root);
+	ck_assert_int_eq(chmod(mine, 0777), 0);
+	root = perf_import_root(NULL);
+	ck_assert_msg(!root || strcmp(root, mine), "a directory others may write was taken");
+	free(root);
+	ck_assert_int_eq(chmod(mine, 0755), 0);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(mine, 65534, 65534), 0);
+		root = perf_import_root(NULL);
+		ck_assert_msg(!root || strcmp(root, mine), "another user's directory was taken");
+		free(root);
+	}
+	user_files_force_rule(false);
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	if (old_env)
+		setenv("PMCTOP_PERF_EVENTS", old_env, 1);
+	free(old_home);
+	free(old_env);
+	char *rm = xasprintf("rm -rf '%s'", home);
+	ck_assert_int_eq(system(rm), 0);
+	free(rm);
+	free(mine);
+}
+END_TEST
+
 static Suite *perf_import_suite(void)
 {
 	Suite *s = suite_create("perf_import");
@@ -564,6 +709,8 @@ static Suite *perf_import_suite(void)
 	tcase_add_test(tc, test_pick_prefers_hand_written);
 	tcase_add_test(tc, test_bad_files);
 	tcase_add_test(tc, test_json_reader);
+	tcase_add_test(tc, test_bounded_inputs);
+	tcase_add_test(tc, test_user_perf_events_dir);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("import");
 	tcase_add_test(tc, test_import_x86);

@@ -246,6 +246,64 @@ START_TEST(test_symlink_replaced)
 }
 END_TEST
 
+/* Root (sudo -E) or a privileged pmctop reads none of another user's
+ * files: a symlink (to a file holding a secret), a file of another uid
+ * (as root: chown to 65534), one in a directory of another uid, and one
+ * others may write are refused with a warning that names the file and
+ * quotes none of it. The rule is forced on, so that any user can run this;
+ * the other uid's cases need root to chown and are passed over otherwise. */
+static void refused(const char *path, const char *named, const char *why)
+{
+	struct settings s;
+	char *w = NULL;
+	ck_assert_int_eq(settings_load(path, &s, &w), -1);
+	ck_assert_msg(w && strstr(w, named) && strstr(w, "not read: it ") && strstr(w, why), "%s", w ? w : "(none)");
+	ck_assert_msg(!strstr(w, "secretuser1") && !strstr(w, "HASH"), "%s", w);
+	ck_assert(!s.has_delay);
+	settings_free(&s);
+	free(w);
+}
+
+START_TEST(test_other_users_files)
+{
+	user_files_force_rule(true);
+	char *secret = write_text("shadow", "secretuser1:$6$salt1$HASHVALUE1:19000:0:99999:7:::\n");
+	char *mine = write_text("pmctoprc", "delay 2\n");
+	struct settings s;
+	char *w = NULL;
+	ck_assert_int_eq(settings_load(mine, &s, &w), 0);
+	ck_assert_ptr_null(w);
+	ck_assert(s.has_delay && s.delay_s == 2);
+	settings_free(&s);
+
+	char *link = xasprintf("%s/linked", dir);
+	ck_assert_int_eq(symlink(secret, link), 0);
+	refused(link, link, "is a symbolic link");
+	ck_assert_int_eq(chmod(mine, 0666), 0);
+	refused(mine, mine, "may be written by other users");
+	ck_assert_int_eq(chmod(mine, 0644), 0);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(mine, 65534, 65534), 0);
+		refused(mine, mine, "belongs to another user");
+		ck_assert_int_eq(chown(mine, 0, 0), 0);
+		ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+		refused(mine, dir, "belongs to another user");
+		ck_assert_int_eq(chown(dir, 0, 0), 0);
+	}
+	/* Without privilege the user's own symlink is followed as before. */
+	user_files_force_rule(false);
+	if (!user_files_privileged()) {
+		char *w2 = NULL;
+		ck_assert_int_eq(settings_load(link, &s, &w2), 0);
+		settings_free(&s);
+		free(w2);
+	}
+	free(link);
+	free(mine);
+	free(secret);
+}
+END_TEST
+
 static Suite *settings_suite(void)
 {
 	Suite *s = suite_create("settings");
@@ -257,6 +315,7 @@ static Suite *settings_suite(void)
 	tcase_add_test(tc, test_many_bad_lines);
 	tcase_add_test(tc, test_not_settings);
 	tcase_add_test(tc, test_symlink_replaced);
+	tcase_add_test(tc, test_other_users_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

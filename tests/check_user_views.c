@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "evdef.h"
 #include "evdef_user.h"
@@ -363,6 +364,49 @@ START_TEST(test_path)
 }
 END_TEST
 
+/* Root (sudo -E) or a privileged pmctop reads no view file of another
+ * user's: a symlink (to a file whose first line is a secret) and a file
+ * of another uid (as root) add no view, and the warning names the file
+ * and quotes none of it. The rule is forced on so that any user can run
+ * this. */
+START_TEST(test_other_users_views)
+{
+	user_files_force_rule(true);
+	struct model *m = load();
+	int before = m->nviews;
+	char *secret = xasprintf("%s/shadow", dir);
+	FILE *f = fopen(secret, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("secretuser1:$6$salt1$HASHVALUE1:19000:0:99999:7:::\n", f);
+	fclose(f);
+	char *link = xasprintf("%s/zen5.def", dir);
+	ck_assert_int_eq(symlink(secret, link), 0);
+	char *w = NULL;
+	ck_assert_int_eq(model_add_user_views(m, link, &w), 0);
+	ck_assert_msg(w && strstr(w, "zen5.def: not read: it is a symbolic link"), "%s", w ? w : "(none)");
+	ck_assert_msg(!strstr(w, "secretuser1"), "%s", w);
+	free(w);
+	w = NULL;
+	char *path = write_views("view mine\n\tcolumn ipc\n");
+	ck_assert_int_eq(model_add_user_views(m, path, &w), 1);
+	ck_assert_ptr_null(w);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(model_add_user_views(m, path, &w), 0);
+		ck_assert_msg(w && strstr(w, "views.def: not read: it belongs to another user"), "%s", w ? w : "(none)");
+		ck_assert_msg(!strstr(w, "mine"), "%s", w);
+		free(w);
+		w = NULL;
+	}
+	ck_assert_int_eq(m->nviews, before + 1);
+	user_files_force_rule(false);
+	free(path);
+	free(link);
+	free(secret);
+	model_free(m);
+}
+END_TEST
+
 static Suite *user_views_suite(void)
 {
 	Suite *s = suite_create("user_views");
@@ -376,6 +420,7 @@ static Suite *user_views_suite(void)
 	tcase_add_test(tc, test_quoted_title_round_trip);
 	tcase_add_test(tc, test_tasks_view);
 	tcase_add_test(tc, test_path);
+	tcase_add_test(tc, test_other_users_views);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,15 +1,17 @@
 /* term.c: the dashboard's terminal. It owns it: one place restores it
  * (ui_restore), reached on q, on SIGINT, SIGTERM and SIGHUP (their handler
- * only sets a flag), on errors, at exit and from the handler of fatal
- * signals; Ctrl-Z suspends and resumes it; keys, escape sequences and
+ * sets a flag and turns the mouse off at once), on errors, at exit and from
+ * the handler of fatal signals; Ctrl-Z suspends and resumes it; keys, escape sequences and
  * xterm mouse reports are decoded here. */
 #include "config.h"
 #include "uiint.h"
 #include "format.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,22 +32,82 @@ static SCREEN *ui_screen;
 static const char mouse_on[] = "\033[?1000h\033[?1006h";
 static const char mouse_off[] = "\033[?1006l\033[?1000l";
 
+/* Set once the mouse-off sequence has reached the terminal whole, by the
+ * stop signals' handler or by ui_restore; cleared when the mouse is turned
+ * on again. */
+static volatile sig_atomic_t ui_mouse_released;
+
+/* The whole of BUF to the terminal with write(2), async-signal-safe: a
+ * write interrupted by a signal (EINTR) or cut short is resumed. A storm of
+ * SIGTERMs once interrupted the single write of mouse_off and left the
+ * terminal in mouse mode. The retries are bounded so that a terminal that
+ * is gone cannot hold the exit. Returns 0 when all of it was written. */
+static int term_write_all(const char *buf, size_t len)
+{
+	int eintr = 0;
+	while (len > 0) {
+		ssize_t n = write(STDOUT_FILENO, buf, len);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (n < 0 && errno == EINTR && eintr++ < 10000) {
+			continue;
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Mouse reports off, from the signal path or the normal one; idempotent.
+ * FORCE writes it even when a handler already did: the mouse may have been
+ * turned on again since (start-up or a resume racing the signal). */
+static void release_mouse(bool force)
+{
+	if (!ui_curses_active || (ui_mouse_released && !force))
+		return;
+	int saved = errno;
+	if (term_write_all(mouse_off, sizeof(mouse_off) - 1) == 0)
+		ui_mouse_released = 1;
+	errno = saved;
+}
+
+/* The stop signals, held while the terminal is handed back so that none
+ * interrupts curses' own writes (the alternate screen's exit); they are
+ * delivered, to a handler that only notes them, once it is done. */
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
 void ui_restore(void)
 {
 	if (ui_curses_active) {
-		ui_curses_active = 0;
+		sigset_t stop, old;
+		stop_signals(&stop);
+		pthread_sigmask(SIG_BLOCK, &stop, &old);
 		/* write(2): this also runs from a fatal signal's handler. */
-		if (write(STDOUT_FILENO, mouse_off, sizeof(mouse_off) - 1) < 0) {
-			/* nothing more to do for a terminal that is gone */
-		}
+		release_mouse(true);
+		ui_curses_active = 0;
 		curs_set(1);
 		endwin();
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 }
 
+/* A stop signal ends the loop at its next turn; the mouse is turned off
+ * here already, so that whatever happens to the process from now on (more
+ * signals, their default action once the handlers are gone) the terminal
+ * is out of mouse mode. The alternate screen is left by ui_restore, which
+ * the loop reaches with these signals held. */
 static void on_stop_signal(int sig)
 {
 	ui_stop_signal = sig;
+	release_mouse(false);
 }
 
 /* Ctrl-Z: curses' own SIGTSTP handler would end and redraw the screen
@@ -62,9 +124,7 @@ static void on_suspend_signal(int sig)
 static void suspend_now(void)
 {
 	ui_suspend = 0;
-	if (write(STDOUT_FILENO, mouse_off, sizeof(mouse_off) - 1) < 0) {
-		/* the terminal is gone: stop anyway */
-	}
+	release_mouse(true);    /* a terminal that is gone: stop anyway */
 	endwin();
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof(sa));
@@ -73,6 +133,7 @@ static void suspend_now(void)
 	sigaction(SIGTSTP, &sa, &old);
 	raise(SIGTSTP);                     /* stopped here until SIGCONT */
 	sigaction(SIGTSTP, &old, NULL);
+	ui_mouse_released = 0;
 	fputs(mouse_on, stdout);
 	fflush(stdout);
 	clearok(stdscr, TRUE);
@@ -248,10 +309,17 @@ int ui_screen_init(struct ui *u, char **cause)
 	/* Line drawing and wide characters follow the user's locale; only
 	 * LC_CTYPE, so that numbers keep their '.' in every output. */
 	setlocale(LC_CTYPE, "");
+	/* The handlers come first: curses installs its own for SIGINT and
+	 * SIGTERM where it finds none, and that one ends the program without
+	 * a word to the mouse (a storm of signals at start-up met it). */
+	ui_signals(true);
 	ui_screen = newterm(NULL, stdout, stdin);
-	if (!ui_screen)
+	if (!ui_screen) {
+		ui_signals(false);
 		return set_cause(cause, "cannot use the terminal (TERM=%s); try -b for batch output",
 				 getenv("TERM") ? getenv("TERM") : "unset");
+	}
+	ui_mouse_released = 0;
 	ui_curses_active = 1;
 	fputs(mouse_on, stdout);
 	fflush(stdout);

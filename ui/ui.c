@@ -119,7 +119,6 @@ int ui_run(const struct ui_config *c, char **cause)
 	if (ui_screen_init(&u, cause) < 0)
 		goto out_sampler;
 	u.utf8 = spark_utf8_locale();
-	ui_signals(true);
 
 	bool dirty = true;
 	long shown = 0;
