@@ -91,7 +91,7 @@ START_TEST(test_quantity_names)
 		"fsb_clk", "fsb_writebacks", "fsb_partial", "fsb_busy", "fp_x87_ops", "sse_packed_single",
 		"sse_packed_double", "sse_scalar_single", "sse_scalar_double", "rat_stall_flags",
 		"rat_stall_registers", "rat_stall_rob_read", "rat_stall_scoreboard", "fp_to_mmx", "mmx_to_fp",
-		"baclears",
+		"baclears", "kernel_cycles", "kernel_instructions",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
