@@ -254,8 +254,10 @@ int model_find_pmu(const struct model *m, const char *name);
 int model_find_event(const struct model *m, const char *name);
 /* The event named name, or for "EVENT:MODS" the variant of EVENT with
  * those privilege modifiers, made and appended to m's events the first
- * time it is asked for. -1 with *cause for an unknown event, a bad
- * modifier, or an event that cannot take one (uncore, topdown). */
+ * time it is asked for. A perf generic name (instructions, page-faults)
+ * finds the model's event that counts it. -1 with *cause for an unknown
+ * event, -2 for a bad modifier or an event that cannot take one (uncore,
+ * topdown, /proc/stat). */
 int model_event_variant(struct model *m, const char *name, char **cause);
 int model_find_metric(const struct model *m, const char *name);
 int model_find_view(const struct model *m, const char *name);

@@ -17,10 +17,11 @@
 
 /* perf's two families of modifiers: naming any member of a family
  * excludes the members not named (`:u` leaves out the kernel and the
- * hypervisor; `:G` counts in guests only). */
-static const struct { char c; unsigned bit; int family; } mods[] = {
-	{ 'u', EXCL_USER, 0 }, { 'k', EXCL_KERNEL, 0 }, { 'h', EXCL_HV, 0 },
-	{ 'G', EXCL_HOST, 1 }, { 'H', EXCL_GUEST, 1 },
+ * hypervisor; `:G` counts in guests only, leaving out the host). bit is
+ * what leaving the letter out excludes. */
+static const struct { char c; unsigned bit; int family; const char *what; } mods[] = {
+	{ 'u', EXCL_USER, 0, "user" }, { 'k', EXCL_KERNEL, 0, "kernel" }, { 'h', EXCL_HV, 0, "hypervisor" },
+	{ 'G', EXCL_GUEST, 1, "guest" }, { 'H', EXCL_HOST, 1, "host" },
 };
 #define NMODS ((int)(sizeof(mods) / sizeof(mods[0])))
 
@@ -60,12 +61,11 @@ int event_modifiers_parse(const char *text, unsigned *excl, char canon[8], char 
 
 char *event_modifiers_text(unsigned excl)
 {
-	static const char *const what[] = { "user", "kernel", "hypervisor", "host", "guest" };
 	char *s = xstrdup("");
 	for (int k = 0; k < NMODS; k++) {
 		if (!(excl & mods[k].bit))
 			continue;
-		char *t = xasprintf("%s%s%s", s, *s ? ", " : "", what[k]);
+		char *t = xasprintf("%s%s%s", s, *s ? ", " : "", mods[k].what);
 		free(s);
 		s = t;
 	}
@@ -162,18 +162,19 @@ int model_event_variant(struct model *m, const char *name, char **cause)
 		free(base);
 		return -1;
 	}
+	/* From here on the event exists: what is wrong is the modifier. */
 	char *why = NULL;
 	if (event_modifiers_parse(colon + 1, &excl, canon, &why) < 0) {
 		set_cause(cause, "event '%s': %s", name, why);
 		free(why);
 		free(base);
-		return -1;
+		return -2;
 	}
 	const char *no = no_modifier_why(m, &m->events[b]);
 	if (no && excl) {
 		set_cause(cause, "event '%s' takes no modifier ':%s': %s", m->events[b].name, colon + 1, no);
 		free(base);
-		return -1;
+		return -2;
 	}
 	if (!excl) {
 		/* `:ukh` or `:GH` leaves nothing out: the event itself. */

@@ -35,6 +35,11 @@ static int resolve_name(void *vctx, const char *name)
 		i = model_event_variant(c->m, name, &c->why);
 		if (i >= 0)
 			return i;
+		if (i == -1) {
+			/* No such event: said as for any unknown name. */
+			free(c->why);
+			c->why = NULL;
+		}
 	}
 	return -1;
 }
