@@ -370,9 +370,8 @@ int choose_metrics(struct run *r)
 		char *why = NULL;
 		int e = model_event_variant(r->model, r->opt.events[i], &why);
 		if (e < 0) {
-			char *clean = text_sanitize(r->opt.events[i]);
-			char *msg = strchr(r->opt.events[i], ':') && why
-					    ? xasprintf("-e %s: %s in model %s (see --list-events)", clean, why, m->name)
+			char *clean = text_sanitize(e == -2 ? why : r->opt.events[i]);
+			char *msg = e == -2 ? xasprintf("-e: %s", clean)
 					    : xasprintf("no event '%s' in model %s (see --list-events)", clean, m->name);
 			free(clean);
 			free(why);
