@@ -261,27 +261,39 @@ static struct val call(struct pp *pp, const char *fn)
 	return v_err(xasprintf("function %s() with %d arguments has no pmctop equivalent", fn, n));
 }
 
-/* An event with perf's privilege modifiers (`CPU_CLK_UNHALTED.THREAD_P:k`):
+/* An event with perf's privilege modifiers (`CPU_CLK_UNHALTED.THREAD_P:k`,
+ * `cpu_core@CPU_CLK_UNHALTED.THREAD_P@k`):
  * the event's pmctop name with the same modifiers, which pmctop's formulas
  * read as the event's variant (evdef_modifier.c). NULL with *why NULL when
  * name has no such suffix (the caller looks it up as it is), NULL with
  * *why when the name before it is not one event. */
 static char *modified_event(struct pp *pp, const char *name, char **why)
 {
+	/* NAME:k, or PMU@EVENT@k (the letters right after the closing '@'). */
 	const char *colon = strrchr(name, ':');
-	if (!colon || !colon[1] || strspn(colon + 1, "ukhGH") != strlen(colon + 1))
+	const char *at = strrchr(name, '@');
+	size_t cut;
+	if (at && at[1] && at > strchr(name, '@') && (!colon || colon < at)) {
+		cut = (size_t)(at + 1 - name);
+		colon = at;
+	} else if (colon) {
+		cut = (size_t)(colon - name);
+	} else {
 		return NULL;
-	char *base = xstrndup(name, (size_t)(colon - name));
-	char *t = NULL;
-	if (pp->env->has_event(pp->env->ctx, base))
-		t = pp->env->name(pp->env->ctx, base, why);
-	if (t && t[strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")]) {
+	}
+	if (!colon[1] || strspn(colon + 1, "ukhGH") != strlen(colon + 1))
+		return NULL;
+	char *base = xstrndup(name, cut);
+	/* Only an event takes modifiers; the lookup says why a name is none. */
+	bool event = pp->env->has_event(pp->env->ctx, base);
+	char *t = pp->env->name(pp->env->ctx, base, why);
+	if (t && (!event || t[strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")])) {
 		free(t);
 		t = NULL;
 	}
-	char *r = t ? xasprintf("%s%s", t, colon) : NULL;
+	char *r = t ? xasprintf("%s:%s", t, colon + 1) : NULL;
 	if (!r && !*why)
-		*why = xasprintf("modifier ':%s' on '%s', which is not one event", colon + 1, base);
+		*why = xasprintf("no event '%s' to take the modifier ':%s'", base, colon + 1);
 	free(t);
 	free(base);
 	return r;
