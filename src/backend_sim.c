@@ -109,9 +109,12 @@ static int resolve_quantity(void *ctx, const char *name)
 
 static double name_share(const char *name)
 {
-	/* FNV-1a: stable across runs and platforms. */
+	/* FNV-1a: stable across runs and platforms. A privilege modifier's
+	 * variant (`NAME:u`) hashes as its event, so that its part of what
+	 * the event counts is the split of the same share. */
 	uint32_t h = 2166136261u;
-	for (const char *p = name ? name : ""; *p; p++)
+	const char *end = name ? strchr(name, ':') : NULL;
+	for (const char *p = name ? name : ""; *p && p != end; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
 	return 0.001 + 0.049 * (double)(h % 1000) / 999.0;
 }

@@ -29,10 +29,9 @@ static double quantity_value(void *ctx, int ref)
 	return ref >= 0 && ref < WQ_COUNT ? c->q[ref] : NAN;
 }
 
-/* What event e counts over quantities q during running_ns on CPU c's
- * instances: its sim formula, or the constant rate a test set. */
-double sim_event_value(const struct backend *b, const struct sim_cpu *c, int e, const double *q,
-		       double running_ns)
+/* The same for the counts of an event as defined (no modifier). */
+static double sim_event_plain(const struct backend *b, const struct sim_cpu *c, int e, const double *q,
+			       double running_ns)
 {
 	const double *rates = c ? c->rates : NULL;
 	if (rates && !isnan(rates[e]))
@@ -48,6 +47,43 @@ double sim_event_value(const struct backend *b, const struct sim_cpu *c, int e, 
 		return expr_eval(b->ev[e].expr, quantity_value, &ctx);
 	}
 	return b->ev[e].cycles_share * q[WQ_CYCLES];
+}
+
+/* The quantities that a variant leaving out excl (privilege modifiers,
+ * evdef_modifier.c) sees, into out: user code's part and the kernel's
+ * part of each, kept or not. Retired work (instructions, ops) is split by
+ * the kernel's share of the instructions, everything else by its share of
+ * the cycles; there is no hypervisor and no guest on the simulated host,
+ * so :h counts nothing and :G nothing. The sim formulas are linear, so a
+ * :u count and a :k count add up to the plain one. */
+static void privilege_part(const double *q, unsigned excl, double *out)
+{
+	bool host = !(excl & EXCL_HOST);
+	double kc = q[WQ_CYCLES] > 0 ? q[WQ_KERNEL_CYCLES] / q[WQ_CYCLES] : 0;
+	double ki = q[WQ_INSTRUCTIONS] > 0 ? q[WQ_KERNEL_INSTRUCTIONS] / q[WQ_INSTRUCTIONS] : 0;
+	double keep_c = host ? (excl & EXCL_USER ? 0 : 1 - kc) + (excl & EXCL_KERNEL ? 0 : kc) : 0;
+	double keep_i = host ? (excl & EXCL_USER ? 0 : 1 - ki) + (excl & EXCL_KERNEL ? 0 : ki) : 0;
+	for (int k = 0; k < WQ_COUNT; k++)
+		out[k] = q[k] * keep_c;
+	out[WQ_INSTRUCTIONS] = q[WQ_INSTRUCTIONS] * keep_i;
+	out[WQ_OPS] = q[WQ_OPS] * keep_i;
+	bool kernel = host && !(excl & EXCL_KERNEL);
+	out[WQ_KERNEL_CYCLES] = kernel ? q[WQ_KERNEL_CYCLES] : 0;
+	out[WQ_KERNEL_INSTRUCTIONS] = kernel ? q[WQ_KERNEL_INSTRUCTIONS] : 0;
+}
+
+/* What event e counts over quantities q during running_ns on CPU c's
+ * instances: its sim formula, or the constant rate a test set. */
+double sim_event_value(const struct backend *b, const struct sim_cpu *c, int e, const double *q,
+		       double running_ns)
+{
+	unsigned excl = b->m->events[e].excl & (EXCL_USER | EXCL_KERNEL | EXCL_HOST);
+	if (excl) {
+		double part[WQ_COUNT];
+		privilege_part(q, excl, part);
+		return sim_event_plain(b, c, e, part, running_ns);
+	}
+	return sim_event_plain(b, c, e, q, running_ns);
 }
 
 /* One segment's piece of a CPU's time: its task did what the segment's

@@ -454,6 +454,18 @@ int encode_event(const struct model *m, const struct event_def *ev, const char *
 		return rc;
 	/* libpfm4 may fill a smaller struct; pmctop hands the kernel its own. */
 	attr->size = sizeof(*attr);
+	/* A privilege modifier's variant (`instructions:u`): on top of what
+	 * the encoding says, as perf's parse-events does. */
+	if (ev->excl & EXCL_USER)
+		attr->exclude_user = 1;
+	if (ev->excl & EXCL_KERNEL)
+		attr->exclude_kernel = 1;
+	if (ev->excl & EXCL_HV)
+		attr->exclude_hv = 1;
+	if (ev->excl & EXCL_HOST)
+		attr->exclude_host = 1;
+	if (ev->excl & EXCL_GUEST)
+		attr->exclude_guest = 1;
 	return 0;
 }
 

@@ -98,8 +98,26 @@ struct event_def {
 	 * events naming it (docs/definitions.md). */
 	int nportable;
 	struct portable_term { char *name; double scale; } *portable;
+	/* Privilege levels the event leaves out (enum event_excl): 0, or a
+	 * variant made by a modifier (`instructions:u`, evdef_modifier.c). */
+	unsigned excl;
 	char *file; int line;
 };
+
+/* What a privilege modifier leaves out: perf_event_attr's exclude_user,
+ * exclude_kernel, exclude_hv, exclude_host and exclude_guest. */
+enum event_excl {
+	EXCL_USER = 1 << 0, EXCL_KERNEL = 1 << 1, EXCL_HV = 1 << 2,
+	EXCL_HOST = 1 << 3, EXCL_GUEST = 1 << 4,
+};
+/* perf's modifier letters ("u", "k", "uk", "G", ...; the text after ':')
+ * to the bits they exclude, as perf does: naming u, k or h leaves out the
+ * other two of them, naming G or H the other one. canon gets the letters
+ * in the order u, k, h, G, H. 0, or -1 with *cause for an unknown or
+ * repeated letter. */
+int event_modifiers_parse(const char *text, unsigned *excl, char canon[8], char **cause);
+/* "kernel, hypervisor" for excl; the caller frees. */
+char *event_modifiers_text(unsigned excl);
 
 struct metric_def {
 	char *name;           /* "ipc" */
@@ -234,6 +252,13 @@ const struct model_info *model_info_find(const struct model_info *l, int n, cons
 
 int model_find_pmu(const struct model *m, const char *name);
 int model_find_event(const struct model *m, const char *name);
+/* The event named name, or for "EVENT:MODS" the variant of EVENT with
+ * those privilege modifiers, made and appended to m's events the first
+ * time it is asked for. A perf generic name (instructions, page-faults)
+ * finds the model's event that counts it. -1 with *cause for an unknown
+ * event, -2 for a bad modifier or an event that cannot take one (uncore,
+ * topdown, /proc/stat). */
+int model_event_variant(struct model *m, const char *name, char **cause);
 int model_find_metric(const struct model *m, const char *name);
 int model_find_view(const struct model *m, const char *name);
 /* Whether metric mi can be attributed to a task by sampling: it is

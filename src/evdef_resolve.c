@@ -14,17 +14,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int resolve_name(void *ctx, const char *name)
+struct resolve_ctx {
+	struct model *m;
+	char *why;    /* why a NAME:MODS was refused, for the error */
+};
+
+static int resolve_name(void *vctx, const char *name)
 {
-	const struct model *m = ctx;
-	int i = model_find_event(m, name);
+	struct resolve_ctx *c = vctx;
+	int i = model_find_event(c->m, name);
 	if (i >= 0)
 		return i;
-	i = model_find_metric(m, name);
+	i = model_find_metric(c->m, name);
 	if (i >= 0)
 		return METRIC_REF(i);
 	if (!strcmp(name, "interval_s"))
 		return BUILTIN_INTERVAL_S;
+	/* An event with privilege modifiers (`instructions:u`): its variant. */
+	if (strchr(name, ':') && !c->why) {
+		i = model_event_variant(c->m, name, &c->why);
+		if (i >= 0)
+			return i;
+		if (i == -1) {
+			/* No such event: said as for any unknown name. */
+			free(c->why);
+			c->why = NULL;
+		}
+	}
 	return -1;
 }
 
@@ -248,14 +264,21 @@ int evdef_resolve_metrics(struct builder *b, const struct metric_src *src)
 	for (int j = 0; j < m->nmetrics; j++) {
 		char *cause = NULL;
 		int col = 0;
-		if (expr_resolve(m->metrics[j].expr, resolve_name, m, &col, &cause) < 0) {
+		struct resolve_ctx ctx = { m, NULL };
+		if (expr_resolve(m->metrics[j].expr, resolve_name, &ctx, &col, &cause) < 0) {
 			const char *q = cause ? strchr(cause, '\'') : NULL;
 			const char *e = q ? strchr(q + 1, '\'') : NULL;
-			evdef_at(b, src[j].st->file, src[j].formula->line, src[j].formula->value_col + col - 1,
-				 "unknown event '%.*s' in formula", e ? (int)(e - q - 1) : 0, e ? q + 1 : "");
+			if (ctx.why)
+				evdef_at(b, src[j].st->file, src[j].formula->line, src[j].formula->value_col + col - 1,
+					 "%s", ctx.why);
+			else
+				evdef_at(b, src[j].st->file, src[j].formula->line, src[j].formula->value_col + col - 1,
+					 "unknown event '%.*s' in formula", e ? (int)(e - q - 1) : 0, e ? q + 1 : "");
+			free(ctx.why);
 			free(cause);
 			return -1;
 		}
+		free(ctx.why);
 	}
 	if (order_metrics(b, src) < 0)
 		return -1;

@@ -238,6 +238,10 @@ static struct expr *parse_primary(struct parser *ps)
 		const char *q = start;
 		while (is_name_char(*q))
 			q++;
+		/* perf's privilege modifiers end an event's name: `instructions:u`. */
+		if (*q == ':' && isalpha((unsigned char)q[1]))
+			for (q++; isalpha((unsigned char)*q);)
+				q++;
 		size_t len = (size_t)(q - start);
 		ps->p = q;
 		skip_space(ps);

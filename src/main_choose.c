@@ -366,14 +366,20 @@ int choose_metrics(struct run *r)
 		return rc;
 	}
 	for (int i = 0; i < r->opt.nevents; i++) {
-		int e = model_find_event(m, r->opt.events[i]);
+		/* EVENT:MODS (perf's :u, :k, ...) makes the event's variant. */
+		char *why = NULL;
+		int e = model_event_variant(r->model, r->opt.events[i], &why);
 		if (e < 0) {
-			char *msg = xasprintf("no event '%s' in model %s (see --list-events)",
-					      r->opt.events[i], m->name);
+			char *clean = text_sanitize(e == -2 ? why : r->opt.events[i]);
+			char *msg = e == -2 ? xasprintf("-e: %s", clean)
+					    : xasprintf("no event '%s' in model %s (see --list-events)", clean, m->name);
+			free(clean);
+			free(why);
 			int rc = usage_error(msg);
 			free(msg);
 			return rc;
 		}
+		free(why);
 		add_event(r, e);
 	}
 	/* A service serves the portable series (docs/exporter.md): the events

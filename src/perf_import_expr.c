@@ -6,9 +6,10 @@
  * constants are known for the CPU being imported, so `A if #SMT_on else B`
  * becomes A or B, and the branch not taken is never looked at (it may name
  * an event this CPU lacks, which is why perf wrote the condition). A
- * condition on counts (`A if X < Y else B`), `source_count()` and event
- * modifiers such as `:k` have no pmctop equivalent: such a metric is refused
- * with the reason, which the caller lists. `d_ratio(a, b)` becomes a / b,
+ * condition on counts (`A if X < Y else B`) and `source_count()` have no
+ * pmctop equivalent: such a metric is refused with the reason, which the
+ * caller lists. perf's privilege modifiers (`:u`, `:k`, ...) carry over to
+ * pmctop's names, which take the same ones. `d_ratio(a, b)` becomes a / b,
  * which is NaN (shown `-`) where perf would print 0 for a zero divisor. */
 #include "config.h"
 #include "util.h"
@@ -260,6 +261,44 @@ static struct val call(struct pp *pp, const char *fn)
 	return v_err(xasprintf("function %s() with %d arguments has no pmctop equivalent", fn, n));
 }
 
+/* An event with perf's privilege modifiers (`CPU_CLK_UNHALTED.THREAD_P:k`,
+ * `cpu_core@CPU_CLK_UNHALTED.THREAD_P@k`):
+ * the event's pmctop name with the same modifiers, which pmctop's formulas
+ * read as the event's variant (evdef_modifier.c). NULL with *why NULL when
+ * name has no such suffix (the caller looks it up as it is), NULL with
+ * *why when the name before it is not one event. */
+static char *modified_event(struct pp *pp, const char *name, char **why)
+{
+	/* NAME:k, or PMU@EVENT@k (the letters right after the closing '@'). */
+	const char *colon = strrchr(name, ':');
+	const char *at = strrchr(name, '@');
+	size_t cut;
+	if (at && at[1] && at > strchr(name, '@') && (!colon || colon < at)) {
+		cut = (size_t)(at + 1 - name);
+		colon = at;
+	} else if (colon) {
+		cut = (size_t)(colon - name);
+	} else {
+		return NULL;
+	}
+	if (!colon[1] || strspn(colon + 1, "ukhGH") != strlen(colon + 1))
+		return NULL;
+	char *base = xstrndup(name, cut);
+	/* Only an event takes modifiers; the lookup says why a name is none. */
+	bool event = pp->env->has_event(pp->env->ctx, base);
+	char *t = pp->env->name(pp->env->ctx, base, why);
+	if (t && (!event || t[strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")])) {
+		free(t);
+		t = NULL;
+	}
+	char *r = t ? xasprintf("%s:%s", t, colon + 1) : NULL;
+	if (!r && !*why)
+		*why = xasprintf("no event '%s' to take the modifier ':%s'", base, colon + 1);
+	free(t);
+	free(base);
+	return r;
+}
+
 static struct val primary(struct pp *pp)
 {
 	skip_ws(pp);
@@ -321,7 +360,9 @@ static struct val primary(struct pp *pp)
 		return v_text(xstrdup("interval_s"));
 	}
 	char *why = NULL;
-	char *t = pp->env->name(pp->env->ctx, name, &why);
+	char *t = modified_event(pp, name, &why);
+	if (!t && !why)
+		t = pp->env->name(pp->env->ctx, name, &why);
 	free(name);
 	return t ? v_text(t) : v_err(why ? why : xstrdup("unknown name"));
 }

@@ -70,6 +70,7 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_RAT_STALL_FLAGS] = "rat_stall_flags", [WQ_RAT_STALL_REGISTERS] = "rat_stall_registers",
 	[WQ_RAT_STALL_ROB_READ] = "rat_stall_rob_read", [WQ_RAT_STALL_SCOREBOARD] = "rat_stall_scoreboard",
 	[WQ_FP_TO_MMX] = "fp_to_mmx", [WQ_MMX_TO_FP] = "mmx_to_fp", [WQ_BACLEARS] = "baclears",
+	[WQ_KERNEL_CYCLES] = "kernel_cycles", [WQ_KERNEL_INSTRUCTIONS] = "kernel_instructions",
 };
 
 const char *wl_quantity_name(int q)
@@ -178,6 +179,8 @@ struct kind_ranges {
 	double ctx_per_s[2];   /* context switches per second */
 	double packed[2];      /* packed (vector) share of FLOPs */
 	double opc_miss[2];    /* op cache misses per op cache access */
+	double kernel[2];      /* share of the busy cycles spent in the kernel */
+	double kernel_ipc[2];  /* the kernel's IPC over user code's */
 };
 
 static const struct kind_ranges ranges[WL_NKINDS] = {
@@ -191,6 +194,7 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 		.dtlb = { 0.001, 0.003 }, .flops_per_op = { 0.0, 0.01 }, .write_share = { 0.2, 0.4 },
 		.ctx_per_s = { 100, 500 },
 		.packed = { 0.05, 0.40 }, .opc_miss = { 0.05, 0.15 },
+		.kernel = { 0.20, 0.50 }, .kernel_ipc = { 0.40, 0.70 },
 	},
 	[WL_COMPUTE] = {
 		.busy = { 0.92, 1.00 }, .freq = { 0.80, 1.00 }, .ipc = { 3.0, 4.5 },
@@ -202,6 +206,7 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 		.dtlb = { 0.0002, 0.001 }, .flops_per_op = { 0.5, 2.0 }, .write_share = { 0.3, 0.6 },
 		.ctx_per_s = { 5, 50 },
 		.packed = { 0.50, 0.95 }, .opc_miss = { 0.005, 0.03 },
+		.kernel = { 0.04, 0.12 }, .kernel_ipc = { 0.30, 0.55 },
 	},
 	[WL_MEMORY] = {
 		.busy = { 0.90, 1.00 }, .freq = { 0.75, 0.95 }, .ipc = { 0.25, 0.70 },
@@ -213,6 +218,7 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 		.dtlb = { 0.002, 0.01 }, .flops_per_op = { 0.0, 0.1 }, .write_share = { 0.2, 0.5 },
 		.ctx_per_s = { 5, 50 },
 		.packed = { 0.10, 0.50 }, .opc_miss = { 0.02, 0.06 },
+		.kernel = { 0.08, 0.25 }, .kernel_ipc = { 0.60, 1.00 },
 	},
 	[WL_BRANCHY] = {
 		.busy = { 0.85, 1.00 }, .freq = { 0.80, 1.00 }, .ipc = { 1.0, 2.0 },
@@ -224,6 +230,7 @@ static const struct kind_ranges ranges[WL_NKINDS] = {
 		.dtlb = { 0.0005, 0.002 }, .flops_per_op = { 0.0, 0.05 }, .write_share = { 0.2, 0.4 },
 		.ctx_per_s = { 20, 200 },
 		.packed = { 0.02, 0.30 }, .opc_miss = { 0.06, 0.18 },
+		.kernel = { 0.12, 0.32 }, .kernel_ipc = { 0.50, 0.90 },
 	},
 };
 
@@ -534,6 +541,19 @@ static void fill_rates(struct draw *d, double ghz, double l2m, double *rate)
 		rate[WQ_L1D_DMND_FILL_L2 + q] = demand_share * rate[WQ_L1D_FILL_L2 + q];
 }
 
+/* The kernel's part of the work (system calls, interrupts, page faults):
+ * a share of the busy cycles, at an IPC below user code's (its code is
+ * branchy and cold), so that the kernel's share of the instructions is
+ * smaller than its share of the cycles. With s of the cycles at r times
+ * the user IPC, the kernel retires s r / (1 - s + s r) of the instructions. */
+static void kernel_split(const struct kind_ranges *r, struct draw *d, double *rate)
+{
+	double s = draw_range(d, r->kernel[0], r->kernel[1]);
+	double k = draw_range(d, r->kernel_ipc[0], r->kernel_ipc[1]);
+	rate[WQ_KERNEL_CYCLES] = s * rate[WQ_CYCLES];
+	rate[WQ_KERNEL_INSTRUCTIONS] = s * k / (1.0 - s + s * k) * rate[WQ_INSTRUCTIONS];
+}
+
 /* Computes the per-ns rates of one phase. The draws are taken in a fixed
  * order, so adding a quantity at the end does not change earlier ones. */
 static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, struct draw *d,
@@ -554,6 +574,7 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	fp_kinds(d, rate);
 	old_core_events(d, rate);
 	power_rates(p, rate);
+	kernel_split(r, d, rate);
 }
 
 #undef R

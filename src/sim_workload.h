@@ -71,6 +71,10 @@ enum wl_quantity {
 	 * frontend resteers (BACLEARs). */
 	WQ_RAT_STALL_FLAGS, WQ_RAT_STALL_REGISTERS, WQ_RAT_STALL_ROB_READ, WQ_RAT_STALL_SCOREBOARD,
 	WQ_FP_TO_MMX, WQ_MMX_TO_FP, WQ_BACLEARS,
+	/* The cycles and instructions spent in the kernel (the rest is user
+	 * code): what an event with a privilege modifier (`:u`, `:k`) splits
+	 * its count by (backend_sim_clock.c). */
+	WQ_KERNEL_CYCLES, WQ_KERNEL_INSTRUCTIONS,
 	WQ_COUNT
 };
 

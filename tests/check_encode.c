@@ -650,18 +650,21 @@ static void check_model(const char *dir, const char *force, const char *sysfs,
 			      cause ? cause : "");
 		free(cause);
 		ck_assert_msg(attr.type == PERF_TYPE_RAW, "%s: type %u", ev->name, attr.type);
-		ck_assert_int_eq(attr.exclude_user, 0);
-		ck_assert_int_eq(attr.exclude_kernel, 0);
+		/* A privilege modifier's variant (events/generic/privilege.def
+		 * uses cycles:u ...): its event's config, its exclude bits. */
+		ck_assert_int_eq(attr.exclude_user, !!(ev->excl & EXCL_USER));
+		ck_assert_int_eq(attr.exclude_kernel, !!(ev->excl & EXCL_KERNEL));
+		size_t base = strcspn(ev->name, ":");
 		size_t j;
 		for (j = 0; j < ncases; j++)
-			if (strcmp(cases[j].name, ev->name) == 0)
+			if (strlen(cases[j].name) == base && strncmp(cases[j].name, ev->name, base) == 0)
 				break;
 		ck_assert_msg(j < ncases, "%s: event %s has no expected encoding in the test",
 			      dir, ev->name);
 		ck_assert_msg(attr.config == cases[j].config,
 			      "%s: %s: config 0x%" PRIx64 ", expected 0x%" PRIx64, dir, ev->name,
 			      (uint64_t)attr.config, cases[j].config);
-		checked++;
+		checked += !ev->excl;
 	}
 	ck_assert_uint_eq(checked, ncases);
 	model_free(m);
@@ -1004,7 +1007,7 @@ START_TEST(test_model_generic)
 		} else {
 			ck_assert_msg(rc == 0, "%s: %s", ev->name, cause ? cause : "");
 			if (attr.type == PERF_TYPE_HARDWARE)
-				hw++;
+				hw += !ev->excl;
 			else if (attr.type == PERF_TYPE_SOFTWARE)
 				sw++;
 		}
@@ -1019,6 +1022,63 @@ START_TEST(test_model_generic)
 	ck_assert_int_eq(encode_event(m, &m->events[model_find_event(m, "ref_cycles")], NULL, NULL,
 				      &attr, NULL), 0);
 	ck_assert_uint_eq(attr.config, PERF_COUNT_HW_REF_CPU_CYCLES);
+	model_free(m);
+}
+END_TEST
+
+/* perf's privilege modifiers set the exclude bits perf sets, on top of
+ * the event's own encoding: software events (what the real-backend test
+ * counts as root), generic hardware events and raw vendor values. */
+START_TEST(test_modifiers)
+{
+	static const struct {
+		const char *model, *name;
+		uint32_t type;
+		uint64_t config;
+		int user, kernel, hv, host, guest;
+	} cases[] = {
+		{ "generic", "page-faults:u", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, 1, 1, 0, 0 },
+		{ "generic", "context-switches:k", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0, 1, 0, 0 },
+		{ "generic", "cpu-migrations:h", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 1, 0, 0, 0 },
+		{ "generic", "instructions:ku", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 1, 0, 0 },
+		{ "generic", "cycles:G", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0, 0, 1, 0 },
+		{ "generic", "cycles:uH", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 1, 1, 0, 1 },
+		{ "generic", "branches:ukhGH", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 0, 0, 0, 0, 0 },
+		{ "amd/zen5", "instructions:u", PERF_TYPE_RAW, 0xC0, 0, 1, 1, 0, 0 },
+		{ "amd/zen5", "ls_not_halted_cyc:k", PERF_TYPE_RAW, 0x76, 1, 0, 1, 0, 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *dir = xasprintf("%s/%s", EVENTS_DIR, cases[i].model);
+		struct model *m = load(dir);
+		free(dir);
+		char *cause = NULL;
+		int e = model_event_variant(m, cases[i].name, &cause);
+		ck_assert_msg(e >= 0, "%s: %s", cases[i].name, cause ? cause : "");
+		struct perf_event_attr attr;
+		ck_assert_int_eq(encode_event(m, &m->events[e], NULL, ZEN5_SYSFS, &attr, &cause), 0);
+		ck_assert_msg(attr.type == cases[i].type && attr.config == cases[i].config,
+			      "%s: type %u config 0x%" PRIx64, cases[i].name, attr.type, (uint64_t)attr.config);
+		ck_assert_msg(attr.exclude_user == cases[i].user && attr.exclude_kernel == cases[i].kernel &&
+				      attr.exclude_hv == cases[i].hv && attr.exclude_host == cases[i].host &&
+				      attr.exclude_guest == cases[i].guest,
+			      "%s: exclude user %d kernel %d hv %d host %d guest %d", cases[i].name,
+			      attr.exclude_user, attr.exclude_kernel, attr.exclude_hv, attr.exclude_host,
+			      attr.exclude_guest);
+		model_free(m);
+	}
+	/* Where the kernel cannot tell the privilege level, a clear refusal. */
+	struct model *m = load(EVENTS_DIR "/generic");
+	char *cause = NULL;
+	ck_assert_int_eq(model_event_variant(m, "cpu_busy_ns:u", &cause), -2);
+	ck_assert_str_eq(cause, "event 'cpu_busy_ns' takes no modifier ':u': it is read from /proc/stat, "
+				"not counted by a PMU");
+	free(cause);
+	ck_assert_int_eq(model_event_variant(m, "energy_pkg:k", &cause), -2);
+	free(cause);
+	ck_assert_int_eq(model_event_variant(m, "page-faults:x", &cause), -2);
+	ck_assert_str_eq(cause, "event 'page-faults:x': unknown modifier 'x' in ':x': expected u (user), "
+				"k (kernel), h (hypervisor), G (guest) or H (host)");
+	free(cause);
 	model_free(m);
 }
 END_TEST
@@ -1158,6 +1218,7 @@ static Suite *encode_suite(void)
 	/* One tcase per model, so a failure names the model. */
 	tc = tcase_create("model-generic");
 	tcase_add_test(tc, test_model_generic);
+	tcase_add_test(tc, test_modifiers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("model-intel-arch");
 	tcase_add_test(tc, test_model_intel_arch);

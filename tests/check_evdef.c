@@ -215,6 +215,15 @@ static const struct bad_case bad_cases[] = {
 	   "@/model.def:2:24: expected family=N or model=N[-M] (once each) but found 'stepping=1'"),
 	/* Formulas. */
 	B("metric m\n    formula cyc / inz\n", "@/model.def:#2:19: unknown event 'inz' in formula"),
+	/* Privilege modifiers (evdef_modifier.c). */
+	B("metric m\n    formula cyc / ins:q\n",
+	  "@/model.def:#2:19: event 'ins:q': unknown modifier 'q' in ':q': expected u (user), k (kernel), "
+	  "h (hypervisor), G (guest) or H (host)"),
+	B("metric m\n    formula ins:uu\n", "@/model.def:#2:13: event 'ins:uu': modifier 'u' given twice in ':uu'"),
+	B("metric m\n    formula l3acc:u\n",
+	  "@/model.def:#2:13: event 'l3acc' takes no modifier ':u': it counts for a whole core, CCX or socket, "
+	  "which runs no single privilege level"),
+	B("metric m\n    formula inz:k\n", "@/model.def:#2:13: unknown event 'inz:k' in formula"),
 	B("metric m\n    formula (cyc / ins\n", "@/model.def:#2:23: expected ')' but found end of formula"),
 	B("metric m\n    formula \"cyc / ) \"\n", "@/model.def:#2:20: expected a number, a name or '(' but found ')'"),
 	B("metric m\n    formula foo(cyc)\n",
@@ -741,6 +750,76 @@ START_TEST(test_good_model)
 }
 END_TEST
 
+/* perf's privilege modifiers: a formula's `ins:u` is a variant of ins with
+ * the exclude bits perf sets, made once however its letters are ordered;
+ * letters that leave nothing out name the event itself; perf's generic
+ * names and spellings find the model's events. */
+START_TEST(test_modifiers)
+{
+	char *dir = tmpdir_new();
+	const char *text = BASE_TEXT "event retired\n    pmu core\n    raw 0x4300C0\n    portable instructions\n"
+				     "event page_faults\n    pmu core\n    raw 0x42\n"
+				     "metric ipc_user\n    formula ins:u / cyc:u\n"
+				     "metric k\n    formula ins:ku + ins:uk + ins:ukh\n";
+	write_file(dir, "model.def", text, strlen(text));
+	char *cause = NULL;
+	struct model *m = model_load(dir, &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_int_eq(m->nevents, 8);
+	int iu = model_find_event(m, "ins:u"), cu = model_find_event(m, "cyc:u"), iuk = model_find_event(m, "ins:uk");
+	ck_assert_int_ge(iu, 4);
+	ck_assert_int_ge(cu, 4);
+	ck_assert_int_ge(iuk, 4);
+	ck_assert_int_lt(model_find_event(m, "ins:ku"), 0);
+	ck_assert_uint_eq(m->events[iu].excl, EXCL_KERNEL | EXCL_HV);
+	ck_assert_uint_eq(m->events[iuk].excl, EXCL_HV);
+	ck_assert_uint_eq(m->events[iu].raw, 0x4300C0);
+	ck_assert_int_eq(m->events[iu].nportable, 0);
+	ck_assert_int_eq(m->metrics[1].nevents, 2);
+	/* After loading, as -e makes them. */
+	ck_assert_int_eq(model_event_variant(m, "ins:ku", NULL), iuk);
+	ck_assert_int_eq(model_event_variant(m, "ins:GH", NULL), model_find_event(m, "ins"));
+	int ru = model_event_variant(m, "instructions:u", NULL);
+	ck_assert_int_eq(ru, 8);
+	ck_assert_str_eq(m->events[ru].name, "retired:u");
+	int pf = model_event_variant(m, "page-faults:k", &cause);
+	ck_assert_msg(pf == 9, "%d %s", pf, cause ? cause : "");
+	ck_assert_str_eq(m->events[pf].name, "page_faults:k");
+	ck_assert_uint_eq(m->events[pf].excl, EXCL_USER | EXCL_HV);
+	ck_assert_int_eq(model_event_variant(m, "cyc:G", NULL), 10);
+	ck_assert_uint_eq(m->events[10].excl, EXCL_HOST);
+	ck_assert_int_eq(model_event_variant(m, "cyc:H", NULL), 11);
+	ck_assert_uint_eq(m->events[11].excl, EXCL_GUEST);
+	ck_assert_int_eq(model_event_variant(m, "cyc:h", NULL), 12);
+	ck_assert_uint_eq(m->events[12].excl, EXCL_USER | EXCL_KERNEL);
+	ck_assert_int_eq(model_event_variant(m, "l3acc:k", &cause), -2);
+	free(cause);
+	ck_assert_int_eq(model_event_variant(m, "nope:u", &cause), -1);
+	ck_assert_str_eq(cause, "no event 'nope'");
+	free(cause);
+	ck_assert_int_eq(model_event_variant(m, "cyc:", &cause), -2);
+	ck_assert_str_eq(cause, "event 'cyc:': expected modifiers after ':' (u, k, h, G, H)");
+	free(cause);
+	ck_assert_int_eq(model_event_variant(m, "cyc:p", &cause), -2);
+	free(cause);
+	ck_assert_int_eq(model_event_variant(m, "nocolon", &cause), -1);
+	free(cause);
+	ck_assert_int_eq(m->nevents, 13);
+	model_free(m);
+	rm_tree(dir);
+	free(dir);
+
+	unsigned excl;
+	char canon[8];
+	ck_assert_int_eq(event_modifiers_parse("kHu", &excl, canon, NULL), 0);
+	ck_assert_str_eq(canon, "ukH");
+	ck_assert_uint_eq(excl, EXCL_HV | EXCL_GUEST);
+	char *what = event_modifiers_text(excl);
+	ck_assert_str_eq(what, "hypervisor, guest");
+	free(what);
+}
+END_TEST
+
 START_TEST(test_scopes)
 {
 	for (int s = 0; s < SCOPE_COUNT; s++)
@@ -830,6 +909,7 @@ static Suite *evdef_suite(void)
 	tc = tcase_create("good");
 	tcase_add_test(tc, test_good_model);
 	tcase_add_test(tc, test_scopes);
+	tcase_add_test(tc, test_modifiers);
 	tcase_add_test(tc, test_model_list);
 	tcase_add_test(tc, test_model_list_duplicate);
 	tcase_add_test(tc, test_load_by_name);

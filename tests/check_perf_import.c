@@ -33,7 +33,8 @@
 
 /* ---- the translator -------------------------------------------------------- */
 
-/* Names become lower case; "BAD" is unknown; has_event knows HAVE_*. */
+/* Names become lower case (PMU@EVENT@ the event's); "BAD" is unknown;
+ * has_event knows HAVE_* (and cpu_core@HAVE_*@). */
 static char *t_name(void *ctx, const char *n, char **why)
 {
 	(void)ctx;
@@ -41,7 +42,9 @@ static char *t_name(void *ctx, const char *n, char **why)
 		*why = xstrdup("no event or metric 'BAD'");
 		return NULL;
 	}
-	char *s = xstrdup(n);
+	/* perf's PMU@EVENT@ form names the event, as the importer's does. */
+	const char *at = strchr(n, '@');
+	char *s = at && n[strlen(n) - 1] == '@' ? xstrndup(at + 1, strlen(at + 1) - 1) : xstrdup(n);
 	for (char *p = s; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	return s;
@@ -64,7 +67,7 @@ static bool t_literal(void *ctx, const char *lit, double *v)
 static bool t_has(void *ctx, const char *n)
 {
 	(void)ctx;
-	return !strncmp(n, "HAVE", 4);
+	return !strncmp(n, "HAVE", 4) || !strncmp(n, "cpu_core@HAVE", 13);
 }
 
 static double t_cpuid(void *ctx, const char *id)
@@ -93,6 +96,10 @@ static const struct { int line; const char *in, *out; } tr_cases[] = {
 	{ __LINE__, "-A", "(0 - a)" },
 	{ __LINE__, "1 - 2 - A", "(-1 - a)" },
 	{ __LINE__, "A if 1 > 2 else B if 3 > 2 else C", "b" },
+	/* Privilege modifiers carry over to pmctop's name of the event. */
+	{ __LINE__, "HAVE_C:k / HAVE_I:k", "(have_c:k / have_i:k)" },
+	{ __LINE__, "A / HAVE_FAR\\:u", "(a / have_far:u)" },
+	{ __LINE__, "cpu_core@HAVE_C@k / HAVE_C", "(have_c:k / have_c)" },
 };
 
 START_TEST(test_translate)
@@ -118,6 +125,8 @@ static const struct { int line; const char *in, *why; } refuse_cases[] = {
 	{ __LINE__, "A if B else", "syntax" },
 	{ __LINE__, "min(A, B", "syntax" },
 	{ __LINE__, "A B", "syntax: col 3: expected an operator" },
+	{ __LINE__, "METRIC:k", "no event 'METRIC' to take the modifier ':k'" },
+	{ __LINE__, "BAD:u", "no event or metric 'BAD'" },
 };
 
 START_TEST(test_refuse)

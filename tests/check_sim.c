@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <time.h>
 
 #include "backend.h"
@@ -91,7 +92,7 @@ START_TEST(test_quantity_names)
 		"fsb_clk", "fsb_writebacks", "fsb_partial", "fsb_busy", "fp_x87_ops", "sse_packed_single",
 		"sse_packed_double", "sse_scalar_single", "sse_scalar_double", "rat_stall_flags",
 		"rat_stall_registers", "rat_stall_rob_read", "rat_stall_scoreboard", "fp_to_mmx", "mmx_to_fp",
-		"baclears",
+		"baclears", "kernel_cycles", "kernel_instructions",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
@@ -1496,6 +1497,72 @@ START_TEST(test_shipped_models)
 }
 END_TEST
 
+/* Privilege modifiers on the shipped Zen 5 model: `instructions:u` and
+ * `instructions:k` (and cycles') add up to the plain count, equal the
+ * simulator's physical split of each CPU's work (kernel_cycles,
+ * kernel_instructions), and that split moves with the CPU and its phase:
+ * the kernel takes a share of 4-50 % of the cycles, at a lower IPC. */
+START_TEST(test_privilege_split)
+{
+	char *cause = NULL;
+	struct model *m = model_load(TOP_SRCDIR "/events/amd/zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	static const char *const names[] = { "instructions", "instructions:u", "instructions:k",
+					     "cycles", "cycles:u", "cycles:k" };
+	int ev[6];
+	for (int i = 0; i < 6; i++) {
+		ev[i] = model_event_variant(m, names[i], &cause);
+		ck_assert_msg(ev[i] >= 0, "%s: %s", names[i], cause ? cause : "");
+	}
+	struct topo *t = topo_synthetic(1, 1, 4, 2);
+	struct backend *b = backend_sim.create(m, t, "nmi=0,seed=5", &cause);
+	ck_assert_msg(b != NULL, "%s", cause ? cause : "");
+	struct bk_group *g[8];
+	for (int cpu = 0; cpu < 8; cpu++) {
+		g[cpu] = open_ok(b, core_inst(cpu), ev, 6);
+		backend_sim.enable(b, g[cpu]);
+	}
+	double lo = 1, hi = 0;
+	uint64_t prev[8][6] = { { 0 } };
+	for (int step = 0; step < 20; step++) {
+		backend_sim.advance(b, SEC / 2);
+		for (int cpu = 0; cpu < 8; cpu++) {
+			struct bk_count c[6];
+			read_ok(b, g[cpu], c);
+			double q[WQ_COUNT];
+			struct bk_instance in = core_inst(cpu);
+			ck_assert_int_eq(sim_truth_source(b, &in, q), 0);
+			/* Counts are whole numbers: each part rounds on its own. */
+			ck_assert_msg(llabs((long long)(c[1].value + c[2].value) - (long long)c[0].value) <= 2,
+				      "CPU %d: instructions %" PRIu64 " = %" PRIu64 " :u + %" PRIu64 " :k", cpu,
+				      c[0].value, c[1].value, c[2].value);
+			ck_assert(llabs((long long)(c[4].value + c[5].value) - (long long)c[3].value) <= 2);
+			ck_assert_double_eq_tol((double)c[2].value, q[WQ_KERNEL_INSTRUCTIONS], 1.0);
+			ck_assert_double_eq_tol((double)c[5].value, q[WQ_KERNEL_CYCLES], 1.0);
+			ck_assert_double_eq_tol((double)c[4].value, q[WQ_CYCLES] - q[WQ_KERNEL_CYCLES], 1.0);
+			/* This half second's kernel share of the cycles, and the
+			 * kernel's IPC below user code's. */
+			double dk = (double)(c[5].value - prev[cpu][5]), dc = (double)(c[3].value - prev[cpu][3]);
+			double ki = (double)(c[2].value - prev[cpu][2]), ui = (double)(c[1].value - prev[cpu][1]);
+			double share = dk / dc;
+			ck_assert_msg(share >= 0.04 && share <= 0.5, "CPU %d: kernel share %g", cpu, share);
+			ck_assert_msg(ki / dk < ui / (dc - dk), "CPU %d: kernel IPC %g, user %g", cpu, ki / dk,
+				      ui / (dc - dk));
+			lo = share < lo ? share : lo;
+			hi = share > hi ? share : hi;
+			for (int k = 0; k < 6; k++)
+				prev[cpu][k] = c[k].value;
+		}
+	}
+	ck_assert_msg(hi - lo > 0.1, "kernel shares %g-%g: the split does not move", lo, hi);
+	for (int cpu = 0; cpu < 8; cpu++)
+		backend_sim.close(b, g[cpu]);
+	backend_sim.destroy(b);
+	topo_free(t);
+	model_free(m);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
 	Suite *s = suite_create("sim");
@@ -1525,6 +1592,7 @@ static Suite *sim_suite(void)
 	tcase_add_test(tc, test_faults);
 	tcase_add_test(tc, test_large_machine);
 	tcase_add_test(tc, test_shipped_models);
+	tcase_add_test(tc, test_privilege_split);
 	tcase_add_test(tc, test_mask_parts);
 	suite_add_tcase(s, tc);
 	return s;

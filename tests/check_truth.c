@@ -985,6 +985,11 @@ static const struct run_spec runs[] = {
 	{ "amd-zen3", { 1, 2, 8, 2 }, "power", SAMPLER_ROTATE_KERNEL, 1, 15, NULL },
 	{ "intel-spr", { 2, 1, 8, 2 }, "power", 50, 1, 15, NULL },
 	{ "generic", { 1, 1, 4, 1 }, "power", 50, 2, 20, NULL },
+	/* User code and the kernel (privilege modifiers) against the
+	 * simulator's physical split of each CPU's work. */
+	{ "amd-zen5", { 1, 2, 8, 2 }, "privilege", 50, 2, 20, NULL },
+	{ "intel-spr", { 1, 1, 8, 2 }, "privilege", 50, 1, 20, NULL },
+	{ "generic", { 1, 1, 4, 1 }, "privilege", 50, 2, 20, NULL },
 };
 
 /* The judgement over all runs, with the figures the documentation quotes. */

@@ -196,6 +196,54 @@ cov seed=1 l3_miss_latency_cycles | grep -q 'l3_xi_sampled_latency' || fail "L3 
 err=$("${pm[@]}" --sim zen5,ff=1,absent=l3 -b -n 1 -d 0.1 -g l3_miss_latency_cycles 2>&1 >/dev/null)
 printf '%s' "$err" | grep -q 'amd_l3.*not present' || fail "absent L3 not said when the core PMU feeds nothing: '$err'"
 
+# 9. perf's privilege modifiers (docs/definitions.md). On the simulator,
+# instructions:u and :k split the plain count physically; the privilege
+# view shows user and kernel IPC side by side.
+"${pm[@]}" --sim zen5,ff=1 -b -n 3 -d 0.5 --format json -g privilege -e instructions -e instructions:u \
+	-e instructions:k 2>/dev/null | python3 -c '
+import json, sys
+lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
+assert len(lines) == 3, len(lines)
+for l in lines:
+    o = json.loads(l)
+    for row in [o["system"]] + o["cpus"]:
+        m = row["metrics"]
+        a, u, k = m["ex_ret_instr_per_s"], m["ex_ret_instr:u_per_s"], m["ex_ret_instr:k_per_s"]
+        assert abs(u + k - a) <= 1e-3 * a, (a, u, k)
+        assert 0.02 < m["kernel_cycles_share"] < 0.6, m
+        assert m["ipc_kernel"] < m["ipc_user"], m
+        assert abs(m["kernel_instructions"] - k) <= 1e-3 * k, m
+print("privilege json ok")
+' || fail "instructions:u + :k on the simulator"
+for bad in "instructions:x" "instructions:uu" "cpu_busy_ns:u" "nosuch:u"; do
+	err=$("${pm[@]}" --sim zen5 -b -n 1 -e "$bad" 2>&1 >/dev/null); rc=$?
+	[ $rc -eq 2 ] && printf '%s' "$err" | grep -q "^pmctop: .*${bad%%:*}" || fail "-e $bad: exit $rc, '$err'"
+done
+# On the real backend, page-faults:u and :k add up to page-faults while
+# something faults pages in: software events count system-wide as root
+# (or with perf_event_paranoid <= 0) on any machine, VMs included.
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)" -le 0 ]; then
+	python3 -c 'import time
+t = time.time() + 3
+while time.time() < t:
+    b = bytearray(20000000)' &
+	faulter=$!
+	out=$("${pm[@]}" --no-config -b -n 2 -d 0.5 --format json -e page-faults -e page-faults:u -e page-faults:k \
+		-e context-switches:k 2>/dev/null)
+	kill "$faulter" 2>/dev/null; wait "$faulter" 2>/dev/null
+	printf '%s\n' "$out" | python3 -c '
+import json, sys
+lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
+assert len(lines) == 2, len(lines)
+for l in lines:
+    m = json.loads(l)["system"]["metrics"]
+    a, u, k = m["page_faults_per_s"], m["page_faults:u_per_s"], m["page_faults:k_per_s"]
+    assert u > 1000 and k >= 0 and abs(u + k - a) <= 0.02 * a + 5, (a, u, k)
+    assert m["context_switches:k_per_s"] > 0, m
+print("page-faults:u ok")
+' || fail "page-faults:u and :k on the real backend: $out"
+fi
+
 "${pm[@]}" -V | grep -q '^pmctop ' || fail "-V"
 "${pm[@]}" -h | grep -q -- '--sim' || fail "-h"
 
