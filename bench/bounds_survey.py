@@ -15,8 +15,12 @@ metric group (seeded, fast-forwarded) and counts, over every CPU-interval:
 The bounds come from the model's own `sim` line (the simulated part), not
 from pmctop's metric definitions.
 
-Usage: bench/bounds_survey.py [PMCTOP] [--intervals N] [SPEC...]
-  default specs: zen5:2x12x8x2 zen4 zen3 spr
+Every row scope is held to the bounds: CPU, core, CCX (LLC), socket and
+the system row.
+
+Usage: bench/bounds_survey.py [PMCTOP] [--intervals N] [--perf-events DIR] [SPEC...]
+  default specs: zen5:2x12x8x2 zen4 zen3 spr; imported models (icx, skx,
+  perf-sapphirerapids, ...) need --perf-events with Linux perf's files
        bench/bounds_survey.py --calibration LOG [DUMP]
   the calibration tables of docs/calibration.md from the output of
   tests/check_truth (LOG) and, per model, from its PMCTOP_TRUTH_DUMP file.
@@ -38,8 +42,33 @@ LEVEL2 = {
 NOT_SHARES = {'freq_ratio'}
 
 
+def sim_args(text):
+    return dict(kv.split('=') for kv in text.split(',')) if text else {}
+
+
+def imported_part(top, model):
+    """An imported model's sim line from events/perf/models.txt (by alias or
+    perf-DIR name), or that of the hand-written model it simulates from."""
+    for line in open(os.path.join(top, 'events', 'perf', 'models.txt')):
+        w = line.split()
+        if not w or w[0].startswith('#'):
+            continue
+        kv = dict(x.split('=', 1) for x in w[1:] if '=' in x and not x.startswith('desc='))
+        if model not in ('perf-' + w[0], kv.get('alias')):
+            continue
+        if 'sim' in kv:
+            a = sim_args(kv['sim'])
+            return float(a.get('ghz', 'nan')), float(a.get('width', 'nan'))
+        if 'simfrom' in kv:
+            return sim_part(top, kv['simfrom'])
+    return None
+
+
 def sim_part(top, model):
     """ghz and width of the simulated part, from the model's sim line."""
+    part = imported_part(top, model)
+    if part:
+        return part
     for root, _, files in os.walk(os.path.join(top, 'events')):
         if 'model.def' not in files:
             continue
@@ -52,8 +81,12 @@ def sim_part(top, model):
     return float('nan'), float('nan')
 
 
+EXTRA = []   # --perf-events DIR, for the imported models
+SCOPES = ('cpus', 'cores', 'ccxs', 'sockets')
+
+
 def views_and_groups(pmctop, spec):
-    out = subprocess.run([pmctop, '--sim', spec, '--list-views'], capture_output=True, text=True).stdout
+    out = subprocess.run([pmctop] + EXTRA + ['--sim', spec, '--list-views'], capture_output=True, text=True).stdout
     names, section = [], 'views'
     for line in out.splitlines():
         if line.startswith('METRIC GROUP'):
@@ -75,14 +108,17 @@ def survey(pmctop, top, spec, intervals):
          'worst_tree': 0.0, 'upper_marked': 0}
     examples = []
     for n, what in enumerate(views_and_groups(pmctop, spec)):
-        cmd = [pmctop, '--sim', '%s,ff=1,seed=%d' % (spec, n + 1), '-b', '--format', 'json', '-n', str(intervals),
-               '-g', what]
+        cmd = [pmctop] + EXTRA + ['--sim', '%s,ff=1,seed=%d' % (spec, n + 1), '-b', '--format', 'json', '-n',
+                                  str(intervals), '-g', what]
         p = subprocess.run(cmd, capture_output=True, text=True)
         for line in p.stdout.splitlines():
             d = json.loads(line)
             units = d.get('units', {})
-            for row in d.get('cpus', []):
-                t['cpu_intervals'] += 1
+            rows = [(sc, r) for sc in SCOPES for r in d.get(sc, [])]
+            if d.get('system'):
+                rows.append(('system', d['system']))
+            for scope, row in rows:
+                t['cpu_intervals'] += scope == 'cpus'
                 mv, rs = row['metrics'], row['rse']
                 for k, v in mv.items():
                     if v is None:
@@ -102,8 +138,9 @@ def survey(pmctop, top, spec, intervals):
                         if plain(rs.get(k)):
                             t['out_plain'] += 1
                             if len(examples) < 5:
-                                examples.append('%s -g %s cpu %d: %s = %g rse %s' % (spec, what, row['cpu'], k, v,
-                                                                                     rs.get(k)))
+                                examples.append('%s -g %s %s %s: %s = %g rse %s' % (spec, what, scope,
+                                                                                    row.get('id', row.get('cpu', '')),
+                                                                                    k, v, rs.get(k)))
                 l1 = [mv.get(k) for k in LEVEL1 if k in mv]
                 if len(l1) >= 4 and all(x is not None for x in l1):
                     t['trees'] += 1
@@ -160,6 +197,10 @@ def main():
     if args and os.path.sep in args[0]:
         pmctop = args.pop(0)
     intervals = 30
+    if '--perf-events' in args:
+        i = args.index('--perf-events')
+        EXTRA.extend(args[i:i + 2])
+        del args[i:i + 2]
     if '--intervals' in args:
         i = args.index('--intervals')
         intervals = int(args[i + 1])

@@ -38,9 +38,16 @@
 #include <strings.h>
 #include <unistd.h>
 
+/* The vendor's common file, then pmctop's generic files that name events
+ * by their portable series ("instructions:u"), which an imported model has
+ * only once the first file gave its events their series. */
+static const char *const generic_after[] = { "generic/privilege.def" };
+
 struct imp_common {
 	struct def_set set;
 	bool read;
+	struct def_set after[sizeof(generic_after) / sizeof(generic_after[0])];
+	int nafter;
 };
 
 static const char *attr(const struct def_stanza *st, const char *key)
@@ -65,6 +72,17 @@ struct imp_common *imp_common_read(struct imp *im, char **cause)
 		c->read = true;
 	}
 	free(path);
+	for (size_t i = 0; i < ARRAY_SIZE(generic_after); i++) {
+		path = xasprintf("%s/%s", im->events_dir, generic_after[i]);
+		bool there = access(path, F_OK) == 0;
+		int rc = there ? defset_read_file(path, &c->after[c->nafter], cause) : 0;
+		free(path);
+		if (rc < 0) {
+			imp_common_free(c);
+			return NULL;
+		}
+		c->nafter += there;
+	}
 	return c;
 }
 
@@ -74,6 +92,8 @@ void imp_common_free(struct imp_common *c)
 		return;
 	if (c->read)
 		defset_free(&c->set);
+	for (int i = 0; i < c->nafter; i++)
+		defset_free(&c->after[i]);
 	free(c);
 }
 
@@ -150,10 +170,31 @@ static int find_stanza(const struct def_set *set, enum stanza_kind kind, const c
 	return -1;
 }
 
+/* Whether an event of the set gives the portable series name. */
+static bool is_portable(const struct def_set *set, const char *name)
+{
+	size_t n = strlen(name);
+	for (int s = 0; s < set->nstanzas; s++) {
+		const struct def_stanza *st = &set->stanzas[s];
+		for (int i = 0; st->kind == ST_EVENT && i < st->nattrs; i++)
+			if (!strcmp(st->attrs[i].key, "portable") && !strncmp(st->attrs[i].value, name, n) &&
+			    (st->attrs[i].value[n] == '\0' || st->attrs[i].value[n] == ' '))
+				return true;
+	}
+	return false;
+}
+
+/* A name a formula may use: an event (by its name or its portable series,
+ * with perf's privilege modifiers, "instructions:u"), a metric, or the
+ * interval. */
 static bool is_name(const struct def_set *set, const char *name)
 {
-	return !strcmp(name, "interval_s") || find_stanza(set, ST_EVENT, name) >= 0 ||
-	       find_stanza(set, ST_METRIC, name) >= 0;
+	if (!strcmp(name, "interval_s") || find_stanza(set, ST_METRIC, name) >= 0)
+		return true;
+	char *ev = xstrndup(name, strcspn(name, ":"));
+	bool ok = find_stanza(set, ST_EVENT, ev) >= 0 || is_portable(set, ev);
+	free(ev);
+	return ok;
 }
 
 /* Whether every name formula text uses is in the model so far. */
@@ -262,13 +303,11 @@ static void drop_lost_parents(struct def_set *set)
 	}
 }
 
-void imp_common_add(struct imp_common *c, struct imp *im)
+/* The metrics of set that the model can make, then its views. */
+static void add_set(struct imp *im, const struct def_set *set)
 {
-	if (!c || !c->read)
-		return;
-	drop_lost_parents(im->set);
-	for (int s = 0; s < c->set.nstanzas; s++) {
-		const struct def_stanza *st = &c->set.stanzas[s];
+	for (int s = 0; s < set->nstanzas; s++) {
+		const struct def_stanza *st = &set->stanzas[s];
 		const char *f = attr(st, "formula");
 		if (st->kind != ST_METRIC || !f)
 			continue;
@@ -276,14 +315,27 @@ void imp_common_add(struct imp_common *c, struct imp *im)
 			continue;
 		copy_stanza(im, st);
 	}
-	for (int s = 0; s < c->set.nstanzas; s++)
-		if (c->set.stanzas[s].kind == ST_VIEW)
-			add_view(im, &c->set.stanzas[s]);
-	for (int s = 0; s < c->set.nstanzas; s++) {
-		const struct def_stanza *st = &c->set.stanzas[s];
-		int e = st->kind == ST_EVENT ? find_stanza(im->set, ST_EVENT, st->name) : -1;
-		for (int i = 0; e >= 0 && i < st->nattrs; i++)
-			if (!strcmp(st->attrs[i].key, "portable"))
-				imp_attr(&im->set->stanzas[e], "portable", st->attrs[i].value);
+	for (int s = 0; s < set->nstanzas; s++)
+		if (set->stanzas[s].kind == ST_VIEW)
+			add_view(im, &set->stanzas[s]);
+}
+
+void imp_common_add(struct imp_common *c, struct imp *im)
+{
+	if (!c)
+		return;
+	drop_lost_parents(im->set);
+	if (c->read) {
+		/* The series first: the generic files name events by them. */
+		for (int s = 0; s < c->set.nstanzas; s++) {
+			const struct def_stanza *st = &c->set.stanzas[s];
+			int e = st->kind == ST_EVENT ? find_stanza(im->set, ST_EVENT, st->name) : -1;
+			for (int i = 0; e >= 0 && i < st->nattrs; i++)
+				if (!strcmp(st->attrs[i].key, "portable"))
+					imp_attr(&im->set->stanzas[e], "portable", st->attrs[i].value);
+		}
+		add_set(im, &c->set);
 	}
+	for (int i = 0; i < c->nafter; i++)
+		add_set(im, &c->after[i]);
 }
