@@ -199,15 +199,20 @@ int run_replay_batch(struct run *r)
 		return rc;
 	}
 	struct output *out = new_output(r, f);
-	int n = replay_count(r->rp), good = 0;
+	int n = replay_count(r->rp), good = 0, bad = 0;
 	if (r->opt.iterations > 0 && r->opt.iterations < n)
 		n = (int)r->opt.iterations;
 	for (int i = 0; i < n && !stop_requested; i++) {
 		struct snapshot *snap = replay_snapshot(r->rp, i, &cause);
 		if (!snap) {
-			char *msg = xasprintf("%s: %s; skipped", r->opt.replay_path, cause);
-			say(msg);
-			free(msg);
+			/* The first few said as they come, the rest counted: a
+			 * file of a million damaged intervals is not a million
+			 * lines. */
+			if (bad++ < REPLAY_SAID_DAMAGED) {
+				char *msg = xasprintf("%s: %s; skipped", r->opt.replay_path, cause);
+				say(msg);
+				free(msg);
+			}
 			free(cause);
 			cause = NULL;
 			continue;
@@ -224,6 +229,9 @@ int run_replay_batch(struct run *r)
 		}
 	}
 	output_free(out);
+	if (bad > REPLAY_SAID_DAMAGED)
+		fprintf(stderr, "pmctop: %s: %d more damaged intervals were skipped (%d in all, %d read)\n",
+			r->opt.replay_path, bad - REPLAY_SAID_DAMAGED, bad, good);
 	if (f != stdout && fclose(f) != 0) {
 		fprintf(stderr, "pmctop: closing %s: %s\n", r->opt.output_path, strerror(errno));
 		rc = 1;

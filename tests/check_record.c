@@ -570,16 +570,30 @@ START_TEST(test_file_rules)
 }
 END_TEST
 
-/* A line built of UNIT repeated n times between prefix and suffix. */
-static char *repeat_text(const char *prefix, const char *unit, size_t n, const char *suffix, size_t *len)
+/* A line built of UNIT repeated n times between prefix and suffix; with
+ * spread, each UNIT followed by 1 to 4 pseudo-random blanks, so that the
+ * line compresses no better than pmctop's own and inflates within
+ * GZM_MAX_RATIO to reach the parser's bounds. */
+static char *repeat_text(const char *prefix, const char *unit, size_t n, const char *suffix, bool spread,
+			 size_t *len)
 {
 	size_t lp = strlen(prefix), lu = strlen(unit), ls = strlen(suffix);
-	*len = lp + lu * n + ls;
-	char *t = xmalloc(*len + 1);
+	char *t = xmalloc(lp + (lu + 4) * n + ls + 1);
 	memcpy(t, prefix, lp);
-	for (size_t i = 0; i < n; i++)
-		memcpy(t + lp + i * lu, unit, lu);
-	memcpy(t + lp + lu * n, suffix, ls + 1);
+	size_t at = lp;
+	uint32_t x = 12345;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(t + at, unit, lu);
+		at += lu;
+		for (int k = spread ? 0 : 4; k < 4; k++) {
+			x = x * 1103515245u + 12345u;
+			t[at++] = " \t\r "[x >> 30];
+			if ((x >> 16 & 3) == 0)
+				break;
+		}
+	}
+	memcpy(t + at, suffix, ls + 1);
+	*len = at + ls;
 	return t;
 }
 
@@ -592,18 +606,21 @@ START_TEST(test_hostile_lines)
 	struct small_rec sr;
 	char *path = small_recording("h.rec", &sr);
 	char *cause = NULL;
-	static const struct { const char *prefix, *unit, *suffix; size_t n; const char *says; } lines[] = {
+	static const struct { const char *prefix, *unit, *suffix; size_t n; bool spread; const char *says; } lines[] = {
 		/* 3 MB: more text than an interval of 2 CPUs needs. */
-		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 1000000, "inflates to more than" },
-		{ "[", "1,", "1]", 400000, "values by byte" },
-		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 20000, "arrays and objects by byte" },
-		{ "", "[", "", 100, "nest more than 8 deep" },
+		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 1000000, true, "inflates to more than 1" },
+		{ "[", "1,", "1]", 200000, true, "values by byte" },
+		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 20000, true, "arrays and objects by byte" },
+		{ "", "[", "", 100, true, "nest more than 8 deep" },
+		/* 1 MB of blanks in a kilobyte: more than 64 times its size. */
+		{ "", " ", "{}", 1000000, false, "inflates to more than 64 times its" },
 	};
 	int fd = open(path, O_WRONLY | O_APPEND);
 	ck_assert_int_ge(fd, 0);
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
 		size_t len;
-		char *text = repeat_text(lines[i].prefix, lines[i].unit, lines[i].n, lines[i].suffix, &len);
+		char *text = repeat_text(lines[i].prefix, lines[i].unit, lines[i].n, lines[i].suffix, lines[i].spread,
+					 &len);
 		ck_assert_int_eq(gzm_append(fd, text, len, 1000 * (int64_t)i, NULL), 0);
 		free(text);
 	}
