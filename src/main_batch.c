@@ -135,12 +135,13 @@ int run_batch(struct run *r, struct sampler *s, FILE *f)
 		free(told);
 		told = snap->notice ? xstrdup(snap->notice) : NULL;
 		int wr = out ? output_write(out, snap) : 0;
-		/* A recording that cannot be written stops the run: what it
-		 * misses could not be recovered later. */
-		if (recorder_error(r->rec)) {
-			snapshot_free(snap);
-			rc = 1;
-			break;
+		/* A recording that cannot be written does not stop the run
+		 * (the exporter serves on); it is said once, and again when
+		 * it resumes, and the exit status says intervals were lost. */
+		char *news = recorder_news(r->rec);
+		if (news) {
+			say(news);
+			free(news);
 		}
 		if (r->hub)
 			export_hub_publish(r->hub, snap);

@@ -119,7 +119,7 @@ struct run {
  * only the dashboard's thread does), or 0. */
 static uint64_t short_seq;
 
-static void hook(void *arg, const struct derive_input *in, const struct snapshot *snap)
+static void hook(void *arg, const struct derive_input *in, struct snapshot *snap)
 {
 	struct snapshot c = *snap;
 	c.quick = snap->seq == short_seq;
@@ -173,7 +173,7 @@ static void run_live(struct run *r, const char *path, const int *ms, int nms, co
 			.host = "test", .cpu_name = "simulated", .interval_s = 0.5, .rotate_ms = 20,
 			.cpu_filter = filter, .ncols = nms, .cols = ms, .nevcols = nev, .evcols = evs,
 		};
-		r->rec = recorder_open(path, &ri, &cause);
+		r->rec = recorder_open(path, &ri, NULL, &cause);
 		ck_assert_msg(r->rec != NULL, "%s", cause);
 		sampler_record(r->s, hook, r->rec);
 	}
@@ -521,7 +521,7 @@ static char *small_recording(const char *name, struct small_rec *sr)
 	sr->ipc = model_find_metric(sr->m, "ipc");
 	sr->ri = (struct record_info){ .model = sr->m, .topo = sr->t, .interval_s = 1, .ncols = 1, .cols = &sr->ipc };
 	char *cause = NULL;
-	struct recorder *r = recorder_open(path, &sr->ri, &cause);
+	struct recorder *r = recorder_open(path, &sr->ri, NULL, &cause);
 	ck_assert_msg(r != NULL, "%s", cause);
 	ck_assert_int_eq(recorder_close(r, NULL), 0);
 	return path;
@@ -539,12 +539,32 @@ START_TEST(test_file_rules)
 	char *path = small_recording("f.rec", &sr);
 	const struct record_info ri = sr.ri;
 	char *cause = NULL;
-	ck_assert_ptr_null(recorder_open(path, &ri, &cause));
-	ck_assert_msg(strstr(cause, "never writes over") != NULL, "%s", cause);
+	/* The same run's recording is continued: no second first line. */
+	struct recorder *same = recorder_open(path, &ri, NULL, &cause);
+	ck_assert_msg(same != NULL, "%s", cause);
+	ck_assert_int_eq(recorder_close(same, NULL), 0);
+	/* Another run's is refused, or moved aside with --record-keep. */
+	struct record_info other = ri;
+	other.interval_s = 2;
+	ck_assert_ptr_null(recorder_open(path, &other, NULL, &cause));
+	ck_assert_msg(strstr(cause, "another run") && strstr(cause, "never writes over"), "%s", cause);
 	free(cause);
+	const struct record_files keep1 = { .max_size = 0, .keep = 1 };
+	same = recorder_open(path, &other, &keep1, &cause);
+	ck_assert_msg(same != NULL, "%s", cause);
+	ck_assert_int_eq(recorder_close(same, NULL), 0);
+	char *aside = xasprintf("%s.1", path);
+	struct replay *old = open_ok(aside);
+	ck_assert_double_eq(replay_info(old)->interval_s, 1);
+	replay_free(old);
+	old = open_ok(path);
+	ck_assert_double_eq(replay_info(old)->interval_s, 2);
+	replay_free(old);
+	unlink(aside);
+	free(aside);
 	char *link = tmpfile_path("link.rec");
 	ck_assert_int_eq(symlink(path, link), 0);
-	ck_assert_ptr_null(recorder_open(link, &ri, &cause));
+	ck_assert_ptr_null(recorder_open(link, &ri, NULL, &cause));
 	ck_assert_msg(strstr(cause, "symbolic link") != NULL, "%s", cause);
 	free(cause);
 	char *cmd = xasprintf("zcat '%s' | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); "
@@ -562,6 +582,9 @@ START_TEST(test_file_rules)
 	fclose(f);
 	ck_assert_ptr_null(replay_open(junk, EVENTS_DIR, &cause));
 	ck_assert_msg(strstr(cause, "junk") != NULL, "%s", cause);
+	free(cause);
+	ck_assert_ptr_null(recorder_open(junk, &ri, &keep1, &cause));
+	ck_assert_msg(strstr(cause, "not a pmctop recording"), "%s", cause);
 	free(cause);
 	small_rec_done(&sr);
 	free(junk);
