@@ -156,7 +156,7 @@ int gzm_read_at(int fd, uint64_t off, size_t max, char **out, size_t *len, uint6
 	if (pread_full(fd, h, sizeof(h), off) == (ssize_t)sizeof(h)) {
 		uint64_t next_h;
 		int64_t stamp;
-		if (check_header(h, off, UINT64_MAX - off, &next_h, &stamp) == 0) {
+		if (check_header(h, off, UINT64_MAX, &next_h, &stamp) == 0) {
 			end = next_h;
 			uint64_t clen = next_h - off;
 			uint64_t most = clen > (UINT64_MAX - GZM_RATIO_SLACK) / GZM_MAX_RATIO
