@@ -13,7 +13,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "backend.h"
@@ -624,6 +626,81 @@ static char *repeat_text(const char *prefix, const char *unit, size_t n, const c
  * header's machine (here 2 CPUs), and each refusal names the interval
  * and the limit. Before the budget, the first line inflated whole and
  * became a tree of a million objects. */
+/* A write error does not stop the recording for good: a file size limit
+ * (RLIMIT_FSIZE, which any user may lower: EFBIG where a full disk gives
+ * ENOSPC) fails a write part way; the partial interval is cut off, the
+ * error said once and counted, the next intervals skipped until a retry
+ * a second later writes again; the file replays whole. Before, the
+ * first error ended the recording. */
+START_TEST(test_write_errors)
+{
+	char *cause = NULL;
+	char *path = tmpfile_path("full.rec");
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause);
+	struct topo *t = topo_synthetic(1, 2, 4, 2);
+	int ipc = model_find_metric(m, "ipc");
+	struct sampler_config cfg = {
+		.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=11",
+		.interval_s = 0.5, .rotate_ms = 20, .nmetrics = 1, .metrics = &ipc, .cost_budget = 1e9,
+	};
+	struct sampler *s = sampler_new(&cfg, &cause);
+	ck_assert_msg(s != NULL, "%s", cause);
+	struct record_info ri = { .model = m, .topo = t, .simulated = true, .interval_s = 0.5, .ncols = 1, .cols = &ipc };
+	struct recorder *rec = recorder_open(path, &ri, NULL, &cause);
+	ck_assert_msg(rec != NULL, "%s", cause);
+	sampler_record(s, hook, rec);
+	for (int i = 0; i < 5; i++) {
+		if (i == 2) {
+			/* Room for a part of the next interval only. */
+			struct stat sb;
+			ck_assert_int_eq(stat(path, &sb), 0);
+			struct rlimit rl;
+			ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+			rl.rlim_cur = (rlim_t)sb.st_size + 100;
+			signal(SIGXFSZ, SIG_IGN);
+			ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+		}
+		snapshot_free(sampler_step(s, &cause));
+	}
+	ck_assert(!recorder_ok(rec));
+	ck_assert_int_eq(recorder_errors(rec), 1);   /* the two after it wait for the retry */
+	ck_assert_int_eq(recorder_count(rec), 2);
+	char *news = recorder_news(rec);
+	ck_assert_msg(news && strstr(news, "failed after 2 intervals: File too large; pmctop goes on"), "%s", news);
+	free(news);
+	ck_assert_ptr_null(recorder_news(rec));   /* said once */
+	/* Room again: the first interval a second later is written. */
+	struct rlimit rl;
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	rl.rlim_cur = rl.rlim_max;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	usleep(1100000);
+	snapshot_free(sampler_step(s, &cause));
+	ck_assert(recorder_ok(rec));
+	ck_assert_int_eq(recorder_count(rec), 3);
+	news = recorder_news(rec);
+	ck_assert_msg(news && strstr(news, "resumed; 3 intervals were not recorded"), "%s", news);
+	free(news);
+	sampler_free(s);
+	ck_assert_int_eq(recorder_close(rec, &cause), -1);
+	ck_assert_msg(strstr(cause, "3 intervals were not recorded, 3 were"), "%s", cause);
+	free(cause);
+	struct replay *rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), 3);
+	ck_assert_ptr_null(replay_note(rp));
+	for (int i = 0; i < 3; i++) {
+		struct snapshot *snap = replay_snapshot(rp, i, &cause);
+		ck_assert_msg(snap != NULL, "%s", cause);
+		snapshot_free(snap);
+	}
+	replay_free(rp);
+	topo_free(t);
+	model_free(m);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_hostile_lines)
 {
 	struct small_rec sr;
@@ -870,6 +947,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, test_file_rules);
 	tcase_add_test(tc, test_mutated_lines);
 	tcase_add_test(tc, test_hostile_lines);
+	tcase_add_test(tc, test_write_errors);
 	tcase_add_test(tc, test_field_messages);
 	tcase_add_test(tc, test_replay_stuck_energy);
 	suite_add_tcase(s, tc);
