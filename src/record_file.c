@@ -33,6 +33,7 @@ struct recorder {
 	char *path;
 	char *header;             /* the first line, for each new file */
 	bool fifo;
+	bool need_header;         /* the file is empty: its first line comes first */
 	uint64_t size;            /* bytes of whole members: a failed write is cut back to it */
 	uint64_t last_len;        /* the last member's bytes: what the next may need */
 	struct record_files files;
@@ -145,8 +146,23 @@ static int shift_files(const char *path, int keep)
 	return rc;
 }
 
-/* A new file at path with the first line; the fd, or -errno with *why. */
-static int create_file(struct recorder *r, const char *path, uint64_t *size, char **why)
+static void failed(struct recorder *r, const char *why);
+
+/* A file's first line could not be written when pmctop started (a disk
+ * already full): the file is kept, empty, and the run goes on as after
+ * any write error; the first line is written with the first interval
+ * that can be. Otherwise a service restarted on a full disk would fail
+ * to start, again and again. */
+static void header_later(struct recorder *r, char *why)
+{
+	r->need_header = true;
+	failed(r, why ? why : "cannot write");
+	free(why);
+}
+
+/* A new file at path with the first line; the fd, or -errno with *why.
+ * With later, a first line that cannot be written waits (header_later). */
+static int create_file(struct recorder *r, const char *path, uint64_t *size, bool later, char **why)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_APPEND, 0644);
 	if (fd < 0) {
@@ -155,8 +171,15 @@ static int create_file(struct recorder *r, const char *path, uint64_t *size, cha
 		return -err;
 	}
 	*size = 0;
-	int rc = put_line(r, fd, size, r->header, 0, why);
+	char *w = NULL;
+	int rc = put_line(r, fd, size, r->header, 0, &w);
+	if (rc < 0 && later) {
+		header_later(r, w);
+		return fd;
+	}
 	if (rc < 0) {
+		set_cause(why, "%s", w);
+		free(w);
 		close(fd);
 		unlink(path);
 		return rc;
@@ -213,7 +236,7 @@ static int same_run(const struct recorder *r, const char *path, int fd, uint64_t
 static int open_path(struct recorder *r, const char *path, char **cause)
 {
 	char *why = NULL;
-	int fd = create_file(r, path, &r->size, &why);
+	int fd = create_file(r, path, &r->size, true, &why);
 	if (fd >= 0 || fd != -EEXIST) {
 		if (fd < 0)
 			set_cause(cause, "cannot record to %s: %s", path, why);
@@ -259,7 +282,9 @@ static int open_path(struct recorder *r, const char *path, char **cause)
 	if (r->fifo || kind == -2) {
 		/* A FIFO, or an empty file: the first line starts it. */
 		r->size = 0;
-		if (put_line(r, fd, &r->size, r->header, 0, &why) < 0) {
+		if (put_line(r, fd, &r->size, r->header, 0, &why) < 0 && !r->fifo) {
+			header_later(r, why);
+		} else if (why) {
 			set_cause(cause, "cannot record to %s: %s", path, why);
 			free(why);
 			close(fd);
@@ -286,7 +311,7 @@ static int open_path(struct recorder *r, const char *path, char **cause)
 			  strerror(-rc));
 		return -1;
 	}
-	fd = create_file(r, path, &r->size, &why);
+	fd = create_file(r, path, &r->size, true, &why);
 	if (fd < 0)
 		set_cause(cause, "cannot record to %s: %s", path, why);
 	free(why);
@@ -307,6 +332,8 @@ struct recorder *recorder_open(const char *path, const struct record_info *info,
 		set_cause(cause, "cannot record to %s: out of memory", path);
 	if (r->fd < 0) {
 		pthread_mutex_destroy(&r->mu);
+		free(r->news);
+		free(atomic_load(&r->error));
 		free(r->header);
 		free(r->path);
 		free(r);
@@ -331,7 +358,7 @@ static int rotate(struct recorder *r, char **why)
 	}
 	uint64_t size = 0;
 	char *w = NULL;
-	int fd = create_file(r, r->path, &size, &w);
+	int fd = create_file(r, r->path, &size, false, &w);
 	if (fd < 0) {
 		set_cause(why, "rotating: %s", w ? w : "cannot create the file");
 		free(w);
@@ -377,6 +404,8 @@ void recorder_add(struct recorder *r, const struct derive_input *in, const struc
 	if (!r->fifo && r->files.max_size > 0 && r->size > 0 && r->size + r->last_len > r->files.max_size &&
 	    r->last_len > 0)
 		rc = rotate(r, &why);
+	if (rc == 0 && r->need_header && (rc = put_line(r, r->fd, &r->size, r->header, 0, &why)) == 0)
+		r->need_header = false;
 	char *text = rc < 0 ? NULL : record_interval_text(in, snap);
 	if (rc == 0 && !text)
 		set_cause(&why, "out of memory");

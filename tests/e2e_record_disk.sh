@@ -6,7 +6,8 @@
 # `--daemon -w`: the daemon keeps answering scrapes, says so once on
 # stderr and in pmctop_recording_ok / pmctop_recording_errors_total,
 # resumes when there is room again, and a restart with the same -w
-# continues the file, which replays whole. Servers on loopback only,
+# continues the file, which replays whole; a daemon started on a full
+# disk serves, and starts its file when there is room. Servers on loopback only,
 # stopped on exit; the tmpfs is unmounted on exit.
 set -u
 . "${top_srcdir:-.}/tests/e2e_loopback.sh"
@@ -68,8 +69,10 @@ cleanup_all() {
 # metric NAME: its value in the last scrape.
 metric() { awk -v n="$1" '$1 == n { print $2 }' "$tmp/m.txt"; }
 port=$(free_port)
+# start_daemon N [FILE]: a daemon recording to FILE (d.rec), stderr to daemonN.err.
 start_daemon() {
-	timeout 120 "${pm[@]}" --daemon --listen "127.0.0.1:$port" -d 0.05 -w "$tmp/full/d.rec" 2>"$tmp/daemon$1.err" &
+	timeout 120 "${pm[@]}" --daemon --listen "127.0.0.1:$port" -d 0.05 -w "$tmp/full/${2:-d.rec}" \
+		2>"$tmp/daemon$1.err" &
 	daemon=$!
 	pids+=("$daemon")
 	wait_http "http://127.0.0.1:$port/metrics" || fail "daemon $1 never answered"
@@ -119,6 +122,28 @@ n2=$(count "$tmp/full/d.rec")
 echo "restart: $n1 intervals after the first run, $n2 after the second"
 [ "$n2" -gt "$n1" ] || fail "the restart did not continue the recording ($n1, then $n2 intervals)"
 [ -s "$tmp/count.err" ] && fail "the recording does not replay whole: $(cat "$tmp/count.err")"
+# A disk full before the first line: the daemon starts all the same (no
+# restart loop), and the file starts when there is room.
+rm -f "$tmp/full/d.rec"
+mount -o remount,size=256k "$tmp/full" || fail "remount"
+dd if=/dev/zero of="$tmp/full/filler" bs=4k count=64 2>/dev/null
+start_daemon 3 e.rec
+kill -0 "$daemon" 2>/dev/null || fail "a daemon on a full disk did not start: $(cat "$tmp/daemon3.err")"
+sleep 0.5
+scrape -o "$tmp/m.txt" "http://127.0.0.1:$port/metrics" || fail "scrape of a daemon started on a full disk"
+[ "$(metric pmctop_recording_ok)" = 0 ] || fail "started on a full disk: pmctop_recording_ok is not 0"
+grep -q "failed after 0 intervals" "$tmp/daemon3.err" || fail "started on a full disk: $(cat "$tmp/daemon3.err")"
+rm -f "$tmp/full/filler"
+for _ in $(seq 50); do
+	grep -q "resumed" "$tmp/daemon3.err" && break
+	sleep 0.1
+done
+sleep 0.3
+kill -TERM "$daemon"
+wait "$daemon"
+n3=$(count "$tmp/full/e.rec")
+echo "started on a full disk: $n3 intervals once there was room"
+[ "$n3" -ge 1 ] && [ ! -s "$tmp/count.err" ] || fail "started on a full disk: $n3 intervals: $(cat "$tmp/count.err")"
 
 [ "$fails" -eq 0 ] && echo "ok"
 exit $((fails > 0))
