@@ -146,7 +146,7 @@ static int shift_files(const char *path, int keep)
 	return rc;
 }
 
-static void failed(struct recorder *r, const char *why);
+static void failed(struct recorder *r, const char *why, bool lost_one);
 
 /* A file's first line could not be written when pmctop started (a disk
  * already full): the file is kept, empty, and the run goes on as after
@@ -156,7 +156,7 @@ static void failed(struct recorder *r, const char *why);
 static void header_later(struct recorder *r, char *why)
 {
 	r->need_header = true;
-	failed(r, why ? why : "cannot write");
+	failed(r, why ? why : "cannot write", false);
 	free(why);
 }
 
@@ -371,13 +371,13 @@ static int rotate(struct recorder *r, char **why)
 }
 
 /* A write error: counted, said once (and again when writing resumes),
- * and tried again later. */
-static void failed(struct recorder *r, const char *why)
+ * and tried again later; lost_one when an interval was lost with it. */
+static void failed(struct recorder *r, const char *why, bool lost_one)
 {
 	double now = mono_s();
 	atomic_fetch_add(&r->errors, 1);
 	atomic_store(&r->ok, false);
-	r->lost++;
+	r->lost += lost_one;
 	r->retry_s = r->failing ? fmin(r->retry_s * 2, RETRY_MOST_S) : RETRY_FIRST_S;
 	r->retry_at = now + r->retry_s;
 	if (r->failing)
@@ -413,7 +413,7 @@ void recorder_add(struct recorder *r, const struct derive_input *in, const struc
 		rc = put_line(r, r->fd, &r->size, text, (int64_t)llround(snap->time * 1e3), &why);
 	free(text);
 	if (rc < 0 || why) {
-		failed(r, why ? why : strerror(-rc));
+		failed(r, why ? why : strerror(-rc), true);
 		free(why);
 		return;
 	}
@@ -470,9 +470,9 @@ int recorder_close(struct recorder *r, char **cause)
 	/* On disk before pmctop says it is done: a recording is what the user
 	 * keeps. A FIFO has nothing to sync (EINVAL). */
 	if (fsync(r->fd) < 0 && errno != EINVAL && errno != EROFS)
-		failed(r, strerror(errno));
+		failed(r, strerror(errno), false);
 	if (close(r->fd) < 0)
-		failed(r, strerror(errno));
+		failed(r, strerror(errno), false);
 	char *err = atomic_load(&r->error);
 	if (err) {
 		set_cause(cause, "%s (%ld intervals were not recorded, %ld were)", err, r->lost, r->count);
