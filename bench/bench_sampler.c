@@ -212,7 +212,7 @@ struct phase_ctx {
 
 /* The sampler's hook with what derive was given: derived again (timed)
  * and recorded (timed). */
-static void on_record(void *arg, const struct derive_input *in, const struct snapshot *snap)
+static void on_record(void *arg, const struct derive_input *in, struct snapshot *snap)
 {
 	struct phase_ctx *pc = arg;
 	struct derive_input again = *in;
@@ -352,7 +352,7 @@ static int run_shape(struct model *m, const int shape[4], int n, double rotate_m
 		if (mkdtemp(recdir)) {
 			snprintf(recpath, sizeof(recpath), "%s/rec", recdir);
 			struct record_info ri = { .model = m, .topo = t, .simulated = true, .interval_s = 1.0 };
-			pc.rec = recorder_open(recpath, &ri, &cause);
+			pc.rec = recorder_open(recpath, &ri, NULL, &cause);
 			if (!pc.rec) {
 				fprintf(stderr, "bench_sampler: recording: %s\n", cause ? cause : "?");
 				free(cause);

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* -w's companions, numbered apart from the other long options. */
+enum { OPT_RECORD_MAX_SIZE = 1024, OPT_RECORD_KEEP };
+
 enum {
 	OPT_FORMAT = 256, OPT_MODEL, OPT_SIM, OPT_ROTATE, OPT_LIST_MODELS,
 	OPT_LIST_EVENTS, OPT_LIST_METRICS, OPT_LIST_VIEWS, OPT_RAW, OPT_EVENTS_DIR,
@@ -32,6 +35,8 @@ static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "write", required_argument, NULL, 'w' },
+	{ "record-max-size", required_argument, NULL, OPT_RECORD_MAX_SIZE },
+	{ "record-keep", required_argument, NULL, OPT_RECORD_KEEP },
 	{ "read", required_argument, NULL, 'r' },
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "sim", required_argument, NULL, OPT_SIM },
@@ -74,7 +79,12 @@ void cli_usage(FILE *out)
 	      "      --format FMT        batch output: table, csv or json (default table)\n"
 	      "  -o, --output FILE       batch output to FILE instead of standard output\n"
 	      "  -w, --write FILE        record every interval to FILE (gzip'd JSON lines;\n"
-	      "                          with the dashboard, -b or --daemon)\n"
+	      "                          with the dashboard, -b or --daemon); the same\n"
+	      "                          run's recording is continued\n"
+	      "      --record-max-size SIZE  move FILE aside (FILE.1) before it passes\n"
+	      "                          SIZE bytes (suffix k, M or G) and start anew\n"
+	      "      --record-keep N     files kept when moving aside (default 1); with\n"
+	      "                          it, another run's FILE is moved aside, not refused\n"
 	      "  -r, --read FILE         replay a recording in the dashboard, or with -b\n"
 	      "                          derive its figures again (any -g, -e, -C)\n"
 	      "  -C, --cpu LIST          only these CPUs, e.g. 0-7,16\n"
@@ -262,6 +272,34 @@ static int opt_rotate(const char *arg, struct options *o, char **cause)
 	return 0;
 }
 
+/* --record-max-size: bytes, with k, M or G (powers of 1024). Below 64
+ * KiB a file could not hold an interval of a large machine. */
+static int opt_record_max_size(const char *arg, struct options *o, char **cause)
+{
+	char *end = NULL;
+	errno = 0;
+	unsigned long long v = *arg >= '0' && *arg <= '9' ? strtoull(arg, &end, 10) : 0;
+	int shift = !end ? -1 : !*end ? 0 : !strcmp(end, "k") || !strcmp(end, "K") ? 10 :
+		    !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : -1;
+	if (errno || shift < 0 || v > (1ULL << 50) >> shift || (v << shift) < (64ULL << 10))
+		return set_cause(cause, "--record-max-size expects a size from 64k to 1024T, such as 500M, "
+				 "not '%s'", arg);
+	o->record_max_size = v << shift;
+	return 0;
+}
+
+static int opt_record_keep(const char *arg, struct options *o, char **cause)
+{
+	char *end = NULL;
+	errno = 0;
+	long v = *arg >= '0' && *arg <= '9' ? strtol(arg, &end, 10) : -1;
+	if (errno || !end || *end || v < 0 || v > 1000)
+		return set_cause(cause, "--record-keep expects a number of files from 0 to 1000, not '%s'", arg);
+	o->record_keep = (int)v;
+	o->record_keep_set = true;
+	return 0;
+}
+
 static int opt_listen(const char *arg, struct options *o, char **cause)
 {
 	struct sockaddr_storage ss;
@@ -368,6 +406,8 @@ static const struct opt_entry opt_table[] = {
 	{ 'e', OPT_K_CUSTOM, 0, 0, 0, NULL, opt_event },
 	{ 'o', OPT_K_STRING, FIELD(output_path), 0, 0, NULL, NULL },
 	{ 'w', OPT_K_STRING, FIELD(record_path), 0, 0, NULL, NULL },
+	{ OPT_RECORD_MAX_SIZE, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_record_max_size },
+	{ OPT_RECORD_KEEP, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_record_keep },
 	{ 'r', OPT_K_STRING, FIELD(replay_path), 0, 0, NULL, NULL },
 	{ OPT_MODEL, OPT_K_STRING, FIELD(model), 0, 0, NULL, NULL },
 	{ OPT_SIM, OPT_K_STRING, FIELD(sim), 0, 0, NULL, NULL },
@@ -477,6 +517,9 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 				 o->web_config ? "--web-config" : "--export-pids");
 	if (o->replay_path && (o->sim || o->model))
 		return set_cause(cause, "-r replays a recording, which names its own model; drop --sim and --model");
+	if ((o->record_max_size || o->record_keep_set) && !o->record_path)
+		return set_cause(cause, "%s says how -w writes its file; add -w FILE",
+				 o->record_max_size ? "--record-max-size" : "--record-keep");
 	if (o->replay_path && (o->record_path || o->listen || o->daemon))
 		return set_cause(cause, "-r replays into the dashboard or -b; drop -w, --listen and --daemon");
 	if (o->replay_path && (o->npids || o->cgroup))

@@ -30,6 +30,8 @@ struct options {
 	bool delay_set;          /* -d was given (it wins over the settings) */
 	char *output_path;       /* -o FILE: batch output to a file */
 	char *record_path;       /* -w FILE: record every interval (record.h) */
+	unsigned long long record_max_size; /* --record-max-size: bytes, 0: no limit */
+	int record_keep; bool record_keep_set; /* --record-keep N */
 	char *replay_path;       /* -r FILE: replay a recording (replay.h) */
 	char *listen;            /* --listen [ADDR:]PORT: serve /metrics (export.h) */
 	bool daemon;             /* --daemon: no screen, no output, only --listen */

@@ -280,6 +280,9 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 	c->interval_s = snap->interval_s;
 	c->simulated = snap->simulated;
 	c->sampler_cost_s = snap->sampler_cost_s;
+	c->recording = snap->recording;
+	c->recording_ok = snap->recording_ok;
+	c->recording_errors = snap->recording_errors;
 	c->rotate_ms = snap->rotate_ms;
 	c->notice = snap->notice ? xstrdup(snap->notice) : NULL;
 	memcpy(c->metric_planned, snap->metric_planned, sizeof(bool) * (size_t)snap->nmetrics);

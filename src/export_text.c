@@ -506,6 +506,14 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 	buf_str(&b, "pmctop_last_interval_timestamp_seconds ");
 	buf_value(&b, snap->time);
 	buf_str(&b, "\n");
+	if (snap->recording) {
+		family(&b, f, "pmctop_recording_ok", NULL, F_GAUGE,
+		       "1 while the recording (-w) is written; 0 after a write error, until a retry succeeds.");
+		buf_printf(&b, "pmctop_recording_ok %d\n", snap->recording_ok ? 1 : 0);
+		family(&b, f, "pmctop_recording_errors_total", NULL, F_COUNTER,
+		       "Write errors of the recording (-w): failed tries to write an interval.");
+		buf_printf(&b, "pmctop_recording_errors_total %llu\n", snap->recording_errors);
+	}
 	if (!isnan(snap->rotate_ms)) {
 		family(&b, f, "pmctop_rotation_period_seconds", NULL, F_GAUGE,
 		       "Counter group rotation period in force; 0 when the kernel multiplexes.");

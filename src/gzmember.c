@@ -4,6 +4,7 @@
 #include "gzmember.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
  * at byte 12 of the member: magic, method, flags, mtime, xfl, os, xlen. */
 #define GZ_XLEN 20
 #define GZ_XOFF 12
+#define GZ_HLEN (GZ_XOFF + GZ_XLEN)
 
 static void put_le64(unsigned char *p, uint64_t v)
 {
@@ -88,9 +90,26 @@ int gzm_append(int fd, const void *buf, size_t len, int64_t stamp, char **cause)
 
 static ssize_t pread_full(int fd, unsigned char *buf, size_t n, uint64_t off);
 
+/* The header of a member at off, already read into h (GZ_HLEN bytes). */
+static int check_header(const unsigned char *h, uint64_t off, uint64_t size, uint64_t *next, int64_t *stamp)
+{
+	if (h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 || !(h[3] & 4) ||
+	    h[10] != GZ_XLEN || h[11] != 0 || h[12] != 'P' || h[13] != 'M' || h[14] != 16 || h[15] != 0)
+		return -EBADMSG;
+	uint64_t n = get_le64(h + 16);
+	/* 18 bytes of gzip header and trailer at least, plus ours. */
+	if (n < GZ_HLEN + 8)
+		return -EBADMSG;
+	if (n > size - off)
+		return -EAGAIN;
+	*next = off + n;
+	*stamp = (int64_t)get_le64(h + 24);
+	return 0;
+}
+
 int gzm_peek(int fd, uint64_t off, uint64_t size, uint64_t *next, int64_t *stamp)
 {
-	unsigned char h[GZ_XOFF + GZ_XLEN];
+	unsigned char h[GZ_HLEN];
 	if (off >= size)
 		return -EAGAIN;
 	ssize_t r = pread_full(fd, h, sizeof(h), off);
@@ -98,18 +117,7 @@ int gzm_peek(int fd, uint64_t off, uint64_t size, uint64_t *next, int64_t *stamp
 		return (int)r;
 	if ((size_t)r < sizeof(h))
 		return size - off < sizeof(h) ? -EAGAIN : -EBADMSG;
-	if (h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 || !(h[3] & 4) ||
-	    h[10] != GZ_XLEN || h[11] != 0 || h[12] != 'P' || h[13] != 'M' || h[14] != 16 || h[15] != 0)
-		return -EBADMSG;
-	uint64_t n = get_le64(h + 16);
-	/* 18 bytes of gzip header and trailer at least, plus ours. */
-	if (n < sizeof(h) + 8)
-		return -EBADMSG;
-	if (n > size - off)
-		return -EAGAIN;
-	*next = off + n;
-	*stamp = (int64_t)get_le64(h + 24);
-	return 0;
+	return check_header(h, off, size, next, stamp);
 }
 
 static ssize_t pread_full(int fd, unsigned char *buf, size_t n, uint64_t off)
@@ -133,13 +141,34 @@ int gzm_read_at(int fd, uint64_t off, size_t max, char **out, size_t *len, uint6
 {
 	*out = NULL;
 	*len = 0;
+	bool ratio_bound = false;
 	z_stream z;
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, GZ_WBITS) != Z_OK)
 		return set_cause(cause, "zlib: cannot start inflating"), -ENOMEM;
-	unsigned char *in = xmalloc(GZ_INBUF);
 	if (max > GZM_MAX_MEMBER)
 		max = GZM_MAX_MEMBER;
+	/* The member's own length (its "PM" field) bounds what is read, and
+	 * what it may inflate to: GZM_MAX_RATIO times its bytes, so that a
+	 * file costs time in proportion to its size, whatever it holds. */
+	uint64_t end = UINT64_MAX;
+	unsigned char h[GZ_HLEN];
+	if (pread_full(fd, h, sizeof(h), off) == (ssize_t)sizeof(h)) {
+		uint64_t next_h;
+		int64_t stamp;
+		if (check_header(h, off, UINT64_MAX, &next_h, &stamp) == 0) {
+			end = next_h;
+			uint64_t clen = next_h - off;
+			uint64_t most = clen > (UINT64_MAX - GZM_RATIO_SLACK) / GZM_MAX_RATIO
+				? UINT64_MAX : clen * GZM_MAX_RATIO + GZM_RATIO_SLACK;
+			if (most < max) {
+				max = (size_t)most;
+				ratio_bound = true;
+			}
+		}
+	}
+	size_t inlen = end - off < GZ_INBUF ? (size_t)(end - off) : GZ_INBUF;
+	unsigned char *in = xmalloc(inlen);
 	/* The buffer grows as the member inflates, never past max and a
 	 * little room: what a member claims to hold is not believed. */
 	size_t cap = max < ((size_t)1 << 16) ? max + 4096 : (size_t)1 << 16, n = 0;
@@ -148,17 +177,29 @@ int gzm_read_at(int fd, uint64_t off, size_t max, char **out, size_t *len, uint6
 	int rc = 0;
 	for (;;) {
 		if (n > max) {
-			rc = -EFBIG;
-			set_cause(cause, "the record at byte %llu inflates to more than %zu bytes",
-				  (unsigned long long)off, max);
+			rc = ratio_bound ? -E2BIG : -EFBIG;
+			if (ratio_bound)
+				set_cause(cause, "inflates to more than %d times its %llu bytes",
+					  GZM_MAX_RATIO, (unsigned long long)(end - off));
+			else
+				set_cause(cause, "the record at byte %llu inflates to more than %zu bytes",
+					  (unsigned long long)off, max);
 			break;
 		}
 		if (z.avail_in == 0) {
-			ssize_t r = pread_full(fd, in, GZ_INBUF, pos);
+			size_t want = end - pos < inlen ? (size_t)(end - pos) : inlen;
+			ssize_t r = want ? pread_full(fd, in, want, pos) : 0;
 			if (r < 0) {
 				rc = (int)r;
 				set_cause(cause, "reading at byte %llu: %s", (unsigned long long)pos,
 					  strerror((int)-r));
+				break;
+			}
+			if (r == 0 && pos >= end) {
+				/* The data runs past the length its header gives. */
+				rc = -EBADMSG;
+				set_cause(cause, "the record at byte %llu is damaged (longer than its header says)",
+					  (unsigned long long)off);
 				break;
 			}
 			if (r == 0) {
@@ -204,19 +245,31 @@ int gzm_read_at(int fd, uint64_t off, size_t max, char **out, size_t *len, uint6
 	return 0;
 }
 
-int64_t gzm_find_member(int fd, uint64_t off)
+int64_t gzm_next_member(int fd, uint64_t off, uint64_t size, uint64_t *next, int64_t *stamp)
 {
+	/* One pass over the bytes in windows of GZ_INBUF: a candidate's
+	 * header is checked in the window it was found in, so that a file of
+	 * nothing but gzip magic costs one read per window, not one per
+	 * match. */
 	unsigned char *b = xmalloc(GZ_INBUF);
 	int64_t found = -1;
-	for (;;) {
+	while (off < size) {
 		ssize_t r = pread_full(fd, b, GZ_INBUF, off);
 		if (r < 3)
 			break;
-		for (ssize_t i = 0; i + 2 < r; i++)
-			if (b[i] == 0x1f && b[i + 1] == 0x8b && b[i + 2] == 8) {
-				found = (int64_t)(off + (uint64_t)i);
+		for (ssize_t i = 0; i + 2 < r; i++) {
+			if (b[i] != 0x1f || b[i + 1] != 0x8b || b[i + 2] != 8)
+				continue;
+			uint64_t at = off + (uint64_t)i;
+			int pk = (size_t)(r - i) >= GZ_HLEN ? check_header(b + i, at, size, next, stamp)
+							    : gzm_peek(fd, at, size, next, stamp);
+			if (pk == 0) {
+				found = (int64_t)at;
 				goto out;
 			}
+		}
+		if ((size_t)r < GZ_INBUF)
+			break;
 		off += (uint64_t)r - 2;   /* a magic split across reads is found next time */
 	}
 out:

@@ -13,6 +13,12 @@
  * reader asks for less, from what the file can really need
  * (docs/recording.md, "What a replay may cost"). */
 #define GZM_MAX_MEMBER ((size_t)512 << 20)
+/* Nor past this many times its compressed bytes (and a little room):
+ * pmctop's members inflate 2 to 4 times (docs/recording.md), deflate
+ * allows over 1000, and a file made of such members would cost minutes
+ * for a few megabytes. */
+#define GZM_MAX_RATIO 64
+#define GZM_RATIO_SLACK ((uint64_t)64 << 10)
 
 /* Compresses len bytes of buf into one member and appends it to fd with
  * as few write() calls as the kernel allows. The member's gzip header
@@ -31,15 +37,18 @@ int gzm_peek(int fd, uint64_t off, uint64_t size, uint64_t *next, int64_t *stamp
 /* Inflates the member that starts at byte off of fd into a new buffer
  * (NUL-terminated; *len without the NUL) and sets *next to the byte after
  * it. Inflating stops as soon as the text passes max bytes (or
- * GZM_MAX_MEMBER), so memory follows max, not the member. Returns 0;
+ * GZM_MAX_MEMBER, or GZM_MAX_RATIO times the length in the member's "PM"
+ * field), so memory follows max, not the member; no byte past that
+ * length is read. Returns 0;
  * -EAGAIN when the file ends inside the member (truncated); -EBADMSG when
  * the bytes are not a whole, valid member (bad header, data or CRC);
- * -EFBIG beyond max; another -errno for a read error. *cause says which. */
+ * -EFBIG beyond max, -E2BIG beyond the ratio; another -errno for a read error. *cause says which. */
 int gzm_read_at(int fd, uint64_t off, size_t max, char **out, size_t *len, uint64_t *next, char **cause);
 
-/* The offset of the next byte sequence at or after off that may start a
- * member (the gzip magic and deflate method), or -1 if none: where a
- * reader tries again after a damaged member. */
-int64_t gzm_find_member(int fd, uint64_t off);
+/* The offset of the first member at or after off whose header reads
+ * whole (gzm_peek() returns 0 there, and *next and *stamp are its), or -1
+ * if none: where a reader goes on after damaged bytes. One pass over the
+ * bytes, whatever they hold. */
+int64_t gzm_next_member(int fd, uint64_t off, uint64_t size, uint64_t *next, int64_t *stamp);
 
 #endif

@@ -205,9 +205,14 @@ static int run_replay(struct run *r)
 	return (rc = give_up_privileges(r, false)) ? rc : run_live(r, NULL);
 }
 
-static void record_interval(void *rec, const struct derive_input *in, const struct snapshot *snap)
+/* The sampler's hook for -w: the interval recorded, and the recording's
+ * state put in the snapshot for the exporter (pmctop_recording_ok). */
+static void record_interval(void *rec, const struct derive_input *in, struct snapshot *snap)
 {
 	recorder_add(rec, in, snap);
+	snap->recording = true;
+	snap->recording_ok = recorder_ok(rec);
+	snap->recording_errors = recorder_errors(rec);
 }
 
 /* The sampler thread's hook in dashboard mode: the ring's consumer owns
@@ -271,7 +276,11 @@ static int open_recording(struct run *r, struct sampler *s)
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
 	};
-	if (!(r->rec = recorder_open(r->opt.record_path, &ri, &cause))) {
+	struct record_files rf = {
+		.max_size = r->opt.record_max_size,
+		.keep = r->opt.record_keep_set ? r->opt.record_keep : -1,
+	};
+	if (!(r->rec = recorder_open(r->opt.record_path, &ri, &rf, &cause))) {
 		int rc = runtime_error(cause);
 		free(cause);
 		return rc;

@@ -135,12 +135,13 @@ int run_batch(struct run *r, struct sampler *s, FILE *f)
 		free(told);
 		told = snap->notice ? xstrdup(snap->notice) : NULL;
 		int wr = out ? output_write(out, snap) : 0;
-		/* A recording that cannot be written stops the run: what it
-		 * misses could not be recovered later. */
-		if (recorder_error(r->rec)) {
-			snapshot_free(snap);
-			rc = 1;
-			break;
+		/* A recording that cannot be written does not stop the run
+		 * (the exporter serves on); it is said once, and again when
+		 * it resumes, and the exit status says intervals were lost. */
+		char *news = recorder_news(r->rec);
+		if (news) {
+			say(news);
+			free(news);
 		}
 		if (r->hub)
 			export_hub_publish(r->hub, snap);
@@ -199,15 +200,20 @@ int run_replay_batch(struct run *r)
 		return rc;
 	}
 	struct output *out = new_output(r, f);
-	int n = replay_count(r->rp), good = 0;
+	int n = replay_count(r->rp), good = 0, bad = 0;
 	if (r->opt.iterations > 0 && r->opt.iterations < n)
 		n = (int)r->opt.iterations;
 	for (int i = 0; i < n && !stop_requested; i++) {
 		struct snapshot *snap = replay_snapshot(r->rp, i, &cause);
 		if (!snap) {
-			char *msg = xasprintf("%s: %s; skipped", r->opt.replay_path, cause);
-			say(msg);
-			free(msg);
+			/* The first few said as they come, the rest counted: a
+			 * file of a million damaged intervals is not a million
+			 * lines. */
+			if (bad++ < REPLAY_SAID_DAMAGED) {
+				char *msg = xasprintf("%s: %s; skipped", r->opt.replay_path, cause);
+				say(msg);
+				free(msg);
+			}
 			free(cause);
 			cause = NULL;
 			continue;
@@ -224,6 +230,9 @@ int run_replay_batch(struct run *r)
 		}
 	}
 	output_free(out);
+	if (bad > REPLAY_SAID_DAMAGED)
+		fprintf(stderr, "pmctop: %s: %d more damaged intervals were skipped (%d in all, %d read)\n",
+			r->opt.replay_path, bad - REPLAY_SAID_DAMAGED, bad, good);
 	if (f != stdout && fclose(f) != 0) {
 		fprintf(stderr, "pmctop: closing %s: %s\n", r->opt.output_path, strerror(errno));
 		rc = 1;

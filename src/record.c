@@ -1,30 +1,18 @@
-/* record.c: writes recordings (record.h, docs/recording.md). Each line is
- * built in memory and compressed into its own gzip member, so that a
- * pmctop killed at any moment leaves every finished interval readable. */
+/* record.c: the text of a recording's lines (record.h, docs/recording.md):
+ * the first line, which describes the run, and one line per interval.
+ * Writing them to the file, each in its own gzip member, is
+ * record_file.c's job. */
 #include "config.h"
 #include "record.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include "gzmember.h"
 #include "output.h"
 #include "sched.h"
 #include "topo.h"
 #include "util.h"
-
-struct recorder {
-	int fd;
-	char *path;
-	long count, limit;
-	_Atomic(char *) error;   /* set once, read by any thread */
-};
 
 /* --- JSON text --- */
 
@@ -257,141 +245,4 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 	}
 	fputs("]}", f);
 	return text_done(f, &buf);
-}
-
-/* --- the file --- */
-
-/* A recording is never written over: only a new file, an empty one of
- * the user's, or a FIFO (a reader at the other end). */
-static int open_new(const char *path, char **cause)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-	if (fd >= 0 || errno != EEXIST) {
-		if (fd < 0)
-			set_cause(cause, "cannot record to %s: %s", path, path_errno_phrase(errno));
-		return fd;
-	}
-	/* Not blocking: a FIFO that no process reads is refused (ENXIO) at
-	 * once, not waited on. */
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	struct stat sb;
-	const char *why = NULL;
-	if (fd < 0)
-		why = path_errno_phrase(errno);
-	else if (fstat(fd, &sb) < 0)
-		why = strerror(errno);
-	else if (S_ISFIFO(sb.st_mode))
-		why = NULL;
-	else if (!S_ISREG(sb.st_mode) || sb.st_nlink != 1)
-		why = "it is not a regular file with one name";
-	else if (sb.st_uid != geteuid())
-		why = "it belongs to another user";
-	else if (sb.st_size > 0)
-		why = "it exists; pmctop never writes over a recording (remove it or choose another name)";
-	if (why) {
-		set_cause(cause, "cannot record to %s: %s", path, why);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	/* Writes block as usual from here on. */
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	return fd;
-}
-
-static void fail(struct recorder *r, const char *why)
-{
-	char *msg = xasprintf("recording to %s stopped after %ld intervals: %s", r->path, r->count, why);
-	char *expected = NULL;
-	if (!atomic_compare_exchange_strong(&r->error, &expected, msg))
-		free(msg);
-}
-
-static int write_line(struct recorder *r, char *text, int64_t stamp)
-{
-	if (!text) {
-		fail(r, "out of memory");
-		return -1;
-	}
-	char *why = NULL;
-	/* The line's newline goes into the member, so that the inflated
-	 * members are JSON lines as they stand; it takes the place of the
-	 * text's NUL for the moment. */
-	size_t n = strlen(text);
-	text[n] = '\n';
-	int rc = gzm_append(r->fd, text, n + 1, stamp, &why);
-	text[n] = '\0';
-	if (rc < 0) {
-		fail(r, why ? why : strerror(-rc));
-		free(why);
-	}
-	return rc;
-}
-
-struct recorder *recorder_open(const char *path, const struct record_info *info, char **cause)
-{
-	int fd = open_new(path, cause);
-	if (fd < 0)
-		return NULL;
-	struct recorder *r = xcalloc(1, sizeof(*r));
-	r->fd = fd;
-	r->path = xstrdup(path);
-	char *text = record_header_text(info);
-	int rc = write_line(r, text, 0);
-	free(text);
-	if (rc < 0) {
-		set_cause(cause, "%s", recorder_error(r));
-		recorder_close(r, NULL);
-		return NULL;
-	}
-	return r;
-}
-
-void recorder_add(struct recorder *r, const struct derive_input *in, const struct snapshot *snap)
-{
-	if (!r || atomic_load(&r->error) || (r->limit > 0 && r->count >= r->limit))
-		return;
-	char *text = record_interval_text(in, snap);
-	if (write_line(r, text, (int64_t)llround(snap->time * 1e3)) == 0)
-		r->count++;
-	free(text);
-}
-
-void recorder_set_limit(struct recorder *r, long n)
-{
-	r->limit = n;
-}
-
-const char *recorder_error(struct recorder *r)
-{
-	return r ? atomic_load(&r->error) : NULL;
-}
-
-long recorder_count(struct recorder *r)
-{
-	return r ? r->count : 0;
-}
-
-int recorder_close(struct recorder *r, char **cause)
-{
-	if (!r)
-		return 0;
-	int rc = 0;
-	/* On disk before pmctop says it is done: a recording is what the user
-	 * keeps. A FIFO has nothing to sync (EINVAL). */
-	if (fsync(r->fd) < 0 && errno != EINVAL && errno != EROFS)
-		fail(r, strerror(errno));
-	if (close(r->fd) < 0)
-		fail(r, strerror(errno));
-	char *err = atomic_load(&r->error);
-	if (err) {
-		set_cause(cause, "%s", err);
-		rc = -1;
-	}
-	free(err);
-	free(r->path);
-	free(r);
-	return rc;
 }

@@ -36,20 +36,44 @@ struct record_info {
 
 struct recorder;
 
-/* Creates path and writes the first line. path must not exist, or be an
- * empty regular file of the user's, or a FIFO: a recording is never
- * written over. NULL with *cause otherwise. */
-struct recorder *recorder_open(const char *path, const struct record_info *info, char **cause);
+/* What -w does with a file it finds and when a file is full. */
+struct record_files {
+	/* --record-max-size: a file is moved aside (rotated) before the
+	 * interval that would take it past this many bytes; 0: no limit. */
+	unsigned long long max_size;
+	/* --record-keep: files kept when moving aside (FILE.1, the newest,
+	 * to FILE.N); -1 when not given: 1 for a rotation, and another run's
+	 * recording is refused rather than moved. */
+	int keep;
+};
+
+/* Opens path and writes the first line, or goes on with a recording:
+ * path may not exist, be an empty regular file of the user's or a FIFO
+ * (started), a recording of the same run (the same first line: appended
+ * to, after its last whole interval), or another run's (moved aside
+ * when files->keep >= 0). Anything else is never written over: NULL with
+ * *cause. files may be NULL (no limit, nothing moved). */
+struct recorder *recorder_open(const char *path, const struct record_info *info,
+			       const struct record_files *files, char **cause);
 /* Appends one interval (the sampler calls this with derive's input and
- * the finished snapshot). Errors are kept: recorder_error(). Called from
- * one thread at a time. */
+ * the finished snapshot). A write error does not stop the run: the
+ * partial interval is cut off, the error is counted and said once
+ * (recorder_news), the intervals are not recorded until a try, 1 s
+ * later and then at doubling delays up to a minute, succeeds. Called
+ * from one thread at a time. */
 void recorder_add(struct recorder *r, const struct derive_input *in, const struct snapshot *snap);
 /* -n: intervals after the first n are not recorded (the dashboard's
  * sampler may run on while the screen closes). 0: no limit. */
 void recorder_set_limit(struct recorder *r, long n);
-/* The first write error as one line ("recording to F stopped: No space
- * left on device"), or NULL. Any thread may ask. */
+/* The first write error as one line ("recording to F failed after 12
+ * intervals: No space left on device"), or NULL. Any thread may ask. */
 const char *recorder_error(struct recorder *r);
+/* Whether the last write succeeded; write errors so far. Any thread. */
+bool recorder_ok(struct recorder *r);
+unsigned long long recorder_errors(struct recorder *r);
+/* What to say once about the recording (it failed, it resumed), or
+ * NULL; caller frees. Any thread. */
+char *recorder_news(struct recorder *r);
 /* Intervals written so far. */
 long recorder_count(struct recorder *r);
 /* Flushes and closes; -1 with *cause when anything was lost. */

@@ -241,6 +241,10 @@ static void add_note(struct replay *r, char *line)
  * note that grew by each copied all before it (and was one line of
  * megabytes). */
 #define REPLAY_DAMAGE_NOTES 3
+/* The most intervals a recording is read for: 48 days at one a second,
+ * an index of 64 MiB. A file of tiny fake members would otherwise cost
+ * an entry and a try each. */
+#define REPLAY_MAX_MEMBERS (1 << 22)
 
 static void list_intervals(struct replay *r, uint64_t off, uint64_t size)
 {
@@ -257,9 +261,7 @@ static void list_intervals(struct replay *r, uint64_t off, uint64_t size)
 		}
 		if (pk < 0) {
 			/* Damaged bytes: go on at the next member that reads whole. */
-			int64_t at = gzm_find_member(r->fd, off + 1);
-			while (at >= 0 && gzm_peek(r->fd, (uint64_t)at, size, &next, &stamp) != 0)
-				at = gzm_find_member(r->fd, (uint64_t)at + 1);
+			int64_t at = gzm_next_member(r->fd, off + 1, size, &next, &stamp);
 			uint64_t bad = (at < 0 ? size : (uint64_t)at) - off;
 			if (ndamaged++ < REPLAY_DAMAGE_NOTES)
 				add_note(r, xasprintf("%llu damaged bytes at byte %llu were skipped",
@@ -269,7 +271,12 @@ static void list_intervals(struct replay *r, uint64_t off, uint64_t size)
 			if (at < 0)
 				break;
 			off = (uint64_t)at;
-			continue;
+		}
+		if (r->n == REPLAY_MAX_MEMBERS) {
+			add_note(r, xasprintf("more than %d intervals: those from byte %llu on are not read "
+					      "(--record-max-size keeps recordings shorter)", REPLAY_MAX_MEMBERS,
+					      (unsigned long long)off));
+			break;
 		}
 		if (r->n == cap) {
 			cap = cap ? cap * 2 : 256;

@@ -61,4 +61,8 @@ const char *replay_why_missing(struct replay *r, int mi, char *buf, int len);
  * of the file) with r's header. */
 struct snapshot *replay_snapshot_text(struct replay *r, const char *text, size_t len, char **cause);
 
+/* Damaged intervals a batch replay describes one by one; the rest are
+ * counted in one line at the end. */
+#define REPLAY_SAID_DAMAGED 5
+
 #endif

@@ -125,6 +125,35 @@ static char *clean_lines(const char *s)
 	return out;
 }
 
+/* The first negative figure of a group's columns, described (caller
+ * frees), or NULL: counts and running times are never negative, and a
+ * negative one would pass into every sum and ratio unnoticed. */
+static char *negative_figure(json_t *o, const double *v, const double *rr,
+			     const double *bv, const double *br, size_t ni, size_t ne, size_t nb)
+{
+	json_t *evs = json_object_get(o, "events");
+	const struct { const char *key; const double *a; size_t n, stride; } cols[] = {
+		{ "v", v, ni * ne, ne }, { "r", rr, ni, 1 }, { "bv", bv, nb * ni * ne, ne }, { "br", br, nb * ni, 1 },
+	};
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		for (size_t i = 0; cols[c].a && i < cols[c].n; i++) {
+			if (!(cols[c].a[i] < 0))
+				continue;   /* NaN (null) is not a number, not negative */
+			size_t inst = (i / cols[c].stride) % ni;
+			bool count = cols[c].stride > 1;
+			const char *ev = count ? json_string_value(json_array_get(evs, i % ne)) : NULL;
+			char *evname = ev ? text_sanitize(ev) : NULL;
+			char *msg = count
+				? xasprintf("\"%s\" holds %.15g as the count of %s on instance %zu; a count is never negative",
+					    cols[c].key, cols[c].a[i], evname ? evname : "?", inst + 1)
+				: xasprintf("\"%s\" holds %.15g as the running time of instance %zu; a running time is "
+					    "never negative", cols[c].key, cols[c].a[i], inst + 1);
+			free(evname);
+			return msg;
+		}
+	return NULL;
+}
+
 /* One group: its events by name (those this model lacks are left out,
  * with their columns) and its counts. */
 static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o, int gi, char **cause)
@@ -178,6 +207,12 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 	double *rr = v ? replay_json_nums(o, "r", ni, false, &bad) : NULL;
 	double *bv = v && nb ? replay_json_nums(o, "bv", (size_t)nb * ni * ne, false, &bad) : NULL;
 	double *br = v && nb ? replay_json_nums(o, "br", (size_t)nb * ni, false, &bad) : NULL;
+	char *neg = bad ? NULL : negative_figure(o, v, rr, bv, br, ni, ne, (size_t)nb);
+	if (neg) {
+		set_cause(cause, "group %d: %s", gi + 1, neg);
+		free(neg);
+		bad = "";
+	}
 	if (bad || nk == 0) {
 		free(keep);
 		free(ev);
@@ -185,6 +220,8 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 		free(rr);
 		free(bv);
 		free(br);
+		if (bad && !*bad)
+			return -1;
 		if (bad)
 			return set_cause(cause, "group %d: \"%s\" is not %s numbers", gi + 1, bad,
 					 !strcmp(bad, "v") ? "instances x events" : !strcmp(bad, "r") ? "one per instance" :
@@ -432,6 +469,12 @@ struct snapshot *replay_snapshot(struct replay *r, int i, char **cause)
 		set_cause(cause, "interval %d (byte %llu): inflates to more than %zu bytes, more than an interval "
 			  "of %d CPUs of model %s can need", i + 1, (unsigned long long)r->idx[i].off, r->max_bytes,
 			  r->topo->ncpus, r->model->name);
+		free(why);
+		return NULL;
+	}
+	if (rc == -E2BIG) {
+		/* More than GZM_MAX_RATIO times its bytes: why says so. */
+		set_cause(cause, "interval %d (byte %llu): %s", i + 1, (unsigned long long)r->idx[i].off, why);
 		free(why);
 		return NULL;
 	}

@@ -316,7 +316,7 @@ stopped:
 }
 
 void sampler_record(struct sampler *s, void (*fn)(void *arg, const struct derive_input *in,
-						  const struct snapshot *snap), void *arg)
+						  struct snapshot *snap), void *arg)
 {
 	s->cfg.on_record = fn;
 	s->cfg.record_arg = arg;

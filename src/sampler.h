@@ -86,8 +86,9 @@ struct sampler_config {
 	void (*on_publish)(void *arg, const struct snapshot *snap);
 	void *publish_arg;
 	/* Called with each finished snapshot and the input derive made it
-	 * from (-w: record.h), on the thread that ran the interval, or NULL. */
-	void (*on_record)(void *arg, const struct derive_input *in, const struct snapshot *snap);
+	 * from (-w: record.h), on the thread that ran the interval, or NULL.
+	 * It may note the recording's state in the snapshot. */
+	void (*on_record)(void *arg, const struct derive_input *in, struct snapshot *snap);
 	void *record_arg;
 };
 
@@ -108,7 +109,7 @@ void sampler_stop(struct sampler *s);
 /* Sets cfg.on_record after sampler_new (before the thread starts): -w
  * opens its file only once the counters are. */
 void sampler_record(struct sampler *s, void (*fn)(void *arg, const struct derive_input *in,
-						  const struct snapshot *snap), void *arg);
+						  struct snapshot *snap), void *arg);
 /* Changes the requested metrics/events; the sampler re-plans before the
  * next interval. Safe to call from another thread. */
 void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int nevents, const int *events);

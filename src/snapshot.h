@@ -88,6 +88,10 @@ struct snapshot {
 	                                 * next interval on */
 	char *notice;         /* one line for the user (e.g. why hardware counters are missing), or NULL */
 	double sampler_cost_s;/* CPU time the sampler spent on this interval */
+	/* -w: whether the run records, whether its last write succeeded, and
+	 * its write errors so far (record.h); for the exporter. */
+	bool recording, recording_ok;
+	unsigned long long recording_errors;
 	/* Per-task sampling (a tasks view): processes and cgroups that ran in
 	 * the interval, busiest first; tasks_on false when nothing sampled. */
 	bool tasks_on;

@@ -13,7 +13,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "backend.h"
@@ -119,7 +121,7 @@ struct run {
  * only the dashboard's thread does), or 0. */
 static uint64_t short_seq;
 
-static void hook(void *arg, const struct derive_input *in, const struct snapshot *snap)
+static void hook(void *arg, const struct derive_input *in, struct snapshot *snap)
 {
 	struct snapshot c = *snap;
 	c.quick = snap->seq == short_seq;
@@ -173,7 +175,7 @@ static void run_live(struct run *r, const char *path, const int *ms, int nms, co
 			.host = "test", .cpu_name = "simulated", .interval_s = 0.5, .rotate_ms = 20,
 			.cpu_filter = filter, .ncols = nms, .cols = ms, .nevcols = nev, .evcols = evs,
 		};
-		r->rec = recorder_open(path, &ri, &cause);
+		r->rec = recorder_open(path, &ri, NULL, &cause);
 		ck_assert_msg(r->rec != NULL, "%s", cause);
 		sampler_record(r->s, hook, r->rec);
 	}
@@ -521,7 +523,7 @@ static char *small_recording(const char *name, struct small_rec *sr)
 	sr->ipc = model_find_metric(sr->m, "ipc");
 	sr->ri = (struct record_info){ .model = sr->m, .topo = sr->t, .interval_s = 1, .ncols = 1, .cols = &sr->ipc };
 	char *cause = NULL;
-	struct recorder *r = recorder_open(path, &sr->ri, &cause);
+	struct recorder *r = recorder_open(path, &sr->ri, NULL, &cause);
 	ck_assert_msg(r != NULL, "%s", cause);
 	ck_assert_int_eq(recorder_close(r, NULL), 0);
 	return path;
@@ -539,12 +541,32 @@ START_TEST(test_file_rules)
 	char *path = small_recording("f.rec", &sr);
 	const struct record_info ri = sr.ri;
 	char *cause = NULL;
-	ck_assert_ptr_null(recorder_open(path, &ri, &cause));
-	ck_assert_msg(strstr(cause, "never writes over") != NULL, "%s", cause);
+	/* The same run's recording is continued: no second first line. */
+	struct recorder *same = recorder_open(path, &ri, NULL, &cause);
+	ck_assert_msg(same != NULL, "%s", cause);
+	ck_assert_int_eq(recorder_close(same, NULL), 0);
+	/* Another run's is refused, or moved aside with --record-keep. */
+	struct record_info other = ri;
+	other.interval_s = 2;
+	ck_assert_ptr_null(recorder_open(path, &other, NULL, &cause));
+	ck_assert_msg(strstr(cause, "another run") && strstr(cause, "never writes over"), "%s", cause);
 	free(cause);
+	const struct record_files keep1 = { .max_size = 0, .keep = 1 };
+	same = recorder_open(path, &other, &keep1, &cause);
+	ck_assert_msg(same != NULL, "%s", cause);
+	ck_assert_int_eq(recorder_close(same, NULL), 0);
+	char *aside = xasprintf("%s.1", path);
+	struct replay *old = open_ok(aside);
+	ck_assert_double_eq(replay_info(old)->interval_s, 1);
+	replay_free(old);
+	old = open_ok(path);
+	ck_assert_double_eq(replay_info(old)->interval_s, 2);
+	replay_free(old);
+	unlink(aside);
+	free(aside);
 	char *link = tmpfile_path("link.rec");
 	ck_assert_int_eq(symlink(path, link), 0);
-	ck_assert_ptr_null(recorder_open(link, &ri, &cause));
+	ck_assert_ptr_null(recorder_open(link, &ri, NULL, &cause));
 	ck_assert_msg(strstr(cause, "symbolic link") != NULL, "%s", cause);
 	free(cause);
 	char *cmd = xasprintf("zcat '%s' | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); "
@@ -563,6 +585,9 @@ START_TEST(test_file_rules)
 	ck_assert_ptr_null(replay_open(junk, EVENTS_DIR, &cause));
 	ck_assert_msg(strstr(cause, "junk") != NULL, "%s", cause);
 	free(cause);
+	ck_assert_ptr_null(recorder_open(junk, &ri, &keep1, &cause));
+	ck_assert_msg(strstr(cause, "not a pmctop recording"), "%s", cause);
+	free(cause);
 	small_rec_done(&sr);
 	free(junk);
 	free(link);
@@ -570,16 +595,30 @@ START_TEST(test_file_rules)
 }
 END_TEST
 
-/* A line built of UNIT repeated n times between prefix and suffix. */
-static char *repeat_text(const char *prefix, const char *unit, size_t n, const char *suffix, size_t *len)
+/* A line built of UNIT repeated n times between prefix and suffix; with
+ * spread, each UNIT followed by 1 to 4 pseudo-random blanks, so that the
+ * line compresses no better than pmctop's own and inflates within
+ * GZM_MAX_RATIO to reach the parser's bounds. */
+static char *repeat_text(const char *prefix, const char *unit, size_t n, const char *suffix, bool spread,
+			 size_t *len)
 {
 	size_t lp = strlen(prefix), lu = strlen(unit), ls = strlen(suffix);
-	*len = lp + lu * n + ls;
-	char *t = xmalloc(*len + 1);
+	char *t = xmalloc(lp + (lu + 4) * n + ls + 1);
 	memcpy(t, prefix, lp);
-	for (size_t i = 0; i < n; i++)
-		memcpy(t + lp + i * lu, unit, lu);
-	memcpy(t + lp + lu * n, suffix, ls + 1);
+	size_t at = lp;
+	uint32_t x = 12345;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(t + at, unit, lu);
+		at += lu;
+		for (int k = spread ? 0 : 4; k < 4; k++) {
+			x = x * 1103515245u + 12345u;
+			t[at++] = " \t\r "[x >> 30];
+			if ((x >> 16 & 3) == 0)
+				break;
+		}
+	}
+	memcpy(t + at, suffix, ls + 1);
+	*len = at + ls;
 	return t;
 }
 
@@ -587,23 +626,101 @@ static char *repeat_text(const char *prefix, const char *unit, size_t n, const c
  * header's machine (here 2 CPUs), and each refusal names the interval
  * and the limit. Before the budget, the first line inflated whole and
  * became a tree of a million objects. */
+/* A write error does not stop the recording for good: a file size limit
+ * (RLIMIT_FSIZE, which any user may lower: EFBIG where a full disk gives
+ * ENOSPC) fails a write part way; the partial interval is cut off, the
+ * error said once and counted, the next intervals skipped until a retry
+ * a second later writes again; the file replays whole. Before, the
+ * first error ended the recording. */
+START_TEST(test_write_errors)
+{
+	char *cause = NULL;
+	char *path = tmpfile_path("full.rec");
+	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause);
+	struct topo *t = topo_synthetic(1, 2, 4, 2);
+	int ipc = model_find_metric(m, "ipc");
+	struct sampler_config cfg = {
+		.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=11",
+		.interval_s = 0.5, .rotate_ms = 20, .nmetrics = 1, .metrics = &ipc, .cost_budget = 1e9,
+	};
+	struct sampler *s = sampler_new(&cfg, &cause);
+	ck_assert_msg(s != NULL, "%s", cause);
+	struct record_info ri = { .model = m, .topo = t, .simulated = true, .interval_s = 0.5, .ncols = 1, .cols = &ipc };
+	struct recorder *rec = recorder_open(path, &ri, NULL, &cause);
+	ck_assert_msg(rec != NULL, "%s", cause);
+	sampler_record(s, hook, rec);
+	for (int i = 0; i < 5; i++) {
+		if (i == 2) {
+			/* Room for a part of the next interval only. */
+			struct stat sb;
+			ck_assert_int_eq(stat(path, &sb), 0);
+			struct rlimit rl;
+			ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+			rl.rlim_cur = (rlim_t)sb.st_size + 100;
+			signal(SIGXFSZ, SIG_IGN);
+			ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+		}
+		snapshot_free(sampler_step(s, &cause));
+	}
+	ck_assert(!recorder_ok(rec));
+	ck_assert_int_eq(recorder_errors(rec), 1);   /* the two after it wait for the retry */
+	ck_assert_int_eq(recorder_count(rec), 2);
+	char *news = recorder_news(rec);
+	ck_assert_msg(news && strstr(news, "failed after 2 intervals: File too large; pmctop goes on"), "%s", news);
+	free(news);
+	ck_assert_ptr_null(recorder_news(rec));   /* said once */
+	/* Room again: the first interval a second later is written. */
+	struct rlimit rl;
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	rl.rlim_cur = rl.rlim_max;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	usleep(1100000);
+	snapshot_free(sampler_step(s, &cause));
+	ck_assert(recorder_ok(rec));
+	ck_assert_int_eq(recorder_count(rec), 3);
+	news = recorder_news(rec);
+	ck_assert_msg(news && strstr(news, "resumed; 3 intervals were not recorded"), "%s", news);
+	free(news);
+	sampler_free(s);
+	ck_assert_int_eq(recorder_close(rec, &cause), -1);
+	ck_assert_msg(strstr(cause, "3 intervals were not recorded, 3 were"), "%s", cause);
+	free(cause);
+	struct replay *rp = open_ok(path);
+	ck_assert_int_eq(replay_count(rp), 3);
+	ck_assert_ptr_null(replay_note(rp));
+	for (int i = 0; i < 3; i++) {
+		struct snapshot *snap = replay_snapshot(rp, i, &cause);
+		ck_assert_msg(snap != NULL, "%s", cause);
+		snapshot_free(snap);
+	}
+	replay_free(rp);
+	topo_free(t);
+	model_free(m);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_hostile_lines)
 {
 	struct small_rec sr;
 	char *path = small_recording("h.rec", &sr);
 	char *cause = NULL;
-	static const struct { const char *prefix, *unit, *suffix; size_t n; const char *says; } lines[] = {
+	static const struct { const char *prefix, *unit, *suffix; size_t n; bool spread; const char *says; } lines[] = {
 		/* 3 MB: more text than an interval of 2 CPUs needs. */
-		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 1000000, "inflates to more than" },
-		{ "[", "1,", "1]", 400000, "values by byte" },
-		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 20000, "arrays and objects by byte" },
-		{ "", "[", "", 100, "nest more than 8 deep" },
+		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 1000000, true, "inflates to more than 1" },
+		{ "[", "1,", "1]", 200000, true, "values by byte" },
+		{ "{\"seq\":1,\"x\":[", "{},", "{}]}", 20000, true, "arrays and objects by byte" },
+		{ "", "[", "", 100, true, "nest more than 8 deep" },
+		/* 1 MB of blanks in a kilobyte: more than 64 times its size. */
+		{ "", " ", "{}", 1000000, false, "inflates to more than 64 times its" },
 	};
 	int fd = open(path, O_WRONLY | O_APPEND);
 	ck_assert_int_ge(fd, 0);
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
 		size_t len;
-		char *text = repeat_text(lines[i].prefix, lines[i].unit, lines[i].n, lines[i].suffix, &len);
+		char *text = repeat_text(lines[i].prefix, lines[i].unit, lines[i].n, lines[i].suffix, lines[i].spread,
+					 &len);
 		ck_assert_int_eq(gzm_append(fd, text, len, 1000 * (int64_t)i, NULL), 0);
 		free(text);
 	}
@@ -830,6 +947,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, test_file_rules);
 	tcase_add_test(tc, test_mutated_lines);
 	tcase_add_test(tc, test_hostile_lines);
+	tcase_add_test(tc, test_write_errors);
 	tcase_add_test(tc, test_field_messages);
 	tcase_add_test(tc, test_replay_stuck_energy);
 	suite_add_tcase(s, tc);

@@ -59,7 +59,7 @@ static void header_title(struct ui *u, const struct frame *f, const struct rect 
 		x += (int)strlen(st) + 1;
 	}
 	if (u->cfg->recorder) {
-		bool bad = recorder_error(u->cfg->recorder) != NULL;
+		bool bad = !recorder_ok(u->cfg->recorder);
 		draw_put(h->y, x, h->w - x, ui_attr(u, bad ? CP_CRIT : CP_WARN, A_REVERSE | A_BOLD),
 			 bad ? "REC FAILED" : "REC");
 		x += bad ? 11 : 4;
