@@ -21,7 +21,8 @@
  * the family: the share's error (its own, less what the family's sum
  * shares with it, and its siblings') and the parent's, in quadrature, as
  * for a product of independent estimates. Parts that were all counted the
- * whole interval stay exact. */
+ * whole interval stay exact. Parts that add up to 0 under a parent that is
+ * not are unknown (NaN): nothing says how that parent splits. */
 #include "config.h"
 #include "derive_tree.h"
 #include "util.h"
@@ -89,8 +90,16 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 	double sum = 0;
 	for (int k = 0; k < n; k++)
 		sum += row->mv[kids[k]];
-	if (!isfinite(target) || !isfinite(sum) || !(sum > 0))
+	if (!isfinite(target) || !isfinite(sum))
 		return;     /* a part or the parent has no figure: left as measured */
+	if (!(sum > 0)) {
+		/* Parts that measured none of a parent that is not 0 cannot say
+		 * how it splits (perf's level-2 formulas clip at 0 in windows of
+		 * their own): the split is unknown, not a pair of zeros. */
+		for (int k = 0; k < n && target > 0; k++)
+			row->mv[kids[k]] = NAN;
+		return;
+	}
 	double f = target / sum;
 	bool exact = true;
 	for (int k = 0; k < n; k++)
@@ -98,8 +107,13 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 	double rse[TREE_MAX_PARTS];
 	for (int k = 0; k < n && n <= TREE_MAX_PARTS; k++) {
 		double own = row->mrse[kids[k]];
-		if (exact) {
+		if (exact && fabs(1 - f) < 1e-9) {
 			rse[k] = 0;
+		} else if (exact) {
+			/* Exact parts whose formulas do not add up to their parent
+			 * (Arm's standard topdown: four formulas of their own, not
+			 * one split): moved, so no longer exact, by the miss. */
+			rse[k] = fabs(1 - f);
 		} else if (p == -1) {
 			rse[k] = hypot(own, 1 - f);
 		} else {

@@ -30,6 +30,7 @@
 #include "check_run.h"
 #include "evdef.h"
 #include "expr.h"
+#include "perf_import.h"
 #include "sampler.h"
 #include "sim_workload.h"
 #include "topo.h"
@@ -239,13 +240,21 @@ static const struct biased_def {
 	{ "amd-zen4", "backend_bound_memory", 0.04 }, { "amd-zen4", "backend_bound_cpu", 0.04 },
 	{ "amd-zen5", "backend_bound_memory", 0.04 }, { "amd-zen5", "backend_bound_cpu", 0.04 },
 	{ "amd-zen3", "l3_miss_latency_ns", 15 }, { "intel-spr", "l3_miss_latency_ns", 15 },
+	/* The same on the imported models ("perf-*": every one that has the
+	 * metric): the L3 latency in cycles at the measured clock, the
+	 * backend split by perf's stall events. */
+	{ "perf-*", "l3_miss_latency_ns", 25 },
+	{ "perf-*", "backend_bound_memory", 0.04 }, { "perf-*", "backend_bound_cpu", 0.04 },
 };
 
 static double biased_tol(const struct model *m, const char *metric)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(biased); i++)
-		if (!strcmp(biased[i].model, m->name) && !strcmp(biased[i].metric, metric))
+	for (size_t i = 0; i < ARRAY_SIZE(biased); i++) {
+		bool model = !strcmp(biased[i].model, m->name) ||
+			     (!strcmp(biased[i].model, "perf-*") && !strncmp(m->name, "perf-", 5));
+		if (model && !strcmp(biased[i].metric, metric))
 			return biased[i].tol;
+	}
 	return NAN;
 }
 
@@ -303,7 +312,18 @@ static void harness_open(struct harness *h, const char *model, const int shape[4
 {
 	memset(h, 0, sizeof(*h));
 	char *cause = NULL;
+	/* A model imported from Linux perf's files (PMCTOP_PERF_ARCH, set by
+	 * tests/e2e_truth_imported.sh), for the machine of this shape. */
+	const char *arch = getenv("PMCTOP_PERF_ARCH");
 	h->m = model_load_by_name(events_dir, model, &cause);
+	if (!h->m && arch && *arch) {
+		struct perf_import_opts o = { .smt = shape[3] > 1, .ncpus_online = shape[0] * shape[1] * shape[2] * shape[3],
+					      .ncores = shape[0] * shape[1] * shape[2], .npackages = shape[0],
+					      .ndies = shape[0] };
+		free(cause);
+		cause = NULL;
+		h->m = perf_import_load(arch, events_dir, model, &o, NULL, &cause);
+	}
 	ck_assert_msg(h->m != NULL, "%s: %s", model, cause ? cause : "?");
 	/* The part's highest clock: the model's simulator default, or ours. */
 	h->ghz_max = 0;
@@ -484,6 +504,10 @@ static bool over_wide(const char *model_metric)
 	static const char *const known[] = {
 		"amd-zen5 smt_contention", "amd-zen5 frontend_bound_bw", "amd-zen5 retiring_fastpath",
 		"amd-zen4 frontend_bound_bw", "amd-zen4 retiring_fastpath",
+		/* Seven events in three groups whose simulated counts are all
+		 * shares of the same two quantities: their errors, added as if
+		 * independent, are a little wide (99.2 %). */
+		"perf-amdzen2 l1d_miss_rate",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
 		if (!strcmp(known[i], model_metric))
@@ -992,14 +1016,53 @@ static const struct run_spec runs[] = {
 	{ "generic", { 1, 1, 4, 1 }, "privilege", 50, 2, 20, NULL },
 };
 
+/* The models imported from Linux perf's files, judged as the hand-written
+ * ones are (tests/e2e_truth_imported.sh gives the files): the common
+ * metrics (events/perf/common-*.def) against the physical truth, every
+ * share and tree, GHz, exact claims, per-metric calibration. */
+static const struct run_spec imported_runs[] = {
+	{ "icx", { 1, 1, 8, 2 }, "basic", 50, 3, 20, NULL },
+	{ "icx", { 1, 1, 8, 2 }, "topdown", 50, 2, 20, NULL },
+	{ "icx", { 1, 1, 8, 2 }, "topdown_l2", 50, 1, 20, NULL },
+	{ "icx", { 1, 1, 8, 2 }, "cache", 50, 2, 20, NULL },
+	{ "icx", { 1, 1, 8, 2 }, "memory", 50, 2, 20, NULL },
+	{ "icx", { 1, 1, 8, 2 }, "tlb", 50, 1, 20, NULL },
+	{ "icx", { 1, 1, 8, 2 }, "fp", 50, 1, 20, NULL },
+	{ "skx", { 1, 1, 8, 2 }, "basic", 50, 2, 20, NULL },
+	{ "skx", { 1, 1, 8, 2 }, "topdown_l2", 50, 1, 20, NULL },
+	{ "skx", { 1, 1, 8, 2 }, "cache", 50, 1, 20, NULL },
+	{ "clx", { 1, 1, 8, 2 }, "basic", 50, 1, 20, NULL },
+	{ "perf-sapphirerapids", { 1, 1, 8, 2 }, "basic", 50, 2, 20, NULL },
+	{ "perf-sapphirerapids", { 1, 1, 8, 2 }, "topdown_l2", 50, 1, 20, NULL },
+	{ "perf-sapphirerapids", { 1, 1, 8, 2 }, "memory", 50, 1, 20, NULL },
+	{ "gnr", { 1, 1, 8, 2 }, "basic", 50, 2, 20, NULL },
+	{ "gnr", { 1, 1, 8, 2 }, "memory", 50, 1, 20, NULL },
+	{ "srf", { 1, 1, 8, 1 }, "basic", 50, 2, 20, NULL },
+	{ "zen2", { 1, 2, 4, 2 }, "basic", 50, 2, 20, NULL },
+	{ "zen2", { 1, 2, 4, 2 }, "cache", 50, 1, 20, NULL },
+	{ "perf-amdzen4", { 1, 2, 4, 2 }, "basic", 50, 2, 20, NULL },
+	{ "perf-amdzen4", { 1, 2, 4, 2 }, "topdown", 50, 2, 20, NULL },
+	{ "perf-amdzen4", { 1, 2, 4, 2 }, "memory", 50, 1, 20, NULL },
+	{ "perf-amdzen5", { 1, 2, 4, 2 }, "basic", 50, 2, 20, NULL },
+	{ "perf-amdzen5", { 1, 2, 4, 2 }, "topdown_l2", 50, 1, 20, NULL },
+	{ "n1", { 1, 1, 8, 1 }, "basic", 50, 2, 20, NULL },
+	{ "n1", { 1, 1, 8, 1 }, "tlb", 50, 1, 20, NULL },
+	{ "v1", { 1, 1, 8, 1 }, "basic", 50, 2, 20, NULL },
+	{ "v1", { 1, 1, 8, 1 }, "topdown", 50, 1, 20, NULL },
+	{ "v1", { 1, 1, 8, 1 }, "cache", 50, 1, 20, NULL },
+};
+
 /* The judgement over all runs, with the figures the documentation quotes. */
-START_TEST(test_verdict)
+/* Runs rr[0..nr-1] and judges them. hand: the hand-written models' runs,
+ * which must also reach the numbers of cases below (energy, calibrated
+ * metrics); every judgement that something is wrong holds for both. */
+static void verdict(const struct run_spec *rr, size_t nr, bool hand)
 {
 	memset(&tot, 0, sizeof(tot));
 	const char *dump_to = getenv("PMCTOP_TRUTH_DUMP");
 	dump = dump_to ? fopen(dump_to, "w") : NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(runs); i++)
-		run(&runs[i]);
+	for (size_t i = 0; i < nr; i++)
+		run(&rr[i]);
 	if (dump)
 		fclose(dump);
 	dump = NULL;
@@ -1074,9 +1137,7 @@ START_TEST(test_verdict)
 	ck_assert_int_eq(tot.sum_bad, 0);
 	ck_assert_int_eq(tot.exact_bad, 0);
 	ck_assert_int_eq(tot.exact_partial, 0);
-	ck_assert_int_gt(tot.formula_checked, 10000);
 	ck_assert_int_eq(tot.formula_bad, 0);
-	ck_assert_int_gt(tot.bias_formula_checked, 1000);
 	ck_assert_int_eq(tot.bias_formula_bad, 0);
 	ck_assert_int_ge(tot.bias_covered, tot.bias_checked * 95 / 100);
 	ck_assert_int_gt(tot.phys_checked, 10000);
@@ -1084,18 +1145,42 @@ START_TEST(test_verdict)
 	double pcover = (double)tot.phys_covered / (double)tot.phys_checked;
 	ck_assert_msg(pcover >= 0.90 && pcover <= 0.99, "95 %% intervals cover the physical truth in %.1f %% of cases",
 		      100 * pcover);
-	ck_assert_int_ge(calibrated, 100);
+	ck_assert_int_ge(calibrated, hand ? 100 : 20);
 	ck_assert_msg(uncalibrated == 0, "%d metrics' 95 %% intervals cover the physical truth outside 90-99 %% of the "
 		      "time", uncalibrated);
 	ck_assert_int_gt(tot.ghz_checked, 1000);
 	ck_assert_int_eq(tot.ghz_over, 0);
-	ck_assert_int_gt(tot.watts_checked, 300);
 	ck_assert_int_eq(tot.watts_bad, 0);
-	ck_assert_int_gt(tot.ipj_checked, 150);
 	ck_assert_int_ge(tot.ipj_covered, tot.ipj_checked * 85 / 100);
+	if (hand) {
+		ck_assert_int_gt(tot.formula_checked, 10000);
+		ck_assert_int_gt(tot.bias_formula_checked, 1000);
+		ck_assert_int_gt(tot.watts_checked, 300);
+		ck_assert_int_gt(tot.ipj_checked, 150);
+	}
 	ck_assert_int_gt(tot.unc_checked, 1000);
 	ck_assert_msg(cover >= 0.90 && cover <= 0.99, "95 %% intervals cover the truth in %.1f %% of cases",
 		      100 * cover);
+}
+
+START_TEST(test_verdict)
+{
+	verdict(runs, ARRAY_SIZE(runs), true);
+}
+END_TEST
+
+/* Skipped (said, and passing) without Linux perf's files; CI gives them
+ * through tests/e2e_truth_imported.sh, which fails if this case did not
+ * judge anything. */
+START_TEST(test_imported_verdict)
+{
+	const char *arch = getenv("PMCTOP_PERF_ARCH");
+	if (!arch || !*arch) {
+		printf("imported models: no PMCTOP_PERF_ARCH, not judged\n");
+		return;
+	}
+	verdict(imported_runs, ARRAY_SIZE(imported_runs), false);
+	printf("imported models: judged\n");
 }
 END_TEST
 
@@ -1487,6 +1572,12 @@ int main(void)
 	tcase_add_test(tc, test_every_truth_judged);
 	tcase_add_test(tc, test_cpu_filter_scope);
 	tcase_add_test(tc, test_perf_metrics_groups);
+	/* Its own case, so that tests/e2e_truth_imported.sh runs it alone
+	 * (CK_RUN_CASE=imported). */
+	TCase *ti = tcase_create("imported");
+	tcase_set_timeout(ti, 900);
+	tcase_add_test(ti, test_imported_verdict);
+	suite_add_tcase(s, ti);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
