@@ -44,4 +44,6 @@ rc=$?
 grep -v '^running with root privileges is not recommended!$' "$tmp/lintian.all" >"$tmp/lintian.out"
 cat "$tmp/lintian.out"
 [ $rc = 0 ] && [ ! -s "$tmp/lintian.out" ] || { echo "FAIL: lintian"; exit 1; }
+# Left in the build tree for tests/e2e_systemd.sh, which installs it.
+[ -d "${top_builddir:-.}/tests" ] && cp "$deb" "${top_builddir:-.}/tests/e2e_debian.deb"
 echo "e2e debian: $(basename "$deb") built, lintian clean"
