@@ -8,6 +8,7 @@
 set -u
 top_srcdir=${top_srcdir:-.}
 src=$(cd "$top_srcdir" && pwd)
+build=$(cd "${top_builddir:-.}" && pwd)
 for tool in dpkg-buildpackage dh lintian; do
 	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
 done
@@ -45,5 +46,5 @@ grep -v '^running with root privileges is not recommended!$' "$tmp/lintian.all" 
 cat "$tmp/lintian.out"
 [ $rc = 0 ] && [ ! -s "$tmp/lintian.out" ] || { echo "FAIL: lintian"; exit 1; }
 # Left in the build tree for tests/e2e_systemd.sh, which installs it.
-[ -d "${top_builddir:-.}/tests" ] && cp "$deb" "${top_builddir:-.}/tests/e2e_debian.deb"
+[ -d "$build/tests" ] && cp "$deb" "$build/tests/e2e_debian.deb"
 echo "e2e debian: $(basename "$deb") built, lintian clean"
