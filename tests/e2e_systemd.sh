@@ -83,10 +83,10 @@ mkdir "$root" && tar -xf "$tarball" -C "$root" || { echo "FAIL: cannot unpack $t
 # tree, else as make install puts it.
 deb=$build/tests/e2e_debian.deb
 if [ -f "$deb" ] && [ "$deb" -nt "$build/pmctop" ]; then
-	cp "$deb" "$root/tmp/pmctop.deb"
-	systemd-nspawn -q -D "$root" --register=no --keep-unit dpkg -i /tmp/pmctop.deb >"$tmp/dpkg.out" 2>&1 ||
+	cp "$deb" "$root/root/pmctop.deb"
+	systemd-nspawn -q -D "$root" --register=no --keep-unit dpkg -i /root/pmctop.deb >"$tmp/dpkg.out" 2>&1 ||
 		{ cat "$tmp/dpkg.out"; echo "FAIL: dpkg -i pmctop.deb in the root"; exit 1; }
-	echo "installed: $(basename "$(readlink -f "$deb")") (the package)"
+	echo "installed: the package pmctop $(dpkg-deb -f "$deb" Version) that tests/e2e_debian.sh built"
 else
 	make -s -C "$build" install-exec install-data DESTDIR="$root" prefix=/usr \
 		systemdsystemunitdir=/lib/systemd/system >"$tmp/install.out" 2>&1 ||
