@@ -15,7 +15,7 @@
 #  - a start that keeps failing ends in start-limit-hit (the unit's
 #    StartLimitBurst=; RestartSec= shortened here so it takes a second).
 # Skips (77) when not root, without mmdebstrap, systemd-nspawn, nsenter or
-# curl, when the mirror cannot be reached, with a sanitized build (its
+# curl, when the mirror (Debian's, or PMCTOP_DEBIAN_MIRROR) cannot be reached, with a sanitized build (its
 # runtime is not in the root) and when PMCTOP_SKIP_PACKAGE is set (CI runs
 # it once, in its plain run). Bounded: about 3 minutes at worst; 15-20 s
 # with the root cached.
@@ -54,25 +54,28 @@ mhd=$(sed -n 's/^#define MHD_DL_SONAME "libmicrohttpd.so.\([0-9]*\)"/libmicrohtt
 pkgs=$(printf '%s\n' systemd systemd-sysv ${mhd:-libmicrohttpd12} $libs | sort -u | paste -sd, -)
 suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 [ -n "$suite" ] || skip "not Debian (no VERSION_CODENAME in /etc/os-release)"
-# Cached by its suite and package list: a change of either makes a new one.
+# Debian's mirror, or another (PMCTOP_DEBIAN_MIRROR, e.g. a local one).
+mirror=${PMCTOP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# Cached by suite, mirror and package list: a change makes a new one.
 cache=$build/tests/systemd-root
-key=$(printf '%s %s' "$suite" "$pkgs" | md5sum | cut -c1-12)
+key=$(printf '%s %s %s' "$suite" "$mirror" "$pkgs" | md5sum | cut -c1-12)
 tarball=$cache/$suite-$key.tar
 if [ ! -f "$tarball" ]; then
 	mkdir -p "$cache"
-	rm -rf "$cache"/*.tar
 	# mmdebstrap's format follows the name's ending: a tarball.
 	partial=$cache/partial-$key.tar
 	t0=$(date +%s)
 	timeout 600 mmdebstrap --variant=minbase --include="$pkgs" "$suite" "$partial" \
-		http://deb.debian.org/debian >"$tmp/mmdebstrap.log" 2>&1 || {
+		"$mirror" >"$tmp/mmdebstrap.log" 2>&1 || {
 		rm -f "$partial"
-		grep -qiE 'could not resolve|failed to fetch|connection failed|temporary failure|unable to connect|network is unreachable' \
+		grep -qiE 'could not resolve|could not connect|failed to fetch|connection failed|temporary failure|unable to connect|network is unreachable' \
 			"$tmp/mmdebstrap.log" && skip "mmdebstrap cannot reach the mirror: $(grep -iE 'err|fail' "$tmp/mmdebstrap.log" | head -2)"
 		tail -20 "$tmp/mmdebstrap.log"
 		echo "FAIL: mmdebstrap"
 		exit 1
 	}
+	# The roots of other package lists are not needed again.
+	find "$cache" -maxdepth 1 -name '*.tar' ! -name "partial-*" -delete
 	mv "$partial" "$tarball"
 	echo "root made in $(($(date +%s) - t0)) s: $pkgs"
 fi
