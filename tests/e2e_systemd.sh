@@ -2,7 +2,8 @@
 # e2e_systemd.sh: the unit (contrib/pmctop.service.in) as systemd runs it.
 # A Debian root made by mmdebstrap (cached under the build tree, see
 # below) gets pmctop: the .deb that tests/e2e_debian.sh left in the build
-# tree when it is newer than ./pmctop, else `make install` into the root.
+# tree when it is newer than ./pmctop (make runs that test first), else
+# ./pmctop, events/ and the unit where the package puts them.
 # systemd boots in it as PID 1 (systemd-nspawn --boot; the container shares
 # this machine's network) and, through the container's own systemctl:
 #  - `systemctl start pmctop` (--sim, on a loopback port) succeeds: pmctop
@@ -92,17 +93,16 @@ if [ -f "$deb" ] && [ "$deb" -nt "$build/pmctop" ]; then
 		{ cat "$tmp/dpkg.out"; echo "FAIL: dpkg -i pmctop.deb in the root"; exit 1; }
 	echo "installed: the package pmctop $(dpkg-deb -f "$deb" Version) that tests/e2e_debian.sh built"
 else
-	# The configured prefix, as given: another one would make the build
-	# tree's unit again, which tests/e2e_install.sh makes for its own
-	# prefix at the same time. The unit is written here for the program's
-	# place, as make does (configure may not have been told to install it).
-	make -s -C "$build" install-exec install-data DESTDIR="$root" >"$tmp/install.out" 2>&1 ||
-		{ cat "$tmp/install.out"; echo "FAIL: make install into the root"; exit 1; }
-	bin=$(cd "$root" && find usr opt -path '*/bin/pmctop' -type f 2>/dev/null | head -1)
-	[ -n "$bin" ] || { echo "FAIL: make install put no bin/pmctop in the root"; exit 1; }
-	mkdir -p "$root/lib/systemd/system"
-	sed "s|@bindir[@]|/$(dirname "$bin")|g" "$src/contrib/pmctop.service.in" >"$root/lib/systemd/system/pmctop.service"
-	echo "installed: make install, /$bin (no package newer than ./pmctop in the build tree)"
+	# Where make install puts them for /usr, without make: make would
+	# write the build tree's unit again, which tests/e2e_install.sh writes
+	# for its own prefix at the same time.
+	bin=usr/bin/pmctop
+	install -D -m 755 "$build/pmctop" "$root/$bin" &&
+		mkdir -p "$root/usr/share/pmctop" "$root/lib/systemd/system" &&
+		cp -RL "$src/events" "$root/usr/share/pmctop/events" &&
+		sed 's|@bindir[@]|/usr/bin|g' "$src/contrib/pmctop.service.in" >"$root/lib/systemd/system/pmctop.service" ||
+		{ echo "FAIL: cannot install pmctop into the root"; exit 1; }
+	echo "installed: ./pmctop, events/ and the unit (no package newer than ./pmctop in the build tree)"
 fi
 [ -x "$root/$bin" ] || { echo "FAIL: no /$bin in the root"; exit 1; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
