@@ -165,14 +165,6 @@ static void totals_from(struct export_totals *t, const struct export_totals *pre
 	}
 }
 
-void export_hub_when_served(struct export_hub *h, char *msg)
-{
-	pthread_mutex_lock(&h->lock);
-	free(h->ready);
-	h->ready = msg;
-	pthread_mutex_unlock(&h->lock);
-}
-
 /* The first interval is current: a scrape now gets it (pmctop_info and
  * the figures), which is what a service manager waits for (Type=notify). */
 static void say_ready(char *msg)
@@ -180,6 +172,17 @@ static void say_ready(char *msg)
 	if (msg)
 		service_notify("%s", msg);
 	free(msg);
+}
+
+void export_hub_when_served(struct export_hub *h, char *msg)
+{
+	pthread_mutex_lock(&h->lock);
+	bool served = h->cur != NULL;   /* already: said at once */
+	free(h->ready);
+	h->ready = served ? NULL : msg;
+	pthread_mutex_unlock(&h->lock);
+	if (served)
+		say_ready(msg);
 }
 
 void export_hub_publish(struct export_hub *h, struct snapshot *snap)
