@@ -13,6 +13,8 @@
 #  - pmctop holds CAP_PERFMON alone, nothing ambient, no_new_privs;
 #  - `systemctl stop` leaves it inactive, not failed; the journal has no
 #    error of pmctop's;
+#  - without --sim, it opens counters (hardware ones, or the kernel's
+#    software counters in a VM without a PMU) and keeps CAP_PERFMON;
 #  - a start that keeps failing ends in start-limit-hit (the unit's
 #    StartLimitBurst=; RestartSec= shortened here so it takes a second).
 # Skips (77) when not root, without mmdebstrap, systemd-nspawn, nsenter or
@@ -109,10 +111,12 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 	echo $((20000 + $$ % 20000)))
 printf 'PMCTOP_LISTEN=127.0.0.1:%s\nPMCTOP_OPTIONS="--sim zen5 -d 0.5"\n' "$port" >"$root/etc/default/pmctop"
 
-# Boot. --keep-unit: no scope of its own (that needs the host's systemd).
+# Boot. --keep-unit: no scope of its own (that needs the host's systemd);
+# CAP_PERFMON and perf_event_open, which nspawn withholds from a
+# container by default, so that the unit can count for real.
 t0=$(date +%s%N)
 systemd-nspawn -D "$root" --boot --register=no --keep-unit --console=read-only \
-	--machine="pmctop-e2e-$$" --capability=CAP_PERFMON >"$tmp/boot.log" 2>&1 &
+	--machine="pmctop-e2e-$$" --capability=CAP_PERFMON --system-call-filter=perf_event_open >"$tmp/boot.log" 2>&1 &
 nspawn=$!
 init=
 for _ in $(seq 100); do
@@ -166,12 +170,32 @@ grep -q 'pmctop: ' "$tmp/journal" && fail "pmctop said: $(grep 'pmctop: ' "$tmp/
 grep -q '^Started pmctop.service' "$tmp/journal" || fail "the journal has no start: $(head -5 "$tmp/journal")"
 echo "journal: $(wc -l <"$tmp/journal") lines, none of pmctop's own"
 
+# The real backend under the unit: counters opened with the granted
+# CAP_PERFMON through the unit's filter (hardware ones where the machine
+# has a PMU, else the kernel's software counters), and kept after the drop.
+printf 'PMCTOP_LISTEN=127.0.0.1:%s\nPMCTOP_OPTIONS="-d 0.5"\n' "$port" >"$root/etc/default/pmctop"
+since=$(ct date '+%Y-%m-%d %H:%M:%S')
+ct systemctl start pmctop >"$tmp/start2.out" 2>&1 || fail "systemctl start (real counters): $(cat "$tmp/start2.out")"
+curl -s --max-time 5 "http://127.0.0.1:$port/metrics" >"$tmp/real.txt" || fail "no scrape of the real backend"
+grep -q '^pmctop_info{.*simulated="false"' "$tmp/real.txt" ||
+	fail "the real backend's first scrape has no pmctop_info: $(head -3 "$tmp/real.txt")"
+events=$(grep -c '^pmctop_event_total{' "$tmp/real.txt")
+pid=$(ct systemctl show -p MainPID --value pmctop)
+ct cat "/proc/$pid/status" 2>/dev/null | grep -q "^CapEff:[[:space:]]*$want\$" ||
+	fail "the real backend's capabilities: $(ct cat "/proc/$pid/status" 2>/dev/null | grep -E '^Cap(Prm|Eff)')"
+ct systemctl stop pmctop >/dev/null 2>&1
+ct journalctl -q -u pmctop --since "$since" --no-pager -o cat >"$tmp/journal.real" 2>&1
+grep -Eq 'not permitted|cannot|Operation not' "$tmp/journal.real" &&
+	fail "the real backend under the unit: $(grep -E 'not permitted|cannot|Operation not' "$tmp/journal.real" | head -3)"
+echo "real counters: started, first scrape $events pmctop_event_total series"
+
 # A start that keeps failing ends: an option pmctop refuses at run time
 # (no such model), retried every 100 ms here instead of 5 s.
 printf 'PMCTOP_LISTEN=127.0.0.1:%s\nPMCTOP_OPTIONS="--sim nosuchmodel"\n' "$port" >"$root/etc/default/pmctop"
 mkdir -p "$root/etc/systemd/system/pmctop.service.d"
 printf '[Service]\nRestartSec=100ms\n' >"$root/etc/systemd/system/pmctop.service.d/e2e.conf"
 ct systemctl daemon-reload
+since=$(ct date '+%Y-%m-%d %H:%M:%S')
 ct systemctl start pmctop >/dev/null 2>&1
 # systemd 252 keeps Result=exit-code; the unit is failed and says why.
 st=
@@ -180,12 +204,12 @@ for _ in $(seq 50); do
 	[ "$st" = failed ] && break
 	sleep 0.2
 done
-ct journalctl -q -u pmctop --no-pager -o cat >"$tmp/journal2" 2>&1
-tries=$(grep -c '^pmctop: ' "$tmp/journal2")
+ct journalctl -q -u pmctop --since "$since" --no-pager -o cat >"$tmp/journal2" 2>&1
+tries=$(grep -c "^pmctop: no model 'nosuchmodel'" "$tmp/journal2")
 [ "$st" = failed ] && grep -q 'Start request repeated too quickly' "$tmp/journal2" ||
 	fail "a failing start is not ended by the start limit: $st, $(ct systemctl show -p NRestarts pmctop); $(tail -5 "$tmp/journal2")"
 sleep 0.5
-[ "$(grep -c '^pmctop: ' <(ct journalctl -q -u pmctop --no-pager -o cat))" = "$tries" ] || fail "still restarting after the start limit"
+[ "$(grep -c "^pmctop: no model 'nosuchmodel'" <(ct journalctl -q -u pmctop --since "$since" --no-pager -o cat))" = "$tries" ] || fail "still restarting after the start limit"
 echo "crash loop: ended by the start limit after $tries failed starts"
 
 ct systemctl poweroff >/dev/null 2>&1
