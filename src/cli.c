@@ -24,6 +24,8 @@ enum {
 	OPT_TASK_HZ, OPT_TOP, OPT_CGROUP,
 	OPT_EXPORT_PIDS, OPT_WEB_CONFIG, OPT_PERF_EVENTS,
 };
+/* node_exporter's flag names (cli_parse accepts them as synonyms). */
+enum { OPT_WEB_LISTEN_ADDRESS = 512, OPT_WEB_TELEMETRY_PATH };
 
 static const struct option long_options[] = {
 	{ "delay", required_argument, NULL, 'd' },
@@ -59,6 +61,9 @@ static const struct option long_options[] = {
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "export-pids", no_argument, NULL, OPT_EXPORT_PIDS },
 	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
+	{ "web.listen-address", required_argument, NULL, OPT_WEB_LISTEN_ADDRESS },
+	{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
+	{ "web.telemetry-path", required_argument, NULL, OPT_WEB_TELEMETRY_PATH },
 	{ "task-hz", required_argument, NULL, OPT_TASK_HZ },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
@@ -119,6 +124,9 @@ void cli_usage(FILE *out)
 	      "                          (default ccx)\n"
 	      "      --web-config FILE   TLS and basic authentication for --listen, in the\n"
 	      "                          Prometheus exporters' web config format\n"
+	      "      --web.listen-address, --web.config.file, --web.telemetry-path\n"
+	      "                          node_exporter's names: --listen (':PORT' is every\n"
+	      "                          IPv4 address), --web-config, and /metrics only\n"
 	      "      --export-pids       label per-process series with their pid (each\n"
 	      "                          process that ever ran makes new series)\n"
 	      "      --user NAME         run as NAME once counters, socket and files are\n"
@@ -310,6 +318,29 @@ static int opt_listen(const char *arg, struct options *o, char **cause)
 	return 0;
 }
 
+/* --web.listen-address: --listen as node_exporter reads it, where ':PORT'
+ * (its default form, ':9100') is every address; pmctop's own --listen
+ * takes a port alone as loopback. Every IPv4 address: [::] would fail on
+ * a host without IPv6. */
+static int opt_web_listen_address(const char *arg, struct options *o, char **cause)
+{
+	if (arg[0] != ':')
+		return opt_listen(arg, o, cause);
+	char *all = xasprintf("0.0.0.0%s", arg);
+	int rc = opt_listen(all, o, cause);
+	free(all);
+	return rc;
+}
+
+/* --web.telemetry-path: the exporter serves /metrics alone (export_route). */
+static int opt_web_telemetry_path(const char *arg, struct options *o, char **cause)
+{
+	(void)o;
+	if (strcmp(arg, "/metrics") != 0)
+		return set_cause(cause, "--web.telemetry-path: pmctop serves its metrics at /metrics only, not '%s'", arg);
+	return 0;
+}
+
 static int opt_export_scope(const char *arg, struct options *o, char **cause)
 {
 	if ((o->export_scope = export_scope_parse(arg)) < 0)
@@ -426,6 +457,8 @@ static const struct opt_entry opt_table[] = {
 	{ OPT_DAEMON, OPT_K_FLAG, FIELD(daemon), 0, 0, NULL, NULL },
 	{ OPT_EXPORT_PIDS, OPT_K_FLAG, FIELD(export_pids), 0, 0, NULL, NULL },
 	{ OPT_WEB_CONFIG, OPT_K_STRING, FIELD(web_config), 0, 0, NULL, NULL },
+	{ OPT_WEB_LISTEN_ADDRESS, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_web_listen_address },
+	{ OPT_WEB_TELEMETRY_PATH, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_web_telemetry_path },
 	{ OPT_USER, OPT_K_NONEMPTY, FIELD(user), 0, 0, "--user expects a user name", NULL },
 	{ OPT_EXPORT_SCOPE, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_export_scope },
 	{ 'p', OPT_K_CUSTOM, 0, 0, 0, NULL, opt_pids },

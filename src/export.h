@@ -38,6 +38,10 @@ void export_hub_free(struct export_hub *h);
 /* Publisher side (one thread): adds snap's counts to the running totals and
  * makes it the latest state. Takes ownership of snap. */
 void export_hub_publish(struct export_hub *h, struct snapshot *snap);
+/* Sends msg (service_notify's VAR=value lines; taken over) once, when the
+ * first published interval is served: READY=1 for a service manager that
+ * waits for figures, not for an empty /metrics. */
+void export_hub_when_served(struct export_hub *h, char *msg);
 /* The same for a snapshot another consumer owns (the dashboard's ring):
  * copies the rows the exporter writes, and publishes the copy. */
 void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap);

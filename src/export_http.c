@@ -278,9 +278,11 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 			  tls ? " (is the certificate or key of --web-config valid?)" : "");
 		return NULL;
 	}
-	/* Type=notify (contrib/pmctop.service.in): ready once /metrics is
-	 * served; nothing happens outside systemd (no NOTIFY_SOCKET). */
-	service_notify("READY=1\nSTATUS=serving /metrics on %s%s", listen_arg, tls ? " (TLS)" : "");
+	/* Type=notify (contrib/pmctop.service.in): ready once /metrics
+	 * serves the first interval; nothing happens outside systemd (no
+	 * NOTIFY_SOCKET). */
+	export_hub_when_served(hub, xasprintf("READY=1\nSTATUS=serving /metrics on %s%s", listen_arg,
+					      tls ? " (TLS)" : ""));
 	return s;
 }
 

@@ -11,6 +11,7 @@
  * scrapes of one interval cost one rendering. */
 #include "config.h"
 #include "export_impl.h"
+#include "service_notify.h"
 #include "util.h"
 
 #include <math.h>
@@ -51,6 +52,7 @@ struct export_hub {
 	 * renderer has not made current yet (its interval would be skipped). */
 	struct export_state *last;
 	atomic_uint wanted;           /* bit f: format f asked for; bit 2 + f: gzip'd too */
+	char *ready;                  /* export_hub_when_served's message, until sent */
 };
 
 struct export_hub *export_hub_new(const struct model *m, enum snap_scope scope)
@@ -121,6 +123,7 @@ void export_hub_free(struct export_hub *h)
 	export_state_put(h->last);
 	export_state_put(h->cur);
 	pthread_mutex_destroy(&h->lock);
+	free(h->ready);
 	free(h);
 }
 
@@ -162,6 +165,26 @@ static void totals_from(struct export_totals *t, const struct export_totals *pre
 	}
 }
 
+/* The first interval is current: a scrape now gets it (pmctop_info and
+ * the figures), which is what a service manager waits for (Type=notify). */
+static void say_ready(char *msg)
+{
+	if (msg)
+		service_notify("%s", msg);
+	free(msg);
+}
+
+void export_hub_when_served(struct export_hub *h, char *msg)
+{
+	pthread_mutex_lock(&h->lock);
+	bool served = h->cur != NULL;   /* already: said at once */
+	free(h->ready);
+	h->ready = served ? NULL : msg;
+	pthread_mutex_unlock(&h->lock);
+	if (served)
+		say_ready(msg);
+}
+
 void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 {
 	struct export_state *st = xcalloc(1, sizeof(*st));
@@ -199,6 +222,7 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 
 	pthread_mutex_lock(&h->lock);
 	struct export_state *old;
+	char *ready = NULL;
 	if (h->ahead) {
 		/* The renderer makes it current; an older state it has not
 		 * started on is dropped (only the latest is ever served). */
@@ -208,9 +232,12 @@ void export_hub_publish(struct export_hub *h, struct snapshot *snap)
 	} else {
 		old = h->cur;
 		h->cur = st;
+		ready = h->ready;
+		h->ready = NULL;
 	}
 	pthread_mutex_unlock(&h->lock);
 	export_state_put(old);
+	say_ready(ready);
 }
 
 static void *render_ahead(void *arg)
@@ -236,8 +263,11 @@ static void *render_ahead(void *arg)
 		pthread_mutex_lock(&h->lock);
 		struct export_state *old = h->cur;
 		h->cur = st;
+		char *ready = h->ready;
+		h->ready = NULL;
 		pthread_mutex_unlock(&h->lock);
 		export_state_put(old);
+		say_ready(ready);
 		pthread_mutex_lock(&h->lock);
 	}
 	pthread_mutex_unlock(&h->lock);

@@ -112,12 +112,30 @@ int privs_drop(const char *user, bool keep_counters, char **cause)
 			return set_cause(cause, "--user %s: cannot switch to it: %s", user, strerror(errno));
 		prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	}
-	if (cap_set(keep, keep) < 0)
-		return set_cause(cause, "cannot give up capabilities: %s", strerror(errno));
+	if (cap_get(d) < 0)
+		return set_cause(cause, "cannot read pmctop's capabilities: %s", strerror(errno));
+	uint64_t held = keep;   /* what must be held afterwards */
+	/* A unit with AmbientCapabilities= and CapabilityBoundingSet= of the
+	 * counters' capability alone (contrib/pmctop.service.in) starts
+	 * pmctop holding just that, and its SystemCallFilter=~@privileged
+	 * refuses capset itself. When nothing is left to give up, nothing is
+	 * asked; the inheritable set the manager filled in gives nothing to
+	 * a program run under no_new_privs (set below) with no ambient set.
+	 * When the filter refuses to give up a capability that is not needed
+	 * (--sim, -r), pmctop keeps what the manager granted, the counters'
+	 * capability alone, and nothing more. After a change of user the
+	 * sets are always set again (PR_SET_KEEPCAPS kept them). */
+	uint64_t prm = mask_of(d, 0), eff = mask_of(d, 1);
+	bool granted_only = (prm & ~(1ull << cap)) == 0 && eff == prm;
+	if ((pw || prm != keep || eff != keep) && cap_set(keep, keep) < 0) {
+		if (errno != EPERM || pw || !granted_only)
+			return set_cause(cause, "cannot give up capabilities: %s", strerror(errno));
+		held = prm;
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return set_cause(cause, "cannot set no_new_privs: %s", strerror(errno));
 	/* Checked, not assumed. */
-	if (cap_get(d) < 0 || mask_of(d, 0) != keep || mask_of(d, 1) != keep)
+	if (cap_get(d) < 0 || mask_of(d, 0) != held || mask_of(d, 1) != held)
 		return set_cause(cause, "capabilities were not given up as asked");
 	if (pw && pw->pw_uid != 0 && (setuid(0) == 0 || geteuid() == 0 || getuid() == 0))
 		return set_cause(cause, "--user %s: root could be regained after switching", user);

@@ -20,8 +20,12 @@ int privs_counter_cap(int cap_last_cap);
  * pmctop is) switches to that user, its group and no other groups,
  * keeping the counters' capability across the switch so that counters
  * can be opened again when a CPU comes back online. Must be called before
- * pmctop starts any thread: capabilities belong to each thread. The result
- * is checked. Returns 0, or -1 with *cause. */
+ * pmctop starts any thread: capabilities belong to each thread. Sets
+ * that already hold no more than is kept are left as they are (a service
+ * manager may forbid capset: contrib/pmctop.service.in); where capset is
+ * refused and pmctop holds only the counters' capability, it keeps that
+ * one even when not asked to. The result is checked. Returns 0, or -1
+ * with *cause. */
 int privs_drop(const char *user, bool keep_counters, char **cause);
 
 /* The effective capabilities of the calling thread, as a bit mask (bit N:

@@ -156,7 +156,37 @@ static const struct {
 	{ { "--web-config", "web.yml" }, "--web-config configures the exporter; add --listen" },
 	{ { "--export-pids" }, "--export-pids configures the exporter; add --listen" },
 	{ { "--listen", "nosuch.invalid:9465" }, "cannot resolve 'nosuch.invalid'" },
+	{ { "--web.listen-address", ":0" }, "--listen expects" },
+	{ { "--web.listen-address", ":" }, "--listen expects" },
+	{ { "--web.config.file", "web.yml" }, "--web-config configures the exporter; add --listen" },
+	{ { "--web.telemetry-path", "/x", "--listen", "9465" }, "pmctop serves its metrics at /metrics only, not '/x'" },
+	{ { "--web.telemetry-path", "", "--listen", "9465" }, "at /metrics only" },
 };
+
+/* node_exporter's flag names: --web.listen-address (':PORT' is every
+ * address, as node_exporter has it), --web.config.file, and
+ * --web.telemetry-path for the one path pmctop serves. */
+START_TEST(test_node_exporter_names)
+{
+	struct options o;
+	char *cause = NULL;
+	const char *a1[] = { "--web.listen-address=:9100", "--web.config.file", "/etc/pmctop/web.yml",
+			     "--web.telemetry-path=/metrics", NULL };
+	ck_assert_int_eq(parse(&o, &cause, a1), 0);
+	ck_assert_str_eq(o.listen, "0.0.0.0:9100");
+	ck_assert_str_eq(o.web_config, "/etc/pmctop/web.yml");
+	options_done(&o);
+	const char *a2[] = { "--web.listen-address", "127.0.0.1:9465", "--daemon", NULL };
+	ck_assert_int_eq(parse(&o, &cause, a2), 0);
+	ck_assert_str_eq(o.listen, "127.0.0.1:9465");
+	ck_assert(o.daemon);
+	options_done(&o);
+	const char *a3[] = { "--web.listen-address", "[::1]:9465", NULL };
+	ck_assert_int_eq(parse(&o, &cause, a3), 0);
+	ck_assert_str_eq(o.listen, "[::1]:9465");
+	options_done(&o);
+}
+END_TEST
 
 /* -p keeps each pid once; --cgroup takes the path /proc/PID/cgroup
  * writes, or one under the cgroup file system. */
@@ -254,6 +284,7 @@ int main(void)
 	tcase_add_test(tc, test_rotate);
 	tcase_add_test(tc, test_task_selection);
 	tcase_add_test(tc, test_seconds);
+	tcase_add_test(tc, test_node_exporter_names);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include "export.h"
 #include "export_impl.h"
@@ -892,6 +894,47 @@ START_TEST(test_service_notify_without_manager)
 }
 END_TEST
 
+/* READY=1 waits for the first interval to be served (with the renderer,
+ * until it is current), and is said once. */
+START_TEST(test_ready_when_served)
+{
+	char path[] = "/tmp/pmctop-notify-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(path));
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/s", path);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+	struct export_hub *h = export_hub_new(&model, SNAP_CPU);
+	ck_assert_int_eq(export_hub_render_ahead(h), 0);
+	export_hub_when_served(h, xstrdup("READY=1"));
+	char buf[64];
+	ck_assert_int_lt(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+	export_hub_publish(h, make_snap(1));
+	ssize_t n = -1;
+	for (int i = 0; i < 2000 && n < 0; i++) {
+		n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < 0)
+			usleep(1000);
+	}
+	ck_assert_int_eq((int)n, 7);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "READY=1");
+	struct export_state *st = export_hub_get(h);
+	ck_assert_msg(st != NULL, "READY=1 before the interval was current");
+	export_state_put(st);
+	export_hub_publish(h, make_snap(2));
+	usleep(50000);
+	ck_assert_int_lt(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+	export_hub_free(h);
+	unsetenv("NOTIFY_SOCKET");
+	close(fd);
+	unlink(sa.sun_path);
+	rmdir(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("export");
@@ -917,6 +960,7 @@ int main(void)
 	tcase_add_test(tc, test_scope_parse);
 	tcase_add_test(tc, test_mhd_loaded_on_demand);
 	tcase_add_test(tc, test_service_notify_without_manager);
+	tcase_add_test(tc, test_ready_when_served);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -76,7 +76,7 @@ want "-d takes a number" "$(comp "$pmctop" -d '')" ""
 
 # Every long option of --help is offered.
 opts=$(comp "$pmctop" --)
-mapfile -t helpopts < <("$pmctop" --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+mapfile -t helpopts < <("$pmctop" --help | grep -o -- '--[a-z][a-z.-]*[a-z]' | sort -u)
 ((${#helpopts[@]} > 20)) || { echo "FAIL: --help lists ${#helpopts[@]} options"; fails=$((fails + 1)); }
 has "every option of --help" "$opts" "${helpopts[@]}"
 

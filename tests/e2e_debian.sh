@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # e2e_debian.sh: the Debian package (debian/, docs/packaging.md) builds with
 # `dpkg-buildpackage -us -uc -b` from a clean copy of the committed tree
-# (git archive, or the tree without build outputs), and lintian finds
-# nothing to say about it. Skips (77) without dpkg-buildpackage, debhelper
+# (git archive, or the tree without build outputs), holds the docs,
+# examples and /etc/default/pmctop, the man page's FILES are its paths,
+# and lintian finds nothing to say about it, pedantic tags included. Skips (77) without dpkg-buildpackage, debhelper
 # or lintian, or without the build dependencies; the package's own test
 # suite is not run again (nocheck). Bounded: 15 minutes.
 set -u
 top_srcdir=${top_srcdir:-.}
 src=$(cd "$top_srcdir" && pwd)
+build=$(cd "${top_builddir:-.}" && pwd)
 for tool in dpkg-buildpackage dh lintian; do
 	command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
 done
@@ -32,16 +34,29 @@ DEB_BUILD_OPTIONS="nocheck parallel=2" timeout 900 dpkg-buildpackage -us -uc -b 
 	{ tail -30 "$tmp/build.log"; echo "FAIL: dpkg-buildpackage"; exit 1; }
 deb=$(ls "$tmp"/pmctop_*.deb)
 dpkg-deb -c "$deb" >"$tmp/contents"
+# What users need beside the program: the README and the guides, the
+# examples of contrib/, and /etc/default/pmctop (a conffile), which the
+# unit reads.
 for f in ./usr/bin/pmctop ./usr/share/pmctop/events/amd/zen5/model.def ./lib/systemd/system/pmctop.service \
-	./usr/share/man/man1/pmctop.1.gz; do
+	./usr/share/man/man1/pmctop.1.gz ./etc/default/pmctop ./usr/share/doc/pmctop/README.gz \
+	./usr/share/doc/pmctop/exporter.md.gz ./usr/share/doc/pmctop/privileges.md.gz \
+	./usr/share/doc/pmctop/examples/pmctop-rules.yml ./usr/share/doc/pmctop/examples/prometheus-pmctop.yml \
+	./usr/share/doc/pmctop/examples/grafana-pmctop.json; do
 	grep -q " $f\$" "$tmp/contents" || { echo "FAIL: $f not in the package"; exit 1; }
+done
+dpkg-deb -I "$deb" conffiles 2>/dev/null | grep -qx /etc/default/pmctop || { echo "FAIL: /etc/default/pmctop is not a conffile"; exit 1; }
+# The man page's FILES are the package's paths.
+for f in $(sed -n '/^\.SH FILES/,/^\.SH [A-Z]/s|^\.I \(/[^ ]*\)$|\1|p' "$src/man/pmctop.1"); do
+	grep -q " \.$f\$" "$tmp/contents" || { echo "FAIL: pmctop(1)'s FILES names $f, which the package does not have"; exit 1; }
 done
 dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./lib/systemd/system/pmctop.service | grep -q '^ExecStart=/usr/bin/pmctop ' ||
 	{ echo "FAIL: the unit does not run /usr/bin/pmctop"; exit 1; }
-lintian --fail-on warning,error "$tmp"/pmctop_*.changes >"$tmp/lintian.all" 2>&1
+lintian --pedantic --fail-on warning,error,pedantic "$tmp"/pmctop_*.changes >"$tmp/lintian.all" 2>&1
 rc=$?
 # As root (CI), lintian says so first; that is not about the package.
 grep -v '^running with root privileges is not recommended!$' "$tmp/lintian.all" >"$tmp/lintian.out"
 cat "$tmp/lintian.out"
 [ $rc = 0 ] && [ ! -s "$tmp/lintian.out" ] || { echo "FAIL: lintian"; exit 1; }
+# Left in the build tree for tests/e2e_systemd.sh, which installs it.
+[ -d "$build/tests" ] && cp "$deb" "$build/tests/e2e_debian.deb"
 echo "e2e debian: $(basename "$deb") built, lintian clean"

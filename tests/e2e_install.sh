@@ -94,8 +94,8 @@ if command -v strip >/dev/null; then
 	fi
 fi
 
-# 3. Type=notify: pmctop says READY=1 on $NOTIFY_SOCKET once /metrics is
-# served, and STOPPING=1 when told to stop (a socket of this test's stands
+# 3. Type=notify: pmctop says READY=1 on $NOTIFY_SOCKET once /metrics
+# serves the first interval, and STOPPING=1 when told to stop (a socket of this test's stands
 # in for systemd's): at a path, and in the abstract namespace ('@name').
 if command -v python3 >/dev/null; then
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -111,8 +111,10 @@ for addr in (path, "@pmctop-notify-%d" % os.getpid()):
     try:
         msg = s.recv(4096).decode()
         assert "READY=1" in msg, msg
-        # Ready means served: the socket answers at once.
-        urllib.request.urlopen("http://127.0.0.1:%s/" % port, timeout=5).read()
+        # Ready means served, with figures: the first scrape after it
+        # has the first interval (pmctop_info), not an empty exposition.
+        body = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port, timeout=5).read().decode()
+        assert "\npmctop_info{" in "\n" + body, "first scrape after READY=1: %d lines, no pmctop_info" % body.count("\n")
         p.terminate()
         assert "STOPPING=1" in s.recv(4096).decode()
         print("notify (%s):" % addr, msg.replace("\n", " | "))
