@@ -7,7 +7,7 @@ metric group (seeded, fast-forwarded) and counts, over every CPU-interval:
   - figures outside physical bounds shown as a plain number (a value with a
     stated uncertainty whose 95 % interval is within +-10 %, i.e. no '~'):
     a share (unit ratio) outside 0..1, GHz above the simulated part's highest
-    clock, IPC above its dispatch width;
+    clock, IPC above its dispatch width, any figure below 0;
   - topdown trees that do not add up within 0.001: the level-1 shares to 1,
     each level-2 pair to its parent;
   - figures shown at their upper bound with no stated uncertainty: those
@@ -18,7 +18,7 @@ from pmctop's metric definitions.
 Every row scope is held to the bounds: CPU, core, CCX (LLC), socket and
 the system row.
 
-Usage: bench/bounds_survey.py [PMCTOP] [--intervals N] [--perf-events DIR] [SPEC...]
+Usage: bench/bounds_survey.py [PMCTOP] [--intervals N] [--perf-events DIR] [--events-dir DIR] [SPEC...]
   default specs: zen5:2x12x8x2 zen4 zen3 spr; imported models (icx, skx,
   perf-sapphirerapids, ...) need --perf-events with Linux perf's files
        bench/bounds_survey.py --calibration LOG [DUMP]
@@ -125,7 +125,9 @@ def survey(pmctop, top, spec, intervals):
                         continue
                     t['figures'] += 1
                     u = units.get(k)
-                    bad = (u == 'ratio' and k not in NOT_SHARES and not -1e-9 <= v <= 1 + 1e-9) or \
+                    # Counts and ratios of counts: nothing physical is below 0.
+                    bad = v < -1e-9 or \
+                          (u == 'ratio' and k not in NOT_SHARES and not -1e-9 <= v <= 1 + 1e-9) or \
                           (u == 'GHz' and v > ghz_max * (1 + 1e-9)) or \
                           (k == 'ipc' and v > width * (1 + 1e-9))
                     # Set to its upper bound (derive_bounds.c) and so marked:
@@ -197,10 +199,11 @@ def main():
     if args and os.path.sep in args[0]:
         pmctop = args.pop(0)
     intervals = 30
-    if '--perf-events' in args:
-        i = args.index('--perf-events')
-        EXTRA.extend(args[i:i + 2])
-        del args[i:i + 2]
+    for opt in ('--perf-events', '--events-dir'):
+        if opt in args:
+            i = args.index(opt)
+            EXTRA.extend(args[i:i + 2])
+            del args[i:i + 2]
     if '--intervals' in args:
         i = args.index('--intervals')
         intervals = int(args[i + 1])

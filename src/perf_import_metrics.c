@@ -241,6 +241,12 @@ static void metric_stanza(struct imp *im, struct met *mets, int n, int k)
 	else
 		imp_attr(st, "formula", mets[k].formula);
 	const char *desc = jstr(o, "BriefDescription");
+	/* A figure perf calls a fraction but gives no unit (Intel's
+	 * tma_info_thread_slots_utilization, written for counts of the whole
+	 * core, reads 2 from one thread's): beyond 0..1 it is marked, never
+	 * shown as a plain number (derive_bounds.c). */
+	if (!*unit && desc && !strncasecmp(desc, "Fraction", 8))
+		imp_attr(st, "range", "0 1");
 	char *d = xstrndup(desc ? desc : mets[k].name, strcspn(desc ? desc : mets[k].name, "\n"));
 	imp_attr(st, "desc", d);
 	free(d);

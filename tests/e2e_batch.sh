@@ -224,10 +224,11 @@ done
 # (or with perf_event_paranoid <= 0) on any machine, VMs included.
 if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)" -le 0 ]; then
 	python3 -c 'import time
-t = time.time() + 3
+t = time.time() + 5
 while time.time() < t:
     b = bytearray(20000000)' &
 	faulter=$!
+	sleep 0.5    # the faulter running before the first interval, on a loaded machine too
 	out=$("${pm[@]}" --no-config -b -n 2 -d 0.5 --format json -e page-faults -e page-faults:u -e page-faults:k \
 		-e context-switches:k 2>/dev/null)
 	kill "$faulter" 2>/dev/null; wait "$faulter" 2>/dev/null

@@ -1,0 +1,24 @@
+#!/bin/sh
+# e2e_bounds_imported.sh: what the models imported from Linux perf's files
+# show, held against what can physically be (bench/bounds_survey.py): on
+# --sim of Ice Lake-SP, Skylake-SP, Cascade Lake, Sapphire Rapids, Granite
+# Rapids, Sierra Forest, Zen 2, 4 and 5, Neoverse N1 and V1, every view and
+# metric group, every row scope (CPU, core, LLC/CCX, socket, system), 10
+# intervals each: no share outside 0..1, GHz above the part's clock or IPC
+# above its width shown as a plain number, and every topdown tree adding
+# up within 0.001. Needs perf's files (tests/perf_arch.sh; skipped without).
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$top_srcdir/tests/perf_arch.sh"
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+
+PMCTOP_EVENTS_DIR="$top_srcdir/events" python3 "$top_srcdir/bench/bounds_survey.py" "$top_builddir/pmctop" \
+	--intervals 10 --perf-events "$arch" --events-dir "$top_srcdir/events" \
+	icx skx clx perf-sapphirerapids gnr srf zen2 perf-amdzen4 perf-amdzen5 n1 v1 >"$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+[ "$(grep -c 'CPU-intervals' "$tmp/out")" = 11 ] || { echo "FAIL: not every model was surveyed"; exit 1; }
+[ "$rc" = 0 ] || { echo "FAIL: figures out of physical bounds shown plain, or trees that do not add up"; exit 1; }
