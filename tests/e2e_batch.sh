@@ -223,10 +223,15 @@ done
 # something faults pages in: software events count system-wide as root
 # (or with perf_event_paranoid <= 0) on any machine, VMs included.
 if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)" -le 0 ]; then
-	python3 -c 'import time
+	# A fresh mapping each time: malloc reuses freed memory, which faults
+	# nothing after the first rounds.
+	python3 -c 'import mmap, time
 t = time.time() + 5
 while time.time() < t:
-    b = bytearray(20000000)' &
+    m = mmap.mmap(-1, 8 << 20)
+    for i in range(0, 8 << 20, 4096):
+        m[i] = 1
+    m.close()' &
 	faulter=$!
 	sleep 0.5    # the faulter running before the first interval, on a loaded machine too
 	out=$("${pm[@]}" --no-config -b -n 2 -d 0.5 --format json -e page-faults -e page-faults:u -e page-faults:k \
