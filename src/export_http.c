@@ -9,6 +9,7 @@
  * that slow or many clients use a bounded amount of memory and threads. */
 #include "config.h"
 #include "export_http.h"
+#include "export_auth.h"
 #include "export_webconfig.h"
 #include "mhd_dl.h"
 #include "service_notify.h"
@@ -45,15 +46,39 @@
  * 3 s retransmissions. */
 #define EXPORT_BACKLOG 4096
 
+/* Password checks waiting for the checker thread; past this many a new
+ * one is answered 429 (the buckets of export_auth.h let fewer through). */
+#define EXPORT_VERIFY_QUEUE 16
+
+/* One request's state between the calls of on_request: a request whose
+ * password is being checked is suspended until the checker resumes it. */
+enum req_state { REQ_NEW, REQ_CHECKING, REQ_CHECKED };
+struct request {
+	enum req_state state;
+	bool ok;                    /* REQ_CHECKED: the password was right */
+};
+
+struct check_job {
+	struct MHD_Connection *c;
+	struct request *rq;
+	char *authorization;
+};
+
 struct export_server {
 	struct MHD_Daemon *d;
 	struct export_hub *hub;
 	const struct web_config *wc;  /* --web-config, or NULL */
 	atomic_int connections;
-	/* The Authorization header last accepted: Prometheus sends the same
-	 * one every scrape, and bcrypt costs tens of milliseconds. */
-	pthread_mutex_t auth_lock;
-	char *auth_ok;
+	/* Accepted credentials and the ration of bcrypt checks. bcrypt runs
+	 * on a thread of its own, never on the server's: while it works, the
+	 * server threads go on answering scrapes. */
+	struct export_auth *auth;
+	pthread_mutex_t check_lock;
+	pthread_cond_t check_cond;
+	pthread_t checker;
+	bool checker_started, stopping;
+	struct check_job jobs[EXPORT_VERIFY_QUEUE];
+	int njobs, job_head;
 };
 
 /* libmicrohttpd's functions, loaded by the first export_server_start. */
@@ -132,27 +157,73 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	return ret;
 }
 
-/* Whether the request may be answered: always without users in
- * --web-config; else its basic authentication must check out. */
-static bool authorized(struct export_server *s, struct MHD_Connection *c)
+/* The checker thread: runs bcrypt for the queued requests one at a time,
+ * then resumes them. When the server stops, the rest are refused. */
+static void *checker_main(void *arg)
 {
-	if (!s->wc || s->wc->nusers == 0)
-		return true;
-	const char *h = mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!h)
-		return false;
-	pthread_mutex_lock(&s->auth_lock);
-	bool known = s->auth_ok && !strcmp(s->auth_ok, h);
-	pthread_mutex_unlock(&s->auth_lock);
-	if (known)
-		return true;
-	if (!web_config_authorized(s->wc, h))
-		return false;
-	pthread_mutex_lock(&s->auth_lock);
-	free(s->auth_ok);
-	s->auth_ok = xstrdup(h);
-	pthread_mutex_unlock(&s->auth_lock);
-	return true;
+	struct export_server *s = arg;
+	pthread_mutex_lock(&s->check_lock);
+	for (;;) {
+		while (!s->njobs && !s->stopping)
+			pthread_cond_wait(&s->check_cond, &s->check_lock);
+		if (!s->njobs)
+			break;
+		struct check_job j = s->jobs[s->job_head];
+		s->job_head = (s->job_head + 1) % EXPORT_VERIFY_QUEUE;
+		s->njobs--;
+		bool stopping = s->stopping;
+		pthread_mutex_unlock(&s->check_lock);
+		bool ok = !stopping && web_config_authorized(s->wc, j.authorization);
+		if (ok)
+			export_auth_remember(s->auth, j.authorization);
+		explicit_bzero(j.authorization, strlen(j.authorization));
+		free(j.authorization);
+		pthread_mutex_lock(&s->check_lock);
+		j.rq->ok = ok;
+		j.rq->state = REQ_CHECKED;
+		mhd->resume_connection(j.c);
+	}
+	pthread_mutex_unlock(&s->check_lock);
+	return NULL;
+}
+
+/* Queues the password check of a request and suspends it (in the access
+ * handler, as libmicrohttpd requires); false when the queue is full. The
+ * lock is held across the suspension so that the checker cannot resume
+ * the connection before it is suspended. */
+static bool check_queue(struct export_server *s, struct MHD_Connection *c, struct request *rq, const char *h)
+{
+	pthread_mutex_lock(&s->check_lock);
+	bool ok = !s->stopping && s->njobs < EXPORT_VERIFY_QUEUE;
+	if (ok) {
+		s->jobs[(s->job_head + s->njobs) % EXPORT_VERIFY_QUEUE] =
+			(struct check_job){ .c = c, .rq = rq, .authorization = xstrdup(h) };
+		s->njobs++;
+		rq->state = REQ_CHECKING;
+		mhd->suspend_connection(c);
+		pthread_cond_signal(&s->check_cond);
+	}
+	pthread_mutex_unlock(&s->check_lock);
+	return ok;
+}
+
+static double mono_s(void)
+{
+	return (double)now_ns() / 1e9;
+}
+
+static enum MHD_Result answer_busy(struct MHD_Connection *c)
+{
+	static const char text[] = "pmctop: too many password checks; retry later\n";
+	struct MHD_Response *resp = mhd->create_response_from_buffer(sizeof(text) - 1, (void *)text,
+								    MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	enum MHD_Result ret = mhd->queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	mhd->destroy_response(resp);
+	return ret;
 }
 
 static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
@@ -183,6 +254,44 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx, enum 
 	}
 }
 
+static void on_completed(void *cls, struct MHD_Connection *c, void **req, enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)c;
+	(void)toe;
+	free(*req);
+	*req = NULL;
+}
+
+/* Basic authentication: a header remembered is answered at once; another
+ * one takes a bcrypt check from the buckets (429 without one) and waits,
+ * suspended, for the checker. Returns MHD_YES with *done false while the
+ * request waits or when it may be answered. */
+static enum MHD_Result authenticate(struct export_server *s, struct MHD_Connection *c, struct request *rq,
+				    bool *done)
+{
+	*done = true;
+	pthread_mutex_lock(&s->check_lock);
+	enum req_state st = rq->state;
+	bool ok = rq->ok;
+	pthread_mutex_unlock(&s->check_lock);
+	if (st == REQ_CHECKED) {
+		*done = !ok;
+		return ok ? MHD_YES : answer_unauthorized(c);
+	}
+	const char *h = mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!h)
+		return answer_unauthorized(c);
+	if (export_auth_known(s->auth, h)) {
+		*done = false;
+		return MHD_YES;
+	}
+	const union MHD_ConnectionInfo *ci = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!export_auth_take(s->auth, ci ? ci->client_addr : NULL, mono_s()) || !check_queue(s, c, rq, h))
+		return answer_busy(c);
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload, size_t *upload_size, void **req)
 {
@@ -191,17 +300,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct export_server *s = cls;
 	/* The first call only announces the headers; a request body, which a
 	 * GET should not have, is read and dropped on the calls after it. */
-	static int seen;
-	if (!*req) {
-		*req = &seen;
+	struct request *rq = *req;
+	if (!rq) {
+		*req = xcalloc(1, sizeof(*rq));
 		return MHD_YES;
 	}
 	if (*upload_size) {
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (!authorized(s, c))
-		return answer_unauthorized(c);
+	if (s->wc && s->wc->nusers > 0) {
+		bool done;
+		enum MHD_Result r = authenticate(s, c, rq, &done);
+		if (done || r != MHD_YES)
+			return r;
+	}
 	/* What to answer is export_route's decision (export_text.c, fuzzed). */
 	struct export_route r;
 	export_route(method, url, mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &r);
@@ -247,8 +360,12 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	s->hub = hub;
 	s->wc = wc;
 	atomic_init(&s->connections, 0);
-	pthread_mutex_init(&s->auth_lock, NULL);
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	s->auth = export_auth_new();
+	pthread_mutex_init(&s->check_lock, NULL);
+	pthread_cond_init(&s->check_cond, NULL);
+	/* Suspending a request while its password is checked needs the
+	 * daemon's inter-thread channel (MHD_ALLOW_SUSPEND_RESUME). */
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
 	/* TLS: the certificate and key given as text (read before the
 	 * privileges were given up); without them the options end early. */
 	bool tls = wc && wc->cert_pem;
@@ -266,13 +383,22 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXPORT_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EXPORT_CONN_MEMORY,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 				tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, tls ? wc->key_pem : NULL,
 				MHD_OPTION_HTTPS_MEM_CERT, tls ? wc->cert_pem : NULL,
 				MHD_OPTION_END);
+	if (s->d && wc && wc->nusers > 0)
+		s->checker_started = pthread_create(&s->checker, NULL, checker_main, s) == 0;
 	signals_restore(&old);
+	if (s->d && wc && wc->nusers > 0 && !s->checker_started) {
+		mhd->stop_daemon(s->d);
+		s->d = NULL;
+	}
 	if (!s->d) {
 		close(fd);
-		pthread_mutex_destroy(&s->auth_lock);
+		pthread_cond_destroy(&s->check_cond);
+		pthread_mutex_destroy(&s->check_lock);
+		export_auth_free(s->auth);
 		free(s);
 		set_cause(cause, "cannot start the HTTP server on %s%s", listen_arg,
 			  tls ? " (is the certificate or key of --web-config valid?)" : "");
@@ -289,8 +415,18 @@ void export_server_stop(struct export_server *s)
 	if (!s)
 		return;
 	service_notify("STOPPING=1");
+	/* The checker refuses what is queued and resumes it before the
+	 * daemon stops: libmicrohttpd must not stop with a request suspended. */
+	if (s->checker_started) {
+		pthread_mutex_lock(&s->check_lock);
+		s->stopping = true;
+		pthread_cond_signal(&s->check_cond);
+		pthread_mutex_unlock(&s->check_lock);
+		pthread_join(s->checker, NULL);
+	}
 	mhd->stop_daemon(s->d);
-	pthread_mutex_destroy(&s->auth_lock);
-	free(s->auth_ok);
+	pthread_cond_destroy(&s->check_cond);
+	pthread_mutex_destroy(&s->check_lock);
+	export_auth_free(s->auth);
 	free(s);
 }

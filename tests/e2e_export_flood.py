@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""e2e_export_flood.py: attacks on a pmctop exporter on loopback, for
+e2e_export_secure.sh; each prints the valid scraper's p99 and exits 1 when
+it is over the limit given.
+
+  auth PORT LIMIT_MS USER:PASS[,USER:PASS]  64 connections (two processes)
+      send wrong passwords as fast as they are answered while one scraper,
+      alternating the valid users, scrapes 150 times.
+  slowloris PORT LIMIT_MS  ten addresses (127.0.0.2-11) open 150
+      connections each and send their headers one byte a second; a scraper
+      from 127.0.0.12 scrapes every 100 ms meanwhile. Also fails when the
+      server has not cut most of the slow connections within 8 s.
+
+Every step is bounded in time; what it starts it stops."""
+import base64
+import http.client
+import os
+import resource
+import selectors
+import signal
+import socket
+import sys
+import threading
+import time
+
+
+def p99(times):
+    t = sorted(times)
+    return t[min(len(t) - 1, int(len(t) * 0.99))]
+
+
+def scrape(port, auth=None, src=None):
+    """One GET /metrics on a new connection; its time in s, or 99 when it
+    failed or did not answer 200 with the metrics."""
+    t = time.monotonic()
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
+                                       source_address=(src, 0) if src else None)
+        h = {"Authorization": "Basic " + base64.b64encode(auth.encode()).decode()} if auth else {}
+        c.request("GET", "/metrics", headers=h)
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        if r.status != 200 or b"pmctop_info" not in body:
+            return 99.0
+    except OSError:
+        return 99.0
+    return time.monotonic() - t
+
+
+def attacker(port, stop_at):
+    """16 threads sending wrong passwords on keep-alive connections."""
+    bad = "Basic " + base64.b64encode(b"prometheus:wrong horse").decode()
+    counts = {}
+
+    def run():
+        c = None
+        while time.monotonic() < stop_at:
+            try:
+                if c is None:
+                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                c.request("GET", "/metrics", headers={"Authorization": bad})
+                r = c.getresponse()
+                r.read()
+                counts[r.status] = counts.get(r.status, 0) + 1
+            except (OSError, http.client.HTTPException):
+                c = None
+                time.sleep(0.01)
+    ts = [threading.Thread(target=run, daemon=True) for _ in range(32)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    print("attacker %d: answers %s" % (os.getpid(), dict(sorted(counts.items()))), flush=True)
+
+
+def auth_flood(port, limit_ms, users):
+    # Each valid user is accepted once before the flood (the cache holds
+    # it afterwards), as a running Prometheus would have been.
+    for u in users:
+        if scrape(port, u) > 5:
+            print("auth: %s not accepted before the flood" % u.split(":")[0])
+            return 1
+    stop_at = time.monotonic() + 12
+    kids = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:
+            attacker(port, stop_at)
+            os._exit(0)
+        kids.append(pid)
+    time.sleep(1)
+    times = []
+    try:
+        for i in range(150):
+            times.append(scrape(port, users[i % len(users)]))
+            time.sleep(0.02)
+    finally:
+        for pid in kids:
+            os.waitpid(pid, 0)
+    ms = p99(times) * 1000
+    print("auth flood (64 connections of wrong passwords): %d scrapes alternating %d users, "
+          "p50 %.1f ms, p99 %.1f ms, max %.1f ms (limit %d ms)" %
+          (len(times), len(users), sorted(times)[len(times) // 2] * 1000, ms, max(times) * 1000, limit_ms))
+    return 0 if ms < limit_ms else 1
+
+
+def slowloris(port, limit_ms):
+    resource.setrlimit(resource.RLIMIT_NOFILE, (4096, max(4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1])))
+    sel = selectors.DefaultSelector()
+    socks = []
+    for a in range(2, 12):
+        for _ in range(150):
+            s = socket.socket()
+            s.setblocking(False)
+            s.bind(("127.0.0.%d" % a, 0))
+            try:
+                s.connect(("127.0.0.1", port))
+            except BlockingIOError:
+                pass
+            socks.append(s)
+    start = time.monotonic()
+    req = b"GET /metrics HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 200
+    sent = [0] * len(socks)
+    closed = set()
+    times = []
+    next_scrape = start + 0.5
+    while time.monotonic() - start < 8.5:
+        # One byte a second on every slow connection still open.
+        for i, s in enumerate(socks):
+            if i in closed or sent[i] >= len(req):
+                continue
+            try:
+                n = s.send(req[sent[i]:sent[i] + 1])
+                sent[i] += n
+                # A peer that closed shows as a readable EOF or an error.
+                s.settimeout(0)
+                try:
+                    if s.recv(1, socket.MSG_PEEK) == b"":
+                        closed.add(i)
+                except BlockingIOError:
+                    pass
+                s.setblocking(False)
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed.add(i)
+        while time.monotonic() < next_scrape:
+            pass
+        end = time.monotonic() + 1
+        while time.monotonic() < end and time.monotonic() - start < 8.5:
+            times.append(scrape(port, src="127.0.0.12"))
+            time.sleep(0.1)
+        next_scrape = time.monotonic()
+    for s in socks:
+        s.close()
+    ms = p99(times) * 1000
+    print("slowloris (10 addresses, 1500 connections, a byte a second): %d of them cut in 8.5 s; "
+          "%d scrapes from 127.0.0.12, p99 %.1f ms, max %.1f ms (limit %d ms)" %
+          (len(closed), len(times), ms, max(times) * 1000, limit_ms))
+    return 0 if ms < limit_ms and len(closed) >= len(socks) * 9 // 10 else 1
+
+
+def main():
+    signal.signal(signal.SIGALRM, lambda *_: os._exit(2))
+    signal.alarm(60)
+    mode, port, limit_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    if mode == "auth":
+        return auth_flood(port, limit_ms, sys.argv[4].split(","))
+    return slowloris(port, limit_ms)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
