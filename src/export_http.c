@@ -373,6 +373,7 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 		flags |= MHD_USE_TLS;
 	/* The server's threads inherit a mask without the asynchronous
 	 * signals: Ctrl-C and the rest are the main thread's to handle. */
+	char *prio = tls ? web_config_tls_priorities(wc) : NULL;
 	sigset_t old;
 	signals_block_async(&old);
 	s->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, s,
@@ -386,7 +387,9 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 				tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, tls ? wc->key_pem : NULL,
 				MHD_OPTION_HTTPS_MEM_CERT, tls ? wc->cert_pem : NULL,
+				MHD_OPTION_HTTPS_PRIORITIES, prio,
 				MHD_OPTION_END);
+	free(prio);
 	if (s->d && wc && wc->nusers > 0)
 		s->checker_started = pthread_create(&s->checker, NULL, checker_main, s) == 0;
 	signals_restore(&old);

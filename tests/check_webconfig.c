@@ -77,11 +77,29 @@ START_TEST(test_good)
 	web_config_free(wc);
 	free(path);
 	/* Without users anyone is answered; without TLS there is no PEM. */
-	path = put("plain.yml", "basic_auth_users:\n");
+	path = put("plain.yml", "# nothing\n");
 	wc = web_config_load(path, &cause);
 	ck_assert_msg(wc != NULL, "%s", cause);
 	ck_assert_ptr_null(wc->cert_pem);
 	ck_assert(web_config_authorized(wc, NULL));
+	web_config_free(wc);
+	free(path);
+	/* TLS 1.2 and 1.3 unless the file says otherwise. */
+	path = put("tls.yml", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n");
+	wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	char *prio = web_config_tls_priorities(wc);
+	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.2:+VERS-TLS1.3");
+	free(prio);
+	web_config_free(wc);
+	free(path);
+	path = put("tls.yml", "tls_server_config:\n  min_version: TLS10\n  max_version: \"TLS12\"\n"
+			      "  cert_file: c.pem\n  key_file: k.pem\n");
+	wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	prio = web_config_tls_priorities(wc);
+	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.0:+VERS-TLS1.1:+VERS-TLS1.2");
+	free(prio);
 	web_config_free(wc);
 	free(path);
 }
@@ -97,7 +115,21 @@ static const struct {
 	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: none.pem\n",
 	  "3: key_file: cannot read " },
 	{ __LINE__, "tls_server_config:\n  client_ca_file: ca.pem\n",
-	  "2: tls_server_config: unsupported key 'client_ca_file' (pmctop reads cert_file and key_file, once each)" },
+	  "2: tls_server_config: unsupported key 'client_ca_file' (pmctop reads cert_file, key_file, min_version "
+	  "and max_version, once each)" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  min_version: TLS1.2\n",
+	  "4: tls_server_config: min_version: expected TLS10, TLS11, TLS12 or TLS13, not 'TLS1.2'" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  min_version: TLS13\n"
+		    "  max_version: TLS12\n", "4: tls_server_config: min_version is above max_version" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  max_version: TLS12\n"
+		    "  max_version: TLS13\n", "5: tls_server_config: repeated key 'max_version'" },
+	{ __LINE__, "tls_server_config:\n  min_version: TLS13\n",
+	  "1: tls_server_config: no cert_file and key_file (without them pmctop would serve plain HTTP" },
+	{ __LINE__, "# users\nbasic_auth_users:\n#  alice: " HASH "\n",
+	  "2: basic_auth_users: no users (an empty list would serve without authentication; remove the key "
+	  "to mean that)" },
+	{ __LINE__, "basic_auth_users:\n  alice: " HASH "\nbasic_auth_users:\n  bob: " HASH "\n",
+	  "3: basic_auth_users: repeated key" },
 	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  cert_file: c.pem\n",
 	  "3: tls_server_config: repeated key 'cert_file'" },
 	{ __LINE__, "http_server_config:\n  http2: false\n",

@@ -6,7 +6,8 @@
 #     wrong password, an unknown user or no credentials get 401 with a
 #     WWW-Authenticate challenge; plain HTTP gets no metrics; a real
 #     Prometheus (where installed) scrapes it with tls_config and basic_auth;
-#     a bad web config stops pmctop with the file and line;
+#     a bad web config stops pmctop with the file and line; TLS 1.0 and 1.1
+#     are refused unless min_version allows them, max_version is kept;
 #  2. a flood of wrong passwords (64 connections, e2e_export_flood.py auth)
 #     must leave the p99 of scrapes by two valid users (alternating, as an
 #     HA pair of Prometheus servers does) under 50 ms;
@@ -52,6 +53,23 @@ curl -s --max-time 5 "http://localhost:$port/metrics" -o "$tmp/p.txt"
 ! grep -q pmctop_info "$tmp/p.txt" || fail "plain HTTP answered the metrics"
 # An untrusted certificate is refused by a client that checks.
 curl -s --max-time 5 -u 'prometheus:right horse' -o /dev/null "$url" && fail "curl trusted a self-signed certificate"
+# TLS 1.2 and 1.3 by default; 1.0 and 1.1 are refused (the client's own
+# floor lowered, so that the refusal is the server's).
+tls_ok() { # PORT VERSION: whether a handshake with only that version works
+	echo | timeout 5 openssl s_client -connect "127.0.0.1:$1" "-$2" -cipher 'DEFAULT:@SECLEVEL=0' \
+		>"$tmp/s_client.out" 2>&1
+}
+for v in tls1 tls1_1; do tls_ok "$port" $v && fail "TLS: $v accepted by default"; done
+for v in tls1_2 tls1_3; do tls_ok "$port" $v || fail "TLS: $v refused: $(tail -3 "$tmp/s_client.out")"; done
+# min_version and max_version as exporter-toolkit spells them.
+sed 's/^  key_file: key.pem$/&\n  min_version: TLS10\n  max_version: TLS12/' "$tmp/web.yml" >"$tmp/web10.yml"
+port10=$(free_port)
+timeout 60 "$pmctop" --sim zen5 --daemon -d 0.5 --listen "127.0.0.1:$port10" --web-config "$tmp/web10.yml" \
+	2>"$tmp/tls10.err" &
+pids+=($!)
+wait_http --cacert "$tmp/cert.pem" -u "prometheus:right horse" "https://127.0.0.1:$port10/metrics" || fail "TLS10 server: $(cat "$tmp/tls10.err")"
+tls_ok "$port10" tls1 || fail "TLS: min_version TLS10 refused TLS 1.0: $(tail -3 "$tmp/s_client.out")"
+tls_ok "$port10" tls1_3 && fail "TLS: max_version TLS12 accepted TLS 1.3"
 
 if command -v prometheus >/dev/null; then
 	pport=$(free_port)
@@ -89,6 +107,12 @@ timeout 10 "$pmctop" --sim zen5 --daemon --listen "127.0.0.1:$(free_port)" --web
 rc=$?
 [ $rc = 1 ] && grep -q "bad.yml:2: basic_auth_users: alice: expected a bcrypt hash" "$tmp/bad.err" ||
 	fail "bad web config: exit $rc, $(cat "$tmp/bad.err")"
+# An empty basic_auth_users would serve everyone: refused.
+printf 'basic_auth_users:\n#  alice: x\n' >"$tmp/empty.yml"
+timeout 10 "$pmctop" --sim zen5 --daemon --listen "127.0.0.1:$(free_port)" --web-config "$tmp/empty.yml" 2>"$tmp/empty.err"
+rc=$?
+[ $rc = 1 ] && grep -q "empty.yml:1: basic_auth_users: no users" "$tmp/empty.err" ||
+	fail "empty basic_auth_users: exit $rc, $(cat "$tmp/empty.err")"
 
 # 2. Wrong passwords from 64 connections beside two valid users, with
 # bcrypt at cost 10 (as htpasswd -B makes by default, about 75 ms a check).
