@@ -10,35 +10,39 @@
 #include "config.h"
 #include "export_http.h"
 #include "export_auth.h"
+#include "export_conns.h"
 #include "export_webconfig.h"
 #include "mhd_dl.h"
 #include "service_notify.h"
 #include "util.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Scrapes are short and Prometheus keeps one connection per target; these
- * bounds leave room for a load test's 1,000 clients while capping memory
- * (each connection buffers at most EXPORT_CONN_MEMORY). */
+/* Scrapes are short and Prometheus keeps one connection per target. The
+ * connection cap and a client's share of it follow from the descriptor
+ * limit (export_conns.h); each connection buffers at most
+ * EXPORT_CONN_MEMORY. */
 #define EXPORT_THREADS 4
-#define EXPORT_MAX_CONNECTIONS 1200
 #define EXPORT_TIMEOUT_S 10
 #define EXPORT_CONN_MEMORY (16 * 1024)
-/* One client address holds at most this many connections (a Prometheus
- * server keeps one per target; a few of them, or curl --parallel, fit), so
- * a client that opens connections without end cannot take every slot and
- * starve the scrapes of others: the rest of its connections are closed as
- * they are accepted. */
-#define EXPORT_PER_CLIENT 128
-/* Past this many connections in all, a new one is closed after
+/* A request's headers (and, with TLS, the handshake before them) must
+ * arrive within this many seconds of the connection or of the previous
+ * response, however steadily they trickle in: libmicrohttpd's idle timeout
+ * restarts with every byte, so a client sending one a second (slowloris)
+ * held its slot for ever. Checked every EXPORT_WATCH_MS. */
+#define EXPORT_HEADER_DEADLINE_S 5
+#define EXPORT_WATCH_MS 200
+/* Past three quarters of the cap, a new connection is closed after
  * EXPORT_BUSY_TIMEOUT_S idle instead of EXPORT_TIMEOUT_S, so that slots
  * held by idle clients come back quickly when the limit is near. */
-#define EXPORT_BUSY_CONNECTIONS (EXPORT_MAX_CONNECTIONS * 3 / 4)
 #define EXPORT_BUSY_TIMEOUT_S 3
 /* Connections the kernel queues before pmctop accepts them (capped by
  * net.core.somaxconn): a crowd of a thousand that overflowed the queue
@@ -64,11 +68,32 @@ struct check_job {
 	char *authorization;
 };
 
+/* A connection, watched for its header deadline: waiting is true from
+ * its start or its last response until its next request's headers are in. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	struct sockaddr_storage addr;
+	bool waiting;
+	uint64_t since_ns;
+};
+
 struct export_server {
 	struct MHD_Daemon *d;
 	struct export_hub *hub;
 	const struct web_config *wc;  /* --web-config, or NULL */
 	atomic_int connections;
+	int cap, per_client;          /* export_conns_limits */
+	struct export_conns *clients;
+	/* The open connections and the thread that cuts those past their
+	 * header deadline (shutdown(), which libmicrohttpd sees as the
+	 * client's end; the descriptor stays its to close). */
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_cond;
+	pthread_t watcher;
+	bool watcher_started, watch_stop;
+	struct conn *conns;
+	atomic_ulong cut;
 	/* Accepted credentials and the ration of bcrypt checks. bcrypt runs
 	 * on a thread of its own, never on the server's: while it works, the
 	 * server threads go on answering scrapes. */
@@ -240,25 +265,103 @@ static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
 	return ret;
 }
 
-/* Counts connections, and gives those opened when the server is busy a
- * short idle timeout (EXPORT_BUSY_CONNECTIONS). */
+/* Counts connections (in all and per client), watches each for its header
+ * deadline, and gives those opened when the server is busy a short idle
+ * timeout. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode code)
 {
-	(void)ctx;
 	struct export_server *s = cls;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		if (atomic_fetch_add(&s->connections, 1) + 1 > EXPORT_BUSY_CONNECTIONS)
+		if (atomic_fetch_add(&s->connections, 1) + 1 > s->cap * 3 / 4)
 			mhd->set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int)EXPORT_BUSY_TIMEOUT_S);
+		struct conn *k = xcalloc(1, sizeof(*k));
+		const union MHD_ConnectionInfo *fi = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ai = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		k->fd = fi ? fi->connect_fd : -1;
+		if (ai && ai->client_addr)
+			memcpy(&k->addr, ai->client_addr,
+			       ai->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								     : sizeof(struct sockaddr_in));
+		export_conns_add(s->clients, (struct sockaddr *)&k->addr, 1);
+		k->waiting = true;
+		k->since_ns = now_ns();
+		pthread_mutex_lock(&s->watch_lock);
+		k->next = s->conns;
+		if (s->conns)
+			s->conns->prev = k;
+		s->conns = k;
+		pthread_mutex_unlock(&s->watch_lock);
+		*ctx = k;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		atomic_fetch_sub(&s->connections, 1);
+		struct conn *k = *ctx;
+		if (!k)
+			return;
+		pthread_mutex_lock(&s->watch_lock);
+		if (k->prev)
+			k->prev->next = k->next;
+		else
+			s->conns = k->next;
+		if (k->next)
+			k->next->prev = k->prev;
+		pthread_mutex_unlock(&s->watch_lock);
+		export_conns_add(s->clients, (struct sockaddr *)&k->addr, -1);
+		free(k);
+		*ctx = NULL;
 	}
+}
+
+/* Marks the connection of c as waiting for headers (a response is done)
+ * or not (they are in). */
+static void conn_waiting(struct export_server *s, struct MHD_Connection *c, bool waiting)
+{
+	const union MHD_ConnectionInfo *i = mhd->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = i ? i->socket_context : NULL;
+	if (!k)
+		return;
+	pthread_mutex_lock(&s->watch_lock);
+	k->waiting = waiting;
+	k->since_ns = now_ns();
+	pthread_mutex_unlock(&s->watch_lock);
+}
+
+/* The watcher: cuts connections past their header deadline. */
+static void *watcher_main(void *arg)
+{
+	struct export_server *s = arg;
+	pthread_mutex_lock(&s->watch_lock);
+	while (!s->watch_stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += EXPORT_WATCH_MS * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&s->watch_cond, &s->watch_lock, &ts);
+		uint64_t now = now_ns();
+		for (struct conn *k = s->conns; k; k = k->next)
+			if (k->waiting && k->fd >= 0 && now - k->since_ns > EXPORT_HEADER_DEADLINE_S * 1000000000ULL) {
+				shutdown(k->fd, SHUT_RDWR);
+				k->waiting = false;
+				atomic_fetch_add(&s->cut, 1);
+			}
+	}
+	pthread_mutex_unlock(&s->watch_lock);
+	return NULL;
+}
+
+/* libmicrohttpd's accept policy: a client at its share is refused. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	(void)len;
+	struct export_server *s = cls;
+	return export_conns_admit(s->clients, addr, s->per_client) ? MHD_YES : MHD_NO;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **req, enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)c;
 	(void)toe;
+	if (*req)
+		conn_waiting(cls, c, true);
 	free(*req);
 	*req = NULL;
 }
@@ -303,6 +406,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct request *rq = *req;
 	if (!rq) {
 		*req = xcalloc(1, sizeof(*rq));
+		conn_waiting(s, c, false);
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -323,6 +427,42 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				      export_accepts_gzip(mhd->lookup_connection_value(c, MHD_HEADER_KIND,
 										      MHD_HTTP_HEADER_ACCEPT_ENCODING)));
 	return answer_text(c, r.code, r.text);
+}
+
+/* Stops the checker and the watcher. The checker refuses what is queued
+ * and resumes it first: libmicrohttpd must not stop with a request
+ * suspended. */
+static void stop_threads(struct export_server *s)
+{
+	if (s->checker_started) {
+		pthread_mutex_lock(&s->check_lock);
+		s->stopping = true;
+		pthread_cond_signal(&s->check_cond);
+		pthread_mutex_unlock(&s->check_lock);
+		pthread_join(s->checker, NULL);
+		s->checker_started = false;
+	}
+	if (s->watcher_started) {
+		pthread_mutex_lock(&s->watch_lock);
+		s->watch_stop = true;
+		pthread_cond_signal(&s->watch_cond);
+		pthread_mutex_unlock(&s->watch_lock);
+		pthread_join(s->watcher, NULL);
+		s->watcher_started = false;
+	}
+}
+
+/* After the daemon stopped: every connection is closed, so none is left
+ * in the watcher's list. */
+static void server_free(struct export_server *s)
+{
+	pthread_cond_destroy(&s->check_cond);
+	pthread_mutex_destroy(&s->check_lock);
+	pthread_cond_destroy(&s->watch_cond);
+	pthread_mutex_destroy(&s->watch_lock);
+	export_conns_free(s->clients);
+	export_auth_free(s->auth);
+	free(s);
 }
 
 int export_listen(const char *listen_arg, char **cause)
@@ -361,6 +501,16 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	s->wc = wc;
 	atomic_init(&s->connections, 0);
 	s->auth = export_auth_new();
+	/* As many connections as descriptors allow: the soft limit (1,024
+	 * under systemd unless LimitNOFILE= says more) is raised to the hard
+	 * one first; the counters' descriptors are open already. */
+	int in_use;
+	long nofile = export_conns_raise_nofile(&in_use);
+	export_conns_limits(nofile, in_use, &s->cap, &s->per_client);
+	s->clients = export_conns_new();
+	atomic_init(&s->cut, 0);
+	pthread_mutex_init(&s->watch_lock, NULL);
+	pthread_cond_init(&s->watch_cond, NULL);
 	pthread_mutex_init(&s->check_lock, NULL);
 	pthread_cond_init(&s->check_cond, NULL);
 	/* Suspending a request while its password is checked needs the
@@ -376,11 +526,11 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	char *prio = tls ? web_config_tls_priorities(wc) : NULL;
 	sigset_t old;
 	signals_block_async(&old);
-	s->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, s,
+	s->d = mhd->start_daemon(flags, 0, on_accept, s, on_request, s,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORT_THREADS,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXPORT_MAX_CONNECTIONS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)EXPORT_PER_CLIENT,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(s->cap > 0 ? s->cap : 1),
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)s->per_client,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXPORT_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EXPORT_CONN_MEMORY,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
@@ -392,17 +542,17 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	free(prio);
 	if (s->d && wc && wc->nusers > 0)
 		s->checker_started = pthread_create(&s->checker, NULL, checker_main, s) == 0;
+	if (s->d)
+		s->watcher_started = pthread_create(&s->watcher, NULL, watcher_main, s) == 0;
 	signals_restore(&old);
-	if (s->d && wc && wc->nusers > 0 && !s->checker_started) {
+	if (s->d && ((wc && wc->nusers > 0 && !s->checker_started) || !s->watcher_started)) {
+		stop_threads(s);
 		mhd->stop_daemon(s->d);
 		s->d = NULL;
 	}
 	if (!s->d) {
 		close(fd);
-		pthread_cond_destroy(&s->check_cond);
-		pthread_mutex_destroy(&s->check_lock);
-		export_auth_free(s->auth);
-		free(s);
+		server_free(s);
 		set_cause(cause, "cannot start the HTTP server on %s%s", listen_arg,
 			  tls ? " (is the certificate or key of --web-config valid?)" : "");
 		return NULL;
@@ -418,18 +568,7 @@ void export_server_stop(struct export_server *s)
 	if (!s)
 		return;
 	service_notify("STOPPING=1");
-	/* The checker refuses what is queued and resumes it before the
-	 * daemon stops: libmicrohttpd must not stop with a request suspended. */
-	if (s->checker_started) {
-		pthread_mutex_lock(&s->check_lock);
-		s->stopping = true;
-		pthread_cond_signal(&s->check_cond);
-		pthread_mutex_unlock(&s->check_lock);
-		pthread_join(s->checker, NULL);
-	}
+	stop_threads(s);
 	mhd->stop_daemon(s->d);
-	pthread_cond_destroy(&s->check_cond);
-	pthread_mutex_destroy(&s->check_lock);
-	export_auth_free(s->auth);
-	free(s);
+	server_free(s);
 }
