@@ -174,6 +174,13 @@ void export_auth_remember(struct export_auth *a, const char *authorization)
 	pthread_mutex_unlock(&a->lock);
 }
 
+void export_auth_forget(struct export_auth *a)
+{
+	pthread_mutex_lock(&a->lock);
+	memset(a->cache, 0, sizeof(a->cache));
+	pthread_mutex_unlock(&a->lock);
+}
+
 /* b refilled at rate up to burst by time now; at < 0 means never used. */
 static void refill(struct bucket *b, double burst, double rate, double now)
 {

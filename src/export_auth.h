@@ -35,6 +35,8 @@ void export_auth_free(struct export_auth *a);
 bool export_auth_known(struct export_auth *a, const char *authorization);
 /* Remembers an Authorization header whose password bcrypt accepted. */
 void export_auth_remember(struct export_auth *a, const char *authorization);
+/* Forgets every header (the users or their passwords changed). */
+void export_auth_forget(struct export_auth *a);
 /* Takes one bcrypt check for the client at sa (NULL: counted in all only)
  * at monotonic time now_s; false, taking nothing, when its bucket or the
  * server's is empty. */

@@ -20,9 +20,11 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,6 +100,13 @@ struct export_server {
 	 * on a thread of its own, never on the server's: while it works, the
 	 * server threads go on answering scrapes. */
 	struct export_auth *auth;
+	atomic_bool auth_on;          /* cur has users */
+	/* The configuration in force, read again by the checker thread on
+	 * SIGHUP or when the file changes (its only reader); owned is the
+	 * last one it loaded, freed when replaced. */
+	const struct web_config *cur;
+	struct web_config *owned;
+	struct stat file;             /* cur's file when it was read */
 	pthread_mutex_t check_lock;
 	pthread_cond_t check_cond;
 	pthread_t checker;
@@ -182,23 +191,78 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	return ret;
 }
 
+static volatile sig_atomic_t reload_asked;
+
+void export_server_reload(void)
+{
+	reload_asked = 1;
+}
+
+/* Whether st describes another file, or the same one changed. */
+static bool file_changed(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino != b->st_ino || a->st_dev != b->st_dev || a->st_size != b->st_size ||
+	       a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec;
+}
+
+/* Reads the web config again when asked or when its file changed. A
+ * broken file leaves the configuration as it was: a server half
+ * configured, or open, because of a typo would be worse. */
+static void maybe_reload(struct export_server *s)
+{
+	struct stat st;
+	bool asked = reload_asked;
+	if (asked)
+		reload_asked = 0;
+	bool changed = stat(s->cur->path, &st) == 0 && file_changed(&st, &s->file);
+	if (!asked && !changed)
+		return;
+	if (changed)
+		s->file = st;
+	char *cause = NULL;
+	struct web_config *n = web_config_reload(s->cur, &cause);
+	if (!n) {
+		fprintf(stderr, "pmctop: --web-config not reloaded, the previous one stays: %s\n", cause);
+		free(cause);
+		return;
+	}
+	/* Headers accepted under the old users may not be any longer. */
+	export_auth_forget(s->auth);
+	web_config_free(s->owned);
+	s->cur = s->owned = n;
+	atomic_store(&s->auth_on, n->nusers > 0);
+	fprintf(stderr, "pmctop: --web-config %s reloaded: %d user%s%s\n", n->path, n->nusers, n->nusers == 1 ? "" : "s",
+		n->tls ? " (certificate and TLS versions are read when pmctop starts)" : "");
+}
+
 /* The checker thread: runs bcrypt for the queued requests one at a time,
- * then resumes them. When the server stops, the rest are refused. */
+ * then resumes them; between them, once a second, reloads the web config
+ * when asked (maybe_reload). When the server stops, the rest are refused. */
 static void *checker_main(void *arg)
 {
 	struct export_server *s = arg;
 	pthread_mutex_lock(&s->check_lock);
 	for (;;) {
-		while (!s->njobs && !s->stopping)
-			pthread_cond_wait(&s->check_cond, &s->check_lock);
-		if (!s->njobs)
+		if (!s->njobs && !s->stopping) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&s->check_cond, &s->check_lock, &ts);
+		}
+		if (!s->njobs && s->stopping)
 			break;
+		if (!s->njobs) {
+			pthread_mutex_unlock(&s->check_lock);
+			maybe_reload(s);
+			pthread_mutex_lock(&s->check_lock);
+			continue;
+		}
 		struct check_job j = s->jobs[s->job_head];
 		s->job_head = (s->job_head + 1) % EXPORT_VERIFY_QUEUE;
 		s->njobs--;
 		bool stopping = s->stopping;
 		pthread_mutex_unlock(&s->check_lock);
-		bool ok = !stopping && web_config_authorized(s->wc, j.authorization);
+		bool ok = !stopping && web_config_authorized(s->cur, j.authorization);
 		if (ok)
 			export_auth_remember(s->auth, j.authorization);
 		explicit_bzero(j.authorization, strlen(j.authorization));
@@ -413,7 +477,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (s->wc && s->wc->nusers > 0) {
+	if (atomic_load(&s->auth_on)) {
 		bool done;
 		enum MHD_Result r = authenticate(s, c, rq, &done);
 		if (done || r != MHD_YES)
@@ -462,6 +526,7 @@ static void server_free(struct export_server *s)
 	pthread_mutex_destroy(&s->watch_lock);
 	export_conns_free(s->clients);
 	export_auth_free(s->auth);
+	web_config_free(s->owned);
 	free(s);
 }
 
@@ -501,6 +566,10 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	s->wc = wc;
 	atomic_init(&s->connections, 0);
 	s->auth = export_auth_new();
+	s->cur = wc;
+	atomic_init(&s->auth_on, wc && wc->nusers > 0);
+	if (wc && stat(wc->path, &s->file) != 0)
+		memset(&s->file, 0, sizeof(s->file));
 	/* As many connections as descriptors allow: the soft limit (1,024
 	 * under systemd unless LimitNOFILE= says more) is raised to the hard
 	 * one first; the counters' descriptors are open already. */
@@ -540,12 +609,12 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 				MHD_OPTION_HTTPS_PRIORITIES, prio,
 				MHD_OPTION_END);
 	free(prio);
-	if (s->d && wc && wc->nusers > 0)
+	if (s->d && wc)
 		s->checker_started = pthread_create(&s->checker, NULL, checker_main, s) == 0;
 	if (s->d)
 		s->watcher_started = pthread_create(&s->watcher, NULL, watcher_main, s) == 0;
 	signals_restore(&old);
-	if (s->d && ((wc && wc->nusers > 0 && !s->checker_started) || !s->watcher_started)) {
+	if (s->d && ((wc && !s->checker_started) || !s->watcher_started)) {
 		stop_threads(s);
 		mhd->stop_daemon(s->d);
 		s->d = NULL;

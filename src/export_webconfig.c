@@ -32,6 +32,7 @@ void web_config_free(struct web_config *wc)
 		free(wc->users[i].hash);
 	}
 	free(wc->users);
+	free(wc->path);
 	free(wc);
 }
 
@@ -110,7 +111,7 @@ char *web_config_tls_priorities(const struct web_config *wc)
 	return p;
 }
 
-struct web_config *web_config_load(const char *path, char **cause)
+static struct web_config *load(const char *path, bool read_tls, char **cause)
 {
 	char *text = read_text_file(path);
 	if (!text) {
@@ -233,14 +234,33 @@ struct web_config *web_config_load(const char *path, char **cause)
 	if (rc == 0 && (!cert) != (!key))
 		rc = set_cause(cause, "%s:%d: tls_server_config: %s without %s", path, cert ? cert_line : key_line,
 			       cert ? "cert_file" : "key_file", cert ? "key_file" : "cert_file");
-	if (rc == 0 && cert && !(wc->cert_pem = read_named(path, cert_line, "cert_file", cert, cause)))
+	if (rc == 0 && read_tls && cert && !(wc->cert_pem = read_named(path, cert_line, "cert_file", cert, cause)))
 		rc = -1;
-	if (rc == 0 && key && !(wc->key_pem = read_named(path, key_line, "key_file", key, cause)))
+	if (rc == 0 && read_tls && key && !(wc->key_pem = read_named(path, key_line, "key_file", key, cause)))
 		rc = -1;
+	wc->tls = cert != NULL;
+	wc->path = xstrdup(path);
 	free(cert);
 	free(key);
 	free(text);
 	if (rc < 0) {
+		web_config_free(wc);
+		return NULL;
+	}
+	return wc;
+}
+
+struct web_config *web_config_load(const char *path, char **cause)
+{
+	return load(path, true, cause);
+}
+
+struct web_config *web_config_reload(const struct web_config *old, char **cause)
+{
+	struct web_config *wc = load(old->path, false, cause);
+	if (wc && wc->tls != old->tls) {
+		set_cause(cause, "%s: tls_server_config %s: TLS is turned on or off only when pmctop starts", old->path,
+			  wc->tls ? "added" : "removed");
 		web_config_free(wc);
 		return NULL;
 	}

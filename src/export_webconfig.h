@@ -30,11 +30,19 @@ struct web_config {
 	enum web_tls tls_min, tls_max;   /* TLS12 and TLS13 unless set */
 	int nusers;
 	struct web_user *users;     /* none: no authentication */
+	char *path;                 /* the file, for a reload */
+	bool tls;                   /* tls_server_config is there */
 };
 
 /* Loads path; NULL with *cause naming the file, line and field. */
 struct web_config *web_config_load(const char *path, char **cause);
 void web_config_free(struct web_config *wc);
+/* The file of old read again for a reload (SIGHUP, or the file changed)
+ * after pmctop has given up its privileges: its users and what else can
+ * change while serving. The certificate and key are not read again (the
+ * key is often root's alone); TLS turned on or off is refused, since the
+ * server would have to start again. NULL with *cause as web_config_load. */
+struct web_config *web_config_reload(const struct web_config *old, char **cause);
 
 /* Whether an Authorization header (NULL when absent) names one of the
  * users with its password: "Basic base64(user:password)", checked against

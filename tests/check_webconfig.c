@@ -164,6 +164,42 @@ START_TEST(test_bad)
 }
 END_TEST
 
+/* A reload reads the users again, not the key (root's alone once pmctop
+ * has given up its privileges), and refuses TLS turned on or off. */
+START_TEST(test_reload)
+{
+	char *path = put("web.yml", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
+				    "basic_auth_users:\n  alice: " HASH "\n");
+	char *cause = NULL;
+	struct web_config *wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	char *key = xasprintf("%s/k.pem", dir);
+	ck_assert_int_eq(unlink(key), 0);
+	free(key);
+	free(put("web.yml", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
+			    "basic_auth_users:\n  bob: " HASH "\n  carol: " HASH "\n"));
+	struct web_config *n = web_config_reload(wc, &cause);
+	ck_assert_msg(n != NULL, "%s", cause);
+	ck_assert_int_eq(n->nusers, 2);
+	ck_assert_str_eq(n->users[0].name, "bob");
+	ck_assert(n->tls);
+	ck_assert_ptr_null(n->key_pem);
+	web_config_free(n);
+	free(put("web.yml", "basic_auth_users:\n  bob: " HASH "\n"));
+	ck_assert_ptr_null(web_config_reload(wc, &cause));
+	ck_assert_msg(strstr(cause, "tls_server_config removed: TLS is turned on or off only when pmctop starts"),
+		      "%s", cause);
+	free(cause);
+	cause = NULL;
+	free(put("web.yml", "basic_auth_users:\n  bob: secret\n"));
+	ck_assert_ptr_null(web_config_reload(wc, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "web.yml:2: basic_auth_users: bob: expected a bcrypt hash"));
+	free(cause);
+	web_config_free(wc);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_siphash)
 {
 	/* The reference implementation's first 128-bit vector: key 00..0f,
@@ -264,6 +300,7 @@ static Suite *webconfig_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_good);
 	tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_test(tc, test_reload);
 	tcase_add_test(tc, test_siphash);
 	tcase_add_test(tc, test_cache);
 	tcase_add_test(tc, test_buckets);

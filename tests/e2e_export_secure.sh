@@ -11,6 +11,9 @@
 #  2. a flood of wrong passwords (64 connections, e2e_export_flood.py auth)
 #     must leave the p99 of scrapes by two valid users (alternating, as an
 #     HA pair of Prometheus servers does) under 50 ms;
+#  2b. reload: a password changed in the file is in force within seconds
+#     (the old one refused), on SIGHUP as well, and a broken file leaves
+#     the previous users in force;
 #  3. slowloris: 1,500 connections from ten addresses sending their headers
 #     a byte a second, against pmctop under a descriptor limit of 1,024
 #     (systemd's default): a scrape from an eleventh address keeps its p99
@@ -133,6 +136,51 @@ wait_http -u "replica:other horse" "http://127.0.0.1:$port/metrics" || fail "aut
 sleep 0.6
 timeout 60 python3 "${top_srcdir:-.}/tests/e2e_export_flood.py" auth "$port" 50 \
 	'prometheus:right horse,replica:other horse' || fail "scrapes during a flood of wrong passwords"
+
+# 2b. Reloading the web config: on a change of the file, and on SIGHUP.
+printf 'basic_auth_users:\n  prometheus: %s\n' "$hash" >"$tmp/reload.yml"
+port=$(free_port)
+timeout 60 "$pmctop" --sim zen5 --daemon -d 0.5 --listen "127.0.0.1:$port" --web-config "$tmp/reload.yml" \
+	2>"$tmp/reload.err" &
+rpid=$!
+pids+=($rpid)
+rurl="http://127.0.0.1:$port/metrics"
+wait_http -u 'prometheus:right horse' "$rurl" || fail "reload target never answered"
+# curl -u USER:PASS: waits up to 5 s for the answer to be CODE.
+answers() {
+	local code
+	for _ in $(seq 50); do
+		code=$(curl -s --max-time 2 -u "$1" -o /dev/null -w '%{http_code}' "$rurl")
+		[ "$code" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "got $code"
+	return 1
+}
+printf 'basic_auth_users:\n  prometheus: %s\n' '$2y$04$pmctopReloadSaltPmctoew58IGAQeftu2khHKzBPevnx36Kb0FB6' >"$tmp/reload.yml"
+answers 'prometheus:fresh horse' 200 || fail "file changed: the new password is refused"
+answers 'prometheus:right horse' 401 || fail "file changed: the old password still works"
+# A broken file: the previous users stay, and pmctop says why.
+printf 'basic_auth_users:\n  prometheus: fresh horse\n' >"$tmp/reload.yml"
+sleep 2.5
+answers 'prometheus:fresh horse' 200 || fail "broken file: the previous password no longer works"
+grep -q "not reloaded, the previous one stays: $tmp/reload.yml:2: basic_auth_users: prometheus: expected a bcrypt" \
+	"$tmp/reload.err" || fail "broken file: no cause on stderr: $(cat "$tmp/reload.err")"
+# SIGHUP alone (the file's size and time as they were, so only the signal
+# says it changed): the password changes, pmctop goes on serving.
+printf 'basic_auth_users:\n  prometheus: %s\n' '$2y$04$pmctopReloadSaltPmctoew58IGAQeftu2khHKzBPevnx36Kb0FB6' >"$tmp/reload.yml"
+answers 'prometheus:fresh horse' 200 || fail "fixed file: the password is refused"
+sleep 1.5   # the server has seen the fixed file (it looks once a second)
+touch -r "$tmp/reload.yml" "$tmp/reload.ref"
+printf 'basic_auth_users:\n  prometheus: %s\n' '$2y$04$pmctopReloadSaltPmctoef1qVN9JJTEkxaFzAjepH8vbyRR./XF.' >"$tmp/reload.yml"
+touch -r "$tmp/reload.ref" "$tmp/reload.yml"
+sleep 1.5
+code=$(curl -s --max-time 2 -u 'prometheus:third horse' -o /dev/null -w '%{http_code}' "$rurl")
+[ "$code" = 401 ] || fail "reloaded without a change the server could see (HTTP $code)"
+pmpid=$(pgrep -P "$rpid" pmctop)
+kill -HUP "$pmpid"
+answers 'prometheus:third horse' 200 || fail "SIGHUP: the new password is refused"
+kill -0 "$pmpid" 2>/dev/null || fail "SIGHUP stopped pmctop"
 
 # 3. Slowloris from ten addresses; pmctop's limit as systemd's default gives it.
 port=$(free_port)
