@@ -12,6 +12,10 @@ it is over the limit given.
       connection is still open at the end (refused, or cut by the server's
       header deadline).
 
+With PMCTOP_NO_TIMING set (the sanitizer builds of .ci/run, many times
+slower) the figures are printed but only a scrape that fails or takes
+5 s fails the test.
+
 Every step is bounded in time; what it starts it stops."""
 import base64
 import http.client
@@ -81,7 +85,7 @@ def auth_flood(port, limit_ms, users):
         if scrape(port, u) > 5:
             print("auth: %s not accepted before the flood" % u.split(":")[0])
             return 1
-    stop_at = time.monotonic() + 12
+    stop_at = time.monotonic() + 9
     kids = []
     for _ in range(2):
         pid = os.fork()
@@ -157,6 +161,8 @@ def main():
     signal.signal(signal.SIGALRM, lambda *_: os._exit(2))
     signal.alarm(60)
     mode, port, limit_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    if os.environ.get("PMCTOP_NO_TIMING"):
+        limit_ms = 5000
     if mode == "auth":
         return auth_flood(port, limit_ms, sys.argv[4].split(","))
     return slowloris(port, limit_ms)
