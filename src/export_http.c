@@ -191,11 +191,12 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	return ret;
 }
 
-static volatile sig_atomic_t reload_asked;
+/* Set from a signal handler: a lock-free atomic is safe there. */
+static atomic_int reload_asked;
 
 void export_server_reload(void)
 {
-	reload_asked = 1;
+	atomic_store(&reload_asked, 1);
 }
 
 /* Whether st describes another file, or the same one changed. */
@@ -211,9 +212,7 @@ static bool file_changed(const struct stat *a, const struct stat *b)
 static void maybe_reload(struct export_server *s)
 {
 	struct stat st;
-	bool asked = reload_asked;
-	if (asked)
-		reload_asked = 0;
+	bool asked = atomic_exchange(&reload_asked, 0) != 0;
 	bool changed = stat(s->cur->path, &st) == 0 && file_changed(&st, &s->file);
 	if (!asked && !changed)
 		return;

@@ -36,7 +36,9 @@ volatile sig_atomic_t stop_requested;
 static void on_reload_signal(int sig)
 {
 	(void)sig;
+	int e = errno;
 	export_server_reload();
+	errno = e;
 }
 
 static void on_stop_signal(int sig)
