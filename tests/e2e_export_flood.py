@@ -33,7 +33,7 @@ def p99(times):
     return t[min(len(t) - 1, int(len(t) * 0.99))]
 
 
-def scrape(port, auth=None, src=None):
+def scrape(port, auth=None, src=None, quiet=False):
     """One GET /metrics on a new connection; its time in s, or 99 when it
     failed or did not answer 200 with the metrics."""
     t = time.monotonic()
@@ -46,10 +46,12 @@ def scrape(port, auth=None, src=None):
         body = r.read()
         c.close()
         if r.status != 200 or b"pmctop_info" not in body:
-            print("scrape: HTTP %d after %.3f s" % (r.status, time.monotonic() - t), file=sys.stderr)
+            if not quiet:
+                print("scrape: HTTP %d after %.3f s" % (r.status, time.monotonic() - t), file=sys.stderr)
             return 99.0
     except (OSError, http.client.HTTPException) as e:
-        print("scrape: %r after %.3f s" % (e, time.monotonic() - t), file=sys.stderr)
+        if not quiet:
+            print("scrape: %r after %.3f s" % (e, time.monotonic() - t), file=sys.stderr)
         return 99.0
     return time.monotonic() - t
 
@@ -59,7 +61,7 @@ def wait_ready(port, auth=None):
     such as a sanitizer's, may take seconds to publish it)."""
     end = time.monotonic() + 20
     while time.monotonic() < end:
-        if scrape(port, auth) < 5:
+        if scrape(port, auth, quiet=True) < 5:
             return True
         time.sleep(0.2)
     return False
