@@ -11,6 +11,7 @@
 #include "export_http.h"
 #include "export_auth.h"
 #include "export_conns.h"
+#include "export_door.h"
 #include "export_webconfig.h"
 #include "mhd_dl.h"
 #include "service_notify.h"
@@ -96,6 +97,7 @@ struct export_server {
 	bool watcher_started, watch_stop;
 	struct conn *conns;
 	atomic_ulong cut;
+	struct export_door *door;     /* TLS: pmctop accepts (export_door.c) */
 	/* Accepted credentials and the ration of bcrypt checks. bcrypt runs
 	 * on a thread of its own, never on the server's: while it works, the
 	 * server threads go on answering scrapes. */
@@ -587,15 +589,20 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	/* TLS: the certificate and key given as text (read before the
 	 * privileges were given up); without them the options end early. */
 	bool tls = wc && wc->cert_pem;
+	/* With TLS, pmctop accepts itself, to answer plain HTTP with a 400
+	 * (export_door.c); libmicrohttpd gets the TLS connections. */
 	if (tls)
-		flags |= MHD_USE_TLS;
+		flags |= MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET;
 	/* The server's threads inherit a mask without the asynchronous
 	 * signals: Ctrl-C and the rest are the main thread's to handle. */
 	char *prio = tls ? web_config_tls_priorities(wc) : NULL;
 	sigset_t old;
 	signals_block_async(&old);
 	s->d = mhd->start_daemon(flags, 0, on_accept, s, on_request, s,
-				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+				/* The listening socket, or with TLS (no listening
+				 * socket) an option given twice instead. */
+				tls ? MHD_OPTION_CONNECTION_TIMEOUT : MHD_OPTION_LISTEN_SOCKET,
+				tls ? (unsigned int)EXPORT_TIMEOUT_S : (unsigned int)fd,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORT_THREADS,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(s->cap > 0 ? s->cap : 1),
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)s->per_client,
@@ -612,17 +619,27 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 		s->checker_started = pthread_create(&s->checker, NULL, checker_main, s) == 0;
 	if (s->d)
 		s->watcher_started = pthread_create(&s->watcher, NULL, watcher_main, s) == 0;
+	char *door_cause = NULL;
+	bool threads = s->d && (!wc || s->checker_started) && s->watcher_started;
+	if (threads && tls)
+		s->door = export_door_start(fd, s->d, mhd, s->clients, s->cap, s->per_client, EXPORT_HEADER_DEADLINE_S,
+					    &door_cause);
 	signals_restore(&old);
-	if (s->d && ((wc && !s->checker_started) || !s->watcher_started)) {
+	if (!s->d || !threads || (tls && !s->door)) {
 		stop_threads(s);
-		mhd->stop_daemon(s->d);
-		s->d = NULL;
-	}
-	if (!s->d) {
-		close(fd);
+		/* Without TLS the daemon took the socket over and closes it. */
+		if (s->d)
+			mhd->stop_daemon(s->d);
+		if (!s->d || tls)
+			close(fd);
+		if (door_cause && cause)
+			*cause = door_cause;
+		else if (door_cause)
+			free(door_cause);
+		else
+			set_cause(cause, "cannot start the HTTP server on %s%s", listen_arg,
+				  !s->d && tls ? " (is the certificate or key of --web-config valid?)" : "");
 		server_free(s);
-		set_cause(cause, "cannot start the HTTP server on %s%s", listen_arg,
-			  tls ? " (is the certificate or key of --web-config valid?)" : "");
 		return NULL;
 	}
 	/* Type=notify (contrib/pmctop.service.in): ready once /metrics is
@@ -636,6 +653,7 @@ void export_server_stop(struct export_server *s)
 	if (!s)
 		return;
 	service_notify("STOPPING=1");
+	export_door_stop(s->door);
 	stop_threads(s);
 	mhd->stop_daemon(s->d);
 	server_free(s);

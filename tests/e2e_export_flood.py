@@ -6,7 +6,7 @@ it is over the limit given.
   auth PORT LIMIT_MS USER:PASS[,USER:PASS]  64 connections (two processes)
       send wrong passwords as fast as they are answered while one scraper,
       alternating the valid users, scrapes 150 times.
-  slowloris PORT LIMIT_MS  ten addresses (127.0.0.2-11) open 150
+  slowloris PORT LIMIT_MS [CAFILE]  ten addresses (127.0.0.2-11) open 150
       connections each and send their headers one byte a second for 8.5 s;
       a scraper from 127.0.0.12 scrapes meanwhile. Also fails when any slow
       connection is still open at the end (refused, or cut by the server's
@@ -33,13 +33,19 @@ def p99(times):
     return t[min(len(t) - 1, int(len(t) * 0.99))]
 
 
+TLS = None   # an ssl context when the server speaks TLS (slowloris CAFILE)
+
+
 def scrape(port, auth=None, src=None, quiet=False):
     """One GET /metrics on a new connection; its time in s, or 99 when it
     failed or did not answer 200 with the metrics."""
     t = time.monotonic()
     try:
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
-                                       source_address=(src, 0) if src else None)
+        sa = (src, 0) if src else None
+        if TLS:
+            c = http.client.HTTPSConnection("127.0.0.1", port, timeout=5, source_address=sa, context=TLS)
+        else:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5, source_address=sa)
         h = {"Authorization": "Basic " + base64.b64encode(auth.encode()).decode()} if auth else {}
         c.request("GET", "/metrics", headers=h)
         r = c.getresponse()
@@ -142,6 +148,10 @@ def slowloris(port, limit_ms):
             socks.append(s)
     start = time.monotonic()
     req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 200
+    if TLS:
+        # A TLS record's header (a handshake of 512 bytes), then its
+        # bytes one a second.
+        req = b"\x16\x03\x01\x02\x00" + b"\x01" * 200
     sent = [0] * len(socks)
     closed = {}          # socket index: seconds after the start
     times = []
@@ -169,10 +179,11 @@ def slowloris(port, limit_ms):
     early = sum(1 for t in closed.values() if t < 1)
     late = len(closed) - early
     ms = p99(times) * 1000
-    print("slowloris (10 addresses, 1500 connections, headers sent a byte a second): %d refused at once, "
-          "%d cut later, %d still open after 8.5 s; %d scrapes from 127.0.0.12 (%d failed), p99 %.1f ms, "
-          "max %.1f ms (limit %d ms)" % (early, late, len(socks) - len(closed), len(times),
-                                         sum(1 for t in times if t >= 99), ms, max(times) * 1000, limit_ms))
+    print("slowloris%s (10 addresses, 1500 connections, headers sent a byte a second): %d refused at once, "
+          "%d cut later, %d still open after 8.5 s; %d scrapes from 127.0.0.12 (%d failed), p50 %.1f ms, p99 %.1f ms, "
+          "max %.1f ms (limit %d ms)" % (" over TLS" if TLS else "", early, late, len(socks) - len(closed), len(times),
+                                         sum(1 for t in times if t >= 99), sorted(times)[len(times) // 2] * 1000, ms,
+                                         max(times) * 1000, limit_ms))
     return 0 if ms < limit_ms and len(closed) == len(socks) else 1
 
 
@@ -184,6 +195,11 @@ def main():
         limit_ms = 5000
     if mode == "auth":
         return auth_flood(port, limit_ms, sys.argv[4].split(","))
+    if len(sys.argv) > 4:
+        global TLS
+        import ssl
+        TLS = ssl.create_default_context(cafile=sys.argv[4])
+        TLS.check_hostname = False
     return slowloris(port, limit_ms)
 
 

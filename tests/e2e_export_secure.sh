@@ -4,7 +4,7 @@
 #  1. --web-config with a self-signed certificate made here (openssl) and a
 #     bcrypt user: HTTPS with the right password answers the metrics; a
 #     wrong password, an unknown user or no credentials get 401 with a
-#     WWW-Authenticate challenge; plain HTTP gets no metrics; a real
+#     WWW-Authenticate challenge; plain HTTP gets a 400 and no metrics; a real
 #     Prometheus (where installed) scrapes it with tls_config and basic_auth;
 #     a bad web config stops pmctop with the file and line; TLS 1.0 and 1.1
 #     are refused unless min_version allows them, max_version is kept;
@@ -17,7 +17,8 @@
 #  3. slowloris: 1,500 connections from ten addresses sending their headers
 #     a byte a second, against pmctop under a descriptor limit of 1,024
 #     (systemd's default): a scrape from an eleventh address keeps its p99
-#     under 100 ms and every slow connection is refused or cut;
+#     under 100 ms and every slow connection is refused or cut; the same
+#     over TLS (slow TLS records; the scrapes' handshakes: under 250 ms);
 #  4. a flood: 1,500 idle connections from 127.0.0.1 (more than the server's
 #     1,200 slots) must leave a scrape from 127.0.0.2 under 100 ms.
 # Skips (77) without curl, python3 or openssl; every process is stopped on
@@ -56,8 +57,10 @@ curl -s --max-time 5 --cacert "$tmp/cert.pem" -D "$tmp/h.txt" -o /dev/null "$url
 grep -qi '^HTTP/[0-9.]* 401' "$tmp/h.txt" && grep -qi '^WWW-Authenticate: Basic realm="pmctop"' "$tmp/h.txt" ||
 	fail "no credentials: $(head -3 "$tmp/h.txt")"
 : >"$tmp/p.txt"
-curl -s --max-time 5 "http://localhost:$port/metrics" -o "$tmp/p.txt"
+code=$(curl -s --max-time 5 "http://localhost:$port/metrics" -o "$tmp/p.txt" -w '%{http_code}')
 ! grep -q pmctop_info "$tmp/p.txt" || fail "plain HTTP answered the metrics"
+# ... but is told, in words, that the port speaks HTTPS.
+[ "$code" = 400 ] && grep -q "this port serves HTTPS" "$tmp/p.txt" || fail "plain HTTP to the TLS port: HTTP $code"
 # An untrusted certificate is refused by a client that checks.
 curl -s --max-time 5 -u 'prometheus:right horse' -o /dev/null "$url" && fail "curl trusted a self-signed certificate"
 # TLS 1.2 and 1.3 by default; 1.0 and 1.1 are refused (the client's own
@@ -190,6 +193,16 @@ pids+=($!)
 wait_http "http://127.0.0.1:$port/metrics" || fail "slowloris target never answered"
 timeout 60 python3 "${top_srcdir:-.}/tests/e2e_export_flood.py" slowloris "$port" 100 ||
 	fail "scrapes during slowloris from ten addresses"
+# The same over TLS, where pmctop accepts itself (to answer plain HTTP).
+port=$(free_port)
+sed '/^basic_auth_users:/,$d' "$tmp/web.yml" >"$tmp/tls-only.yml"
+bash -c 'ulimit -n 1024 && exec "$@"' - timeout 60 "$pmctop" --sim zen5 --daemon -d 0.5 --listen "127.0.0.1:$port" \
+	--web-config "$tmp/tls-only.yml" 2>"$tmp/slowtls.err" &
+pids+=($!)
+wait_http --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/metrics" || fail "TLS slowloris target never answered"
+# Each scrape is a new TLS handshake, on CPUs the attack shares: 250 ms.
+timeout 60 python3 "${top_srcdir:-.}/tests/e2e_export_flood.py" slowloris "$port" 250 "$tmp/cert.pem" ||
+	fail "scrapes during slowloris over TLS from ten addresses"
 
 # 4. The flood: 1,500 idle connections from one address, then scrapes from
 # another. Each scrape must take under 100 ms (the median of 5, and none over
