@@ -5,8 +5,11 @@
  * as such before the first interval. libmicrohttpd runs a small pool of
  * threads on epoll; each scrape takes a reference to the latest state and
  * sends its cached body plus its own small tail (one gathered write, no
- * copy), so the sampler's side never waits for a client. Connection count and idle time are bounded so
- * that slow or many clients use a bounded amount of memory and threads. */
+ * copy), so the sampler's side never waits for a client. Connection count,
+ * each client's share, idle time and the time headers may take are bounded
+ * so that slow or many clients use a bounded amount of memory and threads
+ * and cannot take every slot; bcrypt runs on a thread of its own, rationed
+ * (export_auth.h), so wrong passwords cannot stall the server's threads. */
 #include "config.h"
 #include "export_http.h"
 #include "export_auth.h"
@@ -96,7 +99,6 @@ struct export_server {
 	pthread_t watcher;
 	bool watcher_started, watch_stop;
 	struct conn *conns;
-	atomic_ulong cut;
 	struct export_door *door;     /* TLS: pmctop accepts (export_door.c) */
 	/* Accepted credentials and the ration of bcrypt checks. bcrypt runs
 	 * on a thread of its own, never on the server's: while it works, the
@@ -109,6 +111,8 @@ struct export_server {
 	const struct web_config *cur;
 	struct web_config *owned;
 	struct stat file;             /* cur's file when it was read */
+	struct stat seen;             /* settling: the file changed to this */
+	bool settling;
 	pthread_mutex_t check_lock;
 	pthread_cond_t check_cond;
 	pthread_t checker;
@@ -208,17 +212,27 @@ static bool file_changed(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec;
 }
 
-/* Reads the web config again when asked or when its file changed. A
- * broken file leaves the configuration as it was: a server half
- * configured, or open, because of a typo would be worse. */
+/* Reads the web config again when asked, or when its file changed and
+ * then stayed as it was for a look (a second): a file caught half written
+ * by an editor would otherwise be read as it stood. A broken file leaves
+ * the configuration as it was: a server half configured, or open,
+ * because of a typo would be worse. Called by the checker thread alone. */
 static void maybe_reload(struct export_server *s)
 {
 	struct stat st;
 	bool asked = atomic_exchange(&reload_asked, 0) != 0;
 	bool changed = stat(s->cur->path, &st) == 0 && file_changed(&st, &s->file);
+	if (!changed)
+		s->settling = false;
+	else if (!s->settling || file_changed(&st, &s->seen)) {
+		s->settling = true;
+		s->seen = st;
+		changed = false;
+	}
 	if (!asked && !changed)
 		return;
-	if (changed)
+	s->settling = false;
+	if (stat(s->cur->path, &st) == 0)
 		s->file = st;
 	char *cause = NULL;
 	struct web_config *n = web_config_reload(s->cur, &cause);
@@ -242,6 +256,7 @@ static void maybe_reload(struct export_server *s)
 static void *checker_main(void *arg)
 {
 	struct export_server *s = arg;
+	uint64_t next_look = now_ns() + 1000000000ULL;
 	pthread_mutex_lock(&s->check_lock);
 	for (;;) {
 		if (!s->njobs && !s->stopping) {
@@ -252,12 +267,16 @@ static void *checker_main(void *arg)
 		}
 		if (!s->njobs && s->stopping)
 			break;
-		if (!s->njobs) {
+		/* Once a second, whether or not checks keep coming: a flood of
+		 * wrong passwords must not hold off a new one being read. */
+		if (now_ns() >= next_look) {
 			pthread_mutex_unlock(&s->check_lock);
 			maybe_reload(s);
+			next_look = now_ns() + 1000000000ULL;
 			pthread_mutex_lock(&s->check_lock);
-			continue;
 		}
+		if (!s->njobs)
+			continue;
 		struct check_job j = s->jobs[s->job_head];
 		s->job_head = (s->job_head + 1) % EXPORT_VERIFY_QUEUE;
 		s->njobs--;
@@ -407,7 +426,6 @@ static void *watcher_main(void *arg)
 			if (k->waiting && k->fd >= 0 && now - k->since_ns > EXPORT_HEADER_DEADLINE_S * 1000000000ULL) {
 				shutdown(k->fd, SHUT_RDWR);
 				k->waiting = false;
-				atomic_fetch_add(&s->cut, 1);
 			}
 	}
 	pthread_mutex_unlock(&s->watch_lock);
@@ -578,7 +596,6 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	long nofile = export_conns_raise_nofile(&in_use);
 	export_conns_limits(nofile, in_use, &s->cap, &s->per_client);
 	s->clients = export_conns_new();
-	atomic_init(&s->cut, 0);
 	pthread_mutex_init(&s->watch_lock, NULL);
 	pthread_cond_init(&s->watch_cond, NULL);
 	pthread_mutex_init(&s->check_lock, NULL);

@@ -264,6 +264,13 @@ struct web_config *web_config_reload(const struct web_config *old, char **cause)
 		web_config_free(wc);
 		return NULL;
 	}
+	/* An empty or truncated file must not open a protected server. */
+	if (wc && old->nusers > 0 && wc->nusers == 0) {
+		set_cause(cause, "%s: basic_auth_users removed: authentication is turned off only when pmctop starts",
+			  old->path);
+		web_config_free(wc);
+		return NULL;
+	}
 	return wc;
 }
 

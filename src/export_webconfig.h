@@ -41,7 +41,9 @@ void web_config_free(struct web_config *wc);
  * after pmctop has given up its privileges: its users and what else can
  * change while serving. The certificate and key are not read again (the
  * key is often root's alone); TLS turned on or off is refused, since the
- * server would have to start again. NULL with *cause as web_config_load. */
+ * server would have to start again, and so are users all removed (an
+ * empty file must not open a protected server). NULL with *cause as
+ * web_config_load. */
 struct web_config *web_config_reload(const struct web_config *old, char **cause);
 
 /* Whether an Authorization header (NULL when absent) names one of the

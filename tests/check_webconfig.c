@@ -191,6 +191,16 @@ START_TEST(test_reload)
 		      "%s", cause);
 	free(cause);
 	cause = NULL;
+	free(put("web.yml", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"));
+	ck_assert_ptr_null(web_config_reload(wc, &cause));
+	ck_assert_msg(strstr(cause, "basic_auth_users removed: authentication is turned off only when pmctop starts"),
+		      "%s", cause);
+	free(cause);
+	cause = NULL;
+	free(put("web.yml", ""));
+	ck_assert_ptr_null(web_config_reload(wc, &cause));
+	free(cause);
+	cause = NULL;
 	free(put("web.yml", "basic_auth_users:\n  bob: secret\n"));
 	ck_assert_ptr_null(web_config_reload(wc, &cause));
 	ck_assert_ptr_nonnull(strstr(cause, "web.yml:2: basic_auth_users: bob: expected a bcrypt hash"));

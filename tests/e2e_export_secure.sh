@@ -143,42 +143,61 @@ timeout 60 python3 "${top_srcdir:-.}/tests/e2e_export_flood.py" auth "$port" 50 
 # 2b. Reloading the web config: on a change of the file, and on SIGHUP.
 printf 'basic_auth_users:\n  prometheus: %s\n' "$hash" >"$tmp/reload.yml"
 port=$(free_port)
-timeout 60 "$pmctop" --sim zen5 --daemon -d 0.5 --listen "127.0.0.1:$port" --web-config "$tmp/reload.yml" \
+timeout 90 "$pmctop" --sim zen5 --daemon -d 0.5 --listen "127.0.0.1:$port" --web-config "$tmp/reload.yml" \
 	2>"$tmp/reload.err" &
 rpid=$!
 pids+=($rpid)
 rurl="http://127.0.0.1:$port/metrics"
 wait_http -u 'prometheus:right horse' "$rurl" || fail "reload target never answered"
-# curl -u USER:PASS: waits up to 5 s for the answer to be CODE.
+# answers USER:PASS CODE: waits up to 10 s for the answer to be CODE.
 answers() {
 	local code
 	for _ in $(seq 50); do
 		code=$(curl -s --max-time 2 -u "$1" -o /dev/null -w '%{http_code}' "$rurl")
 		[ "$code" = "$2" ] && return 0
-		sleep 0.1
+		sleep 0.2
 	done
 	echo "got $code"
 	return 1
 }
-printf 'basic_auth_users:\n  prometheus: %s\n' '$2y$04$pmctopReloadSaltPmctoew58IGAQeftu2khHKzBPevnx36Kb0FB6' >"$tmp/reload.yml"
+# reloads N: waits up to 10 s for pmctop to have said N times that it
+# read the file again (reloaded, or not because it is broken).
+reloads() {
+	for _ in $(seq 100); do
+		[ "$(grep -c -e 'web-config .* reloaded' -e 'web-config not reloaded' "$tmp/reload.err")" -ge "$1" ] &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+fresh='$2y$04$pmctopReloadSaltPmctoew58IGAQeftu2khHKzBPevnx36Kb0FB6'   # "fresh horse"
+third='$2y$04$pmctopReloadSaltPmctoef1qVN9JJTEkxaFzAjepH8vbyRR./XF.'   # "third horse"
+printf 'basic_auth_users:\n  prometheus: %s\n' "$fresh" >"$tmp/reload.yml"
+reloads 1 || fail "file changed: not read again: $(cat "$tmp/reload.err")"
 answers 'prometheus:fresh horse' 200 || fail "file changed: the new password is refused"
 answers 'prometheus:right horse' 401 || fail "file changed: the old password still works"
-# A broken file: the previous users stay, and pmctop says why.
+# A broken file, or one without users: the previous users stay, and
+# pmctop says why.
 printf 'basic_auth_users:\n  prometheus: fresh horse\n' >"$tmp/reload.yml"
-sleep 2.5
+reloads 2 || fail "broken file: not read again"
 answers 'prometheus:fresh horse' 200 || fail "broken file: the previous password no longer works"
 grep -q "not reloaded, the previous one stays: $tmp/reload.yml:2: basic_auth_users: prometheus: expected a bcrypt" \
 	"$tmp/reload.err" || fail "broken file: no cause on stderr: $(cat "$tmp/reload.err")"
+: >"$tmp/reload.yml"
+reloads 3 || fail "emptied file: not read again"
+code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$rurl")
+[ "$code" = 401 ] || fail "emptied file: HTTP $code without credentials"
+grep -q "basic_auth_users removed: authentication is turned off only when pmctop starts" "$tmp/reload.err" ||
+	fail "emptied file: no cause on stderr"
 # SIGHUP alone (the file's size and time as they were, so only the signal
 # says it changed): the password changes, pmctop goes on serving.
-printf 'basic_auth_users:\n  prometheus: %s\n' '$2y$04$pmctopReloadSaltPmctoew58IGAQeftu2khHKzBPevnx36Kb0FB6' >"$tmp/reload.yml"
-answers 'prometheus:fresh horse' 200 || fail "fixed file: the password is refused"
-sleep 1.5   # the server has seen the fixed file (it looks once a second)
+printf 'basic_auth_users:\n  prometheus: %s\n' "$fresh" >"$tmp/reload.yml"
+reloads 4 || fail "fixed file: not read again"
 touch -r "$tmp/reload.yml" "$tmp/reload.ref"
-printf 'basic_auth_users:\n  prometheus: %s\n' '$2y$04$pmctopReloadSaltPmctoef1qVN9JJTEkxaFzAjepH8vbyRR./XF.' >"$tmp/reload.yml"
+printf 'basic_auth_users:\n  prometheus: %s\n' "$third" >"$tmp/reload.yml"
 touch -r "$tmp/reload.ref" "$tmp/reload.yml"
-sleep 1.5
-code=$(curl -s --max-time 2 -u 'prometheus:third horse' -o /dev/null -w '%{http_code}' "$rurl")
+sleep 3
+code=$(curl -s --max-time 5 -u 'prometheus:third horse' -o /dev/null -w '%{http_code}' "$rurl")
 [ "$code" = 401 ] || fail "reloaded without a change the server could see (HTTP $code)"
 pmpid=$(pgrep -P "$rpid" pmctop)
 kill -HUP "$pmpid"
