@@ -134,7 +134,11 @@ def slowloris(port, limit_ms):
     if not wait_ready(port):
         print("slowloris: no metrics before the attack")
         return 1
-    resource.setrlimit(resource.RLIMIT_NOFILE, (4096, max(4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1])))
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and hard < 1600:
+        print("slowloris: a descriptor limit of %d leaves no room for 1,500 connections" % hard)
+        return 77
+    resource.setrlimit(resource.RLIMIT_NOFILE, (4096 if hard == resource.RLIM_INFINITY else min(4096, hard), hard))
     socks = []
     for a in range(2, 12):
         for _ in range(150):

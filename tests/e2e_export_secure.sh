@@ -210,8 +210,10 @@ bash -c 'ulimit -n 1024 && exec "$@"' - timeout 60 "$pmctop" --sim zen5 --daemon
 	2>"$tmp/slow.err" &
 pids+=($!)
 wait_http "http://127.0.0.1:$port/metrics" || fail "slowloris target never answered"
-timeout 60 python3 "${top_srcdir:-.}/tests/e2e_export_flood.py" slowloris "$port" 100 ||
-	fail "scrapes during slowloris from ten addresses"
+# (77: this machine's descriptor limit is too low for the attack; said, not failed.)
+timeout 60 python3 "${top_srcdir:-.}/tests/e2e_export_flood.py" slowloris "$port" 100
+rc=$?
+[ $rc = 0 ] || [ $rc = 77 ] || fail "scrapes during slowloris from ten addresses"
 # The same over TLS, where pmctop accepts itself (to answer plain HTTP).
 port=$(free_port)
 sed '/^basic_auth_users:/,$d' "$tmp/web.yml" >"$tmp/tls-only.yml"
@@ -220,8 +222,9 @@ bash -c 'ulimit -n 1024 && exec "$@"' - timeout 60 "$pmctop" --sim zen5 --daemon
 pids+=($!)
 wait_http --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/metrics" || fail "TLS slowloris target never answered"
 # Each scrape is a new TLS handshake, on CPUs the attack shares: 250 ms.
-timeout 60 python3 "${top_srcdir:-.}/tests/e2e_export_flood.py" slowloris "$port" 250 "$tmp/cert.pem" ||
-	fail "scrapes during slowloris over TLS from ten addresses"
+timeout 60 python3 "${top_srcdir:-.}/tests/e2e_export_flood.py" slowloris "$port" 250 "$tmp/cert.pem"
+rc=$?
+[ $rc = 0 ] || [ $rc = 77 ] || fail "scrapes during slowloris over TLS from ten addresses"
 
 # 4. The flood: 1,500 idle connections from one address, then scrapes from
 # another. Each scrape must take under 100 ms (the median of 5, and none over
