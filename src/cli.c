@@ -135,7 +135,8 @@ void cli_usage(FILE *out)
 	      "  -V, --version           show the version\n"
 	      "\n"
 	      "Exit status: 0 success, 1 runtime failure, 2 bad usage,\n"
-	      "128+N after signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).\n", out);
+	      "128+N after signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP; --daemon with\n"
+	      "--web-config reads that file again on SIGHUP instead).\n", out);
 }
 
 void options_init(struct options *o)

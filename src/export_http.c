@@ -5,39 +5,50 @@
  * as such before the first interval. libmicrohttpd runs a small pool of
  * threads on epoll; each scrape takes a reference to the latest state and
  * sends its cached body plus its own small tail (one gathered write, no
- * copy), so the sampler's side never waits for a client. Connection count and idle time are bounded so
- * that slow or many clients use a bounded amount of memory and threads. */
+ * copy), so the sampler's side never waits for a client. Connection count,
+ * each client's share, idle time and the time headers may take are bounded
+ * so that slow or many clients use a bounded amount of memory and threads
+ * and cannot take every slot; bcrypt runs on a thread of its own, rationed
+ * (export_auth.h), so wrong passwords cannot stall the server's threads. */
 #include "config.h"
 #include "export_http.h"
+#include "export_auth.h"
+#include "export_conns.h"
+#include "export_door.h"
 #include "export_webconfig.h"
 #include "mhd_dl.h"
 #include "service_notify.h"
 #include "util.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Scrapes are short and Prometheus keeps one connection per target; these
- * bounds leave room for a load test's 1,000 clients while capping memory
- * (each connection buffers at most EXPORT_CONN_MEMORY). */
+/* Scrapes are short and Prometheus keeps one connection per target. The
+ * connection cap and a client's share of it follow from the descriptor
+ * limit (export_conns.h); each connection buffers at most
+ * EXPORT_CONN_MEMORY. */
 #define EXPORT_THREADS 4
-#define EXPORT_MAX_CONNECTIONS 1200
 #define EXPORT_TIMEOUT_S 10
 #define EXPORT_CONN_MEMORY (16 * 1024)
-/* One client address holds at most this many connections (a Prometheus
- * server keeps one per target; a few of them, or curl --parallel, fit), so
- * a client that opens connections without end cannot take every slot and
- * starve the scrapes of others: the rest of its connections are closed as
- * they are accepted. */
-#define EXPORT_PER_CLIENT 128
-/* Past this many connections in all, a new one is closed after
+/* A request's headers (and, with TLS, the handshake before them) must
+ * arrive within this many seconds of the connection or of the previous
+ * response, however steadily they trickle in: libmicrohttpd's idle timeout
+ * restarts with every byte, so a client sending one a second (slowloris)
+ * held its slot for ever. Checked every EXPORT_WATCH_MS. */
+#define EXPORT_HEADER_DEADLINE_S 5
+#define EXPORT_WATCH_MS 200
+/* Past three quarters of the cap, a new connection is closed after
  * EXPORT_BUSY_TIMEOUT_S idle instead of EXPORT_TIMEOUT_S, so that slots
  * held by idle clients come back quickly when the limit is near. */
-#define EXPORT_BUSY_CONNECTIONS (EXPORT_MAX_CONNECTIONS * 3 / 4)
 #define EXPORT_BUSY_TIMEOUT_S 3
 /* Connections the kernel queues before pmctop accepts them (capped by
  * net.core.somaxconn): a crowd of a thousand that overflowed the queue
@@ -45,15 +56,69 @@
  * 3 s retransmissions. */
 #define EXPORT_BACKLOG 4096
 
+/* Password checks waiting for the checker thread; past this many a new
+ * one is answered 429 (the buckets of export_auth.h let fewer through). */
+#define EXPORT_VERIFY_QUEUE 16
+
+/* One request's state between the calls of on_request: a request whose
+ * password is being checked is suspended until the checker resumes it. */
+enum req_state { REQ_NEW, REQ_CHECKING, REQ_CHECKED };
+struct request {
+	enum req_state state;
+	bool ok;                    /* REQ_CHECKED: the password was right */
+};
+
+struct check_job {
+	struct MHD_Connection *c;
+	struct request *rq;
+	char *authorization;
+};
+
+/* A connection, watched for its header deadline: waiting is true from
+ * its start or its last response until its next request's headers are in. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	struct sockaddr_storage addr;
+	bool waiting;
+	uint64_t since_ns;
+};
+
 struct export_server {
 	struct MHD_Daemon *d;
 	struct export_hub *hub;
 	const struct web_config *wc;  /* --web-config, or NULL */
 	atomic_int connections;
-	/* The Authorization header last accepted: Prometheus sends the same
-	 * one every scrape, and bcrypt costs tens of milliseconds. */
-	pthread_mutex_t auth_lock;
-	char *auth_ok;
+	int cap, per_client;          /* export_conns_limits */
+	struct export_conns *clients;
+	/* The open connections and the thread that cuts those past their
+	 * header deadline (shutdown(), which libmicrohttpd sees as the
+	 * client's end; the descriptor stays its to close). */
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_cond;
+	pthread_t watcher;
+	bool watcher_started, watch_stop;
+	struct conn *conns;
+	struct export_door *door;     /* TLS: pmctop accepts (export_door.c) */
+	/* Accepted credentials and the ration of bcrypt checks. bcrypt runs
+	 * on a thread of its own, never on the server's: while it works, the
+	 * server threads go on answering scrapes. */
+	struct export_auth *auth;
+	atomic_bool auth_on;          /* cur has users */
+	/* The configuration in force, read again by the checker thread on
+	 * SIGHUP or when the file changes (its only reader); owned is the
+	 * last one it loaded, freed when replaced. */
+	const struct web_config *cur;
+	struct web_config *owned;
+	struct stat file;             /* cur's file when it was read */
+	struct stat seen;             /* settling: the file changed to this */
+	bool settling;
+	pthread_mutex_t check_lock;
+	pthread_cond_t check_cond;
+	pthread_t checker;
+	bool checker_started, stopping;
+	struct check_job jobs[EXPORT_VERIFY_QUEUE];
+	int njobs, job_head;
 };
 
 /* libmicrohttpd's functions, loaded by the first export_server_start. */
@@ -132,27 +197,142 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	return ret;
 }
 
-/* Whether the request may be answered: always without users in
- * --web-config; else its basic authentication must check out. */
-static bool authorized(struct export_server *s, struct MHD_Connection *c)
+/* Set from a signal handler: a lock-free atomic is safe there. */
+static atomic_int reload_asked;
+
+void export_server_reload(void)
 {
-	if (!s->wc || s->wc->nusers == 0)
-		return true;
-	const char *h = mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!h)
-		return false;
-	pthread_mutex_lock(&s->auth_lock);
-	bool known = s->auth_ok && !strcmp(s->auth_ok, h);
-	pthread_mutex_unlock(&s->auth_lock);
-	if (known)
-		return true;
-	if (!web_config_authorized(s->wc, h))
-		return false;
-	pthread_mutex_lock(&s->auth_lock);
-	free(s->auth_ok);
-	s->auth_ok = xstrdup(h);
-	pthread_mutex_unlock(&s->auth_lock);
-	return true;
+	atomic_store(&reload_asked, 1);
+}
+
+/* Whether st describes another file, or the same one changed. */
+static bool file_changed(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino != b->st_ino || a->st_dev != b->st_dev || a->st_size != b->st_size ||
+	       a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec;
+}
+
+/* Reads the web config again when asked, or when its file changed and
+ * then stayed as it was for a look (a second): a file caught half written
+ * by an editor would otherwise be read as it stood. A broken file leaves
+ * the configuration as it was: a server half configured, or open,
+ * because of a typo would be worse. Called by the checker thread alone. */
+static void maybe_reload(struct export_server *s)
+{
+	struct stat st;
+	bool asked = atomic_exchange(&reload_asked, 0) != 0;
+	bool changed = stat(s->cur->path, &st) == 0 && file_changed(&st, &s->file);
+	if (!changed)
+		s->settling = false;
+	else if (!s->settling || file_changed(&st, &s->seen)) {
+		s->settling = true;
+		s->seen = st;
+		changed = false;
+	}
+	if (!asked && !changed)
+		return;
+	s->settling = false;
+	if (stat(s->cur->path, &st) == 0)
+		s->file = st;
+	char *cause = NULL;
+	struct web_config *n = web_config_reload(s->cur, &cause);
+	if (!n) {
+		fprintf(stderr, "pmctop: --web-config not reloaded, the previous one stays: %s\n", cause);
+		free(cause);
+		return;
+	}
+	/* Headers accepted under the old users may not be any longer. */
+	export_auth_forget(s->auth);
+	web_config_free(s->owned);
+	s->cur = s->owned = n;
+	atomic_store(&s->auth_on, n->nusers > 0);
+	fprintf(stderr, "pmctop: --web-config %s reloaded: %d user%s%s\n", n->path, n->nusers, n->nusers == 1 ? "" : "s",
+		n->tls ? " (certificate and TLS versions are read when pmctop starts)" : "");
+}
+
+/* The checker thread: runs bcrypt for the queued requests one at a time,
+ * then resumes them; between them, once a second, reloads the web config
+ * when asked (maybe_reload). When the server stops, the rest are refused. */
+static void *checker_main(void *arg)
+{
+	struct export_server *s = arg;
+	uint64_t next_look = now_ns() + 1000000000ULL;
+	pthread_mutex_lock(&s->check_lock);
+	for (;;) {
+		if (!s->njobs && !s->stopping) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&s->check_cond, &s->check_lock, &ts);
+		}
+		if (!s->njobs && s->stopping)
+			break;
+		/* Once a second, whether or not checks keep coming: a flood of
+		 * wrong passwords must not hold off a new one being read. */
+		if (now_ns() >= next_look) {
+			pthread_mutex_unlock(&s->check_lock);
+			maybe_reload(s);
+			next_look = now_ns() + 1000000000ULL;
+			pthread_mutex_lock(&s->check_lock);
+		}
+		if (!s->njobs)
+			continue;
+		struct check_job j = s->jobs[s->job_head];
+		s->job_head = (s->job_head + 1) % EXPORT_VERIFY_QUEUE;
+		s->njobs--;
+		bool stopping = s->stopping;
+		pthread_mutex_unlock(&s->check_lock);
+		bool ok = !stopping && web_config_authorized(s->cur, j.authorization);
+		if (ok)
+			export_auth_remember(s->auth, j.authorization);
+		explicit_bzero(j.authorization, strlen(j.authorization));
+		free(j.authorization);
+		pthread_mutex_lock(&s->check_lock);
+		j.rq->ok = ok;
+		j.rq->state = REQ_CHECKED;
+		mhd->resume_connection(j.c);
+	}
+	pthread_mutex_unlock(&s->check_lock);
+	return NULL;
+}
+
+/* Queues the password check of a request and suspends it (in the access
+ * handler, as libmicrohttpd requires); false when the queue is full. The
+ * lock is held across the suspension so that the checker cannot resume
+ * the connection before it is suspended. */
+static bool check_queue(struct export_server *s, struct MHD_Connection *c, struct request *rq, const char *h)
+{
+	pthread_mutex_lock(&s->check_lock);
+	bool ok = !s->stopping && s->njobs < EXPORT_VERIFY_QUEUE;
+	if (ok) {
+		s->jobs[(s->job_head + s->njobs) % EXPORT_VERIFY_QUEUE] =
+			(struct check_job){ .c = c, .rq = rq, .authorization = xstrdup(h) };
+		s->njobs++;
+		rq->state = REQ_CHECKING;
+		mhd->suspend_connection(c);
+		pthread_cond_signal(&s->check_cond);
+	}
+	pthread_mutex_unlock(&s->check_lock);
+	return ok;
+}
+
+static double mono_s(void)
+{
+	return (double)now_ns() / 1e9;
+}
+
+static enum MHD_Result answer_busy(struct MHD_Connection *c)
+{
+	static const char text[] = "pmctop: too many password checks; retry later\n";
+	struct MHD_Response *resp = mhd->create_response_from_buffer(sizeof(text) - 1, (void *)text,
+								    MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	enum MHD_Result ret = mhd->queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	mhd->destroy_response(resp);
+	return ret;
 }
 
 static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
@@ -169,18 +349,133 @@ static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
 	return ret;
 }
 
-/* Counts connections, and gives those opened when the server is busy a
- * short idle timeout (EXPORT_BUSY_CONNECTIONS). */
+/* Counts connections (in all and per client), watches each for its header
+ * deadline, and gives those opened when the server is busy a short idle
+ * timeout. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode code)
 {
-	(void)ctx;
 	struct export_server *s = cls;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		if (atomic_fetch_add(&s->connections, 1) + 1 > EXPORT_BUSY_CONNECTIONS)
+		if (atomic_fetch_add(&s->connections, 1) + 1 > s->cap * 3 / 4)
 			mhd->set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned int)EXPORT_BUSY_TIMEOUT_S);
+		struct conn *k = xcalloc(1, sizeof(*k));
+		const union MHD_ConnectionInfo *fi = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ai = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		k->fd = fi ? fi->connect_fd : -1;
+		if (ai && ai->client_addr)
+			memcpy(&k->addr, ai->client_addr,
+			       ai->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								     : sizeof(struct sockaddr_in));
+		export_conns_add(s->clients, (struct sockaddr *)&k->addr, 1);
+		k->waiting = true;
+		k->since_ns = now_ns();
+		pthread_mutex_lock(&s->watch_lock);
+		k->next = s->conns;
+		if (s->conns)
+			s->conns->prev = k;
+		s->conns = k;
+		pthread_mutex_unlock(&s->watch_lock);
+		*ctx = k;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		atomic_fetch_sub(&s->connections, 1);
+		struct conn *k = *ctx;
+		if (!k)
+			return;
+		pthread_mutex_lock(&s->watch_lock);
+		if (k->prev)
+			k->prev->next = k->next;
+		else
+			s->conns = k->next;
+		if (k->next)
+			k->next->prev = k->prev;
+		pthread_mutex_unlock(&s->watch_lock);
+		export_conns_add(s->clients, (struct sockaddr *)&k->addr, -1);
+		free(k);
+		*ctx = NULL;
 	}
+}
+
+/* Marks the connection of c as waiting for headers (a response is done)
+ * or not (they are in). */
+static void conn_waiting(struct export_server *s, struct MHD_Connection *c, bool waiting)
+{
+	const union MHD_ConnectionInfo *i = mhd->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = i ? i->socket_context : NULL;
+	if (!k)
+		return;
+	pthread_mutex_lock(&s->watch_lock);
+	k->waiting = waiting;
+	k->since_ns = now_ns();
+	pthread_mutex_unlock(&s->watch_lock);
+}
+
+/* The watcher: cuts connections past their header deadline. */
+static void *watcher_main(void *arg)
+{
+	struct export_server *s = arg;
+	pthread_mutex_lock(&s->watch_lock);
+	while (!s->watch_stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += EXPORT_WATCH_MS * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&s->watch_cond, &s->watch_lock, &ts);
+		uint64_t now = now_ns();
+		for (struct conn *k = s->conns; k; k = k->next)
+			if (k->waiting && k->fd >= 0 && now - k->since_ns > EXPORT_HEADER_DEADLINE_S * 1000000000ULL) {
+				shutdown(k->fd, SHUT_RDWR);
+				k->waiting = false;
+			}
+	}
+	pthread_mutex_unlock(&s->watch_lock);
+	return NULL;
+}
+
+/* libmicrohttpd's accept policy: a client at its share is refused. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	(void)len;
+	struct export_server *s = cls;
+	return export_conns_admit(s->clients, addr, s->per_client) ? MHD_YES : MHD_NO;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req, enum MHD_RequestTerminationCode toe)
+{
+	(void)toe;
+	if (*req)
+		conn_waiting(cls, c, true);
+	free(*req);
+	*req = NULL;
+}
+
+/* Basic authentication: a header remembered is answered at once; another
+ * one takes a bcrypt check from the buckets (429 without one) and waits,
+ * suspended, for the checker. Returns MHD_YES with *done false while the
+ * request waits or when it may be answered. */
+static enum MHD_Result authenticate(struct export_server *s, struct MHD_Connection *c, struct request *rq,
+				    bool *done)
+{
+	*done = true;
+	pthread_mutex_lock(&s->check_lock);
+	enum req_state st = rq->state;
+	bool ok = rq->ok;
+	pthread_mutex_unlock(&s->check_lock);
+	if (st == REQ_CHECKED) {
+		*done = !ok;
+		return ok ? MHD_YES : answer_unauthorized(c);
+	}
+	const char *h = mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!h)
+		return answer_unauthorized(c);
+	if (export_auth_known(s->auth, h)) {
+		*done = false;
+		return MHD_YES;
+	}
+	const union MHD_ConnectionInfo *ci = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!export_auth_take(s->auth, ci ? ci->client_addr : NULL, mono_s()) || !check_queue(s, c, rq, h))
+		return answer_busy(c);
+	return MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -191,17 +486,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct export_server *s = cls;
 	/* The first call only announces the headers; a request body, which a
 	 * GET should not have, is read and dropped on the calls after it. */
-	static int seen;
-	if (!*req) {
-		*req = &seen;
+	struct request *rq = *req;
+	if (!rq) {
+		*req = xcalloc(1, sizeof(*rq));
+		conn_waiting(s, c, false);
 		return MHD_YES;
 	}
 	if (*upload_size) {
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (!authorized(s, c))
-		return answer_unauthorized(c);
+	if (atomic_load(&s->auth_on)) {
+		bool done;
+		enum MHD_Result r = authenticate(s, c, rq, &done);
+		if (done || r != MHD_YES)
+			return r;
+	}
 	/* What to answer is export_route's decision (export_text.c, fuzzed). */
 	struct export_route r;
 	export_route(method, url, mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &r);
@@ -210,6 +510,43 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				      export_accepts_gzip(mhd->lookup_connection_value(c, MHD_HEADER_KIND,
 										      MHD_HTTP_HEADER_ACCEPT_ENCODING)));
 	return answer_text(c, r.code, r.text);
+}
+
+/* Stops the checker and the watcher. The checker refuses what is queued
+ * and resumes it first: libmicrohttpd must not stop with a request
+ * suspended. */
+static void stop_threads(struct export_server *s)
+{
+	if (s->checker_started) {
+		pthread_mutex_lock(&s->check_lock);
+		s->stopping = true;
+		pthread_cond_signal(&s->check_cond);
+		pthread_mutex_unlock(&s->check_lock);
+		pthread_join(s->checker, NULL);
+		s->checker_started = false;
+	}
+	if (s->watcher_started) {
+		pthread_mutex_lock(&s->watch_lock);
+		s->watch_stop = true;
+		pthread_cond_signal(&s->watch_cond);
+		pthread_mutex_unlock(&s->watch_lock);
+		pthread_join(s->watcher, NULL);
+		s->watcher_started = false;
+	}
+}
+
+/* After the daemon stopped: every connection is closed, so none is left
+ * in the watcher's list. */
+static void server_free(struct export_server *s)
+{
+	pthread_cond_destroy(&s->check_cond);
+	pthread_mutex_destroy(&s->check_lock);
+	pthread_cond_destroy(&s->watch_cond);
+	pthread_mutex_destroy(&s->watch_lock);
+	export_conns_free(s->clients);
+	export_auth_free(s->auth);
+	web_config_free(s->owned);
+	free(s);
 }
 
 int export_listen(const char *listen_arg, char **cause)
@@ -247,35 +584,79 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	s->hub = hub;
 	s->wc = wc;
 	atomic_init(&s->connections, 0);
-	pthread_mutex_init(&s->auth_lock, NULL);
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	s->auth = export_auth_new();
+	s->cur = wc;
+	atomic_init(&s->auth_on, wc && wc->nusers > 0);
+	if (wc && stat(wc->path, &s->file) != 0)
+		memset(&s->file, 0, sizeof(s->file));
+	/* As many connections as descriptors allow: the soft limit (1,024
+	 * under systemd unless LimitNOFILE= says more) is raised to the hard
+	 * one first; the counters' descriptors are open already. */
+	int in_use;
+	long nofile = export_conns_raise_nofile(&in_use);
+	export_conns_limits(nofile, in_use, &s->cap, &s->per_client);
+	s->clients = export_conns_new();
+	pthread_mutex_init(&s->watch_lock, NULL);
+	pthread_cond_init(&s->watch_cond, NULL);
+	pthread_mutex_init(&s->check_lock, NULL);
+	pthread_cond_init(&s->check_cond, NULL);
+	/* Suspending a request while its password is checked needs the
+	 * daemon's inter-thread channel (MHD_ALLOW_SUSPEND_RESUME). */
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
 	/* TLS: the certificate and key given as text (read before the
 	 * privileges were given up); without them the options end early. */
 	bool tls = wc && wc->cert_pem;
+	/* With TLS, pmctop accepts itself, to answer plain HTTP with a 400
+	 * (export_door.c); libmicrohttpd gets the TLS connections. */
 	if (tls)
-		flags |= MHD_USE_TLS;
+		flags |= MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET;
 	/* The server's threads inherit a mask without the asynchronous
 	 * signals: Ctrl-C and the rest are the main thread's to handle. */
+	char *prio = tls ? web_config_tls_priorities(wc) : NULL;
 	sigset_t old;
 	signals_block_async(&old);
-	s->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, s,
-				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+	s->d = mhd->start_daemon(flags, 0, on_accept, s, on_request, s,
+				/* The listening socket, or with TLS (no listening
+				 * socket) an option given twice instead. */
+				tls ? MHD_OPTION_CONNECTION_TIMEOUT : MHD_OPTION_LISTEN_SOCKET,
+				tls ? (unsigned int)EXPORT_TIMEOUT_S : (unsigned int)fd,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)EXPORT_THREADS,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXPORT_MAX_CONNECTIONS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)EXPORT_PER_CLIENT,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(s->cap > 0 ? s->cap : 1),
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)s->per_client,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXPORT_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EXPORT_CONN_MEMORY,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 				tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, tls ? wc->key_pem : NULL,
 				MHD_OPTION_HTTPS_MEM_CERT, tls ? wc->cert_pem : NULL,
+				MHD_OPTION_HTTPS_PRIORITIES, prio,
 				MHD_OPTION_END);
+	free(prio);
+	if (s->d && wc)
+		s->checker_started = pthread_create(&s->checker, NULL, checker_main, s) == 0;
+	if (s->d)
+		s->watcher_started = pthread_create(&s->watcher, NULL, watcher_main, s) == 0;
+	char *door_cause = NULL;
+	bool threads = s->d && (!wc || s->checker_started) && s->watcher_started;
+	if (threads && tls)
+		s->door = export_door_start(fd, s->d, mhd, s->clients, s->cap, s->per_client, EXPORT_HEADER_DEADLINE_S,
+					    &door_cause);
 	signals_restore(&old);
-	if (!s->d) {
-		close(fd);
-		pthread_mutex_destroy(&s->auth_lock);
-		free(s);
-		set_cause(cause, "cannot start the HTTP server on %s%s", listen_arg,
-			  tls ? " (is the certificate or key of --web-config valid?)" : "");
+	if (!s->d || !threads || (tls && !s->door)) {
+		stop_threads(s);
+		/* Without TLS the daemon took the socket over and closes it. */
+		if (s->d)
+			mhd->stop_daemon(s->d);
+		if (!s->d || tls)
+			close(fd);
+		if (door_cause && cause)
+			*cause = door_cause;
+		else if (door_cause)
+			free(door_cause);
+		else
+			set_cause(cause, "cannot start the HTTP server on %s%s", listen_arg,
+				  !s->d && tls ? " (is the certificate or key of --web-config valid?)" : "");
+		server_free(s);
 		return NULL;
 	}
 	/* Type=notify (contrib/pmctop.service.in): ready once /metrics
@@ -291,8 +672,8 @@ void export_server_stop(struct export_server *s)
 	if (!s)
 		return;
 	service_notify("STOPPING=1");
+	export_door_stop(s->door);
+	stop_threads(s);
 	mhd->stop_daemon(s->d);
-	pthread_mutex_destroy(&s->auth_lock);
-	free(s->auth_ok);
-	free(s);
+	server_free(s);
 }

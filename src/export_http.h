@@ -20,5 +20,11 @@ int export_listen(const char *listen, char **cause);
 struct export_server *export_server_start(struct export_hub *hub, int fd, const char *listen,
 					  const struct web_config *wc, char **cause);
 void export_server_stop(struct export_server *s);
+/* Asks the server to read its --web-config again (SIGHUP): within
+ * two seconds its users and passwords are the file's, or, when the file is
+ * broken, the old ones stay and the cause is printed. The file is also
+ * read again when it changes (once it stays changed for a second).
+ * Async-signal-safe. */
+void export_server_reload(void);
 
 #endif

@@ -32,6 +32,7 @@ void web_config_free(struct web_config *wc)
 		free(wc->users[i].hash);
 	}
 	free(wc->users);
+	free(wc->path);
 	free(wc);
 }
 
@@ -89,7 +90,28 @@ static bool is_bcrypt(const char *h)
 
 enum section { SEC_NONE, SEC_TLS, SEC_USERS };
 
-struct web_config *web_config_load(const char *path, char **cause)
+/* A TLS version by exporter-toolkit's name; 0 when it is none. */
+static int tls_version(const char *v)
+{
+	static const char *const names[] = { "TLS10", "TLS11", "TLS12", "TLS13" };
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(v, names[i]))
+			return WEB_TLS10 + i;
+	return 0;
+}
+
+char *web_config_tls_priorities(const struct web_config *wc)
+{
+	char *p = xstrdup("NORMAL:-VERS-ALL");
+	for (int v = wc->tls_min; v <= (int)wc->tls_max; v++) {
+		char *n = xasprintf("%s:+VERS-TLS1.%d", p, v - WEB_TLS10);
+		free(p);
+		p = n;
+	}
+	return p;
+}
+
+static struct web_config *load(const char *path, bool read_tls, char **cause)
 {
 	char *text = read_text_file(path);
 	if (!text) {
@@ -97,8 +119,11 @@ struct web_config *web_config_load(const char *path, char **cause)
 		return NULL;
 	}
 	struct web_config *wc = xcalloc(1, sizeof(*wc));
+	/* exporter-toolkit's default: TLS 1.0 and 1.1 have known weaknesses. */
+	wc->tls_min = WEB_TLS12;
+	wc->tls_max = WEB_TLS13;
 	char *cert = NULL, *key = NULL;
-	int cert_line = 0, key_line = 0, rc = 0;
+	int cert_line = 0, key_line = 0, rc = 0, tls_line = 0, users_line = 0, min_line = 0, max_line = 0;
 	enum section sec = SEC_NONE;
 	int lineno = 0;
 	char *save = NULL;
@@ -136,10 +161,14 @@ struct web_config *web_config_load(const char *path, char **cause)
 		else if (ind == 0) {
 			if (*v)
 				rc = set_cause(cause, "%s:%d: %s: expected a mapping under it, not a value", path, lineno, k);
-			else if (!strcmp(k, "tls_server_config"))
+			else if (!strcmp(k, "tls_server_config") && !tls_line) {
 				sec = SEC_TLS;
-			else if (!strcmp(k, "basic_auth_users"))
+				tls_line = lineno;
+			} else if (!strcmp(k, "basic_auth_users") && !users_line) {
 				sec = SEC_USERS;
+				users_line = lineno;
+			} else if (!strcmp(k, "tls_server_config") || !strcmp(k, "basic_auth_users"))
+				rc = set_cause(cause, "%s:%d: %s: repeated key", path, lineno, k);
 			else
 				rc = set_cause(cause, "%s:%d: unknown or unsupported key '%s' (pmctop reads "
 						      "tls_server_config and basic_auth_users)", path, lineno, k);
@@ -154,11 +183,24 @@ struct web_config *web_config_load(const char *path, char **cause)
 			} else if (!strcmp(k, "key_file") && !key) {
 				key = xstrdup(v);
 				key_line = lineno;
+			} else if ((!strcmp(k, "min_version") && !min_line) || (!strcmp(k, "max_version") && !max_line)) {
+				int ver = tls_version(v);
+				if (!ver)
+					rc = set_cause(cause, "%s:%d: tls_server_config: %s: expected TLS10, TLS11, TLS12 or "
+							      "TLS13, not '%s'", path, lineno, k, v);
+				else if (k[1] == 'i') {
+					wc->tls_min = (enum web_tls)ver;
+					min_line = lineno;
+				} else {
+					wc->tls_max = (enum web_tls)ver;
+					max_line = lineno;
+				}
 			} else {
-				rc = set_cause(cause, "%s:%d: tls_server_config: %s '%s' (pmctop reads cert_file and "
-						      "key_file, once each)", path, lineno,
-					       strcmp(k, "cert_file") && strcmp(k, "key_file") ? "unsupported key" : "repeated key",
-					       k);
+				bool known = !strcmp(k, "cert_file") || !strcmp(k, "key_file") || !strcmp(k, "min_version") ||
+					     !strcmp(k, "max_version");
+				rc = set_cause(cause, "%s:%d: tls_server_config: %s '%s' (pmctop reads cert_file, "
+						      "key_file, min_version and max_version, once each)", path, lineno,
+					       known ? "repeated key" : "unsupported key", k);
 			}
 		} else {
 			for (int i = 0; i < wc->nusers && rc == 0; i++)
@@ -178,17 +220,54 @@ struct web_config *web_config_load(const char *path, char **cause)
 		free(k);
 		free(v);
 	}
+	if (rc == 0 && tls_line && !cert && !key)
+		rc = set_cause(cause, "%s:%d: tls_server_config: no cert_file and key_file (without them pmctop "
+				      "would serve plain HTTP; remove the section to mean that)", path, tls_line);
+	if (rc == 0 && wc->tls_min > wc->tls_max)
+		rc = set_cause(cause, "%s:%d: tls_server_config: min_version is above max_version", path,
+			       min_line ? min_line : max_line);
+	/* An empty list would serve everyone: refused, as a list whose users
+	 * were all commented out most likely meant something else. */
+	if (rc == 0 && users_line && wc->nusers == 0)
+		rc = set_cause(cause, "%s:%d: basic_auth_users: no users (an empty list would serve without "
+				      "authentication; remove the key to mean that)", path, users_line);
 	if (rc == 0 && (!cert) != (!key))
 		rc = set_cause(cause, "%s:%d: tls_server_config: %s without %s", path, cert ? cert_line : key_line,
 			       cert ? "cert_file" : "key_file", cert ? "key_file" : "cert_file");
-	if (rc == 0 && cert && !(wc->cert_pem = read_named(path, cert_line, "cert_file", cert, cause)))
+	if (rc == 0 && read_tls && cert && !(wc->cert_pem = read_named(path, cert_line, "cert_file", cert, cause)))
 		rc = -1;
-	if (rc == 0 && key && !(wc->key_pem = read_named(path, key_line, "key_file", key, cause)))
+	if (rc == 0 && read_tls && key && !(wc->key_pem = read_named(path, key_line, "key_file", key, cause)))
 		rc = -1;
+	wc->tls = cert != NULL;
+	wc->path = xstrdup(path);
 	free(cert);
 	free(key);
 	free(text);
 	if (rc < 0) {
+		web_config_free(wc);
+		return NULL;
+	}
+	return wc;
+}
+
+struct web_config *web_config_load(const char *path, char **cause)
+{
+	return load(path, true, cause);
+}
+
+struct web_config *web_config_reload(const struct web_config *old, char **cause)
+{
+	struct web_config *wc = load(old->path, false, cause);
+	if (wc && wc->tls != old->tls) {
+		set_cause(cause, "%s: tls_server_config %s: TLS is turned on or off only when pmctop starts", old->path,
+			  wc->tls ? "added" : "removed");
+		web_config_free(wc);
+		return NULL;
+	}
+	/* An empty or truncated file must not open a protected server. */
+	if (wc && old->nusers > 0 && wc->nusers == 0) {
+		set_cause(cause, "%s: basic_auth_users removed: authentication is turned off only when pmctop starts",
+			  old->path);
 		web_config_free(wc);
 		return NULL;
 	}

@@ -33,6 +33,14 @@
 /* The signal that asked batch mode to stop, or 0. */
 volatile sig_atomic_t stop_requested;
 
+static void on_reload_signal(int sig)
+{
+	(void)sig;
+	int e = errno;
+	export_server_reload();
+	errno = e;
+}
+
 static void on_stop_signal(int sig)
 {
 	stop_requested = sig;
@@ -445,7 +453,12 @@ int main(int argc, char **argv)
 		if (r.opt.batch || r.opt.daemon) {
 			sigaction(SIGINT, &sa, NULL);
 			sigaction(SIGTERM, &sa, NULL);
-			sigaction(SIGHUP, &sa, NULL);
+			/* A daemon serving with --web-config reads it again on
+			 * SIGHUP, as node_exporter does, instead of stopping. */
+			struct sigaction hup = sa;
+			if (r.opt.daemon && r.opt.listen && r.opt.web_config)
+				hup.sa_handler = on_reload_signal;
+			sigaction(SIGHUP, &hup, NULL);
 		}
 		signal(SIGPIPE, SIG_IGN);
 		load_settings(&r);

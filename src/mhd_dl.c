@@ -43,7 +43,11 @@ const struct mhd_api *mhd_dl_load(const char *soname, char **cause)
 	    BIND(h, queue_response, "MHD_queue_response") < 0 ||
 	    BIND(h, destroy_response, "MHD_destroy_response") < 0 ||
 	    BIND(h, lookup_connection_value, "MHD_lookup_connection_value") < 0 ||
-	    BIND(h, set_connection_option, "MHD_set_connection_option") < 0) {
+	    BIND(h, set_connection_option, "MHD_set_connection_option") < 0 ||
+	    BIND(h, add_connection, "MHD_add_connection") < 0 ||
+	    BIND(h, suspend_connection, "MHD_suspend_connection") < 0 ||
+	    BIND(h, resume_connection, "MHD_resume_connection") < 0 ||
+	    BIND(h, get_connection_info, "MHD_get_connection_info") < 0) {
 		dlclose(h);
 		memset(&api, 0, sizeof(api));
 		return NULL;

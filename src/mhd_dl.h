@@ -28,6 +28,12 @@ struct mhd_api {
 	void (*destroy_response)(struct MHD_Response *r);
 	const char *(*lookup_connection_value)(struct MHD_Connection *c, enum MHD_ValueKind kind, const char *key);
 	enum MHD_Result (*set_connection_option)(struct MHD_Connection *c, enum MHD_CONNECTION_OPTION option, ...);
+	enum MHD_Result (*add_connection)(struct MHD_Daemon *d, MHD_socket fd, const struct sockaddr *addr,
+					  socklen_t addrlen);
+	void (*suspend_connection)(struct MHD_Connection *c);
+	void (*resume_connection)(struct MHD_Connection *c);
+	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *c,
+								enum MHD_ConnectionInfoType info, ...);
 };
 
 /* Loads soname (MHD_DL_SONAME) once and returns its functions; NULL with a

@@ -18,6 +18,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "export.h"
+#include "export_conns.h"
+#include "export_conns.h"
 #include "export_impl.h"
 #include "mhd_dl.h"
 #include "service_notify.h"
@@ -935,6 +937,52 @@ START_TEST(test_ready_when_served)
 }
 END_TEST
 
+/* The connection cap follows the descriptor limit (systemd's default soft
+ * limit of 1,024 held 1,200 connections before), and a client's share is
+ * a sixteenth of it; IPv6 clients of one /64 share theirs. */
+START_TEST(test_conn_limits)
+{
+	int cap, per;
+	export_conns_limits(1024, 20, &cap, &per);
+	ck_assert_int_eq(cap, 1024 - 20 - EXPORT_CONNS_FD_RESERVE);
+	ck_assert_int_eq(per, cap / 16);
+	export_conns_limits(1L << 20, 5000, &cap, &per);
+	ck_assert_int_eq(cap, EXPORT_CONNS_CEILING);
+	ck_assert_int_eq(per, EXPORT_CONNS_PER_CLIENT_MAX);
+	export_conns_limits(100, 90, &cap, &per);
+	ck_assert_int_eq(cap, 0);
+	ck_assert_int_eq(per, EXPORT_CONNS_PER_CLIENT_MIN);
+	int in_use;
+	long nofile = export_conns_raise_nofile(&in_use);
+	ck_assert_int_gt(in_use, 2);
+	ck_assert_int_gt(nofile, in_use);
+
+	struct export_conns *c = export_conns_new();
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 }, b = a;
+	inet_pton(AF_INET6, "2001:db8:5:6::1", &a.sin6_addr);
+	inet_pton(AF_INET6, "2001:db8:5:6:ffff::9", &b.sin6_addr);
+	for (int i = 0; i < 3; i++) {
+		ck_assert(export_conns_admit(c, (struct sockaddr *)&a, 4));
+		export_conns_add(c, (struct sockaddr *)&a, 1);
+	}
+	ck_assert(export_conns_admit(c, (struct sockaddr *)&b, 4));
+	export_conns_add(c, (struct sockaddr *)&b, 1);
+	ck_assert(!export_conns_admit(c, (struct sockaddr *)&a, 4));
+	ck_assert(!export_conns_admit(c, (struct sockaddr *)&b, 4));
+	export_conns_add(c, (struct sockaddr *)&a, -1);
+	ck_assert(export_conns_admit(c, (struct sockaddr *)&b, 4));
+	/* IPv4 addresses count one by one. */
+	struct sockaddr_in v4 = { .sin_family = AF_INET };
+	v4.sin_addr.s_addr = htonl(0x7f000002);
+	ck_assert(export_conns_admit(c, (struct sockaddr *)&v4, 1));
+	export_conns_add(c, (struct sockaddr *)&v4, 1);
+	ck_assert(!export_conns_admit(c, (struct sockaddr *)&v4, 1));
+	v4.sin_addr.s_addr = htonl(0x7f000003);
+	ck_assert(export_conns_admit(c, (struct sockaddr *)&v4, 1));
+	export_conns_free(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("export");
@@ -958,6 +1006,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_route, 0, (int)ARRAY_SIZE(routes));
 	tcase_add_loop_test(tc, test_listen, 0, (int)ARRAY_SIZE(listens));
 	tcase_add_test(tc, test_scope_parse);
+	tcase_add_test(tc, test_conn_limits);
 	tcase_add_test(tc, test_mhd_loaded_on_demand);
 	tcase_add_test(tc, test_service_notify_without_manager);
 	tcase_add_test(tc, test_ready_when_served);

@@ -2,7 +2,11 @@
  * node_exporter layout is read, every mistake is refused with the file,
  * line and field, certificate and key are read relative to the file, and
  * basic authentication accepts the right password for a bcrypt hash and
- * nothing else (a wrong password, an unknown user, a damaged header). */
+ * nothing else (a wrong password, an unknown user, a damaged header).
+ * The exporter's credential cache and bcrypt ration (export_auth.c):
+ * SipHash's reference vector, two users both remembered, the table
+ * bounded with the least recently used dropped, and the buckets. */
+#include <arpa/inet.h>
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -11,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "export_auth.h"
 #include "export_webconfig.h"
 #include "util.h"
 
@@ -72,11 +77,29 @@ START_TEST(test_good)
 	web_config_free(wc);
 	free(path);
 	/* Without users anyone is answered; without TLS there is no PEM. */
-	path = put("plain.yml", "basic_auth_users:\n");
+	path = put("plain.yml", "# nothing\n");
 	wc = web_config_load(path, &cause);
 	ck_assert_msg(wc != NULL, "%s", cause);
 	ck_assert_ptr_null(wc->cert_pem);
 	ck_assert(web_config_authorized(wc, NULL));
+	web_config_free(wc);
+	free(path);
+	/* TLS 1.2 and 1.3 unless the file says otherwise. */
+	path = put("tls.yml", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n");
+	wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	char *prio = web_config_tls_priorities(wc);
+	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.2:+VERS-TLS1.3");
+	free(prio);
+	web_config_free(wc);
+	free(path);
+	path = put("tls.yml", "tls_server_config:\n  min_version: TLS10\n  max_version: \"TLS12\"\n"
+			      "  cert_file: c.pem\n  key_file: k.pem\n");
+	wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	prio = web_config_tls_priorities(wc);
+	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.0:+VERS-TLS1.1:+VERS-TLS1.2");
+	free(prio);
 	web_config_free(wc);
 	free(path);
 }
@@ -92,7 +115,21 @@ static const struct {
 	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: none.pem\n",
 	  "3: key_file: cannot read " },
 	{ __LINE__, "tls_server_config:\n  client_ca_file: ca.pem\n",
-	  "2: tls_server_config: unsupported key 'client_ca_file' (pmctop reads cert_file and key_file, once each)" },
+	  "2: tls_server_config: unsupported key 'client_ca_file' (pmctop reads cert_file, key_file, min_version "
+	  "and max_version, once each)" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  min_version: TLS1.2\n",
+	  "4: tls_server_config: min_version: expected TLS10, TLS11, TLS12 or TLS13, not 'TLS1.2'" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  min_version: TLS13\n"
+		    "  max_version: TLS12\n", "4: tls_server_config: min_version is above max_version" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  max_version: TLS12\n"
+		    "  max_version: TLS13\n", "5: tls_server_config: repeated key 'max_version'" },
+	{ __LINE__, "tls_server_config:\n  min_version: TLS13\n",
+	  "1: tls_server_config: no cert_file and key_file (without them pmctop would serve plain HTTP" },
+	{ __LINE__, "# users\nbasic_auth_users:\n#  alice: " HASH "\n",
+	  "2: basic_auth_users: no users (an empty list would serve without authentication; remove the key "
+	  "to mean that)" },
+	{ __LINE__, "basic_auth_users:\n  alice: " HASH "\nbasic_auth_users:\n  bob: " HASH "\n",
+	  "3: basic_auth_users: repeated key" },
 	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  cert_file: c.pem\n",
 	  "3: tls_server_config: repeated key 'cert_file'" },
 	{ __LINE__, "http_server_config:\n  http2: false\n",
@@ -127,6 +164,145 @@ START_TEST(test_bad)
 }
 END_TEST
 
+/* A reload reads the users again, not the key (root's alone once pmctop
+ * has given up its privileges), and refuses TLS turned on or off. */
+START_TEST(test_reload)
+{
+	char *path = put("web.yml", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
+				    "basic_auth_users:\n  alice: " HASH "\n");
+	char *cause = NULL;
+	struct web_config *wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	char *key = xasprintf("%s/k.pem", dir);
+	ck_assert_int_eq(unlink(key), 0);
+	free(key);
+	free(put("web.yml", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"
+			    "basic_auth_users:\n  bob: " HASH "\n  carol: " HASH "\n"));
+	struct web_config *n = web_config_reload(wc, &cause);
+	ck_assert_msg(n != NULL, "%s", cause);
+	ck_assert_int_eq(n->nusers, 2);
+	ck_assert_str_eq(n->users[0].name, "bob");
+	ck_assert(n->tls);
+	ck_assert_ptr_null(n->key_pem);
+	web_config_free(n);
+	free(put("web.yml", "basic_auth_users:\n  bob: " HASH "\n"));
+	ck_assert_ptr_null(web_config_reload(wc, &cause));
+	ck_assert_msg(strstr(cause, "tls_server_config removed: TLS is turned on or off only when pmctop starts"),
+		      "%s", cause);
+	free(cause);
+	cause = NULL;
+	free(put("web.yml", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n"));
+	ck_assert_ptr_null(web_config_reload(wc, &cause));
+	ck_assert_msg(strstr(cause, "basic_auth_users removed: authentication is turned off only when pmctop starts"),
+		      "%s", cause);
+	free(cause);
+	cause = NULL;
+	free(put("web.yml", ""));
+	ck_assert_ptr_null(web_config_reload(wc, &cause));
+	free(cause);
+	cause = NULL;
+	free(put("web.yml", "basic_auth_users:\n  bob: secret\n"));
+	ck_assert_ptr_null(web_config_reload(wc, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "web.yml:2: basic_auth_users: bob: expected a bcrypt hash"));
+	free(cause);
+	web_config_free(wc);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_siphash)
+{
+	/* The reference implementation's first 128-bit vector: key 00..0f,
+	 * the empty message; and its 16th (message 00..0e). */
+	uint8_t key[16], msg[15], out[16];
+	for (int i = 0; i < 16; i++)
+		key[i] = (uint8_t)i;
+	for (int i = 0; i < 15; i++)
+		msg[i] = (uint8_t)i;
+	static const uint8_t want0[16] = { 0xa3, 0x81, 0x7f, 0x04, 0xba, 0x25, 0xa8, 0xe6,
+					   0x6d, 0xf6, 0x72, 0x14, 0xc7, 0x55, 0x02, 0x93 };
+	export_siphash128(msg, 0, key, out);
+	ck_assert_mem_eq(out, want0, 16);
+	uint8_t other[16];
+	export_siphash128(msg, 15, key, out);
+	key[0] ^= 1;
+	export_siphash128(msg, 15, key, other);
+	ck_assert(memcmp(out, other, 16) != 0);
+}
+END_TEST
+
+START_TEST(test_cache)
+{
+	struct export_auth *a = export_auth_new();
+	ck_assert(!export_auth_known(a, "Basic cHJvbWV0aGV1czpyaWdodCBob3JzZQ=="));
+	ck_assert(!export_auth_known(a, NULL));
+	/* Two users alternating (an HA pair of Prometheus servers) are both
+	 * remembered: neither pays bcrypt again. */
+	export_auth_remember(a, "Basic one");
+	export_auth_remember(a, "Basic two");
+	for (int i = 0; i < 4; i++) {
+		ck_assert(export_auth_known(a, "Basic one"));
+		ck_assert(export_auth_known(a, "Basic two"));
+	}
+	ck_assert(!export_auth_known(a, "Basic on"));
+	ck_assert(!export_auth_known(a, "Basic one "));
+	/* Bounded: as many more headers as the table holds push out the
+	 * least recently used ("two"), not the one just found ("one"). */
+	for (int i = 0; i < EXPORT_AUTH_CACHE - 2; i++) {
+		char h[32];
+		snprintf(h, sizeof(h), "Basic user%d", i);
+		export_auth_remember(a, h);
+	}
+	ck_assert(export_auth_known(a, "Basic one"));
+	export_auth_remember(a, "Basic newest");
+	ck_assert(export_auth_known(a, "Basic newest"));
+	ck_assert(export_auth_known(a, "Basic one"));
+	ck_assert(!export_auth_known(a, "Basic two"));
+	export_auth_free(a);
+}
+END_TEST
+
+START_TEST(test_buckets)
+{
+	struct export_auth *a = export_auth_new();
+	struct sockaddr_in v4[8];
+	for (int i = 0; i < 8; i++) {
+		v4[i] = (struct sockaddr_in){ .sin_family = AF_INET };
+		v4[i].sin_addr.s_addr = htonl(0x7f000001u + (uint32_t)i);
+	}
+	const struct sockaddr *s0 = (const struct sockaddr *)&v4[0];
+	/* One address: its burst, then nothing until its bucket refills. */
+	int n = 0;
+	while (export_auth_take(a, s0, 100.0))
+		n++;
+	ck_assert_int_eq(n, (int)EXPORT_AUTH_CLIENT_BURST);
+	ck_assert(!export_auth_take(a, s0, 100.0 + 0.5 / EXPORT_AUTH_CLIENT_RATE));
+	ck_assert(export_auth_take(a, s0, 100.0 + 1.01 / EXPORT_AUTH_CLIENT_RATE));
+	/* Other addresses get theirs until the server's bucket is empty. */
+	struct export_auth *c = export_auth_new();
+	int total = 0;
+	for (int i = 0; i < 8; i++)
+		while (export_auth_take(c, (const struct sockaddr *)&v4[i], 100.0))
+			total++;
+	ck_assert_int_eq(total, (int)EXPORT_AUTH_TOTAL_BURST);
+	ck_assert(!export_auth_take(c, NULL, 100.0));
+	ck_assert(export_auth_take(c, NULL, 100.0 + 1.01 / EXPORT_AUTH_TOTAL_RATE));
+	export_auth_free(c);
+	/* IPv6 clients of one /64 share a bucket. */
+	struct export_auth *b = export_auth_new();
+	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6 };
+	inet_pton(AF_INET6, "2001:db8:1:2::1", &v6.sin6_addr);
+	n = 0;
+	for (int i = 0; i < 20; i++) {
+		v6.sin6_addr.s6_addr[15] = (uint8_t)i;
+		n += export_auth_take(b, (const struct sockaddr *)&v6, 5.0);
+	}
+	ck_assert_int_eq(n, (int)EXPORT_AUTH_CLIENT_BURST);
+	export_auth_free(a);
+	export_auth_free(b);
+}
+END_TEST
+
 static Suite *webconfig_suite(void)
 {
 	Suite *s = suite_create("webconfig");
@@ -134,6 +310,10 @@ static Suite *webconfig_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_good);
 	tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_test(tc, test_reload);
+	tcase_add_test(tc, test_siphash);
+	tcase_add_test(tc, test_cache);
+	tcase_add_test(tc, test_buckets);
 	suite_add_tcase(s, tc);
 	return s;
 }
