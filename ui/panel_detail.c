@@ -219,6 +219,12 @@ static void draw_list(struct ui *u, const struct detail_geom *g, const int *list
 		text_sanitize_inplace(head);
 		char desc[160];
 		snprintf(desc, sizeof(desc), "%s", why ? why : md->desc ? md->desc : md->name);
+		/* An imported model's metric under pmctop's name keeps perf's
+		 * (events/perf/common-*.def): said, unless the text says it. */
+		if (!why && md->perf && strcmp(md->perf, md->name) && !strstr(desc, md->perf)) {
+			size_t l = strlen(desc);
+			snprintf(desc + l, sizeof(desc) - l, " (perf: %s)", md->perf);
+		}
 		text_sanitize_inplace(desc);
 		bool sel = mi == d->metric;
 		/* printf pads bytes: "±" is two bytes in one column. */
