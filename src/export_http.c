@@ -259,7 +259,7 @@ static void maybe_reload(struct export_server *s)
 	s->cur = s->owned = n;
 	atomic_store(&s->auth_on, n->nusers > 0);
 	fprintf(stderr, "pmctop: --web-config %s reloaded: %d user%s%s\n", n->path, n->nusers, n->nusers == 1 ? "" : "s",
-		n->tls ? " (certificate and TLS versions are read when pmctop starts)" : "");
+		n->tls || n->nheaders ? " (TLS settings and headers are read when pmctop starts)" : "");
 }
 
 /* The checker thread: runs bcrypt for the queued requests one at a time,
