@@ -42,6 +42,7 @@ void web_config_free(struct web_config *wc)
 	}
 	free(wc->headers);
 	free(wc->path);
+	free(wc->fixed);
 	free(wc);
 }
 
@@ -372,6 +373,16 @@ static struct web_config *load(const char *path, bool read_tls, char **cause)
 		rc = -1;
 	wc->tls = r.cert != NULL;
 	wc->path = xstrdup(path);
+	if (rc == 0) {
+		wc->fixed = xasprintf("%s\n%s\n%s\n%d %d %d %d\n%s\n%s", r.cert ? r.cert : "", r.key ? r.key : "",
+				      r.ca ? r.ca : "", (int)wc->client_auth, (int)wc->tls_min, (int)wc->tls_max,
+				      (int)wc->server_order, wc->ciphers ? wc->ciphers : "", wc->curves ? wc->curves : "");
+		for (int i = 0; i < wc->nheaders; i++) {
+			char *n = xasprintf("%s\n%s: %s", wc->fixed, wc->headers[i].name, wc->headers[i].value);
+			free(wc->fixed);
+			wc->fixed = n;
+		}
+	}
 	free(r.cert);
 	free(r.key);
 	free(r.ca);
@@ -394,6 +405,12 @@ struct web_config *web_config_reload(const struct web_config *old, char **cause)
 	if (wc && wc->tls != old->tls) {
 		set_cause(cause, "%s: tls_server_config %s: TLS is turned on or off only when pmctop starts", old->path,
 			  wc->tls ? "added" : "removed");
+		web_config_free(wc);
+		return NULL;
+	}
+	if (wc && strcmp(wc->fixed, old->fixed)) {
+		set_cause(cause, "%s: tls_server_config or http_server_config changed: they are read only when pmctop "
+			  "starts (restart it to apply them)", old->path);
 		web_config_free(wc);
 		return NULL;
 	}

@@ -58,6 +58,7 @@ struct web_config {
 	int nusers;
 	struct web_user *users;     /* none: no authentication */
 	char *path;                 /* the file, for a reload */
+	char *fixed;                /* what a reload cannot change, as text */
 	bool tls;                   /* tls_server_config is there */
 };
 
@@ -67,9 +68,11 @@ void web_config_free(struct web_config *wc);
 /* The file of old read again for a reload (SIGHUP, or the file changed)
  * after pmctop has given up its privileges: its users and what else can
  * change while serving. The certificate and key are not read again (the
- * key is often root's alone); TLS turned on or off is refused, since the
- * server would have to start again, and so are users all removed (an
- * empty file must not open a protected server). NULL with *cause as
+ * key is often root's alone); TLS turned on or off, or any other TLS
+ * setting or response header changed, is refused, since the server would
+ * have to start again (a file that says more than is served would mislead),
+ * and so are users all removed (an empty file must not open a protected
+ * server). NULL with *cause as
  * web_config_load. */
 struct web_config *web_config_reload(const struct web_config *old, char **cause);
 

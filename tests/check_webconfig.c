@@ -287,6 +287,33 @@ START_TEST(test_reload)
 	ck_assert_ptr_null(web_config_reload(wc, &cause));
 	free(cause);
 	cause = NULL;
+	/* The same users in flow style, the TLS settings unchanged: taken. */
+	free(put("web.yml", "tls_server_config: {cert_file: c.pem, key_file: k.pem}\n"
+			    "basic_auth_users: {bob: '" HASH "'}\n"));
+	n = web_config_reload(wc, &cause);
+	ck_assert_msg(n != NULL, "%s", cause);
+	web_config_free(n);
+	/* Another TLS setting or header would not be served until a restart:
+	 * refused, not taken as if it were. */
+	static const char *const changed[] = {
+		"  min_version: TLS13\n",
+		"  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: c.pem\n",
+		"  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]\n",
+		"  curve_preferences: [X25519]\n",
+		"  prefer_server_cipher_suites: false\n",
+		"http_server_config: {headers: {X-Frame-Options: deny}}\n",
+	};
+	for (size_t i = 0; i < sizeof(changed) / sizeof(changed[0]); i++) {
+		char *text = xasprintf("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n%s"
+				       "basic_auth_users:\n  bob: " HASH "\n", changed[i]);
+		free(put("web.yml", text));
+		free(text);
+		ck_assert_msg(web_config_reload(wc, &cause) == NULL, "%s taken", changed[i]);
+		ck_assert_msg(strstr(cause, "web.yml: tls_server_config or http_server_config changed: they are read "
+					    "only when pmctop starts"), "%s", cause);
+		free(cause);
+		cause = NULL;
+	}
 	free(put("web.yml", "basic_auth_users:\n  bob: secret\n"));
 	ck_assert_ptr_null(web_config_reload(wc, &cause));
 	ck_assert_ptr_nonnull(strstr(cause, "web.yml:2: basic_auth_users: bob: expected a bcrypt hash"));

@@ -62,6 +62,33 @@ for who in none stranger; do
 	case $code in 000 | 4??) ;; *) fail "client certificate $who: HTTP $code" ;; esac
 	! grep -q pmctop_info "$tmp/x.txt" || fail "client certificate $who: the metrics were served"
 done
+# The other client_auth_types (TLS 1.3 and no user): which of no
+# certificate, the stranger's and the CA's client gets the metrics.
+mode() { # TYPE EXPECTED-CODES(none stranger signed)
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  client_auth_type: %s\n%s' "$1" \
+		"$([ "$1" = RequireAnyClientCert ] || echo '  client_ca_file: ca.pem')" >"$tmp/$1.yml"
+	local p got=() cert
+	p=$(free_port)
+	timeout 30 "$pmctop" --sim zen5 --daemon -d 0.5 --listen "127.0.0.1:$p" --web-config "$tmp/$1.yml" \
+		2>"$tmp/$1.err" &
+	local pid=$!
+	wait_http --cacert "$tmp/ca.pem" --cert "$tmp/client.pem" --key "$tmp/client.key" \
+		--resolve "localhost:$p:127.0.0.1" "https://localhost:$p/metrics" || fail "$1: never answered: $(cat "$tmp/$1.err")"
+	for who in none stranger client; do
+		cert=()
+		[ $who = none ] || cert=(--cert "$tmp/$who.pem" --key "$tmp/$who.key")
+		got+=("$(curl -s --max-time 5 --cacert "$tmp/ca.pem" "${cert[@]}" --resolve "localhost:$p:127.0.0.1" \
+			-o /dev/null -w '%{http_code}' "https://localhost:$p/metrics")")
+	done
+	kill "$pid"
+	wait "$pid"
+	echo "$1: none, stranger, signed: ${got[*]}"
+	[ "${got[*]}" = "$2" ] || fail "$1: HTTP ${got[*]}, expected $2"
+}
+mode VerifyClientCertIfGiven "200 403 200"
+mode RequireAnyClientCert "403 200 200"
+mode RequestClientCert "200 200 200"
+
 # cipher_suites and curve_preferences reach GnuTLS: TLS 1.2 with a listed
 # suite and curve works; with a suite or a curve left out it is refused.
 tls12() { # CIPHER CURVE: whether a TLS 1.2 handshake with them works
