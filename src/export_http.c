@@ -141,7 +141,19 @@ static void reply_free(void *cls)
 	free(r);
 }
 
-static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned code, const char *text)
+/* Queues a response with the headers of http_server_config (those read
+ * when pmctop started: a reload swaps the configuration under other
+ * threads, and these are read by every one of them). */
+static enum MHD_Result queue(struct export_server *s, struct MHD_Connection *c, unsigned code,
+			     struct MHD_Response *resp)
+{
+	for (int i = 0; s->wc && i < s->wc->nheaders; i++)
+		mhd->add_response_header(resp, s->wc->headers[i].name, s->wc->headers[i].value);
+	return mhd->queue_response(c, code, resp);
+}
+
+static enum MHD_Result answer_text(struct export_server *s, struct MHD_Connection *c, unsigned code,
+				   const char *text)
 {
 	struct MHD_Response *resp = mhd->create_response_from_buffer(strlen(text), (void *)text,
 								    MHD_RESPMEM_PERSISTENT);
@@ -150,7 +162,7 @@ static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned code, cons
 	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		mhd->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	enum MHD_Result ret = mhd->queue_response(c, code, resp);
+	enum MHD_Result ret = queue(s, c, code, resp);
 	mhd->destroy_response(resp);
 	return ret;
 }
@@ -190,7 +202,7 @@ static enum MHD_Result answer_metrics(struct export_server *s, struct MHD_Connec
 	mhd->add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
 	if (gzip)
 		mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-	enum MHD_Result ret = mhd->queue_response(c, MHD_HTTP_OK, resp);
+	enum MHD_Result ret = queue(s, c, MHD_HTTP_OK, resp);
 	mhd->destroy_response(resp);
 	if (ret != MHD_YES)
 		export_hub_scrape_failed(s->hub);
@@ -247,7 +259,7 @@ static void maybe_reload(struct export_server *s)
 	s->cur = s->owned = n;
 	atomic_store(&s->auth_on, n->nusers > 0);
 	fprintf(stderr, "pmctop: --web-config %s reloaded: %d user%s%s\n", n->path, n->nusers, n->nusers == 1 ? "" : "s",
-		n->tls ? " (certificate and TLS versions are read when pmctop starts)" : "");
+		n->tls || n->nheaders ? " (TLS settings and headers are read when pmctop starts)" : "");
 }
 
 /* The checker thread: runs bcrypt for the queued requests one at a time,
@@ -321,7 +333,7 @@ static double mono_s(void)
 	return (double)now_ns() / 1e9;
 }
 
-static enum MHD_Result answer_busy(struct MHD_Connection *c)
+static enum MHD_Result answer_busy(struct export_server *s, struct MHD_Connection *c)
 {
 	static const char text[] = "pmctop: too many password checks; retry later\n";
 	struct MHD_Response *resp = mhd->create_response_from_buffer(sizeof(text) - 1, (void *)text,
@@ -330,12 +342,12 @@ static enum MHD_Result answer_busy(struct MHD_Connection *c)
 		return MHD_NO;
 	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	mhd->add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-	enum MHD_Result ret = mhd->queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, resp);
+	enum MHD_Result ret = queue(s, c, MHD_HTTP_TOO_MANY_REQUESTS, resp);
 	mhd->destroy_response(resp);
 	return ret;
 }
 
-static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
+static enum MHD_Result answer_unauthorized(struct export_server *s, struct MHD_Connection *c)
 {
 	static const char text[] = "pmctop: authentication required\n";
 	struct MHD_Response *resp = mhd->create_response_from_buffer(sizeof(text) - 1, (void *)text,
@@ -344,7 +356,7 @@ static enum MHD_Result answer_unauthorized(struct MHD_Connection *c)
 		return MHD_NO;
 	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	mhd->add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"pmctop\", charset=\"UTF-8\"");
-	enum MHD_Result ret = mhd->queue_response(c, MHD_HTTP_UNAUTHORIZED, resp);
+	enum MHD_Result ret = queue(s, c, MHD_HTTP_UNAUTHORIZED, resp);
 	mhd->destroy_response(resp);
 	return ret;
 }
@@ -449,6 +461,23 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req, enum M
 	*req = NULL;
 }
 
+/* client_auth_type: libmicrohttpd asks for a client certificate when it
+ * has a trust list (MHD_OPTION_HTTPS_MEM_TRUST) but accepts the handshake
+ * whatever the client sends, so the certificate is checked here, against
+ * client_ca_file, before the request is answered: a client without one is
+ * answered 403 where Go's server would end the handshake. */
+static bool client_cert_ok(struct export_server *s, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i = mhd->get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	void *session = i ? i->tls_session : NULL;
+	unsigned int n = 0, status = 1;
+	if (!session || !mhd->tls_peers(session, &n) || n == 0)
+		return s->wc->client_auth == WEB_VERIFY_CLIENT_CERT_IF_GIVEN;
+	if (s->wc->client_auth == WEB_REQUIRE_ANY_CLIENT_CERT)
+		return true;
+	return mhd->tls_verify_peers(session, &status) == 0 && status == 0;
+}
+
 /* Basic authentication: a header remembered is answered at once; another
  * one takes a bcrypt check from the buckets (429 without one) and waits,
  * suspended, for the checker. Returns MHD_YES with *done false while the
@@ -463,18 +492,18 @@ static enum MHD_Result authenticate(struct export_server *s, struct MHD_Connecti
 	pthread_mutex_unlock(&s->check_lock);
 	if (st == REQ_CHECKED) {
 		*done = !ok;
-		return ok ? MHD_YES : answer_unauthorized(c);
+		return ok ? MHD_YES : answer_unauthorized(s, c);
 	}
 	const char *h = mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	if (!h)
-		return answer_unauthorized(c);
+		return answer_unauthorized(s, c);
 	if (export_auth_known(s->auth, h)) {
 		*done = false;
 		return MHD_YES;
 	}
 	const union MHD_ConnectionInfo *ci = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!export_auth_take(s->auth, ci ? ci->client_addr : NULL, mono_s()) || !check_queue(s, c, rq, h))
-		return answer_busy(c);
+		return answer_busy(s, c);
 	return MHD_YES;
 }
 
@@ -496,6 +525,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	if (s->wc && s->wc->client_auth >= WEB_REQUIRE_ANY_CLIENT_CERT && !client_cert_ok(s, c))
+		return answer_text(s, c, MHD_HTTP_FORBIDDEN, "pmctop: a client certificate signed by the web config's "
+							     "client_ca_file is required\n");
 	if (atomic_load(&s->auth_on)) {
 		bool done;
 		enum MHD_Result r = authenticate(s, c, rq, &done);
@@ -509,7 +541,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return answer_metrics(s, c, r.format,
 				      export_accepts_gzip(mhd->lookup_connection_value(c, MHD_HEADER_KIND,
 										      MHD_HTTP_HEADER_ACCEPT_ENCODING)));
-	return answer_text(c, r.code, r.text);
+	return answer_text(s, c, r.code, r.text);
 }
 
 /* Stops the checker and the watcher. The checker refuses what is queued
@@ -575,6 +607,11 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 		close(fd);
 		return NULL;
 	}
+	if (wc && wc->client_auth != WEB_NO_CLIENT_CERT && (!mhd->tls_peers || !mhd->tls_verify_peers)) {
+		close(fd);
+		set_cause(cause, "--web-config asks for client certificates, but this libmicrohttpd does not use GnuTLS");
+		return NULL;
+	}
 	if (wc && wc->cert_pem && mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		close(fd);
 		set_cause(cause, "--web-config asks for TLS, but this libmicrohttpd was built without it");
@@ -613,6 +650,7 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	/* The server's threads inherit a mask without the asynchronous
 	 * signals: Ctrl-C and the rest are the main thread's to handle. */
 	char *prio = tls ? web_config_tls_priorities(wc) : NULL;
+	const char *trust = tls && wc->client_auth != WEB_NO_CLIENT_CERT ? (wc->ca_pem ? wc->ca_pem : wc->cert_pem) : NULL;
 	sigset_t old;
 	signals_block_async(&old);
 	s->d = mhd->start_daemon(flags, 0, on_accept, s, on_request, s,
@@ -630,6 +668,12 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 				tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, tls ? wc->key_pem : NULL,
 				MHD_OPTION_HTTPS_MEM_CERT, tls ? wc->cert_pem : NULL,
 				MHD_OPTION_HTTPS_PRIORITIES, prio,
+				/* Client certificates are asked for with a
+				 * trust list; RequestClientCert and
+				 * RequireAnyClientCert check none, and
+				 * without client_ca_file the server's own
+				 * certificate stands in as that list. */
+				trust ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, trust,
 				MHD_OPTION_END);
 	free(prio);
 	if (s->d && wc)

@@ -52,6 +52,14 @@ const struct mhd_api *mhd_dl_load(const char *soname, char **cause)
 		memset(&api, 0, sizeof(api));
 		return NULL;
 	}
+	/* Optional: looked up through libmicrohttpd's handle, which reaches
+	 * the libraries it depends on (GnuTLS on Debian). */
+	void *f = dlsym(h, "gnutls_certificate_get_peers");
+	void *g = dlsym(h, "gnutls_certificate_verify_peers2");
+	if (f && g) {
+		memcpy(&api.tls_peers, &f, sizeof(api.tls_peers));
+		memcpy(&api.tls_verify_peers, &g, sizeof(api.tls_verify_peers));
+	}
 	handle = h;
 	return &api;
 }

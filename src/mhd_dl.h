@@ -34,6 +34,11 @@ struct mhd_api {
 	void (*resume_connection)(struct MHD_Connection *c);
 	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *c,
 								enum MHD_ConnectionInfoType info, ...);
+	/* GnuTLS's, from the library libmicrohttpd was linked with, for
+	 * client certificates (gnutls_session_t as void *); NULL when it
+	 * has none. */
+	const void *(*tls_peers)(void *session, unsigned int *n);
+	int (*tls_verify_peers)(void *session, unsigned int *status);
 };
 
 /* Loads soname (MHD_DL_SONAME) once and returns its functions; NULL with a

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include "config.h"
 #include <check.h>
+#include <dirent.h>
 #include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ START_TEST(test_good)
 	wc = web_config_load(path, &cause);
 	ck_assert_msg(wc != NULL, "%s", cause);
 	char *prio = web_config_tls_priorities(wc);
-	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.2:+VERS-TLS1.3");
+	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.2:+VERS-TLS1.3:%SERVER_PRECEDENCE");
 	free(prio);
 	web_config_free(wc);
 	free(path);
@@ -98,7 +99,7 @@ START_TEST(test_good)
 	wc = web_config_load(path, &cause);
 	ck_assert_msg(wc != NULL, "%s", cause);
 	prio = web_config_tls_priorities(wc);
-	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.0:+VERS-TLS1.1:+VERS-TLS1.2");
+	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.0:+VERS-TLS1.1:+VERS-TLS1.2:%SERVER_PRECEDENCE");
 	free(prio);
 	web_config_free(wc);
 	free(path);
@@ -114,9 +115,10 @@ static const struct {
 	{ __LINE__, "tls_server_config:\n  key_file: k.pem\n", "2: tls_server_config: key_file without cert_file" },
 	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: none.pem\n",
 	  "3: key_file: cannot read " },
-	{ __LINE__, "tls_server_config:\n  client_ca_file: ca.pem\n",
-	  "2: tls_server_config: unsupported key 'client_ca_file' (pmctop reads cert_file, key_file, min_version "
-	  "and max_version, once each)" },
+	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  client_cert: ca.pem\n",
+	  "4: tls_server_config: unsupported key 'client_cert' (pmctop reads cert_file, key_file, client_ca_file, "
+	  "client_auth_type, min_version, max_version, cipher_suites, curve_preferences and "
+	  "prefer_server_cipher_suites)" },
 	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  min_version: TLS1.2\n",
 	  "4: tls_server_config: min_version: expected TLS10, TLS11, TLS12 or TLS13, not 'TLS1.2'" },
 	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n  min_version: TLS13\n"
@@ -129,21 +131,23 @@ static const struct {
 	  "2: basic_auth_users: no users (an empty list would serve without authentication; remove the key "
 	  "to mean that)" },
 	{ __LINE__, "basic_auth_users:\n  alice: " HASH "\nbasic_auth_users:\n  bob: " HASH "\n",
-	  "3: basic_auth_users: repeated key" },
+	  "3: the file: repeated key 'basic_auth_users'" },
 	{ __LINE__, "tls_server_config:\n  cert_file: c.pem\n  cert_file: c.pem\n",
 	  "3: tls_server_config: repeated key 'cert_file'" },
-	{ __LINE__, "http_server_config:\n  http2: false\n",
-	  "1: unknown or unsupported key 'http_server_config' (pmctop reads tls_server_config and basic_auth_users)" },
+	{ __LINE__, "http_server:\n  http2: false\n",
+	  "1: unknown or unsupported key 'http_server' (pmctop reads tls_server_config, basic_auth_users and "
+	  "http_server_config)" },
 	{ __LINE__, "basic_auth_users:\n  alice: secret\n",
 	  "2: basic_auth_users: alice: expected a bcrypt hash ($2y$...), as htpasswd -nBC 10 USER prints it" },
-	{ __LINE__, "basic_auth_users:\n  alice: " HASH "\n  alice: " HASH "\n", "3: basic_auth_users: user 'alice' twice" },
+	{ __LINE__, "basic_auth_users:\n  alice: " HASH "\n  alice: " HASH "\n", "3: basic_auth_users: repeated key 'alice'" },
 	{ __LINE__, "basic_auth_users:\n  'a:b': " HASH "\n", "2: basic_auth_users: a user name may not be empty or hold ':'" },
 	{ __LINE__, "basic_auth_users: x\n", "1: basic_auth_users: expected a mapping under it, not a value" },
-	{ __LINE__, "  alice: x\n", "1: alice: indented, but under no section" },
-	{ __LINE__, "basic_auth_users:\n  - alice\n", "2: expected 'key: value' (this exporter reads a mapping of mappings)" },
-	{ __LINE__, "basic_auth_users:\n\talice: x\n", "2: a tab: YAML indents with spaces" },
-	{ __LINE__, "basic_auth_users:\n  alice: \"" HASH "\n", "2: alice: a quoted value that is not closed, or text after it" },
-	{ __LINE__, "tls_server_config:\n  cert_file:\n", "2: cert_file: expected a value" },
+	{ __LINE__, "  alice: x\n", "1: unknown or unsupported key 'alice'" },
+	{ __LINE__, "basic_auth_users:\n  - alice\n", "2: basic_auth_users: expected a mapping under it, not a list" },
+	{ __LINE__, "basic_auth_users:\n\talice: x\n", "2: not YAML: while scanning for the next token, found character that cannot start any token" },
+	{ __LINE__, "basic_auth_users:\n  alice: \"" HASH "\n", "2: not YAML: while scanning a quoted scalar, found unexpected end of stream" },
+	{ __LINE__, "tls_server_config:\n  cert_file:\n", "2: tls_server_config: cert_file: expected a value" },
+	{ __LINE__, "basic_auth_users: {alice: '" HASH "', bob: [x]}\n", "1: basic_auth_users: bob: expected a bcrypt hash" },
 };
 
 START_TEST(test_bad)
@@ -161,6 +165,88 @@ START_TEST(test_bad)
 	ck_assert_ptr_null(web_config_load("/nonexistent/web.yml", &cause));
 	ck_assert_ptr_nonnull(strstr(cause, "--web-config /nonexistent/web.yml: No such file"));
 	free(cause);
+}
+END_TEST
+
+/* Flow style and the keys beyond versions: what reaches GnuTLS and the
+ * responses. */
+START_TEST(test_flow)
+{
+	char *path = put("web.yml", "tls_server_config: {cert_file: c.pem, key_file: k.pem, client_ca_file: c.pem,\n"
+				    "  client_auth_type: RequireAndVerifyClientCert, prefer_server_cipher_suites: no,\n"
+				    "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384],\n"
+				    "  curve_preferences: [X25519]}\n"
+				    "basic_auth_users: {prometheus: '" HASH "'}\n"
+				    "http_server_config: {http2: false, headers: {Strict-Transport-Security: max-age=60}}\n");
+	char *cause = NULL;
+	struct web_config *wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s", cause);
+	ck_assert_int_eq(wc->client_auth, WEB_REQUIRE_AND_VERIFY_CLIENT_CERT);
+	ck_assert_ptr_nonnull(strstr(wc->ca_pem, "BEGIN CERTIFICATE"));
+	ck_assert_int_eq(wc->nusers, 1);
+	ck_assert(web_config_authorized(wc, "Basic cHJvbWV0aGV1czpyaWdodCBob3JzZQ=="));
+	ck_assert_int_eq(wc->nheaders, 1);
+	ck_assert_str_eq(wc->headers[0].name, "Strict-Transport-Security");
+	ck_assert_str_eq(wc->headers[0].value, "max-age=60");
+	char *prio = web_config_tls_priorities(wc);
+	ck_assert_str_eq(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.2:+VERS-TLS1.3:-KX-ALL:-CIPHER-ALL:-MAC-ALL"
+			       ":+ECDHE-RSA:+AES-128-GCM:+AEAD:+AES-256-GCM:+AEAD:-GROUP-ALL:+GROUP-X25519");
+	free(prio);
+	web_config_free(wc);
+	free(path);
+}
+END_TEST
+
+/* The kinds of file exporter-toolkit's documentation gives load; broken
+ * ones are refused with the line their first comment names. */
+static void each_fixture(const char *sub, void (*check)(const char *path))
+{
+	char *d = xasprintf("%s/%s", WEBCONFIG_FIXTURES, sub);
+	DIR *dir_ = opendir(d);
+	ck_assert_msg(dir_ != NULL, "%s", d);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(dir_));) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".yml"))
+			continue;
+		char *path = xasprintf("%s/%s", d, e->d_name);
+		check(path);
+		free(path);
+		n++;
+	}
+	closedir(dir_);
+	ck_assert_msg(n >= 8, "%s: %d files", d, n);
+	free(d);
+}
+
+static void good_one(const char *path)
+{
+	char *cause = NULL;
+	struct web_config *wc = web_config_load(path, &cause);
+	ck_assert_msg(wc != NULL, "%s refused: %s", path, cause);
+	web_config_free(wc);
+}
+
+static void bad_one(const char *path)
+{
+	char *text = read_text_file(path);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(!strncmp(text, "# want: ", 8), "%s: no '# want:' line", path);
+	char *nl = strchr(text, '\n');
+	*nl = '\0';
+	char *want = xasprintf("%s:%s", path, text + 8);
+	char *cause = NULL;
+	ck_assert_msg(web_config_load(path, &cause) == NULL, "%s accepted", path);
+	ck_assert_msg(!strncmp(cause, want, strlen(want)), "\n got  %s\n want %s", cause, want);
+	free(cause);
+	free(want);
+	free(text);
+}
+
+START_TEST(test_fixtures)
+{
+	each_fixture("good", good_one);
+	each_fixture("bad", bad_one);
 }
 END_TEST
 
@@ -201,6 +287,33 @@ START_TEST(test_reload)
 	ck_assert_ptr_null(web_config_reload(wc, &cause));
 	free(cause);
 	cause = NULL;
+	/* The same users in flow style, the TLS settings unchanged: taken. */
+	free(put("web.yml", "tls_server_config: {cert_file: c.pem, key_file: k.pem}\n"
+			    "basic_auth_users: {bob: '" HASH "'}\n"));
+	n = web_config_reload(wc, &cause);
+	ck_assert_msg(n != NULL, "%s", cause);
+	web_config_free(n);
+	/* Another TLS setting or header would not be served until a restart:
+	 * refused, not taken as if it were. */
+	static const char *const changed[] = {
+		"  min_version: TLS13\n",
+		"  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: c.pem\n",
+		"  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]\n",
+		"  curve_preferences: [X25519]\n",
+		"  prefer_server_cipher_suites: false\n",
+		"http_server_config: {headers: {X-Frame-Options: deny}}\n",
+	};
+	for (size_t i = 0; i < sizeof(changed) / sizeof(changed[0]); i++) {
+		char *text = xasprintf("tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n%s"
+				       "basic_auth_users:\n  bob: " HASH "\n", changed[i]);
+		free(put("web.yml", text));
+		free(text);
+		ck_assert_msg(web_config_reload(wc, &cause) == NULL, "%s taken", changed[i]);
+		ck_assert_msg(strstr(cause, "web.yml: tls_server_config or http_server_config changed: they are read "
+					    "only when pmctop starts"), "%s", cause);
+		free(cause);
+		cause = NULL;
+	}
 	free(put("web.yml", "basic_auth_users:\n  bob: secret\n"));
 	ck_assert_ptr_null(web_config_reload(wc, &cause));
 	ck_assert_ptr_nonnull(strstr(cause, "web.yml:2: basic_auth_users: bob: expected a bcrypt hash"));
@@ -310,6 +423,8 @@ static Suite *webconfig_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_good);
 	tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_test(tc, test_flow);
+	tcase_add_test(tc, test_fixtures);
 	tcase_add_test(tc, test_reload);
 	tcase_add_test(tc, test_siphash);
 	tcase_add_test(tc, test_cache);
