@@ -186,19 +186,32 @@ static bool is_portable(const struct def_set *set, const char *name)
 
 /* A name a formula may use: an event (by its name or its portable series,
  * with perf's privilege modifiers, "instructions:u"), a metric, or the
- * interval. */
-static bool is_name(const struct def_set *set, const char *name)
+ * interval. The kernel's topdown events (topdown_retiring for perf's
+ * topdown-retiring) are made where the core has PERF_METRICS, as when a
+ * perf metric names them: Granite Rapids' files name none. */
+static bool is_name(struct imp *im, const char *name)
 {
+	const struct def_set *set = im->set;
 	if (!strcmp(name, "interval_s") || find_stanza(set, ST_METRIC, name) >= 0)
 		return true;
 	char *ev = xstrndup(name, strcspn(name, ":"));
 	bool ok = find_stanza(set, ST_EVENT, ev) >= 0 || is_portable(set, ev);
+	if (!ok && !strncmp(ev, "topdown_", 8)) {
+		char *perf = xstrdup(ev), *why = NULL;
+		for (char *p = perf; *p; p++)
+			*p = *p == '_' ? '-' : *p;
+		char *made = imp_event_ref(im, perf, &why);
+		ok = made && !strcmp(made, ev);
+		free(made);
+		free(why);
+		free(perf);
+	}
 	free(ev);
 	return ok;
 }
 
 /* Whether every name formula text uses is in the model so far. */
-static bool formula_makes(const struct def_set *set, const char *text)
+static bool formula_makes(struct imp *im, const char *text)
 {
 	int col;
 	char *why = NULL;
@@ -210,7 +223,7 @@ static bool formula_makes(const struct def_set *set, const char *text)
 	int n = expr_names(x, &names);
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++)
-		ok = is_name(set, names[i]);
+		ok = is_name(im, names[i]);
 	free(names);
 	expr_free(x);
 	return ok;
@@ -311,7 +324,7 @@ static void add_set(struct imp *im, const struct def_set *set)
 		const char *f = attr(st, "formula");
 		if (st->kind != ST_METRIC || !f)
 			continue;
-		if (find_stanza(im->set, ST_METRIC, st->name) >= 0 || !formula_makes(im->set, f))
+		if (find_stanza(im->set, ST_METRIC, st->name) >= 0 || !formula_makes(im, f))
 			continue;
 		copy_stanza(im, st);
 	}
@@ -326,7 +339,10 @@ void imp_common_add(struct imp_common *c, struct imp *im)
 		return;
 	drop_lost_parents(im->set);
 	if (c->read) {
-		/* The series first: the generic files name events by them. */
+		add_set(im, &c->set);
+		/* The series, of the events the model has now (its formulas may
+		 * have made topdown events); before the generic files, which
+		 * name events by their series. */
 		for (int s = 0; s < c->set.nstanzas; s++) {
 			const struct def_stanza *st = &c->set.stanzas[s];
 			int e = st->kind == ST_EVENT ? find_stanza(im->set, ST_EVENT, st->name) : -1;
@@ -334,7 +350,6 @@ void imp_common_add(struct imp_common *c, struct imp *im)
 				if (!strcmp(st->attrs[i].key, "portable"))
 					imp_attr(&im->set->stanzas[e], "portable", st->attrs[i].value);
 		}
-		add_set(im, &c->set);
 	}
 	for (int i = 0; i < c->nafter; i++)
 		add_set(im, &c->after[i]);
