@@ -31,6 +31,7 @@ static inline enum snap_scope export_at(const struct snapshot *snap, int w, enum
 /* The family name of a derived metric: pmctop_metric_NAME with the
  * Prometheus base unit of its unit (caller frees). */
 char *export_metric_name(const struct metric_def *md);
+bool export_metric_duplicated(const struct metric_def *md);
 /* A portable series (export_portable.c): the events of the model that
  * name it and their scales; name points into the model. */
 struct export_series {

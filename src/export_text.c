@@ -10,6 +10,7 @@
  * so that a name says what its number is. */
 #include "config.h"
 #include "export_impl.h"
+#include "expr.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -158,25 +159,33 @@ static void labels(struct buf *b, const char *first, const char *value, const st
 /* A metric's unit as a Prometheus name suffix and the factor to its base
  * unit; strip is an abbreviation of the unit that the model's name may end
  * with, dropped so that the name says its unit once ("l3_miss_latency_ns"
- * becomes pmctop_metric_l3_miss_latency_seconds). */
+ * becomes pmctop_metric_l3_miss_latency_seconds); where the abbreviation
+ * is the name's only word ("ghz", "task_ghz"), it becomes what (clock), so
+ * that the family says what it holds in the base unit
+ * (pmctop_metric_clock_hertz, never a GHz name over a value in Hz). rate
+ * marks a unit per unit of time: such a metric computed over interval_s is
+ * the rate() of counters exported beside it (export_metric_duplicated). */
 struct unit_map {
 	const char *unit, *suffix;
 	double scale;
 	const char *strip;
 	const char *words;   /* the base unit as HELP says it: the value's unit, not the model's */
+	const char *what;
+	bool rate;
 };
 
 static const struct unit_map units[] = {
-	{ "ratio", "_ratio", 1, NULL, "ratio" },
-	{ "%", "_ratio", 0.01, NULL, "ratio, 1 is 100 %" },
-	{ "ns", "_seconds", 1e-9, "_ns", "seconds" },
-	{ "GB/s", "_bytes_per_second", 1e9, "_bw", "bytes per second" },
-	{ "MB/s", "_bytes_per_second", 1e6, "_bw", "bytes per second" },
-	{ "GHz", "_hertz", 1e9, NULL, "hertz" },
-	{ "GFLOP/s", "_per_second", 1e9, "_per_s", "floating-point operations per second" },
-	{ "/s", "_per_second", 1, "_per_s", "per second" },
-	{ "cyc", "_cycles", 1, "_cyc", "cycles" },
-	{ "cycles", "_cycles", 1, "_cycles", "cycles" },
+	{ "ratio", "_ratio", 1, NULL, "ratio", NULL, false },
+	{ "%", "_ratio", 0.01, NULL, "ratio, 1 is 100 %", NULL, false },
+	{ "ns", "_seconds", 1e-9, "_ns", "seconds", NULL, false },
+	{ "GB/s", "_bytes_per_second", 1e9, "_bw", "bytes per second", NULL, true },
+	{ "MB/s", "_bytes_per_second", 1e6, "_bw", "bytes per second", NULL, true },
+	{ "GHz", "_hertz", 1e9, "_ghz", "hertz", "clock", false },
+	{ "GFLOP/s", "_per_second", 1e9, "_per_s", "floating-point operations per second", NULL, true },
+	{ "/s", "_per_second", 1, "_per_s", "per second", NULL, true },
+	{ "W", "_watts", 1, "_watts", "watts", NULL, true },
+	{ "cyc", "_cycles", 1, "_cyc", "cycles", NULL, false },
+	{ "cycles", "_cycles", 1, "_cycles", "cycles", NULL, false },
 };
 
 static bool ends_with(const char *s, size_t n, const char *tail)
@@ -198,14 +207,45 @@ char *export_metric_name(const struct metric_def *md)
 	const struct unit_map *u = unit_of(md->unit);
 	struct buf nb = { 0 };
 	buf_str(&nb, "pmctop_metric_");
+	size_t start = nb.len;
 	buf_name(&nb, md->name);
 	/* "cs_per_s" in /s becomes pmctop_metric_cs_per_second, and
-	 * "l3_hit_ratio" in ratio stays pmctop_metric_l3_hit_ratio. */
-	if (u && u->strip && ends_with(nb.p, nb.len, u->strip))
-		nb.p[nb.len -= strlen(u->strip)] = '\0';
+	 * "l3_hit_ratio" in ratio stays pmctop_metric_l3_hit_ratio; "ghz" in
+	 * GHz becomes pmctop_metric_clock_hertz, "task_ghz"
+	 * pmctop_metric_task_clock_hertz. */
+	if (u && u->strip) {
+		const char *bare = u->strip + 1;
+		bool whole = u->what && !strcmp(nb.p + start, bare);
+		bool last = ends_with(nb.p, nb.len, u->strip);
+		if (whole || last) {
+			nb.p[nb.len -= strlen(whole ? bare : u->strip)] = '\0';
+			if (u->what && (whole || !strcmp(nb.p + start, "task")))
+				buf_printf(&nb, "%s%s", whole ? "" : "_", u->what);
+		}
+	}
 	if (u && !ends_with(nb.p, nb.len, u->suffix))
 		buf_str(&nb, u->suffix);
 	return nb.p;
+}
+
+/* Whether metric md is a per-second figure over the interval (its unit a
+ * rate, its formula divided by interval_s): the rate() of counters that
+ * are exported already (pmctop_event_total, the portable series, the
+ * joules), so that a gauge of it would be a second family for one
+ * quantity, and one that misses what happened between scrapes. Such
+ * metrics are not exported for CPU rows (docs/exporter.md, "Series"). */
+bool export_metric_duplicated(const struct metric_def *md)
+{
+	const struct unit_map *u = unit_of(md->unit);
+	if (!u || !u->rate || !md->expr)
+		return false;
+	int *ids;
+	int n = expr_ids(md->expr, &ids);
+	bool over_time = false;
+	for (int i = 0; i < n; i++)
+		over_time |= ids[i] == BUILTIN_INTERVAL_S;
+	free(ids);
+	return over_time;
 }
 
 /* A metric's HELP: its description and the unit its value is in (the base
@@ -227,10 +267,25 @@ static bool joules_event(const struct event_def *ed)
 	return ed->scale > 0 && ed->scale_unit && !strcmp(ed->scale_unit, "Joules");
 }
 
+/* Whether event e forms a portable series (export_portable.c). */
+static bool portable_event(const struct model *m, int e)
+{
+	struct export_series *list;
+	int n = export_series_list(m, &list);
+	bool found = false;
+	for (int i = 0; i < n && !found; i++)
+		for (int t = 0; t < list[i].nterms && !found; t++)
+			found = list[i].events[t] == e;
+	export_series_free(list, n);
+	return found;
+}
+
 /* The running totals of the events as one counter family: every event's
  * scaled count (pmctop_event_total), or, with joules, the energy counters
  * turned into joules by their scale (pmctop_energy_joules_total, whose
- * rate() is watts). */
+ * rate() is watts). An energy counter that forms a portable series
+ * (energy_pkg: pmctop_package_joules_total) is left to that series, so
+ * that one quantity has one family in joules. */
 static void totals_family(struct buf *b, const struct snapshot *snap, const struct export_totals *tot,
 			  enum snap_scope scope, enum export_format f, bool joules)
 {
@@ -238,7 +293,8 @@ static void totals_family(struct buf *b, const struct snapshot *snap, const stru
 	const char *name = joules ? "pmctop_energy_joules_total" : "pmctop_event_total";
 	bool any = false;
 	for (int e = 0; e < snap->nevents; e++) {
-		if (!snap->event_planned[e] || (joules && !joules_event(&m->events[e])))
+		if (!snap->event_planned[e] ||
+		    (joules && (!joules_event(&m->events[e]) || portable_event(m, e))))
 			continue;
 		if (!any)
 			family(b, f, name, NULL, F_COUNTER, joules ?
@@ -346,6 +402,8 @@ static void per_item_gauge(struct buf *b, const struct snapshot *snap, enum snap
 	for (int i = 0; i < n; i++) {
 		if (!(ev ? snap->event_planned[i] : snap->metric_planned[i]))
 			continue;
+		if (!ev && export_metric_duplicated(&m->metrics[i]))
+			continue;   /* its gauge is not exported either */
 		int w = ev ? (int)m->pmus[m->events[i].pmu].scope : (int)m->metrics[i].scope;
 		enum snap_scope sc = export_at(snap, w, scope);
 		/* A metric is named by its gauge's family, so that a query can
@@ -371,7 +429,7 @@ static void metric_families(struct buf *b, const struct snapshot *snap, enum sna
 {
 	const struct model *m = snap->model;
 	for (int i = 0; i < snap->nmetrics; i++) {
-		if (!snap->metric_planned[i])
+		if (!snap->metric_planned[i] || export_metric_duplicated(&m->metrics[i]))
 			continue;
 		const struct metric_def *md = &m->metrics[i];
 		const struct unit_map *u = unit_of(md->unit);
@@ -521,21 +579,24 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 		buf_value(&b, snap->rotate_ms / 1000.0);
 		buf_str(&b, "\n");
 	}
-	/* What the screen's notice line says (why counters are missing, a
-	 * plan that could not be opened, reads that failed): one sample a
-	 * line, so that an interval of unknown figures says why. */
-	if (snap->notice && *snap->notice) {
-		family(&b, f, "pmctop_notice_info", NULL, F_INFO,
-		       "What pmctop has to say about the last interval, one line each.");
-		for (const char *l = snap->notice; *l;) {
+	/* How many lines the screen's notice has (why counters are missing,
+	 * a plan that could not be opened, reads that failed), so that an
+	 * interval of unknown figures can be alerted on. A count, not the
+	 * text: free text in a label would make a new series of every
+	 * wording (a number of CPUs, an errno) and break every join on it;
+	 * the text is on stderr (the journal) as each line first appears,
+	 * and in the dashboard and JSON output. */
+	{
+		int lines = 0;
+		for (const char *l = snap->notice; l && *l; lines++) {
 			size_t n = strcspn(l, "\n");
-			char *line = xstrndup(l, n);
-			buf_str(&b, "pmctop_notice_info{text=\"");
-			buf_escaped(&b, line, true);
-			buf_str(&b, "\"} 1\n");
-			free(line);
 			l += n + (l[n] == '\n');
 		}
+		family(&b, f, "pmctop_notices", NULL, F_GAUGE,
+		       "Lines of notice about the last interval (why counters are missing, a plan that "
+		       "could not be opened, reads that failed); 0 when there is nothing to say. The text is "
+		       "on stderr, in the dashboard and in the JSON output.");
+		buf_printf(&b, "pmctop_notices %d\n", lines);
 	}
 	if (m) {
 		totals_family(&b, snap, tot, scope, f, false);

@@ -539,8 +539,9 @@ END_TEST
 
 /* The dashboard's path (a copy of a snapshot the ring owns) exports the
  * same text as taking the snapshot, at every scope. */
-/* The notice (why figures are missing, a plan that failed) is exported,
- * a sample per line, in both formats. */
+/* The notice (why figures are missing, a plan that failed) is exported
+ * as a count of its lines, in both formats, and 0 without one: never as
+ * text in a label, which would make a series of every wording. */
 START_TEST(test_notice_exported)
 {
 	snap_notice = "no \"PMU\" here\nthe counters cannot be planned";
@@ -548,17 +549,20 @@ START_TEST(test_notice_exported)
 		static struct parsed p;
 		enum export_format ef = f ? EXPORT_OPENMETRICS : EXPORT_TEXT;
 		scrape(SNAP_SOCKET, 2, ef, &p);
-		const struct sample *a = find(&p, "pmctop_notice_info", "text", "no \"PMU\" here", NULL, NULL);
-		const struct sample *b = find(&p, "pmctop_notice_info", "text", "the counters cannot be planned", NULL, NULL);
+		const struct sample *a = find(&p, "pmctop_notices", NULL, NULL, NULL, NULL);
 		ck_assert_ptr_nonnull(a);
-		ck_assert_ptr_nonnull(b);
-		ck_assert_double_eq(b->v, 1);
+		ck_assert_double_eq(a->v, 2);
+		for (int i = 0; i < p.n; i++) {
+			ck_assert_ptr_null(label(&p.s[i], "text"));
+			ck_assert_str_ne(p.s[i].name, "pmctop_notice_info");
+		}
 	}
 	snap_notice = NULL;
 	static struct parsed p;
 	scrape(SNAP_SOCKET, 2, EXPORT_TEXT, &p);
-	for (int i = 0; i < p.n; i++)
-		ck_assert_str_ne(p.s[i].name, "pmctop_notice_info");
+	const struct sample *a = find(&p, "pmctop_notices", NULL, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_double_eq(a->v, 0);
 }
 END_TEST
 
@@ -717,10 +721,31 @@ START_TEST(test_metric_names_unique_in_every_model)
 			names[i] = export_metric_name(&m->metrics[i]);
 			for (const char *c = names[i]; *c; c++)
 				ck_assert_msg(isalnum((unsigned char)*c) || *c == '_', "%s: bad name %s", m->name, names[i]);
+			/* The name says the value's base unit, never the model's:
+			 * a clock in Hz is no "ghz" family. */
+			ck_assert_msg(!strstr(names[i], "ghz") && !strstr(names[i], "mhz"), "%s: %s names a unit it is not in",
+				      m->name, names[i]);
+			const char *unit = m->metrics[i].unit ? m->metrics[i].unit : "";
+			if (!strcmp(unit, "GHz"))
+				ck_assert_msg(strstr(names[i], "clock_hertz"), "%s: %s", m->name, names[i]);
+			/* A figure per second over the interval is the rate() of
+			 * counters exported anyway, so it has no gauge; a ratio of
+			 * counts keeps its gauge. */
+			bool rate = !strcmp(unit, "/s") || !strcmp(unit, "GB/s") || !strcmp(unit, "MB/s") ||
+				    !strcmp(unit, "W") || !strcmp(unit, "GFLOP/s");
+			if (!rate)
+				ck_assert_msg(!export_metric_duplicated(&m->metrics[i]), "%s: %s", m->name, names[i]);
+			if (rate && m->metrics[i].formula && strstr(m->metrics[i].formula, "interval_s"))
+				ck_assert_msg(export_metric_duplicated(&m->metrics[i]), "%s: %s", m->name, names[i]);
 			for (int j = 0; j < i; j++)
 				ck_assert_msg(strcmp(names[i], names[j]), "%s: metrics %s and %s are both %s", m->name,
 					      m->metrics[j].name, m->metrics[i].name, names[i]);
 		}
+		int ghz = model_find_metric(m, "ghz"), task_ghz = model_find_metric(m, "task_ghz");
+		if (ghz >= 0)
+			ck_assert_str_eq(names[ghz], "pmctop_metric_clock_hertz");
+		if (task_ghz >= 0)
+			ck_assert_str_eq(names[task_ghz], "pmctop_metric_task_clock_hertz");
 		for (int i = 0; i < m->nmetrics; i++)
 			free(names[i]);
 		free(names);

@@ -66,7 +66,7 @@ else:
 
 # Energy: joules per interval from rate() of the joules counter (the rate
 # of intervals cancels the scrapes' timing, as the IPC ratio does).
-jpi = query('rate(pmctop_energy_joules_total{event="energy_pkg"}[%s]) / on (instance, job) group_left '
+jpi = query('rate(pmctop_package_joules_total[%s]) / on (instance, job) group_left '
             'rate(pmctop_intervals_total[%s])' % (WINDOW, WINDOW), now)
 if len(lines) >= n_last:
     window = lines[n_first:n_last]
@@ -78,7 +78,7 @@ if len(lines) >= n_last:
         got = float(s["value"][1])
         want = sum(x["metrics"]["pkg_watts"] * l["interval_s"] for l in window for x in l["sockets"]
                    if x["socket"] == k) / len(window)
-        print("socket %d: %.3f J an interval from rate(pmctop_energy_joules_total), %.3f from JSON's pkg_watts"
+        print("socket %d: %.3f J an interval from rate(pmctop_package_joules_total), %.3f from JSON's pkg_watts"
               % (k, got, want))
         if abs(got - want) > 0.01 * want:
             failures.append("socket %d: %.3f J from Prometheus, %.3f from JSON" % (k, got, want))

@@ -110,7 +110,7 @@ scrape_view() {
 scrape_view topdown_l2 '^pmctop_metric_backend_bound_memory_ratio{'
 grep -q '^pmctop_info{model="perf-icelakex",simulated="true"' "$tmp/m.txt" || fail "exporter: no pmctop_info for perf-icelakex"
 grep -q '^pmctop_metric_backend_bound_ratio{' "$tmp/m.txt" || fail "exporter: no level-1 topdown series"
-scrape_view memory '^pmctop_metric_mem_read_bytes_per_second{'
+scrape_view memory '^pmctop_memory_read_bytes_total{'
 echo "exporter: topdown and memory series served"
 
 # A recording of an imported model replays (the model is imported again).
