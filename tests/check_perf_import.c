@@ -519,9 +519,13 @@ START_TEST(test_import_x86)
 	const struct view_def *td = &m->views[model_find_view(m, "topdown")];
 	ck_assert_int_eq(td->nbar, 4);
 	ck_assert_int_eq(td->ncols, 5);
+	/* Level 2: perf's two parts of backend bound, and the others from the
+	 * kernel's topdown events (the fixture has PERF_METRICS). */
 	const struct view_def *td2 = &m->views[model_find_view(m, "topdown_l2")];
-	ck_assert_int_eq(td2->ncols, 2);
-	ck_assert_int_eq(td2->nbar, 2);
+	ck_assert_int_eq(td2->ncols, 8);
+	ck_assert_int_eq(td2->nbar, 8);
+	ck_assert_str_eq(metric(m, "retiring_microcode")->formula,
+			 "topdown_heavy_ops / (topdown_fe_bound + topdown_bad_spec + topdown_be_bound + topdown_retiring)");
 	ck_assert_int_ge(model_find_view(m, "memory"), 0);
 	ck_assert_int_ge(model_find_metric(m, "util"), 0);   /* pmctop's own software metrics */
 	free(skipped);
