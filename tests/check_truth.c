@@ -1037,6 +1037,9 @@ static const struct run_spec imported_runs[] = {
 	{ "perf-sapphirerapids", { 1, 1, 8, 2 }, "memory", 50, 1, 20, NULL },
 	{ "gnr", { 1, 1, 8, 2 }, "basic", 50, 2, 20, NULL },
 	{ "gnr", { 1, 1, 8, 2 }, "memory", 50, 1, 20, NULL },
+	/* Topdown from the kernel's events (no TMA metrics in its files). */
+	{ "gnr", { 1, 1, 8, 2 }, "topdown", 50, 2, 20, NULL },
+	{ "gnr", { 1, 1, 8, 2 }, "topdown_l2", 50, 1, 20, NULL },
 	{ "srf", { 1, 1, 8, 1 }, "basic", 50, 2, 20, NULL },
 	{ "zen2", { 1, 2, 4, 2 }, "basic", 50, 2, 20, NULL },
 	{ "zen2", { 1, 2, 4, 2 }, "cache", 50, 1, 20, NULL },
