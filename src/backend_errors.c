@@ -11,7 +11,11 @@
 
 /* The hint for EACCES includes the current paranoid level, so it is built
  * per call; a thread-local buffer keeps the function's const char * result
- * valid until the same thread asks again. */
+ * valid until the same thread asks again. It names 0 because system-wide
+ * counting needs no lower (the kernel refuses CPU-wide events above 0
+ * without CAP_PERFMON); -1 adds raw tracepoints and lifts the mlock limit,
+ * which pmctop does not need. The Debian package's pmctop group holds
+ * CAP_PERFMON through the program's file capability (docs/privileges.md). */
 static _Thread_local char hint_buf[320];
 
 static const char *permission_hint(void)
@@ -21,12 +25,12 @@ static const char *permission_hint(void)
 	if (rc < 0) {
 		snprintf(hint_buf, sizeof(hint_buf),
 			 "not permitted to open system-wide counters: run as root or with "
-			 "CAP_PERFMON, or set `sysctl kernel.perf_event_paranoid=-1`");
+			 "CAP_PERFMON (the package's pmctop group), or set `sysctl kernel.perf_event_paranoid=0`");
 	} else {
 		snprintf(hint_buf, sizeof(hint_buf),
 			 "not permitted to open system-wide counters (kernel.perf_event_paranoid "
-			 "is %ld): run as root or with CAP_PERFMON, or set "
-			 "`sysctl kernel.perf_event_paranoid=-1`", level);
+			 "is %ld): run as root or with CAP_PERFMON (the package's pmctop group), or set "
+			 "`sysctl kernel.perf_event_paranoid=0`", level);
 	}
 	return hint_buf;
 }

@@ -526,8 +526,8 @@ static const struct {
 	int err;
 	const char *want[3];
 } hints[] = {
-	{ -EACCES, { "perf_event_paranoid", "CAP_PERFMON", "sysctl kernel.perf_event_paranoid=-1" } },
-	{ -EPERM, { "perf_event_paranoid", "root", NULL } },
+	{ -EACCES, { "perf_event_paranoid", "CAP_PERFMON", "sysctl kernel.perf_event_paranoid=0" } },
+	{ -EPERM, { "perf_event_paranoid", "root", "pmctop group" } },
 	{ EACCES, { "perf_event_paranoid", NULL, NULL } },
 	{ -ENOENT, { "not available", "VM", "--sim" } },
 	{ -EOPNOTSUPP, { "not available", "--sim", NULL } },

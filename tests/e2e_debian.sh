@@ -3,9 +3,10 @@
 # `dpkg-buildpackage -us -uc -b` from a clean copy of the committed tree
 # (git archive, or the tree without build outputs), holds the docs,
 # examples and /etc/default/pmctop, the man page's FILES are its paths,
-# and lintian finds nothing to say about it, pedantic tags included. Skips (77) without dpkg-buildpackage, debhelper
-# or lintian, or without the build dependencies; the package's own test
-# suite is not run again (nocheck). Bounded: 15 minutes.
+# and lintian finds nothing to say about it, pedantic tags included; as
+# root, the postinst's pmctop group choice on a scratch file. Skips (77)
+# without dpkg-buildpackage, debhelper or lintian, or without the build
+# dependencies; the package's own test suite is not run again (nocheck). Bounded: 15 minutes.
 set -u
 top_srcdir=${top_srcdir:-.}
 src=$(cd "$top_srcdir" && pwd)
@@ -57,6 +58,44 @@ rc=$?
 grep -v '^running with root privileges is not recommended!$' "$tmp/lintian.all" >"$tmp/lintian.out"
 cat "$tmp/lintian.out"
 [ $rc = 0 ] && [ ! -s "$tmp/lintian.out" ] || { echo "FAIL: lintian"; exit 1; }
+# The pmctop group's postinst (debian/pmctop.postinst), as root, on a
+# scratch file in place of /usr/bin/pmctop: debconf's answer stubbed, the
+# statoverride database a scratch one (--admindir), addgroup and systemctl
+# stubbed and
+# nogroup for the group, so nothing of this machine changes. Yes: root:GROUP
+# 750, cap_perfmon=ep, the override and the unit's drop-in; yes again
+# (an upgrade's configure) keeps them; no: root:root 755, none of them; an
+# override of the administrator's is left alone.
+if [ "$(id -u)" = 0 ] && command -v setcap >/dev/null && command -v getcap >/dev/null; then
+	pi=$tmp/postinst-check
+	mkdir -p "$pi/bin" "$pi/admin" "$pi/usr"
+	: >"$pi/admin/statoverride"
+	cp /bin/true "$pi/usr/pmctop"
+	printf '#!/bin/sh\nexec %s --admindir %s "$@"\n' "$(command -v dpkg-statoverride)" "$pi/admin" >"$pi/bin/dpkg-statoverride"
+	printf '#!/bin/sh\necho "addgroup $*"\n' >"$pi/bin/addgroup"
+	# The host's systemd is not told of the scratch drop-in.
+	printf '#!/bin/sh\nexit 0\n' >"$pi/bin/systemctl"
+	chmod 755 "$pi/bin/dpkg-statoverride" "$pi/bin/addgroup" "$pi/bin/systemctl"
+	sed -e 's|^\. /usr/share/debconf/confmodule$|db_get() { RET=$ANSWER; }|' -e "s|^PROGRAM=.*|PROGRAM=$pi/usr/pmctop|" \
+		-e 's|^GROUP=pmctop$|GROUP=nogroup|' -e "s|^DROPIN_DIR=.*|DROPIN_DIR=$pi/dropin|" "$src/debian/pmctop.postinst" >"$pi/postinst"
+	grep -q 'db_get() {' "$pi/postinst" && grep -q "^PROGRAM=$pi/" "$pi/postinst" || { echo "FAIL: the postinst's lines to stub have changed"; exit 1; }
+	state() { echo "$(stat -c '%U:%G %a' "$pi/usr/pmctop") $(getcap "$pi/usr/pmctop" | sed 's/.* //') [$(cat "$pi/admin/statoverride")] $(ls "$pi/dropin" 2>/dev/null)" | tr -s ' ' | sed 's/ $//'; }
+	for step in "true:root:nogroup 750 cap_perfmon=ep [root nogroup 750 $pi/usr/pmctop] pmctop-group.conf" \
+		"true:root:nogroup 750 cap_perfmon=ep [root nogroup 750 $pi/usr/pmctop] pmctop-group.conf" \
+		"false:root:root 755 []" "true:root:nogroup 750 cap_perfmon=ep [root nogroup 750 $pi/usr/pmctop] pmctop-group.conf"; do
+		ANSWER=${step%%:*} PATH=$pi/bin:$PATH sh "$pi/postinst" configure >"$pi/out" 2>&1 || { cat "$pi/out"; echo "FAIL: postinst with ${step%%:*}"; exit 1; }
+		got=$(state)
+		# getcap's output differs between versions (= or +): the name is enough.
+		got=$(echo "$got" | sed 's/cap_perfmon[=+]ep/cap_perfmon=ep/')
+		[ "$got" = "${step#*:}" ] || { echo "FAIL: postinst with ${step%%:*}: $got, want ${step#*:}"; exit 1; }
+	done
+	ANSWER=false PATH=$pi/bin:$PATH sh "$pi/postinst" configure >/dev/null 2>&1
+	PATH=$pi/bin:$PATH dpkg-statoverride --update --add root root 0700 "$pi/usr/pmctop"
+	ANSWER=true PATH=$pi/bin:$PATH sh "$pi/postinst" configure >"$pi/out" 2>&1
+	[ "$(state)" = "root:root 700 [root root 700 $pi/usr/pmctop]" ] && grep -q 'an override of its own' "$pi/out" ||
+		{ echo "FAIL: an administrator's override: $(state): $(cat "$pi/out")"; exit 1; }
+	echo "postinst: the pmctop group turned on, kept, off, on; an administrator's override left alone"
+fi
 # Left in the build tree for tests/e2e_systemd.sh, which installs it.
 [ -d "$build/tests" ] && cp "$deb" "$build/tests/e2e_debian.deb"
 echo "e2e debian: $(basename "$deb") built, lintian clean"

@@ -6,7 +6,8 @@
 # a replay holds none; no_new_privs is set; and a file that root could
 # write (mode 0600, another owner) can no longer be opened for writing,
 # observed through the test hook PMCTOP_TEST_OPEN_AFTER_DROP. With
-# --user nobody, pmctop runs as nobody and still holds the capability.
+# --user nobody, pmctop runs as nobody and still holds the capability. The
+# Debian package's pmctop group: a member counts every CPU, others cannot.
 set -u
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
@@ -88,6 +89,50 @@ if command -v setcap >/dev/null && command -v setpriv >/dev/null; then
 		wait $p || fail "pmctop with cap_perfmon=ep exited $?: $(cat "$TMP/f2.err")"
 	else
 		echo "note: setcap refused here ($(cat "$TMP/setcap.err")), file capabilities not checked"
+	fi
+fi
+
+# 1c. The Debian package's pmctop group (debian/pmctop.postinst,
+# docs/privileges.md): the program root:GROUP mode 0750 with cap_perfmon=ep.
+# A member (nobody with the group added) counts every CPU, software events
+# on any Linux, a VM too; a user outside the group cannot run it; and a
+# user without the capability (the package as installed, choice off) is
+# told what to do: the hint names perf_event_paranoid=0, CAP_PERFMON and
+# the group. A numeric group nobody has stands in for pmctop: no account
+# is made.
+if command -v setcap >/dev/null && command -v setpriv >/dev/null && [ $real = 1 ]; then
+	gid=64999
+	while getent group $gid >/dev/null; do gid=$((gid - 1)); done
+	mkdir -m 755 "$TMP/grp"
+	cp "$PMCTOP" "$TMP/grp/pmctop"
+	cp -R "$top_srcdir/events" "$TMP/grp/events"
+	chmod -R a+rX "$TMP/grp/events"
+	chmod 755 "$TMP"
+	# As the postinst does it: owner and mode first (a change of owner
+	# clears file capabilities), then the capability.
+	chown root:$gid "$TMP/grp/pmctop" && chmod 0750 "$TMP/grp/pmctop"
+	if setcap cap_perfmon=ep "$TMP/grp/pmctop" 2>"$TMP/setcap.err"; then
+		ncpus=$(grep -c '^processor' /proc/cpuinfo)
+		# Through a shell run as the user: setpriv itself may still hold
+		# root's capabilities when it calls execve, and would run anything.
+		setpriv --reuid=nobody --regid=nogroup --groups=$gid sh -c 'exec "$0" "$@"' "$TMP/grp/pmctop" --events-dir "$TMP/grp/events" \
+			-b -n 1 -d 0.2 -e context-switches --format json >"$TMP/g.json" 2>"$TMP/g.err" ||
+			fail "pmctop group member: exit $?: $(cat "$TMP/g.err")"
+		grep -q "\"ncpus\":$ncpus[,}]" "$TMP/g.json" || fail "pmctop group member: not every CPU ($ncpus) counted: $(head -c 300 "$TMP/g.json")"
+		grep -q '"context_switches_per_s":[0-9]' "$TMP/g.json" || fail "pmctop group member: no context switches counted: $(head -c 300 "$TMP/g.json")"
+		out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'exec "$0" "$@"' "$TMP/grp/pmctop" --sim zen5 -b -n 1 2>&1)
+		rc=$?
+		{ [ $rc != 0 ] && echo "$out" | grep -q 'Permission denied'; } || fail "outside the pmctop group: exit $rc: $out"
+	else
+		echo "note: setcap refused here ($(cat "$TMP/setcap.err")), the pmctop group not checked"
+	fi
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
+		cp "$PMCTOP" "$TMP/grp/plain" && chmod 755 "$TMP/grp/plain"
+		out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/grp/plain" --events-dir "$TMP/grp/events" -b -n 1 -d 0.2 2>&1 >/dev/null)
+		rc=$?
+		for w in "perf_event_paranoid is" "CAP_PERFMON" "pmctop group" "sysctl kernel.perf_event_paranoid=0"; do
+			echo "$out" | grep -qF "$w" || fail "without the capability: exit $rc, no '$w' in: $out"
+		done
 	fi
 fi
 
