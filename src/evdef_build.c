@@ -104,14 +104,6 @@ int evdef_check_keys(struct builder *b, const struct def_stanza *st)
 	return 0;
 }
 
-const struct def_attr *evdef_attr_get(const struct def_stanza *st, const char *key)
-{
-	for (int i = 0; i < st->nattrs; i++)
-		if (st->attrs[i].key[0] == key[0] && !strcmp(st->attrs[i].key, key))
-			return &st->attrs[i];
-	return NULL;
-}
-
 const struct def_attr *evdef_attr_need(struct builder *b, const struct def_stanza *st, const char *key)
 {
 	const struct def_attr *a = evdef_attr_get(st, key);

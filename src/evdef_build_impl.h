@@ -18,8 +18,8 @@
 
 /* Refuses unknown keys and repeats of keys that may appear only once. */
 int evdef_check_keys(struct builder *b, const struct def_stanza *st);
-/* The stanza's line of that key, or NULL; _need says when it is missing. */
-const struct def_attr *evdef_attr_get(const struct def_stanza *st, const char *key);
+/* The stanza's line of that key (evdef_attr_get, evdef_parse.h), saying
+ * when it is missing. */
 const struct def_attr *evdef_attr_need(struct builder *b, const struct def_stanza *st, const char *key);
 /* Values: an int in [lo, hi] (dflt without the line); a u64; the bit
  * ranges of a field; their mask. */

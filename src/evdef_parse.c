@@ -39,6 +39,14 @@ char *def_where(const char *file, int line, int col, const char *fmt, ...)
 	return s;
 }
 
+const struct def_attr *evdef_attr_get(const struct def_stanza *st, const char *key)
+{
+	for (int i = 0; i < st->nattrs; i++)
+		if (st->attrs[i].key[0] == key[0] && !strcmp(st->attrs[i].key, key))
+			return &st->attrs[i];
+	return NULL;
+}
+
 void defset_free(struct def_set *set)
 {
 	bool own = !set->pool;

@@ -54,6 +54,8 @@ int defset_read_file(const char *path, struct def_set *set, char **cause);
  * includes are opened under util.h's user_file_open rule. */
 int defset_read_user_file(const char *path, struct def_set *set, char **cause);
 void defset_free(struct def_set *set);
+/* The stanza's line of that key, or NULL (the first, for a repeated key). */
+const struct def_attr *evdef_attr_get(const struct def_stanza *st, const char *key);
 
 /* p (an array of n elements of size bytes) with room for one more: the
  * capacity doubles at each power of two, so that n additions cost O(n)

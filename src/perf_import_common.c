@@ -52,10 +52,8 @@ struct imp_common {
 
 static const char *attr(const struct def_stanza *st, const char *key)
 {
-	for (int i = 0; i < st->nattrs; i++)
-		if (!strcmp(st->attrs[i].key, key))
-			return st->attrs[i].value;
-	return NULL;
+	const struct def_attr *a = evdef_attr_get(st, key);
+	return a ? a->value : NULL;
 }
 
 struct imp_common *imp_common_read(struct imp *im, char **cause)
