@@ -72,7 +72,9 @@
  * PERF_METRICS: those events fail to open, as on a kernel before 5.9),
  * ff=0|1 (fast-forward: batch mode writes simulated intervals as fast as
  * they are computed instead of one every -d of real time; for soaks and
- * benchmarks, see docs/soak.md).
+ * benchmarks, see docs/soak.md), cxl=0|1 (0: a part without extension
+ * memory behind its L3, such as Zen 3: every L1D fill from beyond the CCX
+ * is from a cache or DRAM).
  *
  * This file holds the set-up, the instances, the groups and the ops table.
  * The rest is split by job, sharing the state in backend_sim_impl.h:
