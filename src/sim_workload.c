@@ -108,7 +108,6 @@ void wl_params_default(struct wl_params *p)
 	p->width = 8;
 	p->smt = true;
 	p->memclk_ghz = 3.0;
-	p->ext_mem = true;
 }
 
 /* splitmix64's finaliser: a good 64-bit mixer, so that neighbouring
@@ -564,13 +563,16 @@ static void kernel_split(const struct kind_ranges *r, struct draw *d, double *ra
  *    the L1 data prefetchers rather than by the L2's own (AMD's PMCx070-072
  *    count them under unit mask 0xE0, the L2's under 0x1F);
  *  - 0 to 15 % of the L1D fills from beyond the CCX come from extension
- *    (CXL) memory rather than DRAM, on a part that has it (PMCx043/044
- *    bit 7): they are taken out of the DRAM fills, near and far alike, so
+ *    (CXL) memory rather than DRAM, on a part that has it (p->ext_mem;
+ *    PMCx043/044 bit 7): they are taken out of the DRAM fills, near and
+ *    far alike, so
  *    that the fills still add up to the L1D misses. The memory bytes stay
  *    as they were (a simplification: the UMC's figures are not judged
  *    against the fills);
- *  - 0 to 20 % of the scalar and of the packed FLOPs are FP16 ones
- *    (Sapphire Rapids counts them apart, FP_ARITH_INST_RETIRED2). */
+ *  - 0 to 20 % of the scalar and of the packed FLOPs are FP16 ones, on a
+ *    part that has FP16 arithmetic (p->fp16; Sapphire Rapids counts them
+ *    apart, FP_ARITH_INST_RETIRED2).
+ * The draws are taken whatever the part, so that later ones do not move. */
 static void rare_sources(const struct wl_params *p, struct draw *d, double *rate)
 {
 	double l1dc = draw_range(d, 0.2, 0.6);
@@ -588,8 +590,9 @@ static void rare_sources(const struct wl_params *p, struct draw *d, double *rate
 	for (int q = WQ_L1D_DMND_FILL_NEAR_DRAM; q <= WQ_L1D_DMND_FILL_FAR_DRAM; q++)
 		rate[q] *= 1.0 - ext;
 	double scalar = rate[WQ_FLOPS] - rate[WQ_FLOPS_PACKED];
-	rate[WQ_FP16_FLOPS_SCALAR] = draw_range(d, 0.0, 0.2) * scalar;
-	rate[WQ_FP16_FLOPS_PACKED] = draw_range(d, 0.0, 0.2) * rate[WQ_FLOPS_PACKED];
+	double fs = draw_range(d, 0.0, 0.2), fp = draw_range(d, 0.0, 0.2);
+	rate[WQ_FP16_FLOPS_SCALAR] = p->fp16 ? fs * scalar : 0;
+	rate[WQ_FP16_FLOPS_PACKED] = p->fp16 ? fp * rate[WQ_FLOPS_PACKED] : 0;
 }
 
 /* Computes the per-ns rates of one phase. The draws are taken in a fixed

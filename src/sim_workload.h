@@ -101,10 +101,11 @@ struct wl_params {
 	int width;            /* dispatch slots per cycle (8 on Zen 5) */
 	bool smt;             /* SMT siblings exist: smt_stall_slots may be non-zero */
 	double memclk_ghz;    /* memory controller clock per channel (UMC figures) */
-	bool ext_mem;         /* extension (CXL) memory behind the L3 (cxl=0: none, as on Zen 3) */
+	bool ext_mem;         /* extension (CXL) memory behind the L3 (cxl=1: Zen 4 and 5) */
+	bool fp16;            /* FP16 arithmetic among the FLOPs (fp16=1: Sapphire Rapids) */
 };
 /* Defaults: seed 0, 5.0 GHz max, 3.0 GHz nominal, width 8, SMT, 3.0 GHz MEMCLK,
- * extension memory. */
+ * neither extension memory nor FP16 (a part that has them says so). */
 void wl_params_default(struct wl_params *p);
 
 /* One CPU's position in its phase sequence. Time only moves forward. */

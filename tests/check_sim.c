@@ -33,7 +33,9 @@ START_TEST(test_segments)
 {
 	struct wl_params p;
 	wl_params_default(&p);
-	int moved = 0, windows = 0;
+	/* A part with extension memory and FP16: their quantities too. */
+	p.ext_mem = p.fp16 = true;
+	int moved = 0, windows = 0, ext = 0;
 	for (int cpu = 0; cpu < 8; cpu++) {
 		struct wl_cpu c;
 		wl_cpu_init(&c, &p, cpu);
@@ -60,6 +62,7 @@ START_TEST(test_segments)
 			 * CCX, the demand ones among them. */
 			ck_assert_double_le(q[WQ_L1D_DMND_FILL_EXT], q[WQ_L1D_FILL_EXT] * (1 + 1e-12));
 			fills += q[WQ_L1D_FILL_EXT];
+			ext += q[WQ_L1D_FILL_EXT] > 0 && q[WQ_FP16_FLOPS_PACKED] > 0;
 			ck_assert_double_eq_tol(fills, q[WQ_L1D_MISS], 1e-9 * q[WQ_L1D_MISS] + 1e-6);
 			ck_assert_double_le(q[WQ_L2_PF_HIT_L1DC], q[WQ_L2_PF_HIT] * (1 + 1e-12));
 			ck_assert_double_le(q[WQ_L2_PF_MISS_L1DC], q[WQ_L2_PF_MISS] * (1 + 1e-12));
@@ -72,6 +75,7 @@ START_TEST(test_segments)
 		moved += hi > lo * 1.1;
 	}
 	ck_assert_int_gt(windows, 0);
+	ck_assert_int_gt(ext, 0);
 	ck_assert_msg(moved >= 6, "IPC moved by over 10%% within 3 s on only %d of 8 CPUs", moved);
 }
 END_TEST
