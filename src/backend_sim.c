@@ -72,7 +72,10 @@
  * PERF_METRICS: those events fail to open, as on a kernel before 5.9),
  * ff=0|1 (fast-forward: batch mode writes simulated intervals as fast as
  * they are computed instead of one every -d of real time; for soaks and
- * benchmarks, see docs/soak.md).
+ * benchmarks, see docs/soak.md), cxl=0|1 (1: a part with extension memory
+ * behind its L3, Zen 4 and 5: some L1D fills from beyond the CCX come from
+ * it rather than DRAM; default 0), fp16=0|1 (1: a part with FP16
+ * arithmetic, Sapphire Rapids: some FLOPs are FP16 ones; default 0).
  *
  * This file holds the set-up, the instances, the groups and the ops table.
  * The rest is split by job, sharing the state in backend_sim_impl.h:

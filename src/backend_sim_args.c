@@ -36,6 +36,10 @@ int sim_parse_options(struct backend *b, const char *arg, char **cause)
 			b->nmi = val[0] == '1';
 		} else if (strcmp(key, "features") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
 			b->features = val[0] == '1';
+		} else if (strcmp(key, "cxl") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
+			b->wp.ext_mem = val[0] == '1';
+		} else if (strcmp(key, "fp16") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
+			b->wp.fp16 = val[0] == '1';
 		} else if (strcmp(key, "ff") == 0 && (strcmp(val, "0") == 0 || strcmp(val, "1") == 0)) {
 			b->ff = val[0] == '1';
 		} else if (strcmp(key, "seed") == 0) {
@@ -90,7 +94,7 @@ int sim_parse_options(struct backend *b, const char *arg, char **cause)
 		}
 		continue;
 bad:
-		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, features=0|1, ff=0|1, seed=N, "
+		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, features=0|1, ff=0|1, cxl=0|1, fp16=0|1, seed=N, "
 			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, call_us=0-10000, absent=PMU[+PMU])", key, val);
 		goto out;
 	}

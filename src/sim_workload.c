@@ -71,6 +71,9 @@ static const char *const quantity_names[WQ_COUNT] = {
 	[WQ_RAT_STALL_ROB_READ] = "rat_stall_rob_read", [WQ_RAT_STALL_SCOREBOARD] = "rat_stall_scoreboard",
 	[WQ_FP_TO_MMX] = "fp_to_mmx", [WQ_MMX_TO_FP] = "mmx_to_fp", [WQ_BACLEARS] = "baclears",
 	[WQ_KERNEL_CYCLES] = "kernel_cycles", [WQ_KERNEL_INSTRUCTIONS] = "kernel_instructions",
+	[WQ_L2_PF_HIT_L1DC] = "l2_pf_hit_l1dc", [WQ_L2_PF_MISS_L1DC] = "l2_pf_miss_l1dc",
+	[WQ_L1D_FILL_EXT] = "l1d_fill_ext", [WQ_L1D_DMND_FILL_EXT] = "l1d_dmnd_fill_ext",
+	[WQ_FP16_FLOPS_SCALAR] = "fp16_flops_scalar", [WQ_FP16_FLOPS_PACKED] = "fp16_flops_packed",
 };
 
 const char *wl_quantity_name(int q)
@@ -554,6 +557,44 @@ static void kernel_split(const struct kind_ranges *r, struct draw *d, double *ra
 	rate[WQ_KERNEL_INSTRUCTIONS] = s * k / (1.0 - s + s * k) * rate[WQ_INSTRUCTIONS];
 }
 
+/* Sources that only an event's "all" mask counts, so that a mask narrower
+ * than its name gives another number than the quantity it claims:
+ *  - 20 to 60 % of the L2 prefetches (hits and misses alike) are made for
+ *    the L1 data prefetchers rather than by the L2's own (AMD's PMCx070-072
+ *    count them under unit mask 0xE0, the L2's under 0x1F);
+ *  - 0 to 15 % of the L1D fills from beyond the CCX come from extension
+ *    (CXL) memory rather than DRAM, on a part that has it (p->ext_mem;
+ *    PMCx043/044 bit 7): they are taken out of the DRAM fills, near and
+ *    far alike, so
+ *    that the fills still add up to the L1D misses. The memory bytes stay
+ *    as they were (a simplification: the UMC's figures are not judged
+ *    against the fills);
+ *  - 0 to 20 % of the scalar and of the packed FLOPs are FP16 ones, on a
+ *    part that has FP16 arithmetic (p->fp16; Sapphire Rapids counts them
+ *    apart, FP_ARITH_INST_RETIRED2).
+ * The draws are taken whatever the part, so that later ones do not move. */
+static void rare_sources(const struct wl_params *p, struct draw *d, double *rate)
+{
+	double l1dc = draw_range(d, 0.2, 0.6);
+	rate[WQ_L2_PF_HIT_L1DC] = l1dc * rate[WQ_L2_PF_HIT];
+	rate[WQ_L2_PF_MISS_L1DC] = l1dc * rate[WQ_L2_PF_MISS];
+	double ext = draw_range(d, 0.0, 0.15);
+	if (!p->ext_mem)
+		ext = 0;
+	double dram = rate[WQ_L1D_FILL_NEAR_DRAM] + rate[WQ_L1D_FILL_FAR_DRAM];
+	double dmnd = rate[WQ_L1D_DMND_FILL_NEAR_DRAM] + rate[WQ_L1D_DMND_FILL_FAR_DRAM];
+	rate[WQ_L1D_FILL_EXT] = ext * dram;
+	rate[WQ_L1D_DMND_FILL_EXT] = ext * dmnd;
+	for (int q = WQ_L1D_FILL_NEAR_DRAM; q <= WQ_L1D_FILL_FAR_DRAM; q++)
+		rate[q] *= 1.0 - ext;
+	for (int q = WQ_L1D_DMND_FILL_NEAR_DRAM; q <= WQ_L1D_DMND_FILL_FAR_DRAM; q++)
+		rate[q] *= 1.0 - ext;
+	double scalar = rate[WQ_FLOPS] - rate[WQ_FLOPS_PACKED];
+	double fs = draw_range(d, 0.0, 0.2), fp = draw_range(d, 0.0, 0.2);
+	rate[WQ_FP16_FLOPS_SCALAR] = p->fp16 ? fs * scalar : 0;
+	rate[WQ_FP16_FLOPS_PACKED] = p->fp16 ? fp * rate[WQ_FLOPS_PACKED] : 0;
+}
+
 /* Computes the per-ns rates of one phase. The draws are taken in a fixed
  * order, so adding a quantity at the end does not change earlier ones. */
 static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, struct draw *d,
@@ -575,6 +616,7 @@ static void phase_rates(const struct wl_params *p, enum wl_phase_kind kind, stru
 	old_core_events(d, rate);
 	power_rates(p, rate);
 	kernel_split(r, d, rate);
+	rare_sources(p, d, rate);
 }
 
 #undef R

@@ -75,6 +75,13 @@ enum wl_quantity {
 	 * code): what an event with a privilege modifier (`:u`, `:k`) splits
 	 * its count by (backend_sim_clock.c). */
 	WQ_KERNEL_CYCLES, WQ_KERNEL_INSTRUCTIONS,
+	/* Sources that "all" events count and narrower masks leave out
+	 * (sim_workload.c, rare_sources): the L2 prefetches made for the L1
+	 * data prefetchers (a part of l2_pf_hit and l2_pf_miss), L1D fills
+	 * from extension (CXL) memory (a part of l1d_miss, all fills and
+	 * demand ones) and FP16 FLOPs (a part of flops, scalar and packed). */
+	WQ_L2_PF_HIT_L1DC, WQ_L2_PF_MISS_L1DC, WQ_L1D_FILL_EXT, WQ_L1D_DMND_FILL_EXT,
+	WQ_FP16_FLOPS_SCALAR, WQ_FP16_FLOPS_PACKED,
 	WQ_COUNT
 };
 
@@ -94,8 +101,11 @@ struct wl_params {
 	int width;            /* dispatch slots per cycle (8 on Zen 5) */
 	bool smt;             /* SMT siblings exist: smt_stall_slots may be non-zero */
 	double memclk_ghz;    /* memory controller clock per channel (UMC figures) */
+	bool ext_mem;         /* extension (CXL) memory behind the L3 (cxl=1: Zen 4 and 5) */
+	bool fp16;            /* FP16 arithmetic among the FLOPs (fp16=1: Sapphire Rapids) */
 };
-/* Defaults: seed 0, 5.0 GHz max, 3.0 GHz nominal, width 8, SMT, 3.0 GHz MEMCLK. */
+/* Defaults: seed 0, 5.0 GHz max, 3.0 GHz nominal, width 8, SMT, 3.0 GHz MEMCLK,
+ * neither extension memory nor FP16 (a part that has them says so). */
 void wl_params_default(struct wl_params *p);
 
 /* One CPU's position in its phase sequence. Time only moves forward. */

@@ -619,6 +619,12 @@ static const struct model_case spr_cases[] = {
 	{ "fp_arith_inst_retired.4_flops", 0x18C7 },
 	{ "fp_arith_inst_retired.8_flops", 0x60C7 },
 	{ "fp_arith_inst_retired.512b_packed_single", 0x80C7 },
+	/* AVX-512 FP16 (perf's FP_ARITH_INST_RETIRED2.*). */
+	{ "fp_arith_inst_retired2.scalar_half", 0x01CF },
+	{ "fp_arith_inst_retired2.complex_scalar_half", 0x02CF },
+	{ "fp_arith_inst_retired2.128b_packed_half", 0x04CF },
+	{ "fp_arith_inst_retired2.256b_packed_half", 0x08CF },
+	{ "fp_arith_inst_retired2.512b_packed_half", 0x10CF },
 };
 
 static struct model *load(const char *dir)

@@ -33,7 +33,9 @@ START_TEST(test_segments)
 {
 	struct wl_params p;
 	wl_params_default(&p);
-	int moved = 0, windows = 0;
+	/* A part with extension memory and FP16: their quantities too. */
+	p.ext_mem = p.fp16 = true;
+	int moved = 0, windows = 0, ext = 0;
 	for (int cpu = 0; cpu < 8; cpu++) {
 		struct wl_cpu c;
 		wl_cpu_init(&c, &p, cpu);
@@ -56,7 +58,16 @@ START_TEST(test_segments)
 				ck_assert_double_le(q[k + WQ_L1D_DMND_FILL_L2 - WQ_L1D_FILL_L2], q[k] * (1 + 1e-12));
 				fills += q[k];
 			}
+			/* Extension memory's fills are among the fills from beyond the
+			 * CCX, the demand ones among them. */
+			ck_assert_double_le(q[WQ_L1D_DMND_FILL_EXT], q[WQ_L1D_FILL_EXT] * (1 + 1e-12));
+			fills += q[WQ_L1D_FILL_EXT];
+			ext += q[WQ_L1D_FILL_EXT] > 0 && q[WQ_FP16_FLOPS_PACKED] > 0;
 			ck_assert_double_eq_tol(fills, q[WQ_L1D_MISS], 1e-9 * q[WQ_L1D_MISS] + 1e-6);
+			ck_assert_double_le(q[WQ_L2_PF_HIT_L1DC], q[WQ_L2_PF_HIT] * (1 + 1e-12));
+			ck_assert_double_le(q[WQ_L2_PF_MISS_L1DC], q[WQ_L2_PF_MISS] * (1 + 1e-12));
+			ck_assert_double_le(q[WQ_FP16_FLOPS_PACKED], q[WQ_FLOPS_PACKED] * (1 + 1e-12));
+			ck_assert_double_le(q[WQ_FP16_FLOPS_SCALAR], (q[WQ_FLOPS] - q[WQ_FLOPS_PACKED]) * (1 + 1e-9));
 			double slots = q[WQ_OPS_DISPATCHED] + q[WQ_FE_STALL_SLOTS] + q[WQ_BE_STALL_SLOTS] +
 				       q[WQ_SMT_STALL_SLOTS];
 			ck_assert_double_eq_tol(slots / q[WQ_DISPATCH_SLOTS], 1.0, 1e-9);
@@ -64,6 +75,7 @@ START_TEST(test_segments)
 		moved += hi > lo * 1.1;
 	}
 	ck_assert_int_gt(windows, 0);
+	ck_assert_int_gt(ext, 0);
 	ck_assert_msg(moved >= 6, "IPC moved by over 10%% within 3 s on only %d of 8 CPUs", moved);
 }
 END_TEST
@@ -93,6 +105,8 @@ START_TEST(test_quantity_names)
 		"sse_packed_double", "sse_scalar_single", "sse_scalar_double", "rat_stall_flags",
 		"rat_stall_registers", "rat_stall_rob_read", "rat_stall_scoreboard", "fp_to_mmx", "mmx_to_fp",
 		"baclears", "kernel_cycles", "kernel_instructions",
+		"l2_pf_hit_l1dc", "l2_pf_miss_l1dc", "l1d_fill_ext", "l1d_dmnd_fill_ext",
+		"fp16_flops_scalar", "fp16_flops_packed",
 	};
 	ck_assert_int_eq((int)(sizeof(doc) / sizeof(doc[0])), WQ_COUNT);
 	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {

@@ -1328,6 +1328,19 @@ static const struct mutation {
 	/* Core 2's FP instructions without the x87 ones. */
 	{ "intel/core2/metrics.def", "(x87_ops_retired.any + ", "(",
 	  { "intel-core2", { 1, 1, 2, 1 }, "all", 50, 1, 4, NULL }, { "fp_per_kinst" } },
+	/* Unit masks narrower than their names: Zen 5's L2 prefetches by the
+	 * L2's own prefetchers alone (Table 1's 0x1F, erratum 14) and its L1D
+	 * fills without extension memory (Table 1's 0x5F, erratum 7); Zen 3's
+	 * ITLB walks without coalesced pages (perf's amdzen3 0x07); Sapphire
+	 * Rapids' FLOPs without AVX-512 FP16 (event 0xCF). */
+	{ "amd/zen5/metrics.def", "l2_pf_hit_l2.l1_dc_l2_hwpf", "l2_pf_hit_l2.l2_hwpf",
+	  { "amd-zen5", { 1, 2, 4, 2 }, "all", 50, 1, 4, NULL }, { "l2_access_all", "l2_hit_all", "l2_hit_from_l2_hwpf" } },
+	{ "amd/zen5/metrics.def", "formula  ls_any_fills_from_sys.all$", "formula  ls_any_fills_from_sys.all_no_alternate",
+	  { "amd-zen5", { 1, 2, 4, 2 }, "all", 50, 1, 4, NULL }, { "l1d_fills_all" } },
+	{ "amd/zen3/core.def", "raw   0x430F85", "raw   0x430785",
+	  { "amd-zen3", { 1, 2, 4, 2 }, "all", 50, 1, 4, NULL }, { "itlb_miss_l1", "itlb_miss_l2" } },
+	{ "intel/spr/metrics.def", " + 32 \\* fp_arith_inst_retired2.512b_packed_half", "",
+	  { "intel-spr", { 1, 1, 4, 2 }, "fp", 50, 1, 4, NULL }, { "flops_per_s", "flops_per_cycle", "fp_packed_ratio" } },
 	/* Westmere: one cause of RAT stalls taken for all, one direction of
 	 * FP<>MMX transitions for both, and mispredicts for BAC resteers. */
 	{ "intel/westmere/metrics.def", "rat_stalls.any /", "rat_stalls.registers /",

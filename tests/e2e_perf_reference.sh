@@ -20,4 +20,5 @@ arch=$arch/x86
 [ -f "$arch/mapfile.csv" ] || { echo "FAIL: $arch has no mapfile.csv"; exit 1; }
 
 "$top_builddir/tests/model_dump" "$top_srcdir/events" >"$tmp/models.json"
-python3 "$top_srcdir/tests/perf_reference.py" "$arch" "$tmp/models.json" "$top_srcdir/docs/perf-reference.md"
+python3 "$top_srcdir/tests/perf_reference.py" "$arch" "$tmp/models.json" \
+    "$top_srcdir"/docs/zen3-zen4-errata.md "$top_srcdir"/docs/zen5-errata.md "$top_srcdir"/docs/intel-errata.md

@@ -11,7 +11,9 @@
  * events of the same name, events/perf/models.txt `simfrom=`), and an
  * event with none counts a share of cycles drawn from its name, the same
  * in both models. Both metrics are then evaluated; they agree when within
- * 1e-6 (relative) or both NaN.
+ * 1e-6 (relative) or both NaN, once in one unit (a count of the hand
+ * model's against perf's figure per thousand instructions: perf's times
+ * the instructions / 1000).
  * A disagreement must be listed in the errata table of docs/perf-import.md
  * ("| HAND-MODEL | METRIC | why |"), and a listed one must still disagree.
  * Usage: perf_import_agree ARCH_DIR EVENTS_DIR ERRATA_MD HAND=IMPORTED... */
@@ -186,6 +188,12 @@ static int compare(const char *root, const char *events_dir, const char *doc, co
 				continue;
 			double a = metric_value(&ch, j), b = metric_value(&ci, k);
 			b *= unit_factor(imp->metrics[k].unit, md->unit);
+			/* A count of the hand model's against perf's figure per
+			 * thousand instructions (amdzen5's "_pti" metrics): perf's
+			 * times the instructions / 1000, as tests/perf_reference.py
+			 * converts them. */
+			if (!strcmp(md->unit, "count") && !strcmp(imp->metrics[k].unit, "per_1k_instr"))
+				b *= q[WQ_INSTRUCTIONS] / 1000;
 			double d = isnan(a) && isnan(b) ? 0
 				   : isnan(a) || isnan(b) ? INFINITY
 				   : fabs(a - b) / fmax(fmax(fabs(a), fabs(b)), 1e-12);

@@ -18,11 +18,12 @@ as perf picks: the first row whose pattern matches Vendor-Family-Model):
 Random counts are "physical": every hardware event is the sum of the unit
 mask cases it selects (on AMD, where unit mask bits select cases), so a
 formula that leaves out a case, or a mask narrower than its name, shows.
-Every disagreement must be listed in docs/perf-reference.md (model, kind,
-name, and the vendor document that decides it); one that is not, or a
-listed one that no longer disagrees, fails the test.
+Every disagreement must be listed in one of the errata files given
+(docs/*-errata.md: model, kind, name, and the vendor document that decides
+it); one that is not, or a listed one that no longer disagrees, fails the
+test.
 
-Usage: perf_reference.py ARCH_X86_DIR MODEL_DUMP_JSON ERRATA_MD [--suggest]
+Usage: perf_reference.py ARCH_X86_DIR MODEL_DUMP_JSON ERRATA_MD... [--suggest]
 """
 import glob
 import json
@@ -260,8 +261,25 @@ class PerfModel:
         except ZeroDivisionError:
             return math.nan
 
+    def value(self, name, counts, duration):
+        """A metric of perf's, or one of the events that its
+        recommended.json defines in a metric's place (amdzen3's
+        `l2_itlb_misses`): their count."""
+        if name in self.metrics:
+            return self.eval(name, counts, duration)
+        return self.event_value(name, counts)
+
+    def has(self, name):
+        return name in self.metrics or name.lower() in self.events
+
+    def instructions(self, counts):
+        f = {k: KERNEL_EVENTS[(self.vendor, 'instructions')].get(k, 0) for k in FIELD_KEYS}
+        return counts.value('', f)
+
     def scale(self, metric):
         """ScaleUnit: a factor, then the unit perf shows."""
+        if metric not in self.metrics:
+            return 1.0, ''
         su = self.metrics[metric].get('ScaleUnit', '1')
         m = re.match(r'([0-9.eE+-]+)(.*)', su)
         return (float(m.group(1)), m.group(2)) if m else (1.0, su)
@@ -316,8 +334,12 @@ UNIT_FACTORS = {
     ('count', ''): 1, ('count', 'slots'): 1, ('slots', 'slots'): 1, ('slots', ''): 1,
     ('ns', 'ns'): 1, ('GB/s', 'MB/s'): 1e3, ('MB/s', 'MB/s'): 1,
     ('insn/cyc', ''): 1, ('cyc/insn', ''): 1, ('GHz', ''): 1, ('GHz', 'GHz'): 1,
-    ('cycles', ''): 1, ('cyc', ''): 1,
+    ('cycles', ''): 1, ('cyc', ''): 1, ('GFLOP/s', ''): 1,
 }
+# A count of pmctop's against perf's figure per thousand instructions (its
+# amdzen5 metrics are all "_pti"): perf's value times instructions / 1000,
+# the instructions being the kernel's event on the same random counts.
+PER_KINSN_UNITS = {('count', 'per_1k_instr')}
 
 
 def compare_metric(pm, perf, name, perf_name, rng, amd, n=1000):
@@ -325,14 +347,19 @@ def compare_metric(pm, perf, name, perf_name, rng, amd, n=1000):
     unit = pm.metrics[name]['unit']
     factor, perf_unit = perf.scale(perf_name)
     conv = UNIT_FACTORS.get((unit, perf_unit))
-    if conv is None:
+    per_kinsn = (unit, perf_unit) in PER_KINSN_UNITS
+    if conv is None and not per_kinsn:
         return 'no conversion from pmctop unit %r to perf unit %r' % (unit, perf_unit)
     worst, where = 0.0, None
     for _ in range(n):
         counts = Counts(rng, amd)
         duration = rng.uniform(0.1, 10)
-        a = pm.eval(name, counts, duration) * conv
-        b = perf.eval(perf_name, counts, duration) * factor
+        a = pm.eval(name, counts, duration)
+        b = perf.value(perf_name, counts, duration) * factor
+        if per_kinsn:
+            b *= perf.instructions(counts) / 1000
+        else:
+            a *= conv
         if math.isnan(a) and math.isnan(b):
             continue
         d = abs(a - b) / max(abs(a), abs(b), 1e-300)
@@ -345,14 +372,23 @@ def compare_metric(pm, perf, name, perf_name, rng, amd, n=1000):
 
 # ------------------------------------------------------------- the errata
 
-def load_errata(path):
-    """Rows of the table in docs/perf-reference.md: | model | kind | name | ..."""
+def load_errata(paths):
+    """The rows | model | kind | name | decision | of the errata files'
+    tables (docs/zen3-zen4-errata.md, docs/zen5-errata.md,
+    docs/intel-errata.md): every decision against perf lives with the
+    other decisions about the same vendor document. A row must name the
+    document that settles it, so an empty decision is no row."""
     out = {}
-    with open(path) as f:
-        for line in f:
-            cells = [c.strip().strip('`') for c in line.strip().strip('|').split('|')]
-            if len(cells) >= 4 and cells[1] in ('cpu', 'event', 'metric') and line.startswith('|'):
-                out[(cells[0], cells[1], cells[2])] = cells[3:]
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                cells = [c.strip().strip('`') for c in line.strip().strip('|').split('|')]
+                if len(cells) >= 4 and cells[1] in ('cpu', 'event', 'metric') and line.startswith('|') \
+                        and cells[3]:
+                    key = (cells[0], cells[1], cells[2])
+                    if key in out:
+                        raise SystemExit('%s: %s %s %s is listed twice' % (path, *key))
+                    out[key] = cells[3:]
     return out
 
 
@@ -361,14 +397,14 @@ def load_errata(path):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
     suggest = '--suggest' in sys.argv
-    if len(args) != 3:
+    if len(args) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    arch, dump_path, errata_path = args
+    arch, dump_path, errata_paths = args[0], args[1], args[2:]
     rows = load_mapfile(arch)
     with open(dump_path) as f:
         models = json.load(f)
-    errata = load_errata(errata_path)
+    errata = load_errata(errata_paths)
     found = {}
     rng = random.Random(1)
     # Which perf directory each pmctop model's CPUs get, to tell a directory
@@ -415,7 +451,11 @@ def main():
                 f = pmctop_fields(ev)
                 if f is None or ev['perf_pmu'] in ('software', 'proc'):
                     continue
+                # perf names a unit mask of every case `EVENT` where pmctop
+                # writes `EVENT.all` (amdzen3's bp_l1_tlb_miss_l2_tlb_miss).
                 pe = pevents.get(ev['name'].lower())
+                if pe is None and ev['name'].lower().endswith('.all'):
+                    pe = pevents.get(ev['name'].lower()[:-4])
                 if pe is None:
                     tally['events_pmctop_only'] += 1
                     continue
@@ -440,7 +480,7 @@ def main():
                             pass
                 if not pn:
                     continue
-                if pn not in pmetrics:
+                if not perf.has(pn):
                     found[(name, 'metric', mt['name'])] = '%s has no metric %s' % (d, pn)
                     continue
                 tally['metrics'] += 1
