@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -317,9 +318,7 @@ END_TEST
  * L3 domain) is the socket's L3 (intel-spr, emr-2s-snc2 fixture). */
 START_TEST(uncore_instances_spr)
 {
-	char *cause = NULL;
-	struct model *m = model_load(TOP_SRCDIR "/events/intel/spr", &cause);
-	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	struct model *m = fx_model("events/intel/spr");
 	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
 	ck_assert_ptr_nonnull(t);
 	struct backend *b = ops->create(m, t, FIX "emr-2s-snc2", NULL);
@@ -357,9 +356,7 @@ END_TEST
  * the Westmere one, and its raw value is what the kernel's file says. */
 START_TEST(perf_metrics_feature)
 {
-	char *cause = NULL;
-	struct model *m = model_load(TOP_SRCDIR "/events/intel/spr", &cause);
-	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	struct model *m = fx_model("events/intel/spr");
 	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
 	struct topo *t2 = topo_load(FIX "wsm-2s", NULL);
 	ck_assert(t && t2);
