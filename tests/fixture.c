@@ -69,21 +69,10 @@ struct snapshot *fx_step(struct sampler *s)
 	return snap;
 }
 
-void fx_machine_open(struct fx_machine *mc, const char *which, const char *shape, const char *arg)
+struct backend *fx_sim(const struct model *m, struct topo *t, const char *arg)
 {
-	mc->m = fx_model(which);
-	mc->t = fx_topo(shape);
 	char *cause = NULL;
-	mc->b = backend_sim.create(mc->m, mc->t, arg, &cause);
-	ck_assert_msg(mc->b != NULL, "simulator %s on %s (%s): %s", which, shape, arg ? arg : "",
-		      cause ? cause : "?");
-}
-
-void fx_machine_close(struct fx_machine *mc)
-{
-	if (mc->b)
-		backend_sim.destroy(mc->b);
-	topo_free(mc->t);
-	model_free(mc->m);
-	*mc = (struct fx_machine){ 0 };
+	struct backend *b = backend_sim.create(m, t, arg, &cause);
+	ck_assert_msg(b != NULL, "simulator of %s (%s): %s", m->name, arg ? arg : "", cause ? cause : "?");
+	return b;
 }

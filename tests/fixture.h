@@ -1,6 +1,6 @@
 /* fixture.h: what many Check suites set up the same way, in one place:
  * a model (a shipped one by name, or a directory of definitions), a
- * synthetic machine of a given shape, a simulated PMU on it, and a
+ * synthetic machine of a given shape, the simulated PMU on it, and a
  * sampler configuration on the simulator. Each helper fails the test
  * in progress, naming the cause, when what it makes cannot be made: a
  * missing model is a failure, never a silent pass. */
@@ -44,17 +44,9 @@ struct sampler *fx_sampler(const struct sampler_config *cfg);
 /* The next interval of s (sampler_step), which must come. */
 struct snapshot *fx_step(struct sampler *s);
 
-/* A simulated machine: a model, a machine of some shape and the
- * simulated PMU on it, created with the simulator's argument. */
-struct fx_machine {
-	struct model *m;
-	struct topo *t;
-	struct backend *b;
-};
-
-/* Opens model `which` (as fx_model) on a machine of shape (as fx_topo)
- * with the simulator's argument arg ("nmi=0,seed=5"; NULL for none). */
-void fx_machine_open(struct fx_machine *mc, const char *which, const char *shape, const char *arg);
-void fx_machine_close(struct fx_machine *mc);
+/* The simulated PMU for model m on machine t, created with the
+ * simulator's argument arg ("nmi=0,seed=5"; NULL for none): with
+ * fx_topo, a simulated machine of a shape and a seed. Never NULL. */
+struct backend *fx_sim(const struct model *m, struct topo *t, const char *arg);
 
 #endif
