@@ -636,10 +636,12 @@ END_TEST
 /* The snapshots the sampler's thread publishes are waited for as long as
  * it takes: no test here bounds how long one takes to come (speed is
  * bench/'s), and one that never comes is ended by the tcase's timeout.
- * A delay the thread could only ever wait out is NEVER_S: where a test
- * says a snapshot comes although the delay is NEVER_S, it came because
- * something ended the wait, not because time passed. */
-#define NEVER_S 1e6
+ * NEVER_S is a delay no run of these tests waits out (hours, where the
+ * tcase's timeout is 20 s, times CK_TIMEOUT_MULTIPLIER under the
+ * sanitizers): where a test says a snapshot comes although the delay is
+ * NEVER_S, it came because something ended the wait, not because time
+ * passed. (Longer costs the simulator time: it simulates the interval.) */
+#define NEVER_S 1e4
 
 static void nap_ms(long ms)
 {
