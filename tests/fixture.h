@@ -13,10 +13,8 @@
 #include "snapshot.h"
 #include "topo.h"
 
-/* The shipped definitions and the tests' fixture trees of this source
- * tree (not the installed ones). */
+/* The shipped definitions of this source tree (not the installed ones). */
 #define FX_EVENTS_DIR TOP_SRCDIR "/events"
-#define FX_FIXTURES TOP_SRCDIR "/tests/fixtures"
 
 /* Loads a model: `which` is a shipped model's name ("amd-zen5"), or,
  * where it has a '/', a directory of definitions: relative to the
