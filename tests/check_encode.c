@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -627,15 +628,6 @@ static const struct model_case spr_cases[] = {
 	{ "fp_arith_inst_retired2.512b_packed_half", 0x10CF },
 };
 
-static struct model *load(const char *dir)
-{
-	char *cause = NULL;
-	struct model *m = model_load(dir, &cause);
-	ck_assert_msg(m != NULL, "%s: %s", dir, cause ? cause : "");
-	free(cause);
-	return m;
-}
-
 /* Encodes every hardware event of the model (libpfm4 with the PMU forced,
  * raw values against sysfs) and checks each config against the table. */
 static void check_model(const char *dir, const char *force, const char *sysfs,
@@ -643,7 +635,7 @@ static void check_model(const char *dir, const char *force, const char *sysfs,
 {
 	if (force)
 		setenv("LIBPFM_FORCE_PMU", force, 1);
-	struct model *m = load(dir);
+	struct model *m = fx_model(dir);
 	size_t checked = 0;
 	for (int i = 0; i < m->nevents; i++) {
 		const struct event_def *ev = &m->events[i];
@@ -752,7 +744,7 @@ START_TEST(test_model_spr_vs_pfm)
 {
 	setenv("LIBPFM_FORCE_PMU", "spr", 1);
 	ck_assert_int_eq(encode_pfm_init(NULL), 0);
-	struct model *m = load(EVENTS_DIR "/intel/spr");
+	struct model *m = fx_model(EVENTS_DIR "/intel/spr");
 	for (size_t i = 0; i < ARRAY_SIZE(spr_pfm_cases); i++) {
 		struct event_def ev = spec_event(P_INTEL_CORE, ENC_PFM, spr_pfm_cases[i].name);
 		struct perf_event_attr attr;
@@ -782,7 +774,7 @@ START_TEST(test_model_spr_uncore)
 		{ "unc_m_cas_count.rd", 0xCF05 },
 		{ "unc_m_cas_count.wr", 0xF005 },
 	};
-	struct model *m = load(EVENTS_DIR "/intel/spr");
+	struct model *m = fx_model(EVENTS_DIR "/intel/spr");
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
 		int e = model_find_event(m, want[i].name);
 		ck_assert_int_ge(e, 0);
@@ -815,7 +807,7 @@ END_TEST
 /* Seed 003's bit order: arch_bit i is event i of Table 18-10. */
 START_TEST(test_model_intel_arch_bits)
 {
-	struct model *m = load(EVENTS_DIR "/intel/arch");
+	struct model *m = fx_model(EVENTS_DIR "/intel/arch");
 	for (size_t i = 0; i < ARRAY_SIZE(arch_cases); i++) {
 		int e = model_find_event(m, arch_cases[i].name);
 		ck_assert_int_ge(e, 0);
@@ -922,7 +914,7 @@ static double spr_count(void *vctx, int ref)
 
 START_TEST(test_spr_tma)
 {
-	struct model *m = load(EVENTS_DIR "/intel/spr");
+	struct model *m = fx_model(EVENTS_DIR "/intel/spr");
 	/* sum = 1000 of slots 2000 (the kernel scales all of them alike). */
 	static const struct { const char *metric; double want; } cases[] = {
 		{ "frontend_bound", 0.1 - 20.0 / 2000 },
@@ -954,7 +946,7 @@ START_TEST(test_model_ratios)
 {
 	if (ratio_cases[_i].force)
 		setenv("LIBPFM_FORCE_PMU", ratio_cases[_i].force, 1);
-	struct model *m = load(ratio_cases[_i].dir);
+	struct model *m = fx_model(ratio_cases[_i].dir);
 	int k = model_find_metric(m, ratio_cases[_i].metric);
 	ck_assert_msg(k >= 0, "%s: no metric %s", ratio_cases[_i].dir, ratio_cases[_i].metric);
 	struct config_ctx ctx = { m, ratio_cases[_i].sysfs };
@@ -997,7 +989,7 @@ END_TEST
 
 START_TEST(test_model_generic)
 {
-	struct model *m = load(EVENTS_DIR "/generic");
+	struct model *m = fx_model(EVENTS_DIR "/generic");
 	int hw = 0, sw = 0;
 	for (int i = 0; i < m->nevents; i++) {
 		const struct event_def *ev = &m->events[i];
@@ -1055,7 +1047,7 @@ START_TEST(test_modifiers)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char *dir = xasprintf("%s/%s", EVENTS_DIR, cases[i].model);
-		struct model *m = load(dir);
+		struct model *m = fx_model(dir);
 		free(dir);
 		char *cause = NULL;
 		int e = model_event_variant(m, cases[i].name, &cause);
@@ -1073,7 +1065,7 @@ START_TEST(test_modifiers)
 		model_free(m);
 	}
 	/* Where the kernel cannot tell the privilege level, a clear refusal. */
-	struct model *m = load(EVENTS_DIR "/generic");
+	struct model *m = fx_model(EVENTS_DIR "/generic");
 	char *cause = NULL;
 	ck_assert_int_eq(model_event_variant(m, "cpu_busy_ns:u", &cause), -2);
 	ck_assert_str_eq(cause, "event 'cpu_busy_ns' takes no modifier ':u': it is read from /proc/stat, "
@@ -1165,7 +1157,7 @@ START_TEST(test_model_vs_pfm_table)
 	static struct pfm_sel sel[512];
 	int nsel = pfm_table(pfm_table_cases[_i].force, sel, (int)ARRAY_SIZE(sel));
 	ck_assert_int_gt(nsel, 0);
-	struct model *m = load(pfm_table_cases[_i].dir);
+	struct model *m = fx_model(pfm_table_cases[_i].dir);
 	int pmu = model_find_pmu(m, pfm_table_cases[_i].pmu);
 	ck_assert_int_ge(pmu, 0);
 	int checked = 0;

@@ -15,6 +15,7 @@
 
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,14 +29,6 @@
 #define KERNEL_SCALE 2.3283064365386962890625e-10
 
 static const struct pmu_backend_ops *ops = &backend_perf;
-
-static struct model *load(const char *dir)
-{
-	char *cause = NULL;
-	struct model *m = model_load(dir, &cause);
-	ck_assert_msg(m != NULL, "%s: %s", dir, cause ? cause : "?");
-	return m;
-}
 
 static void free_instances(struct bk_instance *in, int n)
 {
@@ -69,7 +62,7 @@ static struct backend *two_packages(struct model *m, struct topo *t, const char 
  * cpumask lists; the domains the kernel lists are there, the others not. */
 START_TEST(power_pmu_instances)
 {
-	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
+	struct model *m = fx_model("events/intel/spr");
 	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
 	struct backend *b = two_packages(m, t, FIX "emr-2s-snc2", "power", 0, "power", 64);
 	int p = model_find_pmu(m, "power");
@@ -89,7 +82,7 @@ END_TEST
  * a fixture without it (zen5-2s192c) has no energy-core, not 0 W. */
 START_TEST(power_core_instances)
 {
-	struct model *m = load(TOP_SRCDIR "/events/amd/zen4");
+	struct model *m = fx_model("events/amd/zen4");
 	struct topo *t = topo_load(FIX "zen4-2s192c-nps4", NULL);
 	struct backend *b = ops->create(m, t, FIX "zen4-2s192c-nps4", NULL);
 	int p = model_find_pmu(m, "power_core");
@@ -113,7 +106,7 @@ START_TEST(power_core_instances)
 	ops->destroy(b);
 	topo_free(t);
 	model_free(m);
-	m = load(TOP_SRCDIR "/events/amd/zen5");
+	m = fx_model("events/amd/zen5");
 	t = topo_load(FIX "zen5-2s192c", NULL);
 	b = ops->create(m, t, FIX "zen5-2s192c", NULL);
 	ck_assert(!ops->has_feature(b, model_find_pmu(m, "power_core"), "events/energy-core"));
@@ -128,7 +121,7 @@ END_TEST
  * microjoules; another unit, or no scale file, is an error, not a guess. */
 START_TEST(power_pmu_scale)
 {
-	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
+	struct model *m = fx_model("events/intel/spr");
 	const struct event_def *pkg = &m->events[model_find_event(m, "energy_pkg")];
 	ck_assert_double_eq(pkg->scale, KERNEL_SCALE);
 	ck_assert_str_eq(pkg->scale_unit, "Joules");
@@ -209,7 +202,7 @@ static void write_file(const char *dir, const char *name, const char *text)
  * instance per package on its first CPU, and only the package domain. */
 START_TEST(powercap_fallback_instances)
 {
-	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
+	struct model *m = fx_model("events/amd/zen5");
 	struct topo *t = topo_load(FIX "zen5-2s192c", NULL);
 	struct backend *b = two_packages(m, t, FIX "zen5-2s192c", "intel-rapl:0", 0, "intel-rapl:1", 96);
 	int p = model_find_pmu(m, "power");
@@ -237,7 +230,7 @@ END_TEST
  * tree counts the package instead. */
 START_TEST(powercap_when_perf_refuses)
 {
-	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
+	struct model *m = fx_model("events/intel/spr");
 	struct topo *t = topo_load(FIX "emr-2s-snc2", NULL);
 	struct backend *b = two_packages(m, t, FIX "emr-2s-snc2", "power", 0, "power", 64);
 	struct bk_instance *in = NULL;
@@ -275,8 +268,8 @@ START_TEST(powercap_group_wraps)
 	write_file(dir, "name", "package-0\n");
 	write_file(dir, "max_energy_range_uj", "262143328850\n");
 	write_file(dir, "energy_uj", "262143328000\n");
-	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
-	struct topo *t = topo_synthetic(1, 1, 2, 1);
+	struct model *m = fx_model("events/amd/zen5");
+	struct topo *t = fx_topo("1x1x2x1");
 	struct backend *b = ops->create(m, t, root, NULL);
 	int p = model_find_pmu(m, "power");
 	struct bk_instance *in = NULL;
@@ -314,7 +307,7 @@ END_TEST
  * reason (no power PMU, no powercap tree), instead of naming each event. */
 START_TEST(absent_said_once)
 {
-	struct model *m = load(TOP_SRCDIR "/events/intel/spr");
+	struct model *m = fx_model("events/intel/spr");
 	struct topo *t = topo_load(FIX "vm2", NULL);
 	struct backend *b = ops->create(m, t, FIX "vm2", NULL);
 	bool *used = xcalloc((size_t)m->nevents, sizeof(bool));
@@ -347,30 +340,20 @@ static struct sampler *view_sampler(struct model *m, struct topo *t, const char 
 	for (int c = 0; c < m->views[v].ncols && n < 32; c++)
 		mets[n++] = m->views[v].cols[c].metric;
 	bool tasks = m->views[v].tasks;
-	struct sampler_config cfg = { .model = m, .topo = t, .ops = &backend_sim, .backend_arg = arg,
-				      .interval_s = 1.0, .nmetrics = n, .metrics = mets,
-				      .ntask_metrics = tasks ? n : 0, .task_metrics = tasks ? mets : NULL };
-	char *cause = NULL;
-	struct sampler *s = sampler_new(&cfg, &cause);
-	ck_assert_msg(s != NULL, "%s", cause ? cause : "?");
-	return s;
-}
-
-/* The next interval's snapshot of s, which must come. */
-static struct snapshot *step(struct sampler *s)
-{
-	char *cause = NULL;
-	struct snapshot *snap = sampler_step(s, &cause);
-	ck_assert_msg(snap != NULL, "%s", cause ? cause : "?");
-	return snap;
+	struct sampler_config cfg = fx_sampler_config(m, t, arg, 1.0);
+	cfg.nmetrics = n;
+	cfg.metrics = mets;
+	cfg.ntask_metrics = tasks ? n : 0;
+	cfg.task_metrics = tasks ? mets : NULL;
+	return fx_sampler(&cfg);
 }
 
 /* A counter that exists but stands still (power/energy-psys reading 0 on
  * a VM): its watts are '-', not 0 W, said once; the others are untouched. */
 START_TEST(stuck_counter_masked)
 {
-	struct model *m = load(TOP_SRCDIR "/events/generic");
-	struct topo *t = topo_synthetic(1, 1, 4, 1);
+	struct model *m = fx_model("events/generic");
+	struct topo *t = fx_topo("1x1x4x1");
 	struct sampler *s = view_sampler(m, t, "power", "seed=3");
 	double *rates = xmalloc(sizeof(double) * (size_t)m->nevents);
 	for (int e = 0; e < m->nevents; e++)
@@ -381,7 +364,7 @@ START_TEST(stuck_counter_masked)
 	sim_set_constant_rates(sampler_backend(s), 0, rates);
 	int psys_w = model_find_metric(m, "psys_watts"), pkg_w = model_find_metric(m, "pkg_watts");
 	for (int i = 0; i < 3; i++) {
-		struct snapshot *snap = step(s);
+		struct snapshot *snap = fx_step(s);
 		const struct snap_row *sys = &snap->rows[SNAP_SYSTEM][0];
 		ck_assert(isnan(snap_metric(snap, sys, psys_w)));
 		ck_assert(isnan(snap_event(snap, sys, psys)));
@@ -406,14 +389,14 @@ END_TEST
  * processes', and each estimate states its sampling error. */
 START_TEST(task_watts_add_up)
 {
-	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
-	struct topo *t = topo_synthetic(2, 2, 4, 2);
+	struct model *m = fx_model("events/amd/zen5");
+	struct topo *t = fx_topo("2x2x4x2");
 	int tw = model_find_metric(m, "task_watts"), pw = model_find_metric(m, "pkg_watts");
 	ck_assert_int_ge(tw, 0);
 	ck_assert_int_eq(m->metrics[tw].split, pw);
 	struct sampler *s = view_sampler(m, t, "tasks", "seed=5");
 	for (int i = 0; i < 4; i++) {
-		struct snapshot *snap = step(s);
+		struct snapshot *snap = fx_step(s);
 		double pkg = 0, procs = 0, groups = 0;
 		ck_assert_int_eq(snap->nrows[SNAP_SOCKET], 2);
 		for (int r = 0; r < 2; r++)
@@ -447,8 +430,8 @@ END_TEST
  * that model error, which docs/energy.md quotes, and bounds it. */
 START_TEST(task_watts_vs_truth)
 {
-	struct model *m = load(TOP_SRCDIR "/events/amd/zen5");
-	struct topo *t = topo_synthetic(1, 2, 8, 2);
+	struct model *m = fx_model("events/amd/zen5");
+	struct topo *t = fx_topo("1x2x8x2");
 	int tw = model_find_metric(m, "task_watts"), pw = model_find_metric(m, "pkg_watts");
 	struct sampler *s = view_sampler(m, t, "tasks", "seed=7");
 	struct backend *b = sampler_backend(s);
@@ -459,7 +442,7 @@ START_TEST(task_watts_vs_truth)
 	double sum_err = 0, worst = 0;
 	int judged = 0;
 	for (int i = 0; i < 8; i++) {
-		struct snapshot *snap = step(s);
+		struct snapshot *snap = fx_step(s);
 		int n = sim_truth_pids(b, pids, MAXPID);
 		ck_assert_int_lt(n, MAXPID);
 		/* This interval's true core energy per pid (the truth is

@@ -7,6 +7,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <math.h>
@@ -714,8 +715,7 @@ START_TEST(test_metric_names_unique_in_every_model)
 	int n = model_list(TOP_SRCDIR "/events", &models, &cause);
 	ck_assert_msg(n > 0, "%s", cause ? cause : "no models");
 	for (int k = 0; k < n; k++) {
-		struct model *m = model_load(models[k].dir, &cause);
-		ck_assert_msg(m, "%s", cause);
+		struct model *m = fx_model(models[k].dir);
 		char **names = xcalloc((size_t)m->nmetrics + 1, sizeof(char *));
 		for (int i = 0; i < m->nmetrics; i++) {
 			names[i] = export_metric_name(&m->metrics[i]);

@@ -10,6 +10,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,9 +240,7 @@ static struct model *hand_model(void)
 	defs = more;
 	write_file("defs.def", defs);
 	free(defs);
-	char *cause = NULL;
-	struct model *m = model_load(dir, &cause);
-	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	struct model *m = fx_model(dir);
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);

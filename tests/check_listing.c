@@ -3,6 +3,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,7 @@
 
 static struct model *load(void)
 {
-	char *cause = NULL;
-	struct model *m = model_load(FIXTURES "/amd/zen5", &cause);
-	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
-	return m;
+	return fx_model("tests/fixtures/models/amd/zen5");
 }
 
 /* Runs fn into a memory stream and returns what it wrote. */

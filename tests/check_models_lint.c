@@ -7,6 +7,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +48,7 @@ static int truth_name(void *ctx, const char *name)
 
 static void lint_model(const struct model_info *mi)
 {
-	char *cause = NULL;
-	struct model *m = model_load(mi->dir, &cause);
-	ck_assert_msg(m != NULL, "model %s: %s", mi->name, cause ? cause : "?");
+	struct model *m = fx_model(mi->dir);
 	ck_assert_str_eq(m->name, mi->name);
 	ck_assert_msg(strcmp(m->name, "generic") == 0 || m->nmatch > 0, "model %s has no match line", m->name);
 	for (int i = 0; i < m->nevents; i++) {
@@ -154,8 +153,7 @@ START_TEST(test_same_names_everywhere)
 	ck_assert_msg(n > 0, "%s", cause ? cause : "no models");
 	struct model **ms = xcalloc((size_t)n, sizeof(*ms));
 	for (int i = 0; i < n; i++) {
-		ms[i] = model_load(l[i].dir, &cause);
-		ck_assert_msg(ms[i] != NULL, "%s", cause ? cause : "?");
+		ms[i] = fx_model(l[i].dir);
 	}
 	int pairs = 0;
 	for (int a = 0; a < n; a++)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "backend.h"
 #include "check_run.h"
+#include "fixture.h"
 #include "evdef.h"
 #include "gzmember.h"
 #include "record.h"
@@ -148,18 +149,18 @@ static void run_live(struct run *r, const char *path, const int *ms, int nms, co
 {
 	char *cause = NULL;
 	memset(r, 0, sizeof(*r));
-	r->m = model_load_by_name(EVENTS_DIR, "amd-zen5", &cause);
-	ck_assert_msg(r->m != NULL, "%s", cause);
-	r->t = topo_synthetic(1, 2, 4, 2);
-	struct sampler_config cfg = {
-		.model = r->m, .topo = r->t, .ops = &backend_sim, .backend_arg = "seed=11",
-		.interval_s = 0.5, .rotate_ms = 20, .nmetrics = nms, .metrics = ms,
-		.nevents = nev, .events = evs, .cpu_filter = filter,
-		/* Never rotate less often for cost: two runs must rotate alike. */
-		.cost_budget = 1e9,
-	};
-	r->s = sampler_new(&cfg, &cause);
-	ck_assert_msg(r->s != NULL, "%s", cause);
+	r->m = fx_model("amd-zen5");
+	r->t = fx_topo("1x2x4x2");
+	struct sampler_config cfg = fx_sampler_config(r->m, r->t, "seed=11", 0.5);
+	cfg.rotate_ms = 20;
+	cfg.nmetrics = nms;
+	cfg.metrics = ms;
+	cfg.nevents = nev;
+	cfg.events = evs;
+	cfg.cpu_filter = filter;
+	/* Never rotate less often for cost: two runs must rotate alike. */
+	cfg.cost_budget = 1e9;
+	r->s = fx_sampler(&cfg);
 	if (fault)
 		sim_inject_fault(sampler_backend(r->s), fault);
 	if (stuck_event >= 0) {
@@ -227,7 +228,7 @@ START_TEST(test_replay_equals_live)
 {
 	char *path = tmpfile_path("a.rec");
 	struct run live;
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	struct model *m = fx_model("amd-zen5");
 	int n, *ms = view_metrics(m, "batch", &n);
 	int evs[2] = { model_find_event(m, "ls_dispatch.all"), model_find_event(m, "ex_ret_brn") };
 	short_seq = 2;
@@ -258,7 +259,7 @@ START_TEST(test_replay_filter_and_offline)
 {
 	char *path = tmpfile_path("b.rec");
 	struct run live;
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	struct model *m = fx_model("amd-zen5");
 	int n, *ms = view_metrics(m, "topdown", &n);
 	bool filter[16] = { false };
 	for (int c = 0; c < 16; c++)
@@ -284,7 +285,7 @@ END_TEST
 START_TEST(test_replay_new_metric)
 {
 	char *path = tmpfile_path("c.rec");
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	struct model *m = fx_model("amd-zen5");
 	int n, *ms = view_metrics(m, "batch", &n);
 	int cpi = model_find_metric(m, "cpi"), ipc = model_find_metric(m, "ipc");
 	ck_assert_int_ge(cpi, 0);
@@ -342,7 +343,7 @@ END_TEST
 static char *record_view(struct run *live, const char *name, const char *view)
 {
 	char *path = tmpfile_path(name);
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	struct model *m = fx_model("amd-zen5");
 	int n, *ms = view_metrics(m, view, &n);
 	run_live(live, path, ms, n, NULL, 0, NULL, NULL);
 	free(ms);
@@ -518,8 +519,8 @@ struct small_rec {
 static char *small_recording(const char *name, struct small_rec *sr)
 {
 	char *path = tmpfile_path(name);
-	sr->m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
-	sr->t = topo_synthetic(1, 1, 2, 1);
+	sr->m = fx_model("amd-zen5");
+	sr->t = fx_topo("1x1x2x1");
 	sr->ipc = model_find_metric(sr->m, "ipc");
 	sr->ri = (struct record_info){ .model = sr->m, .topo = sr->t, .interval_s = 1, .ncols = 1, .cols = &sr->ipc };
 	char *cause = NULL;
@@ -636,16 +637,15 @@ START_TEST(test_write_errors)
 {
 	char *cause = NULL;
 	char *path = tmpfile_path("full.rec");
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", &cause);
-	ck_assert_msg(m != NULL, "%s", cause);
-	struct topo *t = topo_synthetic(1, 2, 4, 2);
+	struct model *m = fx_model("amd-zen5");
+	struct topo *t = fx_topo("1x2x4x2");
 	int ipc = model_find_metric(m, "ipc");
-	struct sampler_config cfg = {
-		.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=11",
-		.interval_s = 0.5, .rotate_ms = 20, .nmetrics = 1, .metrics = &ipc, .cost_budget = 1e9,
-	};
-	struct sampler *s = sampler_new(&cfg, &cause);
-	ck_assert_msg(s != NULL, "%s", cause);
+	struct sampler_config cfg = fx_sampler_config(m, t, "seed=11", 0.5);
+	cfg.rotate_ms = 20;
+	cfg.nmetrics = 1;
+	cfg.metrics = &ipc;
+	cfg.cost_budget = 1e9;
+	struct sampler *s = fx_sampler(&cfg);
 	struct record_info ri = { .model = m, .topo = t, .simulated = true, .interval_s = 0.5, .ncols = 1, .cols = &ipc };
 	struct recorder *rec = recorder_open(path, &ri, NULL, &cause);
 	ck_assert_msg(rec != NULL, "%s", cause);
@@ -898,7 +898,7 @@ START_TEST(test_replay_stuck_energy)
 {
 	char *path = tmpfile_path("p.rec");
 	struct run live;
-	struct model *m = model_load_by_name(EVENTS_DIR, "amd-zen5", NULL);
+	struct model *m = fx_model("amd-zen5");
 	int n, *ms = view_metrics(m, "power", &n);
 	int pkg = model_find_event(m, "energy_pkg"), pkg_w = model_find_metric(m, "pkg_watts");
 	ck_assert_int_ge(pkg, 0);

@@ -7,6 +7,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,8 @@ static int ipc;
 
 static void setup(void)
 {
-	char *cause = NULL;
-	model = model_load(TOP_SRCDIR "/tests/fixtures/sampler/sampler-test", &cause);
-	ck_assert_msg(model != NULL, "model: %s", cause ? cause : "?");
-	topo = topo_synthetic(1, 2, 2, 2);
-	ck_assert_ptr_nonnull(topo);
+	model = fx_model("tests/fixtures/sampler/sampler-test");
+	topo = fx_topo("1x2x2x2");
 	memset(&u, 0, sizeof(u));
 	u.cfg = &cfg;
 	u.m = model;
@@ -285,25 +283,24 @@ END_TEST
 START_TEST(test_errors_read_on_demand)
 {
 	char *cause = NULL;
-	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
-	ck_assert_msg(m != NULL, "zen5: %s", cause ? cause : "?");
-	struct topo *t = topo_synthetic(1, 2, 4, 2);
+	struct model *m = fx_model("amd-zen5");
+	struct topo *t = fx_topo("1x2x4x2");
 	int mi = model_find_metric(m, "ipc");
 	ck_assert_int_ge(mi, 0);
 	/* Every metric: rotated groups, so that figures have errors. */
-	int *all = xmalloc(sizeof(int) * (size_t)m->nmetrics);
-	for (int i = 0; i < m->nmetrics; i++)
-		all[i] = i;
+	int *all = fx_all_metrics(m);
 	struct sampler *sm[2];
 	for (int k = 0; k < 2; k++) {
-		struct sampler_config sc = {
-			.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=5",
-			.interval_s = 1.0, .rotate_ms = 20, .nmetrics = m->nmetrics, .metrics = all,
-			.shown_event_errors = true, .cost_budget = 1e9, .errors_on_demand = k == 1,
-			.errors_later = { k == 1, k == 1, k == 1, k == 1, k == 1 },
-		};
-		sm[k] = sampler_new(&sc, &cause);
-		ck_assert_msg(sm[k] != NULL, "sampler: %s", cause ? cause : "?");
+		struct sampler_config sc = fx_sampler_config(m, t, "seed=5", 1.0);
+		sc.rotate_ms = 20;
+		sc.nmetrics = m->nmetrics;
+		sc.metrics = all;
+		sc.shown_event_errors = true;
+		sc.cost_budget = 1e9;
+		sc.errors_on_demand = k == 1;
+		for (int j = 0; j < SNAP_NSCOPES; j++)
+			sc.errors_later[j] = k == 1;
+		sm[k] = fx_sampler(&sc);
 	}
 	/* The screen has read CPU row 0 alone. */
 	bool row0[16] = { true };

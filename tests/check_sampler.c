@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "backend.h"
 #include "evdef.h"
+#include "fixture.h"
 #include "sampler.h"
 #include "topo.h"
 #include "uncertainty.h"
@@ -71,34 +73,31 @@ static void set_rates(struct backend *b)
 	}
 }
 
-/* A sampler of every metric of the test model on the simulated PMU. */
-static struct sampler *new_sampler(const struct pmu_backend_ops *ops, double interval_s, char **cause)
+/* The configuration of a sampler of every metric of the test model
+ * (all: fx_all_metrics) on ops, the simulated PMU or a wrapper of it,
+ * rotating every 10 ms. */
+static struct sampler_config test_config(const struct pmu_backend_ops *ops, double interval_s, const int *all)
 {
-	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
-	for (int i = 0; i < model->nmetrics; i++)
-		all[i] = i;
-	struct sampler_config cfg = {
-		.model = model, .topo = topo, .ops = ops, .backend_arg = "nmi=0",
-		.interval_s = interval_s, .rotate_ms = 10, .nmetrics = model->nmetrics, .metrics = all,
-	};
-	struct sampler *s = sampler_new(&cfg, cause);
-	free(all);
-	return s;
+	struct sampler_config cfg = fx_sampler_config(model, topo, "nmi=0", interval_s);
+	cfg.ops = ops;
+	cfg.rotate_ms = 10;
+	cfg.nmetrics = model->nmetrics;
+	cfg.metrics = all;
+	return cfg;
 }
 
 static void setup(void)
 {
-	char *cause = NULL;
-	model = model_load(TOP_SRCDIR "/tests/fixtures/sampler/sampler-test", &cause);
-	ck_assert_msg(model != NULL, "model: %s", cause ? cause : "?");
+	model = fx_model("tests/fixtures/sampler/sampler-test");
 	for (int k = 0; k < NEV; k++) {
 		ev[k] = model_find_event(model, ev_names[k]);
 		ck_assert_msg(ev[k] >= 0, "no event %s", ev_names[k]);
 	}
-	topo = topo_synthetic(1, 2, 2, 2);
-	ck_assert_ptr_nonnull(topo);
-	smp = new_sampler(&backend_sim, 1.0, &cause);
-	ck_assert_msg(smp != NULL, "sampler: %s", cause ? cause : "?");
+	topo = fx_topo("1x2x2x2");
+	int *all = fx_all_metrics(model);
+	struct sampler_config cfg = test_config(&backend_sim, 1.0, all);
+	smp = fx_sampler(&cfg);
+	free(all);
 	set_rates(sampler_backend(smp));
 }
 
@@ -111,10 +110,7 @@ static void teardown(void)
 
 static struct snapshot *step(void)
 {
-	char *cause = NULL;
-	struct snapshot *s = sampler_step(smp, &cause);
-	ck_assert_msg(s != NULL, "step: %s", cause ? cause : "?");
-	return s;
+	return fx_step(smp);
 }
 
 /* Sums of the rates over a row: thread events over its CPUs, L3 events over
@@ -481,18 +477,11 @@ START_TEST(test_rotation_backs_off)
 	ck_assert(fabs(s->rotate_ms - 10) < 1e-9);
 	snapshot_free(s);
 	sampler_free(smp);
-	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
-	for (int i = 0; i < model->nmetrics; i++)
-		all[i] = i;
-	struct sampler_config cfg = {
-		.model = model, .topo = topo, .ops = &backend_sim, .backend_arg = "nmi=0",
-		.interval_s = 1.0, .rotate_ms = 10, .cost_budget = 1e-15,
-		.nmetrics = model->nmetrics, .metrics = all,
-	};
-	char *cause = NULL;
-	smp = sampler_new(&cfg, &cause);
+	int *all = fx_all_metrics(model);
+	struct sampler_config cfg = test_config(&backend_sim, 1.0, all);
+	cfg.cost_budget = 1e-15;
+	smp = fx_sampler(&cfg);
 	free(all);
-	ck_assert_msg(smp != NULL, "%s", cause ? cause : "?");
 	set_rates(sampler_backend(smp));
 	double want = 10;
 	for (int i = 0; i < 9; i++) {
@@ -580,18 +569,12 @@ START_TEST(test_kernel_mode)
 	spy.disable = spy_disable;
 	spy.read = spy_read;
 	nseen = n_enable = n_disable = 0;
-	int *all = xmalloc(sizeof(int) * (size_t)model->nmetrics);
-	for (int i = 0; i < model->nmetrics; i++)
-		all[i] = i;
-	struct sampler_config cfg = {
-		.model = model, .topo = topo, .ops = &spy, .backend_arg = "nmi=0",
-		.interval_s = 1.0, .rotate_ms = SAMPLER_ROTATE_KERNEL, .cost_budget = 1e-15,
-		.nmetrics = model->nmetrics, .metrics = all,
-	};
-	char *cause = NULL;
-	smp = sampler_new(&cfg, &cause);
+	int *all = fx_all_metrics(model);
+	struct sampler_config cfg = test_config(&spy, 1.0, all);
+	cfg.rotate_ms = SAMPLER_ROTATE_KERNEL;
+	cfg.cost_budget = 1e-15;
+	smp = fx_sampler(&cfg);
 	free(all);
-	ck_assert_msg(smp != NULL, "%s", cause ? cause : "?");
 	set_rates(sampler_backend(smp));
 	/* Every group opened was enabled once, at open, and nothing else. */
 	ck_assert_int_gt(nseen, 32);
@@ -642,8 +625,7 @@ START_TEST(test_kernel_mode)
 	cfg.metrics = one;
 	cfg.nmetrics = 2;
 	nseen = n_enable = n_disable = 0;
-	smp = sampler_new(&cfg, &cause);
-	ck_assert_ptr_nonnull(smp);
+	smp = fx_sampler(&cfg);
 	s = step();
 	ck_assert_int_gt(n_disable, 0);
 	ck_assert(s->rotate_ms > 0);
@@ -651,26 +633,114 @@ START_TEST(test_kernel_mode)
 }
 END_TEST
 
-/* Seconds on the monotonic clock. */
-static double mono_s(void)
+/* The snapshots the sampler's thread publishes are waited for as long as
+ * it takes: no test here bounds how long one takes to come (speed is
+ * bench/'s), and one that never comes is ended by the tcase's timeout.
+ * NEVER_S is a delay no run of these tests waits out (hours, where the
+ * tcase's timeout is 20 s, times CK_TIMEOUT_MULTIPLIER under the
+ * sanitizers): where a test says a snapshot comes although the delay is
+ * NEVER_S, it came because something ended the wait, not because time
+ * passed. (Longer costs the simulator time: it simulates the interval.) */
+#define NEVER_S 1e4
+
+static void nap_ms(long ms)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
 }
 
-/* Waits up to limit_s for a snapshot; NULL if none came. */
-static struct snapshot *wait_snapshot(struct snap_ring *ring, double limit_s)
+/* The next snapshot in the ring. */
+static struct snapshot *next_snapshot(struct snap_ring *ring)
 {
-	double t0 = mono_s();
-	while (mono_s() - t0 < limit_s) {
+	for (;;) {
 		struct snapshot *s = snap_ring_pop_latest(ring);
 		if (s)
 			return s;
-		struct timespec ts = { 0, 5000000 };
-		nanosleep(&ts, NULL);
+		nap_ms(2);
 	}
-	return NULL;
+}
+
+/* A gate on the simulated PMU's clock (the ops' advance): the thread
+ * parks in an advance, inside an interval, until the test releases it,
+ * once park_after snapshots are published (on_publish, on the sampler's
+ * thread; -1: not so), or at an advance of at least park_ns (0: not so).
+ * A request made while it is parked lands mid-interval for certain,
+ * however slow the machine. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int published, park_after;
+	uint64_t park_ns;
+	bool parked, released;
+} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, -1, 0, false, false };
+
+static void gate_arm(int park_after, uint64_t park_ns)
+{
+	pthread_mutex_lock(&gate.mu);
+	gate.published = 0;
+	gate.park_after = park_after;
+	gate.park_ns = park_ns;
+	gate.parked = gate.released = false;
+	pthread_mutex_unlock(&gate.mu);
+}
+
+static void gate_publish(void *arg, const struct snapshot *snap)
+{
+	(void)arg;
+	(void)snap;
+	pthread_mutex_lock(&gate.mu);
+	gate.published++;
+	pthread_mutex_unlock(&gate.mu);
+}
+
+static void gated_advance(struct backend *b, uint64_t ns)
+{
+	pthread_mutex_lock(&gate.mu);
+	if (!gate.released && ((gate.park_after >= 0 && gate.published >= gate.park_after) ||
+			       (gate.park_ns && ns >= gate.park_ns))) {
+		gate.parked = true;
+		pthread_cond_broadcast(&gate.cv);
+		while (!gate.released)
+			pthread_cond_wait(&gate.cv, &gate.mu);
+	}
+	pthread_mutex_unlock(&gate.mu);
+	backend_sim.advance(b, ns);
+}
+
+/* Waits until the thread is parked at the gate. */
+static void gate_wait_parked(void)
+{
+	pthread_mutex_lock(&gate.mu);
+	while (!gate.parked)
+		pthread_cond_wait(&gate.cv, &gate.mu);
+	pthread_mutex_unlock(&gate.mu);
+}
+
+static void gate_release(void)
+{
+	pthread_mutex_lock(&gate.mu);
+	gate.released = true;
+	pthread_cond_broadcast(&gate.cv);
+	pthread_mutex_unlock(&gate.mu);
+}
+
+/* The simulated PMU behind the gate. */
+static struct pmu_backend_ops gated;
+
+/* A sampler for the thread's tests, on the gated simulator, whose
+ * interval may be NEVER_S: it rotates at most once per group and
+ * interval, so that the simulator runs such an interval in a few steps. */
+static struct sampler *thread_sampler(double interval_s)
+{
+	gated = backend_sim;
+	gated.advance = gated_advance;
+	int *all = fx_all_metrics(model);
+	struct sampler_config cfg = test_config(&gated, interval_s, all);
+	cfg.rotate_ms = NEVER_S * 1e3;
+	struct sampler *s = fx_sampler(&cfg);
+	free(all);
+	set_rates(sampler_backend(s));
+	return s;
 }
 
 /* The simulated screen is paced from its first interval, and a new delay
@@ -678,34 +748,40 @@ static struct snapshot *wait_snapshot(struct snap_ring *ring, double limit_s)
  * (no waiting out the old, long delay). A pause acts at once too. */
 START_TEST(test_delay_acts_at_once)
 {
+	gate_arm(-1, 0);
+	struct sampler *sm = thread_sampler(NEVER_S);
 	struct snap_ring ring;
 	snap_ring_init(&ring);
-	sampler_set_interval(smp, 30);
 	char *cause = NULL;
-	ck_assert_int_eq(sampler_start(smp, &ring, &cause), 0);
-	double t0 = mono_s();
-	ck_assert_ptr_null(wait_snapshot(&ring, 0.4));   /* not before its interval ends */
-	sampler_set_interval(smp, 0.2);
-	struct snapshot *s = wait_snapshot(&ring, 2.0);
-	ck_assert_msg(s != NULL, "no figures within 2 s of the new delay");
-	ck_assert_double_lt(mono_s() - t0, 3.0);
+	ck_assert_int_eq(sampler_start(sm, &ring, &cause), 0);
+	/* Not before its interval ends: none in the time it takes a short
+	 * interval to come below. */
+	nap_ms(300);
+	ck_assert_ptr_null(snap_ring_pop_latest(&ring));
+	sampler_set_interval(sm, 0.2);
+	struct snapshot *s = next_snapshot(&ring);   /* the cut interval */
 	snapshot_free(s);
-	s = wait_snapshot(&ring, 2.0);
-	ck_assert_ptr_nonnull(s);
+	s = next_snapshot(&ring);
 	ck_assert(fabs(s->interval_s - 0.2) < 1e-6);
+	ck_assert(fabs(s->delay_s - 0.2) < 1e-6);
 	snapshot_free(s);
-	sampler_set_interval(smp, 30);
-	struct timespec ts = { 0, 100000000 };
-	nanosleep(&ts, NULL);
-	t0 = mono_s();
-	sampler_pause(smp, true);
-	s = wait_snapshot(&ring, 2.0);
-	ck_assert_msg(s != NULL, "the interval in progress was not ended by the pause");
-	ck_assert_double_lt(mono_s() - t0, 2.0);
+	/* Back to a delay never waited out, then a pause while the thread
+	 * is inside that interval (parked at its first step of simulated
+	 * time, a quarter of it): the interval is ended and published. */
+	gate_arm(-1, (uint64_t)(NEVER_S / 8 * 1e9));
+	sampler_set_interval(sm, NEVER_S);
+	gate_wait_parked();
+	sampler_pause(sm, true);
+	gate_release();
+	for (s = next_snapshot(&ring); s->delay_s != NEVER_S; s = next_snapshot(&ring))
+		snapshot_free(s);   /* the 0.2 s intervals before it */
+	ck_assert_msg(s->quick, "the interval in progress was not ended by the pause (%g s)", s->interval_s);
+	ck_assert_double_lt(s->interval_s, NEVER_S);
 	snapshot_free(s);
-	sampler_pause(smp, false);
-	sampler_stop(smp);
+	sampler_pause(sm, false);
+	sampler_stop(sm);
 	snap_ring_done(&ring);
+	sampler_free(sm);
 }
 END_TEST
 
@@ -718,49 +794,27 @@ START_TEST(test_failed_replan_reaches_screen)
 	sampler_set_interval(smp, 0.2);
 	char *cause = NULL;
 	ck_assert_int_eq(sampler_start(smp, &ring, &cause), 0);
-	struct snapshot *s = wait_snapshot(&ring, 3.0);
-	ck_assert_ptr_nonnull(s);
-	snapshot_free(s);
+	snapshot_free(next_snapshot(&ring));
 	int bad[] = { -1 };
 	sampler_request(smp, 1, bad, 0, NULL);
 	bool said = false;
-	double t0 = mono_s();
-	while (!said && mono_s() - t0 < 3.0) {
-		s = wait_snapshot(&ring, 1.0);
-		said = s && s->notice && strstr(s->notice, "cannot be planned");
+	while (!said) {
+		struct snapshot *s = next_snapshot(&ring);
+		said = s->notice && strstr(s->notice, "cannot be planned");
+		/* Until it says so, only the old plan's figures come. */
+		ck_assert(said || s->metric_planned[met("ipc")]);
 		snapshot_free(s);
 	}
 	sampler_stop(smp);
 	snap_ring_done(&ring);
-	ck_assert_msg(said, "no snapshot said the plan failed");
 }
 END_TEST
 
-/* The simulated PMU as real counters behave: simulated time passes as
- * fast as real time, so that a request lands mid-interval (and ends it
- * at the next rotation: every metric needs several groups). */
-static void slow_advance(struct backend *b, uint64_t ns)
+/* Collects n snapshots. */
+static void collect(struct snap_ring *ring, struct snapshot **out, int n)
 {
-	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-	nanosleep(&ts, NULL);
-	backend_sim.advance(b, ns);
-}
-
-/* Collects up to n snapshots, or for limit_s; returns how many. */
-static int collect(struct snap_ring *ring, struct snapshot **out, int n, double limit_s)
-{
-	double t0 = mono_s();
-	int got = 0;
-	while (got < n && mono_s() - t0 < limit_s) {
-		struct snapshot *s = snap_ring_pop_latest(ring);
-		if (s) {
-			out[got++] = s;
-			continue;
-		}
-		struct timespec ts = { 0, 2000000 };
-		nanosleep(&ts, NULL);
-	}
-	return got;
+	for (int i = 0; i < n; i++)
+		out[i] = next_snapshot(ring);
 }
 
 /* A request (a view switch) ends the interval under way: that short
@@ -770,30 +824,35 @@ static int collect(struct snap_ring *ring, struct snapshot **out, int n, double 
  * the history again, twice, with a false "history started again" note. */
 START_TEST(test_cut_interval_is_short)
 {
-	struct pmu_backend_ops slow = backend_sim;
-	slow.advance = slow_advance;
-	char *cause = NULL;
-	struct sampler *sm = new_sampler(&slow, 0.8, &cause);
-	ck_assert_msg(sm != NULL, "sampler: %s", cause ? cause : "?");
+	gated = backend_sim;
+	gated.advance = gated_advance;
+	gate_arm(2, 0);
+	int *all = fx_all_metrics(model);
+	struct sampler_config cfg = test_config(&gated, 0.8, all);
+	cfg.on_publish = gate_publish;
+	struct sampler *sm = fx_sampler(&cfg);
+	free(all);
 	struct snap_ring ring;
 	snap_ring_init(&ring);
+	char *cause = NULL;
 	ck_assert_int_eq(sampler_start(sm, &ring, &cause), 0);
 	struct snapshot *s[8] = { NULL };
 	/* A whole interval (the second: the first may be quick). */
-	ck_assert_int_eq(collect(&ring, s, 2, 10), 2);
+	collect(&ring, s, 2);
 	ck_assert(!s[1]->quick);
-	ck_assert_double_eq_tol(s[1]->interval_s, 0.8, 0.05);
+	ck_assert_double_eq_tol(s[1]->interval_s, 0.8, 1e-9);
 	ck_assert_double_eq(s[1]->delay_s, 0.8);
-	struct timespec ts = { 0, 300000000 };
-	nanosleep(&ts, NULL);
+	/* The thread is inside the third interval: ask for another view. */
+	gate_wait_parked();
 	int l2[] = { met("l2_miss_rate") };
 	sampler_request(sm, 1, l2, 0, NULL);
+	gate_release();
 	/* The cut interval of the old plan, the new plan's quick one, then a
 	 * whole one of the new plan. */
-	ck_assert_int_eq(collect(&ring, s + 2, 3, 10), 3);
+	collect(&ring, s + 2, 3);
 	ck_assert(s[2]->metric_planned[met("ipc")]);
 	ck_assert_msg(s[2]->quick, "the interval the request ended (%g s) is not marked short", s[2]->interval_s);
-	ck_assert_double_lt(s[2]->interval_s, 0.7);
+	ck_assert_double_lt(s[2]->interval_s, s[2]->delay_s);
 	ck_assert_double_eq(s[2]->delay_s, 0.8);
 	ck_assert(!s[3]->metric_planned[met("ipc")] && s[3]->quick);
 	ck_assert(!s[4]->metric_planned[met("ipc")] && !s[4]->quick);
@@ -813,25 +872,14 @@ START_TEST(test_thread_mode)
 	sampler_set_interval(smp, 0.02);
 	char *cause = NULL;
 	ck_assert_int_eq(sampler_start(smp, &ring, &cause), 0);
-	struct snapshot *got = wait_snapshot(&ring, 5.0);
-	ck_assert_ptr_nonnull(got);
+	struct snapshot *got = next_snapshot(&ring);
 	assert_close(snap_metric(got, snapshot_cpu(got, 2), met("ipc")), rate[2][INS] / rate[2][CYC], "ipc", __LINE__);
 	snapshot_free(got);
 	/* A re-plan requested from this thread is applied by the sampler's. */
 	int only[] = { met("l2_miss_rate") };
 	sampler_request(smp, 1, only, 0, NULL);
-	got = NULL;
-	for (int i = 0; i < 500; i++) {
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
-		struct snapshot *s = snap_ring_pop_latest(&ring);
-		if (s && !s->metric_planned[met("ipc")]) {
-			got = s;
-			break;
-		}
-		snapshot_free(s);
-	}
-	ck_assert_ptr_nonnull(got);
+	for (got = next_snapshot(&ring); got->metric_planned[met("ipc")]; got = next_snapshot(&ring))
+		snapshot_free(got);
 	ck_assert(got->metric_planned[met("l2_miss_rate")]);
 	/* Its rows hold the new plan's figures alone: one metric, and the
 	 * events it needs (the old plan's read NaN, not stale columns). */
@@ -855,13 +903,9 @@ static int *zen5_all, zen5_shown;
 
 static void setup_zen5(void)
 {
-	char *cause = NULL;
-	zen5 = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
-	ck_assert_msg(zen5 != NULL, "zen5: %s", cause ? cause : "?");
-	zen5_topo = topo_synthetic(1, 2, 4, 2);
-	zen5_all = xmalloc(sizeof(int) * (size_t)zen5->nmetrics);
-	for (int i = 0; i < zen5->nmetrics; i++)
-		zen5_all[i] = i;
+	zen5 = fx_model("amd-zen5");
+	zen5_topo = fx_topo("1x2x4x2");
+	zen5_all = fx_all_metrics(zen5);
 	zen5_shown = model_find_event(zen5, "ex_ret_instr");
 	ck_assert_int_ge(zen5_shown, 0);
 }
@@ -880,18 +924,18 @@ static void teardown_zen5(void)
  * than later_below; errors_on_demand). */
 static struct sampler *zen5_sampler(const char *seed, bool shown_errors, int later_below, bool on_demand)
 {
-	char *cause = NULL;
-	struct sampler_config cfg = {
-		.model = zen5, .topo = zen5_topo, .ops = &backend_sim, .backend_arg = seed,
-		.interval_s = 1.0, .rotate_ms = 20, .nmetrics = zen5->nmetrics, .metrics = zen5_all,
-		.nevents = 1, .events = &zen5_shown, .shown_event_errors = shown_errors, .cost_budget = 1e9,
-		.errors_on_demand = on_demand,
-	};
+	struct sampler_config cfg = fx_sampler_config(zen5, zen5_topo, seed, 1.0);
+	cfg.rotate_ms = 20;
+	cfg.nmetrics = zen5->nmetrics;
+	cfg.metrics = zen5_all;
+	cfg.nevents = 1;
+	cfg.events = &zen5_shown;
+	cfg.shown_event_errors = shown_errors;
+	cfg.cost_budget = 1e9;
+	cfg.errors_on_demand = on_demand;
 	for (int sc = 0; sc < later_below; sc++)
 		cfg.errors_later[sc] = true;
-	struct sampler *s = sampler_new(&cfg, &cause);
-	ck_assert_msg(s != NULL, "sampler: %s", cause ? cause : "?");
-	return s;
+	return fx_sampler(&cfg);
 }
 
 /* Two figures the same to the bit (or both NaN). */
@@ -1114,14 +1158,16 @@ START_TEST(test_every_event_cell_written)
 		filter[c] = true;
 	long cells = 0;
 	for (int k = 0; k < 3; k++) {
-		struct sampler_config cfg = {
-			.model = m, .topo = t, .ops = &backend_sim, .backend_arg = "seed=3",
-			.interval_s = 1.0, .rotate_ms = k == 2 ? SAMPLER_ROTATE_KERNEL : 20, .nmetrics = m->nmetrics,
-			.metrics = all, .nevents = 1, .events = &shown, .shown_event_errors = true,
-			.cost_budget = 1e9, .cpu_filter = k == 1 ? filter : NULL,
-		};
-		struct sampler *smp2 = sampler_new(&cfg, &cause);
-		ck_assert_msg(smp2 != NULL, "sampler: %s", cause ? cause : "?");
+		struct sampler_config cfg = fx_sampler_config(m, t, "seed=3", 1.0);
+		cfg.rotate_ms = k == 2 ? SAMPLER_ROTATE_KERNEL : 20;
+		cfg.nmetrics = m->nmetrics;
+		cfg.metrics = all;
+		cfg.nevents = 1;
+		cfg.events = &shown;
+		cfg.shown_event_errors = true;
+		cfg.cost_budget = 1e9;
+		cfg.cpu_filter = k == 1 ? filter : NULL;
+		struct sampler *smp2 = fx_sampler(&cfg);
 		for (int step_no = 0; step_no < 2; step_no++) {
 			struct snapshot *s = sampler_step(smp2, &cause);
 			ck_assert(s);

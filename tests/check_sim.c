@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -440,17 +441,13 @@ static struct backend *B;
 
 static struct backend *make_backend(const char *arg)
 {
-	char *cause = NULL;
-	struct backend *b = backend_sim.create(M, T, arg, &cause);
-	ck_assert_msg(b != NULL, "create: %s", cause ? cause : "?");
-	return b;
+	return fx_sim(M, T, arg);
 }
 
 static void setup(void)
 {
 	M = test_model(NULL);
-	T = topo_synthetic(2, 4, 8, 2);
-	ck_assert_ptr_nonnull(T);
+	T = fx_topo("2x4x8x2");
 	B = make_backend("zen5:2x4x8x2,channels=2");
 }
 
@@ -948,11 +945,8 @@ END_TEST
 START_TEST(test_kernel_mux_large)
 {
 	enum { NG = 20, NCPU = 1024 };
-	struct topo *t = topo_synthetic(4, 8, 8, 4);
-	ck_assert_ptr_nonnull(t);
-	char *cause = NULL;
-	struct backend *b = backend_sim.create(M, t, "nmi=0", &cause);
-	ck_assert_ptr_nonnull(b);
+	struct topo *t = fx_topo("4x8x8x4");
+	struct backend *b = fx_sim(M, t, "nmi=0");
 	int ev[4] = { E_CYCLES, E_INSN, E_OPS, E_BADSPEC };
 	static struct bk_group *g[NCPU][NG];
 	for (int cpu = 0; cpu < NCPU; cpu++)
@@ -1257,11 +1251,8 @@ END_TEST
  * 10 ms an interval) is bench/bench_sim's to measure, not a unit test's. */
 START_TEST(test_large_machine)
 {
-	struct topo *t = topo_synthetic(4, 8, 8, 4);
-	ck_assert_ptr_nonnull(t);
-	char *cause = NULL;
-	struct backend *b = backend_sim.create(M, t, "nmi=0", &cause);
-	ck_assert_ptr_nonnull(b);
+	struct topo *t = fx_topo("4x8x8x4");
+	struct backend *b = fx_sim(M, t, "nmi=0");
 	int ev[3][8] = {
 		{ E_CYCLES, E_INSN, E_OPS, E_BADSPEC, E_NOSIM, E_CORE_L3_MISS, E_TASK, E_TASK },
 		{ E_CYCLES, E_INSN, E_OPS, E_BADSPEC, E_NOSIM, E_CORE_L3_MISS, E_TASK, E_TASK },
@@ -1404,9 +1395,7 @@ START_TEST(test_mask_parts)
 	static const char *const models[] = { "amd-zen3", "amd-zen4", "amd-zen5" };
 	int checked = 0;
 	for (size_t k = 0; k < sizeof(models) / sizeof(models[0]); k++) {
-		char *cause = NULL;
-		struct model *m = model_load_by_name(TOP_SRCDIR "/events", models[k], &cause);
-		ck_assert_msg(m != NULL, "%s", cause ? cause : "?");
+		struct model *m = fx_model(models[k]);
 		double q[WQ_COUNT];
 		for (int i = 0; i < WQ_COUNT; i++)
 			q[i] = 1e6 * (1 + (i * 7919) % 97);
@@ -1436,12 +1425,9 @@ START_TEST(test_shipped_models)
 	char *cause = NULL;
 	struct model_info *list = NULL;
 	int n = model_list(TOP_SRCDIR "/events", &list, &cause);
-	ck_assert_msg(n >= 0, "%s", cause ? cause : "");
-	if (n == 0)
-		return;    /* no definitions in this tree yet */
+	ck_assert_msg(n > 0, "no models in %s: %s", TOP_SRCDIR "/events", cause ? cause : "");
 	for (int i = 0; i < n; i++) {
-		struct model *m = model_load(list[i].dir, &cause);
-		ck_assert_msg(m != NULL, "%s: %s", list[i].name, cause ? cause : "");
+		struct model *m = fx_model(list[i].dir);
 		char *name = NULL;
 		int shape[4];
 		ck_assert_int_eq(sim_parse_spec(m->name, list, n, &name, shape, &cause), 0);
@@ -1451,8 +1437,7 @@ START_TEST(test_shipped_models)
 		 * L3 domain, two cores): every PMU has an instance, and each of
 		 * the thousands of short simulations below stays cheap. */
 		struct topo *t = topo_synthetic(1, shape[1] > 0 ? 1 : 0, 2, shape[3] > 1 ? 2 : 1);
-		struct backend *b = backend_sim.create(m, t, "nmi=0", &cause);
-		ck_assert_msg(b != NULL, "%s: %s", m->name, cause ? cause : "");
+		struct backend *b = fx_sim(m, t, "nmi=0");
 		struct bk_instance *first = xcalloc((size_t)m->npmus, sizeof(*first));
 		struct bk_instance **all = xcalloc((size_t)m->npmus, sizeof(*all));
 		int *nall = xcalloc((size_t)m->npmus, sizeof(int));
@@ -1474,8 +1459,7 @@ START_TEST(test_shipped_models)
 			/* Each event alone on a fresh simulator with the same seed,
 			 * so that all of them see the same span of the workload. */
 			for (int e = 0; e < m->nevents; e++) {
-				struct backend *be = backend_sim.create(m, t, "nmi=0", &cause);
-				ck_assert_ptr_nonnull(be);
+				struct backend *be = fx_sim(m, t, "nmi=0");
 				/* A PERF_METRICS event opens only behind its slots. */
 				int ev[2] = { e, e }, nev = 1;
 				if (m->events[e].flags & EVF_TOPDOWN) {
@@ -1519,8 +1503,7 @@ END_TEST
 START_TEST(test_privilege_split)
 {
 	char *cause = NULL;
-	struct model *m = model_load(TOP_SRCDIR "/events/amd/zen5", &cause);
-	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	struct model *m = fx_model("events/amd/zen5");
 	static const char *const names[] = { "instructions", "instructions:u", "instructions:k",
 					     "cycles", "cycles:u", "cycles:k" };
 	int ev[6];
@@ -1528,9 +1511,8 @@ START_TEST(test_privilege_split)
 		ev[i] = model_event_variant(m, names[i], &cause);
 		ck_assert_msg(ev[i] >= 0, "%s: %s", names[i], cause ? cause : "");
 	}
-	struct topo *t = topo_synthetic(1, 1, 4, 2);
-	struct backend *b = backend_sim.create(m, t, "nmi=0,seed=5", &cause);
-	ck_assert_msg(b != NULL, "%s", cause ? cause : "");
+	struct topo *t = fx_topo("1x1x4x2");
+	struct backend *b = fx_sim(m, t, "nmi=0,seed=5");
 	struct bk_group *g[8];
 	for (int cpu = 0; cpu < 8; cpu++) {
 		g[cpu] = open_ok(b, core_inst(cpu), ev, 6);

@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "check_run.h"
+#include "fixture.h"
 #include "evdef.h"
 #include "sampler.h"
 #include "tasks.h"
@@ -41,10 +42,8 @@ struct rig {
 
 static void rig_open(struct rig *r, const char *model, int shape[4], const char *arg, int freq)
 {
-	char *cause = NULL;
 	memset(r, 0, sizeof(*r));
-	r->m = model_load_by_name(TOP_SRCDIR "/events", model, &cause);
-	ck_assert_msg(r->m != NULL, "model: %s", cause ? cause : "?");
+	r->m = fx_model(model);
 	r->view = model_find_view(r->m, "tasks");
 	ck_assert_int_ge(r->view, 0);
 	ck_assert(r->m->views[r->view].tasks);
@@ -53,14 +52,14 @@ static void rig_open(struct rig *r, const char *model, int shape[4], const char 
 	int *cols = xmalloc(sizeof(int) * (size_t)v->ncols);
 	for (int i = 0; i < v->ncols; i++)
 		cols[i] = v->cols[i].metric;
-	struct sampler_config cfg = {
-		.model = r->m, .topo = r->t, .ops = &backend_sim, .backend_arg = arg,
-		.interval_s = 1.0, .nmetrics = v->ncols, .metrics = cols,
-		.ntask_metrics = v->ncols, .task_metrics = cols, .task_freq = freq,
-	};
-	r->s = sampler_new(&cfg, &cause);
+	struct sampler_config cfg = fx_sampler_config(r->m, r->t, arg, 1.0);
+	cfg.nmetrics = v->ncols;
+	cfg.metrics = cols;
+	cfg.ntask_metrics = v->ncols;
+	cfg.task_metrics = cols;
+	cfg.task_freq = freq;
+	r->s = fx_sampler(&cfg);
 	free(cols);
-	ck_assert_msg(r->s != NULL, "sampler: %s", cause ? cause : "?");
 	r->b = sampler_backend(r->s);
 	r->m_cyc = model_find_metric(r->m, "task_cycles");
 	r->m_ipc = model_find_metric(r->m, "ipc");
@@ -84,9 +83,7 @@ static void rig_close(struct rig *r)
 
 static struct snapshot *rig_step(struct rig *r)
 {
-	char *cause = NULL;
-	struct snapshot *s = sampler_step(r->s, &cause);
-	ck_assert_msg(s != NULL, "step: %s", cause ? cause : "?");
+	struct snapshot *s = fx_step(r->s);
 	ck_assert(s->tasks_on);
 	return s;
 }
@@ -369,9 +366,7 @@ START_TEST(test_request_off_and_on)
 	rig_open(&r, "amd-zen5", shape, "zen5,nmi=0,seed=4", 500);
 	snapshot_free(rig_step(&r));
 	sampler_request_tasks(r.s, 0, NULL);
-	char *cause = NULL;
-	struct snapshot *s = sampler_step(r.s, &cause);
-	ck_assert_ptr_nonnull(s);
+	struct snapshot *s = fx_step(r.s);
 	ck_assert(!s->tasks_on);
 	ck_assert_int_eq(s->ntasks, 0);
 	snapshot_free(s);

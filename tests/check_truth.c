@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "check_run.h"
+#include "fixture.h"
 #include "evdef.h"
 #include "expr.h"
 #include "perf_import.h"
@@ -352,14 +353,13 @@ static void harness_open(struct harness *h, const char *model, const int shape[4
 	ck_assert_msg(n > 0, "%s: nothing in %s", model, what);
 	char arg[64];
 	snprintf(arg, sizeof(arg), "seed=%d%s%s", seed, extra ? "," : "", extra ? extra : "");
-	struct sampler_config cfg = {
-		.model = h->m, .topo = h->t, .ops = &backend_sim, .backend_arg = arg,
-		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = n, .metrics = mets,
-		.cpu_filter = filter,
-	};
-	h->s = sampler_new(&cfg, &cause);
+	struct sampler_config cfg = fx_sampler_config(h->m, h->t, arg, 1.0);
+	cfg.rotate_ms = rotate_ms;
+	cfg.nmetrics = n;
+	cfg.metrics = mets;
+	cfg.cpu_filter = filter;
+	h->s = fx_sampler(&cfg);
 	free(mets);
-	ck_assert_msg(h->s != NULL, "sampler: %s", cause ? cause : "?");
 	h->bk = sampler_backend(h->s);
 	h->plan = sampler_plan(h->s);
 	for (int p = 0; p < h->m->npmus; p++) {

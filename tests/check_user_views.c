@@ -7,6 +7,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include "fixture.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,6 @@
 #include "settings.h"
 #include "util.h"
 
-#define FIXTURES TOP_SRCDIR "/tests/fixtures/models"
 
 static char dir[64];
 
@@ -37,10 +37,7 @@ static void teardown(void)
 
 static struct model *load(void)
 {
-	char *cause = NULL;
-	struct model *m = model_load(FIXTURES "/amd/zen5", &cause);
-	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
-	return m;
+	return fx_model("tests/fixtures/models/amd/zen5");
 }
 
 static char *write_views(const char *text)
