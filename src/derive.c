@@ -1012,50 +1012,6 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	return snap;
 }
 
-/* Frees what was worked out for one plan. */
-static void plan_part_free(struct derive_plan_part *c)
-{
-	if (c->wl) {
-		wset_list_free(c->wl);
-		free(c->wl);
-	}
-	free(c->ev_set);
-	free(c->set_metric);
-	free(c->pooled_ev);
-	for (int i = 0; i < c->ndm; i++)
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-			formula_free(c->dm[i].prog[sc]);
-			free(c->dm[i].vk[sc]);
-			free(c->dm[i].gp[sc]);
-		}
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		free(c->mlist[sc]);
-	free(c->dm);
-	free(c);
-}
-
-void derive_plan_part_release(struct derive_plan_part *pp)
-{
-	if (pp && atomic_fetch_sub_explicit(&pp->refs, 1, memory_order_acq_rel) == 1)
-		plan_part_free(pp);
-}
-
-void derive_work_hold(struct derive_work *w)
-{
-	atomic_fetch_add_explicit(w->refs, 1, memory_order_relaxed);
-}
-
-void derive_work_release(struct derive_work *w)
-{
-	if (!w || atomic_fetch_sub_explicit(w->refs, 1, memory_order_acq_rel) != 1)
-		return;
-	derive_plan_part_release(w->pp);
-	arena_free(&w->ar);
-	arena_free(&w->rows_ar);
-	free(w->refs);
-	free(w);
-}
-
 /* Lets go of what was worked out for one plan (the work space stays). */
 static void plan_cache_done(struct derive_cache *c)
 {

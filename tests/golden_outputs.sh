@@ -3,7 +3,8 @@
 # workload, into one directory, so that a change meant to keep them can be
 # checked byte for byte (diff -r of two runs). Times (the wall clock in
 # each interval's header, JSON "time", the CSV's first field, the
-# recording's and the exporter's clocks) are masked; the simulated counts
+# recording's and the exporter's clocks, the sampler's cost, the temporary
+# directory) are masked; the simulated counts
 # are the same from run to run.
 #
 #   tests/golden_outputs.sh OUTDIR [PMCTOP] [PERF_EVENTS_DIR]
@@ -38,7 +39,7 @@ mask() {
 	sed -E -e 's/^# [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}/# HH:MM:SS.mmm/' \
 		-e 's/"time":[0-9.e+-]+/"time":T/g' \
 		-e 's/^[0-9]{9,}\.[0-9]+,/T,/' \
-		-e 's/"sampler_cost_s":[0-9.e+-]+/"sampler_cost_s":C/g'
+		-e 's/"(sampler_cost_s|cost_s)":[0-9.e+-]+/"\1":C/g' -e "s|$tmp|TMP|g"
 }
 
 # The views of a model: the first word of each line before the metric groups.
