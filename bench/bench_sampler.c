@@ -226,7 +226,7 @@ static void on_record(void *arg, const struct derive_input *in, struct snapshot 
 	 * found on demand. */
 	int r0 = pc->fill_rows, r1 = 2 * pc->fill_rows;
 	for (int r = r0; r < r1 && r < d->nrows[SNAP_CPU]; r++)
-		derive_fill_errors(&pc->cache, d, &d->rows[SNAP_CPU][r]);
+		(void)snap_row_mrse(d, &d->rows[SNAP_CPU][r]);
 	double tf = thread_s();
 	snapshot_free(d);
 	double t2 = thread_s();

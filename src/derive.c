@@ -24,8 +24,9 @@
  *    counts them all, so a metric mixing the two is NaN in such a row.
  * Every figure also gets its relative standard error (uncertainty.c):
  * at once in every row, or (derive_input.want, the dashboard) in the rows
- * an output reads, the others' kept for derive_fill_errors, which finds
- * them from the same sums when they are read. */
+ * an output reads, the others' left to the snapshot's error source
+ * (derive_errors.c), which holds the interval's sums and finds a row's
+ * from them when it is read (derive_row_errors), on any thread. */
 #include "config.h"
 #include "derive.h"
 #include "derive_impl.h"
@@ -262,22 +263,22 @@ static void plan_cache_done(struct derive_cache *c);
  * its formula compiled for every scope it applies at, each variable's
  * index among the set's events, whether it is a count (published per
  * second). */
-static void build_metrics(struct derive_cache *dc, const struct derive_input *in, const struct gsum *gs)
+static void build_metrics(struct derive_plan_part *pp, const struct derive_input *in, const struct gsum *gs)
 {
 	const struct model *m = in->model;
 	const struct sched_plan *plan = in->plan;
-	dc->dm = xcalloc((size_t)plan->nmetrics + 1, sizeof(*dc->dm));
-	dc->fspace = 1;
+	pp->dm = xcalloc((size_t)plan->nmetrics + 1, sizeof(*pp->dm));
+	pp->fspace = 1;
 	for (int i = 0; i < plan->nmetrics; i++) {
 		int mi = plan->metrics[i];
 		const struct metric_def *md = &m->metrics[mi];
-		struct derive_metric *d = &dc->dm[dc->ndm++];
+		struct derive_metric *d = &pp->dm[pp->ndm++];
 		d->mi = mi;
 		/* No formula, or a figure shared out by task (it exists per
 		 * task only): at no scope. */
 		d->scope = md->expr && md->split < 0 ? (int)md->scope : SNAP_NSCOPES;
 		int host = md->nevents > 0 ? host_pmu(m, md) : -1;
-		d->set = host >= 0 ? wset_find_or_add(dc->wl, in, gs, host, md->events, md->nevents) : -1;
+		d->set = host >= 0 ? wset_find_or_add(pp->wl, in, gs, host, md->events, md->nevents) : -1;
 		d->count = format_unit_is_count(md->unit);
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 			d->partial_ok[sc] = partial_ok(m, md, sc);
@@ -287,11 +288,11 @@ static void build_metrics(struct derive_cache *dc, const struct derive_input *in
 			if (!f)
 				continue;
 			int n = d->nvars[sc] = formula_nvars(f);
-			if (formula_work(f) > dc->fspace)
-				dc->fspace = formula_work(f);
+			if (formula_work(f) > pp->fspace)
+				pp->fspace = formula_work(f);
 			if (d->set < 0)
 				continue;
-			const struct wset *ws = &dc->wl->v[d->set];
+			const struct wset *ws = &pp->wl->v[d->set];
 			d->vk[sc] = xmalloc(sizeof(int) * ((size_t)n + 1));
 			for (int k = 0; k < n; k++)
 				d->vk[sc][k] = wset_event(ws, formula_vars(f)[k]);
@@ -307,11 +308,11 @@ static void build_metrics(struct derive_cache *dc, const struct derive_input *in
 	}
 	/* Per scope, the metrics that have a program there, in plan order. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		dc->mlist[sc] = xmalloc(sizeof(int) * ((size_t)dc->ndm + 1));
-		dc->nmlist[sc] = 0;
-		for (int i = 0; i < dc->ndm; i++)
-			if (dc->dm[i].scope <= sc && dc->dm[i].prog[sc])
-				dc->mlist[sc][dc->nmlist[sc]++] = i;
+		pp->mlist[sc] = xmalloc(sizeof(int) * ((size_t)pp->ndm + 1));
+		pp->nmlist[sc] = 0;
+		for (int i = 0; i < pp->ndm; i++)
+			if (pp->dm[i].scope <= sc && pp->dm[i].prog[sc])
+				pp->mlist[sc][pp->nmlist[sc]++] = i;
 	}
 }
 
@@ -340,27 +341,31 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	bool *eplanned = WORK_ARRAY(w, m->nevents, bool);
 	for (int e = 0; e < m->nevents; e++)
 		eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
-	if (dc->plan_gen == 0 || dc->plan_gen != in->plan_gen) {
+	if (dc->plan_gen == 0 || dc->plan_gen != in->plan_gen || !dc->pp) {
 		plan_cache_done(dc);
 		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
-		dc->plan_stamp++;
-		dc->wl = xcalloc(1, sizeof(*dc->wl));
-		build_metrics(dc, in, w->gs);
-		dc->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+		struct derive_plan_part *pp = dc->pp = xcalloc(1, sizeof(*dc->pp));
+		atomic_init(&pp->refs, 1);
+		pp->wl = xcalloc(1, sizeof(*pp->wl));
+		build_metrics(pp, in, w->gs);
+		pp->ev_set = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
 		for (int e = 0; e < m->nevents; e++)
-			dc->ev_set[e] = eplanned[e] ? wset_find_or_add(dc->wl, in, w->gs, m->events[e].pmu, &e, 1) : -1;
-		dc->set_metric = xcalloc((size_t)dc->wl->n + 1, sizeof(bool));
-		dc->pooled_ev = xcalloc((size_t)m->nevents + 1, sizeof(bool));
-		for (int i = 0; i < dc->ndm; i++) {
-			if (dc->dm[i].set >= 0) {
-				dc->set_metric[dc->dm[i].set] = true;
+			pp->ev_set[e] = eplanned[e] ? wset_find_or_add(pp->wl, in, w->gs, m->events[e].pmu, &e, 1) : -1;
+		pp->set_metric = xcalloc((size_t)pp->wl->n + 1, sizeof(bool));
+		pp->pooled_ev = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+		for (int i = 0; i < pp->ndm; i++) {
+			if (pp->dm[i].set >= 0) {
+				pp->set_metric[pp->dm[i].set] = true;
 				continue;
 			}
-			const struct metric_def *md = &m->metrics[dc->dm[i].mi];
+			const struct metric_def *md = &m->metrics[pp->dm[i].mi];
 			for (int k = 0; k < md->nevents; k++)
-				dc->pooled_ev[md->events[k]] = true;
+				pp->pooled_ev[md->events[k]] = true;
 		}
 	}
+	/* The interval's buffers hold the plan's part they read. */
+	struct derive_plan_part *pp = w->pp = dc->pp;
+	atomic_fetch_add_explicit(&pp->refs, 1, memory_order_relaxed);
 	w->mcols = WORK_ZARRAY(w, m->nmetrics, bool);
 	for (int i = 0; i < plan->nmetrics; i++)
 		w->mcols[plan->metrics[i]] = true;
@@ -368,8 +373,14 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	 * the plan's window sets still hold. */
 	w->ecols = eplanned;
 	for (int e = 0; e < m->nevents; e++)
-		w->ecols[e] = eplanned[e] || dc->ev_set[e] >= 0;
-	w->wl = *dc->wl;
+		w->ecols[e] = eplanned[e] || pp->ev_set[e] >= 0;
+	/* The sets as this interval has them: their sample counts are the
+	 * interval's own (the plan's part is shared with intervals whose
+	 * errors are still read). */
+	w->wl = *pp->wl;
+	w->wl.v = WORK_ARRAY(w, pp->wl->n, struct wset);
+	if (pp->wl->n > 0)
+		memcpy(w->wl.v, pp->wl->v, sizeof(struct wset) * (size_t)pp->wl->n);
 	struct wset_list *wl = &w->wl;
 	/* Buckets per group follow the interval's length: count the samples. */
 	for (int k = 0; k < wl->n; k++) {
@@ -385,7 +396,7 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 			nscratch = need;
 	}
 	w->scratch = WORK_ARRAY(w, nscratch, double);
-	w->fspace = WORK_ARRAY(w, dc->fspace, double);
+	w->fspace = WORK_ARRAY(w, pp->fspace, double);
 	w->pmu_here = WORK_ZARRAY(w, m->npmus, bool);
 	w->doubt = WORK_ARRAY(w, wl->n, double);
 	/* Room for each set's samples in a row (those with two or more). */
@@ -409,9 +420,9 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 
 /* Whether event e's error is found: shown by an output, or read by a
  * metric of no window set (metric_pooled). */
-static bool event_error_found(const struct derive_input *in, const struct derive_cache *dc, int e)
+static bool event_error_found(const struct derive_input *in, const struct derive_plan_part *pp, int e)
 {
-	return !in->event_errors || in->event_errors[e] || dc->pooled_ev[e];
+	return !in->event_errors || in->event_errors[e] || pp->pooled_ev[e];
 }
 
 /* Whether row r of scope sc has its errors found now (derive_input.want). */
@@ -430,16 +441,15 @@ static inline void event_unknown(struct snapshot *snap, int sc, int r, int c)
 /* Event e's figure, coverage and (err) error in row r of scope sc,
  * from its window set ws (its k-th event), in column c; NaN where the
  * row has none of its PMU, or -C left a per-CPU event's row partial. */
-static void event_in_row(struct derive_work *w, struct snapshot *snap, const struct wset *ws, int k, int c, bool thread,
-			 int sc, int r, bool err)
+static void event_in_row(const struct derive_work *w, struct snap_row *row, const struct wset *ws, int k, int c,
+			 bool thread, int sc, int r, bool err)
 {
 	const int *nin = w->irows[ws->pmu].nin[sc];
 	if (!nin || nin[r] <= 0 || (thread && sc != SNAP_SYSTEM && w->partial[sc][r])) {
-		event_unknown(snap, sc, r, c);
+		row->ev[c] = row->ecov[c] = row->erse[c] = NAN;
 		return;
 	}
 	const struct gsum *gs = w->gs;
-	struct snap_row *row = &snap->rows[sc][r];
 	double v, cov, rse = NAN;
 	if (ws->ng == 1) {
 		const struct gsum *g1 = &gs[ws->g[0]];
@@ -469,8 +479,8 @@ static void event_in_row(struct derive_work *w, struct snapshot *snap, const str
  * unset (snapshot_new_cols), which saved a tenth of the derivation. An
  * event's error is found only in the rows whose errors are found now
  * (want); the events whose error some row finds are listed (err_ev) for
- * derive_fill_errors. */
-static void step_events(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
+ * derive_row_errors. */
+static void step_events(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
 			struct snapshot *snap)
 {
 	const struct model *m = in->model;
@@ -482,17 +492,17 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 		int c = snap->ecol[e];
 		if (c < 0)
 			continue;
-		if (dc->ev_set[e] < 0) {
+		if (pp->ev_set[e] < 0) {
 			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 				for (int r = 0; r < w->nrows[sc]; r++)
 					event_unknown(snap, sc, r, c);
 			continue;
 		}
-		const struct wset *ws = &w->wl.v[dc->ev_set[e]];
+		const struct wset *ws = &w->wl.v[pp->ev_set[e]];
 		int k = wset_event(ws, e);
 		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
 		/* Its error where it can be stated and something reads it. */
-		bool err = ws->ns >= UNC_MIN_SAMPLES && event_error_found(in, dc, e);
+		bool err = ws->ns >= UNC_MIN_SAMPLES && event_error_found(in, pp, e);
 		if (err)
 			w->err_ev[w->nerr_ev++] = e;
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
@@ -519,7 +529,7 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 				continue;
 			}
 			for (int r = 0; r < w->nrows[sc]; r++)
-				event_in_row(w, snap, ws, k, c, thread, sc, r, err && row_wanted(want, sc, r));
+				event_in_row(w, &snap->rows[sc][r], ws, k, c, thread, sc, r, err && row_wanted(want, sc, r));
 		}
 	}
 }
@@ -527,17 +537,17 @@ static void step_events(struct derive_work *w, const struct derive_cache *dc, co
 /* The snapshot's columns as the rows' steps read them: each planned
  * metric's, the events' whose error each set's doubt widens, and those
  * against which window_doubt measures each set. */
-static void step_columns(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
+static void step_columns(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
 			 const struct snapshot *snap)
 {
 	const struct model *m = in->model;
 	int nsets = w->wl.n;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		w->ms[sc] = WORK_ARRAY(w, dc->nmlist[sc], struct mtask);
-		w->mt[sc] = WORK_ARRAY(w, dc->nmlist[sc], struct mtask);
+		w->ms[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
+		w->mt[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
 		w->nms[sc] = w->nmt[sc] = 0;
-		for (int j = 0; j < dc->nmlist[sc]; j++) {
-			const struct derive_metric *d = &dc->dm[dc->mlist[sc][j]];
+		for (int j = 0; j < pp->nmlist[sc]; j++) {
+			const struct derive_metric *d = &pp->dm[pp->mlist[sc][j]];
 			bool simple = d->set >= 0 && w->wl.v[d->set].ng == 1 && w->wl.v[d->set].ns < UNC_MIN_SAMPLES;
 			struct mtask *t = simple ? &w->ms[sc][w->nms[sc]++] : &w->mt[sc][w->nmt[sc]++];
 			*t = (struct mtask){ .fp = d->prog[sc], .set = d->set, .n = d->nvars[sc], .pmu = -1,
@@ -568,26 +578,26 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 		if (w->nrows[sc] > maxrows)
 			maxrows = w->nrows[sc];
 	w->rlist = WORK_ARRAY(w, maxrows, int);
-	w->rwork = WORK_ARRAY(w, (size_t)dc->fspace * (size_t)maxrows, double);
+	w->rwork = WORK_ARRAY(w, (size_t)pp->fspace * (size_t)maxrows, double);
 	w->scol_at = WORK_ZARRAY(w, nsets + 1, int);
 	for (int e = 0; e < m->nevents; e++)
-		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0)
-			w->scol_at[dc->ev_set[e] + 1]++;
+		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0)
+			w->scol_at[pp->ev_set[e] + 1]++;
 	for (int k = 0; k < nsets; k++)
 		w->scol_at[k + 1] += w->scol_at[k];
 	w->scol = WORK_ARRAY(w, w->scol_at[nsets], int);
 	int *fill = WORK_ARRAY(w, nsets, int);
 	memcpy(fill, w->scol_at, sizeof(int) * (size_t)nsets);
 	for (int e = 0; e < m->nevents; e++)
-		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0)
-			w->scol[fill[dc->ev_set[e]]++] = snap->ecol[e];
+		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0)
+			w->scol[fill[pp->ev_set[e]]++] = snap->ecol[e];
 	w->dcol = WORK_ARRAY(w, nsets, int *);
 	for (int k = 0; k < nsets; k++) {
 		const struct wset *ws = &w->wl.v[k];
 		w->dcol[k] = WORK_ARRAY(w, ws->nev, int);
 		bool *need = WORK_ZARRAY(w, ws->nev, bool);
 		for (int j = 0; j < ws->nev; j++) {
-			int e = ws->ev[j], s = dc->ev_set[e];
+			int e = ws->ev[j], s = pp->ev_set[e];
 			w->dcol[k][j] = s >= 0 && s != k ? snap->ecol[e] : -1;
 			/* window_doubt reads the set's value of such an event. */
 			need[j] = ws->ns >= UNC_MIN_SAMPLES && w->dcol[k][j] >= 0;
@@ -600,8 +610,8 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 	 * the metrics evaluated in it. */
 	bool *doubt_read = WORK_ZARRAY(w, nsets, bool);
 	for (int e = 0; e < m->nevents; e++)
-		if (dc->ev_set[e] >= 0 && snap->ecol[e] >= 0 && event_error_found(in, dc, e))
-			doubt_read[dc->ev_set[e]] = true;
+		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0 && event_error_found(in, pp, e))
+			doubt_read[pp->ev_set[e]] = true;
 	/* The sets prep_row measures in each row of a scope: those whose
 	 * samples a row reads (a doubt that is read and has an event to
 	 * measure, a metric evaluated row by row in the set), with samples
@@ -621,7 +631,7 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 		w->nprep[sc] = 0;
 		for (int k = 0; k < nsets; k++) {
 			const struct wset *ws = &w->wl.v[k];
-			if (read[k] && !(ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !dc->set_metric[k])))
+			if (read[k] && !(ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !pp->set_metric[k])))
 				w->prep[sc][w->nprep[sc]++] = k;
 		}
 	}
@@ -746,14 +756,13 @@ static void prep_values(struct derive_work *w, int sc, int r)
 
 /* Row r of scope sc's metrics that are read row by row (w->mt): with
  * their errors, or (errors false) their values alone, the errors left
- * for derive_fill_errors. */
-static void row_metrics(struct derive_work *w, const struct derive_cache *dc, struct snapshot *snap, int sc, int r,
-			bool errors)
+ * for derive_row_errors. */
+static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp, const struct snapshot *snap,
+			struct snap_row *row, int sc, int r, bool errors)
 {
 	const struct model *m = w->model;
 	const struct gsum *gs = w->gs;
 	double interval_s = w->interval_s;
-	struct snap_row *row = &snap->rows[sc][r];
 	bool partial = w->partial[sc][r];
 	/* Which PMUs have a live instance under the row, once. */
 	for (int p = 0; p < m->npmus; p++)
@@ -763,7 +772,7 @@ static void row_metrics(struct derive_work *w, const struct derive_cache *dc, st
 	else
 		prep_values(w, sc, r);
 	struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .interval_s = interval_s, .row_scope = sc,
-			   .gs = gs, .smp = w->smp, .wl = &w->wl, .ev_set = dc->ev_set, .doubt = w->doubt,
+			   .gs = gs, .smp = w->smp, .wl = &w->wl, .ev_set = pp->ev_set, .doubt = w->doubt,
 			   .scratch = w->scratch, .r = r };
 	for (const struct mtask *t = w->mt[sc], *mend = t + w->nmt[sc]; t < mend; t++) {
 		if (partial && !t->partial_ok)
@@ -828,14 +837,14 @@ static void row_metrics(struct derive_work *w, const struct derive_cache *dc, st
 	}
 	/* Something of the row is left to find: a metric's error, or an
 	 * event's (found, or widened by a set's doubt). */
-	row->errors_pending = !errors && (w->nmt[sc] > 0 || w->nprep[sc] > 0 || w->nerr_ev > 0);
+	row->errors_deferred = !errors && (w->nmt[sc] > 0 || w->nprep[sc] > 0 || w->nerr_ev > 0);
 }
 
 /* Step 7, the metrics: in their window set where they have one, else
  * from the pooled event figures of each row. What does not change from
  * row to row was worked out once per plan (struct derive_metric, the
- * metrics of each scope in dc->mlist). */
-static void step_metrics(struct derive_work *w, const struct derive_cache *dc, const struct derive_input *in,
+ * metrics of each scope in pp->mlist). */
+static void step_metrics(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
 			 struct snapshot *snap)
 {
 	const struct derive_want *want = in->cache ? in->want : NULL;
@@ -845,13 +854,13 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 		for (int k = 0; k < w->wl.n; k++)
 			w->doubt[k] = 1;
 		for (int r = 0; r < w->nrows[sc]; r++)
-			row_metrics(w, dc, snap, sc, r, row_wanted(want, sc, r));
+			row_metrics(w, pp, snap, &snap->rows[sc][r], sc, r, row_wanted(want, sc, r));
 	}
 }
 
 /* The metrics of w->ms (step_simple_metrics) in row r of scope sc alone:
  * the figures that step gave the row, before bounds and trees. */
-static void row_simple_metrics(struct derive_work *w, struct snapshot *snap, int sc, int r)
+static void row_simple_metrics(struct derive_work *w, struct snap_row *row, int sc, int r)
 {
 	for (const struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
 		const int *nin = w->irows[t->pmu].nin[sc];
@@ -860,114 +869,154 @@ static void row_simple_metrics(struct derive_work *w, struct snapshot *snap, int
 		const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
 		for (int k = 0; k < t->n; k++)
 			w->fspace[k] = t->idx[k] < 0 ? NAN : gv[t->idx[k]];
-		put_simple(w, t, &snap->rows[sc][r], sc, r, formula_eval(t->fp, w->interval_s, w->fspace));
+		put_simple(w, t, row, sc, r, formula_eval(t->fp, w->interval_s, w->fspace));
 	}
 }
 
-bool derive_fill_errors(struct derive_cache *dc, struct snapshot *snap, struct snap_row *row)
+void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap, int sc, int r, double *mrse,
+		       double *erse)
 {
-	if (!row || !row->errors_pending)
-		return true;
-	int r, sc = snapshot_row_scope(snap, row, &r);
-	struct derive_work *w = NULL;
-	for (int i = 0; dc && i < 2 && sc >= 0; i++)
-		if (dc->work[i] && snap->derive_id && dc->work[i]->made == snap->derive_id &&
-		    dc->work[i]->plan_stamp == dc->plan_stamp)
-			w = dc->work[i];
-	if (!w)
-		return false;   /* its buffers are gone: the errors stay unknown */
+	const struct derive_plan_part *pp = w0->pp;
+	const struct snap_row *pub = &snap->rows[sc][r];
+	/* The interval's buffers as they are, read only; what the steps
+	 * write as they go (the row, its samples, doubts, scratch and each
+	 * metric's work space) is this call's own, from its own arena, so
+	 * that any number of threads can find rows at once. */
+	struct derive_work w = *w0;
+	memset(&w.ar, 0, sizeof(w.ar));
+	const struct wset_list *wl = &w0->wl;
+	size_t nscratch = 1, nsmp = 1, nsval = 1;
+	for (int k = 0; k < wl->n; k++) {
+		if (2 * (size_t)wl->v[k].ns > nscratch)
+			nscratch = 2 * (size_t)wl->v[k].ns;
+		nsmp += (size_t)wl->v[k].ns;
+		nsval += (size_t)wl->v[k].nev;
+	}
+	w.scratch = WORK_ARRAY(&w, nscratch, double);
+	w.fspace = WORK_ARRAY(&w, pp->fspace, double);
+	w.pmu_here = WORK_ZARRAY(&w, w.model->npmus, bool);
+	w.doubt = WORK_ARRAY(&w, wl->n, double);
+	w.smp = WORK_ZARRAY(&w, wl->n, struct wsamples);
+	const double **smp_v = WORK_ARRAY(&w, nsmp, const double *);
+	const int **smp_pos = WORK_ARRAY(&w, nsmp, const int *);
+	double *smp_wt = WORK_ARRAY(&w, nsmp, double);
+	double *smp_val = WORK_ARRAY(&w, nsval, double);
+	for (int k = 0, at = 0, atv = 0; k < wl->n; atv += wl->v[k].nev, at += wl->v[k++].ns)
+		w.smp[k] = (struct wsamples){ .v = smp_v + at, .pos = smp_pos + at, .wt = smp_wt + at,
+					      .val = smp_val + atv, .need = w0->smp[k].need };
+	w.mt[sc] = WORK_ARRAY(&w, w0->nmt[sc], struct mtask);
+	for (int j = 0; j < w0->nmt[sc]; j++) {
+		struct mtask *t = &w.mt[sc][j];
+		*t = w0->mt[sc][j];
+		if (!t->work)
+			continue;
+		t->work = WORK_ARRAY(&w, formula_work(t->fp), double);
+		formula_prime(t->fp, w.interval_s, t->work);
+	}
+	/* The row as published (its values are final), in its own arrays. */
+	size_t nm = (size_t)snap->nmcols, ne = (size_t)snap->necols;
+	struct snap_row row = *pub;
+	double *b = WORK_ARRAY(&w, 3 * nm + 3 * ne, double);
+	row.mv = memcpy(b, pub->mv, sizeof(double) * nm);
+	row.mcov = memcpy(b + nm, pub->mcov, sizeof(double) * nm);
+	row.mrse = memcpy(b + 2 * nm, pub->mrse, sizeof(double) * nm);
+	row.ev = memcpy(b + 3 * nm, pub->ev, sizeof(double) * ne);
+	row.ecov = memcpy(b + 3 * nm + ne, pub->ecov, sizeof(double) * ne);
+	row.erse = memcpy(b + 3 * nm + 2 * ne, pub->erse, sizeof(double) * ne);
 	/* The row derived again with its errors, from the same sums, then
 	 * bounded and reconciled as every row was: its events' errors
 	 * first, which the sets' doubts then widen. */
-	for (int i = 0; i < w->nerr_ev; i++) {
-		int e = w->err_ev[i];
-		const struct wset *ws = &w->wl.v[dc->ev_set[e]];
-		bool thread = w->model->pmus[ws->pmu].scope == SCOPE_THREAD;
-		event_in_row(w, snap, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r, true);
+	for (int i = 0; i < w.nerr_ev; i++) {
+		int e = w.err_ev[i];
+		const struct wset *ws = &w.wl.v[pp->ev_set[e]];
+		bool thread = w.model->pmus[ws->pmu].scope == SCOPE_THREAD;
+		event_in_row(&w, &row, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r, true);
 	}
-	row_simple_metrics(w, snap, sc, r);
-	for (int k = 0; k < w->wl.n; k++)
-		w->doubt[k] = 1;
-	row_metrics(w, dc, snap, sc, r, true);
-	struct sched_plan plan = { .nmetrics = w->npm, .metrics = w->pm };
-	bounds_apply_row(w->model, &plan, w->max_ghz, snap, sc, r);
-	tree_reconcile_row(w->model, &plan, snap, sc, r);
-	row->errors_pending = false;
-	return true;
+	row_simple_metrics(&w, &row, sc, r);
+	for (int k = 0; k < w.wl.n; k++)
+		w.doubt[k] = 1;
+	row_metrics(&w, pp, snap, &row, sc, r, true);
+	/* Bounds and trees read and write row r of scope sc alone: a view of
+	 * the snapshot whose scope has this one row. */
+	struct snapshot view = *snap;
+	view.rows[sc] = &row;
+	view.nrows[sc] = 1;
+	struct sched_plan plan = { .nmetrics = w.npm, .metrics = w.pm };
+	bounds_apply_row(w.model, &plan, w.max_ghz, &view, sc, 0);
+	tree_reconcile_row(w.model, &plan, &view, sc, 0);
+	if (nm)
+		memcpy(mrse, row.mrse, sizeof(double) * nm);
+	if (ne)
+		memcpy(erse, row.erse, sizeof(double) * ne);
+	arena_free(&w.ar);
 }
 
-/* Numbers every derivation of the process, whatever its cache: a
- * snapshot's derive_id names the buffers it can be finished from, and
- * no other cache's may match it. */
-static atomic_uint_fast64_t derive_serial;
+/* A work space that no published snapshot reads: the cache's slot if
+ * the cache alone holds it, else a new one in its place (the snapshots
+ * that hold the old one free it with the last of them). */
+static struct derive_work *take_work(struct derive_cache *dc, int slot)
+{
+	struct derive_work *w = dc->work[slot];
+	if (w && atomic_load_explicit(w->refs, memory_order_acquire) == 1)
+		return w;
+	if (w)
+		derive_work_release(w);
+	w = dc->work[slot] = xcalloc(1, sizeof(*w));
+	w->refs = xmalloc(sizeof(*w->refs));
+	atomic_init(w->refs, 1);
+	return w;
+}
 
 struct snapshot *derive_snapshot(const struct derive_input *in)
 {
 	struct derive_cache local = { 0 };
 	struct derive_cache *dc = in->cache ? in->cache : &local;
-	/* With rows left for later, the buffers of this interval stay while
-	 * the next one is derived in the other ones. */
+	/* With rows left for later, a snapshot holds its buffers: the next
+	 * derivation tries the other slot first. */
 	int slot = in->cache && in->want ? dc->next : 0;
+	if (dc->work[slot] && dc->work[slot ^ 1] && atomic_load_explicit(dc->work[slot]->refs, memory_order_acquire) > 1)
+		slot ^= 1;
 	dc->next = slot ^ 1;
-	if (!dc->work[slot])
-		dc->work[slot] = xcalloc(1, sizeof(*dc->work[slot]));
-	struct derive_work *w = dc->work[slot];
+	struct derive_work *w = take_work(dc, slot);
 	arena_reset(&w->ar);
+	derive_plan_part_release(w->pp);
+	w->pp = NULL;
 	w->model = in->model;
 	w->interval_s = in->interval_s;
 	w->max_ghz = in->max_ghz;
-	w->made = atomic_fetch_add(&derive_serial, 1) + 1;
 	derive_step_row_maps(w, in);
 	derive_step_instance_rows(w, in);
 	step_group_sums(w, in);
 	step_plan(w, dc, in);
-	w->plan_stamp = dc->plan_stamp;
 	w->npm = in->plan->nmetrics;
 	w->pm = WORK_ARRAY(w, w->npm, int);
 	if (w->npm > 0)
 		memcpy(w->pm, in->plan->metrics, sizeof(int) * (size_t)w->npm);
 	struct snapshot *snap = derive_step_skeleton(w, in);
-	snap->derive_id = w->made;
-	step_events(w, dc, in, snap);
-	step_columns(w, dc, in, snap);
-	step_metrics(w, dc, in, snap);
+	step_events(w, w->pp, in, snap);
+	step_columns(w, w->pp, in, snap);
+	step_metrics(w, w->pp, in, snap);
 	/* What cannot be is said first; the trees then add up within it. */
 	bounds_apply(in->model, in->plan, in->max_ghz, snap);
 	tree_reconcile(in->model, in->plan, snap);
+	/* Rows whose errors were left: the snapshot gets their source,
+	 * which holds these buffers until it is freed. */
+	bool deferred = false;
+	for (int sc = 0; sc < SNAP_NSCOPES && !deferred && in->cache && in->want; sc++)
+		for (int r = 0; r < snap->nrows[sc] && !deferred; r++)
+			deferred = snap->rows[sc][r].errors_deferred;
+	if (deferred)
+		snap->errors = derive_errors_new(w, snap);
 	if (dc == &local)
 		derive_cache_done(dc);
 	return snap;
 }
 
-/* Frees what was worked out for one plan (the work space stays). */
+/* Lets go of what was worked out for one plan (the work space stays). */
 static void plan_cache_done(struct derive_cache *c)
 {
-	if (c->wl) {
-		wset_list_free(c->wl);
-		free(c->wl);
-	}
-	c->wl = NULL;
-	free(c->ev_set);
-	c->ev_set = NULL;
-	free(c->set_metric);
-	c->set_metric = NULL;
-	free(c->pooled_ev);
-	c->pooled_ev = NULL;
-	for (int i = 0; i < c->ndm; i++)
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-			formula_free(c->dm[i].prog[sc]);
-			free(c->dm[i].vk[sc]);
-			free(c->dm[i].gp[sc]);
-		}
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		free(c->mlist[sc]);
-		c->mlist[sc] = NULL;
-		c->nmlist[sc] = 0;
-	}
-	free(c->dm);
-	c->dm = NULL;
-	c->ndm = 0;
-	c->fspace = 0;
+	derive_plan_part_release(c->pp);
+	c->pp = NULL;
 	c->plan_gen = 0;
 }
 
@@ -977,10 +1026,6 @@ void derive_cache_done(struct derive_cache *c)
 		return;
 	plan_cache_done(c);
 	for (int i = 0; i < 2; i++)
-		if (c->work[i]) {
-			arena_free(&c->work[i]->ar);
-			arena_free(&c->work[i]->rows_ar);
-			free(c->work[i]);
-		}
+		derive_work_release(c->work[i]);
 	memset(c, 0, sizeof(*c));
 }

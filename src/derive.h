@@ -12,6 +12,7 @@
 #ifndef PMCTOP_DERIVE_H
 #define PMCTOP_DERIVE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include "backend.h"
 #include "evdef.h"
@@ -64,8 +65,14 @@ struct derive_metric {
 	int *gp[SNAP_NSCOPES];
 	bool held[SNAP_NSCOPES];
 };
-struct derive_cache {
-	unsigned plan_gen;           /* 0: empty */
+/* What derive works out once per plan (derive.c): the window sets,
+ * which metric and event use which, and each planned metric compiled.
+ * Shared by reference count between the cache and every interval's
+ * buffers (struct derive_work) that a published snapshot's errors still
+ * read (derive_errors.c), so that a new plan does not pull it from under
+ * them; read-only once built. */
+struct derive_plan_part {
+	_Atomic int refs;
 	struct wset_list *wl;
 	int *ev_set;                 /* [nevents]: each planned event's window set, or -1 */
 	bool *pooled_ev;             /* [nevents]: an event of a metric of no window set, whose
@@ -76,21 +83,25 @@ struct derive_cache {
 	int *mlist[SNAP_NSCOPES];    /* the metrics (dm indices) with a program at each scope */
 	int nmlist[SNAP_NSCOPES];
 	int fspace;                  /* doubles the largest program needs (variables and work) */
-	/* One interval's buffers, kept for the next (derive.c); two of them
-	 * while rows' errors are left for later (derive_input.want), so that
-	 * the interval on screen can still have its rows finished while the
-	 * next one is derived. */
+};
+struct derive_cache {
+	unsigned plan_gen;           /* 0: empty */
+	struct derive_plan_part *pp; /* the plan's part, NULL: none yet */
+	/* One interval's buffers, kept for the next (derive.c). A snapshot
+	 * whose rows' errors were left for later holds its interval's
+	 * buffers (snap_errors) until it is freed; the next derivations
+	 * then use the other one, or new ones. */
 	struct derive_work *work[2];
-	int next;                    /* the one the next derivation uses */
-	unsigned plan_stamp;         /* changes with each rebuild of the plan's part */
+	int next;                    /* the one the next derivation tries first */
 };
 void derive_cache_done(struct derive_cache *c);
 
-/* The rows whose errors an output reads: every row of a scope where
- * all[sc] (the exporter's --export-scope and wider), else rows[sc][r] for
- * r < nrows[sc] (rows[sc] NULL: none of that scope). The dashboard names
- * the rows its last frame read, a few dozen of 1024 CPUs' 1,600; the
- * rest are found on demand. */
+/* The rows whose errors are worth finding at once, a hint: every row of
+ * a scope where all[sc] (the exporter's --export-scope and wider), else
+ * rows[sc][r] for r < nrows[sc] (rows[sc] NULL: none of that scope). The
+ * dashboard names the rows its last frame read, a few dozen of 1024 CPUs'
+ * 1,600; the others' are found when read (snap_row_mrse), from the
+ * snapshot alone, to the same bit. */
 struct derive_want {
 	bool all[SNAP_NSCOPES];
 	const bool *rows[SNAP_NSCOPES];
@@ -115,9 +126,9 @@ struct derive_input {
 	 * than all the metrics (docs/performance.md). */
 	const bool *event_errors;
 	/* The rows whose errors are found now; the others' values are found,
-	 * their errors left for derive_fill_errors (errors_pending). NULL:
-	 * every row's, as every output but the dashboard needs. Only with a
-	 * cache, which keeps what the rows are finished from. */
+	 * their errors left to the snapshot's error source (snap_errors:
+	 * found when read). NULL: every row's, as every output but the
+	 * dashboard needs. Only with a cache. */
 	const struct derive_want *want;
 };
 
@@ -126,13 +137,5 @@ struct derive_input {
  * row; interval_s is set. The sampler fills in the rest (seq, time,
  * notice, offline CPUs, costs). */
 struct snapshot *derive_snapshot(const struct derive_input *in);
-
-/* Finds the errors of a row that derive_snapshot left pending, as a
- * derivation of every row's errors gives them, to the bit, with the
- * bounds and trees applied again to the row. It needs the buffers of the
- * derivation that made snap (kept until the one after next, and while
- * the plan stands) and the cache's owner's lock against a derivation at
- * the same time. True when the row's errors are found (or were). */
-bool derive_fill_errors(struct derive_cache *c, struct snapshot *snap, struct snap_row *row);
 
 #endif

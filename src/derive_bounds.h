@@ -13,7 +13,7 @@
  * Returns how many figures it changed. */
 long bounds_apply(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap);
 /* The same in row r of scope sc alone (a row whose errors were found
- * later: derive_fill_errors). */
+ * later: derive_row_errors). */
 long bounds_apply_row(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap,
 		      int sc, int r);
 

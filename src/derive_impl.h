@@ -44,14 +44,19 @@ struct mtask {
  * arena and last for the interval. */
 struct derive_work {
 	struct arena ar;
-	/* What derive_fill_errors needs of the interval besides the arrays
-	 * below: made is the snapshot's derive_id, plan_stamp the plan's part
-	 * of the cache it read, pm[0..npm-1] the plan's metrics (bounds and
-	 * trees; the plan itself may be gone by then). */
+	/* Held by the cache and by each snapshot whose errors read it
+	 * (snap_errors): a derivation writes only one that the cache alone
+	 * holds. Once the derivation is over, nothing below changes while
+	 * another holds it. The count lies apart, so that derive_row_errors
+	 * can copy the struct while another thread counts. */
+	_Atomic int *refs;
+	/* What a row's errors found later need of the interval besides the
+	 * arrays below: the plan's part it was derived with (held),
+	 * pm[0..npm-1] the plan's metrics (bounds and trees; the plan itself
+	 * may be gone by then). */
+	struct derive_plan_part *pp;
 	const struct model *model;
 	double interval_s, max_ghz;
-	uint64_t made;
-	unsigned plan_stamp;
 	int npm, *pm;
 	struct row_maps rm;
 	int nrows[SNAP_NSCOPES];
@@ -87,7 +92,7 @@ struct derive_work {
 	 * values): prep_row measures no others. */
 	int *prep[SNAP_NSCOPES], nprep[SNAP_NSCOPES];
 	/* The events whose error some row finds (step_events), found again
-	 * in a row that derive_fill_errors finishes. */
+	 * in a row whose errors are found later (derive_row_errors). */
 	int *err_ev, nerr_ev;
 	/* step_simple_metrics: the rows a metric is evaluated in, and its
 	 * program's slots for all of them (formula_run_rows). */
@@ -100,5 +105,19 @@ struct derive_work {
 void derive_step_row_maps(struct derive_work *w, const struct derive_input *in);
 void derive_step_instance_rows(struct derive_work *w, const struct derive_input *in);
 struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in);
+
+/* Row r of scope sc's errors, which the derivation of snap (from w) left
+ * for later: its metrics' (mrse, [snap->nmcols]) and events' (erse,
+ * [snap->necols]) as a derivation of every row's errors gives them, to
+ * the bit, bounds and trees applied. Reads w and snap only (derive.c),
+ * so any thread may run it at the same time as another. */
+void derive_row_errors(const struct derive_work *w, const struct snapshot *snap, int sc, int r, double *mrse,
+		       double *erse);
+/* The error source of a snapshot of w's (derive_errors.c): holds w. */
+struct snap_errors *derive_errors_new(struct derive_work *w, const struct snapshot *snap);
+/* Holds / lets go of w and its plan's part; the last frees them. */
+void derive_work_hold(struct derive_work *w);
+void derive_work_release(struct derive_work *w);
+void derive_plan_part_release(struct derive_plan_part *pp);
 
 #endif

@@ -20,7 +20,7 @@ int *tree_closure(const struct model *m, const int *metrics, int n, int *nout);
  * to the parent's figure (1 for the whole). A family is left as measured
  * in a row where one of its parts or its parent has no figure. */
 void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap);
-/* The same in row r of scope sc alone (derive_fill_errors). */
+/* The same in row r of scope sc alone (derive_row_errors). */
 void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, struct snapshot *snap, int sc, int r);
 
 #endif

@@ -290,10 +290,13 @@ int export_hub_render_ahead(struct export_hub *h)
 	return 0;
 }
 
-/* Copies n doubles; snapshot_new_like sized both arrays alike. */
+/* Copies n doubles (from NULL: not known, NaN); snapshot_new_like sized
+ * both arrays alike. */
 static void copy_doubles(double *to, const double *from, int n)
 {
-	if (n > 0)
+	for (int i = 0; !from && i < n; i++)
+		to[i] = NAN;
+	if (from && n > 0)
 		memcpy(to, from, sizeof(double) * (size_t)n);
 }
 
@@ -329,10 +332,12 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 			to->ncpus = from->ncpus;
 			copy_doubles(to->mv, from->mv, c->nmcols);
 			copy_doubles(to->mcov, from->mcov, c->nmcols);
-			copy_doubles(to->mrse, from->mrse, c->nmcols);
+			/* Errors through the snapshot's accessors: a row whose
+			 * errors were left for later has them there. */
+			copy_doubles(to->mrse, snap_row_mrse(snap, from), c->nmcols);
 			copy_doubles(to->ev, from->ev, c->necols);
 			copy_doubles(to->ecov, from->ecov, c->necols);
-			copy_doubles(to->erse, from->erse, c->necols);
+			copy_doubles(to->erse, snap_row_erse(snap, from), c->necols);
 		}
 	}
 	/* Publishing keeps only the busiest processes and cgroups (a bounded

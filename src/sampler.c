@@ -95,7 +95,6 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
 	s->kernel_mux = cfg->rotate_ms < 0;
 	s->rotate_ms = cfg->rotate_ms > 0 ? cfg->rotate_ms : SAMPLER_DEFAULT_ROTATE_MS;
 	pthread_mutex_init(&s->mu, NULL);
-	pthread_mutex_init(&s->derive_mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -148,7 +147,6 @@ void sampler_free(struct sampler *s)
 		free((void *)s->want.rows[sc]);
 	}
 	pthread_mutex_destroy(&s->mu);
-	pthread_mutex_destroy(&s->derive_mu);
 	pthread_cond_destroy(&s->cond);
 	free(s);
 }
@@ -428,18 +426,6 @@ void sampler_want_errors(struct sampler *s, const struct derive_want *want)
 	}
 	s->p_want_new = true;
 	pthread_mutex_unlock(&s->mu);
-}
-
-bool sampler_fill_errors(struct sampler *s, struct snapshot *snap, struct snap_row *row)
-{
-	if (!row || !row->errors_pending)
-		return true;
-	if (!s || !snap)
-		return false;
-	pthread_mutex_lock(&s->derive_mu);
-	bool ok = derive_fill_errors(&s->dcache, snap, row);
-	pthread_mutex_unlock(&s->derive_mu);
-	return ok;
 }
 
 void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int nevents, const int *events)

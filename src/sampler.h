@@ -65,7 +65,8 @@ struct sampler_config {
 	 * scopes no output writes whole (errors_later[scope], set by main
 	 * from what batch output and the exporter write; all false, as in
 	 * tests: every row's) are left, and found when an output reads them
-	 * (sampler_fill_errors); with errors_on_demand (the dashboard) the
+	 * (the snapshot's error source: snap_row_mrse, on the reader's
+	 * thread); with errors_on_demand (the dashboard) the
 	 * rows the screen's last frame read are found at once too
 	 * (sampler_want_errors), every row until it has said. At 1024 CPUs
 	 * the errors of rows nobody looks at were 40 % of the derivation
@@ -118,14 +119,9 @@ void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int ne
 void sampler_request_tasks(struct sampler *s, int nmetrics, const int *metrics);
 void sampler_set_interval(struct sampler *s, double interval_s);
 /* cfg.errors_on_demand: the rows whose errors the screen read in its last
- * frame; the intervals after it find theirs at once. Copied; safe from
- * another thread. */
+ * frame, a hint: the intervals after it find theirs at once, the others'
+ * are found when read (snap_row_mrse). Copied; safe from another thread. */
 void sampler_want_errors(struct sampler *s, const struct derive_want *want);
-/* Finds the errors of a row of snap that were left for later
- * (snap_row.errors_pending), while the sampler still holds what they
- * come from (the interval after snap's is not over). False when it no
- * longer does: the row's errors stay unknown. Safe from another thread. */
-bool sampler_fill_errors(struct sampler *s, struct snapshot *snap, struct snap_row *row);
 void sampler_pause(struct sampler *s, bool paused);
 const struct sched_plan *sampler_plan(const struct sampler *s);
 /* One line per PMU that could not be used (e.g. "hardware counters are not

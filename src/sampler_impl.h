@@ -109,10 +109,6 @@ struct sampler {
 	int noffline, capoffline;
 	int *offline;             /* CPUs that went away since the last snapshot */
 
-	/* The derivation's buffers (dcache) are read by the screen's thread
-	 * as well, when it has a row's errors found that were left for later
-	 * (sampler_fill_errors): every use of dcache is under derive_mu. */
-	pthread_mutex_t derive_mu;
 	/* The rows whose errors each interval finds (take_want): the
 	 * screen's word (want_set: it has said one) and the scopes written
 	 * whole (cfg.errors_later). */

@@ -143,9 +143,7 @@ void sampler_close_all(struct sampler *s)
 	s->cbuf = NULL;
 	tasks_free(s->tasks);
 	s->tasks = NULL;
-	pthread_mutex_lock(&s->derive_mu);
 	derive_cache_done(&s->dcache);
-	pthread_mutex_unlock(&s->derive_mu);
 	s->opened = false;
 }
 

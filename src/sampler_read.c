@@ -449,9 +449,7 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)
 		.max_ghz = s->max_ghz,
 		.want = take_want(s),
 	};
-	pthread_mutex_lock(&s->derive_mu);
 	struct snapshot *snap = derive_snapshot(&in);
-	pthread_mutex_unlock(&s->derive_mu);
 	if (!s->energy_said)
 		s->energy_said = xcalloc((size_t)m->nevents + 1, sizeof(bool));
 	char *stuck = energy_mask_stuck(m, snap, s->energy_said);
@@ -529,9 +527,7 @@ struct snapshot *sampler_plan_failed(struct sampler *s, uint64_t len, bool check
 		.pmus = dp,
 		.max_ghz = s->max_ghz,
 	};
-	pthread_mutex_lock(&s->derive_mu);
 	struct snapshot *snap = derive_snapshot(&in);
-	pthread_mutex_unlock(&s->derive_mu);
 	free(none.event_used);
 	free(dp);
 	stamp_snapshot(s, snap, why);

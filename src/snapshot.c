@@ -173,6 +173,7 @@ void snapshot_free(struct snapshot *s)
 	if (!s)
 		return;
 	/* Rows, blocks, masks and column maps lie in s's own allocation. */
+	snap_errors_release(s->errors);
 	free(s->offline);
 	free(s->returning);
 	free(s->notice);

@@ -1,6 +1,9 @@
 /* snapshot.h: the immutable result of one refresh interval, and the
  * single-producer/single-consumer ring that hands snapshots from the sampler
- * thread to the screen or a writer without the sampler ever waiting. */
+ * thread to the screen or a writer without the sampler ever waiting.
+ * Nothing in a snapshot changes once it is published: the errors of rows
+ * that the derivation left for later come from its error source, found
+ * by whoever reads them (snap_row_mrse), on any thread. */
 #ifndef PMCTOP_SNAPSHOT_H
 #define PMCTOP_SNAPSHOT_H
 
@@ -30,12 +33,19 @@ struct snap_row {
 	double *ev;           /* [necols] scaled event counts for the interval */
 	double *ecov;         /* [necols] time_running / interval, 0..1 */
 	double *erse;         /* [necols] relative standard error of the count */
-	/* The errors (mrse, and erse as a window set's doubt widens it) are
-	 * not found yet: the dashboard has them found only for the rows it
-	 * shows (derive_want), the others on demand (sampler_fill_errors).
-	 * The values are final either way. */
-	bool errors_pending;
+	/* Set when the snapshot is made, never changed: the row's errors
+	 * (mrse, and erse as a window set's doubt widens it) are not in its
+	 * arrays but found from the snapshot's error source when read
+	 * (snap_row_mrse, snap_row_erse). The dashboard has them found at
+	 * once only for the rows it shows (derive_want). The values are
+	 * final either way. */
+	bool errors_deferred;
 };
+
+/* Where a snapshot's deferred rows' errors come from (derive_errors.c):
+ * the interval's group sums and window sets, read-only, shared by
+ * reference count. */
+struct snap_errors;
 
 /* One process, or one cgroup, from per-task sampling (tasks.c). Its
  * figures are estimates from samples: each metric carries its relative
@@ -56,8 +66,9 @@ struct snap_task {
 
 struct snapshot {
 	uint64_t seq;
-	uint64_t derive_id;   /* which derivation made it: the one derive_fill_errors
-	                       * can finish the rows of (0: none) */
+	/* The source of the rows' errors that were left for later
+	 * (snap_row.errors_deferred), held by the snapshot; NULL: none. */
+	struct snap_errors *errors;
 	double time;          /* seconds since the epoch at the end of the interval */
 	double interval_s;    /* measured: the time it really lasted */
 	double delay_s;       /* asked for (-d, + and -); 0: not known (an old recording) */
@@ -151,9 +162,25 @@ static inline double snap_metric_cov(const struct snapshot *s, const struct snap
 {
 	return snap_col_(r->mcov, snap_mcol(s, mi));
 }
+/* A row's errors, [nmcols] of its metrics and [necols] of its events:
+ * its own arrays, or for a deferred row those its snapshot's error source
+ * finds (once per row, whichever thread asks first; the same to the bit
+ * as a derivation of every row's errors). Valid while s lives. */
+const double *snap_errors_row_(const struct snapshot *s, const struct snap_row *r, bool events);
+static inline const double *snap_row_mrse(const struct snapshot *s, const struct snap_row *r)
+{
+	return r->errors_deferred ? snap_errors_row_(s, r, false) : r->mrse;
+}
+static inline const double *snap_row_erse(const struct snapshot *s, const struct snap_row *r)
+{
+	return r->errors_deferred ? snap_errors_row_(s, r, true) : r->erse;
+}
+/* Holds the source for another snapshot (a copy), and lets go of it. */
+struct snap_errors *snap_errors_hold(struct snap_errors *e);
+void snap_errors_release(struct snap_errors *e);
 static inline double snap_metric_rse(const struct snapshot *s, const struct snap_row *r, int mi)
 {
-	return snap_col_(r->mrse, snap_mcol(s, mi));
+	return snap_col_(snap_row_mrse(s, r), snap_mcol(s, mi));
 }
 static inline double snap_event(const struct snapshot *s, const struct snap_row *r, int e)
 {
@@ -165,7 +192,7 @@ static inline double snap_event_cov(const struct snapshot *s, const struct snap_
 }
 static inline double snap_event_rse(const struct snapshot *s, const struct snap_row *r, int e)
 {
-	return snap_col_(r->erse, snap_ecol(s, e));
+	return snap_col_(snap_row_erse(s, r), snap_ecol(s, e));
 }
 void snapshot_free(struct snapshot *s);
 /* Frees what a task row holds (not the row). */

@@ -276,10 +276,17 @@ START_TEST(test_tree_order)
 }
 END_TEST
 
+/* views.c's part (not linked here): the hint goes to the sampler. */
+void ui_hint_rows(struct ui *ui, const struct derive_want *want)
+{
+	sampler_want_errors(ui->sampler, want);
+}
+
 /* The screen and the errors found on demand (figures.c): a row whose
  * errors the interval left for later gets them when the screen reads
- * them, the same as a sampler that finds every row's gives, and the rows
- * a frame read are those whose errors the next interval finds at once. */
+ * them (from the snapshot's error source, the row itself unchanged), the
+ * same as a sampler that finds every row's gives, and the rows a frame
+ * read are those whose errors the next interval finds at once (a hint). */
 START_TEST(test_errors_read_on_demand)
 {
 	char *cause = NULL;
@@ -313,13 +320,14 @@ START_TEST(test_errors_read_on_demand)
 	v.snap = sampler_step(sm[1], &cause);
 	ck_assert(a && v.snap);
 	const struct snap_row *r0 = &v.snap->rows[SNAP_CPU][0], *r5 = &v.snap->rows[SNAP_CPU][5];
-	ck_assert(!r0->errors_pending);
-	ck_assert(r5->errors_pending);
-	/* A frame reads CPU row 5's error: found then, as the other sampler's. */
+	ck_assert(!r0->errors_deferred);
+	ck_assert(r5->errors_deferred);
+	/* A frame reads CPU row 5's error: found then, as the other sampler's,
+	 * and the snapshot stays as it was. */
 	ui_errors_frame_begin(&v);
 	double cov, rse;
 	ui_metric(&v, r5, mi, &cov, &rse);
-	ck_assert(!r5->errors_pending);
+	ck_assert(r5->errors_deferred);
 	double want_rse = snap_metric_rse(a, &a->rows[SNAP_CPU][5], mi);
 	ck_assert_msg(rse > 0 && !memcmp(&rse, &want_rse, sizeof(double)), "%g vs %g", rse, want_rse);
 	ui_errors_frame_end(&v);
@@ -327,8 +335,8 @@ START_TEST(test_errors_read_on_demand)
 	snapshot_free(v.snap);
 	v.snap = sampler_step(sm[1], &cause);
 	ck_assert(v.snap);
-	ck_assert(!v.snap->rows[SNAP_CPU][5].errors_pending);
-	ck_assert(v.snap->rows[SNAP_CPU][0].errors_pending);
+	ck_assert(!v.snap->rows[SNAP_CPU][5].errors_deferred);
+	ck_assert(v.snap->rows[SNAP_CPU][0].errors_deferred);
 	ui_errors_done(&v);
 	snapshot_free(v.snap);
 	snapshot_free(a);

@@ -9,6 +9,7 @@
 #include "check_run.h"
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -1003,7 +1004,7 @@ START_TEST(test_shown_event_errors)
 END_TEST
 
 /* Every figure of row x of a and row y of b the same; values and
- * coverage only (errors false) for a row whose errors are pending. */
+ * coverage only (errors false). */
 static void assert_rows_same(const struct model *m, const struct snapshot *a, const struct snap_row *x,
 			     const struct snapshot *b, const struct snap_row *y, bool errors, int sc, int r)
 {
@@ -1026,13 +1027,66 @@ static void assert_rows_same(const struct model *m, const struct snapshot *a, co
 	}
 }
 
+/* A checksum of everything a snapshot's rows hold (FNV-1a over the rows
+ * and their figures): reading a snapshot must leave it as published. */
+static uint64_t rows_sum(const struct snapshot *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		size_t n = (sizeof(struct snap_row) * (size_t)s->nrows[sc]);
+		const unsigned char *p = (const unsigned char *)s->rows[sc];
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+		p = (const unsigned char *)s->block[sc];
+		n = sizeof(double) * (size_t)s->nrows[sc] * (3 * (size_t)s->nmcols + 3 * (size_t)s->necols);
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+	}
+	return h;
+}
+
+/* Readers of one snapshot on threads of their own (the screen, the
+ * exporter, a writer): each reads every row's errors, the deferred ones
+ * found by whichever comes first, and sums them bit for bit. */
+struct reader {
+	const struct snapshot *s;
+	uint64_t sum;
+};
+static void *read_errors(void *arg)
+{
+	struct reader *rd = arg;
+	const struct snapshot *s = rd->s;
+	uint64_t h = 0;
+	for (int sc = SNAP_NSCOPES - 1; sc >= 0; sc--)
+		for (int r = 0; r < s->nrows[sc]; r++) {
+			const struct snap_row *y = &s->rows[sc][r];
+			for (int i = 0; i < s->nmetrics; i++) {
+				double v = snap_metric_rse(s, y, i);
+				uint64_t u;
+				memcpy(&u, &v, sizeof(u));
+				h = h * 31 + (isnan(v) ? 7 : u);
+			}
+			for (int e = 0; e < s->nevents; e++) {
+				double v = snap_event_rse(s, y, e);
+				uint64_t u;
+				memcpy(&u, &v, sizeof(u));
+				h = h * 31 + (isnan(v) ? 7 : u);
+			}
+		}
+	rd->sum = h;
+	return NULL;
+}
+
 /* Errors on demand (sampler_config.errors_on_demand, the dashboard): a
  * sampler told which rows the screen reads finds their errors with each
- * interval and leaves the others' pending; a pending row's values are
- * already those of a sampler that finds every error, and once filled
- * (sampler_fill_errors) so is every figure, to the bit, bounds and trees
- * included. The buffers of an interval last until the one after next:
- * a row of an older snapshot can no longer be filled, and says so. */
+ * interval and leaves the others' to the snapshot's error source; a
+ * deferred row's values are already those of a sampler that finds every
+ * error, and its errors, read, are too, to the bit, bounds and trees
+ * included. They do not depend on when they are read: a snapshot read
+ * only after the sampler has gone three intervals on (whose buffers an
+ * error once needed, and showed '~' without) gives them all, and reading
+ * leaves every byte of its rows as published. Four threads reading one
+ * snapshot at once find the same figures. */
 START_TEST(test_errors_on_demand)
 {
 	char *cause = NULL;
@@ -1044,55 +1098,55 @@ START_TEST(test_errors_on_demand)
 	struct derive_want want = { .rows = { [SNAP_CPU] = cpu_rows, [SNAP_SYSTEM] = sys_row },
 				    .nrows = { [SNAP_CPU] = 16, [SNAP_SYSTEM] = 1 } };
 	sampler_want_errors(sm[1], &want);
-	struct snapshot *old_a = NULL, *old_b = NULL;
-	int pending = 0, filled_with_error = 0;
-	for (int step_no = 0; step_no < 4; step_no++) {
-		struct snapshot *a = sampler_step(sm[0], &cause), *b = sampler_step(sm[1], &cause);
-		ck_assert(a && b);
+	struct snapshot *a[5], *b[5];
+	uint64_t sum[5];
+	int deferred = 0, found_with_error = 0;
+	for (int step_no = 0; step_no < 5; step_no++) {
+		a[step_no] = sampler_step(sm[0], &cause);
+		b[step_no] = sampler_step(sm[1], &cause);
+		ck_assert(a[step_no] && b[step_no]);
+		sum[step_no] = rows_sum(b[step_no]);
+	}
+	/* Interval 1 is read last, interval 0 by four threads at once. */
+	int order[5] = { 4, 3, 2, 0, 1 };
+	for (int k = 0; k < 5; k++) {
+		int n = order[k];
+		if (n == 0) {
+			struct reader rd[4];
+			pthread_t th[4];
+			for (int t = 0; t < 4; t++) {
+				rd[t] = (struct reader){ .s = b[n] };
+				ck_assert_int_eq(pthread_create(&th[t], NULL, read_errors, &rd[t]), 0);
+			}
+			for (int t = 0; t < 4; t++)
+				pthread_join(th[t], NULL);
+			struct reader one = { .s = a[n] };
+			read_errors(&one);
+			for (int t = 0; t < 4; t++)
+				ck_assert(rd[t].sum == one.sum);
+		}
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-			ck_assert_int_eq(a->nrows[sc], b->nrows[sc]);
-			for (int r = 0; r < a->nrows[sc]; r++) {
-				struct snap_row *x = &a->rows[sc][r], *y = &b->rows[sc][r];
+			ck_assert_int_eq(a[n]->nrows[sc], b[n]->nrows[sc]);
+			for (int r = 0; r < a[n]->nrows[sc]; r++) {
+				const struct snap_row *x = &a[n]->rows[sc][r], *y = &b[n]->rows[sc][r];
 				bool wanted = (sc == SNAP_CPU && r < 16 && cpu_rows[r]) || sc == SNAP_SYSTEM;
-				ck_assert(!x->errors_pending);
-				ck_assert_msg(y->errors_pending == !wanted, "scope %d row %d", sc, r);
-				assert_rows_same(m, a, x, b, y, wanted, sc, r);
-				/* Interval 1's first core row is left for later. */
-				if (!y->errors_pending || (step_no == 1 && sc == SNAP_CORE && r == 0))
-					continue;
-				pending++;
-				ck_assert(sampler_fill_errors(sm[1], b, y));
-				ck_assert(!y->errors_pending);
-				assert_rows_same(m, a, x, b, y, true, sc, r);
-				for (int i = 0; i < m->nmetrics; i++)
-					filled_with_error += snap_metric_rse(b, y, i) > 0;
+				ck_assert(!x->errors_deferred);
+				ck_assert_msg(y->errors_deferred == !wanted, "interval %d scope %d row %d", n, sc,
+					      r);
+				deferred += y->errors_deferred;
+				assert_rows_same(m, a[n], x, b[n], y, true, sc, r);
+				for (int i = 0; i < m->nmetrics && y->errors_deferred; i++)
+					found_with_error += snap_metric_rse(b[n], y, i) > 0;
 			}
 		}
-		if (step_no == 1) {
-			old_a = a;
-			old_b = b;
-			continue;
-		}
-		if (step_no == 2) {
-			/* One interval on, interval 1's buffers are still at hand. */
-			struct snap_row *x = &old_a->rows[SNAP_CORE][0], *y = &old_b->rows[SNAP_CORE][0];
-			ck_assert(y->errors_pending);
-			ck_assert(sampler_fill_errors(sm[1], old_b, y));
-			assert_rows_same(m, old_a, x, old_b, y, true, SNAP_CORE, 0);
-		}
-		snapshot_free(a);
-		snapshot_free(b);
+		ck_assert(rows_sum(b[n]) == sum[n]);
 	}
-	ck_assert_int_gt(pending, 0);
-	ck_assert_int_gt(filled_with_error, 0);
-	/* Two intervals on they are gone: a row of interval 1 made pending
-	 * again is refused, and stays pending. */
-	struct snap_row *row = &old_b->rows[SNAP_CORE][1];
-	row->errors_pending = true;
-	ck_assert(!sampler_fill_errors(sm[1], old_b, row));
-	ck_assert(row->errors_pending);
-	snapshot_free(old_a);
-	snapshot_free(old_b);
+	ck_assert_int_gt(deferred, 0);
+	ck_assert_int_gt(found_with_error, 0);
+	for (int n = 0; n < 5; n++) {
+		snapshot_free(a[n]);
+		snapshot_free(b[n]);
+	}
 	sampler_free(sm[0]);
 	sampler_free(sm[1]);
 }
@@ -1101,39 +1155,39 @@ END_TEST
 /* The exporter's rows (sampler_config.errors_later, --export-scope
  * ccx): every error of a CCX, socket and system row is found with the
  * interval, every event's too (the exporter publishes them all), and the
- * CPU and core rows' are left for later; filled, every figure of theirs,
+ * CPU and core rows' are left for later; read, every figure of theirs,
  * events' errors included, is what a sampler that finds every error
- * gives, to the bit. */
+ * gives, to the bit, even once the sampler has been freed. */
 START_TEST(test_errors_by_scope)
 {
 	char *cause = NULL;
 	struct model *m = zen5;
 	struct sampler *sm[2] = { zen5_sampler("seed=13", false, SNAP_CPU, false),
 				  zen5_sampler("seed=13", false, SNAP_CCX, false) };
-	int pending = 0, event_errors = 0;
+	int deferred = 0, event_errors = 0;
+	struct snapshot *a[3], *b[3];
 	for (int step_no = 0; step_no < 3; step_no++) {
-		struct snapshot *a = sampler_step(sm[0], &cause), *b = sampler_step(sm[1], &cause);
-		ck_assert(a && b);
-		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-			for (int r = 0; r < a->nrows[sc]; r++) {
-				struct snap_row *x = &a->rows[sc][r], *y = &b->rows[sc][r];
-				ck_assert_msg(y->errors_pending == (sc < SNAP_CCX), "scope %d row %d", sc, r);
-				assert_rows_same(m, a, x, b, y, !y->errors_pending, sc, r);
-				if (y->errors_pending) {
-					pending++;
-					ck_assert(sampler_fill_errors(sm[1], b, y));
-					assert_rows_same(m, a, x, b, y, true, sc, r);
-				}
-				for (int e = 0; e < m->nevents; e++)
-					event_errors += sc < SNAP_CCX && snap_event_rse(b, y, e) > 0;
-			}
-		snapshot_free(a);
-		snapshot_free(b);
+		a[step_no] = sampler_step(sm[0], &cause);
+		b[step_no] = sampler_step(sm[1], &cause);
+		ck_assert(a[step_no] && b[step_no]);
 	}
-	ck_assert_int_gt(pending, 0);
-	ck_assert_int_gt(event_errors, 0);
 	sampler_free(sm[0]);
 	sampler_free(sm[1]);
+	for (int n = 0; n < 3; n++) {
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int r = 0; r < a[n]->nrows[sc]; r++) {
+				const struct snap_row *x = &a[n]->rows[sc][r], *y = &b[n]->rows[sc][r];
+				ck_assert_msg(y->errors_deferred == (sc < SNAP_CCX), "scope %d row %d", sc, r);
+				deferred += y->errors_deferred;
+				assert_rows_same(m, a[n], x, b[n], y, true, sc, r);
+				for (int e = 0; e < m->nevents; e++)
+					event_errors += sc < SNAP_CCX && snap_event_rse(b[n], y, e) > 0;
+			}
+		snapshot_free(a[n]);
+		snapshot_free(b[n]);
+	}
+	ck_assert_int_gt(deferred, 0);
+	ck_assert_int_gt(event_errors, 0);
 }
 END_TEST
 

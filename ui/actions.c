@@ -228,8 +228,6 @@ static bool show_tasks(struct ui *u)
 static void write_snapshot(struct ui *u)
 {
 	char *path = NULL, *cause = NULL;
-	/* The file has every row, so every row's errors. */
-	ui_errors_fill_all(u);
 	char *msg = snapfile_write(u->snap, NULL, u->extra, u->nextra, &path, &cause) == 0
 		    ? xasprintf("snapshot written to %s", path) : xasprintf("snapshot: %s", cause);
 	ui_set_message(u, msg);

@@ -1,14 +1,16 @@
 /* figures.c: what a row of the dashboard shows, beneath every other file
  * of ui/: the view in force, the CPUs the filters keep, and a row's
  * figures (a metric with its coverage and uncertainty; a task's share on
- * the kept CPUs). No curses here. */
+ * the kept CPUs). Snapshots are read through const pointers only: a
+ * row's errors that the interval left for later come from the snapshot's
+ * own error source (snap_metric_rse), the same whenever they are read.
+ * No curses here. */
 #include "config.h"
 #include "uiint.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sampler.h"
 #include "util.h"
 
 const struct view_def *ui_cur_view(const struct ui *u)
@@ -50,19 +52,14 @@ const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc
 	return snapshot_row(s, sc, id);
 }
 
-/* A row of u->snap before its errors are read: noted as one the screen
- * reads, and its errors found if the interval left them for later (the
- * sampler finds only those of the rows the last frame read). The
- * snapshot is the screen's own, so finishing its row is no change to
- * what any other thread sees. */
+/* A row of u->snap whose errors are read: noted as one the screen reads,
+ * so that the next intervals find its errors at once (a hint: read or
+ * not, they are the same). */
 static void errors_read(struct ui *u, const struct snap_row *r)
 {
-	struct snapshot *s = u->snap;
-	int i, sc = snapshot_row_scope(s, r, &i);
+	int i, sc = snapshot_row_scope(u->snap, r, &i);
 	if (sc >= 0 && i < u->err_nrows[sc] && u->err_read[sc])
 		u->err_read[sc][i] = true;
-	if (r->errors_pending)
-		sampler_fill_errors(u->sampler, s, (struct snap_row *)r);
 }
 
 void ui_errors_frame_begin(struct ui *u)
@@ -85,7 +82,7 @@ void ui_errors_frame_begin(struct ui *u)
 
 void ui_errors_frame_end(struct ui *u)
 {
-	if (!u->sampler || !u->snap)
+	if (!u->snap)
 		return;
 	bool same = u->err_told_any;
 	for (int sc = 0; sc < SNAP_NSCOPES && same; sc++)
@@ -99,7 +96,7 @@ void ui_errors_frame_end(struct ui *u)
 		if (u->err_nrows[sc])
 			memcpy(u->err_told[sc], u->err_read[sc], (size_t)u->err_nrows[sc]);
 	}
-	sampler_want_errors(u->sampler, &want);
+	ui_hint_rows(u, &want);
 	u->err_told_any = true;
 }
 
@@ -111,14 +108,6 @@ void ui_errors_done(struct ui *u)
 		u->err_read[sc] = u->err_told[sc] = NULL;
 		u->err_nrows[sc] = 0;
 	}
-}
-
-void ui_errors_fill_all(struct ui *u)
-{
-	for (int sc = 0; u->snap && sc < SNAP_NSCOPES; sc++)
-		for (int r = 0; r < u->snap->nrows[sc]; r++)
-			if (u->snap->rows[sc][r].errors_pending)
-				sampler_fill_errors(u->sampler, u->snap, &u->snap->rows[sc][r]);
 }
 
 double ui_event_rse(struct ui *u, const struct snap_row *r, int e)

@@ -172,12 +172,10 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 /* An event's relative standard error in a row of u->snap. */
 double ui_event_rse(struct ui *u, const struct snap_row *r, int e);
 /* Around drawing a frame: which rows' errors it reads is noted, and
- * when that changed the sampler is told (sampler_want_errors). */
+ * when that changed the sampler is told (ui_hint_rows). */
 void ui_errors_frame_begin(struct ui *u);
 void ui_errors_frame_end(struct ui *u);
 void ui_errors_done(struct ui *u);
-/* Every row's errors of u->snap found (a file of the whole interval). */
-void ui_errors_fill_all(struct ui *u);
 
 /* columns.c: the table's columns (no curses). */
 /* The metrics the screen finds by name (u->m_util...). */
@@ -257,6 +255,9 @@ void ui_apply_settings_early(struct ui *u);
 void ui_apply_settings_sort(struct ui *u);
 /* Asks the sampler (or the recording) for what the screen shows. */
 void ui_request(struct ui *u);
+/* The rows whose errors the screen reads (figures.c), a hint to the
+ * sampler of which to find at once (views.c). */
+void ui_hint_rows(struct ui *u, const struct derive_want *want);
 
 /* ui.c: the loop; its set-up and tear-down apart, for bench_frame. */
 /* The dashboard's state for c before the screen starts: the views, the

@@ -72,6 +72,14 @@ void ui_request(struct ui *u)
 	free(ms);
 }
 
+/* Tells the sampler which rows' errors to find at once (a recording's
+ * are all found). */
+void ui_hint_rows(struct ui *u, const struct derive_want *want)
+{
+	if (u->sampler)
+		sampler_want_errors(u->sampler, want);
+}
+
 /* The saved settings (pmctoprc) that the command line did not override:
  * the view, rows, panels and uncertainty before the columns exist; the
  * sort column after (ui_apply_settings_sort). A view this model lacks (the
