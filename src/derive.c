@@ -388,6 +388,12 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->fspace = WORK_ARRAY(w, dc->fspace, double);
 	w->pmu_here = WORK_ZARRAY(w, m->npmus, bool);
 	w->doubt = WORK_ARRAY(w, wl->n, double);
+	w->floor = WORK_ZARRAY(w, wl->n, double);
+	w->gburst = WORK_ARRAY(w, plan->ngroups, double);
+	w->gpmu = WORK_ARRAY(w, plan->ngroups, int);
+	w->ngroups = plan->ngroups;
+	for (int g = 0; g < plan->ngroups; g++)
+		w->gpmu[g] = in->pmus[plan->groups[g].pmu].available && in->groups[g].iv ? plan->groups[g].pmu : -1;
 	/* Room for each set's samples in a row (those with two or more). */
 	w->smp = WORK_ZARRAY(w, wl->n, struct wsamples);
 	size_t nsmp = 1, nsval = 1;
@@ -638,6 +644,61 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
 		}
 }
 
+/* What a figure's stated error must at least be, as a share of it, for
+ * the row's bursts (burst_floor): a miss of BURST_FLOOR_K x the burst is
+ * one standard error. */
+#define BURST_FLOOR_K 2.0
+
+/* Each measured set's floor in row r of scope sc: the largest burst
+ * (gsum_burst) of a group of its PMU that is not one of its own, times
+ * BURST_FLOOR_K.
+ *
+ * A set's samples are its own windows: when a phase begins or ends
+ * inside a window of another group (the last of the interval, say), all
+ * of the set's windows can agree with each other to a fraction of a per
+ * cent while the interval's truth is twice what they show (Zen 5's
+ * FLOPs per cycle, 0.0075 +-0.3 % where the interval counted 0.0365:
+ * the burst of FLOPs came in the last 20 ms, in the other group's
+ * window). Nothing in the set's own counts can tell; the other groups'
+ * windows can: one of theirs that carried a share of the interval's
+ * count far from what their others carried says the rates moved within
+ * a window's time, and a set that did not see that window may have
+ * missed a move of the same size. */
+static void burst_floor(struct derive_work *w, int sc, int r)
+{
+	const int *list = w->prep[sc], n = w->nprep[sc];
+	double T = w->interval_s * 1e9;
+	for (int g = 0; g < w->ngroups; g++)
+		w->gburst[g] = w->gpmu[g] >= 0 && w->pmu_here[w->gpmu[g]] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
+	for (int i = 0; i < n; i++) {
+		const struct wset *ws = &w->wl.v[list[i]];
+		double worst = 0;
+		for (int g = 0; g < w->ngroups; g++) {
+			if (w->gpmu[g] != ws->pmu || !(w->gburst[g] > worst))
+				continue;
+			bool own = false;
+			for (int j = 0; j < ws->ng && !own; j++)
+				own = ws->g[j] == g;
+			if (!own)
+				worst = w->gburst[g];
+		}
+		w->floor[list[i]] = BURST_FLOOR_K * worst;
+	}
+
+}
+
+/* rse raised to the floor f where it states an error (not exact, not
+ * unknown); where the floor is more than BURST_UNKNOWN times what the
+ * figure's own windows say, the error is not known at all: the figure's
+ * windows missed a change that they cannot size. */
+#define BURST_UNKNOWN 3.0
+static inline double floored(double rse, double f)
+{
+	if (!(rse > 0) || !(rse < f))
+		return rse;
+	return f > BURST_UNKNOWN * rse ? NAN : f;
+}
+
 /* Row r of scope sc before its metrics: each set's samples and values
  * there (wset_samples), its doubt (window_doubt) from the row's event
  * figures before any is widened, then the events' errors widened by it.
@@ -659,13 +720,14 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
 	}
+	burst_floor(w, sc, r);
 	for (int i = 0; i < n; i++) {
 		int k = list[i];
-		double f = w->doubt[k];
-		if (f == 1)
-			continue;   /* x 1: nothing to widen */
+		double f = w->doubt[k], fl = w->floor[k];
+		if (f == 1 && fl == 0)
+			continue;   /* nothing to widen */
 		for (int j = w->scol_at[k]; j < w->scol_at[k + 1]; j++)
-			row->erse[w->scol[j]] *= f;
+			row->erse[w->scol[j]] = floored(row->erse[w->scol[j]] * f, fl);
 	}
 }
 
@@ -738,6 +800,7 @@ static void prep_values(struct derive_work *w, int sc, int r)
 		int k = list[i];
 		const struct wset *ws = &w->wl.v[k];
 		w->doubt[k] = 1;
+		w->floor[k] = 0;
 		w->smp[k].n = 0;
 		if (ws->ng >= 2 && w->pmu_here[ws->pmu])
 			wset_values(ws, w->gs, sc, r, &w->smp[k]);
@@ -803,7 +866,7 @@ static void row_metrics(struct derive_work *w, const struct derive_cache *dc, st
 				c.fvars = vars;
 				v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
 			}
-			rse *= w->doubt[set];
+			rse = floored(rse * w->doubt[set], w->floor[set]);
 		} else {
 			c.prog = t->fp;
 			c.fvars = w->fspace;
@@ -816,6 +879,9 @@ static void row_metrics(struct derive_work *w, const struct derive_cache *dc, st
 					ec = 0;
 				if (ec < cov)
 					cov = ec;
+				int s = dc->ev_set[md->events[k]];
+				if (errors && s >= 0)
+					rse = floored(rse, w->floor[s]);
 			}
 		}
 		/* One unit per figure: counts are published per second, so no
@@ -842,8 +908,10 @@ static void step_metrics(struct derive_work *w, const struct derive_cache *dc, c
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		step_simple_metrics(w, snap, sc, w->interval_s);
 		/* prep_row sets the doubts of this scope's sets only. */
-		for (int k = 0; k < w->wl.n; k++)
+		for (int k = 0; k < w->wl.n; k++) {
 			w->doubt[k] = 1;
+			w->floor[k] = 0;
+		}
 		for (int r = 0; r < w->nrows[sc]; r++)
 			row_metrics(w, dc, snap, sc, r, row_wanted(want, sc, r));
 	}
@@ -886,8 +954,10 @@ bool derive_fill_errors(struct derive_cache *dc, struct snapshot *snap, struct s
 		event_in_row(w, snap, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r, true);
 	}
 	row_simple_metrics(w, snap, sc, r);
-	for (int k = 0; k < w->wl.n; k++)
+	for (int k = 0; k < w->wl.n; k++) {
 		w->doubt[k] = 1;
+		w->floor[k] = 0;
+	}
 	row_metrics(w, dc, snap, sc, r, true);
 	struct sched_plan plan = { .nmetrics = w->npm, .metrics = w->pm };
 	bounds_apply_row(w->model, &plan, w->max_ghz, snap, sc, r);

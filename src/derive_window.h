@@ -132,6 +132,15 @@ void wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, str
  * the bit. */
 double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,
 		   double *scratch);
+/* How much of the interval's count one window of group gs carried in
+ * row r beyond what its other windows say: over its events and buckets
+ * (three or more), the largest |x_b - mean| / |mean| x wt_b / T (x_b: the
+ * event scaled to the interval from bucket b alone, wt_b its running ns,
+ * T the interval's ns). A phase that began or ended inside one window
+ * shows here, in the groups whose windows caught it; a group whose
+ * windows all missed it cannot tell from its own samples (derive.c,
+ * burst_floor). 0 without such buckets. */
+double gsum_burst(const struct gsum *gs, int sc, int r, double T);
 /* The variance, in row r, of sum_k coef[k] x the pooled figure of event
  * events[k] (each taken from its own window set, ev_set[event]): what a
  * metric whose events share no group states as its error. Terms whose
