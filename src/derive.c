@@ -172,6 +172,7 @@ static double metric_pooled(struct geval *c, int mi, bool errors, double *rse)
  * the set's errors are taken to be understated by the same factor; the
  * worst of such events decides. dcol[k] is the row's column of the set's
  * event k where another set gives that event's figure, else -1. */
+#define WINDOW_DOUBT_REL 1e-3
 static double window_doubt(const struct wset *w, const int *dcol, const struct gsum *gs, const struct wsamples *sm,
 			   const struct snap_row *row, int sc, int r, double *scratch)
 {
@@ -199,6 +200,16 @@ static double window_doubt(const struct wset *w, const int *dcol, const struct g
 		double se = wsamples_se(sm, &k, &one, 1, cov, scratch);
 		if (!(se > 0))
 			continue;
+		/* Samples that agree to a few parts in a million (a busy CPU's
+		 * cycles in every window) are no yardstick for a gap of 1e-4
+		 * between the set's windows and the rest: that much comes of
+		 * where the windows' edges fall and of the counts' rounding, not
+		 * of windows that missed a phase, and read against such a
+		 * spread it multiplied every error of the set several times
+		 * (Intel's architectural model stated errors ten times too
+		 * wide; docs/uncertainty.md, "The tail"). */
+		if (se < WINDOW_DOUBT_REL * fabs(ev))
+			se = WINDOW_DOUBT_REL * fabs(ev);
 		double off = fabs(v - ev) / se;
 		if (off > worst)
 			worst = off;
