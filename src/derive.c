@@ -664,17 +664,15 @@ static void step_columns(struct derive_work *w, const struct derive_cache *dc, c
  * (gsum_burst) of a group of its PMU that is not one of its own, times
  * BURST_FLOOR_K.
  *
- * A set's samples are its own windows: when a phase begins or ends
- * inside a window of another group (the last of the interval, say), all
- * of the set's windows can agree with each other to a fraction of a per
- * cent while the interval's truth is twice what they show (Zen 5's
- * FLOPs per cycle, 0.0075 +-0.3 % where the interval counted 0.0365:
- * the burst of FLOPs came in the last 20 ms, in the other group's
- * window). Nothing in the set's own counts can tell; the other groups'
- * windows can: one of theirs that carried a share of the interval's
- * count far from what their others carried says the rates moved within
- * a window's time, and a set that did not see that window may have
- * missed a move of the same size. */
+ * A set's samples are its own windows: when a phase begins in the last
+ * window of the interval (or ends in its first), the group that ran
+ * then sees it and the others do not; their windows can all agree to a
+ * fraction of a per cent while the interval's truth is twice what they
+ * show (Zen 5 `l2_miss_rate` 0.064 with a stated error of 0.6 %, where
+ * the interval had 0.126). Nothing in the set's own counts can tell; the
+ * window of the group that saw the change can: its mix of events moved
+ * by half or more against its other windows', and a set that did not
+ * see that window may have missed a move of the same size. */
 static void burst_floor(struct derive_work *w, int sc, int r)
 {
 	const int *list = w->prep[sc], n = w->nprep[sc];
@@ -695,7 +693,6 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		}
 		w->floor[list[i]] = BURST_FLOOR_K * worst;
 	}
-
 }
 
 /* rse raised to the floor f where it states an error (not exact, not

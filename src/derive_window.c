@@ -429,21 +429,17 @@ double gsum_burst(const struct gsum *g, int sc, int r, double T)
 	const double *v = &g->bval[sc][(size_t)r * (size_t)nb * (size_t)nev];
 	const double *bw = &g->bw[sc][(size_t)r * (size_t)nb];
 	double sw = 0, worst = 0;
-	int m = 0;
+	int m = 0, first = -1, last = -1;   /* buckets are in time order */
 	for (int b = 0; b < nb; b++)
 		if (bw[b] > 0) {
 			sw += bw[b];
 			m++;
-		}
-	if (m < UNC_MIN_SAMPLES)
-		return 0;
-	int first = -1, last = -1;
-	for (int b = 0; b < nb; b++)
-		if (bw[b] > 0) {
 			if (first < 0)
 				first = b;
 			last = b;
 		}
+	if (m < UNC_MIN_SAMPLES)
+		return 0;
 	/* The reference: the event of the largest count (the cycles, the
 	 * slots). A window in which the CPU idled more moves every count
 	 * alike and no ratio; one in which the work changed moves the
@@ -473,11 +469,13 @@ double gsum_burst(const struct gsum *g, int sc, int r, double T)
 		double mean = sx / sw / refmean;   /* the event per reference count */
 		if (!isfinite(mean) || mean == 0)
 			continue;
-		for (int b = 0; b < nb; b++) {
+		/* The edges only: a change between two of the group's windows
+		 * is seen by every group's windows on both sides of it, and is
+		 * in their spread; one inside the interval's first or last
+		 * window is seen by that window's group alone. */
+		for (int b = first; b <= last; b += last > first ? last - first : 1) {
 			double rb = v[(size_t)b * (size_t)nev + (size_t)ref];
 			if (!(bw[b] > 0) || !(rb > 0))
-				continue;
-			if (b != first && b != last)
 				continue;
 			double x = v[(size_t)b * (size_t)nev + (size_t)j] / rb, rel = fabs(x - mean) / fabs(mean);
 			if (rel < GSUM_BURST_MIN)
