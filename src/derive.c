@@ -173,6 +173,7 @@ static double metric_pooled(struct geval *c, int mi, bool errors, double *rse)
  * the set's errors are taken to be understated by the same factor; the
  * worst of such events decides. dcol[k] is the row's column of the set's
  * event k where another set gives that event's figure, else -1. */
+#define WINDOW_DOUBT_REL 1e-3
 static double window_doubt(const struct wset *w, const int *dcol, const struct gsum *gs, const struct wsamples *sm,
 			   const struct snap_row *row, int sc, int r, double *scratch)
 {
@@ -200,6 +201,16 @@ static double window_doubt(const struct wset *w, const int *dcol, const struct g
 		double se = wsamples_se(sm, &k, &one, 1, cov, scratch);
 		if (!(se > 0))
 			continue;
+		/* Samples that agree to a few parts in a million (a busy CPU's
+		 * cycles in every window) are no yardstick for a gap of 1e-4
+		 * between the set's windows and the rest: that much comes of
+		 * where the windows' edges fall and of the counts' rounding, not
+		 * of windows that missed a phase, and read against such a
+		 * spread it multiplied every error of the set several times
+		 * (Intel's architectural model stated errors ten times too
+		 * wide; docs/uncertainty.md, "The tail"). */
+		if (se < WINDOW_DOUBT_REL * fabs(ev))
+			se = WINDOW_DOUBT_REL * fabs(ev);
 		double off = fabs(v - ev) / se;
 		if (off > worst)
 			worst = off;
@@ -399,6 +410,12 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->fspace = WORK_ARRAY(w, pp->fspace, double);
 	w->pmu_here = WORK_ZARRAY(w, m->npmus, bool);
 	w->doubt = WORK_ARRAY(w, wl->n, double);
+	w->floor = WORK_ZARRAY(w, wl->n, double);
+	w->gburst = WORK_ARRAY(w, plan->ngroups, double);
+	w->gpmu = WORK_ARRAY(w, plan->ngroups, int);
+	w->ngroups = plan->ngroups;
+	for (int g = 0; g < plan->ngroups; g++)
+		w->gpmu[g] = in->pmus[plan->groups[g].pmu].available && in->groups[g].iv ? plan->groups[g].pmu : -1;
 	/* Room for each set's samples in a row (those with two or more). */
 	w->smp = WORK_ZARRAY(w, wl->n, struct wsamples);
 	size_t nsmp = 1, nsval = 1;
@@ -648,6 +665,58 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 		}
 }
 
+/* What a figure's stated error must at least be, as a share of it, for
+ * the row's bursts (burst_floor): a miss of BURST_FLOOR_K x the burst is
+ * one standard error. */
+#define BURST_FLOOR_K 2.0
+
+/* Each measured set's floor in row r of scope sc: the largest burst
+ * (gsum_burst) of a group of its PMU that is not one of its own, times
+ * BURST_FLOOR_K.
+ *
+ * A set's samples are its own windows: when a phase begins in the last
+ * window of the interval (or ends in its first), the group that ran
+ * then sees it and the others do not; their windows can all agree to a
+ * fraction of a per cent while the interval's truth is twice what they
+ * show (Zen 5 `l2_miss_rate` 0.064 with a stated error of 0.6 %, where
+ * the interval had 0.126). Nothing in the set's own counts can tell; the
+ * window of the group that saw the change can: its mix of events moved
+ * by half or more against its other windows', and a set that did not
+ * see that window may have missed a move of the same size. */
+static void burst_floor(struct derive_work *w, int sc, int r)
+{
+	const int *list = w->prep[sc], n = w->nprep[sc];
+	double T = w->interval_s * 1e9;
+	for (int g = 0; g < w->ngroups; g++)
+		w->gburst[g] = w->gpmu[g] >= 0 && w->pmu_here[w->gpmu[g]] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
+	for (int i = 0; i < n; i++) {
+		const struct wset *ws = &w->wl.v[list[i]];
+		double worst = 0;
+		for (int g = 0; g < w->ngroups; g++) {
+			if (w->gpmu[g] != ws->pmu || !(w->gburst[g] > worst))
+				continue;
+			bool own = false;
+			for (int j = 0; j < ws->ng && !own; j++)
+				own = ws->g[j] == g;
+			if (!own)
+				worst = w->gburst[g];
+		}
+		w->floor[list[i]] = BURST_FLOOR_K * worst;
+	}
+}
+
+/* rse raised to the floor f where it states an error (not exact, not
+ * unknown); where the floor is more than BURST_UNKNOWN times what the
+ * figure's own windows say, the error is not known at all: the figure's
+ * windows missed a change that they cannot size. */
+#define BURST_UNKNOWN 3.0
+static inline double floored(double rse, double f)
+{
+	if (!(rse > 0) || !(rse < f))
+		return rse;
+	return f > BURST_UNKNOWN * rse ? NAN : f;
+}
+
 /* Row r of scope sc before its metrics: each set's samples and values
  * there (wset_samples), its doubt (window_doubt) from the row's event
  * figures before any is widened, then the events' errors widened by it.
@@ -669,13 +738,14 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
 	}
+	burst_floor(w, sc, r);
 	for (int i = 0; i < n; i++) {
 		int k = list[i];
-		double f = w->doubt[k];
-		if (f == 1)
-			continue;   /* x 1: nothing to widen */
+		double f = w->doubt[k], fl = w->floor[k];
+		if (f == 1 && fl == 0)
+			continue;   /* nothing to widen */
 		for (int j = w->scol_at[k]; j < w->scol_at[k + 1]; j++)
-			row->erse[w->scol[j]] *= f;
+			row->erse[w->scol[j]] = floored(row->erse[w->scol[j]] * f, fl);
 	}
 }
 
@@ -748,6 +818,7 @@ static void prep_values(struct derive_work *w, int sc, int r)
 		int k = list[i];
 		const struct wset *ws = &w->wl.v[k];
 		w->doubt[k] = 1;
+		w->floor[k] = 0;
 		w->smp[k].n = 0;
 		if (ws->ng >= 2 && w->pmu_here[ws->pmu])
 			wset_values(ws, w->gs, sc, r, &w->smp[k]);
@@ -812,7 +883,7 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 				c.fvars = vars;
 				v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
 			}
-			rse *= w->doubt[set];
+			rse = floored(rse * w->doubt[set], w->floor[set]);
 		} else {
 			c.prog = t->fp;
 			c.fvars = w->fspace;
@@ -825,6 +896,9 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 					ec = 0;
 				if (ec < cov)
 					cov = ec;
+				int s = pp->ev_set[md->events[k]];
+				if (errors && s >= 0)
+					rse = floored(rse, w->floor[s]);
 			}
 		}
 		/* One unit per figure: counts are published per second, so no
@@ -851,8 +925,10 @@ static void step_metrics(struct derive_work *w, const struct derive_plan_part *p
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		step_simple_metrics(w, snap, sc, w->interval_s);
 		/* prep_row sets the doubts of this scope's sets only. */
-		for (int k = 0; k < w->wl.n; k++)
+		for (int k = 0; k < w->wl.n; k++) {
 			w->doubt[k] = 1;
+			w->floor[k] = 0;
+		}
 		for (int r = 0; r < w->nrows[sc]; r++)
 			row_metrics(w, pp, snap, &snap->rows[sc][r], sc, r, row_wanted(want, sc, r));
 	}
@@ -896,6 +972,8 @@ void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap
 	w.fspace = WORK_ARRAY(&w, pp->fspace, double);
 	w.pmu_here = WORK_ZARRAY(&w, w.model->npmus, bool);
 	w.doubt = WORK_ARRAY(&w, wl->n, double);
+	w.floor = WORK_ZARRAY(&w, wl->n, double);
+	w.gburst = WORK_ZARRAY(&w, w0->ngroups, double);
 	w.smp = WORK_ZARRAY(&w, wl->n, struct wsamples);
 	const double **smp_v = WORK_ARRAY(&w, nsmp, const double *);
 	const int **smp_pos = WORK_ARRAY(&w, nsmp, const int *);
@@ -933,8 +1011,10 @@ void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap
 		event_in_row(&w, &row, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r, true);
 	}
 	row_simple_metrics(&w, &row, sc, r);
-	for (int k = 0; k < w.wl.n; k++)
+	for (int k = 0; k < w.wl.n; k++) {
 		w.doubt[k] = 1;
+		w.floor[k] = 0;
+	}
 	row_metrics(&w, pp, snap, &row, sc, r, true);
 	/* Bounds and trees read and write row r of scope sc alone: a view of
 	 * the snapshot whose scope has this one row. */

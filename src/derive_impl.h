@@ -75,6 +75,10 @@ struct derive_work {
 	bool *mcols, *ecols;         /* which metrics and events get a column */
 	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */
 	double *scratch, *fspace, *doubt;
+	/* Per set, the least relative error a figure of it may state in the
+	 * row (burst_floor); per plan group, its burst there (gsum_burst). */
+	double *floor, *gburst;
+	int *gpmu, ngroups;          /* [plan ngroups] each group's PMU (-1: not counted) */
 	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
 	bool *pmu_here;
 	/* Each scope's metrics as the rows read them: those of one group

@@ -416,6 +416,78 @@ double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef,
 	return unc_mean_se_sums(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, covered);
 }
 
+/* A window whose mix of events is this far (relative) from the group's
+ * mean over its windows is a change of phase, not the rates' wander
+ * within one: below it, the samples' spread speaks for itself. */
+#define GSUM_BURST_MIN 0.5
+
+double gsum_burst(const struct gsum *g, int sc, int r, double T)
+{
+	int nb = g->nb, nev = g->nev;
+	if (nb < UNC_MIN_SAMPLES || !(T > 0))
+		return 0;
+	const double *v = &g->bval[sc][(size_t)r * (size_t)nb * (size_t)nev];
+	const double *bw = &g->bw[sc][(size_t)r * (size_t)nb];
+	double sw = 0, worst = 0;
+	int m = 0, first = -1, last = -1;   /* buckets are in time order */
+	for (int b = 0; b < nb; b++)
+		if (bw[b] > 0) {
+			sw += bw[b];
+			m++;
+			if (first < 0)
+				first = b;
+			last = b;
+		}
+	if (m < UNC_MIN_SAMPLES)
+		return 0;
+	/* The reference: the event of the largest count (the cycles, the
+	 * slots). A window in which the CPU idled more moves every count
+	 * alike and no ratio; one in which the work changed moves the
+	 * others against it. */
+	int ref = -1;
+	double refmean = 0;
+	for (int j = 0; j < nev; j++) {
+		double sx = 0;
+		for (int b = 0; b < nb; b++)
+			if (bw[b] > 0)
+				sx += bw[b] * v[(size_t)b * (size_t)nev + (size_t)j];
+		if (isfinite(sx) && fabs(sx) > refmean) {
+			refmean = fabs(sx);
+			ref = j;
+		}
+	}
+	if (ref < 0)
+		return 0;
+	refmean /= sw;
+	for (int j = 0; j < nev; j++) {
+		if (j == ref)
+			continue;
+		double sx = 0;
+		for (int b = 0; b < nb; b++)
+			if (bw[b] > 0)
+				sx += bw[b] * v[(size_t)b * (size_t)nev + (size_t)j];
+		double mean = sx / sw / refmean;   /* the event per reference count */
+		if (!isfinite(mean) || mean == 0)
+			continue;
+		/* The edges only: a change between two of the group's windows
+		 * is seen by every group's windows on both sides of it, and is
+		 * in their spread; one inside the interval's first or last
+		 * window is seen by that window's group alone. */
+		for (int b = first; b <= last; b += last > first ? last - first : 1) {
+			double rb = v[(size_t)b * (size_t)nev + (size_t)ref];
+			if (!(bw[b] > 0) || !(rb > 0))
+				continue;
+			double x = v[(size_t)b * (size_t)nev + (size_t)j] / rb, rel = fabs(x - mean) / fabs(mean);
+			if (rel < GSUM_BURST_MIN)
+				continue;
+			double d = rel * rb / refmean * bw[b] / T;
+			if (d > worst)
+				worst = d;
+		}
+	}
+	return worst;
+}
+
 double wset_pooled_var(const struct wset_list *wl, const int *ev_set, const double *doubt, const struct gsum *gs,
 		       int sc, int r, const int *events, const double *coef, int n, double *scratch)
 {

@@ -132,6 +132,19 @@ void wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, str
  * the bit. */
 double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,
 		   double *scratch);
+/* How far the mix of group gs's events moved, in row r, in the first or
+ * last of its windows of the interval (buckets, three or more, in time
+ * order) against its windows' mean: over its events other than the one
+ * of the largest count (the reference: cycles, slots), the largest
+ * |x_b - mean| / |mean| x ref_b / ref x wt_b / T, where x is the event
+ * per reference count, ref_b / ref that window's reference against the
+ * mean, wt_b its running ns and T the interval's ns (moves under half
+ * the mean, GSUM_BURST_MIN, are left out: the rates' wander, in the
+ * spread of every group). A phase that began in the interval's last
+ * window shows here, in the group that ran then; the groups that did not
+ * run then cannot tell from their own samples (derive.c, burst_floor).
+ * 0 without such buckets. */
+double gsum_burst(const struct gsum *gs, int sc, int r, double T);
 /* The variance, in row r, of sum_k coef[k] x the pooled figure of event
  * events[k] (each taken from its own window set, ev_set[event]): what a
  * metric whose events share no group states as its error. Terms whose
