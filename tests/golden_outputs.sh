@@ -16,7 +16,10 @@ export PMCTOP_NO_CACHE=1
 mask() {
 	sed -E -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9:]+)?/<DATE>/g' \
 		-e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?/<TIME>/g' \
-		-e 's/1[0-9]{9}\.[0-9]+/<EPOCH>/g' -e 's/"(time|t|start|end)": ?[0-9.e+]+/"\1":<T>/g'
+		-e 's/1[0-9]{9}\.[0-9]+/<EPOCH>/g' -e 's/"(time|t|start|end)": ?[0-9.e+]+/"\1":<T>/g' |
+		# The sampler's own measured cost, and so the compressed
+		# size of a recording's records.
+		sed -E -e 's/"cost_s": ?[0-9.e+-]+/"cost_s":<COST>/g' -e 's/at byte [0-9]+/at byte <N>/g'
 }
 run() { # NAME ARGS...: stdout and stderr of one run, masked, and its status
 	local name=$1
