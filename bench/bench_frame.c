@@ -59,7 +59,7 @@ static int run_shape(struct model *m, const int shape[4], int n)
 		return 1;
 	}
 	struct source *src = source_live_new(s, 1.0, false, NULL, NULL);
-	struct ui_config c = { .source = src, .sampler = s, .model = m, .topo = t, .interval_s = 1.0, .rotate_ms = 50,
+	struct ui_config c = { .source = src, .sampler = s, .model = m, .topo = t, .rotate_ms = 50,
 			       .simulated = true, .host = "bench", .cpu_name = "simulated",
 			       .view = bench_view, .view_given = bench_view != NULL };
 	struct ui u;

@@ -140,7 +140,6 @@ static int run_live(struct run *r, struct source *src, struct sampler *s)
 		.sampler = s,
 		.model = r->model,
 		.topo = r->topo,
-		.interval_s = r->opt.delay_s,
 		.rotate_ms = r->opt.rotate_ms,
 		.no_color = r->opt.no_color || (nc && *nc),
 		.simulated = r->ops && r->ops->simulated,

@@ -23,7 +23,6 @@ struct ui_config {
 	 * it changes, and the sampler's thread never reads the views. */
 	struct model *model;
 	struct topo *topo;
-	double interval_s;           /* -d */
 	double rotate_ms;            /* --rotate */
 	bool no_color;               /* --no-color or NO_COLOR set */
 	bool simulated;
