@@ -58,7 +58,8 @@ static int run_shape(struct model *m, const int shape[4], int n)
 		fprintf(stderr, "bench_frame: %s\n", cause ? cause : "?");
 		return 1;
 	}
-	struct ui_config c = { .sampler = s, .model = m, .topo = t, .interval_s = 1.0, .rotate_ms = 50,
+	struct source *src = source_live_new(s, 1.0, false, NULL, NULL);
+	struct ui_config c = { .source = src, .model = m, .topo = t, .rotate_ms = 50,
 			       .simulated = true, .host = "bench", .cpu_name = "simulated",
 			       .view = bench_view, .view_given = bench_view != NULL };
 	struct ui u;
@@ -112,6 +113,7 @@ static int run_shape(struct model *m, const int shape[4], int n)
 	fclose(in);
 	ui_done(&u);
 	u.snap = NULL;
+	source_free(src);
 	sampler_free(s);
 	topo_free(t);
 	return 0;

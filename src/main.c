@@ -25,6 +25,7 @@
 #include "replay.h"
 #include "sampler.h"
 #include "settings.h"
+#include "source.h"
 #include "topo.h"
 #include "util.h"
 #include "../ui/ui.h"
@@ -125,7 +126,8 @@ int give_up_privileges(struct run *r, bool counters)
 	return 0;
 }
 
-static int run_live(struct run *r, struct sampler *s)
+/* The dashboard on src. */
+static int run_live(struct run *r, struct source *src)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		return usage_error("the dashboard needs a terminal; use -b for batch output");
@@ -133,10 +135,9 @@ static int run_live(struct run *r, struct sampler *s)
 	run_host(r, host, sizeof(host));
 	const char *nc = getenv("NO_COLOR");
 	struct ui_config cfg = {
-		.sampler = s,
+		.source = src,
 		.model = r->model,
 		.topo = r->topo,
-		.interval_s = r->opt.delay_s,
 		.rotate_ms = r->opt.rotate_ms,
 		.no_color = r->opt.no_color || (nc && *nc),
 		.simulated = r->ops && r->ops->simulated,
@@ -146,7 +147,6 @@ static int run_live(struct run *r, struct sampler *s)
 		.nextra = r->nevents, .extra_events = r->events,
 		.cpu_filter = r->cpu_filter,
 		.iterations = r->opt.iterations,
-		.replay = r->rp,
 		.recorder = r->rec,
 		.settings = &r->settings,
 		.settings_path = r->settings_path,
@@ -208,9 +208,27 @@ static int run_replay(struct run *r)
 		free(msg);
 		return rc;
 	}
-	if (r->opt.batch)
-		return run_replay_batch(r);
-	return (rc = give_up_privileges(r, false)) ? rc : run_live(r, NULL);
+	struct source *src = source_replay_new(r->rp, r->opt.replay_path, r->nmetrics, r->metrics, say,
+					       &stop_requested);
+	if (r->opt.batch) {
+		FILE *f = open_output(r);
+		if (!f) {
+			rc = 1;
+		} else if ((rc = give_up_privileges(r, false)) != 0) {
+			/* A replay opens no counters: nothing of root is needed
+			 * from here. */
+			if (f != stdout)
+				fclose(f);
+		} else {
+			rc = run_batch(r, src, f);
+		}
+	} else {
+		rc = give_up_privileges(r, false);
+		if (!rc)
+			rc = run_live(r, src);
+	}
+	source_free(src);
+	return rc;
 }
 
 /* The sampler's hook for -w: the interval recorded, and the recording's
@@ -411,11 +429,18 @@ static int run(struct run *r)
 	} else if (r->opt.show_schedule) {
 		sched_print(sampler_plan(s), r->model, stdout);
 		rc = 0;
-	} else if (batch) {
-		rc = run_batch(r, s, out);
-		out = NULL;
 	} else {
-		rc = run_live(r, s);
+		/* Batch mode paces a simulated PMU to -d unless it runs
+		 * fast-forward (ff=1). */
+		bool paced = r->ops->simulated && !sim_fast_forward(sampler_backend(s));
+		struct source *src = source_live_new(s, r->opt.delay_s, paced, say, &stop_requested);
+		if (batch) {
+			rc = run_batch(r, src, out);
+			out = NULL;
+		} else {
+			rc = run_live(r, src);
+		}
+		source_free(src);
 	}
 	if (out && out != stdout)
 		fclose(out);

@@ -20,6 +20,7 @@ struct web_config;
 struct recorder;
 struct replay;
 struct sampler;
+struct source;
 
 struct run {
 	struct options opt;
@@ -69,11 +70,11 @@ int parse_cpu_filter(struct run *r);
 void load_settings(struct run *r);
 
 /* main_batch.c: -o's file or stdout (NULL, said, on failure); the batch
- * loop of a live run; -r with -b. Each returns the exit status. */
+ * loop over a source (source.h), live or a recording, which returns the
+ * exit status. */
 FILE *open_output(struct run *r);
 /* The scopes whose rows batch output writes (output_scopes). */
 void batch_written_scopes(const struct run *r, bool written[SNAP_NSCOPES]);
-int run_batch(struct run *r, struct sampler *s, FILE *f);
-int run_replay_batch(struct run *r);
+int run_batch(struct run *r, struct source *src, FILE *f);
 
 #endif

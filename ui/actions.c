@@ -361,12 +361,9 @@ static int act_search_step(struct ui *u, const struct key_binding *b)
 	return 0;
 }
 
-static int act_replay(struct ui *u, const struct key_binding *b)
+static int act_seek(struct ui *u, const struct key_binding *b)
 {
-	if (u->replay)
-		replay_ctl_action(u, b->action);
-	else
-		ui_set_message(u, "[, ] and j move through a recording (pmctop -r FILE)");
+	ui_seek_action(u, b->action);
 	return 0;
 }
 
@@ -412,9 +409,9 @@ static const struct {
 	{ ACT_SEARCH, act_search },
 	{ ACT_SEARCH_NEXT, act_search_step },
 	{ ACT_SEARCH_PREV, act_search_step },
-	{ ACT_STEP_BACK, act_replay },
-	{ ACT_STEP_FWD, act_replay },
-	{ ACT_JUMP, act_replay },
+	{ ACT_STEP_BACK, act_seek },
+	{ ACT_STEP_FWD, act_seek },
+	{ ACT_JUMP, act_seek },
 	{ ACT_DETAIL, act_detail },
 	{ ACT_TASKS, act_tasks },
 	{ ACT_SNAPSHOT, act_snapshot },
@@ -440,19 +437,18 @@ static void apply_flags(struct ui *u, int r)
 {
 	if (r & KA_REQUEST) {
 		ui_build_columns(u);
-		ui_request(u);
-		if (u->nav.paused && !u->replay)
+		/* A source that makes the interval shown again with the new
+		 * figures has them now; a live one, with its next interval. */
+		if (!ui_request(u) && u->nav.paused)
 			ui_set_message(u, "paused: figures the last interval did not count come when you resume (Space)");
 	}
 	if (r & KA_ROWS)
 		ui_build_columns(u);
 	/* In a replay the delay is how long each interval stays on screen. */
-	if ((r & KA_INTERVAL) && !u->replay)
-		sampler_set_interval(u->sampler, u->nav.delay_s);
-	if ((r & KA_PAUSE) && u->replay)
-		replay_ctl_action(u, ACT_PAUSE);
-	else if (r & KA_PAUSE)
-		sampler_pause(u->sampler, u->nav.paused);
+	if (r & KA_INTERVAL)
+		source_set_interval(u->src, u->nav.delay_s);
+	if (r & KA_PAUSE)
+		source_pause(u->src, u->nav.paused);
 	if (r & KA_CLEAR)
 		clearok(stdscr, TRUE);
 }
@@ -493,9 +489,10 @@ bool ui_handle_key(struct ui *u, int key)
 		ui_build_columns(u);
 		return true;
 	}
-	/* In a replay + and - are the speed, as the header's "x2" says:
-	 * + faster (a shorter stay per interval), - slower. */
-	if (u->replay && (b->action == ACT_DELAY_UP || b->action == ACT_DELAY_DOWN))
+	/* Where the delay is a replay's pace, + and - are the speed, as the
+	 * header's "x2" says: + faster (a shorter stay per interval), -
+	 * slower. */
+	if (u->src->ops->delay_is_pace && (b->action == ACT_DELAY_UP || b->action == ACT_DELAY_DOWN))
 		b = keys_lookup(b->action == ACT_DELAY_UP ? '-' : '+');
 	int sort_before = u->nav.sort_col;
 	int r = keys_apply(&u->nav, b);

@@ -81,9 +81,9 @@ struct ui_nav {
 enum {
 	KA_NONE = 0,
 	KA_REDRAW = 1 << 0,
-	KA_REQUEST = 1 << 1,      /* view changed: sampler_request */
-	KA_INTERVAL = 1 << 2,     /* delay changed: sampler_set_interval */
-	KA_PAUSE = 1 << 3,        /* pause toggled: sampler_pause */
+	KA_REQUEST = 1 << 1,      /* view changed: source_request */
+	KA_INTERVAL = 1 << 2,     /* delay changed: source_set_interval */
+	KA_PAUSE = 1 << 3,        /* pause toggled: source_pause */
 	KA_ROWS = 1 << 4,         /* row set changed (per core toggle) */
 	KA_QUIT = 1 << 5,
 	KA_DIALOG = 1 << 6,       /* help, pickers, filter, detail, snapshot: handled by the screen */

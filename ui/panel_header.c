@@ -24,8 +24,9 @@ void panel_footer(struct ui *u)
 	const struct rect *f = &u->lay.footer;
 	int x = f->x;
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
-		/* A replay's + and - are its speed (ui.c). */
-		const char *label = u->replay && !strcmp(items[i].label, "Delay") ? "Speed" : items[i].label;
+		/* A replay's + and - are its speed (actions.c). */
+		const char *label = u->src->ops->delay_is_pace && !strcmp(items[i].label, "Delay") ? "Speed"
+												    : items[i].label;
 		int kl = (int)strlen(items[i].k), ll = (int)strlen(label);
 		if (x + kl + ll + 1 > f->w)
 			break;
@@ -49,12 +50,13 @@ static void header_title(struct ui *u, const struct frame *f, const struct rect 
 	int x = 0;
 	draw_put(h->y, x, h->w, A_BOLD, "pmctop");
 	x += 7;
-	/* First, where no width cuts them: a replay, and a recording. */
-	if (u->replay) {
-		char st[64];
-		replay_ctl_status(u, st, sizeof(st));
-		draw_put(h->y, x, h->w - x, A_REVERSE | A_BOLD, "REPLAY");
-		x += 7;
+	/* First, where no width cuts them: the source's badge (REPLAY) and
+	 * status, and a recording. */
+	char st[64];
+	const char *badge = source_status(u->src, st, sizeof(st));
+	if (badge) {
+		draw_put(h->y, x, h->w - x, A_REVERSE | A_BOLD, badge);
+		x += (int)strlen(badge) + 1;
 		draw_put(h->y, x, h->w - x, A_BOLD, st);
 		x += (int)strlen(st) + 1;
 	}
@@ -64,8 +66,8 @@ static void header_title(struct ui *u, const struct frame *f, const struct rect 
 			 bad ? "REC FAILED" : "REC");
 		x += bad ? 11 : 4;
 	}
-	/* A replay says "paused" in its own status above: not twice. */
-	bool paused = u->nav.paused && !u->replay;
+	/* A source with a status of its own says "paused" there: not twice. */
+	bool paused = u->nav.paused && !badge;
 	/* The model and SIMULATED first; the state (PAUSED, coverage, delay,
 	 * rotation) at the right, where no width hides it; host and CPU name
 	 * take what room is left between them. */

@@ -39,7 +39,7 @@ static const char *sort_name(const struct ui *u)
 static void current(const struct ui *u, struct settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->has_delay = !u->replay;
+	s->has_delay = !u->src->ops->delay_is_pace;
 	s->delay_s = u->nav.delay_s;
 	s->has_view = u->nav.view < u->nviews;
 	s->view = xstrdup(s->has_view ? u->views[u->nav.view].name : "");
@@ -62,7 +62,7 @@ static int change(struct ui *u, int i, int dir)
 	int n;
 	switch (i) {
 	case SET_DELAY: {
-		if (u->replay)
+		if (u->src->ops->delay_is_pace)
 			return 0;
 		/* The next step up or down from the delay now (which -d may
 		 * have set between two steps). */
@@ -118,7 +118,7 @@ int setup_screen(struct ui *u)
 			char val[300];
 			switch (i) {
 			case SET_DELAY:
-				if (u->replay)
+				if (u->src->ops->delay_is_pace)
 					snprintf(val, sizeof(val), "- (a replay keeps its own pace)");
 				else
 					snprintf(val, sizeof(val), "%g s", u->nav.delay_s);

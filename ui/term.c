@@ -345,10 +345,12 @@ void ui_screen_done(void)
 }
 
 /* A dialog's wait for a key, while new figures keep coming into the
- * history (state.c). */
+ * history (state.c): those a source publishes on a thread of its own; a
+ * recording waits while a dialog is open (it is polled only between
+ * them). */
 int ui_dialog_getkey(struct ui *u)
 {
-	struct snapshot *s = u->replay ? NULL : ui_pop_snapshots(u);
+	struct snapshot *s = ui_pop_snapshots(u);
 	if (s) {
 		ui_history_add(u, s);
 		if (u->pending)

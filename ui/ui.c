@@ -25,6 +25,27 @@ static double ui_now_s(void)
 	return (double)now_ns() / 1e9;
 }
 
+/* The sink the source tells the screen through (source.h). */
+static void sink_message(void *arg, const char *msg)
+{
+	ui_set_message(arg, msg);
+}
+
+static void sink_history_clear(void *arg)
+{
+	history_clear(&((struct ui *)arg)->hist);
+}
+
+static void sink_history_add(void *arg, const struct snapshot *s)
+{
+	ui_history_add(arg, s);
+}
+
+static void sink_paused(void *arg)
+{
+	((struct ui *)arg)->nav.paused = true;
+}
+
 void ui_done(struct ui *u)
 {
 	if (u->snap)
@@ -53,21 +74,18 @@ int ui_init(struct ui *u, const struct ui_config *c, char **cause)
 	u->cfg = c;
 	u->m = c->model;
 	u->topo = c->topo;
-	u->sampler = c->sampler;
-	u->replay = c->replay;
-	if (u->replay)
-		replay_ctl_init(u);
+	u->src = c->source;
 	u->nav.show_ccx = true;
-	if (!u->replay)
-		u->nav.delay_s = c->interval_s > 0 ? c->interval_s : 1;
+	u->nav.delay_s = source_interval(u->src);
 	ui_views_reload(u, NULL);
 	if (c->view) {
 		int v = model_find_view(u->m, c->view);
 		if (v < 0 && ui_add_group_view(u, c->view))
 			v = u->nviews - 1;
-		/* A recording names the view it was made in, which may be a
-		 * user's view that this run does not have: the first view then. */
-		if (v < 0 && u->replay && !c->view_given)
+		/* A view not given (-g) was named by the source (the view a
+		 * recording was made in), which may be a user's view that this
+		 * run does not have: the first view then. */
+		if (v < 0 && !c->view_given)
 			v = 0;
 		if (v < 0) {
 			free(u->views);
@@ -99,18 +117,22 @@ int ui_run(const struct ui_config *c, char **cause)
 	struct ui u;
 	int rc = -1;
 	memset(&u, 0, sizeof(u));
-	if (!c || !c->model || !c->topo || !(c->sampler || c->replay))
-		return set_cause(cause, "internal error: the dashboard needs a model, a topology and a sampler");
+	if (!c || !c->model || !c->topo || !c->source)
+		return set_cause(cause, "internal error: the dashboard needs a model, a topology and a source");
 	if (ui_init(&u, c, cause) < 0)
 		return -1;
 
 	snap_ring_init(&u.ring);
-	/* The notice of the first plan, read before the sampler's thread
+	/* The notice of the first plan, read before the source's thread
 	 * exists: once it runs, that thread rebuilds the notice at every
 	 * re-plan, and the screen takes it from each snapshot instead. */
-	const char *n0 = u.sampler ? sampler_notice(u.sampler) : NULL;
+	const char *n0 = source_first_notice(u.src);
 	u.first_notice = n0 && *n0 ? xstrdup(n0) : NULL;
-	if (u.sampler && sampler_start(u.sampler, &u.ring, cause) < 0)
+	struct source_sink sink = {
+		.arg = &u, .message = sink_message, .history_clear = sink_history_clear,
+		.history_add = sink_history_add, .history_len = HISTORY_LEN, .paused = sink_paused,
+	};
+	if (source_start(u.src, &u.ring, &sink, cause) < 0)
 		goto out_ring;
 	if (!atexit_done) {
 		atexit(ui_restore);
@@ -123,7 +145,13 @@ int ui_run(const struct ui_config *c, char **cause)
 	bool dirty = true;
 	long shown = 0;
 	while (!ui_stopping()) {
-		struct snapshot *s = u.replay ? replay_ctl_poll(&u, ui_now_s()) : ui_pop_snapshots(&u);
+		/* What the source makes on this thread when due (a recording's
+		 * next interval), else what its own thread published. */
+		struct snapshot *s = source_poll(u.src, ui_now_s());
+		if (s)
+			ui_tell_missing(&u, s);
+		else
+			s = ui_pop_snapshots(&u);
 		/* What came while a dialog was open is in the history already. */
 		bool kept = !s && u.pending;
 		if (kept)
@@ -135,7 +163,7 @@ int ui_run(const struct ui_config *c, char **cause)
 			shown++;
 			/* The same interval derived again (a new view) is not a
 			 * new one. */
-			bool again = u.replay && u.snap && s->seq == u.snap->seq && s->time == u.snap->time;
+			bool again = u.snap && s->seq == u.snap->seq && s->time == u.snap->time;
 			if (u.snap)
 				snapshot_free(u.snap);
 			u.snap = s;
@@ -160,9 +188,8 @@ int ui_run(const struct ui_config *c, char **cause)
 			dirty = false;
 		}
 		/* -n, as in top: the last interval stays on screen briefly. */
-		/* Live, by the sampler's count: the screen may skip an interval
-		 * that came while it drew, but a recording (-w) has it. */
-		long done = u.replay || !u.snap ? shown : (long)u.snap->seq;
+		/* As the source counts them (source_count). */
+		long done = source_count(u.src, shown, u.snap);
 		if (c->iterations > 0 && done >= c->iterations) {
 			napms(300);
 			break;
@@ -177,8 +204,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	rc = 0;
 	ui_screen_done();
 out_sampler:
-	if (u.sampler)
-		sampler_stop(u.sampler);
+	source_stop(u.src);
 out_ring:
 	if (u.snap) {
 		snapshot_free(u.snap);

@@ -5,20 +5,21 @@
 
 #include <stdbool.h>
 #include "evdef.h"
-#include "sampler.h"
+#include "snapshot.h"
 #include "snapshot.h"
 #include "topo.h"
 #include "record.h"
-#include "replay.h"
+#include "source.h"
 #include "settings.h"
 
 struct ui_config {
-	struct sampler *sampler;     /* already created, not yet started */
+	/* Where the intervals come from (source.h), not yet started: the
+	 * dashboard starts and stops it. */
+	struct source *source;
 	/* The view editor (F2) adds the user's views to it; nothing else in
 	 * it changes, and the sampler's thread never reads the views. */
 	struct model *model;
 	struct topo *topo;
-	double interval_s;           /* -d */
 	double rotate_ms;            /* --rotate */
 	bool no_color;               /* --no-color or NO_COLOR set */
 	bool simulated;
@@ -28,7 +29,6 @@ struct ui_config {
 	int nextra; const int *extra_events;  /* -e events shown as columns */
 	const bool *cpu_filter;      /* -C, or NULL */
 	long iterations;             /* -n: quit after that many intervals (0: run on) */
-	struct replay *replay;       /* -r: play this recording (sampler is then NULL) */
 	struct recorder *recorder;   /* -w: the header says REC, and if it fails */
 	/* Saved settings (pmctoprc, settings.h): applied where the command
 	 * line did not say; F2 edits and saves them to settings_path. */
@@ -39,8 +39,8 @@ struct ui_config {
 	bool view_given, colors_given;
 };
 
-/* Runs the dashboard until the user quits. Starts and stops the sampler's
- * thread. Returns 0, or -1 with *cause (the terminal is restored first). */
+/* Runs the dashboard until the user quits. Starts and stops the
+ * source. Returns 0, or -1 with *cause (the terminal is restored first). */
 int ui_run(const struct ui_config *c, char **cause);
 /* The signal that ended the last ui_run() (SIGINT, SIGTERM, SIGHUP or
  * SIGQUIT), or 0 if the user quit. */

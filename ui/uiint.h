@@ -85,7 +85,6 @@ struct ui {
 	const struct ui_config *cfg;
 	const struct model *m;
 	struct topo *topo;
-	struct sampler *sampler;
 	struct snap_ring ring;
 	struct snapshot *snap;
 	struct snapshot *pending;    /* came while a dialog was open, in the history already */
@@ -117,13 +116,12 @@ struct ui {
 	int nviews; struct view_def *views;
 	bool has_group_view; struct view_def group_view;
 
-	/* -r: the intervals come from a recording instead of the sampler
-	 * (replay_ctl.c). */
-	struct replay *replay;
-	int rp_pos;                  /* interval shown, -1 before the first */
-	int rp_want;                 /* interval to show next (a step, a jump, new figures), or -1 */
-	double rp_next;              /* when the next one is due while playing */
-	bool rp_tell;                /* say which of the view's metrics the recording lacks */
+	/* Where the intervals come from (source.h): the dashboard asks it
+	 * for figures, pauses it and moves through it, never knowing which
+	 * it is. tell_missing: say which of the view's metrics it lacks
+	 * when the next interval comes (seek.c). */
+	struct source *src;
+	bool tell_missing;
 
 	/* A tasks view (view_def.tasks): rows of processes, or of cgroups
 	 * ('t'); the text the filter matches in names and cgroups; the view
@@ -253,8 +251,9 @@ bool ui_add_group_view(struct ui *u, const char *group);
  * the sort column after them. */
 void ui_apply_settings_early(struct ui *u);
 void ui_apply_settings_sort(struct ui *u);
-/* Asks the sampler (or the recording) for what the screen shows. */
-void ui_request(struct ui *u);
+/* Asks the source for what the screen shows; true when the interval on
+ * screen is made again with it at once (source_request). */
+bool ui_request(struct ui *u);
 /* The rows whose errors the screen reads (figures.c), a hint to the
  * sampler of which to find at once (views.c). */
 void ui_hint_rows(struct ui *u, const struct derive_want *want);
@@ -271,7 +270,7 @@ void ui_set_message(struct ui *u, const char *msg);
 /* Keeps a new snapshot's figures in u->hist (the sparklines and the
  * detail pane draw from it) and says so when the history had to start
  * again because the interval length changed. A replay that jumps or
- * steps back fills it again from the file first (replay_ctl.c). */
+ * steps back fills it again from the file first (source_replay.c). */
 void ui_history_add(struct ui *u, const struct snapshot *s);
 /* A key for a dialog (help, pickers, prompts, setup, view editor): the
  * figures that come while it is open still go into the history, so the
@@ -282,16 +281,11 @@ void ui_history_add(struct ui *u, const struct snapshot *s);
 struct snapshot *ui_pop_snapshots(struct ui *u);
 int ui_dialog_getkey(struct ui *u);
 
-/* replay_ctl.c: playing a recording. */
-void replay_ctl_init(struct ui *u);
-/* The next snapshot to show (caller owns it) when one is due at now, else NULL. */
-struct snapshot *replay_ctl_poll(struct ui *u, double now);
-/* The step and jump keys, and pause. */
-void replay_ctl_action(struct ui *u, enum ui_action a);
-/* New figures asked for: the interval shown is derived again at once. */
-void replay_ctl_request(struct ui *u, int nmetrics, const int *metrics);
-/* "12/60 10:00:05 x1.0" for the header. */
-void replay_ctl_status(const struct ui *u, char *buf, int len);
+/* seek.c: [, ] and j on a source that moves through its intervals (a
+ * recording); elsewhere they say where they work. */
+void ui_seek_action(struct ui *u, enum ui_action a);
+/* The view's metrics the source cannot give, said once after a request. */
+void ui_tell_missing(struct ui *u, const struct snapshot *s);
 
 /* draw.c: draws a frame, and says what it drew in *f. */
 void draw_screen(struct ui *u, struct frame *f);

@@ -29,9 +29,9 @@ static void add_unique(int *list, int *n, int v)
 	list[(*n)++] = v;
 }
 
-/* Asks the sampler for what the screen shows: the view's columns and bar,
+/* Asks the source for what the screen shows: the view's columns and bar,
  * the fixed columns, the CCX and memory panels, and the extra events. */
-void ui_request(struct ui *u)
+bool ui_request(struct ui *u)
 {
 	const struct view_def *v = ui_cur_view(u);
 	int *ms = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
@@ -49,35 +49,32 @@ void ui_request(struct ui *u)
 	/* 'a' in the detail pane: every metric while it is open. */
 	for (int i = 0; u->detail.measure_all && i < u->m->nmetrics; i++)
 		add_unique(ms, &n, i);
-	if (u->replay) {
-		replay_ctl_request(u, n, ms);
-		if (v && v->tasks)
-			ui_set_message(u, "a recording has no per-task figures: the tasks view shows who ran only live");
-	} else {
-		sampler_request(u->sampler, n, ms, u->nextra, u->extra);
-		/* Per-task sampling only while a tasks view is on screen: its
-		 * hardware events hold counters the CPU figures then lack. */
-		if (v && v->tasks) {
-			int *tm = xmalloc(sizeof(int) * ((size_t)v->ncols + 1));
-			for (int i = 0; i < v->ncols; i++)
-				tm[i] = v->cols[i].metric;
-			sampler_request_tasks(u->sampler, v->ncols, tm);
-			free(tm);
-			u->tasks_requested = true;
-		} else if (u->tasks_requested) {
-			sampler_request_tasks(u->sampler, 0, NULL);
-			u->tasks_requested = false;
-		}
+	bool now = source_request(u->src, n, ms, u->nextra, u->extra);
+	u->tell_missing = true;
+	/* Per-task sampling only while a tasks view is on screen: its
+	 * hardware events hold counters the CPU figures then lack. */
+	if (v && v->tasks) {
+		int *tm = xmalloc(sizeof(int) * ((size_t)v->ncols + 1));
+		for (int i = 0; i < v->ncols; i++)
+			tm[i] = v->cols[i].metric;
+		const char *why = source_request_tasks(u->src, v->ncols, tm);
+		if (why)
+			ui_set_message(u, why);
+		free(tm);
+		u->tasks_requested = true;
+	} else if (u->tasks_requested) {
+		source_request_tasks(u->src, 0, NULL);
+		u->tasks_requested = false;
 	}
 	free(ms);
+	return now;
 }
 
-/* Tells the sampler which rows' errors to find at once (a recording's
+/* Tells the source which rows' errors to find at once (a recording's
  * are all found). */
 void ui_hint_rows(struct ui *u, const struct derive_want *want)
 {
-	if (u->sampler)
-		sampler_want_errors(u->sampler, want);
+	source_hint_rows(u->src, want);
 }
 
 /* The saved settings (pmctoprc) that the command line did not override:
@@ -89,7 +86,7 @@ void ui_apply_settings_early(struct ui *u)
 	const struct settings *s = u->cfg->settings;
 	if (!s)
 		return;
-	if (s->has_view && s->view && !u->cfg->view_given && !u->replay) {
+	if (s->has_view && s->view && !u->cfg->view_given && !u->src->ops->names_view) {
 		int v = -1;
 		for (int i = 0; i < u->nviews; i++)
 			if (!strcmp(u->views[i].name, s->view))
