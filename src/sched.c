@@ -49,6 +49,8 @@ struct packer {
 	const char *lost_why;
 	int *fixed;       /* per PMU: fixed counters to use */
 	int *general;     /* per PMU: general counters to use */
+	int **pin;        /* per PMU: the pinned events, which every group starts with */
+	int *npin;
 	int ngroups, capgroups;
 	struct gbuild *g;
 };
@@ -155,6 +157,8 @@ static void group_add(struct gbuild *g, int e)
 	g->ev[g->n++] = e;
 }
 
+/* A new group of PMU pmu: it holds the PMU's pinned events from the
+ * start, so that whichever group runs counts them. */
 static struct gbuild *new_group(struct packer *pk, int pmu)
 {
 	if (pk->ngroups == pk->capgroups) {
@@ -164,7 +168,30 @@ static struct gbuild *new_group(struct packer *pk, int pmu)
 	struct gbuild *g = &pk->g[pk->ngroups++];
 	memset(g, 0, sizeof(*g));
 	g->pmu = pmu;
+	for (int i = 0; pk->npin && i < pk->npin[pmu]; i++)
+		group_add(g, pk->pin[pmu][i]);
 	return g;
+}
+
+/* What the event set ev[0..n) costs on PMU pmu in a group that holds the
+ * pinned events too: more than the PMU has when it fits no group. */
+static int cost_with_pins(const struct packer *pk, int pmu, const int *ev, int n)
+{
+	int np = pk->npin ? pk->npin[pmu] : 0;
+	int *tmp = xmalloc(sizeof(int) * (size_t)(np + n + 1));
+	int k = 0;
+	for (int i = 0; i < np; i++)
+		tmp[k++] = pk->pin[pmu][i];
+	for (int i = 0; i < n; i++) {
+		bool dup = false;
+		for (int j = 0; j < np && !dup; j++)
+			dup = tmp[j] == ev[i];
+		if (!dup)
+			tmp[k++] = ev[i];
+	}
+	int c = set_cost(pk, pmu, tmp, k);
+	free(tmp);
+	return c;
 }
 
 /* Would g still fit if the events ev (those it lacks) were added? */
@@ -360,6 +387,105 @@ static void plan_metrics(const struct model *m, const struct sched_request *req,
 	free(mseen);
 }
 
+/* Whether the events cand[0..n) on PMU p, pinned, still leave room for
+ * each other planned event of p (with its slots event) in a group beside
+ * them; else why not, in *why. */
+static bool pins_leave_room(const struct packer *pk, const struct sched_plan *plan, int p, int *cand, int n,
+			    char **why)
+{
+	const struct model *m = pk->m;
+	const struct pmu_def *pd = &m->pmus[p];
+	int cost = set_cost(pk, p, cand, n);
+	if (cost > pk->general[p]) {
+		*why = xasprintf("its events need %d counters of PMU %s with the pins before it; %d are free", cost,
+				 pd->name, pk->general[p]);
+		return false;
+	}
+	int *tmp = xmalloc(sizeof(int) * (size_t)(n + 3));
+	bool ok = true;
+	for (int e = 0; e < m->nevents && ok; e++) {
+		if (!plan->event_used[e] || m->events[e].pmu != p)
+			continue;
+		bool in = false;
+		for (int i = 0; i < n && !in; i++)
+			in = cand[i] == e;
+		if (in)
+			continue;
+		memcpy(tmp, cand, sizeof(int) * (size_t)n);
+		tmp[n] = e;
+		int k = with_slots(pk, p, tmp + n, 1);
+		if (set_cost(pk, p, tmp, n + k) > pk->general[p]) {
+			*why = xasprintf("with it and the pins before it in every group (%d of PMU %s's %d free "
+					 "counters), %s would have no counter left to rotate in",
+					 cost, pd->name, pk->general[p], m->events[e].name);
+			ok = false;
+		}
+	}
+	free(tmp);
+	return ok;
+}
+
+/* The pinned events of each PMU: the requested pins' events, metric by
+ * metric in the order asked, each metric whole or not at all. */
+static void choose_pins(struct packer *pk, const struct sched_request *req, struct sched_plan *plan)
+{
+	const struct model *m = pk->m;
+	pk->pin = xcalloc((size_t)m->npmus + 1, sizeof(int *));
+	pk->npin = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	for (int p = 0; p < m->npmus; p++)
+		pk->pin[p] = xmalloc(sizeof(int) * ((size_t)m->nevents + 2));
+	int **cand = xcalloc((size_t)m->npmus + 1, sizeof(int *));
+	int *ncand = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	for (int p = 0; p < m->npmus; p++)
+		cand[p] = xmalloc(sizeof(int) * ((size_t)m->nevents + 2));
+	for (int i = 0; i < req->npinned && req->pinned; i++) {
+		int mi = req->pinned[i];
+		if (mi < 0 || mi >= m->nmetrics || plan->metric_pinned[mi])
+			continue;
+		bool planned = false;
+		for (int j = 0; j < plan->nmetrics && !planned; j++)
+			planned = plan->metrics[j] == mi;
+		if (!planned)
+			continue;     /* not counted here at all: nothing to pin */
+		const struct metric_def *md = &m->metrics[mi];
+		char *why = NULL;
+		for (int p = 0; p < m->npmus && !why; p++) {
+			memcpy(cand[p], pk->pin[p], sizeof(int) * (size_t)pk->npin[p]);
+			ncand[p] = pk->npin[p];
+			if (pmu_unlimited(&m->pmus[p]))
+				continue;
+			for (int k = 0; k < md->nevents; k++) {
+				int e = md->events[k];
+				bool dup = m->events[e].pmu != p;
+				for (int j = 0; j < ncand[p] && !dup; j++)
+					dup = cand[p][j] == e;
+				if (!dup)
+					cand[p][ncand[p]++] = e;
+			}
+			ncand[p] = with_slots(pk, p, cand[p], ncand[p]);
+			if (ncand[p] > pk->npin[p])
+				pins_leave_room(pk, plan, p, cand[p], ncand[p], &why);
+		}
+		if (why) {
+			plan->unpinned[plan->nunpinned] = mi;
+			plan->unpinned_why[plan->nunpinned++] = why;
+			continue;
+		}
+		plan->metric_pinned[mi] = true;
+		for (int p = 0; p < m->npmus; p++) {
+			memcpy(pk->pin[p], cand[p], sizeof(int) * (size_t)ncand[p]);
+			pk->npin[p] = ncand[p];
+		}
+	}
+	for (int p = 0; p < m->npmus; p++) {
+		for (int i = 0; i < pk->npin[p]; i++)
+			plan->event_pinned[pk->pin[p][i]] = true;
+		free(cand[p]);
+	}
+	free(cand);
+	free(ncand);
+}
+
 /* Scratch for packing one PMU after another. */
 struct pack_work {
 	struct mitem *items;      /* [plan->nmetrics] */
@@ -412,7 +538,7 @@ static void pack_pmu(struct packer *pk, const struct sched_request *req, const s
 				w->set[n++] = e;
 		}
 		n = with_slots(pk, p, w->set, n);
-		if (set_cost(pk, p, w->set, n) > pk->general[p]) {
+		if (cost_with_pins(pk, p, w->set, n) > pk->general[p]) {
 			for (int j = 0; j < n; j++)
 				w->loose[w->set[j]] = true;
 			continue;
@@ -509,10 +635,15 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 	plan->metrics = xmalloc(sizeof(int) * ((size_t)req->nmetrics + 1));
 	plan->unschedulable = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
 	plan->unsched_why = xmalloc(sizeof(char *) * ((size_t)m->nevents + 1));
+	plan->event_pinned = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	plan->metric_pinned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	plan->unpinned = xmalloc(sizeof(int) * ((size_t)req->npinned + 1));
+	plan->unpinned_why = xmalloc(sizeof(char *) * ((size_t)req->npinned + 1));
 
 	bool *bad = xcalloc((size_t)m->nevents + 1, sizeof(bool));
 	find_unschedulable(&pk, req, plan, bad);
 	plan_metrics(m, req, plan, bad);
+	choose_pins(&pk, req, plan);
 	/* 2-3. Pack per PMU, in model order. */
 	struct pack_work w = {
 		.items = xmalloc(sizeof(struct mitem) * ((size_t)plan->nmetrics + 1)),
@@ -527,6 +658,10 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 	free(pk.g);
 	free(pk.fixed);
 	free(pk.general);
+	for (int p = 0; p < m->npmus; p++)
+		free(pk.pin[p]);
+	free(pk.pin);
+	free(pk.npin);
 	free(w.items);
 	free(w.set);
 	free(w.loose);
@@ -550,6 +685,12 @@ void sched_plan_free(struct sched_plan *p)
 		free(p->unsched_why[i]);
 	free(p->unschedulable);
 	free(p->unsched_why);
+	for (int i = 0; i < p->nunpinned; i++)
+		free(p->unpinned_why[i]);
+	free(p->unpinned);
+	free(p->unpinned_why);
+	free(p->event_pinned);
+	free(p->metric_pinned);
 	free(p);
 }
 
@@ -564,6 +705,43 @@ int sched_groups_for_pmu(const struct sched_plan *p, int pmu)
 	return n;
 }
 
+bool sched_metric_throughout(const struct sched_plan *p, const struct model *m, int metric)
+{
+	if (!p || !m || metric < 0 || metric >= m->nmetrics)
+		return false;
+	const struct metric_def *md = &m->metrics[metric];
+	for (int k = 0; k < md->nevents; k++) {
+		int e = md->events[k];
+		if (e < 0 || e >= p->nevents || !p->event_used[e])
+			return false;
+		int pmu = m->events[e].pmu;
+		int in = 0, ng = 0;
+		for (int gi = 0; gi < p->ngroups; gi++) {
+			const struct sched_group *sg = &p->groups[gi];
+			if (sg->pmu != pmu)
+				continue;
+			ng++;
+			for (int j = 0; j < sg->nevents; j++)
+				if (sg->events[j] == e) {
+					in++;
+					break;
+				}
+		}
+		if (ng == 0 || in < ng)
+			return false;
+	}
+	return true;
+}
+
+/* The planned metrics that are counted throughout (throughout) or that
+ * rotate, as " name name ..."; "" when none. */
+static void print_metrics_if(const struct sched_plan *p, const struct model *m, FILE *out, bool throughout)
+{
+	for (int i = 0; i < p->nmetrics; i++)
+		if (sched_metric_throughout(p, m, p->metrics[i]) == throughout)
+			fprintf(out, " %s", m->metrics[p->metrics[i]].name);
+}
+
 void sched_print(const struct sched_plan *p, const struct model *m, FILE *out)
 {
 	if (!p || !m)
@@ -576,6 +754,14 @@ void sched_print(const struct sched_plan *p, const struct model *m, FILE *out)
 		fprintf(out, "PMU %s (%s): %d group%s, each counted %.0f%% of the time\n",
 			pd->name, pd->perf_name ? pd->perf_name : "?", ng, ng == 1 ? "" : "s",
 			100.0 / ng);
+		bool any = false;
+		for (int e = 0; p->event_pinned && e < m->nevents; e++)
+			if (p->event_pinned[e] && m->events[e].pmu == pmu && ng > 1) {
+				fprintf(out, "%s %s", any ? "" : "  pinned, in every group:", m->events[e].name);
+				any = true;
+			}
+		if (any)
+			fputc('\n', out);
 		int k = 0;
 		for (int gi = 0; gi < p->ngroups; gi++) {
 			const struct sched_group *sg = &p->groups[gi];
@@ -606,6 +792,13 @@ void sched_print(const struct sched_plan *p, const struct model *m, FILE *out)
 				fprintf(out, " %s", m->metrics[p->metrics[i]].name);
 	}
 	fputc('\n', out);
+	fprintf(out, "counted throughout:");
+	print_metrics_if(p, m, out, true);
+	fprintf(out, "\nrotating:");
+	print_metrics_if(p, m, out, false);
+	fputc('\n', out);
+	for (int i = 0; i < p->nunpinned; i++)
+		fprintf(out, "not pinned: %s: %s\n", m->metrics[p->unpinned[i]].name, p->unpinned_why[i]);
 	for (int i = 0; i < p->nunschedulable; i++)
 		fprintf(out, "unschedulable: %s: %s\n", m->events[p->unschedulable[i]].name,
 			p->unsched_why[i]);

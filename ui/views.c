@@ -40,6 +40,16 @@ void ui_request(struct ui *u)
 			      u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr, u->m_membus, u->m_memtot };
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
 		add_unique(ms, &n, fixed[i]);
+	/* Counted throughout (sched_request.pinned): the view's headline
+	 * figures first, then the panels' (the CCX and memory panels show
+	 * them in every view), as far as the counters allow. */
+	int *pins = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
+	int npins = 0;
+	for (int i = 0; v && i < v->npin; i++)
+		if (v->pin[i] < u->m->nmetrics)
+			add_unique(pins, &npins, v->pin[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		add_unique(pins, &npins, fixed[i]);
 	for (int i = 0; v && i < v->ncols; i++)
 		if (v->cols[i].metric < u->m->nmetrics)
 			add_unique(ms, &n, v->cols[i].metric);
@@ -54,7 +64,7 @@ void ui_request(struct ui *u)
 		if (v && v->tasks)
 			ui_set_message(u, "a recording has no per-task figures: the tasks view shows who ran only live");
 	} else {
-		sampler_request(u->sampler, n, ms, u->nextra, u->extra);
+		sampler_request_pinned(u->sampler, n, ms, npins, pins, u->nextra, u->extra);
 		/* Per-task sampling only while a tasks view is on screen: its
 		 * hardware events hold counters the CPU figures then lack. */
 		if (v && v->tasks) {
@@ -69,6 +79,7 @@ void ui_request(struct ui *u)
 			u->tasks_requested = false;
 		}
 	}
+	free(pins);
 	free(ms);
 }
 
