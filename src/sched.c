@@ -425,8 +425,51 @@ static bool pins_leave_room(const struct packer *pk, const struct sched_plan *pl
 	return ok;
 }
 
+/* Whether metric mi is planned. */
+static bool planned(const struct sched_plan *plan, int mi)
+{
+	for (int j = 0; j < plan->nmetrics; j++)
+		if (plan->metrics[j] == mi)
+			return true;
+	return false;
+}
+
+/* The metrics pinned together with mi, into unit (returns how many): mi
+ * alone, or for a share of a tree (topdown) its whole family and every
+ * family on the way up to the whole. The shares of a family are scaled
+ * together to add up (derive_tree.c), so a shown share is only as good as
+ * its most uncertain sibling: pinning some of them gains nothing. */
+static int pin_unit(const struct model *m, const struct sched_plan *plan, int mi, int *unit)
+{
+	int n = 0;
+	unit[n++] = mi;
+	/* At most one family per level: a loop in hand-built parents ends. */
+	for (int par = m->metrics[mi].parent, depth = 0; par != -1 && depth < m->nmetrics; depth++) {
+		for (int k = 0; k < m->nmetrics; k++) {
+			bool dup = false;
+			for (int j = 0; j < n && !dup; j++)
+				dup = unit[j] == k;
+			if (!dup && m->metrics[k].parent == par && planned(plan, k))
+				unit[n++] = k;
+		}
+		if (par == METRIC_PARENT_WHOLE || par < 0 || par >= m->nmetrics)
+			break;
+		int up = m->metrics[par].parent;
+		if (planned(plan, par)) {
+			bool dup = false;
+			for (int j = 0; j < n && !dup; j++)
+				dup = unit[j] == par;
+			if (!dup)
+				unit[n++] = par;
+		}
+		par = up;
+	}
+	return n;
+}
+
 /* The pinned events of each PMU: the requested pins' events, metric by
- * metric in the order asked, each metric whole or not at all. */
+ * metric in the order asked, each metric (with its tree: pin_unit) whole
+ * or not at all. */
 static void choose_pins(struct packer *pk, const struct sched_request *req, struct sched_plan *plan)
 {
 	const struct model *m = pk->m;
@@ -438,40 +481,48 @@ static void choose_pins(struct packer *pk, const struct sched_request *req, stru
 	int *ncand = xcalloc((size_t)m->npmus + 1, sizeof(int));
 	for (int p = 0; p < m->npmus; p++)
 		cand[p] = xmalloc(sizeof(int) * ((size_t)m->nevents + 2));
+	int *unit = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+	bool *refused = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));   /* said once per tree */
 	for (int i = 0; i < req->npinned && req->pinned; i++) {
 		int mi = req->pinned[i];
-		if (mi < 0 || mi >= m->nmetrics || plan->metric_pinned[mi])
-			continue;
-		bool planned = false;
-		for (int j = 0; j < plan->nmetrics && !planned; j++)
-			planned = plan->metrics[j] == mi;
-		if (!planned)
-			continue;     /* not counted here at all: nothing to pin */
-		const struct metric_def *md = &m->metrics[mi];
+		if (mi < 0 || mi >= m->nmetrics || plan->metric_pinned[mi] || refused[mi] || !planned(plan, mi))
+			continue;     /* done, or not counted here at all: nothing to pin */
+		int nu = pin_unit(m, plan, mi, unit);
 		char *why = NULL;
 		for (int p = 0; p < m->npmus && !why; p++) {
 			memcpy(cand[p], pk->pin[p], sizeof(int) * (size_t)pk->npin[p]);
 			ncand[p] = pk->npin[p];
 			if (pmu_unlimited(&m->pmus[p]))
 				continue;
-			for (int k = 0; k < md->nevents; k++) {
-				int e = md->events[k];
-				bool dup = m->events[e].pmu != p;
-				for (int j = 0; j < ncand[p] && !dup; j++)
-					dup = cand[p][j] == e;
-				if (!dup)
-					cand[p][ncand[p]++] = e;
+			for (int u = 0; u < nu; u++) {
+				const struct metric_def *md = &m->metrics[unit[u]];
+				for (int k = 0; k < md->nevents; k++) {
+					int e = md->events[k];
+					bool dup = m->events[e].pmu != p;
+					for (int j = 0; j < ncand[p] && !dup; j++)
+						dup = cand[p][j] == e;
+					if (!dup)
+						cand[p][ncand[p]++] = e;
+				}
 			}
 			ncand[p] = with_slots(pk, p, cand[p], ncand[p]);
 			if (ncand[p] > pk->npin[p])
 				pins_leave_room(pk, plan, p, cand[p], ncand[p], &why);
 		}
 		if (why) {
+			if (nu > 1) {
+				char *t = xasprintf("with the %d shares of its tree: %s", nu, why);
+				free(why);
+				why = t;
+			}
 			plan->unpinned[plan->nunpinned] = mi;
 			plan->unpinned_why[plan->nunpinned++] = why;
+			for (int u = 0; u < nu; u++)
+				refused[unit[u]] = true;
 			continue;
 		}
-		plan->metric_pinned[mi] = true;
+		for (int u = 0; u < nu; u++)
+			plan->metric_pinned[unit[u]] = true;
 		for (int p = 0; p < m->npmus; p++) {
 			memcpy(pk->pin[p], cand[p], sizeof(int) * (size_t)ncand[p]);
 			pk->npin[p] = ncand[p];
@@ -482,6 +533,8 @@ static void choose_pins(struct packer *pk, const struct sched_request *req, stru
 			plan->event_pinned[pk->pin[p][i]] = true;
 		free(cand[p]);
 	}
+	free(unit);
+	free(refused);
 	free(cand);
 	free(ncand);
 }
@@ -492,6 +545,33 @@ struct pack_work {
 	int *set;                 /* [nevents] one metric's events on the PMU */
 	bool *loose;              /* [nevents] placed one by one */
 };
+
+/* A metric's events that fitted one group but not beside the pins: placed
+ * in as few chunks as fit beside them (each chunk a set, first-fit), not
+ * one by one, so that the metric spans as few groups' windows as it can:
+ * one by one, Zen 3's five L2 events went into three groups. */
+static void place_chunks(struct packer *pk, int first, int p, const int *set, int n)
+{
+	int *chunk = xmalloc(sizeof(int) * (size_t)(n + 2));
+	int k = 0;
+	for (int i = 0; i <= n; i++) {
+		if (i < n) {
+			chunk[k] = set[i];
+			int kk = with_slots(pk, p, chunk, k + 1);
+			if (cost_with_pins(pk, p, chunk, kk) <= pk->general[p]) {
+				k++;
+				continue;
+			}
+		}
+		if (k > 0)
+			place_set(pk, first, p, chunk, with_slots(pk, p, chunk, k));
+		k = 0;
+		if (i < n) {
+			chunk[k++] = set[i];   /* fits alone: pins leave room for each (choose_pins) */
+		}
+	}
+	free(chunk);
+}
 
 /* Steps 2-3 on PMU p: each planned metric's events on p as a set, most
  * events first, into the first group with room; sets that fit no group,
@@ -539,6 +619,10 @@ static void pack_pmu(struct packer *pk, const struct sched_request *req, const s
 		}
 		n = with_slots(pk, p, w->set, n);
 		if (cost_with_pins(pk, p, w->set, n) > pk->general[p]) {
+			if (pk->npin[p] > 0 && set_cost(pk, p, w->set, n) <= pk->general[p]) {
+				place_chunks(pk, first, p, w->set, n);
+				continue;
+			}
 			for (int j = 0; j < n; j++)
 				w->loose[w->set[j]] = true;
 			continue;

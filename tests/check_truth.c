@@ -356,6 +356,8 @@ static void harness_open(struct harness *h, const char *model, const int shape[4
 		.model = h->m, .topo = h->t, .ops = &backend_sim, .backend_arg = arg,
 		.interval_s = 1.0, .rotate_ms = rotate_ms, .nmetrics = n, .metrics = mets,
 		.cpu_filter = filter,
+		/* A view's headline metrics are pinned, as pmctop pins them. */
+		.npinned = v >= 0 ? h->m->views[v].npin : 0, .pinned = v >= 0 ? h->m->views[v].pin : NULL,
 	};
 	h->s = sampler_new(&cfg, &cause);
 	free(mets);
@@ -949,6 +951,8 @@ static void run(const struct run_spec *rs)
 
 static const struct run_spec runs[] = {
 	{ "amd-zen5", { 1, 2, 8, 2 }, "basic", 50, 4, 25, NULL },
+	/* The batch view's headline figures pinned beside rotating topdown. */
+	{ "amd-zen5", { 1, 2, 8, 2 }, "batch", 50, 2, 20, NULL },
 	{ "amd-zen5", { 1, 2, 8, 2 }, "topdown", 50, 4, 25, NULL },
 	{ "amd-zen5", { 1, 2, 8, 2 }, "cache", 50, 3, 25, NULL },
 	{ "amd-zen5", { 1, 2, 8, 2 }, "topdown", SAMPLER_ROTATE_KERNEL, 3, 25, NULL },

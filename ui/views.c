@@ -41,15 +41,19 @@ void ui_request(struct ui *u)
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
 		add_unique(ms, &n, fixed[i]);
 	/* Counted throughout (sched_request.pinned): the view's headline
-	 * figures first, then the panels' (the CCX and memory panels show
-	 * them in every view), as far as the counters allow. */
+	 * figures (its `pin`), then the L3 and memory figures of the CCX and
+	 * memory panels, on their own PMUs, as far as the counters allow.
+	 * The panels' IPC and GHz are pinned where the view says so (basic):
+	 * in a topdown view they would split level 1 over more groups. */
+	const int uncore[] = { u->m_l3rate, u->m_l3acc, u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr,
+			       u->m_membus, u->m_memtot };
 	int *pins = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
 	int npins = 0;
 	for (int i = 0; v && i < v->npin; i++)
 		if (v->pin[i] < u->m->nmetrics)
 			add_unique(pins, &npins, v->pin[i]);
-	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-		add_unique(pins, &npins, fixed[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(uncore); i++)
+		add_unique(pins, &npins, uncore[i]);
 	for (int i = 0; v && i < v->ncols; i++)
 		if (v->cols[i].metric < u->m->nmetrics)
 			add_unique(ms, &n, v->cols[i].metric);
