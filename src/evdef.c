@@ -59,6 +59,7 @@ void view_def_clear(struct view_def *v)
 		free(v->cols[j].fmt);
 	free(v->cols);
 	free(v->bar);
+	free(v->pin);
 	free(v->file);
 	*v = (struct view_def){ 0 };
 }

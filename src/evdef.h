@@ -184,6 +184,10 @@ struct view_def {
 	struct view_col *cols;
 	int nbar;
 	int *bar;             /* metrics of a stacked bar (topdown), may be 0 */
+	int npin;
+	int *pin;             /* `pin`: the headline metrics, counted throughout
+	                       * the interval (sched_request.pinned), most
+	                       * important first; may be 0 */
 	char *file; int line;
 	bool user;            /* from the user's views file (evdef_user.c), not the model */
 	bool tasks;           /* `rows tasks`: a row per process (tasks.c), not per CPU */

@@ -49,7 +49,8 @@ static const struct key_spec metric_keys[] = {
 	{ NULL, false },
 };
 static const struct key_spec view_keys[] = {
-	{ "title", false }, { "key", false }, { "bar", false }, { "column", true }, { "rows", false }, { NULL, false },
+	{ "title", false }, { "key", false }, { "bar", false }, { "pin", false }, { "column", true }, { "rows", false },
+	{ NULL, false },
 };
 
 static const struct key_spec *const stanza_keys[] = {

@@ -151,6 +151,28 @@ int evdef_build_view(struct builder *b, const struct def_stanza *st)
 	return 0;
 }
 
+/* A view's list of metric names (bar, pin) into *list. */
+static int view_metric_list(struct builder *b, const struct def_stanza *st, const char *key, int **list, int *n)
+{
+	const struct def_attr *a = evdef_attr_get(st, key);
+	if (!a)
+		return 0;
+	const char *q = a->value;
+	char *w;
+	while ((w = evdef_next_word(&q))) {
+		int k = model_find_metric(b->m, w);
+		if (k < 0) {
+			evdef_at(b, st->file, a->line, evdef_word_col(a, q, w), "unknown metric '%s' in %s", w, key);
+			free(w);
+			return -1;
+		}
+		free(w);
+		*list = xrealloc(*list, (size_t)(*n + 1) * sizeof(int));
+		(*list)[(*n)++] = k;
+	}
+	return 0;
+}
+
 static int view_build_body(struct builder *b, const struct def_stanza *st, struct view_def *v)
 {
 	struct model *m = b->m;
@@ -167,21 +189,9 @@ static int view_build_body(struct builder *b, const struct def_stanza *st, struc
 		else if (strcmp(a->value, "cpus"))
 			return AT_VALUE(b, st, a, "expected rows cpus or rows tasks but found '%s'", a->value);
 	}
-	if ((a = evdef_attr_get(st, "bar"))) {
-		const char *q = a->value;
-		char *w;
-		while ((w = evdef_next_word(&q))) {
-			int k = model_find_metric(m, w);
-			if (k < 0) {
-				evdef_at(b, st->file, a->line, evdef_word_col(a, q, w), "unknown metric '%s' in bar", w);
-				free(w);
-				return -1;
-			}
-			free(w);
-			v->bar = xrealloc(v->bar, (size_t)(v->nbar + 1) * sizeof(int));
-			v->bar[v->nbar++] = k;
-		}
-	}
+	if (view_metric_list(b, st, "bar", &v->bar, &v->nbar) < 0 ||
+	    view_metric_list(b, st, "pin", &v->pin, &v->npin) < 0)
+		return -1;
 	for (int i = 0; i < st->nattrs; i++) {
 		a = &st->attrs[i];
 		if (strcmp(a->key, "column"))

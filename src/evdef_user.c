@@ -152,6 +152,9 @@ int model_put_view(struct model *m, int replace, const struct view_def *v, char 
 	for (int i = 0; i < v->nbar; i++)
 		if (v->bar[i] < 0 || v->bar[i] >= m->nmetrics)
 			return set_cause(cause, "the bar names no metric of the model");
+	for (int i = 0; i < v->npin; i++)
+		if (v->pin[i] < 0 || v->pin[i] >= m->nmetrics)
+			return set_cause(cause, "pin names no metric of the model");
 
 	struct view_def copy = { .name = xstrdup(v->name), .title = xstrdup(v->title && *v->title ? v->title : v->name),
 				 .key = v->key, .ncols = v->ncols, .nbar = v->nbar, .user = true,
@@ -164,6 +167,11 @@ int model_put_view(struct model *m, int replace, const struct view_def *v, char 
 	if (v->nbar > 0) {
 		copy.bar = xcalloc((size_t)v->nbar, sizeof(int));
 		memcpy(copy.bar, v->bar, sizeof(int) * (size_t)v->nbar);
+	}
+	if (v->npin > 0) {
+		copy.npin = v->npin;
+		copy.pin = xcalloc((size_t)v->npin, sizeof(int));
+		memcpy(copy.pin, v->pin, sizeof(int) * (size_t)v->npin);
 	}
 	char *path = user_views_path(m);
 	copy.file = path ? path : xstrdup("(views editor)");
@@ -225,6 +233,12 @@ char *model_user_views_text(const struct model *m)
 			xappendf(&s, "\tbar");
 			for (int j = 0; j < v->nbar; j++)
 				xappendf(&s, " %s", m->metrics[v->bar[j]].name);
+			xappendf(&s, "\n");
+		}
+		if (v->npin > 0) {
+			xappendf(&s, "\tpin");
+			for (int j = 0; j < v->npin; j++)
+				xappendf(&s, " %s", m->metrics[v->pin[j]].name);
 			xappendf(&s, "\n");
 		}
 		for (int j = 0; j < v->ncols; j++) {

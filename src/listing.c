@@ -5,9 +5,11 @@
  * terminal raw even if the loader let some through. */
 #include "config.h"
 #include "listing.h"
+#include "derive_tree.h"
 #include "encode.h"
 #include "evdef.h"
 #include "expr.h"
+#include "sched.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -194,6 +196,56 @@ int listing_metrics(FILE *dest, const struct model *m, bool raw)
 	return finish(out, m->nmetrics);
 }
 
+/* Which of view v's figures are counted throughout the interval and which
+ * rotate, as the scheduler plans the view on this model's counters (the
+ * NMI watchdog on, as it usually is), and the pins that do not fit. */
+static void view_schedule(FILE *out, const struct model *m, const struct view_def *v, int indent)
+{
+	int *ms = xmalloc(sizeof(int) * ((size_t)v->ncols + (size_t)v->nbar + 1)), n = 0;
+	for (int c = 0; c < v->ncols; c++)
+		ms[n++] = v->cols[c].metric;
+	for (int c = 0; c < v->nbar; c++)
+		ms[n++] = v->bar[c];
+	int nplan = 0, *plan_ms = tree_closure(m, ms, n, &nplan);
+	int *fc = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	for (int p = 0; p < m->npmus; p++) {
+		const struct pmu_def *pd = &m->pmus[p];
+		fc[p] = pd->counters - (pd->kind == PMU_CORE && !pd->nmi_takes_fixed ? pd->nmi_reserved : 0);
+	}
+	struct sched_request rq = { nplan, plan_ms, 0, NULL, fc, NULL, NULL, v->npin, v->pin };
+	struct sched_plan *plan = sched_plan(m, &rq, NULL);
+	if (plan) {
+		for (int pass = 0; pass < 2; pass++) {
+			bool any = false;
+			for (int c = 0; c < n; c++) {
+				bool dup = false;
+				for (int k = 0; k < c && !dup; k++)
+					dup = ms[k] == ms[c];
+				bool planned = false;
+				for (int k = 0; k < plan->nmetrics && !planned; k++)
+					planned = plan->metrics[k] == ms[c];
+				if (dup || !planned || sched_metric_throughout(plan, m, ms[c]) != (pass == 0))
+					continue;
+				if (!any)
+					fprintf(out, "%s%*s%s:", pass ? ";" : "", pass ? 1 : indent, "",
+						pass ? "rotating" : "counted throughout");
+				fprintf(out, " %s", m->metrics[ms[c]].name);
+				any = true;
+			}
+			if (pass == 0 && !any)
+				fprintf(out, "%*scounted throughout: -", indent, "");
+		}
+		fputc('\n', out);
+		for (int i = 0; i < plan->nunpinned; i++)
+			fprintf(out, "%*spin not kept: %s: %s\n", indent, "", m->metrics[plan->unpinned[i]].name,
+				plan->unpinned_why[i]);
+	}
+	sched_plan_free(plan);
+	free(fc);
+	free(plan_ms);
+	free(ms);
+}
+
 int listing_views(FILE *dest, const struct model *m)
 {
 	FILE *out = text_filter(dest);
@@ -215,6 +267,8 @@ int listing_views(FILE *dest, const struct model *m)
 		for (int c = 0; c < v->ncols; c++)
 			fprintf(out, "%s%s", c ? " " : "", m->metrics[v->cols[c].metric].name);
 		fprintf(out, "\n");
+		if (!v->tasks)
+			view_schedule(out, m, v, wn + 7);
 	}
 	/* -g also takes a metric group: list them with their metrics, in the
 	 * order they first appear. */

@@ -262,6 +262,7 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		.cpu_filter = r->cpu_filter,
 		.nmetrics = r->nmetrics, .metrics = r->metrics,
 		.nevents = r->nevents, .events = r->events,
+		.npinned = r->npin, .pinned = r->pin,
 		/* The exporter publishes every event's error; the screen and
 		 * batch output show the -e events' only. */
 		.shown_event_errors = !r->hub,
@@ -497,6 +498,7 @@ int main(int argc, char **argv)
 	free(r.cpu_filter);
 	free(r.metrics);
 	free(r.tm);
+	free(r.pin);
 	free(r.fmts);
 	free(r.events);
 	export_hub_free(r.hub);

@@ -281,6 +281,11 @@ static void add_event(struct run *r, int e)
 
 static void add_view_metrics(struct run *r, const struct view_def *v)
 {
+	/* Its pins, for the scheduler: counted only where measured, as a
+	 * column or a part of the bar. */
+	r->pin = xrealloc(r->pin, sizeof(int) * (size_t)(r->npin + v->npin + 1));
+	for (int i = 0; i < v->npin; i++)
+		r->pin[r->npin++] = v->pin[i];
 	for (int i = 0; i < v->ncols; i++)
 		add_metric(r, v->cols[i].metric, v->cols[i].fmt);
 	for (int i = 0; i < v->nbar; i++)

@@ -32,6 +32,7 @@ struct run {
 	bool *cpu_filter;
 	int nmetrics; int *metrics;
 	const char **fmts;          /* [nmetrics]: the view's format of each, or NULL */
+	int npin; int *pin;         /* the views' headline metrics, counted throughout */
 	int nevents; int *events;
 	int ntm; int *tm;           /* metrics sampled per task: a tasks view's columns */
 	bool tasks_view;            /* -g names a tasks view: rows of processes in batch output */

@@ -88,6 +88,8 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char **cause)
 	s->nmetrics = cfg->nmetrics > 0 ? cfg->nmetrics : 0;
 	s->nevents = cfg->nevents > 0 ? cfg->nevents : 0;
 	s->metrics = dup_ints(cfg->metrics, s->nmetrics);
+	s->npinned = cfg->npinned > 0 && cfg->pinned ? cfg->npinned : 0;
+	s->pinned = dup_ints(cfg->pinned, s->npinned);
 	s->events = dup_ints(cfg->events, s->nevents);
 	s->ntm = cfg->ntask_metrics > 0 ? cfg->ntask_metrics : 0;
 	s->tm = dup_ints(cfg->task_metrics, s->ntm);
@@ -129,8 +131,10 @@ void sampler_free(struct sampler *s)
 	topo_free(s->topo);
 	free(s->metrics);
 	free(s->events);
+	free(s->pinned);
 	free(s->p_metrics);
 	free(s->p_events);
+	free(s->p_pinned);
 	free(s->tm);
 	free(s->p_tm);
 	free(s->notice);
@@ -168,11 +172,14 @@ static bool take_requests(struct sampler *s, double *interval_s, bool *resync)
 	if (s->pending) {
 		free(s->metrics);
 		free(s->events);
+		free(s->pinned);
 		s->metrics = s->p_metrics;
 		s->events = s->p_events;
+		s->pinned = s->p_pinned;
 		s->nmetrics = s->p_nmetrics;
 		s->nevents = s->p_nevents;
-		s->p_metrics = s->p_events = NULL;
+		s->npinned = s->p_npinned;
+		s->p_metrics = s->p_events = s->p_pinned = NULL;
 		s->pending = false;
 		replan = true;
 	}
@@ -430,17 +437,27 @@ void sampler_want_errors(struct sampler *s, const struct derive_want *want)
 
 void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int nevents, const int *events)
 {
+	sampler_request_pinned(s, nmetrics, metrics, 0, NULL, nevents, events);
+}
+
+void sampler_request_pinned(struct sampler *s, int nmetrics, const int *metrics, int npinned, const int *pinned,
+			    int nevents, const int *events)
+{
 	if (!s)
 		return;
 	int *pm = dup_ints(metrics, nmetrics > 0 ? nmetrics : 0);
 	int *pe = dup_ints(events, nevents > 0 ? nevents : 0);
+	int *pp = dup_ints(pinned, npinned > 0 && pinned ? npinned : 0);
 	pthread_mutex_lock(&s->mu);
 	free(s->p_metrics);
 	free(s->p_events);
+	free(s->p_pinned);
 	s->p_metrics = pm;
 	s->p_events = pe;
+	s->p_pinned = pp;
 	s->p_nmetrics = nmetrics > 0 ? nmetrics : 0;
 	s->p_nevents = nevents > 0 ? nevents : 0;
+	s->p_npinned = npinned > 0 && pinned ? npinned : 0;
 	s->pending = true;
 	/* The interval under way counts what is no longer asked for: end it,
 	 * so that the new plan starts now. */

@@ -57,6 +57,9 @@ struct sampler_config {
 	const bool *cpu_filter;   /* [topo->max_cpu] or NULL for all */
 	int nmetrics; const int *metrics; /* requested metrics */
 	int nevents; const int *events;   /* extra events (-e) */
+	/* Of those, the ones to count throughout the interval, most important
+	 * first (a view's pins: sched_request.pinned). */
+	int npinned; const int *pinned;
 	/* Only the extra events' errors are worked out (and those a metric
 	 * needs): what the screen and batch output show. False where every
 	 * event's error is published (the exporter) or judged (tests). */
@@ -114,6 +117,9 @@ void sampler_record(struct sampler *s, void (*fn)(void *arg, const struct derive
 /* Changes the requested metrics/events; the sampler re-plans before the
  * next interval. Safe to call from another thread. */
 void sampler_request(struct sampler *s, int nmetrics, const int *metrics, int nevents, const int *events);
+/* The same, with the metrics to count throughout (sched_request.pinned). */
+void sampler_request_pinned(struct sampler *s, int nmetrics, const int *metrics, int npinned, const int *pinned,
+			    int nevents, const int *events);
 /* Changes the metrics sampled per task (0: stop sampling per task); the
  * sampler re-plans before the next interval. Safe from another thread. */
 void sampler_request_tasks(struct sampler *s, int nmetrics, const int *metrics);

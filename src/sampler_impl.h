@@ -75,8 +75,8 @@ struct sampler {
 	struct backend *bk;
 
 	/* Requested metrics/events and their plan. */
-	int nmetrics, nevents;
-	int *metrics, *events;
+	int nmetrics, nevents, npinned;
+	int *metrics, *events, *pinned;
 	struct sched_plan *plan;
 	struct topo *topo;        /* the sampler's own copy of cfg.topo */
 	double rotate_ms;         /* rotation period in force */
@@ -122,8 +122,8 @@ struct sampler {
 	bool p_want_new;
 	pthread_cond_t cond;
 	bool pending;
-	int p_nmetrics, p_nevents;
-	int *p_metrics, *p_events;
+	int p_nmetrics, p_nevents, p_npinned;
+	int *p_metrics, *p_events, *p_pinned;
 	bool p_tasks;             /* p_tm is the new per-task request */
 	int p_ntm;
 	int *p_tm;

@@ -293,7 +293,8 @@ static struct sched_plan *plan_request(struct sampler *s, char **fallback, int *
 			plan_metrics[nplan++] = p;
 	}
 	struct sched_request rq = { nplan, plan_metrics, s->nevents, s->events, fc, count_as,
-				    "the simulated PMU gives this imported event no meaning (docs/perf-import.md)" };
+				    "the simulated PMU gives this imported event no meaning (docs/perf-import.md)",
+				    s->npinned, s->pinned };
 	struct sched_plan *plan = sched_plan(m, &rq, cause);
 	free(plan_metrics);
 	free(fc);

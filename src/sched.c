@@ -16,6 +16,12 @@
  *   3. a metric that does not fit one group even alone is split: its events,
  *      and then the extra events, are placed one by one, first-fit, unless a
  *      group already counts them.
+ * Pins (sched_request.pinned, a view's headline figures) come before step
+ * 2: each pinned metric's events, with the rest of its topdown tree, go
+ * into every group of their PMU (a new group starts with them), so that
+ * they are counted whichever group runs, as long as every other event
+ * still has a counter beside them; a metric that fitted one group alone
+ * but not beside the pins is placed in as few chunks as fit.
  * Merged-pair events (Zen 5 FLOPs) take two general counters. An event
  * with a counter mask (perf's "Counter": "0,1,2,3" on an 8-counter core)
  * only fits a group where every such event can have one of its counters.
@@ -49,6 +55,8 @@ struct packer {
 	const char *lost_why;
 	int *fixed;       /* per PMU: fixed counters to use */
 	int *general;     /* per PMU: general counters to use */
+	int **pin;        /* per PMU: the pinned events, which every group starts with */
+	int *npin;
 	int ngroups, capgroups;
 	struct gbuild *g;
 };
@@ -155,6 +163,8 @@ static void group_add(struct gbuild *g, int e)
 	g->ev[g->n++] = e;
 }
 
+/* A new group of PMU pmu: it holds the PMU's pinned events from the
+ * start, so that whichever group runs counts them. */
 static struct gbuild *new_group(struct packer *pk, int pmu)
 {
 	if (pk->ngroups == pk->capgroups) {
@@ -164,7 +174,30 @@ static struct gbuild *new_group(struct packer *pk, int pmu)
 	struct gbuild *g = &pk->g[pk->ngroups++];
 	memset(g, 0, sizeof(*g));
 	g->pmu = pmu;
+	for (int i = 0; pk->npin && i < pk->npin[pmu]; i++)
+		group_add(g, pk->pin[pmu][i]);
 	return g;
+}
+
+/* What the event set ev[0..n) costs on PMU pmu in a group that holds the
+ * pinned events too: more than the PMU has when it fits no group. */
+static int cost_with_pins(const struct packer *pk, int pmu, const int *ev, int n)
+{
+	int np = pk->npin ? pk->npin[pmu] : 0;
+	int *tmp = xmalloc(sizeof(int) * (size_t)(np + n + 1));
+	int k = 0;
+	for (int i = 0; i < np; i++)
+		tmp[k++] = pk->pin[pmu][i];
+	for (int i = 0; i < n; i++) {
+		bool dup = false;
+		for (int j = 0; j < np && !dup; j++)
+			dup = tmp[j] == ev[i];
+		if (!dup)
+			tmp[k++] = ev[i];
+	}
+	int c = set_cost(pk, pmu, tmp, k);
+	free(tmp);
+	return c;
 }
 
 /* Would g still fit if the events ev (those it lacks) were added? */
@@ -360,12 +393,191 @@ static void plan_metrics(const struct model *m, const struct sched_request *req,
 	free(mseen);
 }
 
+/* Whether the events cand[0..n) on PMU p, pinned, still leave room for
+ * each other planned event of p (with its slots event) in a group beside
+ * them; else why not, in *why. */
+static bool pins_leave_room(const struct packer *pk, const struct sched_plan *plan, int p, int *cand, int n,
+			    char **why)
+{
+	const struct model *m = pk->m;
+	const struct pmu_def *pd = &m->pmus[p];
+	int cost = set_cost(pk, p, cand, n);
+	if (cost > pk->general[p]) {
+		*why = xasprintf("its events need %d counters of PMU %s with the pins before it; %d are free", cost,
+				 pd->name, pk->general[p]);
+		return false;
+	}
+	int *tmp = xmalloc(sizeof(int) * (size_t)(n + 3));
+	bool ok = true;
+	for (int e = 0; e < m->nevents && ok; e++) {
+		if (!plan->event_used[e] || m->events[e].pmu != p)
+			continue;
+		bool in = false;
+		for (int i = 0; i < n && !in; i++)
+			in = cand[i] == e;
+		if (in)
+			continue;
+		memcpy(tmp, cand, sizeof(int) * (size_t)n);
+		tmp[n] = e;
+		int k = with_slots(pk, p, tmp + n, 1);
+		if (set_cost(pk, p, tmp, n + k) > pk->general[p]) {
+			*why = xasprintf("with it and the pins before it in every group (%d of PMU %s's %d free "
+					 "counters), %s would have no counter left to rotate in",
+					 cost, pd->name, pk->general[p], m->events[e].name);
+			ok = false;
+		}
+	}
+	free(tmp);
+	return ok;
+}
+
+/* Whether metric mi is planned. */
+static bool planned(const struct sched_plan *plan, int mi)
+{
+	for (int j = 0; j < plan->nmetrics; j++)
+		if (plan->metrics[j] == mi)
+			return true;
+	return false;
+}
+
+/* The metrics pinned together with mi, into unit (returns how many): mi
+ * alone, or for a share of a tree (topdown) its whole family and every
+ * family on the way up to the whole. The shares of a family are scaled
+ * together to add up (derive_tree.c), so a shown share is only as good as
+ * its most uncertain sibling: pinning some of them gains nothing. */
+static int pin_unit(const struct model *m, const struct sched_plan *plan, int mi, int *unit)
+{
+	int n = 0;
+	unit[n++] = mi;
+	/* At most one family per level: a loop in hand-built parents ends. */
+	for (int par = m->metrics[mi].parent, depth = 0; par != -1 && depth < m->nmetrics; depth++) {
+		for (int k = 0; k < m->nmetrics; k++) {
+			bool dup = false;
+			for (int j = 0; j < n && !dup; j++)
+				dup = unit[j] == k;
+			if (!dup && m->metrics[k].parent == par && planned(plan, k))
+				unit[n++] = k;
+		}
+		if (par == METRIC_PARENT_WHOLE || par < 0 || par >= m->nmetrics)
+			break;
+		int up = m->metrics[par].parent;
+		if (planned(plan, par)) {
+			bool dup = false;
+			for (int j = 0; j < n && !dup; j++)
+				dup = unit[j] == par;
+			if (!dup)
+				unit[n++] = par;
+		}
+		par = up;
+	}
+	return n;
+}
+
+/* The pinned events of each PMU: the requested pins' events, metric by
+ * metric in the order asked, each metric (with its tree: pin_unit) whole
+ * or not at all. */
+static void choose_pins(struct packer *pk, const struct sched_request *req, struct sched_plan *plan)
+{
+	const struct model *m = pk->m;
+	pk->pin = xcalloc((size_t)m->npmus + 1, sizeof(int *));
+	pk->npin = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	for (int p = 0; p < m->npmus; p++)
+		pk->pin[p] = xmalloc(sizeof(int) * ((size_t)m->nevents + 2));
+	int **cand = xcalloc((size_t)m->npmus + 1, sizeof(int *));
+	int *ncand = xcalloc((size_t)m->npmus + 1, sizeof(int));
+	for (int p = 0; p < m->npmus; p++)
+		cand[p] = xmalloc(sizeof(int) * ((size_t)m->nevents + 2));
+	int *unit = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+	bool *refused = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));   /* said once per tree */
+	for (int i = 0; i < req->npinned && req->pinned; i++) {
+		int mi = req->pinned[i];
+		if (mi < 0 || mi >= m->nmetrics || plan->metric_pinned[mi] || refused[mi] || !planned(plan, mi))
+			continue;     /* done, or not counted here at all: nothing to pin */
+		int nu = pin_unit(m, plan, mi, unit);
+		char *why = NULL;
+		for (int p = 0; p < m->npmus && !why; p++) {
+			memcpy(cand[p], pk->pin[p], sizeof(int) * (size_t)pk->npin[p]);
+			ncand[p] = pk->npin[p];
+			if (pmu_unlimited(&m->pmus[p]))
+				continue;
+			for (int u = 0; u < nu; u++) {
+				const struct metric_def *md = &m->metrics[unit[u]];
+				for (int k = 0; k < md->nevents; k++) {
+					int e = md->events[k];
+					bool dup = m->events[e].pmu != p;
+					for (int j = 0; j < ncand[p] && !dup; j++)
+						dup = cand[p][j] == e;
+					if (!dup)
+						cand[p][ncand[p]++] = e;
+				}
+			}
+			ncand[p] = with_slots(pk, p, cand[p], ncand[p]);
+			if (ncand[p] > pk->npin[p])
+				pins_leave_room(pk, plan, p, cand[p], ncand[p], &why);
+		}
+		if (why) {
+			if (nu > 1) {
+				char *t = xasprintf("with the %d shares of its tree: %s", nu, why);
+				free(why);
+				why = t;
+			}
+			plan->unpinned[plan->nunpinned] = mi;
+			plan->unpinned_why[plan->nunpinned++] = why;
+			for (int u = 0; u < nu; u++)
+				refused[unit[u]] = true;
+			continue;
+		}
+		for (int u = 0; u < nu; u++)
+			plan->metric_pinned[unit[u]] = true;
+		for (int p = 0; p < m->npmus; p++) {
+			memcpy(pk->pin[p], cand[p], sizeof(int) * (size_t)ncand[p]);
+			pk->npin[p] = ncand[p];
+		}
+	}
+	for (int p = 0; p < m->npmus; p++) {
+		for (int i = 0; i < pk->npin[p]; i++)
+			plan->event_pinned[pk->pin[p][i]] = true;
+		free(cand[p]);
+	}
+	free(unit);
+	free(refused);
+	free(cand);
+	free(ncand);
+}
+
 /* Scratch for packing one PMU after another. */
 struct pack_work {
 	struct mitem *items;      /* [plan->nmetrics] */
 	int *set;                 /* [nevents] one metric's events on the PMU */
 	bool *loose;              /* [nevents] placed one by one */
 };
+
+/* A metric's events that fitted one group but not beside the pins: placed
+ * in as few chunks as fit beside them (each chunk a set, first-fit), not
+ * one by one, so that the metric spans as few groups' windows as it can:
+ * one by one, Zen 3's five L2 events went into three groups. */
+static void place_chunks(struct packer *pk, int first, int p, const int *set, int n)
+{
+	int *chunk = xmalloc(sizeof(int) * (size_t)(n + 2));
+	int k = 0;
+	for (int i = 0; i <= n; i++) {
+		if (i < n) {
+			chunk[k] = set[i];
+			int kk = with_slots(pk, p, chunk, k + 1);
+			if (cost_with_pins(pk, p, chunk, kk) <= pk->general[p]) {
+				k++;
+				continue;
+			}
+		}
+		if (k > 0)
+			place_set(pk, first, p, chunk, with_slots(pk, p, chunk, k));
+		k = 0;
+		if (i < n) {
+			chunk[k++] = set[i];   /* fits alone: pins leave room for each (choose_pins) */
+		}
+	}
+	free(chunk);
+}
 
 /* Steps 2-3 on PMU p: each planned metric's events on p as a set, most
  * events first, into the first group with room; sets that fit no group,
@@ -412,7 +624,11 @@ static void pack_pmu(struct packer *pk, const struct sched_request *req, const s
 				w->set[n++] = e;
 		}
 		n = with_slots(pk, p, w->set, n);
-		if (set_cost(pk, p, w->set, n) > pk->general[p]) {
+		if (cost_with_pins(pk, p, w->set, n) > pk->general[p]) {
+			if (pk->npin[p] > 0 && set_cost(pk, p, w->set, n) <= pk->general[p]) {
+				place_chunks(pk, first, p, w->set, n);
+				continue;
+			}
 			for (int j = 0; j < n; j++)
 				w->loose[w->set[j]] = true;
 			continue;
@@ -509,10 +725,15 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 	plan->metrics = xmalloc(sizeof(int) * ((size_t)req->nmetrics + 1));
 	plan->unschedulable = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
 	plan->unsched_why = xmalloc(sizeof(char *) * ((size_t)m->nevents + 1));
+	plan->event_pinned = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	plan->metric_pinned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	plan->unpinned = xmalloc(sizeof(int) * ((size_t)req->npinned + 1));
+	plan->unpinned_why = xmalloc(sizeof(char *) * ((size_t)req->npinned + 1));
 
 	bool *bad = xcalloc((size_t)m->nevents + 1, sizeof(bool));
 	find_unschedulable(&pk, req, plan, bad);
 	plan_metrics(m, req, plan, bad);
+	choose_pins(&pk, req, plan);
 	/* 2-3. Pack per PMU, in model order. */
 	struct pack_work w = {
 		.items = xmalloc(sizeof(struct mitem) * ((size_t)plan->nmetrics + 1)),
@@ -527,6 +748,10 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 	free(pk.g);
 	free(pk.fixed);
 	free(pk.general);
+	for (int p = 0; p < m->npmus; p++)
+		free(pk.pin[p]);
+	free(pk.pin);
+	free(pk.npin);
 	free(w.items);
 	free(w.set);
 	free(w.loose);
@@ -550,63 +775,11 @@ void sched_plan_free(struct sched_plan *p)
 		free(p->unsched_why[i]);
 	free(p->unschedulable);
 	free(p->unsched_why);
+	for (int i = 0; i < p->nunpinned; i++)
+		free(p->unpinned_why[i]);
+	free(p->unpinned);
+	free(p->unpinned_why);
+	free(p->event_pinned);
+	free(p->metric_pinned);
 	free(p);
-}
-
-int sched_groups_for_pmu(const struct sched_plan *p, int pmu)
-{
-	int n = 0;
-	if (!p)
-		return 0;
-	for (int i = 0; i < p->ngroups; i++)
-		if (p->groups[i].pmu == pmu)
-			n++;
-	return n;
-}
-
-void sched_print(const struct sched_plan *p, const struct model *m, FILE *out)
-{
-	if (!p || !m)
-		return;
-	for (int pmu = 0; pmu < m->npmus; pmu++) {
-		int ng = sched_groups_for_pmu(p, pmu);
-		if (ng == 0)
-			continue;
-		const struct pmu_def *pd = &m->pmus[pmu];
-		fprintf(out, "PMU %s (%s): %d group%s, each counted %.0f%% of the time\n",
-			pd->name, pd->perf_name ? pd->perf_name : "?", ng, ng == 1 ? "" : "s",
-			100.0 / ng);
-		int k = 0;
-		for (int gi = 0; gi < p->ngroups; gi++) {
-			const struct sched_group *sg = &p->groups[gi];
-			if (sg->pmu != pmu)
-				continue;
-			if (pmu_unlimited(pd))
-				fprintf(out, "  group %d:", ++k);
-			else
-				fprintf(out, "  group %d [%d counter%s]:", ++k, sg->counters_used,
-					sg->counters_used == 1 ? "" : "s");
-			for (int j = 0; j < sg->nevents; j++) {
-				const struct event_def *ed = &m->events[sg->events[j]];
-				fprintf(out, " %s%s", ed->name, (ed->flags & EVF_MERGE) ? "(pair)" : "");
-				if (sg->counted && sg->counted[j] != sg->events[j])
-					fprintf(out, "(as %s)", m->events[sg->counted[j]].name);
-			}
-			fputc('\n', out);
-		}
-	}
-	int nsplit = 0;
-	for (int i = 0; i < p->nmetrics; i++)
-		nsplit += p->metric_split[p->metrics[i]];
-	fprintf(out, "%d metric%s planned", p->nmetrics, p->nmetrics == 1 ? "" : "s");
-	if (nsplit) {
-		fprintf(out, "; computed across groups (estimated):");
-		for (int i = 0; i < p->nmetrics; i++)
-			if (p->metric_split[p->metrics[i]])
-				fprintf(out, " %s", m->metrics[p->metrics[i]].name);
-	}
-	fputc('\n', out);
-	for (int i = 0; i < p->nunschedulable; i++)
-		fprintf(out, "unschedulable: %s: %s\n", m->events[p->unschedulable[i]].name,
-			p->unsched_why[i]);
 }

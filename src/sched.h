@@ -28,6 +28,14 @@ struct sched_plan {
 	int nunschedulable;
 	int *unschedulable;           /* events that fit no group (e.g. 0 counters) */
 	char **unsched_why;
+	/* Pinned: counted throughout the interval. A pinned event is in every
+	 * group of its PMU, so whichever group runs counts it; a pinned metric
+	 * has all its events pinned (or on PMUs that count always). */
+	bool *event_pinned;           /* [model nevents] */
+	bool *metric_pinned;          /* [model nmetrics] */
+	int nunpinned;                /* requested pins that do not fit, and why */
+	int *unpinned;                /* model metric indices */
+	char **unpinned_why;
 };
 
 struct sched_request {
@@ -42,12 +50,21 @@ struct sched_request {
 	/* Why an event without a `requires` is -1 in count_as (the simulated
 	 * PMU gives an imported event no meaning); NULL: no such event. */
 	const char *lost_why;
+	/* Metrics to count throughout (a view's headline figures), most
+	 * important first: their events go into every group of their PMU, as
+	 * long as they leave a counter for the rest to rotate in (or nothing
+	 * else is left to rotate). A pin that does not fit is left out whole,
+	 * with a reason; later, smaller pins may still fit. */
+	int npinned; const int *pinned;
 };
 
 struct sched_plan *sched_plan(const struct model *m, const struct sched_request *req, char **cause);
 void sched_plan_free(struct sched_plan *p);
 /* Number of groups for PMU pmu (its rotation length). */
 int sched_groups_for_pmu(const struct sched_plan *p, int pmu);
+/* Whether every event of metric is in every group of its PMU: the metric
+ * is counted throughout the interval, whichever group runs. */
+bool sched_metric_throughout(const struct sched_plan *p, const struct model *m, int metric);
 /* Prints the plan for --show-schedule. */
 void sched_print(const struct sched_plan *p, const struct model *m, FILE *out);
 

@@ -62,9 +62,11 @@ struct snapshot *source_poll(const struct source *src, double now)
 	return src->ops->poll ? src->ops->poll(src->ctx, now) : NULL;
 }
 
-bool source_request(const struct source *src, int nmetrics, const int *metrics, int nevents, const int *events)
+bool source_request(const struct source *src, int nmetrics, const int *metrics, int npinned, const int *pinned,
+		    int nevents, const int *events)
 {
-	return src->ops->request ? src->ops->request(src->ctx, nmetrics, metrics, nevents, events) : false;
+	return src->ops->request ? src->ops->request(src->ctx, nmetrics, metrics, npinned, pinned, nevents, events)
+				 : false;
 }
 
 const char *source_request_tasks(const struct source *src, int nmetrics, const int *metrics)

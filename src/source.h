@@ -75,10 +75,14 @@ struct source_ops {
 	 * NULL; NULL op: the intervals come through the ring only. */
 	struct snapshot *(*poll)(void *ctx, double now);
 
-	/* The figures to make: these metrics and events. Returns true when
+	/* The figures to make: these metrics and events, the pinned ones
+	 * counted throughout the interval where the counters allow (a
+	 * recording's were measured already: it reads them as they are).
+	 * Returns true when
 	 * the interval on the screen is made again with them at once (the
 	 * next poll returns it), false when they come with the next one. */
-	bool (*request)(void *ctx, int nmetrics, const int *metrics, int nevents, const int *events);
+	bool (*request)(void *ctx, int nmetrics, const int *metrics, int npinned, const int *pinned, int nevents,
+			const int *events);
 	/* The metrics per task (a tasks view's columns; 0: none). Returns a
 	 * line for the screen when the source cannot give them, or NULL. */
 	const char *(*request_tasks)(void *ctx, int nmetrics, const int *metrics);
@@ -123,7 +127,8 @@ int source_finish(const struct source *src);
 int source_start(const struct source *src, struct snap_ring *ring, const struct source_sink *sink, char **cause);
 void source_stop(const struct source *src);
 struct snapshot *source_poll(const struct source *src, double now);
-bool source_request(const struct source *src, int nmetrics, const int *metrics, int nevents, const int *events);
+bool source_request(const struct source *src, int nmetrics, const int *metrics, int npinned, const int *pinned,
+		    int nevents, const int *events);
 const char *source_request_tasks(const struct source *src, int nmetrics, const int *metrics);
 void source_set_interval(const struct source *src, double seconds);
 void source_pause(const struct source *src, bool paused);

@@ -110,9 +110,10 @@ static void live_stop(void *ctx)
 
 /* New figures come with the next interval: the one on screen was
  * measured already. */
-static bool live_request(void *ctx, int nmetrics, const int *metrics, int nevents, const int *events)
+static bool live_request(void *ctx, int nmetrics, const int *metrics, int npinned, const int *pinned, int nevents,
+			 const int *events)
 {
-	sampler_request(((struct live *)ctx)->s, nmetrics, metrics, nevents, events);
+	sampler_request_pinned(((struct live *)ctx)->s, nmetrics, metrics, npinned, pinned, nevents, events);
 	return false;
 }
 

@@ -185,9 +185,12 @@ static struct snapshot *rs_poll(void *ctx, double now)
 	return show(r, r->pos + 1);
 }
 
-static bool rs_request(void *ctx, int nmetrics, const int *metrics, int nevents, const int *events)
+static bool rs_request(void *ctx, int nmetrics, const int *metrics, int npinned, const int *pinned, int nevents,
+		       const int *events)
 {
 	struct replay_src *r = ctx;
+	(void)npinned;   /* what was counted throughout was settled when recorded */
+	(void)pinned;
 	replay_request(r->rp, nmetrics, metrics, nevents, events);
 	if (r->pos >= 0 && r->want < 0) {
 		r->want = r->pos;

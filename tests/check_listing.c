@@ -137,10 +137,31 @@ START_TEST(test_views)
 		"VIEW   KEY  TITLE / COLUMNS\n"
 		"basic  1    Basic\n"
 		"            ipc cpu_util l3_per_kinsn\n"
+		"            counted throughout: ipc cpu_util l3_per_kinsn\n"
 		"\n"
 		"METRIC GROUP  METRICS (pmctop -g GROUP)\n"
 		"basic         ipc cpi ghz\n"
 		"branch        ipc\n");
+	free(out);
+	model_free(m);
+}
+END_TEST
+
+/* Each view says which of its figures the scheduler counts throughout
+ * and which rotate, on the model's counters, and which pins do not fit:
+ * Zen 5's basic view pins util, GHz and IPC; its five topdown shares need
+ * six of the five counters the NMI watchdog leaves. */
+START_TEST(test_views_pinned)
+{
+	char *cause = NULL;
+	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	char *out = NULL;
+	CAPTURE(out, listing_views(f_, m));
+	ck_assert_msg(strstr(out, " counted throughout: util ghz ipc l3_miss_rate cs_per_s; rotating: "
+				  "branch_miss_ratio l1d_miss_rate l2_miss_rate\n"), "%s", out);
+	ck_assert_msg(strstr(out, " pin not kept: frontend_bound: with the 5 shares of its tree: its events need 6 "
+				  "counters of PMU core"), "%s", out);
 	free(out);
 	model_free(m);
 }
@@ -180,6 +201,7 @@ int main(void)
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_metrics);
 	tcase_add_test(tc, test_views);
+	tcase_add_test(tc, test_views_pinned);
 	tcase_add_test(tc, test_hostile_text);
 	suite_add_tcase(s, tc);
 	return check_run(s);

@@ -1,7 +1,7 @@
 /* check_sched.c: the group packer on a hand-built model: exact groups for
  * known requests, determinism, split metrics, merged pairs, fixed counters,
- * fewer free counters (NMI watchdog) giving more groups, and unschedulable
- * events reported with a reason. */
+ * fewer free counters (NMI watchdog) giving more groups, unschedulable
+ * events reported with a reason, and pinned metrics in every group. */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -32,7 +32,7 @@ static struct event_def events[NE] = {
 static int ev_ipc[] = { CYC, INS }, ev_brmr[] = { BR, BRM }, ev_l1mr[] = { L1, L1M };
 static int ev_big[] = { CYC, INS, BR, BRM, L1 }, ev_flops[] = { FLOP, CYC };
 static int ev_l3hit[] = { L3A, L3M }, ev_xpmu[] = { L3M, CYC };
-#define MET(n, a) { .name = n, .nevents = (int)ARRAY_SIZE(a), .events = a }
+#define MET(n, a) { .name = n, .nevents = (int)ARRAY_SIZE(a), .events = a, .parent = -1 }
 static struct metric_def metrics[NM] = {
 	[M_IPC] = MET("ipc", ev_ipc), [M_BRMR] = MET("brmr", ev_brmr),
 	[M_L1MR] = MET("l1mr", ev_l1mr), [M_BIG] = MET("big", ev_big),
@@ -45,7 +45,7 @@ static struct model model = { .name = "test", .npmus = NP, .pmus = pmus,
 static struct sched_plan *plan(const int *mets, int nm, const int *evs, int ne, int core_free, int l3_free)
 {
 	int fc[NP] = { core_free, l3_free, 64 };
-	struct sched_request rq = { nm, mets, ne, evs, fc, NULL, NULL };
+	struct sched_request rq = { nm, mets, ne, evs, fc, NULL, NULL, 0, NULL };
 	char *cause = NULL;
 	struct sched_plan *p = sched_plan(&model, &rq, &cause);
 	ck_assert_msg(p != NULL, "plan failed: %s", cause ? cause : "?");
@@ -215,7 +215,7 @@ START_TEST(test_bad_request)
 {
 	int m[] = { NM };
 	int fc[NP] = { 4, 2, 64 };
-	struct sched_request rq = { 1, m, 0, NULL, fc, NULL, NULL };
+	struct sched_request rq = { 1, m, 0, NULL, fc, NULL, NULL, 0, NULL };
 	char *cause = NULL;
 	ck_assert_ptr_null(sched_plan(&model, &rq, &cause));
 	ck_assert_ptr_nonnull(cause);
@@ -262,7 +262,7 @@ START_TEST(test_counter_masks)
 		.nmetrics = 1, .metrics = im };
 	int req[] = { 0 };
 	int fc[1] = { 8 };
-	struct sched_request rq = { 1, req, 0, NULL, fc, NULL, NULL };
+	struct sched_request rq = { 1, req, 0, NULL, fc, NULL, NULL, 0, NULL };
 	struct sched_plan *p = sched_plan(&mm, &rq, NULL);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(p->ngroups, 2);
@@ -294,11 +294,80 @@ START_TEST(test_software_requires)
 	for (int e = 0; e < NE; e++)
 		count_as[e] = e;
 	count_as[TC] = -1;
-	struct sched_request rq = { 1, req, 1, evs, fc, count_as, NULL };
+	struct sched_request rq = { 1, req, 1, evs, fc, count_as, NULL, 0, NULL };
 	struct sched_plan *p = sched_plan(&model, &rq, NULL);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(p->nunschedulable, 1);
 	ck_assert_int_eq(p->unschedulable[0], TC);
+	sched_plan_free(p);
+}
+END_TEST
+
+static struct sched_plan *plan_pinned(const int *mets, int nm, const int *pins, int np, int core_free)
+{
+	int fc[NP] = { core_free, 2, 64 };
+	struct sched_request rq = { nm, mets, 0, NULL, fc, NULL, NULL, np, pins };
+	char *cause = NULL;
+	struct sched_plan *p = sched_plan(&model, &rq, &cause);
+	ck_assert_msg(p != NULL, "plan failed: %s", cause ? cause : "?");
+	return p;
+}
+
+/* A pinned metric's events are in every group of their PMU, so the metric
+ * is counted whichever group runs; the rest rotate around them. Without
+ * the pin, IPC shares a group with one of the other metrics only. */
+START_TEST(test_pinned)
+{
+	int req[] = { M_IPC, M_BRMR, M_L1MR, M_L3HIT }, pin[] = { M_IPC };
+	struct sched_plan *p = plan_pinned(req, 4, NULL, 0, 4);
+	ck_assert(!sched_metric_throughout(p, &model, M_IPC));
+	ck_assert(sched_metric_throughout(p, &model, M_L3HIT));   /* one group: always */
+	sched_plan_free(p);
+
+	p = plan_pinned(req, 4, pin, 1, 4);
+	ck_assert_int_eq(sched_groups_for_pmu(p, P_CORE), 2);
+	for (int gi = 0; gi < p->ngroups; gi++) {
+		if (p->groups[gi].pmu != P_CORE)
+			continue;
+		ck_assert_int_eq(p->groups[gi].events[0], CYC);
+		ck_assert_int_eq(p->groups[gi].events[1], INS);
+		ck_assert_int_eq(p->groups[gi].nevents, 4);
+	}
+	ck_assert(p->metric_pinned[M_IPC] && p->event_pinned[CYC] && p->event_pinned[INS]);
+	ck_assert(!p->event_pinned[BR] && p->nunpinned == 0);
+	ck_assert(sched_metric_throughout(p, &model, M_IPC));
+	ck_assert(!sched_metric_throughout(p, &model, M_BRMR));
+	ck_assert(!p->metric_split[M_BRMR] && !p->metric_split[M_L1MR]);
+	sched_plan_free(p);
+
+	/* Pins must leave room for the rest: with IPC and the branch ratio
+	 * pinned, the L1 events would have no counter; the second pin is
+	 * refused with a reason, the first kept. A pin bigger than the PMU
+	 * is refused too. */
+	int pin2[] = { M_BIG, M_IPC, M_BRMR };
+	p = plan_pinned(req, 3, pin2, 3, 4);
+	ck_assert(p->metric_pinned[M_IPC] && !p->metric_pinned[M_BRMR]);
+	/* big was not asked for: nothing to say about it. */
+	ck_assert(p->nunpinned == 1 && p->unpinned[0] == M_BRMR);
+	sched_plan_free(p);
+	int req3[] = { M_BIG, M_IPC, M_BRMR, M_L1MR };
+	p = plan_pinned(req3, 4, pin2, 3, 4);
+	ck_assert(!p->metric_pinned[M_BIG] && p->metric_pinned[M_IPC] && !p->metric_pinned[M_BRMR]);
+	ck_assert_int_eq(p->nunpinned, 2);
+	ck_assert_int_eq(p->unpinned[0], M_BIG);
+	ck_assert_int_eq(p->unpinned[1], M_BRMR);
+	ck_assert_ptr_nonnull(strstr(p->unpinned_why[1], "no counter left to rotate"));
+	sched_plan_free(p);
+
+	/* A merged pair needs two counters beside the pins: IPC pinned on
+	 * three counters would leave it one, so IPC is not pinned. */
+	int req4[] = { M_IPC, M_FLOPS };
+	p = plan_pinned(req4, 2, pin, 1, 3);
+	ck_assert(!p->metric_pinned[M_IPC] && p->nunpinned == 1);
+	sched_plan_free(p);
+	/* Everything fits one group: nothing rotates, all is pinned. */
+	p = plan_pinned(req, 2, pin, 1, 4);
+	ck_assert(p->metric_pinned[M_IPC] && sched_groups_for_pmu(p, P_CORE) == 1);
 	sched_plan_free(p);
 }
 END_TEST
@@ -316,7 +385,7 @@ START_TEST(test_fixed)
 		.nmetrics = 2, .metrics = im };
 	int req[] = { 0, 1 };
 	int fc[1] = { 2 };
-	struct sched_request rq = { 2, req, 0, NULL, fc, NULL, NULL };
+	struct sched_request rq = { 2, req, 0, NULL, fc, NULL, NULL, 0, NULL };
 	struct sched_plan *p = sched_plan(&mm, &rq, NULL);
 	/* m1: 2 fixed + 2 general; m2's c needs a third general counter. */
 	ck_assert_int_eq(p->ngroups, 2);
@@ -345,7 +414,7 @@ START_TEST(test_fixed)
 	mm.metrics = im3;
 	mm.nmetrics = 1;
 	int req3[] = { 0 };
-	rq = (struct sched_request){ 1, req3, 0, NULL, fc, NULL, NULL };
+	rq = (struct sched_request){ 1, req3, 0, NULL, fc, NULL, NULL, 0, NULL };
 	p = sched_plan(&mm, &rq, NULL);
 	ck_assert_ptr_nonnull(p);
 	for (int g = 0; g < p->ngroups; g++)
@@ -378,6 +447,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_masks_fit);
 	tcase_add_test(tc, test_software_requires);
 	tcase_add_test(tc, test_counter_masks);
+	tcase_add_test(tc, test_pinned);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -222,7 +222,7 @@ START_TEST(test_replay_dashboard_ops)
 
 	/* New figures: the interval shown again at once, not a move. */
 	int ms[1] = { m_ipc };
-	ck_assert(source_request(src, 1, ms, 0, NULL));
+	ck_assert(source_request(src, 1, ms, 0, NULL, 0, NULL));
 	s = source_poll(src, 200.1);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_uint_eq(s->seq, live[6]->seq);

@@ -69,10 +69,11 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * 99 % of the time (stated errors too wide; none is too narrow): 15
  * against the physical truth, 18 against the formula on the true counts,
  * most of them topdown parts (derive_tree.c); 19 and 21 with the
- * simulator's new sources. */
+ * simulator's new sources, 20 and 22 with the views' headline figures
+ * pinned. */
 #define PLAIN_OFF_LEFT 100
 #define WILD_PLAIN_LEFT 0.003
-#define OVER_WIDE_LEFT 21
+#define OVER_WIDE_LEFT 22
 
 struct tally {
 	long cpu_intervals;
@@ -385,6 +386,9 @@ static void harness_open(struct harness *h, const char *model, const int shape[4
 	cfg.nmetrics = n;
 	cfg.metrics = mets;
 	cfg.cpu_filter = filter;
+	/* A view's headline metrics are pinned, as pmctop pins them. */
+	cfg.npinned = v >= 0 ? h->m->views[v].npin : 0;
+	cfg.pinned = v >= 0 ? h->m->views[v].pin : NULL;
 	h->s = fx_sampler(&cfg);
 	free(mets);
 	h->bk = sampler_backend(h->s);
@@ -969,6 +973,8 @@ static void run(const struct run_spec *rs)
 
 static const struct run_spec runs[] = {
 	{ "amd-zen5", { 1, 2, 8, 2 }, "basic", 50, 4, 25, NULL },
+	/* The batch view's headline figures pinned beside rotating topdown. */
+	{ "amd-zen5", { 1, 2, 8, 2 }, "batch", 50, 2, 20, NULL },
 	{ "amd-zen5", { 1, 2, 8, 2 }, "topdown", 50, 4, 25, NULL },
 	{ "amd-zen5", { 1, 2, 8, 2 }, "cache", 50, 3, 25, NULL },
 	{ "amd-zen5", { 1, 2, 8, 2 }, "topdown", SAMPLER_ROTATE_KERNEL, 3, 25, NULL },
@@ -1235,7 +1241,9 @@ START_TEST(test_edge_phase)
 	memset(&tot, 0, sizeof(tot));
 	for (size_t i = 0; i < ARRAY_SIZE(rr); i++)
 		run(&rr[i]);
-	ck_assert_int_gt(tot.plain_checked, 3000);
+	/* Enough plain figures to judge (about 2,950 once the basic views'
+	 * headline figures are pinned, and so exact). */
+	ck_assert_int_gt(tot.plain_checked, 2500);
 	ck_assert_msg(tot.plain_off25 == 0, "%ld plain figures more than 25 %% off (worst %.3g: %s)", tot.plain_off25,
 		      tot.plain_worst, tot.plain_worst_what);
 }

@@ -393,7 +393,7 @@ START_TEST(test_fp_packed_one_window)
 		int *fc = xmalloc(sizeof(int) * (size_t)model->npmus);
 		for (int p = 0; p < model->npmus; p++)
 			fc[p] = p == core ? free_core : model->pmus[p].counters;
-		struct sched_request rq = { 1, &mi, 0, NULL, fc, NULL, NULL };
+		struct sched_request rq = { 1, &mi, 0, NULL, fc, NULL, NULL, 0, NULL };
 		char *cause = NULL;
 		struct sched_plan *p = sched_plan(model, &rq, &cause);
 		ck_assert_msg(p != NULL, "%s", cause ? cause : "?");

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format.h"
 #include "util.h"
 
 const struct view_def *ui_cur_view(const struct ui *u)
@@ -133,5 +134,19 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 		errors_read(u, r);
 		*rse = snap_metric_rse(u->snap, r, metric);
 	}
+	return v;
+}
+
+double ui_l3_rate(struct ui *u, const struct snap_row *r, double *cov, double *rse)
+{
+	if (u->m_l3rate >= 0)
+		return ui_metric(u, r, u->m_l3rate, cov, rse);
+	double v = ui_metric(u, r, u->m_l3acc, cov, rse);
+	/* A figure of unit count is published per second already (derive.c
+	 * divides it by the interval): divided again, the first interval
+	 * after a view switch (a quarter of a second) showed four times the
+	 * L3 rate, and every interval of another length was off by as much. */
+	if (u->m_l3acc >= 0 && !format_unit_is_count(u->m->metrics[u->m_l3acc].unit))
+		v = u->snap && u->snap->interval_s > 0 ? v / u->snap->interval_s : NAN;
 	return v;
 }

@@ -73,12 +73,7 @@ static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, in
 static void ccx_figures(struct ui *u, struct frame *f, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
 {
 	const struct snap_row *r = ui_scope_row(u->snap, SNAP_CCX, i);
-	double cov = NAN, rse = NAN, v = NAN;
-	if (u->m_l3rate >= 0) {
-		v = ui_metric(u, r, u->m_l3rate, &cov, &rse);
-	} else if (u->m_l3acc >= 0 && u->snap && u->snap->interval_s > 0) {
-		v = ui_metric(u, r, u->m_l3acc, &cov, &rse) / u->snap->interval_s;
-	}
+	double cov = NAN, rse = NAN, v = ui_l3_rate(u, r, &cov, &rse);
 	if (!isnan(v))
 		draw_note_cov(f, cov);
 	fmt_value(acc, 16, v, rse, u->nav.show_err, NULL, "/s");

@@ -167,6 +167,9 @@ const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc
 /* A metric of a row, with its coverage and relative standard error (each
  * may be NULL). */
 double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
+/* The L3 accesses per second of a row (the CCX panel's "L3" figure), with
+ * its coverage and uncertainty; NaN where the model counts none. */
+double ui_l3_rate(struct ui *u, const struct snap_row *r, double *cov, double *rse);
 /* An event's relative standard error in a row of u->snap. */
 double ui_event_rse(struct ui *u, const struct snap_row *r, int e);
 /* Around drawing a frame: which rows' errors it reads is noted, and

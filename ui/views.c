@@ -40,6 +40,20 @@ bool ui_request(struct ui *u)
 			      u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr, u->m_membus, u->m_memtot };
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
 		add_unique(ms, &n, fixed[i]);
+	/* Counted throughout (sched_request.pinned): the view's headline
+	 * figures (its `pin`), then the L3 and memory figures of the CCX and
+	 * memory panels, on their own PMUs, as far as the counters allow.
+	 * The panels' IPC and GHz are pinned where the view says so (basic):
+	 * in a topdown view they would split level 1 over more groups. */
+	const int uncore[] = { u->m_l3rate, u->m_l3acc, u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr,
+			       u->m_membus, u->m_memtot };
+	int *pins = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
+	int npins = 0;
+	for (int i = 0; v && i < v->npin; i++)
+		if (v->pin[i] < u->m->nmetrics)
+			add_unique(pins, &npins, v->pin[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(uncore); i++)
+		add_unique(pins, &npins, uncore[i]);
 	for (int i = 0; v && i < v->ncols; i++)
 		if (v->cols[i].metric < u->m->nmetrics)
 			add_unique(ms, &n, v->cols[i].metric);
@@ -49,7 +63,7 @@ bool ui_request(struct ui *u)
 	/* 'a' in the detail pane: every metric while it is open. */
 	for (int i = 0; u->detail.measure_all && i < u->m->nmetrics; i++)
 		add_unique(ms, &n, i);
-	bool now = source_request(u->src, n, ms, u->nextra, u->extra);
+	bool now = source_request(u->src, n, ms, npins, pins, u->nextra, u->extra);
 	u->tell_missing = true;
 	/* Per-task sampling only while a tasks view is on screen: its
 	 * hardware events hold counters the CPU figures then lack. */
@@ -66,6 +80,7 @@ bool ui_request(struct ui *u)
 		source_request_tasks(u->src, 0, NULL);
 		u->tasks_requested = false;
 	}
+	free(pins);
 	free(ms);
 	return now;
 }
