@@ -38,15 +38,16 @@ n=$(count "$tmp/a.rec")
 "${pm[@]}" -b -n 1 -w "$tmp/b.rec" --record-keep 0 --record-max-size 1k >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "record-max-size expects" "$tmp/err" || fail "--record-max-size 1k: $(cat "$tmp/err")"
 
-# 3. Rotation: about 6 KB an interval, 64 KiB files, two kept.
-"${pm[@]}" -b -n 20 -d 0.05 -w "$tmp/r.rec" --record-max-size 64k --record-keep 2 >/dev/null 2>&1 ||
+# 3. Rotation: about 7.5 KB an interval (the pinned events are read in
+# every group), 96 KiB files, two kept: 20 to 49 of the 50 intervals.
+"${pm[@]}" -b -n 20 -d 0.05 -w "$tmp/r.rec" --record-max-size 96k --record-keep 2 >/dev/null 2>&1 ||
 	fail "rotating run exited $?"
-"${pm[@]}" -b -n 30 -d 0.05 -w "$tmp/r.rec" --record-max-size 64k --record-keep 2 >/dev/null 2>&1 ||
+"${pm[@]}" -b -n 30 -d 0.05 -w "$tmp/r.rec" --record-max-size 96k --record-keep 2 >/dev/null 2>&1 ||
 	fail "rotating run exited $?"
 total=0
 for f in "$tmp/r.rec" "$tmp/r.rec.1" "$tmp/r.rec.2"; do
 	[ -f "$f" ] || { fail "rotation: no $f"; continue; }
-	[ "$(stat -c %s "$f")" -le 65536 ] || fail "rotation: $f is $(stat -c %s "$f") bytes, over 64 KiB"
+	[ "$(stat -c %s "$f")" -le 98304 ] || fail "rotation: $f is $(stat -c %s "$f") bytes, over 96 KiB"
 	total=$((total + $(count "$f")))
 done
 [ -e "$tmp/r.rec.3" ] && fail "rotation: r.rec.3 kept with --record-keep 2"
