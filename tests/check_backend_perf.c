@@ -69,38 +69,10 @@ static void free_instances(struct bk_instance *in, int n)
 	free(in);
 }
 
-static void burn_ms(int ms)
-{
-	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
-	volatile unsigned x = 0;
-	while (now_ns() < end)
-		x++;
-}
-
-struct real {
-	struct topo *t;
-	struct backend *b;
-};
-
-static void real_setup(struct real *r)
-{
-	char *cause = NULL;
-	r->t = topo_load("/sys", &cause);
-	ck_assert_msg(r->t != NULL, "%s", cause);
-	r->b = ops->create(&model, r->t, NULL, &cause);
-	ck_assert_msg(r->b != NULL, "%s", cause);
-}
-
-static void real_teardown(struct real *r)
-{
-	ops->destroy(r->b);
-	topo_free(r->t);
-}
-
 START_TEST(proc_group_real)
 {
-	struct real r;
-	real_setup(&r);
+	struct fx_real r;
+	fx_real_open(&r, &model);
 	struct bk_instance *in = NULL;
 	char *why = NULL, *cause = NULL;
 	int n = ops->instances(r.b, P_PROC, &in, &why);
@@ -112,7 +84,7 @@ START_TEST(proc_group_real)
 	uint64_t opened = now_ns();
 	ck_assert_int_eq(ops->enable(r.b, g), 0);
 	/* Long enough for /proc/stat to tick over. */
-	burn_ms(60);
+	fx_burn_ms(60);
 	usleep(60000);
 	struct bk_count c[2];
 	uint64_t before_read = now_ns();
@@ -128,14 +100,14 @@ START_TEST(proc_group_real)
 	ck_assert_uint_eq(c[1].time_enabled, c[0].time_enabled);
 	ops->close(r.b, g);
 	free_instances(in, n);
-	real_teardown(&r);
+	fx_real_close(&r);
 }
 END_TEST
 
 START_TEST(bad_groups)
 {
-	struct real r;
-	real_setup(&r);
+	struct fx_real r;
+	fx_real_open(&r, &model);
 	struct bk_instance proc = { .pmu = P_PROC, .perf_name = "proc", .cpu = 0 };
 	struct bk_instance sw = { .pmu = P_SW, .perf_name = "software", .cpu = 0 };
 	struct bk_group *g = NULL;
@@ -158,7 +130,7 @@ START_TEST(bad_groups)
 	ck_assert_int_eq(ops->open_group(r.b, &sw, evs, 0, &g, &cause), -EINVAL);
 	free(cause);
 	ck_assert_ptr_null(g);
-	real_teardown(&r);
+	fx_real_close(&r);
 }
 END_TEST
 

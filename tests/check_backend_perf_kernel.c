@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "evdef.h"
 #include "util.h"
+#include "fixture.h"
 
 #include <check.h>
 #include "check_run.h"
@@ -50,38 +51,10 @@ static struct model model = {
 
 static const struct pmu_backend_ops *ops = &backend_perf;
 
-struct real {
-	struct topo *t;
-	struct backend *b;
-};
-
-static void real_setup(struct real *r)
-{
-	char *cause = NULL;
-	r->t = topo_load("/sys", &cause);
-	ck_assert_msg(r->t != NULL, "%s", cause);
-	r->b = ops->create(&model, r->t, NULL, &cause);
-	ck_assert_msg(r->b != NULL, "%s", cause);
-}
-
-static void real_teardown(struct real *r)
-{
-	ops->destroy(r->b);
-	topo_free(r->t);
-}
-
-static void burn_ms(int ms)
-{
-	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
-	volatile unsigned x = 0;
-	while (now_ns() < end)
-		x++;
-}
-
 START_TEST(software_group_counts)
 {
-	struct real r;
-	real_setup(&r);
+	struct fx_real r;
+	fx_real_open(&r, &model);
 	struct bk_instance *in = NULL;
 	char *why = NULL;
 	int n = ops->instances(r.b, P_SW, &in, &why);
@@ -102,13 +75,13 @@ START_TEST(software_group_counts)
 		ck_assert_uint_eq(c[0].time_enabled, 0);
 		ck_assert_int_eq(ops->enable(r.b, g[i]), 0);
 	}
-	burn_ms(30);
+	fx_burn_ms(30);
 	usleep(20000);
 	struct bk_count first[2][2], second[2][2];
 	for (int i = 0; i < ncheck; i++)
 		ck_assert_int_eq(ops->read(r.b, g[i], first[i]), 0);
 	uint64_t after_first = now_ns();
-	burn_ms(30);
+	fx_burn_ms(30);
 	usleep(20000);
 	uint64_t before_second = now_ns();
 	for (int i = 0; i < ncheck; i++) {
@@ -136,7 +109,7 @@ START_TEST(software_group_counts)
 		struct bk_count a[2], b2[2];
 		ck_assert_int_eq(ops->disable(r.b, g[i]), 0);
 		ck_assert_int_eq(ops->read(r.b, g[i], a), 0);
-		burn_ms(5);
+		fx_burn_ms(5);
 		ck_assert_int_eq(ops->read(r.b, g[i], b2), 0);
 		ck_assert_uint_eq(a[0].value, b2[0].value);
 		ck_assert_uint_eq(a[0].time_enabled, b2[0].time_enabled);
@@ -145,7 +118,7 @@ START_TEST(software_group_counts)
 	for (int i = 0; i < n; i++)
 		free(in[i].perf_name);
 	free(in);
-	real_teardown(&r);
+	fx_real_close(&r);
 }
 END_TEST
 
@@ -153,8 +126,8 @@ END_TEST
  * opens them. */
 START_TEST(hardware_event_refused)
 {
-	struct real r;
-	real_setup(&r);
+	struct fx_real r;
+	fx_real_open(&r, &model);
 	struct bk_instance inst = { .pmu = P_CORE, .perf_name = "cpu", .cpu = 0 };
 	struct bk_group *g = NULL;
 	char *cause = NULL;
@@ -171,7 +144,7 @@ START_TEST(hardware_event_refused)
 		ck_assert_ptr_nonnull(strstr(backend_error_hint(rc), "--sim"));
 		free(cause);
 	}
-	real_teardown(&r);
+	fx_real_close(&r);
 }
 END_TEST
 
@@ -189,8 +162,8 @@ END_TEST
  * child so that the lowered limit does not leak into other tests. */
 START_TEST(emfile)
 {
-	struct real r;
-	real_setup(&r);
+	struct fx_real r;
+	fx_real_open(&r, &model);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -216,14 +189,14 @@ START_TEST(emfile)
 		int rc = ops->open_group(r.b, &inst, evs, 2, &g, NULL);
 		int code = rc == -EMFILE && g == NULL ? 0 : 10 + (rc < 0 ? -rc : rc) % 100;
 		/* Freed here too, so that valgrind finds no leak in the child. */
-		real_teardown(&r);
+		fx_real_close(&r);
 		_exit(code);
 	}
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status));
 	ck_assert_msg(WEXITSTATUS(status) == 0, "child exit %d", WEXITSTATUS(status));
-	real_teardown(&r);
+	fx_real_close(&r);
 }
 END_TEST
 

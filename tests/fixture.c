@@ -76,3 +76,26 @@ struct backend *fx_sim(const struct model *m, struct topo *t, const char *arg)
 	ck_assert_msg(b != NULL, "simulator of %s (%s): %s", m->name, arg ? arg : "", cause ? cause : "?");
 	return b;
 }
+
+void fx_real_open(struct fx_real *r, const struct model *m)
+{
+	char *cause = NULL;
+	r->t = topo_load("/sys", &cause);
+	ck_assert_msg(r->t != NULL, "%s", cause);
+	r->b = backend_perf.create(m, r->t, NULL, &cause);
+	ck_assert_msg(r->b != NULL, "%s", cause);
+}
+
+void fx_real_close(struct fx_real *r)
+{
+	backend_perf.destroy(r->b);
+	topo_free(r->t);
+}
+
+void fx_burn_ms(int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
+	volatile unsigned x = 0;
+	while (now_ns() < end)
+		x++;
+}

@@ -47,4 +47,17 @@ struct snapshot *fx_step(struct sampler *s);
  * fx_topo, a simulated machine of a shape and a seed. Never NULL. */
 struct backend *fx_sim(const struct model *m, struct topo *t, const char *arg);
 
+/* The real perf_event backend for model m on this machine's topology
+ * (/sys): the pair fx_real_open makes and fx_real_close frees. */
+struct fx_real {
+	struct topo *t;
+	struct backend *b;
+};
+void fx_real_open(struct fx_real *r, const struct model *m);
+void fx_real_close(struct fx_real *r);
+
+/* Keeps this CPU busy for ms milliseconds of wall-clock time, so that
+ * the counters of the thread running it have something to count. */
+void fx_burn_ms(int ms);
+
 #endif
