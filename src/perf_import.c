@@ -6,8 +6,8 @@
 #include "config.h"
 #include "util.h"
 #include "name_index.h"
-#include "evdef_internal.h"
-#include "perf_import_internal.h"
+#include "evdef_impl.h"
+#include "perf_import_impl.h"
 
 #include <ctype.h>
 #include <stdarg.h>

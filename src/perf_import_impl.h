@@ -1,11 +1,11 @@
-/* perf_import_internal.h: shared by the importer's files: perf_import.c
+/* perf_import_impl.h: shared by the importer's files: perf_import.c
  * (loading one CPU directory into stanzas), perf_import_events.c (PMUs and
  * events), perf_import_metrics.c (metrics and views), perf_import_map.c
  * (mapfiles and the model list), perf_import_extra.c (the data files
  * under events/perf/) and perf_import_json.c (reading perf's JSON).
  * Not part of the public interface, perf_import.h. */
-#ifndef PMCTOP_PERF_IMPORT_INTERNAL_H
-#define PMCTOP_PERF_IMPORT_INTERNAL_H
+#ifndef PMCTOP_PERF_IMPORT_IMPL_H
+#define PMCTOP_PERF_IMPORT_IMPL_H
 
 #include <jansson.h>
 #include <stdbool.h>
