@@ -79,7 +79,7 @@ int perf_import_stanzas(const char *root, const char *events_dir, const char *na
 /* The CPU directory (root/ARCH/DIR) of model name; NULL with *cause. */
 char *perf_import_cpu_dir(const char *root, const char *events_dir, const char *name, char **cause);
 
-/* Stanza building: a new stanza of set (its file must be in set->files). */
+/* Stanza building (perf_import_stanza.c): a new stanza of set (its file must be in set->files). */
 struct def_stanza *imp_stanza(struct imp *im, enum stanza_kind kind, const char *name, const char *file, int line);
 void imp_attr(struct def_stanza *st, const char *key, const char *value);
 /* Moves the stanzas of a definitions file (relative to the definitions

@@ -17,7 +17,9 @@ of its files:
 
     circle: FILE FILE ...: why
 
-naming every file of the circle (stems, e.g. `src/ui src/panel_table`).
+naming every file of the circle (e.g. `circle: src/a.c src/b.c: why`), or
+by such a line in tests/call_graph_circles.txt: the circles that are
+still to be broken, each with the reason it is left for now.
 
   call_graph.py [--srcdir DIR] [--builddir DIR] [--all] [--dot]
 
@@ -123,7 +125,7 @@ def calls(builddir):
             node = d + "/" + os.path.basename(where)[:-2].split("-", 1)[1] + ".c"
         if kind == "U":
             refs.append((node, sym))
-        elif kind in "TDRBCGSV" or kind in "tdrb" and False:
+        elif kind in "TDRBCGSV":
             defs.setdefault(sym, node)
     edges = set()
     for node, sym in refs:
@@ -182,20 +184,40 @@ def sccs(nodes, edges):
 
 
 def documented(srcdir):
-    """Circles named by a `circle:` line in a file's opening comment."""
+    """Circles named by a `circle:` line in a file's opening comment or in
+    tests/call_graph_circles.txt."""
     docs = []
-    pat = re.compile(r"circle:\s*((?:(?:src|ui)/\w+\s*)+):\s*(.+)")
-    for d in ("src", "ui"):
-        for path in glob.glob(os.path.join(srcdir, d, "*.[ch]")):
-            with open(path, encoding="utf-8", errors="replace") as f:
-                head = f.read(4000)
-            for m in pat.finditer(head):
-                docs.append((frozenset(m.group(1).split()), m.group(2).strip(),
-                             os.path.relpath(path, srcdir)))
+    pat = re.compile(r"circle:\s*((?:(?:src|ui)/[\w.]+\s*)+):\s*(.+)")
+    paths = glob.glob(os.path.join(srcdir, "src", "*.[ch]")) + \
+        glob.glob(os.path.join(srcdir, "ui", "*.[ch]"))
+    for path in paths + [os.path.join(srcdir, "tests", "call_graph_circles.txt")]:
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read() if path.endswith(".txt") else f.read(4000)
+        for m in pat.finditer(head):
+            docs.append((frozenset(m.group(1).split()), m.group(2).strip(),
+                         os.path.relpath(path, srcdir)))
     return docs
 
 
+def selftest():
+    """The circle finder on graphs whose circles are known."""
+    n = {"a", "b", "c", "d", "e"}
+    got = sccs(n, {("a", "b"), ("b", "c"), ("c", "a"), ("c", "d"), ("d", "e")})
+    assert got == [["a", "b", "c"]], got
+    assert sccs(n, {("a", "b"), ("b", "c"), ("a", "c")}) == []
+    got = sccs(n, {("a", "b"), ("b", "a"), ("d", "e"), ("e", "d")})
+    assert got == [["a", "b"], ["d", "e"]], got
+    assert family("src/backend_sim_mux.c") == family("src/sim_tasks.h") == "sim"
+    assert family("src/evdef_build.c") == family("src/model.h") == "model"
+    assert family("src/sampler_open.c") == "sampler"
+    return 0
+
+
 def main(argv):
+    if argv == ["--selftest"]:
+        return selftest()
     srcdir = builddir = "."
     show_all = dot = False
     args = list(argv)
