@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-#include "evdef.h"
+#include "model.h"
 #include "sim_workload.h"
 
 /* The largest machine --sim builds: enough for the 1024-CPU benchmark with
