@@ -27,7 +27,6 @@ struct model *model_load_under(const char *events_dir, const char *dir, char **c
 /* Loads model NAME from events_dir (searching its subdirectories). */
 struct model *model_load_by_name(const char *events_dir, const char *name, char **cause);
 
-
 /* Lists every model under events_dir: names and directories, in a stable
  * order. Returns the count; the caller frees with model_list_free. */
 struct model_info {
