@@ -77,9 +77,11 @@
  * it rather than DRAM; default 0), fp16=0|1 (1: a part with FP16
  * arithmetic, Sapphire Rapids: some FLOPs are FP16 ones; default 0).
  *
- * This file holds the set-up, the instances, the groups and the ops table.
- * The rest is split by job, sharing the state in backend_sim_impl.h:
- * backend_sim_args.c parses --sim and its options, backend_sim_mux.c models
+ * This file holds the set-up, the groups and the ops table: the entry,
+ * which calls the rest and is called by none of it. The rest is split by
+ * job, sharing the state in backend_sim_impl.h: backend_sim_inst.c (the
+ * leaf) the instances, their CPUs and slots, backend_sim_args.c parses
+ * --sim and its options, backend_sim_mux.c models
  * the kernel's counters and multiplexing (Counters, Sharing, Time above),
  * backend_sim_clock.c the clock and what each event counts (Counts),
  * backend_sim_tasks.c per-task sampling, and backend_sim_truth.c the ground
