@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """call_graph.py: the include-and-call graph of src/ and ui/, and its circles.
 
-A node is a module: src/foo.c and src/foo.h together (ui/ likewise).  An
-edge A -> B says that A's source or header includes B's header, or that
-A's object refers to a symbol that B's object defines (a call, or the
-address of a function or an ops table).  The symbols come from `nm` on the
-built objects (libpmctop.a and the program's own objects), so they are
-exact; the includes come from the `#include "..."` lines.
+A node is a file of src/ or ui/ (a .c or a .h).  An edge A -> B says that
+A includes header B, or that A.c's object refers to a symbol that B.c's
+object defines (a call, or the address of a function or an ops table).
+The symbols come from `nm` on the built objects (libpmctop.a and the
+program's own objects), so they are exact; the includes come from the
+`#include "..."` lines.  A header is a node of its own: the types and
+inline helpers a family shares through its private header tie its files
+to that header, not to one another, and a circle is calls going back up
+(or headers including each other).
 
 A family is the files that share a name prefix (evdef_*, sampler_*, the
 simulator's backend_sim_* and sim_*, ...; see family()).  "Families call
@@ -251,7 +254,7 @@ def main(argv):
     circles = sccs(nodes, inner)
     docs = documented(srcdir)
     bad = 0
-    print("include-and-call graph: %d modules, %d edges (%d inside families)"
+    print("include-and-call graph: %d files, %d edges (%d inside families)"
           % (len(nodes), len(edges), len(inner)))
     for comp in circles:
         fam = family(comp[0])
