@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "evdef.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 #include "perf_cache.h"
 #include "util.h"
 

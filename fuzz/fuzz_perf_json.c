@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_import_internal.h"
+#include "perf_import_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-#include "evdef.h"
+#include "model.h"
 #include "sim_workload.h"
 
 /* The largest machine --sim builds: enough for the 1024-CPU benchmark with
@@ -116,7 +116,8 @@ struct backend {
 /* backend_sim_args.c: the KEY=VALUE options of arg (NULL cause: not said). */
 int sim_parse_options(struct backend *b, const char *arg, char **cause);
 
-/* backend_sim.c: instances and groups. */
+/* backend_sim_inst.c: instances, their CPUs, slots and sources. */
+int sim_instances(struct backend *b, int pmu, struct bk_instance **out, char **why);
 bool sim_cpu_usable(const struct backend *b, int cpu);
 const char *sim_absent_why(const struct backend *b, int p);
 int sim_slot_index(const struct backend *b, const struct pmu_def *pd, const struct bk_instance *inst,

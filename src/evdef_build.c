@@ -12,7 +12,7 @@
 #include "expr.h"
 #include "evdef.h"
 #include "format.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 #include "evdef_build_impl.h"
 
 #include <ctype.h>

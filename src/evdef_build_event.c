@@ -8,7 +8,7 @@
 #include "expr.h"
 #include "evdef.h"
 #include "format.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 #include "evdef_build_impl.h"
 
 #include <ctype.h>
@@ -278,7 +278,7 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	struct event_def *ev = &m->events[m->nevents++];
 	*ev = (struct event_def){ .name = xstrdup(st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
 				  .arch_bit = -1, .fallback = -1, .file = xstrdup(st->file), .line = st->line };
-	evdef_index_add(m, NAME_EVENT, ev->name, m->nevents - 1);
+	model_index_add(m, NAME_EVENT, ev->name, m->nevents - 1);
 	const struct def_attr *a = evdef_attr_get(st, "desc");
 	ev->desc = xstrdup(a ? a->value : "");
 	if (check_encoding(b, st, p, enc, kind, ev) < 0)

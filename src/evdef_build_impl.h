@@ -2,7 +2,7 @@
  * evdef_build_model.c, evdef_build_event.c and evdef_build_metric.c share:
  * the checks of keys and values that all of them make (evdef_build.c).
  * Private to those files; the loader's second stage as a whole shares
- * evdef_internal.h. */
+ * evdef_impl.h. */
 #ifndef PMCTOP_EVDEF_BUILD_IMPL_H
 #define PMCTOP_EVDEF_BUILD_IMPL_H
 
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "evdef.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 
 /* The first error, at a line's value or at a stanza's first line. */
 #define AT_VALUE(b, st, a, ...) evdef_at(b, (st)->file, (a)->line, (a)->value_col, __VA_ARGS__)

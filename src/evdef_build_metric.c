@@ -8,7 +8,7 @@
 #include "expr.h"
 #include "evdef.h"
 #include "format.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 #include "evdef_build_impl.h"
 
 #include <ctype.h>
@@ -54,7 +54,7 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 	struct metric_def *md = &m->metrics[m->nmetrics++];
 	*md = (struct metric_def){ .name = xstrdup(st->name), .formula = xstrdup(f->value),
 				   .file = xstrdup(st->file), .line = st->line };
-	evdef_index_add(m, NAME_METRIC, md->name, m->nmetrics - 1);
+	model_index_add(m, NAME_METRIC, md->name, m->nmetrics - 1);
 	const struct def_attr *a;
 	md->label = xstrdup((a = evdef_attr_get(st, "label")) ? a->value : st->name);
 	md->unit = xstrdup((a = evdef_attr_get(st, "unit")) ? a->value : "");
@@ -147,7 +147,7 @@ int evdef_build_view(struct builder *b, const struct def_stanza *st)
 	}
 	m->views = evdef_grow(m->views, m->nviews, sizeof(*m->views));
 	m->views[m->nviews++] = view;
-	evdef_index_add(m, NAME_VIEW, view.name, m->nviews - 1);
+	model_index_add(m, NAME_VIEW, view.name, m->nviews - 1);
 	return 0;
 }
 

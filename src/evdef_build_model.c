@@ -8,7 +8,7 @@
 #include "expr.h"
 #include "evdef.h"
 #include "format.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 #include "evdef_build_impl.h"
 
 #include <ctype.h>
@@ -68,13 +68,6 @@ static int parse_match(struct builder *b, const struct def_stanza *st, const str
 		free(w);
 	}
 	return 0;
-}
-
-void evdef_free_matches(struct model_match *mm, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(mm[i].vendor);
-	free(mm);
 }
 
 /* "SxCxNxT": four positive numbers, at most 4096 CPUs in all. */
@@ -162,7 +155,7 @@ int evdef_build_pmu(struct builder *b, const struct def_stanza *st)
 	struct pmu_def *p = &m->pmus[m->npmus++];
 	*p = (struct pmu_def){ .name = xstrdup(st->name), .perf_name = xstrdup(perf->value),
 			       .file = xstrdup(st->file), .line = st->line };
-	evdef_index_add(m, NAME_PMU, p->name, m->npmus - 1);
+	model_index_add(m, NAME_PMU, p->name, m->npmus - 1);
 
 	int k = -1;
 	for (int i = 0; i < (int)ARRAY_SIZE(pmu_kind_names); i++)

@@ -10,7 +10,7 @@
 #include "util.h"
 #include "expr.h"
 #include "evdef.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +119,7 @@ static int add_variant(struct model *m, int b, unsigned excl, const char *vname)
 	v->fallback = -1;
 	int i = m->nevents++;
 	if (m->index[NAME_EVENT])
-		evdef_index_add(m, NAME_EVENT, v->name, i);
+		model_index_add(m, NAME_EVENT, v->name, i);
 	return i;
 }
 

@@ -1,7 +1,7 @@
 /* evdef_parse.h: internal to the definition loader. The first stage reads
  * model.def and the files it includes into a flat list of stanzas (keyword,
  * name, key/value attributes, each with its file:line:col); the second stage
- * (evdef.c, evdef_build.c and evdef_resolve.c, sharing evdef_internal.h)
+ * (evdef.c, evdef_build.c and evdef_resolve.c, sharing evdef_impl.h)
  * turns the stanzas into a struct model. Keeping the stages apart lets
  * model_list() read only model stanzas, and lets a PMU be defined after the
  * events that use it. */

@@ -8,7 +8,7 @@
 #include "util.h"
 #include "expr.h"
 #include "evdef.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 #include "format.h"
 #include "name_index.h"
 #include "settings.h"
@@ -82,7 +82,7 @@ static void reindex_views(struct model *m)
 	name_index_free(m->index[NAME_VIEW]);
 	m->index[NAME_VIEW] = NULL;
 	for (int i = 0; i < m->nviews; i++)
-		evdef_index_add(m, NAME_VIEW, m->views[i].name, i);
+		model_index_add(m, NAME_VIEW, m->views[i].name, i);
 }
 
 static bool good_view_name(const char *s)
@@ -184,7 +184,7 @@ int model_put_view(struct model *m, int replace, const struct view_def *v, char 
 		m->views = evdef_grow(m->views, m->nviews, sizeof(*m->views));
 		i = m->nviews++;
 		m->views[i] = copy;
-		evdef_index_add(m, NAME_VIEW, copy.name, i);
+		model_index_add(m, NAME_VIEW, copy.name, i);
 	}
 	return i;
 }

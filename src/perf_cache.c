@@ -23,8 +23,8 @@
 #include "config.h"
 #include "util.h"
 #include "perf_cache.h"
-#include "evdef_internal.h"
-#include "perf_import_internal.h"
+#include "evdef_impl.h"
+#include "perf_import_impl.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,7 +11,7 @@
 #include "config.h"
 #include "util.h"
 #include "name_index.h"
-#include "perf_import_internal.h"
+#include "perf_import_impl.h"
 
 #include <ctype.h>
 #include <dirent.h>

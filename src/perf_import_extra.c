@@ -6,7 +6,7 @@
  * docs/perf-import.md describes them. */
 #include "config.h"
 #include "util.h"
-#include "perf_import_internal.h"
+#include "perf_import_impl.h"
 
 #include <errno.h>
 #include <stdio.h>

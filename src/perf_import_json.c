@@ -12,7 +12,7 @@
  * fuzz/fuzz_perf_json.c compare the two); an error says the file, the
  * line and column, and what was expected there. */
 #include "config.h"
-#include "perf_import_internal.h"
+#include "perf_import_impl.h"
 #include "util.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include "config.h"
 #include "util.h"
 #include "perf_import.h"
-#include "perf_import_internal.h"
+#include "perf_import_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -16,7 +16,7 @@
 #include "util.h"
 #include "expr.h"
 #include "name_index.h"
-#include "perf_import_internal.h"
+#include "perf_import_impl.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include "backend.h"
 #include "derive.h"
-#include "evdef.h"
+#include "model.h"
 #include "sched.h"
 #include "snapshot.h"
 #include "topo.h"

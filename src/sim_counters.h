@@ -3,7 +3,7 @@
 #ifndef PMCTOP_SIM_COUNTERS_H
 #define PMCTOP_SIM_COUNTERS_H
 
-#include "evdef.h"
+#include "model.h"
 
 /* 0, or -EINVAL with *cause when the events of group ev[0..n) on PMU pd
  * that take general counters cannot all be given one their counter masks

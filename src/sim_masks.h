@@ -3,7 +3,7 @@
 #ifndef PMCTOP_SIM_MASKS_H
 #define PMCTOP_SIM_MASKS_H
 
-#include "evdef.h"
+#include "model.h"
 
 /* The events that count each case event e's unit mask selects, one bit
  * each, when the model defines every one of them (an array the caller

@@ -22,11 +22,11 @@
 #include <unistd.h>
 
 #include "evdef.h"
-#include "evdef_internal.h"
+#include "evdef_impl.h"
 #include "expr.h"
 #include "perf_cache.h"
 #include "perf_import.h"
-#include "perf_import_internal.h"
+#include "perf_import_impl.h"
 #include "util.h"
 
 #define ARCH TOP_SRCDIR "/tests/fixtures/perf-arch"

@@ -23,7 +23,7 @@
 
 #include "evdef.h"
 #include "perf_import.h"
-#include "perf_import_internal.h"
+#include "perf_import_impl.h"
 #include "sim_counters.h"
 #include "util.h"
 

@@ -1,9 +1,9 @@
-/* evdef_internal.h: private to the definition loader's second stage, shared
+/* evdef_impl.h: private to the definition loader's second stage, shared
  * by evdef.c (model_load, model_list), evdef_build*.c (stanzas to structs)
  * and evdef_resolve.c (formula names, metric order, scopes, event lists).
  * Not part of the public interface, which is evdef.h. */
-#ifndef PMCTOP_EVDEF_INTERNAL_H
-#define PMCTOP_EVDEF_INTERNAL_H
+#ifndef PMCTOP_EVDEF_IMPL_H
+#define PMCTOP_EVDEF_IMPL_H
 
 #include <stdbool.h>
 
@@ -15,11 +15,6 @@ struct builder {
 	const struct def_set *set;
 	char *err;
 };
-
-/* Which of struct model's name indexes. */
-enum name_kind { NAME_PMU, NAME_EVENT, NAME_METRIC, NAME_VIEW };
-/* Records that m's list k holds name at index i (called as each is built). */
-void evdef_index_add(struct model *m, enum name_kind k, const char *name, int i);
 
 /* Records the first error with its position; returns -1. */
 int evdef_at(struct builder *b, const char *file, int line, int col, const char *fmt, ...)
@@ -43,7 +38,6 @@ int evdef_build_pmu(struct builder *b, const struct def_stanza *st);
 int evdef_build_event(struct builder *b, const struct def_stanza *st);
 int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct metric_src *src);
 int evdef_build_view(struct builder *b, const struct def_stanza *st);
-void evdef_free_matches(struct model_match *mm, int n);
 
 /* Builds a model from stanzas already read, the first a model stanza
  * (model_load_under reads them from files, perf_import.c makes them from

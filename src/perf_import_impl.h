@@ -1,11 +1,11 @@
-/* perf_import_internal.h: shared by the importer's files: perf_import.c
+/* perf_import_impl.h: shared by the importer's files: perf_import.c
  * (loading one CPU directory into stanzas), perf_import_events.c (PMUs and
  * events), perf_import_metrics.c (metrics and views), perf_import_map.c
  * (mapfiles and the model list), perf_import_extra.c (the data files
  * under events/perf/) and perf_import_json.c (reading perf's JSON).
  * Not part of the public interface, perf_import.h. */
-#ifndef PMCTOP_PERF_IMPORT_INTERNAL_H
-#define PMCTOP_PERF_IMPORT_INTERNAL_H
+#ifndef PMCTOP_PERF_IMPORT_IMPL_H
+#define PMCTOP_PERF_IMPORT_IMPL_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -79,7 +79,7 @@ int perf_import_stanzas(const char *root, const char *events_dir, const char *na
 /* The CPU directory (root/ARCH/DIR) of model name; NULL with *cause. */
 char *perf_import_cpu_dir(const char *root, const char *events_dir, const char *name, char **cause);
 
-/* Stanza building: a new stanza of set (its file must be in set->files). */
+/* Stanza building (perf_import_stanza.c): a new stanza of set (its file must be in set->files). */
 struct def_stanza *imp_stanza(struct imp *im, enum stanza_kind kind, const char *name, const char *file, int line);
 void imp_attr(struct def_stanza *st, const char *key, const char *value);
 /* Moves the stanzas of a definitions file (relative to the definitions
