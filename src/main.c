@@ -257,7 +257,7 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		.topo = r->topo,
 		.ops = r->ops,
 		.backend_arg = r->opt.sim,
-		.interval_s = r->opt.delay_s,
+		.interval_s = r->opt.interval_s,
 		.rotate_ms = r->opt.rotate_ms,
 		.cpu_filter = r->cpu_filter,
 		.nmetrics = r->nmetrics, .metrics = r->metrics,
@@ -298,7 +298,7 @@ static int open_recording(struct run *r, struct sampler *s)
 	struct record_info ri = {
 		.model = r->model, .topo = r->topo, .simulated = r->ops->simulated,
 		.sim_spec = r->opt.sim, .host = host, .cpu_name = r->cpu_name,
-		.interval_s = r->opt.delay_s, .rotate_ms = r->opt.rotate_ms,
+		.interval_s = r->opt.interval_s, .rotate_ms = r->opt.rotate_ms,
 		.cpu_filter = r->cpu_filter, .view = r->opt.group,
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
@@ -434,7 +434,7 @@ static int run(struct run *r)
 		/* Batch mode paces a simulated PMU to -d unless it runs
 		 * fast-forward (ff=1). */
 		bool paced = r->ops->simulated && !sim_fast_forward(sampler_backend(s));
-		struct source *src = source_live_new(s, r->opt.delay_s, paced, say, &stop_requested);
+		struct source *src = source_live_new(s, r->opt.interval_s, paced, say, &stop_requested);
 		if (batch) {
 			rc = run_batch(r, src, out);
 			out = NULL;

@@ -407,8 +407,8 @@ void load_settings(struct run *r)
 		return;
 	r->settings_path = settings_path();
 	settings_load(r->settings_path, &r->settings, &r->settings_warnings);
-	if (r->settings.has_delay && !r->opt.delay_set)
-		r->opt.delay_s = r->settings.delay_s;
+	if (r->settings.has_interval && !r->opt.interval_set)
+		r->opt.interval_s = r->settings.interval_s;
 }
 
 /* -C against the machine's (or the recording's) CPUs: -1 when it is
