@@ -446,7 +446,7 @@ static void apply_flags(struct ui *u, int r)
 		ui_build_columns(u);
 	/* In a replay the delay is how long each interval stays on screen. */
 	if (r & KA_INTERVAL)
-		source_set_interval(u->src, u->nav.delay_s);
+		source_set_interval(u->src, u->nav.interval_s);
 	if (r & KA_PAUSE)
 		source_pause(u->src, u->nav.paused);
 	if (r & KA_CLEAR)
@@ -492,7 +492,7 @@ bool ui_handle_key(struct ui *u, int key)
 	/* Where the delay is a replay's pace, + and - are the speed, as the
 	 * header's "x2" says: + faster (a shorter stay per interval), -
 	 * slower. */
-	if (u->src->ops->delay_is_pace && (b->action == ACT_DELAY_UP || b->action == ACT_DELAY_DOWN))
+	if (u->src->ops->interval_is_pace && (b->action == ACT_DELAY_UP || b->action == ACT_DELAY_DOWN))
 		b = keys_lookup(b->action == ACT_DELAY_UP ? '-' : '+');
 	int sort_before = u->nav.sort_col;
 	int r = keys_apply(&u->nav, b);

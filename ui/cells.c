@@ -19,7 +19,7 @@ static double event_rate(struct ui *u, const struct snap_row *r, int e, double *
 	if (!r || !u->snap || e < 0 || e >= u->snap->nevents)
 		return NAN;
 	*cov = snap_event_cov(u->snap, r, e);
-	double iv = u->snap->interval_s > 0 ? u->snap->interval_s : NAN;
+	double iv = u->snap->measured_s > 0 ? u->snap->measured_s : NAN;
 	return snap_event(u->snap, r, e) / iv;
 }
 

@@ -71,22 +71,22 @@ const struct key_binding *keys_lookup(int key)
 	return NULL;
 }
 
-/* Refresh delays the +/- keys step through. */
-static const double delays[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
-#define NDELAYS ((int)(sizeof(delays) / sizeof(delays[0])))
+/* Refresh intervals the +/- keys step through. */
+static const double intervals[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
+#define NINTERVALS ((int)(sizeof(intervals) / sizeof(intervals[0])))
 
-double keys_delay_step(double cur, int dir)
+double keys_interval_step(double cur, int dir)
 {
 	if (dir > 0) {
-		for (int i = 0; i < NDELAYS; i++)
-			if (delays[i] > cur + 1e-9)
-				return delays[i];
-		return delays[NDELAYS - 1];
+		for (int i = 0; i < NINTERVALS; i++)
+			if (intervals[i] > cur + 1e-9)
+				return intervals[i];
+		return intervals[NINTERVALS - 1];
 	}
-	for (int i = NDELAYS - 1; i >= 0; i--)
-		if (delays[i] < cur - 1e-9)
-			return delays[i];
-	return delays[0];
+	for (int i = NINTERVALS - 1; i >= 0; i--)
+		if (intervals[i] < cur - 1e-9)
+			return intervals[i];
+	return intervals[0];
 }
 
 void keys_clamp(struct ui_nav *n)
@@ -189,7 +189,7 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		break;
 	case ACT_DELAY_UP:
 	case ACT_DELAY_DOWN:
-		n->delay_s = keys_delay_step(n->delay_s, b->action == ACT_DELAY_UP ? 1 : -1);
+		n->interval_s = keys_interval_step(n->interval_s, b->action == ACT_DELAY_UP ? 1 : -1);
 		r |= KA_INTERVAL;
 		break;
 	case ACT_UP: n->sel--; break;
