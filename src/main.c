@@ -194,11 +194,11 @@ static int run_replay(struct run *r)
 	snprintf(r->cpu_name, sizeof(r->cpu_name), "%s", ri->cpu_name ? ri->cpu_name : "");
 	if (r->opt.list_events || r->opt.list_metrics || r->opt.list_views)
 		return run_listing(r);
-	if ((rc = parse_cpu_filter(r)) >= 0)
+	if ((rc = parse_cpu_filter(r)) != 0)
 		return rc;
 	if (r->cpu_filter)
 		replay_set_cpu_filter(r->rp, r->cpu_filter);
-	if ((rc = choose_metrics(r)) >= 0)
+	if ((rc = choose_metrics(r)) != 0)
 		return rc;
 	if (r->opt.group || r->opt.nevents)
 		replay_request(r->rp, r->nmetrics, r->metrics, r->nevents, r->events);
@@ -366,13 +366,13 @@ static int run(struct run *r)
 	if (r->opt.replay_path)
 		return run_replay(r);
 	int rc = choose_machine(r);
-	if (rc >= 0)
+	if (rc != 0)
 		return rc;
 	if (r->opt.list_events || r->opt.list_metrics || r->opt.list_views)
 		return run_listing(r);
-	if ((rc = parse_cpu_filter(r)) >= 0)
+	if ((rc = parse_cpu_filter(r)) != 0)
 		return rc;
-	if ((rc = choose_metrics(r)) >= 0)
+	if ((rc = choose_metrics(r)) != 0)
 		return rc;
 
 	/* --listen: the exporter's hub exists before the sampler, whose thread
