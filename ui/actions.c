@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
-#include "fmt.h"
 #include "snapfile.h"
 #include "spark.h"
 #include "util.h"
@@ -70,11 +69,11 @@ static void do_filter(struct ui *u)
 	char *cause = NULL;
 	free(u->task_match);
 	u->task_match = NULL;
-	if (ui_tasks_view(u) && *text && fmt_parse_filter(text, u->topo, f, NULL) < 0) {
+	if (ui_tasks_view(u) && *text && format_parse_filter(text, u->topo, f, NULL) < 0) {
 		/* Not CPUs: a name (or pid, or cgroup) to look for. */
-		fmt_parse_filter("", u->topo, f, NULL);
+		format_parse_filter("", u->topo, f, NULL);
 		u->task_match = text_sanitize(text);
-	} else if (fmt_parse_filter(text, u->topo, f, &cause) < 0) {
+	} else if (format_parse_filter(text, u->topo, f, &cause) < 0) {
 		char *msg = xasprintf("filter: %s", cause ? cause : "invalid");
 		ui_set_message(u, msg);
 		free(msg);
@@ -108,7 +107,7 @@ static bool row_matches(struct ui *u, const struct ui_row *row, const char *q)
 		double cov;
 		if (how == '=' && !strcmp(draw_cell(u, c, row, buf, sizeof(buf), &level, &cov), q))
 			return true;
-		if (how == '~' && fmt_match(draw_cell(u, c, row, buf, sizeof(buf), &level, &cov), q))
+		if (how == '~' && format_match(draw_cell(u, c, row, buf, sizeof(buf), &level, &cov), q))
 			return true;
 	}
 	return false;
@@ -158,7 +157,7 @@ static bool show_tasks(struct ui *u)
 		int back = u->task_back >= 0 && u->task_back < u->nviews ? u->task_back : 0;
 		if (back == u->nav.view)
 			return false;
-		fmt_parse_filter("", u->topo, u->filter, NULL);
+		format_parse_filter("", u->topo, u->filter, NULL);
 		free(u->filter_text);
 		u->filter_text = NULL;
 		free(u->task_match);
@@ -184,7 +183,7 @@ static bool show_tasks(struct ui *u)
 		switch (u->nav.rows) {
 		case ROWS_CORE:
 			if (row->core >= 0 && row->core < t->ncores)
-				fmt_cpulist(text, sizeof(text), t->cores[row->core].cpus, t->cores[row->core].ncpus, true);
+				format_cpulist(text, sizeof(text), t->cores[row->core].cpus, t->cores[row->core].ncpus, true);
 			break;
 		case ROWS_CCX:
 			snprintf(text, sizeof(text), "ccx %d", row->ccx);
@@ -197,7 +196,7 @@ static bool show_tasks(struct ui *u)
 		}
 	}
 	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
-	if (*text && fmt_parse_filter(text, u->topo, f, NULL) == 0) {
+	if (*text && format_parse_filter(text, u->topo, f, NULL) == 0) {
 		free(u->filter);
 		u->filter = f;
 		free(u->filter_text);
