@@ -134,7 +134,7 @@ struct derive_input {
 
 /* A new snapshot (caller frees) with its rows, the planned flags, each
  * row's summed events and coverage, and the planned metrics evaluated per
- * row; interval_s is set. The sampler fills in the rest (seq, time,
+ * row; measured_s is set. The sampler fills in the rest (seq, time,
  * notice, offline CPUs, costs). */
 struct snapshot *derive_snapshot(const struct derive_input *in);
 

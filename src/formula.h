@@ -32,7 +32,7 @@ const int *formula_vars(const struct formula *f);    /* the event of each variab
  * variables' values in work[0..nvars-1] before each evaluation. */
 int formula_work(const struct formula *f);
 
-/* The value from work[0..nvars-1]; interval_s stands for the builtin. */
+/* The value from work[0..nvars-1]; measured_s is the builtin interval_s. */
 double formula_eval(const struct formula *f, double measured_s, double *work);
 /* formula_eval in two parts, for many evaluations with the same interval
  * in one work space: formula_prime puts the constants and the interval in

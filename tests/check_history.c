@@ -276,11 +276,11 @@ START_TEST(test_interval_change)
 }
 END_TEST
 
-/* Adds an interval that lasted iv s where delay s were asked for. */
-static bool add_interval(struct history *h, uint64_t seq, double t, double iv, double delay)
+/* Adds an interval that lasted measured_s where interval_s was asked for. */
+static bool add_interval(struct history *h, uint64_t seq, double t, double measured_s, double interval_s)
 {
-	struct snapshot *s = make_snap(seq, t, iv, ALL, 0);
-	s->interval_s = delay;
+	struct snapshot *s = make_snap(seq, t, measured_s, ALL, 0);
+	s->interval_s = interval_s;
 	bool kept = history_add(h, s);
 	snapshot_free(s);
 	return kept;
@@ -290,7 +290,7 @@ static bool add_interval(struct history *h, uint64_t seq, double t, double iv, d
  * interval that ran 50 % late on a loaded machine is one more of the same
  * graph, and a new delay starts the graph again even when it is within
  * the tolerance that guesses from measured lengths. */
-START_TEST(test_delay_asked_for)
+START_TEST(test_interval_asked_for)
 {
 	struct history h;
 	history_init(&h, 10, HISTORY_BUDGET);
@@ -495,7 +495,7 @@ int main(void)
 	tcase_add_test(tc, test_nan_gaps);
 	tcase_add_test(tc, test_clear);
 	tcase_add_test(tc, test_interval_change);
-	tcase_add_test(tc, test_delay_asked_for);
+	tcase_add_test(tc, test_interval_asked_for);
 	tcase_add_test(tc, test_rows_by_id);
 	tcase_add_test(tc, test_plan_change);
 	tcase_add_test(tc, test_stats);

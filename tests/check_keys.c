@@ -27,7 +27,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, '<', ACT_SORT_LEFT, 0 }, { L, '>', ACT_SORT_RIGHT, 0 }, { L, UK_F6, ACT_SORT_PICK, 0 },
 	{ L, 'R', ACT_SORT_REVERSE, 0 },
 	{ L, 'c', ACT_TOGGLE_CCX, 0 }, { L, 't', ACT_TOGGLE_THREADS, 0 }, { L, 'u', ACT_TOGGLE_ERRORS, 0 },
-	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_DELAY_UP, 0 }, { L, '-', ACT_DELAY_DOWN, 0 },
+	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_INTERVAL_UP, 0 }, { L, '-', ACT_INTERVAL_DOWN, 0 },
 	/* htop's: / and F3 search, \\ and F4 filter. */
 	{ L, UK_ENTER, ACT_DETAIL, 0 }, { L, 'w', ACT_SNAPSHOT, 0 }, { L, 'T', ACT_TASKS, 0 },
 	{ L, UK_F5, ACT_TASK_TREE, 0 },   /* htop's F5: the tree (of cgroups, in the tasks view) */
@@ -196,7 +196,7 @@ START_TEST(test_actions)
 }
 END_TEST
 
-START_TEST(test_delay_steps)
+START_TEST(test_interval_steps)
 {
 	ck_assert_double_eq_tol(keys_interval_step(1, 1), 2, 1e-9);
 	ck_assert_double_eq_tol(keys_interval_step(1.5, 1), 2, 1e-9);
@@ -327,7 +327,7 @@ int main(void)
 	tcase_add_test(tc, test_help_complete);
 	tcase_add_test(tc, test_unknown_keys);
 	tcase_add_test(tc, test_actions);
-	tcase_add_test(tc, test_delay_steps);
+	tcase_add_test(tc, test_interval_steps);
 	tcase_add_test(tc, test_random_keys_stay_in_range);
 	tcase_add_test(tc, test_jump_parse);
 	tcase_add_test(tc, test_mouse_decode);

@@ -747,7 +747,7 @@ static struct sampler *thread_sampler(double interval_s)
 /* The simulated screen is paced from its first interval, and a new delay
  * acts at once: the interval in progress ends and the next ones use it
  * (no waiting out the old, long delay). A pause acts at once too. */
-START_TEST(test_delay_acts_at_once)
+START_TEST(test_interval_acts_at_once)
 {
 	gate_arm(-1, 0);
 	struct sampler *sm = thread_sampler(NEVER_S);
@@ -1263,7 +1263,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_thread_mode);
 	tcase_add_test(tc, test_failed_replan_reaches_screen);
-	tcase_add_test(tc, test_delay_acts_at_once);
+	tcase_add_test(tc, test_interval_acts_at_once);
 	tcase_add_test(tc, test_cut_interval_is_short);
 	tcase_add_test(tc, test_rotation_backs_off);
 	tcase_add_test(tc, test_exact_only_when_counted_throughout);
