@@ -491,8 +491,8 @@ bool ui_handle_key(struct ui *u, int key)
 	/* Where the delay is a replay's pace, + and - are the speed, as the
 	 * header's "x2" says: + faster (a shorter stay per interval), -
 	 * slower. */
-	if (u->src->ops->interval_is_pace && (b->action == ACT_DELAY_UP || b->action == ACT_DELAY_DOWN))
-		b = keys_lookup(b->action == ACT_DELAY_UP ? '-' : '+');
+	if (u->src->ops->interval_is_pace && (b->action == ACT_INTERVAL_UP || b->action == ACT_INTERVAL_DOWN))
+		b = keys_lookup(b->action == ACT_INTERVAL_UP ? '-' : '+');
 	int sort_before = u->nav.sort_col;
 	int r = keys_apply(&u->nav, b);
 	if (r & KA_QUIT)

@@ -35,8 +35,8 @@ const struct key_binding keys_table[] = {
 	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU, core, CCX or socket; in tasks: per cgroup" },
 	{ 'u', ACT_TOGGLE_ERRORS, 0, "u", "show each figure's uncertainty (+-, 95 %)" },
 	{ ' ', ACT_PAUSE, 0, "Space", "pause/resume" },
-	{ '+', ACT_DELAY_UP, 0, "+", "longer refresh delay" },
-	{ '-', ACT_DELAY_DOWN, 0, "-", "shorter refresh delay" },
+	{ '+', ACT_INTERVAL_UP, 0, "+", "longer refresh delay" },
+	{ '-', ACT_INTERVAL_DOWN, 0, "-", "shorter refresh delay" },
 	{ '/', ACT_SEARCH, 0, "/", "search: select the next row whose CPU, pid, command or cgroup matches" },
 	{ UK_F3, ACT_SEARCH, 0, "F3", NULL },
 	{ 'n', ACT_SEARCH_NEXT, 0, "n", "the next row that matches the search" },
@@ -187,9 +187,9 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		n->paused = !n->paused;
 		r |= KA_PAUSE;
 		break;
-	case ACT_DELAY_UP:
-	case ACT_DELAY_DOWN:
-		n->interval_s = keys_interval_step(n->interval_s, b->action == ACT_DELAY_UP ? 1 : -1);
+	case ACT_INTERVAL_UP:
+	case ACT_INTERVAL_DOWN:
+		n->interval_s = keys_interval_step(n->interval_s, b->action == ACT_INTERVAL_UP ? 1 : -1);
 		r |= KA_INTERVAL;
 		break;
 	case ACT_UP: n->sel--; break;
