@@ -136,7 +136,7 @@ static int run(struct model *m, const int shape[4], int nint, bool all)
 		struct snapshot *sn = snaps[i % NSNAPS];
 		sn->seq = (uint64_t)i + 1;
 		sn->time = base + i;
-		sn->interval_s = 1.0;
+		sn->measured_s = 1.0;
 		history_add(&h, sn);
 	}
 	double add_us = (mono_s() - t0) / nint * 1e6;

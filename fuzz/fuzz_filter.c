@@ -1,13 +1,13 @@
 /* fuzz_filter.c: libFuzzer harness for the dashboard's '/' row filter
- * (fmt_parse_filter: a CPU list, "ccx LIST", "l3 LIST", "socket LIST")
- * and its event search (fmt_match). The first byte picks one of four
+ * (format_parse_filter: a CPU list, "ccx LIST", "l3 LIST", "socket LIST")
+ * and its event search (format_match). The first byte picks one of four
  * topologies: a synthetic 2-socket machine, one built with topo_from_cpus
  * with gaps in the CPU numbers, offline CPUs and no L3, a 192-CPU sysfs
  * fixture, and that fixture with CPUs taken offline as hotplug would. The
  * rest, up to a NUL, is the filter; after the NUL, a search word matched
  * against the filter text. Checked: a refusal has a cause; an empty
  * filter keeps every CPU; a group filter keeps only online CPUs of the
- * topology; fmt_match agrees with a plain case-insensitive search.
+ * topology; format_match agrees with a plain case-insensitive search.
  * Build: see docs/fuzzing.md. */
 #include "config.h"
 #include <ctype.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fmt.h"
+#include "format.h"
 #include "topo.h"
 #include "util.h"
 
@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *needle = tlen + 1 < size - 1 ? xstrndup((const char *)data + 2 + tlen, size - 2 - tlen) : xstrdup("");
 	bool *cpus = xcalloc((size_t)t->max_cpu + 1, sizeof(bool));
 	char *cause = NULL;
-	int rc = fmt_parse_filter(text, t, cpus, &cause);
+	int rc = format_parse_filter(text, t, cpus, &cause);
 	const char *s = text;
 	while (isspace((unsigned char)*s))
 		s++;
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 	}
-	if (fmt_match(text, needle) != plain_match(text, needle))
+	if (format_match(text, needle) != plain_match(text, needle))
 		abort();
 	free(cause);
 	free(cpus);

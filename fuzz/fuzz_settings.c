@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool same(const struct settings *a, const struct settings *b)
 {
-	return a->has_delay == b->has_delay && (!a->has_delay || fabs(a->delay_s - b->delay_s) <= 1e-5 * a->delay_s) &&
+	return a->has_interval == b->has_interval && (!a->has_interval || fabs(a->interval_s - b->interval_s) <= 1e-5 * a->interval_s) &&
 	       a->has_view == b->has_view && (!a->has_view || !strcmp(a->view, b->view)) &&
 	       a->has_colors == b->has_colors && a->colors == b->colors &&
 	       a->has_rows == b->has_rows && a->rows == b->rows &&

@@ -142,7 +142,7 @@ void cli_usage(FILE *out)
 void options_init(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->delay_s = CLI_DEFAULT_DELAY_S;
+	o->interval_s = CLI_DEFAULT_INTERVAL_S;
 	o->rotate_ms = CLI_DEFAULT_ROTATE_MS;
 	o->format = OUT_TABLE;
 	o->export_scope = CLI_DEFAULT_EXPORT_SCOPE;
@@ -240,11 +240,11 @@ static void replace(char **slot, const char *value)
 
 /* The options whose value needs more than a field and bounds: each
  * stores its value in o, or returns -1 with *cause. */
-static int opt_delay(const char *arg, struct options *o, char **cause)
+static int opt_interval(const char *arg, struct options *o, char **cause)
 {
-	if (cli_parse_seconds(arg, &o->delay_s) < 0 || o->delay_s < 0.01 || o->delay_s > 86400)
+	if (cli_parse_seconds(arg, &o->interval_s) < 0 || o->interval_s < 0.01 || o->interval_s > 86400)
 		return set_cause(cause, "-d expects a delay in seconds between 0.01 and 86400, not '%s'", arg);
-	o->delay_set = true;
+	o->interval_set = true;
 	return 0;
 }
 
@@ -429,7 +429,7 @@ struct opt_entry {
 
 #define FIELD(f) offsetof(struct options, f)
 static const struct opt_entry opt_table[] = {
-	{ 'd', OPT_K_CUSTOM, 0, 0, 0, NULL, opt_delay },
+	{ 'd', OPT_K_CUSTOM, 0, 0, 0, NULL, opt_interval },
 	{ 'n', OPT_K_LONG, FIELD(iterations), 1, LONG_MAX, "-n expects a positive number of intervals", NULL },
 	{ 'b', OPT_K_FLAG, FIELD(batch), 0, 0, NULL, NULL },
 	{ OPT_FORMAT, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_format },

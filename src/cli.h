@@ -10,7 +10,7 @@
 #include "sampler.h"
 
 struct options {
-	double delay_s;          /* -d, default 1 */
+	double interval_s;       /* -d, default 1 */
 	long iterations;         /* -n, 0 = forever */
 	bool batch;              /* -b */
 	enum output_format format;
@@ -27,7 +27,7 @@ struct options {
 	bool show_schedule;      /* --show-schedule */
 	bool no_color;           /* --no-color (NO_COLOR is read by main) */
 	bool no_config;          /* --no-config: ignore the saved settings (pmctoprc) */
-	bool delay_set;          /* -d was given (it wins over the settings) */
+	bool interval_set;       /* -d was given (it wins over the settings) */
 	char *output_path;       /* -o FILE: batch output to a file */
 	char *record_path;       /* -w FILE: record every interval (record.h) */
 	unsigned long long record_max_size; /* --record-max-size: bytes, 0: no limit */
@@ -46,7 +46,7 @@ struct options {
 	bool help, version;
 };
 
-#define CLI_DEFAULT_DELAY_S 1.0
+#define CLI_DEFAULT_INTERVAL_S 1.0
 #define CLI_DEFAULT_ROTATE_MS SAMPLER_DEFAULT_ROTATE_MS
 /* Per-CCX rows: a 384-CPU host gives about 1,400 series, which hundreds of
  * hosts can share a Prometheus with (docs/exporter.md counts every scope). */

@@ -52,7 +52,7 @@ struct geval {
 	const struct model *m;
 	const struct snap_row *row;
 	const int *ecol;
-	double interval_s;
+	double measured_s;
 	int row_scope;
 	const struct wset *ws;  /* the metric's window set (metric_in_set) */
 	int set;                /* its index */
@@ -95,12 +95,12 @@ static double metric_in_set(struct geval *c, int mi, double cov, double *scratch
 		/* Nothing to estimate from (too few samples: wsamples_se would
 		 * say NaN; or too many variables to follow): the value alone,
 		 * in its own windows. */
-		double f = formula_eval(fp, c->interval_s, c->fvars);
+		double f = formula_eval(fp, c->measured_s, c->fvars);
 		if (exact && !isnan(f))
 			*rse = 0;
 		return f;
 	}
-	double f = formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars);
+	double f = formula_eval_grad(fp, c->measured_s, md->nevents, grad, c->fvars);
 	if (!isfinite(f))
 		return f;
 	/* The formula linearised around its value: its derivatives applied
@@ -142,12 +142,12 @@ static double metric_pooled(struct geval *c, int mi, bool errors, double *rse)
 	for (int k = 0; k < formula_nvars(fp); k++)
 		c->fvars[k] = row_ev(row->ev, c->ecol, ev[k]);
 	if (!errors || md->nevents > EXPR_GRAD_MAX || unknown || exact) {
-		double f = formula_eval(fp, c->interval_s, c->fvars);
+		double f = formula_eval(fp, c->measured_s, c->fvars);
 		if (errors && exact && !unknown && !isnan(f))
 			*rse = 0;
 		return f;
 	}
-	double f = formula_eval_grad(fp, c->interval_s, md->nevents, grad, c->fvars);
+	double f = formula_eval_grad(fp, c->measured_s, md->nevents, grad, c->fvars);
 	if (!isfinite(f))
 		return f;
 	double var = wset_pooled_var(c->wl, c->ev_set, c->doubt, c->gs, c->row_scope, c->r, md->events, grad,
@@ -576,7 +576,7 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 				/* Its own work space, whose constants and interval
 				 * stay for every row (formula_prime). */
 				t->work = WORK_ARRAY(w, formula_work(t->fp), double);
-				formula_prime(t->fp, in->interval_s, t->work);
+				formula_prime(t->fp, in->measured_s, t->work);
 			}
 			const struct wset *ws = &w->wl.v[d->set];
 			t->pmu = ws->pmu;
@@ -686,7 +686,7 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 static void burst_floor(struct derive_work *w, int sc, int r)
 {
 	const int *list = w->prep[sc], n = w->nprep[sc];
-	double T = w->interval_s * 1e9;
+	double T = w->measured_s * 1e9;
 	for (int g = 0; g < w->ngroups; g++)
 		w->gburst[g] = w->gpmu[g] >= 0 && w->pmu_here[w->gpmu[g]] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
 	for (int i = 0; i < n; i++) {
@@ -759,8 +759,8 @@ static inline void put_simple(const struct derive_work *w, const struct mtask *t
 	if (!t->held || isnan(cov))
 		cov = wset_cov(&w->wl.v[t->set], w->gs, sc, r);
 	bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
-	if (t->count && w->interval_s > 0)
-		v /= w->interval_s;
+	if (t->count && w->measured_s > 0)
+		v /= w->measured_s;
 	row->mv[t->col] = v;
 	row->mrse[t->col] = known ? 0 : NAN;
 	row->mcov[t->col] = cov;
@@ -771,7 +771,7 @@ static inline void put_simple(const struct derive_work *w, const struct mtask *t
  * too few samples, whose doubt is 1): metric by metric, row by row, so
  * that what a metric reads is found once. Each row gets what
  * step_metrics' loop would give it. */
-static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, int sc, double interval_s)
+static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, int sc, double measured_s)
 {
 	const bool *partial = w->partial[sc];
 	int nrows = w->nrows[sc], *rl = w->rlist;
@@ -801,7 +801,7 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 					col[j] = gv[(size_t)rl[j] * gnev];
 			}
 		}
-		const double *val = formula_run_rows(t->fp, interval_s, work, nr);
+		const double *val = formula_run_rows(t->fp, measured_s, work, nr);
 		for (int j = 0; j < nr; j++)
 			put_simple(w, t, &snap->rows[sc][rl[j]], sc, rl[j], val[j]);
 	}
@@ -833,7 +833,7 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 {
 	const struct model *m = w->model;
 	const struct gsum *gs = w->gs;
-	double interval_s = w->interval_s;
+	double measured_s = w->measured_s;
 	bool partial = w->partial[sc][r];
 	/* Which PMUs have a live instance under the row, once. */
 	for (int p = 0; p < m->npmus; p++)
@@ -842,7 +842,7 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 		prep_row(w, row, sc, r);
 	else
 		prep_values(w, sc, r);
-	struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .interval_s = interval_s, .row_scope = sc,
+	struct geval c = { .m = m, .row = row, .ecol = snap->ecol, .measured_s = measured_s, .row_scope = sc,
 			   .gs = gs, .smp = w->smp, .wl = &w->wl, .ev_set = pp->ev_set, .doubt = w->doubt,
 			   .scratch = w->scratch, .r = r };
 	for (const struct mtask *t = w->mt[sc], *mend = t + w->nmt[sc]; t < mend; t++) {
@@ -903,8 +903,8 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 		}
 		/* One unit per figure: counts are published per second, so no
 		 * figure changes with -d. */
-		if (t->count && interval_s > 0)
-			v /= interval_s;
+		if (t->count && measured_s > 0)
+			v /= measured_s;
 		row->mv[t->col] = v;
 		row->mrse[t->col] = isnan(v) ? NAN : rse;
 		row->mcov[t->col] = cov;
@@ -923,7 +923,7 @@ static void step_metrics(struct derive_work *w, const struct derive_plan_part *p
 {
 	const struct derive_want *want = in->cache ? in->want : NULL;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		step_simple_metrics(w, snap, sc, w->interval_s);
+		step_simple_metrics(w, snap, sc, w->measured_s);
 		/* prep_row sets the doubts of this scope's sets only. */
 		for (int k = 0; k < w->wl.n; k++) {
 			w->doubt[k] = 1;
@@ -945,7 +945,7 @@ static void row_simple_metrics(struct derive_work *w, struct snap_row *row, int 
 		const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
 		for (int k = 0; k < t->n; k++)
 			w->fspace[k] = t->idx[k] < 0 ? NAN : gv[t->idx[k]];
-		put_simple(w, t, row, sc, r, formula_eval(t->fp, w->interval_s, w->fspace));
+		put_simple(w, t, row, sc, r, formula_eval(t->fp, w->measured_s, w->fspace));
 	}
 }
 
@@ -989,7 +989,7 @@ void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap
 		if (!t->work)
 			continue;
 		t->work = WORK_ARRAY(&w, formula_work(t->fp), double);
-		formula_prime(t->fp, w.interval_s, t->work);
+		formula_prime(t->fp, w.measured_s, t->work);
 	}
 	/* The row as published (its values are final), in its own arrays. */
 	size_t nm = (size_t)snap->nmcols, ne = (size_t)snap->necols;
@@ -1062,7 +1062,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	derive_plan_part_release(w->pp);
 	w->pp = NULL;
 	w->model = in->model;
-	w->interval_s = in->interval_s;
+	w->measured_s = in->measured_s;
 	w->max_ghz = in->max_ghz;
 	derive_step_row_maps(w, in);
 	derive_step_instance_rows(w, in);

@@ -113,7 +113,7 @@ struct derive_input {
 	const struct topo *topo;        /* online flags say which CPUs get rows */
 	const struct sched_plan *plan;  /* which metrics and events were planned */
 	const bool *cpu_filter;         /* [topo->max_cpu] or NULL for all */
-	double interval_s;              /* the interval as measured */
+	double measured_s;              /* the interval as measured */
 	const struct derive_pmu *pmus;  /* [model->npmus] */
 	const struct derive_group *groups; /* [plan->ngroups] */
 	struct derive_cache *cache;     /* NULL: nothing kept */
@@ -134,7 +134,7 @@ struct derive_input {
 
 /* A new snapshot (caller frees) with its rows, the planned flags, each
  * row's summed events and coverage, and the planned metrics evaluated per
- * row; interval_s is set. The sampler fills in the rest (seq, time,
+ * row; measured_s is set. The sampler fills in the rest (seq, time,
  * notice, offline CPUs, costs). */
 struct snapshot *derive_snapshot(const struct derive_input *in);
 

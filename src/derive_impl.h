@@ -56,7 +56,7 @@ struct derive_work {
 	 * may be gone by then). */
 	struct derive_plan_part *pp;
 	const struct model *model;
-	double interval_s, max_ghz;
+	double measured_s, max_ghz;
 	int npm, *pm;
 	struct row_maps rm;
 	int nrows[SNAP_NSCOPES];

@@ -251,7 +251,7 @@ struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive
 	const struct row_maps *rm = &w->rm;
 	/* Every event's figures are written by step_events. */
 	struct snapshot *snap = snapshot_new_cols(m, w->nrows, w->mcols, w->ecols, true);
-	snap->interval_s = in->interval_s;
+	snap->measured_s = in->measured_s;
 	memcpy(snap->metric_planned, w->mcols, sizeof(bool) * (size_t)m->nmetrics);
 	for (int e = 0; e < m->nevents; e++)
 		snap->event_planned[e] = in->plan->event_used[e] && in->pmus[m->events[e].pmu].available;

@@ -85,7 +85,7 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 {
 	const struct derive_group *g = &in->groups[gi];
 	const struct derive_pmu *dp = &in->pmus[in->plan->groups[gi].pmu];
-	double T = in->interval_s * 1e9;
+	double T = in->measured_s * 1e9;
 	int nev = g->nev;
 	/* One window has nothing to add to the group's value itself. */
 	int nb = g->nb >= 2 ? g->nb : 0;

@@ -310,7 +310,7 @@ void export_hub_publish_copy(struct export_hub *h, const struct snapshot *snap)
 	struct snapshot *c = snapshot_new_like(snap, nrows);
 	c->seq = snap->seq;
 	c->time = snap->time;
-	c->interval_s = snap->interval_s;
+	c->measured_s = snap->measured_s;
 	c->simulated = snap->simulated;
 	c->sampler_cost_s = snap->sampler_cost_s;
 	c->recording = snap->recording;

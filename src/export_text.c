@@ -557,7 +557,7 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 	buf_str(&b, "\n");
 	family(&b, f, "pmctop_interval_seconds", NULL, F_GAUGE, "Length of the last interval.");
 	buf_str(&b, "pmctop_interval_seconds ");
-	buf_value(&b, snap->interval_s);
+	buf_value(&b, snap->measured_s);
 	buf_str(&b, "\n");
 	family(&b, f, "pmctop_last_interval_timestamp_seconds", NULL, F_GAUGE,
 	       "When the last interval ended, in seconds since the epoch.");

@@ -1,5 +1,6 @@
 /* format.c: how pmctop writes numbers, shared by the batch table and the
- * dashboard so that both show a figure the same way. Pure functions. */
+ * dashboard so that both show a figure the same way (format_text.c: the
+ * dashboard's other text). Pure functions. */
 #include "config.h"
 #include "format.h"
 
@@ -8,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "uncertainty.h"
 
 /* printf's "%.Nf" by hand, for what every cell of every interval writes:
  * vfprintf and its exact decimal conversion were the largest part of the
@@ -222,4 +224,42 @@ void format_heading(char *buf, size_t len, const char *label, const char *unit)
 		snprintf(buf, len, "%s", label);
 	else
 		snprintf(buf, len, "%s%s", label, suf);
+}
+
+const char *format_value_rse(char *buf, int len, double v, double rse, bool with_err, const char *fmt,
+			     const char *unit)
+{
+	char num[64], err[24] = "";
+	if (len < 1)
+		return buf;
+	/* On screen one rule per unit (format_value), whatever printf format
+	 * a view's definition gives, so that a figure looks the same in every
+	 * view and model; batch output keeps the view's format. */
+	format_value(num, sizeof(num), v, fmt && !strcmp(fmt, "pct") ? fmt : NULL, unit);
+	bool mark = !isinf(v) && unc_marked(v, rse);
+	/* Exact figures (counted all the time) need no "+-0". */
+	if (with_err && !isnan(v) && isfinite(rse) && rse > 0) {
+		double pct = 196 * rse;
+		snprintf(err, sizeof(err), pct < 10 ? "\u00b1%.1f%%" : "\u00b1%.0f%%", pct);
+	}
+	snprintf(buf, (size_t)len, "%s%s%s", mark ? "~" : "", num, err);
+	return buf;
+}
+
+int format_level(double v, double warn, double crit, bool low_is_bad)
+{
+	if (isnan(v) || (isnan(warn) && isnan(crit)))
+		return -1;
+	if (low_is_bad) {
+		if (!isnan(crit) && v <= crit)
+			return 2;
+		if (!isnan(warn) && v <= warn)
+			return 1;
+		return 0;
+	}
+	if (!isnan(crit) && v >= crit)
+		return 2;
+	if (!isnan(warn) && v >= warn)
+		return 1;
+	return 0;
 }

@@ -290,12 +290,12 @@ int formula_nvars(const struct formula *f) { return f->nvars; }
 const int *formula_vars(const struct formula *f) { return f->vars; }
 int formula_work(const struct formula *f) { return 2 * f->nslots; }
 
-void formula_prime(const struct formula *f, double interval_s, double *v)
+void formula_prime(const struct formula *f, double measured_s, double *v)
 {
 	double *k = v + f->nvars;
 	for (int i = 0; i < f->nconst; i++)
 		k[i] = f->consts[i];
-	k[f->nconst] = interval_s;
+	k[f->nconst] = measured_s;
 }
 
 double formula_run(const struct formula *f, double *v)
@@ -328,11 +328,11 @@ static void fop_rows(enum fop op, const double *a, const double *b, double *out,
 	}
 }
 
-const double *formula_run_rows(const struct formula *f, double interval_s, double *work, int n)
+const double *formula_run_rows(const struct formula *f, double measured_s, double *work, int n)
 {
 	size_t N = (size_t)n;
 	for (int i = 0; i <= f->nconst; i++) {
-		double c = i < f->nconst ? f->consts[i] : interval_s;
+		double c = i < f->nconst ? f->consts[i] : measured_s;
 		double *col = work + (size_t)(f->nvars + i) * N;
 		for (int r = 0; r < n; r++)
 			col[r] = c;
@@ -347,15 +347,15 @@ const double *formula_run_rows(const struct formula *f, double interval_s, doubl
 
 int formula_slots(const struct formula *f) { return f->nslots; }
 
-double formula_eval(const struct formula *f, double interval_s, double *v)
+double formula_eval(const struct formula *f, double measured_s, double *v)
 {
-	formula_prime(f, interval_s, v);
+	formula_prime(f, measured_s, v);
 	return formula_run(f, v);
 }
 
-double formula_eval_grad(const struct formula *f, double interval_s, int n, double *grad, double *v)
+double formula_eval_grad(const struct formula *f, double measured_s, int n, double *grad, double *v)
 {
-	double r = formula_eval(f, interval_s, v);
+	double r = formula_eval(f, measured_s, v);
 	for (int k = 0; k < n; k++)
 		grad[k] = 0;
 	if (!isfinite(r))

@@ -32,23 +32,23 @@ const int *formula_vars(const struct formula *f);    /* the event of each variab
  * variables' values in work[0..nvars-1] before each evaluation. */
 int formula_work(const struct formula *f);
 
-/* The value from work[0..nvars-1]; interval_s stands for the builtin. */
-double formula_eval(const struct formula *f, double interval_s, double *work);
+/* The value from work[0..nvars-1]; measured_s is the builtin interval_s. */
+double formula_eval(const struct formula *f, double measured_s, double *work);
 /* formula_eval in two parts, for many evaluations with the same interval
  * in one work space: formula_prime puts the constants and the interval in
  * it once; formula_run then takes the variables put in work[0..nvars-1]
  * and leaves the constants as they were. formula_eval is the two in turn. */
-void formula_prime(const struct formula *f, double interval_s, double *work);
+void formula_prime(const struct formula *f, double measured_s, double *work);
 double formula_run(const struct formula *f, double *work);
 /* formula_eval of n rows at once, each operation over all of them (one
  * dispatch per operation, not per row): work holds slot s of row i at
  * work[s * n + i], the caller having put the variables in slots
  * 0..nvars-1; it needs formula_slots(f) * n doubles. Returns the values,
  * n of them, each what formula_eval gives for that row's variables. */
-const double *formula_run_rows(const struct formula *f, double interval_s, double *work, int n);
+const double *formula_run_rows(const struct formula *f, double measured_s, double *work, int n);
 int formula_slots(const struct formula *f);
 /* The value, and in grad[0..n-1] its derivatives with respect to the first
  * n variables (set where the value is finite, else 0). */
-double formula_eval_grad(const struct formula *f, double interval_s, int n, double *grad, double *work);
+double formula_eval_grad(const struct formula *f, double measured_s, int n, double *grad, double *work);
 
 #endif

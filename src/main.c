@@ -194,11 +194,11 @@ static int run_replay(struct run *r)
 	snprintf(r->cpu_name, sizeof(r->cpu_name), "%s", ri->cpu_name ? ri->cpu_name : "");
 	if (r->opt.list_events || r->opt.list_metrics || r->opt.list_views)
 		return run_listing(r);
-	if ((rc = parse_cpu_filter(r)) >= 0)
+	if ((rc = parse_cpu_filter(r)) != 0)
 		return rc;
 	if (r->cpu_filter)
 		replay_set_cpu_filter(r->rp, r->cpu_filter);
-	if ((rc = choose_metrics(r)) >= 0)
+	if ((rc = choose_metrics(r)) != 0)
 		return rc;
 	if (r->opt.group || r->opt.nevents)
 		replay_request(r->rp, r->nmetrics, r->metrics, r->nevents, r->events);
@@ -257,7 +257,7 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		.topo = r->topo,
 		.ops = r->ops,
 		.backend_arg = r->opt.sim,
-		.interval_s = r->opt.delay_s,
+		.interval_s = r->opt.interval_s,
 		.rotate_ms = r->opt.rotate_ms,
 		.cpu_filter = r->cpu_filter,
 		.nmetrics = r->nmetrics, .metrics = r->metrics,
@@ -298,7 +298,7 @@ static int open_recording(struct run *r, struct sampler *s)
 	struct record_info ri = {
 		.model = r->model, .topo = r->topo, .simulated = r->ops->simulated,
 		.sim_spec = r->opt.sim, .host = host, .cpu_name = r->cpu_name,
-		.interval_s = r->opt.delay_s, .rotate_ms = r->opt.rotate_ms,
+		.interval_s = r->opt.interval_s, .rotate_ms = r->opt.rotate_ms,
 		.cpu_filter = r->cpu_filter, .view = r->opt.group,
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
@@ -366,13 +366,13 @@ static int run(struct run *r)
 	if (r->opt.replay_path)
 		return run_replay(r);
 	int rc = choose_machine(r);
-	if (rc >= 0)
+	if (rc != 0)
 		return rc;
 	if (r->opt.list_events || r->opt.list_metrics || r->opt.list_views)
 		return run_listing(r);
-	if ((rc = parse_cpu_filter(r)) >= 0)
+	if ((rc = parse_cpu_filter(r)) != 0)
 		return rc;
-	if ((rc = choose_metrics(r)) >= 0)
+	if ((rc = choose_metrics(r)) != 0)
 		return rc;
 
 	/* --listen: the exporter's hub exists before the sampler, whose thread
@@ -434,7 +434,7 @@ static int run(struct run *r)
 		/* Batch mode paces a simulated PMU to -d unless it runs
 		 * fast-forward (ff=1). */
 		bool paced = r->ops->simulated && !sim_fast_forward(sampler_backend(s));
-		struct source *src = source_live_new(s, r->opt.delay_s, paced, say, &stop_requested);
+		struct source *src = source_live_new(s, r->opt.interval_s, paced, say, &stop_requested);
 		if (batch) {
 			rc = run_batch(r, src, out);
 			out = NULL;

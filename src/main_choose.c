@@ -163,12 +163,12 @@ static void note_imported(struct run *r, const char *skipped)
 }
 
 /* Chooses the model and topology: simulated, forced with --model, or
- * detected from /proc/cpuinfo. Returns an exit status or -1 to go on. */
+ * detected from /proc/cpuinfo. Returns 0 to go on, else the exit status. */
 int choose_machine(struct run *r)
 {
 	char *cause = NULL;
 	char *name = NULL;
-	int rc = -1;
+	int rc = 0;
 	/* The models' names, aliases and default shapes are data: read them
 	 * first, so that --sim and --model can take either name. */
 	struct model_info *models = NULL;
@@ -394,7 +394,7 @@ int choose_metrics(struct run *r)
 		for (int e = 0; e < m->nevents; e++)
 			if (m->events[e].nportable)
 				add_event(r, e);
-	return -1;
+	return 0;
 }
 
 /* The dashboard's saved settings: read unless --no-config, and never in
@@ -407,17 +407,17 @@ void load_settings(struct run *r)
 		return;
 	r->settings_path = settings_path();
 	settings_load(r->settings_path, &r->settings, &r->settings_warnings);
-	if (r->settings.has_delay && !r->opt.delay_set)
-		r->opt.delay_s = r->settings.delay_s;
+	if (r->settings.has_interval && !r->opt.interval_set)
+		r->opt.interval_s = r->settings.interval_s;
 }
 
-/* -C against the machine's (or the recording's) CPUs: -1 when it is
+/* -C against the machine's (or the recording's) CPUs: 0 when it is
  * absent or good (r->cpu_filter set), else the exit status. */
 int parse_cpu_filter(struct run *r)
 {
 	char *cause = NULL;
 	if (!r->opt.cpu_list)
-		return -1;
+		return 0;
 	r->cpu_filter = xcalloc((size_t)r->topo->max_cpu + 1, sizeof(bool));
 	if (cpulist_parse(r->opt.cpu_list, r->cpu_filter, r->topo->max_cpu, &cause) < 0) {
 		char *msg = xasprintf("-C: %s", cause);
@@ -426,5 +426,5 @@ int parse_cpu_filter(struct run *r)
 		free(cause);
 		return rc;
 	}
-	return -1;
+	return 0;
 }

@@ -61,8 +61,15 @@ void run_host(const struct run *r, char *buf, size_t n);
 /* main.c: least privilege once everything root opens is open. */
 int give_up_privileges(struct run *r, bool counters);
 
-/* main_choose.c: each returns -1 to go on, else the exit status (except
- * pick_events_dir, load_settings and check_task_targets: see there). */
+/* One convention for "go on" in main.c and main_choose.c: a step that
+ * may end the run returns 0 to go on, else the exit status to end it with
+ * (1 a failure, 2 bad usage: never 0, since a step that ends the run
+ * successfully returns its status from run() itself). */
+
+/* main_choose.c: each of choose_machine, choose_metrics and
+ * parse_cpu_filter returns 0 to go on, else the exit status;
+ * check_task_targets returns 0, or -1 with *cause (the caller makes it a
+ * usage error); pick_events_dir and load_settings cannot fail. */
 const char *pick_events_dir(const struct options *o);
 int check_task_targets(const struct options *o, char **cause);
 int choose_machine(struct run *r);

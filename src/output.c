@@ -172,9 +172,9 @@ double output_row_coverage(const struct output *o, const struct snapshot *s, con
 
 double output_event_rate(const struct snapshot *s, const struct snap_row *r, int ev)
 {
-	if (s->interval_s <= 0)
+	if (s->measured_s <= 0)
 		return NAN;
-	return snap_event(s, r, ev) / s->interval_s;
+	return snap_event(s, r, ev) / s->measured_s;
 }
 
 void output_clock(double t, char *buf, size_t n)

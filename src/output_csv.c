@@ -61,7 +61,7 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		for (int i = 0; i < s->nrows[sc]; i++) {
 			const struct snap_row *r = &s->rows[sc][i];
-			fprintf(o->f, "%.3f,%.3f,%d", s->time, s->interval_s, s->simulated ? 1 : 0);
+			fprintf(o->f, "%.3f,%.3f,%d", s->time, s->measured_s, s->simulated ? 1 : 0);
 			print_text(o->f, o->o.host);
 			fprintf(o->f, ",%s,%d", scope_names[sc], r->id);
 			print_id(o->f, r->cpu);
@@ -105,7 +105,7 @@ int output_csv_tasks(struct output *o, const struct snapshot *s)
 		int n = output_task_rows(o, k ? s->ncgroups : s->ntasks);
 		for (int i = 0; i < n; i++) {
 			const struct snap_task *t = &rows[i];
-			fprintf(o->f, "%.3f,%.3f,%d", s->time, s->interval_s, s->simulated ? 1 : 0);
+			fprintf(o->f, "%.3f,%.3f,%d", s->time, s->measured_s, s->simulated ? 1 : 0);
 			print_text(o->f, o->o.host);
 			fprintf(o->f, ",%s", k ? "cgroup" : "task");
 			print_id(o->f, t->pid);

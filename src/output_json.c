@@ -211,7 +211,7 @@ static void put_tasks(struct output *o, const struct snapshot *s)
 int output_json_write(struct output *o, const struct snapshot *s)
 {
 	fprintf(o->f, "{\"time\":%.3f,\"interval_s\":%.6g,\"simulated\":%s,\"host\":", s->time,
-		s->interval_s, s->simulated ? "true" : "false");
+		s->measured_s, s->simulated ? "true" : "false");
 	json_put_string(o->f, o->o.host);
 	fputs(",\"model\":", o->f);
 

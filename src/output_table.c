@@ -173,7 +173,7 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	if (o->written)
 		*p++ = '\n';
 	p = stpcpy(stpcpy(stpcpy(p, "# "), clock), "  interval ");
-	p += format_fixed(p, 64, s->interval_s, 2);
+	p += format_fixed(p, 64, s->measured_s, 2);
 	p = stpcpy(p, " s");
 	if (s->rotate_ms > 0) {
 		p = stpcpy(p, "  rotate ");
@@ -234,7 +234,7 @@ int output_table_tasks(struct output *o, const struct snapshot *s)
 	output_clock(s->time, clock, sizeof(clock));
 	columns(o, s->model);
 	fprintf(o->f, "%s# %s  interval %.2f s  model %s%s  %d processes, %d cgroups, %d samples/s per event per CPU",
-		o->written ? "\n" : "", clock, s->interval_s, s->model->name, s->simulated ? "  SIMULATED" : "",
+		o->written ? "\n" : "", clock, s->measured_s, s->model->name, s->simulated ? "  SIMULATED" : "",
 		s->ntasks, s->ncgroups, s->task_freq);
 	if (s->tasks_lost > 0)
 		fprintf(o->f, ", %ld samples lost", s->tasks_lost);

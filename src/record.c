@@ -174,10 +174,10 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 	fprintf(f, "{\"seq\":%llu,\"time\":", (unsigned long long)snap->seq);
 	put_num(f, snap->time);
 	fputs(",\"interval_s\":", f);
-	put_num(f, in->interval_s);
-	if (snap->delay_s > 0) {
+	put_num(f, in->measured_s);
+	if (snap->interval_s > 0) {
 		fputs(",\"delay_s\":", f);
-		put_num(f, snap->delay_s);
+		put_num(f, snap->interval_s);
 	}
 	if (snap->quick)
 		fputs(",\"short\":true", f);

@@ -340,7 +340,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	struct topo *t = NULL;
 	int *offline = NULL, *returning = NULL, *down = NULL;
 	int noff = 0, nret = 0, ndown = 0;
-	double interval_s, time_s, rotate_ms, cost_s, delay_s;
+	double measured_s, time_s, rotate_ms, cost_s, interval_s;
 	json_t *groups = json_object_get(o, "groups"), *seq = json_object_get(o, "seq");
 	char what[48];
 	if (!json_is_object(o)) {
@@ -352,8 +352,8 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 		goto out;
 	}
 	if (replay_field_num(o, "time", 0, REPLAY_MAX_TIME, false, false, &time_s, cause) < 0 ||
-	    replay_field_num(o, "interval_s", 0, REPLAY_MAX_INTERVAL, true, false, &interval_s, cause) < 0 ||
-	    replay_field_num(o, "delay_s", 0, REPLAY_MAX_INTERVAL, true, true, &delay_s, cause) < 0 ||
+	    replay_field_num(o, "interval_s", 0, REPLAY_MAX_INTERVAL, true, false, &measured_s, cause) < 0 ||
+	    replay_field_num(o, "delay_s", 0, REPLAY_MAX_INTERVAL, true, true, &interval_s, cause) < 0 ||
 	    replay_field_num(o, "rotate_ms", SAMPLER_ROTATE_KERNEL, REPLAY_MAX_ROTATE_MS, false, true, &rotate_ms, cause) < 0 ||
 	    replay_field_num(o, "cost_s", 0, REPLAY_MAX_INTERVAL, false, true, &cost_s, cause) < 0)
 		goto out;
@@ -402,7 +402,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	r->plan_gen = r->plan_gen + 1 ? r->plan_gen + 1 : 1;
 	struct derive_input in = {
 		.model = m, .topo = t, .plan = &iv.plan, .cpu_filter = r->cpu_filter,
-		.interval_s = interval_s, .pmus = iv.pmus, .groups = iv.groups,
+		.measured_s = measured_s, .pmus = iv.pmus, .groups = iv.groups,
 		.cache = NULL, .plan_gen = r->plan_gen,
 	};
 	snap = derive_snapshot(&in);
@@ -430,8 +430,8 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	snap->sampler_cost_s = cost_s;
 	snap->rotate_ms = rotate_ms;
 	/* Optional: recordings written before pmctop kept them lack them. */
-	if (!isnan(delay_s))
-		snap->delay_s = delay_s;
+	if (!isnan(interval_s))
+		snap->interval_s = interval_s;
 	snap->quick = json_is_true(json_object_get(o, "short"));
 out:
 	topo_free(t);

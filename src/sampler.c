@@ -229,10 +229,10 @@ static void note_returning(struct sampler *s, struct snapshot *snap)
  * kernel's time is the one it models: the thread's CPU time there is
  * mostly the simulation, and grows with a slow build. cost_s: the
  * interval's own CPU time; kernel0: the modelled kernel time before it. */
-static void keep_to_budget(struct sampler *s, double measured, double interval_s, double cost_s, double kernel0)
+static void keep_to_budget(struct sampler *s, double measured_s, double interval_s, double cost_s, double kernel0)
 {
 	double cost = s->cfg.ops->kernel_ns ? modelled_kernel_s(s) - kernel0 : cost_s;
-	double used = measured > 0 ? cost / measured : 0;
+	double used = measured_s > 0 ? cost / measured_s : 0;
 	double budget = s->cfg.cost_budget > 0 ? s->cfg.cost_budget : SAMPLER_COST_BUDGET;
 	if (used > budget && s->rotate_ms * 2 <= interval_s * 1e3)
 		s->rotate_ms *= 2;
@@ -244,7 +244,6 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	double interval_s;
 	bool resync;
 	bool replan = take_requests(s, &interval_s, &resync);
-	double delay_s = interval_s;
 
 	/* A CPU that went offline and came back is counted again: the groups
 	 * are opened afresh, since the kernel's old ones stay dead. */
@@ -261,12 +260,12 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 		sampler_close_all(s);
 		char *why = NULL;
 		if (sampler_open_all(s, &why) < 0) {
-			uint64_t flen = (uint64_t)llround(delay_s * 1e9);
+			uint64_t flen = (uint64_t)llround(interval_s * 1e9);
 			struct snapshot *snap = sampler_plan_failed(s, flen ? flen : 1, check_stop, why ? why : "unknown error");
 			free(why);
 			if (!snap)
 				goto stopped;
-			snap->delay_s = delay_s;
+			snap->interval_s = interval_s;
 			snap->sampler_cost_s = thread_cpu_s() - cpu0;
 			return snap;
 		}
@@ -281,26 +280,25 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	 * interval is short: its figures come at once, with the coverage and
 	 * uncertainty of a short interval, instead of after a whole delay. */
 	bool quick = check_stop && (replan || first_open) && interval_s > 2 * SAMPLER_QUICK_S;
-	if (quick)
-		interval_s = SAMPLER_QUICK_S;
-	uint64_t len = (uint64_t)llround(interval_s * 1e9);
+	double run_s = quick ? SAMPLER_QUICK_S : interval_s;
+	uint64_t len = (uint64_t)llround(run_s * 1e9);
 	if (len == 0)
 		len = 1;
 	if (!sampler_run_interval(s, len, check_stop))
 		goto stopped;
 	uint64_t t_end = sampler_clock_now(s);
-	double measured = (double)(t_end - s->t_start) * 1e-9;
+	double measured_s = (double)(t_end - s->t_start) * 1e-9;
 	/* Ended early by a request (a view switch, a pause, a new delay): on
 	 * real counters nearly every such request lands mid-interval. */
 	bool cut = t_end < s->t_start + len;
 	s->t_start = t_end;
 	sampler_read_all(s, false);
 	sampler_reopen_moved(s);
-	struct snapshot *snap = sampler_build_snapshot(s, measured > 0 ? measured : interval_s);
+	struct snapshot *snap = sampler_build_snapshot(s, measured_s > 0 ? measured_s : run_s);
 	snap->quick = quick || cut;
-	snap->delay_s = delay_s;
+	snap->interval_s = interval_s;
 	if (s->tasks)
-		tasks_finish(s->tasks, snap, measured > 0 ? measured : interval_s);
+		tasks_finish(s->tasks, snap, measured_s > 0 ? measured_s : run_s);
 	note_returning(s, snap);
 	snap->sampler_cost_s = thread_cpu_s() - cpu0;
 	/* 0 says "the kernel rotates" to the outputs. */
@@ -309,7 +307,7 @@ static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 	if (s->cfg.on_record)
 		s->cfg.on_record(s->cfg.record_arg, &s->rec_in, snap);
 	if (!s->kernel_mux)    /* else no rotation of ours to slow down */
-		keep_to_budget(s, measured, interval_s, snap->sampler_cost_s, kernel0);
+		keep_to_budget(s, measured_s, run_s, snap->sampler_cost_s, kernel0);
 	return snap;
 
 stopped:
@@ -357,7 +355,7 @@ static void *sampler_thread(void *arg)
 		struct snapshot *snap = step(s, true, &cause);
 		free(cause);
 		if (snap && snap->quick)
-			interval_s = snap->interval_s;
+			interval_s = snap->measured_s;
 		uint64_t deadline = t0 + (uint64_t)llround(interval_s * 1e9);
 		if (!snap || s->cfg.ops->advance) {
 			uint64_t now = now_ns();

@@ -162,7 +162,7 @@ bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_stop);
  * moves the previous reads on). */
 void sampler_read_all(struct sampler *s, bool discard);
 /* The snapshot of the interval just read. */
-struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s);
+struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s);
 /* The snapshot of an interval whose plan could not be opened: nothing
  * counted, and why in its notice; NULL when stopped meanwhile. */
 struct snapshot *sampler_plan_failed(struct sampler *s, uint64_t len, bool check_stop, const char *why);

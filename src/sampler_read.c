@@ -401,7 +401,7 @@ static const struct derive_want *take_want(struct sampler *s)
 
 /* The snapshot of the interval just read: derive.c sums and evaluates;
  * the sampler adds what only it knows. */
-struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)
+struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
 {
 	const struct model *m = s->cfg.model;
 	struct derive_pmu *dp = xcalloc((size_t)m->npmus + 1, sizeof(*dp));
@@ -441,7 +441,7 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double interval_s)
 		.plan = s->plan,
 		.event_errors = s->cfg.shown_event_errors ? s->event_errors : NULL,
 		.cpu_filter = s->cpu_filter,
-		.interval_s = interval_s,
+		.measured_s = measured_s,
 		.pmus = dp,
 		.groups = dg,
 		.cache = &s->dcache,
@@ -513,7 +513,7 @@ struct snapshot *sampler_plan_failed(struct sampler *s, uint64_t len, bool check
 		return NULL;
 	uint64_t t_end = sampler_clock_now(s);
 	bool cut = t_end < s->t_start + len;
-	double measured = (double)(t_end - s->t_start) * 1e-9;
+	double measured_s = (double)(t_end - s->t_start) * 1e-9;
 	s->t_start = t_end;
 	struct sched_plan none = { .nevents = m->nevents };
 	none.event_used = xcalloc((size_t)m->nevents + 1, sizeof(bool));
@@ -523,7 +523,7 @@ struct snapshot *sampler_plan_failed(struct sampler *s, uint64_t len, bool check
 		.topo = s->topo,
 		.plan = &none,
 		.cpu_filter = s->cpu_filter,
-		.interval_s = measured > 0 ? measured : (double)len * 1e-9,
+		.measured_s = measured_s > 0 ? measured_s : (double)len * 1e-9,
 		.pmus = dp,
 		.max_ghz = s->max_ghz,
 	};

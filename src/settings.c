@@ -124,7 +124,7 @@ static void parse_line(struct settings *s, char *line, int ln, struct warn_list 
 		if (end == val || *end || !(d >= 0.01 && d <= 86400))
 			warn(w, ln, "expected a delay in seconds from 0.01 to 86400 but found '%s'", val);
 		else
-			s->has_delay = true, s->delay_s = d;
+			s->has_interval = true, s->interval_s = d;
 	} else if (!strcmp(key, "view")) {
 		if (!is_name(val)) {
 			warn(w, ln, "expected a view name but found '%s'", val);
@@ -310,8 +310,8 @@ int settings_save(const char *path, const struct settings *s, char **cause)
 	char *text = NULL;
 	xappendf(&text, "# pmctop settings, written by the setup screen (F2); docs/settings.md.\n"
 			"# The command line wins over these; pmctop --no-config ignores the file.\n");
-	if (s->has_delay)
-		xappendf(&text, "delay %g\n", s->delay_s);
+	if (s->has_interval)
+		xappendf(&text, "delay %g\n", s->interval_s);
 	if (s->has_view && s->view)
 		xappendf(&text, "view %s\n", s->view);
 	if (s->has_colors)

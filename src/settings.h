@@ -12,7 +12,7 @@ enum settings_colors { COLORS_DEFAULT, COLORS_MONO, COLORS_LIGHT, COLORS_KINDS }
 
 struct settings {
 	/* Each field with its "set" flag: only what the file says is applied. */
-	bool has_delay; double delay_s;
+	bool has_interval; double interval_s;
 	bool has_view; char *view;          /* view or metric group name */
 	bool has_colors; int colors;        /* enum settings_colors */
 	bool has_rows; int rows;            /* 0 CPU, 1 core, 2 CCX, 3 socket */

@@ -81,7 +81,7 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 	s->model = m;
 	s->nmetrics = nmet;
 	s->nevents = nev;
-	s->interval_s = NAN;
+	s->measured_s = NAN;
 	s->sampler_cost_s = NAN;
 	s->rotate_ms = NAN;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {

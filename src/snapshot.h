@@ -3,7 +3,12 @@
  * thread to the screen or a writer without the sampler ever waiting.
  * Nothing in a snapshot changes once it is published: the errors of rows
  * that the derivation left for later come from its error source, found
- * by whoever reads them (snap_row_mrse), on any thread. */
+ * by whoever reads them (snap_row_mrse), on any thread.
+ *
+ * Names (docs/glossary.md): interval_s is the refresh interval asked for
+ * (-d, + and -), measured_s the length an interval really lasted. The
+ * outputs and recordings keep their own field names ("interval_s" there
+ * is the measured length, "delay_s" the asked one). */
 #ifndef PMCTOP_SNAPSHOT_H
 #define PMCTOP_SNAPSHOT_H
 
@@ -70,8 +75,8 @@ struct snapshot {
 	 * (snap_row.errors_deferred), held by the snapshot; NULL: none. */
 	struct snap_errors *errors;
 	double time;          /* seconds since the epoch at the end of the interval */
-	double interval_s;    /* measured: the time it really lasted */
-	double delay_s;       /* asked for (-d, + and -); 0: not known (an old recording) */
+	double measured_s;    /* the time it really lasted (JSON, CSV, recordings: "interval_s") */
+	double interval_s;    /* asked for (-d, + and -; recordings: "delay_s"); 0: not known (an old recording) */
 	bool simulated;
 	/* Shorter than asked for: the first interval of a new plan in the
 	 * dashboard (so that a new view shows figures at once), or one that a

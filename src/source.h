@@ -43,7 +43,7 @@ struct source_ops {
 	/* -d, +, - and F2's delay set how long each interval stays on the
 	 * screen (a recording's pace) rather than how long one is measured:
 	 * + and - are then its speed, and the delay is not a saved setting. */
-	bool delay_is_pace;
+	bool interval_is_pace;
 	/* The source names the view it was made in: the saved settings'
 	 * view does not replace it. */
 	bool names_view;

@@ -32,7 +32,7 @@ struct replay_src {
 	int pos;                     /* interval shown, -1 before the first */
 	int want;                    /* interval to show next (a step, a jump, new figures), or -1 */
 	double due;                  /* when the next one is due while playing */
-	double delay_s;              /* how long each interval stays on screen */
+	double interval_s;           /* how long each interval stays on screen */
 	bool paused;
 };
 
@@ -169,7 +169,7 @@ static struct snapshot *rs_poll(void *ctx, double now)
 	if (r->want >= 0) {
 		int i = r->want;
 		r->want = -1;
-		r->due = now + r->delay_s;
+		r->due = now + r->interval_s;
 		return show(r, i < 0 ? 0 : i >= n ? n - 1 : i);
 	}
 	if (r->paused || now < r->due)
@@ -181,7 +181,7 @@ static struct snapshot *rs_poll(void *ctx, double now)
 		message(r, "end of the recording: [ steps back, j jumps, q quits");
 		return NULL;
 	}
-	r->due = now + r->delay_s;
+	r->due = now + r->interval_s;
 	return show(r, r->pos + 1);
 }
 
@@ -209,7 +209,7 @@ static const char *rs_request_tasks(void *ctx, int nmetrics, const int *metrics)
 
 static void rs_set_interval(void *ctx, double seconds)
 {
-	((struct replay_src *)ctx)->delay_s = seconds;
+	((struct replay_src *)ctx)->interval_s = seconds;
 }
 
 static void rs_pause(void *ctx, bool paused)
@@ -256,7 +256,7 @@ static const char *rs_status(void *ctx, char *buf, int len)
 		if (localtime_r(&tt, &tm))
 			strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	}
-	double speed = replay_info(r->rp)->interval_s / (r->delay_s > 0 ? r->delay_s : 1);
+	double speed = replay_info(r->rp)->interval_s / (r->interval_s > 0 ? r->interval_s : 1);
 	if (r->paused)
 		snprintf(buf, (size_t)len, "%d/%d %s paused x%.2g", r->pos + 1, n, when, speed);
 	else
@@ -270,7 +270,7 @@ static const char *rs_why_missing(void *ctx, int mi, char *buf, int len)
 }
 
 static const struct source_ops replay_ops = {
-	.delay_is_pace = true,
+	.interval_is_pace = true,
 	.names_view = true,
 	.free = rs_free,
 	.interval = rs_interval,
@@ -304,7 +304,7 @@ struct source *source_replay_new(struct replay *rp, const char *path, int ncols,
 	r->pos = -1;
 	r->want = 0;
 	double iv = replay_info(rp)->interval_s;
-	r->delay_s = iv > 0 ? iv : 1;
+	r->interval_s = iv > 0 ? iv : 1;
 	struct source *src = xcalloc(1, sizeof(*src));
 	src->ops = &replay_ops;
 	src->ctx = r;

@@ -57,6 +57,6 @@ int tasks_open(struct tasks *t, const int *cpus, int ncpus, char **notice);
  * interval so that they do not fill). */
 void tasks_drain(struct tasks *t);
 /* Ends the interval: fills snap's tasks and cgroups. */
-void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s);
+void tasks_finish(struct tasks *t, struct snapshot *snap, double measured_s);
 
 #endif

@@ -53,7 +53,7 @@ static int cmp_cpu_w(const void *a, const void *b)
 }
 
 /* Fills row r from a: metrics with their uncertainty, CPUs, coverage. */
-static void fill_row(struct tasks *t, struct acc *a, struct snap_task *r, double interval_s)
+static void fill_row(struct tasks *t, struct acc *a, struct snap_task *r, double measured_s)
 {
 	const struct model *m = t->m;
 	r->nprocs = a->nprocs;
@@ -85,7 +85,7 @@ static void fill_row(struct tasks *t, struct acc *a, struct snap_task *r, double
 		}
 		if (!ok)
 			continue;
-		double val = formula_eval_grad(f, interval_s, nv, grad, work);
+		double val = formula_eval_grad(f, measured_s, nv, grad, work);
 		double var = 0;
 		for (int v = 0; v < nv; v++)
 			var += grad[v] * sd[v] * grad[v] * sd[v];
@@ -100,7 +100,7 @@ static void fill_row(struct tasks *t, struct acc *a, struct snap_task *r, double
 		if (m->metrics[mi].split < 0)
 			continue;
 		double j = a->split[k];
-		r->metric[mi] = interval_s > 0 ? j / interval_s : NAN;
+		r->metric[mi] = measured_s > 0 ? j / measured_s : NAN;
 		r->metric_rse[mi] = !isfinite(j) ? NAN : j != 0 ? sqrt(a->split_var[k]) / fabs(j) : NAN;
 	}
 	/* CPUs in order, with the share of its samples of the first event. */
@@ -194,7 +194,7 @@ static void acc_clear(struct acc *a)
  * sampled on the socket's CPUs, idle and unnamed tasks included, so that
  * the tasks' shares add up to the socket's energy. NaN where the socket
  * figure is not known. Caller frees. */
-static double *split_rates(struct tasks *t, const struct snapshot *snap, double interval_s)
+static double *split_rates(struct tasks *t, const struct snapshot *snap, double measured_s)
 {
 	const struct model *m = t->m;
 	int ncpu = 0, nsock = 0;
@@ -238,7 +238,7 @@ static double *split_rates(struct tasks *t, const struct snapshot *snap, double 
 			const struct snap_row *row = &snap->rows[SNAP_SOCKET][r];
 			double w = snap_metric(snap, row, md->split);
 			if (row->socket >= 0 && total[row->socket] > 0)
-				j[row->socket] = w * interval_s / total[row->socket];
+				j[row->socket] = w * measured_s / total[row->socket];
 		}
 		free(total);
 	}
@@ -298,7 +298,7 @@ static void cover_events(struct tasks *t)
  * the selection (-p, --cgroup) keeps as rows of snap; returns their sums
  * (*nout of them, each with its row's cgroup), for the cgroups. jpw: the
  * figures shared out by task (split_rates). */
-static struct acc *sum_processes(struct tasks *t, struct snapshot *snap, double interval_s, const double *jpw,
+static struct acc *sum_processes(struct tasks *t, struct snapshot *snap, double measured_s, const double *jpw,
 				 int *nout)
 {
 	/* Processes: their (pid, cpu) entries summed. */
@@ -343,17 +343,17 @@ static struct acc *sum_processes(struct tasks *t, struct snapshot *snap, double 
 		r->cgroup = xstrdup(cg);
 		procs[kept] = procs[p];
 		procs[kept].cgroup = r->cgroup;
-		fill_row(t, &procs[kept], r, interval_s);
+		fill_row(t, &procs[kept], r, measured_s);
 		kept++;
 	}
 	*nout = kept;
 	return procs;
 }
 
-static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *groups, int ng, double interval_s);
+static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *groups, int ng, double measured_s);
 
 /* The cgroups of the interval: their processes (procs, np) summed. */
-static void sum_cgroups(struct tasks *t, struct snapshot *snap, struct acc *procs, int np, double interval_s)
+static void sum_cgroups(struct tasks *t, struct snapshot *snap, struct acc *procs, int np, double measured_s)
 {
 	/* Cgroups: their processes summed. */
 	qsort(procs, (size_t)np, sizeof(*procs), cmp_acc_cgroup);
@@ -370,10 +370,10 @@ static void sum_cgroups(struct tasks *t, struct snapshot *snap, struct acc *proc
 		struct snap_task *r = &snap->cgroups[snap->ncgroups++];
 		r->pid = -1;
 		r->cgroup = xstrdup(g->cgroup);
-		fill_row(t, g, r, interval_s);
+		fill_row(t, g, r, measured_s);
 		p = q;
 	}
-	sum_cgroup_tree(t, snap, groups, snap->ncgroups, interval_s);
+	sum_cgroup_tree(t, snap, groups, snap->ncgroups, measured_s);
 	for (int g = 0; g < snap->ncgroups; g++)
 		acc_clear(&groups[g]);
 	free(groups);
@@ -404,7 +404,7 @@ static int cgroup_prefixes(const char *p, size_t *len)
  * or below it; a path that does not start with '/' ("-": not known)
  * stands alone. Each group is added to each of its ancestors, so the cost
  * is groups x depth, not groups x cgroups. */
-static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *groups, int ng, double interval_s)
+static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *groups, int ng, double measured_s)
 {
 	int cap = 0, n = 0;
 	char **path = NULL;
@@ -490,7 +490,7 @@ static void sum_cgroup_tree(struct tasks *t, struct snapshot *snap, struct acc *
 		struct snap_task *r = &snap->cgtree[i];
 		r->pid = -1;
 		r->cgroup = path[i];
-		fill_row(t, &node[i], r, interval_s);
+		fill_row(t, &node[i], r, measured_s);
 		acc_clear(&node[i]);
 	}
 	free(node);
@@ -513,7 +513,7 @@ static void note_measured(const struct tasks *t, struct snapshot *snap)
 	}
 }
 
-void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
+void tasks_finish(struct tasks *t, struct snapshot *snap, double measured_s)
 {
 	tasks_drain(t);
 	/* The interval's end ends every run: the count since the last sample
@@ -527,10 +527,10 @@ void tasks_finish(struct tasks *t, struct snapshot *snap, double interval_s)
 	snap->tasks_lost = t->lost;
 	note_measured(t, snap);
 	cover_events(t);
-	double *jpw = split_rates(t, snap, interval_s);
+	double *jpw = split_rates(t, snap, measured_s);
 	int np = 0;
-	struct acc *procs = sum_processes(t, snap, interval_s, jpw, &np);
-	sum_cgroups(t, snap, procs, np, interval_s);
+	struct acc *procs = sum_processes(t, snap, measured_s, jpw, &np);
+	sum_cgroups(t, snap, procs, np, measured_s);
 	for (int p = 0; p < np; p++)
 		acc_clear(&procs[p]);
 	free(procs);

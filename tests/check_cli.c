@@ -30,7 +30,7 @@ START_TEST(test_defaults)
 	char *cause;
 	const char *args[] = { NULL };
 	ck_assert_int_eq(parse(&o, &cause, args), 0);
-	ck_assert(fabs(o.delay_s - 1.0) < 1e-9);
+	ck_assert(fabs(o.interval_s - 1.0) < 1e-9);
 	ck_assert(fabs(o.rotate_ms - CLI_DEFAULT_ROTATE_MS) < 1e-9);
 	ck_assert(!o.batch);
 	ck_assert_int_eq(o.format, OUT_TABLE);
@@ -48,7 +48,7 @@ START_TEST(test_batch_options)
 	ck_assert_int_eq(parse(&o, &cause, args), 0);
 	ck_assert(o.batch);
 	ck_assert_int_eq(o.iterations, 3);
-	ck_assert(fabs(o.delay_s - 0.5) < 1e-9);
+	ck_assert(fabs(o.interval_s - 0.5) < 1e-9);
 	ck_assert_str_eq(o.cpu_list, "0-1");
 	ck_assert_int_eq(o.format, OUT_JSON);
 	ck_assert_int_eq(o.nevents, 2);

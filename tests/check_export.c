@@ -67,7 +67,7 @@ static struct snapshot *make_snap(int k)
 	s->notice = snap_notice ? xstrdup(snap_notice) : NULL;
 	s->seq = (uint64_t)k;
 	s->time = 1700000000.0 + k;
-	s->interval_s = 1;
+	s->measured_s = 1;
 	s->simulated = true;
 	s->sampler_cost_s = 0.25;
 	s->rotate_ms = 50;

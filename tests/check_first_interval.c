@@ -219,7 +219,7 @@ static void check_snapshot(struct snapshot *s, const char *when)
 /* Checks the intervals after a change until one of the new plan (planned
  * says which: a metric the new request has and the old one lacks, or -1)
  * that is a whole one has been checked; returns how many were checked. */
-static int check_after(struct snap_ring *ring, const char *when, int planned, double delay_s)
+static int check_after(struct snap_ring *ring, const char *when, int planned, double interval_s)
 {
 	int n = 0;
 	for (;;) {
@@ -227,7 +227,7 @@ static int check_after(struct snap_ring *ring, const char *when, int planned, do
 		check_snapshot(s, when);
 		n++;
 		bool done = !s->quick && (planned < 0 || s->metric_planned[planned]) &&
-			    fabs(s->delay_s - delay_s) < 1e-9;
+			    fabs(s->interval_s - interval_s) < 1e-9;
 		snapshot_free(s);
 		if (done)
 			return n;

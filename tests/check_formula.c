@@ -26,7 +26,7 @@ struct ref {
 	const struct model *m;
 	int sc, depth;
 	const double *ev;    /* [nevents] */
-	double interval_s;
+	double measured_s;
 	const int *vars;     /* with the derivatives: the metric's events */
 	int nvars;
 };
@@ -35,7 +35,7 @@ static double ref_value(void *ctx, int r)
 {
 	struct ref *c = ctx;
 	if (r == BUILTIN_INTERVAL_S)
-		return c->interval_s;
+		return c->measured_s;
 	if (r >= METRIC_REF_BASE && r < METRIC_REF_BASE + c->m->nmetrics) {
 		const struct metric_def *md = &c->m->metrics[r - METRIC_REF_BASE];
 		if (c->depth > 64 || (int)md->scope > c->sc || !md->expr)
@@ -100,7 +100,7 @@ static int check_metric(const struct model *m, int mi, int sc, unsigned *seed, d
 	for (int e = 0; e < m->nevents; e++)
 		ev[e] = random_count(seed);
 	double interval = 0.25 + (double)(rand_r(seed) % 8);
-	struct ref c = { .m = m, .sc = sc, .ev = ev, .interval_s = interval };
+	struct ref c = { .m = m, .sc = sc, .ev = ev, .measured_s = interval };
 	double want = md->expr ? expr_eval(md->expr, ref_value, &c) : NAN;
 	for (int k = 0; k < formula_nvars(f); k++)
 		work[k] = ev[formula_vars(f)[k]];

@@ -47,7 +47,7 @@ static struct snapshot *make_snap(uint64_t seq, double t, double iv, unsigned pl
 	struct snapshot *s = snapshot_new(&model, nrows);
 	s->seq = seq;
 	s->time = t;
-	s->interval_s = iv;
+	s->measured_s = iv;
 	for (int m = 0; m < 3; m++)
 		s->metric_planned[m] = planned & (1u << m);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
@@ -276,11 +276,11 @@ START_TEST(test_interval_change)
 }
 END_TEST
 
-/* Adds an interval that lasted iv s where delay s were asked for. */
-static bool add_delay(struct history *h, uint64_t seq, double t, double iv, double delay)
+/* Adds an interval that lasted measured_s where interval_s was asked for. */
+static bool add_interval(struct history *h, uint64_t seq, double t, double measured_s, double interval_s)
 {
-	struct snapshot *s = make_snap(seq, t, iv, ALL, 0);
-	s->delay_s = delay;
+	struct snapshot *s = make_snap(seq, t, measured_s, ALL, 0);
+	s->interval_s = interval_s;
 	bool kept = history_add(h, s);
 	snapshot_free(s);
 	return kept;
@@ -290,26 +290,26 @@ static bool add_delay(struct history *h, uint64_t seq, double t, double iv, doub
  * interval that ran 50 % late on a loaded machine is one more of the same
  * graph, and a new delay starts the graph again even when it is within
  * the tolerance that guesses from measured lengths. */
-START_TEST(test_delay_asked_for)
+START_TEST(test_interval_asked_for)
 {
 	struct history h;
 	history_init(&h, 10, HISTORY_BUDGET);
-	ck_assert(add_delay(&h, 1, 10.3, 0.3, 0.3));
-	ck_assert(add_delay(&h, 2, 10.75, 0.45, 0.3));    /* woke 150 ms late */
-	ck_assert(add_delay(&h, 3, 11.05, 0.3, 0.3));
+	ck_assert(add_interval(&h, 1, 10.3, 0.3, 0.3));
+	ck_assert(add_interval(&h, 2, 10.75, 0.45, 0.3));    /* woke 150 ms late */
+	ck_assert(add_interval(&h, 3, 11.05, 0.3, 0.3));
 	ck_assert_int_eq(history_count(&h), 3);
 	ck_assert_uint_eq(h.restarts, 0);
 	ck_assert_double_eq(history_interval(&h), 0.3);
 	/* + from 0.3 s to 0.35 s: within 25 %, still a new length. */
-	ck_assert(add_delay(&h, 4, 11.4, 0.35, 0.35));
+	ck_assert(add_interval(&h, 4, 11.4, 0.35, 0.35));
 	ck_assert_int_eq(history_count(&h), 1);
 	ck_assert_uint_eq(h.restarts, 1);
 	ck_assert_double_eq(history_interval(&h), 0.35);
 	/* A recording without delays after one with them: measured lengths
 	 * decide again (0.36 is within 25 % of 0.35). */
-	ck_assert(add_delay(&h, 5, 11.76, 0.36, 0));
+	ck_assert(add_interval(&h, 5, 11.76, 0.36, 0));
 	ck_assert_int_eq(history_count(&h), 2);
-	ck_assert(add_delay(&h, 6, 12.36, 0.6, 0));
+	ck_assert(add_interval(&h, 6, 12.36, 0.6, 0));
 	ck_assert_int_eq(history_count(&h), 1);
 	ck_assert_uint_eq(h.restarts, 2);
 	history_done(&h);
@@ -495,7 +495,7 @@ int main(void)
 	tcase_add_test(tc, test_nan_gaps);
 	tcase_add_test(tc, test_clear);
 	tcase_add_test(tc, test_interval_change);
-	tcase_add_test(tc, test_delay_asked_for);
+	tcase_add_test(tc, test_interval_asked_for);
 	tcase_add_test(tc, test_rows_by_id);
 	tcase_add_test(tc, test_plan_change);
 	tcase_add_test(tc, test_stats);

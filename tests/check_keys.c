@@ -27,7 +27,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, '<', ACT_SORT_LEFT, 0 }, { L, '>', ACT_SORT_RIGHT, 0 }, { L, UK_F6, ACT_SORT_PICK, 0 },
 	{ L, 'R', ACT_SORT_REVERSE, 0 },
 	{ L, 'c', ACT_TOGGLE_CCX, 0 }, { L, 't', ACT_TOGGLE_THREADS, 0 }, { L, 'u', ACT_TOGGLE_ERRORS, 0 },
-	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_DELAY_UP, 0 }, { L, '-', ACT_DELAY_DOWN, 0 },
+	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_INTERVAL_UP, 0 }, { L, '-', ACT_INTERVAL_DOWN, 0 },
 	/* htop's: / and F3 search, \\ and F4 filter. */
 	{ L, UK_ENTER, ACT_DETAIL, 0 }, { L, 'w', ACT_SNAPSHOT, 0 }, { L, 'T', ACT_TASKS, 0 },
 	{ L, UK_F5, ACT_TASK_TREE, 0 },   /* htop's F5: the tree (of cgroups, in the tasks view) */
@@ -89,7 +89,7 @@ END_TEST
 static struct ui_nav sample_nav(void)
 {
 	return (struct ui_nav){ .view = 1, .nviews = 4, .sort_col = 2, .ncols = 9, .show_ccx = true,
-				.delay_s = 1, .sel = 5, .nrows = 32, .top = 0, .page = 20, .nhscroll = 3 };
+				.interval_s = 1, .sel = 5, .nrows = 32, .top = 0, .page = 20, .nhscroll = 3 };
 }
 
 START_TEST(test_unknown_keys)
@@ -162,13 +162,13 @@ START_TEST(test_actions)
 	ck_assert(press(&n, ' ') & KA_PAUSE);
 	ck_assert(n.paused);
 	ck_assert(press(&n, '+') & KA_INTERVAL);
-	ck_assert_double_eq_tol(n.delay_s, 2, 1e-9);
+	ck_assert_double_eq_tol(n.interval_s, 2, 1e-9);
 	press(&n, '-');
 	press(&n, '-');
-	ck_assert_double_eq_tol(n.delay_s, 0.5, 1e-9);
+	ck_assert_double_eq_tol(n.interval_s, 0.5, 1e-9);
 	for (int i = 0; i < 30; i++)
 		press(&n, '-');
-	ck_assert_double_eq_tol(n.delay_s, 0.1, 1e-9);
+	ck_assert_double_eq_tol(n.interval_s, 0.1, 1e-9);
 	ck_assert(press(&n, UK_CTRL('l')) & KA_CLEAR);
 	/* Scrolling: 32 rows, 20 per page. */
 	press(&n, UK_END);
@@ -196,14 +196,14 @@ START_TEST(test_actions)
 }
 END_TEST
 
-START_TEST(test_delay_steps)
+START_TEST(test_interval_steps)
 {
-	ck_assert_double_eq_tol(keys_delay_step(1, 1), 2, 1e-9);
-	ck_assert_double_eq_tol(keys_delay_step(1.5, 1), 2, 1e-9);
-	ck_assert_double_eq_tol(keys_delay_step(1.5, -1), 1, 1e-9);
-	ck_assert_double_eq_tol(keys_delay_step(60, 1), 60, 1e-9);
-	ck_assert_double_eq_tol(keys_delay_step(1000, -1), 60, 1e-9);
-	ck_assert_double_eq_tol(keys_delay_step(0.01, -1), 0.1, 1e-9);
+	ck_assert_double_eq_tol(keys_interval_step(1, 1), 2, 1e-9);
+	ck_assert_double_eq_tol(keys_interval_step(1.5, 1), 2, 1e-9);
+	ck_assert_double_eq_tol(keys_interval_step(1.5, -1), 1, 1e-9);
+	ck_assert_double_eq_tol(keys_interval_step(60, 1), 60, 1e-9);
+	ck_assert_double_eq_tol(keys_interval_step(1000, -1), 60, 1e-9);
+	ck_assert_double_eq_tol(keys_interval_step(0.01, -1), 0.1, 1e-9);
 }
 END_TEST
 
@@ -214,7 +214,7 @@ START_TEST(test_random_keys_stay_in_range)
 	for (int round = 0; round < 200; round++) {
 		seed = seed * 1103515245u + 12345u;
 		struct ui_nav n = { .nviews = (int)(seed >> 8) % 5, .ncols = (int)(seed >> 12) % 12,
-				    .delay_s = 1, .nrows = (int)(seed >> 4) % 1100, .page = (int)(seed >> 16) % 60,
+				    .interval_s = 1, .nrows = (int)(seed >> 4) % 1100, .page = (int)(seed >> 16) % 60,
 				    .nhscroll = (int)(seed >> 20) % 6 };
 		for (int i = 0; i < 500; i++) {
 			seed = seed * 1103515245u + 12345u;
@@ -225,7 +225,7 @@ START_TEST(test_random_keys_stay_in_range)
 			ck_assert(n.sort_col >= 0 && (n.ncols == 0 || n.sort_col < n.ncols));
 			ck_assert(n.view >= 0 && (n.nviews == 0 || n.view < n.nviews));
 			ck_assert(n.hscroll >= 0 && (n.nhscroll == 0 || n.hscroll < n.nhscroll));
-			ck_assert(n.delay_s >= 0.1 && n.delay_s <= 60);
+			ck_assert(n.interval_s >= 0.1 && n.interval_s <= 60);
 		}
 	}
 }
@@ -327,7 +327,7 @@ int main(void)
 	tcase_add_test(tc, test_help_complete);
 	tcase_add_test(tc, test_unknown_keys);
 	tcase_add_test(tc, test_actions);
-	tcase_add_test(tc, test_delay_steps);
+	tcase_add_test(tc, test_interval_steps);
 	tcase_add_test(tc, test_random_keys_stay_in_range);
 	tcase_add_test(tc, test_jump_parse);
 	tcase_add_test(tc, test_mouse_decode);

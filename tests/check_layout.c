@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fmt.h"
 #include "format.h"
 #include "layout.h"
+#include "topo.h"
 
 /* Machines: CPUs, CCX, cores per CCX (strip cells), sockets. */
 static const struct { int ncpus, nccx, cells, nsockets; } machines[] = {
@@ -322,14 +322,14 @@ START_TEST(test_fmt_value)
 {
 	char buf[32];
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
-		fmt_value(buf, sizeof(buf), values[i].v, values[i].rse, values[i].err, values[i].fmt,
+		format_value_rse(buf, sizeof(buf), values[i].v, values[i].rse, values[i].err, values[i].fmt,
 			  values[i].unit);
 		ck_assert_msg(strcmp(buf, values[i].want) == 0, "line %d: got '%s', want '%s'",
 			      values[i].line, buf, values[i].want);
 	}
 	/* Small buffers truncate rather than overflow. */
 	char tiny[4];
-	fmt_value(tiny, sizeof(tiny), 123456.0, 0, false, "%.3f", NULL);
+	format_value_rse(tiny, sizeof(tiny), 123456.0, 0, false, "%.3f", NULL);
 	ck_assert_str_eq(tiny, "123");
 }
 END_TEST
@@ -339,21 +339,21 @@ START_TEST(test_fmt_wrap)
 {
 	int st[8], ln[8];
 	const char *t = "hardware counters: not available\nshowing CPU utilization";
-	ck_assert_int_eq(fmt_wrap(t, 80, st, ln, 8), 2);
+	ck_assert_int_eq(format_wrap(t, 80, st, ln, 8), 2);
 	ck_assert_int_eq(ln[0], 32);
 	ck_assert_int_eq(strncmp(t + st[1], "showing", 7), 0);
-	ck_assert_int_eq(fmt_wrap(t, 20, st, ln, 8), 4);
+	ck_assert_int_eq(format_wrap(t, 20, st, ln, 8), 4);
 	ck_assert_int_eq(ln[0], 18);                  /* "hardware counters:" */
 	ck_assert_int_eq(strncmp(t + st[1], "not available", 13), 0);
 	for (int w = 1; w < 60; w++) {
-		int n = fmt_wrap(t, w, st, ln, 8);
+		int n = format_wrap(t, w, st, ln, 8);
 		ck_assert_int_ge(n, 1);
 		for (int i = 0; i < n && i < 8; i++)
 			ck_assert_int_le(ln[i], w);
 	}
-	ck_assert_int_eq(fmt_wrap("abcdefghij", 4, st, ln, 8), 3);   /* a long word is cut */
-	ck_assert_int_eq(fmt_wrap("", 10, st, ln, 8), 0);
-	ck_assert_int_eq(fmt_wrap(t, 80, st, ln, 1), 2);            /* counts beyond max */
+	ck_assert_int_eq(format_wrap("abcdefghij", 4, st, ln, 8), 3);   /* a long word is cut */
+	ck_assert_int_eq(format_wrap("", 10, st, ln, 8), 0);
+	ck_assert_int_eq(format_wrap(t, 80, st, ln, 1), 2);            /* counts beyond max */
 	/* The layout gives a wrapped notice its lines, at most 3, and keeps
 	 * the table. */
 	struct layout lay;
@@ -374,13 +374,13 @@ START_TEST(test_fmt_legend)
 {
 	static const char *const labels[] = { "FE bound", "Bad spec", "BE bound", "SMT cont", "Retiring" };
 	char buf[128];
-	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 60, "FSBTR", labels, 5),
+	ck_assert_str_eq(format_legend(buf, sizeof(buf), 60, "FSBTR", labels, 5),
 			 "F=FE bound S=Bad spec B=BE bound T=SMT cont R=Retiring");
-	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 32, "FSBTR", labels, 5), "F=FE S=Bad B=BE T=SMT R=Retiring");
-	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 27, "FSBTR", labels, 5), "F=FE S=Bad B=BE T=SMT R=Ret");
-	ck_assert_str_eq(fmt_legend(buf, sizeof(buf), 20, "FSBTR", labels, 5), "F=FE S=Bad B=BE");
+	ck_assert_str_eq(format_legend(buf, sizeof(buf), 32, "FSBTR", labels, 5), "F=FE S=Bad B=BE T=SMT R=Retiring");
+	ck_assert_str_eq(format_legend(buf, sizeof(buf), 27, "FSBTR", labels, 5), "F=FE S=Bad B=BE T=SMT R=Ret");
+	ck_assert_str_eq(format_legend(buf, sizeof(buf), 20, "FSBTR", labels, 5), "F=FE S=Bad B=BE");
 	for (int w = 0; w < 70; w++)
-		ck_assert_int_le((int)strlen(fmt_legend(buf, sizeof(buf), w, "FSBTR", labels, 5)), w);
+		ck_assert_int_le((int)strlen(format_legend(buf, sizeof(buf), w, "FSBTR", labels, 5)), w);
 }
 END_TEST
 
@@ -415,28 +415,28 @@ END_TEST
 
 START_TEST(test_fmt_level)
 {
-	ck_assert_int_eq(fmt_level(0.2, 0.3, 0.5, false), 0);
-	ck_assert_int_eq(fmt_level(0.3, 0.3, 0.5, false), 1);
-	ck_assert_int_eq(fmt_level(0.7, 0.3, 0.5, false), 2);
-	ck_assert_int_eq(fmt_level(0.9, 0.8, 0.5, true), 0);
-	ck_assert_int_eq(fmt_level(0.7, 0.8, 0.5, true), 1);
-	ck_assert_int_eq(fmt_level(0.4, 0.8, 0.5, true), 2);
+	ck_assert_int_eq(format_level(0.2, 0.3, 0.5, false), 0);
+	ck_assert_int_eq(format_level(0.3, 0.3, 0.5, false), 1);
+	ck_assert_int_eq(format_level(0.7, 0.3, 0.5, false), 2);
+	ck_assert_int_eq(format_level(0.9, 0.8, 0.5, true), 0);
+	ck_assert_int_eq(format_level(0.7, 0.8, 0.5, true), 1);
+	ck_assert_int_eq(format_level(0.4, 0.8, 0.5, true), 2);
 	/* No value, or nothing to judge it by: no level, so no colour
 	 * (not the green of a good one). */
-	ck_assert_int_eq(fmt_level(NAN, 0.3, 0.5, false), -1);
-	ck_assert_int_eq(fmt_level(100, NAN, NAN, false), -1);
-	ck_assert_int_eq(fmt_level(100, NAN, 50, false), 2);
+	ck_assert_int_eq(format_level(NAN, 0.3, 0.5, false), -1);
+	ck_assert_int_eq(format_level(100, NAN, NAN, false), -1);
+	ck_assert_int_eq(format_level(100, NAN, 50, false), 2);
 }
 END_TEST
 
 START_TEST(test_fmt_match)
 {
-	ck_assert(fmt_match("ex_ret_brn_misp", "BRN"));
-	ck_assert(fmt_match("Retired branch instructions mispredicted", "mispred"));
-	ck_assert(fmt_match("anything", ""));
-	ck_assert(fmt_match("anything", NULL));
-	ck_assert(!fmt_match("ls_not_halted_cyc", "brn"));
-	ck_assert(!fmt_match(NULL, "x"));
+	ck_assert(format_match("ex_ret_brn_misp", "BRN"));
+	ck_assert(format_match("Retired branch instructions mispredicted", "mispred"));
+	ck_assert(format_match("anything", ""));
+	ck_assert(format_match("anything", NULL));
+	ck_assert(!format_match("ls_not_halted_cyc", "brn"));
+	ck_assert(!format_match(NULL, "x"));
 }
 END_TEST
 
@@ -507,7 +507,7 @@ START_TEST(test_filter)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		bool cpus[16];
 		char buf[128], *cause = NULL;
-		int rc = fmt_parse_filter(t[i].text, topo, cpus, &cause);
+		int rc = format_parse_filter(t[i].text, topo, cpus, &cause);
 		ck_assert_msg(rc == t[i].rc, "line %d: rc %d", t[i].line, rc);
 		if (rc == 0)
 			ck_assert_msg(strcmp(kept(cpus, 16, buf), t[i].want) == 0, "line %d: kept %s",

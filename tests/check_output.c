@@ -56,7 +56,7 @@ static void build(struct fixture *f, bool simulated)
 	fill_row(&f->sys_row, f->vals[3], 0, 1.25, 0.75, 0.5, 3000.0);
 	f->sys_row.cpu = -1; f->sys_row.core = -1; f->sys_row.ccx = -1; f->sys_row.socket = -1;
 	f->sys_row.ncpus = 2;
-	f->snap = (struct snapshot){ .seq = 1, .time = 1700000000.0, .interval_s = 2.0,
+	f->snap = (struct snapshot){ .seq = 1, .time = 1700000000.0, .measured_s = 2.0,
 				     .simulated = simulated, .model = &f->model, .nmetrics = NM,
 				     .nevents = NE };
 	f->snap.nrows[SNAP_CPU] = NCPU; f->snap.rows[SNAP_CPU] = f->cpu_rows;

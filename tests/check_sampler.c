@@ -185,7 +185,7 @@ static void check_all_scopes(const struct snapshot *s)
 	ck_assert_int_eq(s->nrows[SNAP_CORE], 4);
 	ck_assert_int_eq(s->nrows[SNAP_CCX], 2);
 	ck_assert_int_eq(s->nrows[SNAP_SOCKET], 1);
-	ck_assert(fabs(s->interval_s - 1.0) < 1e-9);
+	ck_assert(fabs(s->measured_s - 1.0) < 1e-9);
 	ck_assert(s->sampler_cost_s >= 0);
 	for (int c = 0; c < NCPU; c++) {
 		struct sums sm = { { 0 } };
@@ -426,7 +426,7 @@ START_TEST(test_failed_replan_said)
 			ck_assert(isnan(snap_metric(s, &s->rows[SNAP_SYSTEM][0], i)));
 		}
 		ck_assert(isnan(snap_event(s, snapshot_cpu(s, 1), ev[CYC])));
-		ck_assert(fabs(s->interval_s - 1.0) < 1e-9);
+		ck_assert(fabs(s->measured_s - 1.0) < 1e-9);
 		snapshot_free(s);
 	}
 	int good[] = { met("ipc") };
@@ -460,7 +460,7 @@ START_TEST(test_interval_change)
 {
 	sampler_set_interval(smp, 0.5);
 	struct snapshot *s = step();
-	ck_assert(fabs(s->interval_s - 0.5) < 1e-9);
+	ck_assert(fabs(s->measured_s - 0.5) < 1e-9);
 	/* Rates are per second, so scaled counts halve and ratios stay. */
 	assert_close(snap_event(s, snapshot_cpu(s, 0), ev[CYC]), rate[0][CYC] * 0.5, "cycles", __LINE__);
 	assert_close(snap_metric(s, snapshot_cpu(s, 0), met("ghz")), rate[0][CYC] / 1e9, "ghz", __LINE__);
@@ -747,7 +747,7 @@ static struct sampler *thread_sampler(double interval_s)
 /* The simulated screen is paced from its first interval, and a new delay
  * acts at once: the interval in progress ends and the next ones use it
  * (no waiting out the old, long delay). A pause acts at once too. */
-START_TEST(test_delay_acts_at_once)
+START_TEST(test_interval_acts_at_once)
 {
 	gate_arm(-1, 0);
 	struct sampler *sm = thread_sampler(NEVER_S);
@@ -763,8 +763,8 @@ START_TEST(test_delay_acts_at_once)
 	struct snapshot *s = next_snapshot(&ring);   /* the cut interval */
 	snapshot_free(s);
 	s = next_snapshot(&ring);
+	ck_assert(fabs(s->measured_s - 0.2) < 1e-6);
 	ck_assert(fabs(s->interval_s - 0.2) < 1e-6);
-	ck_assert(fabs(s->delay_s - 0.2) < 1e-6);
 	snapshot_free(s);
 	/* Back to a delay never waited out, then a pause while the thread
 	 * is inside that interval (parked at its first step of simulated
@@ -774,10 +774,10 @@ START_TEST(test_delay_acts_at_once)
 	gate_wait_parked();
 	sampler_pause(sm, true);
 	gate_release();
-	for (s = next_snapshot(&ring); s->delay_s != NEVER_S; s = next_snapshot(&ring))
+	for (s = next_snapshot(&ring); s->interval_s != NEVER_S; s = next_snapshot(&ring))
 		snapshot_free(s);   /* the 0.2 s intervals before it */
-	ck_assert_msg(s->quick, "the interval in progress was not ended by the pause (%g s)", s->interval_s);
-	ck_assert_double_lt(s->interval_s, NEVER_S);
+	ck_assert_msg(s->quick, "the interval in progress was not ended by the pause (%g s)", s->measured_s);
+	ck_assert_double_lt(s->measured_s, NEVER_S);
 	snapshot_free(s);
 	sampler_pause(sm, false);
 	sampler_stop(sm);
@@ -841,8 +841,8 @@ START_TEST(test_cut_interval_is_short)
 	/* A whole interval (the second: the first may be quick). */
 	collect(&ring, s, 2);
 	ck_assert(!s[1]->quick);
-	ck_assert_double_eq_tol(s[1]->interval_s, 0.8, 1e-9);
-	ck_assert_double_eq(s[1]->delay_s, 0.8);
+	ck_assert_double_eq_tol(s[1]->measured_s, 0.8, 1e-9);
+	ck_assert_double_eq(s[1]->interval_s, 0.8);
 	/* The thread is inside the third interval: ask for another view. */
 	gate_wait_parked();
 	int l2[] = { met("l2_miss_rate") };
@@ -852,12 +852,12 @@ START_TEST(test_cut_interval_is_short)
 	 * whole one of the new plan. */
 	collect(&ring, s + 2, 3);
 	ck_assert(s[2]->metric_planned[met("ipc")]);
-	ck_assert_msg(s[2]->quick, "the interval the request ended (%g s) is not marked short", s[2]->interval_s);
-	ck_assert_double_lt(s[2]->interval_s, s[2]->delay_s);
-	ck_assert_double_eq(s[2]->delay_s, 0.8);
+	ck_assert_msg(s[2]->quick, "the interval the request ended (%g s) is not marked short", s[2]->measured_s);
+	ck_assert_double_lt(s[2]->measured_s, s[2]->interval_s);
+	ck_assert_double_eq(s[2]->interval_s, 0.8);
 	ck_assert(!s[3]->metric_planned[met("ipc")] && s[3]->quick);
 	ck_assert(!s[4]->metric_planned[met("ipc")] && !s[4]->quick);
-	ck_assert_double_eq(s[4]->delay_s, 0.8);
+	ck_assert_double_eq(s[4]->interval_s, 0.8);
 	sampler_stop(sm);
 	for (int i = 0; i < 8; i++)
 		snapshot_free(s[i]);
@@ -1263,7 +1263,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_thread_mode);
 	tcase_add_test(tc, test_failed_replan_reaches_screen);
-	tcase_add_test(tc, test_delay_acts_at_once);
+	tcase_add_test(tc, test_interval_acts_at_once);
 	tcase_add_test(tc, test_cut_interval_is_short);
 	tcase_add_test(tc, test_rotation_backs_off);
 	tcase_add_test(tc, test_exact_only_when_counted_throughout);

@@ -61,7 +61,7 @@ END_TEST
 
 START_TEST(test_round_trip)
 {
-	struct settings s = { .has_delay = true, .delay_s = 2.5, .has_view = true, .view = xstrdup("topdown"),
+	struct settings s = { .has_interval = true, .interval_s = 2.5, .has_view = true, .view = xstrdup("topdown"),
 			      .has_colors = true, .colors = COLORS_LIGHT, .has_rows = true, .rows = 2,
 			      .has_ccx = true, .show_ccx = false, .has_errors = true, .show_errors = true,
 			      .has_sort = true, .sort = xstrdup("ipc"), .sort_reverse = true };
@@ -85,7 +85,7 @@ START_TEST(test_round_trip)
 	char *warn = NULL;
 	ck_assert_int_eq(settings_load(path, &r, &warn), 0);
 	ck_assert_msg(warn == NULL, "%s", warn);
-	ck_assert(r.has_delay && r.delay_s == 2.5);
+	ck_assert(r.has_interval && r.interval_s == 2.5);
 	ck_assert(r.has_view && !strcmp(r.view, "topdown"));
 	ck_assert(r.has_colors && r.colors == COLORS_LIGHT);
 	ck_assert(r.has_rows && r.rows == 2);
@@ -135,7 +135,7 @@ START_TEST(test_bad_lines)
 	}
 	ck_assert_msg(!strchr(w, '\033'), "an escape reached the warnings");
 	/* The good lines still count. */
-	ck_assert(s.has_delay && s.delay_s == 3);
+	ck_assert(s.has_interval && s.interval_s == 3);
 	ck_assert(s.has_errors && s.show_errors);
 	ck_assert(!s.has_view && !s.has_colors && !s.has_rows && !s.has_ccx && !s.has_sort);
 	settings_free(&s);
@@ -170,7 +170,7 @@ START_TEST(test_many_bad_lines)
 	ck_assert_msg(strncmp(w, first, strlen(first)) == 0, "first line of:\n%.200s", w);
 	ck_assert_msg(strstr(w, twentieth) && !strstr(w, ":21:"), "not the first 20 in:\n%s", w);
 	ck_assert_str_eq(strrchr(w, '\n') + 1, last);
-	ck_assert(s.has_delay && s.delay_s == 2);
+	ck_assert(s.has_interval && s.interval_s == 2);
 	settings_free(&s);
 	free(first);
 	free(twentieth);
@@ -217,7 +217,7 @@ START_TEST(test_not_settings)
 	fclose(f);
 	ck_assert_int_eq(settings_load(p, &s, &w), 0);
 	ck_assert_ptr_nonnull(strstr(w, "NUL"));
-	ck_assert(s.has_delay && s.delay_s == 2);
+	ck_assert(s.has_interval && s.interval_s == 2);
 	settings_free(&s);
 	free(w);
 	free(p);
@@ -231,7 +231,7 @@ START_TEST(test_symlink_replaced)
 	char *victim = write_text("victim", "precious\n");
 	char *path = xasprintf("%s/pmctoprc", dir);
 	ck_assert_int_eq(symlink(victim, path), 0);
-	struct settings s = { .has_delay = true, .delay_s = 4 };
+	struct settings s = { .has_interval = true, .interval_s = 4 };
 	char *cause = NULL;
 	ck_assert_msg(settings_save(path, &s, &cause) == 0, "%s", cause ? cause : "");
 	struct stat st;
@@ -259,7 +259,7 @@ static void refused(const char *path, const char *named, const char *why)
 	ck_assert_int_eq(settings_load(path, &s, &w), -1);
 	ck_assert_msg(w && strstr(w, named) && strstr(w, "not read: it ") && strstr(w, why), "%s", w ? w : "(none)");
 	ck_assert_msg(!strstr(w, "secretuser1") && !strstr(w, "HASH"), "%s", w);
-	ck_assert(!s.has_delay);
+	ck_assert(!s.has_interval);
 	settings_free(&s);
 	free(w);
 }
@@ -273,7 +273,7 @@ START_TEST(test_other_users_files)
 	char *w = NULL;
 	ck_assert_int_eq(settings_load(mine, &s, &w), 0);
 	ck_assert_ptr_null(w);
-	ck_assert(s.has_delay && s.delay_s == 2);
+	ck_assert(s.has_interval && s.interval_s == 2);
 	settings_free(&s);
 
 	char *link = xasprintf("%s/linked", dir);

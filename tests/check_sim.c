@@ -1291,7 +1291,7 @@ END_TEST
 struct metric_ctx {
 	const struct model *m;
 	const double *count;     /* per event, NaN where not counted */
-	double interval_s;
+	double measured_s;
 	int depth;
 };
 
@@ -1299,7 +1299,7 @@ static double metric_value(void *ctx, int ref)
 {
 	struct metric_ctx *c = ctx;
 	if (ref == BUILTIN_INTERVAL_S)
-		return c->interval_s;
+		return c->measured_s;
 	if (ref >= METRIC_REF_BASE && ref < BUILTIN_INTERVAL_S) {
 		int j = ref - METRIC_REF_BASE;
 		if (j >= c->m->nmetrics || c->depth > 20)
@@ -1328,9 +1328,9 @@ static bool may_exceed_one(const struct model *m, const struct metric_def *md)
 }
 
 /* Evaluates every metric whose events all live at its own scope. */
-static void check_metrics(const struct model *m, const double *count, double interval_s)
+static void check_metrics(const struct model *m, const double *count, double measured_s)
 {
-	struct metric_ctx mc = { m, count, interval_s, 0 };
+	struct metric_ctx mc = { m, count, measured_s, 0 };
 	for (int j = 0; j < m->nmetrics; j++) {
 		const struct metric_def *md = &m->metrics[j];
 		bool one_scope = true;

@@ -62,7 +62,7 @@ static void setup(void)
 	struct source *src = source_live_new(s, 0.5, false, NULL, NULL);
 	/* A live source moves through nothing: its intervals are made now. */
 	ck_assert(!source_seeks(src));
-	ck_assert(!src->ops->delay_is_pace);
+	ck_assert(!src->ops->interval_is_pace);
 	ck_assert(fabs(source_interval(src) - 0.5) < 1e-12);
 	for (int i = 0; i < NIV; i++) {
 		enum source_got got;
@@ -167,7 +167,7 @@ START_TEST(test_replay_dashboard_ops)
 	struct source_sink sink = { .arg = &seen, .message = on_message, .history_clear = on_clear,
 				    .history_add = on_add, .history_len = 4, .paused = on_paused };
 	ck_assert(source_seeks(src));
-	ck_assert(src->ops->delay_is_pace && src->ops->names_view);
+	ck_assert(src->ops->interval_is_pace && src->ops->names_view);
 	/* The recorded interval is the pace to start with. */
 	ck_assert(fabs(source_interval(src) - 0.5) < 1e-12);
 	ck_assert_int_eq(source_start(src, NULL, &sink, NULL), 0);

@@ -169,8 +169,8 @@ static void judge_interval(struct rig *r, const struct snapshot *s, const struct
 				sc->checked[j]++;
 			continue;
 		}
-		double est[3] = { t->metric[r->m_cyc] * s->interval_s, t->metric[r->m_ipc],
-				  t->metric[r->m_cpu] / 100.0 * 1e9 * s->interval_s };
+		double est[3] = { t->metric[r->m_cyc] * s->measured_s, t->metric[r->m_ipc],
+				  t->metric[r->m_cpu] / 100.0 * 1e9 * s->measured_s };
 		double rse[3] = { t->metric_rse[r->m_cyc], t->metric_rse[r->m_ipc], t->metric_rse[r->m_cpu] };
 		double tru[3] = { d[k].cyc, d[k].cyc > 0 ? d[k].ins / d[k].cyc : NAN, d[k].clk };
 		for (int j = 0; j < 3; j++) {

@@ -318,13 +318,13 @@ static void phys_open(struct harness *h)
 }
 
 /* q: the row's quantities, per PMU; pmu: the metric's own PMU. */
-struct phys_ctx { const double *q; int pmu, npmus; double interval_s; };
+struct phys_ctx { const double *q; int pmu, npmus; double measured_s; };
 
 static double phys_value(void *ctx, int ref)
 {
 	const struct phys_ctx *c = ctx;
 	if (ref == PHYS_INTERVAL)
-		return c->interval_s;
+		return c->measured_s;
 	if (ref >= 0 && ref < WQ_COUNT)
 		return c->q[(size_t)c->pmu * WQ_COUNT + (size_t)ref];
 	if (ref >= PHYS_PMU_BASE && ref < PHYS_PMU_BASE + c->npmus * WQ_COUNT)
@@ -464,7 +464,7 @@ static void harness_close(struct harness *h)
 struct tctx {
 	const struct model *m;
 	const double *ev;     /* [nevents] */
-	double interval_s;
+	double measured_s;
 	int scope;
 };
 
@@ -472,7 +472,7 @@ static double tvalue(void *ctx, int ref)
 {
 	struct tctx *c = ctx;
 	if (ref == BUILTIN_INTERVAL_S)
-		return c->interval_s;
+		return c->measured_s;
 	if (ref >= METRIC_REF_BASE && ref < METRIC_REF_BASE + c->m->nmetrics) {
 		const struct metric_def *md = &c->m->metrics[ref - METRIC_REF_BASE];
 		return (int)md->scope > c->scope ? NAN : expr_eval(md->expr, tvalue, c);
@@ -480,9 +480,9 @@ static double tvalue(void *ctx, int ref)
 	return ref >= 0 && ref < c->m->nevents ? c->ev[ref] : NAN;
 }
 
-static double true_metric(const struct model *m, int mi, const double *ev, double interval_s, int sc)
+static double true_metric(const struct model *m, int mi, const double *ev, double measured_s, int sc)
 {
-	struct tctx c = { m, ev, interval_s, sc };
+	struct tctx c = { m, ev, measured_s, sc };
 	const struct metric_def *md = &m->metrics[mi];
 	return (int)md->scope > sc ? NAN : expr_eval(md->expr, tvalue, &c);
 }
@@ -726,7 +726,7 @@ static void check_energy(const struct snapshot *snap, const struct metric_def *m
 static void check_interval(struct harness *h, const struct snapshot *snap, bool filtered)
 {
 	const struct model *m = h->m;
-	double T = snap->interval_s;
+	double T = snap->measured_s;
 	tot.cpu_intervals += snap->nrows[SNAP_CPU];
 	/* Whole-interval truth per row. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
-#include "fmt.h"
 #include "snapfile.h"
 #include "spark.h"
 #include "util.h"
@@ -70,11 +69,11 @@ static void do_filter(struct ui *u)
 	char *cause = NULL;
 	free(u->task_match);
 	u->task_match = NULL;
-	if (ui_tasks_view(u) && *text && fmt_parse_filter(text, u->topo, f, NULL) < 0) {
+	if (ui_tasks_view(u) && *text && format_parse_filter(text, u->topo, f, NULL) < 0) {
 		/* Not CPUs: a name (or pid, or cgroup) to look for. */
-		fmt_parse_filter("", u->topo, f, NULL);
+		format_parse_filter("", u->topo, f, NULL);
 		u->task_match = text_sanitize(text);
-	} else if (fmt_parse_filter(text, u->topo, f, &cause) < 0) {
+	} else if (format_parse_filter(text, u->topo, f, &cause) < 0) {
 		char *msg = xasprintf("filter: %s", cause ? cause : "invalid");
 		ui_set_message(u, msg);
 		free(msg);
@@ -108,7 +107,7 @@ static bool row_matches(struct ui *u, const struct ui_row *row, const char *q)
 		double cov;
 		if (how == '=' && !strcmp(draw_cell(u, c, row, buf, sizeof(buf), &level, &cov), q))
 			return true;
-		if (how == '~' && fmt_match(draw_cell(u, c, row, buf, sizeof(buf), &level, &cov), q))
+		if (how == '~' && format_match(draw_cell(u, c, row, buf, sizeof(buf), &level, &cov), q))
 			return true;
 	}
 	return false;
@@ -158,7 +157,7 @@ static bool show_tasks(struct ui *u)
 		int back = u->task_back >= 0 && u->task_back < u->nviews ? u->task_back : 0;
 		if (back == u->nav.view)
 			return false;
-		fmt_parse_filter("", u->topo, u->filter, NULL);
+		format_parse_filter("", u->topo, u->filter, NULL);
 		free(u->filter_text);
 		u->filter_text = NULL;
 		free(u->task_match);
@@ -184,7 +183,7 @@ static bool show_tasks(struct ui *u)
 		switch (u->nav.rows) {
 		case ROWS_CORE:
 			if (row->core >= 0 && row->core < t->ncores)
-				fmt_cpulist(text, sizeof(text), t->cores[row->core].cpus, t->cores[row->core].ncpus, true);
+				format_cpulist(text, sizeof(text), t->cores[row->core].cpus, t->cores[row->core].ncpus, true);
 			break;
 		case ROWS_CCX:
 			snprintf(text, sizeof(text), "ccx %d", row->ccx);
@@ -197,7 +196,7 @@ static bool show_tasks(struct ui *u)
 		}
 	}
 	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
-	if (*text && fmt_parse_filter(text, u->topo, f, NULL) == 0) {
+	if (*text && format_parse_filter(text, u->topo, f, NULL) == 0) {
 		free(u->filter);
 		u->filter = f;
 		free(u->filter_text);
@@ -446,7 +445,7 @@ static void apply_flags(struct ui *u, int r)
 		ui_build_columns(u);
 	/* In a replay the delay is how long each interval stays on screen. */
 	if (r & KA_INTERVAL)
-		source_set_interval(u->src, u->nav.delay_s);
+		source_set_interval(u->src, u->nav.interval_s);
 	if (r & KA_PAUSE)
 		source_pause(u->src, u->nav.paused);
 	if (r & KA_CLEAR)
@@ -492,8 +491,8 @@ bool ui_handle_key(struct ui *u, int key)
 	/* Where the delay is a replay's pace, + and - are the speed, as the
 	 * header's "x2" says: + faster (a shorter stay per interval), -
 	 * slower. */
-	if (u->src->ops->delay_is_pace && (b->action == ACT_DELAY_UP || b->action == ACT_DELAY_DOWN))
-		b = keys_lookup(b->action == ACT_DELAY_UP ? '-' : '+');
+	if (u->src->ops->interval_is_pace && (b->action == ACT_INTERVAL_UP || b->action == ACT_INTERVAL_DOWN))
+		b = keys_lookup(b->action == ACT_INTERVAL_UP ? '-' : '+');
 	int sort_before = u->nav.sort_col;
 	int r = keys_apply(&u->nav, b);
 	if (r & KA_QUIT)

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "fmt.h"
+#include "format.h"
 #include "util.h"
 
 static double event_rate(struct ui *u, const struct snap_row *r, int e, double *cov)
@@ -19,7 +19,7 @@ static double event_rate(struct ui *u, const struct snap_row *r, int e, double *
 	if (!r || !u->snap || e < 0 || e >= u->snap->nevents)
 		return NAN;
 	*cov = snap_event_cov(u->snap, r, e);
-	double iv = u->snap->interval_s > 0 ? u->snap->interval_s : NAN;
+	double iv = u->snap->measured_s > 0 ? u->snap->measured_s : NAN;
 	return snap_event(u->snap, r, e) / iv;
 }
 
@@ -33,15 +33,15 @@ static const char *cell_cpu(CELL_ARGS)
 	(void)c, (void)level, (void)cov_out;
 	switch (u->nav.rows) {
 	case ROWS_CORE:       /* the core's CPUs, e.g. "0,192" */
-		fmt_cpulist(buf, len, u->topo->cores[row->core].cpus, u->topo->cores[row->core].ncpus, false);
+		format_cpulist(buf, len, u->topo->cores[row->core].cpus, u->topo->cores[row->core].ncpus, false);
 		break;
 	case ROWS_CCX:        /* "0-7,128-135" */
-		fmt_cpulist(buf, len, u->topo->ccxs[row->ccx].cpus, u->topo->ccxs[row->ccx].ncpus, true);
+		format_cpulist(buf, len, u->topo->ccxs[row->ccx].cpus, u->topo->ccxs[row->ccx].ncpus, true);
 		break;
 	case ROWS_SOCKET: {
 		int k = topo_socket_index(u->topo, row->socket);
 		if (k >= 0)
-			fmt_cpulist(buf, len, u->topo->sockets[k].cpus, u->topo->sockets[k].ncpus, true);
+			format_cpulist(buf, len, u->topo->sockets[k].cpus, u->topo->sockets[k].ncpus, true);
 		else
 			snprintf(buf, (size_t)len, "-");
 		break;
@@ -135,16 +135,16 @@ static const char *cell_metric(CELL_ARGS)
 		if (!isnan(v))
 			*cov_out = row->task->cov;
 		if (c->vc)
-			*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
-		return fmt_value(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
+			*level = format_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
+		return format_value_rse(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
 				 u->m->metrics[c->idx].unit);
 	}
 	v = ui_metric(u, row->r, c->idx, &cov, &rse);
 	if (c->vc)
-		*level = fmt_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
+		*level = format_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
 	if (!isnan(v))
 		*cov_out = cov;
-	return fmt_value(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
+	return format_value_rse(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
 			 u->m->metrics[c->idx].unit);
 }
 
@@ -156,7 +156,7 @@ static const char *cell_event(CELL_ARGS)
 	double rse = ui_event_rse(u, row->r, c->idx);
 	if (!isnan(v))
 		*cov_out = cov;
-	return fmt_value(buf, len, v, rse, u->nav.show_err, NULL, "/s");
+	return format_value_rse(buf, len, v, rse, u->nav.show_err, NULL, "/s");
 }
 
 static const char *cell_none(CELL_ARGS)

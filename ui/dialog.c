@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "fmt.h"
+#include "format.h"
 #include "panel.h"
 #include "uncertainty.h"
 #include "util.h"
@@ -53,7 +53,7 @@ static int wrap_lines(char **lines, int n, int cols, char ***out)
 			hang = indent + 2;
 		int first = cols > 8 ? cols : 8;
 		int ws[64], wl[64];
-		int k = fmt_wrap(l, first, ws, wl, 1);
+		int k = format_wrap(l, first, ws, wl, 1);
 		if (k <= 1) {
 			if (m == cap)
 				w = xrealloc(w, sizeof(char *) * (size_t)(cap *= 2));
@@ -66,7 +66,7 @@ static int wrap_lines(char **lines, int n, int cols, char ***out)
 		w[m++] = xstrndup(l, (size_t)used);
 		const char *rest = l + ws[0] + used;
 		rest += strspn(rest, " ");
-		int nk = fmt_wrap(rest, first - hang > 8 ? first - hang : 8, ws, wl, 64);
+		int nk = format_wrap(rest, first - hang > 8 ? first - hang : 8, ws, wl, 64);
 		for (int j = 0; j < nk && j < 64; j++) {
 			if (m == cap)
 				w = xrealloc(w, sizeof(char *) * (size_t)(cap *= 2));
@@ -190,9 +190,9 @@ static int match_rank(const struct pick_item *it, const char *q)
 	size_t ql = strlen(q);
 	if (strncasecmp(it->name, q, ql) == 0)
 		return 0;
-	if (fmt_match(it->name, q))
+	if (format_match(it->name, q))
 		return 1;
-	return it->desc && fmt_match(it->desc, q) ? 2 : -1;
+	return it->desc && format_match(it->desc, q) ? 2 : -1;
 }
 
 /* A list with type-to-search over names and descriptions. Returns the id

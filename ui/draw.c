@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include "fmt.h"
+#include "format.h"
 #include "util.h"
 
 /* The notice lines: a passing message (a key's answer, a note on the
@@ -60,7 +60,7 @@ static void draw_frame(struct ui *u, struct frame *f)
 	ui_power_want(u, &in.power_lines, &in.power_w);
 	int wrap_start[3], wrap_len[3];
 	if (in.notice)
-		in.notice_lines = fmt_wrap(notice, COLS, wrap_start, wrap_len, 3);
+		in.notice_lines = format_wrap(notice, COLS, wrap_start, wrap_len, 3);
 	layout_compute(&in, &u->lay);
 	erase();
 	if (u->lay.too_small) {
@@ -71,7 +71,7 @@ static void draw_frame(struct ui *u, struct frame *f)
 			 COLS, LINES, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
 		int ws[8], wl[8];
 		int maxl = LINES < 8 ? LINES : 8;
-		int nl = u->lay.msg.w > 0 ? fmt_wrap(msg, u->lay.msg.w, ws, wl, maxl) : 0;
+		int nl = u->lay.msg.w > 0 ? format_wrap(msg, u->lay.msg.w, ws, wl, maxl) : 0;
 		for (int i = 0; i < nl && i < maxl; i++)
 			draw_put(i, 0, wl[i] < u->lay.msg.w ? wl[i] : u->lay.msg.w, A_BOLD, msg + ws[i]);
 		refresh();

@@ -147,6 +147,6 @@ double ui_l3_rate(struct ui *u, const struct snap_row *r, double *cov, double *r
 	 * after a view switch (a quarter of a second) showed four times the
 	 * L3 rate, and every interval of another length was off by as much. */
 	if (u->m_l3acc >= 0 && !format_unit_is_count(u->m->metrics[u->m_l3acc].unit))
-		v = u->snap && u->snap->interval_s > 0 ? v / u->snap->interval_s : NAN;
+		v = u->snap && u->snap->measured_s > 0 ? v / u->snap->measured_s : NAN;
 	return v;
 }

@@ -23,7 +23,7 @@ struct history_shape {
 
 struct history_entry {
 	uint64_t seq;
-	double time, interval_s, delay_s;
+	double time, measured_s, interval_s;
 	struct history_shape *shape;
 	size_t bytes;
 	int nmetrics;
@@ -152,8 +152,8 @@ static struct history_entry *entry_new(const struct snapshot *s, size_t *bytes_o
 	struct history_entry *e = xmalloc(bytes);
 	e->seq = s->seq;
 	e->time = s->time;
-	e->interval_s = s->interval_s;
-	e->delay_s = s->delay_s > 0 ? s->delay_s : 0;
+	e->measured_s = s->measured_s;
+	e->interval_s = s->interval_s > 0 ? s->interval_s : 0;
 	e->shape = NULL;
 	e->bytes = bytes;
 	e->nmetrics = nm;
@@ -181,10 +181,10 @@ static bool other_length(const struct history_entry *e, const struct snapshot *s
 {
 	/* The delay asked for, where both know it: an interval that ran late
 	 * on a loaded machine is still one of the same graph. */
-	if (e->delay_s > 0 && s->delay_s > 0)
-		return fabs(s->delay_s - e->delay_s) > 1e-9 * e->delay_s;
-	double iv = e->interval_s;
-	return !(fabs(s->interval_s - iv) <= HISTORY_INTERVAL_TOLERANCE * iv);
+	if (e->interval_s > 0 && s->interval_s > 0)
+		return fabs(s->interval_s - e->interval_s) > 1e-9 * e->interval_s;
+	double iv = e->measured_s;
+	return !(fabs(s->measured_s - iv) <= HISTORY_INTERVAL_TOLERANCE * iv);
 }
 
 bool history_add(struct history *h, const struct snapshot *s)
@@ -236,7 +236,7 @@ double history_interval(const struct history *h)
 	if (h->n < 1)
 		return NAN;
 	const struct history_entry *e = entry_at(h, h->n - 1);
-	return e->delay_s > 0 ? e->delay_s : e->interval_s;
+	return e->interval_s > 0 ? e->interval_s : e->measured_s;
 }
 
 double history_span(const struct history *h)
@@ -244,7 +244,7 @@ double history_span(const struct history *h)
 	if (h->n < 1)
 		return 0;
 	const struct history_entry *a = entry_at(h, 0), *b = entry_at(h, h->n - 1);
-	return b->time - a->time + a->interval_s;
+	return b->time - a->time + a->measured_s;
 }
 
 /* The value of metric in row id of scope sc in interval e; NaN if not kept. */

@@ -18,7 +18,7 @@
  * screen says how many it holds. docs/history.md has the figures.
  *
  * The intervals held always have the same length: when the refresh delay
- * asked for changes (snapshot delay_s; a recording without it: the
+ * asked for changes (snapshot interval_s; a recording without it: the
  * measured interval differs by more than HISTORY_INTERVAL_TOLERANCE from
  * the last one kept), or the time steps back (a replay that moved back),
  * the history starts again, so that graphs never mix intervals. An

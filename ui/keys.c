@@ -35,8 +35,8 @@ const struct key_binding keys_table[] = {
 	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU, core, CCX or socket; in tasks: per cgroup" },
 	{ 'u', ACT_TOGGLE_ERRORS, 0, "u", "show each figure's uncertainty (+-, 95 %)" },
 	{ ' ', ACT_PAUSE, 0, "Space", "pause/resume" },
-	{ '+', ACT_DELAY_UP, 0, "+", "longer refresh delay" },
-	{ '-', ACT_DELAY_DOWN, 0, "-", "shorter refresh delay" },
+	{ '+', ACT_INTERVAL_UP, 0, "+", "longer refresh delay" },
+	{ '-', ACT_INTERVAL_DOWN, 0, "-", "shorter refresh delay" },
 	{ '/', ACT_SEARCH, 0, "/", "search: select the next row whose CPU, pid, command or cgroup matches" },
 	{ UK_F3, ACT_SEARCH, 0, "F3", NULL },
 	{ 'n', ACT_SEARCH_NEXT, 0, "n", "the next row that matches the search" },
@@ -71,22 +71,22 @@ const struct key_binding *keys_lookup(int key)
 	return NULL;
 }
 
-/* Refresh delays the +/- keys step through. */
-static const double delays[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
-#define NDELAYS ((int)(sizeof(delays) / sizeof(delays[0])))
+/* Refresh intervals the +/- keys step through. */
+static const double intervals[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
+#define NINTERVALS ((int)(sizeof(intervals) / sizeof(intervals[0])))
 
-double keys_delay_step(double cur, int dir)
+double keys_interval_step(double cur, int dir)
 {
 	if (dir > 0) {
-		for (int i = 0; i < NDELAYS; i++)
-			if (delays[i] > cur + 1e-9)
-				return delays[i];
-		return delays[NDELAYS - 1];
+		for (int i = 0; i < NINTERVALS; i++)
+			if (intervals[i] > cur + 1e-9)
+				return intervals[i];
+		return intervals[NINTERVALS - 1];
 	}
-	for (int i = NDELAYS - 1; i >= 0; i--)
-		if (delays[i] < cur - 1e-9)
-			return delays[i];
-	return delays[0];
+	for (int i = NINTERVALS - 1; i >= 0; i--)
+		if (intervals[i] < cur - 1e-9)
+			return intervals[i];
+	return intervals[0];
 }
 
 void keys_clamp(struct ui_nav *n)
@@ -187,9 +187,9 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		n->paused = !n->paused;
 		r |= KA_PAUSE;
 		break;
-	case ACT_DELAY_UP:
-	case ACT_DELAY_DOWN:
-		n->delay_s = keys_delay_step(n->delay_s, b->action == ACT_DELAY_UP ? 1 : -1);
+	case ACT_INTERVAL_UP:
+	case ACT_INTERVAL_DOWN:
+		n->interval_s = keys_interval_step(n->interval_s, b->action == ACT_INTERVAL_UP ? 1 : -1);
 		r |= KA_INTERVAL;
 		break;
 	case ACT_UP: n->sel--; break;

@@ -27,7 +27,7 @@ enum ui_action {
 	ACT_SORT_LEFT, ACT_SORT_RIGHT, ACT_SORT_PICK, ACT_SORT_REVERSE,
 	ACT_TOGGLE_CCX, ACT_TOGGLE_THREADS, ACT_TOGGLE_ERRORS,
 	ACT_PAUSE,
-	ACT_DELAY_UP, ACT_DELAY_DOWN,
+	ACT_INTERVAL_UP, ACT_INTERVAL_DOWN,
 	ACT_FILTER,
 	ACT_UP, ACT_DOWN, ACT_PGUP, ACT_PGDN, ACT_HOME, ACT_END,
 	ACT_LEFT, ACT_RIGHT,
@@ -71,7 +71,7 @@ struct ui_nav {
 	bool show_err;            /* each figure with its 95 % uncertainty (+-N%) */
 	bool paused;
 	bool follow;              /* F: the selection stays on its CPU or process, else on its line */
-	double delay_s;
+	double interval_s;
 	int sel, nrows;           /* selected row, and rows in the table */
 	int top, page;            /* first row shown; rows per page */
 	int hscroll, nhscroll;    /* first scrollable column; how many there are */
@@ -95,7 +95,7 @@ int keys_apply(struct ui_nav *nav, const struct key_binding *b);
 /* Keeps sel/top/sort/view inside their ranges after a count changed. */
 void keys_clamp(struct ui_nav *nav);
 /* The next refresh delay up (dir > 0) or down from cur. */
-double keys_delay_step(double cur, int dir);
+double keys_interval_step(double cur, int dir);
 /* A printable name for a key code ("q", "F10", "Tab"), into buf. */
 const char *keys_name(int key, char *buf, int len);
 

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "fmt.h"
+#include "format.h"
 
 /* Writes s at (y, x), at most w columns, with attr. */
 void draw_put(int y, int x, int w, int attr, const char *s)
@@ -62,7 +62,7 @@ const char *draw_metric_text(struct ui *u, struct frame *f, const struct snap_ro
 	if (!isnan(v))
 		draw_note_cov(f, cov);
 	const char *unit = metric >= 0 && metric < u->m->nmetrics ? u->m->metrics[metric].unit : NULL;
-	return fmt_value(buf, len, v, rse, u->nav.show_err, fmt, unit);
+	return format_value_rse(buf, len, v, rse, u->nav.show_err, fmt, unit);
 }
 
 /* Appends a unit to a value, but not to "-" (no value has no unit). */

@@ -12,7 +12,7 @@
  * the screen, so that no size or topology can write outside it. */
 void draw_put(int y, int x, int w, int attr, const char *s);
 void draw_fill(int y, int x, int w, int attr);
-int draw_level_attr(struct ui *u, int level);   /* fmt_level: -1 none, 0 good, 1 warn, 2 crit */
+int draw_level_attr(struct ui *u, int level);   /* format_level: -1 none, 0 good, 1 warn, 2 crit */
 void draw_note_cov(struct frame *f, double cov);   /* lowers f->min_cov */
 /* A metric of a row as text, "-" when absent; its coverage noted in f. */
 const char *draw_metric_text(struct ui *u, struct frame *f, const struct snap_row *r, int metric,

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "fmt.h"
+#include "format.h"
 #include "util.h"
 #include <stdlib.h>
 
@@ -62,7 +62,7 @@ static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, in
 			l = l < 0 ? 0 : l > 8 ? 8 : l;
 			s[0] = levels[l];
 			if (vc && (!isnan(vc->warn) || !isnan(vc->crit)))
-				attr = draw_level_attr(u, fmt_level(v, vc->warn, vc->crit, vc->low_is_bad));
+				attr = draw_level_attr(u, format_level(v, vc->warn, vc->crit, vc->low_is_bad));
 			else
 				attr = ui_attr(u, f > 0.66 ? CP_CRIT : f > 0.33 ? CP_WARN : CP_GOOD, 0);
 		}
@@ -76,7 +76,7 @@ static void ccx_figures(struct ui *u, struct frame *f, int i, char *acc, char *h
 	double cov = NAN, rse = NAN, v = ui_l3_rate(u, r, &cov, &rse);
 	if (!isnan(v))
 		draw_note_cov(f, cov);
-	fmt_value(acc, 16, v, rse, u->nav.show_err, NULL, "/s");
+	format_value_rse(acc, 16, v, rse, u->nav.show_err, NULL, "/s");
 	draw_add_unit(acc, 16, "/s");
 	draw_metric_text(u, f, r, u->m_l3hit, "pct", hit, 16);
 	draw_add_unit(hit, 16, "%");

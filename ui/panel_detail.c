@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fmt.h"
 #include "format.h"
 #include "spark.h"
 #include "util.h"
@@ -156,7 +155,7 @@ static void draw_graph(struct ui *u, const struct detail_geom *g, int metric)
 	struct history_stats st;
 	history_stats(&u->hist, d->scope, id, metric, &st);
 	char a[32], b[32], c[32], nw[48];
-	fmt_value(nw, sizeof(nw), now, rse, false, NULL, md->unit);
+	format_value_rse(nw, sizeof(nw), now, rse, false, NULL, md->unit);
 	format_value(a, sizeof(a), st.min, NULL, md->unit);
 	format_value(b, sizeof(b), st.avg, NULL, md->unit);
 	format_value(c, sizeof(c), st.max, NULL, md->unit);
@@ -205,7 +204,7 @@ static void draw_list(struct ui *u, const struct detail_geom *g, const int *list
 		char val[48] = "-", cov_t[16] = "", err[24] = "";
 		if (!why) {
 			double cov, rse, v = ui_metric(u, r, mi, &cov, &rse);
-			fmt_value(val, sizeof(val), v, rse, false, NULL, md->unit);
+			format_value_rse(val, sizeof(val), v, rse, false, NULL, md->unit);
 			if (!isnan(cov))
 				snprintf(cov_t, sizeof(cov_t), "%.0f%%", cov * 100);
 			if (rse == 0)

@@ -25,7 +25,7 @@ void panel_footer(struct ui *u)
 	int x = f->x;
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
 		/* A replay's + and - are its speed (actions.c). */
-		const char *label = u->src->ops->delay_is_pace && !strcmp(items[i].label, "Delay") ? "Speed"
+		const char *label = u->src->ops->interval_is_pace && !strcmp(items[i].label, "Delay") ? "Speed"
 												    : items[i].label;
 		int kl = (int)strlen(items[i].k), ll = (int)strlen(label);
 		if (x + kl + ll + 1 > f->w)
@@ -88,10 +88,10 @@ static void header_title(struct ui *u, const struct frame *f, const struct rect 
 	if (rot > 0)
 		snprintf(rtxt, sizeof(rtxt), "%.0fms", rot);
 	char state[128];
-	int sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs  rotate %s", cov, u->nav.delay_s, rtxt);
+	int sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs  rotate %s", cov, u->nav.interval_s, rtxt);
 	/* Narrow: the rotation goes first, then the delay. */
 	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
-		sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs", cov, u->nav.delay_s);
+		sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs", cov, u->nav.interval_s);
 	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
 		sl = snprintf(state, sizeof(state), "min cov %s", cov);
 	int right = h->w - sl - (paused ? 8 : 0);

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "fmt.h"
+#include "format.h"
 
 /* Value, one space, sparkline, two spaces: a figure's width beyond its
  * sparkline, and the most cells a sparkline takes. */
@@ -84,7 +84,7 @@ static int level_attr(struct ui *u, int metric, double v)
 	for (int i = 0; i < u->ncols; i++)
 		if (u->cols[i].kind == COL_METRIC && u->cols[i].idx == metric && u->cols[i].vc) {
 			const struct view_col *vc = u->cols[i].vc;
-			int a = draw_level_attr(u, fmt_level(v, vc->warn, vc->crit, vc->low_is_bad));
+			int a = draw_level_attr(u, format_level(v, vc->warn, vc->crit, vc->low_is_bad));
 			return a;
 		}
 	return 0;

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "fmt.h"
+#include "format.h"
 #include "util.h"
 
 /* The letter and colour of a bar segment, from its metric's name: F
@@ -39,7 +39,7 @@ static char bar_letter(const struct ui *u, const struct view_def *v, int i, int 
 }
 
 /* The bar's heading: what each letter stands for, shortened to fit
- * width (fmt_legend). */
+ * width (format_legend). */
 static void bar_title(const struct ui *u, const struct view_def *v, char *buf, int len, int width)
 {
 	char letters[16];
@@ -51,7 +51,7 @@ static void bar_title(const struct ui *u, const struct view_def *v, char *buf, i
 		letters[i] = bar_letter(u, v, i, &p);
 		labels[i] = md->label ? md->label : md->name;
 	}
-	fmt_legend(buf, len, width, letters, labels, n);
+	format_legend(buf, len, width, letters, labels, n);
 }
 
 /* The stacked topdown bar: one segment per bar metric, widths by the

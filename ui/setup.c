@@ -16,7 +16,7 @@
 
 enum { SET_DELAY, SET_VIEW, SET_COLORS, SET_ROWS, SET_CCX, SET_ERRORS, SET_SORT, SET_EDIT, SET_SAVE, SET_COUNT };
 
-static const double delays[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
+static const double intervals[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
 
 static const char *rows_word(int r)
 {
@@ -39,8 +39,8 @@ static const char *sort_name(const struct ui *u)
 static void current(const struct ui *u, struct settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->has_delay = !u->src->ops->delay_is_pace;
-	s->delay_s = u->nav.delay_s;
+	s->has_interval = !u->src->ops->interval_is_pace;
+	s->interval_s = u->nav.interval_s;
 	s->has_view = u->nav.view < u->nviews;
 	s->view = xstrdup(s->has_view ? u->views[u->nav.view].name : "");
 	s->has_colors = true;
@@ -62,21 +62,21 @@ static int change(struct ui *u, int i, int dir)
 	int n;
 	switch (i) {
 	case SET_DELAY: {
-		if (u->src->ops->delay_is_pace)
+		if (u->src->ops->interval_is_pace)
 			return 0;
 		/* The next step up or down from the delay now (which -d may
 		 * have set between two steps). */
-		n = (int)ARRAY_SIZE(delays);
-		double cur = u->nav.delay_s, next = cur;
+		n = (int)ARRAY_SIZE(intervals);
+		double cur = u->nav.interval_s, next = cur;
 		for (int k = 0; k < n; k++) {
-			if (dir > 0 && delays[k] > cur + 1e-9) {
-				next = delays[k];
+			if (dir > 0 && intervals[k] > cur + 1e-9) {
+				next = intervals[k];
 				break;
 			}
-			if (dir < 0 && delays[k] < cur - 1e-9)
-				next = delays[k];
+			if (dir < 0 && intervals[k] < cur - 1e-9)
+				next = intervals[k];
 		}
-		u->nav.delay_s = next;
+		u->nav.interval_s = next;
 		return KA_INTERVAL;
 	}
 	case SET_VIEW:
@@ -118,10 +118,10 @@ int setup_screen(struct ui *u)
 			char val[300];
 			switch (i) {
 			case SET_DELAY:
-				if (u->src->ops->delay_is_pace)
+				if (u->src->ops->interval_is_pace)
 					snprintf(val, sizeof(val), "- (a replay keeps its own pace)");
 				else
-					snprintf(val, sizeof(val), "%g s", u->nav.delay_s);
+					snprintf(val, sizeof(val), "%g s", u->nav.interval_s);
 				break;
 			case SET_VIEW:
 				snprintf(val, sizeof(val), "%s", u->nav.view < u->nviews ? u->views[u->nav.view].name : "-");

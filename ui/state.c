@@ -27,7 +27,7 @@ void ui_history_add(struct ui *u, const struct snapshot *s)
 	if (u->hist.restarts != restarts) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "history started again: the intervals are now %.3g s long",
-			 s->delay_s > 0 ? s->delay_s : s->interval_s);
+			 s->interval_s > 0 ? s->interval_s : s->measured_s);
 		ui_set_message(u, msg);
 	}
 }

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
-#include "fmt.h"
 #include "snapfile.h"
 #include "spark.h"
 #include "util.h"

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
-#include "fmt.h"
 #include "snapfile.h"
 #include "spark.h"
 #include "util.h"
@@ -76,7 +75,7 @@ int ui_init(struct ui *u, const struct ui_config *c, char **cause)
 	u->topo = c->topo;
 	u->src = c->source;
 	u->nav.show_ccx = true;
-	u->nav.delay_s = source_interval(u->src);
+	u->nav.interval_s = source_interval(u->src);
 	ui_views_reload(u, NULL);
 	if (c->view) {
 		int v = model_find_view(u->m, c->view);

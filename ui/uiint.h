@@ -45,7 +45,7 @@ struct col_kind_info {
 	bool by_name;                /* sorts by its text (a tasks view's names) */
 	char search;                 /* the search (/) finds a row by it: '=' its text exactly,
 	                              * '~' text it holds, 0 not searched */
-	/* Its cell's text in buf (len bytes), with *level (fmt_level) and
+	/* Its cell's text in buf (len bytes), with *level (format_level) and
 	 * *cov (the figure's coverage) where it holds a figure. */
 	const char *(*cell)(struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len,
 			    int *level, double *cov);
@@ -292,7 +292,7 @@ void ui_tell_missing(struct ui *u, const struct snapshot *s);
 
 /* draw.c: draws a frame, and says what it drew in *f. */
 void draw_screen(struct ui *u, struct frame *f);
-/* cells.c: a cell's text, its level (fmt_level) and the coverage of the
+/* cells.c: a cell's text, its level (format_level) and the coverage of the
  * figure in it (NaN: none). */
 const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
 		      char *buf, int len, int *level, double *cov);

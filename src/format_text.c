@@ -1,18 +1,15 @@
-/* fmt.c: number formatting, threshold levels, the row filter and the event
- * search of the dashboard. Pure functions of their arguments. */
+/* format_text.c: the text half of format.h: bar legends, wrapped lines
+ * and CPU lists as the dashboard writes them, and the row filter and
+ * event search typed into it. Pure functions of their arguments. */
 #include "config.h"
-#include "fmt.h"
+#include "format.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "format.h"
-#include "uncertainty.h"
+#include "topo.h"
 #include "util.h"
-
-
 
 /* The legend at one level of shortening: 0 whole labels, 1 first words,
  * 2 first words cut to three letters. Returns its length. */
@@ -36,7 +33,7 @@ static int legend_at(char *buf, int len, int width, int level, const char *lette
 	return used;
 }
 
-const char *fmt_legend(char *buf, int len, int width, const char *letters, const char *const *labels, int n)
+const char *format_legend(char *buf, int len, int width, const char *letters, const char *const *labels, int n)
 {
 	if (len < 1)
 		return buf;
@@ -51,45 +48,7 @@ const char *fmt_legend(char *buf, int len, int width, const char *letters, const
 	return buf;
 }
 
-const char *fmt_value(char *buf, int len, double v, double rse, bool with_err, const char *fmt,
-		      const char *unit)
-{
-	char num[64], err[24] = "";
-	if (len < 1)
-		return buf;
-	/* On screen one rule per unit (format_value), whatever printf format
-	 * a view's definition gives, so that a figure looks the same in every
-	 * view and model; batch output keeps the view's format. */
-	format_value(num, sizeof(num), v, fmt && !strcmp(fmt, "pct") ? fmt : NULL, unit);
-	bool mark = !isinf(v) && unc_marked(v, rse);
-	/* Exact figures (counted all the time) need no "+-0". */
-	if (with_err && !isnan(v) && isfinite(rse) && rse > 0) {
-		double pct = 196 * rse;
-		snprintf(err, sizeof(err), pct < 10 ? "\u00b1%.1f%%" : "\u00b1%.0f%%", pct);
-	}
-	snprintf(buf, (size_t)len, "%s%s%s", mark ? "~" : "", num, err);
-	return buf;
-}
-
-int fmt_level(double v, double warn, double crit, bool low_is_bad)
-{
-	if (isnan(v) || (isnan(warn) && isnan(crit)))
-		return -1;
-	if (low_is_bad) {
-		if (!isnan(crit) && v <= crit)
-			return 2;
-		if (!isnan(warn) && v <= warn)
-			return 1;
-		return 0;
-	}
-	if (!isnan(crit) && v >= crit)
-		return 2;
-	if (!isnan(warn) && v >= warn)
-		return 1;
-	return 0;
-}
-
-bool fmt_match(const char *hay, const char *needle)
+bool format_match(const char *hay, const char *needle)
 {
 	if (!needle || !*needle)
 		return true;
@@ -132,7 +91,7 @@ out:
 	return rc;
 }
 
-int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **cause)
+int format_parse_filter(const char *text, const struct topo *t, bool *cpus, char **cause)
 {
 	while (text && isspace((unsigned char)*text))
 		text++;
@@ -178,7 +137,7 @@ int fmt_parse_filter(const char *text, const struct topo *t, bool *cpus, char **
 	return rc;
 }
 
-int fmt_wrap(const char *text, int width, int *start, int *len, int max)
+int format_wrap(const char *text, int width, int *start, int *len, int max)
 {
 	int n = 0;
 	if (!text || width < 1)
@@ -219,7 +178,7 @@ static int int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void fmt_cpulist(char *buf, int len, const int *cpus, int n, bool ranges)
+void format_cpulist(char *buf, int len, const int *cpus, int n, bool ranges)
 {
 	if (len < 1)
 		return;
