@@ -127,17 +127,6 @@ void export_hub_free(struct export_hub *h)
 	free(h);
 }
 
-int export_row_key(const struct snap_row *row, enum snap_scope sc)
-{
-	switch (sc) {
-	case SNAP_CPU: return row->cpu;
-	case SNAP_CORE: return row->core;
-	case SNAP_CCX: return row->ccx;
-	case SNAP_SOCKET: return row->id;
-	default: return 0;
-	}
-}
-
 /* The totals of prev (or none) grown to hold every row key of snap, at the
  * scopes the exporter writes (scope and wider). */
 static void totals_from(struct export_totals *t, const struct export_totals *prev,

@@ -16,8 +16,18 @@ struct export_totals {
 };
 
 /* A row's stable key within its scope: the CPU number, core, CCX or socket
- * index, so that a total stays with its CPU when others go offline. */
-int export_row_key(const struct snap_row *row, enum snap_scope sc);
+ * index, so that a total stays with its CPU when others go offline. Here,
+ * not in the hub, so that the renderer calls nothing of the hub's. */
+static inline int export_row_key(const struct snap_row *row, enum snap_scope sc)
+{
+	switch (sc) {
+	case SNAP_CPU: return row->cpu;
+	case SNAP_CORE: return row->core;
+	case SNAP_CCX: return row->ccx;
+	case SNAP_SOCKET: return row->id;
+	default: return 0;
+	}
+}
 /* The rows an event or metric of width w (enum scope) is exported at under
  * --export-scope s: the wider of the two, or the next wider scope that has
  * rows where a machine has none of it (no CCX in sysfs on some VMs). */
