@@ -1,6 +1,6 @@
-/* output.c: the batch writers' common part: opening -o's file safely,
- * choosing the writer, value formatting shared with the screen, and row
- * coverage. */
+/* output.c: the batch output's entry: opening -o's file safely and
+ * choosing the writer. What the writers share (their fields' names,
+ * values, coverage and clock) is below them, in output_fields.c. */
 #include "config.h"
 #include "output_impl.h"
 #include "format.h"
@@ -133,74 +133,6 @@ FILE *output_open(const char *path, bool wait, char **cause)
 	return f;
 }
 
-void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n)
-{
-	format_value(buf, n, v, fmt, md ? md->unit : NULL);
-}
-
-void output_metric_heading(const struct metric_def *md, char *buf, size_t n)
-{
-	format_heading(buf, n, md->label ? md->label : md->name, md->unit);
-	/* Labels come from definition files: nothing raw reaches a terminal. */
-	text_sanitize_inplace(buf);
-}
-
-void output_field_name(const struct output *o, const struct model *m, int col, char *buf, size_t n)
-{
-	if (col < o->o.ncols)
-		snprintf(buf, n, "%s", m->metrics[o->cols[col]].name);
-	else
-		snprintf(buf, n, "%s_per_s", m->events[o->evcols[col - o->o.ncols]].name);
-}
-
-double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r)
-{
-	double low = NAN;
-	/* Only figures that are shown count: a "-" already says "not measured". */
-	for (int i = 0; i < o->o.ncols; i++) {
-		double c = snap_metric_cov(s, r, o->cols[i]);
-		if (!isnan(snap_metric(s, r, o->cols[i])) && !isnan(c) && (isnan(low) || c < low))
-			low = c;
-	}
-	for (int i = 0; i < o->o.nevcols; i++) {
-		double c = snap_event_cov(s, r, o->evcols[i]);
-		if (!isnan(snap_event(s, r, o->evcols[i])) && !isnan(c) && (isnan(low) || c < low))
-			low = c;
-	}
-	return low;
-}
-
-double output_event_rate(const struct snapshot *s, const struct snap_row *r, int ev)
-{
-	if (s->measured_s <= 0)
-		return NAN;
-	return snap_event(s, r, ev) / s->measured_s;
-}
-
-void output_clock(double t, char *buf, size_t n)
-{
-	time_t sec = (time_t)t;
-	struct tm tm;
-	localtime_r(&sec, &tm);
-	/* "%02d:%02d:%02d.%03d" by hand, once per interval: snprintf
-	 * was a tenth of a small table's work. */
-	int f[4] = { tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((t - (double)sec) * 1000.0) };
-	if (n < 13 || f[0] < 0 || f[0] > 99 || f[1] < 0 || f[1] > 99 || f[2] < 0 || f[2] > 99 || f[3] < 0 ||
-	    f[3] > 999) {
-		snprintf(buf, n, "%02d:%02d:%02d.%03d", f[0], f[1], f[2], f[3]);
-		return;
-	}
-	for (int i = 0; i < 3; i++) {
-		buf[3 * i] = (char)('0' + f[i] / 10);
-		buf[3 * i + 1] = (char)('0' + f[i] % 10);
-		buf[3 * i + 2] = i < 2 ? ':' : '.';
-	}
-	buf[9] = (char)('0' + f[3] / 100);
-	buf[10] = (char)('0' + f[3] / 10 % 10);
-	buf[11] = (char)('0' + f[3] % 10);
-	buf[12] = '\0';
-}
-
 struct output *output_new(FILE *f, const struct output_opts *opts)
 {
 	struct output *o = xcalloc(1, sizeof(*o));
@@ -247,11 +179,6 @@ void output_scopes(const struct output_opts *o, bool written[SNAP_NSCOPES])
 		written[SNAP_CPU] = written[SNAP_SYSTEM] = true;
 		written[SNAP_CCX] = o->show_ccx;
 	}
-}
-
-int output_task_rows(const struct output *o, int n)
-{
-	return o->o.top > 0 && o->o.top < n ? o->o.top : n;
 }
 
 void output_free(struct output *o)
