@@ -31,9 +31,6 @@
 #include "../ui/ui.h"
 #include "main_impl.h"
 
-/* The signal that asked batch mode to stop, or 0. */
-volatile sig_atomic_t stop_requested;
-
 static void on_reload_signal(int sig)
 {
 	(void)sig;
@@ -45,29 +42,6 @@ static void on_reload_signal(int sig)
 static void on_stop_signal(int sig)
 {
 	stop_requested = sig;
-}
-
-/* Every message goes through the sanitiser: causes quote option values,
- * file names and definition text, none of which may reach the terminal
- * as escape sequences. */
-void say(const char *msg)
-{
-	char *safe = text_sanitize(msg ? msg : "?");
-	fprintf(stderr, "pmctop: %s\n", safe);
-	free(safe);
-}
-
-int usage_error(const char *msg)
-{
-	say(msg);
-	fputs("Try 'pmctop --help' for more information.\n", stderr);
-	return 2;
-}
-
-int runtime_error(const char *msg)
-{
-	say(msg);
-	return 1;
 }
 
 /* Listings end like batch mode: a closed pipe (pmctop --list-events | head)
@@ -99,17 +73,6 @@ static int run_listing(struct run *r)
 
 /* The measured machine's name: the recording's on a replay ("" when it
  * has none), else this one's (sanitised: it is printed and written into outputs). */
-void run_host(const struct run *r, char *buf, size_t n)
-{
-	buf[0] = '\0';
-	if (r->rp)
-		snprintf(buf, n, "%s", replay_info(r->rp)->host ? replay_info(r->rp)->host : "");
-	else
-		gethostname(buf, n - 1);
-	buf[n - 1] = '\0';
-	text_sanitize_inplace(buf);
-}
-
 /* Least privilege (privs.c, docs/privileges.md): called once everything
  * that needs root is open and before any thread starts. counters: keep
  * the capability that opens counters, for CPUs that come back online.

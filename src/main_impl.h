@@ -46,17 +46,17 @@ struct run {
 	char *views_path;           /* the user's views file, or NULL (--no-config, batch) */
 };
 
-/* main.c: the signal that asked batch mode to stop, or 0. */
+/* main_common.c: the signal that asked batch mode to stop, or 0. */
 extern volatile sig_atomic_t stop_requested;
 
-/* main.c: messages on stderr, sanitised; the two return the exit status
+/* main_common.c: messages on stderr, sanitised; the two return the exit status
  * of bad usage (2) and of a failure (1). */
 void say(const char *msg);
 int usage_error(const char *msg);
 int runtime_error(const char *msg);
 /* main.c: the listings' end (a closed pipe is a normal stop). */
 int finish_stdout(int err);
-/* main.c: the measured machine's name, sanitised. */
+/* main_common.c: the measured machine's name, sanitised. */
 void run_host(const struct run *r, char *buf, size_t n);
 /* main.c: least privilege once everything root opens is open. */
 int give_up_privileges(struct run *r, bool counters);
