@@ -33,6 +33,13 @@ enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, C
 
 struct ui;
 struct ui_col;
+struct panel_ops;
+
+/* A panel: its ops (panel.h) and its own state (its metrics...). */
+struct panel {
+	const struct panel_ops *ops;
+	void *st;
+};
 struct ui_row;
 
 /* What each kind of column is, in one place (col_kinds in cells.c):
@@ -47,10 +54,10 @@ struct col_kind_info {
 	                              * '~' text it holds, 0 not searched */
 	/* Its cell's text in buf (len bytes), with *level (fmt_level) and
 	 * *cov (the figure's coverage) where it holds a figure. */
-	const char *(*cell)(struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len,
+	const char *(*cell)(const struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len,
 			    int *level, double *cov);
 	/* A row's sort key by it (NaN: none). */
-	double (*key)(struct ui *u, const struct ui_col *c, const struct ui_row *row);
+	double (*key)(const struct ui *u, const struct ui_col *c, const struct ui_row *row);
 };
 const struct col_kind_info *ui_col_info(enum col_kind k);
 
@@ -102,14 +109,15 @@ struct ui {
 	double message_until;
 	bool redraw;                 /* something changed off the keyboard (a message) */
 
-	/* Metrics found by name; -1 where the model lacks them. */
-	int m_util, m_ghz, m_ipc, m_l3acc, m_l3rate, m_l3hit, m_l3lat, m_memrd, m_memwr, m_membus, m_memtot;
-	/* The power panel's: package, cores (summed per socket where the CPU
-	 * counts per core), DRAM and platform watts, instructions per joule. */
-	int m_pkgw, m_corew, m_ramw, m_psysw, m_ipj;
-	/* The power panel: the first snapshot drawn in a view that measures
-	 * power (power_seen false: not in one), panel_power.c. */
-	bool power_seen; uint64_t power_seq0;
+	/* Metrics found by name; -1 where the model lacks them. Only those
+	 * several parts share are here: utilisation, clock and IPC are the
+	 * table's fixed columns, the header's system line, the CCX boxes and
+	 * the fallback of the sparklines. A panel's own figures (the CCX
+	 * panel's L3, the memory and power panels') are in its state. */
+	int m_util, m_ghz, m_ipc;
+
+	/* The panels (panel.h, panels.c), in drawing order. */
+	int npanels; struct panel *panels;
 
 	/* The model's views, and after them a view made of the metric group
 	 * that -g named, when it named a group rather than a view. */
@@ -166,12 +174,14 @@ double ui_task_here(const struct ui *u, const struct snap_task *t);
 const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
 /* A metric of a row, with its coverage and relative standard error (each
  * may be NULL). */
-double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
+double ui_metric(const struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
 /* The L3 accesses per second of a row (the CCX panel's "L3" figure), with
- * its coverage and uncertainty; NaN where the model counts none. */
-double ui_l3_rate(struct ui *u, const struct snap_row *r, double *cov, double *rse);
+ * its coverage and uncertainty, from metric rate (per second) where the
+ * model has one, else from the access count acc; NaN where it has
+ * neither. */
+double ui_l3_rate(const struct ui *u, int rate, int acc, const struct snap_row *r, double *cov, double *rse);
 /* An event's relative standard error in a row of u->snap. */
-double ui_event_rse(struct ui *u, const struct snap_row *r, int e);
+double ui_event_rse(const struct ui *u, const struct snap_row *r, int e);
 /* Around drawing a frame: which rows' errors it reads is noted, and
  * when that changed the sampler is told (ui_hint_rows). */
 void ui_errors_frame_begin(struct ui *u);
@@ -179,8 +189,11 @@ void ui_errors_frame_end(struct ui *u);
 void ui_errors_done(struct ui *u);
 
 /* columns.c: the table's columns (no curses). */
-/* The metrics the screen finds by name (u->m_util...). */
+/* The metrics the screen's parts share, found by name (u->m_util...). */
 void ui_find_metrics(struct ui *u);
+/* The first of several names (NULL-terminated) that the model defines as
+ * a metric, or -1 (the panels find theirs with it). */
+int ui_find_metric(const struct model *m, const char *const *names);
 void ui_build_columns(struct ui *u);
 /* Keeps the sort column by kind and index, across views. */
 void ui_remember_sort(struct ui *u);
@@ -290,18 +303,26 @@ void ui_seek_action(struct ui *u, enum ui_action a);
 /* The view's metrics the source cannot give, said once after a request. */
 void ui_tell_missing(struct ui *u, const struct snapshot *s);
 
-/* draw.c: draws a frame, and says what it drew in *f. */
+/* draw.c: lays out a frame (the panels' room and navigation), then
+ * draws it, and says what it drew in *f. */
 void draw_screen(struct ui *u, struct frame *f);
+
+/* panels.c: the panels' state (at start, after the metrics are found;
+ * freed by ui_done), and the metrics they read and pin, appended to
+ * metrics[*n] and pins[*np] (room for every metric of the model). */
+void ui_panels_init(struct ui *u);
+void ui_panels_free(struct ui *u);
+void ui_panels_needs(const struct ui *u, int *metrics, int *n, int *pins, int *np);
 /* cells.c: a cell's text, its level (fmt_level) and the coverage of the
  * figure in it (NaN: none). */
-const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
+const char *draw_cell(const struct ui *u, const struct ui_col *c, const struct ui_row *row,
 		      char *buf, int len, int *level, double *cov);
 
 
 
 /* panel_detail.c: the metrics the detail pane lists now, in its order
  * (caller frees). */
-int *ui_detail_metrics(struct ui *u, int *n);
+int *ui_detail_metrics(const struct ui *u, int *n);
 
 /* colors.c: sets the colour pairs of a scheme (enum settings_colors), and
  * the attribute of a pair (mono on a screen without colour). */
