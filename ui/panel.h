@@ -1,7 +1,7 @@
 /* panel.h: what the panel files (panel_header.c, panel_ccx.c,
  * panel_table.c, panel_mem.c, panel_power.c, panel_detail.c, panel_spark.c) share with
- * the frame in draw.c: the clipped drawing helpers and one entry point per
- * panel. Private to ui/. */
+ * the frame in draw.c: the clipped drawing helpers and each panel's ops
+ * table (listed in panels.c). Private to ui/. */
 #ifndef PMCTOP_UI_PANEL_H
 #define PMCTOP_UI_PANEL_H
 

@@ -2,8 +2,8 @@
  * term.c: the terminal; figures.c, cells.c, columns.c, rows.c, state.c:
  * what a row shows, the column kinds and cells, the table's columns and
  * rows and what is kept between frames, beneath the panels; actions.c: keys and clicks; views.c: views and settings;
- * draw.c: the frame, paint.c its helpers and panel_*.c the panels, see
- * panel.h; dialog.c: help, pickers, prompt). Private to ui/. */
+ * draw.c: the frame, paint.c its helpers, panel_*.c the panels and
+ * panels.c their list, see panel.h; dialog.c: help, pickers, prompt). Private to ui/. */
 #ifndef PMCTOP_UI_UIINT_H
 #define PMCTOP_UI_UIINT_H
 
