@@ -27,7 +27,7 @@
 #include "sampler.h"
 #include "settings.h"
 #include "topo.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "util.h"
 
 #ifndef TOP_SRCDIR

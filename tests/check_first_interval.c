@@ -24,13 +24,16 @@
 #include "sampler.h"
 #include "snapshot.h"
 #include "topo.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "util.h"
 
 static struct model *model;
 static struct topo *topo;
 static struct ui u;
 static struct ui_config cfg;
+/* The CCX panel's L3 figures (its own, panel_ccx.c: the panels are drawn
+ * with curses, not linked here): accesses, hit rate, miss latency. */
+static int l3acc, l3hit, l3lat;
 
 /* Per second: cycles and instructions per CPU, L3 accesses and hits per
  * CCX (on every CPU of it: the L3 instance is read on one of them). */
@@ -88,6 +91,10 @@ static void setup(void)
 	u.m = model;
 	u.topo = topo;
 	ui_find_metrics(&u);
+	l3acc = model_find_metric(model, "l3_access_all");
+	ck_assert_int_ge(l3acc, 0);
+	l3hit = model_find_metric(model, "l3_hit_rate");
+	l3lat = model_find_metric(model, "l3_miss_latency_ns");
 	history_init(&u.hist, 64, 1 << 24);
 }
 
@@ -99,14 +106,6 @@ static void teardown(void)
 	model_free(model);
 }
 
-/* views.c's part (not linked here): no hint; the rows' errors are found
- * when the figures are read (snapshot.h). */
-void ui_hint_rows(struct ui *ui, const struct derive_want *want)
-{
-	(void)ui;
-	(void)want;
-}
-
 /* What the dashboard asks for in view v (ui_request): the view's columns
  * and bar and the panels' figures, its pins and the panels' L3 figures
  * pinned; with the metrics of group (a -g group), if any, instead. */
@@ -114,7 +113,7 @@ static void request(struct sampler *s, const char *view, const char *group, int 
 {
 	int *ms = xmalloc(sizeof(int) * ((size_t)model->nmetrics + 8)), n = 0;
 	int *pins = xmalloc(sizeof(int) * ((size_t)model->nmetrics + 8)), np = 0;
-	const int panel[] = { u.m_util, u.m_ghz, u.m_ipc, u.m_l3acc, u.m_l3hit, u.m_l3lat };
+	const int panel[] = { u.m_util, u.m_ghz, u.m_ipc, l3acc, l3hit, l3lat };
 	for (size_t i = 0; i < ARRAY_SIZE(panel); i++)
 		if (panel[i] >= 0)
 			ms[n++] = panel[i];
@@ -130,8 +129,8 @@ static void request(struct sampler *s, const char *view, const char *group, int 
 	for (int i = 0; group && i < model->nmetrics; i++)
 		if (metric_in_group(&model->metrics[i], group))
 			ms[n++] = i;
-	pins[np++] = u.m_l3acc;
-	pins[np++] = u.m_l3hit;
+	pins[np++] = l3acc;
+	pins[np++] = l3hit;
 	sampler_request_pinned(s, n, ms, np, pins, nextra, extra);
 	free(ms);
 	free(pins);
@@ -172,7 +171,7 @@ static void check_snapshot(struct snapshot *s, const char *when)
 	for (int i = 0; i < s->nrows[SNAP_CCX]; i++) {
 		const struct snap_row *r = &s->rows[SNAP_CCX][i];
 		double cov = NAN, rse = NAN;
-		assert_rel(ui_l3_rate(&u, r, &cov, &rse), l3_rate(r->id), 1e-4, "the CCX panel's L3 rate", r->id, when);
+		assert_rel(ui_l3_rate(&u, -1, l3acc, r, &cov, &rse), l3_rate(r->id), 1e-4, "the CCX panel's L3 rate", r->id, when);
 		ck_assert_msg(cov >= 0.999 && rse == 0, "%s: L3 rate of CCX %d: coverage %g, error %g", when, r->id,
 			      cov, rse);
 		double ci = 0, cc = 0;
@@ -206,7 +205,7 @@ static void check_snapshot(struct snapshot *s, const char *when)
 	double v[1];
 	for (int i = 0; i < s->nrows[SNAP_CCX]; i++) {
 		int id = s->rows[SNAP_CCX][i].id;
-		ck_assert_int_eq(history_series(&u.hist, SNAP_CCX, id, u.m_l3acc, v, 1), 1);
+		ck_assert_int_eq(history_series(&u.hist, SNAP_CCX, id, l3acc, v, 1), 1);
 		assert_rel(v[0], l3_rate(id), 1e-4, "the history's L3 rate", id, when);
 	}
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include "history.h"
 #include "snapfile.h"
-#include "uiint.h"
+#include "ui_impl.h"
 
 /* A model of three metrics: "ipc" per thread, "l3_hit" per CCX, "util"
  * per thread. */

@@ -15,9 +15,10 @@
 #include "backend.h"
 #include "evdef.h"
 #include "sampler.h"
+#include "source.h"
 #include "snapshot.h"
 #include "topo.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "util.h"
 
 #define NCPU 8
@@ -276,15 +277,6 @@ START_TEST(test_tree_order)
 }
 END_TEST
 
-/* views.c's part (not linked here): the hint goes to the source, here
- * straight to the test's sampler. */
-static struct sampler *hinted;
-void ui_hint_rows(struct ui *ui, const struct derive_want *want)
-{
-	(void)ui;
-	sampler_want_errors(hinted, want);
-}
-
 /* The screen and the errors found on demand (figures.c): a row whose
  * errors the interval left for later gets them when the screen reads
  * them (from the snapshot's error source, the row itself unchanged), the
@@ -319,7 +311,8 @@ START_TEST(test_errors_read_on_demand)
 	struct snapshot *a = sampler_step(sm[0], &cause);
 	struct ui v;
 	memset(&v, 0, sizeof(v));
-	hinted = sm[1];
+	/* The screen's hint goes to the source, the live one on sm[1]. */
+	v.src = source_live_new(sm[1], 1.0, false, NULL, NULL);
 	v.snap = sampler_step(sm[1], &cause);
 	ck_assert(a && v.snap);
 	const struct snap_row *r0 = &v.snap->rows[SNAP_CPU][0], *r5 = &v.snap->rows[SNAP_CPU][5];
@@ -343,6 +336,7 @@ START_TEST(test_errors_read_on_demand)
 	ui_errors_done(&v);
 	snapshot_free(v.snap);
 	snapshot_free(a);
+	source_free(v.src);
 	sampler_free(sm[0]);
 	sampler_free(sm[1]);
 	free(all);

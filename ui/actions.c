@@ -520,15 +520,13 @@ void ui_detail_open(struct ui *u)
 
 bool ui_detail_key(struct ui *u, int key)
 {
-	if (!u->detail.open)
-		return false;
-	int n;
-	int *list = ui_detail_metrics(u, &n);
-	int r = detail_key(&u->detail, key, list, n);
-	free(list);
-	if (r & DK_REQUEST)
-		ui_request(u);
-	if ((r & DK_REQUEST) && u->detail.measure_all)
-		ui_set_message(u, "measuring every metric while the pane is open: more groups, less coverage each");
-	return r != DK_PASS;
+	/* The panels that take keys (the detail pane, while it is open). */
+	for (int i = 0; i < u->npanels; i++) {
+		int r = u->panels[i].ops->key ? u->panels[i].ops->key(&u->panels[i], u, key) : PANEL_KEY_PASS;
+		if (r & PANEL_KEY_REQUEST)
+			ui_request(u);
+		if (r != PANEL_KEY_PASS)
+			return true;
+	}
+	return false;
 }

@@ -5,7 +5,7 @@
  * figure) and its sort key. The table draws the cells and the search reads
  * them. No curses here. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include "format.h"
 #include "util.h"
 
-static double event_rate(struct ui *u, const struct snap_row *r, int e, double *cov)
+static double event_rate(const struct ui *u, const struct snap_row *r, int e, double *cov)
 {
 	*cov = NAN;
 	if (!r || !u->snap || e < 0 || e >= u->snap->nevents)
@@ -25,7 +25,7 @@ static double event_rate(struct ui *u, const struct snap_row *r, int e, double *
 
 /* Cells: each writes buf (len bytes) and returns it; *level and *cov are
  * set where the cell holds a figure (draw_cell starts them at -1, NaN). */
-#define CELL_ARGS struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len, \
+#define CELL_ARGS const struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len, \
 	int *level, double *cov_out
 
 static const char *cell_cpu(CELL_ARGS)
@@ -168,7 +168,7 @@ static const char *cell_none(CELL_ARGS)
 
 /* Sort keys: the value a row is sorted by; NaN sorts last in either
  * direction (a name column sorts by its text: rows.c). */
-#define KEY_ARGS struct ui *u, const struct ui_col *c, const struct ui_row *row
+#define KEY_ARGS const struct ui *u, const struct ui_col *c, const struct ui_row *row
 
 static double key_cpu(KEY_ARGS) { (void)u, (void)c; return row->cpu; }
 static double key_core(KEY_ARGS) { (void)u, (void)c; return row->core; }
@@ -234,7 +234,7 @@ const struct col_kind_info *ui_col_info(enum col_kind k)
 	return (unsigned)k < ARRAY_SIZE(col_kinds) ? &col_kinds[k] : &none;
 }
 
-const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
+const char *draw_cell(const struct ui *u, const struct ui_col *c, const struct ui_row *row,
 		      char *buf, int len, int *level, double *cov_out)
 {
 	*level = -1;

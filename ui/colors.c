@@ -4,7 +4,7 @@
  * colours). Each scheme is a table of foreground and background per
  * colour pair; -1 is the terminal's own colour. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 
 #include <curses.h>
 

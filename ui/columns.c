@@ -2,7 +2,7 @@
  * view's, the extra events and the topdown bar, each with its heading and
  * width; and the metrics the screen finds by name. No curses here. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "format.h"
 
 #include <math.h>
@@ -10,8 +10,7 @@
 #include <string.h>
 #include "util.h"
 
-/* The first of several names that the model defines. */
-static int find_metric(const struct model *m, const char *const *names)
+int ui_find_metric(const struct model *m, const char *const *names)
 {
 	for (; *names; names++) {
 		int i = model_find_metric(m, *names);
@@ -26,38 +25,9 @@ void ui_find_metrics(struct ui *u)
 	static const char *const util[] = { "util", "utilization", "cpu_util", "busy", NULL };
 	static const char *const ghz[] = { "ghz", "effective_ghz", "freq_ghz", NULL };
 	static const char *const ipc[] = { "ipc", NULL };
-	static const char *const l3rate[] = { "l3_access_per_s", "l3_accesses_per_s", NULL };
-	static const char *const l3acc[] = { "l3_accesses", "l3_access_all", "l3_access", NULL };
-	static const char *const l3hit[] = { "l3_hit_rate", NULL };
-	static const char *const l3lat[] = { "l3_miss_latency_ns", NULL };
-	static const char *const memrd[] = { "mem_read_bw", NULL };
-	static const char *const memwr[] = { "mem_write_bw", NULL };
-	static const char *const membus[] = { "mem_bus_util", NULL };
-	static const char *const memtot[] = { "mem_bw", NULL };
-	static const char *const pkgw[] = { "pkg_watts", NULL };
-	/* RAPL's cores domain, else the per-core counters (AMD), whose socket
-	 * row is their sum over the socket. */
-	static const char *const corew[] = { "cores_watts", "core_watts", NULL };
-	static const char *const ramw[] = { "ram_watts", NULL };
-	static const char *const psysw[] = { "psys_watts", NULL };
-	static const char *const ipj[] = { "insn_per_joule", NULL };
-	u->m_util = find_metric(u->m, util);
-	u->m_ghz = find_metric(u->m, ghz);
-	u->m_ipc = find_metric(u->m, ipc);
-	u->m_l3rate = find_metric(u->m, l3rate);
-	u->m_l3acc = find_metric(u->m, l3acc);
-	u->m_l3hit = find_metric(u->m, l3hit);
-	u->m_l3lat = find_metric(u->m, l3lat);
-	u->m_memrd = find_metric(u->m, memrd);
-	u->m_memwr = find_metric(u->m, memwr);
-	u->m_membus = find_metric(u->m, membus);
-	/* Only where reads and writes are not counted apart (Zen 3's fabric). */
-	u->m_memtot = u->m_memrd < 0 && u->m_memwr < 0 ? find_metric(u->m, memtot) : -1;
-	u->m_pkgw = find_metric(u->m, pkgw);
-	u->m_corew = find_metric(u->m, corew);
-	u->m_ramw = find_metric(u->m, ramw);
-	u->m_psysw = find_metric(u->m, psysw);
-	u->m_ipj = find_metric(u->m, ipj);
+	u->m_util = ui_find_metric(u->m, util);
+	u->m_ghz = ui_find_metric(u->m, ghz);
+	u->m_ipc = ui_find_metric(u->m, ipc);
 }
 
 static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_col *vc,

@@ -16,7 +16,7 @@ struct detail {
 	int ids[SNAP_NSCOPES];         /* the row's id at each scope, -1 where it has none */
 	int metric;                    /* the metric graphed (model index), -1: the first listed */
 	int top;                       /* first list line shown */
-	int page;                      /* list lines on screen (set by the drawing) */
+	int page;                      /* list lines on screen (set by the layout step) */
 	bool measure_all;              /* every metric of the model is requested while open */
 };
 

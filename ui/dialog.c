@@ -3,7 +3,7 @@
  * and a one-line prompt (row filter). Each runs its own small key loop and
  * returns; Esc always cancels, and a stop signal ends it too. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 
 #include <curses.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
-/* draw.c: the frame of the dashboard. It computes the layout from the
- * terminal size and topology, draws the notice and calls each panel
- * (panel_*.c) with its rectangle; the helpers the panels share are
- * paint.c's (panel.h). */
+/* draw.c: the frame of the dashboard. It lays the frame out first (what
+ * each panel wants, the layout from the terminal size and topology, the
+ * navigation the panels settle), then draws the notice and each panel
+ * (panel_*.c, in panels.c's order) with its rectangle, through const
+ * pointers; the helpers the panels share are paint.c's (panel.h). */
 #include "config.h"
 #include "panel.h"
 
@@ -17,7 +18,7 @@
  * model) above the sampler's standing notice, never instead of it, so
  * that "hardware counters: not available" is on the first screen even
  * when the model has something to say too. Owned by the caller. */
-static char *notice_text(struct ui *u)
+static char *notice_text(const struct ui *u)
 {
 	const char *standing = u->snap ? (u->snap->notice && *u->snap->notice ? u->snap->notice : NULL)
 					: u->first_notice;
@@ -28,40 +29,39 @@ static char *notice_text(struct ui *u)
 	return NULL;
 }
 
-static void draw_frame(struct ui *u, struct frame *f)
+/* The layout step, before anything is drawn: the room each panel wants,
+ * the layout, then the navigation the panels keep in u (the table's page
+ * and selection, the detail pane's list), so that drawing changes
+ * nothing but the screen. */
+static void frame_layout(struct ui *u, bool notice, int notice_lines)
+{
+	struct layout_in in = {
+		.rows = LINES, .cols = COLS,
+		.nsockets = u->topo->nsockets,
+		.notice = notice, .notice_lines = notice_lines,
+	};
+	for (int i = 0; i < u->npanels; i++)
+		if (u->panels[i].ops->want)
+			u->panels[i].ops->want(&u->panels[i], u, &in);
+	layout_compute(&in, &u->lay);
+	if (u->lay.too_small)
+		return;
+	for (int i = 0; i < u->npanels; i++)
+		if (u->panels[i].ops->settle)
+			u->panels[i].ops->settle(&u->panels[i], u);
+}
+
+/* Draws the frame laid out: each panel in its order (panels.c), the
+ * notice lines after the table, CCX, memory and power panels, under the
+ * detail pane. */
+static void draw_frame(const struct ui *u, struct frame *f, const char *notice, int notice_lines,
+		       const int *wrap_start, const int *wrap_len)
 {
 	memset(f, 0, sizeof(*f));
 	f->min_cov = 2;
 	f->tab_y = -1;
 	for (int i = 0; i < 64; i++)
 		f->tab_x0[i] = f->tab_x1[i] = -1;
-	const struct topo *t = u->topo;
-	/* The boxes are only those of the CCX the row filter keeps (as
-	 * panel_ccx draws them): room for all 24 of a two-socket part
-	 * filtered to one socket left 10 blank lines above the table. */
-	int cells = 0, nccx = 0;
-	for (int i = 0; i < t->nccx; i++) {
-		bool shown = false;
-		for (int j = 0; j < t->ccxs[i].ncpus && !shown; j++)
-			shown = ui_cpu_shown(u, t->ccxs[i].cpus[j]);
-		nccx += shown;
-		if (shown && t->ccxs[i].ncores > cells)
-			cells = t->ccxs[i].ncores;
-	}
-	struct layout_in in = {
-		.rows = LINES, .cols = COLS,
-		.table_rows = u->nrows,
-		.nccx = nccx, .ccx_cells = cells, .nsockets = t->nsockets,
-		.show_ccx = u->nav.show_ccx,
-		.show_mem = u->m_memrd >= 0 || u->m_memwr >= 0 || u->m_membus >= 0 || u->m_memtot >= 0,
-	};
-	char *notice = notice_text(u);
-	in.notice = notice != NULL;
-	ui_power_want(u, &in.power_lines, &in.power_w);
-	int wrap_start[3], wrap_len[3];
-	if (in.notice)
-		in.notice_lines = format_wrap(notice, COLS, wrap_start, wrap_len, 3);
-	layout_compute(&in, &u->lay);
 	erase();
 	if (u->lay.too_small) {
 		/* Wrapped at words over the lines there are, so that even a
@@ -75,28 +75,23 @@ static void draw_frame(struct ui *u, struct frame *f)
 		for (int i = 0; i < nl && i < maxl; i++)
 			draw_put(i, 0, wl[i] < u->lay.msg.w ? wl[i] : u->lay.msg.w, A_BOLD, msg + ws[i]);
 		refresh();
-		free(notice);
 		return;
 	}
-	u->nav.page = u->lay.table_data_rows;
-	keys_clamp(&u->nav);
-	panel_table(u, f);
-	panel_ccx(u, f);
-	panel_mem(u, f);
-	panel_power(u, f);
-	for (int i = 0; notice && i < u->lay.notice.h && i < in.notice_lines && i < 3; i++) {
-		int y = u->lay.notice.y + i;
-		draw_fill(y, 0, u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD));
-		draw_put(y, 0, wrap_len[i] < u->lay.notice.w ? wrap_len[i] : u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD),
-			 notice + wrap_start[i]);
+	for (int k = 0; k < u->npanels; k++) {
+		const struct panel *p = &u->panels[k];
+		/* The notice goes over the panels drawn so far, under the
+		 * detail pane. */
+		if (p->ops == &panel_detail_ops)
+			for (int i = 0; notice && i < u->lay.notice.h && i < notice_lines && i < 3; i++) {
+				int y = u->lay.notice.y + i;
+				draw_fill(y, 0, u->lay.notice.w, ui_attr(u, CP_NOTICE, A_BOLD));
+				draw_put(y, 0, wrap_len[i] < u->lay.notice.w ? wrap_len[i] : u->lay.notice.w,
+					 ui_attr(u, CP_NOTICE, A_BOLD), notice + wrap_start[i]);
+			}
+		if (p->ops->draw)
+			p->ops->draw(p, u, f);
 	}
-	panel_detail(u);
-	panel_footer(u);
-	/* Last: the header reports the lowest coverage among the values the
-	 * other panels drew (f->min_cov). */
-	panel_header(u, f);
 	refresh();
-	free(notice);
 }
 
 void draw_screen(struct ui *u, struct frame *f)
@@ -104,6 +99,12 @@ void draw_screen(struct ui *u, struct frame *f)
 	/* The rows whose errors this frame reads are those the next
 	 * intervals find at once (figures.c). */
 	ui_errors_frame_begin(u);
-	draw_frame(u, f);
+	char *notice = notice_text(u);
+	int wrap_start[3], wrap_len[3], lines = 0;
+	if (notice)
+		lines = format_wrap(notice, COLS, wrap_start, wrap_len, 3);
+	frame_layout(u, notice != NULL, lines);
+	draw_frame(u, f, notice, lines, wrap_start, wrap_len);
+	free(notice);
 	ui_errors_frame_end(u);
 }

@@ -6,12 +6,13 @@
  * own error source (snap_metric_rse), the same whenever they are read.
  * No curses here. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
+#include "source.h"
 #include "util.h"
 
 const struct view_def *ui_cur_view(const struct ui *u)
@@ -55,8 +56,10 @@ const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc
 
 /* A row of u->snap whose errors are read: noted as one the screen reads,
  * so that the next intervals find its errors at once (a hint: read or
- * not, they are the same). */
-static void errors_read(struct ui *u, const struct snap_row *r)
+ * not, they are the same). The note goes into the frame's record
+ * (err_read, reset by ui_errors_frame_begin), not into u itself: a frame
+ * reads u through a const pointer, as it reads the snapshot. */
+static void errors_read(const struct ui *u, const struct snap_row *r)
 {
 	int i, sc = snapshot_row_scope(u->snap, r, &i);
 	if (sc >= 0 && i < u->err_nrows[sc] && u->err_read[sc])
@@ -97,7 +100,8 @@ void ui_errors_frame_end(struct ui *u)
 		if (u->err_nrows[sc])
 			memcpy(u->err_told[sc], u->err_read[sc], (size_t)u->err_nrows[sc]);
 	}
-	ui_hint_rows(u, &want);
+	/* A one-way hint to the source of which rows to find at once. */
+	source_hint_rows(u->src, &want);
 	u->err_told_any = true;
 }
 
@@ -111,7 +115,7 @@ void ui_errors_done(struct ui *u)
 	}
 }
 
-double ui_event_rse(struct ui *u, const struct snap_row *r, int e)
+double ui_event_rse(const struct ui *u, const struct snap_row *r, int e)
 {
 	if (!r || !u->snap)
 		return NAN;
@@ -119,7 +123,7 @@ double ui_event_rse(struct ui *u, const struct snap_row *r, int e)
 	return snap_event_rse(u->snap, r, e);
 }
 
-double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse)
+double ui_metric(const struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse)
 {
 	if (cov)
 		*cov = NAN;
@@ -137,16 +141,16 @@ double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov
 	return v;
 }
 
-double ui_l3_rate(struct ui *u, const struct snap_row *r, double *cov, double *rse)
+double ui_l3_rate(const struct ui *u, int rate, int acc, const struct snap_row *r, double *cov, double *rse)
 {
-	if (u->m_l3rate >= 0)
-		return ui_metric(u, r, u->m_l3rate, cov, rse);
-	double v = ui_metric(u, r, u->m_l3acc, cov, rse);
+	if (rate >= 0)
+		return ui_metric(u, r, rate, cov, rse);
+	double v = ui_metric(u, r, acc, cov, rse);
 	/* A figure of unit count is published per second already (derive.c
 	 * divides it by the interval): divided again, the first interval
 	 * after a view switch (a quarter of a second) showed four times the
 	 * L3 rate, and every interval of another length was off by as much. */
-	if (u->m_l3acc >= 0 && !format_unit_is_count(u->m->metrics[u->m_l3acc].unit))
+	if (acc >= 0 && !format_unit_is_count(u->m->metrics[acc].unit))
 		v = u->snap && u->snap->measured_s > 0 ? v / u->snap->measured_s : NAN;
 	return v;
 }

@@ -35,7 +35,7 @@ void draw_fill(int y, int x, int w, int attr)
 	attroff(attr);
 }
 
-int draw_level_attr(struct ui *u, int level)
+int draw_level_attr(const struct ui *u, int level)
 {
 	if (level >= 2)
 		return ui_attr(u, CP_CRIT, A_BOLD) | A_BOLD;
@@ -54,7 +54,7 @@ void draw_note_cov(struct frame *f, double cov)
 }
 
 /* A metric of a row as text, "-" when absent. */
-const char *draw_metric_text(struct ui *u, struct frame *f, const struct snap_row *r, int metric,
+const char *draw_metric_text(const struct ui *u, struct frame *f, const struct snap_row *r, int metric,
 			     const char *fmt, char *buf, int len)
 {
 	double cov, rse;

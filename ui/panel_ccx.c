@@ -15,9 +15,62 @@
 #include "util.h"
 #include <stdlib.h>
 
+/* The panel's own figures, found by name; -1 where the model lacks them
+ * (utilisation, clock and IPC are shared: u->m_util...). */
+struct ccx_state {
+	int l3rate, l3acc, l3hit, l3lat;
+};
+
+static void ccx_init(struct panel *p, const struct ui *u)
+{
+	static const char *const l3rate[] = { "l3_access_per_s", "l3_accesses_per_s", NULL };
+	static const char *const l3acc[] = { "l3_accesses", "l3_access_all", "l3_access", NULL };
+	static const char *const l3hit[] = { "l3_hit_rate", NULL };
+	static const char *const l3lat[] = { "l3_miss_latency_ns", NULL };
+	struct ccx_state *st = xcalloc(1, sizeof(*st));
+	st->l3rate = ui_find_metric(u->m, l3rate);
+	st->l3acc = ui_find_metric(u->m, l3acc);
+	st->l3hit = ui_find_metric(u->m, l3hit);
+	st->l3lat = ui_find_metric(u->m, l3lat);
+	p->st = st;
+}
+
+/* Its figures, and the shared ones it shows; the L3 figures pinned (on
+ * the L3's own PMU, counted throughout as far as the counters allow). */
+static void ccx_needs(const struct panel *p, const struct ui *u, int *ms, int *n, int *pins, int *np)
+{
+	const struct ccx_state *st = p->st;
+	const int read[] = { u->m_util, u->m_ghz, u->m_ipc, st->l3rate, st->l3acc, st->l3hit, st->l3lat };
+	for (size_t i = 0; i < ARRAY_SIZE(read); i++)
+		ms[(*n)++] = read[i];
+	for (size_t i = 3; i < ARRAY_SIZE(read); i++)
+		pins[(*np)++] = read[i];
+}
+
+/* The boxes are only those of the CCX the row filter keeps (as the panel
+ * draws them): room for all 24 of a two-socket part filtered to one
+ * socket left 10 blank lines above the table. */
+static void ccx_want(struct panel *p, const struct ui *u, struct layout_in *in)
+{
+	(void)p;
+	const struct topo *t = u->topo;
+	int cells = 0, nccx = 0;
+	for (int i = 0; i < t->nccx; i++) {
+		bool shown = false;
+		for (int j = 0; j < t->ccxs[i].ncpus && !shown; j++)
+			shown = ui_cpu_shown(u, t->ccxs[i].cpus[j]);
+		nccx += shown;
+		if (shown && t->ccxs[i].ncores > cells)
+			cells = t->ccxs[i].ncores;
+	}
+	in->nccx = nccx;
+	in->ccx_cells = cells;
+	in->show_ccx = u->nav.show_ccx;
+}
+
 /* The metric the core strips show: the sort column if it is a metric,
  * else utilisation (or IPC). */
-static int strip_metric(struct ui *u, const struct view_col **vc)
+static int strip_metric(const struct ui *u, const struct view_col **vc)
 {
 	const struct ui_col *c = &u->cols[u->nav.sort_col];
 	*vc = NULL;
@@ -33,7 +86,7 @@ static const char strip_levels[] = "_.:=+*#%@";
 
 /* The top of the strip's scale: a share's own (100 %) so that 0 % and
  * 1 % look alike on an idle machine, else the busiest core's value. */
-static double strip_top(struct ui *u, int metric)
+static double strip_top(const struct ui *u, int metric)
 {
 	const char *unit = metric >= 0 ? u->m->metrics[metric].unit : NULL;
 	if (unit && (!strcmp(unit, "ratio") || !strcmp(unit, "%")))
@@ -47,7 +100,7 @@ static double strip_top(struct ui *u, int metric)
 	return max;
 }
 
-static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, int metric,
+static void draw_strip(const struct ui *u, int y, int x, int w, int lines, int ccx, int metric,
 		       const struct view_col *vc, double max)
 {
 	const char *levels = strip_levels;
@@ -70,17 +123,17 @@ static void draw_strip(struct ui *u, int y, int x, int w, int lines, int ccx, in
 	}
 }
 
-static void ccx_figures(struct ui *u, struct frame *f, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
+static void ccx_figures(const struct ui *u, const struct ccx_state *st, struct frame *f, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
 {
 	const struct snap_row *r = ui_scope_row(u->snap, SNAP_CCX, i);
-	double cov = NAN, rse = NAN, v = ui_l3_rate(u, r, &cov, &rse);
+	double cov = NAN, rse = NAN, v = ui_l3_rate(u, st->l3rate, st->l3acc, r, &cov, &rse);
 	if (!isnan(v))
 		draw_note_cov(f, cov);
 	format_value_rse(acc, 16, v, rse, u->nav.show_err, NULL, "/s");
 	draw_add_unit(acc, 16, "/s");
-	draw_metric_text(u, f, r, u->m_l3hit, "pct", hit, 16);
+	draw_metric_text(u, f, r, st->l3hit, "pct", hit, 16);
 	draw_add_unit(hit, 16, "%");
-	draw_metric_text(u, f, r, u->m_l3lat, "%.0f", lat, 16);
+	draw_metric_text(u, f, r, st->l3lat, "%.0f", lat, 16);
 	draw_add_unit(lat, 16, "ns");
 	draw_metric_text(u, f, r, u->m_ipc, "%.2f", ipc, 16);
 	draw_metric_text(u, f, r, u->m_ghz, "%.2f", ghz, 16);
@@ -90,7 +143,7 @@ static void ccx_figures(struct ui *u, struct frame *f, int i, char *acc, char *h
 /* A box of a machine without hardware counters (a VM without a virtual
  * PMU) had two blank lines above its strip: it says what it still knows
  * (utilisation, from /proc/stat) and why the rest is missing. */
-static void ccx_without_counters(struct ui *u, struct frame *f, int i, int y, int x, int w)
+static void ccx_without_counters(const struct ui *u, struct frame *f, int i, int y, int x, int w)
 {
 	char util[16], line[64];
 	if (u->m_util < 0 || ui_metric_unmeasured(u, u->m_util))
@@ -102,8 +155,9 @@ static void ccx_without_counters(struct ui *u, struct frame *f, int i, int y, in
 	draw_put(y + 1, x, w, A_DIM, "no hardware counters");
 }
 
-void panel_ccx(struct ui *u, struct frame *f)
+static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 {
+	const struct ccx_state *st = p->st;
 	const struct layout *l = &u->lay;
 	if (l->ccx_mode == CCX_HIDDEN || l->ccx.h < 1)
 		return;
@@ -143,7 +197,7 @@ void panel_ccx(struct ui *u, struct frame *f)
 			break;
 		}
 		const struct topo_ccx *cx = &u->topo->ccxs[i];
-		ccx_figures(u, f, i, acc, hit, lat, ipc, ghz);
+		ccx_figures(u, st, f, i, acc, hit, lat, ipc, ghz);
 		if (l->ccx_mode == CCX_LINES) {
 			snprintf(line, sizeof(line), "%s%-3d S%d L3 %9s hit %6s lat %6s IPC %5s %7s ",
 				 dom, i, cx->socket, acc, hit, lat, ipc, ghz);
@@ -170,17 +224,17 @@ void panel_ccx(struct ui *u, struct frame *f)
 		draw_put(slot_y, slot_x + 2, w - 4, title, line);
 		/* Only the figures this machine can give: without a PMU the
 		 * box said "L3 -  hit -" and "miss - IPC - -". */
-		bool l3 = !ui_metric_unmeasured(u, u->m_l3rate >= 0 ? u->m_l3rate : u->m_l3acc);
+		bool l3 = !ui_metric_unmeasured(u, st->l3rate >= 0 ? st->l3rate : st->l3acc);
 		snprintf(line, sizeof(line), "%s%s%s%s", l3 ? "L3 " : "", l3 ? acc : "",
-			 ui_metric_unmeasured(u, u->m_l3hit) ? "" : "  hit ", ui_metric_unmeasured(u, u->m_l3hit) ? "" : hit);
+			 ui_metric_unmeasured(u, st->l3hit) ? "" : "  hit ", ui_metric_unmeasured(u, st->l3hit) ? "" : hit);
 		draw_put(slot_y + 1, slot_x + 1, w - 2, 0, line + (line[0] == ' ' ? 2 : 0));
-		snprintf(line, sizeof(line), "%s%s%s%s%s%s", ui_metric_unmeasured(u, u->m_l3lat) ? "" : " miss ",
-			 ui_metric_unmeasured(u, u->m_l3lat) ? "" : lat, ui_metric_unmeasured(u, u->m_ipc) ? "" : " IPC ",
+		snprintf(line, sizeof(line), "%s%s%s%s%s%s", ui_metric_unmeasured(u, st->l3lat) ? "" : " miss ",
+			 ui_metric_unmeasured(u, st->l3lat) ? "" : lat, ui_metric_unmeasured(u, u->m_ipc) ? "" : " IPC ",
 			 ui_metric_unmeasured(u, u->m_ipc) ? "" : ipc, ui_metric_unmeasured(u, u->m_ghz) ? "" : " ",
 			 ui_metric_unmeasured(u, u->m_ghz) ? "" : ghz);
 		draw_put(slot_y + 2, slot_x + 1, w - 2, 0, line + (line[0] == ' ' ? 1 : 0));
 		if (!l3 && ui_metric_unmeasured(u, u->m_ipc) && ui_metric_unmeasured(u, u->m_ghz) &&
-		    ui_metric_unmeasured(u, u->m_l3hit) && ui_metric_unmeasured(u, u->m_l3lat))
+		    ui_metric_unmeasured(u, st->l3hit) && ui_metric_unmeasured(u, st->l3lat))
 			ccx_without_counters(u, f, i, slot_y + 1, slot_x + 1, w - 2);
 		draw_strip(u, slot_y + 3, slot_x + 1, w - 2, l->strip_lines, i, metric, vc, max);
 		/* The history of the strip's metric, in the bottom border. */
@@ -188,3 +242,11 @@ void panel_ccx(struct ui *u, struct frame *f)
 	}
 	free(keep);
 }
+
+const struct panel_ops panel_ccx_ops = {
+	.name = "ccx",
+	.init = ccx_init,
+	.needs = ccx_needs,
+	.want = ccx_want,
+	.draw = ccx_draw,
+};

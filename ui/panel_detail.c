@@ -19,7 +19,7 @@
 #include "util.h"
 
 /* The metric list as the pane shows it now. */
-int *ui_detail_metrics(struct ui *u, int *n)
+int *ui_detail_metrics(const struct ui *u, int *n)
 {
 	const struct detail *d = &u->detail;
 	int *list = xmalloc(sizeof(int) * (size_t)(u->m->nmetrics + 1));
@@ -46,7 +46,7 @@ static void draw_box(const struct rect *r)
 
 /* "CPU 17  core 8  CCX 1  socket 0  system" in the top border, the
  * scope shown highlighted. */
-static void draw_title(struct ui *u, const struct rect *box)
+static void draw_title(const struct ui *u, const struct rect *box)
 {
 	const struct detail *d = &u->detail;
 	int x = box->x + 2, end = box->x + box->w - 2;
@@ -85,7 +85,7 @@ static void span_text(char *buf, size_t len, double s)
 		snprintf(buf, len, "%.1fs", s);
 }
 
-static void draw_graph(struct ui *u, const struct detail_geom *g, int metric)
+static void draw_graph(const struct ui *u, const struct detail_geom *g, int metric)
 {
 	const struct metric_def *md = &u->m->metrics[metric];
 	const struct detail *d = &u->detail;
@@ -168,9 +168,9 @@ static void draw_graph(struct ui *u, const struct detail_geom *g, int metric)
 	draw_put(g->stats.y, g->stats.x, g->stats.w, 0, line);
 }
 
-static void draw_list(struct ui *u, const struct detail_geom *g, const int *list, int n)
+static void draw_list(const struct ui *u, const struct detail_geom *g, const int *list, int n)
 {
-	struct detail *d = &u->detail;
+	const struct detail *d = &u->detail;
 	int id = d->ids[d->scope];
 	const struct snap_row *r = ui_scope_row(u->snap, d->scope, id);
 	const char *pm = u->utf8 ? "\u00b1" : "+-";
@@ -184,19 +184,6 @@ static void draw_list(struct ui *u, const struct detail_geom *g, const int *list
 		 "description, or why there is no value");
 	draw_put(g->head.y, g->head.x, g->head.w, ui_attr(u, CP_HEAD, A_REVERSE), line);
 	draw_fill(g->head.y, g->head.x + (int)strlen(line), g->head.w - (int)strlen(line), ui_attr(u, CP_HEAD, A_REVERSE));
-	int pos = 0;
-	for (int i = 0; i < n; i++)
-		if (list[i] == d->metric)
-			pos = i;
-	d->page = g->list.h > 0 ? g->list.h : 1;
-	if (d->top > pos)
-		d->top = pos;
-	if (pos >= d->top + d->page)
-		d->top = pos - d->page + 1;
-	if (d->top > n - d->page)
-		d->top = n - d->page;
-	if (d->top < 0)
-		d->top = 0;
 	for (int i = 0; i < g->list.h && d->top + i < n; i++) {
 		int mi = list[d->top + i];
 		const struct metric_def *md = &u->m->metrics[mi];
@@ -237,31 +224,84 @@ static void draw_list(struct ui *u, const struct detail_geom *g, const int *list
 	}
 }
 
-void panel_detail(struct ui *u)
+/* The pane's geometry: between the header (and the notice, which
+ * carries messages) and the footer. False: no room for it. */
+static bool detail_place(const struct ui *u, struct detail_geom *g)
 {
-	struct detail *d = &u->detail;
-	if (!d->open || u->lay.too_small)
-		return;
-	/* Between the header (and the notice, which carries messages) and
-	 * the footer. */
 	int y0 = u->lay.header.y + u->lay.header.h;
 	if (u->lay.notice.h > 0 && u->lay.notice.y + u->lay.notice.h > y0)
 		y0 = u->lay.notice.y + u->lay.notice.h;
 	struct rect area = { y0, 0, u->lay.footer.y - y0, COLS };
+	detail_geometry(&area, g);
+	return g->box.h >= 3 && g->box.w >= 10;
+}
+
+/* Before the frame: the metric shown is one the list holds (the first
+ * when it is gone), and the list scrolls to keep it in sight. */
+static void detail_settle(struct panel *p, struct ui *u)
+{
+	(void)p;
+	struct detail *d = &u->detail;
 	struct detail_geom g;
-	detail_geometry(&area, &g);
-	if (g.box.h < 3 || g.box.w < 10)
+	if (!d->open || !detail_place(u, &g))
+		return;
+	int n;
+	int *list = ui_detail_metrics(u, &n);
+	if (n > 0) {
+		int pos = -1;
+		for (int i = 0; i < n; i++)
+			if (list[i] == d->metric)
+				pos = i;
+		if (pos < 0) {
+			d->metric = list[0];
+			pos = 0;
+		}
+		d->page = g.list.h > 0 ? g.list.h : 1;
+		if (d->top > pos)
+			d->top = pos;
+		if (pos >= d->top + d->page)
+			d->top = pos - d->page + 1;
+		if (d->top > n - d->page)
+			d->top = n - d->page;
+		if (d->top < 0)
+			d->top = 0;
+	}
+	free(list);
+}
+
+/* Its keys while it is open (detail_key); a request again when 'a'
+ * changes what is measured. */
+static int detail_keyop(struct panel *p, struct ui *u, int key)
+{
+	(void)p;
+	if (!u->detail.open)
+		return PANEL_KEY_PASS;
+	int n;
+	int *list = ui_detail_metrics(u, &n);
+	int r = detail_key(&u->detail, key, list, n);
+	free(list);
+	if ((r & DK_REQUEST) && u->detail.measure_all)
+		ui_set_message(u, "measuring every metric while the pane is open: more groups, less coverage each");
+	if (r == DK_PASS)
+		return PANEL_KEY_PASS;
+	return PANEL_KEY_TAKEN | (r & DK_REQUEST ? PANEL_KEY_REQUEST : 0);
+}
+
+static void detail_draw(const struct panel *p, const struct ui *u, struct frame *f)
+{
+	(void)p;
+	(void)f;
+	const struct detail *d = &u->detail;
+	if (!d->open || u->lay.too_small)
+		return;
+	struct detail_geom g;
+	if (!detail_place(u, &g))
 		return;
 	draw_box(&g.box);
 	draw_title(u, &g.box);
 	int n;
 	int *list = ui_detail_metrics(u, &n);
 	if (n > 0) {
-		bool found = false;
-		for (int i = 0; i < n; i++)
-			found |= list[i] == d->metric;
-		if (!found)
-			d->metric = list[0];
 		draw_graph(u, &g, d->metric);
 		draw_list(u, &g, list, n);
 	}
@@ -283,3 +323,10 @@ void panel_detail(struct ui *u)
 	}
 	draw_put(g.box.y + g.box.h - 1, g.box.x + 2, g.box.w - 4, A_DIM, hint);
 }
+
+const struct panel_ops panel_detail_ops = {
+	.name = "detail",
+	.settle = detail_settle,
+	.draw = detail_draw,
+	.key = detail_keyop,
+};

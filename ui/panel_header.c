@@ -14,8 +14,10 @@
  * sparkline before they shrink to the active view alone. */
 #define HEADER_SPARK_W 48
 
-void panel_footer(struct ui *u)
+static void footer_draw(const struct panel *p, const struct ui *u, struct frame *fr)
 {
+	(void)p;
+	(void)fr;
 	static const struct { const char *k, *label; } items[] = {
 		{ "F1", "Help" }, { "F2", "Setup" }, { "Tab", "View" }, { "e", "Event" }, { "<>", "Sort" },
 		{ "R", "Rev" }, { "c", "CCX" }, { "t", "Rows" }, { "Spc", "Pause" },
@@ -44,7 +46,7 @@ void panel_footer(struct ui *u)
 /* Line 1: pmctop, a replay or recording, the model and SIMULATED; the
  * state (PAUSED, coverage, delay, rotation) at the right, where no width
  * hides it; host and CPU name in what room is left between them. */
-static void header_title(struct ui *u, const struct frame *f, const struct rect *h)
+static void header_title(const struct ui *u, const struct frame *f, const struct rect *h)
 {
 	char line[512];
 	int x = 0;
@@ -116,7 +118,7 @@ static void header_title(struct ui *u, const struct frame *f, const struct rect 
 
 /* Line 2: the system's figures, and the view's system-wide ones that fit
  * whole (a tasks view: what was seen). */
-static void header_system(struct ui *u, struct frame *f, const struct rect *h)
+static void header_system(const struct ui *u, struct frame *f, const struct rect *h)
 {
 	char line[512], a[32], b[32];
 	const struct snap_row *sys = ui_scope_row(u->snap, SNAP_SYSTEM, 0);
@@ -169,7 +171,7 @@ static void header_system(struct ui *u, struct frame *f, const struct rect *h)
 
 /* Line 3: the views as tabs (their x ranges go into the frame, for
  * clicks), the sort, filter and rows, and the system's sparkline. */
-static void header_tabs(struct ui *u, struct frame *f, const struct rect *h)
+static void header_tabs(const struct ui *u, struct frame *f, const struct rect *h)
 {
 	char line[512];
 	int x;
@@ -228,8 +230,11 @@ static void header_tabs(struct ui *u, struct frame *f, const struct rect *h)
 		draw_spark(u, h->y + 2, x, h->w - x, SNAP_SYSTEM, 0, "system ");
 }
 
-void panel_header(struct ui *u, struct frame *f)
+/* Drawn last: its coverage is the lowest among the figures the other
+ * panels drew (f->min_cov). */
+static void header_draw(const struct panel *p, const struct ui *u, struct frame *f)
 {
+	(void)p;
 	const struct rect *h = &u->lay.header;
 	header_title(u, f, h);
 	header_system(u, f, h);
@@ -237,3 +242,13 @@ void panel_header(struct ui *u, struct frame *f)
 		return;
 	header_tabs(u, f, h);
 }
+
+const struct panel_ops panel_footer_ops = {
+	.name = "footer",
+	.draw = footer_draw,
+};
+
+const struct panel_ops panel_header_ops = {
+	.name = "header",
+	.draw = header_draw,
+};

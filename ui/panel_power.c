@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "format.h"
+#include "util.h"
 
 /* Value, one space, sparkline, two spaces: a figure's width beyond its
  * sparkline, and the most cells a sparkline takes. */
@@ -19,10 +20,39 @@
 #define FIG_EXTRA (VALUE_W + 3)
 #define SPARK_MAX 24
 
-/* The panel's figures in the order drawn, those the model has. */
-static int figures(const struct ui *u, int *out)
+/* Its figures, found by name (-1 where the model lacks them): package,
+ * cores (summed per socket where the CPU counts per core), DRAM and
+ * platform watts, instructions per joule; and the first snapshot laid
+ * out in a view that measures power (seen false: not in one). */
+struct power_state {
+	int pkgw, corew, ramw, psysw, ipj;
+	bool seen;
+	uint64_t seq0;
+};
+
+static void power_init(struct panel *p, const struct ui *u)
 {
-	const int all[] = { u->m_pkgw, u->m_corew, u->m_ramw, u->m_psysw, u->m_ipj };
+	static const char *const pkgw[] = { "pkg_watts", NULL };
+	/* RAPL's cores domain, else the per-core counters (AMD), whose socket
+	 * row is their sum over the socket. */
+	static const char *const corew[] = { "cores_watts", "core_watts", NULL };
+	static const char *const ramw[] = { "ram_watts", NULL };
+	static const char *const psysw[] = { "psys_watts", NULL };
+	static const char *const ipj[] = { "insn_per_joule", NULL };
+	struct power_state *st = xcalloc(1, sizeof(*st));
+	st->pkgw = ui_find_metric(u->m, pkgw);
+	st->corew = ui_find_metric(u->m, corew);
+	st->ramw = ui_find_metric(u->m, ramw);
+	st->psysw = ui_find_metric(u->m, psysw);
+	st->ipj = ui_find_metric(u->m, ipj);
+	p->st = st;
+}
+
+/* The panel's figures in the order drawn, those the model has. It asks
+ * for none itself: it is shown in a view whose columns name them. */
+static int figures(const struct power_state *st, int *out)
+{
+	const int all[] = { st->pkgw, st->corew, st->ramw, st->psysw, st->ipj };
 	int n = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i] >= 0)
@@ -31,13 +61,13 @@ static int figures(const struct ui *u, int *out)
 }
 
 /* The view measures package power: its columns name it. */
-static bool power_view(const struct ui *u)
+static bool power_view(const struct power_state *st, const struct ui *u)
 {
 	const struct view_def *v = ui_cur_view(u);
-	if (u->m_pkgw < 0 || !v || v->tasks)
+	if (st->pkgw < 0 || !v || v->tasks)
 		return false;
 	for (int i = 0; i < v->ncols; i++)
-		if (v->cols[i].metric == u->m_pkgw)
+		if (v->cols[i].metric == st->pkgw)
 			return true;
 	return false;
 }
@@ -48,38 +78,42 @@ static bool power_view(const struct ui *u)
  * the snapshot on screen, and the one the switch cut short, were planned
  * for the last view, which lacked it too: those two are not taken as an
  * absence (their rows show "-" for that instant). */
-static bool no_counters(const struct ui *u)
+static bool no_counters(const struct power_state *st, const struct ui *u)
 {
 	const struct snapshot *s = u->snap;
-	if (!s || u->m_pkgw < 0)
+	if (!s || st->pkgw < 0)
 		return false;
-	if (ui_metric_unmeasured(u, u->m_pkgw))
+	if (ui_metric_unmeasured(u, st->pkgw))
 		return true;
-	if (s->metric_planned[u->m_pkgw])
+	if (s->metric_planned[st->pkgw])
 		return false;
-	return u->power_seen && (s->seq < u->power_seq0 || s->seq >= u->power_seq0 + 2);
+	return st->seen && (s->seq < st->seq0 || s->seq >= st->seq0 + 2);
 }
 
-void ui_power_want(struct ui *u, int *lines, int *width)
+/* The lines (heading included; 1: the note that there are no energy
+ * counters; 0: not shown) and width it wants; notes the first snapshot
+ * in a power view, before the frame is drawn. */
+static void power_want(struct panel *p, const struct ui *u, struct layout_in *in)
 {
+	struct power_state *st = p->st;
 	int fig[5];
-	int n = figures(u, fig);
-	*lines = 0;
-	*width = 0;
-	if (!power_view(u) || n == 0 || !u->snap) {
-		u->power_seen = false;
+	int n = figures(st, fig);
+	in->power_lines = 0;
+	in->power_w = 0;
+	if (!power_view(st, u) || n == 0 || !u->snap) {
+		st->seen = false;
 		return;
 	}
-	if (!u->power_seen) {
-		u->power_seen = true;
-		u->power_seq0 = u->snap->seq;
+	if (!st->seen) {
+		st->seen = true;
+		st->seq0 = u->snap->seq;
 	}
-	*lines = no_counters(u) ? 1 : 1 + u->topo->nsockets;
-	*width = LAYOUT_POWER_NAME_W + n * LAYOUT_POWER_FIG_W;
+	in->power_lines = no_counters(st, u) ? 1 : 1 + u->topo->nsockets;
+	in->power_w = LAYOUT_POWER_NAME_W + n * LAYOUT_POWER_FIG_W;
 }
 
 /* The colour of a value: its view column's thresholds, where it has one. */
-static int level_attr(struct ui *u, int metric, double v)
+static int level_attr(const struct ui *u, int metric, double v)
 {
 	for (int i = 0; i < u->ncols; i++)
 		if (u->cols[i].kind == COL_METRIC && u->cols[i].idx == metric && u->cols[i].vc) {
@@ -90,19 +124,20 @@ static int level_attr(struct ui *u, int metric, double v)
 	return 0;
 }
 
-void panel_power(struct ui *u, struct frame *f)
+static void power_draw(const struct panel *pn, const struct ui *u, struct frame *f)
 {
+	const struct power_state *st = pn->st;
 	const struct rect *p = &u->lay.power;
 	if (p->h < 1 || p->w < 1)
 		return;
 	int head = ui_attr(u, CP_HEAD, A_REVERSE);
 	draw_fill(p->y, p->x, p->w, head);
-	if (no_counters(u)) {
+	if (no_counters(st, u)) {
 		draw_put(p->y, p->x, p->w, head, "Power   no energy counters here: the watts show - (docs/energy.md)");
 		return;
 	}
 	int fig[5];
-	int n = figures(u, fig);
+	int n = figures(st, fig);
 	if (n == 0)
 		return;
 	int fw = (p->w - LAYOUT_POWER_NAME_W) / n;
@@ -149,3 +184,10 @@ void panel_power(struct ui *u, struct frame *f)
 		draw_put(p->y + p->h - 1, p->x + p->w - 20, 20, A_DIM, text);
 	}
 }
+
+const struct panel_ops panel_power_ops = {
+	.name = "power",
+	.init = power_init,
+	.want = power_want,
+	.draw = power_draw,
+};

@@ -23,7 +23,7 @@ static const struct ui_col *metric_col(const struct ui *u, int metric)
 	return NULL;
 }
 
-int ui_spark_metric(struct ui *u, const struct view_col **vc)
+int ui_spark_metric(const struct ui *u, const struct view_col **vc)
 {
 	const struct ui_col *c = u->ncols > 0 ? &u->cols[u->nav.sort_col] : NULL;
 	/* A tasks view's figures are per process: the CPU, CCX and system
@@ -56,7 +56,7 @@ void draw_glyphs(int y, int x, int w, int attr, const char *s)
 	attroff(attr);
 }
 
-int draw_spark(struct ui *u, int y, int x, int w, enum snap_scope sc, int id, const char *prefix)
+int draw_spark(const struct ui *u, int y, int x, int w, enum snap_scope sc, int id, const char *prefix)
 {
 	const struct view_col *vc;
 	int metric = ui_spark_metric(u, &vc);
@@ -97,7 +97,7 @@ int draw_spark(struct ui *u, int y, int x, int w, enum snap_scope sc, int id, co
 	return tl + cells;
 }
 
-int draw_spark_cells(struct ui *u, int y, int x, int cells, enum snap_scope sc, int id, int metric)
+int draw_spark_cells(const struct ui *u, int y, int x, int cells, enum snap_scope sc, int id, int metric)
 {
 	if (metric < 0 || metric >= u->m->nmetrics || cells < 1)
 		return 0;

@@ -56,7 +56,7 @@ static void bar_title(const struct ui *u, const struct view_def *v, char *buf, i
 
 /* The stacked topdown bar: one segment per bar metric, widths by the
  * largest remainder so that they add up exactly. */
-static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r)
+static void draw_bar(const struct ui *u, int y, int x, int w, const struct snap_row *r)
 {
 	const struct view_def *v = &u->views[u->nav.view];
 	int n = v->nbar < 16 ? v->nbar : 16;
@@ -102,8 +102,36 @@ static void draw_bar(struct ui *u, int y, int x, int w, const struct snap_row *r
 	}
 }
 
-void panel_table(struct ui *u, struct frame *f)
+/* The fixed columns' figures (they are in every view); the view's
+ * columns and bar are the request's own (ui_request). */
+static void table_needs(const struct panel *p, const struct ui *u, int *ms, int *n, int *pins, int *np)
 {
+	(void)p;
+	(void)pins;
+	(void)np;
+	ms[(*n)++] = u->m_util;
+	ms[(*n)++] = u->m_ghz;
+	ms[(*n)++] = u->m_ipc;
+}
+
+static void table_want(struct panel *p, const struct ui *u, struct layout_in *in)
+{
+	(void)p;
+	in->table_rows = u->nrows;
+}
+
+/* The page is the rows the layout gave the table; the selection and the
+ * first row shown are clamped to it before the frame is drawn. */
+static void table_settle(struct panel *p, struct ui *u)
+{
+	(void)p;
+	u->nav.page = u->lay.table_data_rows;
+	keys_clamp(&u->nav);
+}
+
+static void table_draw(const struct panel *p, const struct ui *u, struct frame *f)
+{
+	(void)p;
 	const struct rect *t = &u->lay.table;
 	if (t->h < 1)
 		return;
@@ -204,3 +232,11 @@ void panel_table(struct ui *u, struct frame *f)
 		}
 	}
 }
+
+const struct panel_ops panel_table_ops = {
+	.name = "table",
+	.needs = table_needs,
+	.want = table_want,
+	.settle = table_settle,
+	.draw = table_draw,
+};

@@ -3,7 +3,7 @@
  * recording); and what the screen says of the view's metrics the source
  * cannot give, where it can say why. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

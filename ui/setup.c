@@ -4,7 +4,7 @@
  * start, Esc or F2 closes; Enter on "Edit views" opens the view editor
  * (view_editor.c). What it writes is in docs/settings.md. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "panel.h"
 
 #include <curses.h>

@@ -3,7 +3,7 @@
  * the history of figures (the graphs) and the intervals taken from the
  * sampler into it. No curses: tests link it (check_history). */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

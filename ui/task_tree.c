@@ -3,19 +3,11 @@
  * and of its children's) with its child cgroups and its processes beneath
  * it, the sort column ordering the rows within each level. No curses. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
-
-const char *ui_cgroup_leaf(const char *path)
-{
-	if (!path)
-		return NULL;
-	const char *s = strrchr(path, '/');
-	return s && s[1] ? s + 1 : path;
-}
 
 /* The index in the tree (sorted by path, tasks.c) of the cgroup whose
  * path is the first len bytes of p, or -1. */

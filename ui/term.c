@@ -4,7 +4,7 @@
  * the handler of fatal signals; Ctrl-Z suspends and resumes it; keys, escape sequences and
  * xterm mouse reports are decoded here. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "format.h"
 
 #include <curses.h>

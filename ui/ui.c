@@ -4,7 +4,7 @@
  * term.c's, the columns columns.c's, the rows rows.c's, what keys and
  * clicks do actions.c's, and the views and saved settings views.c's. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "format.h"
 
 #include <curses.h>
@@ -63,6 +63,7 @@ void ui_done(struct ui *u)
 	free(u->group_view.cols);
 	history_done(&u->hist);
 	ui_errors_done(u);
+	ui_panels_free(u);
 }
 
 /* The dashboard's state for config c, before the screen starts: the
@@ -103,6 +104,7 @@ int ui_init(struct ui *u, const struct ui_config *c, char **cause)
 	u->rows_cap = u->topo->ncpus > 0 ? u->topo->ncpus : 1;
 	u->rows = xcalloc((size_t)u->rows_cap, sizeof(*u->rows));
 	ui_find_metrics(u);
+	ui_panels_init(u);
 	history_init(&u->hist, HISTORY_LEN, HISTORY_BUDGET);
 	ui_build_columns(u);
 	ui_apply_settings_sort(u);

@@ -5,7 +5,7 @@
  * user's views file is written again, in the syntax of events/, so the
  * view is there at the next start. The model's own views never change. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "panel.h"
 
 #include <curses.h>

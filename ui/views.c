@@ -3,7 +3,7 @@
  * sampler (or the recording) for what the screen shows, and the message
  * line. */
 #include "config.h"
-#include "uiint.h"
+#include "ui_impl.h"
 #include "format.h"
 
 #include <curses.h>
@@ -28,31 +28,38 @@ static void add_unique(int *list, int *n, int v)
 	list[(*n)++] = v;
 }
 
-/* Asks the source for what the screen shows: the view's columns and bar,
- * the fixed columns, the CCX and memory panels, and the extra events. */
+/* Asks the source for what the screen shows: what the panels read (the
+ * table's fixed columns, the CCX and memory panels' figures), the view's
+ * columns and bar, and the extra events. */
 bool ui_request(struct ui *u)
 {
 	const struct view_def *v = ui_cur_view(u);
 	int *ms = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
 	int n = 0;
-	const int fixed[] = { u->m_util, u->m_ghz, u->m_ipc, u->m_l3rate, u->m_l3acc,
-			      u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr, u->m_membus, u->m_memtot };
-	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-		add_unique(ms, &n, fixed[i]);
+	/* What the panels read and pin (their needs, panel.h), each list
+	 * with a slot per panel and metric: a panel may name a metric more
+	 * than once (the CCX panel reads IPC as the table does). */
+	size_t room = (size_t)u->npanels * ((size_t)u->m->nmetrics + 8);
+	int *pm = xmalloc(room * sizeof(int)), *pp = xmalloc(room * sizeof(int));
+	int npm = 0, npp = 0;
+	ui_panels_needs(u, pm, &npm, pp, &npp);
+	for (int i = 0; i < npm; i++)
+		add_unique(ms, &n, pm[i]);
 	/* Counted throughout (sched_request.pinned): the view's headline
-	 * figures (its `pin`), then the L3 and memory figures of the CCX and
-	 * memory panels, on their own PMUs, as far as the counters allow.
-	 * The panels' IPC and GHz are pinned where the view says so (basic):
-	 * in a topdown view they would split level 1 over more groups. */
-	const int uncore[] = { u->m_l3rate, u->m_l3acc, u->m_l3hit, u->m_l3lat, u->m_memrd, u->m_memwr,
-			       u->m_membus, u->m_memtot };
+	 * figures (its `pin`), then the panels' pins (the L3 and memory
+	 * figures of the CCX and memory panels, on their own PMUs), as far
+	 * as the counters allow. The panels' IPC and GHz are pinned where
+	 * the view says so (basic): in a topdown view they would split level
+	 * 1 over more groups. */
 	int *pins = xmalloc((size_t)(u->m->nmetrics + 1) * sizeof(int));
 	int npins = 0;
 	for (int i = 0; v && i < v->npin; i++)
 		if (v->pin[i] < u->m->nmetrics)
 			add_unique(pins, &npins, v->pin[i]);
-	for (size_t i = 0; i < ARRAY_SIZE(uncore); i++)
-		add_unique(pins, &npins, uncore[i]);
+	for (int i = 0; i < npp; i++)
+		add_unique(pins, &npins, pp[i]);
+	free(pm);
+	free(pp);
 	for (int i = 0; v && i < v->ncols; i++)
 		if (v->cols[i].metric < u->m->nmetrics)
 			add_unique(ms, &n, v->cols[i].metric);
@@ -82,13 +89,6 @@ bool ui_request(struct ui *u)
 	free(pins);
 	free(ms);
 	return now;
-}
-
-/* Tells the source which rows' errors to find at once (a recording's
- * are all found). */
-void ui_hint_rows(struct ui *u, const struct derive_want *want)
-{
-	source_hint_rows(u->src, want);
 }
 
 /* The saved settings (pmctoprc) that the command line did not override:

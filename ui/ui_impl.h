@@ -1,13 +1,16 @@
-/* uiint.h: state shared by the files of the dashboard (ui.c: the loop;
+/* ui_impl.h: state shared by the files of the dashboard (ui.c: the loop;
  * term.c: the terminal; figures.c, cells.c, columns.c, rows.c, state.c:
  * what a row shows, the column kinds and cells, the table's columns and
- * rows and what is kept between frames, beneath the panels; actions.c: keys and clicks; views.c: views and settings;
- * draw.c: the frame, paint.c its helpers and panel_*.c the panels, see
- * panel.h; dialog.c: help, pickers, prompt). Private to ui/. */
-#ifndef PMCTOP_UI_UIINT_H
-#define PMCTOP_UI_UIINT_H
+ * rows and what is kept between frames, beneath the panels; row_keys.c:
+ * the rows' sort keys; actions.c: keys and clicks; views.c: views and
+ * settings; draw.c: the frame, paint.c its helpers, panel_*.c the panels
+ * and panels.c their list, see panel.h; dialog.c: help, pickers, prompt).
+ * Private to ui/. */
+#ifndef PMCTOP_UI_UI_IMPL_H
+#define PMCTOP_UI_UI_IMPL_H
 
 #include <stdbool.h>
+#include <string.h>
 #include "detail.h"
 #include "history.h"
 #include "keys.h"
@@ -33,6 +36,13 @@ enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, C
 
 struct ui;
 struct ui_col;
+struct panel_ops;
+
+/* A panel: its ops (panel.h) and its own state (its metrics...). */
+struct panel {
+	const struct panel_ops *ops;
+	void *st;
+};
 struct ui_row;
 
 /* What each kind of column is, in one place (col_kinds in cells.c):
@@ -47,10 +57,10 @@ struct col_kind_info {
 	                              * '~' text it holds, 0 not searched */
 	/* Its cell's text in buf (len bytes), with *level (format_level) and
 	 * *cov (the figure's coverage) where it holds a figure. */
-	const char *(*cell)(struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len,
+	const char *(*cell)(const struct ui *u, const struct ui_col *c, const struct ui_row *row, char *buf, int len,
 			    int *level, double *cov);
 	/* A row's sort key by it (NaN: none). */
-	double (*key)(struct ui *u, const struct ui_col *c, const struct ui_row *row);
+	double (*key)(const struct ui *u, const struct ui_col *c, const struct ui_row *row);
 };
 const struct col_kind_info *ui_col_info(enum col_kind k);
 
@@ -102,14 +112,15 @@ struct ui {
 	double message_until;
 	bool redraw;                 /* something changed off the keyboard (a message) */
 
-	/* Metrics found by name; -1 where the model lacks them. */
-	int m_util, m_ghz, m_ipc, m_l3acc, m_l3rate, m_l3hit, m_l3lat, m_memrd, m_memwr, m_membus, m_memtot;
-	/* The power panel's: package, cores (summed per socket where the CPU
-	 * counts per core), DRAM and platform watts, instructions per joule. */
-	int m_pkgw, m_corew, m_ramw, m_psysw, m_ipj;
-	/* The power panel: the first snapshot drawn in a view that measures
-	 * power (power_seen false: not in one), panel_power.c. */
-	bool power_seen; uint64_t power_seq0;
+	/* Metrics found by name; -1 where the model lacks them. Only those
+	 * several parts share are here: utilisation, clock and IPC are the
+	 * table's fixed columns, the header's system line, the CCX boxes and
+	 * the fallback of the sparklines. A panel's own figures (the CCX
+	 * panel's L3, the memory and power panels') are in its state. */
+	int m_util, m_ghz, m_ipc;
+
+	/* The panels (panel.h, panels.c), in drawing order. */
+	int npanels; struct panel *panels;
 
 	/* The model's views, and after them a view made of the metric group
 	 * that -g named, when it named a group rather than a view. */
@@ -166,12 +177,14 @@ double ui_task_here(const struct ui *u, const struct snap_task *t);
 const struct snap_row *ui_scope_row(const struct snapshot *s, enum snap_scope sc, int id);
 /* A metric of a row, with its coverage and relative standard error (each
  * may be NULL). */
-double ui_metric(struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
+double ui_metric(const struct ui *u, const struct snap_row *r, int metric, double *cov, double *rse);
 /* The L3 accesses per second of a row (the CCX panel's "L3" figure), with
- * its coverage and uncertainty; NaN where the model counts none. */
-double ui_l3_rate(struct ui *u, const struct snap_row *r, double *cov, double *rse);
+ * its coverage and uncertainty, from metric rate (per second) where the
+ * model has one, else from the access count acc; NaN where it has
+ * neither. */
+double ui_l3_rate(const struct ui *u, int rate, int acc, const struct snap_row *r, double *cov, double *rse);
 /* An event's relative standard error in a row of u->snap. */
-double ui_event_rse(struct ui *u, const struct snap_row *r, int e);
+double ui_event_rse(const struct ui *u, const struct snap_row *r, int e);
 /* Around drawing a frame: which rows' errors it reads is noted, and
  * when that changed the sampler is told (ui_hint_rows). */
 void ui_errors_frame_begin(struct ui *u);
@@ -179,8 +192,11 @@ void ui_errors_frame_end(struct ui *u);
 void ui_errors_done(struct ui *u);
 
 /* columns.c: the table's columns (no curses). */
-/* The metrics the screen finds by name (u->m_util...). */
+/* The metrics the screen's parts share, found by name (u->m_util...). */
 void ui_find_metrics(struct ui *u);
+/* The first of several names (NULL-terminated) that the model defines as
+ * a metric, or -1 (the panels find theirs with it). */
+int ui_find_metric(const struct model *m, const char *const *names);
 void ui_build_columns(struct ui *u);
 /* Keeps the sort column by kind and index, across views. */
 void ui_remember_sort(struct ui *u);
@@ -196,9 +212,9 @@ void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
 
 /* rows.c: the table's rows, filter and order (no curses). */
 void ui_build_rows(struct ui *u);
-/* Each row's key for the sort column (and the direction), before a sort. */
+/* row_keys.c: each row's key for the sort column (and the direction), before a sort. */
 void ui_sort_keys(struct ui *u);
-/* Whether a tasks view shows process (or cgroup) t: the filter keeps it. */
+/* row_keys.c: whether a tasks view shows process (or cgroup) t: the filter keeps it. */
 bool ui_task_shown(const struct ui *u, const struct snap_task *t);
 /* The snapshot scope of the table's rows (nav.rows). */
 enum snap_scope ui_rows_scope(const struct ui *u);
@@ -215,7 +231,13 @@ void ui_task_tree_rows(struct ui *u, int (*cmp)(const void *, const void *));
  * their order in rows; sets each row's depth. */
 void ui_tree_order(struct ui_row *rows, int n, const int *parent);
 /* The last part of a cgroup path ("/a/b": "b"; "/": "/"). */
-const char *ui_cgroup_leaf(const char *path);
+static inline const char *ui_cgroup_leaf(const char *path)
+{
+	if (!path)
+		return NULL;
+	const char *s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
 
 /* term.c: the terminal. */
 /* Gives the terminal back as it was (idempotent; async-signal-safe). */
@@ -257,9 +279,6 @@ void ui_apply_settings_sort(struct ui *u);
 /* Asks the source for what the screen shows; true when the interval on
  * screen is made again with it at once (source_request). */
 bool ui_request(struct ui *u);
-/* The rows whose errors the screen reads (figures.c), a hint to the
- * sampler of which to find at once (views.c). */
-void ui_hint_rows(struct ui *u, const struct derive_want *want);
 
 /* ui.c: the loop; its set-up and tear-down apart, for bench_frame. */
 /* The dashboard's state for c before the screen starts: the views, the
@@ -290,18 +309,26 @@ void ui_seek_action(struct ui *u, enum ui_action a);
 /* The view's metrics the source cannot give, said once after a request. */
 void ui_tell_missing(struct ui *u, const struct snapshot *s);
 
-/* draw.c: draws a frame, and says what it drew in *f. */
+/* draw.c: lays out a frame (the panels' room and navigation), then
+ * draws it, and says what it drew in *f. */
 void draw_screen(struct ui *u, struct frame *f);
+
+/* panels.c: the panels' state (at start, after the metrics are found;
+ * freed by ui_done), and the metrics they read and pin, appended to
+ * metrics[*n] and pins[*np] (room for every metric of the model). */
+void ui_panels_init(struct ui *u);
+void ui_panels_free(struct ui *u);
+void ui_panels_needs(const struct ui *u, int *metrics, int *n, int *pins, int *np);
 /* cells.c: a cell's text, its level (format_level) and the coverage of the
  * figure in it (NaN: none). */
-const char *draw_cell(struct ui *u, const struct ui_col *c, const struct ui_row *row,
+const char *draw_cell(const struct ui *u, const struct ui_col *c, const struct ui_row *row,
 		      char *buf, int len, int *level, double *cov);
 
 
 
 /* panel_detail.c: the metrics the detail pane lists now, in its order
  * (caller frees). */
-int *ui_detail_metrics(struct ui *u, int *n);
+int *ui_detail_metrics(const struct ui *u, int *n);
 
 /* colors.c: sets the colour pairs of a scheme (enum settings_colors), and
  * the attribute of a pair (mono on a screen without colour). */
