@@ -83,9 +83,8 @@ static int run_shape(struct model *m, const int shape[4], int n)
 			fprintf(stderr, "bench_frame: %s\n", cause ? cause : "?");
 			return 1;
 		}
-		if (u.snap)
-			snapshot_free(u.snap);
-		u.snap = snap;
+		snapshot_free(u.snap_owned);
+		u.snap = u.snap_owned = snap;
 		ui_history_add(&u, snap);
 		double t0 = thread_s();
 		ui_build_columns(&u);
@@ -112,7 +111,6 @@ static int run_shape(struct model *m, const int shape[4], int n)
 	fclose(out);
 	fclose(in);
 	ui_done(&u);
-	u.snap = NULL;
 	source_free(src);
 	sampler_free(s);
 	topo_free(t);

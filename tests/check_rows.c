@@ -50,21 +50,22 @@ static void setup(void)
 	/* CPU c's IPC: 1, 3, NaN, 2, 0.5, 3, 4, 0.25 */
 	static const double v[NCPU] = { 1, 3, NAN, 2, 0.5, 3, 4, 0.25 };
 	int nrows[SNAP_NSCOPES] = { NCPU, 4, 2, 1, 1 };
-	u.snap = snapshot_new(model, nrows);
-	u.snap->metric_planned[ipc] = true;
+	struct snapshot *s = snapshot_new(model, nrows);
+	s->metric_planned[ipc] = true;
 	for (int k = 0; k < model->metrics[ipc].nevents; k++)
-		u.snap->event_planned[model->metrics[ipc].events[k]] = true;
+		s->event_planned[model->metrics[ipc].events[k]] = true;
 	for (int c = 0; c < NCPU; c++) {
-		struct snap_row *r = &u.snap->rows[SNAP_CPU][c];
+		struct snap_row *r = &s->rows[SNAP_CPU][c];
 		r->id = r->cpu = c;
 		r->mv[ipc] = v[c];
 	}
+	u.snap = u.snap_owned = s;
 	ui_build_columns(&u);
 }
 
 static void teardown(void)
 {
-	snapshot_free(u.snap);
+	snapshot_free(u.snap_owned);
 	free(u.cols);
 	free(u.rows);
 	free(u.filter);
@@ -205,23 +206,23 @@ START_TEST(test_task_tree)
 	u.nviews = 1;
 	u.nav.view = 0;
 	u.task_tree = true;
-	u.snap->tasks_on = true;
+	u.snap_owned->tasks_on = true;
 	/* The tree by path, as tasks.c makes it: figures summed below. */
 	static const char *const path[] = { "/", "/a", "/a/x", "/b" };
 	static const double gv[] = { 11.5, 6, 4, 5 };
-	u.snap->ncgtree = 4;
-	u.snap->cgtree = xcalloc(4, sizeof(struct snap_task));
+	u.snap_owned->ncgtree = 4;
+	u.snap_owned->cgtree = xcalloc(4, sizeof(struct snap_task));
 	for (int g = 0; g < 4; g++)
-		task_row(&u.snap->cgtree[g], -1, NULL, path[g], gv[g]);
+		task_row(&u.snap_owned->cgtree[g], -1, NULL, path[g], gv[g]);
 	static const struct { int pid; const char *cg; double v; } p[] = {
 		{ 1, "/a/x", 1 }, { 2, "/b", 5 }, { 3, "/a", 2 }, { 4, "/", 0.5 }, { 5, "/a/x", 3 },
 	};
-	u.snap->ntasks = 5;
-	u.snap->tasks = xcalloc(5, sizeof(struct snap_task));
+	u.snap_owned->ntasks = 5;
+	u.snap_owned->tasks = xcalloc(5, sizeof(struct snap_task));
 	for (int i = 0; i < 5; i++) {
 		char comm[8];
 		snprintf(comm, sizeof(comm), "p%d", p[i].pid);
-		task_row(&u.snap->tasks[i], p[i].pid, comm, p[i].cg, p[i].v);
+		task_row(&u.snap_owned->tasks[i], p[i].pid, comm, p[i].cg, p[i].v);
 	}
 	ui_build_columns(&u);
 	ck_assert_int_eq(u.cols[u.nav.sort_col].kind, COL_METRIC);
@@ -313,7 +314,7 @@ START_TEST(test_errors_read_on_demand)
 	memset(&v, 0, sizeof(v));
 	/* The screen's hint goes to the source, the live one on sm[1]. */
 	v.src = source_live_new(sm[1], 1.0, false, NULL, NULL);
-	v.snap = sampler_step(sm[1], &cause);
+	v.snap = v.snap_owned = sampler_step(sm[1], &cause);
 	ck_assert(a && v.snap);
 	const struct snap_row *r0 = &v.snap->rows[SNAP_CPU][0], *r5 = &v.snap->rows[SNAP_CPU][5];
 	ck_assert(!r0->errors_deferred);
@@ -328,13 +329,13 @@ START_TEST(test_errors_read_on_demand)
 	ck_assert_msg(rse > 0 && !memcmp(&rse, &want_rse, sizeof(double)), "%g vs %g", rse, want_rse);
 	ui_errors_frame_end(&v);
 	/* The next interval finds row 5's at once and leaves row 0's. */
-	snapshot_free(v.snap);
-	v.snap = sampler_step(sm[1], &cause);
+	snapshot_free(v.snap_owned);
+	v.snap = v.snap_owned = sampler_step(sm[1], &cause);
 	ck_assert(v.snap);
 	ck_assert(!v.snap->rows[SNAP_CPU][5].errors_deferred);
 	ck_assert(v.snap->rows[SNAP_CPU][0].errors_deferred);
 	ui_errors_done(&v);
-	snapshot_free(v.snap);
+	snapshot_free(v.snap_owned);
 	snapshot_free(a);
 	source_free(v.src);
 	sampler_free(sm[0]);

@@ -47,8 +47,8 @@ static void sink_paused(void *arg)
 
 void ui_done(struct ui *u)
 {
-	if (u->snap)
-		snapshot_free(u->snap);
+	snapshot_free(u->snap_owned);
+	u->snap = u->snap_owned = NULL;
 	if (u->pending)
 		snapshot_free(u->pending);
 	free(u->cols);
@@ -165,9 +165,8 @@ int ui_run(const struct ui_config *c, char **cause)
 			/* The same interval derived again (a new view) is not a
 			 * new one. */
 			bool again = u.snap && s->seq == u.snap->seq && s->time == u.snap->time;
-			if (u.snap)
-				snapshot_free(u.snap);
-			u.snap = s;
+			snapshot_free(u.snap_owned);
+			u.snap = u.snap_owned = s;
 			if (!again && !kept)
 				ui_history_add(&u, s);
 			dirty = true;
@@ -207,10 +206,8 @@ int ui_run(const struct ui_config *c, char **cause)
 out_sampler:
 	source_stop(u.src);
 out_ring:
-	if (u.snap) {
-		snapshot_free(u.snap);
-		u.snap = NULL;
-	}
+	snapshot_free(u.snap_owned);
+	u.snap = u.snap_owned = NULL;
 	snap_ring_done(&u.ring);
 	free(u.first_notice);
 	ui_done(&u);

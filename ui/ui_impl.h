@@ -96,7 +96,10 @@ struct ui {
 	const struct model *m;
 	struct topo *topo;
 	struct snap_ring ring;
-	struct snapshot *snap;
+	/* The interval on screen: read only (a published snapshot never
+	 * changes); the loop (ui.c) owns it as snap_owned, which it frees. */
+	const struct snapshot *snap;
+	struct snapshot *snap_owned;
 	struct snapshot *pending;    /* came while a dialog was open, in the history already */
 	struct ui_nav nav;
 	bool color;
