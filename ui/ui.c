@@ -140,7 +140,7 @@ int ui_run(const struct ui_config *c, char **cause)
 		atexit_done = true;
 	}
 	if (ui_screen_init(&u, cause) < 0)
-		goto out_sampler;
+		goto out_source;
 	u.utf8 = spark_utf8_locale();
 
 	bool dirty = true;
@@ -203,7 +203,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	}
 	rc = 0;
 	ui_screen_done();
-out_sampler:
+out_source:
 	source_stop(u.src);
 out_ring:
 	snapshot_free(u.snap_owned);
