@@ -1,7 +1,7 @@
 /* check_layout.c: the dashboard's pure parts without a terminal: the layout
  * over every terminal size from 20x10 to 300x100 for machines of 2 to 1024
  * CPUs, and the number formatting, thresholds, event search and row filter
- * (ui/layout.c, ui/fmt.c). */
+ * (ui/layout.c, src/format.c, src/format_text.c). */
 #include "config.h"
 
 #include <check.h>

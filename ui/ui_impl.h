@@ -189,7 +189,8 @@ double ui_l3_rate(const struct ui *u, int rate, int acc, const struct snap_row *
 /* An event's relative standard error in a row of u->snap. */
 double ui_event_rse(const struct ui *u, const struct snap_row *r, int e);
 /* Around drawing a frame: which rows' errors it reads is noted, and
- * when that changed the sampler is told (ui_hint_rows). */
+ * when that changed the source is told (source_hint_rows: a hint of
+ * which rows to find at once). */
 void ui_errors_frame_begin(struct ui *u);
 void ui_errors_frame_end(struct ui *u);
 void ui_errors_done(struct ui *u);
