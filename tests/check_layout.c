@@ -68,10 +68,12 @@ static const char *check_one(const struct layout_in *in, const struct layout *l)
 		if (l->strip_lines * (l->ccx_box_w - 2) < in->ccx_cells)
 			return "strip too short for the cores";
 	}
-	if (l->ccx_mode == CCX_LINES) {
+	if (l->ccx_mode == CCX_LINES || l->ccx_mode == CCX_HEAT) {
 		if (l->ccx_box_h != 1 || l->ccx_per_row * l->ccx_box_w > in->cols)
 			return "CCX lines do not fit";
-		int slots = l->ccx.h * l->ccx_per_row;
+		if ((l->ccx_mode == CCX_HEAT) != (l->ccx_title == 1) || l->ccx.h <= l->ccx_title)
+			return "CCX heat map without its title or cells";
+		int slots = (l->ccx.h - l->ccx_title) * l->ccx_per_row;
 		if (l->ccx_shown + (l->ccx_shown < in->nccx) > slots)
 			return "more CCX lines than slots";
 	}
@@ -214,7 +216,7 @@ START_TEST(test_many_ccx_collapse)
 				.nsockets = 2, .show_ccx = true, .show_mem = true };
 	struct layout l;
 	layout_compute(&in, &l);
-	ck_assert_int_eq(l.ccx_mode, CCX_LINES);
+	ck_assert_int_eq(l.ccx_mode, CCX_HEAT);
 	ck_assert_int_lt(l.ccx_shown, 64);
 	ck_assert_int_ge(l.ccx.h, 1);
 	int middle = 24 - l.header.h - 1 - l.mem.h;
@@ -229,6 +231,57 @@ START_TEST(test_many_ccx_collapse)
 	layout_compute(&in, &l);
 	ck_assert_int_eq(l.ccx_mode, CCX_HIDDEN);
 	ck_assert_int_eq(l.table.y, l.header.h);
+}
+END_TEST
+
+/* The issue's sizes and machines (16, 384 and 1024 CPUs), every panel on:
+ * the CPU table keeps at least half the screen's lines, spans the width,
+ * and the CCX panels take at most a third of the lines, folding from
+ * boxes to a line or a heat-map cell per CCX; what they show uses the
+ * width (no room for one more box or cell). At 120x40 the 24 CCX boxes
+ * of 384 CPUs took 17 lines and left the table 15. */
+START_TEST(test_sizes_table_half)
+{
+	static const struct { int cols, rows; } sizes[] = { { 80, 24 }, { 120, 40 }, { 250, 70 }, { 400, 100 } };
+	static const struct { int ncpus, nccx, cells, nsockets; } mach[] = {
+		{ 16, 2, 4, 1 }, { 384, 24, 8, 2 }, { 1024, 64, 8, 4 },
+	};
+	for (size_t si = 0; si < 4; si++)
+		for (size_t mi = 0; mi < 3; mi++) {
+			struct layout_in in = {
+				.rows = sizes[si].rows, .cols = sizes[si].cols, .table_rows = mach[mi].ncpus,
+				.nccx = mach[mi].nccx, .ccx_cells = mach[mi].cells, .nsockets = mach[mi].nsockets,
+				.show_ccx = true, .show_mem = true, .notice = true, .notice_lines = 1,
+				.power_lines = 1 + mach[mi].nsockets,
+				.power_w = LAYOUT_POWER_NAME_W + 3 * LAYOUT_POWER_FIG_W,
+			};
+			struct layout l;
+			layout_compute(&in, &l);
+			const char *err = check_one(&in, &l);
+			ck_assert_msg(err == NULL, "%dx%d %d CPUs: %s", in.cols, in.rows, mach[mi].ncpus, err);
+			ck_assert_msg(l.table.h >= in.rows / 2, "%dx%d %d CPUs: table %d lines", in.cols, in.rows,
+				      mach[mi].ncpus, l.table.h);
+			ck_assert_int_eq(l.table.w, in.cols);
+			ck_assert_msg(l.ccx.h <= in.rows / 3, "%dx%d %d CPUs: CCX %d lines", in.cols, in.rows,
+				      mach[mi].ncpus, l.ccx.h);
+			if (in.rows >= 40)
+				ck_assert_msg(l.ccx_mode != CCX_HIDDEN && l.ccx_shown > 0, "%dx%d %d CPUs: no CCX",
+					      in.cols, in.rows, mach[mi].ncpus);
+			if (l.ccx_mode == CCX_BOXES || l.ccx_mode == CCX_HEAT)
+				ck_assert_msg(in.cols - l.ccx_per_row * l.ccx_box_w < l.ccx_box_w ||
+					      (l.ccx_shown == in.nccx && l.ccx_per_row >= in.nccx),
+					      "%dx%d %d CPUs: CCX leave width", in.cols, in.rows, mach[mi].ncpus);
+		}
+	/* The case of the issue: 384 CPUs at 120x40 fold into a heat map
+	 * that shows all 24 CCX. */
+	struct layout_in in = { .rows = 40, .cols = 120, .table_rows = 384, .nccx = 24, .ccx_cells = 8,
+				.nsockets = 2, .show_ccx = true, .show_mem = true, .power_lines = 3,
+				.power_w = LAYOUT_POWER_NAME_W + 3 * LAYOUT_POWER_FIG_W };
+	struct layout l;
+	layout_compute(&in, &l);
+	ck_assert_int_eq(l.ccx_mode, CCX_HEAT);
+	ck_assert_int_eq(l.ccx_shown, 24);
+	ck_assert_int_ge(l.table_data_rows, 19);
 }
 END_TEST
 
@@ -530,6 +583,7 @@ int main(void)
 	tcase_add_test(tc, test_zen5_160x50_boxes);
 	tcase_add_test(tc, test_many_ccx_collapse);
 	tcase_add_test(tc, test_power_place);
+	tcase_add_test(tc, test_sizes_table_half);
 	tcase_add_test(tc, test_minimum);
 	tcase_add_test(tc, test_overlap);
 	suite_add_tcase(s, tc);

@@ -128,6 +128,7 @@ static void search_step(struct ui *u, int dir, bool from_here)
 		if (n > 0 && row_matches(u, &u->rows[i], u->search_text)) {
 			u->nav.sel = i;
 			keys_clamp(&u->nav);
+			ui_set_message(u, NULL);   /* "no row matches" no longer holds */
 			return;
 		}
 	}

@@ -14,19 +14,29 @@
 #include "format.h"
 #include "util.h"
 
-/* The notice lines: a passing message (a key's answer, a note on the
- * model) above the sampler's standing notice, never instead of it, so
- * that "hardware counters: not available" is on the first screen even
- * when the model has something to say too. Owned by the caller. */
+/* The notice lines: the sampler's standing notice ("hardware counters:
+ * not available"), there from the first frame on. A passing message (a
+ * key's answer) is not one of them: it went above it and moved the whole
+ * layout down a line; it has the footer's line (draw_message). Owned by
+ * the caller. */
 static char *notice_text(const struct ui *u)
 {
 	const char *standing = u->snap ? (u->snap->notice && *u->snap->notice ? u->snap->notice : NULL)
 					: u->first_notice;
-	if (u->message && standing)
-		return xasprintf("%s\n%s", u->message, standing);
-	if (u->message || standing)
-		return xstrdup(u->message ? u->message : standing);
-	return NULL;
+	return standing ? xstrdup(standing) : NULL;
+}
+
+/* The message line: a passing message over the footer's key hints, at the
+ * same place whatever the layout, until it expires (ui.c, 5 s) or its cause
+ * is gone (the caller clears it); the hints come back then. */
+static void draw_message(const struct ui *u)
+{
+	if (!u->message || u->lay.footer.h < 1)
+		return;
+	const struct rect *r = &u->lay.footer;
+	int attr = ui_attr(u, CP_NOTICE, A_BOLD);
+	draw_fill(r->y, r->x, r->w, attr);
+	draw_put(r->y, r->x, r->w, attr, u->message);
 }
 
 /* The layout step, before anything is drawn: the room each panel wants,
@@ -91,6 +101,7 @@ static void draw_frame(const struct ui *u, struct frame *f, const char *notice, 
 		if (p->ops->draw)
 			p->ops->draw(p, u, f);
 	}
+	draw_message(u);
 	refresh();
 }
 

@@ -1,8 +1,10 @@
 /* layout.c: the dashboard's geometry. Panels are given space in order of
  * importance: header and footer always, then the table's first rows, the
  * memory panel, the power panel (beside the memory panel where the width
- * allows, else above it), the CCX panels (boxes, or one line per CCX when boxes do not
- * fit), and the table takes whatever is left. */
+ * allows, else above it), the CCX panels (boxes, one line per CCX, or a
+ * heat map of one cell per CCX, in at most a third of the lines), and the
+ * table takes whatever is left: at least half the screen's lines where it
+ * has that many rows. */
 #include "config.h"
 #include "layout.h"
 
@@ -19,7 +21,10 @@ bool rect_overlap(const struct rect *a, const struct rect *b)
 	       a->x < b->x + b->w && b->x < a->x + a->w;
 }
 
-/* Places the CCX panels in at most cap lines starting at line y. */
+/* Places the CCX panels in at most cap lines starting at line y: boxes
+ * where they all fit, else one line of figures per CCX, else (hundreds of
+ * CPUs) a heat map of one compact cell per CCX under a title line, paged
+ * when even that does not fit. */
 static void layout_ccx(const struct layout_in *in, struct layout *o, int y, int cap)
 {
 	int w = in->cols;
@@ -44,6 +49,22 @@ static void layout_ccx(const struct layout_in *in, struct layout *o, int y, int 
 		return;
 	per_row = imax(w / LAYOUT_CCX_LINE_W, 1);
 	int lines = (in->nccx + per_row - 1) / per_row;
+	int heat_w = imin(LAYOUT_CCX_HEAT_W(cells), w);
+	int heat_per_row = imax(w / heat_w, 1);
+	int heat_lines = (in->nccx + heat_per_row - 1) / heat_per_row;
+	if (lines > cap && cap >= 2 && heat_lines < lines) {
+		int h = imin(heat_lines, cap - 1);
+		o->ccx_mode = CCX_HEAT;
+		o->ccx_title = 1;
+		o->ccx_per_row = heat_per_row;
+		o->ccx_box_w = heat_w;
+		o->ccx_box_h = 1;
+		o->ccx_shown = imin(in->nccx, h * heat_per_row);
+		if (o->ccx_shown < in->nccx)
+			o->ccx_shown = h * heat_per_row - 1;
+		o->ccx = (struct rect){ y, 0, h + 1, w };
+		return;
+	}
 	int h = imin(lines, cap);
 	o->ccx_mode = CCX_LINES;
 	o->ccx_per_row = per_row;
@@ -102,6 +123,9 @@ void layout_compute(const struct layout_in *in, struct layout *o)
 	int y = header_h, bottom = rows - 1;   /* middle area is [y, bottom) */
 	int want_rows = imax(in->table_rows, 1);
 	int table_min = 1 + imin(want_rows, 4);
+	/* The table's share from 24 lines up: half the screen. Below, the
+	 * panels each keep a line or two and the table its minimum. */
+	int half = rows >= 24 ? rows / 2 : table_min;
 
 	if (in->notice && bottom - y >= table_min + 1) {
 		/* A long notice wraps onto up to 3 lines, never at the cost of
@@ -122,13 +146,16 @@ void layout_compute(const struct layout_in *in, struct layout *o)
 		}
 	}
 	if (in->power_lines > 0)
-		layout_power(in, o, y, &bottom, mem_h, table_min);
+		layout_power(in, o, y, &bottom, mem_h, imax(table_min, imin(1 + want_rows, half)));
 	if (in->show_ccx && in->nccx > 0) {
 		int avail = bottom - y;
-		/* The table keeps at least half the middle (or all it needs, if
-		 * less), so that a machine with many CCX still shows rows. */
-		int keep = imax(table_min, imin(1 + want_rows, avail / 2));
-		layout_ccx(in, o, y, avail - keep);
+		/* The table keeps at least half the screen's lines (or all it
+		 * needs, if less), and the CCX panels take at most about a
+		 * third: 24 CCX boxes at 120x40 took 17 lines and left 15
+		 * rows. Past that they fold into lines, then a heat map. */
+		int keep = imax(table_min, imin(1 + want_rows, imax(half, avail / 2)));
+		int cap = imin(avail - keep, rows / 3);
+		layout_ccx(in, o, y, cap);
 		y += o->ccx.h;
 	}
 	o->table = (struct rect){ y, 0, bottom - y, cols };

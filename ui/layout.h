@@ -15,6 +15,9 @@
 /* Width of one CCX box (borders included) and of one compact CCX line. */
 #define LAYOUT_CCX_BOX_W 34
 #define LAYOUT_CCX_LINE_W 78
+/* Width of one heat-map cell for CCX of c cores: its number (3 and a
+ * blank), one character per core, a blank, its figure (5) and 2 blanks. */
+#define LAYOUT_CCX_HEAT_W(c) ((c) + 11)
 
 /* The power panel: its socket name column and the least width of one
  * figure (label, value, an 8-cell sparkline); beside it the memory panel
@@ -25,7 +28,7 @@
 
 struct rect { int y, x, h, w; };   /* h == 0 or w == 0: not shown */
 
-enum ccx_mode { CCX_HIDDEN, CCX_BOXES, CCX_LINES };
+enum ccx_mode { CCX_HIDDEN, CCX_BOXES, CCX_LINES, CCX_HEAT };
 
 struct layout_in {
 	int rows, cols;          /* terminal size */
@@ -49,7 +52,8 @@ struct layout {
 	struct rect ccx;         /* the area of all CCX panels */
 	enum ccx_mode ccx_mode;
 	int ccx_per_row;         /* boxes or compact lines side by side */
-	int ccx_box_w, ccx_box_h;/* CCX_BOXES: one box; CCX_LINES: one line (h 1) */
+	int ccx_box_w, ccx_box_h;/* CCX_BOXES: one box; CCX_LINES, CCX_HEAT: one line or cell (h 1) */
+	int ccx_title;           /* CCX_HEAT: lines of its title (1) above the cells */
 	int ccx_shown;           /* panels that fit; the rest are summarised as "+N more" */
 	int strip_lines;         /* CCX_BOXES: lines of the core strip in a box */
 	struct rect table;       /* heading line + data rows */

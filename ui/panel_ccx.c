@@ -1,5 +1,5 @@
 /* panel_ccx.c: the CCX panel: one box per CCX (or one line each when space
- * is short) with its L3 rate, hit ratio, miss latency, IPC and clock, and a
+ * is short, or a heat map of one cell per CCX for hundreds of CPUs) with its L3 rate, hit ratio, miss latency, IPC and clock, and a
  * strip of one character per core showing the sort metric. Only the CCX
  * that hold a CPU the row filter keeps are drawn; when they do not all fit,
  * the page that holds the selected row's CCX is shown, so moving through
@@ -155,6 +155,32 @@ static void ccx_without_counters(const struct ui *u, struct frame *f, int i, int
 	draw_put(y + 1, x, w, A_DIM, "no hardware counters");
 }
 
+/* The heat map's title: what a cell shows, so that a grid of numbers and
+ * strips reads without the manual. */
+static void heat_title(const struct ui *u, const struct layout *l, const char *dom, int metric, int n)
+{
+	char line[200];
+	const char *name = metric >= 0 ? u->m->metrics[metric].name : "-";
+	snprintf(line, sizeof(line), "%d %s: number, one mark per core (%s, low _.:=+*#%%@ high), the %s's %s"
+		 "  (c hides; t then CCX rows in the table)", n, dom, name, dom, name);
+	draw_put(l->ccx.y, l->ccx.x, l->ccx.w, ui_attr(u, CP_TITLE, A_BOLD), line);
+}
+
+/* One cell of the heat map: the CCX number, its cores' strip and its own
+ * figure of the strip's metric. */
+static void heat_cell(const struct ui *u, struct frame *f, int y, int x, int w, int i, int metric,
+		      const struct view_col *vc, double max)
+{
+	const struct topo_ccx *cx = &u->topo->ccxs[i];
+	char num[16], fig[16];
+	snprintf(num, sizeof(num), "%3d", i);
+	draw_put(y, x, w, ui_attr(u, CP_TITLE, A_BOLD), num);
+	draw_strip(u, y, x + 4, w - 4, 1, i, metric, vc, max);
+	draw_metric_text(u, f, ui_scope_row(u->snap, SNAP_CCX, i), metric, NULL, fig, (int)sizeof(fig));
+	if (x + 5 + cx->ncores < x + w)
+		draw_put(y, x + 5 + cx->ncores, w - 5 - cx->ncores, 0, fig);
+}
+
 static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 {
 	const struct ccx_state *st = p->st;
@@ -181,22 +207,31 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 			at = nkeep;
 		keep[nkeep++] = i;
 	}
+	if (l->ccx_mode == CCX_HEAT)
+		heat_title(u, l, dom, metric, nkeep);
 	int per_page = l->ccx_shown > 0 ? l->ccx_shown : 1;
 	int first = nkeep > l->ccx_shown ? at / per_page * per_page : 0;
 	if (first > 0 && first + per_page > nkeep)
 		first = nkeep - per_page;     /* a full last page */
 	for (int k = first; k < nkeep && k - first <= l->ccx_shown; k++) {
 		int slot = k - first, i = keep[k];
-		int slot_y = l->ccx.y + (slot / l->ccx_per_row) * l->ccx_box_h;
+		int slot_y = l->ccx.y + l->ccx_title + (slot / l->ccx_per_row) * l->ccx_box_h;
 		int slot_x = l->ccx.x + (slot % l->ccx_per_row) * l->ccx_box_w;
 		char acc[16], hit[16], lat[16], ipc[16], ghz[16], line[160];
 		if (slot == l->ccx_shown) {
-			snprintf(line, sizeof(line), "%d-%d of %d %s (the selected row's; c hides)", first + 1, k,
-				 nkeep, dom);
+			if (l->ccx_mode == CCX_HEAT)
+				snprintf(line, sizeof(line), "%d-%d of %d", first + 1, k, nkeep);
+			else
+				snprintf(line, sizeof(line), "%d-%d of %d %s (the selected row's; c hides)", first + 1,
+					 k, nkeep, dom);
 			draw_put(slot_y, slot_x, l->ccx_box_w, A_DIM, line);
 			break;
 		}
 		const struct topo_ccx *cx = &u->topo->ccxs[i];
+		if (l->ccx_mode == CCX_HEAT) {
+			heat_cell(u, f, slot_y, slot_x, l->ccx_box_w, i, metric, vc, max);
+			continue;
+		}
 		ccx_figures(u, st, f, i, acc, hit, lat, ipc, ghz);
 		if (l->ccx_mode == CCX_LINES) {
 			snprintf(line, sizeof(line), "%s%-3d S%d L3 %9s hit %6s lat %6s IPC %5s %7s ",

@@ -1,0 +1,44 @@
+#!/bin/sh
+# e2e_message_line.sh: the message line and the dashboard at hundreds of
+# CPUs, in tmux on the simulated PMU. A key's message ("no row matches")
+# is shown on the footer's line and moves nothing: the table's first row
+# stays on its screen line (it went down a line with every message); a
+# later search that succeeds clears it. At 120x40, 384 CPUs fold their 24
+# CCX into a heat map and the CPU table keeps at least half the lines (the
+# boxes took 17 lines and left 15 rows). Exits 77 without tmux or --sim.
+set -u
+top_srcdir=${top_srcdir:-.}
+E2E_NAME=msgline
+E2E_NEEDS_SIM=1
+. "$top_srcdir/tests/e2e_tmux.sh"
+
+# The screen line (from 1) of the first CPU row.
+first_row() { screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print NR; exit }'; }
+
+start 120 40 "--sim zen5:2x12x8x2 -d 0.3 --no-config" "NO_COLOR=1"
+expect ' 1:basic ' "the dashboard"
+sleep 0.8
+before=$(first_row)
+[ -n "$before" ] || fail "no CPU row on screen"
+# 384 CPUs: one heat-map title and cells, and at least 20 table lines.
+expect '24 CCX: number, one mark per core' "the CCX heat map's title"
+rows=$(screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/' | wc -l)
+[ "$rows" -ge 19 ] || fail "only $rows CPU rows at 120x40 with 384 CPUs"
+keys /
+$TMUX_CMD send-keys -t "$S" -l 'zzz'
+keys Enter
+expect "no row matches 'zzz'" "the search's message"
+[ "$(first_row)" = "$before" ] || fail "the message moved the table from line $before to $(first_row)"
+screen | sed -n 40p | grep -q "no row matches" || fail "the message is not on the last line"
+# A search that succeeds clears it at once (it stayed on).
+keys /
+$TMUX_CMD send-keys -t "$S" -l '12'
+keys Enter
+sleep 0.5
+screen | grep -q "no row matches" && fail "the message outlived a search that succeeded"
+[ "$(first_row)" = "$before" ] || fail "the table moved to line $(first_row) after the message"
+screen | sed -n 40p | grep -q 'Quit' || fail "the footer's hints did not come back"
+quit_ok "message line"
+
+[ $fails -eq 0 ] && echo "PASS" && exit 0
+exit 1
