@@ -3,7 +3,8 @@
 # CPUs, in tmux on the simulated PMU. A key's message ("no row matches")
 # is shown on the footer's line and moves nothing: the table's first row
 # stays on its screen line (it went down a line with every message); a
-# later search that succeeds clears it. At 120x40, 384 CPUs fold their 24
+# later search that succeeds clears it. The detail pane: its history
+# text agrees with itself, a "?" is explained, descriptions end inside. At 120x40, 384 CPUs fold their 24
 # CCX into a heat map and the CPU table keeps at least half the lines (the
 # boxes took 17 lines and left 15 rows). Exits 77 without tmux or --sim.
 set -u
@@ -39,6 +40,31 @@ screen | grep -q "no row matches" && fail "the message outlived a search that su
 [ "$(first_row)" = "$before" ] || fail "the table moved to line $(first_row) after the message"
 screen | sed -n 40p | grep -q 'Quit' || fail "the footer's hints did not come back"
 quit_ok "message line"
+
+# The detail pane: its history text agrees with itself (N intervals in T
+# seconds, T/N each: it said "96 intervals of 1s (1m24s)"); after a, a "?"
+# in the error column is explained in the heading; descriptions end inside
+# the border, with a blank before it.
+start 120 40 "--sim zen5 -d 0.3 --no-config" "NO_COLOR=1"
+expect ' 1:basic ' "detail: the dashboard"
+keys Enter
+sleep 2
+keys a
+sleep 2
+line=$(screen | grep -Eo '[0-9]+ intervals in [0-9.]+s \([0-9.]+s each\)' | head -n 1)
+[ -n "$line" ] || { fail "detail: no 'N intervals in T (E each)'"; screen | sed 's/^/  | /'; }
+echo "$line" | awk '{ n = $1; t = $4; e = $5; sub("s", "", t); sub("[(]", "", e); sub("s", "", e)
+	exit !(n * e > t * 0.95 && n * e < t * 1.05) }' || fail "detail: '$line' disagrees with itself"
+B='(x|│)'   # the border, as ACS or as a box-drawing character
+if screen | grep -Eq "^$B[ >] .* \\?  "; then
+	screen | grep -q '?: too few samples' || fail "detail: '?' shown and not explained"
+fi
+screen | awk '/  metric  +value unit/ { on = 1; next } on' > "$TMP/list"
+n=$(grep -E "^$B[ >] " "$TMP/list" | grep -Evc " $B\$")
+[ "$(grep -Ec "^$B[ >] " "$TMP/list")" -ge 5 ] || fail "detail: no list lines"
+[ "$n" -eq 0 ] || { fail "detail: $n list lines run into the border"; screen | sed 's/^/  | /'; }
+keys Escape
+quit_ok "detail pane"
 
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1

@@ -115,8 +115,12 @@ static void draw_graph(const struct ui *u, const struct detail_geom *g, int metr
 		lw = want;
 	}
 	int nheld = history_count(&u->hist);
-	double iv = history_interval(&u->hist);
-	span_text(held, sizeof(held), history_span(&u->hist));
+	/* The intervals' measured length, not the nominal delay: "96
+	 * intervals of 1s (1m24s)" disagreed with itself when intervals ran
+	 * short; the average of what is held agrees with the total. */
+	double total = history_span(&u->hist);
+	double iv = nheld > 0 && total > 0 ? total / nheld : history_interval(&u->hist);
+	span_text(held, sizeof(held), total);
 	span_text(span, sizeof(span), cells * (isnan(iv) ? 0 : iv));
 	/* One cell per interval: the graph shows the newest ones that fit. */
 	int n = 0;
@@ -127,10 +131,11 @@ static void draw_graph(const struct ui *u, const struct detail_geom *g, int metr
 	else
 		n = snprintf(line, sizeof(line), "%s  %s..%s", label, lo_t, hi_t);
 	if (nheld > 0 && nheld > cells)
-		snprintf(line + n, sizeof(line) - (size_t)n, "  last %d of %d intervals of %.3gs", cells, nheld, iv);
+		snprintf(line + n, sizeof(line) - (size_t)n, "  last %d of %d intervals (%s of %s, %.3gs each)", cells,
+			 nheld, span, held, iv);
 	else if (nheld > 0)
-		snprintf(line + n, sizeof(line) - (size_t)n, "  %d interval%s of %.3gs (%s)", nheld, nheld > 1 ? "s" : "",
-			 iv, held);
+		snprintf(line + n, sizeof(line) - (size_t)n, "  %d interval%s in %s (%.3gs each)", nheld,
+			 nheld > 1 ? "s" : "", held, iv);
 	draw_put(g->title.y, g->title.x, g->title.w, A_BOLD, line);
 	if (cells >= 1 && v) {
 		char *buf = xmalloc((size_t)cells * SPARK_CELL_MAX + 1);
@@ -168,6 +173,27 @@ static void draw_graph(const struct ui *u, const struct detail_geom *g, int metr
 	draw_put(g->stats.y, g->stats.x, g->stats.w, 0, line);
 }
 
+/* Cuts text (ASCII, sanitised) to w columns at a word, with "..." where
+ * it was cut: descriptions ran into the pane's right border. */
+static void fit_words(char *s, int w)
+{
+	int n = (int)strlen(s);
+	if (n <= w)
+		return;
+	if (w < 4) {
+		s[w > 0 ? w : 0] = 0;
+		return;
+	}
+	int cut = w - 3;
+	while (cut > w / 2 && s[cut] != ' ')
+		cut--;
+	if (s[cut] != ' ')
+		cut = w - 3;
+	while (cut > 0 && s[cut - 1] == ' ')
+		cut--;
+	memcpy(s + cut, "...", 4);
+}
+
 static void draw_list(const struct ui *u, const struct detail_geom *g, const int *list, int n)
 {
 	const struct detail *d = &u->detail;
@@ -180,10 +206,7 @@ static void draw_list(const struct ui *u, const struct detail_geom *g, const int
 	/* The metric's name takes what the figures leave, 8 to 24 columns. */
 	int nw = g->list.w - 38;
 	nw = nw < 8 ? 8 : nw > 24 ? 24 : nw;
-	snprintf(line, sizeof(line), "  %-*s %10s %-8s %5s %*s  %s", nw, "metric", "value", "unit", "cov", pctw, pct,
-		 "description, or why there is no value");
-	draw_put(g->head.y, g->head.x, g->head.w, ui_attr(u, CP_HEAD, A_REVERSE), line);
-	draw_fill(g->head.y, g->head.x + (int)strlen(line), g->head.w - (int)strlen(line), ui_attr(u, CP_HEAD, A_REVERSE));
+	bool unknown = false;   /* a "?" shown: the heading says what it means */
 	for (int i = 0; i < g->list.h && d->top + i < n; i++) {
 		int mi = list[d->top + i];
 		const struct metric_def *md = &u->m->metrics[mi];
@@ -198,8 +221,10 @@ static void draw_list(const struct ui *u, const struct detail_geom *g, const int
 				snprintf(err, sizeof(err), "exact");
 			else if (isfinite(rse))
 				snprintf(err, sizeof(err), 196 * rse < 10 ? "%s%.1f%%" : "%s%.0f%%", pm, 196 * rse);
-			else
+			else {
 				snprintf(err, sizeof(err), "?");
+				unknown = true;
+			}
 		}
 		ui_metric_heading(u, mi, head, sizeof(head));
 		text_sanitize_inplace(head);
@@ -215,13 +240,22 @@ static void draw_list(const struct ui *u, const struct detail_geom *g, const int
 		bool sel = mi == d->metric;
 		/* printf pads bytes: "±" is two bytes in one column. */
 		int errw = 7 + (int)(strlen(err) > 0 && !strncmp(err, pm, strlen(pm)) ? strlen(pm) - 1 : 0);
-		snprintf(line, sizeof(line), "%s %-*.*s %10s %-8.8s %5s %*s  %s", sel ? ">" : " ", nw, nw, head, val,
-			 why ? "" : unit_text(md), cov_t, errw, err, desc);
+		int pre = snprintf(line, sizeof(line), "%s %-*.*s %10s %-8.8s %5s %*s  ", sel ? ">" : " ", nw, nw,
+				   head, val, why ? "" : unit_text(md), cov_t, errw, err);
+		int cols = pre - (errw - 7);   /* columns, "±" counted once */
+		fit_words(desc, g->list.w - cols - 1);
+		snprintf(line + pre, sizeof(line) - (size_t)pre, "%s", desc);
 		int attr = sel ? ui_attr(u, CP_SEL, A_REVERSE) : why ? (int)A_DIM : 0;
 		if (sel)
 			draw_fill(g->list.y + i, g->list.x, g->list.w, attr);
 		draw_put(g->list.y + i, g->list.x, g->list.w, attr, line);
 	}
+	snprintf(line, sizeof(line), "  %-*s %10s %-8s %5s %*s  %s", nw, "metric", "value", "unit", "cov", pctw, pct,
+		 unknown ? "description (?: too few samples yet to judge the error)"
+			 : "description, or why there is no value");
+	int cols = (int)strlen(line) - (pctw - 7);
+	draw_put(g->head.y, g->head.x, g->head.w, ui_attr(u, CP_HEAD, A_REVERSE), line);
+	draw_fill(g->head.y, g->head.x + cols, g->head.w - cols, ui_attr(u, CP_HEAD, A_REVERSE));
 }
 
 /* The pane's geometry: between the header (and the notice, which
