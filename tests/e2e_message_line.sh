@@ -1,12 +1,13 @@
 #!/bin/sh
-# e2e_message_line.sh: the message line and the dashboard at hundreds of
-# CPUs, in tmux on the simulated PMU. A key's message ("no row matches")
-# is shown on the footer's line and moves nothing: the table's first row
-# stays on its screen line (it went down a line with every message); a
-# later search that succeeds clears it. The detail pane: its history
-# text agrees with itself, a "?" is explained, descriptions end inside. At 120x40, 384 CPUs fold their 24
-# CCX into a heat map and the CPU table keeps at least half the lines (the
-# boxes took 17 lines and left 15 rows). Exits 77 without tmux or --sim.
+# e2e_message_line.sh: the message line, the dashboard at hundreds of CPUs
+# and the detail pane, in tmux on the simulated PMU. A key's message ("no
+# row matches") is shown on the footer's line and moves nothing: the
+# table's first row stays on its screen line (it went down a line with
+# every message); a later search that succeeds clears it. At 120x40, 384
+# CPUs fold their 24 CCX into a heat map and the CPU table keeps at least
+# half the lines (the boxes took 17 lines and left 15 rows). The detail
+# pane's history text agrees with itself, a "?" is explained, descriptions
+# end inside the border. Exits 77 without tmux or --sim.
 set -u
 top_srcdir=${top_srcdir:-.}
 E2E_NAME=msgline

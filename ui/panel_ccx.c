@@ -68,17 +68,13 @@ static void ccx_want(struct panel *p, const struct ui *u, struct layout_in *in)
 	in->show_ccx = u->nav.show_ccx;
 }
 
-/* The metric the core strips show: the sort column if it is a metric,
- * else utilisation (or IPC). */
+/* The metric the core strips show: the sparklines' (panel_spark.c), the
+ * sort column if it is a metric, else utilisation (or IPC); in a tasks
+ * view utilisation, since its columns are per process (a core's row has
+ * no value of them, or a sum over its tasks: every core was a red "@"). */
 static int strip_metric(const struct ui *u, const struct view_col **vc)
 {
-	const struct ui_col *c = &u->cols[u->nav.sort_col];
-	*vc = NULL;
-	if (c->kind == COL_METRIC) {
-		*vc = c->vc;
-		return c->idx;
-	}
-	return u->m_util >= 0 ? u->m_util : u->m_ipc;
+	return ui_spark_metric(u, vc);
 }
 
 /* The strip's levels, lowest first; a blank is a core without a value. */
