@@ -6,7 +6,8 @@
 # chromium). Not a test: look at every picture.
 #   bench/screens.sh [OUTDIR]     (default: screens/)
 # Needs tmux, aha and chromium (Debian: apt-get install aha chromium).
-# LANG=C.UTF-8: box lines as UTF-8, which aha keeps (the VT100 line set
+# LANG=C.UTF-8 NCURSES_NO_UTF8_ACS=1: box lines as UTF-8, which aha keeps
+# (the VT100 line set
 # that capture-pane -e writes otherwise comes out as "lqqk").
 set -eu
 out=${1:-screens}
@@ -24,7 +25,7 @@ for m in 16:1x2x4x2 384:2x12x8x2 1024:4x16x8x2; do
 		w=${size%x*} h=${size#*x} n=${m%%:*} sim=zen5:${m#*:}
 		name=$out/screen-$n-$size
 		tmux -L $sock new-session -d -s s -x "$w" -y "$h" \
-			"TERM=xterm-256color LANG=C.UTF-8 $pmctop --sim $sim --no-config -d 0.5; sleep 30"
+			"TERM=xterm-256color LANG=C.UTF-8 NCURSES_NO_UTF8_ACS=1 $pmctop --sim $sim --no-config -d 0.5; sleep 30"
 		sleep 3
 		tmux -L $sock capture-pane -e -p -t s > "$name.ans"
 		tmux -L $sock kill-session -t s
