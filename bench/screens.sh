@@ -7,8 +7,8 @@
 #   bench/screens.sh [OUTDIR]     (default: screens/)
 # Needs tmux, aha and chromium (Debian: apt-get install aha chromium).
 # LANG=C.UTF-8 NCURSES_NO_UTF8_ACS=1: box lines as UTF-8, which aha keeps
-# (the VT100 line set
-# that capture-pane -e writes otherwise comes out as "lqqk").
+# (the VT100 line set that capture-pane -e writes otherwise comes out as
+# "lqqk").
 set -eu
 out=${1:-screens}
 pmctop=${PMCTOP:-./pmctop}
