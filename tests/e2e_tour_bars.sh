@@ -5,11 +5,12 @@
 #  1. sideways scrolling: Right moves nothing where the columns fit the
 #     width; where they do not, the heading says so (a right-hand mark,
 #     and a left-hand one once scrolled), and a wider terminal takes the
-#     offset back;
+#     offset back, as does removing the column that needed it;
 #  2. the tab line at 120 columns names every view (batch, tasks, power
 #     too) with a filter on as well, and a click on one opens it;
 #  3. the footer fits the width by importance (at 80 columns / \ and T
-#     are there) and follows the view (F5 Tree in the tasks view);
+#     are there) and follows the view and source (F5 Tree in the tasks
+#     view, [ ] and j in a replay);
 #  4. the sort mark is an arrow, apart from the letters of the name.
 # Exits 77 (skip) when tmux is missing or the program has no --sim.
 set -u
@@ -50,6 +51,35 @@ h=$(heading)
 echo "$h" | grep -q 'BrMiss%' || fail "60->160: the offset outlived the resize: $h"
 echo "$h" | grep -Eq '◀|▶' && fail "60->160: a scroll mark where the table fits: $h"
 quit_ok "60x40"
+
+# A column removed: the offset it needed goes with it (an event column
+# that overflows 90 columns, Right x4, Delete).
+start 90 40 "$opts" "$env"
+expect 'SIMULATED' "90x40: dashboard"
+keys e
+expect 'Add an event column' "90x40: event picker"
+keys -l 'brn_misp'
+expect 'ex_ret_brn_misp' "90x40: search result"
+keys Enter
+for i in 1 2 3 4; do keys Right; done
+h=$(heading)
+echo "$h" | grep -q '◀' || fail "90x40: an event column too many, Right x4, and no scroll mark: $h"
+keys DC
+sleep 0.5
+h=$(heading)
+echo "$h" | grep -q 'BrMiss%' || fail "90x40: the offset outlived the column removed: $h"
+echo "$h" | grep -Eq '◀|▶' && fail "90x40: a scroll mark where the table fits: $h"
+quit_ok "90x40"
+
+# A replay: its footer has its keys ([ ] step, j jump, + - speed).
+"$PMCTOP" --sim zen5 --no-config -b -n 4 -d 0.05 -w "$TMP/t.rec" >/dev/null 2>&1 || fail "recording for the replay"
+start 120 40 "--no-config -r $TMP/t.rec" "$env"
+expect 'REPLAY' "replay: dashboard"
+f=$(screen | tail -n 1)
+for k in '\[\]Step' 'jJump' '\+-Speed' '/Search'; do
+	echo "$f" | grep -q -- "$k" || fail "replay footer: no $k: $f"
+done
+quit_ok "replay"
 
 # 2 and 4. The tab line, at 120 columns.
 start 120 40 "$opts" "$env"

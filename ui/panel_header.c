@@ -11,8 +11,9 @@
 #include "util.h"
 
 /* Room the system's sparkline takes on the status line, beside the view
- * tabs named in full. */
+ * tabs named in full; the least it is given before it goes. */
 #define HEADER_SPARK_W 48
+#define HEADER_SPARK_MIN 40
 
 /* The footer's key hints: what the current view and source take, fitted
  * to the width by rank (0 first): a hint that does not fit leaves room
@@ -203,10 +204,18 @@ static void header_system(const struct ui *u, struct frame *f, const struct rect
 }
 
 /* A view's tab: its key and its name cut to cap letters (0: the key
- * alone; a view without a key keeps 2 letters). */
+ * alone; a view without a key keeps 2 letters); TAB_KEYED: none for a
+ * view without a key, TAB_ACTIVE: none (the active view is named in full
+ * by its caller). */
+enum { TAB_KEYED = -1, TAB_ACTIVE = -2 };
 static void tab_label(const struct ui *u, int i, int cap, char *buf, size_t len)
 {
 	const struct view_def *v = &u->views[i];
+	buf[0] = 0;
+	if (cap == TAB_ACTIVE || (cap == TAB_KEYED && v->key <= 0))
+		return;
+	if (cap == TAB_KEYED)
+		cap = 0;
 	if (v->key > 0 && cap == 0)
 		snprintf(buf, len, " %d ", v->key);
 	else {
@@ -256,26 +265,35 @@ static void header_tabs(const struct ui *u, struct frame *f, const struct rect *
 		 : u->task_cgroups ? "per cgroup" : "per process",
 		 u->nav.follow ? "  follow" : "");
 	/* Every view keeps a tab, so that each can be seen and clicked: the
-	 * system's sparkline gives way first, then the names of the views
-	 * other than the active one are cut short (to 8, 5, 3 letters),
+	 * system's sparkline narrows first, then the names of the views other
+	 * than the active one are cut short (to 8, then 5 letters) beside a
+	 * narrow sparkline, then the sparkline goes and they are cut to 3,
 	 * then they are their key alone (a view without one keeps 2
-	 * letters). */
-	static const int caps[] = { 64, 64, 8, 5, 3, 0 };
+	 * letters); only where even that leaves no room for the sort and
+	 * filter do the views without a key go (Tab still reaches them),
+	 * then all but the active one. */
+	static const struct { int cap, spark; } steps[] = {
+		{ 64, HEADER_SPARK_W }, { 64, HEADER_SPARK_MIN }, { 8, HEADER_SPARK_MIN }, { 5, HEADER_SPARK_MIN },
+		{ 64, 0 }, { 8, 0 }, { 5, 0 }, { 3, 0 }, { 0, 0 }, { TAB_KEYED, 0 }, { TAB_ACTIVE, 0 },
+	};
 	int room = h->w - (int)strlen(status), cap = 0;
 	bool spark = false;
-	for (size_t c = 0; c < ARRAY_SIZE(caps); c++) {
-		bool sp = c == 0;
-		if (tabs_width(u, caps[c]) + (sp ? HEADER_SPARK_W : 0) <= room) {
-			cap = caps[c];
-			spark = sp;
+	for (size_t c = 0; c < ARRAY_SIZE(steps); c++)
+		if (tabs_width(u, steps[c].cap) + steps[c].spark <= room) {
+			cap = steps[c].cap;
+			spark = steps[c].spark > 0;
 			break;
 		}
-	}
 	x = 0;
 	f->tab_y = h->y + 2;
 	for (int i = 0; i < u->nviews && x < h->w; i++) {
 		bool active = i == u->nav.view;
 		tab_label(u, i, active ? 64 : cap, line, sizeof(line));
+		if (!line[0]) {
+			if (i < 64)
+				f->tab_x0[i] = f->tab_x1[i] = -1;
+			continue;
+		}
 		if (i < 64) {
 			f->tab_x0[i] = x;
 			f->tab_x1[i] = x + (int)strlen(line);
