@@ -27,10 +27,11 @@ grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "recording dashboard: $(cat "
 n=$("$PMCTOP" --events-dir "$EVENTS" -r "$TMP/d.rec" -b --format json | wc -l)
 [ "$n" -eq 12 ] || fail "the dashboard recorded $n intervals, not 12"
 
-# 2. Replay it at -d as recorded (0.2 s an interval).
+# 2. Replay it at -d as recorded (0.2 s an interval), at 160 columns: the
+# system graph on the tab line is there beside the named view tabs.
 S=play
 rm -f "$TMP/status"
-$TMUX_CMD new-session -d -s "$S" -x 120 -y 40 \
+$TMUX_CMD new-session -d -s "$S" -x 160 -y 40 \
 	"$PMCTOP --events-dir $EVENTS -r $TMP/d.rec; echo EXIT=\$? > $TMP/status; sleep 60"
 expect 'REPLAY [0-9]+/12 ' "the REPLAY label with the position"
 expect 'SIMULATED' "a replay of a simulated run says SIMULATED"

@@ -94,17 +94,17 @@ done
 # against the next heading ("IPCvBrMiss%", "CPUs^sock").
 start 250 40 "--sim zen5 -d 0.3 -e fp_ret_sse_avx_ops.scalar_single_flops" "NO_COLOR=1"
 expect ' 1:basic ' "headings: the dashboard"
-heading() { screen | grep -E "^ +CPUs?[v^]? .*(core|sock)"; }
+heading() { screen | grep -E "^ +CPUs?(v|\^|▲|▼)? .*(core|sock)"; }
 sleep 0.6
 heading | grep -q 'fp_ret_sse_avx_ops.scalar_single_flops/s' || fail "headings: the event column lost its /s: $(heading)"
 keys '>' '>' '>' '>' '>'
-heading | grep -Eq 'IPC[v^] +BrMiss%' || fail "headings: the sort mark runs into the next heading: $(heading)"
+heading | grep -Eq 'IPC(v|\^|▲|▼) +BrMiss%' || fail "headings: the sort mark runs into the next heading: $(heading)"
 keys 6
 heading | grep -q ' Br/KI ' || fail "headings: Br/KI not whole or with its unit twice: $(heading)"
 keys 7
 heading | grep -q 'SSE/AVX stall/s' || fail "headings: SSE/AVX stall/s cut: $(heading)"
 keys 1 t t t Home '<' '<' '<' '<' '<' '<' '<' '<' '<'
-heading | grep -Eq 'CPUs[v^] +sock' || fail "headings: the sort mark runs into 'sock': $(heading)"
+heading | grep -Eq 'CPUs(v|\^|▲|▼) +sock' || fail "headings: the sort mark runs into 'sock': $(heading)"
 quit_ok "headings"
 
 # 3b. At 80 columns the header shows a field whole or not at all: the CPU

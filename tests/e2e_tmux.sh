@@ -71,4 +71,7 @@ quit_ok() {
 # The CPU of the selected row (monochrome: the one in reverse video).
 sel() { $TMUX_CMD capture-pane -e -p -t "$S" | sed -n 's/^.*\[7m *\([0-9][0-9]*\)  *[0-9].*$/\1/p' | head -n 1; }
 # Where TEXT first appears on a line matching PATTERN: "column line", from 1.
-where() { screen | awk -v t="$1" -v p="$2" '$0 ~ p { i = index($0, t); if (i) { print i, NR; exit } }'; }
+# The sort and scroll arrows (one cell, three bytes in UTF-8) count as one
+# column: awk may count bytes.
+where() { screen | LC_ALL=C sed 's/\xe2\x96[\xb2\xbc\xb6]/>/g; s/\xe2\x97\x80/</g' |
+	awk -v t="$1" -v p="$2" '$0 ~ p { i = index($0, t); if (i) { print i, NR; exit } }'; }

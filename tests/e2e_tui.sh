@@ -24,8 +24,9 @@ n=$(screen | grep -o 'CCX [0-9]  socket' | wc -l)
 # only the active view was shown once). A click on a key-only tab opens
 # its view.
 tabs=$(screen | sed -n 3p)
-echo "$tabs" | grep -Eq '1:basic +2 +3 +4 +5 +6 +7 +8 ' || fail "views 2-8 not on the tab line: $tabs"
-x=$(echo "$tabs" | awk '{ i = index($0, " 4 "); print i }')
+echo "$tabs" | grep -Eq '1:basic +2(:[a-z_0-9]+)? +3(:[a-z_0-9]+)? +4(:[a-z_0-9]+)? +5(:[a-z_0-9]+)? +6(:[a-z_0-9]+)? +7(:[a-z_0-9]+)? +8(:[a-z_0-9]+)? ' ||
+	fail "views 2-8 not on the tab line: $tabs"
+x=$(echo "$tabs" | awk '{ i = index($0, " 4 "); if (!i) i = index($0, " 4:"); print i }')
 if [ "${x:-0}" -gt 0 ]; then    # index is 1-based and points at the space before 4
 	$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<0;%d;3M\033[<0;%d;3m' "$((x + 1))" "$((x + 1))")"
 	expect '4:cache' "a click on tab 4 opens the cache view"
@@ -203,7 +204,7 @@ quit_ok "-g l2"
 # valid JSON to a new file in the current directory each time. ASCII
 # graphs in the C locale, block elements in a UTF-8 one where there is one.
 mkdir "$TMP/snap"
-start 100 30 "--sim zen5 -d 0.2" "cd $TMP/snap && LC_ALL=C"
+start 160 30 "--sim zen5 -d 0.2" "cd $TMP/snap && LC_ALL=C"
 expect 'SIMULATED' "dashboard for the history test"
 # Sort by IPC (as in 1.): the sparklines follow the sort column.
 keys '<' '<' '<' '<' '<' '<' '<' '<' '>' '>' '>' '>' '>'
@@ -253,7 +254,7 @@ quit_ok "history"
 # Block elements where the system has a UTF-8 locale.
 utf8=$(locale -a 2>/dev/null | grep -Ei '^(c|en_us)\.utf-?8$' | head -n 1)
 if [ -n "$utf8" ]; then
-	start 100 30 "--sim zen5 -d 0.2" "LC_ALL=$utf8"
+	start 160 30 "--sim zen5 -d 0.2" "LC_ALL=$utf8"
 	expect 'SIMULATED' "dashboard in $utf8"
 	sleep 1
 	blocks=$(printf '(\342\226\201|\342\226\202|\342\226\203|\342\226\204|\342\226\205|\342\226\206|\342\226\207|\342\226\210)')
@@ -538,7 +539,7 @@ for size in "80 24" "250 70"; do
 	expect '^ +[0-9]+ [a-z]' "$1x$2: a process row"
 	# Busiest on CPU 0 first: HERE% (the third column, each process's
 	# share of that one CPU) descends and never passes 100.
-	expect 'HERE%v' "$1x$2: sorted by the share of the CPU"
+	expect 'HERE%(v|▼)' "$1x$2: sorted by the share of the CPU"
 	sleep 0.7
 	screen | awk '/PID COMMAND/ { t = 1; next } t && $1 ~ /^[0-9]+$/ && $3 ~ /^~?[0-9.]+$/ { sub("~", "", $3); print $3 }' > "$TMP/cpu"
 	[ "$(wc -l < "$TMP/cpu")" -ge 1 ] || fail "$1x$2: no HERE% values in the tasks view"

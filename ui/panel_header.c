@@ -10,30 +10,64 @@
 #include <string.h>
 #include "util.h"
 
-/* Room the view tabs leave on the status line for the system's
- * sparkline before they shrink to the active view alone. */
+/* Room the system's sparkline takes on the status line, beside the view
+ * tabs named in full; the least it is given before it goes. */
 #define HEADER_SPARK_W 48
+#define HEADER_SPARK_MIN 40
+
+/* The footer's key hints: what the current view and source take, fitted
+ * to the width by rank (0 first): a hint that does not fit leaves room
+ * for a less important one after it, and those shown keep this order. */
+enum { FOOT_ALL, FOOT_CPUS, FOOT_TASKS, FOOT_REPLAY };
+static const struct foot_item {
+	const char *k, *label;
+	int rank, when;
+} foot_items[] = {
+	{ "F1", "Help", 0, FOOT_ALL },     { "F2", "Setup", 5, FOOT_ALL },    { "Tab", "View", 2, FOOT_ALL },
+	{ "Enter", "Detail", 3, FOOT_ALL }, { "F5", "Tree", 2, FOOT_TASKS }, { "[]", "Step", 2, FOOT_REPLAY },
+	{ "j", "Jump", 3, FOOT_REPLAY },   { "e", "Event", 5, FOOT_CPUS },   { "<>", "Sort", 3, FOOT_ALL },
+	{ "R", "Rev", 6, FOOT_ALL },       { "c", "CCX", 6, FOOT_CPUS },     { "t", "Rows", 6, FOOT_CPUS },
+	{ "Spc", "Pause", 4, FOOT_ALL },   { "+-", "Delay", 5, FOOT_ALL },   { "q", "Quit", 0, FOOT_ALL },
+	{ "/", "Search", 1, FOOT_ALL },    { "\\", "Filter", 1, FOOT_ALL }, { "T", "Tasks", 1, FOOT_ALL },
+};
 
 static void footer_draw(const struct panel *p, const struct ui *u, struct frame *fr)
 {
 	(void)p;
 	(void)fr;
-	static const struct { const char *k, *label; } items[] = {
-		{ "F1", "Help" }, { "F2", "Setup" }, { "Tab", "View" }, { "e", "Event" }, { "<>", "Sort" },
-		{ "R", "Rev" }, { "c", "CCX" }, { "t", "Rows" }, { "Spc", "Pause" },
-		{ "+-", "Delay" }, { "q", "Quit" }, { "/", "Search" }, { "\\", "Filter" }, { "T", "Tasks" },
-	};
 	const struct rect *f = &u->lay.footer;
+	bool tasks = ui_tasks_view(u), replay = u->src->ops->interval_is_pace;
+	enum { N = ARRAY_SIZE(foot_items) };
+	const char *label[N];
+	bool shown[N];
+	int used = 0;
+	for (int i = 0; i < N; i++) {
+		const struct foot_item *it = &foot_items[i];
+		/* A replay's + and - are its speed (actions.c); T in the tasks
+		 * view goes back to the CPUs. */
+		label[i] = replay && !strcmp(it->label, "Delay") ? "Speed"
+			   : tasks && !strcmp(it->label, "Tasks") ? "CPUs" : it->label;
+		shown[i] = false;
+	}
+	for (int rank = 0; rank <= 6; rank++)
+		for (int i = 0; i < N; i++) {
+			const struct foot_item *it = &foot_items[i];
+			if (it->rank != rank || (it->when == FOOT_CPUS && tasks) ||
+			    (it->when == FOOT_TASKS && !tasks) || (it->when == FOOT_REPLAY && !replay))
+				continue;
+			int w = (int)(strlen(it->k) + strlen(label[i])) + 1;
+			if (used + w > f->w)
+				continue;
+			shown[i] = true;
+			used += w;
+		}
 	int x = f->x;
-	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
-		/* A replay's + and - are its speed (actions.c). */
-		const char *label = u->src->ops->interval_is_pace && !strcmp(items[i].label, "Delay") ? "Speed"
-												    : items[i].label;
-		int kl = (int)strlen(items[i].k), ll = (int)strlen(label);
-		if (x + kl + ll + 1 > f->w)
-			break;
-		draw_put(f->y, x, kl, ui_attr(u, CP_KEY, A_REVERSE), items[i].k);
-		draw_put(f->y, x + kl, ll + 1, 0, label);
+	for (int i = 0; i < N; i++) {
+		if (!shown[i])
+			continue;
+		int kl = (int)strlen(foot_items[i].k), ll = (int)strlen(label[i]);
+		draw_put(f->y, x, kl, ui_attr(u, CP_KEY, A_REVERSE), foot_items[i].k);
+		draw_put(f->y, x + kl, ll + 1, 0, label[i]);
 		x += kl + ll + 1;
 	}
 	/* The legend of the CCX boxes' core strip, where there is room. */
@@ -169,6 +203,53 @@ static void header_system(const struct ui *u, struct frame *f, const struct rect
 	draw_put(h->y + 1, 0, h->w, 0, line);
 }
 
+/* A view's tab: its key and its name cut to cap letters (0: the key
+ * alone; a view without a key keeps 2 letters); TAB_KEYED: none for a
+ * view without a key, TAB_ACTIVE: none (the active view is named in full
+ * by its caller). */
+enum { TAB_KEYED = -1, TAB_ACTIVE = -2 };
+static void tab_label(const struct ui *u, int i, int cap, char *buf, size_t len)
+{
+	const struct view_def *v = &u->views[i];
+	buf[0] = 0;
+	if (cap == TAB_ACTIVE || (cap == TAB_KEYED && v->key <= 0))
+		return;
+	if (cap == TAB_KEYED)
+		cap = 0;
+	if (v->key > 0 && cap == 0)
+		snprintf(buf, len, " %d ", v->key);
+	else {
+		/* A name cut short keeps its last part after '_' (topdown_l2:
+		 * "to_l2", not "topdo" as topdown is). */
+		char nm[64];
+		const char *us = strrchr(v->name, '_');
+		int nl = (int)strlen(v->name), sl = us ? (int)strlen(us) : 0;
+		if (cap < 2 && v->key <= 0)
+			cap = 2;
+		if (nl > cap && us && cap - sl >= 2)
+			snprintf(nm, sizeof(nm), "%.*s%s", cap - sl, v->name, us);
+		else
+			snprintf(nm, sizeof(nm), "%.*s", cap, v->name);
+		if (v->key > 0)
+			snprintf(buf, len, " %d:%s ", v->key, nm);
+		else
+			snprintf(buf, len, " %s ", nm);
+	}
+}
+
+/* The width of the tabs with the views other than the active one cut to
+ * cap letters. */
+static int tabs_width(const struct ui *u, int cap)
+{
+	char buf[128];
+	int w = 0;
+	for (int i = 0; i < u->nviews; i++) {
+		tab_label(u, i, i == u->nav.view ? 64 : cap, buf, sizeof(buf));
+		w += (int)strlen(buf);
+	}
+	return w;
+}
+
 /* Line 3: the views as tabs (their x ranges go into the frame, for
  * clicks), the sort, filter and rows, and the system's sparkline. */
 static void header_tabs(const struct ui *u, struct frame *f, const struct rect *h)
@@ -183,39 +264,36 @@ static void header_tabs(const struct ui *u, struct frame *f, const struct rect *
 		 !ui_tasks_view(u) ? ui_rows_name(u) : u->task_tree ? "as a cgroup tree"
 		 : u->task_cgroups ? "per cgroup" : "per process",
 		 u->nav.follow ? "  follow" : "");
-	/* The system's sparkline is kept whenever it fits beside at least the
-	 * active view; the tabs give way first: all views named, else the
-	 * active one named and the others by their key alone (so that every
-	 * keyed view stays in sight), else the active one only. */
-	int named = 0, keyed = 0, active_w = 0;
-	for (int i = 0; i < u->nviews; i++) {
-		int w = (int)strlen(u->views[i].name) + (u->views[i].key > 0 ? 4 : 2);
-		named += w;
-		keyed += i == u->nav.view ? w : u->views[i].key > 0 ? 3 : 0;
-		if (i == u->nav.view)
-			active_w = w;
-	}
-	int room = h->w - (int)strlen(status);
-	bool spark = active_w + HEADER_SPARK_W <= room;
-	if (spark)
-		room -= HEADER_SPARK_W;
-	enum { TABS_NAMED, TABS_KEYS, TABS_ACTIVE } style =
-		named <= room ? TABS_NAMED : keyed <= room ? TABS_KEYS : TABS_ACTIVE;
+	/* Every view keeps a tab, so that each can be seen and clicked: the
+	 * system's sparkline narrows first, then the names of the views other
+	 * than the active one are cut short (to 8, then 5 letters) beside a
+	 * narrow sparkline, then the sparkline goes and they are cut to 3,
+	 * then they are their key alone (a view without one keeps 2
+	 * letters); only where even that leaves no room for the sort and
+	 * filter do the views without a key go (Tab still reaches them),
+	 * then all but the active one. */
+	static const struct { int cap, spark; } steps[] = {
+		{ 64, HEADER_SPARK_W }, { 64, HEADER_SPARK_MIN }, { 8, HEADER_SPARK_MIN }, { 5, HEADER_SPARK_MIN },
+		{ 64, 0 }, { 8, 0 }, { 5, 0 }, { 3, 0 }, { 0, 0 }, { TAB_KEYED, 0 }, { TAB_ACTIVE, 0 },
+	};
+	int room = h->w - (int)strlen(status), cap = 0;
+	bool spark = false;
+	for (size_t c = 0; c < ARRAY_SIZE(steps); c++)
+		if (tabs_width(u, steps[c].cap) + steps[c].spark <= room) {
+			cap = steps[c].cap;
+			spark = steps[c].spark > 0;
+			break;
+		}
 	x = 0;
 	f->tab_y = h->y + 2;
 	for (int i = 0; i < u->nviews && x < h->w; i++) {
-		const struct view_def *v = &u->views[i];
 		bool active = i == u->nav.view;
-		if (style == TABS_ACTIVE && !active)
+		tab_label(u, i, active ? 64 : cap, line, sizeof(line));
+		if (!line[0]) {
+			if (i < 64)
+				f->tab_x0[i] = f->tab_x1[i] = -1;
 			continue;
-		if (style == TABS_KEYS && !active && v->key <= 0)
-			continue;
-		if (style == TABS_KEYS && !active)
-			snprintf(line, sizeof(line), " %d ", v->key);
-		else if (v->key > 0)
-			snprintf(line, sizeof(line), " %d:%s ", v->key, v->name);
-		else
-			snprintf(line, sizeof(line), " %s ", v->name);
+		}
 		if (i < 64) {
 			f->tab_x0[i] = x;
 			f->tab_x1[i] = x + (int)strlen(line);

@@ -122,26 +122,18 @@ static void table_want(struct panel *p, const struct ui *u, struct layout_in *in
 
 /* The page is the rows the layout gave the table; the selection and the
  * first row shown are clamped to it before the frame is drawn. */
-static void table_settle(struct panel *p, struct ui *u)
+/* Which columns fit from the scroll offset hscroll: the fixed ones, then
+ * the scrolling ones from hscroll on; the bar takes what is left. Returns
+ * how many fit (their index, x and width into vis, xs, ws) and sets *cut
+ * when a column is left out at the right. */
+static int table_fit(const struct ui *u, int hscroll, int *vis, int *xs, int *ws, bool *cut)
 {
-	(void)p;
-	u->nav.page = u->lay.table_data_rows;
-	keys_clamp(&u->nav);
-}
-
-static void table_draw(const struct panel *p, const struct ui *u, struct frame *f)
-{
-	(void)p;
 	const struct rect *t = &u->lay.table;
-	if (t->h < 1)
-		return;
-	/* Which columns fit: the fixed ones, then the scrolling ones from
-	 * hscroll on; the bar takes what is left. */
-	int vis[256], nvis = 0, xs[256], ws[256];
-	int x = 0, skipped = 0;
-	for (int i = 0; i < u->ncols && nvis < 256; i++) {
+	int nvis = 0, x = 0, skipped = 0;
+	*cut = false;
+	for (int i = 0; i < u->ncols; i++) {
 		const struct ui_col *c = &u->cols[i];
-		if (c->scrolls && skipped < u->nav.hscroll) {
+		if (c->scrolls && skipped < hscroll) {
 			skipped++;
 			continue;
 		}
@@ -153,11 +145,15 @@ static void table_draw(const struct panel *p, const struct ui *u, struct frame *
 			w = t->w - x - 1;
 			if (w > 60)
 				w = 60;
-			if (w < 10)
+			if (w < 10) {
+				*cut = true;
 				break;
+			}
 		}
-		if (x + w > t->w)
+		if (x + w > t->w || nvis >= 256) {
+			*cut = true;
 			break;
+		}
 		vis[nvis] = i;
 		xs[nvis] = x;
 		ws[nvis] = w;
@@ -167,6 +163,52 @@ static void table_draw(const struct panel *p, const struct ui *u, struct frame *
 		 * ("IPCvBrMiss%"). */
 		x += w + 1 + (i == u->nav.sort_col);
 	}
+	return nvis;
+}
+
+/* The page is the rows the layout gave the table; the selection and the
+ * first row shown are clamped to it before the frame is drawn. The
+ * sideways scroll goes no further than shows the last column: none
+ * where the columns fit the width (a resize, or a column removed, takes
+ * back an offset that is no longer needed). */
+static void table_settle(struct panel *p, struct ui *u)
+{
+	(void)p;
+	u->nav.page = u->lay.table_data_rows;
+	int vis[256], xs[256], ws[256], need = 0, nscroll = 0;
+	bool cut = true;
+	for (int i = 0; i < u->ncols; i++)
+		nscroll += u->cols[i].scrolls;
+	while (need < nscroll - 1) {
+		table_fit(u, need, vis, xs, ws, &cut);
+		if (!cut)
+			break;
+		need++;
+	}
+	u->nav.nhscroll = need + 1;
+	keys_clamp(&u->nav);
+}
+
+/* One cell's mark (an arrow: one column, up to 3 bytes in UTF-8, which
+ * draw_put's byte count would cut at the screen's last column). */
+static void put_mark(int y, int x, int attr, const char *mark)
+{
+	if (y < 0 || y >= LINES || x < 0 || x >= COLS)
+		return;
+	attron(attr);
+	mvaddstr(y, x, mark);
+	attroff(attr);
+}
+
+static void table_draw(const struct panel *p, const struct ui *u, struct frame *f)
+{
+	(void)p;
+	const struct rect *t = &u->lay.table;
+	if (t->h < 1)
+		return;
+	int vis[256], xs[256], ws[256];
+	bool cut;
+	int nvis = table_fit(u, u->nav.hscroll, vis, xs, ws, &cut);
 	f->nvis = nvis;
 	for (int k = 0; k < nvis; k++) {
 		f->vis_col[k] = vis[k];
@@ -191,8 +233,21 @@ static void table_draw(const struct panel *p, const struct ui *u, struct frame *
 			snprintf(h, sizeof(h), "%*.*s", ws[k], ws[k], c->title);
 		int attr = sorted ? ui_attr(u, CP_SEL, A_BOLD) | (int)A_BOLD : ui_attr(u, CP_HEAD, A_REVERSE);
 		draw_put(t->y, t->x + xs[k], ws[k], attr, h);
-		if (sorted && xs[k] + ws[k] < t->w)
-			draw_put(t->y, t->x + xs[k] + ws[k], 1, attr, desc ? "v" : "^");
+		/* An arrow, not a letter that reads as part of the name. */
+		int mx = t->x + xs[k] + ws[k];
+		if (sorted && xs[k] + ws[k] < t->w) {
+			put_mark(t->y, mx, attr, u->utf8 ? (desc ? "\u25bc" : "\u25b2") : desc ? "v" : "^");
+		}
+	}
+	/* The table is scrolled: a mark at the heading's edge on each side
+	 * that has columns out of sight. */
+	if (t->w >= 4) {
+		if (u->nav.hscroll > 0)
+			put_mark(t->y, t->x + t->w - 2, ui_attr(u, CP_KEY, A_REVERSE) | (int)A_BOLD,
+				 u->utf8 ? "\u25c0" : "<");
+		if (cut)
+			put_mark(t->y, t->x + t->w - 1, ui_attr(u, CP_KEY, A_REVERSE) | (int)A_BOLD,
+				 u->utf8 ? "\u25b6" : ">");
 	}
 	if (u->nrows == 0) {
 		const char *why = u->filter_text ? "no CPU matches the filter (\\ changes it)" : "no online CPU to show";
