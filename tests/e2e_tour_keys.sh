@@ -1,0 +1,82 @@
+#!/bin/sh
+# e2e_tour_keys.sh: a new user's tour of the keys on the simulated Zen 5 at
+# 120x40 under --no-config, read off the screen as tmux shows it:
+#  1. T's drill-down filter is the tasks view's: Tab or 1 out of it shows
+#     every CPU again, without "filter 0" or the "who ran on" line;
+#  2. the filter prompt (\) starts empty, as htop's; Enter on it shows
+#     every row, and Esc clears the filter too;
+#  3. F2 under --no-config says saving is off because of --no-config, not
+#     that HOME is missing.
+# Exits 77 (skip) when tmux is missing or the program has no --sim.
+set -u
+top_srcdir=${top_srcdir:-.}
+E2E_NAME=tourkeys
+E2E_NEEDS_SIM=1
+. "$top_srcdir/tests/e2e_tmux.sh"
+
+# CPU rows on screen (a number, then a number).
+cpu_rows() { screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/' | wc -l; }
+
+start 120 40 "--sim zen5 --no-config -d 0.2"
+expect 'SIMULATED' "dashboard up"
+
+# 1. T, then Tab; T, then 1.
+keys T
+expect 'who ran on CPU 0' "T drills into CPU 0's tasks"
+keys Tab
+sleep 0.6
+screen | grep -q 'filter 0' && fail "Tab out of T's tasks view kept 'filter 0'"
+screen | grep -q 'who ran on CPU 0' && fail "Tab out of T's tasks view kept the 'who ran on' line"
+keys 1
+expect '1:basic' "1 opens the basic view"
+n=$(cpu_rows)
+[ "$n" -ge 16 ] || { fail "after T and Tab the basic view shows $n CPU rows"; screen | sed 's/^/  | /'; }
+keys T
+expect 'who ran on CPU 0' "T again"
+keys 1
+sleep 0.6
+n=$(cpu_rows)
+[ "$n" -ge 16 ] || { fail "after T and 1 the basic view shows $n CPU rows"; screen | sed 's/^/  | /'; }
+screen | grep -Eq 'filter 0|who ran on' && { fail "T then 1 left the drill-down's filter or line"; screen | sed 's/^/  | /'; }
+# The CPU views' own filter comes back after the drill-down.
+keys '\'
+keys -l '0-3'
+keys Enter
+expect 'filter 0-3' "a CPU filter of the basic view"
+keys T
+expect 'who ran on CPU 0' "T from the filtered view"
+keys T
+expect 'filter 0-3' "T back restores the basic view's own filter"
+
+# 2. The prompt starts empty; Enter on it clears; Esc clears.
+keys '\'
+last=$(screen | grep 'empty: all' | tail -n 1)
+echo "$last" | grep -q 'empty: all): *$' || fail "the filter prompt is not empty: '$last'"
+keys Enter
+sleep 0.6
+screen | grep -q 'filter 0-3' && fail "\\ Enter kept the old filter"
+n=$(cpu_rows)
+[ "$n" -ge 16 ] || fail "\\ Enter: only $n CPU rows"
+keys '\'
+keys -l '0-3'
+keys Enter
+expect 'filter 0-3' "the filter again"
+keys '\'
+keys Escape
+sleep 0.8
+screen | grep -q 'filter 0-3' && { fail "\\ Esc kept the filter (htop clears it)"; screen | sed 's/^/  | /'; }
+
+# 3. F2 under --no-config.
+keys F2
+expect 'pmctop setup' "F2 opens the setup screen"
+screen | grep -q 'no HOME' && fail "F2 blames HOME under --no-config"
+expect 'off: --no-config' "F2 says saving is off under --no-config"
+keys s
+expect 'not saved: --no-config is on' "s under --no-config gives the true reason"
+screen | grep -q 'XDG_CONFIG_HOME nor HOME' && fail "s blames HOME under --no-config"
+keys Escape
+sleep 0.5
+quit_ok "tour keys"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "PASS"
