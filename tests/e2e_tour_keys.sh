@@ -50,6 +50,10 @@ expect 'filter 0-3' "T back restores the basic view's own filter"
 
 # 2. The prompt starts empty; Enter on it clears; Esc clears.
 keys '\'
+keys -l '0-3'
+keys Enter
+expect 'filter 0-3' "a filter to start from"
+keys '\'
 last=$(screen | grep 'empty: all' | tail -n 1)
 echo "$last" | grep -q 'empty: all): *$' || fail "the filter prompt is not empty: '$last'"
 keys Enter
@@ -77,6 +81,31 @@ screen | grep -q 'XDG_CONFIG_HOME nor HOME' && fail "s blames HOME under --no-co
 keys Escape
 sleep 0.5
 quit_ok "tour keys"
+
+# 4. A replay (a recording of the dashboard): T says once that the
+# recording has no per-task figures and promises none; the line goes with
+# the view; + is the speed (x2 in the badge), not a "delay".
+EVENTS=$(cd "$top_srcdir" && pwd)/events
+start 120 40 "--events-dir $EVENTS --sim zen5 --no-config -d 0.2 -n 8 -w $TMP/d.rec"
+i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 60 ]; do sleep 0.2; i=$((i + 1)); done
+grep -q 'EXIT=0' "$TMP/status" || fail "recording: $(cat "$TMP/status" 2>/dev/null)"
+start 120 40 "--events-dir $EVENTS --no-config -r $TMP/d.rec"
+expect 'REPLAY [0-9]+/8' "the replay is up"
+keys Space
+keys T
+expect 'no per-task figures' "T in a replay says the recording has no per-task figures"
+screen | grep -q 'sampling who runs' && { fail "T in a replay promises figures that never come"; screen | sed 's/^/  | /'; }
+keys T
+sleep 0.6
+screen | grep -q 'no per-task figures' && { fail "the tasks view's line stayed after T back"; screen | sed 's/^/  | /'; }
+keys Tab
+sleep 0.6
+screen | grep -q 'no per-task figures' && fail "the tasks view's line stayed in the next view"
+keys +
+sleep 0.6
+screen | grep -Eq 'delay [0-9.]+s' && { fail "+ in a replay shows a delay"; screen | sed 's/^/  | /'; }
+expect 'REPLAY [0-9]+/8 .*x2' "+ doubles the replay's speed"
+quit_ok "tour keys replay"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "PASS"

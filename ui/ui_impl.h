@@ -150,6 +150,7 @@ struct ui {
 	bool *cpu_filter_kept;
 	char *cpu_filter_text_kept;
 	bool tasks_requested;
+	char *tasks_why;             /* why the source has no per-task figures, or NULL */
 
 	int ncols; struct ui_col *cols;
 	bool sort_set;               /* the user chose a sort column: */

@@ -78,13 +78,21 @@ bool ui_request(struct ui *u)
 		for (int i = 0; i < v->ncols; i++)
 			tm[i] = v->cols[i].metric;
 		const char *why = source_request_tasks(u->src, v->ncols, tm);
-		if (why)
+		/* A source without per-task figures (a recording) is said once
+		 * on the message line; the table says it while the view is up,
+		 * rather than promise figures that never come. */
+		if (why && !u->tasks_why)
 			ui_set_message(u, why);
+		free(u->tasks_why);
+		u->tasks_why = why ? xstrdup(why) : NULL;
 		free(tm);
 		u->tasks_requested = true;
 	} else if (u->tasks_requested) {
 		source_request_tasks(u->src, 0, NULL);
 		u->tasks_requested = false;
+		/* The tasks view's line does not belong to the next view. */
+		if (u->message && u->tasks_why && !strcmp(u->message, u->tasks_why))
+			ui_set_message(u, NULL);
 	}
 	free(pins);
 	free(ms);
