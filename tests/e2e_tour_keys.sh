@@ -6,7 +6,11 @@
 #  2. the filter prompt (\) starts empty, as htop's; Enter on it shows
 #     every row, and Esc clears the filter too;
 #  3. F2 under --no-config says saving is off because of --no-config, not
-#     that HOME is missing.
+#     that HOME is missing;
+#  4. a replay: T says once that the recording has no per-task figures,
+#     the line goes with the view, and + shows the speed, not a delay;
+#  5. every bad line of pmctoprc is reported with file:line, counted
+#     where it does not fit, the view and sort column named.
 # Exits 77 (skip) when tmux is missing or the program has no --sim.
 set -u
 top_srcdir=${top_srcdir:-.}
@@ -106,6 +110,20 @@ sleep 0.6
 screen | grep -Eq 'delay [0-9.]+s' && { fail "+ in a replay shows a delay"; screen | sed 's/^/  | /'; }
 expect 'REPLAY [0-9]+/8 .*x2' "+ doubles the replay's speed"
 quit_ok "tour keys replay"
+
+# 5. Every bad line of pmctoprc is said, with where; what does not fit is
+# counted ("and N more"); the view and the sort column are named.
+mkdir -p "$TMP/config/pmctop"
+printf 'bogus 1\nview nosuchview\nsort foo\n' > "$TMP/config/pmctop/pmctoprc"
+start 120 40 "--sim zen5 -d 0.2"
+expect 'pmctoprc:1: unknown setting .bogus' "the bad line 1"
+expect 'and 2 more' "the lines that do not fit are counted"
+quit_ok "tour keys settings"
+start 400 40 "--sim zen5 -d 0.2"
+expect 'pmctoprc:1: unknown setting' "line 1 at 400 columns"
+expect "pmctoprc:2: no view 'nosuchview'" "the missing view is named, with its line"
+expect "pmctoprc:3: no column 'foo' to sort by" "sort foo is reported"
+quit_ok "tour keys settings wide"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "PASS"
