@@ -3,6 +3,7 @@
 # 120x40 under --no-config, read off the screen as tmux shows it:
 #  1. T's drill-down filter is the tasks view's: Tab or 1 out of it shows
 #     every CPU again, without "filter 0" or the "who ran on" line;
+#     e + Enter in the tasks view says the column went to the CPU views;
 #  2. the filter prompt (\) starts empty, as htop's; Enter on it shows
 #     every row, and Esc clears the filter too;
 #  3. F2 under --no-config says saving is off because of --no-config, not
@@ -51,6 +52,18 @@ keys T
 expect 'who ran on CPU 0' "T from the filtered view"
 keys T
 expect 'filter 0-3' "T back restores the basic view's own filter"
+
+# e + Enter in the tasks view says where the column went.
+keys T
+expect 'who ran on CPU 0' "T for the event picker"
+keys e
+expect 'Add an event column' "the event picker in the tasks view"
+keys -l 'brn_misp'
+expect 'ex_ret_brn_misp' "search result"
+keys Enter
+expect 'ex_ret_brn_misp: a column of the CPU views' "e + Enter in the tasks view says the column is the CPU views'"
+keys T
+expect 'ex_ret_brn_misp' "the column in the CPU view"
 
 # 2. The prompt starts empty; Enter on it clears; Esc clears.
 keys '\'

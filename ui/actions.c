@@ -343,6 +343,13 @@ static int act_event_picker(struct ui *u, const struct key_binding *b)
 	if (e < 0)
 		return 0;
 	ui_add_extra(u, e);
+	/* A tasks view keeps its own columns: say where the event went. */
+	if (ui_tasks_view(u)) {
+		char *msg = xasprintf("%s: a column of the CPU views now (T or Tab shows them); "
+				      "the tasks view keeps its own columns", u->m->events[e].name);
+		ui_set_message(u, msg);
+		free(msg);
+	}
 	return KA_REQUEST;
 }
 
