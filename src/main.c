@@ -113,6 +113,7 @@ static int run_live(struct run *r, struct source *src)
 		.recorder = r->rec,
 		.settings = &r->settings,
 		.settings_path = r->settings_path,
+		.no_config = r->opt.no_config,
 		.settings_warnings = r->settings_warnings,
 		.views_path = r->views_path,
 		.view_given = r->opt.group != NULL,

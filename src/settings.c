@@ -132,6 +132,7 @@ static void parse_line(struct settings *s, char *line, int ln, struct warn_list 
 			free(s->view);
 			s->view = xstrdup(val);
 			s->has_view = true;
+			s->view_line = ln;
 		}
 	} else if (!strcmp(key, "colors") || !strcmp(key, "colours")) {
 		int c = word_index(color_names, COLORS_KINDS, val);
@@ -173,6 +174,7 @@ static void parse_line(struct settings *s, char *line, int ln, struct warn_list 
 		s->sort = xstrdup(val);
 		s->has_sort = true;
 		s->sort_reverse = reverse;
+		s->sort_line = ln;
 	} else {
 		warn(w, ln, "unknown setting '%s' (expected delay, view, colors, rows, ccx_panels, uncertainty "
 		     "or sort)", key);

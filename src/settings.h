@@ -20,6 +20,7 @@ struct settings {
 	bool has_errors; bool show_errors;  /* each figure's +-95% */
 	bool has_sort; char *sort;          /* a metric or event name, or "cpu" */
 	bool sort_reverse;
+	int view_line, sort_line;           /* where view and sort were read (0: not from a file) */
 };
 
 /* $XDG_CONFIG_HOME/pmctop/pmctoprc, else $HOME/.config/pmctop/pmctoprc;

@@ -57,9 +57,13 @@ static void do_filter(struct ui *u)
 {
 	char *text = dialog_prompt(u, ui_tasks_view(u) ? "Filter (CPU list, 'ccx N', 'socket N', or a name; empty: all): "
 					   : "Filter (CPU list, 'ccx N', 'socket N'; empty: all): ",
-				   u->filter_text ? u->filter_text : u->task_match ? u->task_match : "");
-	if (!text)
+				   "");
+	/* As in htop: the prompt starts empty, Enter on it shows every row,
+	 * and Esc clears the filter too. */
+	if (!text && ui_stopping())
 		return;
+	if (!text)
+		text = xstrdup("");
 	/* Shown and matched without the blanks typed around it. */
 	size_t lead = strspn(text, " \t"), tl = strlen(text);
 	while (tl > lead && (text[tl - 1] == ' ' || text[tl - 1] == '\t'))
@@ -149,6 +153,28 @@ static void do_search(struct ui *u)
 	search_step(u, 1, true);
 }
 
+/* After a change of view: when the tasks view was left, the CPU views get
+ * their own filter back (the drill-down's CPUs were the tasks view's), the
+ * name match goes, and a line about the tasks view is cleared. */
+void ui_left_tasks(struct ui *u)
+{
+	if (ui_tasks_view(u) || u->task_back < 0)
+		return;
+	if (u->cpu_filter_kept) {
+		free(u->filter);
+		u->filter = u->cpu_filter_kept;
+		free(u->filter_text);
+		u->filter_text = u->cpu_filter_text_kept;
+		u->cpu_filter_kept = NULL;
+		u->cpu_filter_text_kept = NULL;
+	}
+	free(u->task_match);
+	u->task_match = NULL;
+	u->task_back = -1;
+	u->nav.sel = u->nav.top = 0;
+	ui_set_message(u, NULL);
+}
+
 /* T: from a CPU, core, CCX or socket row, the tasks view limited to its
  * CPUs (who ran there); from the tasks view, back to the view before,
  * every CPU shown again. Returns whether the view changed. */
@@ -158,14 +184,8 @@ static bool show_tasks(struct ui *u)
 		int back = u->task_back >= 0 && u->task_back < u->nviews ? u->task_back : 0;
 		if (back == u->nav.view)
 			return false;
-		format_parse_filter("", u->topo, u->filter, NULL);
-		free(u->filter_text);
-		u->filter_text = NULL;
-		free(u->task_match);
-		u->task_match = NULL;
-		u->task_back = -1;
 		u->nav.view = back;
-		u->nav.sel = u->nav.top = 0;
+		ui_left_tasks(u);
 		return true;
 	}
 	int tv = -1;
@@ -196,18 +216,22 @@ static bool show_tasks(struct ui *u)
 			snprintf(text, sizeof(text), "%d", row->cpu);
 		}
 	}
-	bool *f = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
-	if (*text && format_parse_filter(text, u->topo, f, NULL) == 0) {
-		free(u->filter);
-		u->filter = f;
-		free(u->filter_text);
+	/* The CPU views keep their own filter for when the tasks view is
+	 * left; the tasks view gets the row's CPUs, or every CPU. */
+	free(u->cpu_filter_kept);
+	free(u->cpu_filter_text_kept);
+	u->cpu_filter_kept = u->filter;
+	u->cpu_filter_text_kept = u->filter_text;
+	u->filter = xcalloc((size_t)u->topo->max_cpu + 1, sizeof(bool));
+	u->filter_text = NULL;
+	if (*text && format_parse_filter(text, u->topo, u->filter, NULL) == 0) {
 		u->filter_text = xstrdup(text);
 		char *msg = xasprintf("who ran on %s%s (T: back, \\ changes the filter)",
 				      u->nav.rows == ROWS_CPU ? "CPU " : u->nav.rows == ROWS_CORE ? "CPUs " : "", text);
 		ui_set_message(u, msg);
 		free(msg);
 	} else {
-		free(f);
+		format_parse_filter("", u->topo, u->filter, NULL);
 	}
 	free(u->task_match);
 	u->task_match = NULL;
@@ -320,6 +344,13 @@ static int act_event_picker(struct ui *u, const struct key_binding *b)
 	if (e < 0)
 		return 0;
 	ui_add_extra(u, e);
+	/* A tasks view keeps its own columns: say where the event went. */
+	if (ui_tasks_view(u)) {
+		char *msg = xasprintf("%s: a column of the CPU views now (T or Tab shows them); "
+				      "the tasks view keeps its own columns", u->m->events[e].name);
+		ui_set_message(u, msg);
+		free(msg);
+	}
 	return KA_REQUEST;
 }
 
@@ -436,6 +467,7 @@ static int run_dialog_action(struct ui *u, const struct key_binding *b)
 static void apply_flags(struct ui *u, int r)
 {
 	if (r & KA_REQUEST) {
+		ui_left_tasks(u);
 		ui_build_columns(u);
 		/* A source that makes the interval shown again with the new
 		 * figures has them now; a live one, with its next interval. */
@@ -459,6 +491,7 @@ bool ui_handle_key(struct ui *u, int key)
 		return true;
 	if (key == UK_MOUSE) {
 		if (ui_handle_mouse(u) & KA_REQUEST) {
+			ui_left_tasks(u);
 			ui_build_columns(u);
 			ui_request(u);
 		}

@@ -41,7 +41,7 @@ const struct key_binding keys_table[] = {
 	{ UK_F3, ACT_SEARCH, 0, "F3", NULL },
 	{ 'n', ACT_SEARCH_NEXT, 0, "n", "the next row that matches the search" },
 	{ 'N', ACT_SEARCH_PREV, 0, "N", "the previous row that matches the search" },
-	{ '\\', ACT_FILTER, 0, "\\", "filter rows: a CPU list (0-7,16) or 'ccx N' / 'socket N'; in tasks also a name" },
+	{ '\\', ACT_FILTER, 0, "\\", "filter rows: a CPU list (0-7,16) or 'ccx N' / 'socket N'; in tasks also a name; empty or Esc: all" },
 	{ UK_F4, ACT_FILTER, 0, "F4", NULL },
 	{ UK_ENTER, ACT_DETAIL, 0, "Enter", "detail pane: every metric of the row, its history" },
 	{ 'w', ACT_SNAPSHOT, 0, "w", "write this interval as JSON (pmctop-snapshot-*.json)" },

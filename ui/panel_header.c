@@ -123,11 +123,16 @@ static void header_title(const struct ui *u, const struct frame *f, const struct
 	char rtxt[24] = "kernel";
 	if (rot > 0)
 		snprintf(rtxt, sizeof(rtxt), "%.0fms", rot);
+	/* A replay's + and - change its speed, which its badge says (x2):
+	 * a "delay" here read as if the recorded interval had changed. */
+	char dtxt[32] = "";
+	if (!u->src->ops->interval_is_pace)
+		snprintf(dtxt, sizeof(dtxt), "  delay %.1fs", u->nav.interval_s);
 	char state[128];
-	int sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs  rotate %s", cov, u->nav.interval_s, rtxt);
+	int sl = snprintf(state, sizeof(state), "min cov %s%s  rotate %s", cov, dtxt, rtxt);
 	/* Narrow: the rotation goes first, then the delay. */
 	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
-		sl = snprintf(state, sizeof(state), "min cov %s  delay %.1fs", cov, u->nav.interval_s);
+		sl = snprintf(state, sizeof(state), "min cov %s%s", cov, dtxt);
 	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
 		sl = snprintf(state, sizeof(state), "min cov %s", cov);
 	int right = h->w - sl - (paused ? 8 : 0);

@@ -252,7 +252,8 @@ static void table_draw(const struct panel *p, const struct ui *u, struct frame *
 	if (u->nrows == 0) {
 		const char *why = u->filter_text ? "no CPU matches the filter (\\ changes it)" : "no online CPU to show";
 		if (ui_tasks_view(u))
-			why = !u->snap || !u->snap->tasks_on ? "sampling who runs: the first figures come with the next interval"
+			why = u->tasks_why ? u->tasks_why
+			      : !u->snap || !u->snap->tasks_on ? "sampling who runs: the first figures come with the next interval"
 			      : u->filter_text || u->task_match ? "no process matches the filter (\\ changes it)"
 			      : "no process ran in the interval";
 		draw_put(t->y + 1, t->x, t->w, 0, why);

@@ -108,7 +108,8 @@ int setup_screen(struct ui *u)
 	char status[512] = "";
 	for (;;) {
 		char line[512], path[256];
-		snprintf(path, sizeof(path), "%s", u->cfg->settings_path ? u->cfg->settings_path : "(no HOME)");
+		snprintf(path, sizeof(path), "%s", u->cfg->settings_path ? u->cfg->settings_path
+			 : u->cfg->no_config ? "(off: --no-config)" : "(no HOME)");
 		erase();
 		draw_put(0, 0, COLS, A_BOLD, "pmctop setup: Up/Down choose, Left/Right change (at once), "
 					      "Enter on Save or s saves, Esc closes");
@@ -175,7 +176,12 @@ int setup_screen(struct ui *u)
 			struct settings s;
 			char *cause = NULL;
 			current(u, &s);
-			if (settings_save(u->cfg->settings_path, &s, &cause) == 0)
+			/* --no-config neither reads nor writes pmctoprc: say so
+			 * rather than blame HOME, which is not why. */
+			if (u->cfg->no_config && !u->cfg->settings_path)
+				snprintf(status, sizeof(status), "not saved: --no-config is on (the settings "
+					 "are neither read nor saved; start without it to save)");
+			else if (settings_save(u->cfg->settings_path, &s, &cause) == 0)
 				snprintf(status, sizeof(status), "saved to %s", path);
 			else
 				snprintf(status, sizeof(status), "not saved: %s", cause ? cause : "?");

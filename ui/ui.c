@@ -57,6 +57,9 @@ void ui_done(struct ui *u)
 	free(u->filter);
 	free(u->filter_text);
 	free(u->task_match);
+	free(u->cpu_filter_kept);
+	free(u->tasks_why);
+	free(u->cpu_filter_text_kept);
 	free(u->search_text);
 	free(u->message);
 	free(u->views);

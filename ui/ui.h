@@ -34,6 +34,7 @@ struct ui_config {
 	 * line did not say; F2 edits and saves them to settings_path. */
 	struct settings *settings;
 	const char *settings_path;
+	bool no_config;              /* --no-config: settings neither read nor saved */
 	const char *settings_warnings;
 	const char *views_path;      /* the user's views file (evdef_user.h), or NULL: not written */
 	bool view_given, colors_given;

@@ -144,7 +144,13 @@ struct ui {
 	bool task_tree;              /* F5: the cgroup tree, each cgroup's processes beneath it */
 	char *task_match;
 	int task_back;
+	/* The CPU views' own filter while T's drill-down puts its CPUs in
+	 * filter and filter_text: put back when the tasks view is left
+	 * (by T, Tab, a digit or a click), as htop keeps a screen's filter. */
+	bool *cpu_filter_kept;
+	char *cpu_filter_text_kept;
 	bool tasks_requested;
+	char *tasks_why;             /* why the source has no per-task figures, or NULL */
 
 	int ncols; struct ui_col *cols;
 	bool sort_set;               /* the user chose a sort column: */
@@ -172,6 +178,7 @@ struct ui {
 const struct view_def *ui_cur_view(const struct ui *u);
 /* Whether the current view has a row per process (tasks.h). */
 bool ui_tasks_view(const struct ui *u);
+void ui_left_tasks(struct ui *u);
 /* Whether the row filter ('/') and -C keep CPU cpu. */
 bool ui_cpu_shown(const struct ui *u, int cpu);
 /* A tasks view's first figure (CPU%) counted on the CPUs the filter

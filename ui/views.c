@@ -11,7 +11,9 @@
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <time.h>
 #include "snapfile.h"
@@ -78,13 +80,21 @@ bool ui_request(struct ui *u)
 		for (int i = 0; i < v->ncols; i++)
 			tm[i] = v->cols[i].metric;
 		const char *why = source_request_tasks(u->src, v->ncols, tm);
-		if (why)
+		/* A source without per-task figures (a recording) is said once
+		 * on the message line; the table says it while the view is up,
+		 * rather than promise figures that never come. */
+		if (why && !u->tasks_why)
 			ui_set_message(u, why);
+		free(u->tasks_why);
+		u->tasks_why = why ? xstrdup(why) : NULL;
 		free(tm);
 		u->tasks_requested = true;
 	} else if (u->tasks_requested) {
 		source_request_tasks(u->src, 0, NULL);
 		u->tasks_requested = false;
+		/* The tasks view's line does not belong to the next view. */
+		if (u->message && u->tasks_why && !strcmp(u->message, u->tasks_why))
+			ui_set_message(u, NULL);
 	}
 	free(pins);
 	free(ms);
@@ -107,10 +117,10 @@ void ui_apply_settings_early(struct ui *u)
 				v = i;
 		if (v < 0 && ui_add_group_view(u, s->view))
 			v = u->nviews - 1;
+		/* One this model lacks is said with the file's other problems
+		 * (ui_apply_settings_sort). */
 		if (v >= 0)
 			u->nav.view = v;
-		else
-			ui_set_message(u, "settings: this model has no view of the saved name; F2 changes it");
 	}
 	if (s->has_rows && s->rows >= 0 && s->rows < ROWS_KINDS)
 		u->nav.rows = s->rows;
@@ -120,9 +130,25 @@ void ui_apply_settings_early(struct ui *u)
 		u->nav.show_err = s->show_errors;
 }
 
+/* Adds one problem of the settings file to the list (one per line). */
+static void add_problem(char **list, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_problem(char **list, int *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *l = xasprintf("%s%s%s", *list ? *list : "", *list ? "\n" : "", p);
+	free(p);
+	free(*list);
+	*list = l;
+	(*n)++;
+}
+
 void ui_apply_settings_sort(struct ui *u)
 {
 	const struct settings *s = u->cfg->settings;
+	bool sorted = false;
 	if (s && s->has_sort && s->sort) {
 		for (int i = 0; i < u->ncols; i++) {
 			const struct ui_col *c = &u->cols[i];
@@ -133,20 +159,68 @@ void ui_apply_settings_sort(struct ui *u)
 				u->nav.sort_col = i;
 				u->nav.sort_reverse = s->sort_reverse;
 				ui_remember_sort(u);
+				sorted = true;
 			}
 		}
 	}
-	/* A bad line in the file is said once, on the first screen. */
-	if (u->cfg->settings_warnings) {
-		const char *w = u->cfg->settings_warnings;
-		int more = 0;
-		for (const char *p = strchr(w, '\n'); p; p = strchr(p + 1, '\n'))
-			more++;
-		char *msg = xasprintf("%.*s%s", (int)strcspn(w, "\n"), w,
-				      more ? " (and more lines: see F2 to save a good file)" : "");
-		ui_set_message(u, msg);
-		free(msg);
+	/* Every problem of the file, said once on the first screen: its bad
+	 * lines, a view this model lacks, a sort column the view lacks. */
+	char *list = NULL;
+	int n = 0;
+	const char *path = u->cfg->settings_path ? u->cfg->settings_path : "pmctoprc";
+	for (const char *w = u->cfg->settings_warnings; w && *w;) {
+		size_t l = strcspn(w, "\n");
+		add_problem(&list, &n, "%.*s", (int)l, w);
+		w += l + (w[l] == '\n');
 	}
+	if (s && s->has_view && s->view && !u->cfg->view_given && !u->src->ops->names_view &&
+	    strcmp(u->views[u->nav.view].name, s->view))
+		add_problem(&list, &n, "%s:%d: no view '%s' in this model (F2 picks one)", path, s->view_line, s->view);
+	if (s && s->has_sort && s->sort && !sorted)
+		add_problem(&list, &n, "%s:%d: no column '%s' to sort by in view %s", path, s->sort_line, s->sort,
+			    u->views[u->nav.view].name);
+	if (!list)
+		return;
+	/* As many as fit on the line, then how many more. */
+	/* The screen may not be started yet: the terminal says its width. */
+	struct winsize ws;
+	int cols = COLS > 0 ? COLS : ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 80;
+	int width = cols > 20 ? cols - 1 : 79;
+	char *msg = NULL;
+	int shown = 0;
+	for (const char *p = list; *p; shown++) {
+		size_t l = strcspn(p, "\n");
+		char *more = shown + 1 < n ? xasprintf(" (and %d more)", n - shown - 1) : xstrdup("");
+		char *next = xasprintf("%s%s%.*s", msg ? msg : "", msg ? "; " : "", (int)l, p);
+		bool fits = (int)(strlen(next) + strlen(more)) <= width;
+		free(more);
+		if (msg && !fits) {
+			free(next);
+			break;
+		}
+		free(msg);
+		msg = next;
+		p += l + (p[l] == '\n');
+	}
+	if (shown < n) {
+		/* The count always shows: a first problem too long for the line
+		 * is cut before it, with "...". */
+		char *more = xasprintf(" (and %d more)", n - shown);
+		int room = width - (int)strlen(more);
+		if ((int)strlen(msg) > room && room > 3) {
+			msg[room - 3] = '\0';
+			char *cut = xasprintf("%s...", msg);
+			free(msg);
+			msg = cut;
+		}
+		char *m2 = xasprintf("%s%s", msg, more);
+		free(more);
+		free(msg);
+		msg = m2;
+	}
+	ui_set_message(u, msg);
+	free(msg);
+	free(list);
 }
 
 /* -g GROUP in the dashboard: a view of the group's metrics (as batch
