@@ -211,6 +211,9 @@ for i in 1 2 3 4 5 6; do
 	# Empty: the row went to the top, where reverse video runs on from
 	# the heading and sel cannot see it.
 	now=$(sel)
+	# The same when the row was at the top as F was pressed: the CPU it
+	# follows is the first one seen.
+	[ -n "$first" ] || first=$now
 	[ -z "$now" ] || [ "$now" = "$first" ] || { fail "follow on: the highlight left CPU $first for $now"; break; }
 done
 quit_ok "follow"
