@@ -56,7 +56,7 @@ static void setup(void)
 	ui_colors_apply(&u, COLORS_DEFAULT);
 	struct snapshot *s = sampler_step(smp, &cause);
 	ck_assert_msg(s != NULL, "step: %s", cause ? cause : "?");
-	u.snap = s;
+	u.snap = u.snap_owned = s;   /* ui_done frees it */
 	ui_history_add(&u, s);
 	ui_build_columns(&u);
 	ui_build_rows(&u);
