@@ -21,7 +21,10 @@
  * the family: the share's error (its own, less what the family's sum
  * shares with it, and its siblings', with the covariance of parts
  * counted in the same windows, TREE_SAME_WINDOWS_CORR) and the
- * parent's, in quadrature, as for a product of independent estimates. Parts that were all counted the
+ * parent's, in quadrature, as for a product of independent estimates.
+ * That bound is blended with the parts' errors given the family's sum
+ * (conditioned(), TREE_CONDITIONED): what the sum missed its parent by
+ * is observed, and says which way the parts erred. Parts that were all counted the
  * whole interval stay exact. Parts that add up to 0 under a parent that is
  * not are unknown (NaN): nothing says how that parent splits. */
 #include "config.h"
@@ -41,6 +44,23 @@
  * 847 -> 855 and 858 (docs/uncertainty.md, "The tail"). The lower is
  * kept: an error a little wide rather than one a little narrow. */
 #define TREE_SAME_WINDOWS_CORR 0.5
+
+/* A part's error is this share of its variance given the family's
+ * observed sum (conditioned()) and the rest the bound worked out part by
+ * part (reconcile_row): the bound alone stated topdown errors too wide
+ * (Zen 4 and 5 `retiring_fastpath` covered the truth with 99.5-99.7 % of
+ * their 95 % intervals, Sapphire Rapids `retiring_microcode` 99.5 %),
+ * the conditioned error alone too narrow, as wrong as the parts' own
+ * errors are (Sapphire Rapids `backend_bound_memory` 88 %, Zen 4
+ * `backend_bound` 90 %). At 0.85, metrics over 99 % 22 -> 14 (formula on
+ * the true counts) and 20 -> 12 (physical), none of the trees' under
+ * 92 %; at 0.7 16 and 14 (docs/uncertainty.md, "The tail"). */
+#define TREE_CONDITIONED 0.85
+
+/* A family's sum that misses its parent by more than this many of its
+ * stated standard errors: the parts' errors are wrong, and nothing is
+ * learned from them (only the bound is kept). */
+#define TREE_MISS_SD 3.0
 
 /* A family of more parts than this (none in the shipped models) keeps its
  * parts' errors as they were measured. */
@@ -92,6 +112,60 @@ static int family(const struct model *m, const bool *planned, int p, int *kids)
 		kids[n++] = j;
 	}
 	return n;
+}
+
+/* The parts' errors given what the family's sum says (TREE_CONDITIONED).
+ * Each part's relative error d_k, and the parent's d_P, are taken as
+ * normal with the stated errors (parts of one window set correlated by
+ * rho, the parent independent of them). A reconciled part is off by
+ * E_k = d_P + d_k - sum_j s_j d_j (s_j: the part's share of the sum), and
+ * the sum's miss of the parent, O = sum_j s_j d_j - d_P, is observed: it
+ * is sum / target - 1. E_k given O has mean beta O and variance
+ * var(E_k) - beta cov(E_k, O), beta = cov(E_k, O) / var(O); its error is
+ * the root of that variance plus the mean squared. A miss of the sum more
+ * than TREE_MISS_SD of its own standard errors says the stated errors are
+ * not to be believed: false, and the bound of the caller is kept. out[k]
+ * for each part; false where a part or the parent has no stated error. */
+static bool conditioned(const struct snap_row *row, int p, const int *kids, int n, double sum, double target,
+			double rho, double *out)
+{
+	double sd[TREE_MAX_PARTS + 1], o[TREE_MAX_PARTS + 1];
+	/* Index 0 is the parent (no error for the whole), 1..n the parts. */
+	sd[0] = p == -1 ? 0 : row->mrse[p];
+	o[0] = -1;
+	if (!isfinite(sd[0]))
+		return false;
+	for (int k = 0; k < n; k++) {
+		sd[k + 1] = row->mrse[kids[k]];
+		o[k + 1] = row->mv[kids[k]] / sum;
+		if (!isfinite(sd[k + 1]))
+			return false;
+	}
+	double cov[TREE_MAX_PARTS + 1][TREE_MAX_PARTS + 1];
+	for (int a = 0; a <= n; a++)
+		for (int b = 0; b <= n; b++)
+			cov[a][b] = a == b ? sd[a] * sd[a] : a > 0 && b > 0 ? rho * sd[a] * sd[b] : 0;
+	double vo = 0;
+	for (int a = 0; a <= n; a++)
+		for (int b = 0; b <= n; b++)
+			vo += o[a] * o[b] * cov[a][b];
+	double obs = sum / target - 1;
+	if (!(vo > 0) || obs * obs > TREE_MISS_SD * TREE_MISS_SD * vo)
+		return false;
+	for (int k = 0; k < n; k++) {
+		double c[TREE_MAX_PARTS + 1], ve = 0, ceo = 0;
+		c[0] = 1;
+		for (int j = 0; j < n; j++)
+			c[j + 1] = (j == k) - o[j + 1];
+		for (int a = 0; a <= n; a++)
+			for (int b = 0; b <= n; b++) {
+				ve += c[a] * c[b] * cov[a][b];
+				ceo += c[a] * o[b] * cov[a][b];
+			}
+		double beta = ceo / vo, v = ve - beta * ceo, mean = beta * obs;
+		out[k] = sqrt((v < 0 ? 0 : v) + mean * mean);
+	}
+	return true;
 }
 
 /* p and kids[] are columns of the row (struct snapshot: mcol); p is -1
@@ -152,11 +226,24 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 			rse[k] = sqrt(v < 0 ? 0 : v);   /* NaN stays NaN: a part of unknown error */
 		}
 	}
+	double cond[TREE_MAX_PARTS];
+	/* The parts of the whole counted in the same windows say nothing by
+	 * their sum: a split of the same slots adds up to 1 in any windows,
+	 * and formulas of their own that do not add up (Arm's: the
+	 * mispredicted branches' slots are taken from frontend_bound and
+	 * given to bad_speculation, so those two err in opposite ways) miss
+	 * it by what the formulas are, not by what the windows saw
+	 * (conditioning them took Neoverse V1 `frontend_bound` from 93.4 to
+	 * 89.3 % covered). */
+	bool have_cond = !exact && !(p == -1 && same) && n <= TREE_MAX_PARTS &&
+			 conditioned(row, p, kids, n, sum, target, rho, cond);
 	for (int k = 0; k < n; k++) {
 		int j = kids[k];
 		double own = n <= TREE_MAX_PARTS ? rse[k] : row->mrse[j];
 		row->mv[j] *= f;
-		row->mrse[j] = p != -1 ? hypot(own, row->mrse[p]) : own;
+		double bound = p != -1 ? hypot(own, row->mrse[p]) : own;
+		row->mrse[j] = have_cond ? sqrt(TREE_CONDITIONED * cond[k] * cond[k] +
+						(1 - TREE_CONDITIONED) * bound * bound) : bound;
 	}
 }
 
