@@ -24,8 +24,8 @@
  * parent's, in quadrature, as for a product of independent estimates.
  * That bound is blended with the parts' errors given the family's sum
  * (conditioned(), TREE_CONDITIONED): what the sum missed its parent by
- * is observed, and says which way the parts erred. Parts that were all counted the
- * whole interval stay exact. Parts that add up to 0 under a parent that is
+ * is observed, and says which way the parts erred. Parts that were all
+ * counted the whole interval stay exact. Parts that add up to 0 under a parent that is
  * not are unknown (NaN): nothing says how that parent splits. */
 #include "config.h"
 #include "derive_tree.h"
@@ -35,7 +35,8 @@
 #include <stdlib.h>
 
 /* The correlation taken between the errors of two parts counted in the
- * same windows (one coverage): a window that saw more of the parent's
+ * same windows (one window set; equal coverage when the sets are not
+ * known): a window that saw more of the parent's
  * slots saw more of each part. Not measured here (the tree has the
  * parts' figures, not their samples); with the parts taken as
  * independent, level-2 shares stated errors too wide (Zen 4
@@ -54,7 +55,10 @@
  * errors are (Sapphire Rapids `backend_bound_memory` 88 %, Zen 4
  * `backend_bound` 90 %). At 0.85, metrics over 99 % 22 -> 14 (formula on
  * the true counts) and 20 -> 12 (physical), none of the trees' under
- * 92 %; at 0.7 16 and 14 (docs/uncertainty.md, "The tail"). */
+ * 92 %; at 0.7 16 and 14, at 0.95 14 and 12 with Zen 5
+ * `backend_bound_memory` at 91.7 %, at 1 13 and 11 with it at 90.4 % and
+ * the imported Skylake-SP `retiring` at 89.3 % (docs/uncertainty.md,
+ * "The tail"). */
 #define TREE_CONDITIONED 0.85
 
 /* A family's sum that misses its parent by more than this many of its
@@ -170,7 +174,7 @@ static bool conditioned(const struct snap_row *row, int p, const int *kids, int 
 
 /* p and kids[] are columns of the row (struct snapshot: mcol); p is -1
  * for the whole. */
-static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
+static void reconcile_row(struct snap_row *row, int p, const int *kids, int n, int same_set)
 {
 	double target = p == -1 ? 1 : row->mv[p];
 	double sum = 0;
@@ -191,10 +195,11 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 	for (int k = 0; k < n; k++)
 		exact &= row->mrse[kids[k]] == 0;
 	double rse[TREE_MAX_PARTS];
-	/* Parts of one coverage were counted in the same windows (one
-	 * window set): their errors are correlated. */
-	bool same = true;
-	for (int k = 1; k < n; k++)
+	/* Parts of one window set (same_set; < 0: not known, then one
+	 * coverage) were counted in the same windows: their errors are
+	 * correlated. */
+	bool same = same_set > 0;
+	for (int k = 1; k < n && same_set < 0; k++)
 		same &= row->mcov[kids[k]] == row->mcov[kids[0]];
 	double rho = same ? TREE_SAME_WINDOWS_CORR : 0;
 	for (int k = 0; k < n && n <= TREE_MAX_PARTS; k++) {
@@ -248,23 +253,33 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 }
 
 /* The family in row `only` of scope only_sc, or in every row (only_sc < 0). */
-static void reconcile_family(struct snapshot *snap, int p, const int *kids, int n, int only_sc, int only)
+static void reconcile_family(struct snapshot *snap, const int *mset, int p, const int *kids, int n, int only_sc,
+			     int only)
 {
 	/* Planned, so each has a column. */
 	int pc = p == METRIC_PARENT_WHOLE ? -1 : snap_mcol(snap, p);
 	int *cols = xmalloc(sizeof(int) * ((size_t)n + 1));
 	for (int k = 0; k < n; k++)
 		cols[k] = snap_mcol(snap, kids[k]);
+	/* Parts of one window set were counted in the same windows; equal
+	 * coverage alone does not say so (two groups that take turns cover
+	 * half each), but is all there is without the sets. */
+	int same = -1;
+	if (mset) {
+		same = n > 0 && mset[kids[0]] >= 0;
+		for (int k = 1; k < n; k++)
+			same &= mset[kids[k]] == mset[kids[0]];
+	}
 	if (only_sc >= 0 && n > 0)
-		reconcile_row(&snap->rows[only_sc][only], pc, cols, n);
+		reconcile_row(&snap->rows[only_sc][only], pc, cols, n, same);
 	for (int sc = 0; only_sc < 0 && n > 0 && sc < SNAP_NSCOPES; sc++)
 		for (int r = 0; r < snap->nrows[sc]; r++)
-			reconcile_row(&snap->rows[sc][r], pc, cols, n);
+			reconcile_row(&snap->rows[sc][r], pc, cols, n, same);
 	free(cols);
 }
 
-static void reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap, int only_sc,
-		      int only)
+static void reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap,
+		      int only_sc, int only)
 {
 	bool *planned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
 	int maxd = 0;
@@ -277,22 +292,23 @@ static void reconcile(const struct model *m, const struct sched_plan *plan, stru
 	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
 	/* Parents before their parts: the whole's, then those of depth 1, ... */
 	if (maxd > 0)
-		reconcile_family(snap, METRIC_PARENT_WHOLE, kids, family(m, planned, METRIC_PARENT_WHOLE, kids), only_sc,
+		reconcile_family(snap, mset, METRIC_PARENT_WHOLE, kids, family(m, planned, METRIC_PARENT_WHOLE, kids), only_sc,
 				 only);
 	for (int d = 1; d < maxd; d++)
 		for (int p = 0; p < m->nmetrics; p++)
 			if (planned[p] && m->metrics[p].depth == d)
-				reconcile_family(snap, p, kids, family(m, planned, p, kids), only_sc, only);
+				reconcile_family(snap, mset, p, kids, family(m, planned, p, kids), only_sc, only);
 	free(kids);
 	free(planned);
 }
 
-void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap)
+void tree_reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap)
 {
-	reconcile(m, plan, snap, -1, 0);
+	reconcile(m, plan, mset, snap, -1, 0);
 }
 
-void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, struct snapshot *snap, int sc, int r)
+void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap,
+			int sc, int r)
 {
-	reconcile(m, plan, snap, sc, r);
+	reconcile(m, plan, mset, snap, sc, r);
 }

@@ -72,7 +72,9 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * simulator's new sources, 20 and 22 with the views' headline figures
  * pinned; 90, 0.29 % and 20 and 22 then. With the topdown parts' errors
  * conditioned on their family's sum (derive_tree.c, TREE_CONDITIONED):
- * 90, 0.29 % (792 of 273,151), and 12 and 14 metrics over 99 %. */
+ * 90, 0.29 % (793 of 274,349), and 12 and 14 metrics over 99 %, two of
+ * them Zen 5's only for the simulated kernel's rotation, whose figures
+ * are all but exact (docs/uncertainty.md, "The tail"). */
 #define PLAIN_OFF_LEFT 90
 #define WILD_PLAIN_LEFT 0.003
 #define OVER_WIDE_LEFT 14
