@@ -76,7 +76,7 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * them Zen 5's only for the simulated kernel's rotation, whose figures
  * are all but exact (docs/uncertainty.md, "The tail"). */
 #define PLAIN_OFF_LEFT 90
-#define WILD_PLAIN_LEFT 0.003
+#define WILD_PLAIN_LEFT 0.0029
 #define OVER_WIDE_LEFT 14
 
 struct tally {
