@@ -25,8 +25,9 @@
  * That bound is blended with the parts' errors given the family's sum
  * (conditioned(), TREE_CONDITIONED): what the sum missed its parent by
  * is observed, and says which way the parts erred. Parts that were all
- * counted the whole interval stay exact. Parts that add up to 0 under a parent that is
- * not are unknown (NaN): nothing says how that parent splits. */
+ * counted the whole interval stay exact. Parts that add up to 0 under a
+ * parent that is not are unknown (NaN): nothing says how that parent
+ * splits. */
 #include "config.h"
 #include "derive_tree.h"
 #include "util.h"
@@ -36,10 +37,9 @@
 
 /* The correlation taken between the errors of two parts counted in the
  * same windows (one window set; equal coverage when the sets are not
- * known): a window that saw more of the parent's
- * slots saw more of each part. Not measured here (the tree has the
- * parts' figures, not their samples); with the parts taken as
- * independent, level-2 shares stated errors too wide (Zen 4
+ * known): a window that saw more of the parent's slots saw more of each
+ * part. Not measured here (the tree has the parts' figures, not their
+ * samples); with the parts taken as independent, level-2 shares stated errors too wide (Zen 4
  * `retiring_fastpath` covered the truth 99.7 % of the time): at 0.5, 26
  * metrics over 99 % became 18, at 0.7 14, with misses beyond 5 errors
  * 847 -> 855 and 858 (docs/uncertainty.md, "The tail"). The lower is
