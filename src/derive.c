@@ -1023,7 +1023,7 @@ void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap
 	view.nrows[sc] = 1;
 	struct sched_plan plan = { .nmetrics = w.npm, .metrics = w.pm };
 	bounds_apply_row(w.model, &plan, w.max_ghz, &view, sc, 0);
-	tree_reconcile_row(w.model, &plan, &view, sc, 0);
+	tree_reconcile_row(w.model, &plan, w.mset, &view, sc, 0);
 	if (nm)
 		memcpy(mrse, row.mrse, sizeof(double) * nm);
 	if (ne)
@@ -1072,13 +1072,18 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	w->pm = WORK_ARRAY(w, w->npm, int);
 	if (w->npm > 0)
 		memcpy(w->pm, in->plan->metrics, sizeof(int) * (size_t)w->npm);
+	w->mset = WORK_ARRAY(w, in->model->nmetrics, int);
+	for (int i = 0; i < in->model->nmetrics; i++)
+		w->mset[i] = -1;
+	for (int i = 0; i < w->pp->ndm; i++)
+		w->mset[w->pp->dm[i].mi] = w->pp->dm[i].set;
 	struct snapshot *snap = derive_step_skeleton(w, in);
 	step_events(w, w->pp, in, snap);
 	step_columns(w, w->pp, in, snap);
 	step_metrics(w, w->pp, in, snap);
 	/* What cannot be is said first; the trees then add up within it. */
 	bounds_apply(in->model, in->plan, in->max_ghz, snap);
-	tree_reconcile(in->model, in->plan, snap);
+	tree_reconcile(in->model, in->plan, w->mset, snap);
 	/* Rows whose errors were left: the snapshot gets their source,
 	 * which holds these buffers until it is freed. */
 	bool deferred = false;

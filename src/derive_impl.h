@@ -58,6 +58,10 @@ struct derive_work {
 	const struct model *model;
 	double measured_s, max_ghz;
 	int npm, *pm;
+	/* [nmetrics]: each planned metric's window set (pp->dm's), -1 for
+	 * one of none; the trees tell parts counted in the same windows by
+	 * it (derive_tree.h). */
+	int *mset;
 	struct row_maps rm;
 	int nrows[SNAP_NSCOPES];
 	int total;                   /* selected online CPUs */

@@ -21,9 +21,13 @@
  * the family: the share's error (its own, less what the family's sum
  * shares with it, and its siblings', with the covariance of parts
  * counted in the same windows, TREE_SAME_WINDOWS_CORR) and the
- * parent's, in quadrature, as for a product of independent estimates. Parts that were all counted the
- * whole interval stay exact. Parts that add up to 0 under a parent that is
- * not are unknown (NaN): nothing says how that parent splits. */
+ * parent's, in quadrature, as for a product of independent estimates.
+ * That bound is blended with the parts' errors given the family's sum
+ * (conditioned(), TREE_CONDITIONED): what the sum missed its parent by
+ * is observed, and says which way the parts erred. Parts that were all
+ * counted the whole interval stay exact. Parts that add up to 0 under a
+ * parent that is not are unknown (NaN): nothing says how that parent
+ * splits. */
 #include "config.h"
 #include "derive_tree.h"
 #include "util.h"
@@ -32,15 +36,35 @@
 #include <stdlib.h>
 
 /* The correlation taken between the errors of two parts counted in the
- * same windows (one coverage): a window that saw more of the parent's
- * slots saw more of each part. Not measured here (the tree has the
- * parts' figures, not their samples); with the parts taken as
- * independent, level-2 shares stated errors too wide (Zen 4
+ * same windows (one window set; equal coverage when the sets are not
+ * known): a window that saw more of the parent's slots saw more of each
+ * part. Not measured here (the tree has the parts' figures, not their
+ * samples); with the parts taken as independent, level-2 shares stated errors too wide (Zen 4
  * `retiring_fastpath` covered the truth 99.7 % of the time): at 0.5, 26
  * metrics over 99 % became 18, at 0.7 14, with misses beyond 5 errors
  * 847 -> 855 and 858 (docs/uncertainty.md, "The tail"). The lower is
  * kept: an error a little wide rather than one a little narrow. */
 #define TREE_SAME_WINDOWS_CORR 0.5
+
+/* A part's error is this share of its variance given the family's
+ * observed sum (conditioned()) and the rest the bound worked out part by
+ * part (reconcile_row): the bound alone stated topdown errors too wide
+ * (Zen 4 and 5 `retiring_fastpath` covered the truth with 99.5-99.7 % of
+ * their 95 % intervals, Sapphire Rapids `retiring_microcode` 99.5 %),
+ * the conditioned error alone too narrow, as wrong as the parts' own
+ * errors are (Sapphire Rapids `backend_bound_memory` 88 %, Zen 4
+ * `backend_bound` 90 %). At 0.85, metrics over 99 % 22 -> 14 (formula on
+ * the true counts) and 20 -> 12 (physical), none of the trees' under
+ * 92 %; at 0.7 16 and 14, at 0.95 14 and 12 with Zen 5
+ * `backend_bound_memory` at 91.7 %, at 1 13 and 11 with it at 90.4 % and
+ * the imported Skylake-SP `retiring` at 89.3 % (docs/uncertainty.md,
+ * "The tail"). */
+#define TREE_CONDITIONED 0.85
+
+/* A family's sum that misses its parent by more than this many of its
+ * stated standard errors: the parts' errors are wrong, and nothing is
+ * learned from them (only the bound is kept). */
+#define TREE_MISS_SD 3.0
 
 /* A family of more parts than this (none in the shipped models) keeps its
  * parts' errors as they were measured. */
@@ -94,9 +118,63 @@ static int family(const struct model *m, const bool *planned, int p, int *kids)
 	return n;
 }
 
+/* The parts' errors given what the family's sum says (TREE_CONDITIONED).
+ * Each part's relative error d_k, and the parent's d_P, are taken as
+ * normal with the stated errors (parts of one window set correlated by
+ * rho, the parent independent of them). A reconciled part is off by
+ * E_k = d_P + d_k - sum_j s_j d_j (s_j: the part's share of the sum), and
+ * the sum's miss of the parent, O = sum_j s_j d_j - d_P, is observed: it
+ * is sum / target - 1. E_k given O has mean beta O and variance
+ * var(E_k) - beta cov(E_k, O), beta = cov(E_k, O) / var(O); its error is
+ * the root of that variance plus the mean squared. A miss of the sum more
+ * than TREE_MISS_SD of its own standard errors says the stated errors are
+ * not to be believed: false, and the bound of the caller is kept. out[k]
+ * for each part; false where a part or the parent has no stated error. */
+static bool conditioned(const struct snap_row *row, int p, const int *kids, int n, double sum, double target,
+			double rho, double *out)
+{
+	double sd[TREE_MAX_PARTS + 1], o[TREE_MAX_PARTS + 1];
+	/* Index 0 is the parent (no error for the whole), 1..n the parts. */
+	sd[0] = p == -1 ? 0 : row->mrse[p];
+	o[0] = -1;
+	if (!isfinite(sd[0]))
+		return false;
+	for (int k = 0; k < n; k++) {
+		sd[k + 1] = row->mrse[kids[k]];
+		o[k + 1] = row->mv[kids[k]] / sum;
+		if (!isfinite(sd[k + 1]))
+			return false;
+	}
+	double cov[TREE_MAX_PARTS + 1][TREE_MAX_PARTS + 1];
+	for (int a = 0; a <= n; a++)
+		for (int b = 0; b <= n; b++)
+			cov[a][b] = a == b ? sd[a] * sd[a] : a > 0 && b > 0 ? rho * sd[a] * sd[b] : 0;
+	double vo = 0;
+	for (int a = 0; a <= n; a++)
+		for (int b = 0; b <= n; b++)
+			vo += o[a] * o[b] * cov[a][b];
+	double obs = sum / target - 1;
+	if (!(vo > 0) || obs * obs > TREE_MISS_SD * TREE_MISS_SD * vo)
+		return false;
+	for (int k = 0; k < n; k++) {
+		double c[TREE_MAX_PARTS + 1], ve = 0, ceo = 0;
+		c[0] = 1;
+		for (int j = 0; j < n; j++)
+			c[j + 1] = (j == k) - o[j + 1];
+		for (int a = 0; a <= n; a++)
+			for (int b = 0; b <= n; b++) {
+				ve += c[a] * c[b] * cov[a][b];
+				ceo += c[a] * o[b] * cov[a][b];
+			}
+		double beta = ceo / vo, v = ve - beta * ceo, mean = beta * obs;
+		out[k] = sqrt((v < 0 ? 0 : v) + mean * mean);
+	}
+	return true;
+}
+
 /* p and kids[] are columns of the row (struct snapshot: mcol); p is -1
  * for the whole. */
-static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
+static void reconcile_row(struct snap_row *row, int p, const int *kids, int n, int same_set)
 {
 	double target = p == -1 ? 1 : row->mv[p];
 	double sum = 0;
@@ -117,10 +195,11 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 	for (int k = 0; k < n; k++)
 		exact &= row->mrse[kids[k]] == 0;
 	double rse[TREE_MAX_PARTS];
-	/* Parts of one coverage were counted in the same windows (one
-	 * window set): their errors are correlated. */
-	bool same = true;
-	for (int k = 1; k < n; k++)
+	/* Parts of one window set (same_set; < 0: not known, then one
+	 * coverage) were counted in the same windows: their errors are
+	 * correlated. */
+	bool same = same_set > 0;
+	for (int k = 1; k < n && same_set < 0; k++)
 		same &= row->mcov[kids[k]] == row->mcov[kids[0]];
 	double rho = same ? TREE_SAME_WINDOWS_CORR : 0;
 	for (int k = 0; k < n && n <= TREE_MAX_PARTS; k++) {
@@ -152,32 +231,55 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n)
 			rse[k] = sqrt(v < 0 ? 0 : v);   /* NaN stays NaN: a part of unknown error */
 		}
 	}
+	double cond[TREE_MAX_PARTS];
+	/* The parts of the whole counted in the same windows say nothing by
+	 * their sum: a split of the same slots adds up to 1 in any windows,
+	 * and formulas of their own that do not add up (Arm's: the
+	 * mispredicted branches' slots are taken from frontend_bound and
+	 * given to bad_speculation, so those two err in opposite ways) miss
+	 * it by what the formulas are, not by what the windows saw
+	 * (conditioning them took Neoverse V1 `frontend_bound` from 93.4 to
+	 * 89.3 % covered). */
+	bool have_cond = !exact && !(p == -1 && same) && n <= TREE_MAX_PARTS &&
+			 conditioned(row, p, kids, n, sum, target, rho, cond);
 	for (int k = 0; k < n; k++) {
 		int j = kids[k];
 		double own = n <= TREE_MAX_PARTS ? rse[k] : row->mrse[j];
 		row->mv[j] *= f;
-		row->mrse[j] = p != -1 ? hypot(own, row->mrse[p]) : own;
+		double bound = p != -1 ? hypot(own, row->mrse[p]) : own;
+		row->mrse[j] = have_cond ? sqrt(TREE_CONDITIONED * cond[k] * cond[k] +
+						(1 - TREE_CONDITIONED) * bound * bound) : bound;
 	}
 }
 
 /* The family in row `only` of scope only_sc, or in every row (only_sc < 0). */
-static void reconcile_family(struct snapshot *snap, int p, const int *kids, int n, int only_sc, int only)
+static void reconcile_family(struct snapshot *snap, const int *mset, int p, const int *kids, int n, int only_sc,
+			     int only)
 {
 	/* Planned, so each has a column. */
 	int pc = p == METRIC_PARENT_WHOLE ? -1 : snap_mcol(snap, p);
 	int *cols = xmalloc(sizeof(int) * ((size_t)n + 1));
 	for (int k = 0; k < n; k++)
 		cols[k] = snap_mcol(snap, kids[k]);
+	/* Parts of one window set were counted in the same windows; equal
+	 * coverage alone does not say so (two groups that take turns cover
+	 * half each), but is all there is without the sets. */
+	int same = -1;
+	if (mset) {
+		same = n > 0 && mset[kids[0]] >= 0;
+		for (int k = 1; k < n; k++)
+			same &= mset[kids[k]] == mset[kids[0]];
+	}
 	if (only_sc >= 0 && n > 0)
-		reconcile_row(&snap->rows[only_sc][only], pc, cols, n);
+		reconcile_row(&snap->rows[only_sc][only], pc, cols, n, same);
 	for (int sc = 0; only_sc < 0 && n > 0 && sc < SNAP_NSCOPES; sc++)
 		for (int r = 0; r < snap->nrows[sc]; r++)
-			reconcile_row(&snap->rows[sc][r], pc, cols, n);
+			reconcile_row(&snap->rows[sc][r], pc, cols, n, same);
 	free(cols);
 }
 
-static void reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap, int only_sc,
-		      int only)
+static void reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap,
+		      int only_sc, int only)
 {
 	bool *planned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
 	int maxd = 0;
@@ -190,22 +292,23 @@ static void reconcile(const struct model *m, const struct sched_plan *plan, stru
 	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
 	/* Parents before their parts: the whole's, then those of depth 1, ... */
 	if (maxd > 0)
-		reconcile_family(snap, METRIC_PARENT_WHOLE, kids, family(m, planned, METRIC_PARENT_WHOLE, kids), only_sc,
+		reconcile_family(snap, mset, METRIC_PARENT_WHOLE, kids, family(m, planned, METRIC_PARENT_WHOLE, kids), only_sc,
 				 only);
 	for (int d = 1; d < maxd; d++)
 		for (int p = 0; p < m->nmetrics; p++)
 			if (planned[p] && m->metrics[p].depth == d)
-				reconcile_family(snap, p, kids, family(m, planned, p, kids), only_sc, only);
+				reconcile_family(snap, mset, p, kids, family(m, planned, p, kids), only_sc, only);
 	free(kids);
 	free(planned);
 }
 
-void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap)
+void tree_reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap)
 {
-	reconcile(m, plan, snap, -1, 0);
+	reconcile(m, plan, mset, snap, -1, 0);
 }
 
-void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, struct snapshot *snap, int sc, int r)
+void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap,
+			int sc, int r)
 {
-	reconcile(m, plan, snap, sc, r);
+	reconcile(m, plan, mset, snap, sc, r);
 }

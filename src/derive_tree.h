@@ -19,8 +19,12 @@ int *tree_closure(const struct model *m, const int *metrics, int n, int *nout);
  * the parts of each parent are scaled by the same factor so that they sum
  * to the parent's figure (1 for the whole). A family is left as measured
  * in a row where one of its parts or its parent has no figure. */
-void tree_reconcile(const struct model *m, const struct sched_plan *plan, struct snapshot *snap);
+/* mset[metric]: the window set each planned metric was evaluated in (-1:
+ * none, its events pooled from several), which says which parts were
+ * counted in the same windows; NULL: none known. */
+void tree_reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap);
 /* The same in row r of scope sc alone (derive_row_errors). */
-void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, struct snapshot *snap, int sc, int r);
+void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, const int *mset,
+			struct snapshot *snap, int sc, int r);
 
 #endif
