@@ -37,6 +37,7 @@ struct host {
 	bool have_figs;
 	char *status;             /* why '-' or stale, or NULL */
 	bool stale;
+	bool failing;             /* direct: its last scrape failed (said once) */
 	double age_s, k0, k1;
 };
 
@@ -51,6 +52,7 @@ struct fleet {
 	int nhosts;
 	struct host *hosts;
 	uint64_t seq;
+	bool failing;             /* Prometheus: the last refresh failed (said once) */
 };
 
 const struct model *fleet_get_model(const struct fleet *f)
@@ -316,19 +318,38 @@ static int prom_refresh(struct fleet *f, char **news, char **cause)
 	struct fleet_samples *res = xcalloc((size_t)nq, sizeof(*res));
 	bool *ok = xcalloc((size_t)nq, sizeof(bool));
 	int rc = 0;
+	char **whys = xcalloc((size_t)nq, sizeof(char *));
 	for (int i = 0; i < nq; i++) {
-		char *why = reply_problem(&r[i], &res[i]);
-		ok[i] = !why;
-		if (why && i == Q_UP) {
-			set_cause(cause, "%s: %s", f->base, why);
-			rc = -1;
-		} else if (why && i >= Q_COLS) {
-			news_add(news, "column %s: %s", f->cols->cols[i - Q_COLS].name, why);
-		} else if (why && i != Q_UP) {
-			news_add(news, "%s: %s", q[i], why);
-		}
-		free(why);
+		whys[i] = reply_problem(&r[i], &res[i]);
+		ok[i] = !whys[i];
 	}
+	if (whys[Q_UP]) {
+		/* The server failed: one line, not one per query. */
+		set_cause(cause, "%s: %s", f->base, whys[Q_UP]);
+		rc = -1;
+	} else {
+		/* The queries that failed, one line per reason. */
+		for (int i = 0; i < nq; i++) {
+			if (!whys[i])
+				continue;
+			char *names = NULL;
+			for (int j = i; j < nq; j++) {
+				if (!whys[j] || strcmp(whys[j], whys[i]))
+					continue;
+				xappendf(&names, "%s%s", names ? ", " : "",
+					 j >= Q_COLS ? f->cols->cols[j - Q_COLS].name : q[j]);
+				if (j > i) {
+					free(whys[j]);
+					whys[j] = NULL;
+				}
+			}
+			news_add(news, "%s: %s", names, whys[i]);
+			free(names);
+		}
+	}
+	for (int i = 0; i < nq; i++)
+		free(whys[i]);
+	free(whys);
 	if (rc < 0)
 		goto done;
 	/* Hosts: every instance Prometheus has a target for. One that left
@@ -554,9 +575,11 @@ static int direct_refresh(struct fleet *f, char **news)
 		if (why) {
 			fleet_samples_done(&s);
 			char *line = xasprintf("%s: %s", h->name, why);
-			/* Said when it changes, not at every refresh. */
-			if (!h->status || strcmp(h->status + (h->stale ? 7 : 0), why))
+			/* Said when it starts failing, not at every refresh (the
+			 * text itself changes: "after 19 ms"). */
+			if (!h->failing)
 				text_add_line(news, line);
+			h->failing = true;
 			free(line);
 			if (h->have_figs) {
 				char *st = xasprintf("stale: %s", why);
@@ -569,6 +592,12 @@ static int direct_refresh(struct fleet *f, char **news)
 			free(why);
 			continue;
 		}
+		if (h->failing) {
+			char *line = xasprintf("%s: answers again", h->name);
+			text_add_line(news, line);
+			free(line);
+		}
+		h->failing = false;
 		h->stale = false;
 		host_status(h, NULL);
 		char *m = NULL;
@@ -618,7 +647,9 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 			return NULL;
 		/* The server did not answer: every host keeps what it had,
 		 * marked stale, and the reason is said once. */
-		text_add_line(news, *cause);
+		if (!f->failing)
+			text_add_line(news, *cause);
+		f->failing = true;
 		for (int i = 0; i < f->nhosts; i++) {
 			struct host *h = &f->hosts[i];
 			char *st = xasprintf("stale: %s", *cause);
@@ -628,6 +659,12 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 		}
 		free(*cause);
 		*cause = NULL;
+	}
+	if (rc == 0 && f->prom && f->failing) {
+		char *line = xasprintf("%s answers again", f->base);
+		text_add_line(news, line);
+		free(line);
+		f->failing = false;
 	}
 	int nrows[SNAP_NSCOPES] = { 0 };
 	nrows[SNAP_CPU] = f->nhosts;

@@ -36,6 +36,19 @@ static struct fleet_sample *add(struct fleet_samples *s)
 	return x;
 }
 
+/* Text from the answer, safe to print on one line: sanitised (no
+ * terminal controls), and its line breaks and tabs made spaces, so that
+ * a label or an error can neither move the cursor nor split a message
+ * (the fuzzer found an error text with a newline). */
+static char *flat(const char *s)
+{
+	char *t = text_sanitize(s);
+	for (char *p = t; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	return t;
+}
+
 /* Prometheus writes sample values as strings ("1.5", "NaN", "+Inf"). */
 static bool value_of(const char *t, double *v)
 {
@@ -69,9 +82,10 @@ int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, 
 	if (strcmp(status, "success")) {
 		const char *et = json_string_value(json_object_get(root, "errorType"));
 		const char *e = json_string_value(json_object_get(root, "error"));
-		char *msg = text_sanitize(e ? e : "no error text");
-		set_cause(cause, "Prometheus says %s: %s", et ? et : "error", msg);
+		char *msg = flat(e ? e : "no error text"), *t = flat(et ? et : "error");
+		set_cause(cause, "Prometheus says %s: %s", t, msg);
 		free(msg);
+		free(t);
 		goto done;
 	}
 	json_t *data = json_object_get(root, "data");
@@ -87,7 +101,7 @@ int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, 
 		goto done;
 	}
 	if (strcmp(type, "vector")) {
-		char *t = text_sanitize(type);
+		char *t = flat(type);
 		set_cause(cause, "the answer is a %s, not an instant vector", t);
 		free(t);
 		goto done;
@@ -112,7 +126,7 @@ int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, 
 		x->value = v;
 		x->time = json_number_value(tj);
 		const char *inst = json_string_value(json_object_get(metric, "instance"));
-		x->instance = inst ? text_sanitize(inst) : xstrdup("");
+		x->instance = inst ? flat(inst) : xstrdup("");
 		/* The other labels, as the text format writes them, for the
 		 * queries that keep one (by instance, metric). */
 		const char *key;
@@ -122,8 +136,13 @@ int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, 
 			const char *s = json_string_value(lv);
 			if (!s || !strcmp(key, "instance"))
 				continue;
-			char *k = text_sanitize(key), *val = text_sanitize(s);
-			xappendf(&labels, "%s%s=\"%s\"", *labels ? "," : "", k, val);
+			char *k = flat(key), *val = flat(s);
+			/* As the text format escapes a value, so that fleet_label
+			 * reads it back whole. */
+			xappendf(&labels, "%s%s=\"", *labels ? "," : "", k);
+			for (const char *c = val; *c; c++)
+				xappendf(&labels, "%s%c", *c == '"' || *c == '\\' ? "\\" : "", *c);
+			xappendf(&labels, "\"");
 			free(k);
 			free(val);
 		}
@@ -225,8 +244,11 @@ char *fleet_label(const char *labels, const char *key)
 			val[vn++] = c;
 			val[vn] = 0;
 		}
-		if ((size_t)(eq - p) == kl && !strncmp(p, key, kl))
-			return val;
+		if ((size_t)(eq - p) == kl && !strncmp(p, key, kl)) {
+			char *f = flat(val);
+			free(val);
+			return f;
+		}
 		free(val);
 		if (!*v)
 			return NULL;
