@@ -60,6 +60,11 @@ const struct model *fleet_get_model(const struct fleet *f)
 	return f->model;
 }
 
+int fleet_host_count(const struct fleet *f)
+{
+	return f->nhosts;
+}
+
 bool fleet_is_prometheus(const struct fleet *f)
 {
 	return f->prom;
