@@ -21,6 +21,9 @@
 #include "model.h"
 #include "util.h"
 
+/* What a host without hardware series (a VM without a PMU) says. */
+#define NO_HW "no hardware series: its pmctop counts no PMU events"
+
 /* A host whose last interval is older than this many rate windows (and
  * 30 s at least) is stale: its figures would describe another time. */
 #define FLEET_STALE_WINDOWS 2.0
@@ -437,7 +440,7 @@ static int prom_refresh(struct fleet *f, char **news, char **cause)
 	for (int i = 0; i < f->nhosts; i++) {
 		struct host *h = &f->hosts[i];
 		if (!h->status && !seen[i])
-			host_status(h, "no hardware series: its pmctop counts no PMU events");
+			host_status(h, NO_HW);
 	}
 	free(seen);
 done:
@@ -550,7 +553,7 @@ static void direct_figures(struct fleet *f, struct host *h, double now)
 	}
 	h->have_figs = true;
 	if (!hw)
-		host_status(h, "no hardware series: its pmctop counts no PMU events");
+		host_status(h, NO_HW);
 }
 
 static int direct_refresh(struct fleet *f, char **news)
@@ -616,13 +619,19 @@ static int direct_refresh(struct fleet *f, char **news)
 		double k = one(&s, "pmctop_intervals_total");
 		double kc = h->have_cur ? one(&h->cur, "pmctop_intervals_total") : NAN;
 		if (h->have_cur && k == kc) {
-			/* No new interval since the last scrape: the figures stand. */
+			/* No new interval since the last scrape: the figures,
+			 * and what they lack, stand. */
 			fleet_samples_done(&s);
 			h->age_s = now - one(&h->cur, "pmctop_last_interval_timestamp_seconds");
+			if (!h->have_prev)
+				host_status(h, "waiting for a second scrape");
+			else if (isnan(one(&h->cur, "pmctop_cycles_total")))
+				host_status(h, NO_HW);
 			continue;
 		}
 		if (h->have_cur && k < kc) {
 			host_status(h, "restarted: figures from its next scrape");
+			host_clear_figs(f, h);
 			fleet_samples_done(&h->prev);
 			h->have_prev = false;
 		} else if (h->have_cur) {
