@@ -1,6 +1,6 @@
 /* fleet_impl.h: what the fleet's files share (fleet.c, fleet_prom.c,
- * fleet_direct.c; private to them): a fleet's state, its hosts, and the
- * helpers both modes use. */
+ * fleet_direct.c and their leaf fleet_hosts.c; private to them): a
+ * fleet's state, its hosts, and the helpers both modes use. */
 #ifndef PMCTOP_FLEET_IMPL_H
 #define PMCTOP_FLEET_IMPL_H
 
@@ -46,7 +46,7 @@ struct fleet {
 	bool failing;             /* Prometheus: the last refresh failed (said once) */
 };
 
-/* fleet.c: the hosts, found by name or added (with NaN figures); a
+/* fleet_hosts.c: the hosts, found by name or added (with NaN figures); a
  * host's reason (NULL: none); its figures made NaN. */
 struct host *host_add(struct fleet *f, const char *name);
 struct host *host_find(struct fleet *f, const char *name);
