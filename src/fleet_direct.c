@@ -169,10 +169,17 @@ static void scraped(struct fleet *f, struct host *h, struct fleet_samples *s, do
 		 * they lack, stand. */
 		fleet_samples_done(s);
 		h->age_s = now - one(&h->cur, "pmctop_last_interval_timestamp_seconds");
-		if (!h->have_prev)
+		double stale_after = fmax(FLEET_STALE_MIN_S, FLEET_STALE_WINDOWS * f->interval_s);
+		if (h->age_s > stale_after) {
+			/* Its sampler is stuck: the figures describe another time. */
+			char *st = xasprintf("stale: its last interval ended %.0f s ago", h->age_s);
+			host_status(h, st);
+			free(st);
+		} else if (!h->have_prev) {
 			host_status(h, "waiting for a second scrape");
-		else if (isnan(one(&h->cur, "pmctop_cycles_total")))
+		} else if (isnan(one(&h->cur, "pmctop_cycles_total"))) {
 			host_status(h, NO_HW);
+		}
 		return;
 	}
 	if (h->have_cur && k < kc) {

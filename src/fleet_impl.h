@@ -11,8 +11,9 @@
 /* What a host without hardware series (a VM without a PMU) says. */
 #define NO_HW "no hardware series: its pmctop counts no PMU events"
 
-/* A host whose last interval is older than this many rate windows (and
- * 30 s at least) is stale: its figures would describe another time. */
+/* A host whose last interval is older than this many rate windows
+ * (Prometheus) or refreshes (direct), and 30 s at least, is stale: its
+ * figures would describe another time. */
 #define FLEET_STALE_WINDOWS 2.0
 #define FLEET_STALE_MIN_S 30.0
 
