@@ -25,6 +25,7 @@ struct host {
 	char *model;
 	bool simulated;
 	double *v, *rse, *cov;    /* [ncols]: the last good figures */
+	double *num, *den;        /* [ncols] direct: the terms behind v, for the fleet's total */
 	bool have_figs;
 	char *status;             /* why '-' or stale, or NULL */
 	bool stale;
@@ -45,6 +46,7 @@ struct fleet {
 	struct name_index *by_name;   /* host name -> index: 1,000 hosts x 20 answers */
 	uint64_t seq;
 	bool failing;             /* Prometheus: the last refresh failed (said once) */
+	double *total;            /* [ncols]: the fleet's own figures (the snapshot's system row) */
 };
 
 /* fleet_hosts.c: the hosts, found by name or added (with NaN figures); a

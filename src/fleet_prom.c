@@ -84,7 +84,7 @@ static int ask(struct fleet *f, struct round *rd, char **news, char **cause)
 	q[Q_HW] = xasprintf("count by (instance) (pmctop_cycles_total{%s})", f->sel);
 	q[Q_AGE] = xasprintf("time() - max by (instance) (pmctop_last_interval_timestamp_seconds{%s})", f->sel);
 	for (int i = 0; i < f->cols->n; i++)
-		q[Q_COLS + i] = fleet_col_promql(&f->cols->cols[i], f->sel, f->window_s);
+		q[Q_COLS + i] = fleet_col_promql_total(&f->cols->cols[i], f->sel, f->window_s);
 	char **urls = xcalloc((size_t)nq, sizeof(char *));
 	char at[64] = "";
 	if (isfinite(f->at))
@@ -194,7 +194,14 @@ static void column(struct fleet *f, const struct round *rd, int c, const bool *h
 {
 	const struct fleet_col *col = &f->cols->cols[c];
 	const struct fleet_samples *cs = &rd->res[Q_COLS + c];
+	f->total[c] = NAN;
 	for (int k = 0; k < cs->n; k++) {
+		if (!*cs->v[k].instance && !*cs->v[k].labels) {
+			/* The whole fleet's (no labels). */
+			double v = col->scale * cs->v[k].value;
+			f->total[c] = isfinite(v) ? v : NAN;
+			continue;
+		}
 		struct host *h = host_find(f, cs->v[k].instance);
 		if (!h || h->status || (col->hardware && !hw[h - f->hosts]))
 			continue;
