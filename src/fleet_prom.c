@@ -29,22 +29,24 @@ static char *url_escape(const char *s)
 	return out;
 }
 
-/* What an HTTP answer that is not a good one says, in one line. */
+/* What an HTTP answer that is not a good one says, in one line (NULL: a
+ * good one, its samples in out). Prometheus's own errors (400, 422, 503
+ * for a query timeout) are JSON whose text is kept. */
 static char *reply_problem(const struct fleet_reply *r, struct fleet_samples *out)
 {
 	if (!r->status)
 		return xstrdup(r->err ? r->err : "no answer");
+	if (r->status == 401 || r->status == 403)
+		return xasprintf("HTTP %ld %s: check basic_auth in --fleet-config", r->status,
+				 r->status == 401 ? "Unauthorized" : "Forbidden");
 	char *cause = NULL;
-	if (r->status == 401 || r->status == 403) {
-		return xasprintf("HTTP %ld %s: %s", r->status, r->status == 401 ? "Unauthorized" : "Forbidden",
-				 "check basic_auth in --fleet-config");
-	}
-	/* Prometheus's errors (400, 422, 503 for a timeout) are JSON. */
-	if (fleet_parse_vector(r->body ? r->body : "", r->len, out, &cause) == 0 && r->status == 200)
+	int rc = fleet_parse_vector(r->body ? r->body : "", r->len, out, &cause);
+	if (rc == 0 && r->status == 200)
 		return NULL;
+	fleet_samples_done(out);
+	bool said = cause && !strncmp(cause, "Prometheus says", 15);
 	char *msg = r->status == 200 ? xstrdup(cause ? cause : "a bad answer")
-				     : xasprintf("HTTP %ld%s%s", r->status, cause && strstr(cause, "says") ? ": " : "",
-						 cause && strstr(cause, "says") ? cause : "");
+		    : said ? xasprintf("HTTP %ld: %s", r->status, cause) : xasprintf("HTTP %ld", r->status);
 	free(cause);
 	return msg;
 }
