@@ -4,7 +4,8 @@
 # cut in the middle, a server slower than the client config's timeout,
 # Prometheus's own timeout error; each is one line on stderr and exit 1,
 # never a crash. A server that fails after a good refresh leaves the last
-# good figures, marked stale; an exporter over TLS that pmctop cannot
+# good figures, marked stale, and a host that leaves Prometheus's targets
+# keeps a row that says so; an exporter over TLS that pmctop cannot
 # verify, one that vanishes between refreshes and one without hardware
 # series each show '-' (or their last figures, stale) with the reason in
 # their row; server_name checks the certificate against a name, not the
@@ -67,6 +68,19 @@ print('ok: flaky:', h2['status'])
 EOF
 [ $rc = 0 ] || fail "flaky: exit $rc"
 [ "$(grep -c 'not JSON' "$tmp/flaky.err")" = 1 ] || fail "flaky: stderr: $(cat "$tmp/flaky.err")"
+
+# A host that leaves Prometheus's targets keeps a row that says so.
+timeout 20 "$pmctop" --events-dir "$top_srcdir/events" --fleet "$fake/shrink" -b -n 2 -d 0.3 --format json \
+	>"$tmp/shrink.out" 2>"$tmp/shrink.err" || fail "shrink: exit $?: $(cat "$tmp/shrink.err")"
+python3 - "$tmp/shrink.out" <<'EOF' || fail "shrink: $(cat "$tmp/shrink.out")"
+import json, sys
+a, b = [json.loads(l) for l in open(sys.argv[1])]
+assert [h['host'] for h in a['hosts']] == ['h1:9465', 'h2:9465'] and a['hosts'][1]['status'] is None, a
+h2 = b['hosts'][1]
+assert h2['host'] == 'h2:9465' and h2['status'].startswith('gone: ') and h2['metrics']['ipc'] is None, h2
+assert b['hosts'][0]['status'] is None and b['hosts'][0]['metrics']['ipc'] == 2, b
+print('ok: shrink:', h2['status'])
+EOF
 
 # Direct mode: a TLS exporter pmctop cannot verify, one that vanishes
 # after the first refresh, one without hardware series; then the TLS

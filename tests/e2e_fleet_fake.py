@@ -6,6 +6,7 @@ The first part of the path picks the behaviour, so one server serves every
 case (pmctop --fleet http://127.0.0.1:PORT/MODE):
   good       every instant query answers one host, h1:9465 (up 1, the rest 2)
   flaky      as good for the first 20 queries (one refresh), then truncated JSON
+  shrink     as good, with a second host h2:9465 for the first 20 queries only
   401, 403   that status
   malformed  200 with an HTML page
   truncated  200 with JSON cut in the middle
@@ -24,7 +25,7 @@ counts = {}
 lock = threading.Lock()
 
 
-def vector(query):
+def vector(query, hosts=('h1:9465',)):
     if query.startswith('up{'):
         v = '1'
     elif 'pmctop_relative_error_ratio' in query:
@@ -33,9 +34,9 @@ def vector(query):
         v = '1.5'
     else:
         v = '2'
-    metric = {'instance': 'h1:9465', 'model': 'fake-model', 'simulated': 'false', 'metric': 'pmctop_metric_ipc'}
     return {'status': 'success', 'data': {'resultType': 'vector', 'result': [
-        {'metric': metric, 'value': [time.time(), v]}]}}
+        {'metric': {'instance': h, 'model': 'fake-model', 'simulated': 'false', 'metric': 'pmctop_metric_ipc'},
+         'value': [time.time(), v]} for h in hosts]}}
 
 
 class H(BaseHTTPRequestHandler):
@@ -61,7 +62,11 @@ class H(BaseHTTPRequestHandler):
             counts[mode] = counts.get(mode, 0) + 1
             n = counts[mode]
         good = json.dumps(vector(q))
-        if mode == 'good' or (mode == 'flaky' and n <= 20):
+        if mode == 'shrink':
+            # Two hosts for the first refresh (20 queries), then one:
+            # h2 left Prometheus's targets.
+            self.send(200, json.dumps(vector(q, ('h1:9465', 'h2:9465') if n <= 20 else ('h1:9465',))))
+        elif mode == 'good' or (mode == 'flaky' and n <= 20):
             self.send(200, good)
         elif mode == 'flaky' or mode == 'truncated':
             self.send(200, good[:len(good) // 2])
