@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# fleet_backfill.sh: the 1,000-host fleet benchmark (docs/performance.md,
+# "The 1,000-host benchmark"). Not a test: it prints figures against the
+# fleet view's targets. It
+#  1. starts one `pmctop --sim MODEL --daemon --listen` exporter per model
+#     (Zen 5, Zen 4, Sapphire Rapids, Westmere and, with Linux perf's files
+#     in /tmp/perfarch, the imported Ice Lake-SP), scrapes each twice at
+#     --export-scope socket, and has fleet_backfill.py write HOSTS hosts'
+#     history from those series in OpenMetrics text (seeded rates per host
+#     and step; labels instance, job, zone, rack, model);
+#  2. backfills it (promtool tsdb create-blocks-from openmetrics) and starts
+#     Prometheus on that TSDB, on a loopback port, with no scrape jobs;
+#  3. times Prometheus' own answer to each fleet query (curl's figures, for
+#     context), and, where this pmctop has --fleet, runs it against the
+#     server: its CPU per refresh, its peak RSS and the dashboard's frame
+#     time, each against its target.
+# The history runs from MINUTES before now to LEAD seconds after it, so
+# that a client asking at its own "now" during the run finds every host
+# fresh (rate()'s window full, within the default 5-minute lookback) with
+# no option to move its evaluation time; 1 host in 200 stopped 2 minutes
+# before now and 1 in 200 20 minutes before (those drop out of the table).
+#   bench/fleet_backfill.sh [-H HOSTS] [-m MINUTES] [-s STEP] [-n REFRESHES]
+#                           [-d SECS] [-a] [-k]
+# -a keeps every family (the per-event counts and errors too: twice the
+# series); -k keeps the data and the TSDB (under /tmp) and says where.
+# Environment: PMCTOP (default ./pmctop), PMCTOP_EVENTS_DIR, SEED (1),
+# LEAD (600). Needs prometheus, promtool, curl and python3 (tmux for the
+# dashboard's frame). Every server it starts is stopped on exit.
+set -eu
+hosts=1000 minutes=30 step=15 refreshes=10 interval=1 families=fleet keep=0
+while getopts H:m:s:n:d:ak opt; do
+	case $opt in
+	H) hosts=$OPTARG ;; m) minutes=$OPTARG ;; s) step=$OPTARG ;;
+	n) refreshes=$OPTARG ;; d) interval=$OPTARG ;; a) families=all ;; k) keep=1 ;;
+	*) sed -n '/^#   bench/,/^# -a/p' "$0" >&2; exit 2 ;;
+	esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+pmctop=${PMCTOP:-./pmctop}
+[ -n "${PMCTOP_EVENTS_DIR:-}" ] || export PMCTOP_EVENTS_DIR="$here/../events"
+seed=${SEED:-1} lead=${LEAD:-600}
+for t in prometheus promtool curl python3 "$pmctop"; do
+	command -v "$t" >/dev/null || { echo "fleet_backfill.sh: $t is missing" >&2; exit 77; }
+done
+py="python3 $here/fleet_backfill.py"
+
+tmp=$(mktemp -d /tmp/fleet_backfill.XXXXXX)
+pids=() tmux_sock=fleetbench$$
+cleanup() {
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || :; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || :; done
+	tmux -L "$tmux_sock" kill-server >/dev/null 2>&1 || :
+	if [ "$keep" = 1 ]; then echo "kept: $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# wait_http URL [SECONDS]: until URL answers 200 (default 10 s).
+wait_http() {
+	local i
+	for i in $(seq $((${2:-10} * 10))); do
+		curl -sf -o /dev/null "$1" && return 0
+		sleep 0.1
+	done
+	echo "fleet_backfill.sh: $1 does not answer" >&2
+	return 1
+}
+om() { curl -sf -H 'Accept: application/openmetrics-text' "$1"; }
+now() { date +%s.%N; }
+took() { python3 -c "import sys; print('%.1f s' % (float(sys.argv[2]) - float(sys.argv[1])))" "$@"; }
+
+# 1. The exporters: a few CPUs each (the series are per socket, so the
+# shape only sets how many sockets a host of that model has).
+t0=$(now)
+models=(zen5:2x4x4x2 zen4:1x4x4x2 spr:2x1x8x2 westmere:2x1x4x2)
+[ -d /tmp/perfarch/x86 ] && models+=(icx:2x1x8x2)
+ports=()
+for m in "${models[@]}"; do
+	port=$(free_port)
+	extra=()
+	case $m in icx:*) extra=(--perf-events /tmp/perfarch) ;; esac
+	PMCTOP_NO_CACHE=1 timeout 120 "$pmctop" "${extra[@]}" --sim "$m" --daemon -d 0.5 --no-config \
+		--listen "127.0.0.1:$port" --export-scope socket 2>"$tmp/${m%%:*}.err" &
+	pids+=($!)
+	ports+=("$port")
+done
+# Two scrapes of each, a little over two intervals apart (the counters'
+# rates come from their difference).
+specs=()
+for i in "${!models[@]}"; do
+	m=${models[$i]%%:*} url="http://127.0.0.1:${ports[$i]}/metrics"
+	wait_http "$url" || { cat "$tmp/$m.err" >&2; exit 1; }
+	for _ in $(seq 50); do
+		om "$url" >"$tmp/$m.1.om" && grep -q '^pmctop_intervals_total [1-9]' "$tmp/$m.1.om" && break
+		sleep 0.1
+	done
+done
+sleep 1.2
+for i in "${!models[@]}"; do
+	m=${models[$i]%%:*}
+	om "http://127.0.0.1:${ports[$i]}/metrics" >"$tmp/$m.2.om"
+	specs+=("$m=$tmp/$m.1.om,$tmp/$m.2.om")
+done
+for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || :; done
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null || :; done
+pids=()
+t_now=$(date +%s)
+$py synth "$tmp/fleet.om" --hosts "$hosts" --minutes "$minutes" --step "$step" --seed "$seed" \
+	--now "$t_now" --end $((t_now + lead)) --families "$families" "${specs[@]}"
+echo "data: $(du -h "$tmp/fleet.om" | cut -f1) of OpenMetrics from ${models[*]} ($(took "$t0" "$(now)"))"
+
+# 2. Backfill, then a Prometheus with no scrape jobs on those blocks.
+t0=$(now)
+promtool tsdb create-blocks-from openmetrics "$tmp/fleet.om" "$tmp/tsdb" >"$tmp/promtool.out" 2>&1 ||
+	{ tail -5 "$tmp/promtool.out" >&2; exit 1; }
+[ "$keep" = 1 ] || rm -f "$tmp/fleet.om"
+echo "backfill: $(grep -c '^[0-9A-Z]\{26\} ' "$tmp/promtool.out") blocks, $(du -sh "$tmp/tsdb" | cut -f1) ($(took "$t0" "$(now)"))"
+t0=$(now)
+pport=$(free_port)
+printf 'global:\n  evaluation_interval: 1m\nscrape_configs: []\n' >"$tmp/prometheus.yml"
+# Retention is counted back from the newest block, so 30 days keeps every
+# block; the lookback stays Prometheus' default 5 minutes.
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+	--storage.tsdb.retention.time=30d --web.listen-address="127.0.0.1:$pport" \
+	>"$tmp/prometheus.log" 2>&1 &
+pids+=($!)
+prom=http://127.0.0.1:$pport
+wait_http "$prom/-/ready" 120 || { tail -5 "$tmp/prometheus.log" >&2; exit 1; }
+count=$(curl -sf "$prom/api/v1/query" --data-urlencode 'query=count(count by (instance) (pmctop_cycles_total))' |
+	python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
+echo "prometheus: $prom ready ($(took "$t0" "$(now)")), $count hosts answer now"
+
+# 3. Prometheus' own time for the fleet's queries, then the client's.
+if "$pmctop" --help 2>&1 | grep -q -- '--fleet'; then
+	has_fleet=1
+else
+	has_fleet=0
+fi
+$py queries "$prom" --time "$(date +%s)" --query-file "$here/fleet_backfill.promql"
+if [ "$has_fleet" = 0 ]; then
+	echo "this pmctop has no --fleet: no client figures"
+	exit 0
+fi
