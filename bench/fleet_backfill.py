@@ -33,10 +33,9 @@ import urllib.request
 
 LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
-# The per-event raw counts and their errors are half of a host's series and
-# read by no fleet column; --families all keeps them.
-BULK_FAMILIES = {"pmctop_event", "pmctop_event_relative_error_ratio",
-                 "pmctop_relative_error_ratio"}
+# The per-event raw counts and their errors are over a third of a host's
+# series and read by no fleet query; --families all keeps them.
+BULK_FAMILIES = {"pmctop_event", "pmctop_event_relative_error_ratio"}
 # Counters that tick with time alone, not with the host's load.
 CLOCK_COUNTERS = {"pmctop_intervals_total", "pmctop_scrapes_total"}
 
@@ -154,6 +153,15 @@ def synth(args):
     nsamples = nseries = 0
     with open(args.out, "w") as out:
         w = out.write
+        # up, as Prometheus writes it for each target it scrapes (with the
+        # target's labels): 1 while the host answers, 0 once it stops.
+        w("# TYPE up gauge\n")
+        for mi, inst, zone, rack, load, noise, n, uptime, hr in hosts:
+            prefix = 'up{instance="%s",job="pmctop",zone="%s",rack="%s",model="%s"} ' % (
+                inst, zone, rack, models[mi][0])
+            w("".join(prefix + ("1" if k < n else "0") + " " + ts[k] + "\n" for k in range(npts)))
+            nsamples += npts
+            nseries += 1
         for fname in order:
             w("\n".join(meta[fname]) + "\n")
             for mi, inst, zone, rack, load, noise, n, uptime, hr in hosts:
@@ -228,6 +236,35 @@ def queries(args):
     print("prom_queries_ms %.1f (all %d queries, the best of %d each)" % (total * 1000, len(qs), args.repeat))
 
 
+def querylog(args):
+    """Prometheus' query log: per distinct query, how often it came and
+    the median of the server's execTotalTime; writes the queries, one a
+    line, to OUT (for `queries`)."""
+    seen = {}
+    with open(args.log) as f:
+        for line in f:
+            try:
+                e = json.loads(line)
+                q = e["params"]["query"]
+                t = e["stats"]["timings"]["execTotalTime"]
+            except (ValueError, KeyError):
+                continue
+            seen.setdefault(q, []).append(t)
+    if not seen:
+        raise SystemExit("fleet_backfill.py: %s logs no query" % args.log)
+    total = 0.0
+    for q, ts in seen.items():
+        ts.sort()
+        med = ts[len(ts) // 2]
+        total += med
+        print("prom_exec_ms %7.1f  %3d times  %s" % (med * 1000, len(ts), q))
+    print("prom_exec_ms_per_refresh %.1f (the %d queries' medians summed: the server's time, not the client's)"
+          % (total * 1000, len(seen)))
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("".join(q.replace("\n", " ") + "\n" for q in seen))
+
+
 def rusage(args):
     pid = os.fork()
     if pid == 0:
@@ -235,8 +272,54 @@ def rusage(args):
         os.dup2(fd, 1)
         os.execvp(args.cmd[0], args.cmd)
     _, status, ru = os.wait4(pid, 0)
-    print("%.4f %d" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss), file=sys.stderr)
+    with open(args.out, "w") as f:
+        f.write("%.4f %d\n" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss))
     sys.exit(os.waitstatus_to_exitcode(status))
+
+
+def thread_cpu_s(pid, tid):
+    """Seconds thread tid of pid has run (schedstat: nanoseconds, where
+    /proc/PID/stat counts clock ticks of 10 ms)."""
+    with open("/proc/%d/task/%d/schedstat" % (pid, tid)) as f:
+        return int(f.read().split()[0]) / 1e9
+
+
+def proc_hwm_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def frames(args):
+    """The dashboard in tmux, paused (so that only keys change the
+    screen): KEY sent N times, each time waiting for the screen to change.
+    Prints the key-to-screen latency's median and maximum (the frame, its
+    input and tmux's share), the CPU per key of pmctop's main thread, the
+    one that draws (the frame's own cost), and pmctop's peak RSS (KiB)."""
+    import subprocess
+    tm = ["tmux", "-L", args.sock]
+
+    def cap():
+        return subprocess.run(tm + ["capture-pane", "-p", "-e", "-t", args.target],
+                              capture_output=True, text=True).stdout
+    lat = []
+    cpu0 = thread_cpu_s(args.pid, args.pid)
+    for i in range(args.n):
+        before = cap()
+        t0 = time.monotonic()
+        subprocess.run(tm + ["send-keys", "-t", args.target, args.key[i % len(args.key)]])
+        while cap() == before:
+            if time.monotonic() - t0 > 5:
+                raise SystemExit("fleet_backfill.py: the screen did not change after %s" % args.key[i % len(args.key)])
+            time.sleep(0.001)
+        lat.append(time.monotonic() - t0)
+        time.sleep(0.05)
+    cpu = thread_cpu_s(args.pid, args.pid) - cpu0
+    lat.sort()
+    print("%.2f %.2f %.2f %d" % (lat[len(lat) // 2] * 1000, lat[-1] * 1000, cpu / args.n * 1000,
+                                 proc_hwm_kib(args.pid)))
 
 
 def main():
@@ -260,7 +343,19 @@ def main():
     q.add_argument("--repeat", type=int, default=3)
     q.add_argument("--query-file", required=True)
     q.set_defaults(fn=queries)
+    ql = sub.add_parser("querylog")
+    ql.add_argument("log")
+    ql.add_argument("out", nargs="?")
+    ql.set_defaults(fn=querylog)
+    fr = sub.add_parser("frames")
+    fr.add_argument("--sock", required=True)
+    fr.add_argument("--target", required=True)
+    fr.add_argument("--pid", type=int, required=True)
+    fr.add_argument("-n", type=int, default=20)
+    fr.add_argument("key", nargs="+")
+    fr.set_defaults(fn=frames)
     r = sub.add_parser("rusage")
+    r.add_argument("--out", required=True)
     r.add_argument("cmd", nargs=argparse.REMAINDER)
     r.set_defaults(fn=rusage)
     args = ap.parse_args()

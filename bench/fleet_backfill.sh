@@ -119,7 +119,9 @@ promtool tsdb create-blocks-from openmetrics "$tmp/fleet.om" "$tmp/tsdb" >"$tmp/
 echo "backfill: $(grep -c '^[0-9A-Z]\{26\} ' "$tmp/promtool.out") blocks, $(du -sh "$tmp/tsdb" | cut -f1) ($(took "$t0" "$(now)"))"
 t0=$(now)
 pport=$(free_port)
-printf 'global:\n  evaluation_interval: 1m\nscrape_configs: []\n' >"$tmp/prometheus.yml"
+# The query log says what each query the client sends cost the server.
+printf 'global:\n  evaluation_interval: 1m\n  query_log_file: %s\nscrape_configs: []\n' \
+	"$tmp/query.log" >"$tmp/prometheus.yml"
 # Retention is counted back from the newest block, so 30 days keeps every
 # block; the lookback stays Prometheus' default 5 minutes.
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
@@ -132,14 +134,62 @@ count=$(curl -sf "$prom/api/v1/query" --data-urlencode 'query=count(count by (in
 	python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
 echo "prometheus: $prom ready ($(took "$t0" "$(now)")), $count hosts answer now"
 
-# 3. Prometheus' own time for the fleet's queries, then the client's.
-if "$pmctop" --help 2>&1 | grep -q -- '--fleet'; then
-	has_fleet=1
-else
-	has_fleet=0
-fi
-$py queries "$prom" --time "$(date +%s)" --query-file "$here/fleet_backfill.promql"
-if [ "$has_fleet" = 0 ]; then
+# 3. Without --fleet, Prometheus' own time for the queries of
+# fleet_backfill.promql; with it, the client's figures, then the server's
+# time for the queries the client sent (its query log) and over HTTP.
+if ! "$pmctop" --help 2>&1 | grep -q -- '--fleet'; then
+	$py queries "$prom" --time "$(date +%s)" --query-file "$here/fleet_backfill.promql"
+	$py querylog "$tmp/query.log"
 	echo "this pmctop has no --fleet: no client figures"
 	exit 0
 fi
+fleet=("$pmctop" --fleet "$prom" --no-config)
+: >"$tmp/query.log"   # from here on, the client's queries alone
+# Batch: the CPU of N+1 refreshes less that of 1 (start-up, the model and
+# the first refresh cancel out), over N.
+$py rusage --out "$tmp/ru1" -- "${fleet[@]}" -b --format csv -n 1 -d "$interval"
+$py rusage --out "$tmp/ruN" -- "${fleet[@]}" -b --format csv -n $((refreshes + 1)) -d "$interval"
+"${fleet[@]}" -b --format csv -n 1 >"$tmp/batch.csv"
+rows=$(($(wc -l <"$tmp/batch.csv") - 1))
+read -r cpu1 rss1 <"$tmp/ru1"
+read -r cpuN rssN <"$tmp/ruN"
+python3 - "$cpu1" "$cpuN" "$refreshes" "$rss1" "$rssN" "$rows" <<'EOP'
+import sys
+c1, cn, n, r1, rn, rows = map(float, sys.argv[1:])
+print("refresh_cpu_ms %.1f (target <= 200)  batch, %d rows, %d refreshes" % ((cn - c1) / n * 1000, rows, n))
+print("batch_rss_mb %.1f (target <= 100)" % (max(r1, rn) / 1024))
+EOP
+
+# The dashboard at 200x60 in tmux: once the hosts are on screen, its CPU
+# over a few refreshes; then paused (only keys change the screen), the
+# time from a key (R: the 1,000 rows re-sorted) to the screen changing.
+if command -v tmux >/dev/null; then
+	tmux -L "$tmux_sock" new-session -d -s s -x 200 -y 60 \
+		"TERM=xterm-256color exec $(printf '%q ' "${fleet[@]}") -d $interval"
+	dpid=$(tmux -L "$tmux_sock" list-panes -t s -F '#{pane_pid}')
+	for _ in $(seq 300); do
+		tmux -L "$tmux_sock" capture-pane -p -t s | grep -q 'host0' && break
+		sleep 0.1
+	done
+	sleep "$interval"
+	c0=$(awk '{print $14 + $15}' "/proc/$dpid/stat")
+	sleep "$(python3 -c "print($refreshes * $interval)")"
+	c1=$(awk '{print $14 + $15}' "/proc/$dpid/stat")
+	tmux -L "$tmux_sock" send-keys -t s Space
+	sleep 0.5
+	read -r lat_med lat_max frame_cpu hwm < <($py frames --sock "$tmux_sock" --target s --pid "$dpid" -n 40 R)
+	python3 - "$c0" "$c1" "$refreshes" "$interval" "$(getconf CLK_TCK)" "$lat_med" "$lat_max" "$frame_cpu" "$hwm" <<'EOP'
+import sys
+c0, c1, n, d, hz, med, mx, fcpu, hwm = map(float, sys.argv[1:])
+print("dash_refresh_cpu_ms %.1f (target <= 200)  dashboard, %d refreshes of %g s" % ((c1 - c0) / hz / n * 1000, n, d))
+print("frame_cpu_ms %.2f (target <= 50)  the drawing thread's CPU per key" % fcpu)
+print("key_to_screen_ms %.1f median, %.1f max (target <= 50)" % (med, mx))
+print("dash_rss_mb %.1f (target <= 100)" % (hwm / 1024))
+EOP
+	tmux -L "$tmux_sock" kill-server
+fi
+
+# The server's share: what the query log says the client's queries cost
+# (execTotalTime), and each one again over HTTP.
+$py querylog "$tmp/query.log" "$tmp/client.promql"
+$py queries "$prom" --time "$(date +%s)" --query-file "$tmp/client.promql"
