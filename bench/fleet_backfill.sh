@@ -10,15 +10,18 @@
 #     and step; labels instance, job, zone, rack, model);
 #  2. backfills it (promtool tsdb create-blocks-from openmetrics) and starts
 #     Prometheus on that TSDB, on a loopback port, with no scrape jobs;
-#  3. times Prometheus' own answer to each fleet query (curl's figures, for
-#     context), and, where this pmctop has --fleet, runs it against the
-#     server: its CPU per refresh, its peak RSS and the dashboard's frame
-#     time, each against its target.
+#  3. where this pmctop has --fleet, runs it against the server: its CPU
+#     per refresh and peak RSS in batch mode, and the dashboard's (tmux,
+#     200x60) CPU per refresh, frame CPU and key-to-screen time, each
+#     against its target; then what the client's queries cost the server
+#     (Prometheus' query log) and over HTTP. Without --fleet, only the
+#     server's figures for the queries of bench/fleet_backfill.promql.
 # The history runs from MINUTES before now to LEAD seconds after it, so
-# that a client asking at its own "now" during the run finds every host
-# fresh (rate()'s window full, within the default 5-minute lookback) with
-# no option to move its evaluation time; 1 host in 200 stopped 2 minutes
-# before now and 1 in 200 20 minutes before (those drop out of the table).
+# that a client asking at its own "now" during the run (the dashboard
+# does; --fleet-at would pin batch mode to a time) finds every host fresh:
+# rate()'s window full, within the default 5-minute lookback. `up` is
+# written for every host as Prometheus would; 1 host in 200 stopped 2
+# minutes before now and 1 in 200 20 minutes before (up 0 since).
 #   bench/fleet_backfill.sh [-H HOSTS] [-m MINUTES] [-s STEP] [-n REFRESHES]
 #                           [-d SECS] [-a] [-k]
 # -a keeps every family (the per-event counts and errors too: twice the
