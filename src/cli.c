@@ -24,6 +24,8 @@ enum {
 	OPT_TASK_HZ, OPT_TOP, OPT_CGROUP,
 	OPT_EXPORT_PIDS, OPT_WEB_CONFIG, OPT_PERF_EVENTS,
 };
+/* The fleet client's options (fleet.h). */
+enum { OPT_FLEET = 768, OPT_FLEET_SELECT, OPT_FLEET_CONFIG, OPT_FLEET_WINDOW, OPT_FLEET_AT };
 /* node_exporter's flag names (cli_parse accepts them as synonyms). */
 enum { OPT_WEB_LISTEN_ADDRESS = 512, OPT_WEB_TELEMETRY_PATH };
 
@@ -68,6 +70,11 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "fleet", required_argument, NULL, OPT_FLEET },
+	{ "fleet-select", required_argument, NULL, OPT_FLEET_SELECT },
+	{ "fleet-config", required_argument, NULL, OPT_FLEET_CONFIG },
+	{ "fleet-window", required_argument, NULL, OPT_FLEET_WINDOW },
+	{ "fleet-at", required_argument, NULL, OPT_FLEET_AT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -122,6 +129,13 @@ void cli_usage(FILE *out)
 	      "      --daemon, --no-tui  no screen and no output: only serve --listen\n"
 	      "      --export-scope S    narrowest exported rows: cpu, core, ccx or socket\n"
 	      "                          (default ccx)\n"
+	      "      --fleet URL|HOST:PORT,...|@FILE\n"
+	      "                          show a fleet: a Prometheus server's hosts, or pmctop\n"
+	      "                          exporters scraped directly (docs/fleet.md)\n"
+	      "      --fleet-select SEL  the fleet's series in Prometheus, e.g. '{job=\"pmctop\"}'\n"
+	      "      --fleet-config FILE the client's TLS and basic auth (YAML)\n"
+	      "      --fleet-window SECS the rate window of Prometheus queries (default 60)\n"
+	      "      --fleet-at TIME     evaluate the queries at TIME (seconds since the epoch)\n"
 	      "      --web-config FILE   TLS and basic authentication for --listen, in the\n"
 	      "                          Prometheus exporters' web config format\n"
 	      "      --web.listen-address, --web.config.file, --web.telemetry-path\n"
@@ -147,6 +161,7 @@ void options_init(struct options *o)
 	o->format = OUT_TABLE;
 	o->export_scope = CLI_DEFAULT_EXPORT_SCOPE;
 	o->top = CLI_DEFAULT_TOP;
+	o->fleet_at = NAN;
 }
 
 void options_done(struct options *o)
@@ -169,6 +184,9 @@ void options_done(struct options *o)
 	free(o->listen);
 	free(o->user);
 	free(o->web_config);
+	free(o->fleet);
+	free(o->fleet_select);
+	free(o->fleet_config);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -427,6 +445,20 @@ struct opt_entry {
 	int (*parse)(const char *arg, struct options *o, char **cause);
 };
 
+static int opt_fleet_window(const char *arg, struct options *o, char **cause)
+{
+	if (cli_parse_seconds(arg, &o->fleet_window_s) < 0 || o->fleet_window_s < 0.001 || o->fleet_window_s > 86400 * 7)
+		return set_cause(cause, "--fleet-window expects seconds from 0.001 to 604800, not '%s'", arg);
+	return 0;
+}
+
+static int opt_fleet_at(const char *arg, struct options *o, char **cause)
+{
+	if (!parse_double_c(arg, &o->fleet_at) || !isfinite(o->fleet_at) || o->fleet_at < 0)
+		return set_cause(cause, "--fleet-at expects seconds since the epoch, not '%s'", arg);
+	return 0;
+}
+
 #define FIELD(f) offsetof(struct options, f)
 static const struct opt_entry opt_table[] = {
 	{ 'd', OPT_K_CUSTOM, 0, 0, 0, NULL, opt_interval },
@@ -468,6 +500,13 @@ static const struct opt_entry opt_table[] = {
 	  "--task-hz expects samples a second from 1 to 100000", NULL },
 	{ OPT_TOP, OPT_K_INT, FIELD(top), 0, 1000000,
 	  "--top expects a number of rows from 0 (all) to 1000000", NULL },
+	{ OPT_FLEET, OPT_K_NONEMPTY, FIELD(fleet), 0, 0,
+	  "--fleet expects a Prometheus URL, HOST:PORT,... or @FILE", NULL },
+	{ OPT_FLEET_SELECT, OPT_K_NONEMPTY, FIELD(fleet_select), 0, 0,
+	  "--fleet-select expects a selector such as '{job=\"pmctop\"}'", NULL },
+	{ OPT_FLEET_CONFIG, OPT_K_NONEMPTY, FIELD(fleet_config), 0, 0, "--fleet-config expects a file", NULL },
+	{ OPT_FLEET_WINDOW, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_fleet_window },
+	{ OPT_FLEET_AT, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_fleet_at },
 	{ 'h', OPT_K_FLAG, FIELD(help), 0, 0, NULL, NULL },
 	{ 'V', OPT_K_FLAG, FIELD(version), 0, 0, NULL, NULL },
 };
@@ -558,6 +597,14 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 		return set_cause(cause, "-r replays into the dashboard or -b; drop -w, --listen and --daemon");
 	if (o->replay_path && (o->npids || o->cgroup))
 		return set_cause(cause, "-r: a recording has no per-task figures; drop -p and --cgroup");
+	if ((o->fleet_select || o->fleet_config || o->fleet_window_s > 0 || !isnan(o->fleet_at)) && !o->fleet)
+		return set_cause(cause, "%s reads a fleet; add --fleet URL or HOST:PORT,...",
+				 o->fleet_select ? "--fleet-select" : o->fleet_config ? "--fleet-config"
+				 : o->fleet_window_s > 0 ? "--fleet-window" : "--fleet-at");
+	if (o->fleet && (o->sim || o->model || o->replay_path || o->record_path || o->listen || o->daemon ||
+			 o->cpu_list || o->nevents || o->npids || o->cgroup || o->show_schedule))
+		return set_cause(cause, "--fleet shows the hosts' own figures; drop --sim, --model, -r, -w, --listen, "
+				 "-C, -e, -p, --cgroup and --show-schedule");
 	if (o->replay_path && o->show_schedule)
 		return set_cause(cause, "-r: a recording's schedule is in each interval; drop --show-schedule");
 	return 0;

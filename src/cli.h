@@ -43,6 +43,11 @@ struct options {
 	int npids; int *pids;    /* -p: only these processes in the per-task figures */
 	char *cgroup;            /* --cgroup: only processes in this cgroup (or below), as /proc/PID/cgroup names it */
 	int top;                 /* --top: task and cgroup rows per interval in batch output; 0: all */
+	char *fleet;             /* --fleet URL | HOST:PORT,... | @FILE: read a fleet (fleet.h) */
+	char *fleet_select;      /* --fleet-select: the selector of its series in Prometheus */
+	char *fleet_config;      /* --fleet-config FILE: TLS and basic auth of the client */
+	double fleet_window_s;   /* --fleet-window: the rate window in Prometheus mode, 0: default */
+	double fleet_at;         /* --fleet-at: the evaluation time (seconds since the epoch), NaN: now */
 	bool help, version;
 };
 

@@ -559,6 +559,13 @@ char *export_render(const struct snapshot *snap, const struct export_totals *tot
 	buf_str(&b, "pmctop_interval_seconds ");
 	buf_value(&b, snap->measured_s);
 	buf_str(&b, "\n");
+	/* The CPUs counted, for a fleet's utilisation (busy seconds per CPU,
+	 * docs/fleet.md): at --export-scope ccx no series has a cpu label to
+	 * count. */
+	if (snap->nrows[SNAP_SYSTEM] > 0) {
+		family(&b, f, "pmctop_online_cpus", NULL, F_GAUGE, "CPUs counted in the last interval.");
+		buf_printf(&b, "pmctop_online_cpus %d\n", snap->rows[SNAP_SYSTEM][0].ncpus);
+	}
 	family(&b, f, "pmctop_last_interval_timestamp_seconds", NULL, F_GAUGE,
 	       "When the last interval ended, in seconds since the epoch.");
 	buf_str(&b, "pmctop_last_interval_timestamp_seconds ");

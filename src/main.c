@@ -18,6 +18,7 @@
 #include "export.h"
 #include "export_http.h"
 #include "export_webconfig.h"
+#include "fleet.h"
 #include "privs.h"
 #include "listing.h"
 #include "perf_import.h"
@@ -195,6 +196,49 @@ static int run_replay(struct run *r)
 	return rc;
 }
 
+/* --fleet: a fleet's hosts (fleet.h), in batch mode or the dashboard. The
+ * fleet's model (its columns) is the run's while it runs. */
+static int run_fleet(struct run *r)
+{
+	if (!fleet_supported())
+		return runtime_error("--fleet needs libcurl, and this pmctop was built without it "
+				     "(install libcurl4-gnutls-dev and configure again)");
+	char *columns = xasprintf("%s/fleet/columns.txt", r->events_dir);
+	struct fleet_opts fo = {
+		.spec = r->opt.fleet, .select = r->opt.fleet_select, .config = r->opt.fleet_config,
+		.columns = columns, .window_s = r->opt.fleet_window_s, .at = r->opt.fleet_at,
+		.interval_s = r->opt.interval_s,
+	};
+	char *cause = NULL;
+	struct fleet *f = fleet_new(&fo, &cause);
+	free(columns);
+	if (!f) {
+		int rc = runtime_error(cause);
+		free(cause);
+		return rc;
+	}
+	const struct model *m = fleet_get_model(f);
+	r->nmetrics = m->nmetrics;
+	r->metrics = xcalloc((size_t)m->nmetrics + 1, sizeof(int));
+	r->fmts = xcalloc((size_t)m->nmetrics + 1, sizeof(char *));
+	for (int i = 0; i < m->nmetrics; i++) {
+		r->metrics[i] = i;
+		r->fmts[i] = m->views[0].cols[i].fmt;
+	}
+	struct source *src = source_fleet_new(f, r->opt.interval_s, say, &stop_requested);
+	int rc;
+	r->model = (struct model *)m;
+	if (r->opt.batch) {
+		FILE *out = open_output(r);
+		rc = out ? run_batch(r, src, out) : 1;
+	} else {
+		rc = run_live(r, src);
+	}
+	r->model = NULL;   /* the fleet's, freed with the source */
+	source_free(src);
+	return rc;
+}
+
 /* The sampler's hook for -w: the interval recorded, and the recording's
  * state put in the snapshot for the exporter (pmctop_recording_ok). */
 static void record_interval(void *rec, const struct derive_input *in, struct snapshot *snap)
@@ -329,6 +373,8 @@ static int run(struct run *r)
 	}
 	if (r->opt.replay_path)
 		return run_replay(r);
+	if (r->opt.fleet)
+		return run_fleet(r);
 	int rc = choose_machine(r);
 	if (rc != 0)
 		return rc;
@@ -424,7 +470,7 @@ int main(int argc, char **argv)
 	char *cause = NULL;
 	int rc;
 	if (cli_parse(argc, argv, &r.opt, &cause) < 0 ||
-	    (!r.opt.help && !r.opt.version && !r.opt.sim && !r.opt.replay_path && check_task_targets(&r.opt, &cause) < 0)) {
+	    (!r.opt.help && !r.opt.version && !r.opt.sim && !r.opt.replay_path && !r.opt.fleet && check_task_targets(&r.opt, &cause) < 0)) {
 		rc = usage_error(cause);
 		free(cause);
 		options_done(&r.opt);

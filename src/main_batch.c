@@ -47,7 +47,7 @@ static struct output_opts batch_opts(const struct run *r, const char *host)
 		.format = r->opt.format,
 		.ncols = r->nmetrics, .cols = r->metrics, .fmts = r->fmts,
 		.nevcols = r->nevents, .evcols = r->events,
-		.show_ccx = r->topo->nccx > 1,
+		.show_ccx = r->topo && r->topo->nccx > 1,
 		.tasks = r->tasks_view, .top = r->opt.top,
 	};
 }

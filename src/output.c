@@ -157,7 +157,9 @@ struct output *output_new(FILE *f, const struct output_opts *opts)
 int output_write(struct output *o, const struct snapshot *s)
 {
 	int rc;
-	switch (o->o.format) {
+	if (s->hosts)
+		rc = output_fleet_write(o, s);
+	else switch (o->o.format) {
 	case OUT_CSV: rc = o->o.tasks ? output_csv_tasks(o, s) : output_csv_write(o, s); break;
 	case OUT_JSON: rc = output_json_write(o, s); break;
 	default: rc = o->o.tasks ? output_table_tasks(o, s) : output_table_write(o, s); break;

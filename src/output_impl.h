@@ -28,6 +28,8 @@ struct output {
 int output_table_write(struct output *o, const struct snapshot *s);
 int output_csv_write(struct output *o, const struct snapshot *s);
 int output_json_write(struct output *o, const struct snapshot *s);
+/* A fleet's snapshot (snapshot.hosts): a row per host (output_fleet.c). */
+int output_fleet_write(struct output *o, const struct snapshot *s);
 /* The same for a tasks view (table and CSV: rows of processes, then of cgroups). */
 int output_table_tasks(struct output *o, const struct snapshot *s);
 int output_csv_tasks(struct output *o, const struct snapshot *s);

@@ -187,7 +187,17 @@ void snapshot_free(struct snapshot *s)
 	free(s->cgroups);
 	free(s->cgtree);
 	free(s->task_measured);
+	for (int i = 0; i < s->nhosts; i++)
+		snap_host_clear(&s->hosts[i]);
+	free(s->hosts);
 	free(s);
+}
+
+void snap_host_clear(struct snap_host *h)
+{
+	free(h->name);
+	free(h->model);
+	free(h->status);
 }
 
 void snap_task_clear(struct snap_task *t)

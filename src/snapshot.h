@@ -69,6 +69,20 @@ struct snap_task {
 	double *cpu_share;    /* of its samples of the first sampled event, 0..1 */
 };
 
+/* A fleet's host (fleet.h): the text beside its row, rows[SNAP_CPU][i]
+ * of a fleet snapshot, whose columns are the fleet's (its model is the
+ * one fleet_model_new makes). */
+struct snap_host {
+	char *name;           /* the target: Prometheus's instance, or HOST:PORT */
+	char *model;          /* the CPU model its exporter names ("" when not known) */
+	char *status;         /* NULL: figures; else the one-line reason for its '-' (down, stale,
+	                       * no hardware series) or for figures kept from before (stale) */
+	bool simulated;       /* its exporter says SIMULATED */
+	bool stale;           /* the figures are the last good ones, not this refresh's */
+	double age_s;         /* seconds since its last interval ended (NaN: not known) */
+	double k0, k1;        /* its intervals counted at the window's ends (direct mode; NaN: not known) */
+};
+
 struct snapshot {
 	uint64_t seq;
 	/* The source of the rows' errors that were left for later
@@ -124,6 +138,10 @@ struct snapshot {
 	int task_freq;        /* samples a second asked of each event on each CPU */
 	double rotate_ms;     /* rotation period in force (it grows when rotating costs too much);
 	                       * 0: the kernel rotates (--rotate kernel); NaN: not known */
+	/* A fleet (fleet.h): one host per CPU-scope row, nhosts of them;
+	 * NULL in every other snapshot. */
+	int nhosts;
+	struct snap_host *hosts;
 };
 
 /* A snapshot of nrows[sc] rows per scope, every figure NaN, with a column
@@ -200,6 +218,8 @@ static inline double snap_event_rse(const struct snapshot *s, const struct snap_
 	return snap_col_(snap_row_erse(s, r), snap_ecol(s, e));
 }
 void snapshot_free(struct snapshot *s);
+/* Frees what a host holds (not the host). */
+void snap_host_clear(struct snap_host *h);
 /* Frees what a task row holds (not the row). */
 void snap_task_clear(struct snap_task *t);
 /* Copies n task rows of a snapshot of nmetrics metrics. */

@@ -156,4 +156,10 @@ struct replay;
 struct source *source_replay_new(struct replay *rp, const char *path, int ncols, const int *cols,
 				 void (*say)(const char *msg), volatile sig_atomic_t *interrupt);
 
+/* source_fleet.c: a fleet (fleet.h, owned: freed with the source), one
+ * refresh of every host an interval of interval_s (-d). */
+struct fleet;
+struct source *source_fleet_new(struct fleet *f, double interval_s, void (*say)(const char *msg),
+				volatile sig_atomic_t *interrupt);
+
 #endif

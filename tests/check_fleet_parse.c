@@ -1,0 +1,309 @@
+/* check_fleet_parse.c: what a fleet reads (src/fleet_parse.c,
+ * src/fleet_columns.c, the client config of src/fleet_http.c): Prometheus
+ * answers good and bad (an error, malformed or truncated JSON, a matrix,
+ * a result of the wrong shape, an error text with a newline), the
+ * exporters' text format, label values, the columns file and its errors
+ * (FILE:LINE), the PromQL one column definition gives, and the YAML
+ * client config. Table-driven; each case names its source line. */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "fleet.h"
+#include "model.h"
+#include "util.h"
+
+#define SRC_LINE __LINE__
+
+static const struct vcase {
+	int line;
+	const char *body;
+	int rc;             /* 0 or -1 */
+	int n;              /* samples on success */
+	const char *cause;  /* a part of the cause on failure */
+} vcases[] = {
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"instance\":\"h1:9465\",\"metric\":\"pmctop_metric_ipc\"},\"value\":[17.5,\"1.25\"]},"
+		    "{\"metric\":{\"instance\":\"h2:9465\"},\"value\":[17.5,\"NaN\"]},"
+		    "{\"metric\":{\"instance\":\"h3:9465\"},\"value\":[17.5,\"+Inf\"]}]}}", 0, 3, NULL },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}", 0, 0, NULL },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[1,\"2\"]}}", 0, 0, NULL },
+	{ SRC_LINE, "{\"status\":\"error\",\"errorType\":\"timeout\",\"error\":\"query timed out in expression evaluation\"}",
+	  -1, 0, "Prometheus says timeout: query timed out" },
+	{ SRC_LINE, "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error:\\nunexpected\"}", -1, 0,
+	  "bad_data: parse error:" },
+	{ SRC_LINE, "<html>502 Bad Gateway</html>", -1, 0, "not JSON" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"inst", -1, 0,
+	  "not JSON" },
+	{ SRC_LINE, "", -1, 0, "not JSON" },
+	{ SRC_LINE, "{\"data\":{}}", -1, 0, "no \"status\"" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}", -1, 0,
+	  "a matrix, not an instant vector" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\"}}", -1, 0, "no data.resultType" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{}}]}}", -1, 0,
+	  "result 0 is not" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,2]}]}}",
+	  -1, 0, "result 0 has no value" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"x\"]}]}}",
+	  -1, 0, "result 0 has no value" },
+	{ SRC_LINE, "[1,2,3]", -1, 0, "no \"status\"" },
+};
+
+START_TEST(test_vector)
+{
+	const struct vcase *c = &vcases[_i];
+	struct fleet_samples s = { 0 };
+	char *cause = NULL;
+	int rc = fleet_parse_vector(c->body, strlen(c->body), &s, &cause);
+	ck_assert_msg(rc == c->rc, "line %d: rc %d (%s)", c->line, rc, cause ? cause : "");
+	if (rc == 0) {
+		ck_assert_msg(s.n == c->n, "line %d: %d samples", c->line, s.n);
+	} else {
+		ck_assert_msg(cause && strstr(cause, c->cause), "line %d: cause '%s'", c->line, cause ? cause : "");
+		ck_assert_msg(!strchr(cause, '\n'), "line %d: cause of more than one line", c->line);
+	}
+	fleet_samples_done(&s);
+	free(cause);
+}
+END_TEST
+
+START_TEST(test_vector_values)
+{
+	const struct vcase *c = &vcases[0];
+	struct fleet_samples s = { 0 };
+	char *cause = NULL;
+	ck_assert_int_eq(fleet_parse_vector(c->body, strlen(c->body), &s, &cause), 0);
+	ck_assert_str_eq(s.v[0].instance, "h1:9465");
+	ck_assert(s.v[0].value == 1.25 && s.v[0].time == 17.5);
+	char *m = fleet_label(s.v[0].labels, "metric");
+	ck_assert_str_eq(m, "pmctop_metric_ipc");
+	free(m);
+	ck_assert(isnan(s.v[1].value));
+	ck_assert(isinf(s.v[2].value) && s.v[2].value > 0);
+	fleet_samples_done(&s);
+}
+END_TEST
+
+/* A label value with a quote and a backslash survives the round trip
+ * from JSON to the labels string and back. */
+START_TEST(test_vector_label_escapes)
+{
+	const char *body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+			   "{\"metric\":{\"instance\":\"h\",\"model\":\"a\\\"b\\\\c\",\"x\":\"y\"},\"value\":[1,\"1\"]}]}}";
+	struct fleet_samples s = { 0 };
+	char *cause = NULL;
+	ck_assert_int_eq(fleet_parse_vector(body, strlen(body), &s, &cause), 0);
+	char *m = fleet_label(s.v[0].labels, "model");
+	ck_assert_str_eq(m, "a\"b\\c");
+	free(m);
+	m = fleet_label(s.v[0].labels, "x");
+	ck_assert_str_eq(m, "y");
+	free(m);
+	fleet_samples_done(&s);
+}
+END_TEST
+
+START_TEST(test_text)
+{
+	const char *body = "# HELP pmctop_info The model.\n"
+			   "# TYPE pmctop_info gauge\n"
+			   "pmctop_info{model=\"amd-zen5\",simulated=\"true\",version=\"0.1.0\"} 1\r\n"
+			   "pmctop_intervals_total 12\n"
+			   "pmctop_cycles_total{ccx=\"0\",socket=\"0\"} 2e+10\n"
+			   "pmctop_cycles_total{ccx=\"1\",socket=\"0\"} 1e+10 1700000000000\n"
+			   "odd{a=\"}\\\"\",b=\"2\"} NaN\n"
+			   "\n"
+			   "not a sample\n"
+			   "noval{a=\"1\"}\n"
+			   "unclosed{a=\"1\" 3\n"
+			   "last -Inf";
+	struct fleet_samples s = { 0 };
+	int bad = -1;
+	ck_assert_int_eq(fleet_parse_text(body, strlen(body), &s, &bad), 6);
+	ck_assert_int_eq(bad, 3);
+	ck_assert_str_eq(s.v[0].name, "pmctop_info");
+	char *m = fleet_label(s.v[0].labels, "model");
+	ck_assert_str_eq(m, "amd-zen5");
+	free(m);
+	ck_assert(s.v[1].value == 12 && !strcmp(s.v[1].labels, ""));
+	ck_assert(s.v[3].value == 1e10);
+	ck_assert_str_eq(s.v[4].name, "odd");
+	m = fleet_label(s.v[4].labels, "a");
+	ck_assert_str_eq(m, "}\"");
+	free(m);
+	m = fleet_label(s.v[4].labels, "b");
+	ck_assert_str_eq(m, "2");
+	free(m);
+	ck_assert(fleet_label(s.v[4].labels, "c") == NULL);
+	ck_assert(isinf(s.v[5].value) && s.v[5].value < 0);
+	fleet_samples_done(&s);
+}
+END_TEST
+
+/* The shipped columns: every one loads, and the IPC column gives the
+ * PromQL of docs/fleet.md: rates summed per host, then divided. */
+START_TEST(test_columns_shipped)
+{
+	char *cause = NULL;
+	struct fleet_columns *fc = fleet_columns_load(TOP_SRCDIR "/events/fleet/columns.txt", &cause);
+	ck_assert_msg(fc, "%s", cause ? cause : "");
+	int ipc = -1;
+	for (int i = 0; i < fc->n; i++)
+		if (!strcmp(fc->cols[i].name, "ipc"))
+			ipc = i;
+	ck_assert_int_ge(ipc, 0);
+	char *q = fleet_col_promql(&fc->cols[ipc], "job=\"pmctop\"", 60);
+	ck_assert_str_eq(q, "(sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
+			    "(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))");
+	free(q);
+	ck_assert(fc->cols[ipc].hardware);
+	ck_assert_str_eq(fc->cols[ipc].err, "pmctop_metric_ipc");
+	struct model *m = fleet_model_new(fc);
+	ck_assert_int_eq(m->nmetrics, fc->n);
+	ck_assert_int_eq(model_find_metric(m, "ipc"), ipc);
+	ck_assert_int_eq(m->views[0].ncols, fc->n);
+	model_free(m);
+	fleet_columns_free(fc);
+}
+END_TEST
+
+START_TEST(test_promql_terms)
+{
+	char *cause = NULL;
+	struct fleet_columns *fc = fleet_columns_parse(
+		"column a num=age:ts\n"
+		"column b num=min:pmctop_coverage_ratio{metric=\"m\"} den=const:2 scale=3\n"
+		"column c num=sum:g desc=\"a quoted, spaced description\"\n", "t.txt", &cause);
+	ck_assert_msg(fc, "%s", cause ? cause : "");
+	char *q = fleet_col_promql(&fc->cols[0], "", 1.5);
+	ck_assert_str_eq(q, "time() - max by (instance) (ts)");
+	free(q);
+	q = fleet_col_promql(&fc->cols[1], "zone=\"eu1\"", 1.5);
+	ck_assert_str_eq(q, "(min by (instance) (pmctop_coverage_ratio{zone=\"eu1\",metric=\"m\"})) / (2)");
+	free(q);
+	ck_assert(fc->cols[1].scale == 3);
+	ck_assert_str_eq(fc->cols[2].desc, "a quoted, spaced description");
+	fleet_columns_free(fc);
+}
+END_TEST
+
+static const struct ccase {
+	int line;
+	const char *text;
+	const char *cause;
+} ccases[] = {
+	{ SRC_LINE, "# only a comment\n", "x.txt: no column defined" },
+	{ SRC_LINE, "\ncolumn a num=rate:x foo=1\n", "x.txt:2: unknown key 'foo'" },
+	{ SRC_LINE, "column a label=A\n", "x.txt:1: column a has no num=" },
+	{ SRC_LINE, "column a num=sometimes:x\n", "x.txt:1: num=sometimes:x: unknown aggregation" },
+	{ SRC_LINE, "column a num=rate\n", "x.txt:1: num=rate: expected AGG:SERIES" },
+	{ SRC_LINE, "column a num=rate:9x\n", "x.txt:1: num=rate:9x: expected a series name" },
+	{ SRC_LINE, "column a num=rate:x{a=b}\n", "expected one matcher" },
+	{ SRC_LINE, "column a num=rate:x{a=\"b\"}}\n", "expected one matcher" },
+	{ SRC_LINE, "column a num=const:nan\n", "const: expects a finite number" },
+	{ SRC_LINE, "column a num=sum:x den=const:0\n", "x.txt:1: den=const:0 divides by zero" },
+	{ SRC_LINE, "column a num=age:x den=sum:y\n", "an age is divided by nothing but a constant" },
+	{ SRC_LINE, "column a num=sum:x desc=\"open\n", "x.txt:1: a quoted value is not closed" },
+	{ SRC_LINE, "column a num=sum:x\ncolumn a num=sum:y\n", "x.txt:2: column a defined twice" },
+	{ SRC_LINE, "columns a num=sum:x\n", "x.txt:1: expected 'column NAME" },
+	{ SRC_LINE, "column num=sum:x\n", "x.txt:1: expected a column name" },
+	{ SRC_LINE, "column a num=sum:x scale=0\n", "scale= expects a finite number other than 0" },
+	{ SRC_LINE, "column a num=sum:x hardware\n", "unknown flag 'hardware'" },
+	{ SRC_LINE, "column a num=sum:x label=A label=B\n", "label= given twice" },
+	{ SRC_LINE, "column a num=sum:x err=not-a-name\n", "err= expects a metric series name" },
+};
+
+START_TEST(test_columns_bad)
+{
+	const struct ccase *c = &ccases[_i];
+	char *cause = NULL;
+	struct fleet_columns *fc = fleet_columns_parse(c->text, "x.txt", &cause);
+	ck_assert_msg(!fc, "line %d: accepted", c->line);
+	ck_assert_msg(cause && strstr(cause, c->cause), "line %d: cause '%s'", c->line, cause ? cause : "");
+	free(cause);
+}
+END_TEST
+
+static char *write_tmp(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	ck_assert(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static const struct kcase {
+	int line;
+	const char *yaml;
+	const char *cause;   /* NULL: accepted */
+} kcases[] = {
+	{ SRC_LINE, "", NULL },
+	{ SRC_LINE, "tls_config:\n  ca_file: ca.pem\n  insecure_skip_verify: false\nbasic_auth:\n  username: u\n"
+		    "  password_file: secret\ntimeout: 2.5s\n", NULL },
+	{ SRC_LINE, "tls_config: {server_name: host1, insecure_skip_verify: true}\n", NULL },
+	{ SRC_LINE, "tls_config:\n  ca_fil: x\n", "c.yml:2: unknown tls_config key 'ca_fil'" },
+	{ SRC_LINE, "scheme: https\n", "c.yml:1: unknown key 'scheme'" },
+	{ SRC_LINE, "tls_config:\n  cert_file: c.pem\n", "tls_config needs both cert_file and key_file" },
+	{ SRC_LINE, "basic_auth:\n  password: p\n", "basic_auth has a password but no username" },
+	{ SRC_LINE, "basic_auth:\n  username: u\n  password_file: missing\n", "c.yml:3: cannot read password_file" },
+	{ SRC_LINE, "tls_config:\n  insecure_skip_verify: maybe\n", "c.yml:2: insecure_skip_verify expects true or false" },
+	{ SRC_LINE, "timeout: soon\n", "c.yml:1: timeout expects seconds" },
+	{ SRC_LINE, "tls_config: [a, b]\n", "tls_config expects a mapping" },
+	{ SRC_LINE, "tls_config: {\n", "c.yml:" },
+};
+
+START_TEST(test_config)
+{
+	const struct kcase *c = &kcases[_i];
+	char dir[] = "/tmp/check_fleet.XXXXXX";
+	ck_assert(mkdtemp(dir));
+	char *secret = write_tmp(dir, "secret", "right horse\n");
+	char *path = write_tmp(dir, "c.yml", c->yaml);
+	char *cause = NULL;
+	struct fleet_client_config *cfg = fleet_config_load(path, &cause);
+	if (!c->cause) {
+		ck_assert_msg(cfg, "line %d: %s", c->line, cause ? cause : "");
+		if (_i == 1) {
+			char *ca = xasprintf("%s/ca.pem", dir);
+			ck_assert_str_eq(cfg->ca_file, ca);   /* relative to the file */
+			free(ca);
+			ck_assert_str_eq(cfg->password, "right horse");
+			ck_assert(cfg->timeout_s == 2.5);
+		}
+	} else {
+		ck_assert_msg(!cfg, "line %d: accepted", c->line);
+		ck_assert_msg(cause && strstr(cause, c->cause), "line %d: cause '%s'", c->line, cause ? cause : "");
+	}
+	fleet_config_free(cfg);
+	free(cause);
+	unlink(secret);
+	unlink(path);
+	rmdir(dir);
+	free(secret);
+	free(path);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fleet_parse");
+	TCase *tc = tcase_create("core");
+	tcase_add_loop_test(tc, test_vector, 0, (int)ARRAY_SIZE(vcases));
+	tcase_add_test(tc, test_vector_values);
+	tcase_add_test(tc, test_vector_label_escapes);
+	tcase_add_test(tc, test_text);
+	tcase_add_test(tc, test_columns_shipped);
+	tcase_add_test(tc, test_promql_terms);
+	tcase_add_loop_test(tc, test_columns_bad, 0, (int)ARRAY_SIZE(ccases));
+	tcase_add_loop_test(tc, test_config, 0, (int)ARRAY_SIZE(kcases));
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}

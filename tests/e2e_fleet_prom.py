@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""e2e_fleet_prom.py: the judge of `pmctop --fleet` (tests/e2e_fleet_prom.sh).
+
+It scrapes every exporter's /metrics itself, every 0.1 s, and keeps for each
+interval number (pmctop_intervals_total) the host's instructions and cycles
+(pmctop_instructions_total, pmctop_cycles_total summed over its rows). Then:
+
+1. Prometheus mode: pmctop --fleet PROM --fleet-at AT --fleet-window W -b -n 1
+   --format json. Prometheus is asked only which intervals its samples in
+   (AT-W, AT] hold (pmctop_intervals_total[W] at AT, first and last); the
+   expected IPC is delta(instructions) / delta(cycles) between those two
+   intervals, from the judge's own scrapes. Each host's IPC must be within
+   1 % of it, and pmctop must have asked Prometheus a number of queries that
+   does not grow with the hosts (one per column and refresh).
+2. Direct mode: pmctop --fleet @FILE (every exporter, one over TLS with basic
+   auth, through --fleet-config) -b -n 2 --format json; each host's JSON says
+   which intervals its window spans ("intervals"), and its IPC must be within
+   1 % of the judge's for the same two intervals.
+
+Usage: e2e_fleet_prom.py PMCTOP PROM_URL WINDOW_S TARGETS_FILE CONFIG
+TARGETS_FILE: one exporter a line, as pmctop reads it (HOST:PORT or
+https://HOST:PORT); CONFIG: the --fleet-config (its ca_file and basic_auth
+are used by the judge's own scrapes of https targets as well).
+"""
+import base64
+import json
+import os
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+TOL = 0.01
+
+
+def parse_config(path):
+    """The few keys of the fleet client config the judge needs (flat YAML)."""
+    conf = {}
+    for line in open(path):
+        line = line.strip()
+        if ':' in line and not line.endswith(':'):
+            k, v = line.split(':', 1)
+            conf[k.strip()] = v.strip().strip("'\"")
+    d = os.path.dirname(path)
+    for k in ('ca_file', 'password_file'):
+        if k in conf and not conf[k].startswith('/'):
+            conf[k] = os.path.join(d, conf[k])
+    if 'password_file' in conf:
+        conf['password'] = open(conf['password_file']).read().splitlines()[0]
+    return conf
+
+
+class Scraper(threading.Thread):
+    def __init__(self, targets, conf):
+        super().__init__(daemon=True)
+        self.targets = targets
+        self.by_host = {t: {} for t in targets}
+        self.stop = False
+        self.lock = threading.Lock()
+        self.ctx = ssl.create_default_context(cafile=conf.get('ca_file'))
+        self.auth = None
+        if 'username' in conf:
+            tok = base64.b64encode(f"{conf['username']}:{conf.get('password', '')}".encode()).decode()
+            self.auth = 'Basic ' + tok
+
+    @staticmethod
+    def name(t):
+        return t.split('://', 1)[-1].split('/', 1)[0]
+
+    def url(self, t):
+        return t.rstrip('/') + '/metrics' if '://' in t else f'http://{t}/metrics'
+
+    def scrape(self, t):
+        req = urllib.request.Request(self.url(t))
+        if t.startswith('https://') and self.auth:
+            req.add_header('Authorization', self.auth)
+        with urllib.request.urlopen(req, timeout=2, context=self.ctx if t.startswith('https') else None) as r:
+            text = r.read().decode()
+        k = inst = cyc = None
+        for line in text.splitlines():
+            if line.startswith('#') or not line:
+                continue
+            name = line.split('{', 1)[0].split(' ', 1)[0]
+            value = float(line.rsplit(' ', 1)[1])
+            if name == 'pmctop_intervals_total':
+                k = int(value)
+            elif name == 'pmctop_instructions_total':
+                inst = (inst or 0) + value
+            elif name == 'pmctop_cycles_total':
+                cyc = (cyc or 0) + value
+        if k is not None and inst is not None and cyc is not None:
+            with self.lock:
+                self.by_host[t].setdefault(k, (inst, cyc))
+
+    def run(self):
+        # A thread per exporter: one slow scrape (TLS, a big imported
+        # model) must not make the judge miss another's intervals.
+        def loop(t):
+            while not self.stop:
+                try:
+                    self.scrape(t)
+                except Exception:
+                    pass
+                time.sleep(0.1)
+        threads = [threading.Thread(target=loop, args=(t,), daemon=True) for t in self.targets]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+
+    def has(self, target, k):
+        with self.lock:
+            return k in self.by_host[target]
+
+    def ipc(self, target, k0, k1):
+        with self.lock:
+            a, b = self.by_host[target].get(k0), self.by_host[target].get(k1)
+        if not a or not b or b[1] == a[1]:
+            return None
+        return (b[0] - a[0]) / (b[1] - a[1])
+
+
+def prom(url, query, at=None):
+    q = {'query': query}
+    if at is not None:
+        q['time'] = f'{at:.3f}'
+    with urllib.request.urlopen(f'{url}/api/v1/query?' + urllib.parse.urlencode(q), timeout=5) as r:
+        ans = json.load(r)
+    assert ans['status'] == 'success', ans
+    return ans['data']['result']
+
+
+def queries_asked(url):
+    """Instant queries Prometheus has answered, from its own /metrics."""
+    with urllib.request.urlopen(f'{url}/metrics', timeout=5) as r:
+        text = r.read().decode()
+    n = 0.0
+    for line in text.splitlines():
+        if line.startswith('prometheus_http_requests_total{') and 'handler="/api/v1/query"' in line:
+            n += float(line.rsplit(' ', 1)[1])
+    return n
+
+
+def main():
+    pmctop, purl, window, targets_file, config = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
+    targets = [l.strip() for l in open(targets_file) if l.strip()]
+    conf = parse_config(config)
+    plain = [t for t in targets if '://' not in t]
+    sc = Scraper(targets, conf)
+    sc.start()
+    fails = []
+
+    # Prometheus must hold a window's samples of every plain target.
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        res = prom(purl, f'count_over_time(pmctop_intervals_total[{window:g}s])')
+        if len(res) >= len(plain) and all(float(r['value'][1]) >= 3 for r in res):
+            break
+        time.sleep(0.3)
+    else:
+        print('FAIL: Prometheus never held a window of every target')
+        return 1
+    at = time.time() - 0.2
+    before = queries_asked(purl)
+    out = subprocess.run([pmctop, '--fleet', purl, '--fleet-at', f'{at:.3f}', '--fleet-window', f'{window:g}',
+                          '-b', '-n', '1', '--format', 'json'], capture_output=True, text=True, timeout=20)
+    asked = queries_asked(purl) - before
+    if out.returncode != 0:
+        print(f'FAIL: pmctop --fleet PROM exited {out.returncode}: {out.stderr.strip()}')
+        return 1
+    snap = json.loads(out.stdout.splitlines()[-1])
+    hosts = {h['host']: h for h in snap['hosts']}
+    ncols = len(snap['hosts'][0]['metrics']) if snap['hosts'] else 0
+    if asked > ncols + 8:
+        fails.append(f'pmctop asked Prometheus {asked:.0f} queries for {len(hosts)} hosts and {ncols} columns')
+    span = {}
+    for r in prom_range(purl, f'pmctop_intervals_total[{window:g}s]', at):
+        span[r['metric']['instance']] = (int(float(r['values'][0][1])), int(float(r['values'][-1][1])))
+    worst = 0.0
+    checked = 0
+    for t in plain:
+        h = hosts.get(t)
+        if not h:
+            fails.append(f'{t}: no row in pmctop --fleet PROM')
+            continue
+        if not h['simulated'] or h['status'] is not None or not h['model']:
+            fails.append(f'{t}: expected a SIMULATED host with a model, got {h["model"]!r} {h["status"]!r}')
+        k0, k1 = span.get(t, (None, None))
+        want = sc.ipc(t, k0, k1) if k0 is not None else None
+        got = h['metrics'].get('ipc')
+        if want is None or got is None:
+            fails.append(f'{t}: IPC pmctop {got}, judge {want} (intervals {k0}..{k1})')
+            continue
+        err = abs(got - want) / want
+        worst = max(worst, err)
+        checked += 1
+        if err > TOL:
+            fails.append(f'{t} ({h["model"]}): IPC {got:.6f}, judge {want:.6f} over intervals {k0}..{k1}')
+    print(f'prometheus mode: {checked} hosts, IPC worst relative difference {worst:.2e}, '
+          f'{asked:.0f} queries for {ncols} columns')
+
+    # Direct mode, the TLS exporter included.
+    out = subprocess.run([pmctop, '--fleet', '@' + targets_file, '--fleet-config', config, '-d', '1', '-b', '-n', '2',
+                          '--format', 'json'], capture_output=True, text=True, timeout=20)
+    if out.returncode != 0:
+        print(f'FAIL: pmctop --fleet @FILE exited {out.returncode}: {out.stderr.strip()}')
+        return 1
+    snap = json.loads(out.stdout.splitlines()[-1])
+    # The judge's scrapes of the last interval pmctop read.
+    deadline = time.time() + 2
+    for h in snap['hosts']:
+        t = next((x for x in targets if Scraper.name(x) == h['host']), None)
+        while t and h['intervals'][1] is not None and not sc.has(t, int(h['intervals'][1])) and time.time() < deadline:
+            time.sleep(0.05)
+    worst = 0.0
+    checked = 0
+    for h in snap['hosts']:
+        t = next((x for x in targets if Scraper.name(x) == h['host']), None)
+        k0, k1 = h['intervals']
+        got = h['metrics'].get('ipc')
+        want = sc.ipc(t, int(k0), int(k1)) if t and k0 is not None and k1 is not None else None
+        if want is None or got is None:
+            fails.append(f'direct {h["host"]}: IPC pmctop {got}, judge {want} (intervals {k0}..{k1}, '
+                         f'status {h["status"]!r})')
+            continue
+        err = abs(got - want) / want
+        worst = max(worst, err)
+        checked += 1
+        if err > TOL:
+            fails.append(f'direct {h["host"]}: IPC {got:.6f}, judge {want:.6f} over intervals {k0}..{k1}')
+    if checked != len(targets):
+        fails.append(f'direct mode: {checked} of {len(targets)} hosts checked')
+    print(f'direct mode: {checked} hosts (one over TLS with basic auth), IPC worst relative difference {worst:.2e}')
+    sc.stop = True
+    for f in fails:
+        print('FAIL:', f)
+    return 1 if fails else 0
+
+
+def prom_range(url, query, at):
+    """A range vector's samples at time at: the window pmctop's rate() read."""
+    return prom(url, query, at)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
