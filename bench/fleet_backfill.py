@@ -232,7 +232,7 @@ def queries(args):
             raise SystemExit("fleet_backfill.py: %s: %s" % (q, res.get("error")))
         n = len(res["data"]["result"])
         total += best
-        print("prom_query_ms %7.1f  %4d series  %s" % (best * 1000, n, q))
+        print("prom_query_ms %7.1f  %5d series %7.0f KiB  %s" % (best * 1000, n, len(body) / 1024, q))
     print("prom_queries_ms %.1f (all %d queries, the best of %d each)" % (total * 1000, len(qs), args.repeat))
 
 

@@ -146,7 +146,7 @@ if ! "$pmctop" --help 2>&1 | grep -q -- '--fleet'; then
 	echo "this pmctop has no --fleet: no client figures"
 	exit 0
 fi
-fleet=("$pmctop" --fleet "$prom" --no-config)
+fleet=("$pmctop" --fleet "$prom" --fleet-select '{job="pmctop"}' --no-config)
 : >"$tmp/query.log"   # from here on, the client's queries alone
 # Batch: the CPU of N+1 refreshes less that of 1 (start-up, the model and
 # the first refresh cancel out), over N.
@@ -168,12 +168,19 @@ EOP
 # time from a key (R: the 1,000 rows re-sorted) to the screen changing.
 if command -v tmux >/dev/null; then
 	tmux -L "$tmux_sock" new-session -d -s s -x 200 -y 60 \
-		"TERM=xterm-256color exec $(printf '%q ' "${fleet[@]}") -d $interval"
-	dpid=$(tmux -L "$tmux_sock" list-panes -t s -F '#{pane_pid}')
+		"TERM=xterm-256color exec $(printf '%q ' "${fleet[@]}") -d $interval 2>$tmp/dash.err"
+	dpid=$(tmux -L "$tmux_sock" list-panes -t s -F '#{pane_pid}' 2>/dev/null || :)
 	for _ in $(seq 300); do
+		[ -n "$dpid" ] && [ -d "/proc/$dpid" ] || break
 		tmux -L "$tmux_sock" capture-pane -p -t s | grep -q 'host0' && break
 		sleep 0.1
 	done
+fi
+if [ ! -d "/proc/${dpid:-0}" ]; then
+	why="no tmux"
+	[ -z "${dpid:-}" ] || why=$(head -1 "$tmp/dash.err" 2>/dev/null)
+	echo "dashboard: not measured: $why"
+else
 	sleep "$interval"
 	c0=$(awk '{print $14 + $15}' "/proc/$dpid/stat")
 	sleep "$(python3 -c "print($refreshes * $interval)")"
