@@ -236,30 +236,51 @@ def queries(args):
     print("prom_queries_ms %.1f (all %d queries, the best of %d each)" % (total * 1000, len(qs), args.repeat))
 
 
+def log_time(stamp):
+    """The query log's RFC 3339 UTC time, in seconds since the epoch."""
+    import calendar
+    day, frac = stamp.rstrip("Z"), "0"
+    if "." in day:
+        day, frac = day.split(".")
+    return calendar.timegm(time.strptime(day, "%Y-%m-%dT%H:%M:%S")) + float("0." + frac)
+
+
 def querylog(args):
     """Prometheus' query log: per distinct query, how often it came and
-    the median of the server's execTotalTime; writes the queries, one a
-    line, to OUT (for `queries`)."""
-    seen = {}
+    the median of the server's execTotalTime (under the client's
+    concurrency: its queries of a refresh arrive together), and the
+    server's wall time per refresh, from the first query's arrival to the
+    last one's end (an arrival 0.3 s after the previous one starts another
+    refresh);
+    writes the queries, one a line, to OUT (for `queries`)."""
+    seen, spans = {}, []
     with open(args.log) as f:
         for line in f:
             try:
                 e = json.loads(line)
                 q = e["params"]["query"]
                 t = e["stats"]["timings"]["execTotalTime"]
+                end = log_time(e["ts"])
             except (ValueError, KeyError):
                 continue
             seen.setdefault(q, []).append(t)
+            spans.append((end - t, end))
     if not seen:
         raise SystemExit("fleet_backfill.py: %s logs no query" % args.log)
-    total = 0.0
     for q, ts in seen.items():
         ts.sort()
-        med = ts[len(ts) // 2]
-        total += med
-        print("prom_exec_ms %7.1f  %3d times  %s" % (med * 1000, len(ts), q))
-    print("prom_exec_ms_per_refresh %.1f (the %d queries' medians summed: the server's time, not the client's)"
-          % (total * 1000, len(seen)))
+        print("prom_exec_ms %7.1f  %3d times  %s" % (ts[len(ts) // 2] * 1000, len(ts), q))
+    spans.sort()
+    walls, first, prev, last, n = [], spans[0][0], spans[0][0], 0.0, 0
+    for a, b in spans + [(float("inf"), 0)]:
+        if a - prev > 0.3:
+            walls.append((last - first, n))
+            first, last, n = a, 0.0, 0
+        prev, last = a, max(last, b)
+        n += 1
+    walls.sort()
+    print("prom_refresh_wall_ms %.1f median, %.1f max (%d refreshes of %d queries at once; the server's time, not the client's)"
+          % (walls[len(walls) // 2][0] * 1000, walls[-1][0] * 1000, len(walls), walls[len(walls) // 2][1]))
     if args.out:
         with open(args.out, "w") as f:
             f.write("".join(q.replace("\n", " ") + "\n" for q in seen))

@@ -23,18 +23,22 @@
 # written for every host as Prometheus would; 1 host in 200 stopped 2
 # minutes before now and 1 in 200 20 minutes before (up 0 since).
 #   bench/fleet_backfill.sh [-H HOSTS] [-m MINUTES] [-s STEP] [-n REFRESHES]
-#                           [-d SECS] [-a] [-k]
+#                           [-d SECS] [-a] [-k] [-r DIR]
 # -a keeps every family (the per-event counts and errors too: twice the
-# series); -k keeps the data and the TSDB (under /tmp) and says where.
+# series); -k keeps the scrapes and the TSDB (under /tmp) and says where;
+# -r DIR starts at step 2's Prometheus on the TSDB a -k run kept in DIR
+# (within LEAD seconds of that run, while its data still reaches now).
 # Environment: PMCTOP (default ./pmctop), PMCTOP_EVENTS_DIR, SEED (1),
 # LEAD (600). Needs prometheus, promtool, curl and python3 (tmux for the
 # dashboard's frame). Every server it starts is stopped on exit.
 set -eu
 hosts=1000 minutes=30 step=15 refreshes=10 interval=1 families=fleet keep=0
-while getopts H:m:s:n:d:ak opt; do
+reuse=
+while getopts H:m:s:n:d:akr: opt; do
 	case $opt in
 	H) hosts=$OPTARG ;; m) minutes=$OPTARG ;; s) step=$OPTARG ;;
 	n) refreshes=$OPTARG ;; d) interval=$OPTARG ;; a) families=all ;; k) keep=1 ;;
+	r) reuse=$OPTARG keep=1 ;;
 	*) sed -n '/^#   bench/,/^# -a/p' "$0" >&2; exit 2 ;;
 	esac
 done
@@ -47,7 +51,7 @@ for t in prometheus promtool curl python3 "$pmctop"; do
 done
 py="python3 $here/fleet_backfill.py"
 
-tmp=$(mktemp -d /tmp/fleet_backfill.XXXXXX)
+tmp=${reuse:-$(mktemp -d /tmp/fleet_backfill.XXXXXX)}
 pids=() tmux_sock=fleetbench$$
 cleanup() {
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || :; done
@@ -74,6 +78,7 @@ om() { curl -sf -H 'Accept: application/openmetrics-text' "$1"; }
 now() { date +%s.%N; }
 took() { python3 -c "import sys; print('%.1f s' % (float(sys.argv[2]) - float(sys.argv[1])))" "$@"; }
 
+if [ -z "$reuse" ]; then
 # 1. The exporters: a few CPUs each (the series are per socket, so the
 # shape only sets how many sockets a host of that model has).
 t0=$(now)
@@ -118,8 +123,9 @@ echo "data: $(du -h "$tmp/fleet.om" | cut -f1) of OpenMetrics from ${models[*]} 
 t0=$(now)
 promtool tsdb create-blocks-from openmetrics "$tmp/fleet.om" "$tmp/tsdb" >"$tmp/promtool.out" 2>&1 ||
 	{ tail -5 "$tmp/promtool.out" >&2; exit 1; }
-[ "$keep" = 1 ] || rm -f "$tmp/fleet.om"
+rm -f "$tmp/fleet.om"   # 3 to 4 GB at 1,000 hosts; the TSDB holds it all
 echo "backfill: $(grep -c '^[0-9A-Z]\{26\} ' "$tmp/promtool.out") blocks, $(du -sh "$tmp/tsdb" | cut -f1) ($(took "$t0" "$(now)"))"
+fi
 t0=$(now)
 pport=$(free_port)
 # The query log says what each query the client sends cost the server.
