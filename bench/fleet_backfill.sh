@@ -28,7 +28,7 @@
 # series); -k keeps the scrapes and the TSDB (under /tmp) and says where;
 # -r DIR starts at step 2's Prometheus on the TSDB a -k run kept in DIR
 # (within LEAD seconds of that run, while its data still reaches now).
-# Environment: PMCTOP (default ./pmctop), PMCTOP_EVENTS_DIR, SEED (1),
+# Environment: PMCTOP (default ./pmctop), EVENTS_DIR (the tree's), SEED (1),
 # LEAD (600). Needs prometheus, promtool, curl and python3 (tmux for the
 # dashboard's frame). Every server it starts is stopped on exit.
 set -eu
@@ -44,7 +44,8 @@ while getopts H:m:s:n:d:akr: opt; do
 done
 here=$(cd "$(dirname "$0")" && pwd)
 pmctop=${PMCTOP:-./pmctop}
-[ -n "${PMCTOP_EVENTS_DIR:-}" ] || export PMCTOP_EVENTS_DIR="$here/../events"
+# --events-dir, as pmctop ignores PMCTOP_EVENTS_DIR when run as root.
+events=${EVENTS_DIR:-$here/../events}
 seed=${SEED:-1} lead=${LEAD:-600}
 for t in prometheus promtool curl python3 "$pmctop"; do
 	command -v "$t" >/dev/null || { echo "fleet_backfill.sh: $t is missing" >&2; exit 77; }
@@ -89,7 +90,7 @@ for m in "${models[@]}"; do
 	port=$(free_port)
 	extra=()
 	case $m in icx:*) extra=(--perf-events /tmp/perfarch) ;; esac
-	PMCTOP_NO_CACHE=1 timeout 120 "$pmctop" "${extra[@]}" --sim "$m" --daemon -d 0.5 --no-config \
+	PMCTOP_NO_CACHE=1 timeout 120 "$pmctop" --events-dir "$events" "${extra[@]}" --sim "$m" --daemon -d 0.5 --no-config \
 		--listen "127.0.0.1:$port" --export-scope socket 2>"$tmp/${m%%:*}.err" &
 	pids+=($!)
 	ports+=("$port")
@@ -152,7 +153,7 @@ if ! "$pmctop" --help 2>&1 | grep -q -- '--fleet'; then
 	echo "this pmctop has no --fleet: no client figures"
 	exit 0
 fi
-fleet=("$pmctop" --fleet "$prom" --fleet-select '{job="pmctop"}' --no-config)
+fleet=("$pmctop" --events-dir "$events" --fleet "$prom" --fleet-select '{job="pmctop"}' --no-config)
 : >"$tmp/query.log"   # from here on, the client's queries alone
 # Batch: the CPU of N+1 refreshes less that of 1 (start-up, the model and
 # the first refresh cancel out), over N.
@@ -165,8 +166,10 @@ read -r cpuN rssN <"$tmp/ruN"
 python3 - "$cpu1" "$cpuN" "$refreshes" "$rss1" "$rssN" "$rows" <<'EOP'
 import sys
 c1, cn, n, r1, rn, rows = map(float, sys.argv[1:])
-print("refresh_cpu_ms %.1f (target <= 200)  batch, %d rows, %d refreshes" % ((cn - c1) / n * 1000, rows, n))
-print("batch_rss_mb %.1f (target <= 100)" % (max(r1, rn) / 1024))
+def line(name, v, target, what=""):
+    print("%s %.1f (target <= %g) %s %s" % (name, v, target, "met" if v <= target else "NOT MET", what))
+line("refresh_cpu_ms", (cn - c1) / n * 1000, 200, " batch, %d rows, %d refreshes" % (rows, n))
+line("batch_rss_mb", max(r1, rn) / 1024, 100)
 EOP
 
 # The dashboard at 200x60 in tmux: once the hosts are on screen, its CPU
@@ -184,7 +187,7 @@ if command -v tmux >/dev/null; then
 fi
 if [ ! -d "/proc/${dpid:-0}" ]; then
 	why="no tmux"
-	[ -z "${dpid:-}" ] || why=$(head -1 "$tmp/dash.err" 2>/dev/null)
+	command -v tmux >/dev/null && why=$(head -1 "$tmp/dash.err" 2>/dev/null || echo "it did not start")
 	echo "dashboard: not measured: $why"
 else
 	sleep "$interval"
@@ -197,10 +200,12 @@ else
 	python3 - "$c0" "$c1" "$refreshes" "$interval" "$(getconf CLK_TCK)" "$lat_med" "$lat_max" "$frame_cpu" "$hwm" <<'EOP'
 import sys
 c0, c1, n, d, hz, med, mx, fcpu, hwm = map(float, sys.argv[1:])
-print("dash_refresh_cpu_ms %.1f (target <= 200)  dashboard, %d refreshes of %g s" % ((c1 - c0) / hz / n * 1000, n, d))
-print("frame_cpu_ms %.2f (target <= 50)  the drawing thread's CPU per key" % fcpu)
-print("key_to_screen_ms %.1f median, %.1f max (target <= 50)" % (med, mx))
-print("dash_rss_mb %.1f (target <= 100)" % (hwm / 1024))
+def line(name, v, target, what=""):
+    print("%s %.1f (target <= %g) %s %s" % (name, v, target, "met" if v <= target else "NOT MET", what))
+line("dash_refresh_cpu_ms", (c1 - c0) / hz / n * 1000, 200, " dashboard, %d refreshes of %g s" % (n, d))
+line("frame_cpu_ms", fcpu, 50, " the drawing thread's CPU per key (R: re-sort and draw)")
+line("key_to_screen_ms", med, 50, " median; max %.1f (the key, the frame and tmux)" % mx)
+line("dash_rss_mb", hwm / 1024, 100)
 EOP
 	tmux -L "$tmux_sock" kill-server
 fi
