@@ -602,9 +602,10 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 				 o->fleet_select ? "--fleet-select" : o->fleet_config ? "--fleet-config"
 				 : o->fleet_window_s > 0 ? "--fleet-window" : "--fleet-at");
 	if (o->fleet && (o->sim || o->model || o->replay_path || o->record_path || o->listen || o->daemon ||
-			 o->cpu_list || o->nevents || o->npids || o->cgroup || o->show_schedule))
-		return set_cause(cause, "--fleet shows the hosts' own figures; drop --sim, --model, -r, -w, --listen, "
-				 "-C, -e, -p, --cgroup and --show-schedule");
+			 o->cpu_list || o->group || o->nevents || o->npids || o->cgroup || o->show_schedule ||
+			 o->list_events || o->list_metrics || o->list_views))
+		return set_cause(cause, "--fleet shows the columns of events/fleet/columns.txt; drop --sim, --model, -r, "
+				 "-w, --listen, -C, -g, -e, -p, --cgroup, --show-schedule and the listings");
 	if (o->replay_path && o->show_schedule)
 		return set_cause(cause, "-r: a recording's schedule is in each interval; drop --show-schedule");
 	return 0;

@@ -135,6 +135,8 @@ struct fleet;
 struct fleet *fleet_new(const struct fleet_opts *o, char **cause);
 void fleet_free(struct fleet *f);
 const struct model *fleet_get_model(const struct fleet *f);
+/* The hosts known so far (direct mode: every target). */
+int fleet_host_count(const struct fleet *f);
 /* Prometheus (true) or direct scrapes. */
 bool fleet_is_prometheus(const struct fleet *f);
 /* One refresh: the queries or scrapes, then a snapshot of one row per

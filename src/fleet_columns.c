@@ -302,7 +302,7 @@ struct model *fleet_model_new(const struct fleet_columns *fc)
 		md->label = xstrdup(c->label);
 		md->unit = xstrdup(c->unit);
 		md->desc = xstrdup(c->desc);
-		md->scope = SCOPE_SYSTEM;
+		md->scope = SCOPE_THREAD;   /* a host is a row of the narrowest scope */
 		md->ngroups = 1;
 		md->groups = xcalloc(1, sizeof(char *));
 		md->groups[0] = xstrdup("fleet");

@@ -118,6 +118,7 @@ static int run_live(struct run *r, struct source *src)
 		.settings_warnings = r->settings_warnings,
 		.views_path = r->views_path,
 		.view_given = r->opt.group != NULL,
+		.fleet = r->opt.fleet != NULL,
 		.colors_given = r->opt.no_color || (nc && *nc),
 	};
 	if (r->rp) {
@@ -224,6 +225,20 @@ static int run_fleet(struct run *r)
 	for (int i = 0; i < m->nmetrics; i++) {
 		r->metrics[i] = i;
 		r->fmts[i] = m->views[0].cols[i].fmt;
+	}
+	if (!r->opt.batch) {
+		/* The dashboard's rows are the CPUs of a topology: one a host,
+		 * with room for hosts that Prometheus finds later. */
+		int n = fleet_host_count(f);
+		if (n == 0 && fleet_is_prometheus(f)) {
+			char *news = NULL;
+			snapshot_free(fleet_refresh(f, &news, &cause));
+			free(news);
+			free(cause);
+			cause = NULL;
+			n = fleet_host_count(f);
+		}
+		r->topo = topo_synthetic(1, 1, n + 64, 1);
 	}
 	struct source *src = source_fleet_new(f, r->opt.interval_s, say, &stop_requested);
 	int rc;

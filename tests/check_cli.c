@@ -161,6 +161,16 @@ static const struct {
 	{ { "--web.config.file", "web.yml" }, "--web-config configures the exporter; add --listen" },
 	{ { "--web.telemetry-path", "/x", "--listen", "9465" }, "pmctop serves its metrics at /metrics only, not '/x'" },
 	{ { "--web.telemetry-path", "", "--listen", "9465" }, "at /metrics only" },
+	{ { "--fleet", "" }, "--fleet expects a Prometheus URL, HOST:PORT,... or @FILE" },
+	{ { "--fleet-select", "{job=\"x\"}" }, "--fleet-select reads a fleet; add --fleet" },
+	{ { "--fleet-config", "c.yml" }, "--fleet-config reads a fleet; add --fleet" },
+	{ { "--fleet-at", "1700000000" }, "--fleet-at reads a fleet; add --fleet" },
+	{ { "--fleet", "h:1", "--fleet-window", "0" }, "--fleet-window expects seconds from 0.001 to 604800, not '0'" },
+	{ { "--fleet", "h:1", "--fleet-window", "-3" }, "--fleet-window expects seconds" },
+	{ { "--fleet", "h:1", "--fleet-at", "soon" }, "--fleet-at expects seconds since the epoch, not 'soon'" },
+	{ { "--fleet", "h:1", "--sim", "zen5" }, "--fleet shows the columns of events/fleet/columns.txt; drop --sim" },
+	{ { "--fleet", "h:1", "-g", "topdown" }, "drop --sim, --model, -r, -w, --listen, -C, -g" },
+	{ { "--fleet", "h:1", "--listen", "9465" }, "--fleet shows the columns" },
 };
 
 /* node_exporter's flag names: --web.listen-address (':PORT' is every

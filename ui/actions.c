@@ -73,8 +73,9 @@ static void do_filter(struct ui *u)
 	char *cause = NULL;
 	free(u->task_match);
 	u->task_match = NULL;
-	if (ui_tasks_view(u) && *text && format_parse_filter(text, u->topo, f, NULL) < 0) {
-		/* Not CPUs: a name (or pid, or cgroup) to look for. */
+	if ((ui_tasks_view(u) || u->cfg->fleet) && *text &&
+	    (u->cfg->fleet || format_parse_filter(text, u->topo, f, NULL) < 0)) {
+		/* Not CPUs: a name (or pid, or cgroup; a fleet's host) to look for. */
 		format_parse_filter("", u->topo, f, NULL);
 		u->task_match = text_sanitize(text);
 	} else if (format_parse_filter(text, u->topo, f, &cause) < 0) {

@@ -105,6 +105,31 @@ static const char *cell_name(CELL_ARGS)
 	return buf;
 }
 
+/* A fleet's host (--fleet): its name, and what it says (why '-'). */
+const struct snap_host *ui_row_host(const struct ui *u, const struct ui_row *row)
+{
+	const struct snapshot *s = u->snap;
+	return s && s->hosts && !row->task && row->cpu >= 0 && row->cpu < s->nhosts ? &s->hosts[row->cpu] : NULL;
+}
+
+const char *ui_host_state(const struct snap_host *h)
+{
+	return !h ? "-" : h->status ? h->status : h->simulated ? "SIMULATED" : "ok";
+}
+
+static const char *cell_host(CELL_ARGS)
+{
+	(void)level, (void)cov_out;
+	const struct snap_host *h = ui_row_host(u, row);
+	if (c->kind == COL_HOST)
+		snprintf(buf, (size_t)len, "%s", h ? h->name : "-");
+	else if (h && *h->model)
+		snprintf(buf, (size_t)len, "%s %s", h->model, ui_host_state(h));
+	else
+		snprintf(buf, (size_t)len, "%s", ui_host_state(h));
+	return buf;
+}
+
 static const char *cell_here(CELL_ARGS)
 {
 	(void)c, (void)level, (void)cov_out;
@@ -226,6 +251,8 @@ static const struct col_kind_info col_kinds[] = {
 	[COL_CGROUP] = { .left = true, .by_name = true, .search = '~', .cell = cell_name, .key = key_none },
 	[COL_WHERE] = { .descending = true, .left = true, .cell = cell_where, .key = key_where },
 	[COL_HERE] = { .descending = true, .cell = cell_here, .key = key_here },
+	[COL_HOST] = { .left = true, .by_name = true, .search = '~', .cell = cell_host, .key = key_none },
+	[COL_STATUS] = { .left = true, .by_name = true, .search = '~', .cell = cell_host, .key = key_none },
 };
 
 const struct col_kind_info *ui_col_info(enum col_kind k)

@@ -156,6 +156,16 @@ void ui_build_columns(struct ui *u)
 		add_col(u, COL_WHERE, 0, NULL, "CPUS", 20, true);
 		goto done;
 	}
+	if (u->cfg->fleet) {
+		/* A fleet: each host, its figures, then its model and what it
+		 * says (long, so it scrolls). */
+		add_col(u, COL_HOST, 0, NULL, "HOST", 22, false);
+		const struct view_def *fv = ui_cur_view(u);
+		for (int i = 0; fv && i < fv->ncols; i++)
+			add_metric_col(u, fv->cols[i].metric, &fv->cols[i], true);
+		add_col(u, COL_STATUS, 0, NULL, "MODEL STATUS", 40, true);
+		goto done;
+	}
 	/* Identity columns: what the rows are (nav.rows). */
 	static const int cpus_w[ROWS_KINDS] = { 5, 9, 13, 13 };
 	int rk = u->nav.rows;

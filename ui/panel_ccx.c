@@ -65,7 +65,8 @@ static void ccx_want(struct panel *p, const struct ui *u, struct layout_in *in)
 	}
 	in->nccx = nccx;
 	in->ccx_cells = cells;
-	in->show_ccx = u->nav.show_ccx;
+	/* A fleet's hosts are not CPUs sharing an L3. */
+	in->show_ccx = u->nav.show_ccx && !u->cfg->fleet;
 }
 
 /* The metric the core strips show: the sparklines' (panel_spark.c), the

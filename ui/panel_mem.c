@@ -42,9 +42,9 @@ static void mem_needs(const struct panel *p, const struct ui *u, int *ms, int *n
 /* Shown where the model has memory (UMC) metrics. */
 static void mem_want(struct panel *p, const struct ui *u, struct layout_in *in)
 {
-	(void)u;
 	const struct mem_state *st = p->st;
-	in->show_mem = st->rd >= 0 || st->wr >= 0 || st->bus >= 0 || st->tot >= 0;
+	/* A fleet's memory figure is each host's own column. */
+	in->show_mem = !u->cfg->fleet && (st->rd >= 0 || st->wr >= 0 || st->bus >= 0 || st->tot >= 0);
 }
 
 /* The unit printed after a value, e.g. "GB/s"; empty for plain figures. */

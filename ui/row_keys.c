@@ -26,12 +26,24 @@ void ui_sort_keys(struct ui *u)
 					? ui_cgroup_leaf(row->task->cgroup) : row->task->comm;
 			row->key_text = t ? t : "";
 		}
+		const struct snap_host *h = ui_row_host(u, row);
+		if (h && (c->kind == COL_HOST || c->kind == COL_STATUS))
+			row->key_text = c->kind == COL_HOST ? h->name : ui_host_state(h);
 		row->key = ui_col_info(c->kind)->key(u, c, row);
 	}
 }
 
 /* Whether a tasks view shows task t: it ran on a CPU the filter keeps,
  * and its pid, name or cgroup holds the filter's text. */
+bool ui_host_shown(const struct ui *u, const struct ui_row *row)
+{
+	const struct snap_host *h = ui_row_host(u, row);
+	if (!h)
+		return false;
+	const char *m = u->task_match;
+	return !m || strstr(h->name, m) || strstr(h->model, m) || strstr(ui_host_state(h), m);
+}
+
 bool ui_task_shown(const struct ui *u, const struct snap_task *t)
 {
 	bool where = false;

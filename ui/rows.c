@@ -76,6 +76,10 @@ void ui_build_rows(struct ui *u)
 			r->ccx = c->ccx;
 			r->socket = c->socket;
 			r->r = u->snap ? snapshot_cpu(u->snap, c->cpu) : NULL;
+			/* A fleet's host (a CPU of its topology) that the filter
+			 * keeps; the topology has room for hosts yet to come. */
+			if (u->cfg->fleet && !ui_host_shown(u, r))
+				u->nrows--;
 		}
 	} else {
 		/* A core, CCX or socket is a row when any of its CPUs is shown;

@@ -38,6 +38,11 @@ struct ui_config {
 	const char *settings_warnings;
 	const char *views_path;      /* the user's views file (evdef_user.h), or NULL: not written */
 	bool view_given, colors_given;
+	/* --fleet: the rows are a fleet's hosts (snapshot.h, hosts), a CPU
+	 * of topo each; the table shows HOST and STATUS around the view's
+	 * columns, and the filter (\\) keeps the hosts whose name, model or
+	 * status holds its text. */
+	bool fleet;
 };
 
 /* Runs the dashboard until the user quits. Starts and stops the

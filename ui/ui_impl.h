@@ -32,7 +32,7 @@ struct frame {
 enum col_kind { COL_CPU, COL_CORE, COL_CCX, COL_SOCKET, COL_METRIC, COL_EVENT, COL_BAR,
 		/* A tasks view's rows: pid (or processes of a cgroup), name, cgroup, CPUs it ran on,
 		 * and with a CPU filter its CPU% on those CPUs alone. */
-		COL_PID, COL_COMM, COL_CGROUP, COL_WHERE, COL_HERE };
+		COL_PID, COL_COMM, COL_CGROUP, COL_WHERE, COL_HERE, COL_HOST, COL_STATUS };
 
 struct ui;
 struct ui_col;
@@ -47,6 +47,11 @@ struct ui_row;
 
 /* What each kind of column is, in one place (col_kinds in cells.c):
  * the table, its headings and the sort read it from there. */
+/* cells.c: a fleet's host of a row (NULL: none), and what its STATUS
+ * says ("SIMULATED", "ok" or why its figures are '-'). */
+const struct snap_host *ui_row_host(const struct ui *u, const struct ui_row *row);
+const char *ui_host_state(const struct snap_host *h);
+
 struct col_kind_info {
 	bool descending;             /* sorts busiest first (values); R reverses */
 	bool left;                   /* text, aligned left (names, CPU lists) */
@@ -225,6 +230,10 @@ void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len);
 void ui_build_rows(struct ui *u);
 /* row_keys.c: each row's key for the sort column (and the direction), before a sort. */
 void ui_sort_keys(struct ui *u);
+/* row_keys.c: a fleet's row (--fleet) the filter keeps: its host holds the
+ * text in its name, model or status; a row of no host (room for more) is
+ * never shown. */
+bool ui_host_shown(const struct ui *u, const struct ui_row *row);
 /* row_keys.c: whether a tasks view shows process (or cgroup) t: the filter keeps it. */
 bool ui_task_shown(const struct ui *u, const struct snap_task *t);
 /* The snapshot scope of the table's rows (nav.rows). */

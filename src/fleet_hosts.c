@@ -1,0 +1,79 @@
+/* fleet_hosts.c: the leaf beneath the fleet's files (fleet.c, fleet_prom.c,
+ * fleet_direct.c, which call down into it, never into each other): a
+ * fleet's hosts by name, their reasons and figures, and the small helpers
+ * both modes share. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fleet_impl.h"
+#include "name_index.h"
+#include "util.h"
+
+struct host *host_add(struct fleet *f, const char *name)
+{
+	f->hosts = xrealloc(f->hosts, sizeof(*f->hosts) * (size_t)(f->nhosts + 1));
+	struct host *h = &f->hosts[f->nhosts++];
+	memset(h, 0, sizeof(*h));
+	h->name = xstrdup(name);
+	/* The index keeps the name's pointer: the host's own copy. */
+	if (!f->by_name)
+		f->by_name = name_index_new();
+	name_index_add(f->by_name, h->name, f->nhosts - 1);
+	h->model = xstrdup("");
+	int n = f->cols->n;
+	h->v = xmalloc(sizeof(double) * (size_t)n);
+	h->rse = xmalloc(sizeof(double) * (size_t)n);
+	h->cov = xmalloc(sizeof(double) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		h->v[i] = h->rse[i] = h->cov[i] = NAN;
+	h->age_s = h->k0 = h->k1 = NAN;
+	return h;
+}
+
+struct host *host_find(struct fleet *f, const char *name)
+{
+	int i = f->by_name ? name_index_find(f->by_name, name) : -1;
+	return i >= 0 ? &f->hosts[i] : NULL;
+}
+
+void host_status(struct host *h, const char *why)
+{
+	free(h->status);
+	h->status = why ? xstrdup(why) : NULL;
+}
+
+void host_clear_figs(struct fleet *f, struct host *h)
+{
+	for (int i = 0; i < f->cols->n; i++)
+		h->v[i] = h->rse[i] = h->cov[i] = NAN;
+	h->have_figs = false;
+}
+void news_add(char **news, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	text_add_line(news, line);
+	free(line);
+}
+
+double fleet_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+bool sample_is(const struct fleet_sample *x, const char *key, const char *want)
+{
+	char *v = fleet_label(x->labels, key);
+	bool same = v && !strcmp(v, want);
+	free(v);
+	return same;
+}
+

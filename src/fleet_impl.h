@@ -1,0 +1,67 @@
+/* fleet_impl.h: what the fleet's files share (fleet.c, fleet_prom.c,
+ * fleet_direct.c and their leaf fleet_hosts.c; private to them): a
+ * fleet's state, its hosts, and the helpers both modes use. */
+#ifndef PMCTOP_FLEET_IMPL_H
+#define PMCTOP_FLEET_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "fleet.h"
+
+/* What a host without hardware series (a VM without a PMU) says. */
+#define NO_HW "no hardware series: its pmctop counts no PMU events"
+
+/* A host whose last interval is older than this many rate windows (and
+ * 30 s at least) is stale: its figures would describe another time. */
+#define FLEET_STALE_WINDOWS 2.0
+#define FLEET_STALE_MIN_S 30.0
+
+struct host {
+	char *name;               /* Prometheus's instance, or HOST:PORT */
+	char *url;                /* direct: its /metrics */
+	struct fleet_samples prev, cur;   /* direct: the two scrapes the figures come from */
+	bool have_prev, have_cur;
+	char *model;
+	bool simulated;
+	double *v, *rse, *cov;    /* [ncols]: the last good figures */
+	bool have_figs;
+	char *status;             /* why '-' or stale, or NULL */
+	bool stale;
+	bool failing;             /* direct: its last scrape failed (said once) */
+	double age_s, k0, k1;
+};
+
+struct fleet {
+	struct fleet_columns *cols;
+	struct model *model;
+	struct fleet_client_config *cfg;
+	bool prom;
+	char *base;               /* Prometheus: the URL without a trailing '/' */
+	char *sel;                /* the selector inside its braces */
+	double window_s, at, interval_s;
+	int nhosts;
+	struct host *hosts;
+	struct name_index *by_name;   /* host name -> index: 1,000 hosts x 20 answers */
+	uint64_t seq;
+	bool failing;             /* Prometheus: the last refresh failed (said once) */
+};
+
+/* fleet_hosts.c: the hosts, found by name or added (with NaN figures); a
+ * host's reason (NULL: none); its figures made NaN. */
+struct host *host_add(struct fleet *f, const char *name);
+struct host *host_find(struct fleet *f, const char *name);
+void host_status(struct host *h, const char *why);
+void host_clear_figs(struct fleet *f, struct host *h);
+/* A line for *news (what the source says). */
+void news_add(char **news, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The wall clock, in seconds since the epoch. */
+double fleet_now(void);
+/* Whether sample x has label key with value want. */
+bool sample_is(const struct fleet_sample *x, const char *key, const char *want);
+
+/* fleet_prom.c, fleet_direct.c: one refresh of each mode, into the hosts;
+ * -1 with *cause when the server (Prometheus) did not answer at all. */
+int fleet_prom_refresh(struct fleet *f, char **news, char **cause);
+int fleet_direct_refresh(struct fleet *f, char **news);
+
+#endif

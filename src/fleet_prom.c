@@ -1,0 +1,240 @@
+/* fleet_prom.c: a refresh from Prometheus's HTTP API (fleet.h): a fixed
+ * set of instant queries, every one for all hosts at once (sum by
+ * instance), whatever the number of hosts: the targets' up, pmctop_info,
+ * the error and coverage gauges, which hosts have hardware series, the
+ * age of each one's last interval, then one query per column. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet_impl.h"
+#include "util.h"
+
+/* Percent-encodes a query for a URL. */
+static char *url_escape(const char *s)
+{
+	char *out = xmalloc(strlen(s) * 3 + 1), *p = out;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-_.~", c)) {
+			*p++ = (char)c;
+		} else {
+			sprintf(p, "%%%02X", c);
+			p += 3;
+		}
+	}
+	*p = 0;
+	return out;
+}
+
+/* What an HTTP answer that is not a good one says, in one line. */
+static char *reply_problem(const struct fleet_reply *r, struct fleet_samples *out)
+{
+	if (!r->status)
+		return xstrdup(r->err ? r->err : "no answer");
+	char *cause = NULL;
+	if (r->status == 401 || r->status == 403) {
+		return xasprintf("HTTP %ld %s: %s", r->status, r->status == 401 ? "Unauthorized" : "Forbidden",
+				 "check basic_auth in --fleet-config");
+	}
+	/* Prometheus's errors (400, 422, 503 for a timeout) are JSON. */
+	if (fleet_parse_vector(r->body ? r->body : "", r->len, out, &cause) == 0 && r->status == 200)
+		return NULL;
+	char *msg = r->status == 200 ? xstrdup(cause ? cause : "a bad answer")
+				     : xasprintf("HTTP %ld%s%s", r->status, cause && strstr(cause, "says") ? ": " : "",
+						 cause && strstr(cause, "says") ? cause : "");
+	free(cause);
+	return msg;
+}
+
+/* The queries of a Prometheus refresh, before the columns'. */
+enum { Q_UP, Q_INFO, Q_RSE, Q_COV, Q_HW, Q_AGE, Q_COLS };
+
+/* One refresh's queries and their answers. */
+struct round {
+	int nq;
+	char **q;
+	struct fleet_samples *res;
+};
+
+static void round_done(struct round *r)
+{
+	for (int i = 0; i < r->nq; i++) {
+		free(r->q[i]);
+		fleet_samples_done(&r->res[i]);
+	}
+	free(r->q);
+	free(r->res);
+}
+
+/* Asks every query at once; the answers' problems, one line per reason
+ * (the columns that failed for it named), go to *news. -1 with *cause
+ * when up{} itself failed: the server, not a query, is at fault. */
+static int ask(struct fleet *f, struct round *rd, char **news, char **cause)
+{
+	int nq = rd->nq = Q_COLS + f->cols->n;
+	char **q = rd->q = xcalloc((size_t)nq, sizeof(char *));
+	rd->res = xcalloc((size_t)nq, sizeof(*rd->res));
+	q[Q_UP] = xasprintf("up{%s}", f->sel);
+	q[Q_INFO] = xasprintf("pmctop_info{%s}", f->sel);
+	q[Q_RSE] = xasprintf("max by (instance, metric) (pmctop_relative_error_ratio{%s})", f->sel);
+	q[Q_COV] = xasprintf("min by (instance, metric) (pmctop_coverage_ratio{%s})", f->sel);
+	q[Q_HW] = xasprintf("count by (instance) (pmctop_cycles_total{%s})", f->sel);
+	q[Q_AGE] = xasprintf("time() - max by (instance) (pmctop_last_interval_timestamp_seconds{%s})", f->sel);
+	for (int i = 0; i < f->cols->n; i++)
+		q[Q_COLS + i] = fleet_col_promql(&f->cols->cols[i], f->sel, f->window_s);
+	char **urls = xcalloc((size_t)nq, sizeof(char *));
+	char at[64] = "";
+	if (isfinite(f->at))
+		snprintf(at, sizeof(at), "&time=%.3f", f->at);
+	for (int i = 0; i < nq; i++) {
+		char *e = url_escape(q[i]);
+		urls[i] = xasprintf("%s/api/v1/query?query=%s%s", f->base, e, at);
+		free(e);
+	}
+	struct fleet_reply *r = xcalloc((size_t)nq, sizeof(*r));
+	fleet_http_get(f->cfg, nq, urls, r);
+	char **whys = xcalloc((size_t)nq, sizeof(char *));
+	for (int i = 0; i < nq; i++) {
+		whys[i] = reply_problem(&r[i], &rd->res[i]);
+		free(urls[i]);
+		fleet_reply_done(&r[i]);
+	}
+	free(urls);
+	free(r);
+	int rc = 0;
+	if (whys[Q_UP]) {
+		/* The server failed: one line, not one per query. */
+		rc = set_cause(cause, "%s: %s", f->base, whys[Q_UP]);
+	} else {
+		for (int i = 0; i < nq; i++) {
+			if (!whys[i])
+				continue;
+			char *names = NULL;
+			for (int j = i; j < nq; j++) {
+				if (!whys[j] || strcmp(whys[j], whys[i]))
+					continue;
+				xappendf(&names, "%s%s", names ? ", " : "",
+					 j >= Q_COLS ? f->cols->cols[j - Q_COLS].name : q[j]);
+				if (j > i) {
+					free(whys[j]);
+					whys[j] = NULL;
+				}
+			}
+			news_add(news, "%s: %s", names, whys[i]);
+			free(names);
+		}
+	}
+	for (int i = 0; i < nq; i++)
+		free(whys[i]);
+	free(whys);
+	return rc;
+}
+
+/* The hosts: every instance Prometheus has a target for (one that left
+ * its targets keeps a row that says so), what each is, whether it has
+ * hardware series (hw[], per host), how old its last interval is, and
+ * the reason for its '-' where it has one. */
+static void hosts(struct fleet *f, const struct round *rd, bool **hw)
+{
+	for (int i = 0; i < f->nhosts; i++)
+		host_status(&f->hosts[i], "gone: no longer among Prometheus's targets");
+	const struct fleet_samples *up = &rd->res[Q_UP];
+	for (int k = 0; k < up->n; k++) {
+		struct host *h = host_find(f, up->v[k].instance);
+		if (!h)
+			h = host_add(f, up->v[k].instance);
+		host_status(h, up->v[k].value == 1 ? NULL : "down: Prometheus's last scrape of it failed");
+		h->stale = false;
+	}
+	*hw = xcalloc((size_t)f->nhosts + 1, sizeof(bool));
+	for (int i = 0; i < f->nhosts; i++) {
+		host_clear_figs(f, &f->hosts[i]);
+		f->hosts[i].age_s = NAN;
+	}
+	const struct fleet_samples *info = &rd->res[Q_INFO];
+	for (int k = 0; k < info->n; k++) {
+		struct host *h = host_find(f, info->v[k].instance);
+		if (!h)
+			continue;
+		char *m = fleet_label(info->v[k].labels, "model");
+		free(h->model);
+		h->model = m ? m : xstrdup("");
+		h->simulated = sample_is(&info->v[k], "simulated", "true");
+	}
+	for (int k = 0; k < rd->res[Q_HW].n; k++) {
+		struct host *h = host_find(f, rd->res[Q_HW].v[k].instance);
+		if (h)
+			(*hw)[h - f->hosts] = true;
+	}
+	for (int k = 0; k < rd->res[Q_AGE].n; k++) {
+		struct host *h = host_find(f, rd->res[Q_AGE].v[k].instance);
+		if (h)
+			h->age_s = rd->res[Q_AGE].v[k].value;
+	}
+	double stale_after = fmax(FLEET_STALE_MIN_S, FLEET_STALE_WINDOWS * f->window_s);
+	for (int i = 0; i < f->nhosts; i++) {
+		struct host *h = &f->hosts[i];
+		if (!h->status && h->age_s > stale_after) {
+			char *s = xasprintf("stale: its last interval ended %.0f s ago", h->age_s);
+			host_status(h, s);
+			free(s);
+		} else if (!h->status && !isfinite(h->age_s)) {
+			host_status(h, "no interval yet: pmctop_last_interval_timestamp_seconds is missing");
+		}
+	}
+}
+
+/* Column c's figures, and the error and coverage its err= metric gives
+ * them (the highest error and lowest coverage of the host's rows: max
+ * and min by instance in the queries). */
+static void column(struct fleet *f, const struct round *rd, int c, const bool *hw)
+{
+	const struct fleet_col *col = &f->cols->cols[c];
+	const struct fleet_samples *cs = &rd->res[Q_COLS + c];
+	for (int k = 0; k < cs->n; k++) {
+		struct host *h = host_find(f, cs->v[k].instance);
+		if (!h || h->status || (col->hardware && !hw[h - f->hosts]))
+			continue;
+		double v = col->scale * cs->v[k].value;
+		h->v[c] = isfinite(v) ? v : NAN;
+		/* Not known until the exporter's gauge says. */
+		h->rse[c] = col->err ? NAN : 0;
+		h->cov[c] = 1;
+		h->have_figs = true;
+	}
+	if (!col->err)
+		return;
+	for (int k = 0; k < rd->res[Q_RSE].n; k++) {
+		const struct fleet_sample *x = &rd->res[Q_RSE].v[k];
+		struct host *h = sample_is(x, "metric", col->err) ? host_find(f, x->instance) : NULL;
+		if (h && !isnan(h->v[c]))
+			h->rse[c] = x->value;
+	}
+	for (int k = 0; k < rd->res[Q_COV].n; k++) {
+		const struct fleet_sample *x = &rd->res[Q_COV].v[k];
+		struct host *h = sample_is(x, "metric", col->err) ? host_find(f, x->instance) : NULL;
+		if (h && !isnan(h->v[c]))
+			h->cov[c] = x->value;
+	}
+}
+
+int fleet_prom_refresh(struct fleet *f, char **news, char **cause)
+{
+	struct round rd = { 0 };
+	int rc = ask(f, &rd, news, cause);
+	if (rc == 0) {
+		bool *hw = NULL;
+		hosts(f, &rd, &hw);
+		for (int c = 0; c < f->cols->n; c++)
+			column(f, &rd, c, hw);
+		for (int i = 0; i < f->nhosts; i++)
+			if (!f->hosts[i].status && !hw[i])
+				host_status(&f->hosts[i], NO_HW);
+		free(hw);
+	}
+	round_done(&rd);
+	return rc;
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# e2e_fleet_tui.sh: the dashboard of a fleet (pmctop --fleet HOST:PORT,...),
+# read off the screen as tmux shows it: three simulated exporters (Zen 5,
+# Sapphire Rapids, the generic model) are three host rows with their
+# figures and SIMULATED; > sorts them (by IPC, the generic host last), \
+# filters them by name (spr keeps one), q quits cleanly. Skips (77) without
+# tmux or python3, or without libcurl in pmctop.
+set -u
+top_srcdir=${top_srcdir:-.}
+E2E_NAME=fleettui
+E2E_NEEDS_SIM=1
+. "$top_srcdir/tests/e2e_tmux.sh"
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+"$PMCTOP" --fleet 127.0.0.1:1 -b -n 1 2>&1 | grep -q 'built without it' && { echo "SKIP: pmctop without libcurl"; exit 77; }
+events=$(cd "$top_srcdir/events" && pwd)
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+exporters=
+list=
+for model in zen5 spr generic; do
+	port=$(free_port)
+	timeout 60 "$PMCTOP" --events-dir "$events" --sim "$model" --daemon -d 0.3 --listen "127.0.0.1:$port" \
+		2>/dev/null &
+	exporters="$exporters $!"
+	eval "port_$model=$port"
+	list="$list${list:+,}127.0.0.1:$port"
+done
+trap 'kill $exporters 2>/dev/null; cleanup' EXIT INT TERM
+sleep 0.8
+
+start 170 24 "--no-config --events-dir $events --fleet $list -d 0.5"
+expect 'FLEET 3 hosts' "the header names the fleet"
+expect "127.0.0.1:$port_generic .*[0-9]" "the generic host's figures"
+for p in $port_zen5 $port_spr $port_generic; do
+	screen | grep -q "^127.0.0.1:$p " || { fail "no row of host 127.0.0.1:$p"; screen | sed 's/^/  | /'; }
+done
+screen | grep -q 'HOST *▲' || fail "the rows are not sorted by HOST at first"
+# The hosts' order on screen, by port.
+order() { screen | sed -n 's/^127\.0\.0\.1:\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
+# > three times: CPUs, util%, then IPC, highest first.
+keys '>'
+keys '>'
+keys '>'
+expect 'IPC▼' "> moved the sort to IPC"
+sleep 0.6
+o=$(order)
+case "$o" in
+*"$port_generic ") ;;
+*) fail "sorted by IPC, the generic host (the lowest IPC) is not last: $o"; screen | sed 's/^/  | /' ;;
+esac
+screen | grep -q "127.0.0.1:$port_spr .*" || fail "no spr row before the filter"
+keys '\'
+$TMUX_CMD send-keys -t "$S" -l 'spr'
+keys Enter
+expect 'filter spr' "the filter is shown"
+sleep 0.6
+o=$(order)
+[ "$o" = "$port_spr " ] || { fail "the filter spr kept: $o"; screen | sed 's/^/  | /'; }
+quit_ok "fleet dashboard"
+[ $fails = 0 ]
