@@ -104,7 +104,16 @@ def load_model(spec, families):
             series.append((n, l, v, rate))
         if series or fam["type"] == "counter":
             tmpl.append((fam["name"], fam["type"], fam["meta"], series))
-    return model_name, tmpl
+    # The share of the CPUs busy in the scrapes: a host's load may scale it
+    # up to 98 % at most (utilisation over 100 % would be nonsense).
+    busy = sum(r for _, t, _, ser in tmpl for n, _, _, r in ser if n == "pmctop_busy_seconds_total" and r)
+    cpus = sum(v for _, t, _, ser in tmpl for n, _, v, _ in ser if n == "pmctop_online_cpus")
+    if not cpus:   # an exporter without pmctop_online_cpus: its util gauges
+        u = [v for _, t, _, ser in tmpl for n, _, v, _ in ser if n == "pmctop_metric_util_ratio"]
+        share = sum(u) / len(u) if u else 0.5
+    else:
+        share = busy / cpus
+    return model_name, tmpl, 0.98 / max(share, 0.01)
 
 
 def synth(args):
@@ -117,13 +126,14 @@ def synth(args):
     zones = ["zone-%s" % z for z in "abcd"]
     nz = 4
     hosts = []
-    # Per host: a model, a place, a mean load and its daily-ish swing,
+    # Per host: a model, a place, a mean load and its swing (10 to 60 min),
     # NOISE independent noise series (each series draws one, so that ratios
     # of two counters wander too), where its data stops, and how long
     # pmctop has run there (the counters' start values).
     NOISE = 4
     for h in range(args.hosts):
         mi = rng.randrange(len(models))
+        cap = models[mi][2]
         zone = zones[h % nz]
         rack = "rack-%02d" % (h // nz % 25)
         inst = "host%04d.%s:9465" % (h, zone)
@@ -131,7 +141,7 @@ def synth(args):
         swing = rng.uniform(0.0, 0.4)
         phase = rng.uniform(0, 2 * math.pi)
         period = rng.uniform(600, 3600)
-        load = [max(0.02, base * (1 + swing * math.sin(phase + 2 * math.pi * k * step / period)))
+        load = [min(cap, max(0.02, base * (1 + swing * math.sin(phase + 2 * math.pi * k * step / period))))
                 for k in range(npts)]
         noise = [[max(0.0, 1 + 0.08 * rng.gauss(0, 1)) for _ in range(npts)] for _ in range(NOISE)]
         # 1 host in 200 stopped 20 minutes before now, 1 in 200 two
@@ -144,12 +154,12 @@ def synth(args):
     # Families in the order of their first appearance in any model, each
     # with the help of the first model that has it.
     order, meta = [], {}
-    for _, tmpl in models:
+    for _, tmpl, _ in models:
         for name, typ, m, _ in tmpl:
             if name not in meta:
                 order.append(name)
                 meta[name] = m
-    by_model = [{name: (typ, series) for name, typ, _, series in tmpl} for _, tmpl in models]
+    by_model = [{name: (typ, series) for name, typ, _, series in tmpl} for _, tmpl, _ in models]
     nsamples = nseries = 0
     with open(args.out, "w") as out:
         w = out.write
@@ -178,9 +188,15 @@ def synth(args):
                         # A counter: its value after `uptime` seconds at the
                         # scrape's rate, then per step the rate scaled by the
                         # host's load and noise (>= 0: monotonic).
-                        f = hr.uniform(0.7, 1.3)
+                        # +-10 % per series: hosts' IPC and clock differ, within reason.
+                        f = hr.uniform(0.9, 1.1)
                         if sname in CLOCK_COUNTERS:
                             incs = [rate * step] * n
+                        elif sname == "pmctop_busy_seconds_total":
+                            # No noise or factor: the load alone, so that
+                            # the CPUs stay under 100 % busy.
+                            f = 1.0
+                            incs = [rate * step * load[k] for k in range(n)]
                         else:
                             incs = [rate * f * step * load[k] * nz_[k] for k in range(n)]
                         acc = rate * f * uptime

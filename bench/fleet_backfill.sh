@@ -77,6 +77,8 @@ wait_http() {
 }
 om() { curl -sf -H 'Accept: application/openmetrics-text' "$1"; }
 now() { date +%s.%N; }
+# cpu_s PID: seconds its threads have run (schedstat: nanoseconds).
+cpu_s() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%.6f\n", s / 1e9 }'; }
 took() { python3 -c "import sys; print('%.1f s' % (float(sys.argv[2]) - float(sys.argv[1])))" "$@"; }
 
 if [ -z "$reuse" ]; then
@@ -191,18 +193,18 @@ if [ ! -d "/proc/${dpid:-0}" ]; then
 	echo "dashboard: not measured: $why"
 else
 	sleep "$interval"
-	c0=$(awk '{print $14 + $15}' "/proc/$dpid/stat")
+	c0=$(cpu_s "$dpid")
 	sleep "$(python3 -c "print($refreshes * $interval)")"
-	c1=$(awk '{print $14 + $15}' "/proc/$dpid/stat")
+	c1=$(cpu_s "$dpid")
 	tmux -L "$tmux_sock" send-keys -t s Space
 	sleep 0.5
 	read -r lat_med lat_max frame_cpu hwm < <($py frames --sock "$tmux_sock" --target s --pid "$dpid" -n 40 R)
-	python3 - "$c0" "$c1" "$refreshes" "$interval" "$(getconf CLK_TCK)" "$lat_med" "$lat_max" "$frame_cpu" "$hwm" <<'EOP'
+	python3 - "$c0" "$c1" "$refreshes" "$interval" "$lat_med" "$lat_max" "$frame_cpu" "$hwm" <<'EOP'
 import sys
-c0, c1, n, d, hz, med, mx, fcpu, hwm = map(float, sys.argv[1:])
+c0, c1, n, d, med, mx, fcpu, hwm = map(float, sys.argv[1:])
 def line(name, v, target, what=""):
     print("%s %.1f (target <= %g) %s %s" % (name, v, target, "met" if v <= target else "NOT MET", what))
-line("dash_refresh_cpu_ms", (c1 - c0) / hz / n * 1000, 200, " dashboard, %d refreshes of %g s" % (n, d))
+line("dash_refresh_cpu_ms", (c1 - c0) / n * 1000, 200, " dashboard, %d refreshes of %g s" % (n, d))
 line("frame_cpu_ms", fcpu, 50, " the drawing thread's CPU per key (R: re-sort and draw)")
 line("key_to_screen_ms", med, 50, " median; max %.1f (the key, the frame and tmux)" % mx)
 line("dash_rss_mb", hwm / 1024, 100)
