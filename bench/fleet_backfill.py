@@ -341,6 +341,14 @@ def frames(args):
     def cap():
         return subprocess.run(tm + ["capture-pane", "-p", "-e", "-t", args.target],
                               capture_output=True, text=True).stdout
+    # Paused, but a refresh under way when Space came may still run: wait
+    # until the drawing thread is idle (under 2 ms in half a second).
+    t_end = time.monotonic() + 10
+    while time.monotonic() < t_end:
+        c = thread_cpu_s(args.pid, args.pid)
+        time.sleep(0.5)
+        if thread_cpu_s(args.pid, args.pid) - c < 0.002:
+            break
     lat = []
     cpu0 = thread_cpu_s(args.pid, args.pid)
     for i in range(args.n):
