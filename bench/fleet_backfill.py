@@ -1,25 +1,32 @@
 #!/usr/bin/env python3
 # fleet_backfill.py: the python half of bench/fleet_backfill.sh (the
 # 1,000-host fleet benchmark; docs/performance.md, "The 1,000-host
-# benchmark"). Three jobs, one a subcommand:
+# benchmark"). One job a subcommand:
 #
-#   synth OUT --hosts N --minutes M --step S --now T --end T2 --seed K MODEL=A,B ...
+#   synth OUT MODEL=A,B ... [--hosts N] [--minutes M] [--step S] [--now T]
+#         [--end T2] [--seed K] [--families fleet|all]
 #       Writes a fleet's history in OpenMetrics text, for
-#       `promtool tsdb create-blocks-from openmetrics`. A and B are two
-#       scrapes of one `pmctop --sim MODEL --daemon --listen` exporter, a
-#       few seconds apart: every series a host writes is one the exporter
-#       wrote, with the labels it wrote, and each counter's rate is the one
-#       the two scrapes show, varied per host and per step (seeded), so
-#       counters stay monotonic and the ratios the fleet computes stay near
-#       what the model measures. Each host adds instance, job, zone, rack
-#       and model labels. A few hosts stop early (an "age" to show).
-#   queries URL --time T [--repeat R] [--query-file F]
-#       Times each of the fleet's PromQL queries through /api/v1/query and
-#       prints how many series each returned (the server's own cost, for
-#       context beside the client's).
-#   rusage -- CMD ...
-#       Runs CMD and prints its user+sys CPU seconds and peak RSS (KiB) as
-#       "cpu_s RSS_KIB" on stderr's last line; CMD's stdout is discarded.
+#       `promtool tsdb create-blocks-from openmetrics`: M minutes before T
+#       up to T2. A and B are two scrapes of one `pmctop --sim MODEL
+#       --daemon --listen` exporter, a few seconds apart: every series a
+#       host writes is one the exporter wrote, with the labels it wrote,
+#       and each counter's rate is the one the two scrapes show, varied
+#       per host and per step (seeded), so counters stay monotonic and the
+#       ratios the fleet computes stay near what the model measures. Each
+#       host adds instance, job, zone, rack and model labels, and has `up`
+#       as Prometheus writes it. A few hosts stop early (up 0 since).
+#   queries URL --time T --query-file F [--repeat R]
+#       Times each query of F (one a line) through /api/v1/query, one at a
+#       time, with the series and bytes of its answer.
+#   querylog LOG [OUT]
+#       What Prometheus' query log says the queries cost the server, and
+#       the wall time of each refresh's queries; OUT gets the queries.
+#   frames --sock S --target T --pid P [-n N] KEY...
+#       The paused dashboard in tmux: key-to-screen latency and the
+#       drawing thread's CPU per key.
+#   rusage --out FILE -- CMD ...
+#       Runs CMD (stdout discarded) and writes "CPU_SECONDS MAXRSS_KIB"
+#       (user + system, from wait4) to FILE.
 import argparse
 import json
 import math

@@ -24,8 +24,8 @@
 # minutes before now and 1 in 200 20 minutes before (up 0 since).
 #   bench/fleet_backfill.sh [-H HOSTS] [-m MINUTES] [-s STEP] [-n REFRESHES]
 #                           [-d SECS] [-a] [-k] [-r DIR]
-# -a keeps every family (the per-event counts and errors too: twice the
-# series); -k keeps the scrapes and the TSDB (under /tmp) and says where;
+# -a keeps every family (the per-event counts and errors too: 1.6 times
+# the series); -k keeps the scrapes and the TSDB (under /tmp) and says where;
 # -r DIR starts at step 2's Prometheus on the TSDB a -k run kept in DIR
 # (within LEAD seconds of that run, while its data still reaches now).
 # Environment: PMCTOP (default ./pmctop), EVENTS_DIR (the tree's), SEED (1),
@@ -182,7 +182,7 @@ if command -v tmux >/dev/null; then
 		"TERM=xterm-256color exec $(printf '%q ' "${fleet[@]}") -d $interval 2>$tmp/dash.err"
 	dpid=$(tmux -L "$tmux_sock" list-panes -t s -F '#{pane_pid}' 2>/dev/null || :)
 	for _ in $(seq 300); do
-		[ -n "$dpid" ] && [ -d "/proc/$dpid" ] || break
+		if [ -z "$dpid" ] || [ ! -d "/proc/$dpid" ]; then break; fi
 		tmux -L "$tmux_sock" capture-pane -p -t s | grep -q 'host0' && break
 		sleep 0.1
 	done
