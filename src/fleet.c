@@ -46,10 +46,13 @@ void fleet_free(struct fleet *f)
 		free(h->v);
 		free(h->rse);
 		free(h->cov);
+		free(h->num);
+		free(h->den);
 		fleet_samples_done(&h->prev);
 		fleet_samples_done(&h->cur);
 	}
 	free(f->hosts);
+	free(f->total);
 	name_index_free(f->by_name);
 	fleet_columns_free(f->cols);
 	model_free(f->model);
@@ -109,6 +112,9 @@ struct fleet *fleet_new(const struct fleet_opts *o, char **cause)
 	if (!(f->cols = fleet_columns_load(o->columns, cause)))
 		goto fail;
 	f->model = fleet_model_new(f->cols);
+	f->total = xmalloc(sizeof(double) * (size_t)f->cols->n);
+	for (int i = 0; i < f->cols->n; i++)
+		f->total[i] = NAN;
 	if (o->config && !(f->cfg = fleet_config_load(o->config, cause)))
 		goto fail;
 	const char *s = o->spec;
@@ -156,6 +162,34 @@ fail:
 	fleet_free(f);
 	return NULL;
 }
+/* The system row: the fleet's own figures, with the highest error and
+ * the lowest coverage of the hosts shown (an error not known anywhere
+ * is not known for the whole). */
+static void system_row(const struct fleet *f, struct snapshot *s)
+{
+	struct snap_row *sys = &s->rows[SNAP_SYSTEM][0];
+	sys->id = 0;
+	sys->cpu = sys->core = sys->ccx = sys->socket = -1;
+	int ncpus = 0;
+	for (int i = 0; i < s->nrows[SNAP_CPU]; i++)
+		ncpus += s->rows[SNAP_CPU][i].ncpus;
+	sys->ncpus = ncpus;
+	for (int c = 0; c < f->cols->n; c++) {
+		int mc = snap_mcol(s, c);
+		double rse = 0, cov = 1;
+		for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
+			const struct snap_row *r = &s->rows[SNAP_CPU][i];
+			if (isnan(r->mv[mc]))
+				continue;
+			rse = isnan(r->mrse[mc]) || isnan(rse) ? NAN : fmax(rse, r->mrse[mc]);
+			cov = fmin(cov, r->mcov[mc]);
+		}
+		sys->mv[mc] = f->total[c];
+		sys->mrse[mc] = isnan(f->total[c]) ? NAN : rse;
+		sys->mcov[mc] = isnan(f->total[c]) ? NAN : cov;
+	}
+}
+
 struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 {
 	int rc = f->prom ? fleet_prom_refresh(f, news, cause) : fleet_direct_refresh(f, news);
@@ -224,8 +258,6 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 		sh->k0 = h->k0;
 		sh->k1 = h->k1;
 	}
-	s->rows[SNAP_SYSTEM][0].id = 0;
-	s->rows[SNAP_SYSTEM][0].cpu = s->rows[SNAP_SYSTEM][0].core = -1;
-	s->rows[SNAP_SYSTEM][0].ccx = s->rows[SNAP_SYSTEM][0].socket = -1;
+	system_row(f, s);
 	return s;
 }

@@ -67,6 +67,10 @@ struct model *fleet_model_new(const struct fleet_columns *fc);
  * the braces, "" for none) and rate window window_s. Caller frees. */
 char *fleet_term_promql(const struct fleet_term *t, const char *sel, double window_s);
 char *fleet_col_promql(const struct fleet_col *c, const char *sel, double window_s);
+/* The column's query as a refresh asks it: every host's figure and,
+ * without labels, the whole fleet's (the same definition over all their
+ * series at once), in one query: `(BY INSTANCE) or (ALL)`. */
+char *fleet_col_promql_total(const struct fleet_col *c, const char *sel, double window_s);
 
 /* fleet_parse.c: one sample of an instant vector, or of a scrape. */
 struct fleet_sample {

@@ -329,7 +329,9 @@ static char *selector(const struct fleet_term *t, const char *sel)
 	return xasprintf("{%s%s%s}", a ? sel : "", a && b ? "," : "", b ? t->label : "");
 }
 
-char *fleet_term_promql(const struct fleet_term *t, const char *sel, double window_s)
+/* A term or a column, by instance (by: "by (instance) ") or over the
+ * whole fleet (by: ""). */
+static char *term_q(const struct fleet_term *t, const char *sel, double window_s, const char *by)
 {
 	if (t->agg == FLEET_CONST)
 		return xasprintf("%.17g", t->value);
@@ -338,27 +340,49 @@ char *fleet_term_promql(const struct fleet_term *t, const char *sel, double wind
 	switch (t->agg) {
 	case FLEET_RATE:
 		/* Milliseconds: a window such as 2.5 s stays exact. */
-		q = xasprintf("sum by (instance) (rate(%s%s[%.0fms]))", t->series, s, window_s * 1000);
+		q = xasprintf("sum %s(rate(%s%s[%.0fms]))", by, t->series, s, window_s * 1000);
 		break;
 	case FLEET_AGE:
-		q = xasprintf("time() - max by (instance) (%s%s)", t->series, s);
+		q = xasprintf("time() - max %s(%s%s)", by, t->series, s);
 		break;
 	default:
-		q = xasprintf("%s by (instance) (%s%s)", agg_names[t->agg], t->series, s);
+		q = xasprintf("%s %s(%s%s)", agg_names[t->agg], by, t->series, s);
 		break;
 	}
 	free(s);
 	return q;
 }
 
-char *fleet_col_promql(const struct fleet_col *c, const char *sel, double window_s)
+static char *col_q(const struct fleet_col *c, const char *sel, double window_s, const char *by)
 {
-	char *n = fleet_term_promql(&c->num, sel, window_s);
+	char *n = term_q(&c->num, sel, window_s, by);
 	if (c->den.agg == FLEET_CONST && c->den.value == 1)
 		return n;
-	char *d = fleet_term_promql(&c->den, sel, window_s);
+	char *d = term_q(&c->den, sel, window_s, by);
 	char *q = xasprintf("(%s) / (%s)", n, d);
 	free(n);
 	free(d);
+	return q;
+}
+
+char *fleet_term_promql(const struct fleet_term *t, const char *sel, double window_s)
+{
+	return term_q(t, sel, window_s, "by (instance) ");
+}
+
+char *fleet_col_promql(const struct fleet_col *c, const char *sel, double window_s)
+{
+	return col_q(c, sel, window_s, "by (instance) ");
+}
+
+char *fleet_col_promql_total(const struct fleet_col *c, const char *sel, double window_s)
+{
+	char *per = col_q(c, sel, window_s, "by (instance) ");
+	char *all = col_q(c, sel, window_s, "");
+	/* The whole fleet's figure has no labels, so `or` adds it beside the
+	 * hosts': one query still answers the column. */
+	char *q = xasprintf("(%s) or (%s)", per, all);
+	free(per);
+	free(all);
 	return q;
 }

@@ -87,9 +87,13 @@ static void direct_figures(struct fleet *f, struct host *h, double now)
 		h->v[c] = h->rse[c] = h->cov[c] = NAN;
 		if (col->hardware && !hw)
 			continue;
-		double v = col->scale * term_value(h, &col->num, dt, now) / term_value(h, &col->den, dt, now);
-		if (!isfinite(v))
+		h->num[c] = term_value(h, &col->num, dt, now);
+		h->den[c] = term_value(h, &col->den, dt, now);
+		double v = col->scale * h->num[c] / h->den[c];
+		if (!isfinite(v)) {
+			h->num[c] = h->den[c] = NAN;
 			continue;
+		}
 		h->v[c] = v;
 		h->rse[c] = 0;
 		h->cov[c] = 1;
@@ -169,10 +173,17 @@ static void scraped(struct fleet *f, struct host *h, struct fleet_samples *s, do
 		 * they lack, stand. */
 		fleet_samples_done(s);
 		h->age_s = now - one(&h->cur, "pmctop_last_interval_timestamp_seconds");
-		if (!h->have_prev)
+		double stale_after = fmax(FLEET_STALE_MIN_S, FLEET_STALE_WINDOWS * f->interval_s);
+		if (h->age_s > stale_after) {
+			/* Its sampler is stuck: the figures describe another time. */
+			char *st = xasprintf("stale: its last interval ended %.0f s ago", h->age_s);
+			host_status(h, st);
+			free(st);
+		} else if (!h->have_prev) {
 			host_status(h, "waiting for a second scrape");
-		else if (isnan(one(&h->cur, "pmctop_cycles_total")))
+		} else if (isnan(one(&h->cur, "pmctop_cycles_total"))) {
 			host_status(h, NO_HW);
+		}
 		return;
 	}
 	if (h->have_cur && k < kc) {
@@ -191,6 +202,43 @@ static void scraped(struct fleet *f, struct host *h, struct fleet_samples *s, do
 		direct_figures(f, h, now);
 	else if (!h->status)
 		host_status(h, "waiting for a second scrape");
+}
+
+/* Combines a term over the hosts as over one host's rows: rates and sums
+ * add up, a minimum is the lowest, a mean the mean, an age the youngest. */
+static double combine(enum fleet_agg agg, double acc, double v, int n)
+{
+	if (n == 0)
+		return v;
+	switch (agg) {
+	case FLEET_MIN: case FLEET_AGE: return fmin(acc, v);
+	case FLEET_MAX: return fmax(acc, v);
+	case FLEET_AVG: return acc + (v - acc) / (n + 1);
+	case FLEET_CONST: return v;
+	default: return acc + v;
+	}
+}
+
+/* The fleet's own figure of each column: the same definition over every
+ * host with figures this refresh, its terms combined before dividing
+ * (the fleet's IPC is all instructions over all cycles). */
+static void totals(struct fleet *f)
+{
+	for (int c = 0; c < f->cols->n; c++) {
+		const struct fleet_col *col = &f->cols->cols[c];
+		double num = NAN, den = NAN;
+		int n = 0;
+		for (int i = 0; i < f->nhosts; i++) {
+			const struct host *h = &f->hosts[i];
+			if (h->stale || isnan(h->num[c]) || isnan(h->den[c]))
+				continue;
+			num = combine(col->num.agg, num, h->num[c], n);
+			den = combine(col->den.agg, den, h->den[c], n);
+			n++;
+		}
+		double v = col->scale * num / den;
+		f->total[c] = n && isfinite(v) ? v : NAN;
+	}
 }
 
 int fleet_direct_refresh(struct fleet *f, char **news)
@@ -213,6 +261,7 @@ int fleet_direct_refresh(struct fleet *f, char **news)
 		}
 		fleet_reply_done(&r[i]);
 	}
+	totals(f);
 	free(r);
 	free(urls);
 	return 0;

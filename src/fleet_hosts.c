@@ -29,8 +29,10 @@ struct host *host_add(struct fleet *f, const char *name)
 	h->v = xmalloc(sizeof(double) * (size_t)n);
 	h->rse = xmalloc(sizeof(double) * (size_t)n);
 	h->cov = xmalloc(sizeof(double) * (size_t)n);
+	h->num = xmalloc(sizeof(double) * (size_t)n);
+	h->den = xmalloc(sizeof(double) * (size_t)n);
 	for (int i = 0; i < n; i++)
-		h->v[i] = h->rse[i] = h->cov[i] = NAN;
+		h->v[i] = h->rse[i] = h->cov[i] = h->num[i] = h->den[i] = NAN;
 	h->age_s = h->k0 = h->k1 = NAN;
 	return h;
 }
@@ -50,7 +52,7 @@ void host_status(struct host *h, const char *why)
 void host_clear_figs(struct fleet *f, struct host *h)
 {
 	for (int i = 0; i < f->cols->n; i++)
-		h->v[i] = h->rse[i] = h->cov[i] = NAN;
+		h->v[i] = h->rse[i] = h->cov[i] = h->num[i] = h->den[i] = NAN;
 	h->have_figs = false;
 }
 void news_add(char **news, const char *fmt, ...)

@@ -11,8 +11,9 @@
 /* What a host without hardware series (a VM without a PMU) says. */
 #define NO_HW "no hardware series: its pmctop counts no PMU events"
 
-/* A host whose last interval is older than this many rate windows (and
- * 30 s at least) is stale: its figures would describe another time. */
+/* A host whose last interval is older than this many rate windows
+ * (Prometheus) or refreshes (direct), and 30 s at least, is stale: its
+ * figures would describe another time. */
 #define FLEET_STALE_WINDOWS 2.0
 #define FLEET_STALE_MIN_S 30.0
 
@@ -24,6 +25,7 @@ struct host {
 	char *model;
 	bool simulated;
 	double *v, *rse, *cov;    /* [ncols]: the last good figures */
+	double *num, *den;        /* [ncols] direct: the terms behind v, for the fleet's total */
 	bool have_figs;
 	char *status;             /* why '-' or stale, or NULL */
 	bool stale;
@@ -44,6 +46,7 @@ struct fleet {
 	struct name_index *by_name;   /* host name -> index: 1,000 hosts x 20 answers */
 	uint64_t seq;
 	bool failing;             /* Prometheus: the last refresh failed (said once) */
+	double *total;            /* [ncols]: the fleet's own figures (the snapshot's system row) */
 };
 
 /* fleet_hosts.c: the hosts, found by name or added (with NaN figures); a

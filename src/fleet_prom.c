@@ -29,22 +29,24 @@ static char *url_escape(const char *s)
 	return out;
 }
 
-/* What an HTTP answer that is not a good one says, in one line. */
+/* What an HTTP answer that is not a good one says, in one line (NULL: a
+ * good one, its samples in out). Prometheus's own errors (400, 422, 503
+ * for a query timeout) are JSON whose text is kept. */
 static char *reply_problem(const struct fleet_reply *r, struct fleet_samples *out)
 {
 	if (!r->status)
 		return xstrdup(r->err ? r->err : "no answer");
+	if (r->status == 401 || r->status == 403)
+		return xasprintf("HTTP %ld %s: check basic_auth in --fleet-config", r->status,
+				 r->status == 401 ? "Unauthorized" : "Forbidden");
 	char *cause = NULL;
-	if (r->status == 401 || r->status == 403) {
-		return xasprintf("HTTP %ld %s: %s", r->status, r->status == 401 ? "Unauthorized" : "Forbidden",
-				 "check basic_auth in --fleet-config");
-	}
-	/* Prometheus's errors (400, 422, 503 for a timeout) are JSON. */
-	if (fleet_parse_vector(r->body ? r->body : "", r->len, out, &cause) == 0 && r->status == 200)
+	int rc = fleet_parse_vector(r->body ? r->body : "", r->len, out, &cause);
+	if (rc == 0 && r->status == 200)
 		return NULL;
+	fleet_samples_done(out);
+	bool said = cause && !strncmp(cause, "Prometheus says", 15);
 	char *msg = r->status == 200 ? xstrdup(cause ? cause : "a bad answer")
-				     : xasprintf("HTTP %ld%s%s", r->status, cause && strstr(cause, "says") ? ": " : "",
-						 cause && strstr(cause, "says") ? cause : "");
+		    : said ? xasprintf("HTTP %ld: %s", r->status, cause) : xasprintf("HTTP %ld", r->status);
 	free(cause);
 	return msg;
 }
@@ -84,7 +86,7 @@ static int ask(struct fleet *f, struct round *rd, char **news, char **cause)
 	q[Q_HW] = xasprintf("count by (instance) (pmctop_cycles_total{%s})", f->sel);
 	q[Q_AGE] = xasprintf("time() - max by (instance) (pmctop_last_interval_timestamp_seconds{%s})", f->sel);
 	for (int i = 0; i < f->cols->n; i++)
-		q[Q_COLS + i] = fleet_col_promql(&f->cols->cols[i], f->sel, f->window_s);
+		q[Q_COLS + i] = fleet_col_promql_total(&f->cols->cols[i], f->sel, f->window_s);
 	char **urls = xcalloc((size_t)nq, sizeof(char *));
 	char at[64] = "";
 	if (isfinite(f->at))
@@ -194,7 +196,14 @@ static void column(struct fleet *f, const struct round *rd, int c, const bool *h
 {
 	const struct fleet_col *col = &f->cols->cols[c];
 	const struct fleet_samples *cs = &rd->res[Q_COLS + c];
+	f->total[c] = NAN;
 	for (int k = 0; k < cs->n; k++) {
+		if (!*cs->v[k].instance && !*cs->v[k].labels) {
+			/* The whole fleet's (no labels). */
+			double v = col->scale * cs->v[k].value;
+			f->total[c] = isfinite(v) ? v : NAN;
+			continue;
+		}
 		struct host *h = host_find(f, cs->v[k].instance);
 		if (!h || h->status || (col->hardware && !hw[h - f->hosts]))
 			continue;

@@ -69,8 +69,27 @@ static int fleet_json(struct output *o, const struct snapshot *s)
 		}
 		fputc('}', f);
 	}
-	fputs("]}\n", f);
+	fputs("],\"total\":{", f);
+	const struct snap_row *sys = s->nrows[SNAP_SYSTEM] ? &s->rows[SNAP_SYSTEM][0] : NULL;
+	for (int c = 0; c < o->o.ncols; c++) {
+		fprintf(f, "%s\"%s\":", c ? "," : "", m->metrics[o->cols[c]].name);
+		json_num(f, sys ? snap_metric(s, sys, o->cols[c]) : NAN);
+	}
+	fputs("}}\n", f);
 	return 0;
+}
+
+static void csv_figures(struct output *o, const struct snapshot *s, const struct snap_row *r)
+{
+	for (int k = 0; k < 2; k++)
+		for (int c = 0; c < o->o.ncols; c++) {
+			double v = k ? snap_metric_rse(s, r, o->cols[c]) : snap_metric(s, r, o->cols[c]);
+			if (isfinite(v))
+				fprintf(o->f, ",%.9g", v);
+			else
+				fputc(',', o->f);
+		}
+	fputc('\n', o->f);
 }
 
 static int fleet_csv(struct output *o, const struct snapshot *s)
@@ -101,15 +120,12 @@ static int fleet_csv(struct output *o, const struct snapshot *s)
 			}
 			fputs(k < 2 ? "\"," : "\"", f);
 		}
-		for (int k = 0; k < 2; k++)
-			for (int c = 0; c < o->o.ncols; c++) {
-				double v = k ? snap_metric_rse(s, r, o->cols[c]) : snap_metric(s, r, o->cols[c]);
-				if (isfinite(v))
-					fprintf(f, ",%.9g", v);
-				else
-					fputc(',', f);
-			}
-		fputc('\n', f);
+		csv_figures(o, s, r);
+	}
+	/* The whole fleet, last: host "(fleet)". */
+	if (s->nrows[SNAP_SYSTEM]) {
+		fprintf(f, "%.3f,\"(fleet)\",\"\",\"total\"", s->time);
+		csv_figures(o, s, &s->rows[SNAP_SYSTEM][0]);
 	}
 	return 0;
 }
@@ -121,7 +137,7 @@ static int fleet_table(struct output *o, const struct snapshot *s)
 	char clock[32];
 	output_clock(s->time, clock, sizeof(clock));
 	fprintf(f, "# %s  fleet of %d hosts, window %.0f s\n", clock, s->nhosts, s->measured_s);
-	int hw = 4;
+	int hw = 7;   /* "(fleet)" */
 	for (int i = 0; i < s->nhosts; i++)
 		if ((int)strlen(s->hosts[i].name) > hw)
 			hw = (int)strlen(s->hosts[i].name);
@@ -134,10 +150,14 @@ static int fleet_table(struct output *o, const struct snapshot *s)
 		fprintf(f, " %*s", w[c], head);
 	}
 	fputs("  STATUS\n", f);
-	for (int i = 0; i < s->nhosts; i++) {
-		const struct snap_host *h = &s->hosts[i];
-		const struct snap_row *r = &s->rows[SNAP_CPU][i];
-		fprintf(f, "%-*s %-14.14s", hw, h->name, *h->model ? h->model : "-");
+	for (int i = 0; i <= s->nhosts; i++) {
+		/* The hosts, then the whole fleet. */
+		bool total = i == s->nhosts;
+		if (total && !s->nrows[SNAP_SYSTEM])
+			break;
+		const struct snap_host *h = total ? NULL : &s->hosts[i];
+		const struct snap_row *r = total ? &s->rows[SNAP_SYSTEM][0] : &s->rows[SNAP_CPU][i];
+		fprintf(f, "%-*s %-14.14s", hw, total ? "(fleet)" : h->name, total || !*h->model ? "-" : h->model);
 		for (int c = 0; c < o->o.ncols; c++) {
 			const struct metric_def *md = &m->metrics[o->cols[c]];
 			char buf[64];
@@ -147,7 +167,7 @@ static int fleet_table(struct output *o, const struct snapshot *s)
 			/* The mark goes before the figure, right-aligned with it. */
 			fprintf(f, " %*s%s", w[c] - (int)strlen(buf), marked ? "~" : "", buf);
 		}
-		fprintf(f, "  %s\n", host_state(h));
+		fprintf(f, "  %s\n", total ? "total" : host_state(h));
 	}
 	free(w);
 	return 0;

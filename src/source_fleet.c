@@ -1,7 +1,8 @@
 /* source_fleet.c: a fleet (fleet.h) as a source (source.h): each interval
  * is one refresh of every host, a snapshot whose CPU-scope rows are the
  * hosts. Batch mode refreshes every -d seconds; the dashboard polls on
- * its own thread when a refresh is due. In direct mode the first figures
+ * the screen's thread when a refresh is due (libcurl's requests end
+ * within the client timeout, so the screen waits at most that long). In direct mode the first figures
  * need two scrapes, so the first refresh only primes the counters. */
 #include "config.h"
 

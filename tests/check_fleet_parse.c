@@ -162,6 +162,13 @@ START_TEST(test_columns_shipped)
 	ck_assert_str_eq(q, "(sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
 			    "(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))");
 	free(q);
+	/* As a refresh asks it: the hosts' and, without labels, the fleet's. */
+	q = fleet_col_promql_total(&fc->cols[ipc], "job=\"pmctop\"", 60);
+	ck_assert_str_eq(q, "((sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
+			    "(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))) or "
+			    "((sum (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
+			    "(sum (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms]))))");
+	free(q);
 	ck_assert(fc->cols[ipc].hardware);
 	ck_assert_str_eq(fc->cols[ipc].err, "pmctop_metric_ipc");
 	struct model *m = fleet_model_new(fc);

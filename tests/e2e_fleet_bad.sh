@@ -7,7 +7,8 @@
 # good figures, marked stale; an exporter over TLS that pmctop cannot
 # verify, one that vanishes between refreshes and one without hardware
 # series each show '-' (or their last figures, stale) with the reason in
-# their row. The misbehaving servers are tests/e2e_fleet_fake.py. Skips
+# their row; server_name checks the certificate against a name, not the
+# address. The misbehaving servers are tests/e2e_fleet_fake.py. Skips
 # (77) without curl, python3 or openssl, or without libcurl in pmctop.
 set -u
 command -v openssl >/dev/null || { echo "SKIP: openssl not installed"; exit 77; }
@@ -68,7 +69,8 @@ EOF
 [ "$(grep -c 'not JSON' "$tmp/flaky.err")" = 1 ] || fail "flaky: stderr: $(cat "$tmp/flaky.err")"
 
 # Direct mode: a TLS exporter pmctop cannot verify, one that vanishes
-# after the first refresh, one without hardware series.
+# after the first refresh, one without hardware series; then the TLS
+# exporter verified against server_name (and refused for a wrong one).
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
 	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$tmp/key.pem" -out "$tmp/cert.pem" \
 	>"$tmp/openssl.out" 2>&1 || { echo "FAIL: openssl: $(tail -3 "$tmp/openssl.out")"; exit 1; }
@@ -108,6 +110,21 @@ print('ok: direct: TLS:', tls['status'])
 print('ok: direct: vanished:', victim['status'])
 print('ok: direct: no PMU:', nohw['status'])
 EOF
+# server_name: the certificate is checked against it, not the address.
+printf 'tls_config:\n  ca_file: cert.pem\n  server_name: localhost\n' >"$tmp/sn-good.yml"
+printf 'tls_config:\n  ca_file: cert.pem\n  server_name: wrong.example\n' >"$tmp/sn-bad.yml"
+for c in good bad; do
+	timeout 20 "$pmctop" --events-dir "$top_srcdir/events" --fleet "https://127.0.0.1:$tport,127.0.0.1:$vport" \
+		--fleet-config "$tmp/sn-$c.yml" -b -n 1 -d 0.6 --format json >"$tmp/sn-$c.out" 2>/dev/null
+done
+python3 - "$tmp/sn-good.out" "$tmp/sn-bad.out" <<'EOF2' || fail "server_name: $(cat "$tmp/sn-good.out" "$tmp/sn-bad.out")"
+import json, sys
+good = json.loads(open(sys.argv[1]).read())['hosts'][0]
+bad = json.loads(open(sys.argv[2]).read())['hosts'][0]
+assert good['status'] is None and good['simulated'] and good['metrics']['ipc'], good
+assert 'wrong.example' in bad['status'] and bad['metrics']['ipc'] is None, bad
+print('ok: server_name: localhost verifies; wrong.example:', bad['status'])
+EOF2
 # Each reason said once on stderr, when it first happens.
 [ "$(grep -c "127.0.0.1:$vport: down" "$tmp/direct.err")" = 1 ] || fail "direct: stderr: $(cat "$tmp/direct.err")"
 [ "$(grep -c "127.0.0.1:$tport: " "$tmp/direct.err")" = 1 ] || fail "direct: stderr: $(cat "$tmp/direct.err")"

@@ -79,7 +79,7 @@ class Scraper(threading.Thread):
             req.add_header('Authorization', self.auth)
         with urllib.request.urlopen(req, timeout=2, context=self.ctx if t.startswith('https') else None) as r:
             text = r.read().decode()
-        k = inst = cyc = None
+        k = inst = cyc = ts = None
         for line in text.splitlines():
             if line.startswith('#') or not line:
                 continue
@@ -91,9 +91,11 @@ class Scraper(threading.Thread):
                 inst = (inst or 0) + value
             elif name == 'pmctop_cycles_total':
                 cyc = (cyc or 0) + value
-        if k is not None and inst is not None and cyc is not None:
+            elif name == 'pmctop_last_interval_timestamp_seconds':
+                ts = value
+        if k is not None and inst is not None and cyc is not None and ts is not None:
             with self.lock:
-                self.by_host[t].setdefault(k, (inst, cyc))
+                self.by_host[t].setdefault(k, (inst, cyc, ts))
 
     def run(self):
         # A thread per exporter: one slow scrape (TLS, a big imported
@@ -115,12 +117,17 @@ class Scraper(threading.Thread):
         with self.lock:
             return k in self.by_host[target]
 
-    def ipc(self, target, k0, k1):
+    def deltas(self, target, k0, k1):
+        """Instructions, cycles and seconds from interval k0 to k1."""
         with self.lock:
             a, b = self.by_host[target].get(k0), self.by_host[target].get(k1)
-        if not a or not b or b[1] == a[1]:
+        if not a or not b or b[1] == a[1] or b[2] == a[2]:
             return None
-        return (b[0] - a[0]) / (b[1] - a[1])
+        return b[0] - a[0], b[1] - a[1], b[2] - a[2]
+
+    def ipc(self, target, k0, k1):
+        d = self.deltas(target, k0, k1)
+        return d[0] / d[1] if d else None
 
 
 def prom(url, query, at=None):
@@ -201,6 +208,20 @@ def main():
             fails.append(f'{t} ({h["model"]}): IPC {got:.6f}, judge {want:.6f} over intervals {k0}..{k1}')
     print(f'prometheus mode: {checked} hosts, IPC worst relative difference {worst:.2e}, '
           f'{asked:.0f} queries for {ncols} columns')
+    # The fleet's IPC: all instructions over all cycles, each host's IPC
+    # (the judge's) weighted by its cycles a second as Prometheus rates
+    # them; never the mean of the hosts' IPCs.
+    w = {r['metric']['instance']: float(r['value'][1])
+         for r in prom(purl, f'sum by (instance) (rate(pmctop_cycles_total[{window * 1000:.0f}ms]))', at)}
+    ipcs = {t: sc.ipc(t, *span[t]) for t in plain if t in span and t in w}
+    if None not in ipcs.values() and ipcs:
+        want = sum(ipcs[t] * w[t] for t in ipcs) / sum(w[t] for t in ipcs)
+        mean = sum(ipcs.values()) / len(ipcs)
+        got = snap['total'].get('ipc')
+        if got is None or abs(got - want) / want > TOL:
+            fails.append(f'fleet IPC {got}, judge {want:.6f} (the mean of the hosts\' would be {mean:.6f})')
+        else:
+            print(f'prometheus mode: fleet IPC {got:.6f}, judge {want:.6f} (the mean of ratios: {mean:.6f})')
 
     # Direct mode, the TLS exporter included.
     out = subprocess.run([pmctop, '--fleet', '@' + targets_file, '--fleet-config', config, '-d', '1', '-b', '-n', '2',
@@ -233,6 +254,20 @@ def main():
             fails.append(f'direct {h["host"]}: IPC {got:.6f}, judge {want:.6f} over intervals {k0}..{k1}')
     if checked != len(targets):
         fails.append(f'direct mode: {checked} of {len(targets)} hosts checked')
+    # The fleet's IPC: the hosts' instructions a second over their cycles
+    # a second, each over its own exporter's time.
+    num = den = 0.0
+    for h in snap['hosts']:
+        t = next((x for x in targets if Scraper.name(x) == h['host']), None)
+        d = sc.deltas(t, int(h['intervals'][0]), int(h['intervals'][1])) if t and h['intervals'][0] is not None else None
+        if d:
+            num += d[0] / d[2]
+            den += d[1] / d[2]
+    got = snap['total'].get('ipc')
+    if not den or got is None or abs(got - num / den) / (num / den) > TOL:
+        fails.append(f'direct mode: fleet IPC {got}, judge {num / den if den else None}')
+    else:
+        print(f'direct mode: fleet IPC {got:.6f}, judge {num / den:.6f}')
     print(f'direct mode: {checked} hosts (one over TLS with basic auth), IPC worst relative difference {worst:.2e}')
     sc.stop = True
     for f in fails:
