@@ -21,6 +21,8 @@
 #   querylog LOG [OUT]
 #       What Prometheus' query log says the queries cost the server, and
 #       the wall time of each refresh's queries; OUT gets the queries.
+#   dashcpu --pid P --log LOG [-n N]
+#       The dashboard's CPU per refresh over N refreshes, and their period.
 #   frames --sock S --target T --pid P [-n N] KEY...
 #       The paused dashboard in tmux: key-to-screen latency and the
 #       drawing thread's CPU per key.
@@ -309,6 +311,48 @@ def querylog(args):
             f.write("".join(q.replace("\n", " ") + "\n" for q in seen))
 
 
+def dashcpu(args):
+    """The running dashboard's CPU per refresh: all its threads' CPU from
+    the start of one refresh to the start of the N-th after it. A refresh
+    starts when its queries arrive at Prometheus (the query log: arrival
+    = end - execTotalTime; an arrival 0.3 s after the previous one is a
+    new refresh), so a refresh that takes longer than -d counts once."""
+    def cpu():
+        total = 0
+        for tid in os.listdir("/proc/%d/task" % args.pid):
+            try:
+                total += thread_cpu_s(args.pid, int(tid))
+            except OSError:
+                pass   # a thread that ended meanwhile
+        return total
+    f = open(args.log)
+    f.seek(0, 2)
+    prev, starts, c0, buf = None, [], None, ""
+    deadline = time.monotonic() + 60 + 5 * args.n
+    while len(starts) <= args.n:
+        if time.monotonic() > deadline:
+            raise SystemExit("fleet_backfill.py: the dashboard made %d refreshes" % len(starts))
+        chunk = f.read()
+        if not chunk:
+            time.sleep(0.002)
+            continue
+        buf += chunk
+        *lines, buf = buf.split("\n")
+        for line in lines:
+            try:
+                e = json.loads(line)
+                a = log_time(e["ts"]) - e["stats"]["timings"]["execTotalTime"]
+            except (ValueError, KeyError):
+                continue
+            if prev is None or a - prev > 0.3:
+                starts.append(a)
+                if c0 is None:
+                    c0 = cpu()
+            prev = max(prev or a, a)
+    c1 = cpu()
+    print("%.2f %.3f" % ((c1 - c0) / args.n * 1000, (starts[-1] - starts[0]) / args.n))
+
+
 def rusage(args):
     pid = os.fork()
     if pid == 0:
@@ -399,6 +443,11 @@ def main():
     ql.add_argument("log")
     ql.add_argument("out", nargs="?")
     ql.set_defaults(fn=querylog)
+    dc = sub.add_parser("dashcpu")
+    dc.add_argument("--pid", type=int, required=True)
+    dc.add_argument("--log", required=True)
+    dc.add_argument("-n", type=int, default=10)
+    dc.set_defaults(fn=dashcpu)
     fr = sub.add_parser("frames")
     fr.add_argument("--sock", required=True)
     fr.add_argument("--target", required=True)
