@@ -295,6 +295,8 @@ def querylog(args):
     for q, ts in seen.items():
         ts.sort()
         print("prom_exec_ms %7.1f  %3d times  %s" % (ts[len(ts) // 2] * 1000, len(ts), q))
+    if args.sequential:
+        return   # queries sent one at a time: no refresh to time
     spans.sort()
     walls, first, prev, last, n = [], spans[0][0], spans[0][0], 0.0, 0
     for a, b in spans + [(float("inf"), 0)]:
@@ -442,6 +444,8 @@ def main():
     ql = sub.add_parser("querylog")
     ql.add_argument("log")
     ql.add_argument("out", nargs="?")
+    ql.add_argument("--sequential", action="store_true",
+                    help="the queries came one at a time (`queries`), not as a client's refreshes")
     ql.set_defaults(fn=querylog)
     dc = sub.add_parser("dashcpu")
     dc.add_argument("--pid", type=int, required=True)

@@ -149,7 +149,7 @@ echo "prometheus: $prom ready ($(took "$t0" "$(now)")), $count hosts answer now"
 # time for the queries the client sent (its query log) and over HTTP.
 if ! "$pmctop" --help 2>&1 | grep -q -- '--fleet'; then
 	$py queries "$prom" --time "$(date +%s)" --query-file "$here/fleet_backfill.promql"
-	$py querylog "$tmp/query.log"
+	$py querylog --sequential "$tmp/query.log"
 	echo "this pmctop has no --fleet: no client figures"
 	exit 0
 fi
