@@ -71,6 +71,10 @@ struct ui_col {
 	char title[48];              /* whole: an event's name and "/s" */
 	int width;
 	bool scrolls;                /* after the fixed columns: moves with Left/Right */
+	/* A metric defined only for wider groups than the rows (an L3 figure
+	 * per CCX in a CPU row): the scope (enum snap_scope) whose row's
+	 * figure each row shows, its group's; -1: the row's own. */
+	int from;
 };
 
 /* One table row: a CPU, or a physical core, CCX or socket (nav.rows). */

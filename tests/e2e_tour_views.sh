@@ -1,0 +1,45 @@
+#!/bin/sh
+# e2e_tour_views.sh: what the views show a new user, read off the
+# terminal in tmux (TERM=xterm-256color, a UTF-8 locale, the simulated
+# Zen 5, no saved settings):
+#  8. the memory and cache views per CPU show their L3 and memory columns
+#     with each CPU's CCX's (socket's) figure, headed "CCX:" ("sock:"), so
+#     that they say whose figure it is (they showed util, GHz and IPC
+#     alone, and the cache view lost its L3 columns);
+# Exits 77 (skip) when tmux is missing or the program has no --sim.
+set -u
+top_srcdir=${top_srcdir:-.}
+E2E_NAME=tour_views
+E2E_NEEDS_SIM=1
+. "$top_srcdir/tests/e2e_tmux.sh"
+env="TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
+opts="--sim zen5 --no-config -d 0.3"
+heading() { screen | grep -E '^ +CPUs?' | head -n 1; }
+# The text of the cell under heading word $1 on the row of CPU $2 (the
+# heading's word ends where the right-aligned figure does; the sort
+# arrow, three bytes, counts as one column).
+cell() { screen | LC_ALL=C sed 's/\xe2\x96[\xb2\xbc\xb6]/>/g; s/\xe2\x97\x80/</g' | awk -v t="$1" -v c="$2" '
+	/^ +CPUs?/ && !h { h = $0; next }
+	h && $1 == c { i = index(h, t); if (!i) exit; e = i + length(t) - 1
+		s = substr($0, 1, e); sub(/.* /, "", s); print s; exit }'; }
+
+# 8. The memory view per CPU: its L3 and DRAM columns, the CCX's and the
+# socket's figures.
+start 200 40 "$opts" "$env"
+expect 'SIMULATED' "8: dashboard"
+keys 8
+expect 'CCX:L3 hit%' "8: the memory view per CPU has no CCX:L3 hit% column"
+expect 'sock:Rd GB/s' "8: the memory view per CPU has no sock:Rd GB/s column"
+sleep 1
+v=$(cell 'CCX:L3 hit%' 0)
+echo "$v" | grep -Eq '^~?[0-9]+\.[0-9]$' || fail "8: CPU 0's CCX:L3 hit% is '$v'"
+[ "$(cell 'CCX:L3 hit%' 0)" = "$(cell 'CCX:L3 hit%' 1)" ] || fail "8: CPUs 0 and 1 (one CCX) differ in CCX:L3 hit%"
+v=$(cell 'sock:Rd GB/s' 3)
+echo "$v" | grep -Eq '^~?[0-9]+\.[0-9]$' || fail "8: CPU 3's sock:Rd GB/s is '$v'"
+# The cache view keeps its L3 columns.
+keys 4
+expect 'CCX:L3 MPKI' "8: the cache view per CPU lost its L3 columns"
+quit_ok "8"
+
+[ $fails -eq 0 ] && echo "PASS" && exit 0
+exit 1
