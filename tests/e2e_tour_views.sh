@@ -6,6 +6,10 @@
 #     with each CPU's CCX's (socket's) figure, headed "CCX:" ("sock:"), so
 #     that they say whose figure it is (they showed util, GHz and IPC
 #     alone, and the cache view lost its L3 columns);
+# 11. the tasks view's rows per cgroup: \java keeps the cgroups a java
+#     process runs in (it said "no process matches"); cgroup paths take
+#     the width the other columns leave, and a cut one ends in an
+#     ellipsis (they were cut at 28 columns with 40 free, unmarked).
 # Exits 77 (skip) when tmux is missing or the program has no --sim.
 set -u
 top_srcdir=${top_srcdir:-.}
@@ -40,6 +44,32 @@ echo "$v" | grep -Eq '^~?[0-9]+\.[0-9]$' || fail "8: CPU 3's sock:Rd GB/s is '$v
 keys 4
 expect 'CCX:L3 MPKI' "8: the cache view per CPU lost its L3 columns"
 quit_ok "8"
+
+# 11. Rows per cgroup: the filter finds a cgroup by its processes' names.
+start 200 30 "$opts -g tasks" "$env"
+expect 'PID +COMMAND' "11: the tasks view"
+keys t
+expect 'PROCS +CGROUP' "11: rows per cgroup"
+keys '\'
+$TMUX_CMD send-keys -t "$S" -l 'java'
+keys Enter
+expect 'filter java' "11: the filter"
+sleep 1
+screen | grep -q 'no .* matches' && fail "11: \\java in rows per cgroup matches nothing"
+expect '^ +[0-9]+ /kubepods.slice/pod-a1/ctr-app ' "11: java's cgroup is not shown"
+# The whole path where the width allows.
+keys '\'
+keys C-u
+keys Enter
+expect '^ +[0-9]+ /user.slice/user-1000.slice/session-2.scope ' "11: a cgroup path cut though the width allows it"
+quit_ok "11 at 200"
+# Too narrow for the whole path: cut, and marked so.
+start 100 30 "$opts -g tasks" "$env"
+expect 'PID +COMMAND' "11: the tasks view at 100"
+keys t
+expect 'PROCS +CGROUP' "11: rows per cgroup at 100"
+expect '/user.slice/user-1000[^ ]*…' "11: the cut cgroup path has no ellipsis"
+quit_ok "11 at 100"
 
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1
