@@ -10,6 +10,8 @@
 #     process runs in (it said "no process matches"); cgroup paths take
 #     the width the other columns leave, and a cut one ends in an
 #     ellipsis (they were cut at 28 columns with 40 free, unmarked).
+# 15. + and - keep the graphs (they started them again, blank): the
+#     header's sparkline has as many cells after + as before.
 # Exits 77 (skip) when tmux is missing or the program has no --sim.
 set -u
 top_srcdir=${top_srcdir:-.}
@@ -70,6 +72,28 @@ keys t
 expect 'PROCS +CGROUP' "11: rows per cgroup at 100"
 expect '/user.slice/user-1000[^ ]*…' "11: the cut cgroup path has no ellipsis"
 quit_ok "11 at 100"
+
+# 15. A change of delay keeps the history. The cells of the header's
+# sparkline (block elements U+2581..U+2588) on the tab line.
+cells() { screen | sed -n 3p | tr -d Q | LC_ALL=C sed 's/\xe2\x96[\x81-\x88]/Q/g' | tr -cd Q | wc -c; }
+start 200 30 "$opts" "$env"
+expect 'system util%' "15: the header's sparkline"
+sleep 4
+before=$(cells)
+[ "$before" -ge 8 ] || fail "15: only $before cells in the sparkline after 4 s"
+keys +
+expect 'delay 0.5s' "15: + made the delay 0.5 s"
+sleep 1.2
+after=$(cells)
+[ "$after" -ge "$before" ] || { fail "15: + left $after of the sparkline's $before cells"; screen | sed -n 3p; }
+screen | grep -q 'history started again' && fail "15: + started the history again"
+keys -
+keys -
+expect 'delay 0.1s' "15: - - made the delay 0.1 s"
+sleep 1
+after=$(cells)
+[ "$after" -ge "$before" ] || { fail "15: - - left $after of the sparkline's $before cells"; screen | sed -n 3p; }
+quit_ok "15"
 
 [ $fails -eq 0 ] && echo "PASS" && exit 0
 exit 1
