@@ -79,6 +79,20 @@ static int rows_widest(const struct ui *u)
 	return ui_tasks_view(u) ? SCOPE_THREAD : (int)widest[u->nav.rows];
 }
 
+bool ui_counts_hardware(const struct ui *u)
+{
+	if (!u->snap || !u->snap->event_planned)
+		return true;
+	for (int e = 0; e < u->m->nevents && e < u->snap->nevents; e++) {
+		if (!u->snap->event_planned[e])
+			continue;
+		enum pmu_kind k = u->m->pmus[u->m->events[e].pmu].kind;
+		if (k == PMU_CORE || k == PMU_UNCORE)
+			return true;
+	}
+	return false;
+}
+
 static bool dead_metric(const struct ui *u, int metric)
 {
 	const struct metric_def *md = &u->m->metrics[metric];

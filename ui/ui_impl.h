@@ -220,6 +220,11 @@ void ui_remember_sort(struct ui *u);
  * PMU this machine does not have). The table, header and CCX boxes leave
  * such a figure out. */
 bool ui_metric_unmeasured(const struct ui *u, int metric);
+/* Whether the last figures counted any hardware event (a core or uncore
+ * PMU's): without a PMU (a VM) only software events and /proc/stat are
+ * read, nothing rotates and every coverage is 100 %. True before the
+ * first figures. */
+bool ui_counts_hardware(const struct ui *u);
 /* A metric's heading, the same in the table, the graphs and the detail
  * pane: "util%" and "GHz" for the fixed columns, else the label with its
  * unit (format_heading). */
