@@ -10,6 +10,11 @@
 #     process runs in (it said "no process matches"); cgroup paths take
 #     the width the other columns leave, and a cut one ends in an
 #     ellipsis (they were cut at 28 columns with 40 free, unmarked).
+#  5. wide and tall terminals: at 250x70 with 384 CPUs the table's lines
+#     take more than half the width (they took a fifth: more of the view,
+#     the rates of the events counted anyway, fills it); at 400x100 with
+#     32 CPUs the memory panel follows the table's last row (there was an
+#     empty gap between them); at 80x24 the heat map's title ends whole.
 # 15. + and - keep the graphs (they started them again, blank): the
 #     header's sparkline has as many cells after + as before.
 # Exits 77 (skip) when tmux is missing or the program has no --sim.
@@ -72,6 +77,29 @@ keys t
 expect 'PROCS +CGROUP' "11: rows per cgroup at 100"
 expect '/user.slice/user-1000[^ ]*…' "11: the cut cgroup path has no ellipsis"
 quit_ok "11 at 100"
+
+# 5. At 250x70, 384 CPUs: the table's heading and rows past half the width.
+start 250 70 "--sim zen5:2x12x8x2 --no-config -d 0.3" "$env"
+expect '^ +CPU' "5: 250x70 table"
+sleep 1
+w=$(screen | grep -E '^ +CPU' | head -n 1 | sed 's/ *$//' | LC_ALL=C.UTF-8 awk '{ print length($0) }')
+[ "${w:-0}" -gt 125 ] || fail "5: 250x70: the table's heading is $w columns wide, not past half the width"
+r=$(screen | grep -E '^ +0 +0 +0 ' | head -n 1 | sed 's/ *$//' | awk '{ print length($0) }')
+[ "${r:-0}" -gt 125 ] || fail "5: 250x70: CPU 0's row is $r columns wide"
+quit_ok "5 at 250x70"
+# At 400x100, 32 CPUs: the memory panel right under the last row.
+start 400 100 "$opts" "$env"
+expect '^Memory ' "5: 400x100 memory panel"
+sleep 0.5
+screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { last = NR } /^Memory / { m = NR } END { exit !(m == last + 1) }' ||
+	fail "5: 400x100: a gap between the table's last row and the memory panel"
+quit_ok "5 at 400x100"
+# At 80x24, 384 CPUs: the heat map's title whole.
+start 80 24 "--sim zen5:2x12x8x2 --no-config -d 0.3" "$env"
+expect '^24 CCX: ' "5: 80x24 heat map"
+t=$(screen | grep -E '^24 CCX: ' | sed 's/ *$//')
+echo "$t" | grep -Eq '(util|high\))$' || fail "5: 80x24: the heat map's title is cut: '$t'"
+quit_ok "5 at 80x24"
 
 # 15. A change of delay keeps the history. The cells of the header's
 # sparkline (block elements U+2581..U+2588) on the tab line.

@@ -153,6 +153,39 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 	u->cols[u->ncols - 1].from = from;
 }
 
+/* Whether event e is a column already (-e, the picker). */
+static bool has_event_col(const struct ui *u, int e)
+{
+	for (int i = 0; i < u->ncols; i++)
+		if (u->cols[i].kind == COL_EVENT && u->cols[i].idx == e)
+			return true;
+	return false;
+}
+
+/* A wide terminal shows more of the view before any panel grows: the
+ * rates of the per-CPU events the plan counts for the view's figures
+ * (counted anyway, so they cost no counter and no coverage), each drawn
+ * only where it fits whole after the other columns (table_fit). At
+ * 250 columns the table used a fifth of the width. */
+static void add_fill_cols(struct ui *u)
+{
+	const struct snapshot *s = u->snap;
+	if (!s || !s->event_planned)
+		return;
+	for (int e = 0; e < u->m->nevents && e < s->nevents; e++) {
+		if (!s->event_planned[e] || has_event_col(u, e))
+			continue;
+		enum pmu_kind k = u->m->pmus[u->m->events[e].pmu].kind;
+		if (k != PMU_CORE && k != PMU_SOFTWARE)
+			continue;
+		char title[48];
+		snprintf(title, sizeof(title), "%s/s", u->m->events[e].name);
+		int w = (int)strlen(title);
+		add_col(u, COL_EVENT, e, NULL, title, w < 8 ? 8 : w, false);
+		u->cols[u->ncols - 1].fill = true;
+	}
+}
+
 /* Columns: the fixed ones (CPU, core, CCX, util, GHz, IPC), the view's, the
  * extra events, and the topdown bar. Keeps the sort on the same column
  * where it still exists. */
@@ -221,6 +254,7 @@ void ui_build_columns(struct ui *u)
 	}
 	if (v && v->nbar > 0)
 		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);
+	add_fill_cols(u);
 done:;
 	int nscroll = 0;
 	for (int i = 0; i < u->ncols; i++)

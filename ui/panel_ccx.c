@@ -169,8 +169,18 @@ static void heat_title(const struct ui *u, const struct layout *l, const char *d
 {
 	char line[200];
 	const char *name = metric >= 0 ? u->m->metrics[metric].name : "-";
+	/* The longest that fits whole: at 80 columns the one sentence was
+	 * cut in the middle of its key hints. */
 	snprintf(line, sizeof(line), "%d %s: number, one mark per core (%s, low _.:=+*#%%@ high), the %s's %s"
 		 "  (c hides; t then CCX rows in the table)", n, dom, name, dom, name);
+	if ((int)strlen(line) > l->ccx.w)
+		snprintf(line, sizeof(line), "%d %s: number, one mark per core (%s, low _.:=+*#%%@ high), the %s's %s",
+			 n, dom, name, dom, name);
+	if ((int)strlen(line) > l->ccx.w)
+		snprintf(line, sizeof(line), "%d %s: number, a mark per core (%s low _.:=+*#%%@ high), its figure",
+			 n, dom, name);
+	if ((int)strlen(line) > l->ccx.w)
+		snprintf(line, sizeof(line), "%d %s: a mark per core (%s low _..@ high)", n, dom, name);
 	draw_put(l->ccx.y, l->ccx.x, l->ccx.w, ui_attr(u, CP_TITLE, A_BOLD), line);
 }
 

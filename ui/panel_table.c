@@ -197,7 +197,9 @@ static int table_fit_grown(const struct ui *u, int hscroll, int *vis, int *xs, i
 			}
 		}
 		if (x + w > t->w || nvis >= 256) {
-			*cut = true;
+			/* The fill columns are extras: none that does not fit is
+			 * missed, and no other comes after them. */
+			*cut = !c->fill;
 			break;
 		}
 		vis[nvis] = i;

@@ -75,6 +75,10 @@ struct ui_col {
 	 * per CCX in a CPU row): the scope (enum snap_scope) whose row's
 	 * figure each row shows, its group's; -1: the row's own. */
 	int from;
+	/* Shown only where the width leaves room for it whole, after every
+	 * other column (a wide terminal's more of the view: the rates of
+	 * the events the plan counts anyway); never scrolled to. */
+	bool fill;
 };
 
 /* One table row: a CPU, or a physical core, CCX or socket (nav.rows). */
