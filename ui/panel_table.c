@@ -234,6 +234,14 @@ static void table_settle(struct panel *p, struct ui *u)
 		need++;
 	}
 	u->nav.nhscroll = need + 1;
+	/* > goes no further than the last fill column drawn (the fill
+	 * columns that do not fit are not there to sort by). */
+	int n = table_fit(u, u->nav.hscroll < need ? u->nav.hscroll : need, vis, xs, ws, &cut);
+	int ncols = u->ncols;
+	while (ncols > 0 && u->cols[ncols - 1].fill && (n == 0 || vis[n - 1] < ncols - 1))
+		ncols--;
+	if (u->nav.sort_col < ncols || !u->cols[u->nav.sort_col].fill)
+		u->nav.ncols = ncols;
 	keys_clamp(&u->nav);
 }
 
