@@ -137,6 +137,9 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 	 * (the memory view per CPU showed util, GHz and IPC alone). */
 	int sc = u->m->metrics[metric].scope;
 	int from = sc > rows_widest(u) ? sc : -1;
+	/* No CCX in this machine's topology (some VMs): no row has one. */
+	if (from == SCOPE_CCX && u->topo->nccx == 0)
+		return;
 	if (from >= 0) {
 		char whole[64];
 		const char *who = sc == SCOPE_CCX ? (u->m->l3_domain ? u->m->l3_domain : "CCX")
