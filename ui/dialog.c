@@ -95,6 +95,8 @@ void dialog_help(struct ui *u)
 	lines[n++] = xstrdup("         estimated (its counters ran in too few windows); u shows +-N% beside");
 	lines[n++] = xstrdup("         every figure (docs/uncertainty.md)");
 	lines[n++] = xstrdup("  min cov  the lowest coverage (share of the interval counted) on screen");
+	lines[n++] = xstrdup("  CCX:, sock:  a heading so marked shows each row's CCX's (socket's) figure:");
+	lines[n++] = xstrdup("         L3 and memory are counted per CCX and socket; t shows such rows");
 	lines[n++] = xstrdup("");
 	for (int i = 0; i < keys_count; i++) {
 		if (!keys_table[i].help)
