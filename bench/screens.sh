@@ -1,7 +1,7 @@
 #!/bin/sh
 # screens.sh: pictures of the dashboard as a person sees it. Runs ./pmctop
 # on the simulated PMU in tmux at 80x24, 120x40, 250x70 and 400x100 with
-# 16, 384 and 1024 CPUs, captures each screen with its colours
+# 32 (plain --sim zen5), 384 and 1024 CPUs, captures each screen with its colours
 # (capture-pane -e), turns it into HTML (aha) and a PNG (headless
 # chromium). Not a test: look at every picture.
 #   bench/screens.sh [OUTDIR]     (default: screens/)
@@ -18,9 +18,9 @@ for t in tmux aha chromium; do
 done
 sock=screens$$
 trap 'tmux -L $sock kill-server >/dev/null 2>&1 || :' EXIT INT TERM
-# 16 CPUs (2 CCX of 4 cores, SMT), 384 (2 sockets of 12 CCX of 8
-# cores) and 1024 (4 sockets of 16 CCX of 8 cores).
-for m in 16:1x2x4x2 384:2x12x8x2 1024:4x16x8x2; do
+# 32 CPUs (--sim zen5: 2 CCX of 8 cores, SMT), 384 (2 sockets of 12 CCX
+# of 8 cores) and 1024 (4 sockets of 16 CCX of 8 cores).
+for m in 32:1x2x8x2 384:2x12x8x2 1024:4x16x8x2; do
 	for size in 80x24 120x40 250x70 400x100; do
 		w=${size%x*} h=${size#*x} n=${m%%:*} sim=zen5:${m#*:}
 		name=$out/screen-$n-$size

@@ -2,8 +2,8 @@
  * driven with hand-made snapshots: it stays bounded and wraps, accounts
  * for its memory exactly and within its byte budget, keeps missing values
  * and pauses as gaps (never 0), follows rows by id when CPUs come and go,
- * survives a change of plan for the metrics that stay, starts again when
- * the interval changes, and gives min/avg/max; and the snapshot key's
+ * survives a change of plan for the metrics that stay, keeps a change of
+ * delay laid out by time, and gives min/avg/max; and the snapshot key's
  * file (ui/snapfile.c): a new name every time, never over an existing
  * file, in $PMCTOP_SNAPSHOT_DIR when set. */
 #include "config.h"
@@ -252,6 +252,11 @@ START_TEST(test_clear)
 }
 END_TEST
 
+/* A change of delay keeps the history (+ and - wiped every graph): the
+ * series lays the intervals out by time at the newest length, an older
+ * interval twice as long fills two slots, two half as long share one as
+ * their mean; the mean of the stats is over time. Time that steps back
+ * (a replay moved back) still starts again. */
 START_TEST(test_interval_change)
 {
 	struct history h;
@@ -260,18 +265,32 @@ START_TEST(test_interval_change)
 	add(&h, 2, 2.004, 1.004, ALL, 0);     /* jitter of real counters */
 	add(&h, 3, 2.998, 0.994, ALL, 0);
 	ck_assert_int_eq(history_count(&h), 3);
-	ck_assert_uint_eq(h.restarts, 0);
-	/* -d 0.5: graphs must not mix 1 s and 0.5 s intervals. */
+	/* -d 0.5: the 1 s intervals stay, two slots each. */
 	add(&h, 4, 3.5, 0.5, ALL, 0);
-	ck_assert_int_eq(history_count(&h), 1);
-	ck_assert_uint_eq(h.restarts, 1);
-	ck_assert_double_eq(history_interval(&h), 0.5);
 	add(&h, 5, 4, 0.5, ALL, 0);
-	ck_assert_int_eq(history_count(&h), 2);
-	/* Time that steps back (a replay moved back) starts again too. */
-	add(&h, 6, 1, 0.5, ALL, 0);
+	ck_assert_int_eq(history_count(&h), 5);
+	ck_assert_double_eq(history_interval(&h), 0.5);
+	double v[8];
+	/* The system row's IPC is 10 * seq. */
+	ck_assert_int_eq(history_series(&h, SNAP_SYSTEM, 0, M_IPC, v, 8), 8);
+	double want[8] = { 10, 10, 20, 20, 30, 30, 40, 50 };
+	for (int i = 0; i < 8; i++)
+		ck_assert_double_eq_tol(v[i], want[i], 1e-6);
+	/* Time-weighted mean: (10+20+30) * 1 s + (40+50) * 0.5 s over 4 s. */
+	struct history_stats st;
+	history_stats(&h, SNAP_SYSTEM, 0, M_IPC, &st);
+	ck_assert_int_eq(st.n, 5);
+	ck_assert_double_eq_tol(st.avg, (60 + 45) / 3.998 * 1.0, 0.2);
+	/* -d 1 again: the two 0.5 s intervals share one slot, their mean. */
+	add(&h, 6, 5, 1, ALL, 0);
+	ck_assert_int_eq(history_count(&h), 6);
+	ck_assert_int_eq(history_series(&h, SNAP_SYSTEM, 0, M_IPC, v, 5), 5);
+	double want2[5] = { 10, 20, 30, 45, 60 };
+	for (int i = 0; i < 5; i++)
+		ck_assert_double_eq_tol(v[i], want2[i], 1e-6);
+	/* Time that steps back (a replay moved back) starts again. */
+	add(&h, 7, 1, 0.5, ALL, 0);
 	ck_assert_int_eq(history_count(&h), 1);
-	ck_assert_uint_eq(h.restarts, 1);
 	history_done(&h);
 }
 END_TEST
@@ -286,10 +305,9 @@ static bool add_interval(struct history *h, uint64_t seq, double t, double measu
 	return kept;
 }
 
-/* Where the snapshots say what delay was asked for, that decides: an
- * interval that ran 50 % late on a loaded machine is one more of the same
- * graph, and a new delay starts the graph again even when it is within
- * the tolerance that guesses from measured lengths. */
+/* Where the snapshots say what delay was asked for, that decides the
+ * layout: an interval that ran 50 % late on a loaded machine is one slot
+ * of the graph, not two (the time it woke late is the gap before it). */
 START_TEST(test_interval_asked_for)
 {
 	struct history h;
@@ -298,20 +316,17 @@ START_TEST(test_interval_asked_for)
 	ck_assert(add_interval(&h, 2, 10.75, 0.45, 0.3));    /* woke 150 ms late */
 	ck_assert(add_interval(&h, 3, 11.05, 0.3, 0.3));
 	ck_assert_int_eq(history_count(&h), 3);
-	ck_assert_uint_eq(h.restarts, 0);
 	ck_assert_double_eq(history_interval(&h), 0.3);
-	/* + from 0.3 s to 0.35 s: within 25 %, still a new length. */
+	double v[4];
+	ck_assert_int_eq(history_series(&h, SNAP_SYSTEM, 0, M_IPC, v, 4), 3);
+	ck_assert_double_eq_tol(v[0], 10, 1e-6);
+	ck_assert(isnan(v[1]));                  /* the 150 ms it woke late */
+	ck_assert_double_eq_tol(v[2], 20, 1e-6);
+	ck_assert_double_eq_tol(v[3], 30, 1e-6);
+	/* + from 0.3 s to 0.35 s: kept, a new scale. */
 	ck_assert(add_interval(&h, 4, 11.4, 0.35, 0.35));
-	ck_assert_int_eq(history_count(&h), 1);
-	ck_assert_uint_eq(h.restarts, 1);
+	ck_assert_int_eq(history_count(&h), 4);
 	ck_assert_double_eq(history_interval(&h), 0.35);
-	/* A recording without delays after one with them: measured lengths
-	 * decide again (0.36 is within 25 % of 0.35). */
-	ck_assert(add_interval(&h, 5, 11.76, 0.36, 0));
-	ck_assert_int_eq(history_count(&h), 2);
-	ck_assert(add_interval(&h, 6, 12.36, 0.6, 0));
-	ck_assert_int_eq(history_count(&h), 1);
-	ck_assert_uint_eq(h.restarts, 2);
 	history_done(&h);
 }
 END_TEST

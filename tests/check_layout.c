@@ -135,10 +135,38 @@ START_TEST(test_zen5_160x50_boxes)
 	ck_assert_int_eq(l.header.h, 3);
 	ck_assert_int_eq(l.notice.h, 1);
 	ck_assert_int_eq(l.mem.h, 2);
-	/* The rest is the table, right below the boxes and above memory. */
+	/* The table right below the boxes, as tall as its 32 rows need,
+	 * and memory right below it: the lines left over are at the bottom
+	 * (they were a gap between the table and the memory panel). */
 	ck_assert_int_eq(l.table.y, l.ccx.y + l.ccx.h);
+	ck_assert_int_eq(l.table.h, 33);
 	ck_assert_int_eq(l.table.y + l.table.h, l.mem.y);
-	ck_assert_int_eq(l.mem.y + l.mem.h, 49);
+	ck_assert_int_le(l.mem.y + l.mem.h, 49);
+}
+END_TEST
+
+/* A short table on a tall, wide screen (issue 36): the memory and power
+ * panels come up under its last row, at every size of the issue, and a
+ * table with more rows than lines still runs down to them. */
+START_TEST(test_short_table_panels_follow)
+{
+	static const struct { int cols, rows; } sizes[] = { { 120, 40 }, { 250, 70 }, { 400, 100 } };
+	for (size_t si = 0; si < 3; si++) {
+		struct layout_in in = { .rows = sizes[si].rows, .cols = sizes[si].cols, .table_rows = 16, .nccx = 2,
+					.ccx_cells = 8, .nsockets = 1, .show_ccx = true, .show_mem = true,
+					.power_lines = 2, .power_w = LAYOUT_POWER_NAME_W + 3 * LAYOUT_POWER_FIG_W };
+		struct layout l;
+		layout_compute(&in, &l);
+		ck_assert_msg(check_one(&in, &l) == NULL, "%dx%d: %s", in.cols, in.rows, check_one(&in, &l));
+		ck_assert_int_eq(l.table.h, 17);
+		int below = l.table.y + l.table.h;
+		ck_assert_msg(l.mem.y == below || l.power.y == below, "%dx%d: nothing under the table's last row",
+			      in.cols, in.rows);
+		ck_assert_int_lt(l.mem.y + l.mem.h, l.footer.y);
+		in.table_rows = 1024;
+		layout_compute(&in, &l);
+		ck_assert_int_eq(l.table.y + l.table.h, l.power.y < l.mem.y && l.power.x == 0 ? l.power.y : l.mem.y);
+	}
 }
 END_TEST
 
@@ -259,7 +287,9 @@ START_TEST(test_sizes_table_half)
 			layout_compute(&in, &l);
 			const char *err = check_one(&in, &l);
 			ck_assert_msg(err == NULL, "%dx%d %d CPUs: %s", in.cols, in.rows, mach[mi].ncpus, err);
-			ck_assert_msg(l.table.h >= in.rows / 2, "%dx%d %d CPUs: table %d lines", in.cols, in.rows,
+			/* Half the lines, or every row where it has fewer. */
+			int want = in.rows / 2 < 1 + in.table_rows ? in.rows / 2 : 1 + in.table_rows;
+			ck_assert_msg(l.table.h >= want, "%dx%d %d CPUs: table %d lines", in.cols, in.rows,
 				      mach[mi].ncpus, l.table.h);
 			ck_assert_int_eq(l.table.w, in.cols);
 			ck_assert_msg(l.ccx.h <= in.rows / 3, "%dx%d %d CPUs: CCX %d lines", in.cols, in.rows,
@@ -581,6 +611,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_every_size);
 	tcase_add_test(tc, test_zen5_160x50_boxes);
+tcase_add_test(tc, test_short_table_panels_follow);
 	tcase_add_test(tc, test_many_ccx_collapse);
 	tcase_add_test(tc, test_power_place);
 	tcase_add_test(tc, test_sizes_table_half);

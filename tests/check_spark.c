@@ -185,6 +185,23 @@ static struct snapshot *snap(void)
 	return s;
 }
 
+/* The Linux console's fonts (and a VT100's) lack the block elements:
+ * there the graphs are ASCII whatever the locale; a terminal emulator's
+ * TERM (xterm, tmux, VTE's) keeps them. */
+START_TEST(test_term_blocks)
+{
+	ck_assert(!spark_term_blocks("linux"));
+	ck_assert(!spark_term_blocks("linux-16color"));
+	ck_assert(!spark_term_blocks("vt100"));
+	ck_assert(!spark_term_blocks("vt220"));
+	ck_assert(!spark_term_blocks("dumb"));
+	ck_assert(spark_term_blocks("xterm-256color"));
+	ck_assert(spark_term_blocks("tmux-256color"));
+	ck_assert(spark_term_blocks("vte-256color"));
+	ck_assert(spark_term_blocks(NULL));
+}
+END_TEST
+
 START_TEST(test_reasons_and_order)
 {
 	struct snapshot *s = snap();
@@ -326,6 +343,7 @@ int main(void)
 	tcase_add_test(tc, test_graph_rows);
 	tcase_add_test(tc, test_scale_text);
 	tcase_add_test(tc, test_locale);
+	tcase_add_test(tc, test_term_blocks);
 	suite_add_tcase(s, tc);
 	TCase *td = tcase_create("detail");
 	tcase_set_timeout(td, 30);

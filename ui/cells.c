@@ -151,6 +151,25 @@ static const char *cell_where(CELL_ARGS)
 	return buf;
 }
 
+/* The snapshot row a metric column reads for a table row: the row's own,
+ * or its CCX's or socket's where the column shows a wider group's figure
+ * (ui_col.from). */
+static const struct snap_row *metric_row(const struct ui *u, const struct ui_col *c, const struct ui_row *row)
+{
+	if (c->from < 0 || !u->snap)
+		return row->r;
+	switch (c->from) {
+	case SCOPE_CCX:
+		return row->ccx >= 0 ? ui_scope_row(u->snap, SNAP_CCX, row->ccx) : NULL;
+	case SCOPE_SOCKET: {
+		int k = topo_socket_index(u->topo, row->socket);
+		return k >= 0 ? ui_scope_row(u->snap, SNAP_SOCKET, k) : NULL;
+	}
+	default:
+		return ui_scope_row(u->snap, SNAP_SYSTEM, 0);
+	}
+}
+
 static const char *cell_metric(CELL_ARGS)
 {
 	double v, cov, rse;
@@ -164,7 +183,7 @@ static const char *cell_metric(CELL_ARGS)
 		return format_value_rse(buf, len, v, rse, u->nav.show_err, c->vc ? c->vc->fmt : NULL,
 				 u->m->metrics[c->idx].unit);
 	}
-	v = ui_metric(u, row->r, c->idx, &cov, &rse);
+	v = ui_metric(u, metric_row(u, c, row), c->idx, &cov, &rse);
 	if (c->vc)
 		*level = format_level(v, c->vc->warn, c->vc->crit, c->vc->low_is_bad);
 	if (!isnan(v))
@@ -205,7 +224,7 @@ static double key_metric(KEY_ARGS)
 {
 	if (row->task)
 		return row->task->metric[c->idx];
-	return ui_metric(u, row->r, c->idx, NULL, NULL);
+	return ui_metric(u, metric_row(u, c, row), c->idx, NULL, NULL);
 }
 
 static double key_pid(KEY_ARGS)

@@ -44,6 +44,7 @@ static void add_col(struct ui *u, enum col_kind k, int idx, const struct view_co
 	int tw = (int)strlen(c->title);
 	c->width = width > tw ? width : tw;
 	c->scrolls = scrolls;
+	c->from = -1;
 }
 
 static bool has_metric_col(const struct ui *u, int metric)
@@ -71,11 +72,33 @@ bool ui_metric_unmeasured(const struct ui *u, int metric)
 	return false;
 }
 
+/* The scope of the rows' own figures (enum scope). */
+static int rows_widest(const struct ui *u)
+{
+	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
+	return ui_tasks_view(u) ? SCOPE_THREAD : (int)widest[u->nav.rows];
+}
+
+bool ui_counts_hardware(const struct ui *u)
+{
+	if (!u->snap || !u->snap->event_planned)
+		return true;
+	for (int e = 0; e < u->m->nevents && e < u->snap->nevents; e++) {
+		if (!u->snap->event_planned[e])
+			continue;
+		enum pmu_kind k = u->m->pmus[u->m->events[e].pmu].kind;
+		if (k == PMU_CORE || k == PMU_UNCORE)
+			return true;
+	}
+	return false;
+}
+
 static bool dead_metric(const struct ui *u, int metric)
 {
 	const struct metric_def *md = &u->m->metrics[metric];
-	static const enum scope widest[ROWS_KINDS] = { SCOPE_THREAD, SCOPE_CORE, SCOPE_CCX, SCOPE_SOCKET };
-	if ((int)md->scope > (int)(ui_tasks_view(u) ? SCOPE_THREAD : widest[u->nav.rows]))
+	/* A task has no L3 or memory figure of its own; a CPU row shows its
+	 * CCX's or socket's (add_metric_col). */
+	if ((int)md->scope > rows_widest(u) && ui_tasks_view(u))
 		return true;
 	/* A tasks view's figure whose events the sampling could not have
 	 * (the counters they need are held): every row would show '-'. */
@@ -108,12 +131,62 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 			vc = &v->cols[i];
 	char label[48];
 	ui_metric_heading(u, metric, label, sizeof(label));
+	/* Defined only for a wider group than the rows (an L3 figure on CPU
+	 * rows): each row shows its group's figure, and the heading says
+	 * whose ("CCX:L3 hit%"), so that t's rows per CCX are one key away
+	 * (the memory view per CPU showed util, GHz and IPC alone). */
+	int sc = u->m->metrics[metric].scope;
+	int from = sc > rows_widest(u) ? sc : -1;
+	/* No CCX in this machine's topology (some VMs): no row has one. */
+	if (from == SCOPE_CCX && u->topo->nccx == 0)
+		return;
+	if (from >= 0) {
+		char whole[64];
+		const char *who = sc == SCOPE_CCX ? (u->m->l3_domain ? u->m->l3_domain : "CCX")
+			: sc == SCOPE_SOCKET ? "sock" : "sys";
+		snprintf(whole, sizeof(whole), "%s:%s", who, label);
+		snprintf(label, sizeof(label), "%.47s", whole);
+	}
 	/* Wide enough for the whole heading (add_col): one cut at 14
 	 * columns lost units ("SSE/AVX stall/"). */
 	int w = vc && vc->width > 0 ? vc->width : 7;
 	if (w < 7)
 		w = 7;
 	add_col(u, COL_METRIC, metric, vc, label, w, scrolls);
+	u->cols[u->ncols - 1].from = from;
+}
+
+/* Whether event e is a column already (-e, the picker). */
+static bool has_event_col(const struct ui *u, int e)
+{
+	for (int i = 0; i < u->ncols; i++)
+		if (u->cols[i].kind == COL_EVENT && u->cols[i].idx == e)
+			return true;
+	return false;
+}
+
+/* A wide terminal shows more of the view before any panel grows: the
+ * rates of the per-CPU events the plan counts for the view's figures
+ * (counted anyway, so they cost no counter and no coverage), each drawn
+ * only where it fits whole after the other columns (table_fit). At
+ * 250 columns the table used a fifth of the width. */
+static void add_fill_cols(struct ui *u)
+{
+	const struct snapshot *s = u->snap;
+	if (!s || !s->event_planned)
+		return;
+	for (int e = 0; e < u->m->nevents && e < s->nevents; e++) {
+		if (!s->event_planned[e] || has_event_col(u, e))
+			continue;
+		enum pmu_kind k = u->m->pmus[u->m->events[e].pmu].kind;
+		if (k != PMU_CORE && k != PMU_SOFTWARE)
+			continue;
+		char title[48];
+		snprintf(title, sizeof(title), "%s/s", u->m->events[e].name);
+		int w = (int)strlen(title);
+		add_col(u, COL_EVENT, e, NULL, title, w < 8 ? 8 : w, false);
+		u->cols[u->ncols - 1].fill = true;
+	}
 }
 
 /* Columns: the fixed ones (CPU, core, CCX, util, GHz, IPC), the view's, the
@@ -194,6 +267,7 @@ void ui_build_columns(struct ui *u)
 	}
 	if (v && v->nbar > 0)
 		add_col(u, COL_BAR, 0, NULL, "topdown", 24, true);
+	add_fill_cols(u);
 done:;
 	int nscroll = 0;
 	for (int i = 0; i < u->ncols; i++)

@@ -80,9 +80,23 @@ static int wrap_lines(char **lines, int n, int cols, char ***out)
 void dialog_help(struct ui *u)
 {
 	/* One line per action: all its keys, then what it does. */
-	int cap = keys_count + 32, n = 0, top = 0;
+	int cap = keys_count + 48, n = 0, top = 0;
 	char **lines = xcalloc((size_t)cap, sizeof(char *));
 	lines[n++] = xstrdup("pmctop keys (Esc, q or Enter closes this help)");
+	lines[n++] = xstrdup("");
+	/* What the figures' marks mean first: a new user meets "-", "~" and
+	 * "min cov" on the first screen (they were explained at the end,
+	 * after some 40 lines of keys). */
+	lines[n++] = xstrdup("  What the figures say:");
+	lines[n++] = xstrdup("  -      no value: the event was not counted, or a divisor was 0, or the");
+	lines[n++] = xstrdup("         metric is not measured here (its PMU is missing)");
+	lines[n++] = xasprintf("  ~1.23  uncertain: its 95%% interval is wider than +-%.0f%%, or cannot be",
+			       UNC_MARK_REL95 * 100);
+	lines[n++] = xstrdup("         estimated (its counters ran in too few windows); u shows +-N% beside");
+	lines[n++] = xstrdup("         every figure (docs/uncertainty.md)");
+	lines[n++] = xstrdup("  min cov  the lowest coverage (share of the interval counted) on screen");
+	lines[n++] = xstrdup("  CCX:, sock:  a heading so marked shows each row's CCX's (socket's) figure:");
+	lines[n++] = xstrdup("         L3 and memory are counted per CCX and socket; t shows such rows");
 	lines[n++] = xstrdup("");
 	for (int i = 0; i < keys_count; i++) {
 		if (!keys_table[i].help)
@@ -102,13 +116,6 @@ void dialog_help(struct ui *u)
 		lines[n++] = xasprintf("  %-22s %s", keys, keys_table[i].help);
 	}
 	lines[n++] = xstrdup("");
-	lines[n++] = xstrdup("  -      no value: the event was not counted, or a divisor was 0, or the");
-	lines[n++] = xstrdup("         figure exists only per CCX or socket (L3, memory: see the panels)");
-	lines[n++] = xasprintf("  ~1.23  uncertain: its 95%% interval is wider than +-%.0f%%, or cannot be",
-			       UNC_MARK_REL95 * 100);
-	lines[n++] = xstrdup("         estimated (its counters ran in too few windows); u shows +-N% beside");
-	lines[n++] = xstrdup("         every figure (docs/uncertainty.md)");
-	lines[n++] = xstrdup("  min cov  the lowest coverage (share of the interval counted) on screen");
 	lines[n++] = xstrdup("  Event columns are counts per second. The topdown bar: F frontend bound,");
 	lines[n++] = xstrdup("  S bad speculation, B backend bound, T SMT contention, R retiring; lower");
 	lines[n++] = xstrdup("  case is the second half of a split (level 2). The heading names them.");
@@ -130,9 +137,9 @@ void dialog_help(struct ui *u)
 	lines[n++] = xstrdup("  Detail pane (Enter): Up/Down picks the metric graphed, Left/Right moves");
 	lines[n++] = xstrdup("  to the row's core, CCX, socket or the system, a measures every metric");
 	lines[n++] = xstrdup("  (more groups: each is counted less of the time), Esc, Enter or q closes.");
-	lines[n++] = xasprintf("  History: the last %d intervals (at most %zu MiB); it starts again when", HISTORY_LEN,
+	lines[n++] = xasprintf("  History: the last %d intervals (at most %zu MiB); a new refresh delay", HISTORY_LEN,
 			       HISTORY_BUDGET >> 20);
-	lines[n++] = xstrdup("  the refresh delay changes, so that no graph mixes intervals.");
+	lines[n++] = xstrdup("  keeps it, the graphs laid out by time at the new interval length.");
 	char **shown = NULL;
 	int ns = 0, wrapped_at = -1;
 	for (;;) {

@@ -176,28 +176,16 @@ static struct history_entry *entry_new(const struct snapshot *s, size_t *bytes_o
 	return e;
 }
 
-/* Whether s was asked for, or lasted, another length than the entry. */
-static bool other_length(const struct history_entry *e, const struct snapshot *s)
-{
-	/* The delay asked for, where both know it: an interval that ran late
-	 * on a loaded machine is still one of the same graph. */
-	if (e->interval_s > 0 && s->interval_s > 0)
-		return fabs(s->interval_s - e->interval_s) > 1e-9 * e->interval_s;
-	double iv = e->measured_s;
-	return !(fabs(s->measured_s - iv) <= HISTORY_INTERVAL_TOLERANCE * iv);
-}
-
 bool history_add(struct history *h, const struct snapshot *s)
 {
 	if (!h->ring || !s || !s->metric_planned)
 		return false;
 	if (h->n > 0) {
+		/* A new delay keeps what is held: history_series lays the
+		 * intervals out by time. */
 		const struct history_entry *last = entry_at(h, h->n - 1);
-		bool other_len = other_length(last, s);
-		if (other_len || s->nmetrics != h->nmetrics || s->time < last->time) {
+		if (s->nmetrics != h->nmetrics || s->time < last->time)
 			history_clear(h);
-			h->restarts += other_len;
-		}
 	}
 	h->nmetrics = s->nmetrics;
 	size_t bytes;
@@ -269,6 +257,12 @@ static double entry_value(const struct history_entry *e, int sc, int id, int met
 	return e->v[k + (size_t)slot];
 }
 
+/* An interval's length: the delay asked for where known, else measured. */
+static double entry_len(const struct history_entry *e)
+{
+	return e->interval_s > 0 ? e->interval_s : e->measured_s;
+}
+
 int history_series(const struct history *h, enum snap_scope sc, int id, int metric, double *out, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -279,27 +273,59 @@ int history_series(const struct history *h, enum snap_scope sc, int id, int metr
 	double iv = history_interval(h);
 	if (!(iv > 0))
 		iv = 1;
-	int got = 0, prev = -1;
+	/* Slot k (back from the newest) stands for the time from k to k+1
+	 * newest lengths before the newest interval's end. An interval
+	 * fills the slots whose middles it spans: one of twice the length
+	 * (before + made the delay shorter) fills two, so the graphs keep
+	 * their history across a change of delay at the new scale; shorter
+	 * ones that span no middle share the slot they end nearest, as
+	 * their mean. An interval that ran late never takes a slot that a
+	 * newer one has filled: it moves back one. */
+	int *cnt = xcalloc((size_t)n, sizeof(int));
+	int prev = -1;
+	bool prev_shared = false;
 	for (int i = h->n - 1; i >= 0; i--) {
 		const struct history_entry *e = entry_at(h, i);
-		/* One slot per interval length back from the newest, so that a
-		 * pause shows as a gap; never two intervals in one slot. */
-		double back = (newest->time - e->time) / iv;
-		int k = back < (double)n ? (int)lround(back) : n;
-		if (k <= prev)
-			k = prev + 1;
-		if (k >= n)
+		double back = (newest->time - e->time) / iv, r = entry_len(e) / iv;
+		if (!(r > 0))
+			r = 1;
+		if (back >= (double)n)
 			break;
-		prev = k;
-		out[n - 1 - k] = entry_value(e, sc, id, metric);
-		got += !isnan(out[n - 1 - k]);
+		/* A middle within 1 % of its span's end is not spanned: two
+		 * half-length intervals meet exactly at one. */
+		int lo = (int)ceil(back - 0.5 + 0.01), hi = (int)floor(back + r - 0.5 - 0.01);
+		bool shared = hi < lo;
+		if (shared) {
+			lo = hi = (int)floor(back + r / 2);
+			if (lo < prev || (lo == prev && !prev_shared))
+				lo = hi = prev + !prev_shared;
+		} else if (lo <= prev) {
+			hi += prev + 1 - lo;
+			lo = prev + 1;
+		}
+		if (lo >= n)
+			break;
+		prev = hi < n ? hi : n - 1;
+		prev_shared = shared;
+		double v = entry_value(e, sc, id, metric);
+		if (isnan(v))
+			continue;
+		for (int k = lo; k <= hi && k < n; k++) {
+			double *o = &out[n - 1 - k];
+			*o = cnt[k] ? *o + (v - *o) / (cnt[k] + 1) : v;
+			cnt[k]++;
+		}
 	}
+	int got = 0;
+	for (int k = 0; k < n; k++)
+		got += cnt[k] > 0;
+	free(cnt);
 	return got;
 }
 
 void history_stats(const struct history *h, enum snap_scope sc, int id, int metric, struct history_stats *st)
 {
-	double sum = 0;
+	double sum = 0, wsum = 0;
 	st->min = st->avg = st->max = NAN;
 	st->n = 0;
 	if (sc < 0 || sc >= SNAP_NSCOPES)
@@ -312,9 +338,13 @@ void history_stats(const struct history *h, enum snap_scope sc, int id, int metr
 			st->min = v;
 		if (st->n == 0 || v > st->max)
 			st->max = v;
-		sum += v;
+		/* Weighed by its length: a change of delay leaves intervals
+		 * of two lengths, and the mean is over time. */
+		double w = entry_len(entry_at(h, i));
+		sum += v * w;
+		wsum += w;
 		st->n++;
 	}
 	if (st->n > 0)
-		st->avg = sum / st->n;
+		st->avg = wsum > 0 ? sum / wsum : NAN;
 }

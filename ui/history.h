@@ -17,12 +17,10 @@
  * intervals to pass the byte budget keeps fewer intervals instead, and the
  * screen says how many it holds. docs/history.md has the figures.
  *
- * The intervals held always have the same length: when the refresh delay
- * asked for changes (snapshot interval_s; a recording without it: the
- * measured interval differs by more than HISTORY_INTERVAL_TOLERANCE from
- * the last one kept), or the time steps back (a replay that moved back),
- * the history starts again, so that graphs never mix intervals. An
- * interval that ran late on a loaded machine is not a new length. */
+ * A change of the refresh delay keeps what is held: the graphs lay the
+ * intervals out by time at the newest length (history_series), and the
+ * mean weighs each interval by its length. Time that steps back (a
+ * replay that moved back) starts the history again. */
 #ifndef PMCTOP_UI_HISTORY_H
 #define PMCTOP_UI_HISTORY_H
 
@@ -33,10 +31,6 @@
 
 #define HISTORY_LEN 600
 #define HISTORY_BUDGET ((size_t)48 << 20)
-/* Where the delay asked for is not known: the measured length of an
- * interval wanders by a few milliseconds on real counters; a change of -d
- * changes it by far more than this share. */
-#define HISTORY_INTERVAL_TOLERANCE 0.25
 
 struct history_shape;
 struct history_entry;
@@ -49,7 +43,6 @@ struct history {
 	size_t bytes;                 /* all that is held, the ring itself included */
 	struct history_shape *shape;  /* rows of the newest interval */
 	int nmetrics;                 /* the model's metrics, as in the snapshots held */
-	unsigned long restarts;       /* times a new interval length started it again */
 	unsigned long dropped;        /* intervals not kept: one alone was over the budget */
 };
 
@@ -72,14 +65,17 @@ double history_span(const struct history *h);
 
 /* The history of one metric of one row (scope sc, row id as in
  * snap_row.id) laid out in time: out[n-1] is the newest interval, out[n-2]
- * the one before, and so on, one slot per interval length; NaN where the
- * metric had no value, was not measured, or no interval was kept (a pause:
- * a gap, never a made-up value). Returns how many slots hold a value. */
+ * the time of one newest interval length before it, and so on; an older
+ * interval of another length fills the slots it spans (two for one twice
+ * as long), or shares one with its neighbours as their mean (one half as
+ * long); NaN where the metric had no value, was not measured, or no
+ * interval was kept (a pause: a gap, never a made-up value). Returns how
+ * many slots hold a value. */
 int history_series(const struct history *h, enum snap_scope sc, int id, int metric, double *out, int n);
 
 /* The lowest, mean and highest value of one metric of one row over every
  * interval held, and how many intervals had a value (0: min, avg and max
- * are NaN). Each interval weighs the same in the mean. */
+ * are NaN). The mean is over time: each interval weighs its length. */
 struct history_stats { double min, avg, max; int n; };
 void history_stats(const struct history *h, enum snap_scope sc, int id, int metric, struct history_stats *st);
 

@@ -4,7 +4,8 @@
  * allows, else above it), the CCX panels (boxes, one line per CCX, or a
  * heat map of one cell per CCX, in at most a third of the lines), and the
  * table takes whatever is left: at least half the screen's lines where it
- * has that many rows. */
+ * has that many rows; a table with fewer rows than its lines has the
+ * panels below it come up under its last row. */
 #include "config.h"
 #include "layout.h"
 
@@ -159,5 +160,17 @@ void layout_compute(const struct layout_in *in, struct layout *o)
 		y += o->ccx.h;
 	}
 	o->table = (struct rect){ y, 0, bottom - y, cols };
+	/* A short table on a tall screen: the panels below it come up to
+	 * its last row, and the lines left over are at the bottom, above
+	 * the footer (they were an empty gap between the table and the
+	 * memory panel). */
+	int spare = o->table.h - (1 + want_rows);
+	if (spare > 0) {
+		o->table.h -= spare;
+		if (o->mem.h > 0)
+			o->mem.y -= spare;
+		if (o->power.h > 0)
+			o->power.y -= spare;
+	}
 	o->table_data_rows = o->table.h - 1;
 }

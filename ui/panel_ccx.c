@@ -120,6 +120,18 @@ static void draw_strip(const struct ui *u, int y, int x, int w, int lines, int c
 	}
 }
 
+/* The strip's legend in w columns at (y, x): as long as fits, or none. */
+static void strip_legend(const struct ui *u, int y, int x, int w)
+{
+	(void)u;
+	static const char *const legends[] = { "low _.:=+*#%@ high", "_.:=+*#%@", "_ low @ high", "_..@" };
+	for (size_t k = 0; k < ARRAY_SIZE(legends); k++)
+		if ((int)strlen(legends[k]) + 1 <= w) {
+			draw_put(y, x + w - (int)strlen(legends[k]), (int)strlen(legends[k]), A_DIM, legends[k]);
+			return;
+		}
+}
+
 static void ccx_figures(const struct ui *u, const struct ccx_state *st, struct frame *f, int i, char *acc, char *hit, char *lat, char *ipc, char *ghz)
 {
 	const struct snap_row *r = ui_scope_row(u->snap, SNAP_CCX, i);
@@ -158,8 +170,18 @@ static void heat_title(const struct ui *u, const struct layout *l, const char *d
 {
 	char line[200];
 	const char *name = metric >= 0 ? u->m->metrics[metric].name : "-";
+	/* The longest that fits whole: at 80 columns the one sentence was
+	 * cut in the middle of its key hints. */
 	snprintf(line, sizeof(line), "%d %s: number, one mark per core (%s, low _.:=+*#%%@ high), the %s's %s"
 		 "  (c hides; t then CCX rows in the table)", n, dom, name, dom, name);
+	if ((int)strlen(line) > l->ccx.w)
+		snprintf(line, sizeof(line), "%d %s: number, one mark per core (%s, low _.:=+*#%%@ high), the %s's %s",
+			 n, dom, name, dom, name);
+	if ((int)strlen(line) > l->ccx.w)
+		snprintf(line, sizeof(line), "%d %s: number, a mark per core (%s low _.:=+*#%%@ high), its figure",
+			 n, dom, name);
+	if ((int)strlen(line) > l->ccx.w)
+		snprintf(line, sizeof(line), "%d %s: a mark per core (%s low _..@ high)", n, dom, name);
 	draw_put(l->ccx.y, l->ccx.x, l->ccx.w, ui_attr(u, CP_TITLE, A_BOLD), line);
 }
 
@@ -233,6 +255,22 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 		if (l->ccx_mode == CCX_LINES) {
 			snprintf(line, sizeof(line), "%s%-3d S%d L3 %9s hit %6s lat %6s IPC %5s %7s ",
 				 dom, i, cx->socket, acc, hit, lat, ipc, ghz);
+			/* Narrow: without the padding, then without the clock,
+			 * then the latency: a figure whole or not at all (at
+			 * 60 columns "4.36" was printed without its GHz), so
+			 * that the core strip fits whole after it. */
+			int room = l->ccx_box_w - 1 - cx->ncores;
+			/* Chosen by the widest figures ("1.23G/s", "100.0%",
+			 * "1000ns", "~1.23", "~4.56GHz"), so that every line
+			 * has the same fields. */
+			int fixed = (int)strlen(dom) + 2 + 4 + 7 + 5 + 6 + 5 + 6 + 5 + 5 + 1;
+			if ((int)strlen(line) > room && fixed + 9 <= room)
+				snprintf(line, sizeof(line), "%s%d L3 %s hit %s lat %s IPC %s %s ", dom, i, acc, hit, lat, ipc,
+					 ghz);
+			else if ((int)strlen(line) > room && fixed <= room)
+				snprintf(line, sizeof(line), "%s%d L3 %s hit %s lat %s IPC %s ", dom, i, acc, hit, lat, ipc);
+			else if ((int)strlen(line) > room)
+				snprintf(line, sizeof(line), "%s%d L3 %s hit %s IPC %s ", dom, i, acc, hit, ipc);
 			int n = (int)strlen(line);
 			draw_put(slot_y, slot_x, l->ccx_box_w - 1, title, line);
 			if (n < l->ccx_box_w - 1)
@@ -269,6 +307,10 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 		    ui_metric_unmeasured(u, st->l3hit) && ui_metric_unmeasured(u, st->l3lat))
 			ccx_without_counters(u, f, i, slot_y + 1, slot_x + 1, w - 2);
 		draw_strip(u, slot_y + 3, slot_x + 1, w - 2, l->strip_lines, i, metric, vc, max);
+		/* The strip's legend beside the first box's strip where it fits
+		 * (the footer has room for it only past 200 columns). */
+		if (slot == 0 && l->strip_lines == 1)
+			strip_legend(u, slot_y + 3, slot_x + 1 + cx->ncores + 1, w - 4 - cx->ncores);
 		/* The history of the strip's metric, in the bottom border. */
 		draw_spark(u, slot_y + h - 1, slot_x + 2, w - 5, SNAP_CCX, i, " ");
 	}

@@ -129,12 +129,18 @@ static void header_title(const struct ui *u, const struct frame *f, const struct
 	if (!u->src->ops->interval_is_pace)
 		snprintf(dtxt, sizeof(dtxt), "  delay %.1fs", u->nav.interval_s);
 	char state[128];
-	int sl = snprintf(state, sizeof(state), "min cov %s%s  rotate %s", cov, dtxt, rtxt);
+	/* Without hardware counters nothing rotates and every figure is
+	 * counted the whole interval: "min cov 100%  rotate 50ms" said
+	 * otherwise (a VM without a PMU). */
+	bool hw = ui_counts_hardware(u);
+	const char *cv = hw ? "min cov " : "", *cvv = hw ? cov : "no PMU";
+	int sl = hw ? snprintf(state, sizeof(state), "min cov %s%s  rotate %s", cov, dtxt, rtxt)
+		: snprintf(state, sizeof(state), "no PMU%s", dtxt);
 	/* Narrow: the rotation goes first, then the delay. */
 	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
-		sl = snprintf(state, sizeof(state), "min cov %s%s", cov, dtxt);
+		sl = snprintf(state, sizeof(state), "%s%s%s", cv, cvv, dtxt);
 	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
-		sl = snprintf(state, sizeof(state), "min cov %s", cov);
+		sl = snprintf(state, sizeof(state), "%s%s", cv, cvv);
 	int right = h->w - sl - (paused ? 8 : 0);
 	if (right < x + 1)
 		right = x + 1;

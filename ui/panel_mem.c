@@ -39,12 +39,16 @@ static void mem_needs(const struct panel *p, const struct ui *u, int *ms, int *n
 		ms[(*n)++] = pins[(*np)++] = read[i];
 }
 
-/* Shown where the model has memory (UMC) metrics. */
+/* Shown where the model has memory (UMC) metrics and this machine
+ * counts one of them: without a PMU (a VM) it was a line of "- GB/s". */
 static void mem_want(struct panel *p, const struct ui *u, struct layout_in *in)
 {
 	const struct mem_state *st = p->st;
 	/* A fleet's memory figure is each host's own column. */
-	in->show_mem = !u->cfg->fleet && (st->rd >= 0 || st->wr >= 0 || st->bus >= 0 || st->tot >= 0);
+	const int ms[] = { st->rd, st->wr, st->bus, st->tot };
+	in->show_mem = false;
+	for (size_t i = 0; i < ARRAY_SIZE(ms) && !u->cfg->fleet; i++)
+		in->show_mem |= ms[i] >= 0 && !ui_metric_unmeasured(u, ms[i]);
 }
 
 /* The unit printed after a value, e.g. "GB/s"; empty for plain figures. */

@@ -126,7 +126,53 @@ static void table_want(struct panel *p, const struct ui *u, struct layout_in *in
  * the scrolling ones from hscroll on; the bar takes what is left. Returns
  * how many fit (their index, x and width into vis, xs, ws) and sets *cut
  * when a column is left out at the right. */
+static int table_fit_grown(const struct ui *u, int hscroll, int *vis, int *xs, int *ws, bool *cut,
+			   const int *extra);
+
+/* The longest text of column c in the rows. */
+static int col_longest(const struct ui *u, const struct ui_col *c)
+{
+	int longest = 0;
+	for (int r = 0; r < u->nrows; r++) {
+		char v[256];
+		int level;
+		double cov;
+		int n = (int)strlen(draw_cell(u, c, &u->rows[r], v, sizeof(v), &level, &cov));
+		if (n > longest)
+			longest = n;
+	}
+	return longest;
+}
+
+/* As table_fit_grown, with the text columns (a tasks view's names,
+ * cgroups and CPU lists) as wide as their longest text where the columns
+ * leave the room, given in column order: cgroup paths were cut at 30
+ * columns with 20 free. */
 static int table_fit(const struct ui *u, int hscroll, int *vis, int *xs, int *ws, bool *cut)
+{
+	int n = table_fit_grown(u, hscroll, vis, xs, ws, cut, NULL);
+	if (*cut || n < 1 || u->nrows < 1)
+		return n;
+	int end = xs[n - 1] + ws[n - 1] + 1 + (vis[n - 1] == u->nav.sort_col);
+	int room = u->lay.table.w - end + 1, extra[256] = { 0 };
+	bool any = false;
+	for (int k = 0; k < n && room > 0; k++) {
+		const struct ui_col *c = &u->cols[vis[k]];
+		if (!ui_col_info(c->kind)->left || ui_col_info(c->kind)->bar)
+			continue;
+		int need = col_longest(u, c) - ws[k];
+		if (need <= 0)
+			continue;
+		extra[vis[k]] = need < room ? need : room;
+		room -= extra[vis[k]];
+		any = true;
+	}
+	return any ? table_fit_grown(u, hscroll, vis, xs, ws, cut, extra) : n;
+}
+
+/* Which columns fit, each extra[i] columns wider (NULL: none). */
+static int table_fit_grown(const struct ui *u, int hscroll, int *vis, int *xs, int *ws, bool *cut,
+			   const int *extra)
 {
 	const struct rect *t = &u->lay.table;
 	int nvis = 0, x = 0, skipped = 0;
@@ -137,7 +183,7 @@ static int table_fit(const struct ui *u, int hscroll, int *vis, int *xs, int *ws
 			skipped++;
 			continue;
 		}
-		int w = c->width;
+		int w = c->width + (extra && i < 256 ? extra[i] : 0);
 		/* Room for "+-9.9%" when the uncertainty is shown. */
 		if (u->nav.show_err && ui_col_info(c->kind)->figure)
 			w += 6;
@@ -151,7 +197,9 @@ static int table_fit(const struct ui *u, int hscroll, int *vis, int *xs, int *ws
 			}
 		}
 		if (x + w > t->w || nvis >= 256) {
-			*cut = true;
+			/* The fill columns are extras: none that does not fit is
+			 * missed, and no other comes after them. */
+			*cut = !c->fill;
 			break;
 		}
 		vis[nvis] = i;
@@ -186,6 +234,14 @@ static void table_settle(struct panel *p, struct ui *u)
 		need++;
 	}
 	u->nav.nhscroll = need + 1;
+	/* > goes no further than the last fill column drawn (the fill
+	 * columns that do not fit are not there to sort by). */
+	int n = table_fit(u, u->nav.hscroll < need ? u->nav.hscroll : need, vis, xs, ws, &cut);
+	int ncols = u->ncols;
+	while (ncols > 0 && u->cols[ncols - 1].fill && (n == 0 || vis[n - 1] < ncols - 1))
+		ncols--;
+	if (u->nav.sort_col < ncols || !u->cols[u->nav.sort_col].fill)
+		u->nav.ncols = ncols;
 	keys_clamp(&u->nav);
 }
 
@@ -254,6 +310,8 @@ static void table_draw(const struct panel *p, const struct ui *u, struct frame *
 		if (ui_tasks_view(u))
 			why = u->tasks_why ? u->tasks_why
 			      : !u->snap || !u->snap->tasks_on ? "sampling who runs: the first figures come with the next interval"
+			      : (u->filter_text || u->task_match) && u->task_cgroups
+				? "no cgroup matches the filter: its path, or a process name in it (\\ changes it)"
 			      : u->filter_text || u->task_match ? "no process matches the filter (\\ changes it)"
 			      : "no process ran in the interval";
 		draw_put(t->y + 1, t->x, t->w, 0, why);
@@ -280,7 +338,13 @@ static void table_draw(const struct panel *p, const struct ui *u, struct frame *
 			double cov;
 			draw_cell(u, c, row, v, sizeof(v), &level, &cov);
 			draw_note_cov(f, cov);
-			if (ui_col_info(c->kind)->left)
+			if (ui_col_info(c->kind)->left && (int)strlen(v) > ws[k] && ws[k] > 1) {
+				/* Cut, and marked so: a name cut short reads as whole. */
+				int a = sel ? base : draw_level_attr(u, level);
+				draw_put(y, t->x + xs[k], ws[k] - 1, a, v);
+				put_mark(y, t->x + xs[k] + ws[k] - 1, a, u->utf8 ? "\u2026" : "~");
+				continue;
+			} else if (ui_col_info(c->kind)->left)
 				snprintf(out, sizeof(out), "%-*.*s", ws[k], ws[k], v);
 			else
 				snprintf(out, sizeof(out), "%*s", ws[k], v);

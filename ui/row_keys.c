@@ -33,8 +33,19 @@ void ui_sort_keys(struct ui *u)
 	}
 }
 
-/* Whether a tasks view shows task t: it ran on a CPU the filter keeps,
- * and its pid, name or cgroup holds the filter's text. */
+/* Whether a process of cgroup path cg ran in the interval under a name
+ * that holds text. */
+static bool cgroup_runs(const struct snapshot *s, const char *cg, const char *text)
+{
+	for (int i = 0; s && cg && i < s->ntasks; i++)
+		if (s->tasks[i].comm && s->tasks[i].cgroup && !strcmp(s->tasks[i].cgroup, cg) &&
+		    strstr(s->tasks[i].comm, text))
+			return true;
+	return false;
+}
+
+/* Whether the fleet's table shows host row: its name, model or state
+ * holds the filter's text. */
 bool ui_host_shown(const struct ui *u, const struct ui_row *row)
 {
 	const struct snap_host *h = ui_row_host(u, row);
@@ -44,6 +55,10 @@ bool ui_host_shown(const struct ui *u, const struct ui_row *row)
 	return !m || strstr(h->name, m) || strstr(h->model, m) || strstr(ui_host_state(h), m);
 }
 
+/* Whether a tasks view shows task t: it ran on a CPU the filter keeps,
+ * and its pid, name or cgroup holds the filter's text; a cgroup row (no
+ * name of its own) also where one of its processes' names does, so that
+ * \java in rows per cgroup finds the cgroups java runs in. */
 bool ui_task_shown(const struct ui *u, const struct snap_task *t)
 {
 	bool where = false;
@@ -56,5 +71,6 @@ bool ui_task_shown(const struct ui *u, const struct snap_task *t)
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", t->pid);
 	return (t->comm && strstr(t->comm, u->task_match)) || (t->cgroup && strstr(t->cgroup, u->task_match)) ||
-	       (t->pid >= 0 && !strcmp(pid, u->task_match));
+	       (t->pid >= 0 && !strcmp(pid, u->task_match)) ||
+	       (t->pid < 0 && !t->comm && cgroup_runs(u->snap, t->cgroup, u->task_match));
 }

@@ -16,6 +16,17 @@ bool spark_utf8_locale(void)
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }
 
+bool spark_term_blocks(const char *term)
+{
+	static const char *const plain[] = { "linux", "vt1", "vt2", "vt3", "vt4", "vt5", "cons", "dumb", "pcansi" };
+	if (!term || !*term)
+		return true;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (!strncmp(term, plain[i], strlen(plain[i])))
+			return false;
+	return true;
+}
+
 bool spark_range(const double *v, int n, double *lo, double *hi)
 {
 	bool any = false;

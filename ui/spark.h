@@ -21,6 +21,10 @@
 /* True when the current LC_CTYPE's codeset is UTF-8 (call after
  * setlocale(LC_CTYPE, "")). */
 bool spark_utf8_locale(void);
+/* Whether terminal type term (TERM) can be trusted with the block
+ * elements and arrows of a UTF-8 locale: the Linux console's fonts (and
+ * a VT100's) lack most of them, so there the graphs are ASCII. */
+bool spark_term_blocks(const char *term);
 
 /* The lowest and highest finite values of v[0..n-1]. False (and NaN) when
  * there is none. */

@@ -22,14 +22,7 @@ void ui_history_add(struct ui *u, const struct snapshot *s)
 {
 	if (s->quick)
 		return;
-	unsigned long restarts = u->hist.restarts;
 	history_add(&u->hist, s);
-	if (u->hist.restarts != restarts) {
-		char msg[96];
-		snprintf(msg, sizeof(msg), "history started again: the intervals are now %.3g s long",
-			 s->interval_s > 0 ? s->interval_s : s->measured_s);
-		ui_set_message(u, msg);
-	}
 }
 
 struct snapshot *ui_pop_snapshots(struct ui *u)

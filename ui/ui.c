@@ -144,7 +144,7 @@ int ui_run(const struct ui_config *c, char **cause)
 	}
 	if (ui_screen_init(&u, cause) < 0)
 		goto out_source;
-	u.utf8 = spark_utf8_locale();
+	u.utf8 = spark_utf8_locale() && spark_term_blocks(getenv("TERM"));
 
 	bool dirty = true;
 	long shown = 0;

@@ -76,6 +76,14 @@ struct ui_col {
 	char title[48];              /* whole: an event's name and "/s" */
 	int width;
 	bool scrolls;                /* after the fixed columns: moves with Left/Right */
+	/* A metric defined only for wider groups than the rows (an L3 figure
+	 * per CCX in a CPU row): the scope (enum snap_scope) whose row's
+	 * figure each row shows, its group's; -1: the row's own. */
+	int from;
+	/* Shown only where the width leaves room for it whole, after every
+	 * other column (a wide terminal's more of the view: the rates of
+	 * the events the plan counts anyway); never scrolled to. */
+	bool fill;
 };
 
 /* One table row: a CPU, or a physical core, CCX or socket (nav.rows). */
@@ -221,6 +229,11 @@ void ui_remember_sort(struct ui *u);
  * PMU this machine does not have). The table, header and CCX boxes leave
  * such a figure out. */
 bool ui_metric_unmeasured(const struct ui *u, int metric);
+/* Whether the last figures counted any hardware event (a core or uncore
+ * PMU's): without a PMU (a VM) only software events and /proc/stat are
+ * read, nothing rotates and every coverage is 100 %. True before the
+ * first figures. */
+bool ui_counts_hardware(const struct ui *u);
 /* A metric's heading, the same in the table, the graphs and the detail
  * pane: "util%" and "GHz" for the fixed columns, else the label with its
  * unit (format_heading). */
