@@ -247,7 +247,7 @@ int fleet_direct_refresh(struct fleet *f, char **news)
 	for (int i = 0; i < f->nhosts; i++)
 		urls[i] = f->hosts[i].url;
 	struct fleet_reply *r = xcalloc((size_t)f->nhosts + 1, sizeof(*r));
-	fleet_http_get(f->cfg, f->nhosts, urls, r);
+	fleet_http_get(f->cfg, &f->cancel, f->nhosts, urls, r);
 	double now = fleet_now();
 	for (int i = 0; i < f->nhosts; i++) {
 		struct fleet_samples s = { 0 };
