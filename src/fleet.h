@@ -24,6 +24,8 @@
 /* How a term of a column's ratio is taken from a host's series. */
 enum fleet_agg {
 	FLEET_RATE,   /* per-second rate of a counter, summed over the host's rows */
+	FLEET_CRATE,  /* the same over the exporter's own clock (its interval timestamps'
+		       * rise): exact while the host's series is younger than the window */
 	FLEET_SUM,    /* a gauge, summed over the host's rows */
 	FLEET_MIN,    /* a gauge's lowest row */
 	FLEET_MAX,    /* a gauge's highest row */

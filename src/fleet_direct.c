@@ -60,7 +60,9 @@ static double term_value(const struct host *h, const struct fleet_term *t, doubl
 	switch (t->agg) {
 	case FLEET_CONST:
 		return t->value;
-	case FLEET_RATE: {
+	case FLEET_RATE:
+	case FLEET_CRATE: {
+		/* dt is the exporter's own time: a rate and a crate agree. */
 		if (!h->have_prev || !(dt > 0))
 			return NAN;
 		double a = agg_of(&h->prev, t, FLEET_SUM), b = agg_of(&h->cur, t, FLEET_SUM);
