@@ -53,6 +53,8 @@ static double mono_s(void)
 static void fs_free(void *ctx)
 {
 	struct fleet_src *fs = ctx;
+	snapshot_free(fs->ready);
+	free(fs->news);
 	fleet_free(fs->f);
 	pthread_mutex_destroy(&fs->mu);
 	pthread_cond_destroy(&fs->cv);
@@ -196,7 +198,15 @@ static int fs_start(void *ctx, struct snap_ring *ring, const struct source_sink 
 	(void)ring;
 	fs->sink = *sink;
 	fs->dashboard = true;
+	/* A refresh made already is the first shown, the next one -d later;
+	 * else one at once. */
 	fs->due = 0;
+	if (fs->ready) {
+		fs->good++;
+		fs->nhosts = fs->ready->nhosts;
+		fs->primed = true;
+		fs->due = mono_s() + fs->interval_s;
+	}
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -313,14 +323,16 @@ static const struct source_ops fleet_ops = {
 	.why_missing = fs_why_missing,
 };
 
-struct source *source_fleet_new(struct fleet *f, double interval_s, void (*say)(const char *msg),
-				volatile sig_atomic_t *interrupt)
+struct source *source_fleet_new(struct fleet *f, double interval_s, struct snapshot *first, char *first_news,
+				void (*say)(const char *msg), volatile sig_atomic_t *interrupt)
 {
 	struct fleet_src *fs = xcalloc(1, sizeof(*fs));
 	fs->f = f;
 	fs->interval_s = interval_s > 0 ? interval_s : 1;
 	fs->say = say;
 	fs->interrupt = interrupt;
+	fs->ready = first;
+	fs->news = first_news;
 	pthread_mutex_init(&fs->mu, NULL);
 	pthread_cond_init(&fs->cv, NULL);
 	struct source *src = xcalloc(1, sizeof(*src));

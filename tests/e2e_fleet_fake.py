@@ -11,10 +11,9 @@ case (pmctop --fleet http://127.0.0.1:PORT/MODE):
   malformed  200 with an HTML page
   truncated  200 with JSON cut in the middle
   slow       answers after 3 s
-  hang       as good for the first 40 queries (two refreshes: the one that
-             counts the hosts before the dashboard starts, and the
-             dashboard's first), then answers nothing for 60 s, having
-             written PORTFILE.hanging
+  hang       as good for the first 20 queries (one refresh: the one that
+             counts the hosts before the dashboard starts), then answers
+             nothing for 60 s, having written PORTFILE.hanging
   timeout    503 with Prometheus's timeout error
   nohw       /nohw/metrics: a pmctop exporter without hardware series
 """
@@ -79,7 +78,7 @@ class H(BaseHTTPRequestHandler):
         elif mode == 'malformed':
             self.send(200, '<html><body>502 Bad Gateway</body></html>', 'text/html')
         elif mode == 'hang':
-            if n <= 40:
+            if n <= 20:
                 self.send(200, good)
             else:
                 with open(sys.argv[1] + '.hanging', 'w') as f:

@@ -3,7 +3,9 @@
 # dashboard (docs/fleet.md, "The dashboard"). The fake Prometheus
 # (e2e_fleet_fake.py, mode hang) answers one refresh, then holds every
 # request for 60 s; pmctop's client timeout is its default 10 s. Read off
-# the screen in tmux: while the second refresh hangs, `/` opens the search
+# the screen in tmux: the host's figures are those of the refresh that
+# counted the hosts before the screen started (shown, not asked again),
+# and while the next refresh hangs, `/` opens the search
 # prompt within 1 s and `q` quits within 1 s (the refresh runs on the
 # source's own thread, and a stop cancels its requests). Skips (77)
 # without tmux or python3, or without libcurl in pmctop.
@@ -25,7 +27,7 @@ ms() { echo $(($(date +%s%N) / 1000000)); }
 
 start 170 24 "--no-config --events-dir $events --fleet $fake/hang -d 0.5"
 expect 'FLEET 1 hosts' "the header names the fleet"
-expect '^h1:9465 .*[0-9]' "the host's figures from the first refresh"
+expect '^h1:9465 .*[0-9]' "the host's figures from the refresh made before the screen"
 # The second refresh has begun, and hangs.
 i=0; while [ ! -e "$TMP/fport.hanging" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ -e "$TMP/fport.hanging" ] || fail "the fake server never saw a second refresh"
