@@ -33,6 +33,11 @@ bool fleet_is_prometheus(const struct fleet *f)
 	return f->prom;
 }
 
+void fleet_cancel(struct fleet *f)
+{
+	atomic_store(&f->cancel, true);
+}
+
 void fleet_free(struct fleet *f)
 {
 	if (!f)
@@ -106,6 +111,7 @@ static int add_targets(struct fleet *f, const char *list, const char *from, char
 struct fleet *fleet_new(const struct fleet_opts *o, char **cause)
 {
 	struct fleet *f = xcalloc(1, sizeof(*f));
+	atomic_init(&f->cancel, false);
 	f->window_s = o->window_s > 0 ? o->window_s : 60;
 	f->at = o->at;
 	f->interval_s = o->interval_s;

@@ -16,6 +16,7 @@
 #ifndef PMCTOP_FLEET_H
 #define PMCTOP_FLEET_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "snapshot.h"
@@ -23,6 +24,8 @@
 /* How a term of a column's ratio is taken from a host's series. */
 enum fleet_agg {
 	FLEET_RATE,   /* per-second rate of a counter, summed over the host's rows */
+	FLEET_CRATE,  /* the same over the exporter's own clock (its interval timestamps'
+		       * rise): exact while the host's series is younger than the window */
 	FLEET_SUM,    /* a gauge, summed over the host's rows */
 	FLEET_MIN,    /* a gauge's lowest row */
 	FLEET_MAX,    /* a gauge's highest row */
@@ -119,8 +122,11 @@ struct fleet_reply {
 	double elapsed_s;
 };
 void fleet_reply_done(struct fleet_reply *r);
-/* GETs n URLs at once (libcurl multi), each answer in replies[i]. */
-void fleet_http_get(const struct fleet_client_config *cfg, int n, char *const *urls, struct fleet_reply *replies);
+/* GETs n URLs at once (libcurl multi), each answer in replies[i]. When
+ * *cancel (may be NULL) becomes true the requests still open end at once
+ * with the error "cancelled" (a dashboard that quits while a server hangs). */
+void fleet_http_get(const struct fleet_client_config *cfg, const atomic_bool *cancel, int n, char *const *urls,
+		    struct fleet_reply *replies);
 
 /* fleet.c: a fleet. */
 struct fleet_opts {
@@ -149,5 +155,9 @@ bool fleet_is_prometheus(const struct fleet *f);
  * with *cause only when nothing at all could be read (the server
  * unreachable, a bad answer) and no host was known before. */
 struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause);
+/* Ends a refresh in progress on another thread soon (its requests fail
+ * as "cancelled"), and every later one at once: the fleet is done with.
+ * The one call that may come from a thread other than the refresh's. */
+void fleet_cancel(struct fleet *f);
 
 #endif

@@ -43,7 +43,7 @@ void fleet_columns_free(struct fleet_columns *fc)
 }
 
 static const char *const agg_names[] = {
-	[FLEET_RATE] = "rate", [FLEET_SUM] = "sum", [FLEET_MIN] = "min", [FLEET_MAX] = "max",
+	[FLEET_RATE] = "rate", [FLEET_CRATE] = "crate", [FLEET_SUM] = "sum", [FLEET_MIN] = "min", [FLEET_MAX] = "max",
 	[FLEET_AVG] = "avg", [FLEET_AGE] = "age", [FLEET_CONST] = "const",
 };
 
@@ -72,7 +72,7 @@ static int term_parse(const char *s, struct fleet_term *t, const char **why)
 		if (strlen(agg_names[i]) == an && !strncmp(agg_names[i], s, an))
 			agg = (int)i;
 	if (agg < 0) {
-		*why = "unknown aggregation (rate, sum, min, max, avg, age or const)";
+		*why = "unknown aggregation (rate, crate, sum, min, max, avg, age or const)";
 		return -1;
 	}
 	t->agg = (enum fleet_agg)agg;
@@ -342,6 +342,25 @@ static char *term_q(const struct fleet_term *t, const char *sel, double window_s
 		/* Milliseconds: a window such as 2.5 s stays exact. */
 		q = xasprintf("sum %s(rate(%s%s[%.0fms]))", by, t->series, s, window_s * 1000);
 		break;
+	case FLEET_CRATE: {
+		/* rate() extrapolates a series younger than the window only
+		 * half a scrape interval back, so a rate read low by its
+		 * share of the window. The exporter's interval timestamp has
+		 * the same samples, so its rate is low alike (and 1 where
+		 * the window is full): the quotient is the counter's rise
+		 * over the exporter's own time between the samples, as the
+		 * direct mode reads it. Per host, then summed: a host whose
+		 * clock stood still (a stuck sampler) drops out. */
+		char *cs = sel && *sel ? xasprintf("{%s}", sel) : xstrdup("");
+		char *ph = xasprintf("sum by (instance) (rate(%s%s[%.0fms])) / on (instance) "
+				     "(max by (instance) (rate(pmctop_last_interval_timestamp_seconds%s[%.0fms])) > 0)",
+				     t->series, s, window_s * 1000, cs, window_s * 1000);
+		q = *by ? ph : xasprintf("sum(%s)", ph);
+		if (!*by)
+			free(ph);
+		free(cs);
+		break;
+	}
 	case FLEET_AGE:
 		q = xasprintf("time() - max %s(%s%s)", by, t->series, s);
 		break;

@@ -60,7 +60,9 @@ static double term_value(const struct host *h, const struct fleet_term *t, doubl
 	switch (t->agg) {
 	case FLEET_CONST:
 		return t->value;
-	case FLEET_RATE: {
+	case FLEET_RATE:
+	case FLEET_CRATE: {
+		/* dt is the exporter's own time: a rate and a crate agree. */
 		if (!h->have_prev || !(dt > 0))
 			return NAN;
 		double a = agg_of(&h->prev, t, FLEET_SUM), b = agg_of(&h->cur, t, FLEET_SUM);
@@ -247,7 +249,7 @@ int fleet_direct_refresh(struct fleet *f, char **news)
 	for (int i = 0; i < f->nhosts; i++)
 		urls[i] = f->hosts[i].url;
 	struct fleet_reply *r = xcalloc((size_t)f->nhosts + 1, sizeof(*r));
-	fleet_http_get(f->cfg, f->nhosts, urls, r);
+	fleet_http_get(f->cfg, &f->cancel, f->nhosts, urls, r);
 	double now = fleet_now();
 	for (int i = 0; i < f->nhosts; i++) {
 		struct fleet_samples s = { 0 };

@@ -323,7 +323,8 @@ static struct curl_slist *connect_to(const struct fleet_client_config *cfg, CURL
 	return l;
 }
 
-void fleet_http_get(const struct fleet_client_config *cfg, int n, char *const *urls, struct fleet_reply *replies)
+void fleet_http_get(const struct fleet_client_config *cfg, const atomic_bool *cancel, int n, char *const *urls,
+		    struct fleet_reply *replies)
 {
 	static bool inited;
 	if (!inited) {
@@ -348,11 +349,13 @@ void fleet_http_get(const struct fleet_client_config *cfg, int n, char *const *u
 		curl_multi_add_handle(m, t[i].h);
 	}
 	int running = 1;
-	while (running) {
+	/* A short poll, so that a cancel is seen within 0.1 s however long
+	 * the server takes. */
+	while (running && !(cancel && atomic_load(cancel))) {
 		if (curl_multi_perform(m, &running) != CURLM_OK)
 			break;
 		if (running)
-			curl_multi_poll(m, NULL, 0, 200, NULL);
+			curl_multi_poll(m, NULL, 0, 100, NULL);
 	}
 	CURLMsg *msg;
 	int left;
@@ -376,7 +379,7 @@ void fleet_http_get(const struct fleet_client_config *cfg, int n, char *const *u
 	}
 	for (int i = 0; i < n; i++) {
 		if (!replies[i].status && !replies[i].err)
-			replies[i].err = xstrdup("no answer");
+			replies[i].err = xstrdup(cancel && atomic_load(cancel) ? "cancelled" : "no answer");
 		curl_multi_remove_handle(m, t[i].h);
 		curl_easy_cleanup(t[i].h);
 		curl_slist_free_all(lists[i]);
@@ -391,9 +394,11 @@ bool fleet_supported(void)
 	return false;
 }
 
-void fleet_http_get(const struct fleet_client_config *cfg, int n, char *const *urls, struct fleet_reply *replies)
+void fleet_http_get(const struct fleet_client_config *cfg, const atomic_bool *cancel, int n, char *const *urls,
+		    struct fleet_reply *replies)
 {
 	(void)cfg;
+	(void)cancel;
 	(void)urls;
 	for (int i = 0; i < n; i++) {
 		memset(&replies[i], 0, sizeof(replies[i]));

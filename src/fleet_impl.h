@@ -47,6 +47,7 @@ struct fleet {
 	uint64_t seq;
 	bool failing;             /* Prometheus: the last refresh failed (said once) */
 	double *total;            /* [ncols]: the fleet's own figures (the snapshot's system row) */
+	atomic_bool cancel;       /* fleet_cancel: the requests end now */
 };
 
 /* fleet_hosts.c: the hosts, found by name or added (with NaN figures); a

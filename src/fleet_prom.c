@@ -97,7 +97,7 @@ static int ask(struct fleet *f, struct round *rd, char **news, char **cause)
 		free(e);
 	}
 	struct fleet_reply *r = xcalloc((size_t)nq, sizeof(*r));
-	fleet_http_get(f->cfg, nq, urls, r);
+	fleet_http_get(f->cfg, &f->cancel, nq, urls, r);
 	char **whys = xcalloc((size_t)nq, sizeof(char *));
 	for (int i = 0; i < nq; i++) {
 		whys[i] = reply_problem(&r[i], &rd->res[i]);

@@ -219,6 +219,8 @@ static int run_fleet(struct run *r)
 		return rc;
 	}
 	const struct model *m = fleet_get_model(f);
+	struct snapshot *first = NULL;
+	char *first_news = NULL;
 	r->nmetrics = m->nmetrics;
 	r->metrics = xcalloc((size_t)m->nmetrics + 1, sizeof(int));
 	r->fmts = xcalloc((size_t)m->nmetrics + 1, sizeof(char *));
@@ -231,16 +233,16 @@ static int run_fleet(struct run *r)
 		 * with room for hosts that Prometheus finds later. */
 		int n = fleet_host_count(f);
 		if (n == 0 && fleet_is_prometheus(f)) {
-			char *news = NULL;
-			snapshot_free(fleet_refresh(f, &news, &cause));
-			free(news);
+			/* Counting the hosts is a refresh: the dashboard shows it
+			 * first (and says its news) rather than ask again. */
+			first = fleet_refresh(f, &first_news, &cause);
 			free(cause);
 			cause = NULL;
 			n = fleet_host_count(f);
 		}
 		r->topo = topo_synthetic(1, 1, n + 64, 1);
 	}
-	struct source *src = source_fleet_new(f, r->opt.interval_s, say, &stop_requested);
+	struct source *src = source_fleet_new(f, r->opt.interval_s, first, first_news, say, &stop_requested);
 	int rc;
 	r->model = (struct model *)m;
 	if (r->opt.batch) {

@@ -157,9 +157,11 @@ struct source *source_replay_new(struct replay *rp, const char *path, int ncols,
 				 void (*say)(const char *msg), volatile sig_atomic_t *interrupt);
 
 /* source_fleet.c: a fleet (fleet.h, owned: freed with the source), one
- * refresh of every host an interval of interval_s (-d). */
+ * refresh of every host an interval of interval_s (-d). first: a refresh
+ * made already, and its news (both owned, may be NULL), which the
+ * dashboard shows at once, its next refresh -d later. */
 struct fleet;
-struct source *source_fleet_new(struct fleet *f, double interval_s, void (*say)(const char *msg),
-				volatile sig_atomic_t *interrupt);
+struct source *source_fleet_new(struct fleet *f, double interval_s, struct snapshot *first, char *first_news,
+				void (*say)(const char *msg), volatile sig_atomic_t *interrupt);
 
 #endif

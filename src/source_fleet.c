@@ -1,12 +1,17 @@
 /* source_fleet.c: a fleet (fleet.h) as a source (source.h): each interval
  * is one refresh of every host, a snapshot whose CPU-scope rows are the
- * hosts. Batch mode refreshes every -d seconds; the dashboard polls on
- * the screen's thread when a refresh is due (libcurl's requests end
- * within the client timeout, so the screen waits at most that long). In direct mode the first figures
- * need two scrapes, so the first refresh only primes the counters. */
+ * hosts. Batch mode refreshes every -d seconds on the caller's thread.
+ * The dashboard refreshes on a thread of the source's own, which
+ * publishes each snapshot (immutable once made) and its news for the
+ * screen to take when it polls: a server that hangs holds that thread up
+ * to the client timeout, never the screen, and a stop cancels the
+ * requests still open (fleet_cancel) rather than wait for them. In
+ * direct mode the first figures need two scrapes, so the first refresh
+ * only primes the counters. */
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +30,18 @@ struct fleet_src {
 	double due;              /* monotonic seconds of the next refresh */
 	long good;               /* refreshes that gave a snapshot */
 	struct source_sink sink;
-	bool dashboard, paused;
+	bool dashboard;
+	/* The dashboard's thread, and what it shares with the screen's under
+	 * mu: the delay, pause and stop it obeys (cv wakes it), and what it
+	 * publishes (the latest snapshot not yet taken, news not yet said,
+	 * the host count of the header). */
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool paused, stopping;
+	struct snapshot *ready;
+	char *news;
 	int nhosts;
 };
 
@@ -37,7 +53,11 @@ static double mono_s(void)
 static void fs_free(void *ctx)
 {
 	struct fleet_src *fs = ctx;
+	snapshot_free(fs->ready);
+	free(fs->news);
 	fleet_free(fs->f);
+	pthread_mutex_destroy(&fs->mu);
+	pthread_cond_destroy(&fs->cv);
 	free(fs);
 }
 
@@ -116,44 +136,121 @@ static int fs_finish(void *ctx)
 	return 0;
 }
 
+/* The dashboard's thread: a refresh whenever one is due, published for
+ * the screen; the first one at once. */
+static void *fs_thread(void *arg)
+{
+	struct fleet_src *fs = arg;
+	pthread_mutex_lock(&fs->mu);
+	for (;;) {
+		double t = mono_s();
+		if (fs->stopping)
+			break;
+		if (fs->paused || t < fs->due) {
+			/* Wake at the due time, or at a delay, pause or stop. */
+			double until = fs->paused ? t + 1 : fs->due;
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			double w = fmin(until - t, 1.0);
+			long ns = ts.tv_nsec + (long)(w * 1e9);
+			ts.tv_sec += ns / 1000000000L;
+			ts.tv_nsec = ns % 1000000000L;
+			pthread_cond_timedwait(&fs->cv, &fs->mu, &ts);
+			continue;
+		}
+		/* Direct mode's first scrape: the figures come from the next.
+		 * Soon, so that the screen does not wait a whole -d for them. */
+		bool first = !fs->primed && !fleet_is_prometheus(fs->f);
+		fs->primed = true;
+		fs->due = t + (first ? fmin(fs->interval_s, 1.0) : fs->interval_s);
+		pthread_mutex_unlock(&fs->mu);
+		char *news = NULL, *why = NULL;
+		struct snapshot *s = fleet_refresh(fs->f, &news, &why);
+		if (!s && why && !first)
+			text_add_line(&news, why);
+		free(why);
+		pthread_mutex_lock(&fs->mu);
+		if (fs->stopping) {
+			snapshot_free(s);
+			free(news);
+			break;
+		}
+		if (news) {
+			text_add_line(&fs->news, news);
+			free(news);
+		}
+		if (s) {
+			fs->good++;
+			fs->nhosts = s->nhosts;
+			/* The screen shows the latest: one it did not take yet is
+			 * passed over. */
+			snapshot_free(fs->ready);
+			fs->ready = s;
+		}
+	}
+	pthread_mutex_unlock(&fs->mu);
+	return NULL;
+}
+
 static int fs_start(void *ctx, struct snap_ring *ring, const struct source_sink *sink, char **cause)
 {
 	struct fleet_src *fs = ctx;
 	(void)ring;
-	(void)cause;
 	fs->sink = *sink;
 	fs->dashboard = true;
+	/* A refresh made already is the first shown, the next one -d later;
+	 * else one at once. */
 	fs->due = 0;
+	if (fs->ready) {
+		fs->good++;
+		fs->nhosts = fs->ready->nhosts;
+		fs->primed = true;
+		fs->due = mono_s() + fs->interval_s;
+	}
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_destroy(&fs->cv);
+	pthread_cond_init(&fs->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	int rc = pthread_create(&fs->thread, NULL, fs_thread, fs);
+	if (rc != 0)
+		return set_cause(cause, "cannot start the fleet's thread: %s", strerror(rc));
+	fs->running = true;
 	return 0;
 }
 
+static void fs_stop(void *ctx)
+{
+	struct fleet_src *fs = ctx;
+	if (!fs->running)
+		return;
+	pthread_mutex_lock(&fs->mu);
+	fs->stopping = true;
+	pthread_cond_signal(&fs->cv);
+	pthread_mutex_unlock(&fs->mu);
+	fleet_cancel(fs->f);
+	pthread_join(fs->thread, NULL);
+	fs->running = false;
+	snapshot_free(fs->ready);
+	fs->ready = NULL;
+	free(fs->news);
+	fs->news = NULL;
+}
+
+/* On the screen's thread: what the fleet's thread published since the
+ * last poll, its news said on the message line first. */
 static struct snapshot *fs_poll(void *ctx, double now)
 {
 	struct fleet_src *fs = ctx;
 	(void)now;
-	double t = mono_s();
-	if (fs->paused || t < fs->due)
-		return NULL;
-	if (!fs->primed && !fleet_is_prometheus(fs->f)) {
-		/* The first scrape: the figures come from the next. Soon, so
-		 * that the screen does not wait a whole -d for its rows. */
-		fs->primed = true;
-		fs->due = t + fmin(fs->interval_s, 1.0);
-		char *why = NULL;
-		struct snapshot *s = refresh(fs, &why);
-		free(why);
-		return s;
-	}
-	fs->primed = true;
-	fs->due = t + fs->interval_s;
-	char *why = NULL;
-	struct snapshot *s = refresh(fs, &why);
-	if (!s && why && fs->sink.message) {
-		char *msg = xasprintf("fleet: %s", why);
-		fs->sink.message(fs->sink.arg, msg);
-		free(msg);
-	}
-	free(why);
+	pthread_mutex_lock(&fs->mu);
+	struct snapshot *s = fs->ready;
+	char *news = fs->news;
+	fs->ready = NULL;
+	fs->news = NULL;
+	pthread_mutex_unlock(&fs->mu);
+	tell(fs, news);
 	return s;
 }
 
@@ -175,19 +272,29 @@ static const char *fs_request_tasks(void *ctx, int nmetrics, const int *metrics)
 static void fs_set_interval(void *ctx, double seconds)
 {
 	struct fleet_src *fs = ctx;
+	pthread_mutex_lock(&fs->mu);
 	fs->interval_s = seconds;
 	fs->due = mono_s() + seconds;
+	pthread_cond_signal(&fs->cv);
+	pthread_mutex_unlock(&fs->mu);
 }
 
 static void fs_pause(void *ctx, bool paused)
 {
-	((struct fleet_src *)ctx)->paused = paused;
+	struct fleet_src *fs = ctx;
+	pthread_mutex_lock(&fs->mu);
+	fs->paused = paused;
+	pthread_cond_signal(&fs->cv);
+	pthread_mutex_unlock(&fs->mu);
 }
 
 static const char *fs_status(void *ctx, char *buf, int len)
 {
 	struct fleet_src *fs = ctx;
-	snprintf(buf, (size_t)len, "%d hosts", fs->nhosts);
+	pthread_mutex_lock(&fs->mu);
+	int n = fs->nhosts;
+	pthread_mutex_unlock(&fs->mu);
+	snprintf(buf, (size_t)len, "%d hosts", n);
 	return "FLEET";
 }
 
@@ -206,6 +313,7 @@ static const struct source_ops fleet_ops = {
 	.next = fs_next,
 	.finish = fs_finish,
 	.start = fs_start,
+	.stop = fs_stop,
 	.poll = fs_poll,
 	.request = fs_request,
 	.request_tasks = fs_request_tasks,
@@ -215,14 +323,18 @@ static const struct source_ops fleet_ops = {
 	.why_missing = fs_why_missing,
 };
 
-struct source *source_fleet_new(struct fleet *f, double interval_s, void (*say)(const char *msg),
-				volatile sig_atomic_t *interrupt)
+struct source *source_fleet_new(struct fleet *f, double interval_s, struct snapshot *first, char *first_news,
+				void (*say)(const char *msg), volatile sig_atomic_t *interrupt)
 {
 	struct fleet_src *fs = xcalloc(1, sizeof(*fs));
 	fs->f = f;
 	fs->interval_s = interval_s > 0 ? interval_s : 1;
 	fs->say = say;
 	fs->interrupt = interrupt;
+	fs->ready = first;
+	fs->news = first_news;
+	pthread_mutex_init(&fs->mu, NULL);
+	pthread_cond_init(&fs->cv, NULL);
 	struct source *src = xcalloc(1, sizeof(*src));
 	src->ops = &fleet_ops;
 	src->ctx = fs;

@@ -171,6 +171,24 @@ START_TEST(test_columns_shipped)
 	free(q);
 	ck_assert(fc->cols[ipc].hardware);
 	ck_assert_str_eq(fc->cols[ipc].err, "pmctop_metric_ipc");
+	/* A rate over a gauge takes the exporter's clock (crate): per host
+	 * the counter's rate over the interval timestamp's, a host whose
+	 * clock stood still left out; the fleet's, their sum. */
+	int util = -1;
+	for (int i = 0; i < fc->n; i++)
+		if (!strcmp(fc->cols[i].name, "util"))
+			util = i;
+	ck_assert_int_ge(util, 0);
+	ck_assert_int_eq(fc->cols[util].num.agg, FLEET_CRATE);
+	q = fleet_term_promql(&fc->cols[util].num, "job=\"pmctop\"", 60);
+	ck_assert_str_eq(q, "sum by (instance) (rate(pmctop_busy_seconds_total{job=\"pmctop\"}[60000ms])) / on (instance) "
+			    "(max by (instance) (rate(pmctop_last_interval_timestamp_seconds{job=\"pmctop\"}[60000ms])) > 0)");
+	free(q);
+	q = fleet_col_promql_total(&fc->cols[util], "", 60);
+	ck_assert_msg(strstr(q, ") or ((sum(sum by (instance) (rate(pmctop_busy_seconds_total[60000ms])) / on (instance) "
+				"(max by (instance) (rate(pmctop_last_interval_timestamp_seconds[60000ms])) > 0))) / "
+				"(sum (pmctop_online_cpus)))"), "%s", q);
+	free(q);
 	struct model *m = fleet_model_new(fc);
 	ck_assert_int_eq(m->nmetrics, fc->n);
 	ck_assert_int_eq(model_find_metric(m, "ipc"), ipc);

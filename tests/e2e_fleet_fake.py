@@ -11,6 +11,9 @@ case (pmctop --fleet http://127.0.0.1:PORT/MODE):
   malformed  200 with an HTML page
   truncated  200 with JSON cut in the middle
   slow       answers after 3 s
+  hang       as good for the first 20 queries (one refresh: the one that
+             counts the hosts before the dashboard starts), then answers
+             nothing for 60 s, having written PORTFILE.hanging
   timeout    503 with Prometheus's timeout error
   nohw       /nohw/metrics: a pmctop exporter without hardware series
 """
@@ -74,6 +77,14 @@ class H(BaseHTTPRequestHandler):
             self.send(int(mode), 'Unauthorized\n', 'text/plain')
         elif mode == 'malformed':
             self.send(200, '<html><body>502 Bad Gateway</body></html>', 'text/html')
+        elif mode == 'hang':
+            if n <= 20:
+                self.send(200, good)
+            else:
+                with open(sys.argv[1] + '.hanging', 'w') as f:
+                    f.write(str(n))
+                time.sleep(60)
+                self.send(200, good)
         elif mode == 'slow':
             time.sleep(3)
             self.send(200, good)
