@@ -109,6 +109,42 @@ START_TEST(test_vector_label_escapes)
 }
 END_TEST
 
+/* The labels string itself, as the text format writes it: the instance
+ * left out, keys and values in the answer's order, controls and line
+ * breaks made '?' and tabs spaces (a key's too), only a value's quote and
+ * backslash escaped; and the buffer the labels are built in, reused from
+ * sample to sample, carries nothing over into the next (shorter) one. */
+START_TEST(test_vector_label_string)
+{
+	const char *body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+			   "{\"metric\":{\"metric\":\"a\\nb\\tc\\u0001d\\\\\",\"instance\":\"h\\r1\","
+			   "\"k\\ney\":\"\\\"\\u00e9\"},\"value\":[1,\"1\"]},"
+			   "{\"metric\":{\"instance\":\"h2\",\"z\":\"1\"},\"value\":[1,\"2\"]},"
+			   "{\"metric\":{\"instance\":\"h3\"},\"value\":[1,\"3\"]},"
+			   "{\"metric\":{\"instance\":\"h4\",\"n\":7,\"z\":\"\"},\"value\":[1,\"4\"]}]}}";
+	struct fleet_samples s = { 0 };
+	char *cause = NULL;
+	ck_assert_int_eq(fleet_parse_vector(body, strlen(body), &s, &cause), 0);
+	ck_assert_int_eq(s.n, 4);
+	ck_assert_str_eq(s.v[0].instance, "h?1");
+	ck_assert_str_eq(s.v[0].labels, "metric=\"a?b c?d\\\\\",k?ey=\"\\\"\u00e9\"");
+	char *m = fleet_label(s.v[0].labels, "metric");
+	ck_assert_str_eq(m, "a?b c?d\\");
+	free(m);
+	m = fleet_label(s.v[0].labels, "k?ey");
+	ck_assert_str_eq(m, "\"\u00e9");
+	free(m);
+	ck_assert_str_eq(s.v[1].labels, "z=\"1\"");
+	ck_assert_str_eq(s.v[2].labels, "");
+	/* A label that is not a string is left out. */
+	ck_assert_str_eq(s.v[3].labels, "z=\"\"");
+	m = fleet_label(s.v[3].labels, "z");
+	ck_assert_str_eq(m, "");
+	free(m);
+	fleet_samples_done(&s);
+}
+END_TEST
+
 START_TEST(test_text)
 {
 	const char *body = "# HELP pmctop_info The model.\n"
@@ -306,6 +342,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_vector, 0, (int)ARRAY_SIZE(vcases));
 	tcase_add_test(tc, test_vector_values);
 	tcase_add_test(tc, test_vector_label_escapes);
+	tcase_add_test(tc, test_vector_label_string);
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_columns_shipped);
 	tcase_add_test(tc, test_promql_terms);
