@@ -117,8 +117,14 @@ int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, 
 	struct buf lb = { 0 }, scratch = { 0 };
 	json_error_t je;
 	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root)
-		return set_cause(cause, "the answer is not JSON (%s at byte %d)", je.text, je.position);
+	if (!root) {
+		/* jansson's text quotes the bad token, which may hold a line
+		 * break (the fuzzer found `"\<newline>`). */
+		char *t = flat(je.text);
+		set_cause(cause, "the answer is not JSON (%s at byte %d)", t, je.position);
+		free(t);
+		return -1;
+	}
 	int rc = -1;
 	const char *status = json_string_value(json_object_get(root, "status"));
 	if (!status) {

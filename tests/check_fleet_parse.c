@@ -42,6 +42,8 @@ static const struct vcase {
 	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"inst", -1, 0,
 	  "not JSON" },
 	{ SRC_LINE, "", -1, 0, "not JSON" },
+	/* jansson's error quotes the token, here with its line break. */
+	{ SRC_LINE, "\"\\\n", -1, 0, "not JSON" },
 	{ SRC_LINE, "{\"data\":{}}", -1, 0, "no \"status\"" },
 	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}", -1, 0,
 	  "a matrix, not an instant vector" },
