@@ -1,6 +1,7 @@
 /* fuzz_fleet.c: libFuzzer harness for what a fleet reads (src/fleet_parse.c,
  * src/fleet_columns.c): the first byte picks what the rest is: 0 modulo 3
- * a Prometheus /api/v1/query answer (fleet_parse_vector), 1 an exporter's
+ * a Prometheus /api/v1/query answer (fleet_parse_vector, whose samples
+ * must be fleet_parse_vector_json's bit for bit), 1 an exporter's
  * /metrics text (fleet_parse_text, then fleet_label on every sample's
  * labels), 2 a columns file (fleet_columns_parse, then the model and the
  * PromQL of every column). Beyond no crash, leak or UB: a refused answer
@@ -34,13 +35,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *cause = NULL;
 	struct fleet_samples s = { 0 };
 	switch (data[0] % 3) {
-	case 0:
-		if (fleet_parse_vector(body, len, &s, &cause) < 0)
+	case 0: {
+		int rc = fleet_parse_vector(body, len, &s, &cause);
+		if (rc < 0)
 			one_line(cause);
 		for (int i = 0; i < s.n; i++)
 			if (text_bad_at(s.v[i].instance) >= 0 || text_bad_at(s.v[i].labels) >= 0)
 				abort();
+		/* The fast path for plain answers reads what jansson does. */
+		struct fleet_samples j = { 0 };
+		char *jc = NULL;
+		if (fleet_parse_vector_json(body, len, &j, &jc) != rc || j.n != s.n || (!jc) != (!cause) ||
+		    (jc && strcmp(jc, cause)))
+			abort();
+		for (int i = 0; i < s.n; i++)
+			if (strcmp(s.v[i].instance, j.v[i].instance) || strcmp(s.v[i].labels, j.v[i].labels) ||
+			    memcmp(&s.v[i].time, &j.v[i].time, sizeof(double)) ||
+			    (memcmp(&s.v[i].value, &j.v[i].value, sizeof(double)) &&
+			     !(isnan(s.v[i].value) && isnan(j.v[i].value))))
+				abort();
+		fleet_samples_done(&j);
+		free(jc);
 		break;
+	}
 	case 1: {
 		int bad = 0;
 		int n = fleet_parse_text(body, len, &s, &bad);

@@ -93,6 +93,9 @@ void fleet_samples_done(struct fleet_samples *s);
  * "+Inf" and "-Inf" is kept as such. -1 with *cause on an error answer
  * ("error" and "errorType") or malformed JSON, in one line. */
 int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, char **cause);
+/* The same through jansson alone, what fleet_parse_vector's fast path for
+ * Prometheus's own plain answers must equal (the tests and the fuzzer). */
+int fleet_parse_vector_json(const char *body, size_t len, struct fleet_samples *out, char **cause);
 /* An exporter's /metrics (text format 0.0.4) into out: one sample a line,
  * comments skipped. A malformed line is skipped and counted in *bad. */
 int fleet_parse_text(const char *body, size_t len, struct fleet_samples *out, int *bad);

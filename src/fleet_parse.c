@@ -49,6 +49,51 @@ static char *flat(const char *s)
 	return t;
 }
 
+/* A growing byte buffer, reused from sample to sample so that a label
+ * string costs one allocation, not one per character (10,648 series an
+ * answer at 1,000 hosts: docs/performance.md). */
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static char *room(struct buf *b, size_t more)
+{
+	if (b->n + more + 1 > b->cap) {
+		b->cap = b->n + more + 1 > 2 * b->cap ? b->n + more + 1 : 2 * b->cap;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	return b->p + b->n;
+}
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	memcpy(room(b, n), s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+/* flat(s) appended to b, with '"' and '\\' escaped as the text format
+ * writes a value (esc) so that fleet_label reads it back whole. Sanitising
+ * keeps the length (a bad byte becomes one '?'), so it is done in place on
+ * a copy in scratch, then copied over a byte at a time. */
+static void put_flat(struct buf *b, struct buf *scratch, const char *s, bool esc)
+{
+	size_t n = strlen(s);
+	scratch->n = 0;
+	put(scratch, s, n);
+	text_sanitize_inplace(scratch->p);
+	char *o = room(b, 2 * n);
+	for (const char *c = scratch->p; c < scratch->p + n; c++) {
+		char ch = *c == '\n' || *c == '\r' || *c == '\t' ? ' ' : *c;
+		if (esc && (ch == '"' || ch == '\\'))
+			*o++ = '\\';
+		*o++ = ch;
+	}
+	b->n = (size_t)(o - b->p);
+	b->p[b->n] = 0;
+}
+
 /* Prometheus writes sample values as strings ("1.5", "NaN", "+Inf"). */
 static bool value_of(const char *t, double *v)
 {
@@ -67,12 +112,19 @@ static bool value_of(const char *t, double *v)
 	return parse_double_c(t, v);
 }
 
-int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, char **cause)
+int fleet_parse_vector_json(const char *body, size_t len, struct fleet_samples *out, char **cause)
 {
+	struct buf lb = { 0 }, scratch = { 0 };
 	json_error_t je;
 	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root)
-		return set_cause(cause, "the answer is not JSON (%s at byte %d)", je.text, je.position);
+	if (!root) {
+		/* jansson's text quotes the bad token, which may hold a line
+		 * break (the fuzzer found `"\<newline>`). */
+		char *t = flat(je.text);
+		set_cause(cause, "the answer is not JSON (%s at byte %d)", t, je.position);
+		free(t);
+		return -1;
+	}
 	int rc = -1;
 	const char *status = json_string_value(json_object_get(root, "status"));
 	if (!status) {
@@ -131,27 +183,195 @@ int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, 
 		 * queries that keep one (by instance, metric). */
 		const char *key;
 		json_t *lv;
-		char *labels = xstrdup("");
+		lb.n = 0;
 		json_object_foreach(metric, key, lv) {
 			const char *s = json_string_value(lv);
 			if (!s || !strcmp(key, "instance"))
 				continue;
-			char *k = flat(key), *val = flat(s);
-			/* As the text format escapes a value, so that fleet_label
-			 * reads it back whole. */
-			xappendf(&labels, "%s%s=\"", *labels ? "," : "", k);
-			for (const char *c = val; *c; c++)
-				xappendf(&labels, "%s%c", *c == '"' || *c == '\\' ? "\\" : "", *c);
-			xappendf(&labels, "\"");
-			free(k);
-			free(val);
+			if (lb.n)
+				put(&lb, ",", 1);
+			put_flat(&lb, &scratch, key, false);
+			put(&lb, "=\"", 2);
+			put_flat(&lb, &scratch, s, true);
+			put(&lb, "\"", 1);
 		}
-		x->labels = labels;
+		x->labels = xstrndup(lb.p ? lb.p : "", lb.n);
 	}
 	rc = 0;
 done:
+	free(lb.p);
+	free(scratch.p);
 	json_decref(root);
 	return rc;
+}
+
+/* The fast path: an answer exactly as Prometheus writes a good one --
+ * compact, the keys in its order, every string printable ASCII without
+ * escapes, no label twice -- read in one pass with no tree built (jansson
+ * spent four fifths of a refresh at 1,000 hosts building and freeing
+ * one: docs/performance.md). Such strings need no sanitising nor
+ * escaping, so the samples are the ones fleet_parse_vector_json makes
+ * (check_fleet_parse and fuzz_fleet compare the two). Anything else, a
+ * bad answer included, is left to jansson, which also says what is
+ * wrong: out is then as it was. */
+struct cur {
+	const char *p, *e;
+};
+
+static bool lit(struct cur *c, const char *s)
+{
+	size_t n = strlen(s);
+	if ((size_t)(c->e - c->p) < n || memcmp(c->p, s, n))
+		return false;
+	c->p += n;
+	return true;
+}
+
+/* A string of printable ASCII but '"' and '\\': its bytes, unquoted. */
+static bool plain_str(struct cur *c, const char **s, size_t *n)
+{
+	if (c->p >= c->e || *c->p != '"')
+		return false;
+	const char *q = ++c->p;
+	while (q < c->e && *q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
+		q++;
+	if (q >= c->e || *q != '"')
+		return false;
+	*s = c->p;
+	*n = (size_t)(q - c->p);
+	c->p = q + 1;
+	return true;
+}
+
+/* A JSON number as jansson reads it: an integer (up to 18 digits, so no
+ * overflow) through long long, a real through strtod, never infinite. */
+static bool plain_num(struct cur *c, double *v)
+{
+	const char *q = c->p, *e = c->e;
+	bool real = false;
+	if (q < e && *q == '-')
+		q++;
+	if (q < e && *q == '0') {
+		q++;
+	} else if (q < e && *q >= '1' && *q <= '9') {
+		while (q < e && *q >= '0' && *q <= '9')
+			q++;
+	} else {
+		return false;
+	}
+	if (q < e && *q == '.') {
+		real = true;
+		if (++q >= e || *q < '0' || *q > '9')
+			return false;
+		while (q < e && *q >= '0' && *q <= '9')
+			q++;
+	}
+	if (q < e && (*q == 'e' || *q == 'E')) {
+		real = true;
+		if (++q < e && (*q == '+' || *q == '-'))
+			q++;
+		if (q >= e || *q < '0' || *q > '9')
+			return false;
+		while (q < e && *q >= '0' && *q <= '9')
+			q++;
+	}
+	char t[40];
+	size_t n = (size_t)(q - c->p);
+	if (n >= sizeof(t) || (!real && n > 18))
+		return false;
+	memcpy(t, c->p, n);
+	t[n] = 0;
+	*v = real ? strtod(t, NULL) : (double)strtoll(t, NULL, 10);
+	if (!isfinite(*v))
+		return false;
+	c->p = q;
+	return true;
+}
+
+/* At most this many labels a sample on the fast path (for the check that
+ * none comes twice); more go to jansson. */
+#define FAST_LABELS 32
+
+static bool vector_fast(const char *body, size_t len, struct fleet_samples *out)
+{
+	struct cur c = { body, body + len };
+	if (!lit(&c, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["))
+		return false;
+	int n0 = out->n;
+	struct buf lb = { 0 };
+	if (!lit(&c, "]")) {
+		for (;;) {
+			if (!lit(&c, "{\"metric\":{"))
+				goto no;
+			const char *ks[FAST_LABELS], *inst = "";
+			size_t kn[FAST_LABELS], instn = 0;
+			int nk = 0;
+			lb.n = 0;
+			while (!lit(&c, "}")) {
+				const char *k, *v;
+				size_t n, vn;
+				if ((nk && !lit(&c, ",")) || !plain_str(&c, &k, &n) || !lit(&c, ":") ||
+				    !plain_str(&c, &v, &vn) || nk == FAST_LABELS)
+					goto no;
+				for (int i = 0; i < nk; i++)
+					if (kn[i] == n && !memcmp(ks[i], k, n))
+						goto no;
+				ks[nk] = k;
+				kn[nk++] = n;
+				if (n == 8 && !memcmp(k, "instance", 8)) {
+					inst = v;
+					instn = vn;
+					continue;
+				}
+				if (lb.n)
+					put(&lb, ",", 1);
+				put(&lb, k, n);
+				put(&lb, "=\"", 2);
+				put(&lb, v, vn);
+				put(&lb, "\"", 1);
+			}
+			double t, v;
+			const char *vs;
+			size_t vn;
+			char vt[64];
+			if (!lit(&c, ",\"value\":[") || !plain_num(&c, &t) || !lit(&c, ",") || !plain_str(&c, &vs, &vn) ||
+			    vn >= sizeof(vt) || !lit(&c, "]}"))
+				goto no;
+			memcpy(vt, vs, vn);
+			vt[vn] = 0;
+			if (!value_of(vt, &v))
+				goto no;
+			struct fleet_sample *x = add(out);
+			x->value = v;
+			x->time = t;
+			x->instance = xstrndup(inst, instn);
+			x->labels = xstrndup(lb.p ? lb.p : "", lb.n);
+			if (lit(&c, "]"))
+				break;
+			if (!lit(&c, ","))
+				goto no;
+		}
+	}
+	if (!lit(&c, "}}") || c.p != c.e)
+		goto no;
+	free(lb.p);
+	return true;
+no:
+	free(lb.p);
+	for (int i = n0; i < out->n; i++) {
+		free(out->v[i].instance);
+		free(out->v[i].name);
+		free(out->v[i].labels);
+	}
+	out->n = n0;
+	return false;
+}
+
+int fleet_parse_vector(const char *body, size_t len, struct fleet_samples *out, char **cause)
+{
+	if (vector_fast(body, len, out))
+		return 0;
+	return fleet_parse_vector_json(body, len, out, cause);
 }
 
 /* One line of the text format: NAME[{LABELS}] VALUE [TIMESTAMP]. */
@@ -231,25 +451,29 @@ char *fleet_label(const char *labels, const char *key)
 		const char *eq = strchr(p, '=');
 		if (!eq || eq[1] != '"')
 			return NULL;
-		const char *v = eq + 2;
-		char *val = xstrdup("");
-		size_t vn = 0;
-		for (; *v && *v != '"'; v++) {
-			char c = *v;
-			if (c == '\\' && v[1]) {
-				v++;
-				c = *v == 'n' ? '\n' : *v;
-			}
-			val = xrealloc(val, vn + 2);
-			val[vn++] = c;
-			val[vn] = 0;
-		}
+		/* The value runs to the first unescaped quote (or the end). */
+		const char *v0 = eq + 2, *v = v0;
+		while (*v && *v != '"')
+			v += *v == '\\' && v[1] ? 2 : 1;
 		if ((size_t)(eq - p) == kl && !strncmp(p, key, kl)) {
-			char *f = flat(val);
-			free(val);
-			return f;
+			/* Unescaped into one allocation of the escaped length
+			 * at most, then flattened in place (the same length). */
+			char *val = xmalloc((size_t)(v - v0) + 1), *o = val;
+			for (const char *c = v0; c < v; c++) {
+				if (*c == '\\' && c + 1 < v) {
+					c++;
+					*o++ = *c == 'n' ? '\n' : *c;
+				} else {
+					*o++ = *c;
+				}
+			}
+			*o = 0;
+			text_sanitize_inplace(val);
+			for (o = val; *o; o++)
+				if (*o == '\n' || *o == '\r' || *o == '\t')
+					*o = ' ';
+			return val;
 		}
-		free(val);
 		if (!*v)
 			return NULL;
 		p = v + 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fleet_impl.h"
+#include "name_index.h"
 #include "util.h"
 
 /* Percent-encodes a query for a URL. */
@@ -71,6 +72,30 @@ static void round_done(struct round *r)
 	free(r->res);
 }
 
+/* The selector of the error and coverage queries: the fleet's, and only
+ * the metrics some column takes its doubt from (err=). An exporter writes
+ * both gauges for every metric of its model, 10 to 11 a host, where the
+ * columns read 7: asking for those alone makes the two largest answers a
+ * third smaller and changes no figure. err= names are series names
+ * (fleet_columns.c checks), so none needs escaping in the regex. */
+static char *doubt_selector(const struct fleet *f)
+{
+	char *alt = NULL;
+	for (int c = 0; c < f->cols->n; c++) {
+		const char *e = f->cols->cols[c].err;
+		bool seen = false;
+		for (int d = 0; e && d < c && !seen; d++)
+			seen = f->cols->cols[d].err && !strcmp(f->cols->cols[d].err, e);
+		if (e && !seen)
+			xappendf(&alt, "%s%s", alt ? "|" : "", e);
+	}
+	if (!alt)
+		return xstrdup(f->sel);
+	char *s = xasprintf("%s%smetric=~\"%s\"", f->sel, *f->sel ? "," : "", alt);
+	free(alt);
+	return s;
+}
+
 /* Asks every query at once; the answers' problems, one line per reason
  * (the columns that failed for it named), go to *news. -1 with *cause
  * when up{} itself failed: the server, not a query, is at fault. */
@@ -81,8 +106,10 @@ static int ask(struct fleet *f, struct round *rd, char **news, char **cause)
 	rd->res = xcalloc((size_t)nq, sizeof(*rd->res));
 	q[Q_UP] = xasprintf("up{%s}", f->sel);
 	q[Q_INFO] = xasprintf("pmctop_info{%s}", f->sel);
-	q[Q_RSE] = xasprintf("max by (instance, metric) (pmctop_relative_error_ratio{%s})", f->sel);
-	q[Q_COV] = xasprintf("min by (instance, metric) (pmctop_coverage_ratio{%s})", f->sel);
+	char *doubt = doubt_selector(f);
+	q[Q_RSE] = xasprintf("max by (instance, metric) (pmctop_relative_error_ratio{%s})", doubt);
+	q[Q_COV] = xasprintf("min by (instance, metric) (pmctop_coverage_ratio{%s})", doubt);
+	free(doubt);
 	q[Q_HW] = xasprintf("count by (instance) (pmctop_cycles_total{%s})", f->sel);
 	q[Q_AGE] = xasprintf("time() - max by (instance) (pmctop_last_interval_timestamp_seconds{%s})", f->sel);
 	for (int i = 0; i < f->cols->n; i++)
@@ -189,9 +216,7 @@ static void hosts(struct fleet *f, const struct round *rd, bool **hw)
 	}
 }
 
-/* Column c's figures, and the error and coverage its err= metric gives
- * them (the highest error and lowest coverage of the host's rows: max
- * and min by instance in the queries). */
+/* Column c's figures; their error and coverage are doubts()'s. */
 static void column(struct fleet *f, const struct round *rd, int c, const bool *hw)
 {
 	const struct fleet_col *col = &f->cols->cols[c];
@@ -214,20 +239,52 @@ static void column(struct fleet *f, const struct round *rd, int c, const bool *h
 		h->cov[c] = 1;
 		h->have_figs = true;
 	}
-	if (!col->err)
-		return;
-	for (int k = 0; k < rd->res[Q_RSE].n; k++) {
-		const struct fleet_sample *x = &rd->res[Q_RSE].v[k];
-		struct host *h = sample_is(x, "metric", col->err) ? host_find(f, x->instance) : NULL;
-		if (h && !isnan(h->v[c]))
-			h->rse[c] = x->value;
+}
+
+/* Each column's error and coverage from the exporters' gauges of its err=
+ * metric (the highest error and lowest coverage of the host's rows: max
+ * and min by instance, metric in the queries), on a host that has the
+ * column's figure. One pass over each answer, each sample's metric read
+ * once and its columns found by a hash (1,000 hosts x 7 metrics x 2). */
+static void doubts(struct fleet *f, const struct round *rd)
+{
+	int n = f->cols->n;
+	struct name_index *by_err = name_index_new();
+	int *next = xmalloc(sizeof(int) * (size_t)n);   /* the next column of the same err=, or -1 */
+	for (int c = n - 1; c >= 0; c--) {
+		const char *e = f->cols->cols[c].err;
+		next[c] = -1;
+		if (!e)
+			continue;
+		int first = name_index_find(by_err, e);
+		if (first >= 0) {
+			/* name_index keeps a name's first value: chain behind it. */
+			next[c] = next[first];
+			next[first] = c;
+		} else {
+			name_index_add(by_err, e, c);
+		}
 	}
-	for (int k = 0; k < rd->res[Q_COV].n; k++) {
-		const struct fleet_sample *x = &rd->res[Q_COV].v[k];
-		struct host *h = sample_is(x, "metric", col->err) ? host_find(f, x->instance) : NULL;
-		if (h && !isnan(h->v[c]))
-			h->cov[c] = x->value;
+	for (int q = Q_RSE; q <= Q_COV; q++) {
+		const struct fleet_samples *a = &rd->res[q];
+		for (int k = 0; k < a->n; k++) {
+			const struct fleet_sample *x = &a->v[k];
+			char *m = fleet_label(x->labels, "metric");
+			int c = m ? name_index_find(by_err, m) : -1;
+			free(m);
+			struct host *h = c >= 0 ? host_find(f, x->instance) : NULL;
+			for (; h && c >= 0; c = next[c]) {
+				if (isnan(h->v[c]))
+					continue;
+				if (q == Q_RSE)
+					h->rse[c] = x->value;
+				else
+					h->cov[c] = x->value;
+			}
+		}
 	}
+	free(next);
+	name_index_free(by_err);
 }
 
 int fleet_prom_refresh(struct fleet *f, char **news, char **cause)
@@ -239,6 +296,7 @@ int fleet_prom_refresh(struct fleet *f, char **news, char **cause)
 		hosts(f, &rd, &hw);
 		for (int c = 0; c < f->cols->n; c++)
 			column(f, &rd, c, hw);
+		doubts(f, &rd);
 		for (int i = 0; i < f->nhosts; i++)
 			if (!f->hosts[i].status && !hw[i])
 				host_status(&f->hosts[i], NO_HW);

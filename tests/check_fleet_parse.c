@@ -42,6 +42,8 @@ static const struct vcase {
 	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"inst", -1, 0,
 	  "not JSON" },
 	{ SRC_LINE, "", -1, 0, "not JSON" },
+	/* jansson's error quotes the token, here with its line break. */
+	{ SRC_LINE, "\"\\\n", -1, 0, "not JSON" },
 	{ SRC_LINE, "{\"data\":{}}", -1, 0, "no \"status\"" },
 	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}", -1, 0,
 	  "a matrix, not an instant vector" },
@@ -105,6 +107,142 @@ START_TEST(test_vector_label_escapes)
 	m = fleet_label(s.v[0].labels, "x");
 	ck_assert_str_eq(m, "y");
 	free(m);
+	fleet_samples_done(&s);
+}
+END_TEST
+
+/* The labels string itself, as the text format writes it: the instance
+ * left out, keys and values in the answer's order, controls and line
+ * breaks made '?' and tabs spaces (a key's too), only a value's quote and
+ * backslash escaped; and the buffer the labels are built in, reused from
+ * sample to sample, carries nothing over into the next (shorter) one. */
+START_TEST(test_vector_label_string)
+{
+	const char *body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+			   "{\"metric\":{\"metric\":\"a\\nb\\tc\\u0001d\\\\\",\"instance\":\"h\\r1\","
+			   "\"k\\ney\":\"\\\"\\u00e9\"},\"value\":[1,\"1\"]},"
+			   "{\"metric\":{\"instance\":\"h2\",\"z\":\"1\"},\"value\":[1,\"2\"]},"
+			   "{\"metric\":{\"instance\":\"h3\"},\"value\":[1,\"3\"]},"
+			   "{\"metric\":{\"instance\":\"h4\",\"n\":7,\"z\":\"\"},\"value\":[1,\"4\"]}]}}";
+	struct fleet_samples s = { 0 };
+	char *cause = NULL;
+	ck_assert_int_eq(fleet_parse_vector(body, strlen(body), &s, &cause), 0);
+	ck_assert_int_eq(s.n, 4);
+	ck_assert_str_eq(s.v[0].instance, "h?1");
+	ck_assert_str_eq(s.v[0].labels, "metric=\"a?b c?d\\\\\",k?ey=\"\\\"\u00e9\"");
+	char *m = fleet_label(s.v[0].labels, "metric");
+	ck_assert_str_eq(m, "a?b c?d\\");
+	free(m);
+	m = fleet_label(s.v[0].labels, "k?ey");
+	ck_assert_str_eq(m, "\"\u00e9");
+	free(m);
+	ck_assert_str_eq(s.v[1].labels, "z=\"1\"");
+	ck_assert_str_eq(s.v[2].labels, "");
+	/* A label that is not a string is left out. */
+	ck_assert_str_eq(s.v[3].labels, "z=\"\"");
+	m = fleet_label(s.v[3].labels, "z");
+	ck_assert_str_eq(m, "");
+	free(m);
+	fleet_samples_done(&s);
+}
+END_TEST
+
+/* fleet_parse_vector reads Prometheus's plain answers on a fast path of
+ * its own: whatever it is given, it must give what jansson's reading
+ * does (rc, cause, every sample bit for bit). The bodies: the table's,
+ * and plain answers next to ones just off the fast path's shape. */
+static const struct {
+	int line;
+	const char *body;
+} same_bodies[] = {
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"__name__\":\"up\",\"instance\":\"host0:9465\",\"job\":\"pmctop\"},"
+		    "\"value\":[1795893368.312,\"1\"]},"
+		    "{\"metric\":{\"instance\":\"host1:9465\",\"metric\":\"pmctop_metric_ipc\"},\"value\":[17,\"0.02889806622\"]},"
+		    "{\"metric\":{},\"value\":[-0,\"NaN\"]},"
+		    "{\"metric\":{\"a\":\"\",\"\":\"b\"},\"value\":[1e-400,\"-Inf\"]}]}}" },
+	/* Just off the shape: spaces, an escape, a tab, UTF-8, a label twice,
+	 * a number label, no instance, a big or bad number, a bad value,
+	 * trailing bytes, more keys, another type. */
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[ ]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}\n" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}x" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]},\"warnings\":[\"w\"]}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"instance\":\"a\\\"b\"},\"value\":[1,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"instance\":\"a\tb\"},\"value\":[1,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"model\":\"caf\xc3\xa9\"},\"value\":[1,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"a\":\"1\",\"a\":\"2\"},\"value\":[1,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"instance\":\"h\",\"instance\":\"h\"},\"value\":[1,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"instance\":7,\"n\":null},\"value\":[1,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{},\"value\":[123456789012345678901234,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{},\"value\":[1e400,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{},\"value\":[01,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{},\"value\":[1.,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{},\"value\":[1,\"one\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{},\"value\":[1,\"1\"],\"x\":1}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{},\"value\":[1,\"1\"]},]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{\"a\":\"1\",},\"value\":[1,\"1\"]}]}}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		    "{\"metric\":{},\"value\":[1,\"1\"]}" },
+	{ SRC_LINE, "{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[1,\"2\"]}}" },
+};
+
+static void same_sample(int line, int i, const struct fleet_sample *a, const struct fleet_sample *b)
+{
+	ck_assert_msg(!strcmp(a->instance, b->instance) && !strcmp(a->labels, b->labels),
+		      "line %d, sample %d: '%s' {%s}, jansson's '%s' {%s}", line, i, a->instance, a->labels,
+		      b->instance, b->labels);
+	ck_assert_msg(!memcmp(&a->value, &b->value, sizeof(double)) || (isnan(a->value) && isnan(b->value)),
+		      "line %d, sample %d: value %g, jansson's %g", line, i, a->value, b->value);
+	ck_assert_msg(!memcmp(&a->time, &b->time, sizeof(double)), "line %d, sample %d: time %.17g, jansson's %.17g",
+		      line, i, a->time, b->time);
+}
+
+static void same_as_json(int line, const char *body)
+{
+	struct fleet_samples a = { 0 }, b = { 0 };
+	char *ca = NULL, *cb = NULL;
+	int ra = fleet_parse_vector(body, strlen(body), &a, &ca);
+	int rb = fleet_parse_vector_json(body, strlen(body), &b, &cb);
+	ck_assert_msg(ra == rb && a.n == b.n, "line %d: rc %d, %d samples; jansson's %d, %d", line, ra, a.n, rb, b.n);
+	ck_assert_msg((!ca && !cb) || (ca && cb && !strcmp(ca, cb)), "line %d: cause '%s', jansson's '%s'", line,
+		      ca ? ca : "", cb ? cb : "");
+	for (int i = 0; i < a.n; i++)
+		same_sample(line, i, &a.v[i], &b.v[i]);
+	fleet_samples_done(&a);
+	fleet_samples_done(&b);
+	free(ca);
+	free(cb);
+}
+
+START_TEST(test_vector_fast_same)
+{
+	for (size_t i = 0; i < sizeof(vcases) / sizeof(vcases[0]); i++)
+		same_as_json(vcases[i].line, vcases[i].body);
+	for (size_t i = 0; i < sizeof(same_bodies) / sizeof(same_bodies[0]); i++)
+		same_as_json(same_bodies[i].line, same_bodies[i].body);
+	/* The first, a plain answer, is read: four samples. */
+	struct fleet_samples s = { 0 };
+	ck_assert_int_eq(fleet_parse_vector(same_bodies[0].body, strlen(same_bodies[0].body), &s, NULL), 0);
+	ck_assert_int_eq(s.n, 4);
+	ck_assert_str_eq(s.v[0].labels, "__name__=\"up\",job=\"pmctop\"");
+	ck_assert_str_eq(s.v[2].instance, "");
+	ck_assert_str_eq(s.v[3].labels, "a=\"\",=\"b\"");
+	ck_assert(s.v[1].time == 17 && s.v[1].value == 0.02889806622);
 	fleet_samples_done(&s);
 }
 END_TEST
@@ -324,6 +462,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_vector, 0, (int)ARRAY_SIZE(vcases));
 	tcase_add_test(tc, test_vector_values);
 	tcase_add_test(tc, test_vector_label_escapes);
+	tcase_add_test(tc, test_vector_label_string);
+	tcase_add_test(tc, test_vector_fast_same);
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_columns_shipped);
 	tcase_add_test(tc, test_promql_terms);

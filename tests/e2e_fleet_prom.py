@@ -11,7 +11,10 @@ interval number (pmctop_intervals_total) the host's instructions and cycles
    expected IPC is delta(instructions) / delta(cycles) between those two
    intervals, from the judge's own scrapes. Each host's IPC must be within
    1 % of it, and pmctop must have asked Prometheus a number of queries that
-   does not grow with the hosts (one per column and refresh).
+   does not grow with the hosts (one per column and refresh). Each column's
+   error and coverage must be what Prometheus gives for its err= metric
+   (events/fleet/columns.txt) over all the gauges, though pmctop asks for
+   the columns' metrics alone.
 2. Direct mode: pmctop --fleet @FILE (every exporter, one over TLS with basic
    auth, through --fleet-config) -b -n 2 --format json; each host's JSON says
    which intervals its window spans ("intervals"), and its IPC must be within
@@ -223,6 +226,30 @@ def main():
         else:
             print(f'prometheus mode: fleet IPC {got:.6f}, judge {want:.6f} (the mean of ratios: {mean:.6f})')
 
+    # Each column's error and coverage: the highest relative error and the
+    # lowest coverage of the host's rows for the column's err= metric, as
+    # Prometheus itself aggregates every metric's gauges (pmctop asks for
+    # the columns' metrics alone), NaN (null) where the host has none.
+    errs = column_errs()
+    rse = {(r['metric']['instance'], r['metric'].get('metric')): float(r['value'][1])
+           for r in prom(purl, 'max by (instance, metric) (pmctop_relative_error_ratio)', at)}
+    cov = {(r['metric']['instance'], r['metric'].get('metric')): float(r['value'][1])
+           for r in prom(purl, 'min by (instance, metric) (pmctop_coverage_ratio)', at)}
+    doubts = 0
+    for t in plain:
+        h = hosts.get(t)
+        for col, metric in (errs.items() if h else ()):
+            if h['metrics'].get(col) is None:
+                continue
+            for what, judge in (('rse', rse), ('coverage', cov)):
+                got, want = h[what].get(col), judge.get((t, metric))
+                if (got is None) != (want is None) or (want is not None and abs(got - want) > 1e-6 * max(1, abs(want))):
+                    fails.append(f'{t}: {col} {what} {got}, Prometheus says {want} for {metric}')
+                doubts += want is not None
+    if not doubts:
+        fails.append('no host had an error or a coverage to check')
+    print(f'prometheus mode: {doubts} errors and coverages of {len(errs)} columns as Prometheus aggregates them')
+
     # Direct mode, the TLS exporter included.
     out = subprocess.run([pmctop, '--fleet', '@' + targets_file, '--fleet-config', config, '-d', '1', '-b', '-n', '2',
                           '--format', 'json'], capture_output=True, text=True, timeout=20)
@@ -273,6 +300,19 @@ def main():
     for f in fails:
         print('FAIL:', f)
     return 1 if fails else 0
+
+
+def column_errs():
+    """The columns that take an error and coverage: column name -> err= metric."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'events', 'fleet', 'columns.txt')
+    errs = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) > 1 and f[0] == 'column':
+            for kv in f[2:]:
+                if kv.startswith('err='):
+                    errs[f[1]] = kv[4:]
+    return errs
 
 
 def prom_range(url, query, at):

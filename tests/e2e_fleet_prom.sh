@@ -6,7 +6,8 @@
 # (e2e_fleet_prom.py) scrapes each exporter's /metrics itself and checks
 # each host's IPC, from `pmctop --fleet http://PROM` and from
 # `pmctop --fleet @FILE` (direct scrapes), within 1 % of the IPC of the
-# exporter's own counters over the same intervals, and the fleet's IPC.
+# exporter's own counters over the same intervals, and the fleet's IPC;
+# each column's error and coverage as Prometheus aggregates the gauges.
 # Skips (77) without prometheus, openssl, curl or python3; 15 s, 23 s
 # with perf's files taken out of the tarball.
 set -u
