@@ -58,7 +58,7 @@ expect 'PID +COMMAND' "7: the tasks view"
 expect 'CCX 0 ' "7: the CCX boxes"
 sleep 1
 varied=0 seen=0 all=
-for i in 1 2 3; do
+for _try in 1 2 3; do
 	st=$(strips)
 	all="$all$st
 "
@@ -76,5 +76,5 @@ done
 [ $seen = 1 ] && [ $varied = 0 ] && { fail "7: every core the same red top mark in the tasks view"; echo "$all" | sed 's/^/  | /'; }
 quit_ok "7"
 
-[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "PASS"
