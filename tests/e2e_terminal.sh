@@ -98,7 +98,7 @@ heading() { screen | grep -E "^ +CPUs?(v|\^|▲|▼)? .*(core|sock)"; }
 sleep 0.6
 heading | grep -q 'fp_ret_sse_avx_ops.scalar_single_flops/s' || fail "headings: the event column lost its /s: $(heading)"
 keys '>' '>' '>' '>' '>'
-heading | grep -Eq 'IPC(v|\^|▲|▼) +BrMiss%' || fail "headings: the sort mark runs into the next heading: $(heading)"
+heading | grep -Eq 'IPC( insn/cyc)?(v|\^|▲|▼) +BrMiss%' || fail "headings: the sort mark runs into the next heading: $(heading)"
 keys 6
 heading | grep -q ' Br/KI ' || fail "headings: Br/KI not whole or with its unit twice: $(heading)"
 keys 7

@@ -14,7 +14,10 @@
 #     take more than half the width (they took a fifth: more of the view,
 #     the rates of the events counted anyway, fills it); at 400x100 with
 #     32 CPUs the memory panel follows the table's last row (there was an
-#     empty gap between them); at 80x24 the heat map's title ends whole.
+#     empty gap between them); at 80x24 the heat map's title ends whole;
+#     where the table has room each heading says its figure's unit
+#     ("IPC insn/cyc", "GHz", "L3 lat ns", "Mem GB/s", rates "/s"; IPC's
+#     said "IPC" alone).
 # 15. + and - keep the graphs (they started them again, blank): the
 #     header's sparkline has as many cells after + as before.
 # Exits 77 (skip) when tmux is missing or the program has no --sim.
@@ -86,6 +89,19 @@ w=$(screen | grep -E '^ +CPU' | head -n 1 | sed 's/ *$//' | LC_ALL=C.UTF-8 awk '
 [ "${w:-0}" -gt 125 ] || fail "5: 250x70: the table's heading is $w columns wide, not past half the width"
 r=$(screen | grep -E '^ +0 +0 +0 ' | head -n 1 | sed 's/ *$//' | awk '{ print length($0) }')
 [ "${r:-0}" -gt 125 ] || fail "5: 250x70: CPU 0's row is $r columns wide"
+# Each figure's unit in its heading where the table has room: IPC's too
+# (it said "IPC" alone), the clock's, the rates'; in the memory view the
+# latency's and bandwidths'.
+h=$(heading)
+for u in ' GHz ' ' IPC insn/cyc ' 'CS/s ' '[a-z_.]+/s'; do
+	echo "$h" | grep -Eq -- "$u" || fail "5: 250x70: no /$u/ in the heading: $h"
+done
+keys 8
+expect '^ +CPU.*Mem GB/s' "5: 250x70 memory view"
+h=$(heading)
+for u in ' IPC insn/cyc ' 'L3 lat ns ' 'Rd GB/s ' 'Mem GB/s '; do
+	echo "$h" | grep -Eq -- "$u" || fail "5: 250x70 memory view: no /$u/ in the heading: $h"
+done
 quit_ok "5 at 250x70"
 # At 400x100, 32 CPUs: the memory panel right under the last row.
 start 400 100 "$opts" "$env"

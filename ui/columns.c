@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "util.h"
 
 int ui_find_metric(const struct model *m, const char *const *names)
@@ -119,6 +120,29 @@ void ui_metric_heading(const struct ui *u, int metric, char *buf, size_t len)
 		format_heading(buf, len, md->label ? md->label : md->name, md->unit);
 }
 
+/* The heading with its unit, for a table with room (issue 36 item 5):
+ * the units that format_heading leaves to the label (IPC's insn/cyc,
+ * CPI's cyc/insn, W) unless the label says them already ("Ops/insn",
+ * "FLOP/cyc", "L2 MPKI"); "" where the heading needs nothing more. */
+static void wide_heading(const char *unit, const char *title, char *buf, size_t len)
+{
+	*buf = '\0';
+	if (!unit || !*unit || !strcmp(unit, "count") || !strcmp(unit, "slots") || !strcmp(unit, "ratio"))
+		return;
+	/* Per thousand instructions: "MPKI", "PKI" and "/KI" say it. */
+	if (strstr(unit, "kinsn") || strstr(unit, "kinst")) {
+		if (!strstr(title, "PKI") && !strstr(title, "/KI") && !strstr(title, "/ki"))
+			snprintf(buf, len, "%s /kinsn", title);
+		return;
+	}
+	const char *word = !strcmp(unit, "cycles") ? "cyc" : unit;
+	size_t tl = strlen(title), wl = strlen(word);
+	for (size_t i = 0; i + wl <= tl; i++)
+		if (!strncasecmp(title + i, word, wl))
+			return;
+	snprintf(buf, len, "%s %s", title, unit);
+}
+
 static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, bool scrolls)
 {
 	if (metric < 0 || metric >= u->m->nmetrics || has_metric_col(u, metric) || dead_metric(u, metric))
@@ -154,6 +178,8 @@ static void add_metric_col(struct ui *u, int metric, const struct view_col *vc, 
 		w = 7;
 	add_col(u, COL_METRIC, metric, vc, label, w, scrolls);
 	u->cols[u->ncols - 1].from = from;
+	wide_heading(u->m->metrics[metric].unit, label, u->cols[u->ncols - 1].wide,
+		     sizeof(u->cols[u->ncols - 1].wide));
 }
 
 /* Whether event e is a column already (-e, the picker). */

@@ -127,7 +127,7 @@ static void table_want(struct panel *p, const struct ui *u, struct layout_in *in
  * how many fit (their index, x and width into vis, xs, ws) and sets *cut
  * when a column is left out at the right. */
 static int table_fit_grown(const struct ui *u, int hscroll, int *vis, int *xs, int *ws, bool *cut,
-			   const int *extra);
+			   const int *extra, bool wide);
 
 /* The longest text of column c in the rows. */
 static int col_longest(const struct ui *u, const struct ui_col *c)
@@ -144,13 +144,32 @@ static int col_longest(const struct ui *u, const struct ui_col *c)
 	return longest;
 }
 
+/* The width of the topdown bar among the n columns that fit, or 0. */
+static int bar_width(const struct ui *u, int n, const int *vis, const int *ws)
+{
+	for (int k = 0; k < n; k++)
+		if (ui_col_info(u->cols[vis[k]].kind)->bar)
+			return ws[k];
+	return 0;
+}
+
 /* As table_fit_grown, with the text columns (a tasks view's names,
  * cgroups and CPU lists) as wide as their longest text where the columns
  * leave the room, given in column order: cgroup paths were cut at 30
  * columns with 20 free. */
-static int table_fit(const struct ui *u, int hscroll, int *vis, int *xs, int *ws, bool *cut)
+static int table_fit(const struct ui *u, int hscroll, int *vis, int *xs, int *ws, bool *cut, bool *wide_out)
 {
-	int n = table_fit_grown(u, hscroll, vis, xs, ws, cut, NULL);
+	/* Headings with their units where every column but the fill ones
+	 * fits with them unscrolled (a wide terminal: "IPC insn/cyc"), before
+	 * the fill columns take the room, and the topdown bar keeps its
+	 * width (at 120 columns its legend was cut). */
+	int nn = table_fit_grown(u, 0, vis, xs, ws, cut, NULL, false);
+	int bar = bar_width(u, nn, vis, ws);
+	int nw = table_fit_grown(u, 0, vis, xs, ws, cut, NULL, true);
+	bool wide = !*cut && bar_width(u, nw, vis, ws) >= bar;
+	if (wide_out)
+		*wide_out = wide;
+	int n = table_fit_grown(u, hscroll, vis, xs, ws, cut, NULL, wide);
 	if (*cut || n < 1 || u->nrows < 1)
 		return n;
 	int end = xs[n - 1] + ws[n - 1] + 1 + (vis[n - 1] == u->nav.sort_col);
@@ -167,12 +186,12 @@ static int table_fit(const struct ui *u, int hscroll, int *vis, int *xs, int *ws
 		room -= extra[vis[k]];
 		any = true;
 	}
-	return any ? table_fit_grown(u, hscroll, vis, xs, ws, cut, extra) : n;
+	return any ? table_fit_grown(u, hscroll, vis, xs, ws, cut, extra, wide) : n;
 }
 
 /* Which columns fit, each extra[i] columns wider (NULL: none). */
 static int table_fit_grown(const struct ui *u, int hscroll, int *vis, int *xs, int *ws, bool *cut,
-			   const int *extra)
+			   const int *extra, bool wide)
 {
 	const struct rect *t = &u->lay.table;
 	int nvis = 0, x = 0, skipped = 0;
@@ -184,6 +203,8 @@ static int table_fit_grown(const struct ui *u, int hscroll, int *vis, int *xs, i
 			continue;
 		}
 		int w = c->width + (extra && i < 256 ? extra[i] : 0);
+		if (wide && c->wide[0] && (int)strlen(c->wide) > w)
+			w = (int)strlen(c->wide);
 		/* Room for "+-9.9%" when the uncertainty is shown. */
 		if (u->nav.show_err && ui_col_info(c->kind)->figure)
 			w += 6;
@@ -228,7 +249,7 @@ static void table_settle(struct panel *p, struct ui *u)
 	for (int i = 0; i < u->ncols; i++)
 		nscroll += u->cols[i].scrolls;
 	while (need < nscroll - 1) {
-		table_fit(u, need, vis, xs, ws, &cut);
+		table_fit(u, need, vis, xs, ws, &cut, NULL);
 		if (!cut)
 			break;
 		need++;
@@ -236,7 +257,7 @@ static void table_settle(struct panel *p, struct ui *u)
 	u->nav.nhscroll = need + 1;
 	/* > goes no further than the last fill column drawn (the fill
 	 * columns that do not fit are not there to sort by). */
-	int n = table_fit(u, u->nav.hscroll < need ? u->nav.hscroll : need, vis, xs, ws, &cut);
+	int n = table_fit(u, u->nav.hscroll < need ? u->nav.hscroll : need, vis, xs, ws, &cut, NULL);
 	int ncols = u->ncols;
 	while (ncols > 0 && u->cols[ncols - 1].fill && (n == 0 || vis[n - 1] < ncols - 1))
 		ncols--;
@@ -263,8 +284,8 @@ static void table_draw(const struct panel *p, const struct ui *u, struct frame *
 	if (t->h < 1)
 		return;
 	int vis[256], xs[256], ws[256];
-	bool cut;
-	int nvis = table_fit(u, u->nav.hscroll, vis, xs, ws, &cut);
+	bool cut, wide;
+	int nvis = table_fit(u, u->nav.hscroll, vis, xs, ws, &cut, &wide);
 	f->nvis = nvis;
 	for (int k = 0; k < nvis; k++) {
 		f->vis_col[k] = vis[k];
@@ -286,7 +307,7 @@ static void table_draw(const struct panel *p, const struct ui *u, struct frame *
 		else if (ki->left)
 			snprintf(h, sizeof(h), "%-*.*s", ws[k], ws[k], c->title);
 		else
-			snprintf(h, sizeof(h), "%*.*s", ws[k], ws[k], c->title);
+			snprintf(h, sizeof(h), "%*.*s", ws[k], ws[k], wide && c->wide[0] ? c->wide : c->title);
 		int attr = sorted ? ui_attr(u, CP_SEL, A_BOLD) | (int)A_BOLD : ui_attr(u, CP_HEAD, A_REVERSE);
 		draw_put(t->y, t->x + xs[k], ws[k], attr, h);
 		/* An arrow, not a letter that reads as part of the name. */

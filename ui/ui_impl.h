@@ -74,6 +74,10 @@ struct ui_col {
 	int idx;                     /* metric or event index */
 	const struct view_col *vc;   /* format and thresholds, or NULL */
 	char title[48];              /* whole: an event's name and "/s" */
+	/* The heading with its unit where the title lacks it ("IPC
+	 * insn/cyc"), drawn where every column fits with it; "": the title
+	 * says it already. */
+	char wide[64];
 	int width;
 	bool scrolls;                /* after the fixed columns: moves with Left/Right */
 	/* A metric defined only for wider groups than the rows (an L3 figure
