@@ -58,7 +58,7 @@ void defset_free(struct def_set *set);
 const struct def_attr *evdef_attr_get(const struct def_stanza *st, const char *key);
 
 /* p (an array of n elements of size bytes) with room for one more: the
- * capacity doubles at each power of two, so that n additions cost O(n)
+ * capacity starts at 8 and doubles at each power of two after, so that n additions cost O(n)
  * even where realloc copies (as under ThreadSanitizer or with allocators
  * that do not remap). */
 void *evdef_grow(void *p, int n, size_t size);

@@ -60,6 +60,152 @@ size_t format_fixed(char *buf, size_t len, double v, int prec)
 	return n;
 }
 
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128;
+
+static int bits128(u128 x)
+{
+	uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
+	return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+/* round(m * 10^s / 2^k), the decimal digits of m / 2^k at 10^-s, rounded
+ * half to even on an exact tie as glibc's printf rounds; -1 when the
+ * exact quotient does not fit 128 bits (the caller then asks snprintf). */
+static int64_t scaled_round(uint64_t m, int k, int s)
+{
+#define P19 ((u128)10000000000000000000ULL)
+	static const u128 p10[39] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+		10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL, P19,
+		P19 * 10, P19 * 100, P19 * 1000, P19 * 10000, P19 * 100000, P19 * 1000000, P19 * 10000000,
+		P19 * 100000000, P19 * 1000000000, P19 * 10000000000ULL, P19 * 100000000000ULL,
+		P19 * 1000000000000ULL, P19 * 10000000000000ULL, P19 * 100000000000000ULL,
+		P19 * 1000000000000000ULL, P19 * 10000000000000000ULL, P19 * 100000000000000000ULL,
+		P19 * 1000000000000000000ULL, P19 * 10000000000000000000ULL,
+	};
+#undef P19
+	if (s > 38 || s < -38)
+		return -1;
+	u128 num = m, den = 1;
+	if (s > 0) {
+		if (bits128(num) + bits128(p10[s]) > 127)
+			return -1;
+		num *= p10[s];
+	} else {
+		den = p10[-s];
+	}
+	if (k < 0) {
+		if (bits128(num) - k > 127)
+			return -1;
+		num <<= -k;
+	} else if (k > 0) {
+		if (bits128(den) + k > 127)
+			return -1;
+		den <<= k;
+	}
+	u128 q, r;
+	if (s >= 0) {   /* den is 2^k: shifts, not a 128-bit division */
+		q = k > 0 ? num >> k : num;
+		r = k > 0 ? num & (den - 1) : 0;
+	} else {
+		q = num / den;
+		r = num % den;
+	}
+	if (r * 2 > den || (r * 2 == den && (q & 1)))
+		q++;
+	return q > 100000000 ? -1 : (int64_t)q;
+}
+#endif
+
+/* printf's "%.6g" by hand, what CSV and JSON write for every figure:
+ * vfprintf's exact decimal conversion was most of those outputs' work.
+ * The style and the digits follow C's definition of %g: X is the decimal
+ * exponent that "%.5e" would print (after its rounding, so 999999.5 is
+ * 1e+06), the six digits are v rounded to 10^(X-5) exactly (m / 2^k times
+ * a power of ten in 128-bit integers, ties to even), written as "%.*f"
+ * with 5 - X decimals when -4 <= X < 6 and as "%.5e" otherwise, trailing
+ * zeros and a bare point removed. What does not fit 128 bits (below about
+ * 1e-17 or above about 1e21), NaN, infinity and a short buffer go to
+ * snprintf. */
+size_t format_g6(char *buf, size_t len, double v)
+{
+#ifdef __SIZEOF_INT128__
+	double a = fabs(v);
+	if (len >= 32 && isfinite(v)) {
+		size_t n = 0;
+		if (signbit(v))
+			buf[n++] = '-';
+		if (a == 0) {
+			buf[n++] = '0';
+			buf[n] = '\0';
+			return n;
+		}
+		int ex;
+		double f = frexp(a, &ex);   /* a = f * 2^ex, 0.5 <= f < 1 */
+		uint64_t m = (uint64_t)ldexp(f, 53);
+		int k = 53 - ex;            /* a = m / 2^k exactly */
+		/* 2^(ex-1) <= a < 2^ex: X is this or one more. */
+		int x = (int)floor((ex - 1) * 0.30102999566398120);
+		int64_t q = -1;
+		for (int tries = 0; tries < 4; tries++) {
+			q = scaled_round(m, k, 5 - x);
+			if (q < 0)
+				break;
+			if (q >= 1000000)
+				x++;
+			else if (q < 100000)
+				x--;
+			else
+				break;
+		}
+		if (q >= 100000 && q < 1000000) {
+			char d[6];
+			for (int i = 5; i >= 0; i--, q /= 10)
+				d[i] = (char)('0' + q % 10);
+			int last = 5;   /* the last digit kept: trailing zeros go */
+			while (last > 0 && d[last] == '0')
+				last--;
+			if (x < -4 || x >= 6) {
+				buf[n++] = d[0];
+				if (last > 0) {
+					buf[n++] = '.';
+					for (int i = 1; i <= last; i++)
+						buf[n++] = d[i];
+				}
+				buf[n++] = 'e';
+				buf[n++] = x < 0 ? '-' : '+';
+				int e = x < 0 ? -x : x;
+				if (e >= 100)
+					buf[n++] = (char)('0' + e / 100);
+				buf[n++] = (char)('0' + e / 10 % 10);
+				buf[n++] = (char)('0' + e % 10);
+			} else if (x >= 0) {
+				for (int i = 0; i <= x; i++)
+					buf[n++] = d[i];
+				if (last > x) {
+					buf[n++] = '.';
+					for (int i = x + 1; i <= last; i++)
+						buf[n++] = d[i];
+				}
+			} else {
+				buf[n++] = '0';
+				buf[n++] = '.';
+				for (int i = -1; i > x; i--)
+					buf[n++] = '0';
+				for (int i = 0; i <= last; i++)
+					buf[n++] = d[i];
+			}
+			buf[n] = '\0';
+			return n;
+		}
+	}
+#endif
+	int n = snprintf(buf, len, "%.6g", v);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len ? len - 1 : 0;
+}
+
 /* As snprintf(buf, len, "%s", s): cut to fit (len > 0). */
 static void copy_cut(char *buf, size_t len, const char *s)
 {

@@ -22,6 +22,11 @@ bool format_is_double_fmt(const char *fmt);
  * returns the length written (cut to len - 1 as snprintf cuts). */
 size_t format_fixed(char *buf, size_t len, double v, int prec);
 
+/* v as printf's "%.6g" writes it, to the byte (CSV and JSON figures);
+ * without printf where the exact digits fit 128-bit integers (about
+ * 1e-17 to 1e21) and len is at least 32. Returns the length written. */
+size_t format_g6(char *buf, size_t len, double v);
+
 /* A count or rate with an SI suffix: 999, 1.23k, 45.6M, 7.89G. */
 const char *format_si(char *buf, size_t len, double v);
 

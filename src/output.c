@@ -154,6 +154,16 @@ struct output *output_new(FILE *f, const struct output_opts *opts)
 	return o;
 }
 
+char *output_line(struct output *o, size_t need)
+{
+	if (need > o->line_cap) {
+		free(o->line);
+		o->line_cap = need + need / 2;
+		o->line = xmalloc(o->line_cap);
+	}
+	return o->line;
+}
+
 int output_write(struct output *o, const struct snapshot *s)
 {
 	int rc;
@@ -194,9 +204,7 @@ void output_free(struct output *o)
 	free(o->widths);
 	free(o->head_line);
 	free(o->line);
-	for (int i = 0; o->keys && o->keys[i]; i++)
-		free(o->keys[i]);
-	free(o->keys);
+	output_json_keys_free(o);
 	free((char *)o->o.host);
 	free(o);
 }

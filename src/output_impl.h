@@ -23,8 +23,19 @@ struct output {
 	 * made once for key_model (output_json.c). */
 	const struct model *key_model;
 	char **keys;             /* [ncols + nevcols], NULL-terminated */
+	size_t keys_len;         /* their lengths added */
+	char **ev_keys;          /* [nev_keys]: each event's, for event_coverage */
+	int nev_keys;
+	char *units;             /* ,"units":{...} */
 };
 
+/* o->line with room for need bytes: CSV and JSON put a row together
+ * there and write it with one fwrite (a call into stdio per field and
+ * separator was a large part of their work). */
+char *output_line(struct output *o, size_t need);
+
+/* Frees JSON's keys (output_json.c). */
+void output_json_keys_free(struct output *o);
 int output_table_write(struct output *o, const struct snapshot *s);
 int output_csv_write(struct output *o, const struct snapshot *s);
 int output_json_write(struct output *o, const struct snapshot *s);

@@ -14,6 +14,7 @@
 #include "format.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,14 @@
 void json_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
+	/* The run of characters that need no escape, in one call. */
+	size_t plain = 0;
+	while (s && s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
+		plain++;
+	if (plain) {
+		fwrite(s, 1, plain, f);
+		s += plain;
+	}
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
@@ -34,50 +43,105 @@ void json_put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Each column's key as JSON writes it, quoted and escaped with its colon
- * ("ipc":), made once per model: every row wrote each of them three times
- * a line, through snprintf and a putc per character. */
+/* name as json_put_string writes it, with a colon after it when colon
+ * is set, in a new string. */
+static char *quoted(const char *name, bool colon)
+{
+	char *k = xmalloc(6 * strlen(name) + 4), *p = k;
+	*p++ = '"';
+	for (const char *c = name; *c; c++) {
+		unsigned char u = (unsigned char)*c;
+		if (u == '"' || u == '\\') {
+			*p++ = '\\';
+			*p++ = (char)u;
+		} else if (u < 0x20) {   /* \u00XX */
+			memcpy(p, "\\u00", 4);
+			p[4] = "0123456789abcdef"[u >> 4];
+			p[5] = "0123456789abcdef"[u & 15];
+			p += 6;
+		} else {
+			*p++ = (char)u;
+		}
+	}
+	*p++ = '"';
+	if (colon)
+		*p++ = ':';
+	*p = '\0';
+	return k;
+}
+
+void output_json_keys_free(struct output *o)
+{
+	for (int i = 0; o->keys && o->keys[i]; i++)
+		free(o->keys[i]);
+	free(o->keys);
+	for (int i = 0; i < o->nev_keys; i++)
+		free(o->ev_keys[i]);
+	free(o->ev_keys);
+	free(o->units);
+	o->keys = o->ev_keys = NULL;
+	o->units = NULL;
+	o->nev_keys = 0;
+	o->key_model = NULL;
+}
+
+/* What each interval's line says the same way for one model, made once
+ * per model: each column's key, quoted and escaped with its colon
+ * ("ipc":), which every row wrote three times a line through snprintf
+ * and a putc per character; the units object; each event's key in
+ * event_coverage. */
 static void keys(struct output *o, const struct model *m)
 {
 	if (o->key_model == m)
 		return;
+	output_json_keys_free(o);
 	int n = o->o.ncols + o->o.nevcols;
-	for (int i = 0; o->keys && o->keys[i]; i++)
-		free(o->keys[i]);
-	free(o->keys);
 	o->keys = xcalloc((size_t)n + 1, sizeof(char *));
+	o->keys_len = 0;
+	size_t ulen = 16;
+	char **units = xcalloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < n; i++) {
 		char name[160];
 		output_field_name(o, m, i, name, sizeof(name));
-		char *k = o->keys[i] = xmalloc(6 * strlen(name) + 4), *p = k;
-		*p++ = '"';
-		for (const char *c = name; *c; c++) {
-			unsigned char u = (unsigned char)*c;
-			if (u == '"' || u == '\\') {
-				*p++ = '\\';
-				*p++ = (char)u;
-			} else if (u < 0x20) {   /* \u00XX */
-				memcpy(p, "\\u00", 4);
-				p[4] = "0123456789abcdef"[u >> 4];
-				p[5] = "0123456789abcdef"[u & 15];
-				p += 6;
-			} else {
-				*p++ = (char)u;
-			}
-		}
-		*p++ = '"';
-		*p++ = ':';
-		*p = '\0';
+		o->keys[i] = quoted(name, true);
+		o->keys_len += strlen(o->keys[i]);
+		units[i] = quoted(i < o->o.ncols ? format_value_unit(m->metrics[o->cols[i]].unit) : "/s", false);
+		ulen += strlen(o->keys[i]) + strlen(units[i]) + 1;
 	}
+	/* ,"units":{"name":"unit",...}: the unit of every field, in each
+	 * line, since a line is read on its own. */
+	char *p = o->units = xmalloc(ulen);
+	p = stpcpy(p, ",\"units\":{");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			*p++ = ',';
+		p = stpcpy(stpcpy(p, o->keys[i]), units[i]);
+		free(units[i]);
+	}
+	free(units);
+	stpcpy(p, "}");
+	o->nev_keys = m->nevents;
+	o->ev_keys = xcalloc((size_t)m->nevents + 1, sizeof(char *));
+	for (int e = 0; e < m->nevents; e++)
+		o->ev_keys[e] = quoted(m->events[e].name, true);
 	o->key_model = m;
+}
+
+/* A figure at p as "%.6g" writes it, or null; returns the end. At most
+ * JSON_NUM_MAX bytes. */
+#define JSON_NUM_MAX 40
+
+static char *num_at(char *p, double v)
+{
+	if (isnan(v) || isinf(v))
+		return stpcpy(p, "null");
+	return p + format_g6(p, JSON_NUM_MAX, v);
 }
 
 static void put_number(FILE *f, double v)
 {
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.6g", v);
+	char b[JSON_NUM_MAX];
+	fwrite(b, 1, (size_t)(num_at(b, v) - b), f);
 }
 
 /* One of a row's three kinds of figure, each an object of the columns. */
@@ -89,58 +153,88 @@ static double metric_fig(const struct snapshot *s, const struct snap_row *r, int
 								    : snap_metric_rse(s, r, mi);
 }
 
-static void put_values(struct output *o, const struct snapshot *s, const struct snap_row *r, enum figure f)
+static char *put_values(struct output *o, char *p, const struct snapshot *s, const struct snap_row *r,
+			enum figure f)
 {
-	keys(o, s->model);
-	fputc('{', o->f);
+	*p++ = '{';
 	for (int i = 0; i < o->o.ncols; i++) {
 		if (i)
-			fputc(',', o->f);
-		fputs(o->keys[i], o->f);
-		put_number(o->f, metric_fig(s, r, o->cols[i], f));
+			*p++ = ',';
+		p = stpcpy(p, o->keys[i]);
+		p = num_at(p, metric_fig(s, r, o->cols[i], f));
 	}
 	for (int i = 0; i < o->o.nevcols; i++) {
 		if (i || o->o.ncols)
-			fputc(',', o->f);
-		fputs(o->keys[o->o.ncols + i], o->f);
+			*p++ = ',';
+		p = stpcpy(p, o->keys[o->o.ncols + i]);
 		/* Events are reported as rates, coverage as the plain fraction. */
 		int e = o->evcols[i];
-		put_number(o->f, f == FIG_VALUE ? output_event_rate(s, r, e)
-				 : f == FIG_COV ? snap_event_cov(s, r, e) : snap_event_rse(s, r, e));
+		p = num_at(p, f == FIG_VALUE ? output_event_rate(s, r, e)
+			       : f == FIG_COV ? snap_event_cov(s, r, e) : snap_event_rse(s, r, e));
 	}
-	fputc('}', o->f);
+	*p++ = '}';
+	return p;
 }
 
+/* ",\"key\":%d" and the like, by hand; returns the end. */
+static char *put_field(char *p, const char *key, int v)
+{
+	char d[16];
+	size_t n = sizeof(d);
+	unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
+	do {
+		d[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[--n] = '-';
+	p = stpcpy(p, key);
+	memcpy(p, d + n, sizeof(d) - n);
+	return p + (sizeof(d) - n);
+}
+
+/* A row, put together in o->line and written with one fwrite. */
 static void put_row(struct output *o, const struct snapshot *s, const struct snap_row *r,
 		    enum snap_scope sc)
 {
-	fputc('{', o->f);
+	keys(o, s->model);
+	int nf = o->o.ncols + o->o.nevcols;
+	char *line = output_line(o, 256 + 3 * (o->keys_len + (size_t)nf * (JSON_NUM_MAX + 1))), *p = line;
+	*p++ = '{';
 	switch (sc) {
 	case SNAP_CPU:
-		fprintf(o->f, "\"cpu\":%d,\"core\":%d,\"ccx\":%d,\"socket\":%d,", r->cpu, r->core,
-			r->ccx, r->socket);
+		p = put_field(p, "\"cpu\":", r->cpu);
+		p = put_field(p, ",\"core\":", r->core);
+		p = put_field(p, ",\"ccx\":", r->ccx);
+		p = put_field(p, ",\"socket\":", r->socket);
 		break;
 	case SNAP_CORE:
-		fprintf(o->f, "\"core\":%d,\"ccx\":%d,\"socket\":%d,\"ncpus\":%d,", r->id, r->ccx,
-			r->socket, r->ncpus);
+		p = put_field(p, "\"core\":", r->id);
+		p = put_field(p, ",\"ccx\":", r->ccx);
+		p = put_field(p, ",\"socket\":", r->socket);
+		p = put_field(p, ",\"ncpus\":", r->ncpus);
 		break;
 	case SNAP_CCX:
-		fprintf(o->f, "\"ccx\":%d,\"socket\":%d,\"ncpus\":%d,", r->id, r->socket, r->ncpus);
+		p = put_field(p, "\"ccx\":", r->id);
+		p = put_field(p, ",\"socket\":", r->socket);
+		p = put_field(p, ",\"ncpus\":", r->ncpus);
 		break;
 	case SNAP_SOCKET:
-		fprintf(o->f, "\"socket\":%d,\"ncpus\":%d,", r->id, r->ncpus);
+		p = put_field(p, "\"socket\":", r->id);
+		p = put_field(p, ",\"ncpus\":", r->ncpus);
 		break;
 	default:
-		fprintf(o->f, "\"ncpus\":%d,", r->ncpus);
+		p = put_field(p, "\"ncpus\":", r->ncpus);
 		break;
 	}
-	fputs("\"metrics\":", o->f);
-	put_values(o, s, r, FIG_VALUE);
-	fputs(",\"coverage\":", o->f);
-	put_values(o, s, r, FIG_COV);
-	fputs(",\"rse\":", o->f);
-	put_values(o, s, r, FIG_RSE);
-	fputc('}', o->f);
+	p = stpcpy(p, ",\"metrics\":");
+	p = put_values(o, p, s, r, FIG_VALUE);
+	p = stpcpy(p, ",\"coverage\":");
+	p = put_values(o, p, s, r, FIG_COV);
+	p = stpcpy(p, ",\"rse\":");
+	p = put_values(o, p, s, r, FIG_RSE);
+	*p++ = '}';
+	fwrite(line, 1, (size_t)(p - line), o->f);
 }
 
 static void put_array(struct output *o, const struct snapshot *s, const char *key, enum snap_scope sc)
@@ -210,8 +304,13 @@ static void put_tasks(struct output *o, const struct snapshot *s)
 
 int output_json_write(struct output *o, const struct snapshot *s)
 {
-	fprintf(o->f, "{\"time\":%.3f,\"interval_s\":%.6g,\"simulated\":%s,\"host\":", s->time,
-		s->measured_s, s->simulated ? "true" : "false");
+	char head[128], *p = head;
+	p = stpcpy(p, "{\"time\":");
+	p += format_fixed(p, 48, s->time, 3);
+	p = stpcpy(p, ",\"interval_s\":");
+	p += format_g6(p, 48, s->measured_s);
+	p = stpcpy(p, s->simulated ? ",\"simulated\":true,\"host\":" : ",\"simulated\":false,\"host\":");
+	fwrite(head, 1, (size_t)(p - head), o->f);
 	json_put_string(o->f, o->o.host);
 	fputs(",\"model\":", o->f);
 
@@ -225,18 +324,8 @@ int output_json_write(struct output *o, const struct snapshot *s)
 		fputs(",\"notice\":", o->f);
 		json_put_string(o->f, s->notice);
 	}
-	/* The unit of every field, in each line: a line is read on its own. */
-	fputs(",\"units\":{", o->f);
-	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
-		char name[160];
-		output_field_name(o, s->model, i, name, sizeof(name));
-		if (i)
-			fputc(',', o->f);
-		json_put_string(o->f, name);
-		fputc(':', o->f);
-		json_put_string(o->f, i < o->o.ncols ? format_value_unit(s->model->metrics[o->cols[i]].unit) : "/s");
-	}
-	fputc('}', o->f);
+	keys(o, s->model);
+	fputs(o->units, o->f);
 	fputs(",\"offline\":[", o->f);
 	for (int i = 0; i < s->noffline; i++)
 		fprintf(o->f, "%s%d", i ? "," : "", s->offline[i]);
@@ -256,8 +345,12 @@ int output_json_write(struct output *o, const struct snapshot *s)
 			if (!first)
 				fputc(',', o->f);
 			first = false;
-			json_put_string(o->f, s->model->events[e].name);
-			fputc(':', o->f);
+			if (e < o->nev_keys) {
+				fputs(o->ev_keys[e], o->f);
+			} else {
+				json_put_string(o->f, s->model->events[e].name);
+				fputc(':', o->f);
+			}
 			put_number(o->f, snap_event_cov(s, sys, e));
 		}
 		fputc('}', o->f);

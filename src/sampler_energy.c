@@ -53,7 +53,10 @@ char *energy_mask_stuck(const struct model *m, struct snapshot *snap, bool *said
 {
 	char *line = NULL;
 	for (int e = 0; e < m->nevents; e++) {
-		if (!energy_event(m, e) || !snap->event_planned[e])
+		/* The planned mask first: a few bytes for every event of the
+		 * model, where each event's definition is a cache line or more
+		 * that the interval would otherwise read for nothing. */
+		if (!snap->event_planned[e] || !energy_event(m, e))
 			continue;
 		bool counted = false, moved = false;
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++)

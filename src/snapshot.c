@@ -13,8 +13,32 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Eight marks at a time: a model has hundreds of events (an imported one
+ * thousands), of which an interval's snapshot keeps a few dozen, and
+ * these run at every interval. A bool is one byte of 0 or 1. */
+static uint64_t marks8(const bool *mark)
+{
+	uint64_t w;
+	memcpy(&w, mark, sizeof(w));
+	return w;
+}
+
+/* How many of n items are marked (all when mark is NULL). */
+static int count_marked(int n, const bool *mark)
+{
+	if (!mark)
+		return n;
+	int k = 0, i = 0;
+	for (; i + 8 <= n; i += 8)   /* the bytes' sum, in the top byte */
+		k += (int)((marks8(mark + i) * UINT64_C(0x0101010101010101)) >> 56);
+	for (; i < n; i++)
+		k += mark[i] != 0;
+	return k;
+}
 
 /* Column maps: each marked item (all when mark is NULL) gets the next
  * column. Returns the number of columns. */
@@ -27,7 +51,20 @@ static int column_map(int n, const bool *mark, int *col)
 		return n;
 	}
 	/* Without a branch per item: an imported model has thousands. */
-	for (int i = 0; i < n; i++) {
+	int i = 0;
+	for (; i + 8 <= n; i += 8) {
+		if (!marks8(mark + i)) {   /* eight unmarked: the common case */
+			for (int j = 0; j < 8; j++)
+				col[i + j] = -1;
+			continue;
+		}
+		for (int j = i; j < i + 8; j++) {
+			int on = mark[j] != 0;
+			col[j] = on ? k : -1;
+			k += on;
+		}
+	}
+	for (; i < n; i++) {
 		int on = mark[i] != 0;
 		col[i] = on ? k : -1;
 		k += on;
@@ -59,10 +96,8 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 		nm_i = like->mcol ? like->nmcols : like->nmetrics;
 		ne_i = like->ecol ? like->necols : like->nevents;
 	} else {
-		for (int i = 0; i < nmet; i++)
-			nm_i += !mcols || mcols[i];
-		for (int i = 0; i < nev; i++)
-			ne_i += !ecols || ecols[i];
+		nm_i = count_marked(nmet, mcols);
+		ne_i = count_marked(nev, ecols);
 	}
 	size_t nm = (size_t)nm_i, ne = (size_t)ne_i, per = 3 * nm + 3 * ne;
 	int n[SNAP_NSCOPES];

@@ -473,6 +473,12 @@ int text_bad_at(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
+		/* Printable ASCII and tabs, nearly every byte of the
+		 * definitions read at each start, without a call each. */
+		if ((*p >= 0x20 && *p < 0x7f) || *p == '\t') {
+			p++;
+			continue;
+		}
 		int n = good_char_len(p);
 		if (!n)
 			return (int)(p - (const unsigned char *)s);

@@ -265,6 +265,49 @@ START_TEST(test_format_fixed)
 }
 END_TEST
 
+/* format_g6 writes what snprintf's "%.6g" writes, byte for byte: the
+ * switch between "%f" and "%e" styles at 1e-4 and 1e6, a rounding that
+ * carries into the next power of ten (999999.5, 9.999995e-5), exact
+ * ties (rounded half to even), negative zero, trailing zeros removed,
+ * three-digit exponents, and random bit patterns, most of them outside
+ * the range it writes itself (what it leaves to snprintf). */
+START_TEST(test_format_g6)
+{
+	static const double edge[] = { 0.0, -0.0, 1.0, -1.0, 0.5, 999999.5, 999999.4, 9999995.0, 99999.95,
+				       0.0001, 0.00009999995, 0.000099999949, 1e-5, 123456.5, 1234565.0, 1234575.0,
+				       12.5, 0.30000000000000004, 100000.0, 1e6, -1e6, 1e21, 1e22, 1e-17, 1e-18,
+				       1e-300, 4.9e-324, 1.7e308, -2.5e-7, 1795891809.079, 0.333333333333 };
+	char got[64], want[64];
+	uint64_t x = 88172645463325252ULL;
+	int nedge = (int)(sizeof(edge) / sizeof(edge[0]));
+	for (int i = 0; i < 500000 + nedge; i++) {
+		double v;
+		if (i < nedge) {
+			v = edge[i];
+		} else {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			switch (i % 5) {
+			case 0: memcpy(&v, &x, sizeof(v)); break;
+			/* ties and near ties at every scale */
+			case 1: v = ldexp((double)(x % 20000001) - 10000000.0, (int)(x >> 58) - 32); break;
+			case 2: v = (double)(x % 10000000) / pow(10, (double)(x >> 59)); break;
+			case 3: v = (double)(x % 2000000 * 5 + 5) * pow(10, (double)((int)(x >> 58) - 40)); break;
+			default: v = ldexp((double)(x >> 11), (int)(x % 200) - 130); break;
+			}
+			if (!isfinite(v))
+				continue;
+		}
+		size_t n = format_g6(got, sizeof(got), v);
+		snprintf(want, sizeof(want), "%.6g", v);
+		ck_assert_msg(!strcmp(got, want), "%a %%.6g: %s, printf %s", v, got, want);
+		ck_assert_uint_eq(n, strlen(want));
+	}
+	size_t n = format_g6(got, 5, 123.456);   /* a short buffer: cut as snprintf cuts */
+	ck_assert_str_eq(got, "123.");
+	ck_assert_uint_eq(n, 4);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("output");
@@ -274,6 +317,7 @@ int main(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_format_value);
 	tcase_add_test(tc, test_format_fixed);
+	tcase_add_test(tc, test_format_g6);
 	tcase_add_test(tc, test_written_scopes);
 	/* test_format_fixed compares a million formattings with printf's: 2 s
 	 * here, past Check's default 4 s on a loaded machine or under a

@@ -107,6 +107,41 @@ START_TEST(test_columns)
 }
 END_TEST
 
+/* Column maps of a model of many events, few marked, as an interval's
+ * snapshot has them: marks alone, in runs, at both ends of a block of
+ * eight and in the tail after the last whole block; each marked item's
+ * column is the count of marks before it, every other item's -1, and
+ * the rows are laid out for that many columns. */
+START_TEST(test_columns_wide)
+{
+	enum { NM = 45, NE = 1003 };
+	struct model wide = { .name = "wide", .nmetrics = NM, .nevents = NE };
+	static bool mcols[NM], ecols[NE];
+	int nrows[SNAP_NSCOPES] = { 2, 1, 1, 1, 1 };
+	unsigned x = 12345;
+	for (int round = 0; round < 50; round++) {
+		for (int i = 0; i < NM; i++)
+			mcols[i] = (x = x * 1103515245u + 12345u) >> 28 == 0;
+		for (int e = 0; e < NE; e++)
+			ecols[e] = round == 0 ? e % 8 == 0 || e % 8 == 7 || e >= NE - 3
+				 : ((x = x * 1103515245u + 12345u) >> (round % 2 ? 29 : 25)) == 0;
+		struct snapshot *s = snapshot_new_cols(&wide, nrows, mcols, ecols, false);
+		int k = 0;
+		for (int i = 0; i < NM; i++)
+			ck_assert_int_eq(snap_mcol(s, i), mcols[i] ? k++ : -1);
+		ck_assert_int_eq(s->nmcols, k);
+		k = 0;
+		for (int e = 0; e < NE; e++)
+			ck_assert_int_eq(snap_ecol(s, e), ecols[e] ? k++ : -1);
+		ck_assert_int_eq(s->necols, k);
+		/* The rows were laid out for as many columns as there are. */
+		ck_assert_int_eq(s->rows[SNAP_CPU][1].mv - s->rows[SNAP_CPU][0].mv, 3 * s->nmcols + 3 * s->necols);
+		ck_assert_ptr_eq(s->rows[SNAP_CPU][0].erse + s->necols, s->rows[SNAP_CPU][1].mv);
+		snapshot_free(s);
+	}
+}
+END_TEST
+
 START_TEST(test_ring_single)
 {
 	struct snap_ring r;
@@ -183,6 +218,7 @@ static Suite *snapshot_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_new_nan);
 	tcase_add_test(tc, test_columns);
+	tcase_add_test(tc, test_columns_wide);
 	tcase_add_test(tc, test_ring_single);
 	tcase_add_test(tc, test_ring_threads);
 	suite_add_tcase(s, tc);
