@@ -155,6 +155,13 @@ bool fleet_is_prometheus(const struct fleet *f);
  * with *cause only when nothing at all could be read (the server
  * unreachable, a bad answer) and no host was known before. */
 struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause);
+/* fleet_drill.c: host name's own rows (its CPUs, or the narrowest rows
+ * its exporter publishes), the columns computed per row from the last
+ * refresh's data: a snapshot with drill set (caller owns it). *note (caller
+ * frees, may be NULL): what the screen should say beside it (rows wider
+ * than CPUs, no rows yet, a mode without drill down). Call on the
+ * refresh's thread, after a refresh. */
+struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note);
 /* Ends a refresh in progress on another thread soon (its requests fail
  * as "cancelled"), and every later one at once: the fleet is done with.
  * The one call that may come from a thread other than the refresh's. */

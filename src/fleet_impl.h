@@ -63,6 +63,12 @@ double fleet_now(void);
 /* Whether sample x has label key with value want. */
 bool sample_is(const struct fleet_sample *x, const char *key, const char *want);
 
+/* fleet_direct.c: the sum (min, max, mean, age's max) of term t's
+ * samples in scrape s, only those whose label key is val where key is
+ * not NULL (a drilled host's row); NaN where none matches. */
+double fleet_agg_row(const struct fleet_samples *s, const struct fleet_term *t, enum fleet_agg agg, const char *key,
+		     const char *val);
+
 /* fleet_prom.c, fleet_direct.c: one refresh of each mode, into the hosts;
  * -1 with *cause when the server (Prometheus) did not answer at all. */
 int fleet_prom_refresh(struct fleet *f, char **news, char **cause);

@@ -190,6 +190,7 @@ void snapshot_free(struct snapshot *s)
 	for (int i = 0; i < s->nhosts; i++)
 		snap_host_clear(&s->hosts[i]);
 	free(s->hosts);
+	free(s->drill);
 	free(s);
 }
 
