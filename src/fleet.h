@@ -70,6 +70,9 @@ struct model *fleet_model_new(const struct fleet_columns *fc);
  * the braces, "" for none) and rate window window_s. Caller frees. */
 char *fleet_term_promql(const struct fleet_term *t, const char *sel, double window_s);
 char *fleet_col_promql(const struct fleet_col *c, const char *sel, double window_s);
+/* A term's PromQL grouped by the labels `by` names ("by (instance, cpu) ",
+ * a drilled host's rows); a crate's clock is then the instance's. */
+char *fleet_term_promql_by(const struct fleet_term *t, const char *sel, double window_s, const char *by);
 /* The column's query as a refresh asks it: every host's figure and,
  * without labels, the whole fleet's (the same definition over all their
  * series at once), in one query: `(BY INSTANCE) or (ALL)`. */

@@ -19,17 +19,19 @@
 #include "model.h"
 #include "util.h"
 
-/* The labels that place a row, narrowest first (docs/exporter.md). */
-static const char *const placing[] = { "cpu", "core", "ccx", "socket" };
+#define placing fleet_placing
 enum { NPLACING = 4 };
 
-/* The narrowest placing label of family name in scrape s (-1: none). */
+/* The narrowest placing label of family name in scrape s (-1: none, -2:
+ * no such family). */
 static int scope_of(const struct fleet_samples *s, const char *name)
 {
-	int best = -1;
+	int best = -2;
 	for (int i = 0; i < s->n; i++) {
 		if (strcmp(s->v[i].name, name))
 			continue;
+		if (best == -2)
+			best = -1;
 		for (int k = 0; k < NPLACING && (best < 0 || k < best); k++) {
 			char *v = fleet_label(s->v[i].labels, placing[k]);
 			if (v)
@@ -40,38 +42,14 @@ static int scope_of(const struct fleet_samples *s, const char *name)
 	return best;
 }
 
-/* The rows: the distinct values of label key among family name's
- * samples, in numeric order. */
-static int row_ids(const struct fleet_samples *s, const char *name, const char *key, long **ids)
-{
-	int n = 0;
-	*ids = xcalloc((size_t)s->n + 1, sizeof(long));
-	for (int i = 0; i < s->n; i++) {
-		if (strcmp(s->v[i].name, name))
-			continue;
-		char *v = fleet_label(s->v[i].labels, key);
-		if (!v)
-			continue;
-		long id = strtol(v, NULL, 10);
-		free(v);
-		int j = 0;
-		while (j < n && (*ids)[j] < id)
-			j++;
-		if (j < n && (*ids)[j] == id)
-			continue;
-		memmove(&(*ids)[j + 1], &(*ids)[j], sizeof(long) * (size_t)(n - j));
-		(*ids)[j] = id;
-		n++;
-	}
-	return n;
-}
-
 /* Why a term cannot be had per row of scope k, or NULL. */
 static const char *term_why(const struct host *h, const struct fleet_term *t, int k)
 {
 	if (t->agg == FLEET_CONST)
 		return NULL;
 	int fk = scope_of(&h->cur, t->series);
+	if (fk == -2)
+		return NULL;   /* the host has none: '-' as on the fleet's row */
 	if (fk < 0) {
 		/* A gauge of the whole host (an age, a timestamp) is each row's
 		 * too; a sum of it cannot be split (save the CPU count of a
@@ -98,7 +76,7 @@ static double row_term(const struct host *h, const struct fleet_term *t, int k, 
 		return t->value;
 	if (term_why(h, t, k))
 		return NAN;
-	if (scope_of(&h->cur, t->series) < 0) {
+	if (scope_of(&h->cur, t->series) == -1) {
 		if (!strcmp(t->series, "pmctop_online_cpus") && (t->agg == FLEET_SUM || t->agg == FLEET_RATE))
 			return 1;   /* a CPU row is one CPU */
 		key = NULL;
@@ -127,120 +105,144 @@ static double stamp(const struct fleet_samples *s)
 
 /* The reasons for the '-' of every row (they depend on the families'
  * scopes, not on the row): "MEM, WATT: per socket only; ...". */
-static char *reasons(const struct fleet *f, const struct host *h, int k)
+static char *reasons(const struct fleet *f, const struct drill_rows *d)
 {
 	char *out = NULL;
 	bool *done = xcalloc((size_t)f->cols->n + 1, sizeof(bool));
 	for (int c = 0; c < f->cols->n; c++) {
-		const struct fleet_col *col = &f->cols->cols[c];
-		const char *why = term_why(h, &col->num, k);
-		if (!why)
-			why = term_why(h, &col->den, k);
-		if (!why || done[c])
+		if (!d->why[c] || done[c])
 			continue;
 		char *names = NULL;
-		for (int d = c; d < f->cols->n; d++) {
-			const struct fleet_col *o = &f->cols->cols[d];
-			const char *w = term_why(h, &o->num, k);
-			if (!w)
-				w = term_why(h, &o->den, k);
-			if (done[d] || !w || strcmp(w, why))
+		for (int e = c; e < f->cols->n; e++) {
+			if (done[e] || !d->why[e] || strcmp(d->why[e], d->why[c]))
 				continue;
-			done[d] = true;
-			xappendf(&names, "%s%s", names ? ", " : "", o->label);
+			done[e] = true;
+			xappendf(&names, "%s%s", names ? ", " : "", f->cols->cols[e].label);
 		}
-		xappendf(&out, "%s%s: %s", out ? "; " : "", names, why);
+		xappendf(&out, "%s%s: %s", out ? "; " : "", names, d->why[c]);
 		free(names);
 	}
 	free(done);
 	return out;
 }
 
-struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note)
+/* Direct mode: host h's rows from its last two scrapes. */
+static void drill_direct(struct fleet *f, const struct host *h, struct drill_rows *d)
 {
-	struct host *h = host_find(f, name);
-	int nrows[SNAP_NSCOPES] = { 0 };
-	nrows[SNAP_SYSTEM] = 1;
-	long *ids = NULL;
-	int k = -1, n = 0;
-	*note = NULL;
-	if (!h) {
-		*note = xasprintf("%s is not among the fleet's hosts", name);
-	} else if (f->prom) {
-		*note = xstrdup("drill down reads the exporters directly: Prometheus mode does not have it yet");
-	} else if (!h->have_cur || !h->have_prev) {
-		*note = xasprintf("%s: %s", name, h->status ? h->status : "waiting for a second scrape");
-	} else {
-		k = scope_of(&h->cur, "pmctop_busy_seconds_total");
-		if (k < 0)
-			*note = xasprintf("%s publishes no per-row series (pmctop_busy_seconds_total has no cpu, "
-					  "core, ccx or socket label)", name);
-		else
-			n = row_ids(&h->cur, "pmctop_busy_seconds_total", placing[k], &ids);
-		if (k > 0)
-			*note = xasprintf("the exporter publishes per-%s series only: run it with --export-scope cpu "
-					  "for its CPUs", k == 1 ? "core" : k == 2 ? "CCX" : "socket");
+	int k = d->k, nc = f->cols->n;
+	for (int i = 0; i < h->cur.n; i++) {
+		if (strcmp(h->cur.v[i].name, "pmctop_busy_seconds_total"))
+			continue;
+		char *v = fleet_label(h->cur.v[i].labels, placing[k]);
+		if (v)
+			drill_row_add(f, d, strtol(v, NULL, 10));
+		free(v);
 	}
-	nrows[SNAP_CPU] = n;
-	struct snapshot *s = snapshot_new(f->model, nrows);
-	s->seq = ++f->seq;
-	s->time = fleet_now();
-	s->measured_s = f->interval_s;
-	s->interval_s = f->interval_s;
-	s->rotate_ms = NAN;
-	s->drill = xstrdup(name);
-	s->nhosts = n;
-	s->hosts = xcalloc((size_t)n + 1, sizeof(*s->hosts));
-	for (int m = 0; m < f->cols->n; m++)
-		s->metric_planned[m] = true;
-	struct snap_row *sys = &s->rows[SNAP_SYSTEM][0];
-	sys->cpu = sys->core = sys->ccx = sys->socket = -1;
-	for (int c = 0; c < f->cols->n; c++) {
-		/* The header's line: the host's own figures. */
-		int mc = snap_mcol(s, c);
-		sys->mv[mc] = h && h->have_figs && !h->stale ? h->v[c] : NAN;
-		sys->mrse[mc] = h && h->have_figs && !h->stale ? h->rse[c] : NAN;
-		sys->mcov[mc] = h && h->have_figs && !h->stale ? h->cov[c] : NAN;
-	}
-	if (n == 0) {
-		free(ids);
-		return s;
+	for (int c = 0; c < nc; c++) {
+		const struct fleet_col *col = &f->cols->cols[c];
+		d->why[c] = term_why(h, &col->num, k);
+		if (!d->why[c])
+			d->why[c] = term_why(h, &col->den, k);
 	}
 	double now = fleet_now(), dt = stamp(&h->cur) - stamp(&h->prev);
-	char *why = reasons(f, h, k);
-	/* Names padded to one width, so that sorting by name is by number. */
-	int w = snprintf(NULL, 0, "%ld", ids[n - 1]);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < d->n; i++) {
 		char val[32];
-		snprintf(val, sizeof(val), "%ld", ids[i]);
-		struct snap_row *row = &s->rows[SNAP_CPU][i];
-		row->id = row->cpu = i;
-		row->core = row->ccx = row->socket = -1;
-		row->ncpus = k == 0 ? 1 : 0;
-		for (int c = 0; c < f->cols->n; c++) {
+		snprintf(val, sizeof(val), "%ld", d->ids[i]);
+		for (int c = 0; c < nc; c++) {
 			const struct fleet_col *col = &f->cols->cols[c];
-			int mc = snap_mcol(s, c);
 			double num = row_term(h, &col->num, k, val, dt, now);
 			double den = row_term(h, &col->den, k, val, dt, now);
 			double v = col->scale * num / den;
-			row->mv[mc] = isfinite(v) ? v : NAN;
-			row->mrse[mc] = row->mcov[mc] = NAN;
+			int x = i * nc + c;
 			if (!isfinite(v))
 				continue;
-			row->mrse[mc] = 0;
-			row->mcov[mc] = 1;
+			d->v[x] = v;
+			d->rse[x] = 0;
+			d->cov[x] = 1;
 			if (!col->err)
 				continue;
 			/* The row's own error and coverage of the metric. */
 			char *lab = xasprintf("metric=\"%s\"", col->err);
 			struct fleet_term e = { .agg = FLEET_MAX, .series = "pmctop_relative_error_ratio", .label = lab };
-			row->mrse[mc] = fleet_agg_row(&h->cur, &e, FLEET_MAX, placing[k], val);
+			d->rse[x] = fleet_agg_row(&h->cur, &e, FLEET_MAX, placing[k], val);
 			e.series = "pmctop_coverage_ratio";
-			row->mcov[mc] = fleet_agg_row(&h->cur, &e, FLEET_MIN, placing[k], val);
+			d->cov[x] = fleet_agg_row(&h->cur, &e, FLEET_MIN, placing[k], val);
 			free(lab);
 		}
+	}
+}
+
+struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note)
+{
+	struct host *h = host_find(f, name);
+	int nc = f->cols->n;
+	struct drill_rows d = { .k = -1 };
+	d.why = xcalloc((size_t)nc + 1, sizeof(char *));
+	d.host = xmalloc(sizeof(double) * (size_t)(nc + 1));
+	for (int c = 0; c < nc; c++)
+		d.host[c] = NAN;
+	*note = NULL;
+	if (!h) {
+		*note = xasprintf("%s is not among the fleet's hosts", name);
+	} else if (f->prom) {
+		char *cause = NULL;
+		if (fleet_drill_prom(f, h, &d, &cause) < 0)
+			*note = cause;
+	} else if (!h->have_cur || !h->have_prev) {
+		*note = xasprintf("%s: %s", name, h->status ? h->status : "waiting for a second scrape");
+	} else {
+		d.k = scope_of(&h->cur, "pmctop_busy_seconds_total");
+		if (d.k < 0)
+			*note = xasprintf("%s publishes no per-row series (pmctop_busy_seconds_total has no cpu, "
+					  "core, ccx or socket label)", name);
+		else
+			drill_direct(f, h, &d);
+	}
+	if (!*note && d.k > 0)
+		*note = xasprintf("the exporter publishes per-%s series only: run it with --export-scope cpu "
+				  "for its CPUs", d.k == 1 ? "core" : d.k == 2 ? "CCX" : "socket");
+	int n = d.n;
+	int nrows[SNAP_NSCOPES] = { 0 };
+	nrows[SNAP_SYSTEM] = 1;
+	nrows[SNAP_CPU] = n;
+	struct snapshot *s = snapshot_new(f->model, nrows);
+	s->seq = ++f->seq;
+	s->time = f->prom && isfinite(f->at) ? f->at : fleet_now();
+	s->measured_s = f->prom ? f->window_s : f->interval_s;
+	s->interval_s = f->interval_s;
+	s->rotate_ms = NAN;
+	s->drill = xstrdup(name);
+	s->nhosts = n;
+	s->hosts = xcalloc((size_t)n + 1, sizeof(*s->hosts));
+	for (int m = 0; m < nc; m++)
+		s->metric_planned[m] = true;
+	struct snap_row *sys = &s->rows[SNAP_SYSTEM][0];
+	sys->cpu = sys->core = sys->ccx = sys->socket = -1;
+	bool figs = h && h->have_figs && !h->stale && !f->prom;
+	for (int c = 0; c < nc; c++) {
+		/* The header's line: the host's own figures (this refresh's:
+		 * direct mode scraped it, Prometheus answered them). */
+		int mc = snap_mcol(s, c);
+		sys->mv[mc] = f->prom ? d.host[c] : figs ? h->v[c] : NAN;
+		sys->mrse[mc] = figs ? h->rse[c] : f->prom && !isnan(d.host[c]) && !f->cols->cols[c].err ? 0 : NAN;
+		sys->mcov[mc] = figs ? h->cov[c] : f->prom && !isnan(d.host[c]) ? 1 : NAN;
+	}
+	char *why = n ? reasons(f, &d) : NULL;
+	/* Names padded to one width, so that sorting by name is by number. */
+	int w = n ? snprintf(NULL, 0, "%ld", d.ids[n - 1]) : 0;
+	for (int i = 0; i < n; i++) {
+		struct snap_row *row = &s->rows[SNAP_CPU][i];
+		row->id = row->cpu = i;
+		row->core = row->ccx = row->socket = -1;
+		row->ncpus = d.k == 0 ? 1 : 0;
+		for (int c = 0; c < nc; c++) {
+			int mc = snap_mcol(s, c);
+			row->mv[mc] = d.v[i * nc + c];
+			row->mrse[mc] = d.rse[i * nc + c];
+			row->mcov[mc] = d.cov[i * nc + c];
+		}
 		struct snap_host *sh = &s->hosts[i];
-		sh->name = xasprintf("%s %*ld", placing[k], w, ids[i]);
+		sh->name = xasprintf("%s %*ld", placing[d.k], w, d.ids[i]);
 		sh->model = xstrdup(h->model ? h->model : "");
 		sh->simulated = h->simulated;
 		sh->status = why ? xasprintf("%s; - %s", h->simulated ? "SIMULATED" : "ok", why) : NULL;
@@ -249,6 +251,11 @@ struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note)
 		sh->k1 = h->k1;
 	}
 	free(why);
-	free(ids);
+	free(d.ids);
+	free(d.v);
+	free(d.rse);
+	free(d.cov);
+	free(d.why);
+	free(d.host);
 	return s;
 }

@@ -99,6 +99,18 @@ static struct snapshot *drilled(struct fleet_src *fs, struct snapshot *s, const 
 	return fleet_drill(fs->f, name, note);
 }
 
+/* One refresh: the hosts, or host name's own rows (NULL: the hosts). In
+ * Prometheus mode a drilled host's queries replace the fleet's (one
+ * query per column still); direct mode scrapes every host as always and
+ * takes the host's rows from its scrapes. */
+static struct snapshot *make(struct fleet_src *fs, const char *name, char **news, char **cause, char **note)
+{
+	/* Prometheus names the hosts: the first refresh finds them. */
+	if (name && fleet_is_prometheus(fs->f) && fleet_host_count(fs->f) > 0)
+		return fleet_drill(fs->f, name, note);
+	return drilled(fs, fleet_refresh(fs->f, news, cause), name, note);
+}
+
 /* What the header says of a drilled snapshot: how many rows of what. */
 static void drill_said(struct fleet_src *fs, const struct snapshot *s, char *note)
 {
@@ -114,7 +126,7 @@ static void drill_said(struct fleet_src *fs, const struct snapshot *s, char *not
 static struct snapshot *refresh(struct fleet_src *fs, char **cause)
 {
 	char *news = NULL, *note = NULL;
-	struct snapshot *s = drilled(fs, fleet_refresh(fs->f, &news, cause), fs->drill, &note);
+	struct snapshot *s = make(fs, fs->drill, &news, cause, &note);
 	tell(fs, news);
 	if (note && fs->say) {
 		char *msg = xasprintf("fleet: %s", note);
@@ -203,7 +215,7 @@ static void *fs_thread(void *arg)
 		char *dname = fs->drill ? xstrdup(fs->drill) : NULL;
 		pthread_mutex_unlock(&fs->mu);
 		char *news = NULL, *why = NULL, *note = NULL;
-		struct snapshot *s = drilled(fs, fleet_refresh(fs->f, &news, &why), dname, &note);
+		struct snapshot *s = make(fs, dname, &news, &why, &note);
 		int nh = fleet_host_count(fs->f);
 		if (!s && why && !first)
 			text_add_line(&news, why);

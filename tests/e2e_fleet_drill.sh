@@ -54,7 +54,9 @@ keys '>'
 expect 'IPC▼' "> moved the sort to IPC"
 sleep 0.6
 by_ipc || { fail "the three hosts are not sorted by IPC"; screen | sed 's/^/  | /'; }
-# Select the Zen 5 host (/ finds it by name), then Enter goes into it.
+# Select the Zen 5 host (/ finds it by name; F keeps the selection on it
+# as the rows re-sort by IPC), then Enter goes into it.
+keys F
 keys '/'
 $TMUX_CMD send-keys -t "$S" -l "127.0.0.1:$port_zen5"
 keys Enter

@@ -76,10 +76,19 @@ bool ui_fleet_drill_key(struct ui *u, int key)
 	return false;
 }
 
-bool ui_fleet_drill_takes(const struct ui *u, const struct snapshot *s)
+bool ui_fleet_drill_takes(struct ui *u, const struct snapshot *s)
 {
 	if (!u->cfg->fleet)
 		return true;
+	if (!u->drill_host && s->drill && !u->snap) {
+		/* --fleet-host: drilled from the start; Esc shows the hosts. */
+		u->drill_host = xstrdup(s->drill);
+		u->drill_nav = u->nav;
+		u->drill_sort_set = u->sort_set;
+		u->drill_sort_kind = u->sort_kind;
+		u->drill_sort_idx = u->sort_idx;
+		return true;
+	}
 	if (!u->drill_host)
 		return !s->drill;
 	return s->drill && !strcmp(s->drill, u->drill_host);

@@ -199,7 +199,7 @@ struct ui {
  * back (true: the key was that); whether snapshot s is of what the
  * screen shows now (the hosts, or the host drilled into); the state freed. */
 bool ui_fleet_drill_key(struct ui *u, int key);
-bool ui_fleet_drill_takes(const struct ui *u, const struct snapshot *s);
+bool ui_fleet_drill_takes(struct ui *u, const struct snapshot *s);
 void ui_fleet_drill_free(struct ui *u);
 
 /* figures.c: what a row shows (no curses). */
