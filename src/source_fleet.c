@@ -128,12 +128,16 @@ static struct snapshot *refresh(struct fleet_src *fs, char **cause)
 	char *news = NULL, *note = NULL;
 	struct snapshot *s = make(fs, fs->drill, &news, cause, &note);
 	tell(fs, news);
-	if (note && fs->say) {
+	/* Said once, not at every refresh. */
+	if (note && fs->say && (!fs->drill_note || strcmp(note, fs->drill_note))) {
 		char *msg = xasprintf("fleet: %s", note);
 		fs->say(msg);
 		free(msg);
 	}
-	free(note);
+	if (note) {
+		free(fs->drill_note);
+		fs->drill_note = note;
+	}
 	if (s) {
 		fs->good++;
 		fs->nhosts = fleet_host_count(fs->f);
