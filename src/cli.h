@@ -45,6 +45,7 @@ struct options {
 	int top;                 /* --top: task and cgroup rows per interval in batch output; 0: all */
 	char *fleet;             /* --fleet URL | HOST:PORT,... | @FILE: read a fleet (fleet.h) */
 	char *fleet_select;      /* --fleet-select: the selector of its series in Prometheus */
+	char *fleet_host;        /* --fleet-host: one host's own rows (drill down) */
 	char *fleet_config;      /* --fleet-config FILE: TLS and basic auth of the client */
 	double fleet_window_s;   /* --fleet-window: the rate window in Prometheus mode, 0: default */
 	double fleet_at;         /* --fleet-at: the evaluation time (seconds since the epoch), NaN: now */

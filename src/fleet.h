@@ -70,6 +70,9 @@ struct model *fleet_model_new(const struct fleet_columns *fc);
  * the braces, "" for none) and rate window window_s. Caller frees. */
 char *fleet_term_promql(const struct fleet_term *t, const char *sel, double window_s);
 char *fleet_col_promql(const struct fleet_col *c, const char *sel, double window_s);
+/* A term's PromQL grouped by the labels `by` names ("by (instance, cpu) ",
+ * a drilled host's rows); a crate's clock is then the instance's. */
+char *fleet_term_promql_by(const struct fleet_term *t, const char *sel, double window_s, const char *by);
 /* The column's query as a refresh asks it: every host's figure and,
  * without labels, the whole fleet's (the same definition over all their
  * series at once), in one query: `(BY INSTANCE) or (ALL)`. */
@@ -158,6 +161,13 @@ bool fleet_is_prometheus(const struct fleet *f);
  * with *cause only when nothing at all could be read (the server
  * unreachable, a bad answer) and no host was known before. */
 struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause);
+/* fleet_drill.c: host name's own rows (its CPUs, or the narrowest rows
+ * its exporter publishes), the columns computed per row from the last
+ * refresh's data: a snapshot with drill set (caller owns it). *note (caller
+ * frees, may be NULL): what the screen should say beside it (rows wider
+ * than CPUs, no rows yet, a mode without drill down). Call on the
+ * refresh's thread, after a refresh. */
+struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note);
 /* Ends a refresh in progress on another thread soon (its requests fail
  * as "cancelled"), and every later one at once: the fleet is done with.
  * The one call that may come from a thread other than the refresh's. */

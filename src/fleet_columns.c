@@ -352,9 +352,13 @@ static char *term_q(const struct fleet_term *t, const char *sel, double window_s
 		 * direct mode reads it. Per host, then summed: a host whose
 		 * clock stood still (a stuck sampler) drops out. */
 		char *cs = sel && *sel ? xasprintf("{%s}", sel) : xstrdup("");
-		char *ph = xasprintf("sum by (instance) (rate(%s%s[%.0fms])) / on (instance) "
+		/* Grouped finer than by instance (a drilled host's rows), each
+		 * row takes its instance's clock: group_left. */
+		bool finer = *by && strcmp(by, "by (instance) ");
+		char *ph = xasprintf("sum %s(rate(%s%s[%.0fms])) / on (instance) %s"
 				     "(max by (instance) (rate(pmctop_last_interval_timestamp_seconds%s[%.0fms])) > 0)",
-				     t->series, s, window_s * 1000, cs, window_s * 1000);
+				     finer ? by : "by (instance) ", t->series, s, window_s * 1000,
+				     finer ? "group_left() " : "", cs, window_s * 1000);
 		q = *by ? ph : xasprintf("sum(%s)", ph);
 		if (!*by)
 			free(ph);
@@ -382,6 +386,11 @@ static char *col_q(const struct fleet_col *c, const char *sel, double window_s, 
 	free(n);
 	free(d);
 	return q;
+}
+
+char *fleet_term_promql_by(const struct fleet_term *t, const char *sel, double window_s, const char *by)
+{
+	return term_q(t, sel, window_s, by);
 }
 
 char *fleet_term_promql(const struct fleet_term *t, const char *sel, double window_s)

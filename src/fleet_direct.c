@@ -27,14 +27,15 @@ static bool matches(const struct fleet_sample *x, const struct fleet_term *t)
 	return ok;
 }
 
-/* Sum (or min, max, mean) of a family's rows in one scrape; NaN when the
- * scrape has none. */
-static double agg_of(const struct fleet_samples *s, const struct fleet_term *t, enum fleet_agg agg)
+/* Sum (or min, max, mean) of a family's rows in one scrape (those whose
+ * label key is val, where key is not NULL); NaN when the scrape has none. */
+double fleet_agg_row(const struct fleet_samples *s, const struct fleet_term *t, enum fleet_agg agg, const char *key,
+		     const char *val)
 {
 	double acc = NAN;
 	int n = 0;
 	for (int i = 0; i < s->n; i++) {
-		if (!matches(&s->v[i], t))
+		if (!matches(&s->v[i], t) || (key && !sample_is(&s->v[i], key, val)))
 			continue;
 		double v = s->v[i].value;
 		if (n++ == 0)
@@ -47,6 +48,11 @@ static double agg_of(const struct fleet_samples *s, const struct fleet_term *t, 
 			acc += v;
 	}
 	return agg == FLEET_AVG && n ? acc / n : acc;
+}
+
+static double agg_of(const struct fleet_samples *s, const struct fleet_term *t, enum fleet_agg agg)
+{
+	return fleet_agg_row(s, t, agg, NULL, NULL);
 }
 
 static double one(const struct fleet_samples *s, const char *name)

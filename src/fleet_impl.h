@@ -63,6 +63,35 @@ double fleet_now(void);
 /* Whether sample x has label key with value want. */
 bool sample_is(const struct fleet_sample *x, const char *key, const char *want);
 
+/* fleet_direct.c: the sum (min, max, mean, age's max) of term t's
+ * samples in scrape s, only those whose label key is val where key is
+ * not NULL (a drilled host's row); NaN where none matches. */
+double fleet_agg_row(const struct fleet_samples *s, const struct fleet_term *t, enum fleet_agg agg, const char *key,
+		     const char *val);
+
+/* fleet_prom.c: asks Prometheus nq queries at once, each answer's samples
+ * in res[i]; -1 with *cause (the first problem) when any failed. */
+int fleet_prom_queries(struct fleet *f, int nq, char *const *q, struct fleet_samples *res, char **cause);
+
+/* A drilled host's rows (fleet_drill.c): n rows of the placing label
+ * placing[k] ("cpu", "core", "ccx", "socket"), ids[n], their figures
+ * v, rse, cov [n x ncols], and why[c] (static text, or NULL) the reason
+ * for column c's '-' in every row. */
+struct drill_rows {
+	int n, k;
+	long *ids;
+	double *v, *rse, *cov;
+	const char **why;
+	double *host;    /* [ncols] Prometheus: the host's own figures (NaN: use its last refresh's) */
+};
+extern const char *const fleet_placing[4];
+/* fleet_drill_prom.c: the rows of host h from Prometheus (one query per
+ * column, and one each for the errors and coverages); -1 with *cause. */
+int fleet_drill_prom(struct fleet *f, const struct host *h, struct drill_rows *d, char **cause);
+/* Adds id to d's rows (kept in numeric order) unless it is there; its
+ * index. */
+int drill_row_add(struct fleet *f, struct drill_rows *d, long id);
+
 /* fleet_prom.c, fleet_direct.c: one refresh of each mode, into the hosts;
  * -1 with *cause when the server (Prometheus) did not answer at all. */
 int fleet_prom_refresh(struct fleet *f, char **news, char **cause);

@@ -287,6 +287,33 @@ static void doubts(struct fleet *f, const struct round *rd)
 	name_index_free(by_err);
 }
 
+int fleet_prom_queries(struct fleet *f, int nq, char *const *q, struct fleet_samples *res, char **cause)
+{
+	char **urls = xcalloc((size_t)nq + 1, sizeof(char *));
+	char at[64] = "";
+	if (isfinite(f->at))
+		snprintf(at, sizeof(at), "&time=%.3f", f->at);
+	for (int i = 0; i < nq; i++) {
+		char *e = url_escape(q[i]);
+		urls[i] = xasprintf("%s/api/v1/query?query=%s%s", f->base, e, at);
+		free(e);
+	}
+	struct fleet_reply *r = xcalloc((size_t)nq + 1, sizeof(*r));
+	fleet_http_get(f->cfg, &f->cancel, nq, urls, r);
+	int rc = 0;
+	for (int i = 0; i < nq; i++) {
+		char *why = reply_problem(&r[i], &res[i]);
+		if (why && rc == 0)
+			rc = set_cause(cause, "%s: %s", f->base, why);
+		free(why);
+		free(urls[i]);
+		fleet_reply_done(&r[i]);
+	}
+	free(urls);
+	free(r);
+	return rc;
+}
+
 int fleet_prom_refresh(struct fleet *f, char **news, char **cause)
 {
 	struct round rd = { 0 };

@@ -240,9 +240,14 @@ static int run_fleet(struct run *r)
 			cause = NULL;
 			n = fleet_host_count(f);
 		}
-		r->topo = topo_synthetic(1, 1, n + 64, 1);
+		/* Room too for a drilled host's CPUs (fleet_drill.c). */
+		r->topo = topo_synthetic(1, 1, n + 64 < 512 ? 512 : n + 64, 1);
 	}
 	struct source *src = source_fleet_new(f, r->opt.interval_s, first, first_news, say, &stop_requested);
+	if (r->opt.fleet_host) {
+		/* Drilled from the start: the refresh made already is the hosts'. */
+		source_drill(src, r->opt.fleet_host);
+	}
 	int rc;
 	r->model = (struct model *)m;
 	if (r->opt.batch) {

@@ -136,7 +136,11 @@ static int fleet_table(struct output *o, const struct snapshot *s)
 	const struct model *m = s->model;
 	char clock[32];
 	output_clock(s->time, clock, sizeof(clock));
-	fprintf(f, "# %s  fleet of %d hosts, window %.0f s\n", clock, s->nhosts, s->measured_s);
+	if (s->drill)
+		/* --fleet-host: the host's own rows, its own figures last. */
+		fprintf(f, "# %s  host %s: %d rows, window %.0f s\n", clock, s->drill, s->nhosts, s->measured_s);
+	else
+		fprintf(f, "# %s  fleet of %d hosts, window %.0f s\n", clock, s->nhosts, s->measured_s);
 	int hw = 7;   /* "(fleet)" */
 	for (int i = 0; i < s->nhosts; i++)
 		if ((int)strlen(s->hosts[i].name) > hw)
@@ -167,7 +171,7 @@ static int fleet_table(struct output *o, const struct snapshot *s)
 			/* The mark goes before the figure, right-aligned with it. */
 			fprintf(f, " %*s%s", w[c] - (int)strlen(buf), marked ? "~" : "", buf);
 		}
-		fprintf(f, "  %s\n", total ? "total" : host_state(h));
+		fprintf(f, "  %s\n", total ? s->drill ? "the host" : "total" : host_state(h));
 	}
 	free(w);
 	return 0;

@@ -225,6 +225,7 @@ void snapshot_free(struct snapshot *s)
 	for (int i = 0; i < s->nhosts; i++)
 		snap_host_clear(&s->hosts[i]);
 	free(s->hosts);
+	free(s->drill);
 	free(s);
 }
 

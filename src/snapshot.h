@@ -142,6 +142,10 @@ struct snapshot {
 	 * NULL in every other snapshot. */
 	int nhosts;
 	struct snap_host *hosts;
+	/* A fleet drilled into one host (fleet_drill.c): its name, the rows
+	 * (hosts[]) being that host's own CPUs, cores, CCX or sockets; NULL:
+	 * the fleet's hosts. */
+	char *drill;
 };
 
 /* A snapshot of nrows[sc] rows per scope, every figure NaN, with a column

@@ -140,3 +140,14 @@ long source_count(const struct source *src, long shown, const struct snapshot *l
 {
 	return src->ops->count ? src->ops->count(src->ctx, shown, last) : shown;
 }
+
+bool source_drills(const struct source *src)
+{
+	return src->ops->drill != NULL;
+}
+
+void source_drill(const struct source *src, const char *name)
+{
+	if (src->ops->drill)
+		src->ops->drill(src->ctx, name);
+}

@@ -107,6 +107,9 @@ struct source_ops {
 	const char *(*status)(void *ctx, char *buf, int len);
 	/* Why metric mi cannot be had from this source, in buf, or NULL. */
 	const char *(*why_missing)(void *ctx, int mi, char *buf, int len);
+	/* A fleet: show host name's own rows from now on (NULL: the fleet's
+	 * hosts again); the next poll brings them. NULL op: no drill down. */
+	void (*drill)(void *ctx, const char *name);
 	/* The intervals that -n counts so far: shown is how many the screen
 	 * has shown, last the snapshot it shows (NULL: none yet). */
 	long (*count)(void *ctx, long shown, const struct snapshot *last);
@@ -141,6 +144,9 @@ void source_seek(const struct source *src, int i);
 const char *source_status(const struct source *src, char *buf, int len);
 const char *source_why_missing(const struct source *src, int mi, char *buf, int len);
 long source_count(const struct source *src, long shown, const struct snapshot *last);
+/* Whether the source can drill into one of its rows (a fleet's host). */
+bool source_drills(const struct source *src);
+void source_drill(const struct source *src, const char *name);
 
 /* source_live.c: the sampler (not yet started; the source does not own
  * it). interval_s: -d. say: batch mode's line on stderr. interrupt: set

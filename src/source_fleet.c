@@ -43,6 +43,12 @@ struct fleet_src {
 	struct snapshot *ready;
 	char *news;
 	int nhosts;
+	/* Drill down (fleet_drill): the host whose own rows the screen asked
+	 * for (NULL: the hosts), and what the last such snapshot said. */
+	char *drill;
+	char *drill_note;
+	int drill_rows;
+	char drill_kind[16];
 };
 
 static double mono_s(void)
@@ -55,6 +61,8 @@ static void fs_free(void *ctx)
 	struct fleet_src *fs = ctx;
 	snapshot_free(fs->ready);
 	free(fs->news);
+	free(fs->drill);
+	free(fs->drill_note);
 	fleet_free(fs->f);
 	pthread_mutex_destroy(&fs->mu);
 	pthread_cond_destroy(&fs->cv);
@@ -80,14 +88,59 @@ static void tell(struct fleet_src *fs, char *news)
 	free(news);
 }
 
+/* A refresh's snapshot s made host name's own rows (drill down), its note
+ * in *note; s itself where name is NULL. */
+static struct snapshot *drilled(struct fleet_src *fs, struct snapshot *s, const char *name, char **note)
+{
+	*note = NULL;
+	if (!s || !name)
+		return s;
+	snapshot_free(s);
+	return fleet_drill(fs->f, name, note);
+}
+
+/* One refresh: the hosts, or host name's own rows (NULL: the hosts). In
+ * Prometheus mode a drilled host's queries replace the fleet's (one
+ * query per column still); direct mode scrapes every host as always and
+ * takes the host's rows from its scrapes. */
+static struct snapshot *make(struct fleet_src *fs, const char *name, char **news, char **cause, char **note)
+{
+	/* Prometheus names the hosts: the first refresh finds them. */
+	if (name && fleet_is_prometheus(fs->f) && fleet_host_count(fs->f) > 0)
+		return fleet_drill(fs->f, name, note);
+	return drilled(fs, fleet_refresh(fs->f, news, cause), name, note);
+}
+
+/* What the header says of a drilled snapshot: how many rows of what. */
+static void drill_said(struct fleet_src *fs, const struct snapshot *s, char *note)
+{
+	free(fs->drill_note);
+	fs->drill_note = note;
+	fs->drill_rows = s->nhosts;
+	fs->drill_kind[0] = 0;
+	if (s->nhosts > 0)
+		snprintf(fs->drill_kind, sizeof(fs->drill_kind), "%.*s", (int)strcspn(s->hosts[0].name, " "),
+			 s->hosts[0].name);
+}
+
 static struct snapshot *refresh(struct fleet_src *fs, char **cause)
 {
-	char *news = NULL;
-	struct snapshot *s = fleet_refresh(fs->f, &news, cause);
+	char *news = NULL, *note = NULL;
+	struct snapshot *s = make(fs, fs->drill, &news, cause, &note);
 	tell(fs, news);
+	/* Said once, not at every refresh. */
+	if (note && fs->say && (!fs->drill_note || strcmp(note, fs->drill_note))) {
+		char *msg = xasprintf("fleet: %s", note);
+		fs->say(msg);
+		free(msg);
+	}
+	if (note) {
+		free(fs->drill_note);
+		fs->drill_note = note;
+	}
 	if (s) {
 		fs->good++;
-		fs->nhosts = s->nhosts;
+		fs->nhosts = fleet_host_count(fs->f);
 	}
 	return s;
 }
@@ -163,25 +216,42 @@ static void *fs_thread(void *arg)
 		bool first = !fs->primed && !fleet_is_prometheus(fs->f);
 		fs->primed = true;
 		fs->due = t + (first ? fmin(fs->interval_s, 1.0) : fs->interval_s);
+		char *dname = fs->drill ? xstrdup(fs->drill) : NULL;
 		pthread_mutex_unlock(&fs->mu);
-		char *news = NULL, *why = NULL;
-		struct snapshot *s = fleet_refresh(fs->f, &news, &why);
+		char *news = NULL, *why = NULL, *note = NULL;
+		struct snapshot *s = make(fs, dname, &news, &why, &note);
+		int nh = fleet_host_count(fs->f);
 		if (!s && why && !first)
 			text_add_line(&news, why);
 		free(why);
 		pthread_mutex_lock(&fs->mu);
-		if (fs->stopping) {
+		/* The screen went into another host, or back, meanwhile: these
+		 * rows are not what it shows now. */
+		bool other = (dname == NULL) != (fs->drill == NULL) || (dname && strcmp(dname, fs->drill));
+		free(dname);
+		if (fs->stopping || other) {
 			snapshot_free(s);
 			free(news);
-			break;
+			free(note);
+			if (fs->stopping)
+				break;
+			continue;
 		}
+		if (s && s->drill) {
+			/* Said once on the message line, not at every refresh. */
+			if (note && (!fs->drill_note || strcmp(note, fs->drill_note)))
+				text_add_line(&fs->news, note);
+			drill_said(fs, s, note);
+		}
+		else
+			free(note);
 		if (news) {
 			text_add_line(&fs->news, news);
 			free(news);
 		}
 		if (s) {
 			fs->good++;
-			fs->nhosts = s->nhosts;
+			fs->nhosts = nh;
 			/* The screen shows the latest: one it did not take yet is
 			 * passed over. */
 			snapshot_free(fs->ready);
@@ -203,7 +273,7 @@ static int fs_start(void *ctx, struct snap_ring *ring, const struct source_sink 
 	fs->due = 0;
 	if (fs->ready) {
 		fs->good++;
-		fs->nhosts = fs->ready->nhosts;
+		fs->nhosts = fs->ready->drill ? fs->nhosts : fs->ready->nhosts;
 		fs->primed = true;
 		fs->due = mono_s() + fs->interval_s;
 	}
@@ -293,9 +363,32 @@ static const char *fs_status(void *ctx, char *buf, int len)
 	struct fleet_src *fs = ctx;
 	pthread_mutex_lock(&fs->mu);
 	int n = fs->nhosts;
+	if (fs->drill)
+		snprintf(buf, (size_t)len, "%d hosts > %s: %d %s rows  Esc: back to the fleet", n, fs->drill,
+			 fs->drill_rows, fs->drill_kind);
+	else
+		snprintf(buf, (size_t)len, "%d hosts", n);
 	pthread_mutex_unlock(&fs->mu);
-	snprintf(buf, (size_t)len, "%d hosts", n);
 	return "FLEET";
+}
+
+/* The screen goes into host name (NULL: back to the hosts): a refresh at
+ * once, and nothing made before it shown. */
+static void fs_drill(void *ctx, const char *name)
+{
+	struct fleet_src *fs = ctx;
+	pthread_mutex_lock(&fs->mu);
+	free(fs->drill);
+	fs->drill = name ? xstrdup(name) : NULL;
+	free(fs->drill_note);
+	fs->drill_note = NULL;
+	fs->drill_rows = 0;
+	fs->drill_kind[0] = 0;
+	snapshot_free(fs->ready);
+	fs->ready = NULL;
+	fs->due = 0;
+	pthread_cond_signal(&fs->cv);
+	pthread_mutex_unlock(&fs->mu);
 }
 
 static const char *fs_why_missing(void *ctx, int mi, char *buf, int len)
@@ -321,6 +414,7 @@ static const struct source_ops fleet_ops = {
 	.pause = fs_pause,
 	.status = fs_status,
 	.why_missing = fs_why_missing,
+	.drill = fs_drill,
 };
 
 struct source *source_fleet_new(struct fleet *f, double interval_s, struct snapshot *first, char *first_news,

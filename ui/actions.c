@@ -498,7 +498,7 @@ bool ui_handle_key(struct ui *u, int key)
 		}
 		return true;
 	}
-	if (ui_detail_key(u, key))
+	if (ui_detail_key(u, key) || ui_fleet_drill_key(u, key))
 		return true;
 	const struct key_binding *b = keys_lookup(key);
 	if (!b)

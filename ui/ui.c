@@ -57,6 +57,7 @@ void ui_done(struct ui *u)
 	free(u->filter);
 	free(u->filter_text);
 	free(u->task_match);
+	ui_fleet_drill_free(u);
 	free(u->cpu_filter_kept);
 	free(u->tasks_why);
 	free(u->cpu_filter_text_kept);
@@ -156,6 +157,12 @@ int ui_run(const struct ui_config *c, char **cause)
 			ui_tell_missing(&u, s);
 		else
 			s = ui_pop_snapshots(&u);
+		/* A fleet's hosts made before Enter went into one (or the
+		 * reverse) are not what the screen shows now. */
+		if (s && !ui_fleet_drill_takes(&u, s)) {
+			snapshot_free(s);
+			s = NULL;
+		}
 		/* What came while a dialog was open is in the history already. */
 		bool kept = !s && u.pending;
 		if (kept)

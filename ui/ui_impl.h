@@ -188,7 +188,23 @@ struct ui {
 	bool *err_read[SNAP_NSCOPES], *err_told[SNAP_NSCOPES];
 	int err_nrows[SNAP_NSCOPES];
 	bool err_told_any;
+
+	/* A fleet drilled into one host (fleet_drill.c): its name (NULL: the
+	 * hosts), and the hosts' sort, filter and selection to go back to. */
+	char *drill_host;
+	struct ui_nav drill_nav;
+	bool drill_sort_set;
+	enum col_kind drill_sort_kind;
+	int drill_sort_idx;
+	char *drill_match;
 };
+
+/* fleet_drill.c: Enter on a fleet's host goes into it, Esc or Backspace
+ * back (true: the key was that); whether snapshot s is of what the
+ * screen shows now (the hosts, or the host drilled into); the state freed. */
+bool ui_fleet_drill_key(struct ui *u, int key);
+bool ui_fleet_drill_takes(struct ui *u, const struct snapshot *s);
+void ui_fleet_drill_free(struct ui *u);
 
 /* figures.c: what a row shows (no curses). */
 /* The view shown, or NULL. */

@@ -1,0 +1,85 @@
+#!/bin/sh
+# e2e_fleet_drill.sh: drill down in a fleet's dashboard, read off the
+# screen as tmux shows it. Three simulated exporters (Zen 5, Sapphire
+# Rapids, the generic model) publish per-CPU series (--export-scope cpu);
+# sorted by IPC, Enter on the Zen 5 host (found by /) shows its own rows: one per CPU
+# of the model (as many as its exporter's pmctop_online_cpus), each with
+# an IPC figure, and the header names the host and Esc; Esc goes back to
+# the three host rows still sorted by IPC. Skips (77) without tmux or
+# python3, or without libcurl in pmctop.
+set -u
+top_srcdir=${top_srcdir:-.}
+E2E_NAME=fleetdrill
+E2E_NEEDS_SIM=1
+. "$top_srcdir/tests/e2e_tmux.sh"
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+"$PMCTOP" --fleet 127.0.0.1:1 -b -n 1 2>&1 | grep -q 'built without it' && { echo "SKIP: pmctop without libcurl"; exit 77; }
+events=$(cd "$top_srcdir/events" && pwd)
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# A gauge without labels from an exporter's /metrics.
+gauge() {
+	python3 -c 'import sys, urllib.request
+for l in urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode().splitlines():
+    if l.split(" ")[0] == sys.argv[2]:
+        print(int(float(l.split(" ")[1])))' "$1" "$2"
+}
+exporters=
+list=
+for model in zen5 spr generic; do
+	port=$(free_port)
+	timeout 60 "$PMCTOP" --events-dir "$events" --sim "$model" --daemon -d 0.3 --export-scope cpu \
+		--listen "127.0.0.1:$port" 2>/dev/null &
+	exporters="$exporters $!"
+	eval "port_$model=$port"
+	list="$list${list:+,}127.0.0.1:$port"
+done
+trap 'kill $exporters 2>/dev/null; cleanup' EXIT INT TERM
+sleep 0.8
+ncpus=$(gauge "$port_zen5" pmctop_online_cpus)
+[ -n "$ncpus" ] && [ "$ncpus" -gt 1 ] || { fail "the Zen 5 exporter has no pmctop_online_cpus ($ncpus)"; exit 1; }
+
+start 170 $((ncpus + 12)) "--no-config --events-dir $events --fleet $list -d 0.5"
+expect 'FLEET 3 hosts' "the header names the fleet"
+expect "127.0.0.1:$port_generic .*[0-9]" "the generic host's figures"
+order() { screen | sed -n 's/^127\.0\.0\.1:\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
+# Whether the host rows are sorted by IPC (the fourth field), highest first.
+by_ipc() { screen | awk '/^127\.0\.0\.1:/ { if (n++ && $4 + 0 > last + 0) bad = 1; last = $4 } END { exit bad || n != 3 }'; }
+# > three times: CPUs, util%, then IPC, highest first.
+keys '>'
+keys '>'
+keys '>'
+expect 'IPC▼' "> moved the sort to IPC"
+sleep 0.6
+by_ipc || { fail "the three hosts are not sorted by IPC"; screen | sed 's/^/  | /'; }
+# Select the Zen 5 host (/ finds it by name; F keeps the selection on it
+# as the rows re-sort by IPC), then Enter goes into it.
+keys F
+keys '/'
+$TMUX_CMD send-keys -t "$S" -l "127.0.0.1:$port_zen5"
+keys Enter
+keys Enter
+expect "> 127.0.0.1:$port_zen5: $ncpus cpu rows  Esc: back to the fleet" "the header names the host drilled into"
+expect '^cpu +0 ' "the host's CPU rows"
+sleep 0.6
+# Its rows, one per CPU, each with an IPC (the fifth field: cpu N CPUs util IPC).
+rows=$(screen | grep -Ec '^cpu +[0-9]+ ')
+ipcs=$(screen | awk '$1 == "cpu" && $5 ~ /^[0-9]+\.[0-9]+$/ && $5 > 0' | wc -l)
+[ "$rows" = "$ncpus" ] || { fail "$rows CPU rows for the model's $ncpus CPUs"; screen | sed 's/^/  | /'; }
+[ "$ipcs" = "$ncpus" ] || { fail "$ipcs CPU rows with an IPC figure of $ncpus"; screen | sed 's/^/  | /'; }
+# The rows are the CPUs' own figures, not the host's repeated.
+distinct=$(screen | awk '$1 == "cpu" { print $5 }' | sort -u | wc -l)
+[ "$distinct" -gt 1 ] || fail "every CPU row has the same IPC"
+screen | grep -q "^127.0.0.1:" && fail "host rows on the drilled screen"
+# Esc: the hosts again, still sorted by IPC.
+keys Escape
+expect "FLEET 3 hosts [^>]" "Esc went back to the fleet"
+expect "^127.0.0.1:$port_spr " "the host rows are back"
+screen | grep -q 'IPC▼' || { fail "the sort by IPC was not kept"; screen | sed 's/^/  | /'; }
+screen | grep -Eq '^cpu +[0-9]' && fail "CPU rows after Esc"
+sleep 0.6
+by_ipc || { fail "back from the host, the three hosts are not sorted by IPC: $(order)"; screen | sed 's/^/  | /'; }
+quit_ok "fleet drill down"
+[ $fails = 0 ]
