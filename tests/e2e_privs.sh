@@ -33,6 +33,8 @@ caps() {
 		[ "$got" = "$2 $2 $2 amb=$none nnp=1" ] || fail "$3: thread $(basename "$(dirname "$st")"): $got, want $2 (permitted, effective, bounding)"
 	done
 }
+# free_port: a loopback port the kernel has just found free.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # wait_pid PID: up to 10 s for a process to end; its status is lost (not our child).
 wait_gone() { i=0; while [ -d "/proc/$1" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done; }
 
@@ -40,9 +42,16 @@ wait_gone() { i=0; while [ -d "/proc/$1" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((
 if [ $real = 1 ]; then
 	$pm -b -n 40 -d 0.1 >/dev/null 2>"$TMP/b.err" &
 	p=$!; sleep 1; caps $p $want "-b"; wait $p || fail "-b exited $?: $(cat "$TMP/b.err")"
-	port=$((20000 + $$ % 20000))
-	$pm --daemon --listen "127.0.0.1:$port" -n 40 -d 0.1 >/dev/null 2>"$TMP/d.err" &
-	p=$!; sleep 1; caps $p $want "--daemon"
+	# A port the kernel says is free, tried again if another test took
+	# it in the meantime (CI runs tests side by side).
+	for _ in 1 2 3; do
+		port=$(free_port)
+		$pm --daemon --listen "127.0.0.1:$port" -n 40 -d 0.1 >/dev/null 2>"$TMP/d.err" &
+		p=$!; sleep 1
+		[ -d "/proc/$p" ] || ! grep -q "already in use" "$TMP/d.err" && break
+		wait $p
+	done
+	caps $p $want "--daemon"
 	if command -v curl >/dev/null; then
 		curl -fsS -o "$TMP/m" "http://127.0.0.1:$port/metrics" && grep -q '^pmctop_event_total' "$TMP/m" ||
 			fail "--daemon: no metrics after the drop"
@@ -157,7 +166,7 @@ chmod 711 "$TMP"
 f="$TMP/other"
 : >"$f"; chown 12345 "$f"; chmod 600 "$f"
 [ -w "$f" ] || fail "control: root cannot write $f before any drop"
-for args in "--sim zen5 -b" "--sim zen5 --daemon --listen 127.0.0.1:$((20000 + ($$ + 1) % 20000))"; do
+for args in "--sim zen5 -b" "--sim zen5 --daemon --listen 127.0.0.1:$(free_port)"; do
 	out=$(PMCTOP_TEST_OPEN_AFTER_DROP=$f $pm $args -n 1 -d 0.05 2>&1 >/dev/null)
 	echo "$out" | grep -q "test: open $f for writing: Permission denied" || fail "$args: $out"
 done

@@ -171,7 +171,10 @@ promql=0
 if command -v curl >/dev/null; then
 	grep -o 'rate([a-z_]*\({[^}]*}\)\?\[' "$readme" | sed 's/^rate(//; s/\[$//' | sort -u >"$tmp/series"
 	for model in zen5 spr; do
-		port=$((20000 + ($$ + ${#model}) % 20000))
+		# A port the kernel has just found free (a fixed one may be any
+		# other test's ephemeral port when CI runs them side by side).
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+			echo $((20000 + ($$ + ${#model}) % 20000)))
 		"$tmp/src/pmctop" --sim $model --daemon --listen 127.0.0.1:$port -d 0.2 -n 25 >/dev/null 2>&1 &
 		pid=$!
 		i=0
