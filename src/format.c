@@ -318,6 +318,8 @@ const char *format_value(char *buf, size_t len, double v, const char *fmt, const
 #pragma GCC diagnostic pop
 	} else if (unit && (strcmp(unit, "GHz") == 0 || strstr(unit, "/cyc") || strcmp(unit, "ratio") == 0))
 		format_fixed(num, sizeof(num), v, 2);
+	else if (unit && (strcmp(unit, "cpus") == 0 || strcmp(unit, "hosts") == 0) && fabs(v) < 1e6)
+		format_fixed(num, sizeof(num), v, 0); /* a count of things: 32, not 32.00 */
 	else if (unit && strcmp(unit, "ns") == 0 && fabs(v) < 1e5)
 		format_fixed(num, sizeof(num), v, 0);
 	else if (unit && strcmp(unit, "%") == 0 && fabs(v) < 1e4)

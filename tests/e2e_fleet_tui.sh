@@ -37,6 +37,17 @@ for p in $port_zen5 $port_spr $port_generic; do
 	screen | grep -q "^127.0.0.1:$p " || { fail "no row of host 127.0.0.1:$p"; screen | sed 's/^/  | /'; }
 done
 screen | grep -q 'HOST *▲' || fail "the rows are not sorted by HOST at first"
+# The screen speaks of hosts, not of this machine: SIMULATED (every host
+# is), no rotation or "no PMU" of the machine pmctop runs on, a count of
+# CPUs without decimals, and a footer without the CPU views' keys.
+line1=$(screen | head -1)
+echo "$line1" | grep -q SIMULATED || fail "the header does not say SIMULATED: $line1"
+echo "$line1" | grep -q 'rotate\|no PMU' && fail "the header speaks of this machine's PMU: $line1"
+screen | grep -q "^127.0.0.1:$port_zen5 *32 " || { fail "Zen 5's CPUs are not a whole 32"; screen | sed 's/^/  | /'; }
+screen | grep -q 'rows per host' || fail "the tab line does not say rows per host"
+foot=$(screen | tail -1)
+echo "$foot" | grep -q 'EnterHost' || fail "the footer does not offer Enter for a host: $foot"
+echo "$foot" | grep -q 'cCCX\|tRows\|TTasks\|eEvent' && fail "the footer offers the CPU views' keys: $foot"
 # The hosts' order on screen, by port.
 order() { screen | sed -n 's/^127\.0\.0\.1:\([0-9]*\) .*/\1/p' | tr '\n' ' '; }
 # > three times: CPUs, util%, then IPC, highest first.

@@ -36,7 +36,7 @@ static void footer_draw(const struct panel *p, const struct ui *u, struct frame 
 	(void)p;
 	(void)fr;
 	const struct rect *f = &u->lay.footer;
-	bool tasks = ui_tasks_view(u), replay = u->src->ops->interval_is_pace;
+	bool tasks = ui_tasks_view(u), replay = u->src->ops->interval_is_pace, fleet = u->cfg->fleet;
 	enum { N = ARRAY_SIZE(foot_items) };
 	const char *label[N];
 	bool shown[N];
@@ -46,13 +46,17 @@ static void footer_draw(const struct panel *p, const struct ui *u, struct frame 
 		/* A replay's + and - are its speed (actions.c); T in the tasks
 		 * view goes back to the CPUs. */
 		label[i] = replay && !strcmp(it->label, "Delay") ? "Speed"
-			   : tasks && !strcmp(it->label, "Tasks") ? "CPUs" : it->label;
+			   : tasks && !strcmp(it->label, "Tasks") ? "CPUs"
+			   : fleet && !strcmp(it->label, "Detail") ? (u->drill_host ? "Back" : "Host") : it->label;
 		shown[i] = false;
 	}
 	for (int rank = 0; rank <= 6; rank++)
 		for (int i = 0; i < N; i++) {
 			const struct foot_item *it = &foot_items[i];
-			if (it->rank != rank || (it->when == FOOT_CPUS && tasks) ||
+			/* A fleet's rows are hosts: no CPU events, CCX boxes,
+			 * row kinds nor tasks to offer. */
+			bool cpu_only = it->when == FOOT_CPUS || !strcmp(it->k, "T");
+			if (it->rank != rank || (it->when == FOOT_CPUS && tasks) || (fleet && cpu_only) ||
 			    (it->when == FOOT_TASKS && !tasks) || (it->when == FOOT_REPLAY && !replay))
 				continue;
 			int w = (int)(strlen(it->k) + strlen(label[i])) + 1;
@@ -66,7 +70,10 @@ static void footer_draw(const struct panel *p, const struct ui *u, struct frame 
 		if (!shown[i])
 			continue;
 		int kl = (int)strlen(foot_items[i].k), ll = (int)strlen(label[i]);
-		draw_put(f->y, x, kl, ui_attr(u, CP_KEY, A_REVERSE), foot_items[i].k);
+		/* Drilled into a host, Esc (not Enter) goes back. */
+		const char *k = fleet && u->drill_host && !strcmp(foot_items[i].k, "Enter") ? "Esc" : foot_items[i].k;
+		kl = (int)strlen(k);
+		draw_put(f->y, x, kl, ui_attr(u, CP_KEY, A_REVERSE), k);
 		draw_put(f->y, x + kl, ll + 1, 0, label[i]);
 		x += kl + ll + 1;
 	}
@@ -107,10 +114,17 @@ static void header_title(const struct ui *u, const struct frame *f, const struct
 	/* The model and SIMULATED first; the state (PAUSED, coverage, delay,
 	 * rotation) at the right, where no width hides it; host and CPU name
 	 * take what room is left between them. */
-	snprintf(line, sizeof(line), "%s ", u->m->name ? u->m->name : "?");
-	draw_put(h->y, x, h->w - x, A_BOLD, line);
-	x += (int)strlen(line);
+	/* A fleet: the source's status names it; this machine's model and
+	 * name are not what the rows show. */
+	bool fleet = u->cfg->fleet;
+	if (!fleet) {
+		snprintf(line, sizeof(line), "%s ", u->m->name ? u->m->name : "?");
+		draw_put(h->y, x, h->w - x, A_BOLD, line);
+		x += (int)strlen(line);
+	}
 	bool sim = u->cfg->simulated || (u->snap && u->snap->simulated);
+	for (int i = 0; fleet && u->snap && i < u->snap->nhosts; i++)
+		sim |= u->snap->hosts[i].simulated;
 	if (sim && x < h->w) {
 		draw_put(h->y, x, h->w - x, A_REVERSE | A_BOLD, "SIMULATED");
 		x += 10;
@@ -132,9 +146,12 @@ static void header_title(const struct ui *u, const struct frame *f, const struct
 	/* Without hardware counters nothing rotates and every figure is
 	 * counted the whole interval: "min cov 100%  rotate 50ms" said
 	 * otherwise (a VM without a PMU). */
-	bool hw = ui_counts_hardware(u);
+	/* A fleet's hosts rotate their own counters (their coverage is
+	 * min cov); this machine's PMU says nothing about them. */
+	bool hw = fleet || ui_counts_hardware(u);
 	const char *cv = hw ? "min cov " : "", *cvv = hw ? cov : "no PMU";
-	int sl = hw ? snprintf(state, sizeof(state), "min cov %s%s  rotate %s", cov, dtxt, rtxt)
+	int sl = fleet ? snprintf(state, sizeof(state), "min cov %s%s", cov, dtxt)
+		: hw ? snprintf(state, sizeof(state), "min cov %s%s  rotate %s", cov, dtxt, rtxt)
 		: snprintf(state, sizeof(state), "no PMU%s", dtxt);
 	/* Narrow: the rotation goes first, then the delay. */
 	if (x + 1 + (paused ? 8 : 0) + sl > h->w)
@@ -148,7 +165,7 @@ static void header_title(const struct ui *u, const struct frame *f, const struct
 	 * "simulated 1x2x8x2") read as a one-CPU machine. */
 	int room = right - 2 - x;
 	int hl = snprintf(line, sizeof(line), " %s", u->cfg->host ? u->cfg->host : "?");
-	if (hl > room)
+	if (hl > room || fleet)
 		line[0] = 0;
 	else if (hl + 2 + (int)strlen(u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU") <= room)
 		snprintf(line + hl, sizeof(line) - (size_t)hl, "  %s", u->cfg->cpu_name ? u->cfg->cpu_name : "unknown CPU");

@@ -131,6 +131,9 @@ enum snap_scope ui_rows_scope(const struct ui *u)
 const char *ui_rows_name(const struct ui *u)
 {
 	static char l3[24];
+	/* A fleet's rows are hosts, or one host's own rows once drilled. */
+	if (u->cfg->fleet)
+		return u->drill_host ? "of one host" : "per host";
 	switch (u->nav.rows) {
 	case ROWS_CORE: return "per core";
 	case ROWS_CCX:
