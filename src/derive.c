@@ -349,10 +349,18 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	const struct sched_plan *plan = in->plan;
 	/* The sampler gives every planned event a column on its PMU, so an
 	 * event is counted when it is planned and its PMU opened. */
-	bool *eplanned = WORK_ARRAY(w, m->nevents, bool);
-	for (int e = 0; e < m->nevents; e++)
-		eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
-	if (dc->plan_gen == 0 || dc->plan_gen != in->plan_gen || !dc->pp) {
+	bool *eplanned = w->eplanned = WORK_ZARRAY(w, m->nevents, bool);
+	bool rebuild = dc->plan_gen == 0 || dc->plan_gen != in->plan_gen || !dc->pp;
+	if (rebuild)
+		for (int e = 0; e < m->nevents; e++)
+			eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
+	else
+		/* An event the plan does not use is not a candidate. */
+		for (int i = 0; i < dc->pp->ncand; i++) {
+			int e = dc->pp->cand[i];
+			eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
+		}
+	if (rebuild) {
 		plan_cache_done(dc);
 		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
 		struct derive_plan_part *pp = dc->pp = xcalloc(1, sizeof(*dc->pp));
@@ -373,6 +381,10 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 			for (int k = 0; k < md->nevents; k++)
 				pp->pooled_ev[md->events[k]] = true;
 		}
+		pp->cand = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+		for (int e = 0; e < m->nevents; e++)
+			if (plan->event_used[e] || pp->ev_set[e] >= 0)
+				pp->cand[pp->ncand++] = e;
 	}
 	/* The interval's buffers hold the plan's part they read. */
 	struct derive_plan_part *pp = w->pp = dc->pp;
@@ -382,9 +394,11 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		w->mcols[plan->metrics[i]] = true;
 	/* Every event with a figure gets a column: the planned ones, and any
 	 * the plan's window sets still hold. */
-	w->ecols = eplanned;
-	for (int e = 0; e < m->nevents; e++)
+	w->ecols = WORK_ZARRAY(w, m->nevents, bool);
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i];
 		w->ecols[e] = eplanned[e] || pp->ev_set[e] >= 0;
+	}
 	/* The sets as this interval has them: their sample counts are the
 	 * interval's own (the plan's part is shared with intervals whose
 	 * errors are still read). */
@@ -505,7 +519,9 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 	const struct gsum *gs = w->gs;
 	w->err_ev = WORK_ARRAY(w, m->nevents, int);
 	w->nerr_ev = 0;
-	for (int e = 0; e < m->nevents; e++) {
+	/* An event with a column is a candidate (step_plan). */
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i];
 		int c = snap->ecol[e];
 		if (c < 0)
 			continue;
@@ -557,7 +573,6 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 static void step_columns(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
 			 const struct snapshot *snap)
 {
-	const struct model *m = in->model;
 	int nsets = w->wl.n;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		w->ms[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
@@ -597,16 +612,16 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 	w->rlist = WORK_ARRAY(w, maxrows, int);
 	w->rwork = WORK_ARRAY(w, (size_t)pp->fspace * (size_t)maxrows, double);
 	w->scol_at = WORK_ZARRAY(w, nsets + 1, int);
-	for (int e = 0; e < m->nevents; e++)
-		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0)
+	for (int i = 0, e; i < pp->ncand; i++)
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0)
 			w->scol_at[pp->ev_set[e] + 1]++;
 	for (int k = 0; k < nsets; k++)
 		w->scol_at[k + 1] += w->scol_at[k];
 	w->scol = WORK_ARRAY(w, w->scol_at[nsets], int);
 	int *fill = WORK_ARRAY(w, nsets, int);
 	memcpy(fill, w->scol_at, sizeof(int) * (size_t)nsets);
-	for (int e = 0; e < m->nevents; e++)
-		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0)
+	for (int i = 0, e; i < pp->ncand; i++)
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0)
 			w->scol[fill[pp->ev_set[e]]++] = snap->ecol[e];
 	w->dcol = WORK_ARRAY(w, nsets, int *);
 	for (int k = 0; k < nsets; k++) {
@@ -626,8 +641,8 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 	 * metric of no window set, which widens them by it again), and of
 	 * the metrics evaluated in it. */
 	bool *doubt_read = WORK_ZARRAY(w, nsets, bool);
-	for (int e = 0; e < m->nevents; e++)
-		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0 && event_error_found(in, pp, e))
+	for (int i = 0, e; i < pp->ncand; i++)
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0 && event_error_found(in, pp, e))
 			doubt_read[pp->ev_set[e]] = true;
 	/* The sets prep_row measures in each row of a scope: those whose
 	 * samples a row reads (a doubt that is read and has an event to

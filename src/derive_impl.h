@@ -77,6 +77,7 @@ struct derive_work {
 	struct gsum *gs;             /* [plan ngroups] */
 	struct wset_list wl;         /* the plan's window sets, this interval's sample counts */
 	bool *mcols, *ecols;         /* which metrics and events get a column */
+	bool *eplanned;              /* [nevents] planned and its PMU opened (snap->event_planned) */
 	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */
 	double *scratch, *fspace, *doubt;
 	/* Per set, the least relative error a figure of it may state in the
