@@ -567,6 +567,31 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 	}
 }
 
+/* Whether metric task t, of no window set, reads no event with a column
+ * (on this VM without a PMU, most of them): metric_pooled would then find
+ * the same in every row, every variable NaN, each event's error unknown
+ * and coverage 0, so its value is found here once (t->dv). A metric of no
+ * events keeps the row-by-row path (its error may be exact). */
+static bool pooled_dead(struct derive_work *w, const struct model *m, const struct snapshot *snap,
+			struct mtask *t)
+{
+	const struct metric_def *md = &m->metrics[t->mi];
+	if (md->nevents <= 0)
+		return false;
+	for (int k = 0; k < md->nevents; k++)
+		if (snap->ecol[md->events[k]] >= 0)
+			return false;
+	const int *ev = formula_vars(t->fp);
+	int n = formula_nvars(t->fp);
+	for (int k = 0; k < n; k++)
+		if (snap->ecol[ev[k]] >= 0)
+			return false;
+	for (int k = 0; k < n; k++)
+		w->fspace[k] = NAN;
+	t->dv = formula_eval(t->fp, w->measured_s, w->fspace);
+	return true;
+}
+
 /* The snapshot's columns as the rows' steps read them: each planned
  * metric's, the events' whose error each set's doubt widens, and those
  * against which window_doubt measures each set. */
@@ -585,8 +610,10 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 			*t = (struct mtask){ .fp = d->prog[sc], .set = d->set, .n = d->nvars[sc], .pmu = -1,
 					     .col = snap->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
 					     .count = d->count, .partial_ok = d->partial_ok[sc] };
-			if (d->set < 0)
+			if (d->set < 0) {
+				t->dead = pooled_dead(w, in->model, snap, t);
 				continue;
+			}
 			if (!simple) {
 				/* Its own work space, whose constants and interval
 				 * stay for every row (formula_prime). */
@@ -899,6 +926,11 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 				v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
 			}
 			rse = floored(rse * w->doubt[set], w->floor[set]);
+		} else if (t->dead) {
+			/* What metric_pooled and the coverage below give it. */
+			v = t->dv;
+			rse = NAN;
+			cov = 0;
 		} else {
 			c.prog = t->fp;
 			c.fvars = w->fspace;

@@ -38,6 +38,11 @@ struct mtask {
 	int gnev;
 	int set, n, pmu, col, mi;
 	bool one, held, count, partial_ok;
+	/* A metric of no window set none of whose events has a column this
+	 * interval: the same figure in every row (dv, before the per-second
+	 * division; coverage 0, error unknown), found once (step_columns). */
+	bool dead;
+	double dv;
 };
 
 /* What one interval's steps hand each other; its arrays come from the
