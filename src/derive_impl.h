@@ -88,6 +88,11 @@ struct derive_work {
 	/* Per set, the least relative error a figure of it may state in the
 	 * row (burst_floor); per plan group, its burst there (gsum_burst). */
 	double *floor, *gburst;
+	/* Per PMU in the row, its groups' largest burst and the second
+	 * largest, with their groups' indices (-1: none above 0;
+	 * burst_floor). */
+	double *pburst1, *pburst2;
+	int *pburst_g1, *pburst_g2;
 	int *gpmu, ngroups;          /* [plan ngroups] each group's PMU (-1: not counted) */
 	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
 	bool *pmu_here;
