@@ -857,14 +857,22 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 {
 	const bool *partial = w->partial[sc];
 	int nrows = w->nrows[sc], *rl = w->rlist;
+	/* The rows depend on the metric's PMU and partial_ok alone: those of
+	 * the metric before are kept for the next of the same. */
+	int nr = 0, rl_pmu = -1;
+	bool rl_pok = false;
 	for (const struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
 		const int *nin = w->irows[t->pmu].nin[sc];
 		if (!nin)
 			continue;   /* none of the metric's PMU under any row */
-		int nr = 0;
-		for (int r = 0; r < nrows; r++)
-			if (nin[r] > 0 && !(partial[r] && !t->partial_ok))
-				rl[nr++] = r;
+		if (t->pmu != rl_pmu || t->partial_ok != rl_pok) {
+			nr = 0;
+			for (int r = 0; r < nrows; r++)
+				if (nin[r] > 0 && !(partial[r] && !t->partial_ok))
+					rl[nr++] = r;
+			rl_pmu = t->pmu;
+			rl_pok = t->partial_ok;
+		}
 		if (nr == 0)
 			continue;
 		/* Each variable's column over the rows, then the program over
