@@ -349,10 +349,18 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	const struct sched_plan *plan = in->plan;
 	/* The sampler gives every planned event a column on its PMU, so an
 	 * event is counted when it is planned and its PMU opened. */
-	bool *eplanned = WORK_ARRAY(w, m->nevents, bool);
-	for (int e = 0; e < m->nevents; e++)
-		eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
-	if (dc->plan_gen == 0 || dc->plan_gen != in->plan_gen || !dc->pp) {
+	bool *eplanned = w->eplanned = WORK_ZARRAY(w, m->nevents, bool);
+	bool rebuild = dc->plan_gen == 0 || dc->plan_gen != in->plan_gen || !dc->pp;
+	if (rebuild)
+		for (int e = 0; e < m->nevents; e++)
+			eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
+	else
+		/* An event the plan does not use is not a candidate. */
+		for (int i = 0; i < dc->pp->ncand; i++) {
+			int e = dc->pp->cand[i];
+			eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
+		}
+	if (rebuild) {
 		plan_cache_done(dc);
 		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
 		struct derive_plan_part *pp = dc->pp = xcalloc(1, sizeof(*dc->pp));
@@ -373,6 +381,10 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 			for (int k = 0; k < md->nevents; k++)
 				pp->pooled_ev[md->events[k]] = true;
 		}
+		pp->cand = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+		for (int e = 0; e < m->nevents; e++)
+			if (plan->event_used[e] || pp->ev_set[e] >= 0)
+				pp->cand[pp->ncand++] = e;
 	}
 	/* The interval's buffers hold the plan's part they read. */
 	struct derive_plan_part *pp = w->pp = dc->pp;
@@ -382,9 +394,11 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		w->mcols[plan->metrics[i]] = true;
 	/* Every event with a figure gets a column: the planned ones, and any
 	 * the plan's window sets still hold. */
-	w->ecols = eplanned;
-	for (int e = 0; e < m->nevents; e++)
+	w->ecols = WORK_ZARRAY(w, m->nevents, bool);
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i];
 		w->ecols[e] = eplanned[e] || pp->ev_set[e] >= 0;
+	}
 	/* The sets as this interval has them: their sample counts are the
 	 * interval's own (the plan's part is shared with intervals whose
 	 * errors are still read). */
@@ -412,6 +426,10 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->doubt = WORK_ARRAY(w, wl->n, double);
 	w->floor = WORK_ZARRAY(w, wl->n, double);
 	w->gburst = WORK_ARRAY(w, plan->ngroups, double);
+	w->pburst1 = WORK_ARRAY(w, m->npmus, double);
+	w->pburst2 = WORK_ARRAY(w, m->npmus, double);
+	w->pburst_g1 = WORK_ARRAY(w, m->npmus, int);
+	w->pburst_g2 = WORK_ARRAY(w, m->npmus, int);
 	w->gpmu = WORK_ARRAY(w, plan->ngroups, int);
 	w->ngroups = plan->ngroups;
 	for (int g = 0; g < plan->ngroups; g++)
@@ -505,7 +523,9 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 	const struct gsum *gs = w->gs;
 	w->err_ev = WORK_ARRAY(w, m->nevents, int);
 	w->nerr_ev = 0;
-	for (int e = 0; e < m->nevents; e++) {
+	/* An event with a column is a candidate (step_plan). */
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i];
 		int c = snap->ecol[e];
 		if (c < 0)
 			continue;
@@ -551,13 +571,37 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 	}
 }
 
+/* Whether metric task t, of no window set, reads no event with a column
+ * (on this VM without a PMU, most of them): metric_pooled would then find
+ * the same in every row, every variable NaN, each event's error unknown
+ * and coverage 0, so its value is found here once (t->dv). A metric of no
+ * events keeps the row-by-row path (its error may be exact). */
+static bool pooled_dead(struct derive_work *w, const struct model *m, const struct snapshot *snap,
+			struct mtask *t)
+{
+	const struct metric_def *md = &m->metrics[t->mi];
+	if (md->nevents <= 0)
+		return false;
+	for (int k = 0; k < md->nevents; k++)
+		if (snap->ecol[md->events[k]] >= 0)
+			return false;
+	const int *ev = formula_vars(t->fp);
+	int n = formula_nvars(t->fp);
+	for (int k = 0; k < n; k++)
+		if (snap->ecol[ev[k]] >= 0)
+			return false;
+	for (int k = 0; k < n; k++)
+		w->fspace[k] = NAN;
+	t->dv = formula_eval(t->fp, w->measured_s, w->fspace);
+	return true;
+}
+
 /* The snapshot's columns as the rows' steps read them: each planned
  * metric's, the events' whose error each set's doubt widens, and those
  * against which window_doubt measures each set. */
 static void step_columns(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
 			 const struct snapshot *snap)
 {
-	const struct model *m = in->model;
 	int nsets = w->wl.n;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		w->ms[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
@@ -570,8 +614,10 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 			*t = (struct mtask){ .fp = d->prog[sc], .set = d->set, .n = d->nvars[sc], .pmu = -1,
 					     .col = snap->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
 					     .count = d->count, .partial_ok = d->partial_ok[sc] };
-			if (d->set < 0)
+			if (d->set < 0) {
+				t->dead = pooled_dead(w, in->model, snap, t);
 				continue;
+			}
 			if (!simple) {
 				/* Its own work space, whose constants and interval
 				 * stay for every row (formula_prime). */
@@ -597,16 +643,16 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 	w->rlist = WORK_ARRAY(w, maxrows, int);
 	w->rwork = WORK_ARRAY(w, (size_t)pp->fspace * (size_t)maxrows, double);
 	w->scol_at = WORK_ZARRAY(w, nsets + 1, int);
-	for (int e = 0; e < m->nevents; e++)
-		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0)
+	for (int i = 0, e; i < pp->ncand; i++)
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0)
 			w->scol_at[pp->ev_set[e] + 1]++;
 	for (int k = 0; k < nsets; k++)
 		w->scol_at[k + 1] += w->scol_at[k];
 	w->scol = WORK_ARRAY(w, w->scol_at[nsets], int);
 	int *fill = WORK_ARRAY(w, nsets, int);
 	memcpy(fill, w->scol_at, sizeof(int) * (size_t)nsets);
-	for (int e = 0; e < m->nevents; e++)
-		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0)
+	for (int i = 0, e; i < pp->ncand; i++)
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0)
 			w->scol[fill[pp->ev_set[e]]++] = snap->ecol[e];
 	w->dcol = WORK_ARRAY(w, nsets, int *);
 	for (int k = 0; k < nsets; k++) {
@@ -626,8 +672,8 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 	 * metric of no window set, which widens them by it again), and of
 	 * the metrics evaluated in it. */
 	bool *doubt_read = WORK_ZARRAY(w, nsets, bool);
-	for (int e = 0; e < m->nevents; e++)
-		if (pp->ev_set[e] >= 0 && snap->ecol[e] >= 0 && event_error_found(in, pp, e))
+	for (int i = 0, e; i < pp->ncand; i++)
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0 && event_error_found(in, pp, e))
 			doubt_read[pp->ev_set[e]] = true;
 	/* The sets prep_row measures in each row of a scope: those whose
 	 * samples a row reads (a doubt that is read and has an event to
@@ -687,10 +733,46 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 {
 	const int *list = w->prep[sc], n = w->nprep[sc];
 	double T = w->measured_s * 1e9;
-	for (int g = 0; g < w->ngroups; g++)
-		w->gburst[g] = w->gpmu[g] >= 0 && w->pmu_here[w->gpmu[g]] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
+	if (n == 0)
+		return;
+	/* Per PMU, its two largest bursts (above 0; NaN never counts): a set
+	 * takes the largest unless that group is its own, else the second
+	 * unless that is its own too, which is what the loop below finds,
+	 * without going through every group of the plan for every set (at
+	 * 384 CPUs that loop was a twentieth of pmctop's interval). */
+	double *b1 = w->pburst1, *b2 = w->pburst2;
+	int *g1 = w->pburst_g1, *g2 = w->pburst_g2, npmus = w->model->npmus;
+	for (int p = 0; p < npmus; p++) {
+		b1[p] = b2[p] = 0;
+		g1[p] = g2[p] = -1;
+	}
+	for (int g = 0; g < w->ngroups; g++) {
+		int p = w->gpmu[g];
+		double b = w->gburst[g] = p >= 0 && w->pmu_here[p] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
+		if (p < 0 || !(b > b2[p]))
+			continue;
+		if (b > b1[p]) {
+			b2[p] = b1[p];
+			g2[p] = g1[p];
+			b1[p] = b;
+			g1[p] = g;
+		} else {
+			b2[p] = b;
+			g2[p] = g;
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		const struct wset *ws = &w->wl.v[list[i]];
+		int p = ws->pmu;
+		bool own1 = false, own2 = false;
+		for (int j = 0; j < ws->ng; j++) {
+			own1 |= ws->g[j] == g1[p];
+			own2 |= ws->g[j] == g2[p];
+		}
+		if (!own1 || !own2) {
+			w->floor[list[i]] = BURST_FLOOR_K * (!own1 ? b1[p] : b2[p]);
+			continue;
+		}
 		double worst = 0;
 		for (int g = 0; g < w->ngroups; g++) {
 			if (w->gpmu[g] != ws->pmu || !(w->gburst[g] > worst))
@@ -775,14 +857,22 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 {
 	const bool *partial = w->partial[sc];
 	int nrows = w->nrows[sc], *rl = w->rlist;
+	/* The rows depend on the metric's PMU and partial_ok alone: those of
+	 * the metric before are kept for the next of the same. */
+	int nr = 0, rl_pmu = -1;
+	bool rl_pok = false;
 	for (const struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
 		const int *nin = w->irows[t->pmu].nin[sc];
 		if (!nin)
 			continue;   /* none of the metric's PMU under any row */
-		int nr = 0;
-		for (int r = 0; r < nrows; r++)
-			if (nin[r] > 0 && !(partial[r] && !t->partial_ok))
-				rl[nr++] = r;
+		if (t->pmu != rl_pmu || t->partial_ok != rl_pok) {
+			nr = 0;
+			for (int r = 0; r < nrows; r++)
+				if (nin[r] > 0 && !(partial[r] && !t->partial_ok))
+					rl[nr++] = r;
+			rl_pmu = t->pmu;
+			rl_pok = t->partial_ok;
+		}
 		if (nr == 0)
 			continue;
 		/* Each variable's column over the rows, then the program over
@@ -884,6 +974,11 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 				v = metric_in_set(&c, t->mi, cov, w->scratch, &rse);
 			}
 			rse = floored(rse * w->doubt[set], w->floor[set]);
+		} else if (t->dead) {
+			/* What metric_pooled and the coverage below give it. */
+			v = t->dv;
+			rse = NAN;
+			cov = 0;
 		} else {
 			c.prog = t->fp;
 			c.fvars = w->fspace;
@@ -974,6 +1069,10 @@ void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap
 	w.doubt = WORK_ARRAY(&w, wl->n, double);
 	w.floor = WORK_ZARRAY(&w, wl->n, double);
 	w.gburst = WORK_ZARRAY(&w, w0->ngroups, double);
+	w.pburst1 = WORK_ARRAY(&w, w.model->npmus, double);
+	w.pburst2 = WORK_ARRAY(&w, w.model->npmus, double);
+	w.pburst_g1 = WORK_ARRAY(&w, w.model->npmus, int);
+	w.pburst_g2 = WORK_ARRAY(&w, w.model->npmus, int);
 	w.smp = WORK_ZARRAY(&w, wl->n, struct wsamples);
 	const double **smp_v = WORK_ARRAY(&w, nsmp, const double *);
 	const int **smp_pos = WORK_ARRAY(&w, nsmp, const int *);

@@ -78,6 +78,10 @@ struct derive_plan_part {
 	bool *pooled_ev;             /* [nevents]: an event of a metric of no window set, whose
 	                              * error metric_pooled reads */
 	bool *set_metric;            /* [wl->n]: some metric is evaluated in the set */
+	/* The events that can get a column (planned, or held by a window
+	 * set), ascending: the only ones an interval's steps visit, where the
+	 * model has hundreds (amd-zen5: 411) and a plan opens a few dozen. */
+	int *cand, ncand;
 	int ndm;
 	struct derive_metric *dm;    /* [ndm]: each planned metric (derive.c) */
 	int *mlist[SNAP_NSCOPES];    /* the metrics (dm indices) with a program at each scope */

@@ -28,6 +28,7 @@ static void plan_part_free(struct derive_plan_part *c)
 	free(c->ev_set);
 	free(c->set_metric);
 	free(c->pooled_ev);
+	free(c->cand);
 	for (int i = 0; i < c->ndm; i++)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			formula_free(c->dm[i].prog[sc]);

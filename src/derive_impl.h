@@ -38,6 +38,11 @@ struct mtask {
 	int gnev;
 	int set, n, pmu, col, mi;
 	bool one, held, count, partial_ok;
+	/* A metric of no window set none of whose events has a column this
+	 * interval: the same figure in every row (dv, before the per-second
+	 * division; coverage 0, error unknown), found once (step_columns). */
+	bool dead;
+	double dv;
 };
 
 /* What one interval's steps hand each other; its arrays come from the
@@ -77,11 +82,17 @@ struct derive_work {
 	struct gsum *gs;             /* [plan ngroups] */
 	struct wset_list wl;         /* the plan's window sets, this interval's sample counts */
 	bool *mcols, *ecols;         /* which metrics and events get a column */
+	bool *eplanned;              /* [nevents] planned and its PMU opened (snap->event_planned) */
 	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */
 	double *scratch, *fspace, *doubt;
 	/* Per set, the least relative error a figure of it may state in the
 	 * row (burst_floor); per plan group, its burst there (gsum_burst). */
 	double *floor, *gburst;
+	/* Per PMU in the row, its groups' largest burst and the second
+	 * largest, with their groups' indices (-1: none above 0;
+	 * burst_floor). */
+	double *pburst1, *pburst2;
+	int *pburst_g1, *pburst_g2;
 	int *gpmu, ngroups;          /* [plan ngroups] each group's PMU (-1: not counted) */
 	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
 	bool *pmu_here;

@@ -253,8 +253,7 @@ struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive
 	struct snapshot *snap = snapshot_new_cols(m, w->nrows, w->mcols, w->ecols, true);
 	snap->measured_s = in->measured_s;
 	memcpy(snap->metric_planned, w->mcols, sizeof(bool) * (size_t)m->nmetrics);
-	for (int e = 0; e < m->nevents; e++)
-		snap->event_planned[e] = in->plan->event_used[e] && in->pmus[m->events[e].pmu].available;
+	memcpy(snap->event_planned, w->eplanned, sizeof(bool) * (size_t)m->nevents);
 	for (int i = 0; i < t->ncpus; i++) {
 		const struct topo_cpu *tc = &t->cpus[i];
 		int r = tc->cpu < t->max_cpu ? rm->cpu_row[tc->cpu] : -1;
