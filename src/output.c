@@ -154,16 +154,6 @@ struct output *output_new(FILE *f, const struct output_opts *opts)
 	return o;
 }
 
-char *output_line(struct output *o, size_t need)
-{
-	if (need > o->line_cap) {
-		free(o->line);
-		o->line_cap = need + need / 2;
-		o->line = xmalloc(o->line_cap);
-	}
-	return o->line;
-}
-
 int output_write(struct output *o, const struct snapshot *s)
 {
 	int rc;

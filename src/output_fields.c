@@ -1,8 +1,9 @@
 /* output_fields.c: what the batch writers (output_table.c, output_csv.c,
  * output_json.c) share: a field's name and value as printed, a row's
  * coverage, an event's rate, the clock of an interval, how many task rows
- * to write. A leaf below the writers, so that output.c calls them and
- * none of them calls back up. */
+ * to write, the line buffer a writer builds a row in, a JSON string. A
+ * leaf below the writers, so that output.c calls them and none of them
+ * calls back up. */
 #include "config.h"
 #include "output_impl.h"
 #include "format.h"
@@ -10,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n)
@@ -83,4 +85,39 @@ void output_clock(double t, char *buf, size_t n)
 int output_task_rows(const struct output *o, int n)
 {
 	return o->o.top > 0 && o->o.top < n ? o->o.top : n;
+}
+
+/* The writer's line buffer with room for need bytes: a row is put
+ * together there and written at once. */
+char *output_line(struct output *o, size_t need)
+{
+	if (need > o->line_cap) {
+		free(o->line);
+		o->line_cap = need + need / 2;
+		o->line = xmalloc(o->line_cap);
+	}
+	return o->line;
+}
+
+void json_put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	/* The run of characters that need no escape, in one call. */
+	size_t plain = 0;
+	while (s && s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
+		plain++;
+	if (plain) {
+		fwrite(s, 1, plain, f);
+		s += plain;
+	}
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
 }

@@ -20,29 +20,6 @@
 
 #include "util.h"
 
-void json_put_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	/* The run of characters that need no escape, in one call. */
-	size_t plain = 0;
-	while (s && s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
-		plain++;
-	if (plain) {
-		fwrite(s, 1, plain, f);
-		s += plain;
-	}
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* name as json_put_string writes it, with a colon after it when colon
  * is set, in a new string. */
 static char *quoted(const char *name, bool colon)
