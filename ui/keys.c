@@ -174,7 +174,10 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		n->show_ccx = !n->show_ccx;
 		break;
 	case ACT_FLEET_GROUP:
-		n->group++;
+		/* The panel takes it modulo its labels + 1 (at most 9): 2520
+		 * is a multiple of each, so the cycle stays in step and the
+		 * count never overflows. */
+		n->group = (n->group + 1) % 2520;
 		break;
 	case ACT_TOGGLE_ERRORS:
 		n->show_err = !n->show_err;
