@@ -265,5 +265,7 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 		sh->k1 = h->k1;
 	}
 	system_row(f, s);
+	if (!f->prom)
+		fleet_groups(f, s);
 	return s;
 }

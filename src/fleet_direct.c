@@ -230,23 +230,27 @@ static double combine(enum fleet_agg agg, double acc, double v, int n)
 /* The fleet's own figure of each column: the same definition over every
  * host with figures this refresh, its terms combined before dividing
  * (the fleet's IPC is all instructions over all cycles). */
+double fleet_direct_total(const struct fleet *f, int c, const bool *in)
+{
+	const struct fleet_col *col = &f->cols->cols[c];
+	double num = NAN, den = NAN;
+	int n = 0;
+	for (int i = 0; i < f->nhosts; i++) {
+		const struct host *h = &f->hosts[i];
+		if ((in && !in[i]) || h->stale || isnan(h->num[c]) || isnan(h->den[c]))
+			continue;
+		num = combine(col->num.agg, num, h->num[c], n);
+		den = combine(col->den.agg, den, h->den[c], n);
+		n++;
+	}
+	double v = col->scale * num / den;
+	return n && isfinite(v) ? v : NAN;
+}
+
 static void totals(struct fleet *f)
 {
-	for (int c = 0; c < f->cols->n; c++) {
-		const struct fleet_col *col = &f->cols->cols[c];
-		double num = NAN, den = NAN;
-		int n = 0;
-		for (int i = 0; i < f->nhosts; i++) {
-			const struct host *h = &f->hosts[i];
-			if (h->stale || isnan(h->num[c]) || isnan(h->den[c]))
-				continue;
-			num = combine(col->num.agg, num, h->num[c], n);
-			den = combine(col->den.agg, den, h->den[c], n);
-			n++;
-		}
-		double v = col->scale * num / den;
-		f->total[c] = n && isfinite(v) ? v : NAN;
-	}
+	for (int c = 0; c < f->cols->n; c++)
+		f->total[c] = fleet_direct_total(f, c, NULL);
 }
 
 int fleet_direct_refresh(struct fleet *f, char **news)

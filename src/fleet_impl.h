@@ -69,6 +69,13 @@ bool sample_is(const struct fleet_sample *x, const char *key, const char *want);
 double fleet_agg_row(const struct fleet_samples *s, const struct fleet_term *t, enum fleet_agg agg, const char *key,
 		     const char *val);
 
+/* fleet_direct.c: column c's figure over the hosts marked in in[nhosts]
+ * (NULL: all), its terms combined before dividing as the fleet's total's
+ * are (all instructions over all cycles); NaN where none has figures. */
+double fleet_direct_total(const struct fleet *f, int c, const bool *in);
+/* fleet_groups.c: the snapshot's groups of hosts by label (direct mode). */
+void fleet_groups(const struct fleet *f, struct snapshot *s);
+
 /* fleet_prom.c: asks Prometheus nq queries at once, each answer's samples
  * in res[i]; -1 with *cause (the first problem) when any failed. */
 int fleet_prom_queries(struct fleet *f, int nq, char *const *q, struct fleet_samples *res, char **cause);

@@ -225,6 +225,13 @@ void snapshot_free(struct snapshot *s)
 	for (int i = 0; i < s->nhosts; i++)
 		snap_host_clear(&s->hosts[i]);
 	free(s->hosts);
+	for (int i = 0; i < s->ngroups; i++) {
+		free(s->groups[i].label);
+		free(s->groups[i].value);
+		free(s->groups[i].v);
+		free(s->groups[i].rse);
+	}
+	free(s->groups);
 	free(s->drill);
 	free(s);
 }

@@ -83,6 +83,16 @@ struct snap_host {
 	double k0, k1;        /* its intervals counted at the window's ends (direct mode; NaN: not known) */
 };
 
+/* A group of a fleet's hosts that share a label's value (model=zen5):
+ * its figures made as the fleet's total is, from the member hosts' terms
+ * summed before dividing (fleet_groups.c). */
+struct snap_group {
+	char *label;          /* the label grouped by ("model") */
+	char *value;          /* its value ("" when a host does not say) */
+	int nhosts;           /* hosts with that value */
+	double *v, *rse;      /* [nmetrics] by model index: the group's figures, their highest error */
+};
+
 struct snapshot {
 	uint64_t seq;
 	/* The source of the rows' errors that were left for later
@@ -142,6 +152,10 @@ struct snapshot {
 	 * NULL in every other snapshot. */
 	int nhosts;
 	struct snap_host *hosts;
+	/* A fleet's hosts grouped by each label they carry, label by label
+	 * (direct mode: model); none otherwise. */
+	int ngroups;
+	struct snap_group *groups;
 	/* A fleet drilled into one host (fleet_drill.c): its name, the rows
 	 * (hosts[]) being that host's own CPUs, cores, CCX or sockets; NULL:
 	 * the fleet's hosts. */

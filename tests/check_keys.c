@@ -26,7 +26,7 @@ static const struct { int line; int key; enum ui_action action; int arg; } docum
 	{ L, 'e', ACT_EVENT_PICKER, 0 }, { L, UK_DELETE, ACT_DEL_COLUMN, 0 },
 	{ L, '<', ACT_SORT_LEFT, 0 }, { L, '>', ACT_SORT_RIGHT, 0 }, { L, UK_F6, ACT_SORT_PICK, 0 },
 	{ L, 'R', ACT_SORT_REVERSE, 0 },
-	{ L, 'c', ACT_TOGGLE_CCX, 0 }, { L, 't', ACT_TOGGLE_THREADS, 0 }, { L, 'u', ACT_TOGGLE_ERRORS, 0 },
+	{ L, 'c', ACT_TOGGLE_CCX, 0 }, { L, 'g', ACT_FLEET_GROUP, 0 }, { L, 't', ACT_TOGGLE_THREADS, 0 }, { L, 'u', ACT_TOGGLE_ERRORS, 0 },
 	{ L, ' ', ACT_PAUSE, 0 }, { L, '+', ACT_INTERVAL_UP, 0 }, { L, '-', ACT_INTERVAL_DOWN, 0 },
 	/* htop's: / and F3 search, \\ and F4 filter. */
 	{ L, UK_ENTER, ACT_DETAIL, 0 }, { L, 'w', ACT_SNAPSHOT, 0 }, { L, 'T', ACT_TASKS, 0 },

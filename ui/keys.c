@@ -32,6 +32,7 @@ const struct key_binding keys_table[] = {
 	{ 'S', ACT_SETUP, 0, "S", NULL },
 	{ 'R', ACT_SORT_REVERSE, 0, "R", "reverse the sort order" },
 	{ 'c', ACT_TOGGLE_CCX, 0, "c", "show/hide the CCX panels" },
+	{ 'g', ACT_FLEET_GROUP, 0, "g", "fleet: group the hosts by a label (model), then off" },
 	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU, core, CCX or socket; in tasks: per cgroup" },
 	{ 'u', ACT_TOGGLE_ERRORS, 0, "u", "show each figure's uncertainty (+-, 95 %)" },
 	{ ' ', ACT_PAUSE, 0, "Space", "pause/resume" },
@@ -171,6 +172,12 @@ int keys_apply(struct ui_nav *n, const struct key_binding *b)
 		break;
 	case ACT_TOGGLE_CCX:
 		n->show_ccx = !n->show_ccx;
+		break;
+	case ACT_FLEET_GROUP:
+		/* The panel takes it modulo its labels + 1 (at most 9): 2520
+		 * is a multiple of each, so the cycle stays in step and the
+		 * count never overflows. */
+		n->group = (n->group + 1) % 2520;
 		break;
 	case ACT_TOGGLE_ERRORS:
 		n->show_err = !n->show_err;

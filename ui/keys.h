@@ -25,7 +25,7 @@ enum ui_action {
 	ACT_EVENT_PICKER,
 	ACT_DEL_COLUMN,
 	ACT_SORT_LEFT, ACT_SORT_RIGHT, ACT_SORT_PICK, ACT_SORT_REVERSE,
-	ACT_TOGGLE_CCX, ACT_TOGGLE_THREADS, ACT_TOGGLE_ERRORS,
+	ACT_TOGGLE_CCX, ACT_FLEET_GROUP, ACT_TOGGLE_THREADS, ACT_TOGGLE_ERRORS,
 	ACT_PAUSE,
 	ACT_INTERVAL_UP, ACT_INTERVAL_DOWN,
 	ACT_FILTER,
@@ -67,6 +67,7 @@ struct ui_nav {
 	int sort_col, ncols;      /* ncols: columns in the table now */
 	bool sort_reverse;
 	bool show_ccx;
+	int group;                /* a fleet: the label its hosts are grouped by (g cycles; 0: off) */
 	int rows;                 /* what a table row is: enum ui_rows_kind (t cycles) */
 	bool show_err;            /* each figure with its 95 % uncertainty (+-N%) */
 	bool paused;

@@ -60,6 +60,10 @@ extern const struct panel_ops panel_power_ops;    /* panel_power.c */
 extern const struct panel_ops panel_detail_ops;   /* panel_detail.c: the pane, when open */
 extern const struct panel_ops panel_footer_ops;   /* panel_header.c */
 extern const struct panel_ops panel_header_ops;   /* panel_header.c */
+/* panel_fleet_groups.c: in a fleet, the CCX panels' place shows the
+ * groups of hosts by the label g chose (none: off). */
+void fleet_groups_want(const struct ui *u, struct layout_in *in);
+void fleet_groups_draw(const struct ui *u);
 /* The panel of u with ops o, or NULL. */
 const struct panel *ui_panel(const struct ui *u, const struct panel_ops *o);
 

@@ -53,6 +53,12 @@ static void ccx_needs(const struct panel *p, const struct ui *u, int *ms, int *n
 static void ccx_want(struct panel *p, const struct ui *u, struct layout_in *in)
 {
 	(void)p;
+	/* A fleet's hosts are not CPUs sharing an L3: its groups of hosts
+	 * take the panels' place. */
+	if (u->cfg->fleet) {
+		fleet_groups_want(u, in);
+		return;
+	}
 	const struct topo *t = u->topo;
 	int cells = 0, nccx = 0;
 	for (int i = 0; i < t->nccx; i++) {
@@ -65,8 +71,7 @@ static void ccx_want(struct panel *p, const struct ui *u, struct layout_in *in)
 	}
 	in->nccx = nccx;
 	in->ccx_cells = cells;
-	/* A fleet's hosts are not CPUs sharing an L3. */
-	in->show_ccx = u->nav.show_ccx && !u->cfg->fleet;
+	in->show_ccx = u->nav.show_ccx;
 }
 
 /* The metric the core strips show: the sparklines' (panel_spark.c), the
@@ -204,6 +209,10 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 {
 	const struct ccx_state *st = p->st;
 	const struct layout *l = &u->lay;
+	if (u->cfg->fleet) {
+		fleet_groups_draw(u);
+		return;
+	}
 	if (l->ccx_mode == CCX_HIDDEN || l->ccx.h < 1)
 		return;
 	const struct view_col *vc;

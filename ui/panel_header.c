@@ -18,7 +18,7 @@
 /* The footer's key hints: what the current view and source take, fitted
  * to the width by rank (0 first): a hint that does not fit leaves room
  * for a less important one after it, and those shown keep this order. */
-enum { FOOT_ALL, FOOT_CPUS, FOOT_TASKS, FOOT_REPLAY };
+enum { FOOT_ALL, FOOT_CPUS, FOOT_TASKS, FOOT_REPLAY, FOOT_FLEET };
 static const struct foot_item {
 	const char *k, *label;
 	int rank, when;
@@ -29,6 +29,7 @@ static const struct foot_item {
 	{ "R", "Rev", 6, FOOT_ALL },       { "c", "CCX", 6, FOOT_CPUS },     { "t", "Rows", 6, FOOT_CPUS },
 	{ "Spc", "Pause", 4, FOOT_ALL },   { "+-", "Delay", 5, FOOT_ALL },   { "q", "Quit", 0, FOOT_ALL },
 	{ "/", "Search", 1, FOOT_ALL },    { "\\", "Filter", 1, FOOT_ALL }, { "T", "Tasks", 1, FOOT_ALL },
+	{ "g", "Group", 3, FOOT_FLEET },
 };
 
 static void footer_draw(const struct panel *p, const struct ui *u, struct frame *fr)
@@ -57,7 +58,8 @@ static void footer_draw(const struct panel *p, const struct ui *u, struct frame 
 			 * row kinds nor tasks to offer. */
 			bool cpu_only = it->when == FOOT_CPUS || !strcmp(it->k, "T");
 			if (it->rank != rank || (it->when == FOOT_CPUS && tasks) || (fleet && cpu_only) ||
-			    (it->when == FOOT_TASKS && !tasks) || (it->when == FOOT_REPLAY && !replay))
+			    (it->when == FOOT_TASKS && !tasks) || (it->when == FOOT_REPLAY && !replay) ||
+			    (it->when == FOOT_FLEET && (!fleet || u->drill_host || !u->snap || !u->snap->ngroups)))
 				continue;
 			int w = (int)(strlen(it->k) + strlen(label[i])) + 1;
 			if (used + w > f->w)
@@ -80,7 +82,7 @@ static void footer_draw(const struct panel *p, const struct ui *u, struct frame 
 	/* The legend of the CCX boxes' core strip, where there is room. */
 	static const char legend[] = "core strip: low _.:=+*#%@ high";
 	int lw = (int)sizeof(legend) - 1;
-	if (u->lay.ccx_mode != CCX_HIDDEN && x + 2 + lw <= f->w)
+	if (u->lay.ccx_mode != CCX_HIDDEN && !fleet && x + 2 + lw <= f->w)
 		draw_put(f->y, f->w - lw, lw, A_DIM, legend);
 }
 
