@@ -223,15 +223,7 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 		free(line);
 		f->failing = false;
 	}
-	int nrows[SNAP_NSCOPES] = { 0 };
-	nrows[SNAP_CPU] = f->nhosts;
-	nrows[SNAP_SYSTEM] = 1;
-	struct snapshot *s = snapshot_new(f->model, nrows);
-	s->seq = ++f->seq;
-	s->time = f->prom && isfinite(f->at) ? f->at : fleet_now();
-	s->measured_s = f->prom ? f->window_s : f->interval_s;
-	s->interval_s = f->interval_s;
-	s->rotate_ms = NAN;
+	struct snapshot *s = fleet_snapshot_new(f, f->nhosts);
 	s->nhosts = f->nhosts;
 	s->hosts = xcalloc((size_t)f->nhosts + 1, sizeof(*s->hosts));
 	for (int m = 0; m < f->cols->n; m++)

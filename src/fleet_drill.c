@@ -202,15 +202,7 @@ struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note)
 		*note = xasprintf("the exporter publishes per-%s series only: run it with --export-scope cpu "
 				  "for its CPUs", d.k == 1 ? "core" : d.k == 2 ? "CCX" : "socket");
 	int n = d.n;
-	int nrows[SNAP_NSCOPES] = { 0 };
-	nrows[SNAP_SYSTEM] = 1;
-	nrows[SNAP_CPU] = n;
-	struct snapshot *s = snapshot_new(f->model, nrows);
-	s->seq = ++f->seq;
-	s->time = f->prom && isfinite(f->at) ? f->at : fleet_now();
-	s->measured_s = f->prom ? f->window_s : f->interval_s;
-	s->interval_s = f->interval_s;
-	s->rotate_ms = NAN;
+	struct snapshot *s = fleet_snapshot_new(f, n);
 	s->drill = xstrdup(name);
 	s->nhosts = n;
 	s->hosts = xcalloc((size_t)n + 1, sizeof(*s->hosts));

@@ -79,3 +79,17 @@ bool sample_is(const struct fleet_sample *x, const char *key, const char *want)
 	return same;
 }
 
+struct snapshot *fleet_snapshot_new(struct fleet *f, int nrows_cpu)
+{
+	int nrows[SNAP_NSCOPES] = { 0 };
+	nrows[SNAP_CPU] = nrows_cpu;
+	nrows[SNAP_SYSTEM] = 1;
+	struct snapshot *s = snapshot_new(f->model, nrows);
+	s->seq = ++f->seq;
+	/* Prometheus's window ends at the pinned time (--fleet-at) or now. */
+	s->time = f->prom && isfinite(f->at) ? f->at : fleet_now();
+	s->measured_s = f->prom ? f->window_s : f->interval_s;
+	s->interval_s = f->interval_s;
+	s->rotate_ms = NAN; /* the hosts rotate their own counters */
+	return s;
+}

@@ -59,6 +59,9 @@ void host_clear_figs(struct fleet *f, struct host *h);
 /* A line for *news (what the source says). */
 void news_add(char **news, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The wall clock, in seconds since the epoch. */
+/* A fleet snapshot of nrows_cpu host (or drilled) rows and the fleet's
+ * row, stamped with the refresh's time, window and delay. */
+struct snapshot *fleet_snapshot_new(struct fleet *f, int nrows_cpu);
 double fleet_now(void);
 /* Whether sample x has label key with value want. */
 bool sample_is(const struct fleet_sample *x, const char *key, const char *want);

@@ -96,6 +96,22 @@ static char *doubt_selector(const struct fleet *f)
 	return s;
 }
 
+/* The API's URLs of the queries q, at the fleet's pinned time if any
+ * (--fleet-at); the caller frees each and the array (one spare slot). */
+static char **query_urls(const struct fleet *f, int nq, char *const *q)
+{
+	char **urls = xcalloc((size_t)nq + 1, sizeof(char *));
+	char at[64] = "";
+	if (isfinite(f->at))
+		snprintf(at, sizeof(at), "&time=%.3f", f->at);
+	for (int i = 0; i < nq; i++) {
+		char *e = url_escape(q[i]);
+		urls[i] = xasprintf("%s/api/v1/query?query=%s%s", f->base, e, at);
+		free(e);
+	}
+	return urls;
+}
+
 /* Asks every query at once; the answers' problems, one line per reason
  * (the columns that failed for it named), go to *news. -1 with *cause
  * when up{} itself failed: the server, not a query, is at fault. */
@@ -114,15 +130,7 @@ static int ask(struct fleet *f, struct round *rd, char **news, char **cause)
 	q[Q_AGE] = xasprintf("time() - max by (instance) (pmctop_last_interval_timestamp_seconds{%s})", f->sel);
 	for (int i = 0; i < f->cols->n; i++)
 		q[Q_COLS + i] = fleet_col_promql_total(&f->cols->cols[i], f->sel, f->window_s);
-	char **urls = xcalloc((size_t)nq, sizeof(char *));
-	char at[64] = "";
-	if (isfinite(f->at))
-		snprintf(at, sizeof(at), "&time=%.3f", f->at);
-	for (int i = 0; i < nq; i++) {
-		char *e = url_escape(q[i]);
-		urls[i] = xasprintf("%s/api/v1/query?query=%s%s", f->base, e, at);
-		free(e);
-	}
+	char **urls = query_urls(f, nq, q);
 	struct fleet_reply *r = xcalloc((size_t)nq, sizeof(*r));
 	fleet_http_get(f->cfg, &f->cancel, nq, urls, r);
 	char **whys = xcalloc((size_t)nq, sizeof(char *));
@@ -289,15 +297,7 @@ static void doubts(struct fleet *f, const struct round *rd)
 
 int fleet_prom_queries(struct fleet *f, int nq, char *const *q, struct fleet_samples *res, char **cause)
 {
-	char **urls = xcalloc((size_t)nq + 1, sizeof(char *));
-	char at[64] = "";
-	if (isfinite(f->at))
-		snprintf(at, sizeof(at), "&time=%.3f", f->at);
-	for (int i = 0; i < nq; i++) {
-		char *e = url_escape(q[i]);
-		urls[i] = xasprintf("%s/api/v1/query?query=%s%s", f->base, e, at);
-		free(e);
-	}
+	char **urls = query_urls(f, nq, q);
 	struct fleet_reply *r = xcalloc((size_t)nq + 1, sizeof(*r));
 	fleet_http_get(f->cfg, &f->cancel, nq, urls, r);
 	int rc = 0;
