@@ -23,6 +23,19 @@ void draw_put(int y, int x, int w, int attr, const char *s)
 	attroff(attr);
 }
 
+void draw_border(int y, int x, int w, int h)
+{
+	int y1 = y + h - 1, x1 = x + w - 1;
+	mvaddch(y, x, ACS_ULCORNER);
+	mvhline(y, x + 1, ACS_HLINE, w - 2);
+	mvaddch(y, x1, ACS_URCORNER);
+	mvvline(y + 1, x, ACS_VLINE, h - 2);
+	mvvline(y + 1, x1, ACS_VLINE, h - 2);
+	mvaddch(y1, x, ACS_LLCORNER);
+	mvhline(y1, x + 1, ACS_HLINE, w - 2);
+	mvaddch(y1, x1, ACS_LRCORNER);
+}
+
 /* Fills w columns from (y, x) with spaces in attr (for coloured bars). */
 void draw_fill(int y, int x, int w, int attr)
 {

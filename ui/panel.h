@@ -12,6 +12,9 @@
  * the screen, so that no size or topology can write outside it. */
 void draw_put(int y, int x, int w, int attr, const char *s);
 void draw_fill(int y, int x, int w, int attr);
+/* The line-drawing border of the w x h box at (y, x): the caller has
+ * checked that it fits on the screen. */
+void draw_border(int y, int x, int w, int h);
 int draw_level_attr(const struct ui *u, int level);   /* format_level: -1 none, 0 good, 1 warn, 2 crit */
 void draw_note_cov(struct frame *f, double cov);   /* lowers f->min_cov */
 /* A metric of a row as text, "-" when absent; its coverage noted in f. */

@@ -291,14 +291,7 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 		int w = l->ccx_box_w, h = l->ccx_box_h;
 		if (slot_x + w > COLS || slot_y + h > LINES)
 			continue;
-		mvaddch(slot_y, slot_x, ACS_ULCORNER);
-		mvhline(slot_y, slot_x + 1, ACS_HLINE, w - 2);
-		mvaddch(slot_y, slot_x + w - 1, ACS_URCORNER);
-		mvvline(slot_y + 1, slot_x, ACS_VLINE, h - 2);
-		mvvline(slot_y + 1, slot_x + w - 1, ACS_VLINE, h - 2);
-		mvaddch(slot_y + h - 1, slot_x, ACS_LLCORNER);
-		mvhline(slot_y + h - 1, slot_x + 1, ACS_HLINE, w - 2);
-		mvaddch(slot_y + h - 1, slot_x + w - 1, ACS_LRCORNER);
+		draw_border(slot_y, slot_x, w, h);
 		snprintf(line, sizeof(line), " %s %d  socket %d  %d CPUs ", dom, i, cx->socket, cx->ncpus);
 		draw_put(slot_y, slot_x + 2, w - 4, title, line);
 		/* Only the figures this machine can give: without a PMU the

@@ -31,17 +31,9 @@ static void draw_box(const struct rect *r)
 {
 	if (r->h < 2 || r->w < 2 || r->y < 0 || r->x < 0 || r->y + r->h > LINES || r->x + r->w > COLS)
 		return;
-	int y1 = r->y + r->h - 1, x1 = r->x + r->w - 1;
-	for (int y = r->y; y <= y1; y++)
+	for (int y = r->y; y < r->y + r->h; y++)
 		draw_fill(y, r->x, r->w, 0);
-	mvaddch(r->y, r->x, ACS_ULCORNER);
-	mvhline(r->y, r->x + 1, ACS_HLINE, r->w - 2);
-	mvaddch(r->y, x1, ACS_URCORNER);
-	mvvline(r->y + 1, r->x, ACS_VLINE, r->h - 2);
-	mvvline(r->y + 1, x1, ACS_VLINE, r->h - 2);
-	mvaddch(y1, r->x, ACS_LLCORNER);
-	mvhline(y1, r->x + 1, ACS_HLINE, r->w - 2);
-	mvaddch(y1, x1, ACS_LRCORNER);
+	draw_border(r->y, r->x, r->w, r->h);
 }
 
 /* "CPU 17  core 8  CCX 1  socket 0  system" in the top border, the

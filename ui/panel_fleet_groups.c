@@ -106,14 +106,7 @@ void fleet_groups_draw(const struct ui *u)
 		}
 		if (x + w > COLS || y + h > LINES)
 			continue;
-		mvaddch(y, x, ACS_ULCORNER);
-		mvhline(y, x + 1, ACS_HLINE, w - 2);
-		mvaddch(y, x + w - 1, ACS_URCORNER);
-		mvvline(y + 1, x, ACS_VLINE, h - 2);
-		mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
-		mvaddch(y + h - 1, x, ACS_LLCORNER);
-		mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
-		mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+		draw_border(y, x, w, h);
 		snprintf(line, sizeof(line), " %s %s: %d host%s ", label, val, g->nhosts, g->nhosts == 1 ? "" : "s");
 		draw_put(y, x + 2, w - 4, title, line);
 		snprintf(line, sizeof(line), "util %s  IPC %s", util, ipc);
