@@ -12,27 +12,8 @@ import json
 import subprocess
 import sys
 import time
-import urllib.parse
-import urllib.request
 
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print('FAIL: ' + msg)
-
-
-def prom(url, query, at=None):
-    q = {'query': query}
-    if at is not None:
-        q['time'] = f'{at:.3f}'
-    with urllib.request.urlopen(f'{url}/api/v1/query?' + urllib.parse.urlencode(q), timeout=5) as r:
-        ans = json.load(r)
-    assert ans['status'] == 'success', ans
-    return ans['data']['result']
-
+from fleet_judge import fail, failed, prom
 
 def rises(url, series, host, window, at):
     """Per cpu label: last minus first raw sample in the window."""
@@ -88,7 +69,7 @@ def main():
     if worst > 1e-6:
         fail(f'a CPU row\'s IPC is {worst:.2e} off the raw samples\' (limit 1e-6)')
     print(f'{host}: {len(rows)} CPU rows, worst IPC difference {worst:.1e}; the host {total:.6f} for {want:.6f}')
-    return 1 if fails else 0
+    return 1 if failed() else 0
 
 
 sys.exit(main())

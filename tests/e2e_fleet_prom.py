@@ -33,8 +33,9 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.parse
 import urllib.request
+
+from fleet_judge import prom
 
 TOL = 0.01
 
@@ -131,16 +132,6 @@ class Scraper(threading.Thread):
     def ipc(self, target, k0, k1):
         d = self.deltas(target, k0, k1)
         return d[0] / d[1] if d else None
-
-
-def prom(url, query, at=None):
-    q = {'query': query}
-    if at is not None:
-        q['time'] = f'{at:.3f}'
-    with urllib.request.urlopen(f'{url}/api/v1/query?' + urllib.parse.urlencode(q), timeout=5) as r:
-        ans = json.load(r)
-    assert ans['status'] == 'success', ans
-    return ans['data']['result']
 
 
 def queries_asked(url):

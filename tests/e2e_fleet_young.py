@@ -11,27 +11,8 @@ import json
 import subprocess
 import sys
 import time
-import urllib.parse
-import urllib.request
 
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print('FAIL: ' + msg)
-
-
-def prom(url, query, at=None):
-    q = {'query': query}
-    if at is not None:
-        q['time'] = f'{at:.3f}'
-    with urllib.request.urlopen(f'{url}/api/v1/query?' + urllib.parse.urlencode(q), timeout=5) as r:
-        ans = json.load(r)
-    assert ans['status'] == 'success', ans
-    return ans['data']['result']
-
+from fleet_judge import fail, failed, prom
 
 def rise(url, series, window, at):
     """Per instance: the family's rows summed at each scrape, last minus
@@ -102,7 +83,7 @@ def main():
     print(f'{"ok" if ok else "FAIL"}: the fleet: UTIL {got} for the samples\' {want:.6f}')
     if not ok:
         fail(f'the fleet: UTIL {got}, wanted {want:.6f}')
-    return 1 if fails else 0
+    return 1 if failed() else 0
 
 
 if __name__ == '__main__':
