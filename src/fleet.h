@@ -49,6 +49,7 @@ struct fleet_col {
 	double scale;
 	char *err;        /* exporter metric whose relative error and coverage the figure takes, or NULL */
 	bool hardware;    /* counted by the PMU: '-' on a host without hardware series */
+	bool history;     /* a drilled host's sparklines show it (Prometheus: one query_range) */
 	char *file; int line;
 };
 
@@ -168,9 +169,15 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause);
  * than CPUs, no rows yet, a mode without drill down). Call on the
  * refresh's thread, after a refresh. */
 struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note);
+/* Whether host name is one of the fleet's (known so far). */
+bool fleet_drill_known(struct fleet *f, const char *name);
 /* Ends a refresh in progress on another thread soon (its requests fail
  * as "cancelled"), and every later one at once: the fleet is done with.
  * The one call that may come from a thread other than the refresh's. */
 void fleet_cancel(struct fleet *f);
+/* The dashboard wants a drilled host's history: points of it (the
+ * sparklines' width), read on the drill's first refresh (Prometheus:
+ * query_range; direct mode: the refreshes kept since start). 0: none. */
+void fleet_set_history(struct fleet *f, int points);
 
 #endif
