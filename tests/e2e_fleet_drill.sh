@@ -5,8 +5,11 @@
 # sorted by IPC, Enter on the Zen 5 host (found by /) shows its own rows: one per CPU
 # of the model (as many as its exporter's pmctop_online_cpus), each with
 # an IPC figure, and the header names the host and Esc; Esc goes back to
-# the three host rows still sorted by IPC. Skips (77) without tmux or
-# python3, or without libcurl in pmctop.
+# the three host rows still sorted by IPC. Drilled, the host's CCX boxes
+# and its history (the refreshes kept since start: a sparkline of several
+# points at once) are shown; --fleet-host with a name none of the targets
+# has exits 1 with one line. Skips (77) without tmux or python3, or
+# without libcurl in pmctop.
 set -u
 top_srcdir=${top_srcdir:-.}
 E2E_NAME=fleetdrill
@@ -65,6 +68,12 @@ ipcs=$(screen | awk '$1 == "cpu" && $5 ~ /^[0-9]+\.[0-9]+$/ && $5 > 0' | wc -l)
 distinct=$(screen | awk '$1 == "cpu" { print $5 }' | sort -u | wc -l)
 [ "$distinct" -gt 1 ] || fail "every CPU row has the same IPC"
 screen | grep -q "^127.0.0.1:" && fail "host rows on the drilled screen"
+# Its history from the refreshes kept since start: a UTIL sparkline of
+# more points than the one refresh since Enter could give.
+spark=$(screen | sed -n 's/^.UTIL  *\([^ ]*\) [0-9.]*.*/\1/p' | head -n 1)
+[ "$(printf %s "$spark" | wc -m)" -ge 3 ] || { fail "no history sparkline of 3 points at once ('$spark')"; screen | sed 's/^/  | /'; }
+# Its CCX boxes (two on the simulated Zen 5), each with its IPC.
+[ "$(screen | grep -Eo 'CCX [0-9]+  socket' | wc -l)" -ge 2 ] || fail "no CCX boxes of the host"
 # Esc: the hosts again, still sorted by IPC.
 keys Escape
 expect "FLEET 3 hosts [^>]" "Esc went back to the fleet"
@@ -74,4 +83,9 @@ screen | grep -Eq '^cpu +[0-9]' && fail "CPU rows after Esc"
 sleep 0.6
 by_ipc || { fail "back from the host, the three hosts are not sorted by IPC: $(order)"; screen | sed 's/^/  | /'; }
 quit_ok "fleet drill down"
+# A host that is not among the targets: one line, exit 1 (batch).
+"$PMCTOP" --events-dir "$events" --fleet "$list" --fleet-host nohost:1 -b -n 1 >/dev/null 2>"$TMP/nohost.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$TMP/nohost.err")" = 1 ] && grep -q "fleet-host nohost:1: not among the fleet's 3 hosts" "$TMP/nohost.err" ||
+	fail "--fleet-host nohost:1: exit $rc, $(cat "$TMP/nohost.err")"
 [ $fails = 0 ]
