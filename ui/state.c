@@ -22,8 +22,6 @@ void ui_history_add(struct ui *u, const struct snapshot *s)
 {
 	if (s->quick)
 		return;
-	if (u->cfg->fleet)
-		ui_fleet_drill_history(u, s);
 	history_add(&u->hist, s);
 }
 
