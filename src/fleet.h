@@ -12,6 +12,8 @@
  * exporters' text format: what the fuzzer and check_fleet_parse feed),
  * fleet_http.c (libcurl, the client config's TLS and basic auth),
  * fleet.c (a refresh: queries or scrapes, then the snapshot),
+ * fleet_drill*.c (one host drilled into: its rows, and the topology and
+ * CCX rows of its CPUs), fleet_range.c (that host's history),
  * source_fleet.c (the source ops) and output_fleet.c (batch output). */
 #ifndef PMCTOP_FLEET_H
 #define PMCTOP_FLEET_H

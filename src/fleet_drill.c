@@ -8,7 +8,9 @@
  * (no request of its own). A family the exporter publishes only at a
  * wider scope than the rows (memory per socket) or for the whole host
  * (pmctop_online_cpus) cannot be split: the row shows '-' and its STATUS
- * says why. */
+ * says why. Where the rows are CPUs, their cores and CCX (by the series'
+ * core and ccx labels) get figures of their own, the CPUs' terms summed
+ * before dividing: the CCX panels' (fleet_drill_topo.c). */
 #include "config.h"
 
 #include <math.h>

@@ -36,16 +36,23 @@ static void past_alloc(struct snapshot *s, int n, double step)
  * past points (start, s->past_step apart); -1 with *cause when it is not a matrix. */
 static int matrix(const struct fleet_reply *r, struct snapshot *s, int c, double scale, double start, char **cause)
 {
-	if (r->status != 200)
-		return set_cause(cause, "%s", r->status ? "HTTP error" : r->err ? r->err : "no answer");
+	if (!r->status)
+		return set_cause(cause, "%s", r->err ? r->err : "no answer");
 	json_error_t je;
 	json_t *root = json_loadb(r->body, r->len, 0, &je);
 	json_t *data = json_object_get(root, "data");
 	json_t *res = json_object_get(data, "result");
 	const char *type = json_string_value(json_object_get(data, "resultType"));
+	/* Prometheus's own error text, made one line (a bad query: 400). */
+	const char *err = json_string_value(json_object_get(root, "error"));
 	int rc = 0;
-	if (!type || strcmp(type, "matrix") || !json_is_array(res)) {
-		rc = set_cause(cause, "the answer is not a range's matrix");
+	if (err) {
+		char *e = xstrdup(err);
+		text_sanitize_inplace(e);
+		rc = set_cause(cause, "HTTP %ld: Prometheus says %s", r->status, e);
+		free(e);
+	} else if (r->status != 200 || !type || strcmp(type, "matrix") || !json_is_array(res)) {
+		rc = set_cause(cause, "HTTP %ld: the answer is not a range's matrix", r->status);
 	} else if (json_array_size(res) > 0) {
 		json_t *vals = json_object_get(json_array_get(res, 0), "values"), *p;
 		size_t i;

@@ -56,11 +56,15 @@ def boxes(lines):
 
 
 def sparkline(lines, label):
-    """The glyphs of the history box's sparkline of label (its last run)."""
+    """The glyphs of the history box's sparkline of label (gaps left out):
+    what lies between the label and the figure before the box's border."""
     for line in lines:
-        m = re.search(r'%s\s+(\S+) ~?[0-9.]+' % re.escape(label), line)
-        if m and not re.match(r'^~?[0-9.]+$', m.group(1)):
-            return m.group(1)
+        at = line.find('\u2502' + label + ' ')
+        if at < 0:
+            at = line.find('|' + label + ' ')
+        m = re.match(r'(.*?) ~?[0-9.]+[\u2502|]', line[at + 1 + len(label):]) if at >= 0 else None
+        if m:
+            return m.group(1).replace(' ', '')
     return ''
 
 
@@ -71,12 +75,13 @@ def main():
         nhist = sum(1 for l in f if l.startswith('column ') and ' history' in l)
         f.seek(0)
         ncols = sum(1 for l in f if l.startswith('column '))
-    # 12 s of samples at least: the history's points (2 s apart) need a
-    # window's samples each.
-    deadline = time.time() + 20
+    # 15 s of samples at least: the history's points (2 s apart) need a
+    # window's samples each, and should outnumber the refreshes by 2 with
+    # room for a slow screen.
+    deadline = time.time() + 25
     while time.time() < deadline:
-        res = prom(purl, f'count_over_time(pmctop_intervals_total{{instance="{host}"}}[15s])')
-        if res and float(res[0]['value'][1]) >= 12:
+        res = prom(purl, f'count_over_time(pmctop_intervals_total{{instance="{host}"}}[20s])')
+        if res and float(res[0]['value'][1]) >= 15:
             break
         time.sleep(0.2)
     at = time.time() - 0.5
