@@ -29,7 +29,7 @@ static bool history_metric(const struct ui *u, int m)
 static int one(const struct ui *u, struct frame *f, int y, int x, int w, int m)
 {
 	char label[16], val[16];
-	snprintf(label, sizeof(label), "%-5.5s", u->m->metrics[m].label);
+	snprintf(label, sizeof(label), "%-5.5s ", u->m->metrics[m].label);
 	draw_metric_text(u, f, ui_scope_row(u->snap, SNAP_SYSTEM, 0), m, NULL, val, (int)sizeof(val));
 	int cells = w - 6 - 1 - (int)strlen(val);
 	if (cells > 60)
