@@ -53,6 +53,7 @@ void fleet_free(struct fleet *f)
 		free(h->cov);
 		free(h->num);
 		free(h->den);
+		free(h->kept);
 		fleet_samples_done(&h->prev);
 		fleet_samples_done(&h->cur);
 	}
@@ -64,6 +65,7 @@ void fleet_free(struct fleet *f)
 	fleet_config_free(f->cfg);
 	free(f->base);
 	free(f->sel);
+	free(f->past_host);
 	free(f);
 }
 
@@ -217,6 +219,12 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 		free(*cause);
 		*cause = NULL;
 	}
+	/* A drill after this refresh of the hosts asks its history again;
+	 * direct mode keeps each refresh's figures for one. */
+	free(f->past_host);
+	f->past_host = NULL;
+	if (!f->prom && f->past > 0)
+		fleet_keep_history(f, fleet_now());
 	if (rc == 0 && f->prom && f->failing) {
 		char *line = xasprintf("%s answers again", f->base);
 		text_add_line(news, line);

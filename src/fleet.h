@@ -12,6 +12,8 @@
  * exporters' text format: what the fuzzer and check_fleet_parse feed),
  * fleet_http.c (libcurl, the client config's TLS and basic auth),
  * fleet.c (a refresh: queries or scrapes, then the snapshot),
+ * fleet_drill*.c (one host drilled into: its rows, and the topology and
+ * CCX rows of its CPUs), fleet_range.c (that host's history),
  * source_fleet.c (the source ops) and output_fleet.c (batch output). */
 #ifndef PMCTOP_FLEET_H
 #define PMCTOP_FLEET_H
@@ -49,6 +51,7 @@ struct fleet_col {
 	double scale;
 	char *err;        /* exporter metric whose relative error and coverage the figure takes, or NULL */
 	bool hardware;    /* counted by the PMU: '-' on a host without hardware series */
+	bool history;     /* a drilled host's sparklines show it (Prometheus: one query_range) */
 	char *file; int line;
 };
 
@@ -168,9 +171,15 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause);
  * than CPUs, no rows yet, a mode without drill down). Call on the
  * refresh's thread, after a refresh. */
 struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note);
+/* Whether host name is one of the fleet's (known so far). */
+bool fleet_drill_known(struct fleet *f, const char *name);
 /* Ends a refresh in progress on another thread soon (its requests fail
  * as "cancelled"), and every later one at once: the fleet is done with.
  * The one call that may come from a thread other than the refresh's. */
 void fleet_cancel(struct fleet *f);
+/* The dashboard wants a drilled host's history: points of it (the
+ * sparklines' width), read on the drill's first refresh (Prometheus:
+ * query_range; direct mode: the refreshes kept since start). 0: none. */
+void fleet_set_history(struct fleet *f, int points);
 
 #endif

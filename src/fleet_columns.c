@@ -166,9 +166,12 @@ static int column_parse(char *rest, struct fleet_col *c, const char *path, int l
 	while ((w = next_word(&rest, &why))) {
 		char *eq = strchr(w, '=');
 		if (!eq) {
-			if (strcmp(w, "hw"))
-				return bad(cause, path, line, "unknown flag '%s' (hw, or key=value)", w);
-			c->hardware = true;
+			if (strcmp(w, "hw") && strcmp(w, "history"))
+				return bad(cause, path, line, "unknown flag '%s' (hw, history, or key=value)", w);
+			if (!strcmp(w, "hw"))
+				c->hardware = true;
+			else
+				c->history = true;
 			continue;
 		}
 		*eq = 0;
@@ -303,9 +306,12 @@ struct model *fleet_model_new(const struct fleet_columns *fc)
 		md->unit = xstrdup(c->unit);
 		md->desc = xstrdup(c->desc);
 		md->scope = SCOPE_THREAD;   /* a host is a row of the narrowest scope */
-		md->ngroups = 1;
-		md->groups = xcalloc(1, sizeof(char *));
+		/* "history": a drilled host's sparklines show it (ui/fleet_drill.c). */
+		md->ngroups = c->history ? 2 : 1;
+		md->groups = xcalloc(2, sizeof(char *));
 		md->groups[0] = xstrdup("fleet");
+		if (c->history)
+			md->groups[1] = xstrdup("history");
 		md->formula = fleet_col_promql(c, "", 60);
 		md->parent = -1;
 		md->split = -1;

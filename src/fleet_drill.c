@@ -8,7 +8,9 @@
  * (no request of its own). A family the exporter publishes only at a
  * wider scope than the rows (memory per socket) or for the whole host
  * (pmctop_online_cpus) cannot be split: the row shows '-' and its STATUS
- * says why. */
+ * says why. Where the rows are CPUs, their cores and CCX (by the series'
+ * core and ccx labels) get figures of their own, the CPUs' terms summed
+ * before dividing: the CCX panels' (fleet_drill_topo.c). */
 #include "config.h"
 
 #include <math.h>
@@ -126,6 +128,43 @@ static char *reasons(const struct fleet *f, const struct drill_rows *d)
 	return out;
 }
 
+/* Term t of the CPUs whose core (g 0) or ccx (g 1) label is id, summed
+ * as a row's is; their CPU count is how many they are. */
+static double group_term(const struct host *h, const struct drill_rows *d, const struct fleet_term *t, int g,
+			 long id, double dt, double now)
+{
+	if (t->agg == FLEET_SUM && t->series && !strcmp(t->series, "pmctop_online_cpus")) {
+		int n = 0;
+		for (int r = 0; r < d->n; r++)
+			n += d->place[r * 3 + g] == id;
+		return n;
+	}
+	char val[32];
+	snprintf(val, sizeof(val), "%ld", id);
+	return row_term(h, t, g + 1, val, dt, now);
+}
+
+/* Direct mode: the CPU rows' cores and CCX, each's figures from its CPUs'
+ * counters summed before dividing (a CCX's IPC is its CPUs' instructions
+ * over their cycles). */
+static void groups_direct(struct fleet *f, const struct host *h, struct drill_rows *d, double dt, double now)
+{
+	int nc = f->cols->n;
+	for (int g = 0; g < 2; g++)
+		for (int r = 0; r < d->n; r++)
+			if (d->place[r * 3 + g] >= 0)
+				drill_group_add(f, d, g, d->place[r * 3 + g]);
+	for (int g = 0; g < 2; g++)
+		for (int i = 0; i < d->grp[g].n; i++)
+			for (int c = 0; c < nc; c++) {
+				const struct fleet_col *col = &f->cols->cols[c];
+				double num = group_term(h, d, &col->num, g, d->grp[g].ids[i], dt, now);
+				double den = group_term(h, d, &col->den, g, d->grp[g].ids[i], dt, now);
+				double v = col->scale * num / den;
+				d->grp[g].v[i * nc + c] = isfinite(v) ? v : NAN;
+			}
+}
+
 /* Direct mode: host h's rows from its last two scrapes. */
 static void drill_direct(struct fleet *f, const struct host *h, struct drill_rows *d)
 {
@@ -135,7 +174,7 @@ static void drill_direct(struct fleet *f, const struct host *h, struct drill_row
 			continue;
 		char *v = fleet_label(h->cur.v[i].labels, placing[k]);
 		if (v)
-			drill_row_add(f, d, strtol(v, NULL, 10));
+			drill_row_place(d, drill_row_add(f, d, strtol(v, NULL, 10)), h->cur.v[i].labels);
 		free(v);
 	}
 	for (int c = 0; c < nc; c++) {
@@ -170,6 +209,13 @@ static void drill_direct(struct fleet *f, const struct host *h, struct drill_row
 			free(lab);
 		}
 	}
+	if (k == 0)
+		groups_direct(f, h, d, dt, now);
+}
+
+bool fleet_drill_known(struct fleet *f, const char *name)
+{
+	return host_find(f, name) != NULL;
 }
 
 struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note)
@@ -202,8 +248,10 @@ struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note)
 		*note = xasprintf("the exporter publishes per-%s series only: run it with --export-scope cpu "
 				  "for its CPUs", d.k == 1 ? "core" : d.k == 2 ? "CCX" : "socket");
 	int n = d.n;
-	struct snapshot *s = fleet_snapshot_new(f, n);
+	struct snapshot *s = drill_snapshot_new(f, &d);
 	s->drill = xstrdup(name);
+	if (h && f->past > 0)
+		drill_history(f, h, s, note);
 	s->nhosts = n;
 	s->hosts = xcalloc((size_t)n + 1, sizeof(*s->hosts));
 	for (int m = 0; m < nc; m++)
@@ -224,8 +272,6 @@ struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note)
 	int w = n ? snprintf(NULL, 0, "%ld", d.ids[n - 1]) : 0;
 	for (int i = 0; i < n; i++) {
 		struct snap_row *row = &s->rows[SNAP_CPU][i];
-		row->id = row->cpu = i;
-		row->core = row->ccx = row->socket = -1;
 		row->ncpus = d.k == 0 ? 1 : 0;
 		for (int c = 0; c < nc; c++) {
 			int mc = snap_mcol(s, c);
@@ -243,11 +289,6 @@ struct snapshot *fleet_drill(struct fleet *f, const char *name, char **note)
 		sh->k1 = h->k1;
 	}
 	free(why);
-	free(d.ids);
-	free(d.v);
-	free(d.rse);
-	free(d.cov);
-	free(d.why);
-	free(d.host);
+	drill_rows_done(&d);
 	return s;
 }

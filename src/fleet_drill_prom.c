@@ -4,7 +4,9 @@
  * `by (instance, cpu, core, ccx, socket)`, so that each answer holds the
  * narrowest rows the exporter publishes (--export-scope) whatever they
  * are: still one query per column per refresh, and one each for the
- * rows' errors and coverages. */
+ * rows' errors and coverages. The same query holds the column per core
+ * and per CCX (the CPUs' terms summed by their labels: the CCX panels)
+ * and the host's own figure. */
 #include "config.h"
 
 #include <math.h>
@@ -18,30 +20,55 @@ static const char BY[] = "by (instance, cpu, core, ccx, socket) ";
 
 /* A term's query; the CPU count of a CPU row is 1: the rows that have a
  * cpu label counted (a host's pmctop_online_cpus cannot be split). */
-static char *term(const struct fleet *f, const struct fleet_term *t, const char *sel)
+static char *term(const struct fleet *f, const struct fleet_term *t, const char *sel, const char *by)
 {
 	if (t->agg == FLEET_SUM && t->series && !strcmp(t->series, "pmctop_online_cpus"))
-		return xasprintf("count %s(pmctop_busy_seconds_total{%s,cpu!=\"\"})", BY, sel);
-	return fleet_term_promql_by(t, sel, f->window_s, BY);
+		return xasprintf("count %s(pmctop_busy_seconds_total{%s,cpu!=\"\"})", by, sel);
+	return fleet_term_promql_by(t, sel, f->window_s, by);
 }
 
-/* A column's rows and, labelled by instance alone, the host's own figure
- * (the header's line): `(ROWS) or (HOST)`, one query still. */
+/* A column's ratio grouped by `by`. */
+static char *ratio(const struct fleet *f, const struct fleet_col *c, const char *sel, const char *by)
+{
+	char *n = term(f, &c->num, sel, by);
+	if (c->den.agg == FLEET_CONST && c->den.value == 1)
+		return n;
+	char *d = term(f, &c->den, sel, by);
+	char *q = xasprintf("(%s) / (%s)", n, d);
+	free(n);
+	free(d);
+	return q;
+}
+
+/* The label that marks a core's or a CCX's figure in an answer (the CCX
+ * panels'), which label_replace adds to tell it from a row's. */
+static const char GROUP[] = "pmctop_drill";
+
+/* A column's rows, its figure per core and per CCX (the CPUs' terms
+ * summed by their core or ccx label, marked GROUP="core" or "ccx") and,
+ * labelled by instance alone, the host's own figure (the header's line):
+ * `(ROWS) or (CORES) or (CCX) or (HOST)`, one query still. */
 static char *column_query(const struct fleet *f, const struct fleet_col *c, const char *sel)
 {
-	char *n = term(f, &c->num, sel);
-	char *rows = n;
-	if (!(c->den.agg == FLEET_CONST && c->den.value == 1)) {
-		char *d = term(f, &c->den, sel);
-		rows = xasprintf("(%s) / (%s)", n, d);
-		free(n);
-		free(d);
-	}
+	char *rows = ratio(f, c, sel, BY);
+	char *cores = ratio(f, c, sel, "by (instance, core) ");
+	char *ccx = ratio(f, c, sel, "by (instance, ccx) ");
 	char *host = fleet_col_promql(c, sel, f->window_s);
-	char *q = xasprintf("(%s) or (%s)", rows, host);
+	char *q = xasprintf("(%s) or label_replace(%s, \"%s\", \"core\", \"\", \"\") "
+			    "or label_replace(%s, \"%s\", \"ccx\", \"\", \"\") or (%s)",
+			    rows, cores, GROUP, ccx, GROUP, host);
 	free(rows);
+	free(cores);
+	free(ccx);
 	free(host);
 	return q;
+}
+
+/* A core's (0) or CCX's (1) figure: which, or -1 for a row's or the
+ * host's. */
+static int group_of(const struct fleet_sample *x)
+{
+	return sample_is(x, GROUP, "core") ? 0 : sample_is(x, GROUP, "ccx") ? 1 : -1;
 }
 
 /* The narrowest placing label of a sample (-1: none). */
@@ -83,16 +110,20 @@ static int row_index(const struct drill_rows *d, long id)
 	return -1;
 }
 
-int fleet_drill_prom(struct fleet *f, const struct host *h, struct drill_rows *d, char **cause)
+char *fleet_host_selector(const struct fleet *f, const char *name)
 {
-	int nc = f->cols->n, nq = nc + 2;
-	/* The host's instance added to the fleet's selector (its name
-	 * escaped as PromQL's strings want). */
 	char *inst = NULL;
-	for (const char *p = h->name; *p; p++)
+	for (const char *p = name; *p; p++)
 		xappendf(&inst, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
 	char *sel = xasprintf("%s%sinstance=\"%s\"", f->sel, *f->sel ? "," : "", inst ? inst : "");
 	free(inst);
+	return sel;
+}
+
+int fleet_drill_prom(struct fleet *f, const struct host *h, struct drill_rows *d, char **cause)
+{
+	int nc = f->cols->n, nq = nc + 2;
+	char *sel = fleet_host_selector(f, h->name);
 	char **q = xcalloc((size_t)nq, sizeof(char *));
 	for (int c = 0; c < nc; c++)
 		q[c] = column_query(f, &f->cols->cols[c], sel);
@@ -106,6 +137,8 @@ int fleet_drill_prom(struct fleet *f, const struct host *h, struct drill_rows *d
 		int k = 4;
 		for (int c = 0; c < nc; c++)
 			for (int i = 0; i < res[c].n; i++) {
+				if (group_of(&res[c].v[i]) >= 0)
+					continue;
 				int s = scope(&res[c].v[i]);
 				if (s >= 0 && s < k)
 					k = s;
@@ -119,8 +152,9 @@ int fleet_drill_prom(struct fleet *f, const struct host *h, struct drill_rows *d
 		const char *key = fleet_placing[d->k];
 		for (int c = 0; c < nc; c++)
 			for (int i = 0; i < res[c].n; i++)
-				if (scope(&res[c].v[i]) == d->k)
-					drill_row_add(f, d, row_of(&res[c].v[i], key));
+				if (group_of(&res[c].v[i]) < 0 && scope(&res[c].v[i]) == d->k)
+					drill_row_place(d, drill_row_add(f, d, row_of(&res[c].v[i], key)),
+							res[c].v[i].labels);
 		for (int c = 0; c < nc; c++) {
 			const struct fleet_col *col = &f->cols->cols[c];
 			int wider = -1;
@@ -128,6 +162,17 @@ int fleet_drill_prom(struct fleet *f, const struct host *h, struct drill_rows *d
 			bool any = false;
 			for (int i = 0; i < res[c].n; i++) {
 				const struct fleet_sample *x = &res[c].v[i];
+				int g = group_of(x);
+				if (g >= 0) {
+					/* Of the CPUs' cores and CCX alone. */
+					long id = row_of(x, g ? "ccx" : "core");
+					if (d->k == 0 && id >= 0) {
+						double v = col->scale * x->value;
+						int e = drill_group_add(f, d, g, id);
+						d->grp[g].v[e * nc + c] = isfinite(v) ? v : NAN;
+					}
+					continue;
+				}
 				int s = scope(x);
 				if (s != d->k) {
 					if (s < 0)

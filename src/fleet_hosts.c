@@ -84,6 +84,11 @@ struct snapshot *fleet_snapshot_new(struct fleet *f, int nrows_cpu)
 	int nrows[SNAP_NSCOPES] = { 0 };
 	nrows[SNAP_CPU] = nrows_cpu;
 	nrows[SNAP_SYSTEM] = 1;
+	return fleet_snapshot_new_rows(f, nrows);
+}
+
+struct snapshot *fleet_snapshot_new_rows(struct fleet *f, const int nrows[SNAP_NSCOPES])
+{
 	struct snapshot *s = snapshot_new(f->model, nrows);
 	s->seq = ++f->seq;
 	/* Prometheus's window ends at the pinned time (--fleet-at) or now. */

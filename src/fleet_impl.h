@@ -31,6 +31,11 @@ struct host {
 	bool stale;
 	bool failing;             /* direct: its last scrape failed (said once) */
 	double age_s, k0, k1;
+	/* direct: the figures of the last refreshes for a drill's history
+	 * (fleet_keep_history): kept_n of them from kept_first in a ring of
+	 * f->past, each its time then ncols figures. */
+	double *kept;
+	int kept_n, kept_first;
 };
 
 struct fleet {
@@ -48,6 +53,10 @@ struct fleet {
 	bool failing;             /* Prometheus: the last refresh failed (said once) */
 	double *total;            /* [ncols]: the fleet's own figures (the snapshot's system row) */
 	atomic_bool cancel;       /* fleet_cancel: the requests end now */
+	/* Drill down's history (fleet_set_history): points of it wanted (0:
+	 * none, batch), and the host whose drill had them already. */
+	int past;
+	char *past_host;
 };
 
 /* fleet_hosts.c: the hosts, found by name or added (with NaN figures); a
@@ -62,6 +71,9 @@ void news_add(char **news, const char *fmt, ...) __attribute__((format(printf, 2
 /* A fleet snapshot of nrows_cpu host (or drilled) rows and the fleet's
  * row, stamped with the refresh's time, window and delay. */
 struct snapshot *fleet_snapshot_new(struct fleet *f, int nrows_cpu);
+/* The same with nrows rows of each scope (a drilled host's CPUs, cores,
+ * CCX). */
+struct snapshot *fleet_snapshot_new_rows(struct fleet *f, const int nrows[SNAP_NSCOPES]);
 double fleet_now(void);
 /* Whether sample x has label key with value want. */
 bool sample_is(const struct fleet_sample *x, const char *key, const char *want);
@@ -93,6 +105,11 @@ struct drill_rows {
 	double *v, *rse, *cov;
 	const char **why;
 	double *host;    /* [ncols] Prometheus: the host's own figures (NaN: use its last refresh's) */
+	long *place;     /* [n x 3] each row's core, ccx and socket labels (-1: none) */
+	/* The rows summed by core (grp[0]) and by CCX (grp[1]), where the
+	 * rows are CPUs: each group's label value, its figures [n x ncols]
+	 * (its CPUs' terms summed before dividing). */
+	struct drill_group { int n; long *ids; double *v; } grp[2];
 };
 extern const char *const fleet_placing[4];
 /* fleet_drill_prom.c: the rows of host h from Prometheus (one query per
@@ -101,6 +118,30 @@ int fleet_drill_prom(struct fleet *f, const struct host *h, struct drill_rows *d
 /* Adds id to d's rows (kept in numeric order) unless it is there; its
  * index. */
 int drill_row_add(struct fleet *f, struct drill_rows *d, long id);
+/* fleet_drill_rows.c: row r's core, ccx and socket from a sample's labels
+ * (those it has); group g's (0: core, 1: CCX) entry of label value id,
+ * added with NaN figures unless it is there; frees what d holds. */
+void drill_row_place(struct drill_rows *d, int r, const char *labels);
+int drill_group_add(struct fleet *f, struct drill_rows *d, int g, long id);
+void drill_rows_done(struct drill_rows *d);
+/* fleet_drill_topo.c: the snapshot of a drilled host's rows, with the
+ * topology its CPUs' labels give and its cores' and CCX' rows where the
+ * rows are CPUs that all carry a ccx label. */
+struct snapshot *drill_snapshot_new(struct fleet *f, const struct drill_rows *d);
+/* fleet_range.c: the host's own figures of the columns marked `history`
+ * (events/fleet/columns.txt) over the last f->past refreshes, into s
+ * (npast, past_t, past_v): Prometheus mode asks one query_range per such
+ * column on a drill's first refresh (a failure says why in *note, which
+ * it appends to); direct mode gives those it kept (fleet_keep_history). */
+void drill_history(struct fleet *f, const struct host *h, struct snapshot *s, char **note);
+/* fleet_range.c: direct mode keeps each host's figures of every refresh
+ * (the last f->past of them) for drill_history. */
+void fleet_keep_history(struct fleet *f, double t);
+/* fleet_prom.c: a query percent-encoded for a URL. */
+char *fleet_url_escape(const char *s);
+/* fleet_drill_prom.c: the fleet's selector with host name's instance
+ * added (escaped as PromQL's strings want), inside the braces. */
+char *fleet_host_selector(const struct fleet *f, const char *name);
 
 /* fleet_prom.c, fleet_direct.c: one refresh of each mode, into the hosts;
  * -1 with *cause when the server (Prometheus) did not answer at all. */

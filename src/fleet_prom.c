@@ -14,7 +14,7 @@
 #include "util.h"
 
 /* Percent-encodes a query for a URL. */
-static char *url_escape(const char *s)
+char *fleet_url_escape(const char *s)
 {
 	char *out = xmalloc(strlen(s) * 3 + 1), *p = out;
 	for (; *s; s++) {
@@ -105,7 +105,7 @@ static char **query_urls(const struct fleet *f, int nq, char *const *q)
 	if (isfinite(f->at))
 		snprintf(at, sizeof(at), "&time=%.3f", f->at);
 	for (int i = 0; i < nq; i++) {
-		char *e = url_escape(q[i]);
+		char *e = fleet_url_escape(q[i]);
 		urls[i] = xasprintf("%s/api/v1/query?query=%s%s", f->base, e, at);
 		free(e);
 	}

@@ -243,6 +243,19 @@ static int run_fleet(struct run *r)
 		/* Room too for a drilled host's CPUs (fleet_drill.c). */
 		r->topo = topo_synthetic(1, 1, n + 64 < 512 ? 512 : n + 64, 1);
 	}
+	if (r->opt.fleet_host && fleet_host_count(f) > 0 && !fleet_drill_known(f, r->opt.fleet_host)) {
+		/* The hosts are known (direct mode's targets, or the dashboard's
+		 * first refresh); else the first refresh says the same
+		 * (source_fleet.c). */
+		char *msg = xasprintf("--fleet-host %s: not among the fleet's %d hosts", r->opt.fleet_host,
+				      fleet_host_count(f));
+		int rc = runtime_error(msg);
+		free(msg);
+		snapshot_free(first);
+		free(first_news);
+		fleet_free(f);
+		return rc;
+	}
 	struct source *src = source_fleet_new(f, r->opt.interval_s, first, first_news, say, &stop_requested);
 	if (r->opt.fleet_host) {
 		/* Drilled from the start: the refresh made already is the hosts'. */

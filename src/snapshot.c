@@ -9,6 +9,7 @@
  * before the pointer becomes visible. */
 #include "config.h"
 #include "snapshot.h"
+#include "topo.h"
 #include "util.h"
 
 #include <math.h>
@@ -233,6 +234,9 @@ void snapshot_free(struct snapshot *s)
 	}
 	free(s->groups);
 	free(s->drill);
+	topo_free(s->drill_topo);
+	free(s->past_t);
+	free(s->past_v);
 	free(s);
 }
 

@@ -51,6 +51,8 @@ struct snap_row {
  * the interval's group sums and window sets, read-only, shared by
  * reference count. */
 struct snap_errors;
+/* A drilled fleet host's topology (topo.h). */
+struct topo;
 
 /* One process, or one cgroup, from per-task sampling (tasks.c). Its
  * figures are estimates from samples: each metric carries its relative
@@ -160,6 +162,20 @@ struct snapshot {
 	 * (hosts[]) being that host's own CPUs, cores, CCX or sockets; NULL:
 	 * the fleet's hosts. */
 	char *drill;
+	/* A drilled host's topology, from its CPU series' core, ccx and
+	 * socket labels, its CPUs numbered as the rows (cpu = row index): the
+	 * CCX panels' boxes, whose figures are rows[SNAP_CCX] and whose
+	 * strips are rows[SNAP_CORE] by the topology's dense indices. NULL:
+	 * none (a host exported wider than its CPUs, every other snapshot). */
+	struct topo *drill_topo;
+	/* The drilled host's own figures (the system row's) before this
+	 * refresh, for the sparklines from the first frame on: npast points,
+	 * oldest first, at times past_t[npast], past_step apart, values
+	 * past_v[npast x nmetrics] by model index (NaN: none). Prometheus:
+	 * query_range; direct mode: the scrapes kept since start. */
+	int npast;
+	double past_step;
+	double *past_t, *past_v;
 };
 
 /* A snapshot of nrows[sc] rows per scope, every figure NaN, with a column

@@ -21,6 +21,10 @@
 #include "source.h"
 #include "util.h"
 
+/* The points of a drilled host's history asked for: the widest
+ * sparkline's cells (panel_spark.c). */
+#define DRILL_HISTORY_POINTS 60
+
 struct fleet_src {
 	struct fleet *f;
 	double interval_s;
@@ -88,27 +92,26 @@ static void tell(struct fleet_src *fs, char *news)
 	free(news);
 }
 
-/* A refresh's snapshot s made host name's own rows (drill down), its note
- * in *note; s itself where name is NULL. */
-static struct snapshot *drilled(struct fleet_src *fs, struct snapshot *s, const char *name, char **note)
-{
-	*note = NULL;
-	if (!s || !name)
-		return s;
-	snapshot_free(s);
-	return fleet_drill(fs->f, name, note);
-}
-
 /* One refresh: the hosts, or host name's own rows (NULL: the hosts). In
  * Prometheus mode a drilled host's queries replace the fleet's (one
  * query per column still); direct mode scrapes every host as always and
- * takes the host's rows from its scrapes. */
+ * takes the host's rows from its scrapes. A name that none of the hosts
+ * has (--fleet-host) is an error once the hosts are known. */
 static struct snapshot *make(struct fleet_src *fs, const char *name, char **news, char **cause, char **note)
 {
+	*note = NULL;
 	/* Prometheus names the hosts: the first refresh finds them. */
-	if (name && fleet_is_prometheus(fs->f) && fleet_host_count(fs->f) > 0)
-		return fleet_drill(fs->f, name, note);
-	return drilled(fs, fleet_refresh(fs->f, news, cause), name, note);
+	if (!name || !fleet_is_prometheus(fs->f) || fleet_host_count(fs->f) == 0) {
+		struct snapshot *s = fleet_refresh(fs->f, news, cause);
+		if (!s || !name)
+			return s;
+		snapshot_free(s);
+	}
+	if (!fleet_drill_known(fs->f, name)) {
+		set_cause(cause, "--fleet-host %s: not among the fleet's %d hosts", name, fleet_host_count(fs->f));
+		return NULL;
+	}
+	return fleet_drill(fs->f, name, note);
 }
 
 /* What the header says of a drilled snapshot: how many rows of what. */
@@ -268,6 +271,8 @@ static int fs_start(void *ctx, struct snap_ring *ring, const struct source_sink 
 	(void)ring;
 	fs->sink = *sink;
 	fs->dashboard = true;
+	/* A drilled host's sparklines have a history from the first frame. */
+	fleet_set_history(fs->f, DRILL_HISTORY_POINTS);
 	/* A refresh made already is the first shown, the next one -d later;
 	 * else one at once. */
 	fs->due = 0;

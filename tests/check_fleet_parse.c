@@ -331,6 +331,15 @@ START_TEST(test_columns_shipped)
 	ck_assert_int_eq(m->nmetrics, fc->n);
 	ck_assert_int_eq(model_find_metric(m, "ipc"), ipc);
 	ck_assert_int_eq(m->views[0].ncols, fc->n);
+	/* `history`: a drilled host's sparklines (the model's group
+	 * "history", which the screen reads); IPC has it, AGE not. */
+	ck_assert(fc->cols[ipc].history);
+	ck_assert_int_eq(m->metrics[ipc].ngroups, 2);
+	ck_assert_str_eq(m->metrics[ipc].groups[1], "history");
+	int age = model_find_metric(m, "age");
+	ck_assert_int_ge(age, 0);
+	ck_assert(!fc->cols[age].history);
+	ck_assert_int_eq(m->metrics[age].ngroups, 1);
 	model_free(m);
 	fleet_columns_free(fc);
 }
@@ -377,7 +386,7 @@ static const struct ccase {
 	{ SRC_LINE, "columns a num=sum:x\n", "x.txt:1: expected 'column NAME" },
 	{ SRC_LINE, "column num=sum:x\n", "x.txt:1: expected a column name" },
 	{ SRC_LINE, "column a num=sum:x scale=0\n", "scale= expects a finite number other than 0" },
-	{ SRC_LINE, "column a num=sum:x hardware\n", "unknown flag 'hardware'" },
+	{ SRC_LINE, "column a num=sum:x hardware\n", "unknown flag 'hardware' (hw, history, or key=value)" },
 	{ SRC_LINE, "column a num=sum:x label=A label=B\n", "label= given twice" },
 	{ SRC_LINE, "column a num=sum:x err=not-a-name\n", "err= expects a metric series name" },
 };

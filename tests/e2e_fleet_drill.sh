@@ -5,8 +5,11 @@
 # sorted by IPC, Enter on the Zen 5 host (found by /) shows its own rows: one per CPU
 # of the model (as many as its exporter's pmctop_online_cpus), each with
 # an IPC figure, and the header names the host and Esc; Esc goes back to
-# the three host rows still sorted by IPC. Skips (77) without tmux or
-# python3, or without libcurl in pmctop.
+# the three host rows still sorted by IPC. Drilled, the host's CCX boxes
+# and its history (the refreshes kept since start: a sparkline of several
+# points at once) are shown; --fleet-host with a name none of the targets
+# has exits 1 with one line. Skips (77) without tmux or python3, or
+# without libcurl in pmctop.
 set -u
 top_srcdir=${top_srcdir:-.}
 E2E_NAME=fleetdrill
@@ -65,6 +68,43 @@ ipcs=$(screen | awk '$1 == "cpu" && $5 ~ /^[0-9]+\.[0-9]+$/ && $5 > 0' | wc -l)
 distinct=$(screen | awk '$1 == "cpu" { print $5 }' | sort -u | wc -l)
 [ "$distinct" -gt 1 ] || fail "every CPU row has the same IPC"
 screen | grep -q "^127.0.0.1:" && fail "host rows on the drilled screen"
+# Its history from the refreshes kept since start: a UTIL sparkline of
+# more points than the one refresh since Enter could give.
+spark=$(screen | sed -n 's/^.UTIL  *\([^ ]*\) [0-9.]*.*/\1/p' | head -n 1)
+[ "$(printf %s "$spark" | wc -m)" -ge 3 ] || { fail "no history sparkline of 3 points at once ('$spark')"; screen | sed 's/^/  | /'; }
+# Its CCX boxes (two on the simulated Zen 5), each one's IPC its CPUs'
+# instructions over their cycles: the CPU rows' IPC weighted by their
+# cycle rates (GHz x util, on the same screen), the CPUs' CCX from the
+# exporter's ccx labels; 2 % for the screen's rounding (IPC 0.39 shown
+# with two decimals is 1.3 % off already).
+python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+	"http://127.0.0.1:$port_zen5/metrics" >"$TMP/zen5.metrics"
+screen >"$TMP/drill.screen"
+python3 - "$TMP/zen5.metrics" "$TMP/drill.screen" <<'EOP' || fail "the CCX boxes' IPC"
+import re, sys
+ccx = {m.group(1): m.group(2) for m in re.finditer(r'^pmctop_cycles_total\{cpu="(\d+)",core="\d+",ccx="(\d+)"',
+                                                   open(sys.argv[1]).read(), re.M)}
+lines = open(sys.argv[2]).read().splitlines()
+num, den = {}, {}
+for l in lines:
+    f = l.replace('~', '').split()
+    if len(f) > 5 and f[0] == 'cpu' and f[1] in ccx:
+        util, ipc, ghz = float(f[3]) / 100, float(f[4]), float(f[5])
+        k = ccx[f[1]]
+        num[k] = num.get(k, 0) + ipc * ghz * util
+        den[k] = den.get(k, 0) + ghz * util
+shown = {}
+for y, l in enumerate(lines):
+    for m in re.finditer(r'CCX (\d+)  socket', l):
+        for below in lines[y + 1:y + 4]:
+            g = re.search(r'IPC ~?([0-9.]+)', below[max(0, m.start() - 3):m.start() + 31])
+            if g:
+                shown[m.group(1)] = float(g.group(1))
+                break
+bad = len(shown) < 2 or any(abs(v - num[k] / den[k]) > 0.02 * num[k] / den[k] for k, v in shown.items())
+print('CCX IPC on the screen %s, from the CPU rows %s' % (shown, {k: round(num[k] / den[k], 4) for k in sorted(num)}))
+sys.exit(1 if bad else 0)
+EOP
 # Esc: the hosts again, still sorted by IPC.
 keys Escape
 expect "FLEET 3 hosts [^>]" "Esc went back to the fleet"
@@ -74,4 +114,9 @@ screen | grep -Eq '^cpu +[0-9]' && fail "CPU rows after Esc"
 sleep 0.6
 by_ipc || { fail "back from the host, the three hosts are not sorted by IPC: $(order)"; screen | sed 's/^/  | /'; }
 quit_ok "fleet drill down"
+# A host that is not among the targets: one line, exit 1 (batch).
+"$PMCTOP" --events-dir "$events" --fleet "$list" --fleet-host nohost:1 -b -n 1 >/dev/null 2>"$TMP/nohost.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$TMP/nohost.err")" = 1 ] && grep -q "fleet-host nohost:1: not among the fleet's 3 hosts" "$TMP/nohost.err" ||
+	fail "--fleet-host nohost:1: exit $rc, $(cat "$TMP/nohost.err")"
 [ $fails = 0 ]

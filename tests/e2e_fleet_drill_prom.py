@@ -7,7 +7,8 @@ HOST (its pmctop_online_cpus), each CPU's IPC equal (1e-6) to that CPU's
 instructions' rise over its cycles' rise between the first and last of
 Prometheus's raw samples of HOST in (AT - WINDOW, AT] (rate() scales both
 alike), and the host's own IPC (the last row) likewise over all its CPUs:
-OTHER's series, which Prometheus holds too, must not count."""
+OTHER's series, which Prometheus holds too, must not count; then
+`--fleet-host nohost:1`, no host's name, must exit 1 with one line."""
 import json
 import subprocess
 import sys
@@ -69,6 +70,14 @@ def main():
     if worst > 1e-6:
         fail(f'a CPU row\'s IPC is {worst:.2e} off the raw samples\' (limit 1e-6)')
     print(f'{host}: {len(rows)} CPU rows, worst IPC difference {worst:.1e}; the host {total:.6f} for {want:.6f}')
+    # A host none of the targets is: one line, exit 1.
+    out = subprocess.run([pmctop, '--events-dir', events, '--fleet', purl, '--fleet-host', 'nohost:1', '-b', '-n',
+                          '1'], capture_output=True, text=True, timeout=30)
+    said = out.stderr.strip().splitlines()
+    if out.returncode != 1 or len(said) != 1 or "--fleet-host nohost:1: not among the fleet's 2 hosts" not in said[0]:
+        fail(f'--fleet-host nohost:1: exit {out.returncode}, stderr {said}')
+    else:
+        print(f'--fleet-host nohost:1: exit 1, "{said[0]}"')
     return 1 if failed() else 0
 
 

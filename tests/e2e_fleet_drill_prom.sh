@@ -4,15 +4,14 @@
 # scraped by a real Prometheus; `--fleet PROM --fleet-host ZEN5` must give
 # one row per CPU of the Zen 5 host, each CPU's IPC that of Prometheus's
 # raw samples of that CPU (e2e_fleet_drill_prom.py judges), and the
-# host's own IPC without the other host's series. Skips (77) without
-# prometheus, curl or python3, or libcurl in pmctop.
+# host's own IPC without the other host's series; a host that is not
+# among them is an error (exit 1, one line). Then, where tmux is, the
+# dashboard drilled into the Zen 5 host (e2e_fleet_drill_tui.py): its CCX
+# boxes' IPC judged from the raw samples, its history sparkline there at
+# once from query_range. Skips (77) without prometheus, curl or python3,
+# or libcurl in pmctop.
 set -u
-command -v prometheus >/dev/null || { echo "SKIP: prometheus not installed"; exit 77; }
-. "${top_srcdir:-.}/tests/e2e_loopback.sh"
-"$pmctop" --fleet 127.0.0.1:1 -b -n 1 2>&1 | grep -q 'built without it' && { echo "SKIP: pmctop without libcurl"; exit 77; }
-# As root PMCTOP_EVENTS_DIR is ignored, with a warning: name the definitions.
-unset PMCTOP_EVENTS_DIR
-events=$(cd "$top_srcdir/events" && pwd)
+. "${top_srcdir:-.}/tests/e2e_fleet_prom_setup.sh"
 
 targets=()
 for model in zen5 generic; do
@@ -27,6 +26,14 @@ start_prometheus "$tmp/rules.yml" "${targets[@]}" || { echo "FAIL: Prometheus ne
 python3 "$top_srcdir/tests/e2e_fleet_drill_prom.py" "$pmctop" "$events" "http://127.0.0.1:$pport" 3 \
 	"${targets[0]}" "${targets[1]}"
 rc=$?
+# The dashboard on the same Prometheus: the host's CCX boxes and its
+# history from query_range (e2e_fleet_drill_tui.py).
+if command -v tmux >/dev/null; then
+	python3 "$top_srcdir/tests/e2e_fleet_drill_tui.py" \
+		"$(cd "$top_builddir" && pwd)/pmctop" "$events" "http://127.0.0.1:$pport" 3 "${targets[0]}" || rc=1
+else
+	echo "tmux not installed: the dashboard's part not run"
+fi
 [ $rc = 0 ] || { tail -5 "$tmp/prometheus.log"; for f in "$tmp"/*.err; do tail -3 "$f"; done; }
 [ $fails = 0 ] || rc=1
 exit $rc

@@ -11,12 +11,7 @@
 # the first and last sample; rate() alone read them about 6 times too low.
 # Skips (77) without prometheus, curl or python3, or libcurl in pmctop.
 set -u
-command -v prometheus >/dev/null || { echo "SKIP: prometheus not installed"; exit 77; }
-. "${top_srcdir:-.}/tests/e2e_loopback.sh"
-"$pmctop" --fleet 127.0.0.1:1 -b -n 1 2>&1 | grep -q 'built without it' && { echo "SKIP: pmctop without libcurl"; exit 77; }
-# As root PMCTOP_EVENTS_DIR is ignored, with a warning: name the definitions.
-unset PMCTOP_EVENTS_DIR
-events=$(cd "$top_srcdir/events" && pwd)
+. "${top_srcdir:-.}/tests/e2e_fleet_prom_setup.sh"
 
 targets=()
 for model in zen5 spr; do

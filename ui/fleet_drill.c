@@ -1,8 +1,9 @@
 /* fleet_drill.c: drill down in a fleet's dashboard (--fleet): Enter on a
  * host row shows that host's own rows (its CPUs, from the same source:
  * source_drill), Esc or Backspace goes back to the hosts with the sort,
- * the filter and the selection they had. No curses here: the keys come
- * decoded (keys.h). */
+ * the filter and the selection they had; the host's past figures go into
+ * the history on the way in, for its sparklines. No curses here: the
+ * keys come decoded (keys.h). */
 #include "config.h"
 #include "ui_impl.h"
 
@@ -99,4 +100,38 @@ void ui_fleet_drill_free(struct ui *u)
 	free(u->drill_host);
 	free(u->drill_match);
 	u->drill_host = u->drill_match = NULL;
+}
+
+void ui_fleet_drill_history(struct ui *u, const struct snapshot *s)
+{
+	if (!s->drill || s->npast < 1 || history_count(&u->hist) > 0)
+		return;
+	int nrows[SNAP_NSCOPES] = { 0 };
+	nrows[SNAP_SYSTEM] = 1;
+	for (int i = 0; i < s->npast; i++) {
+		/* The newest point is this refresh's own figure. */
+		if (!(s->past_t[i] < s->time - s->past_step / 2))
+			continue;
+		struct snapshot *p = snapshot_new_like(s, nrows);
+		p->seq = s->seq;
+		p->time = s->past_t[i];
+		p->measured_s = p->interval_s = s->past_step;
+		struct snap_row *row = &p->rows[SNAP_SYSTEM][0];
+		row->cpu = row->core = row->ccx = row->socket = -1;
+		for (int m = 0; m < s->nmetrics; m++) {
+			p->metric_planned[m] = s->metric_planned[m];
+			int c = snap_mcol(p, m);
+			if (c >= 0)
+				row->mv[c] = s->past_v[i * s->nmetrics + m];
+		}
+		history_add(&u->hist, p);
+		snapshot_free(p);
+	}
+}
+
+const struct topo *ui_fleet_drill_topo(const struct ui *u)
+{
+	if (!u->cfg->fleet || !u->drill_host || !u->snap || !u->snap->drill)
+		return NULL;
+	return u->snap->drill_topo;
 }

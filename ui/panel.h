@@ -67,6 +67,9 @@ extern const struct panel_ops panel_header_ops;   /* panel_header.c */
  * groups of hosts by the label g chose (none: off). */
 void fleet_groups_want(const struct ui *u, struct layout_in *in);
 void fleet_groups_draw(const struct ui *u);
+/* panel_fleet_history.c: a drilled fleet host's sparklines of its history
+ * columns in the h x w slot at (y, x) (a box where h >= 3, else a line). */
+void fleet_history_draw(const struct ui *u, struct frame *f, int y, int x, int w, int h);
 /* The panel of u with ops o, or NULL. */
 const struct panel *ui_panel(const struct ui *u, const struct panel_ops *o);
 

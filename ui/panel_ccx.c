@@ -26,7 +26,7 @@ static void ccx_init(struct panel *p, const struct ui *u)
 	static const char *const l3rate[] = { "l3_access_per_s", "l3_accesses_per_s", NULL };
 	static const char *const l3acc[] = { "l3_accesses", "l3_access_all", "l3_access", NULL };
 	static const char *const l3hit[] = { "l3_hit_rate", NULL };
-	static const char *const l3lat[] = { "l3_miss_latency_ns", NULL };
+	static const char *const l3lat[] = { "l3_miss_latency_ns", "l3_lat", NULL };   /* l3_lat: a fleet's */
 	struct ccx_state *st = xcalloc(1, sizeof(*st));
 	st->l3rate = ui_find_metric(u->m, l3rate);
 	st->l3acc = ui_find_metric(u->m, l3acc);
@@ -47,6 +47,19 @@ static void ccx_needs(const struct panel *p, const struct ui *u, int *ms, int *n
 		pins[(*np)++] = read[i];
 }
 
+/* The topology whose CCX the boxes are: the machine's, or a drilled
+ * fleet host's (its CPUs from its series' labels; NULL where it has none). */
+static const struct topo *ccx_topo(const struct ui *u)
+{
+	return u->cfg->fleet ? ui_fleet_drill_topo(u) : u->topo;
+}
+
+/* A drilled fleet host: the first slot is its history (panel_fleet_history.c). */
+static int history_slots(const struct ui *u)
+{
+	return u->cfg->fleet && u->drill_host ? 1 : 0;
+}
+
 /* The boxes are only those of the CCX the row filter keeps (as the panel
  * draws them): room for all 24 of a two-socket part filtered to one
  * socket left 10 blank lines above the table. */
@@ -55,13 +68,13 @@ static void ccx_want(struct panel *p, const struct ui *u, struct layout_in *in)
 	(void)p;
 	/* A fleet's hosts are not CPUs sharing an L3: its groups of hosts
 	 * take the panels' place. */
-	if (u->cfg->fleet) {
+	if (u->cfg->fleet && !u->drill_host) {
 		fleet_groups_want(u, in);
 		return;
 	}
-	const struct topo *t = u->topo;
-	int cells = 0, nccx = 0;
-	for (int i = 0; i < t->nccx; i++) {
+	const struct topo *t = ccx_topo(u);
+	int cells = 0, nccx = history_slots(u);
+	for (int i = 0; t && i < t->nccx; i++) {
 		bool shown = false;
 		for (int j = 0; j < t->ccxs[i].ncpus && !shown; j++)
 			shown = ui_cpu_shown(u, t->ccxs[i].cpus[j]);
@@ -94,7 +107,7 @@ static double strip_top(const struct ui *u, int metric)
 	if (unit && (!strcmp(unit, "ratio") || !strcmp(unit, "%")))
 		return !strcmp(unit, "%") ? 100 : 1;
 	double max = 0;
-	for (int i = 0; i < u->topo->ncores; i++) {
+	for (int i = 0; i < ccx_topo(u)->ncores; i++) {
 		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, i), metric, NULL, NULL);
 		if (!isnan(v) && v > max)
 			max = v;
@@ -106,7 +119,7 @@ static void draw_strip(const struct ui *u, int y, int x, int w, int lines, int c
 		       const struct view_col *vc, double max)
 {
 	const char *levels = strip_levels;
-	const struct topo_ccx *cx = &u->topo->ccxs[ccx];
+	const struct topo_ccx *cx = &ccx_topo(u)->ccxs[ccx];
 	for (int j = 0; j < cx->ncores && j < w * lines; j++) {
 		double v = ui_metric(u, ui_scope_row(u->snap, SNAP_CORE, cx->cores[j]), metric, NULL, NULL);
 		char s[2] = " ";
@@ -195,7 +208,7 @@ static void heat_title(const struct ui *u, const struct layout *l, const char *d
 static void heat_cell(const struct ui *u, struct frame *f, int y, int x, int w, int i, int metric,
 		      const struct view_col *vc, double max)
 {
-	const struct topo_ccx *cx = &u->topo->ccxs[i];
+	const struct topo_ccx *cx = &ccx_topo(u)->ccxs[i];
 	char num[16], fig[16];
 	snprintf(num, sizeof(num), "%3d", i);
 	draw_put(y, x, w, ui_attr(u, CP_TITLE, A_BOLD), num);
@@ -209,11 +222,18 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 {
 	const struct ccx_state *st = p->st;
 	const struct layout *l = &u->lay;
-	if (u->cfg->fleet) {
+	if (u->cfg->fleet && !u->drill_host) {
 		fleet_groups_draw(u);
 		return;
 	}
 	if (l->ccx_mode == CCX_HIDDEN || l->ccx.h < 1)
+		return;
+	const struct topo *t = ccx_topo(u);
+	int hs = history_slots(u);
+	if (hs)
+		fleet_history_draw(u, f, l->ccx.y + l->ccx_title, l->ccx.x, l->ccx_box_w, l->ccx_mode == CCX_BOXES ?
+				   l->ccx_box_h : 1);
+	if (!t)
 		return;
 	const struct view_col *vc;
 	int metric = strip_metric(u, &vc);
@@ -221,11 +241,16 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 	int title = ui_attr(u, CP_TITLE, A_BOLD);
 	const char *dom = u->m->l3_domain ? u->m->l3_domain : "CCX";
 	/* The CCX the filter keeps, and the page of them with the selection. */
-	int *keep = xmalloc(sizeof(int) * (size_t)(u->topo->nccx + 1));
+	int *keep = xmalloc(sizeof(int) * (size_t)(t->nccx + 1));
 	int nkeep = 0, at = 0;
 	int sel_ccx = u->nav.sel >= 0 && u->nav.sel < u->nrows ? u->rows[u->nav.sel].ccx : -1;
-	for (int i = 0; i < u->topo->nccx; i++) {
-		const struct topo_ccx *cx = &u->topo->ccxs[i];
+	if (hs && sel_ccx >= 0) {
+		/* A drilled host's row is CPU number cpu of its own topology. */
+		const struct topo_cpu *c = topo_cpu_by_num(t, u->rows[u->nav.sel].cpu);
+		sel_ccx = c ? c->ccx : -1;
+	}
+	for (int i = 0; i < t->nccx; i++) {
+		const struct topo_ccx *cx = &t->ccxs[i];
 		bool shown = false;
 		for (int j = 0; j < cx->ncpus && !shown; j++)
 			shown = ui_cpu_shown(u, cx->cpus[j]);
@@ -237,12 +262,12 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 	}
 	if (l->ccx_mode == CCX_HEAT)
 		heat_title(u, l, dom, metric, nkeep);
-	int per_page = l->ccx_shown > 0 ? l->ccx_shown : 1;
-	int first = nkeep > l->ccx_shown ? at / per_page * per_page : 0;
+	int per_page = l->ccx_shown - hs > 0 ? l->ccx_shown - hs : 1;
+	int first = nkeep > per_page ? at / per_page * per_page : 0;
 	if (first > 0 && first + per_page > nkeep)
 		first = nkeep - per_page;     /* a full last page */
-	for (int k = first; k < nkeep && k - first <= l->ccx_shown; k++) {
-		int slot = k - first, i = keep[k];
+	for (int k = first; k < nkeep && k - first + hs <= l->ccx_shown; k++) {
+		int slot = k - first + hs, i = keep[k];
 		int slot_y = l->ccx.y + l->ccx_title + (slot / l->ccx_per_row) * l->ccx_box_h;
 		int slot_x = l->ccx.x + (slot % l->ccx_per_row) * l->ccx_box_w;
 		char acc[16], hit[16], lat[16], ipc[16], ghz[16], line[160];
@@ -255,7 +280,7 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 			draw_put(slot_y, slot_x, l->ccx_box_w, A_DIM, line);
 			break;
 		}
-		const struct topo_ccx *cx = &u->topo->ccxs[i];
+		const struct topo_ccx *cx = &t->ccxs[i];
 		if (l->ccx_mode == CCX_HEAT) {
 			heat_cell(u, f, slot_y, slot_x, l->ccx_box_w, i, metric, vc, max);
 			continue;
@@ -299,6 +324,13 @@ static void ccx_draw(const struct panel *p, const struct ui *u, struct frame *f)
 		bool l3 = !ui_metric_unmeasured(u, st->l3rate >= 0 ? st->l3rate : st->l3acc);
 		snprintf(line, sizeof(line), "%s%s%s%s", l3 ? "L3 " : "", l3 ? acc : "",
 			 ui_metric_unmeasured(u, st->l3hit) ? "" : "  hit ", ui_metric_unmeasured(u, st->l3hit) ? "" : hit);
+		if (!l3 && u->cfg->fleet && u->m_util >= 0) {
+			/* A drilled fleet host's CCX: no L3 rate, but its CPUs'
+			 * utilisation. */
+			char util[16];
+			draw_metric_text(u, f, ui_scope_row(u->snap, SNAP_CCX, i), u->m_util, "pct", util, 16);
+			snprintf(line, sizeof(line), "util %s%%", util);
+		}
 		draw_put(slot_y + 1, slot_x + 1, w - 2, 0, line + (line[0] == ' ' ? 2 : 0));
 		snprintf(line, sizeof(line), "%s%s%s%s%s%s", ui_metric_unmeasured(u, st->l3lat) ? "" : " miss ",
 			 ui_metric_unmeasured(u, st->l3lat) ? "" : lat, ui_metric_unmeasured(u, u->m_ipc) ? "" : " IPC ",

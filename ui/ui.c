@@ -177,6 +177,9 @@ int ui_run(const struct ui_config *c, char **cause)
 			bool again = u.snap && s->seq == u.snap->seq && s->time == u.snap->time;
 			snapshot_free(u.snap_owned);
 			u.snap = u.snap_owned = s;
+			/* A drilled fleet host's past first (fleet_drill.c). */
+			if (!again && !kept && u.cfg->fleet)
+				ui_fleet_drill_history(&u, s);
 			if (!again && !kept)
 				ui_history_add(&u, s);
 			dirty = true;

@@ -205,6 +205,14 @@ struct ui {
 bool ui_fleet_drill_key(struct ui *u, int key);
 bool ui_fleet_drill_takes(struct ui *u, const struct snapshot *s);
 void ui_fleet_drill_free(struct ui *u);
+/* A drilled host's first snapshot brings the host's past figures (the
+ * system row's: query_range, or direct mode's kept refreshes): put in the
+ * history before it while the history is empty, so that the sparklines
+ * have them from the first frame. */
+void ui_fleet_drill_history(struct ui *u, const struct snapshot *s);
+/* The drilled host's topology (its CPUs from its series' labels), or
+ * NULL: not drilled, or the host's rows are not CPUs with a ccx label. */
+const struct topo *ui_fleet_drill_topo(const struct ui *u);
 
 /* figures.c: what a row shows (no curses). */
 /* The view shown, or NULL. */
