@@ -412,5 +412,19 @@ char *fleet_col_promql_total(const struct fleet_col *c, const char *sel, double 
 	char *q = xasprintf("(%s) or (%s)", per, all);
 	free(per);
 	free(all);
+	/* Each host's numerator and denominator too, told apart by a label
+	 * of their own (pmctop_term), so that a group of hosts (by zone,
+	 * rack, model: fleet_groups.c) sums them before dividing, as the
+	 * fleet's figure does, still in one query. A constant term is the
+	 * same for every host: nothing to ask. */
+	const struct fleet_term *t[2] = { &c->num, &c->den };
+	const char *name[2] = { "num", "den" };
+	for (int k = 0; k < 2; k++) {
+		if (t[k]->agg == FLEET_CONST)
+			continue;
+		char *tq = term_q(t[k], sel, window_s, "by (instance) ");
+		xappendf(&q, " or label_replace(%s, \"pmctop_term\", \"%s\", \"\", \"\")", tq, name[k]);
+		free(tq);
+	}
 	return q;
 }

@@ -185,6 +185,9 @@ static void hosts(struct fleet *f, const struct round *rd, bool **hw)
 			h = host_add(f, up->v[k].instance);
 		host_status(h, up->v[k].value == 1 ? NULL : "down: Prometheus's last scrape of it failed");
 		h->stale = false;
+		/* up{} has the target's labels (job, zone, rack...): this
+		 * refresh's, so a target relabelled is grouped anew. */
+		host_labels_from_prom(h, up->v[k].labels);
 	}
 	*hw = xcalloc((size_t)f->nhosts + 1, sizeof(bool));
 	for (int i = 0; i < f->nhosts; i++) {
@@ -240,12 +243,35 @@ static void column(struct fleet *f, const struct round *rd, int c, const bool *h
 		struct host *h = host_find(f, cs->v[k].instance);
 		if (!h || h->status || (col->hardware && !hw[h - f->hosts]))
 			continue;
+		if (*cs->v[k].labels) {
+			/* The host's numerator or denominator (pmctop_term), for
+			 * its groups' sums. */
+			char *term = fleet_label(cs->v[k].labels, "pmctop_term");
+			double *to = !term ? NULL : !strcmp(term, "num") ? h->num : !strcmp(term, "den") ? h->den : NULL;
+			if (to)
+				to[c] = cs->v[k].value;
+			free(term);
+			continue;
+		}
 		double v = col->scale * cs->v[k].value;
 		h->v[c] = isfinite(v) ? v : NAN;
 		/* Not known until the exporter's gauge says. */
 		h->rse[c] = col->err ? NAN : 0;
 		h->cov[c] = 1;
 		h->have_figs = true;
+	}
+	/* As in direct mode: a host's terms count in its groups where it
+	 * has the figure; a constant term was not asked. */
+	for (int i = 0; i < f->nhosts; i++) {
+		struct host *h = &f->hosts[i];
+		if (isnan(h->v[c]) || h->status || (col->hardware && !hw[i])) {
+			h->num[c] = h->den[c] = NAN;
+			continue;
+		}
+		if (col->num.agg == FLEET_CONST)
+			h->num[c] = col->num.value;
+		if (col->den.agg == FLEET_CONST)
+			h->den[c] = col->den.value;
 	}
 }
 

@@ -300,12 +300,17 @@ START_TEST(test_columns_shipped)
 	ck_assert_str_eq(q, "(sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
 			    "(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))");
 	free(q);
-	/* As a refresh asks it: the hosts' and, without labels, the fleet's. */
+	/* As a refresh asks it: the hosts' and, without labels, the fleet's;
+	 * then each host's numerator and denominator (groups of hosts). */
 	q = fleet_col_promql_total(&fc->cols[ipc], "job=\"pmctop\"", 60);
 	ck_assert_str_eq(q, "((sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
 			    "(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))) or "
 			    "((sum (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
-			    "(sum (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms]))))");
+			    "(sum (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))) or "
+			    "label_replace(sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms])), "
+			    "\"pmctop_term\", \"num\", \"\", \"\") or "
+			    "label_replace(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])), "
+			    "\"pmctop_term\", \"den\", \"\", \"\")");
 	free(q);
 	ck_assert(fc->cols[ipc].hardware);
 	ck_assert_str_eq(fc->cols[ipc].err, "pmctop_metric_ipc");
@@ -325,7 +330,7 @@ START_TEST(test_columns_shipped)
 	q = fleet_col_promql_total(&fc->cols[util], "", 60);
 	ck_assert_msg(strstr(q, ") or ((sum(sum by (instance) (rate(pmctop_busy_seconds_total[60000ms])) / on (instance) "
 				"(max by (instance) (rate(pmctop_last_interval_timestamp_seconds[60000ms])) > 0))) / "
-				"(sum (pmctop_online_cpus)))"), "%s", q);
+				"(sum (pmctop_online_cpus))) or label_replace("), "%s", q);
 	free(q);
 	struct model *m = fleet_model_new(fc);
 	ck_assert_int_eq(m->nmetrics, fc->n);
