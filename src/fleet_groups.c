@@ -37,7 +37,7 @@ static const char *value_of(const struct host *h, const char *key)
 static const char *const *sort_base;
 static int by_value(const void *a, const void *b)
 {
-	return strcmp(sort_base[*(const int *)a], sort_base[*(const int *)b]);
+	return strverscmp(sort_base[*(const int *)a], sort_base[*(const int *)b]);
 }
 
 /* The groups of label key, appended to s's, sorted by value. */
