@@ -1,0 +1,46 @@
+#!/bin/sh
+# e2e_fleet_grow.sh: a direct-mode fleet whose targets file changes while
+# the dashboard runs (docs/fleet.md), read off the screen as tmux shows
+# it. One simulated exporter, `HOST:PORT zone=a` in the file, the
+# dashboard started grouped by zone (--fleet-group zone): "zone a: 1
+# host". Then the file is rewritten: the exporter in zone b, and 600
+# targets more (loopback addresses where nothing listens) in zone far.
+# At the next refreshes the header counts 601 hosts, the groups are
+# "zone b: 1 host" and "zone far: 600 hosts" with no "zone a" left, and
+# the last of the new hosts has a row of its own (the dashboard's rows,
+# made at start for 512, grew). Skips (77) without tmux or python3, or
+# without libcurl in pmctop.
+set -u
+top_srcdir=${top_srcdir:-.}
+E2E_NAME=fleetgrow
+. "$top_srcdir/tests/e2e_fleet_tmux.sh"
+port=$(free_port)
+timeout 60 "$PMCTOP" --events-dir "$events" --sim zen5 --daemon -d 0.3 --listen "127.0.0.1:$port" 2>/dev/null &
+exporter=$!
+trap 'kill $exporter 2>/dev/null; cleanup' EXIT INT TERM
+none=$(free_port)
+printf '# the fleet\n127.0.0.1:%s zone=a rack=r1\n' "$port" >"$TMP/targets"
+sleep 0.5
+
+start 170 40 "--no-config --events-dir $events --fleet @$TMP/targets --fleet-group zone -d 0.5"
+expect 'FLEET 1 hosts' "the header names the fleet"
+expect 'zone a: 1 host ' "grouped by zone from the start"
+{
+	printf '127.0.0.1:%s zone=b rack=r1\n' "$port"
+	for a in 1 2 3; do
+		for b in $(seq 1 200); do
+			printf '127.0.%s.%s:%s zone=far\n' "$a" "$b" "$none"
+		done
+	done
+} >"$TMP/targets.new"
+mv "$TMP/targets.new" "$TMP/targets"
+expect 'FLEET 601 hosts' "the targets added to the file"
+expect 'zone far: 600 hosts' "a group of the new targets"
+expect 'zone b: 1 host ' "the exporter relabelled zone b"
+screen | grep -q 'zone a:' && { fail "a group of the old label is left"; screen | sed 's/^/  | /'; }
+# The last host: a row beyond the 512 made at start.
+keys '\'
+keys "127.0.3.200:$none" Enter
+expect "^127\.0\.3\.200:$none " "a row for the 601st host"
+quit_ok "fleet grow"
+[ $fails = 0 ]
