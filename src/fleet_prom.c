@@ -243,11 +243,11 @@ static void column(struct fleet *f, const struct round *rd, int c, const bool *h
 		struct host *h = host_find(f, cs->v[k].instance);
 		if (!h || h->status || (col->hardware && !hw[h - f->hosts]))
 			continue;
-		if (*cs->v[k].labels) {
-			/* The host's numerator or denominator (pmctop_term), for
-			 * its groups' sums. */
-			char *term = fleet_label(cs->v[k].labels, "pmctop_term");
-			double *to = !term ? NULL : !strcmp(term, "num") ? h->num : !strcmp(term, "den") ? h->den : NULL;
+		/* The host's numerator or denominator (pmctop_term), for its
+		 * groups' sums; any other sample of the host is its figure. */
+		char *term = *cs->v[k].labels ? fleet_label(cs->v[k].labels, "pmctop_term") : NULL;
+		if (term) {
+			double *to = !strcmp(term, "num") ? h->num : !strcmp(term, "den") ? h->den : NULL;
 			if (to)
 				to[c] = cs->v[k].value;
 			free(term);
