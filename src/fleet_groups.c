@@ -34,10 +34,15 @@ static const char *value_of(const struct host *h, const char *key)
 	return "";
 }
 
-static const char *const *sort_base;
+/* A label's value and its group, to sort the groups by value (rack2
+ * before rack10). */
+struct ranked {
+	const char *value;
+	int g;
+};
 static int by_value(const void *a, const void *b)
 {
-	return strverscmp(sort_base[*(const int *)a], sort_base[*(const int *)b]);
+	return strverscmp(((const struct ranked *)a)->value, ((const struct ranked *)b)->value);
 }
 
 /* The groups of label key, appended to s's, sorted by value. */
@@ -61,20 +66,20 @@ static void label_groups(const struct fleet *f, struct snapshot *s, const char *
 	}
 	name_index_free(ix);
 	/* Sorted by value: order[r] is the value of rank r, rank[g] its rank. */
-	int *order = xcalloc((size_t)nv + 1, sizeof(int)), *rank = xcalloc((size_t)nv + 1, sizeof(int));
+	struct ranked *order = xcalloc((size_t)nv + 1, sizeof(*order));
+	int *rank = xcalloc((size_t)nv + 1, sizeof(int));
 	for (int g = 0; g < nv; g++)
-		order[g] = g;
-	sort_base = vals;
-	qsort(order, (size_t)nv, sizeof(int), by_value);
+		order[g] = (struct ranked){ vals[g], g };
+	qsort(order, (size_t)nv, sizeof(*order), by_value);
 	for (int r = 0; r < nv; r++)
-		rank[order[r]] = r;
+		rank[order[r].g] = r;
 	int first = s->ngroups, nm = s->nmetrics, nc = f->cols->n;
 	s->groups = xrealloc(s->groups, sizeof(*s->groups) * (size_t)(first + nv + 1));
 	for (int r = 0; r < nv; r++) {
 		struct snap_group *g = &s->groups[first + r];
 		memset(g, 0, sizeof(*g));
 		g->label = xstrdup(key);
-		g->value = xstrdup(vals[order[r]]);
+		g->value = xstrdup(order[r].value);
 		g->v = xcalloc((size_t)nm + 1, sizeof(double));
 		g->rse = xcalloc((size_t)nm + 1, sizeof(double));
 	}

@@ -54,7 +54,7 @@ struct fleet {
 	atomic_bool cancel;       /* fleet_cancel: the requests end now */
 	/* Direct mode's @FILE, read again when it changes (fleet_labels.c). */
 	char *targets_file;
-	long long targets_mtime_ns;
+	long long targets_stamp[3];   /* its modification time (ns), inode and size when read */
 };
 
 /* fleet_hosts.c: the hosts, found by name or added (with NaN figures); a

@@ -264,12 +264,14 @@ void fleet_targets_reread(struct fleet *f, char **news)
 	struct stat st;
 	if (stat(f->targets_file, &st) < 0)
 		return;
-	long long mt = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-	if (mt == f->targets_mtime_ns)
+	/* A file replaced (mv) or rewritten within one tick of the clock
+	 * changes its inode or, likely, its size. */
+	long long stamp[3] = { (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, (long long)st.st_ino,
+			       (long long)st.st_size };
+	if (!memcmp(stamp, f->targets_stamp, sizeof(stamp)))
 		return;
-	bool first = f->targets_mtime_ns == 0;
-	f->targets_mtime_ns = mt;
-	if (first || !news)
+	memcpy(f->targets_stamp, stamp, sizeof(stamp));
+	if (!news)
 		return;   /* fleet_new has just read it */
 	char *text = read_text_file(f->targets_file);
 	struct targets t = { 0 };
