@@ -8,7 +8,9 @@
 # At the next refreshes the header counts 601 hosts, the groups are
 # "zone b: 1 host" and "zone far: 600 hosts" with no "zone a" left, and
 # the last of the new hosts has a row of its own (the dashboard's rows,
-# made at start for 512, grew). Skips (77) without tmux or python3, or
+# made at start for 512, grew). Then, grouped by model, the exporter
+# restarts as another model: its group follows, none of the old is left.
+# Skips (77) without tmux or python3, or
 # without libcurl in pmctop.
 set -u
 top_srcdir=${top_srcdir:-.}
@@ -42,5 +44,15 @@ screen | grep -q 'zone a:' && { fail "a group of the old label is left"; screen 
 keys '\'
 keys "127.0.3.200:$none" Enter
 expect "^127\.0\.3\.200:$none " "a row for the 601st host"
+# The exporter restarted as another model: its group follows.
+keys g
+keys g
+expect 'model amd-zen5: 1 host ' "grouped by model"
+kill $exporter
+wait $exporter 2>/dev/null
+timeout 60 "$PMCTOP" --events-dir "$events" --sim spr --daemon -d 0.3 --listen "127.0.0.1:$port" 2>/dev/null &
+exporter=$!
+expect 'model intel-spr: 1 host ' "the restarted exporter's model"
+screen | grep -q 'amd-zen5' && { fail "a group of the old model is left"; screen | sed 's/^/  | /'; }
 quit_ok "fleet grow"
 [ $fails = 0 ]
