@@ -9,8 +9,8 @@
 # "zone b: 1 host" and "zone far: 600 hosts" with no "zone a" left, and
 # the last of the new hosts has a row of its own (the dashboard's rows,
 # made at start for 512, grew). Then, grouped by model, the exporter
-# restarts as another model: its group follows, none of the old is left.
-# Skips (77) without tmux or python3, or
+# restarts as another model: its group follows, none of the old is left;
+# by rack (61 of them), the groups fold into a heat map. Skips (77) without tmux or python3, or
 # without libcurl in pmctop.
 set -u
 top_srcdir=${top_srcdir:-.}
@@ -31,7 +31,7 @@ expect 'zone a: 1 host ' "grouped by zone from the start"
 	printf '127.0.0.1:%s zone=b rack=r1\n' "$port"
 	for a in 1 2 3; do
 		for b in $(seq 1 200); do
-			printf '127.0.%s.%s:%s zone=far\n' "$a" "$b" "$none"
+			printf '127.0.%s.%s:%s zone=far rack=f%s\n' "$a" "$b" "$none" $((b % 60))
 		done
 	done
 } >"$TMP/targets.new"
@@ -54,5 +54,10 @@ timeout 60 "$PMCTOP" --events-dir "$events" --sim spr --daemon -d 0.3 --listen "
 exporter=$!
 expect 'model intel-spr: 1 host ' "the restarted exporter's model"
 screen | grep -q 'amd-zen5' && { fail "a group of the old model is left"; screen | sed 's/^/  | /'; }
+# 61 racks do not fit as boxes nor lines: a heat map, a cell a rack.
+keys g
+expect '^61 groups by rack' "the racks' heat map"
+expect 'f59 +9 ' "the cell of rack f59, its 9 hosts"
+expect '@ r1 +1 +~?[0-9.]+' "the cell of rack r1, its host and IPC marked highest"
 quit_ok "fleet grow"
 [ $fails = 0 ]
