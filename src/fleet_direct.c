@@ -198,6 +198,8 @@ static void scraped(struct fleet *f, struct host *h, struct fleet_samples *s, do
 		host_status(h, "restarted: figures from its next scrape");
 		host_clear_figs(f, h);
 		fleet_samples_done(&h->prev);
+		/* The new scrape starts over: the old one is done with. */
+		fleet_samples_done(&h->cur);
 		h->have_prev = false;
 	} else if (h->have_cur) {
 		fleet_samples_done(&h->prev);
