@@ -562,6 +562,76 @@ START_TEST(test_targets_reread)
 }
 END_TEST
 
+/* The groups of a fleet's hosts (fleet_groups.c), one label at a time:
+ * model first, then the others by name, each label's groups by value
+ * (rack2 before rack10, a host without the label in ""), each figure its
+ * hosts' terms summed before dividing; a stale host counted but not in
+ * the figures, a removed one in no group. */
+static const struct snap_group *group_of(const struct snapshot *s, const char *label, const char *value)
+{
+	for (int i = 0; i < s->ngroups; i++)
+		if (!strcmp(s->groups[i].label, label) && !strcmp(s->groups[i].value, value))
+			return &s->groups[i];
+	return NULL;
+}
+
+START_TEST(test_groups)
+{
+	char dir[] = "/tmp/check_fleet.XXXXXX";
+	ck_assert(mkdtemp(dir));
+	char *path = write_tmp(dir, "t.txt", "h1:1 zone=eu1 rack=rack10\nh2:1 zone=eu1 rack=rack2\n"
+						"h3:1 zone=us1 rack=rack2\nh4:1\n");
+	char *cause = NULL;
+	struct fleet *f = targets_fleet(path, &cause);
+	ck_assert_msg(f, "%s", cause ? cause : "");
+	int ipc = model_find_metric(fleet_get_model(f), "ipc");
+	ck_assert_int_ge(ipc, 0);
+	/* Instructions and cycles a second: IPC 1, 3, 2, 1. */
+	const double num[4] = { 100, 30, 50, 10 }, den[4] = { 100, 10, 25, 10 };
+	const char *model[4] = { "amd-zen5", "amd-zen5", "intel-spr", "" };
+	for (int i = 0; i < 4; i++) {
+		f->hosts[i].num[ipc] = num[i];
+		f->hosts[i].den[ipc] = den[i];
+		free(f->hosts[i].model);
+		f->hosts[i].model = xstrdup(model[i]);
+	}
+	struct snapshot *s = fleet_snapshot_new(f, f->nhosts);
+	fleet_groups(f, s);
+	/* model ("", amd-zen5, intel-spr), rack ("", rack2, rack10), zone ("", eu1, us1). */
+	const char *order[9][2] = { { "model", "" }, { "model", "amd-zen5" }, { "model", "intel-spr" },
+				    { "rack", "" }, { "rack", "rack2" }, { "rack", "rack10" },
+				    { "zone", "" }, { "zone", "eu1" }, { "zone", "us1" } };
+	ck_assert_int_eq(s->ngroups, 9);
+	for (int i = 0; i < 9; i++) {
+		ck_assert_str_eq(s->groups[i].label, order[i][0]);
+		ck_assert_str_eq(s->groups[i].value, order[i][1]);
+	}
+	const struct snap_group *g = group_of(s, "zone", "eu1");
+	ck_assert_int_eq(g->nhosts, 2);
+	/* All its instructions over all its cycles, not (1 + 3) / 2. */
+	ck_assert_double_eq_tol(g->v[ipc], 130.0 / 110.0, 1e-12);
+	ck_assert_double_eq_tol(group_of(s, "rack", "rack2")->v[ipc], 80.0 / 35.0, 1e-12);
+	ck_assert_int_eq(group_of(s, "model", "")->nhosts, 1);
+	snapshot_free(s);
+	/* A stale host: counted, its figures not summed; a removed one: in
+	 * no group, and a group it alone made is gone. */
+	f->hosts[1].stale = true;
+	f->hosts[2].removed = true;
+	s = fleet_snapshot_new(f, f->nhosts);
+	fleet_groups(f, s);
+	g = group_of(s, "zone", "eu1");
+	ck_assert_int_eq(g->nhosts, 2);
+	ck_assert_double_eq_tol(g->v[ipc], 1.0, 1e-12);
+	ck_assert_ptr_null(group_of(s, "zone", "us1"));
+	ck_assert_ptr_null(group_of(s, "model", "intel-spr"));
+	snapshot_free(s);
+	fleet_free(f);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fleet_parse");
@@ -576,6 +646,7 @@ int main(void)
 	tcase_add_test(tc, test_promql_terms);
 	tcase_add_loop_test(tc, test_targets_file, 0, (int)(sizeof(tcases) / sizeof(tcases[0])));
 	tcase_add_test(tc, test_targets_reread);
+	tcase_add_test(tc, test_groups);
 	tcase_add_loop_test(tc, test_columns_bad, 0, (int)ARRAY_SIZE(ccases));
 	tcase_add_loop_test(tc, test_config, 0, (int)ARRAY_SIZE(kcases));
 	suite_add_tcase(s, tc);
