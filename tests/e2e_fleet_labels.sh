@@ -9,7 +9,8 @@
 # count, each zone's IPC its hosts' instructions over their cycles from
 # Prometheus's raw samples (not the plain mean of their IPCs), then
 # relabels a host in the target file and polls until pmctop's groups
-# follow. Then the dashboard in tmux, against the same Prometheus: g
+# follow; the table and CSV have a row per zone between the hosts' and
+# the fleet's. Then the dashboard in tmux, against the same Prometheus: g
 # cycles model, job, rack, zone and off, each box with its host count.
 # Skips (77) without prometheus, tmux, curl or python3, or libcurl in
 # pmctop. About 15 s.
@@ -58,6 +59,17 @@ prom="http://127.0.0.1:$pport"
 # Batch output, and the Sapphire Rapids host of eu2 moved to us1.
 python3 "$top_srcdir/tests/e2e_fleet_labels.py" "$pmctop" "$events" "$prom" 3 "$tmp/targets.json" \
 	"127.0.0.1:$port_3" || fail "the groups in batch output"
+
+# The table and CSV: one row per zone after the hosts', before the fleet's.
+"$pmctop" --events-dir "$events" --fleet "$prom" --fleet-window 3 --fleet-group zone -b -n 1 >"$tmp/table" 2>&1
+rows=$(grep -n -E '^(127\.0\.0\.1:|zone=|\(fleet\))' "$tmp/table" | sed -E 's/^([0-9]+):(127[^ ]*|zone=[^ ]*|\(fleet\)).*  (group of [0-9]+ hosts?|total|SIMULATED)$/\2 \3/' |
+	sed -E 's/^127[^ ]* SIMULATED$/host/' | uniq -c | awk '{$1=$1; print}' | tr '\n' ';')
+[ "$rows" = "6 host;1 zone=eu1 group of 2 hosts;1 zone=eu2 group of 1 host;1 zone=us1 group of 3 hosts;1 (fleet) total;" ] ||
+	{ fail "the table's rows: $rows"; sed 's/^/  | /' "$tmp/table"; }
+"$pmctop" --events-dir "$events" --fleet "$prom" --fleet-window 3 --fleet-group zone -b -n 1 --format csv \
+	>"$tmp/csv" 2>&1
+grep -q '^[0-9.]*,"zone=us1","","group of 3 hosts",[0-9]' "$tmp/csv" ||
+	{ fail "no CSV row of zone us1 with its 3 hosts"; sed 's/^/  | /' "$tmp/csv"; }
 
 # The dashboard: g cycles the labels (zones now eu1 2, eu2 1, us1 3).
 screen() { $TM capture-pane -p -t fl; }
