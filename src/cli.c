@@ -25,7 +25,8 @@ enum {
 	OPT_EXPORT_PIDS, OPT_WEB_CONFIG, OPT_PERF_EVENTS,
 };
 /* The fleet client's options (fleet.h). */
-enum { OPT_FLEET = 768, OPT_FLEET_SELECT, OPT_FLEET_CONFIG, OPT_FLEET_WINDOW, OPT_FLEET_AT, OPT_FLEET_HOST };
+enum { OPT_FLEET = 768, OPT_FLEET_SELECT, OPT_FLEET_CONFIG, OPT_FLEET_WINDOW, OPT_FLEET_AT, OPT_FLEET_HOST,
+	OPT_FLEET_GROUP };
 /* node_exporter's flag names (cli_parse accepts them as synonyms). */
 enum { OPT_WEB_LISTEN_ADDRESS = 512, OPT_WEB_TELEMETRY_PATH };
 
@@ -73,6 +74,7 @@ static const struct option long_options[] = {
 	{ "fleet", required_argument, NULL, OPT_FLEET },
 	{ "fleet-select", required_argument, NULL, OPT_FLEET_SELECT },
 	{ "fleet-host", required_argument, NULL, OPT_FLEET_HOST },
+	{ "fleet-group", required_argument, NULL, OPT_FLEET_GROUP },
 	{ "fleet-config", required_argument, NULL, OPT_FLEET_CONFIG },
 	{ "fleet-window", required_argument, NULL, OPT_FLEET_WINDOW },
 	{ "fleet-at", required_argument, NULL, OPT_FLEET_AT },
@@ -138,6 +140,7 @@ void cli_usage(FILE *out)
 	      "      --fleet-window SECS the rate window of Prometheus queries (default 60)\n"
 	      "      --fleet-at TIME     evaluate the queries at TIME (seconds since the epoch)\n"
 	      "      --fleet-host NAME   one host's own rows (its CPUs), as Enter shows them\n"
+	      "      --fleet-group LABEL the hosts grouped by LABEL (model, zone...), as g shows them\n"
 	      "      --web-config FILE   TLS and basic authentication for --listen, in the\n"
 	      "                          Prometheus exporters' web config format\n"
 	      "      --web.listen-address, --web.config.file, --web.telemetry-path\n"
@@ -189,6 +192,7 @@ void options_done(struct options *o)
 	free(o->fleet);
 	free(o->fleet_select);
 	free(o->fleet_host);
+	free(o->fleet_group);
 	free(o->fleet_config);
 	memset(o, 0, sizeof(*o));
 }
@@ -509,6 +513,8 @@ static const struct opt_entry opt_table[] = {
 	  "--fleet-select expects a selector such as '{job=\"pmctop\"}'", NULL },
 	{ OPT_FLEET_CONFIG, OPT_K_NONEMPTY, FIELD(fleet_config), 0, 0, "--fleet-config expects a file", NULL },
 	{ OPT_FLEET_HOST, OPT_K_NONEMPTY, FIELD(fleet_host), 0, 0, "--fleet-host expects a host of the fleet", NULL },
+	{ OPT_FLEET_GROUP, OPT_K_NONEMPTY, FIELD(fleet_group), 0, 0,
+	  "--fleet-group expects a label of the hosts, such as model or zone", NULL },
 	{ OPT_FLEET_WINDOW, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_fleet_window },
 	{ OPT_FLEET_AT, OPT_K_CUSTOM, 0, 0, 0, NULL, opt_fleet_at },
 	{ 'h', OPT_K_FLAG, FIELD(help), 0, 0, NULL, NULL },
@@ -601,11 +607,12 @@ int cli_parse(int argc, char **argv, struct options *o, char **cause)
 		return set_cause(cause, "-r replays into the dashboard or -b; drop -w, --listen and --daemon");
 	if (o->replay_path && (o->npids || o->cgroup))
 		return set_cause(cause, "-r: a recording has no per-task figures; drop -p and --cgroup");
-	if ((o->fleet_select || o->fleet_config || o->fleet_host || o->fleet_window_s > 0 || !isnan(o->fleet_at)) &&
+	if ((o->fleet_select || o->fleet_config || o->fleet_host || o->fleet_group || o->fleet_window_s > 0 ||
+	     !isnan(o->fleet_at)) &&
 	    !o->fleet)
 		return set_cause(cause, "%s reads a fleet; add --fleet URL or HOST:PORT,...",
 				 o->fleet_select ? "--fleet-select" : o->fleet_config ? "--fleet-config"
-				 : o->fleet_host ? "--fleet-host"
+				 : o->fleet_host ? "--fleet-host" : o->fleet_group ? "--fleet-group"
 				 : o->fleet_window_s > 0 ? "--fleet-window" : "--fleet-at");
 	if (o->fleet && (o->sim || o->model || o->replay_path || o->record_path || o->listen || o->daemon ||
 			 o->cpu_list || o->group || o->nevents || o->npids || o->cgroup || o->show_schedule ||

@@ -46,6 +46,7 @@ struct options {
 	char *fleet;             /* --fleet URL | HOST:PORT,... | @FILE: read a fleet (fleet.h) */
 	char *fleet_select;      /* --fleet-select: the selector of its series in Prometheus */
 	char *fleet_host;        /* --fleet-host: one host's own rows (drill down) */
+	char *fleet_group;       /* --fleet-group LABEL: the hosts grouped by LABEL (batch: group rows) */
 	char *fleet_config;      /* --fleet-config FILE: TLS and basic auth of the client */
 	double fleet_window_s;   /* --fleet-window: the rate window in Prometheus mode, 0: default */
 	double fleet_at;         /* --fleet-at: the evaluation time (seconds since the epoch), NaN: now */

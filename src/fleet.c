@@ -54,6 +54,7 @@ void fleet_free(struct fleet *f)
 		free(h->num);
 		free(h->den);
 		free(h->kept);
+		host_labels_free(h);
 		fleet_samples_done(&h->prev);
 		fleet_samples_done(&h->cur);
 	}
@@ -66,48 +67,8 @@ void fleet_free(struct fleet *f)
 	free(f->base);
 	free(f->sel);
 	free(f->past_host);
+	free(f->targets_file);
 	free(f);
-}
-
-/* A direct target: "host:port" or a URL; its /metrics URL and its name. */
-static void add_target(struct fleet *f, const char *t)
-{
-	const char *scheme = strstr(t, "://");
-	const char *hp = scheme ? scheme + 3 : t;
-	size_t hn = strcspn(hp, "/");
-	char *name = xstrndup(hp, hn);
-	struct host *h = host_add(f, name);
-	free(name);
-	if (!scheme)
-		h->url = xasprintf("http://%s/metrics", t);
-	else if (!hp[hn] || !strcmp(hp + hn, "/"))
-		h->url = xasprintf("%.*s/metrics", (int)(hp + hn - t), t);
-	else
-		h->url = xstrdup(t);
-}
-
-static int add_targets(struct fleet *f, const char *list, const char *from, char **cause)
-{
-	char *copy = xstrdup(list);
-	int rc = 0;
-	for (char *save = NULL, *tok = strtok_r(copy, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
-		while (*tok == ' ' || *tok == '\t')
-			tok++;
-		size_t n = strlen(tok);
-		while (n && (tok[n - 1] == ' ' || tok[n - 1] == '\t' || tok[n - 1] == '\r'))
-			tok[--n] = 0;
-		if (!*tok || *tok == '#')
-			continue;
-		if (strpbrk(tok, " \t\"'\\") || (!strstr(tok, "://") && !strchr(tok, ':'))) {
-			rc = set_cause(cause, "%s: '%s' is not HOST:PORT or a URL", from, tok);
-			break;
-		}
-		add_target(f, tok);
-	}
-	free(copy);
-	if (rc == 0 && f->nhosts == 0)
-		rc = set_cause(cause, "%s names no target", from);
-	return rc;
 }
 
 struct fleet *fleet_new(const struct fleet_opts *o, char **cause)
@@ -158,11 +119,14 @@ struct fleet *fleet_new(const struct fleet_opts *o, char **cause)
 			set_cause(cause, "cannot read %s: %s", s + 1, path_errno_phrase(errno));
 			goto fail;
 		}
-		int rc = add_targets(f, text, s + 1, cause);
+		int rc = fleet_targets_add(f, text, s + 1, cause);
 		free(text);
 		if (rc < 0)
 			goto fail;
-	} else if (add_targets(f, s, "--fleet", cause) < 0) {
+		/* Read again when it changes (fleet_targets_reread). */
+		f->targets_file = xstrdup(s + 1);
+		fleet_targets_reread(f, NULL);
+	} else if (fleet_targets_add(f, s, "--fleet", cause) < 0) {
 		goto fail;
 	}
 	return f;
@@ -200,6 +164,8 @@ static void system_row(const struct fleet *f, struct snapshot *s)
 
 struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 {
+	if (f->targets_file)
+		fleet_targets_reread(f, news);
 	int rc = f->prom ? fleet_prom_refresh(f, news, cause) : fleet_direct_refresh(f, news);
 	if (rc < 0) {
 		if (f->nhosts == 0)
@@ -263,9 +229,15 @@ struct snapshot *fleet_refresh(struct fleet *f, char **news, char **cause)
 		sh->age_s = h->age_s;
 		sh->k0 = h->k0;
 		sh->k1 = h->k1;
+		sh->nlabels = h->nlabels;
+		sh->lkeys = xcalloc((size_t)h->nlabels + 1, sizeof(char *));
+		sh->lvals = xcalloc((size_t)h->nlabels + 1, sizeof(char *));
+		for (int k = 0; k < h->nlabels; k++) {
+			sh->lkeys[k] = xstrdup(h->lkeys[k]);
+			sh->lvals[k] = xstrdup(h->lvals[k]);
+		}
 	}
 	system_row(f, s);
-	if (!f->prom)
-		fleet_groups(f, s);
+	fleet_groups(f, s);
 	return s;
 }

@@ -76,9 +76,12 @@ char *fleet_col_promql(const struct fleet_col *c, const char *sel, double window
 /* A term's PromQL grouped by the labels `by` names ("by (instance, cpu) ",
  * a drilled host's rows); a crate's clock is then the instance's. */
 char *fleet_term_promql_by(const struct fleet_term *t, const char *sel, double window_s, const char *by);
-/* The column's query as a refresh asks it: every host's figure and,
- * without labels, the whole fleet's (the same definition over all their
- * series at once), in one query: `(BY INSTANCE) or (ALL)`. */
+/* The column's query as a refresh asks it: without labels, the whole
+ * fleet's figure (the definition over all their series at once), and
+ * every host's numerator and denominator (label pmctop_term "num" and
+ * "den", a constant term not asked), whose quotient is the host's figure
+ * and whose sums a group's, in one query:
+ * `(ALL) or label_replace(NUM BY INSTANCE, ...) or label_replace(DEN ...)`. */
 char *fleet_col_promql_total(const struct fleet_col *c, const char *sel, double window_s);
 
 /* fleet_parse.c: one sample of an instant vector, or of a scrape. */

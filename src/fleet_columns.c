@@ -411,12 +411,25 @@ char *fleet_col_promql(const struct fleet_col *c, const char *sel, double window
 
 char *fleet_col_promql_total(const struct fleet_col *c, const char *sel, double window_s)
 {
-	char *per = col_q(c, sel, window_s, "by (instance) ");
-	char *all = col_q(c, sel, window_s, "");
-	/* The whole fleet's figure has no labels, so `or` adds it beside the
-	 * hosts': one query still answers the column. */
-	char *q = xasprintf("(%s) or (%s)", per, all);
-	free(per);
-	free(all);
-	return q;
+	/* The whole fleet's figure has no labels; each host's numerator and
+	 * denominator are told apart by a label of their own (pmctop_term),
+	 * so that `or` keeps them all: one query still answers the column.
+	 * The host's figure is their quotient (what `by (instance) ... /
+	 * by (instance) ...` would give), and a group of hosts (by zone,
+	 * rack, model: fleet_groups.c) sums them before dividing, as the
+	 * fleet's figure does. A constant term is the same for every host:
+	 * nothing to ask. */
+	char *q = col_q(c, sel, window_s, "");
+	char *all = xasprintf("(%s)", q);
+	free(q);
+	const struct fleet_term *t[2] = { &c->num, &c->den };
+	const char *name[2] = { "num", "den" };
+	for (int k = 0; k < 2; k++) {
+		if (t[k]->agg == FLEET_CONST)
+			continue;
+		char *tq = term_q(t[k], sel, window_s, "by (instance) ");
+		xappendf(&all, " or label_replace(%s, \"pmctop_term\", \"%s\", \"\", \"\")", tq, name[k]);
+		free(tq);
+	}
+	return all;
 }

@@ -198,6 +198,8 @@ static void scraped(struct fleet *f, struct host *h, struct fleet_samples *s, do
 		host_status(h, "restarted: figures from its next scrape");
 		host_clear_figs(f, h);
 		fleet_samples_done(&h->prev);
+		/* The new scrape starts over: the old one is done with. */
+		fleet_samples_done(&h->cur);
 		h->have_prev = false;
 	} else if (h->have_cur) {
 		fleet_samples_done(&h->prev);
@@ -212,9 +214,7 @@ static void scraped(struct fleet *f, struct host *h, struct fleet_samples *s, do
 		host_status(h, "waiting for a second scrape");
 }
 
-/* Combines a term over the hosts as over one host's rows: rates and sums
- * add up, a minimum is the lowest, a mean the mean, an age the youngest. */
-static double combine(enum fleet_agg agg, double acc, double v, int n)
+double fleet_combine(enum fleet_agg agg, double acc, double v, int n)
 {
 	if (n == 0)
 		return v;
@@ -239,8 +239,8 @@ double fleet_direct_total(const struct fleet *f, int c, const bool *in)
 		const struct host *h = &f->hosts[i];
 		if ((in && !in[i]) || h->stale || isnan(h->num[c]) || isnan(h->den[c]))
 			continue;
-		num = combine(col->num.agg, num, h->num[c], n);
-		den = combine(col->den.agg, den, h->den[c], n);
+		num = fleet_combine(col->num.agg, num, h->num[c], n);
+		den = fleet_combine(col->den.agg, den, h->den[c], n);
 		n++;
 	}
 	double v = col->scale * num / den;
@@ -256,25 +256,33 @@ static void totals(struct fleet *f)
 int fleet_direct_refresh(struct fleet *f, char **news)
 {
 	char **urls = xcalloc((size_t)f->nhosts + 1, sizeof(char *));
+	int *at = xcalloc((size_t)f->nhosts + 1, sizeof(int));
+	int n = 0;
+	/* A target taken out of the targets file is not scraped. */
 	for (int i = 0; i < f->nhosts; i++)
-		urls[i] = f->hosts[i].url;
-	struct fleet_reply *r = xcalloc((size_t)f->nhosts + 1, sizeof(*r));
-	fleet_http_get(f->cfg, &f->cancel, f->nhosts, urls, r);
+		if (!f->hosts[i].removed) {
+			at[n] = i;
+			urls[n++] = f->hosts[i].url;
+		}
+	struct fleet_reply *r = xcalloc((size_t)n + 1, sizeof(*r));
+	fleet_http_get(f->cfg, &f->cancel, n, urls, r);
 	double now = fleet_now();
-	for (int i = 0; i < f->nhosts; i++) {
+	for (int j = 0; j < n; j++) {
+		struct host *h = &f->hosts[at[j]];
 		struct fleet_samples s = { 0 };
-		char *why = scrape_problem(&f->hosts[i], &r[i], &s);
+		char *why = scrape_problem(h, &r[j], &s);
 		if (why) {
 			fleet_samples_done(&s);
-			failed(&f->hosts[i], why, news);
+			failed(h, why, news);
 			free(why);
 		} else {
-			scraped(f, &f->hosts[i], &s, now, news);
+			scraped(f, h, &s, now, news);
 		}
-		fleet_reply_done(&r[i]);
+		fleet_reply_done(&r[j]);
 	}
 	totals(f);
 	free(r);
+	free(at);
 	free(urls);
 	return 0;
 }

@@ -36,6 +36,10 @@ struct host {
 	 * f->past, each its time then ncols figures. */
 	double *kept;
 	int kept_n, kept_first;
+	/* Its labels other than model, sorted by key (fleet_labels.c). */
+	int nlabels;
+	char **lkeys, **lvals;
+	bool removed;             /* direct: no longer in the targets file (not scraped) */
 };
 
 struct fleet {
@@ -57,6 +61,9 @@ struct fleet {
 	 * none, batch), and the host whose drill had them already. */
 	int past;
 	char *past_host;
+	/* Direct mode's @FILE, read again when it changes (fleet_labels.c). */
+	char *targets_file;
+	long long targets_stamp[3];   /* its modification time (ns), inode and size when read */
 };
 
 /* fleet_hosts.c: the hosts, found by name or added (with NaN figures); a
@@ -84,11 +91,33 @@ bool sample_is(const struct fleet_sample *x, const char *key, const char *want);
 double fleet_agg_row(const struct fleet_samples *s, const struct fleet_term *t, enum fleet_agg agg, const char *key,
 		     const char *val);
 
+/* fleet_labels.c: a host's labels (other than model). Set from n keys
+ * and values (taken: freed here), sorted by key. */
+void host_labels_set(struct host *h, int n, char **keys, char **vals);
+/* From the labels of a Prometheus sample (up{}'s: the target's), all
+ * but instance and Prometheus's own (__name__, __...). */
+void host_labels_from_prom(struct host *h, const char *labels);
+void host_labels_free(struct host *h);
+/* Direct mode's targets, from --fleet's list (from: "--fleet") or the
+ * text of @FILE (from: its path): HOST:PORT or URLs, commas or lines
+ * between them; in a file a target may be followed by its labels,
+ * `HOST:PORT zone=eu1 rack=r3`. -1 with *cause on a bad one. */
+int fleet_targets_add(struct fleet *f, const char *text, const char *from, char **cause);
+/* Direct mode with @FILE: when the file changed since it was read, its
+ * targets again: labels changed, targets added (scraped from now on) and
+ * removed (kept as rows that say so), each said in *news. */
+void fleet_targets_reread(struct fleet *f, char **news);
+/* Combines a term of one more host (the n-th) into acc, as over one
+ * host's rows: rates and sums add up, a minimum is the lowest, a mean
+ * the mean, an age the youngest (fleet_direct.c). */
+double fleet_combine(enum fleet_agg agg, double acc, double v, int n);
+
 /* fleet_direct.c: column c's figure over the hosts marked in in[nhosts]
  * (NULL: all), its terms combined before dividing as the fleet's total's
  * are (all instructions over all cycles); NaN where none has figures. */
 double fleet_direct_total(const struct fleet *f, int c, const bool *in);
-/* fleet_groups.c: the snapshot's groups of hosts by label (direct mode). */
+/* fleet_groups.c: the snapshot's groups of hosts, by model and by each
+ * other label the hosts carry (both modes: the hosts' num and den). */
 void fleet_groups(const struct fleet *f, struct snapshot *s);
 
 /* fleet_prom.c: asks Prometheus nq queries at once, each answer's samples

@@ -185,6 +185,9 @@ static void hosts(struct fleet *f, const struct round *rd, bool **hw)
 			h = host_add(f, up->v[k].instance);
 		host_status(h, up->v[k].value == 1 ? NULL : "down: Prometheus's last scrape of it failed");
 		h->stale = false;
+		/* up{} has the target's labels (job, zone, rack...): this
+		 * refresh's, so a target relabelled is grouped anew. */
+		host_labels_from_prom(h, up->v[k].labels);
 	}
 	*hw = xcalloc((size_t)f->nhosts + 1, sizeof(bool));
 	for (int i = 0; i < f->nhosts; i++) {
@@ -224,7 +227,23 @@ static void hosts(struct fleet *f, const struct round *rd, bool **hw)
 	}
 }
 
-/* Column c's figures; their error and coverage are doubts()'s. */
+/* Host h's figure v of column c (NaN where it has none: 0 / 0); its error
+ * and coverage are doubts()'s. */
+static void host_fig(struct host *h, const struct fleet_col *col, int c, double v)
+{
+	h->v[c] = isfinite(v) ? v : NAN;
+	/* Not known until the exporter's gauge says. */
+	h->rse[c] = col->err ? NAN : 0;
+	h->cov[c] = 1;
+	h->have_figs = true;
+}
+
+/* Column c's figures. The answer holds the whole fleet's figure (no
+ * labels) and each host's numerator and denominator (pmctop_term="num",
+ * "den"; a constant term is not asked), which a host's figure divides,
+ * as Prometheus would have (the same doubles), and its groups sum
+ * (fleet_groups.c). A sample of a host without pmctop_term is its figure
+ * as such. */
 static void column(struct fleet *f, const struct round *rd, int c, const bool *hw)
 {
 	const struct fleet_col *col = &f->cols->cols[c];
@@ -240,12 +259,34 @@ static void column(struct fleet *f, const struct round *rd, int c, const bool *h
 		struct host *h = host_find(f, cs->v[k].instance);
 		if (!h || h->status || (col->hardware && !hw[h - f->hosts]))
 			continue;
-		double v = col->scale * cs->v[k].value;
-		h->v[c] = isfinite(v) ? v : NAN;
-		/* Not known until the exporter's gauge says. */
-		h->rse[c] = col->err ? NAN : 0;
-		h->cov[c] = 1;
-		h->have_figs = true;
+		char *term = *cs->v[k].labels ? fleet_label(cs->v[k].labels, "pmctop_term") : NULL;
+		if (!term) {
+			host_fig(h, col, c, col->scale * cs->v[k].value);
+			continue;
+		}
+		double *to = !strcmp(term, "num") ? h->num : !strcmp(term, "den") ? h->den : NULL;
+		if (to)
+			to[c] = cs->v[k].value;
+		free(term);
+	}
+	for (int i = 0; i < f->nhosts; i++) {
+		struct host *h = &f->hosts[i];
+		if (h->status || (col->hardware && !hw[i])) {
+			h->num[c] = h->den[c] = NAN;
+			continue;
+		}
+		if (col->num.agg == FLEET_CONST)
+			h->num[c] = col->num.value;
+		if (col->den.agg == FLEET_CONST)
+			h->den[c] = col->den.value;
+		/* Both terms answered: the host has the figure (a missing one:
+		 * no figure, as PromQL's division would give none). */
+		if (isnan(h->v[c]) && !isnan(h->num[c]) && !isnan(h->den[c]))
+			host_fig(h, col, c, col->scale * h->num[c] / h->den[c]);
+		/* As in direct mode: the terms count in its groups where the
+		 * host has the figure. */
+		if (isnan(h->v[c]))
+			h->num[c] = h->den[c] = NAN;
 	}
 }
 

@@ -119,6 +119,7 @@ static int run_live(struct run *r, struct source *src)
 		.views_path = r->views_path,
 		.view_given = r->opt.group != NULL,
 		.fleet = r->opt.fleet != NULL,
+		.fleet_group = r->opt.fleet_group,
 		.colors_given = r->opt.no_color || (nc && *nc),
 	};
 	if (r->rp) {

@@ -49,6 +49,7 @@ static struct output_opts batch_opts(const struct run *r, const char *host)
 		.nevcols = r->nevents, .evcols = r->events,
 		.show_ccx = r->topo && r->topo->nccx > 1,
 		.tasks = r->tasks_view, .top = r->opt.top,
+		.fleet_group = r->opt.fleet_group,
 	};
 }
 

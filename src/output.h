@@ -19,6 +19,8 @@ struct output_opts {
 	int top;                        /* task and cgroup rows written per interval; 0: all */
 	const char *host;               /* the measured machine (CSV and JSON), so that runs of
 	                                 * several hosts can be merged; NULL: "" */
+	const char *fleet_group;        /* a fleet: the label whose groups of hosts follow the
+	                                 * hosts' rows (--fleet-group); NULL: none */
 };
 
 /* Opens -o's FILE for writing. "-" and /dev/stdout are standard output

@@ -48,7 +48,15 @@ static int fleet_json(struct output *o, const struct snapshot *s)
 			json_put_string(f, h->status);
 		else
 			fputs("null", f);
-		fputs(",\"intervals\":[", f);
+		fputs(",\"labels\":{", f);
+		for (int k = 0; k < h->nlabels; k++) {
+			if (k)
+				fputc(',', f);
+			json_put_string(f, h->lkeys[k]);
+			fputc(':', f);
+			json_put_string(f, h->lvals[k]);
+		}
+		fputs("},\"intervals\":[", f);
 		json_num(f, h->k0);
 		fputc(',', f);
 		json_num(f, h->k1);
@@ -69,7 +77,34 @@ static int fleet_json(struct output *o, const struct snapshot *s)
 		}
 		fputc('}', f);
 	}
-	fputs("],\"total\":{", f);
+	fputc(']', f);
+	if (o->o.fleet_group && !s->drill) {
+		/* The groups of --fleet-group's label, each made as the total. */
+		fputs(",\"groups\":[", f);
+		int n = 0;
+		for (int i = 0; i < s->ngroups; i++) {
+			const struct snap_group *g = &s->groups[i];
+			if (strcmp(g->label, o->o.fleet_group))
+				continue;
+			fputs(n++ ? ",{\"label\":" : "{\"label\":", f);
+			json_put_string(f, g->label);
+			fputs(",\"value\":", f);
+			json_put_string(f, g->value);
+			fprintf(f, ",\"hosts\":%d", g->nhosts);
+			for (int k = 0; k < 2; k++) {
+				fprintf(f, ",\"%s\":{", k ? "rse" : "metrics");
+				for (int c = 0; c < o->o.ncols; c++) {
+					int mi = o->cols[c];
+					fprintf(f, "%s\"%s\":", c ? "," : "", m->metrics[mi].name);
+					json_num(f, k ? g->rse[mi] : g->v[mi]);
+				}
+				fputc('}', f);
+			}
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
+	fputs(",\"total\":{", f);
 	const struct snap_row *sys = s->nrows[SNAP_SYSTEM] ? &s->rows[SNAP_SYSTEM][0] : NULL;
 	for (int c = 0; c < o->o.ncols; c++) {
 		fprintf(f, "%s\"%s\":", c ? "," : "", m->metrics[o->cols[c]].name);
@@ -122,12 +157,65 @@ static int fleet_csv(struct output *o, const struct snapshot *s)
 		}
 		csv_figures(o, s, r);
 	}
+	/* The groups of --fleet-group's label: host LABEL=VALUE, status
+	 * "group of N hosts". */
+	for (int i = 0; o->o.fleet_group && !s->drill && i < s->ngroups; i++) {
+		const struct snap_group *g = &s->groups[i];
+		if (strcmp(g->label, o->o.fleet_group))
+			continue;
+		fprintf(f, "%.3f,\"", s->time);
+		char *name = xasprintf("%s=%s", g->label, g->value);
+		for (const char *p = name; *p; p++) {
+			if (*p == '"')
+				fputc('"', f);
+			fputc(*p, f);
+		}
+		free(name);
+		fprintf(f, "\",\"\",\"group of %d host%s\"", g->nhosts, g->nhosts == 1 ? "" : "s");
+		for (int k = 0; k < 2; k++)
+			for (int c = 0; c < o->o.ncols; c++) {
+				double v = k ? g->rse[o->cols[c]] : g->v[o->cols[c]];
+				if (isfinite(v))
+					fprintf(f, ",%.9g", v);
+				else
+					fputc(',', f);
+			}
+		fputc('\n', f);
+	}
 	/* The whole fleet, last: host "(fleet)". */
 	if (s->nrows[SNAP_SYSTEM]) {
 		fprintf(f, "%.3f,\"(fleet)\",\"\",\"total\"", s->time);
 		csv_figures(o, s, &s->rows[SNAP_SYSTEM][0]);
 	}
 	return 0;
+}
+
+/* One figure of the table, '~' before it where its error says so. */
+static void table_cell(struct output *o, const struct model *m, int c, int w, double v, double rse)
+{
+	const struct metric_def *md = &m->metrics[o->cols[c]];
+	char buf[64];
+	output_format_value(md, o->fmts[c], v, buf, sizeof(buf));
+	bool marked = !isnan(v) && !isinf(v) && unc_marked(v, rse);
+	/* The mark goes before the figure, right-aligned with it. */
+	fprintf(o->f, " %*s%s", w - (int)strlen(buf), marked ? "~" : "", buf);
+}
+
+/* The table's rows of label gl's groups (NULL: none), before the fleet's:
+ * LABEL=VALUE, "group of N hosts". */
+static void table_groups(struct output *o, const struct snapshot *s, const char *gl, int hw, const int *w)
+{
+	for (int i = 0; gl && i < s->ngroups; i++) {
+		const struct snap_group *g = &s->groups[i];
+		if (strcmp(g->label, gl))
+			continue;
+		char *name = xasprintf("%s=%s", g->label, g->value);
+		fprintf(o->f, "%-*s %-14.14s", hw, name, "-");
+		free(name);
+		for (int c = 0; c < o->o.ncols; c++)
+			table_cell(o, s->model, c, w[c], g->v[o->cols[c]], g->rse[o->cols[c]]);
+		fprintf(o->f, "  group of %d host%s\n", g->nhosts, g->nhosts == 1 ? "" : "s");
+	}
 }
 
 static int fleet_table(struct output *o, const struct snapshot *s)
@@ -145,6 +233,14 @@ static int fleet_table(struct output *o, const struct snapshot *s)
 	for (int i = 0; i < s->nhosts; i++)
 		if ((int)strlen(s->hosts[i].name) > hw)
 			hw = (int)strlen(s->hosts[i].name);
+	const char *gl = s->drill ? NULL : o->o.fleet_group;
+	int ng = 0;
+	for (int i = 0; gl && i < s->ngroups; i++)
+		if (!strcmp(s->groups[i].label, gl)) {
+			ng++;
+			int n = (int)(strlen(gl) + 1 + strlen(s->groups[i].value));
+			hw = n > hw ? n : hw;
+		}
 	fprintf(f, "%-*s %-14s", hw, "HOST", "MODEL");
 	int *w = xcalloc((size_t)o->o.ncols + 1, sizeof(int));
 	for (int c = 0; c < o->o.ncols; c++) {
@@ -159,20 +255,17 @@ static int fleet_table(struct output *o, const struct snapshot *s)
 		bool total = i == s->nhosts;
 		if (total && !s->nrows[SNAP_SYSTEM])
 			break;
+		if (total)
+			table_groups(o, s, gl, hw, w);
 		const struct snap_host *h = total ? NULL : &s->hosts[i];
 		const struct snap_row *r = total ? &s->rows[SNAP_SYSTEM][0] : &s->rows[SNAP_CPU][i];
 		fprintf(f, "%-*s %-14.14s", hw, total ? "(fleet)" : h->name, total || !*h->model ? "-" : h->model);
-		for (int c = 0; c < o->o.ncols; c++) {
-			const struct metric_def *md = &m->metrics[o->cols[c]];
-			char buf[64];
-			double v = snap_metric(s, r, o->cols[c]);
-			output_format_value(md, o->fmts[c], v, buf, sizeof(buf));
-			bool marked = !isnan(v) && !isinf(v) && unc_marked(v, snap_metric_rse(s, r, o->cols[c]));
-			/* The mark goes before the figure, right-aligned with it. */
-			fprintf(f, " %*s%s", w[c] - (int)strlen(buf), marked ? "~" : "", buf);
-		}
+		for (int c = 0; c < o->o.ncols; c++)
+			table_cell(o, m, c, w[c], snap_metric(s, r, o->cols[c]), snap_metric_rse(s, r, o->cols[c]));
 		fprintf(f, "  %s\n", total ? s->drill ? "the host" : "total" : host_state(h));
 	}
+	if (gl && ng == 0)
+		fprintf(f, "# no host carries the label %s (g in the dashboard cycles those they do)\n", gl);
 	free(w);
 	return 0;
 }

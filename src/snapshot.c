@@ -245,6 +245,12 @@ void snap_host_clear(struct snap_host *h)
 	free(h->name);
 	free(h->model);
 	free(h->status);
+	for (int i = 0; i < h->nlabels; i++) {
+		free(h->lkeys[i]);
+		free(h->lvals[i]);
+	}
+	free(h->lkeys);
+	free(h->lvals);
 }
 
 void snap_task_clear(struct snap_task *t)

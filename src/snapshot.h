@@ -83,6 +83,11 @@ struct snap_host {
 	bool stale;           /* the figures are the last good ones, not this refresh's */
 	double age_s;         /* seconds since its last interval ended (NaN: not known) */
 	double k0, k1;        /* its intervals counted at the window's ends (direct mode; NaN: not known) */
+	/* Its labels other than model, sorted by key: Prometheus's target
+	 * labels (job, zone, rack: those of up{}), or direct mode's from the
+	 * targets file (`HOST:PORT zone=eu1`). */
+	int nlabels;
+	char **lkeys, **lvals;
 };
 
 /* A group of a fleet's hosts that share a label's value (model=zen5):
@@ -154,8 +159,9 @@ struct snapshot {
 	 * NULL in every other snapshot. */
 	int nhosts;
 	struct snap_host *hosts;
-	/* A fleet's hosts grouped by each label they carry, label by label
-	 * (direct mode: model); none otherwise. */
+	/* A fleet's hosts grouped by each label they carry, label by label:
+	 * model first, then the others by name, each label's groups sorted
+	 * by value; none otherwise. */
 	int ngroups;
 	struct snap_group *groups;
 	/* A fleet drilled into one host (fleet_drill.c): its name, the rows

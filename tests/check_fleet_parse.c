@@ -8,14 +8,17 @@
 #include "config.h"
 
 #include <check.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_run.h"
 #include "fleet.h"
+#include "fleet_impl.h"
 #include "model.h"
 #include "util.h"
 
@@ -300,12 +303,15 @@ START_TEST(test_columns_shipped)
 	ck_assert_str_eq(q, "(sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
 			    "(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))");
 	free(q);
-	/* As a refresh asks it: the hosts' and, without labels, the fleet's. */
+	/* As a refresh asks it: without labels, the fleet's; then each host's
+	 * numerator and denominator (its figure, and its groups' sums). */
 	q = fleet_col_promql_total(&fc->cols[ipc], "job=\"pmctop\"", 60);
-	ck_assert_str_eq(q, "((sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
-			    "(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))) or "
-			    "((sum (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
-			    "(sum (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms]))))");
+	ck_assert_str_eq(q, "((sum (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms]))) / "
+			    "(sum (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])))) or "
+			    "label_replace(sum by (instance) (rate(pmctop_instructions_total{job=\"pmctop\"}[60000ms])), "
+			    "\"pmctop_term\", \"num\", \"\", \"\") or "
+			    "label_replace(sum by (instance) (rate(pmctop_cycles_total{job=\"pmctop\"}[60000ms])), "
+			    "\"pmctop_term\", \"den\", \"\", \"\")");
 	free(q);
 	ck_assert(fc->cols[ipc].hardware);
 	ck_assert_str_eq(fc->cols[ipc].err, "pmctop_metric_ipc");
@@ -323,9 +329,9 @@ START_TEST(test_columns_shipped)
 			    "(max by (instance) (rate(pmctop_last_interval_timestamp_seconds{job=\"pmctop\"}[60000ms])) > 0)");
 	free(q);
 	q = fleet_col_promql_total(&fc->cols[util], "", 60);
-	ck_assert_msg(strstr(q, ") or ((sum(sum by (instance) (rate(pmctop_busy_seconds_total[60000ms])) / on (instance) "
+	ck_assert_msg(strstr(q, "((sum(sum by (instance) (rate(pmctop_busy_seconds_total[60000ms])) / on (instance) "
 				"(max by (instance) (rate(pmctop_last_interval_timestamp_seconds[60000ms])) > 0))) / "
-				"(sum (pmctop_online_cpus)))"), "%s", q);
+				"(sum (pmctop_online_cpus))) or label_replace(") == q, "%s", q);
 	free(q);
 	struct model *m = fleet_model_new(fc);
 	ck_assert_int_eq(m->nmetrics, fc->n);
@@ -464,6 +470,177 @@ START_TEST(test_config)
 }
 END_TEST
 
+/* The targets file of direct mode: HOST:PORT with its labels (sorted),
+ * comma lists, comments, a target named twice once; its bad lines refused
+ * with FILE:LINE. */
+static const struct tcase_t {
+	const char *text, *cause;
+} tcases[] = {
+	{ "h1:9465 zone=eu1 rack=r3  # db\nh2:9465\n# c\nh3:9465,https://h4:9465/\nh1:9465\n", NULL },
+	{ "h1:9465\nh2:9465 zone\n", "t.txt:2: 'zone' is not a label" },
+	{ "h1:9465 9zone=a\n", "t.txt:1: '9zone=a' is not a label" },
+	{ "h1:9465 model=x\n", "t.txt:1: 'model' is the exporter's own label" },
+	{ "h1:9465 zone=a zone=b\n", "t.txt:1: label 'zone' twice" },
+	{ "h1 zone=a\n", "t.txt:1: 'h1' is not HOST:PORT or a URL" },
+	{ "# nothing\n", "names no target" },
+};
+
+static struct fleet *targets_fleet(const char *path, char **cause)
+{
+	struct fleet_opts o = { .columns = TOP_SRCDIR "/events/fleet/columns.txt", .window_s = 60, .at = NAN,
+				.interval_s = 1 };
+	char *spec = xasprintf("@%s", path);
+	o.spec = spec;
+	struct fleet *f = fleet_new(&o, cause);
+	free(spec);
+	return f;
+}
+
+START_TEST(test_targets_file)
+{
+	const struct tcase_t *c = &tcases[_i];
+	char dir[] = "/tmp/check_fleet.XXXXXX";
+	ck_assert(mkdtemp(dir));
+	char *path = write_tmp(dir, "t.txt", c->text);
+	char *cause = NULL;
+	struct fleet *f = targets_fleet(path, &cause);
+	if (c->cause) {
+		ck_assert_msg(!f, "case %d accepted", _i);
+		ck_assert_msg(cause && strstr(cause, c->cause), "case %d: cause '%s'", _i, cause ? cause : "");
+	} else {
+		ck_assert_msg(f, "%s", cause ? cause : "");
+		ck_assert_int_eq(fleet_host_count(f), 4);
+		const struct host *h = &f->hosts[0];
+		ck_assert_str_eq(h->name, "h1:9465");
+		ck_assert_int_eq(h->nlabels, 2);
+		ck_assert_str_eq(h->lkeys[0], "rack");
+		ck_assert_str_eq(h->lvals[0], "r3");
+		ck_assert_str_eq(h->lkeys[1], "zone");
+		ck_assert_str_eq(h->lvals[1], "eu1");
+		ck_assert_int_eq(f->hosts[1].nlabels, 0);
+		ck_assert_str_eq(f->hosts[3].url, "https://h4:9465/metrics");
+	}
+	fleet_free(f);
+	free(cause);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
+/* The targets file changed: read again at the next refresh (labels,
+ * targets added and removed), a bad one kept as it was. */
+START_TEST(test_targets_reread)
+{
+	char dir[] = "/tmp/check_fleet.XXXXXX";
+	ck_assert(mkdtemp(dir));
+	char *path = write_tmp(dir, "t.txt", "h1:9465 zone=a\nh2:9465 zone=a\n");
+	char *cause = NULL;
+	struct fleet *f = targets_fleet(path, &cause);
+	ck_assert_msg(f, "%s", cause ? cause : "");
+	char *news = NULL;
+	fleet_targets_reread(f, &news);   /* unchanged: nothing said */
+	ck_assert_ptr_null(news);
+	free(write_tmp(dir, "t.txt", "h1:9465 zone=b rack=r1\nh3:9465\n"));
+	struct timespec ts[2] = { { 1000, 0 }, { 1000, 0 } };   /* a time of its own, however fast this runs */
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+	fleet_targets_reread(f, &news);
+	ck_assert_msg(news && strstr(news, "1 targets added, 1 relabelled, 1 removed"), "%s", news ? news : "");
+	free(news);
+	news = NULL;
+	ck_assert_int_eq(fleet_host_count(f), 3);
+	ck_assert_int_eq(f->hosts[0].nlabels, 2);
+	ck_assert_str_eq(f->hosts[0].lvals[1], "b");
+	ck_assert(f->hosts[1].removed);
+	ck_assert_str_eq(f->hosts[1].status, "gone: no longer in the targets file");
+	ck_assert_str_eq(f->hosts[2].name, "h3:9465");
+	ck_assert(!f->hosts[2].removed);
+	/* A bad line: the targets stay as they were, and it is said. */
+	free(write_tmp(dir, "t.txt", "h1:9465 zone\n"));
+	ts[0].tv_sec = ts[1].tv_sec = 2000;
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+	fleet_targets_reread(f, &news);
+	ck_assert_msg(news && strstr(news, "'zone' is not a label") && strstr(news, "its old targets stay"), "%s",
+		      news ? news : "");
+	free(news);
+	ck_assert_str_eq(f->hosts[0].lvals[1], "b");
+	fleet_free(f);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
+/* The groups of a fleet's hosts (fleet_groups.c), one label at a time:
+ * model first, then the others by name, each label's groups by value
+ * (rack2 before rack10, a host without the label in ""), each figure its
+ * hosts' terms summed before dividing; a stale host counted but not in
+ * the figures, a removed one in no group. */
+static const struct snap_group *group_of(const struct snapshot *s, const char *label, const char *value)
+{
+	for (int i = 0; i < s->ngroups; i++)
+		if (!strcmp(s->groups[i].label, label) && !strcmp(s->groups[i].value, value))
+			return &s->groups[i];
+	return NULL;
+}
+
+START_TEST(test_groups)
+{
+	char dir[] = "/tmp/check_fleet.XXXXXX";
+	ck_assert(mkdtemp(dir));
+	char *path = write_tmp(dir, "t.txt", "h1:1 zone=eu1 rack=rack10\nh2:1 zone=eu1 rack=rack2\n"
+						"h3:1 zone=us1 rack=rack2\nh4:1\n");
+	char *cause = NULL;
+	struct fleet *f = targets_fleet(path, &cause);
+	ck_assert_msg(f, "%s", cause ? cause : "");
+	int ipc = model_find_metric(fleet_get_model(f), "ipc");
+	ck_assert_int_ge(ipc, 0);
+	/* Instructions and cycles a second: IPC 1, 3, 2, 1. */
+	const double num[4] = { 100, 30, 50, 10 }, den[4] = { 100, 10, 25, 10 };
+	const char *model[4] = { "amd-zen5", "amd-zen5", "intel-spr", "" };
+	for (int i = 0; i < 4; i++) {
+		f->hosts[i].num[ipc] = num[i];
+		f->hosts[i].den[ipc] = den[i];
+		free(f->hosts[i].model);
+		f->hosts[i].model = xstrdup(model[i]);
+	}
+	struct snapshot *s = fleet_snapshot_new(f, f->nhosts);
+	fleet_groups(f, s);
+	/* model ("", amd-zen5, intel-spr), rack ("", rack2, rack10), zone ("", eu1, us1). */
+	const char *order[9][2] = { { "model", "" }, { "model", "amd-zen5" }, { "model", "intel-spr" },
+				    { "rack", "" }, { "rack", "rack2" }, { "rack", "rack10" },
+				    { "zone", "" }, { "zone", "eu1" }, { "zone", "us1" } };
+	ck_assert_int_eq(s->ngroups, 9);
+	for (int i = 0; i < 9; i++) {
+		ck_assert_str_eq(s->groups[i].label, order[i][0]);
+		ck_assert_str_eq(s->groups[i].value, order[i][1]);
+	}
+	const struct snap_group *g = group_of(s, "zone", "eu1");
+	ck_assert_int_eq(g->nhosts, 2);
+	/* All its instructions over all its cycles, not (1 + 3) / 2. */
+	ck_assert_double_eq_tol(g->v[ipc], 130.0 / 110.0, 1e-12);
+	ck_assert_double_eq_tol(group_of(s, "rack", "rack2")->v[ipc], 80.0 / 35.0, 1e-12);
+	ck_assert_int_eq(group_of(s, "model", "")->nhosts, 1);
+	snapshot_free(s);
+	/* A stale host: counted, its figures not summed; a removed one: in
+	 * no group, and a group it alone made is gone. */
+	f->hosts[1].stale = true;
+	f->hosts[2].removed = true;
+	s = fleet_snapshot_new(f, f->nhosts);
+	fleet_groups(f, s);
+	g = group_of(s, "zone", "eu1");
+	ck_assert_int_eq(g->nhosts, 2);
+	ck_assert_double_eq_tol(g->v[ipc], 1.0, 1e-12);
+	ck_assert_ptr_null(group_of(s, "zone", "us1"));
+	ck_assert_ptr_null(group_of(s, "model", "intel-spr"));
+	snapshot_free(s);
+	fleet_free(f);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fleet_parse");
@@ -476,6 +653,9 @@ int main(void)
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_columns_shipped);
 	tcase_add_test(tc, test_promql_terms);
+	tcase_add_loop_test(tc, test_targets_file, 0, (int)(sizeof(tcases) / sizeof(tcases[0])));
+	tcase_add_test(tc, test_targets_reread);
+	tcase_add_test(tc, test_groups);
 	tcase_add_loop_test(tc, test_columns_bad, 0, (int)ARRAY_SIZE(ccases));
 	tcase_add_loop_test(tc, test_config, 0, (int)ARRAY_SIZE(kcases));
 	suite_add_tcase(s, tc);

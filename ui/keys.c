@@ -32,7 +32,7 @@ const struct key_binding keys_table[] = {
 	{ 'S', ACT_SETUP, 0, "S", NULL },
 	{ 'R', ACT_SORT_REVERSE, 0, "R", "reverse the sort order" },
 	{ 'c', ACT_TOGGLE_CCX, 0, "c", "show/hide the CCX panels" },
-	{ 'g', ACT_FLEET_GROUP, 0, "g", "fleet: group the hosts by a label (model), then off" },
+	{ 'g', ACT_FLEET_GROUP, 0, "g", "fleet: group the hosts by model, then by each label (zone, rack...), then off" },
 	{ 't', ACT_TOGGLE_THREADS, 0, "t", "rows per CPU, core, CCX or socket; in tasks: per cgroup" },
 	{ 'u', ACT_TOGGLE_ERRORS, 0, "u", "show each figure's uncertainty (+-, 95 %)" },
 	{ ' ', ACT_PAUSE, 0, "Space", "pause/resume" },

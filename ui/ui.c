@@ -55,6 +55,7 @@ void ui_done(struct ui *u)
 	free(u->rows);
 	free(u->extra);
 	free(u->filter);
+	topo_free(u->topo_grown);
 	free(u->filter_text);
 	free(u->task_match);
 	ui_fleet_drill_free(u);
@@ -177,6 +178,7 @@ int ui_run(const struct ui_config *c, char **cause)
 			bool again = u.snap && s->seq == u.snap->seq && s->time == u.snap->time;
 			snapshot_free(u.snap_owned);
 			u.snap = u.snap_owned = s;
+			ui_fleet_grow(&u);
 			/* A drilled fleet host's past first (fleet_drill.c). */
 			if (!again && !kept && u.cfg->fleet)
 				ui_fleet_drill_history(&u, s);

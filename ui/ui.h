@@ -43,6 +43,7 @@ struct ui_config {
 	 * columns, and the filter (\\) keeps the hosts whose name, model or
 	 * status holds its text. */
 	bool fleet;
+	const char *fleet_group;     /* --fleet-group: the label the hosts start grouped by, or NULL */
 };
 
 /* Runs the dashboard until the user quits. Starts and stops the

@@ -112,6 +112,7 @@ struct ui {
 	const struct ui_config *cfg;
 	const struct model *m;
 	struct topo *topo;
+	struct topo *topo_grown;   /* a fleet's topology made larger (fleet_rows.c), or NULL */
 	struct snap_ring ring;
 	/* The interval on screen: read only (a published snapshot never
 	 * changes); the loop (ui.c) owns it as snap_owned, which it frees. */
@@ -412,5 +413,9 @@ int dialog_pick_event(struct ui *u);      /* event index, or -1 */
 int dialog_pick_metric(struct ui *u);     /* metric index, or -1 */
 int dialog_pick_sort(struct ui *u);       /* column index, or -1 */
 char *dialog_prompt(struct ui *u, const char *label, const char *init); /* NULL: cancelled */
+
+/* fleet_rows.c: a fleet's rows made room for when a snapshot has more
+ * hosts (or a drilled host more rows) than the topology has CPUs. */
+void ui_fleet_grow(struct ui *u);
 
 #endif
