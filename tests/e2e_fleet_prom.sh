@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # e2e_fleet_prom.sh: pmctop as a client of a fleet (docs/fleet.md), judged
 # from outside: eight simulated exporters of five hand-written models (and
-# an imported Ice Lake-SP with Linux perf's files) scraped by a real
+# imported Intel Ice Lake-SP and Arm Neoverse N1 with Linux perf's files) scraped by a real
 # Prometheus on loopback, and a ninth over TLS with basic auth. The judge
 # (e2e_fleet_prom.py) scrapes each exporter's /metrics itself and checks
 # each host's IPC, from `pmctop --fleet http://PROM` and from
@@ -27,14 +27,18 @@ done
 # out of Debian's linux-source-6.12 (about 11 s); without them, the
 # hand-written models only.
 if [ -n "${PMCTOP_PERF_ARCH:-}" ] || [ -f /usr/src/linux-source-6.12.tar.xz ]; then
-	( PERF_ARCH_PARTS=x86 . "$top_srcdir/tests/perf_arch.sh" && echo "$arch" >"$tmp/arch" ) >/dev/null
+	( PERF_ARCH_PARTS="x86 arm64" . "$top_srcdir/tests/perf_arch.sh" && echo "$arch" >"$tmp/arch" ) >/dev/null
 	arch=$(cat "$tmp/arch" 2>/dev/null)
 	if [ -n "$arch" ]; then
-		port=$(free_port)
-		PMCTOP_NO_CACHE=1 timeout 60 "$pmctop" --perf-events "$arch" --sim icx --daemon -d 0.5 \
-			--listen "127.0.0.1:$port" 2>"$tmp/icx.err" &
-		pids+=($!)
-		targets+=("127.0.0.1:$port")
+		# Intel Ice Lake-SP and Arm Neoverse N1, both imported: a mixed
+		# fleet reads the same columns through the portable series.
+		for model in icx n1; do
+			port=$(free_port)
+			PMCTOP_NO_CACHE=1 timeout 60 "$pmctop" --perf-events "$arch" --sim $model --daemon -d 0.5 \
+				--listen "127.0.0.1:$port" 2>"$tmp/$model.err" &
+			pids+=($!)
+			targets+=("127.0.0.1:$port")
+		done
 	fi
 fi
 # The ninth: TLS and basic auth (as tests/e2e_export_secure.sh makes them).
