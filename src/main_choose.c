@@ -405,7 +405,10 @@ void load_settings(struct run *r)
 {
 	if (!uses_config(r))
 		return;
-	r->settings_path = settings_path();
+	/* A fleet's settings (its view, sort, columns) are its own file:
+	 * saved from the fleet's screen, they would otherwise replace the
+	 * host dashboard's. */
+	r->settings_path = r->opt.fleet ? config_file_path("fleetrc") : settings_path();
 	settings_load(r->settings_path, &r->settings, &r->settings_warnings);
 	if (r->settings.has_interval && !r->opt.interval_set)
 		r->opt.interval_s = r->settings.interval_s;

@@ -62,4 +62,21 @@ sleep 0.6
 o=$(order)
 [ "$o" = "$port_spr " ] || { fail "the filter spr kept: $o"; screen | sed 's/^/  | /'; }
 quit_ok "fleet dashboard"
+# Settings saved from the fleet's screen (F2, s) go to their own file,
+# fleetrc: saved over pmctoprc, its view "fleet" and its sort would
+# replace the host dashboard's.
+start 170 24 "--events-dir $events --fleet $list -d 0.5"
+expect "127.0.0.1:$port_spr .*[0-9]" "the fleet's rows with settings read"
+keys '>'
+keys '>'
+keys '>'
+expect 'IPC▼' "> moved the sort to IPC"
+keys F2
+keys s
+i=0; while [ ! -s "$XDG_CONFIG_HOME/pmctop/fleetrc" ] && [ $i -lt 25 ]; do sleep 0.2; i=$((i + 1)); done
+grep -q '^view fleet$' "$XDG_CONFIG_HOME/pmctop/fleetrc" 2>/dev/null && grep -q '^sort ipc' "$XDG_CONFIG_HOME/pmctop/fleetrc" ||
+	fail "F2 s in a fleet did not save its view and sort to fleetrc: $(cat "$XDG_CONFIG_HOME/pmctop/fleetrc" 2>&1)"
+[ -e "$XDG_CONFIG_HOME/pmctop/pmctoprc" ] && fail "F2 s in a fleet wrote the host dashboard's pmctoprc"
+keys Escape
+quit_ok "fleet dashboard with saved settings"
 [ $fails = 0 ]
