@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
+#include "keytime.h"
 #include "snapfile.h"
 #include "spark.h"
 #include "util.h"
@@ -149,6 +150,7 @@ int ui_run(const struct ui_config *c, char **cause)
 
 	bool dirty = true;
 	long shown = 0;
+	keytime_init();
 	while (!ui_stopping()) {
 		/* What the source makes on this thread when due (a recording's
 		 * next interval), else what its own thread published. */
@@ -195,6 +197,7 @@ int ui_run(const struct ui_config *c, char **cause)
 		if (dirty) {
 			ui_build_rows(&u);
 			draw_screen(&u, &u.drawn);
+			keytime_frame(s != NULL);
 			dirty = false;
 		}
 		/* -n, as in top: the last interval stays on screen briefly. */
@@ -207,11 +210,14 @@ int ui_run(const struct ui_config *c, char **cause)
 		int key = ui_getkey();
 		if (key < 0)
 			continue;
+		keytime_key(key);
 		if (!ui_handle_key(&u, key))
 			break;
+		keytime_handled();
 		dirty = true;
 	}
 	rc = 0;
+	keytime_done();
 	ui_screen_done();
 out_source:
 	source_stop(u.src);
