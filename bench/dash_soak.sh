@@ -8,15 +8,19 @@
 # the screen's, the others the sampler's).
 #
 # The simulated PMU runs inside the sampler thread, standing in for the
-# kernel. Its share is measured apart with bench/bench_sampler -p at the
-# same shape and the dashboard's plan (-g basic -w 40): "sim" and "pmctop"
-# per interval in thread CPU time; pmctop's own work is then the screen
-# thread's CPU plus the sampler thread's times pmctop / (sim + pmctop).
+# kernel. Its share is measured apart by bench/callgrind_own.sh at the
+# same shape and the dashboard's plan (bench_sampler -g basic -w 40, the
+# rotation backing off from 50 ms as the dashboard's does): instructions
+# of the sampler's step in the simulator's calls and in pmctop's own
+# code; pmctop's own work is then the screen thread's CPU plus the
+# sampler thread's times pmctop / (sim + pmctop). Needs valgrind for
+# that split.
 #
 # -x: a shorter run, extrapolated: the RSS at 600 s is the last sample's
-# plus the growth per second of the second half of the run times the
-# seconds left (the history grows by the same bytes each interval until
-# it holds 600).
+# plus what the history keeps per interval (bench/bench_history at the
+# same shape and plan) for each second left: it grows by that much each
+# 1 s interval until it holds 600. (The RSS of a short run wanders by a
+# few MB as the heap's free space is reused: its own slope is no guide.)
 #   bench/dash_soak.sh [-x] [SECS] [SHAPE]
 set -eu
 extra=0
@@ -39,6 +43,7 @@ hz=$(getconf CLK_TCK)
 # seconds, RSS kB, HWM kB, screen thread ticks, other threads' ticks
 sample() {
 	t=$1
+	anon=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status")
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
 	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
 	ticks=$(for f in /proc/$pid/task/*/stat; do
@@ -46,7 +51,7 @@ sample() {
 		# Fields after the ")" of the name: utime and stime are 12 and 13.
 		sed 's/.*) //' "$f" | awk -v main=$((tid == pid)) '{ print main, $12 + $13 }'
 	done | awk '{ if ($1) m += $2; else o += $2 } END { print m + 0, o + 0 }')
-	echo "$t $rss $hwm $ticks" >> "$log"
+	echo "$t $rss $hwm $ticks $anon" >> "$log"
 }
 start=$(date +%s)
 sample 0
@@ -58,18 +63,21 @@ while [ "$t" -lt "$secs" ]; do
 	sample "$t"
 done
 tmux -L $sock send-keys -t d q
-# The simulated PMU's share of the sampler thread, at the dashboard's plan.
-# (The sed script in a variable: dash misreads a ")" quoted inside $(...).)
-pick='s/.*sim \([0-9.]*\), pmctop \([0-9.]*\)).*/\1 \2/p'
-split=$("$top_builddir/bench/bench_sampler" -n 20 -p -g basic -w 40 "$shape" 2>&1 | sed -n "$pick" | head -1)
+# The simulated PMU's share of the sampler thread, at the dashboard's plan:
+# in instructions (callgrind), since the thread CPU time of its calls
+# cannot be told apart on a loaded machine (bench_sampler times them on
+# the wall clock, and gave the simulator more than the whole).
+pick='s/.*pmctop \([0-9.]*\) M instructions per interval, simulated PMU \([0-9.]*\) M.*/\2 \1/p'
+per=$("$top_builddir/bench/bench_history" -n 20 "$shape" 2>&1 | sed -n 's/^ *view .*history *\([0-9.]*\) KiB\/interval.*/\1/p')
+split=$("$top_srcdir/bench/callgrind_own.sh" "$top_builddir/bench/bench_sampler" 10 "$shape" -g basic -w 40 2>/dev/null | sed -n "$pick")
 echo "pmctop --sim zen5:$shape, 200x50 tmux, -d 1, $secs s"
 echo "seconds  VmRSS_MB  VmHWM_MB  screen_%  sampler_%  (CPU over the last 10 s)"
 awk -v hz="$hz" '
 	{ if (NR > 1) printf "%7d  %8.1f  %8.1f  %8.2f  %9.2f\n", $1, $2 / 1000, $3 / 1000,
 		100 * ($4 - pm) / hz / ($1 - pt), 100 * ($5 - po) / hz / ($1 - pt)
 	  pt = $1; pm = $4; po = $5 }' "$log"
-awk -v hz="$hz" -v sp="$split" -v extra=$extra -v secs="$secs" '
-	{ t[NR] = $1; r[NR] = $2; h[NR] = $3; m[NR] = $4; o[NR] = $5 }
+awk -v hz="$hz" -v sp="$split" -v per="${per:-0}" -v extra=$extra -v secs="$secs" '
+	{ t[NR] = $1; r[NR] = $2; h[NR] = $3; m[NR] = $4; o[NR] = $5; an[NR] = $6 }
 	END {
 		# CPU from the first 30 s on (the start-up and the first plan apart).
 		for (a = 1; a < NR && t[a] < 30; a++) ;
@@ -78,12 +86,11 @@ awk -v hz="$hz" -v sp="$split" -v extra=$extra -v secs="$secs" '
 		scr = 100 * (m[NR] - m[a]) / hz / dt; smp = 100 * (o[NR] - o[a]) / hz / dt
 		split(sp, s, " "); f = (s[1] + s[2]) > 0 ? s[2] / (s[1] + s[2]) : 1
 		printf "CPU from %d s to %d s: screen thread %.2f %%, sampler thread %.2f %% of a core\n", t[a], t[NR], scr, smp
-		printf "the simulated PMU: %.0f %% of the sampler thread (bench_sampler -p: sim %s ms, pmctop %s ms per interval)\n", 100 * (1 - f), s[1], s[2]
+		printf "the simulated PMU: %.1f %% of the sampler thread (callgrind_own.sh, instructions per interval: sim %s M, pmctop %s M)\n", 100 * (1 - f), s[1], s[2]
 		printf "pmctop own work: %.2f %% of a core (screen %.2f + sampler %.2f)\n", scr + smp * f, scr, smp * f
-		printf "RSS at the end: %.1f MB (VmHWM %.1f MB)\n", r[NR] / 1000, h[NR] / 1000
+		printf "RSS at the end: %.1f MB (VmHWM %.1f MB; anonymous %.1f MB, the rest mapped files)\n", r[NR] / 1000, h[NR] / 1000, an[NR] / 1000
 		if (extra && t[NR] < 600) {
-			for (b = 1; b < NR && t[b] < t[NR] / 2; b++) ;
-			g = (t[NR] > t[b]) ? (r[NR] - r[b]) / (t[NR] - t[b]) : 0
-			printf "RSS at 600 s, extrapolated: %.1f MB (%.1f kB a second from %d s on)\n", (r[NR] + g * (600 - t[NR])) / 1000, g, t[b]
+			g = per * 1.024
+			printf "RSS at 600 s, extrapolated: %.1f MB (the history: %.1f kB an interval, bench_history)\n", (r[NR] + g * (600 - t[NR])) / 1000, g
 		}
 	}' "$log"
