@@ -144,8 +144,11 @@ START_TEST(test_memory_accounting)
 	size_t per = history_bytes(&h) - one;
 	/* Values kept: ipc and util at 16+8+4+2+1 rows, l3_hit at 4+2+1. */
 	size_t vals = 2 * 31 + 7;
-	ck_assert_uint_ge(per, vals * sizeof(float));
-	ck_assert_uint_le(per, vals * sizeof(float) + 128);
+	/* 16 bits a value, plus the interval's header and a power of two
+	 * per block (7: two metrics at 5 scopes less the l3_hit's CPU and
+	 * core, which have no value). */
+	ck_assert_uint_ge(per, vals * sizeof(uint16_t));
+	ck_assert_uint_le(per, vals * sizeof(uint16_t) + 160);
 	/* The shape of the rows is shared: held once. */
 	ck_assert_uint_ge(one - empty - per, 31 * sizeof(int));
 	for (int i = 3; i <= 12; i++)
@@ -154,7 +157,7 @@ START_TEST(test_memory_accounting)
 	/* A metric not planned costs nothing. */
 	add(&h, 13, 13, 1, 1u << M_IPC, 0);
 	add(&h, 14, 14, 1, 1u << M_IPC, 0);
-	ck_assert_uint_le(history_bytes(&h), one + 4 * per - 2 * (31 + 7) * sizeof(float));
+	ck_assert_uint_le(history_bytes(&h), one + 4 * per - 2 * (31 + 7) * sizeof(uint16_t));
 	history_clear(&h);
 	ck_assert_int_eq(history_count(&h), 0);
 	ck_assert_uint_eq(history_bytes(&h), empty);
@@ -370,6 +373,50 @@ START_TEST(test_plan_change)
 }
 END_TEST
 
+/* A value comes back within 2^-11 of itself (the 16 bits of an IEEE
+ * half, scaled by a power of two per metric and scope), however large or
+ * small, of either sign; one far under its block's largest, within 2^-25
+ * of that largest; NaN stays a gap and an infinity stays one. */
+START_TEST(test_precision)
+{
+	static const double vals[16] = {
+		3.2e9, 123456.789, 3.14159265, -2.71828, 1e-3, 0.1, 7.0 / 3, 1e-7,
+		-3.1e9, 65504.5, 1.0 / 3, 2047.75, 0, 42, 1e-300, 999.999,
+	};
+	struct history h;
+	history_init(&h, 4, HISTORY_BUDGET);
+	struct snapshot *s = make_snap(1, 1, 1, ALL, 0);
+	for (int r = 0; r < 16; r++)
+		s->rows[SNAP_CPU][r].mv[M_UTIL] = vals[r];
+	s->rows[SNAP_CPU][3].mv[M_IPC] = NAN;
+	s->rows[SNAP_CPU][4].mv[M_IPC] = INFINITY;
+	/* A block of small values alone keeps them as finely. */
+	for (int r = 0; r < 8; r++)
+		s->rows[SNAP_CORE][r].mv[M_UTIL] = 1e-6 * (r + 1) / 3;
+	ck_assert(history_add(&h, s));
+	snapshot_free(s);
+	double v;
+	for (int r = 0; r < 16; r++) {
+		ck_assert_int_eq(history_series(&h, SNAP_CPU, r, M_UTIL, &v, 1), 1);
+		double err = fabs(v - vals[r]);
+		ck_assert_msg(err <= fabs(vals[r]) * 0x1p-11 || err <= 3.2e9 * 0x1p-25,
+			      "%.17g kept as %.17g", vals[r], v);
+	}
+	ck_assert_int_eq(history_series(&h, SNAP_CPU, 3, M_IPC, &v, 1), 0);
+	ck_assert(isnan(v));
+	ck_assert_int_eq(history_series(&h, SNAP_CPU, 4, M_IPC, &v, 1), 1);
+	ck_assert(isinf(v) && v > 0);
+	ck_assert_int_eq(history_series(&h, SNAP_CPU, 5, M_IPC, &v, 1), 1);
+	ck_assert_double_eq(v, 15);
+	for (int r = 0; r < 8; r++) {
+		double want = 1e-6 * (r + 1) / 3;
+		ck_assert_int_eq(history_series(&h, SNAP_CORE, r, M_UTIL, &v, 1), 1);
+		ck_assert_double_eq_tol(v, want, want * 0x1p-11);
+	}
+	history_done(&h);
+}
+END_TEST
+
 START_TEST(test_stats)
 {
 	struct history h;
@@ -514,6 +561,7 @@ int main(void)
 	tcase_add_test(tc, test_rows_by_id);
 	tcase_add_test(tc, test_plan_change);
 	tcase_add_test(tc, test_stats);
+	tcase_add_test(tc, test_precision);
 	tcase_add_test(tc, test_every_interval_kept);
 	suite_add_tcase(s, tc);
 	TCase *tf = tcase_create("snapfile");

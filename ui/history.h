@@ -5,7 +5,8 @@
  * Whole snapshots are not kept (one of 1024 CPUs is 1.4 MiB with the
  * default view's figures, 6 MiB with every metric's: each planned event's
  * count, coverage and uncertainty for every row as well). Each interval
- * keeps only the values of the metrics planned in it, as floats, for the
+ * keeps only the values of the metrics planned in it, as 16-bit halves
+ * scaled per metric and scope (within 2^-11 of the value), for the
  * scopes where the metric has a value at all (an L3 metric has none in CPU
  * rows), next to a table of the rows' ids that consecutive intervals share.
  * Coverage and uncertainty are not kept: the screen shows those for the
