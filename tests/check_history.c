@@ -142,9 +142,11 @@ START_TEST(test_memory_accounting)
 	size_t one = history_bytes(&h);
 	add(&h, 2, 2, 1, ALL, 0);
 	size_t per = history_bytes(&h) - one;
-	/* Values kept: ipc and util at 16+8+4+2+1 rows, l3_hit at 4+2+1. */
-	size_t vals = 2 * 31 + 7;
-	/* 16 bits a value, plus the interval's header and a power of two
+	/* Halves kept: ipc and util at 16+8 CPU and core rows (one each)
+	 * and 4+2+1 CCX, socket and system rows (two each), l3_hit at the
+	 * 4+2+1. */
+	size_t vals = 2 * (24 + 2 * 7) + 2 * 7;
+	/* 16 bits a half, plus the interval's header and a power of two
 	 * per block (7: two metrics at 5 scopes less the l3_hit's CPU and
 	 * core, which have no value). */
 	ck_assert_uint_ge(per, vals * sizeof(uint16_t));
@@ -157,7 +159,7 @@ START_TEST(test_memory_accounting)
 	/* A metric not planned costs nothing. */
 	add(&h, 13, 13, 1, 1u << M_IPC, 0);
 	add(&h, 14, 14, 1, 1u << M_IPC, 0);
-	ck_assert_uint_le(history_bytes(&h), one + 4 * per - 2 * (31 + 7) * sizeof(uint16_t));
+	ck_assert_uint_le(history_bytes(&h), one + 4 * per - 2 * ((24 + 2 * 7) + 2 * 7) * sizeof(uint16_t));
 	history_clear(&h);
 	ck_assert_int_eq(history_count(&h), 0);
 	ck_assert_uint_eq(history_bytes(&h), empty);
@@ -393,6 +395,11 @@ START_TEST(test_precision)
 	/* A block of small values alone keeps them as finely. */
 	for (int r = 0; r < 8; r++)
 		s->rows[SNAP_CORE][r].mv[M_UTIL] = 1e-6 * (r + 1) / 3;
+	/* The few rows of the wider scopes keep two halves: a range the
+	 * header prints to four decimals (67.72..67.75 %) stays exact. */
+	static const double sys_vals[3] = { 0.677234, 0.677541, 3.14159265 };
+	for (int r = 0; r < 3; r++)
+		s->rows[r == 2 ? SNAP_SYSTEM : SNAP_SOCKET][r == 2 ? 0 : r].mv[M_UTIL] = sys_vals[r];
 	ck_assert(history_add(&h, s));
 	snapshot_free(s);
 	double v;
@@ -412,6 +419,11 @@ START_TEST(test_precision)
 		double want = 1e-6 * (r + 1) / 3;
 		ck_assert_int_eq(history_series(&h, SNAP_CORE, r, M_UTIL, &v, 1), 1);
 		ck_assert_double_eq_tol(v, want, want * 0x1p-11);
+	}
+	for (int r = 0; r < 3; r++) {
+		int sc = r == 2 ? SNAP_SYSTEM : SNAP_SOCKET;
+		ck_assert_int_eq(history_series(&h, sc, r == 2 ? 0 : r, M_UTIL, &v, 1), 1);
+		ck_assert_msg(fabs(v - sys_vals[r]) <= sys_vals[r] * 0x1p-21, "%.17g kept as %.17g", sys_vals[r], v);
 	}
 	history_done(&h);
 }
