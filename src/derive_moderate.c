@@ -1,0 +1,86 @@
+/* derive_moderate.c: each figure's stated error drawn toward its peers'
+ * (see derive_moderate.h).
+ *
+ * A figure's error comes from the spread of its few samples (3 to 10
+ * windows of the interval): their spread is itself a rough estimate, as
+ * likely a third of the true one as not when there are three, and the
+ * figures whose windows happened to agree stated errors far too small (of
+ * the plain figures with a relative error under 1e-2, 0.5-0.9 % missed by
+ * more than 5 of them), while Student's t, which pays for that roughness,
+ * made every error of few samples wider (metrics whose 95 % intervals
+ * held more than 99 % of the time). The same metric in the other rows of
+ * the scope (the other CPUs, cores, ...) in the same interval was
+ * measured in the same windows with the same counters: the spread of its
+ * samples there says how much such a figure moves. So a figure's variance
+ * is taken as a blend of its own and its peers' typical one (the median
+ * over the scope's rows, MODERATE_PRIOR of it), which is what an estimate
+ * of a variance from few samples is worth beside a prior from many, and
+ * the whole is scaled by MODERATE_SCALE: with more than its own samples
+ * behind it, the error no longer needs all of t's widening for few
+ * samples. Measured on the simulator's phased workloads
+ * (tests/check_truth.c; docs/uncertainty.md, "The tail"). */
+#include "config.h"
+#include "derive_moderate.h"
+
+#include <math.h>
+
+#define MODERATE_PRIOR 0.5
+#define MODERATE_SCALE 0.86
+
+/* The k-th smallest of a[0..n-1] (moved about). */
+static double kth(double *a, int n, int k)
+{
+	int lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double piv = a[(lo + hi) / 2];
+		int i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < piv)
+				i++;
+			while (a[j] > piv)
+				j--;
+			if (i <= j) {
+				double t = a[i];
+				a[i++] = a[j];
+				a[j--] = t;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return a[k];
+	}
+	return a[k];
+}
+
+int moderate_nprobes(int nrows)
+{
+	return nrows < MODERATE_PROBES ? nrows : MODERATE_PROBES;
+}
+
+int moderate_probe(int nrows, int k)
+{
+	if (nrows <= MODERATE_PROBES)
+		return k;
+	return (int)(((long)2 * k + 1) * nrows / (2 * MODERATE_PROBES));
+}
+
+double moderate_median(double *v, int n)
+{
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i] > 0 && isfinite(v[i]))
+			v[m++] = v[i];
+	return m >= MODERATE_MIN_ROWS ? kth(v, m, m / 2) : NAN;
+}
+
+void moderate_apply(double *rse, const double *med, int n)
+{
+	for (int c = 0; c < n; c++) {
+		double e = rse[c], p = med[c];
+		if (e > 0 && isfinite(e) && !isnan(p))
+			rse[c] = MODERATE_SCALE * sqrt(MODERATE_PRIOR * p * p + (1 - MODERATE_PRIOR) * e * e);
+	}
+}
