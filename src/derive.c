@@ -1138,8 +1138,8 @@ void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap
 		       double *erse)
 {
 	row_errors_found(w0, snap, sc, r, mrse, erse);
-	moderate_apply(mrse, w0->mmed[sc], snap->nmcols);
-	moderate_apply(erse, w0->emed[sc], snap->necols);
+	moderate_apply(mrse, w0->mmed[sc], w0->mscale, snap->nmcols);
+	moderate_apply(erse, w0->emed[sc], w0->escale, snap->necols);
 }
 
 /* A work space that no published snapshot reads: the cache's slot if
@@ -1169,6 +1169,38 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 	int nm = snap->nmcols, ne = snap->necols;
 	double *col = WORK_ARRAY(w, MODERATE_PROBES, double);
 	double *pm = WORK_ARRAY(w, (size_t)MODERATE_PROBES * (size_t)(nm + ne), double);
+	/* Each column's samples: its window set's, or for a metric of none
+	 * the fewest of its events' sets'. */
+	const struct derive_plan_part *pp = w->pp;
+	w->mscale = WORK_ARRAY(w, nm, double);
+	w->escale = WORK_ARRAY(w, ne, double);
+	for (int c = 0; c < nm; c++)
+		w->mscale[c] = moderate_scale(0);
+	for (int c = 0; c < ne; c++)
+		w->escale[c] = moderate_scale(0);
+	for (int i = 0; i < pp->ndm; i++) {
+		const struct derive_metric *d = &pp->dm[i];
+		int c = snap->mcol[d->mi], m = 0;
+		if (c < 0)
+			continue;
+		if (d->set >= 0) {
+			m = w->wl.v[d->set].ns;
+		} else {
+			const struct metric_def *md = &w->model->metrics[d->mi];
+			for (int k = 0; k < md->nevents; k++) {
+				int s = pp->ev_set[md->events[k]];
+				int n = s >= 0 ? w->wl.v[s].ns : 0;
+				if (n >= UNC_MIN_SAMPLES && (m == 0 || n < m))
+					m = n;
+			}
+		}
+		w->mscale[c] = moderate_scale(m);
+	}
+	for (int e = 0; e < w->model->nevents; e++) {
+		int c = snap->ecol[e], s = pp->ev_set[e];
+		if (c >= 0 && s >= 0)
+			w->escale[c] = moderate_scale(w->wl.v[s].ns);
+	}
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		int nr = snap->nrows[sc], np = moderate_nprobes(nr);
 		w->mmed[sc] = WORK_ARRAY(w, nm, double);
@@ -1196,8 +1228,8 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 		for (int r = 0; r < nr; r++) {
 			if (!row_wanted(want, sc, r))
 				continue;
-			moderate_apply(snap->rows[sc][r].mrse, w->mmed[sc], nm);
-			moderate_apply(snap->rows[sc][r].erse, w->emed[sc], ne);
+			moderate_apply(snap->rows[sc][r].mrse, w->mmed[sc], w->mscale, nm);
+			moderate_apply(snap->rows[sc][r].erse, w->emed[sc], w->escale, ne);
 		}
 	}
 }

@@ -120,6 +120,7 @@ struct derive_work {
 	/* Per scope and column, the median stated error of the metrics' and
 	 * the events' figures (derive_moderate.h). */
 	double *mmed[SNAP_NSCOPES], *emed[SNAP_NSCOPES];
+	double *mscale, *escale;     /* [nmcols], [necols] */
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton

@@ -23,6 +23,8 @@ int moderate_probe(int nrows, int k);
 double moderate_median(double *v, int n);
 /* Errors rse[0..n-1] drawn toward their medians med[0..n-1]; exact
  * and unknown errors, and any whose median is NaN, stay as they are. */
-void moderate_apply(double *rse, const double *med, int n);
+void moderate_apply(double *rse, const double *med, const double *scale, int n);
+/* The scale on a moderated error of a figure from m samples. */
+double moderate_scale(int m);
 
 #endif

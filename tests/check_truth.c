@@ -76,11 +76,17 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * them Zen 5's only for the simulated kernel's rotation, whose figures
  * are all but exact (docs/uncertainty.md, "The tail"). With each stated
  * error drawn toward the median error of the same figure in its scope's
- * rows (derive_moderate.c): 45 more than 25 % off, 0.116 % (281 of
- * 243,277) beyond 5 errors, 14 and 12 metrics over 99 %. */
-#define PLAIN_OFF_LEFT 45
+ * rows (derive_moderate.c): 46 more than 25 % off, 0.116 % (282 of
+ * 244,047) beyond 5 errors, 8 and 8 metrics over 99 %, none of them
+ * Zen 5's ipc or smt_contention any more. */
+#define PLAIN_OFF_LEFT 46
 #define WILD_PLAIN_LEFT 0.0012
-#define OVER_WIDE_LEFT 14
+#define OVER_WIDE_LEFT 8
+/* The same on the models imported from Linux perf's files: 12 against
+ * the formula on the true counts and 2 against the physical truth before,
+ * 11 and 0 with the moderated errors (mostly topdown parts of Ice Lake-SP
+ * and Skylake-SP). */
+#define OVER_WIDE_IMPORTED_LEFT 11
 
 struct tally {
 	long cpu_intervals;
@@ -1197,7 +1203,8 @@ static void verdict(const struct run_spec *rr, size_t nr, bool hand)
 	 * too narrow (under 90 %: confident and wrong); too wide, no more
 	 * than are left. */
 	ck_assert_msg(narrow == 0, "%d metrics' 95 %% intervals cover the truth less than 90 %% of the time", narrow);
-	ck_assert_msg(tuncal <= OVER_WIDE_LEFT && uncalibrated <= OVER_WIDE_LEFT,
+	int over_left = hand ? OVER_WIDE_LEFT : OVER_WIDE_IMPORTED_LEFT;
+	ck_assert_msg(tuncal <= over_left && uncalibrated <= over_left,
 		      "%d (formula) and %d (physical) metrics' 95 %% intervals cover the truth more than 99 %% of the time",
 		      tuncal, uncalibrated);
 	ck_assert_int_ge(tot.cpu_intervals, 10000);
