@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "check_run.h"
+#include "derive_moderate.h"
 #include "fixture.h"
 #include "evdef.h"
 #include "expr.h"
@@ -1240,6 +1241,43 @@ static void verdict(const struct run_spec *rr, size_t nr, bool hand)
 		      100 * cover);
 }
 
+/* The rules of drawing errors toward their peers' (derive_moderate.c),
+ * which test_verdict measures: a median only of stated errors (neither
+ * exact nor unknown) and only of enough rows; exact and unknown errors
+ * and those of no median stay as they are; an error far under its peers'
+ * is raised toward theirs, one far over is lowered; the rows that make
+ * the median are spread over the whole scope; three samples get less of
+ * t's widening than more. */
+START_TEST(test_moderate_rules)
+{
+	double few[] = { NAN, 0, 0.01, 0.02, 0.03 };
+	ck_assert(isnan(moderate_median(few, 5)));
+	double some[] = { 0.05, 0.01, NAN, 0.04, 0, 0.02, 0.03 };
+	ck_assert_double_eq(moderate_median(some, 7), 0.03);
+	double rse[] = { 0, NAN, 0.001, 0.1, 0.001 };
+	const double med[] = { 0.03, 0.03, 0.03, 0.03, NAN }, scale[] = { 0.86, 0.86, 0.86, 0.86, 0.86 };
+	moderate_apply(rse, med, scale, 5);
+	ck_assert_double_eq(rse[0], 0);
+	ck_assert(isnan(rse[1]));
+	ck_assert_double_eq_tol(rse[2], 0.86 * sqrt(0.5 * 0.03 * 0.03 + 0.5 * 0.001 * 0.001), 1e-12);
+	ck_assert(rse[2] > 0.015);
+	ck_assert(rse[3] < 0.07);
+	ck_assert_double_eq(rse[4], 0.001);
+	/* 128 CPU rows: 16 of them, in order, from the first eighth to the
+	 * last. */
+	ck_assert_int_eq(moderate_nprobes(128), 16);
+	ck_assert_int_eq(moderate_nprobes(5), 5);
+	ck_assert_int_eq(moderate_probe(5, 4), 4);
+	for (int k = 1; k < 16; k++)
+		ck_assert_int_eq(moderate_probe(128, k) - moderate_probe(128, k - 1), 8);
+	ck_assert_int_lt(moderate_probe(128, 0), 8);
+	ck_assert_int_ge(moderate_probe(128, 15), 120);
+	ck_assert_double_eq_tol(moderate_scale(3), 1.2 * 2.776 / 4.303, 1e-9);
+	ck_assert_double_eq(moderate_scale(10), 0.86);
+	ck_assert_double_eq(moderate_scale(0), 0.86);
+}
+END_TEST
+
 /* A change of phase near the end of an interval, caught by the last
  * window of one group and missed by the others' windows, whose samples
  * all agree: these runs had 22 plain figures (no '~') 26-60 % off with a
@@ -1681,6 +1719,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_verdict);
 	tcase_add_test(tc, test_edge_phase);
+	tcase_add_test(tc, test_moderate_rules);
 	tcase_add_test(tc, test_slow_build);
 	tcase_add_test(tc, test_physical_judge);
 	tcase_add_test(tc, test_every_truth_judged);
