@@ -31,6 +31,7 @@
 #include "derive.h"
 #include "derive_impl.h"
 #include "derive_bounds.h"
+#include "derive_moderate.h"
 #include "derive_tree.h"
 #include "derive_window.h"
 #include "expr.h"
@@ -1044,8 +1045,11 @@ static void row_simple_metrics(struct derive_work *w, struct snap_row *row, int 
 	}
 }
 
-void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap, int sc, int r, double *mrse,
-		       double *erse)
+/* Row r of scope sc's errors as the interval's steps find them, before
+ * step_moderate draws them toward their peers': into mrse[nmcols] and
+ * erse[necols]. */
+static void row_errors_found(const struct derive_work *w0, const struct snapshot *snap, int sc, int r,
+			     double *mrse, double *erse)
 {
 	const struct derive_plan_part *pp = w0->pp;
 	const struct snap_row *pub = &snap->rows[sc][r];
@@ -1130,6 +1134,14 @@ void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap
 	arena_free(&w.ar);
 }
 
+void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap, int sc, int r, double *mrse,
+		       double *erse)
+{
+	row_errors_found(w0, snap, sc, r, mrse, erse);
+	moderate_apply(mrse, w0->mmed[sc], w0->mscale, snap->nmcols);
+	moderate_apply(erse, w0->emed[sc], w0->escale, snap->necols);
+}
+
 /* A work space that no published snapshot reads: the cache's slot if
  * the cache alone holds it, else a new one in its place (the snapshots
  * that hold the old one free it with the last of them). */
@@ -1144,6 +1156,82 @@ static struct derive_work *take_work(struct derive_cache *dc, int slot)
 	w->refs = xmalloc(sizeof(*w->refs));
 	atomic_init(w->refs, 1);
 	return w;
+}
+
+/* Last, every stated error drawn toward its peers' (derive_moderate.h):
+ * per scope and column, the median error over the scope's probe rows,
+ * whose errors are found for it where an output left them for later
+ * (and left so); kept for the rows whose errors are found later
+ * (derive_row_errors), which then get the same, to the bit. */
+static void step_moderate(struct derive_work *w, const struct derive_input *in, struct snapshot *snap)
+{
+	const struct derive_want *want = in->cache ? in->want : NULL;
+	int nm = snap->nmcols, ne = snap->necols;
+	double *col = WORK_ARRAY(w, MODERATE_PROBES, double);
+	double *pm = WORK_ARRAY(w, (size_t)MODERATE_PROBES * (size_t)(nm + ne), double);
+	/* Each column's samples: its window set's, or for a metric of none
+	 * the fewest of its events' sets'. */
+	const struct derive_plan_part *pp = w->pp;
+	w->mscale = WORK_ARRAY(w, nm, double);
+	w->escale = WORK_ARRAY(w, ne, double);
+	for (int c = 0; c < nm; c++)
+		w->mscale[c] = moderate_scale(0);
+	for (int c = 0; c < ne; c++)
+		w->escale[c] = moderate_scale(0);
+	for (int i = 0; i < pp->ndm; i++) {
+		const struct derive_metric *d = &pp->dm[i];
+		int c = snap->mcol[d->mi], m = 0;
+		if (c < 0)
+			continue;
+		if (d->set >= 0) {
+			m = w->wl.v[d->set].ns;
+		} else {
+			const struct metric_def *md = &w->model->metrics[d->mi];
+			for (int k = 0; k < md->nevents; k++) {
+				int s = pp->ev_set[md->events[k]];
+				int n = s >= 0 ? w->wl.v[s].ns : 0;
+				if (n >= UNC_MIN_SAMPLES && (m == 0 || n < m))
+					m = n;
+			}
+		}
+		w->mscale[c] = moderate_scale(m);
+	}
+	for (int e = 0; e < w->model->nevents; e++) {
+		int c = snap->ecol[e], s = pp->ev_set[e];
+		if (c >= 0 && s >= 0)
+			w->escale[c] = moderate_scale(w->wl.v[s].ns);
+	}
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		int nr = snap->nrows[sc], np = moderate_nprobes(nr);
+		w->mmed[sc] = WORK_ARRAY(w, nm, double);
+		w->emed[sc] = WORK_ARRAY(w, ne, double);
+		for (int k = 0; k < np; k++) {
+			int r = moderate_probe(nr, k);
+			double *m = pm + (size_t)k * (size_t)(nm + ne), *e = m + nm;
+			const struct snap_row *row = &snap->rows[sc][r];
+			if (row_wanted(want, sc, r)) {
+				memcpy(m, row->mrse, sizeof(double) * (size_t)nm);
+				memcpy(e, row->erse, sizeof(double) * (size_t)ne);
+			} else {
+				row_errors_found(w, snap, sc, r, m, e);
+			}
+		}
+		for (int c = 0; c < nm + ne; c++) {
+			for (int k = 0; k < np; k++)
+				col[k] = pm[(size_t)k * (size_t)(nm + ne) + (size_t)c];
+			double med = moderate_median(col, np);
+			if (c < nm)
+				w->mmed[sc][c] = med;
+			else
+				w->emed[sc][c - nm] = med;
+		}
+		for (int r = 0; r < nr; r++) {
+			if (!row_wanted(want, sc, r))
+				continue;
+			moderate_apply(snap->rows[sc][r].mrse, w->mmed[sc], w->mscale, nm);
+			moderate_apply(snap->rows[sc][r].erse, w->emed[sc], w->escale, ne);
+		}
+	}
 }
 
 struct snapshot *derive_snapshot(const struct derive_input *in)
@@ -1183,6 +1271,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	/* What cannot be is said first; the trees then add up within it. */
 	bounds_apply(in->model, in->plan, in->max_ghz, snap);
 	tree_reconcile(in->model, in->plan, w->mset, snap);
+	step_moderate(w, in, snap);
 	/* Rows whose errors were left: the snapshot gets their source,
 	 * which holds these buffers until it is freed. */
 	bool deferred = false;

@@ -117,6 +117,10 @@ struct derive_work {
 	 * program's slots for all of them (formula_run_rows). */
 	int *rlist;
 	double *rwork;
+	/* Per scope and column, the median stated error of the metrics' and
+	 * the events' figures (derive_moderate.h). */
+	double *mmed[SNAP_NSCOPES], *emed[SNAP_NSCOPES];
+	double *mscale, *escale;     /* [nmcols], [necols] */
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton

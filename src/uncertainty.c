@@ -13,6 +13,11 @@ static const double t975[31] = {
 	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 };
 
+double unc_t975(int df)
+{
+	return df < 1 ? NAN : df <= 30 ? t975[df] : 1.96;
+}
+
 double unc_mean_se(const double *x, const double *w, int n, double covered)
 {
 	if (covered >= UNC_FULLY_COVERED)

@@ -40,6 +40,10 @@ double unc_mean_se(const double *x, const double *w, int n, double covered);
  * weights sum to sw and weighted values to sx (in index order). */
 double unc_mean_se_sums(const double *x, const double *w, int n, int m, double sw, double sx, double covered);
 
+/* Student's t at 97.5 % for df degrees of freedom (1.96 above 30; NaN
+ * under 1). */
+double unc_t975(int df);
+
 /* 1.96 x rse (the relative half-width of the 95 % interval) above
  * UNC_MARK_REL95, or not known while the value is: the '~' rule. */
 int unc_marked(double value, double rse);

@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "check_run.h"
+#include "derive_moderate.h"
 #include "fixture.h"
 #include "evdef.h"
 #include "expr.h"
@@ -74,10 +75,19 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * conditioned on their family's sum (derive_tree.c, TREE_CONDITIONED):
  * 90, 0.29 % (793 of 274,349), and 12 and 14 metrics over 99 %, two of
  * them Zen 5's only for the simulated kernel's rotation, whose figures
- * are all but exact (docs/uncertainty.md, "The tail"). */
-#define PLAIN_OFF_LEFT 90
-#define WILD_PLAIN_LEFT 0.0029
-#define OVER_WIDE_LEFT 14
+ * are all but exact (docs/uncertainty.md, "The tail"). With each stated
+ * error drawn toward the median error of the same figure in its scope's
+ * rows (derive_moderate.c): 46 more than 25 % off, 0.114 % (279 of
+ * 243,857) beyond 5 errors, 7 and 7 metrics over 99 %, none of them
+ * Zen 5's ipc or smt_contention any more. */
+#define PLAIN_OFF_LEFT 46
+#define WILD_PLAIN_LEFT 0.0012
+#define OVER_WIDE_LEFT 7
+/* The same on the models imported from Linux perf's files: 12 against
+ * the formula on the true counts and 2 against the physical truth before,
+ * 11 and 0 with the moderated errors (mostly topdown parts of Ice Lake-SP
+ * and Skylake-SP). */
+#define OVER_WIDE_IMPORTED_LEFT 11
 
 struct tally {
 	long cpu_intervals;
@@ -1194,7 +1204,8 @@ static void verdict(const struct run_spec *rr, size_t nr, bool hand)
 	 * too narrow (under 90 %: confident and wrong); too wide, no more
 	 * than are left. */
 	ck_assert_msg(narrow == 0, "%d metrics' 95 %% intervals cover the truth less than 90 %% of the time", narrow);
-	ck_assert_msg(tuncal <= OVER_WIDE_LEFT && uncalibrated <= OVER_WIDE_LEFT,
+	int over_left = hand ? OVER_WIDE_LEFT : OVER_WIDE_IMPORTED_LEFT;
+	ck_assert_msg(tuncal <= over_left && uncalibrated <= over_left,
 		      "%d (formula) and %d (physical) metrics' 95 %% intervals cover the truth more than 99 %% of the time",
 		      tuncal, uncalibrated);
 	ck_assert_int_ge(tot.cpu_intervals, 10000);
@@ -1229,6 +1240,43 @@ static void verdict(const struct run_spec *rr, size_t nr, bool hand)
 	ck_assert_msg(cover >= 0.90 && cover <= 0.99, "95 %% intervals cover the truth in %.1f %% of cases",
 		      100 * cover);
 }
+
+/* The rules of drawing errors toward their peers' (derive_moderate.c),
+ * which test_verdict measures: a median only of stated errors (neither
+ * exact nor unknown) and only of enough rows; exact and unknown errors
+ * and those of no median stay as they are; an error far under its peers'
+ * is raised toward theirs, one far over is lowered; the rows that make
+ * the median are spread over the whole scope; three samples get less of
+ * t's widening than more. */
+START_TEST(test_moderate_rules)
+{
+	double few[] = { NAN, 0, 0.01, 0.02, INFINITY };
+	ck_assert(isnan(moderate_median(few, 5)));
+	double some[] = { 0.05, 0.01, NAN, 0.04, 0, 0.02, 0.03 };
+	ck_assert_double_eq(moderate_median(some, 7), 0.03);
+	double rse[] = { 0, NAN, 0.001, 0.1, 0.001 };
+	const double med[] = { 0.03, 0.03, 0.03, 0.03, NAN }, scale[] = { 0.86, 0.86, 0.86, 0.86, 0.86 };
+	moderate_apply(rse, med, scale, 5);
+	ck_assert_double_eq(rse[0], 0);
+	ck_assert(isnan(rse[1]));
+	ck_assert_double_eq_tol(rse[2], 0.86 * sqrt(0.5 * 0.03 * 0.03 + 0.5 * 0.001 * 0.001), 1e-12);
+	ck_assert(rse[2] > 0.015);
+	ck_assert(rse[3] < 0.07);
+	ck_assert_double_eq(rse[4], 0.001);
+	/* 128 CPU rows: 16 of them, in order, from the first eighth to the
+	 * last. */
+	ck_assert_int_eq(moderate_nprobes(128), 16);
+	ck_assert_int_eq(moderate_nprobes(5), 5);
+	ck_assert_int_eq(moderate_probe(5, 4), 4);
+	for (int k = 1; k < 16; k++)
+		ck_assert_int_eq(moderate_probe(128, k) - moderate_probe(128, k - 1), 8);
+	ck_assert_int_lt(moderate_probe(128, 0), 8);
+	ck_assert_int_ge(moderate_probe(128, 15), 120);
+	ck_assert_double_eq_tol(moderate_scale(3), 1.2 * 2.776 / 4.303, 1e-9);
+	ck_assert_double_eq(moderate_scale(10), 0.86);
+	ck_assert_double_eq(moderate_scale(0), 0.86);
+}
+END_TEST
 
 /* A change of phase near the end of an interval, caught by the last
  * window of one group and missed by the others' windows, whose samples
@@ -1671,6 +1719,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_verdict);
 	tcase_add_test(tc, test_edge_phase);
+	tcase_add_test(tc, test_moderate_rules);
 	tcase_add_test(tc, test_slow_build);
 	tcase_add_test(tc, test_physical_judge);
 	tcase_add_test(tc, test_every_truth_judged);
