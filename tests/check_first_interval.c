@@ -211,7 +211,10 @@ static void check_snapshot(struct snapshot *s, const char *when)
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
 		int cpu = s->rows[SNAP_CPU][i].id;
 		ck_assert_int_eq(history_series(&u.hist, SNAP_CPU, cpu, ipc, v, 1), 1);
-		assert_rel(v[0], ins_rate(cpu) / cyc_rate(cpu), 1e-4, "the history's IPC", cpu, when);
+		/* A CPU's row is kept as one 16-bit half: within 2^-11
+		 * (docs/history.md), still far from the 4x error this
+		 * test exists for; the CCX's above keep two. */
+		assert_rel(v[0], ins_rate(cpu) / cyc_rate(cpu), 0x1p-11 + 1e-4, "the history's IPC", cpu, when);
 	}
 }
 
