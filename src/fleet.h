@@ -111,6 +111,13 @@ int fleet_parse_text(const char *body, size_t len, struct fleet_samples *out, in
 /* A label's value from a labels string (`a="1",b="x"`), unescaped, or
  * NULL when absent (caller frees). */
 char *fleet_label(const char *labels, const char *key);
+/* The next label of a labels string at *p: its key (klen bytes) and its
+ * value's escaped text [*v0, *v1); *p moves past it. false at the end or
+ * at text that is no label. */
+bool fleet_label_next(const char **p, const char **key, size_t *klen, const char **v0, const char **v1);
+/* A value's escaped text [v0, v1) unescaped and made safe to print on one
+ * line (caller frees). */
+char *fleet_label_value(const char *v0, const char *v1);
 
 /* fleet_http.c: the client side (--fleet-config). */
 struct fleet_client_config {

@@ -49,37 +49,24 @@ void host_labels_from_prom(struct host *h, const char *labels)
 {
 	int n = 0, cap = 0;
 	char **keys = NULL, **vals = NULL;
-	const char *p = labels;
-	while (p && *p) {
-		while (*p == ',' || *p == ' ')
-			p++;
-		const char *eq = strchr(p, '=');
-		if (!eq || eq[1] != '"')
-			break;
-		char *key = xstrndup(p, (size_t)(eq - p));
+	const char *p = labels, *k, *v0, *v1;
+	size_t kl;
+	while (fleet_label_next(&p, &k, &kl, &v0, &v1)) {
+		char *key = xstrndup(k, kl);
 		/* Every host has its own instance; Prometheus's own labels
 		 * (__name__) are not the target's. */
 		if (strcmp(key, "instance") && strncmp(key, "__", 2) && strcmp(key, "model")) {
-			char *val = fleet_label(labels, key);
-			if (val) {
-				if (n == cap) {
-					cap = cap ? 2 * cap : 4;
-					keys = xrealloc(keys, sizeof(char *) * (size_t)cap);
-					vals = xrealloc(vals, sizeof(char *) * (size_t)cap);
-				}
-				text_sanitize_inplace(key);
-				keys[n] = key;
-				vals[n++] = val;
-				key = NULL;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 4;
+				keys = xrealloc(keys, sizeof(char *) * (size_t)cap);
+				vals = xrealloc(vals, sizeof(char *) * (size_t)cap);
 			}
+			text_sanitize_inplace(key);
+			keys[n] = key;
+			vals[n++] = fleet_label_value(v0, v1);
+			key = NULL;
 		}
 		free(key);
-		const char *v = eq + 2;
-		while (*v && *v != '"')
-			v += *v == '\\' && v[1] ? 2 : 1;
-		if (!*v)
-			break;
-		p = v + 1;
 	}
 	host_labels_set(h, n, keys, vals);
 }

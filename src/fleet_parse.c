@@ -441,42 +441,55 @@ int fleet_parse_text(const char *body, size_t len, struct fleet_samples *out, in
 	return out->n;
 }
 
+bool fleet_label_next(const char **p, const char **key, size_t *klen, const char **v0, const char **v1)
+{
+	const char *c = *p;
+	if (!c)
+		return false;
+	while (*c == ',' || *c == ' ')
+		c++;
+	const char *eq = strchr(c, '=');
+	if (!*c || !eq || eq[1] != '"')
+		return false;
+	/* The value runs to the first unescaped quote (or the end). */
+	const char *v = eq + 2;
+	while (*v && *v != '"')
+		v += *v == '\\' && v[1] ? 2 : 1;
+	*key = c;
+	*klen = (size_t)(eq - c);
+	*v0 = eq + 2;
+	*v1 = v;
+	*p = *v ? v + 1 : v;
+	return true;
+}
+
+char *fleet_label_value(const char *v0, const char *v1)
+{
+	/* Unescaped into one allocation of the escaped length at most, then
+	 * flattened in place (the same length). */
+	char *val = xmalloc((size_t)(v1 - v0) + 1), *o = val;
+	for (const char *c = v0; c < v1; c++) {
+		if (*c == '\\' && c + 1 < v1) {
+			c++;
+			*o++ = *c == 'n' ? '\n' : *c;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = 0;
+	text_sanitize_inplace(val);
+	for (o = val; *o; o++)
+		if (*o == '\n' || *o == '\r' || *o == '\t')
+			*o = ' ';
+	return val;
+}
+
 char *fleet_label(const char *labels, const char *key)
 {
-	size_t kl = strlen(key);
-	const char *p = labels;
-	while (p && *p) {
-		while (*p == ',' || *p == ' ')
-			p++;
-		const char *eq = strchr(p, '=');
-		if (!eq || eq[1] != '"')
-			return NULL;
-		/* The value runs to the first unescaped quote (or the end). */
-		const char *v0 = eq + 2, *v = v0;
-		while (*v && *v != '"')
-			v += *v == '\\' && v[1] ? 2 : 1;
-		if ((size_t)(eq - p) == kl && !strncmp(p, key, kl)) {
-			/* Unescaped into one allocation of the escaped length
-			 * at most, then flattened in place (the same length). */
-			char *val = xmalloc((size_t)(v - v0) + 1), *o = val;
-			for (const char *c = v0; c < v; c++) {
-				if (*c == '\\' && c + 1 < v) {
-					c++;
-					*o++ = *c == 'n' ? '\n' : *c;
-				} else {
-					*o++ = *c;
-				}
-			}
-			*o = 0;
-			text_sanitize_inplace(val);
-			for (o = val; *o; o++)
-				if (*o == '\n' || *o == '\r' || *o == '\t')
-					*o = ' ';
-			return val;
-		}
-		if (!*v)
-			return NULL;
-		p = v + 1;
-	}
+	size_t kl = strlen(key), n;
+	const char *p = labels, *k, *v0, *v1;
+	while (fleet_label_next(&p, &k, &n, &v0, &v1))
+		if (n == kl && !strncmp(k, key, kl))
+			return fleet_label_value(v0, v1);
 	return NULL;
 }
