@@ -63,7 +63,9 @@ EOF
 }
 
 for shape in zen5 zen5:2x12x8x2; do
-	"$PMCTOP" --sim $shape -g power -b --format json -n 60 -d 0.5 > "$TMP/batch.json" 2>/dev/null ||
+	# Fast-forwarded (ff=1): the same 60 intervals of 0.5 s, figure for
+	# figure, written at once instead of over 30 s of real time.
+	"$PMCTOP" --sim $shape,ff=1 -g power -b --format json -n 60 -d 0.5 > "$TMP/batch.json" 2>/dev/null ||
 		fail "$shape: batch JSON"
 	start 120 40 "--sim $shape -g power -d 0.5"
 	expect '^Power +PkgW +CoreW +Insn/J' "$shape: power panel heading"

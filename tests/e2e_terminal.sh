@@ -26,7 +26,9 @@ for term in xterm xterm-256color screen-256color; do
 		echo "colors $scheme" > "$TMP/config/pmctop/pmctoprc"
 		start 120 40 "--sim zen5 -d 0.2 -g topdown" "TERM=$term"
 		expect 'F=FE' "$term $scheme: topdown view for the colour test"
-		sleep 0.8
+		in_colour() { colored | grep -Eq "$level_cell" && colored | grep -Eq '\[4[1-6]m[FSBTR]' &&
+			screen | grep -q 'F=FE.* R=Ret'; }
+		wait_until in_colour
 		colored | grep -Eq "$level_cell" || { fail "$term $scheme: no level colour on a figure"; colored | cat -v | sed -n '10,12p'; }
 		colored | grep -Eq '\[4[1-6]m[FSBTR]' || fail "$term $scheme: the topdown bar is not in colour"
 		# Its legend fits whole at 120 columns (it was cut at "B=BE b").
@@ -49,16 +51,20 @@ quit_ok "--no-color"
 # second click reverses, the wheel moves the selection, a tab switches
 # view, and no report ever changes the view by its digits.
 hex() { printf '%s' "$1" | od -An -tx1; }
+# No pause after a report: the line after each waits for its effect
+# (expect, or the selection polled with sel_is).
 sgr() { $TMUX_CMD send-keys -t "$S" -H $(hex "$(printf '\033[<%d;%d;%dM' "$1" "$2" "$3")"); \
-	[ "$1" -lt 64 ] && $TMUX_CMD send-keys -t "$S" -H $(hex "$(printf '\033[<%d;%d;%dm' "$1" "$2" "$3")"); sleep 0.5; }
+	[ "$1" -lt 64 ] && $TMUX_CMD send-keys -t "$S" -H $(hex "$(printf '\033[<%d;%d;%dm' "$1" "$2" "$3")"); :; }
 # X10 from 1-based cells, as the SGR form takes them; its release is button 3.
 x10() { $TMUX_CMD send-keys -t "$S" -H 1b 5b 4d $(printf '%x %x %x' $((32 + $1)) $((32 + $2)) $((32 + $3))); \
-	[ "$1" -lt 64 ] && $TMUX_CMD send-keys -t "$S" -H 1b 5b 4d $(printf '23 %x %x' $((32 + $2)) $((32 + $3))); sleep 0.5; }
+	[ "$1" -lt 64 ] && $TMUX_CMD send-keys -t "$S" -H 1b 5b 4d $(printf '23 %x %x' $((32 + $2)) $((32 + $3))); :; }
+sel_is() { [ "$(sel)" = "$1" ]; }
+ipc_heading() { [ -n "$(where ' IPC ' 'CPU.* core ')" ]; }
 for term in xterm xterm-256color screen-256color tmux-256color; do
 	infocmp "$term" >/dev/null 2>&1 || { echo "note: no terminfo entry for $term here"; continue; }
 	start 250 40 "--sim zen5 -d 0.3" "TERM=$term NO_COLOR=1"
 	expect ' 1:basic ' "$term: the dashboard for the mouse test"
-	sleep 0.5
+	wait_until ipc_heading
 	set -- $(where ' IPC ' 'CPU.* core ')
 	[ $# -eq 2 ] || { fail "$term: no IPC heading"; continue; }
 	ipc_x=$(($1 + 2)); hy=$2
@@ -70,12 +76,16 @@ for term in xterm xterm-256color screen-256color tmux-256color; do
 	x10 0 4 "$hy"
 	expect 'sort CPU  ' "$term: an X10 click on the CPU heading sorts by CPU"
 	sgr 0 3 $((hy + 3))
+	wait_until sel_is 2
 	[ "$(sel)" = 2 ] || fail "$term: an SGR click did not select its row (CPU 2; $(sel))"
 	sgr 65 3 $((hy + 3))
+	wait_until sel_is 5
 	[ "$(sel)" = 5 ] || fail "$term: the SGR wheel did not move the selection 3 rows down (CPU $(sel))"
 	x10 65 3 $((hy + 3))
+	wait_until sel_is 8
 	[ "$(sel)" = 8 ] || fail "$term: the X10 wheel did not move the selection 3 rows down (CPU $(sel))"
 	x10 64 3 $((hy + 3))
+	wait_until sel_is 5
 	[ "$(sel)" = 5 ] || fail "$term: the X10 wheel up did not move the selection back (CPU $(sel))"
 	screen | grep -q '| basic:' || fail "$term: a mouse report changed the view"
 	set -- $(where '2:topdown' 'sort')
@@ -95,15 +105,20 @@ done
 start 250 40 "--sim zen5 -d 0.3 -e fp_ret_sse_avx_ops.scalar_single_flops" "NO_COLOR=1"
 expect ' 1:basic ' "headings: the dashboard"
 heading() { screen | grep -E "^ +CPUs?(v|\^|▲|▼)? .*(core|sock)"; }
-sleep 0.6
+heading_has() { heading | grep -Eq -- "$1"; }
+wait_until heading_has 'fp_ret_sse_avx_ops.scalar_single_flops/s'
 heading | grep -q 'fp_ret_sse_avx_ops.scalar_single_flops/s' || fail "headings: the event column lost its /s: $(heading)"
-keys '>' '>' '>' '>' '>'
+press '>' '>' '>' '>' '>'
+wait_until heading_has 'IPC( insn/cyc)?(v|\^|▲|▼) +BrMiss%'
 heading | grep -Eq 'IPC( insn/cyc)?(v|\^|▲|▼) +BrMiss%' || fail "headings: the sort mark runs into the next heading: $(heading)"
-keys 6
+press 6
+wait_until heading_has ' Br/KI '
 heading | grep -q ' Br/KI ' || fail "headings: Br/KI not whole or with its unit twice: $(heading)"
-keys 7
+press 7
+wait_until heading_has 'SSE/AVX stall/s'
 heading | grep -q 'SSE/AVX stall/s' || fail "headings: SSE/AVX stall/s cut: $(heading)"
-keys 1 t t t Home '<' '<' '<' '<' '<' '<' '<' '<' '<'
+press 1 t t t Home '<' '<' '<' '<' '<' '<' '<' '<' '<'
+wait_until heading_has 'CPUs(v|\^|▲|▼) +sock'
 heading | grep -Eq 'CPUs(v|\^|▲|▼) +sock' || fail "headings: the sort mark runs into 'sock': $(heading)"
 quit_ok "headings"
 
@@ -139,12 +154,14 @@ done
 # left blank above its heading).
 start 250 70 "--sim zen5:2x12x8x2 -d 0.3" "NO_COLOR=1"
 expect 'CCX 0 ' "384 CPUs: the dashboard"
-keys '\'
+press '\'
 $TMUX_CMD send-keys -t "$S" -l 'socket 1'
-keys Enter
+press Enter
 expect 'filter socket 1' "384 CPUs: the socket filter"
-sleep 0.5
-blank=$(screen | awk '/^ +CPU/ { exit } { b = ($0 ~ /^ *$/) ? b + 1 : b } END { print b + 0 }')
+blanks() { screen | awk '/^ +CPU/ { exit } { b = ($0 ~ /^ *$/) ? b + 1 : b } END { print b + 0 }'; }
+no_blanks() { [ "$(blanks)" -eq 0 ]; }
+wait_until no_blanks
+blank=$(blanks)
 [ "$blank" -eq 0 ] || fail "384 CPUs, one socket: $blank blank lines above the table"
 quit_ok "384 CPUs filtered"
 
@@ -167,20 +184,20 @@ fi
 # not a "_" that reads as part of an event name.
 start 120 40 "--sim zen5 -d 0.3" "NO_COLOR=1"
 expect ' 1:basic ' "small things: the dashboard"
-keys '\'
+press '\'
 $TMUX_CMD send-keys -t "$S" -l ' 2 '
-keys Enter
+press Enter
 expect 'filter 2 ' "the filter ' 2 '"
 screen | grep -q 'filter:' && fail "the filter ' 2 ' is an error: $(screen | grep 'filter:')"
-keys '\' C-u Enter 9
+press '\' C-u Enter 9
 expect 'no view on key 9' "9 with 8 views says so"
-keys e
+press e
 $TMUX_CMD send-keys -t "$S" -l 'brn'
 expect '^Search: brn' "the event search"
 screen | grep -q '^Search: brn_' && fail "the search prompt draws its cursor as '_'"
 keys Escape
 # The detail pane names utilisation as the table does (it said CPU%).
-keys '\' C-u Enter Enter
+press '\' C-u Enter Enter
 expect '> util% ' "the detail pane's util% line"
 screen | grep -q 'CPU%' && fail "the detail pane says CPU% where the table says util%"
 keys Escape
@@ -193,7 +210,7 @@ quit_ok "small things"
 selline() { $TMUX_CMD capture-pane -e -p -t "$S" | grep -n '\[7m *[0-9][0-9]*  *[0-9]' | head -n 1 | cut -d: -f1; }
 start 120 40 "--sim zen5 -d 0.2" "NO_COLOR=1"
 expect ' 1:basic ' "follow: the dashboard"
-keys '>' '>' '>'
+press '>' '>' '>'
 expect 'sort util%' "follow: sorted by util%"
 keys Down Down
 line=$(selline); cpus=""
@@ -203,7 +220,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	cpus="$cpus $(sel)"
 done
 [ "$(echo $cpus | tr ' ' '\n' | sort -u | wc -l)" -gt 1 ] || echo "note: the rows did not re-sort in 3 s ($cpus)"
-keys F
+press F
 expect 'sort util%.*follow' "F: the status says follow"
 first=$(sel)
 for i in 1 2 3 4 5 6; do
@@ -223,17 +240,17 @@ quit_ok "follow"
 start 120 40 "--sim zen5:1x2x8x2 -d 0.3" "NO_COLOR=1"
 expect ' 1:basic ' "search: the dashboard"
 expect '/Search .Filter' "search: the footer names / Search and \\ Filter"
-keys /
+press /
 $TMUX_CMD send-keys -t "$S" -l '12'
-keys Enter
-sleep 0.3
+press Enter
+wait_until sel_is 12
 [ "$(sel)" = 12 ] || fail "search: / 12 did not select CPU 12 ($(sel))"
 screen | grep -q 'filter' && fail "search: / filtered the rows"
 screen | grep -Eq '^ +0 +0 ' || fail "search: the rows before the match are gone"
-keys F3
+press F3
 $TMUX_CMD send-keys -t "$S" -l '3'
-keys Enter
-sleep 0.3
+press Enter
+wait_until sel_is 3
 [ "$(sel)" = 3 ] || fail "search: F3 3 did not select CPU 3 ($(sel))"
 keys Home n
 [ "$(sel)" = 3 ] || fail "search: n did not find CPU 3 again ($(sel))"
@@ -242,9 +259,9 @@ keys End N
 # heading there, so sel cannot see it).
 top=$(screen | grep -A1 '^ *CPU' | tail -n 1 | awk '{ print $1 }')
 [ "$(sel)" = 3 ] || [ "$top" = 3 ] || fail "search: N did not find CPU 3 going back ($(sel), top $top)"
-keys '\'
+press '\'
 $TMUX_CMD send-keys -t "$S" -l '4-5'
-keys Enter
+press Enter
 expect 'filter 4-5' "search: \\ filters"
 [ "$(screen | grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ ')" -eq 2 ] || fail "search: \\ 4-5 does not leave 2 rows"
 keys F4 C-u Enter
@@ -263,7 +280,7 @@ expect 'rows per process' "tasks: the tasks view"
 expect '^ +[0-9]+ [a-z]' "tasks: processes"
 screen | grep -q 'L2 MPKI' && fail "tasks: the L2 MPKI column is drawn though it can only show -"
 screen | grep -q 'BrMPKI' || fail "tasks: the BrMPKI column (sampled) is gone"
-keys F5
+press F5
 expect 'rows as a cgroup tree' "tree: F5 says the cgroup tree"
 expect '^ {10}system\.slice/ ' "tree: system.slice one level below the root"
 sleep 0.6
@@ -282,7 +299,7 @@ awk '{ ind = match($0, /[^ ]/) - 1 }   # no {n} in mawk: the indent counted
      on && ind == 12 && $1 ~ /\/$/ { if (v > top + 0.05) bad = bad " " $1 " above its parent"; if (n++ && v > last + 0.05) bad = bad " " $1 " unsorted"; last = v }
      END { if (n < 3 || bad != "") { print "n=" n bad; exit 1 } }' "$TMP/tree" ||
 	{ fail "tree: system.slice's services are not summed and sorted beneath it"; sed 's/^/  | /' "$TMP/tree"; }
-keys F5
+press F5
 expect 'rows per process' "tree: F5 again gives the processes back"
 screen | grep -Eq '^ {8}/ ' && fail "tree: the root cgroup is still shown after F5"
 quit_ok "tasks tree"

@@ -22,16 +22,36 @@ trap cleanup EXIT INT TERM
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 screen() { $TMUX_CMD capture-pane -p -t "$S"; }
 keys() { $TMUX_CMD send-keys -t "$S" "$@"; sleep 0.4; }
-# Waits up to 10 s for a pattern (grep -E) on the screen.
+# The same without the pause, for keys whose effect the next line waits
+# for (expect, wait_until): the terminal hands pmctop the keys in order,
+# so a key typed at once still acts after those before it. Not for a
+# check that reads the screen once, nor for a pattern that could be on
+# the screen before the keys act, nor with Escape last: curses waits 25 ms
+# (ESCDELAY) to tell a lone Escape from a sequence, and a key hard behind
+# it would make one.
+press() { $TMUX_CMD send-keys -t "$S" "$@"; }
+# Waits up to 10 s for a pattern (grep -E) on the screen, looking every
+# 0.1 s (each look costs a capture-pane and a grep).
 wait_for() {
 	i=0
-	while [ $i -lt 50 ]; do
+	while [ $i -lt 100 ]; do
 		screen | grep -Eq -- "$1" && return 0
-		sleep 0.2; i=$((i + 1))
+		sleep 0.1; i=$((i + 1))
 	done
 	return 1
 }
 expect() { wait_for "$1" || { fail "$2 (no /$1/ on screen)"; screen | sed 's/^/  | /'; }; }
+# Waits up to 10 s for a command to succeed, in place of a fixed sleep
+# before a check that reads the screen once: the check itself still runs
+# after, and fails as it did.
+wait_until() {
+	_wu=0
+	while [ $_wu -lt 100 ]; do
+		"$@" && return 0
+		sleep 0.1; _wu=$((_wu + 1))
+	done
+	return 1
+}
 # The PID of the child of process $1 whose command name is $2, read from
 # /proc (no dependence on procps's pgrep, which a minimal image may lack).
 child_pid() {
@@ -61,8 +81,8 @@ start() {
 	return 0
 }
 quit_ok() {
-	keys q
-	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	press q
+	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 	grep -q 'EXIT=0' "$TMP/status" 2>/dev/null || fail "$1: q did not exit with status 0 ($(cat "$TMP/status" 2>/dev/null))"
 	# Restored: the terminal echoes and is in canonical mode again.
 	grep -Eq '(^| )icanon( |$)' "$TMP/stty" && grep -Eq '(^| )echo( |$)' "$TMP/stty" ||

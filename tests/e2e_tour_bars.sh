@@ -56,7 +56,7 @@ quit_ok "60x40"
 # that overflows 90 columns, Right x4, Delete).
 start 90 40 "$opts" "$env"
 expect 'SIMULATED' "90x40: dashboard"
-keys e
+press e
 expect 'Add an event column' "90x40: event picker"
 keys -l 'brn_misp'
 expect 'ex_ret_brn_misp' "90x40: search result"
@@ -107,9 +107,9 @@ else
 fi
 keys 1
 # A filter on: the views stay in sight.
-keys '\'
+press '\'
 $TMUX_CMD send-keys -t "$S" -l '1-3'
-keys Enter
+press Enter
 expect 'filter 1-3' "tabs: the filter is set"
 tabs=$(screen | sed -n 3p)
 echo "$tabs" | grep -Eq ' 2(:[a-z_]+)? ' || fail "tabs with a filter: view 2 gone: $tabs"
@@ -126,7 +126,7 @@ for k in 'F1Help' 'qQuit' '/Search' '\\Filter' 'TTasks'; do
 	echo "$f" | grep -q -- "$k" || fail "footer at 80: no $k: $f"
 done
 echo "$f" | grep -q 'F5Tree' && fail "footer at 80: F5 Tree outside the tasks view: $f"
-keys T
+press T
 expect 'F5Tree' "footer: F5 Tree in the tasks view"
 quit_ok "80x30"
 

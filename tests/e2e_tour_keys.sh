@@ -26,7 +26,7 @@ start 120 40 "--sim zen5 --no-config -d 0.2"
 expect 'SIMULATED' "dashboard up"
 
 # 1. T, then Tab; T, then 1.
-keys T
+press T
 expect 'who ran on CPU 0' "T drills into CPU 0's tasks"
 keys Tab
 sleep 0.6
@@ -36,7 +36,7 @@ keys 1
 expect '1:basic' "1 opens the basic view"
 n=$(cpu_rows)
 [ "$n" -ge 16 ] || { fail "after T and Tab the basic view shows $n CPU rows"; screen | sed 's/^/  | /'; }
-keys T
+press T
 expect 'who ran on CPU 0' "T again"
 keys 1
 sleep 0.6
@@ -44,23 +44,23 @@ n=$(cpu_rows)
 [ "$n" -ge 16 ] || { fail "after T and 1 the basic view shows $n CPU rows"; screen | sed 's/^/  | /'; }
 screen | grep -Eq 'filter 0|who ran on' && { fail "T then 1 left the drill-down's filter or line"; screen | sed 's/^/  | /'; }
 # The CPU views' own filter comes back after the drill-down.
-keys '\'
-keys -l '0-3'
-keys Enter
+press '\'
+press -l '0-3'
+press Enter
 expect 'filter 0-3' "a CPU filter of the basic view"
-keys T
+press T
 expect 'who ran on CPU 0' "T from the filtered view"
 keys T
 expect 'filter 0-3' "T back restores the basic view's own filter"
 
 # e + Enter in the tasks view says where the column went.
-keys T
+press T
 expect 'who ran on CPU 0' "T for the event picker"
-keys e
+press e
 expect 'Add an event column' "the event picker in the tasks view"
 keys -l 'brn_misp'
 expect 'ex_ret_brn_misp' "search result"
-keys Enter
+press Enter
 expect 'ex_ret_brn_misp: a column of the CPU views' "e + Enter in the tasks view says the column is the CPU views'"
 keys T
 expect 'ex_ret_brn_misp' "the column in the CPU view"
@@ -88,15 +88,14 @@ sleep 0.8
 screen | grep -q 'filter 0-3' && { fail "\\ Esc kept the filter (htop clears it)"; screen | sed 's/^/  | /'; }
 
 # 3. F2 under --no-config.
-keys F2
+press F2
 expect 'pmctop setup' "F2 opens the setup screen"
 screen | grep -q 'no HOME' && fail "F2 blames HOME under --no-config"
 expect 'off: --no-config' "F2 says saving is off under --no-config"
-keys s
+press s
 expect 'not saved: --no-config is on' "s under --no-config gives the true reason"
 screen | grep -q 'XDG_CONFIG_HOME nor HOME' && fail "s blames HOME under --no-config"
 keys Escape
-sleep 0.5
 quit_ok "tour keys"
 
 # 4. A replay (a recording of the dashboard): T says once that the
@@ -108,8 +107,8 @@ i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 60 ]; do sleep 0.2; i=$((i + 1)); 
 grep -q 'EXIT=0' "$TMP/status" || fail "recording: $(cat "$TMP/status" 2>/dev/null)"
 start 120 40 "--events-dir $EVENTS --no-config -r $TMP/d.rec"
 expect 'REPLAY [0-9]+/8' "the replay is up"
-keys Space
-keys T
+press Space
+press T
 expect 'no per-task figures' "T in a replay says the recording has no per-task figures"
 screen | grep -q 'sampling who runs' && { fail "T in a replay promises figures that never come"; screen | sed 's/^/  | /'; }
 keys T

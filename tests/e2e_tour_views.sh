@@ -41,10 +41,12 @@ cell() { screen | LC_ALL=C sed 's/\xe2\x96[\xb2\xbc\xb6]/>/g; s/\xe2\x97\x80/</g
 # socket's figures.
 start 200 40 "$opts" "$env"
 expect 'SIMULATED' "8: dashboard"
-keys 8
+press 8
 expect 'CCX:L3 hit%' "8: the memory view per CPU has no CCX:L3 hit% column"
 expect 'sock:Rd GB/s' "8: the memory view per CPU has no sock:Rd GB/s column"
-sleep 1
+mem_cells() { cell 'CCX:L3 hit%' 0 | grep -Eq '^~?[0-9]+\.[0-9]$' && [ "$(cell 'CCX:L3 hit%' 0)" = "$(cell 'CCX:L3 hit%' 1)" ] &&
+	cell 'sock:Rd GB/s' 3 | grep -Eq '^~?[0-9]+\.[0-9]$'; }
+wait_until mem_cells
 v=$(cell 'CCX:L3 hit%' 0)
 echo "$v" | grep -Eq '^~?[0-9]+\.[0-9]$' || fail "8: CPU 0's CCX:L3 hit% is '$v'"
 [ "$(cell 'CCX:L3 hit%' 0)" = "$(cell 'CCX:L3 hit%' 1)" ] || fail "8: CPUs 0 and 1 (one CCX) differ in CCX:L3 hit%"
@@ -58,11 +60,11 @@ quit_ok "8"
 # 11. Rows per cgroup: the filter finds a cgroup by its processes' names.
 start 200 30 "$opts -g tasks" "$env"
 expect 'PID +COMMAND' "11: the tasks view"
-keys t
+press t
 expect 'PROCS +CGROUP' "11: rows per cgroup"
-keys '\'
+press '\'
 $TMUX_CMD send-keys -t "$S" -l 'java'
-keys Enter
+press Enter
 expect 'filter java' "11: the filter"
 sleep 1
 screen | grep -q 'no .* matches' && fail "11: \\java in rows per cgroup matches nothing"
@@ -76,7 +78,7 @@ quit_ok "11 at 200"
 # Too narrow for the whole path: cut, and marked so.
 start 100 30 "$opts -g tasks" "$env"
 expect 'PID +COMMAND' "11: the tasks view at 100"
-keys t
+press t
 expect 'PROCS +CGROUP' "11: rows per cgroup at 100"
 expect '/user.slice/user-1000[^ ]*…' "11: the cut cgroup path has no ellipsis"
 quit_ok "11 at 100"
@@ -84,7 +86,9 @@ quit_ok "11 at 100"
 # 5. At 250x70, 384 CPUs: the table's heading and rows past half the width.
 start 250 70 "--sim zen5:2x12x8x2 --no-config -d 0.3" "$env"
 expect '^ +CPU' "5: 250x70 table"
-sleep 1
+wide_rows() { [ "$(screen | grep -E '^ +CPU' | head -n 1 | sed 's/ *$//' | LC_ALL=C.UTF-8 awk '{ print length($0) }')" -gt 125 ] &&
+	[ "$(screen | grep -E '^ +0 +0 +0 ' | head -n 1 | sed 's/ *$//' | awk '{ print length($0) }')" -gt 125 ]; }
+wait_until wide_rows
 w=$(screen | grep -E '^ +CPU' | head -n 1 | sed 's/ *$//' | LC_ALL=C.UTF-8 awk '{ print length($0) }')
 [ "${w:-0}" -gt 125 ] || fail "5: 250x70: the table's heading is $w columns wide, not past half the width"
 r=$(screen | grep -E '^ +0 +0 +0 ' | head -n 1 | sed 's/ *$//' | awk '{ print length($0) }')
@@ -106,7 +110,8 @@ quit_ok "5 at 250x70"
 # At 400x100, 32 CPUs: the memory panel right under the last row.
 start 400 100 "$opts" "$env"
 expect '^Memory ' "5: 400x100 memory panel"
-sleep 0.5
+under_last_row() { screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { last = NR } /^Memory / { m = NR } END { exit !(m == last + 1) }'; }
+wait_until under_last_row
 screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { last = NR } /^Memory / { m = NR } END { exit !(m == last + 1) }' ||
 	fail "5: 400x100: a gap between the table's last row and the memory panel"
 quit_ok "5 at 400x100"

@@ -36,35 +36,39 @@ fi
 seen=$( (screen; keys End; screen; keys Home; screen) | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $1 }' | sort -un | wc -l)
 [ "$seen" -ge 32 ] || fail "only $seen of 32 CPU rows reachable"
 # Sort by IPC (the sixth column): values descend.
-keys '<' '<' '<' '<' '<' '<' '<' '<' '>' '>' '>' '>' '>'
-sleep 0.6
-screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $6 ~ /^~?[0-9.]+$/ { sub("~", "", $6); print $6 }' > "$TMP/ipc"
+ipc_col() { screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $6 ~ /^~?[0-9.]+$/ { sub("~", "", $6); print $6 }' > "$TMP/ipc"; }
+ipc_sorted() { ipc_col; sort -gr "$TMP/ipc" | cmp -s - "$TMP/ipc" && [ "$(wc -l < "$TMP/ipc")" -ge 10 ]; }
+press '<' '<' '<' '<' '<' '<' '<' '<' '>' '>' '>' '>' '>'
+wait_until ipc_sorted
+ipc_col
 sort -gr "$TMP/ipc" | cmp -s - "$TMP/ipc" || fail "rows not ordered by IPC: $(tr '\n' ' ' < "$TMP/ipc")"
 [ "$(wc -l < "$TMP/ipc")" -ge 10 ] || fail "too few IPC values to judge the sort"
 # Topdown view: the level-1 shares of a CPU (the columns after IPC) add up
 # to about 100 %, and the stacked bar is drawn.
-keys 2
+press 2
 expect 'F=FE bound' "topdown bar heading"
-sleep 0.6
-sum=$(screen | awk '
+topdown_sum() { screen | awk '
 	/F=FE bound/ { head = 1; next }
 	head && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
 		s = 0; n = 0
 		for (i = 7; i <= 11; i++) { v = $i; sub("~", "", v); if (v ~ /^[0-9.]+$/) { s += v; n++ } }
-		if (n == 5) { print s; exit } }')
+		if (n == 5) { print s; exit } }'; }
+topdown_100() { awk -v s="$(topdown_sum)" 'BEGIN { exit !(s != "" && s > 98 && s < 102) }' && screen | grep -Eq 'F{3,}[SBTR]*B{3,}'; }
+wait_until topdown_100
+sum=$(topdown_sum)
 case "$sum" in
 '') fail "no topdown row to add up"; screen | sed 's/^/  | /' ;;
 *) awk -v s="$sum" 'BEGIN { exit !(s > 98 && s < 102) }' || fail "topdown shares add up to $sum, not ~100" ;;
 esac
 screen | grep -Eq 'F{3,}[SBTR]*B{3,}' || fail "no topdown bar"
 # The event picker adds a searched column.
-keys e
+press e
 expect 'Add an event column' "event picker"
 keys -l 'brn_misp'
 expect 'ex_ret_brn_misp' "search result"
 keys Enter
 expect 'ex_ret_brn_misp' "event column heading"
-keys h
+press h
 expect 'this help' "help screen"
 keys Escape
 quit_ok "160x50"
@@ -75,9 +79,9 @@ for size in "80 24" "250 70"; do
 	start "$1" "$2" "--sim zen5:2x12x8x2 -d 0.2"
 	expect 'SIMULATED' "SIMULATED at ${1}x$2"
 	expect 'CCX' "CCX panels at ${1}x$2"
-	keys End
+	press End
 	expect '^ *383 ' "last CPU at ${1}x$2"
-	keys c t '\' ; keys -l 'ccx 3'; keys Enter
+	press c t '\' ; press -l 'ccx 3'; press Enter
 	expect 'filter ccx 3' "filter at ${1}x$2"
 	quit_ok "${1}x$2"
 done
@@ -89,7 +93,7 @@ expect 'SIMULATED' "SIMULATED before resize"
 $TMUX_CMD resize-window -t "$S" -x 90 -y 30 >/dev/null 2>&1
 sleep 0.8
 [ "$(screen | wc -l)" -le 30 ] && expect 'Quit' "footer after resize"
-keys C-c
+press C-c
 i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 [ -s "$TMP/status" ] || fail "Ctrl-C did not end pmctop"
 grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "terminal not restored after Ctrl-C"
@@ -133,7 +137,7 @@ for sig in TSTP:0 INT:130; do
 		done
 		[ "${sig%:*}" = INT ] && kill -INT "$t" 2>/dev/null
 	done
-	[ "${sig%:*}" = TSTP ] && { sleep 0.5; expect 'SIMULATED' "still running after Ctrl-Z sent to the sampler's thread"; keys q; }
+	[ "${sig%:*}" = TSTP ] && { sleep 0.5; expect 'SIMULATED' "still running after Ctrl-Z sent to the sampler's thread"; press q; }
 	i=0; while [ ! -s "$TMP/status" ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 	grep -q "EXIT=${sig#*:}" "$TMP/status" 2>/dev/null ||
 		fail "SIG${sig%:*} to the sampler's thread: exit $(cat "$TMP/status" 2>/dev/null), want ${sig#*:}"
@@ -209,22 +213,23 @@ mkdir "$TMP/snap"
 start 160 30 "--sim zen5 -d 0.2" "cd $TMP/snap && LC_ALL=C"
 expect 'SIMULATED' "dashboard for the history test"
 # Sort by IPC (as in 1.): the sparklines follow the sort column.
-keys '<' '<' '<' '<' '<' '<' '<' '<' '>' '>' '>' '>' '>'
-sleep 2
+press '<' '<' '<' '<' '<' '<' '<' '<' '>' '>' '>' '>' '>'
 expect 'system IPC [0-9.]+\.\.[0-9.]+ +[_.:=+*#-]' "the system's IPC sparkline in ASCII"
+ipc_sparks() { [ "$(screen | grep -Eo 'IPC [0-9.]+\.\.[0-9.]+ ' | wc -l)" -ge 4 ]; }
+wait_until ipc_sparks
 n=$(screen | grep -Eo 'IPC [0-9.]+\.\.[0-9.]+ ' | wc -l)
 [ "$n" -ge 4 ] || { fail "IPC sparklines: $n lines, want the system, 2 CCX and the socket"; screen | sed 's/^/  | /'; }
-keys Enter
+press Enter
 expect '\[CPU [0-9]+\]' "detail pane on the selected CPU"
 expect '^.IPC +[0-9.]+\.\.[0-9.]+' "the pane's IPC graph with its scale"
 expect 'now ~?[0-9.]+ insn/cyc +min [0-9.]+ +avg [0-9.]+ +max [0-9.]+ +over' "IPC min/avg/max"
 expect 'L3 hit%.*per CCX and wider' "why a CCX metric has no value in a CPU"
-keys Right Right
+press Right Right
 expect '\[CCX [0-9]\]' "Right moves the pane to the CPU's CCX"
 expect 'L3 hit% +[0-9.]+ ' "the CCX's L3 hit ratio"
 keys End
 expect 'not measured in this view' "metrics outside the view listed with why"
-keys a
+press a
 expect 'measuring every metric' "a measures every metric"
 i=0; while [ $i -lt 25 ] && screen | grep -q 'not measured in this view'; do sleep 0.2; i=$((i + 1)); done
 screen | grep -q 'not measured in this view' && fail "a: metrics still not measured"
@@ -241,7 +246,7 @@ keys Escape
 sleep 0.5
 screen | grep -q 'Up/Down' && fail "Esc did not close the pane"
 expect 'CPU.+core' "the table after the pane"
-keys w
+press w
 expect 'snapshot written to .*/pmctop-snapshot-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.json' "the snapshot key's message"
 keys w w
 n=$(ls "$TMP/snap" | grep -Ec '^pmctop-snapshot-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.json$')
@@ -258,7 +263,6 @@ utf8=$(locale -a 2>/dev/null | grep -Ei '^(c|en_us)\.utf-?8$' | head -n 1)
 if [ -n "$utf8" ]; then
 	start 160 30 "--sim zen5 -d 0.2" "LC_ALL=$utf8"
 	expect 'SIMULATED' "dashboard in $utf8"
-	sleep 1
 	blocks=$(printf '(\342\226\201|\342\226\202|\342\226\203|\342\226\204|\342\226\205|\342\226\206|\342\226\207|\342\226\210)')
 	expect "system util% [0-9]+\.\.[0-9]+ +.*$blocks" "block elements in $utf8"
 	quit_ok "$utf8"
@@ -275,32 +279,34 @@ grep -Eq '(^| )icanon( |$)' "$TMP/stty" 2>/dev/null || fail "-n 3: terminal not 
 # and at 250 columns all of them (topdown: Retiring too).
 start 80 24 "--sim zen5 -d 0.3" "NO_COLOR=1"
 expect 'SIMULATED' "dashboard at 80x24"
-keys 2 Space
+press 2 Space
 expect '^pmctop amd-zen5 SIMULATED.*PAUSED  min cov [0-9-]' "80 columns: PAUSED and min cov in the header"
-$TMUX_CMD resize-window -t "$S" -x 250 -y 40 >/dev/null 2>&1; sleep 0.6
+$TMUX_CMD resize-window -t "$S" -x 250 -y 40 >/dev/null 2>&1
 expect '^System .*\| topdown: .*Retiring% [-0-9~]' "250 columns: Retiring on the System line"
 $TMUX_CMD resize-window -t "$S" -x 80 -y 24 >/dev/null 2>&1; sleep 0.3
-keys Space
+press Space
 # The help lists only the digits of views this model has (Zen 5: 8) and
 # wraps at words: no line ends inside a word that goes on below it.
-keys h
+press h
 expect 'view: 1 basic, 2 topdown' "help: the views by their digit keys"
 screen | grep -q '^  1 2 3 4 5 6 7 8 9 ' && fail "help lists key 9, which no view has"
 # The filter line (\ F4) is on the second page at 80x24.
-keys PgDn
+press PgDn
+filter_line() { screen | grep -q "or 'ccx N' / 'socket\$"; }
+wait_until filter_line
 screen | grep -q "or 'ccx N' / 'socket\$" || fail "help: the filter line not wrapped at a word"
 keys Escape
 # The sort picker ranks names before descriptions: "BE" is BE bound.
-keys F6 B E Enter
+press F6 B E Enter
 expect 'sort BE bound%' "sort picker: BE picks BE bound"
 # The sort column survives a view without it.
-keys 1
+press 1
 expect 'sort CPU' "the basic view has no BE bound: rows by CPU"
-keys 2
+press 2
 expect 'sort BE bound%' "back in topdown, the rows sort by BE bound again"
 # With F the highlight follows its CPU while the rows re-sort (monochrome:
 # the selected row is the one in reverse video).
-keys F
+press F
 expect 'follow' "F says the selection follows its row"
 keys Down Down Down
 # The highlighted row, once the screen shows one (a loaded machine may
@@ -317,18 +323,18 @@ done
 [ $moved -eq 0 ] || fail "the highlight moved from CPU $first to CPU $now as the rows re-sorted"
 # The filter prompt: the old filter is a default that the first key
 # replaces; an error goes when a good filter follows.
-keys '\'
-$TMUX_CMD send-keys -t "$S" -l "zz"; keys Enter
+press '\'
+$TMUX_CMD send-keys -t "$S" -l "zz"; press Enter
 expect 'filter: ' "a bad filter says why"
-keys '\'
-$TMUX_CMD send-keys -t "$S" -l "0-3"; keys Enter
+press '\'
+$TMUX_CMD send-keys -t "$S" -l "0-3"; press Enter
 expect 'filter 0-3' "filter 0-3"
 screen | grep -q 'filter: ' && fail "the error outlived a good filter"
-keys '\'
-$TMUX_CMD send-keys -t "$S" -l "ccx 1"; keys Enter
+press '\'
+$TMUX_CMD send-keys -t "$S" -l "ccx 1"; press Enter
 expect 'filter ccx 1' "the first key replaced the old filter"
-keys '\' C-u
-$TMUX_CMD send-keys -t "$S" -l "socket 0"; keys Enter
+press '\' C-u
+$TMUX_CMD send-keys -t "$S" -l "socket 0"; press Enter
 expect 'filter socket 0' "Ctrl-U cleared the prompt"
 quit_ok "80x24 details"
 
@@ -339,20 +345,20 @@ for size in "80 24" "250 70"; do
 	set -- $size
 	start "$1" "$2" "--sim zen5:2x2x4x2 -d 0.3 -g cache"
 	expect 'rows per CPU' "$1x$2: rows per CPU"
-	keys t
+	press t
 	expect 'rows per core' "$1x$2: t: rows per core"
 	expect '^ +0,16 +0 +0 ' "$1x$2: a core row lists its CPUs"
-	keys t
+	press t
 	expect 'rows per CCX' "$1x$2: t: rows per CCX"
 	expect '^ +0-3,16-19 +0 ' "$1x$2: a CCX row lists its CPUs as ranges"
 	[ "$1" -lt 200 ] || expect 'L3 hit%' "$1x$2: CCX rows have the L3 columns"
 	[ "$1" -lt 200 ] || expect 'core strip: low _\.:=\+\*#%@ high' "$1x$2: the core strip's legend"
-	keys t
+	press t
 	expect 'rows per socket' "$1x$2: t: rows per socket"
 	expect '^ +8-15,24-31 +1 ' "$1x$2: the second socket's row"
 	n=$(screen | grep -Ec '^ +[0-9]+-[0-9]+,[0-9]+-[0-9]+ +[01] ')
 	[ "$n" -eq 2 ] || fail "$1x$2: $n socket rows, want 2"
-	keys t
+	press t
 	expect 'rows per CPU' "$1x$2: t: back to rows per CPU"
 	quit_ok "t at $1x$2"
 done
@@ -365,9 +371,9 @@ ccx() { echo "(^| )$1 [_.:=+*#%@]{8} "; }
 start 100 24 "--sim zen5:2x12x8x2 -d 0.3"
 expect "$(ccx 0)" "CCX 0 at the top before filtering"
 screen | grep -Eq "$(ccx 23)" && fail "CCX 23 shown although it does not fit"
-keys End
+press End
 expect "$(ccx 23)" "End: the last CCX scrolled into view"
-keys Home '\'
+press Home '\'
 $TMUX_CMD send-keys -t "$S" -l "socket 1"; keys Enter
 expect "^ *$(ccx 12)" "filter socket 1: the panels start at CCX 12"
 screen | grep -Eq "$(ccx '[0-9]')" && fail "filter socket 1: a CCX of socket 0 is still drawn"
@@ -388,12 +394,16 @@ quit_ok "quick first interval"
 # 16. The mouse (SGR reports, as xterm and tmux send them): a click on a
 # column heading sorts by it and a second one reverses, a click on a row
 # selects it, the wheel moves the selection, a click on a view tab switches.
-click() { $TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; sleep 0.5; }
+# No pause after a click: the line after each waits for its effect
+# (expect, or the selection polled with sel_is).
+click() { $TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; }
+sel_is() { [ "$(sel)" = "$1" ]; }
 for size in "120 30" "250 70"; do
 	set -- $size
 	start "$1" "$2" "--sim zen5 -d 0.3" "NO_COLOR=1"
 	expect 'SIMULATED' "$1x$2: dashboard for the mouse test"
-	sleep 0.5
+	ipc_heading() { [ -n "$(where ' IPC ' 'CPU.* core ')" ]; }
+	wait_until ipc_heading
 	set -- $(where ' IPC ' 'CPU.* core ')
 	[ $# -eq 2 ] || { fail "mouse: no IPC heading"; continue; }
 	click 0 $(($1 + 2)) "$2"
@@ -406,8 +416,10 @@ for size in "120 30" "250 70"; do
 	click 0 4 "$hy"
 	expect 'sort CPU  ' "mouse: a click on the CPU heading sorts by CPU"
 	click 0 3 $((hy + 4))
+	wait_until sel_is 3
 	[ "$(sel)" = 3 ] || fail "mouse: the clicked row (CPU 3) is not the selected one ($(sel))"
-	$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<65;3;%dM' $((hy + 4)))"; sleep 0.5
+	$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<65;3;%dM' $((hy + 4)))"
+	wait_until sel_is 6
 	[ "$(sel)" = 6 ] || fail "mouse: the wheel did not move the selection 3 rows down (CPU $(sel))"
 	set -- $(where '2:topdown' 'sort')
 	if [ $# -eq 2 ]; then
@@ -426,13 +438,13 @@ for size in "80 24" "250 70"; do
 	rm -rf "$TMP/xdg"
 	start "$1" "$2" "--sim zen5 -d 0.5" "XDG_CONFIG_HOME=$TMP/xdg"
 	expect 'SIMULATED' "$1x$2: dashboard for the setup test"
-	keys F2
+	press F2
 	expect 'pmctop setup' "$1x$2: F2 opens the setup screen"
-	keys Right Down Right Down Down Right
+	press Right Down Right Down Down Right
 	expect 'Refresh delay +1 s' "$1x$2: setup: the delay one step up"
 	expect 'Start in view +topdown' "$1x$2: setup: the next view"
 	expect 'Table rows +per core' "$1x$2: setup: rows per core"
-	keys s
+	press s
 	expect 'saved to .*xdg/pmctop/pmctoprc' "$1x$2: setup: saved"
 	keys Escape
 	expect 'rows per core' "$1x$2: the change applies at once"
@@ -472,17 +484,17 @@ for size in "80 24" "250 70"; do
 	vf="$TMP/xdgv/pmctop/views/amd-zen5.def"
 	start "$1" "$2" "--sim zen5 -d 0.5" "XDG_CONFIG_HOME=$TMP/xdgv"
 	expect 'SIMULATED' "$1x$2: dashboard for the view editor"
-	keys F2 Down Down Down Down Down Down Down
+	press F2 Down Down Down Down Down Down Down
 	expect 'Edit views +Enter makes a view of your own from basic' "$1x$2: setup: the Edit views line"
-	keys Enter
+	press Enter
 	expect 'view editor: new view my_basic' "$1x$2: the editor on a copy of basic"
-	keys a
+	press a
 	$TMUX_CMD send-keys -t "$S" -l "l3_hit_rat"; sleep 0.4
 	keys Enter
 	expect 'l3_hit_rate +L3 hit' "$1x$2: editor: a column added by search"
-	keys n
+	press n
 	$TMUX_CMD send-keys -t "$S" -l "e2e_view"; sleep 0.3
-	keys Enter k s
+	press Enter k s
 	expect "view 'e2e_view' saved" "$1x$2: editor: saved"
 	keys Escape Escape
 	expect '\| e2e_view:' "$1x$2: the saved view is shown"
@@ -493,9 +505,9 @@ for size in "80 24" "250 70"; do
 	# The next start has the view, on its key.
 	start "$1" "$2" "--sim zen5 -d 0.5" "XDG_CONFIG_HOME=$TMP/xdgv"
 	expect 'SIMULATED' "$1x$2: restart with the user's view"
-	keys 9
+	press 9
 	expect '\| e2e_view:' "$1x$2: restart: key 9 shows the user's view"
-	keys F2 Down Down Down Down Down Down Down Enter
+	press F2 Down Down Down Down Down Down Down Enter
 	expect 'view editor: your view e2e_view' "$1x$2: the editor on the user's view"
 	keys D Escape
 	expect "view 'e2e_view' deleted" "$1x$2: D deletes the view"
@@ -512,7 +524,7 @@ if command -v bash >/dev/null 2>&1; then
 	sleep 0.5
 	$TMUX_CMD send-keys -t "$S" -l "$PMCTOP --sim zen5 -d 0.37"; keys Enter
 	expect 'SIMULATED' "dashboard for the suspend test"
-	keys C-z
+	press C-z
 	expect 'Stopped' "Ctrl-Z: the shell reports pmctop stopped"
 	pid=$(child_pid "$($TMUX_CMD display-message -p -t "$S" '#{pane_pid}')" pmctop)
 	case $(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null) in T*) ;; *) fail "Ctrl-Z: pmctop is not stopped" ;; esac
@@ -534,7 +546,7 @@ for size in "80 24" "250 70"; do
 	set -- $size
 	start "$1" "$2" "--sim zen5 -d 0.3 --no-config"
 	expect 'SIMULATED' "$1x$2: dashboard for the tasks view"
-	keys T
+	press T
 	expect 'who ran on CPU' "$1x$2: T says whose CPU"
 	expect 'PID COMMAND' "$1x$2: tasks table heading"
 	expect 'rows per process' "$1x$2: the rows are processes"
@@ -542,29 +554,32 @@ for size in "80 24" "250 70"; do
 	# Busiest on CPU 0 first: HERE% (the third column, each process's
 	# share of that one CPU) descends and never passes 100.
 	expect 'HERE%(v|▼)' "$1x$2: sorted by the share of the CPU"
-	sleep 0.7
-	screen | awk '/PID COMMAND/ { t = 1; next } t && $1 ~ /^[0-9]+$/ && $3 ~ /^~?[0-9.]+$/ { sub("~", "", $3); print $3 }' > "$TMP/cpu"
+	here_col() { screen | awk '/PID COMMAND/ { t = 1; next } t && $1 ~ /^[0-9]+$/ && $3 ~ /^~?[0-9.]+$/ { sub("~", "", $3); print $3 }' > "$TMP/cpu"; }
+	here_ok() { here_col; [ "$(wc -l < "$TMP/cpu")" -ge 1 ] && sort -gr "$TMP/cpu" | cmp -s - "$TMP/cpu" &&
+		awk '{ s += $1 } END { exit !(s <= 100.5) }' "$TMP/cpu"; }
+	wait_until here_ok
+	here_col
 	[ "$(wc -l < "$TMP/cpu")" -ge 1 ] || fail "$1x$2: no HERE% values in the tasks view"
 	sort -gr "$TMP/cpu" | cmp -s - "$TMP/cpu" || fail "$1x$2: processes not busiest first: $(tr '\n' ' ' < "$TMP/cpu")"
 	awk '{ s += $1 } END { exit !(s <= 100.5) }' "$TMP/cpu" || fail "$1x$2: shares of CPU 0 add up to more than 100: $(tr '\n' ' ' < "$TMP/cpu")"
-	keys '\'
-	keys C-u
+	press '\'
+	press C-u
 	$TMUX_CMD send-keys -t "$S" -l "pwned"; keys Enter
 	expect '\?\]0;pwned\?evil' "$1x$2: the hostile name, made safe"
 	case $($TMUX_CMD display-message -p -t "$S" '#{pane_title}') in
 	*pwned*) fail "$1x$2: a process name retitled the terminal" ;;
 	esac
-	keys '\'
-	keys C-u
+	press '\'
+	press C-u
 	$TMUX_CMD send-keys -t "$S" -l "utf8"; keys Enter
 	expect 'bad\?\?utf8' "$1x$2: bytes that are not UTF-8, made safe"
-	keys '\'
-	keys C-u
-	keys Enter
-	keys t
+	press '\'
+	press C-u
+	press Enter
+	press t
 	expect 'PROCS CGROUP' "$1x$2: t shows cgroups"
 	expect '/system.slice/' "$1x$2: a cgroup row"
-	keys T
+	press T
 	expect 'rows per CPU' "$1x$2: T goes back to the CPU rows"
 	quit_ok "$1x$2 tasks view"
 done
