@@ -314,6 +314,14 @@ static int clean_line(char *s, int *bad_col)
 	return i;
 }
 
+/* What scan_line makes of a byte: most are printable ASCII text (tabs
+ * too), passed over by a look-up each. */
+enum { LC_TEXT, LC_QUOTE, LC_HASH, LC_END, LC_OTHER };
+static const unsigned char line_class[256] = {
+	[0x00] = LC_END, [0x01 ... 0x08] = LC_OTHER, [0x0a] = LC_END, [0x0b ... 0x1f] = LC_OTHER,
+	['"'] = LC_QUOTE, ['#'] = LC_HASH, [0x7f ... 0xff] = LC_OTHER,
+};
+
 /* The line at line, ended, checked and cleaned as clean_line does, in
  * one pass over its bytes where it is printable ASCII (nearly every line
  * of the definitions read at each start); any other byte sends it to
@@ -325,28 +333,25 @@ static int scan_line(char *line, char **next, int *bad_col)
 	char *cut = NULL;   /* the comment's '#' */
 	char *p = line;
 	for (;; p++) {
-		unsigned char c = (unsigned char)*p;
-		if ((c >= 0x20 && c < 0x7f) || c == '\t') {
-			if (cut)
-				continue;
-			if (c == '"') {
-				quoted = !quoted;
-				open_col = (int)(p - line) + 1;
-			} else if (c == '#' && !quoted) {
-				cut = p;
-			}
-			continue;
+		while (line_class[(unsigned char)*p] == LC_TEXT)
+			p++;
+		int c = line_class[(unsigned char)*p];
+		if (c == LC_QUOTE && !cut) {
+			quoted = !quoted;
+			open_col = (int)(p - line) + 1;
+		} else if (c == LC_HASH && !quoted && !cut) {
+			cut = p;
+		} else if (c == LC_END) {
+			break;
+		} else if (c == LC_OTHER) {
+			/* A control character, a carriage return or a byte
+			 * above ASCII: the careful way. */
+			char *nl = strchr(p, '\n');
+			if (nl)
+				*nl = 0;
+			*next = nl ? nl + 1 : NULL;
+			return clean_line(line, bad_col);
 		}
-		break;
-	}
-	if (*p != '\n' && *p) {
-		/* A control character, a carriage return or a byte above
-		 * ASCII: the careful way. */
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = 0;
-		*next = nl ? nl + 1 : NULL;
-		return clean_line(line, bad_col);
 	}
 	*next = *p ? p + 1 : NULL;
 	*p = 0;
