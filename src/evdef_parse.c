@@ -187,14 +187,41 @@ struct reader {
 	bool lone_file;         /* defset_read_file: no model stanza anywhere */
 	bool user_file;         /* defset_read_user_file: the user's own files only */
 	bool in_place;          /* defset_read: strings in the files' texts (def_set.texts) */
+	char *dir, *dir_real;   /* the last directory realpath was asked for, and its answer */
 	char *err;
 };
 
 static int read_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col);
 
+/* realpath(path), asking the system once per directory: a model's files
+ * lie in two or three directories, and realpath costs a readlink for
+ * every directory above a file. A file that is itself a link, or any
+ * doubt, goes to realpath whole. */
+static char *file_real(struct reader *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+	if (!slash || lstat(path, &sb) < 0 || S_ISLNK(sb.st_mode))
+		return realpath(path, NULL);
+	size_t dlen = (size_t)(slash - path);
+	if (!r->dir || strlen(r->dir) != dlen || strncmp(r->dir, path, dlen)) {
+		free(r->dir);
+		free(r->dir_real);
+		r->dir = xstrndup(path, dlen);
+		r->dir_real = realpath(dlen ? r->dir : "/", NULL);
+	}
+	if (!r->dir_real)
+		return realpath(path, NULL);
+	const char *sep = strcmp(r->dir_real, "/") ? "/" : "";
+	return xasprintf("%s%s%s", r->dir_real, sep, slash + 1);
+}
+
 static int add_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col)
 {
-	char *real = realpath(path, NULL);
+	/* A model.def read without its includes (model_list, for each
+	 * model) is one file, which the canonical path would be compared
+	 * with nothing; the caller has seen that it is a regular file. */
+	char *real = r->follow_includes ? file_real(r, path) : r->lone_file ? realpath(path, NULL) : xstrdup(path);
 	if (!real) {
 		int e = errno;
 		if (inc_file)
@@ -586,6 +613,8 @@ int defset_read(const char *root, const char *dir, bool follow_includes, struct 
 	char *path = xasprintf("%s/model.def", dir);
 	int rc = read_file(&r, path, NULL, 0, 0);
 	free(r.root);
+	free(r.dir);
+	free(r.dir_real);
 	if (rc == 0 && (set->nstanzas == 0 || set->stanzas[0].kind != ST_MODEL)) {
 		r.err = def_where(path, 1, 1, "expected a 'model' stanza");
 		rc = -1;
