@@ -14,7 +14,11 @@
 #           companions such as the energy check)
 #   write   output_write (formatting and the write to the file)
 #   other   the rest of an interval (the wait, the loop, the clocks)
-# and the one-interval run's total is the start-up's instructions.
+# and the one-interval run's total is the start-up's instructions, split
+# into the dynamic loader (_dl_start), finding the models (model_list),
+# reading a hand-written model's files (model_load_under less its
+# build), building it (evdef_build_set), freeing it at exit (model_free)
+# and the rest (the interval itself, the topology, the sampler's set-up).
 # The screen is not a batch phase: bench/bench_frame times a frame.
 #
 # CPU time (bench_sampler -p, thread CPU time, noisy on a shared machine):
@@ -76,6 +80,11 @@ for fmt in $(echo "$formats" | tr , ' '); do
 			other = per["TOTAL"] - read - derive - snap - write
 			printf "%-5s instructions per interval: %.1f k (read %.1f k, derive %.1f k, snap %.1f k, write %.1f k, other %.1f k); start-up %.2f M\n",
 			       fmt, per["TOTAL"] / 1e3, read / 1e3, derive / 1e3, snap / 1e3, write / 1e3, other / 1e3, v[1, "TOTAL"] / 1e6
+			ld = v[1, "_dl_start"]; list = v[1, "model_list"]; build = v[1, "evdef_build_set"]
+			parse = v[1, "model_load_under"] - build; free_ = v[1, "model_free"]
+			rest = v[1, "TOTAL"] - ld - list - parse - build - free_
+			printf "      start-up: loader %.2f M, models found %.2f M, model read %.2f M, built %.2f M, freed %.2f M, rest %.2f M\n",
+			       ld / 1e6, list / 1e6, parse / 1e6, build / 1e6, free_ / 1e6, rest / 1e6
 		}' "$d/in.$fmt.1" "$d/in.$fmt.$((n + 1))"
 done
 

@@ -138,7 +138,10 @@ static int find_event(const struct model *m, const char *name)
 		e = model_find_event(m, u);
 		free(u);
 	}
-	for (int i = 0; e < 0 && i < m->nevents; i++)
+	/* A portable series name is lower case, digits and '_' alone
+	 * (build_portable): a name with a modifier or a '-' is none, and
+	 * the metrics' 28 modified names were 406 events' look-ups each. */
+	for (int i = 0; e < 0 && !strpbrk(name, ":-") && i < m->nevents; i++)
 		for (int k = 0; !m->events[i].excl && k < m->events[i].nportable; k++)
 			if (m->events[i].portable[k].scale == 1 && !strcmp(m->events[i].portable[k].name, name))
 				return i;

@@ -55,7 +55,7 @@ const struct def_attr *evdef_attr_get(const struct def_stanza *st, const char *k
 
 void defset_free(struct def_set *set)
 {
-	bool own = !set->pool;
+	bool own = !set->pool && !set->texts;   /* names, keys and values */
 	for (int i = 0; i < set->nstanzas; i++) {
 		struct def_stanza *st = &set->stanzas[i];
 		for (int j = 0; own && j < st->nattrs; j++) {
@@ -67,10 +67,15 @@ void defset_free(struct def_set *set)
 			free(st->name);
 	}
 	free(set->stanzas);
-	for (int i = 0; own && i < set->nfiles; i++) {
+	for (int i = 0; !set->pool && i < set->nfiles; i++) {
 		free(set->files[i]);
 		free(set->real[i]);
 	}
+	/* One text per file, in texts[0 .. nfiles - 1] (NULL where a file
+	 * could not be read). */
+	for (int i = 0; set->texts && i < set->nfiles; i++)
+		free(set->texts[i]);
+	free(set->texts);
 	free(set->pool);
 	free(set->files);
 	free(set->real);
@@ -181,14 +186,42 @@ struct reader {
 	bool is_model_file;
 	bool lone_file;         /* defset_read_file: no model stanza anywhere */
 	bool user_file;         /* defset_read_user_file: the user's own files only */
+	bool in_place;          /* defset_read: strings in the files' texts (def_set.texts) */
+	char *dir, *dir_real;   /* the last directory realpath was asked for, and its answer */
 	char *err;
 };
 
 static int read_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col);
 
+/* realpath(path), asking the system once per directory: a model's files
+ * lie in two or three directories, and realpath costs a readlink for
+ * every directory above a file. A file that is itself a link, or any
+ * doubt, goes to realpath whole. */
+static char *file_real(struct reader *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+	if (!slash || lstat(path, &sb) < 0 || S_ISLNK(sb.st_mode))
+		return realpath(path, NULL);
+	size_t dlen = (size_t)(slash - path);
+	if (!r->dir || strlen(r->dir) != dlen || strncmp(r->dir, path, dlen)) {
+		free(r->dir);
+		free(r->dir_real);
+		r->dir = xstrndup(path, dlen);
+		r->dir_real = realpath(dlen ? r->dir : "/", NULL);
+	}
+	if (!r->dir_real)
+		return realpath(path, NULL);
+	const char *sep = strcmp(r->dir_real, "/") ? "/" : "";
+	return xasprintf("%s%s%s", r->dir_real, sep, slash + 1);
+}
+
 static int add_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col)
 {
-	char *real = realpath(path, NULL);
+	/* A model.def read without its includes (model_list, for each
+	 * model) is one file, which the canonical path would be compared
+	 * with nothing; the caller has seen that it is a regular file. */
+	char *real = r->follow_includes ? file_real(r, path) : r->lone_file ? realpath(path, NULL) : xstrdup(path);
 	if (!real) {
 		int e = errno;
 		if (inc_file)
@@ -217,6 +250,10 @@ static int add_file(struct reader *r, const char *path, const char *inc_file, in
 	r->set->real = xrealloc(r->set->real, (size_t)r->set->nfiles * sizeof(char *));
 	r->set->files[n] = xstrdup(path);
 	r->set->real[n] = real;
+	if (r->in_place) {
+		r->set->texts = xrealloc(r->set->texts, (size_t)r->set->nfiles * sizeof(char *));
+		r->set->texts[n] = NULL;
+	}
 	return n;
 }
 
@@ -304,6 +341,59 @@ static int clean_line(char *s, int *bad_col)
 	return i;
 }
 
+/* What scan_line makes of a byte: most are printable ASCII text (tabs
+ * too), passed over by a look-up each. */
+enum { LC_TEXT, LC_QUOTE, LC_HASH, LC_END, LC_OTHER };
+static const unsigned char line_class[256] = {
+	[0x00] = LC_END, [0x01 ... 0x08] = LC_OTHER, [0x0a] = LC_END, [0x0b ... 0x1f] = LC_OTHER,
+	['"'] = LC_QUOTE, ['#'] = LC_HASH, [0x7f ... 0xff] = LC_OTHER,
+};
+
+/* The line at line, ended, checked and cleaned as clean_line does, in
+ * one pass over its bytes where it is printable ASCII (nearly every line
+ * of the definitions read at each start); any other byte sends it to
+ * clean_line. *next becomes the next line, or NULL after the last. */
+static int scan_line(char *line, char **next, int *bad_col)
+{
+	bool quoted = false;
+	int open_col = 0;
+	char *cut = NULL;   /* the comment's '#' */
+	char *p = line;
+	for (;; p++) {
+		while (line_class[(unsigned char)*p] == LC_TEXT)
+			p++;
+		int c = line_class[(unsigned char)*p];
+		if (c == LC_QUOTE && !cut) {
+			quoted = !quoted;
+			open_col = (int)(p - line) + 1;
+		} else if (c == LC_HASH && !quoted && !cut) {
+			cut = p;
+		} else if (c == LC_END) {
+			break;
+		} else if (c == LC_OTHER) {
+			/* A control character, a carriage return or a byte
+			 * above ASCII: the careful way. */
+			char *nl = strchr(p, '\n');
+			if (nl)
+				*nl = 0;
+			*next = nl ? nl + 1 : NULL;
+			return clean_line(line, bad_col);
+		}
+	}
+	*next = *p ? p + 1 : NULL;
+	*p = 0;
+	if (quoted) {
+		*bad_col = open_col;
+		return -1;
+	}
+	if (cut)
+		p = cut;
+	*p = 0;
+	while (p > line && (p[-1] == ' ' || p[-1] == '\t'))
+		*--p = 0;
+	return (int)(p - line);
+}
+
 /* An indented line: an attribute of stanza cur; p is its first
  * non-blank character. 0, or -1 with r->err. */
 static int read_attr(struct reader *r, const char *file, int lineno, char *line, char *p, int cur)
@@ -328,22 +418,29 @@ static int read_attr(struct reader *r, const char *file, int lineno, char *line,
 				   "expected a space after the key '%.*s'", (int)(p - k), k);
 		return -1;
 	}
-	char *key = xstrndup(k, (size_t)(p - k));
+	char *kend = p;
 	while (*p == ' ' || *p == '\t')
 		p++;
 	if (!*p) {
-		r->err = def_where(file, lineno, (int)(p - line) + 1, "expected a value after '%s'", key);
-		free(key);
+		r->err = def_where(file, lineno, (int)(p - line) + 1, "expected a value after '%.*s'",
+				   (int)(kend - k), k);
 		return -1;
 	}
 	int value_col = (int)(p - line) + 1;
 	size_t vlen = strlen(p);
-	char *value;
-	if (vlen >= 2 && p[0] == '"' && p[vlen - 1] == '"' && !memchr(p + 1, '"', vlen - 2)) {
-		value = xstrndup(p + 1, vlen - 2);
-		value_col++;
+	bool quoted = vlen >= 2 && p[0] == '"' && p[vlen - 1] == '"' && !memchr(p + 1, '"', vlen - 2);
+	value_col += quoted;
+	char *key, *value;
+	if (r->in_place) {
+		/* The key ends where the blanks before the value begin. */
+		*kend = 0;
+		key = k;
+		if (quoted)
+			p[vlen - 1] = 0;
+		value = p + quoted;
 	} else {
-		value = xstrdup(p);
+		key = xstrndup(k, (size_t)(kend - k));
+		value = quoted ? xstrndup(p + 1, vlen - 2) : xstrdup(p);
 	}
 	struct def_stanza *st = &set->stanzas[cur];
 	st->attrs = evdef_grow(st->attrs, st->nattrs, sizeof(*st->attrs));
@@ -409,8 +506,8 @@ static int read_stanza(struct reader *r, const char *file, int lineno, char *lin
 	}
 	set->stanzas = evdef_grow(set->stanzas, set->nstanzas, sizeof(*set->stanzas));
 	*cur = set->nstanzas++;
-	set->stanzas[*cur] = (struct def_stanza){ .kind = (enum stanza_kind)kind, .name = xstrdup(p), .file = file,
-						 .line = lineno, .name_col = name_col };
+	set->stanzas[*cur] = (struct def_stanza){ .kind = (enum stanza_kind)kind, .name = r->in_place ? p : xstrdup(p),
+						 .file = file, .line = lineno, .name_col = name_col };
 	return 0;
 }
 
@@ -424,12 +521,10 @@ static int read_lines(struct reader *r, const char *file, char *text)
 
 	char *line = text;
 	while (line) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
+		char *next;
 		lineno++;
 		int bad_col = 0;
-		int len = clean_line(line, &bad_col);
+		int len = scan_line(line, &next, &bad_col);
 		if (len == -1) {
 			r->err = def_where(file, lineno, bad_col, "expected a closing '\"'");
 			return -1;
@@ -450,7 +545,7 @@ static int read_lines(struct reader *r, const char *file, char *text)
 			return -1;
 		if (*p && p == line && read_stanza(r, file, lineno, line, p, &cur) < 0)
 			return -1;
-		line = nl ? nl + 1 : NULL;
+		line = next;
 	}
 	return 0;
 }
@@ -473,9 +568,12 @@ static int read_file(struct reader *r, const char *path, const char *inc_file, i
 	}
 	bool was_model = r->is_model_file;
 	r->is_model_file = inc_file == NULL && !r->lone_file;
+	if (r->in_place)
+		r->set->texts[n] = text;   /* the set's now, read or not */
 	int rc = read_lines(r, r->set->files[n], text);
 	r->is_model_file = was_model;
-	free(text);
+	if (!r->in_place)
+		free(text);
 	return rc;
 }
 
@@ -509,12 +607,14 @@ int defset_read_user_file(const char *path, struct def_set *set, char **cause)
 int defset_read(const char *root, const char *dir, bool follow_includes, struct def_set *set, char **cause)
 {
 	memset(set, 0, sizeof(*set));
-	struct reader r = { .set = set, .follow_includes = follow_includes };
+	struct reader r = { .set = set, .follow_includes = follow_includes, .in_place = true };
 	if (root && follow_includes && !(r.root = realpath(root, NULL)))
 		return set_cause(cause, "%s: cannot open the definitions directory: %s", root, strerror(errno));
 	char *path = xasprintf("%s/model.def", dir);
 	int rc = read_file(&r, path, NULL, 0, 0);
 	free(r.root);
+	free(r.dir);
+	free(r.dir_real);
 	if (rc == 0 && (set->nstanzas == 0 || set->stanzas[0].kind != ST_MODEL)) {
 		r.err = def_where(path, 1, 1, "expected a 'model' stanza");
 		rc = -1;

@@ -142,6 +142,20 @@ size_t format_g6(char *buf, size_t len, double v)
 			buf[n] = '\0';
 			return n;
 		}
+		if (a < 1e6 && a == (double)(int64_t)a) {
+			/* A whole number of six digits or fewer (coverages
+			 * of 1, counts, ncpus: a third of a JSON interval's
+			 * figures) is its own digits in %.6g: no exponent
+			 * below 1e6, no point, nothing to round. */
+			char d[8];
+			int nd = 0;
+			for (int64_t q = (int64_t)a; q; q /= 10)
+				d[nd++] = (char)('0' + q % 10);
+			while (nd)
+				buf[n++] = d[--nd];
+			buf[n] = '\0';
+			return n;
+		}
 		int ex;
 		double f = frexp(a, &ex);   /* a = f * 2^ex, 0.5 <= f < 1 */
 		uint64_t m = (uint64_t)ldexp(f, 53);

@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "curl_dl.h"
 #include "evdef.h"
 #include "export.h"
 #include "export_http.h"
@@ -205,6 +206,14 @@ static int run_fleet(struct run *r)
 	if (!fleet_supported())
 		return runtime_error("--fleet needs libcurl, and this pmctop was built without it "
 				     "(install libcurl4-gnutls-dev and configure again)");
+#ifdef HAVE_LIBCURL
+	char *why = NULL;
+	if (!curl_dl_ready(&why)) {
+		int rc = runtime_error(why);
+		free(why);
+		return rc;
+	}
+#endif
 	char *columns = xasprintf("%s/fleet/columns.txt", r->events_dir);
 	struct fleet_opts fo = {
 		.spec = r->opt.fleet, .select = r->opt.fleet_select, .config = r->opt.fleet_config,

@@ -302,6 +302,15 @@ START_TEST(test_format_g6)
 		ck_assert_msg(!strcmp(got, want), "%a %%.6g: %s, printf %s", v, got, want);
 		ck_assert_uint_eq(n, strlen(want));
 	}
+	/* Whole numbers below 1e6 take a short way (their digits): every
+	 * one of them, either sign, and the first ones past it. */
+	for (int i = -999999; i <= 1000010; i++) {
+		double v = i;
+		size_t k = format_g6(got, sizeof(got), v);
+		snprintf(want, sizeof(want), "%.6g", v);
+		ck_assert_msg(!strcmp(got, want), "%d %%.6g: %s, printf %s", i, got, want);
+		ck_assert_uint_eq(k, strlen(want));
+	}
 	size_t n = format_g6(got, 5, 123.456);   /* a short buffer: cut as snprintf cuts */
 	ck_assert_str_eq(got, "123.");
 	ck_assert_uint_eq(n, 4);

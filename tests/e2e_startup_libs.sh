@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# e2e_startup_libs.sh: the libraries only one feature needs are loaded
+# when it starts, not linked: pmctop's own list of needed libraries (ELF
+# DT_NEEDED) names none of libcurl (--fleet, src/curl_dl.c),
+# libmicrohttpd (--listen, src/mhd_dl.c) and libpfm4 (events named the
+# libpfm4 way, src/pfm_dl.c). Linked, libcurl and the two dozen libraries
+# behind it were half of every start's instructions, and libpfm4's
+# relocations 0.9 ms of its CPU (docs/performance.md, issue 39). That --fleet still reaches libcurl is
+# the fleet tests' (e2e_fleet_prom.sh scrapes over TLS through it).
+set -u
+top_builddir=${top_builddir:-.}
+pm=$top_builddir/pmctop
+if command -v readelf >/dev/null; then
+	needed=$(readelf -d "$pm" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+elif command -v objdump >/dev/null; then
+	needed=$(objdump -p "$pm" | sed -n 's/^ *NEEDED *//p')
+else
+	echo "SKIP: neither readelf nor objdump is installed"
+	exit 77
+fi
+[ -n "$needed" ] || { echo "FAIL: no needed libraries read from $pm"; exit 1; }
+echo "$pm needs:" $needed
+fails=0
+for lib in libcurl libmicrohttpd libpfm; do
+	if printf '%s\n' "$needed" | grep -q "^$lib"; then
+		echo "FAIL: $pm is linked with $lib, which only one feature uses: load it there (dlopen)"
+		fails=$((fails + 1))
+	fi
+done
+[ "$fails" = 0 ] && echo "ok: none of libcurl, libmicrohttpd and libpfm is linked"
+exit $((fails > 0))
