@@ -46,6 +46,13 @@ for f in ./usr/bin/pmctop ./usr/share/pmctop/events/amd/zen5/model.def ./lib/sys
 	grep -q " $f\$" "$tmp/contents" || { echo "FAIL: $f not in the package"; exit 1; }
 done
 dpkg-deb -I "$deb" conffiles 2>/dev/null | grep -qx /etc/default/pmctop || { echo "FAIL: /etc/default/pmctop is not a conffile"; exit 1; }
+# The libraries pmctop loads rather than links, which shlibs cannot see:
+# libmicrohttpd and libpfm4 (needed), libcurl (--fleet alone).
+deps=$(dpkg-deb -f "$deb" Depends)
+for lib in libmicrohttpd12 libpfm4; do
+	echo "$deps" | grep -q "$lib" || { echo "FAIL: the package does not depend on $lib: $deps"; exit 1; }
+done
+dpkg-deb -f "$deb" Recommends | grep -q 'libcurl3' || { echo "FAIL: the package does not recommend libcurl: $(dpkg-deb -f "$deb" Recommends)"; exit 1; }
 # The man page's FILES are the package's paths.
 for f in $(sed -n '/^\.SH FILES/,/^\.SH [A-Z]/s|^\.I \(/[^ ]*\)$|\1|p' "$src/man/pmctop.1"); do
 	grep -q " \.$f\$" "$tmp/contents" || { echo "FAIL: pmctop(1)'s FILES names $f, which the package does not have"; exit 1; }

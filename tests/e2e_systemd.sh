@@ -53,11 +53,12 @@ trap cleanup EXIT
 # not libraries (adduser and libcap2-bin, for the pmctop group that its
 # debconf question sets up: debian/control), and the libraries pmctop links
 # to (found by ldd, named by dpkg) plus libmicrohttpd, which it loads when
-# serving.
+# serving, and libpfm4, which it loads for an event named the libpfm4 way
+# (both in the package's Depends).
 libs=$(ldd "$build/pmctop" | awk '$3 ~ /^\// { print $3 }' | while read -r f; do
 	dpkg -S "$(readlink -f "$f")" 2>/dev/null || dpkg -S "$f" 2>/dev/null; done | cut -d: -f1 | sort -u)
 mhd=$(sed -n 's/^#define MHD_DL_SONAME "libmicrohttpd.so.\([0-9]*\)"/libmicrohttpd\1/p' "$build/config.h")
-pkgs=$(printf '%s\n' systemd systemd-sysv adduser libcap2-bin ${mhd:-libmicrohttpd12} $libs | sort -u | paste -sd, -)
+pkgs=$(printf '%s\n' systemd systemd-sysv adduser libcap2-bin ${mhd:-libmicrohttpd12} libpfm4 $libs | sort -u | paste -sd, -)
 suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 [ -n "$suite" ] || skip "not Debian (no VERSION_CODENAME in /etc/os-release)"
 # Debian's mirror, or another (PMCTOP_DEBIAN_MIRROR, e.g. a local one).
