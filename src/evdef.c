@@ -120,28 +120,12 @@ static void info_done(struct model_info *mi)
 	model_free_matches(mi->match, mi->nmatch);
 }
 
-static int name_cmp(const void *a, const void *b)
+/* An entry that may be a directory, not hidden: what the directory says
+ * is a file of another kind needs no stat (the events tree holds some 60
+ * files in 13 directories). */
+static bool maybe_subdir(const struct dirent *de)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The entries of d that may be directories, not hidden, sorted (d is
- * closed): what the directory says is a file of another kind needs no
- * stat (the events tree holds some 60 files in 13 directories). */
-static int subdir_names_sorted(DIR *d, char ***out)
-{
-	int n = 0;
-	*out = NULL;
-	for (struct dirent *de; (de = readdir(d));) {
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN))
-			continue;
-		*out = xrealloc(*out, (size_t)(n + 1) * sizeof(char *));
-		(*out)[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(*out, (size_t)n, sizeof(char *), name_cmp);
-	return n;
+	return de->d_name[0] != '.' && (de->d_type == DT_DIR || de->d_type == DT_LNK || de->d_type == DT_UNKNOWN);
 }
 
 static int read_model_info(struct model_info_list *l, const char *dir)
@@ -231,7 +215,7 @@ static int scan_dir(struct model_info_list *l, const char *dir, int depth)
 	/* Sorted, so that the listing and duplicate reports do not depend on
 	 * the file system's order. */
 	char **names;
-	int n = subdir_names_sorted(d, &names);
+	int n = dir_names_sorted(d, maybe_subdir, &names);
 	for (int i = 0; i < n; i++) {
 		char *sub = xasprintf("%s/%s", dir, names[i]);
 		if (rc == 0 && stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))

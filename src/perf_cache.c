@@ -98,9 +98,9 @@ static void add_input(struct inputs *l, const char *path, struct stat *out)
 		*out = sb;
 }
 
-static bool not_dots(const char *name)
+static bool not_dots(const struct dirent *de)
 {
-	return strcmp(name, ".") && strcmp(name, "..");
+	return strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
 }
 
 /* dir and every entry of it (and below, depth more levels), sorted. */

@@ -413,8 +413,9 @@ static json_t *load_json(struct imp *im, const char *path)
 	return j;
 }
 
-static bool events_json(const char *name)
+static bool events_json(const struct dirent *de)
 {
+	const char *name = de->d_name;
 	size_t l = strlen(name);
 	return l > 5 && !strcmp(name + l - 5, ".json") && strcmp(name, "metricgroups.json");
 }

@@ -645,12 +645,12 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int dir_names_sorted(DIR *d, bool (*keep)(const char *name), char ***out)
+int dir_names_sorted(DIR *d, bool (*keep)(const struct dirent *de), char ***out)
 {
 	int n = 0;
 	*out = NULL;
 	for (struct dirent *de; (de = readdir(d));) {
-		if (!keep(de->d_name))
+		if (!keep(de))
 			continue;
 		*out = xrealloc(*out, (size_t)(n + 1) * sizeof(char *));
 		(*out)[n++] = xstrdup(de->d_name);

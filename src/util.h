@@ -94,10 +94,11 @@ const char *path_errno_phrase(int err);
 /* Whether two paths name the same file: the same inode where both exist,
  * else the same name once their directories are resolved. */
 bool path_same_file(const char *a, const char *b);
-/* The names of directory d that keep accepts, sorted by strcmp (what is
- * read from a directory must not follow the file system's order); d is
- * closed. Returns how many, *out to be freed name by name and whole. */
-int dir_names_sorted(DIR *d, bool (*keep)(const char *name), char ***out);
+/* The names of directory d whose entries keep accepts (it sees d_type
+ * too, which spares a stat), sorted by strcmp (what is read from a
+ * directory must not follow the file system's order); d is closed.
+ * Returns how many, *out to be freed name by name and whole. */
+int dir_names_sorted(DIR *d, bool (*keep)(const struct dirent *de), char ***out);
 /* Whether s is a number as every option of pmctop writes one: decimal
  * digits, and unless whole, a fraction and an exponent ("2", "0.5",
  * "1e3", ".5"). No sign, space, hex ("0x10"), "inf" or "nan": strtod and
