@@ -58,27 +58,18 @@ static char *put_num(char *p, double v)
 	return p;
 }
 
+/* ",%d" of an id, or an empty field where the row has none (-1). */
 static char *put_id(char *p, int v)
 {
-	char d[16];
-	size_t n = sizeof(d);
 	*p++ = ',';
-	if (v < 0)
-		return p;
-	do {
-		d[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(p, d + n, sizeof(d) - n);
-	return p + (sizeof(d) - n);
+	return v < 0 ? p : output_put_int(p, v);
 }
 
 /* ",%d" of any int. */
 static char *put_int(char *p, int v)
 {
-	if (v >= 0)
-		return put_id(p, v);
-	return p + sprintf(p, ",%d", v);
+	*p++ = ',';
+	return output_put_int(p, v);
 }
 
 int output_csv_write(struct output *o, const struct snapshot *s)

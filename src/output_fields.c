@@ -12,7 +12,23 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+char *output_put_int(char *p, long v)
+{
+	char d[24];
+	size_t n = sizeof(d);
+	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	do {
+		d[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[--n] = '-';
+	memcpy(p, d + n, sizeof(d) - n);
+	return p + (sizeof(d) - n);
+}
 
 void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n)
 {

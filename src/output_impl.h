@@ -57,6 +57,9 @@ void output_clock(double t, char *buf, size_t n);
  * JSON alike: the metric's name, or the event's with "_per_s", since
  * events are written as rates per second. */
 void output_field_name(const struct output *o, const struct model *m, int col, char *buf, size_t n);
+/* An integer in decimal at p, as "%ld" writes it, not terminated; returns
+ * the end. By hand: every row of every writer has a few. */
+char *output_put_int(char *p, long v);
 /* Rate per second of an extra event in a row (NaN if not measured). */
 double output_event_rate(const struct snapshot *s, const struct snap_row *r, int ev);
 

@@ -153,21 +153,10 @@ static char *put_values(struct output *o, char *p, const struct snapshot *s, con
 	return p;
 }
 
-/* ",\"key\":%d" and the like, by hand; returns the end. */
+/* ",\"key\":%d" and the like; returns the end. */
 static char *put_field(char *p, const char *key, int v)
 {
-	char d[16];
-	size_t n = sizeof(d);
-	unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-	do {
-		d[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		d[--n] = '-';
-	p = stpcpy(p, key);
-	memcpy(p, d + n, sizeof(d) - n);
-	return p + (sizeof(d) - n);
+	return output_put_int(stpcpy(p, key), v);
 }
 
 /* A row, put together in o->line and written with one fwrite. */

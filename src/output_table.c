@@ -145,22 +145,6 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 	fwrite(o->line, 1, (size_t)(p - o->line), o->f);
 }
 
-/* An integer in decimal at p (as "%d"); returns the end. */
-static char *put_int(char *p, long v)
-{
-	char d[24];
-	size_t n = sizeof(d);
-	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
-	do {
-		d[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		d[--n] = '-';
-	memcpy(p, d + n, sizeof(d) - n);
-	return p + (sizeof(d) - n);
-}
-
 int output_table_write(struct output *o, const struct snapshot *s)
 {
 	char clock[32], name[32], head[256];
@@ -191,13 +175,13 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	fputs(o->head_line, o->f);
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
 		const struct snap_row *r = &s->rows[SNAP_CPU][i];
-		*put_int(name, r->cpu) = '\0';
+		*output_put_int(name, r->cpu) = '\0';
 		print_row(o, s, name, r);
 	}
 	if (o->o.show_ccx) {
 		for (int i = 0; i < s->nrows[SNAP_CCX]; i++) {
 			const struct snap_row *r = &s->rows[SNAP_CCX][i];
-			*put_int(stpcpy(name, "ccx"), r->id) = '\0';
+			*output_put_int(stpcpy(name, "ccx"), r->id) = '\0';
 			print_row(o, s, name, r);
 		}
 	}
