@@ -21,18 +21,7 @@ for l in urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], tim
     if l.split(" ")[0] == sys.argv[2]:
         print(int(float(l.split(" ")[1])))' "$1" "$2"
 }
-exporters=
-list=
-for model in zen5 spr generic; do
-	port=$(free_port)
-	timeout 60 "$PMCTOP" --events-dir "$events" --sim "$model" --daemon -d 0.3 --export-scope cpu \
-		--listen "127.0.0.1:$port" 2>/dev/null &
-	exporters="$exporters $!"
-	eval "port_$model=$port"
-	list="$list${list:+,}127.0.0.1:$port"
-done
-trap 'kill $exporters 2>/dev/null; cleanup' EXIT INT TERM
-sleep 0.8
+start_exporters 60 "--export-scope cpu" zen5 spr generic
 ncpus=$(gauge "$port_zen5" pmctop_online_cpus)
 [ -n "$ncpus" ] && [ "$ncpus" -gt 1 ] || { fail "the Zen 5 exporter has no pmctop_online_cpus ($ncpus)"; exit 1; }
 

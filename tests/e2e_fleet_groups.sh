@@ -12,20 +12,7 @@ set -u
 top_srcdir=${top_srcdir:-.}
 E2E_NAME=fleetgroups
 . "$top_srcdir/tests/e2e_fleet_tmux.sh"
-exporters=
-list=
-n=0
-for sim in zen5 zen5:1x1x2x2 spr generic; do
-	n=$((n + 1))
-	port=$(free_port)
-	timeout 90 "$PMCTOP" --events-dir "$events" --sim "$sim" --daemon -d 0.3 --listen "127.0.0.1:$port" \
-		2>/dev/null &
-	exporters="$exporters $!"
-	eval "port_$n=$port"
-	list="$list${list:+,}127.0.0.1:$port"
-done
-trap 'kill $exporters 2>/dev/null; cleanup' EXIT INT TERM
-sleep 0.8
+start_exporters 90 "" zen5 zen5:1x1x2x2 spr generic
 
 start 170 30 "--no-config --events-dir $events --fleet $list -d 1"
 expect 'FLEET 4 hosts' "the header names the fleet"

@@ -9,18 +9,7 @@ set -u
 top_srcdir=${top_srcdir:-.}
 E2E_NAME=fleettui
 . "$top_srcdir/tests/e2e_fleet_tmux.sh"
-exporters=
-list=
-for model in zen5 spr generic; do
-	port=$(free_port)
-	timeout 60 "$PMCTOP" --events-dir "$events" --sim "$model" --daemon -d 0.3 --listen "127.0.0.1:$port" \
-		2>/dev/null &
-	exporters="$exporters $!"
-	eval "port_$model=$port"
-	list="$list${list:+,}127.0.0.1:$port"
-done
-trap 'kill $exporters 2>/dev/null; cleanup' EXIT INT TERM
-sleep 0.8
+start_exporters 60 "" zen5 spr generic
 
 start 170 24 "--no-config --events-dir $events --fleet $list -d 0.5"
 expect 'FLEET 3 hosts' "the header names the fleet"
