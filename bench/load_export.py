@@ -24,6 +24,8 @@ import tempfile
 import threading
 import time
 
+from loadlib import cpu_s, free_port, pct
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--pmctop", default="./pmctop")
 ap.add_argument("-n", type=int, default=1000, help="concurrent scrapes")
@@ -34,14 +36,6 @@ ap.add_argument("-d", type=float, default=0.5, help="pmctop's interval")
 ap.add_argument("--nice", type=int, default=0,
                 help="run the crowd's curl at this niceness (clients are other machines in real life)")
 args = ap.parse_args()
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def rss_kb(pid):
@@ -71,17 +65,6 @@ def scrape(port, timeout=10):
     if not head.startswith(b"HTTP/1.1 200") or b"pmctop_scrapes_total" not in gzip.decompress(body):
         raise RuntimeError("bad answer: %r" % head[:80])
     return t
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        st = f.read().rsplit(")", 1)[1].split()
-    return (int(st[11]) + int(st[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def pct(v, p):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(p / 100 * len(v)))] * 1000 if v else float("nan")
 
 
 def main(port, pid):

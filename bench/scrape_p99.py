@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from loadlib import cpu_s, free_port, pct
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--pmctop", default="./pmctop")
 ap.add_argument("-n", type=int, default=4, help="concurrent scrapers")
@@ -30,14 +32,6 @@ ap.add_argument("--shape", default="2x12x8x2")
 ap.add_argument("--scope", default="cpu")
 ap.add_argument("-d", type=float, default=1, help="pmctop's interval")
 args = ap.parse_args()
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def scrape(port, gz, check=False):
@@ -74,17 +68,6 @@ def scraper(port, gz, until, q):
         if args.pause:
             time.sleep(args.pause)
     q.put((lat, size))
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        st = f.read().rsplit(")", 1)[1].split()
-    return (int(st[11]) + int(st[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def pct(v, p):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(p / 100 * len(v)))] * 1000
 
 
 port = free_port()
