@@ -187,18 +187,21 @@ static int targets_parse(const char *text, const char *from, struct targets *out
 	return rc;
 }
 
-/* A direct target: "host:port" or a URL; its /metrics URL and its name
- * (NULL: the host is there already). */
-static struct host *add_target(struct fleet *f, const char *t)
+/* A direct target ("host:port" or a URL): its host, added with its
+ * /metrics URL where the fleet has none of that name (*added). */
+static struct host *add_target(struct fleet *f, const char *t, bool *added)
 {
 	const char *scheme = strstr(t, "://");
 	const char *hp = scheme ? scheme + 3 : t;
 	size_t hn = strcspn(hp, "/");
 	char *name = xstrndup(hp, hn);
-	struct host *h = host_find(f, name) ? NULL : host_add(f, name);
-	free(name);
+	struct host *h = host_find(f, name);
+	*added = !h;
 	if (!h)
-		return NULL;
+		h = host_add(f, name);
+	free(name);
+	if (!*added)
+		return h;
 	if (!scheme)
 		h->url = xasprintf("http://%s/metrics", t);
 	else if (!hp[hn] || !strcmp(hp + hn, "/"))
@@ -221,8 +224,10 @@ int fleet_targets_add(struct fleet *f, const char *text, const char *from, char 
 	struct targets t = { 0 };
 	int rc = targets_parse(text, from, &t, cause);
 	for (int i = 0; rc == 0 && i < t.n; i++) {
-		struct host *h = add_target(f, t.v[i].spec);
-		if (h)
+		bool added;
+		struct host *h = add_target(f, t.v[i].spec, &added);
+		/* A target named twice keeps its first line's labels. */
+		if (added)
 			labels_give(h, &t.v[i]);
 	}
 	targets_done(&t);
@@ -279,15 +284,11 @@ void fleet_targets_reread(struct fleet *f, char **news)
 	bool *listed = xcalloc((size_t)f->nhosts + (size_t)t.n + 1, sizeof(bool));
 	int added = 0, relabelled = 0, removed = 0;
 	for (int i = 0; i < t.n; i++) {
-		struct host *h = add_target(f, t.v[i].spec);
-		if (h) {
+		bool is_new;
+		struct host *h = add_target(f, t.v[i].spec, &is_new);
+		if (is_new) {
 			added++;
 		} else {
-			const char *scheme = strstr(t.v[i].spec, "://");
-			const char *hp = scheme ? scheme + 3 : t.v[i].spec;
-			char *name = xstrndup(hp, strcspn(hp, "/"));
-			h = host_find(f, name);
-			free(name);
 			relabelled += !same_labels(h, &t.v[i]);
 			if (h->removed) {
 				h->removed = false;
