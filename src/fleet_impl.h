@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
 #include "fleet.h"
 
 /* What a host without hardware series (a VM without a PMU) says. */
@@ -176,5 +177,17 @@ char *fleet_host_selector(const struct fleet *f, const char *name);
  * -1 with *cause when the server (Prometheus) did not answer at all. */
 int fleet_prom_refresh(struct fleet *f, char **news, char **cause);
 int fleet_direct_refresh(struct fleet *f, char **news);
+
+/* fleet_parse.c: */
+/* The envelope of an answer of Prometheus's API: its data.resultType and
+ * data.result, and the tree to json_decref; NULL with *cause where body is
+ * no good answer (Prometheus's own error kept: "Prometheus says TYPE:
+ * TEXT"). */
+json_t *fleet_api_result(const char *body, size_t len, const char **type, json_t **result, char **cause);
+/* fleet_prom.c: what an answer of Prometheus that is not a good one says,
+ * in one line, from r and its parser's rc and cause (NULL: a good one).
+ * Prometheus's own errors (400, 422, 503 for a query timeout) are JSON
+ * whose text is kept. */
+char *fleet_reply_problem(const struct fleet_reply *r, int rc, const char *cause);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "fleet_impl.h"
 #include "util.h"
 
 void fleet_samples_done(struct fleet_samples *s)
@@ -112,9 +112,8 @@ static bool value_of(const char *t, double *v)
 	return parse_double_c(t, v);
 }
 
-int fleet_parse_vector_json(const char *body, size_t len, struct fleet_samples *out, char **cause)
+json_t *fleet_api_result(const char *body, size_t len, const char **type, json_t **result, char **cause)
 {
-	struct buf lb = { 0 }, scratch = { 0 };
 	json_error_t je;
 	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
@@ -123,13 +122,12 @@ int fleet_parse_vector_json(const char *body, size_t len, struct fleet_samples *
 		char *t = flat(je.text);
 		set_cause(cause, "the answer is not JSON (%s at byte %d)", t, je.position);
 		free(t);
-		return -1;
+		return NULL;
 	}
-	int rc = -1;
 	const char *status = json_string_value(json_object_get(root, "status"));
 	if (!status) {
 		set_cause(cause, "the answer has no \"status\": not Prometheus's API");
-		goto done;
+		goto bad;
 	}
 	if (strcmp(status, "success")) {
 		const char *et = json_string_value(json_object_get(root, "errorType"));
@@ -138,15 +136,30 @@ int fleet_parse_vector_json(const char *body, size_t len, struct fleet_samples *
 		set_cause(cause, "Prometheus says %s: %s", t, msg);
 		free(msg);
 		free(t);
-		goto done;
+		goto bad;
 	}
 	json_t *data = json_object_get(root, "data");
-	const char *type = json_string_value(json_object_get(data, "resultType"));
-	json_t *result = json_object_get(data, "result");
-	if (!type || !json_is_array(result)) {
+	*type = json_string_value(json_object_get(data, "resultType"));
+	*result = json_object_get(data, "result");
+	if (!*type || !json_is_array(*result)) {
 		set_cause(cause, "the answer has no data.resultType and data.result");
-		goto done;
+		goto bad;
 	}
+	return root;
+bad:
+	json_decref(root);
+	return NULL;
+}
+
+int fleet_parse_vector_json(const char *body, size_t len, struct fleet_samples *out, char **cause)
+{
+	struct buf lb = { 0 }, scratch = { 0 };
+	const char *type;
+	json_t *result;
+	json_t *root = fleet_api_result(body, len, &type, &result, cause);
+	if (!root)
+		return -1;
+	int rc = -1;
 	if (!strcmp(type, "scalar")) {
 		/* A column of constants only: one value, for no host. */
 		rc = 0;

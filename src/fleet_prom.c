@@ -30,24 +30,30 @@ char *fleet_url_escape(const char *s)
 	return out;
 }
 
-/* What an HTTP answer that is not a good one says, in one line (NULL: a
- * good one, its samples in out). Prometheus's own errors (400, 422, 503
- * for a query timeout) are JSON whose text is kept. */
-static char *reply_problem(const struct fleet_reply *r, struct fleet_samples *out)
+char *fleet_reply_problem(const struct fleet_reply *r, int rc, const char *cause)
 {
 	if (!r->status)
 		return xstrdup(r->err ? r->err : "no answer");
 	if (r->status == 401 || r->status == 403)
 		return xasprintf("HTTP %ld %s: check basic_auth in --fleet-config", r->status,
 				 r->status == 401 ? "Unauthorized" : "Forbidden");
-	char *cause = NULL;
-	int rc = fleet_parse_vector(r->body ? r->body : "", r->len, out, &cause);
 	if (rc == 0 && r->status == 200)
 		return NULL;
-	fleet_samples_done(out);
 	bool said = cause && !strncmp(cause, "Prometheus says", 15);
-	char *msg = r->status == 200 ? xstrdup(cause ? cause : "a bad answer")
-		    : said ? xasprintf("HTTP %ld: %s", r->status, cause) : xasprintf("HTTP %ld", r->status);
+	return r->status == 200 ? xstrdup(cause ? cause : "a bad answer")
+	       : said		 ? xasprintf("HTTP %ld: %s", r->status, cause)
+				 : xasprintf("HTTP %ld", r->status);
+}
+
+/* An instant query's answer: NULL and its samples in out, or what is wrong
+ * with it. */
+static char *reply_problem(const struct fleet_reply *r, struct fleet_samples *out)
+{
+	char *cause = NULL;
+	int rc = r->status ? fleet_parse_vector(r->body ? r->body : "", r->len, out, &cause) : -1;
+	char *msg = fleet_reply_problem(r, rc, cause);
+	if (msg)
+		fleet_samples_done(out);
 	free(cause);
 	return msg;
 }

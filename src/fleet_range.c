@@ -33,26 +33,25 @@ static void past_alloc(struct snapshot *s, int n, double step)
 }
 
 /* A query_range answer's first series, times scale, into column c of s's
- * past points (start, s->past_step apart); -1 with *cause when it is not a matrix. */
+ * past points (start, s->past_step apart); -1 with *cause when it is no
+ * good answer, as an instant query's would be said, or not a matrix. */
 static int matrix(const struct fleet_reply *r, struct snapshot *s, int c, double scale, double start, char **cause)
 {
-	if (!r->status)
-		return set_cause(cause, "%s", r->err ? r->err : "no answer");
-	json_error_t je;
-	json_t *root = json_loadb(r->body, r->len, 0, &je);
-	json_t *data = json_object_get(root, "data");
-	json_t *res = json_object_get(data, "result");
-	const char *type = json_string_value(json_object_get(data, "resultType"));
-	/* Prometheus's own error text, made one line (a bad query: 400). */
-	const char *err = json_string_value(json_object_get(root, "error"));
+	const char *type = NULL;
+	json_t *res = NULL, *root = NULL;
+	char *why = NULL;
+	if (r->status)
+		root = fleet_api_result(r->body ? r->body : "", r->len, &type, &res, &why);
+	if (root && strcmp(type, "matrix")) {
+		why = xasprintf("the answer is a %s, not a range's matrix", type);
+		text_sanitize_inplace(why);
+	}
+	char *msg = fleet_reply_problem(r, root && !why ? 0 : -1, why);
+	free(why);
 	int rc = 0;
-	if (err) {
-		char *e = xstrdup(err);
-		text_sanitize_inplace(e);
-		rc = set_cause(cause, "HTTP %ld: Prometheus says %s", r->status, e);
-		free(e);
-	} else if (r->status != 200 || !type || strcmp(type, "matrix") || !json_is_array(res)) {
-		rc = set_cause(cause, "HTTP %ld: the answer is not a range's matrix", r->status);
+	if (msg) {
+		rc = set_cause(cause, "%s", msg);
+		free(msg);
 	} else if (json_array_size(res) > 0) {
 		json_t *vals = json_object_get(json_array_get(res, 0), "values"), *p;
 		size_t i;
