@@ -15,16 +15,6 @@
 #include <string.h>
 #include "format.h"
 
-/* Whether metric m is one of the history's. */
-static bool history_metric(const struct ui *u, int m)
-{
-	const struct metric_def *md = &u->m->metrics[m];
-	for (int g = 0; g < md->ngroups; g++)
-		if (md->groups[g] && !strcmp(md->groups[g], "history"))
-			return true;
-	return false;
-}
-
 /* "LABEL <sparkline> VALUE" of metric m in w cells at (y, x); its width. */
 static int one(const struct ui *u, struct frame *f, int y, int x, int w, int m)
 {
@@ -47,7 +37,7 @@ void fleet_history_draw(const struct ui *u, struct frame *f, int y, int x, int w
 {
 	int ms[16], n = 0;
 	for (int m = 0; m < u->m->nmetrics && n < 16; m++)
-		if (history_metric(u, m))
+		if (metric_in_group(&u->m->metrics[m], "history"))
 			ms[n++] = m;
 	if (h >= 3 && y + h <= LINES && x + w <= COLS) {
 		/* A box: its title, a line each, the last in its bottom border. */
