@@ -106,6 +106,12 @@ bad = len(shown) < 2 or any(abs(v - num[k] / den[k]) > 0.02 * num[k] / den[k] fo
 print('CCX IPC on the screen %s, from the CPU rows %s' % (shown, {k: round(num[k] / den[k], 4) for k in sorted(num)}))
 sys.exit(1 if bad else 0)
 EOP
+# At 80 columns the drilled host's long status is cut, never SIMULATED
+# (it was "... Esc: back to the fleet SIMU").
+$TMUX_CMD resize-window -t "$S" -x 80 -y 24
+wait_until eval 'screen | head -n 1 | grep -q SIMULATED'
+screen | head -n 1 | grep -q SIMULATED || fail "80 columns: SIMULATED cut from the drilled header: $(screen | head -n 1)"
+$TMUX_CMD resize-window -t "$S" -x 170 -y $((ncpus + 12))
 # Esc: the hosts again, still sorted by IPC.
 keys Escape
 expect "FLEET 3 hosts [^>]" "Esc went back to the fleet"

@@ -99,11 +99,20 @@ static void header_title(const struct ui *u, const struct frame *f, const struct
 	 * status, and a recording. */
 	char st[64];
 	const char *badge = source_status(u->src, st, sizeof(st));
+	bool fleet = u->cfg->fleet;
+	bool sim = u->cfg->simulated || (u->snap && u->snap->simulated);
+	for (int i = 0; fleet && u->snap && i < u->snap->nhosts; i++)
+		sim |= u->snap->hosts[i].simulated;
 	if (badge) {
 		draw_put(h->y, x, h->w - x, A_REVERSE | A_BOLD, badge);
 		x += (int)strlen(badge) + 1;
-		draw_put(h->y, x, h->w - x, A_BOLD, st);
-		x += (int)strlen(st) + 1;
+		/* A status can be long (a drilled fleet host's, 60 cells):
+		 * cut it, never the SIMULATED after it. */
+		int room = h->w - x - (sim ? 10 : 0), sl = (int)strlen(st);
+		if (sl > room)
+			sl = room > 0 ? room : 0;
+		draw_put(h->y, x, sl, A_BOLD, st);
+		x += sl + 1;
 	}
 	if (u->cfg->recorder) {
 		bool bad = !recorder_ok(u->cfg->recorder);
@@ -118,15 +127,11 @@ static void header_title(const struct ui *u, const struct frame *f, const struct
 	 * take what room is left between them. */
 	/* A fleet: the source's status names it; this machine's model and
 	 * name are not what the rows show. */
-	bool fleet = u->cfg->fleet;
 	if (!fleet) {
 		snprintf(line, sizeof(line), "%s ", u->m->name ? u->m->name : "?");
 		draw_put(h->y, x, h->w - x, A_BOLD, line);
 		x += (int)strlen(line);
 	}
-	bool sim = u->cfg->simulated || (u->snap && u->snap->simulated);
-	for (int i = 0; fleet && u->snap && i < u->snap->nhosts; i++)
-		sim |= u->snap->hosts[i].simulated;
 	if (sim && x < h->w) {
 		draw_put(h->y, x, h->w - x, A_REVERSE | A_BOLD, "SIMULATED");
 		x += 10;
