@@ -1160,11 +1160,6 @@ static struct derive_work *take_work(struct derive_cache *dc, int slot)
 	return w;
 }
 
-/* Last, every stated error drawn toward its peers' (derive_moderate.h):
- * per scope and column, the median error over the scope's probe rows,
- * whose errors are found for it where an output left them for later
- * (and left so); kept for the rows whose errors are found later
- * (derive_row_errors), which then get the same, to the bit. */
 /* Whether row a of scope sa holds row b of a scope below it. */
 static bool row_holds(const struct snap_row *a, int sa, const struct snap_row *b)
 {
@@ -1229,6 +1224,13 @@ static void moderate_row(const struct derive_work *w, const struct snapshot *sna
 	}
 }
 
+/* Last, every stated error drawn toward its peers' (derive_moderate.h):
+ * per scope and column, the median error over the scope's probe rows,
+ * whose errors are found for it where an output left them for later
+ * (and left so); kept for the rows whose errors are found later
+ * (derive_row_errors), which then get the same, to the bit; and each
+ * probe row's errors as found (perr), for the floor of the rows above
+ * it (moderate_row). */
 static void step_moderate(struct derive_work *w, const struct derive_input *in, struct snapshot *snap)
 {
 	const struct derive_want *want = in->cache ? in->want : NULL;
