@@ -1134,12 +1134,14 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	arena_free(&w.ar);
 }
 
+static void moderate_row(const struct derive_work *w, const struct snapshot *snap, int sc, int r, double *mrse,
+			 double *erse);
+
 void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap, int sc, int r, double *mrse,
 		       double *erse)
 {
 	row_errors_found(w0, snap, sc, r, mrse, erse);
-	moderate_apply(mrse, w0->mmed[sc], w0->mscale, snap->nmcols);
-	moderate_apply(erse, w0->emed[sc], w0->escale, snap->necols);
+	moderate_row(w0, snap, sc, r, mrse, erse);
 }
 
 /* A work space that no published snapshot reads: the cache's slot if
@@ -1158,17 +1160,82 @@ static struct derive_work *take_work(struct derive_cache *dc, int slot)
 	return w;
 }
 
+/* Whether row a of scope sa holds row b of a scope below it. */
+static bool row_holds(const struct snap_row *a, int sa, const struct snap_row *b)
+{
+	switch (sa) {
+	case SNAP_CORE: return a->core == b->core;
+	case SNAP_CCX: return a->ccx == b->ccx;
+	case SNAP_SOCKET: return a->socket == b->socket;
+	case SNAP_SYSTEM: return true;
+	default: return false;
+	}
+}
+
+/* Row r of scope sc's errors (mrse, erse) drawn toward their peers'
+ * (moderate_apply). A row of a scope too small for a median (a CCX, a
+ * socket or the system of a part with one or two) has no peers, and
+ * keeps its own error, but no less than the floor that the rows it holds
+ * put on it (moderate_below): those of the nearest scope below where the
+ * column has a median, from that scope's probe rows under row r, their
+ * errors as found (perr), before they were drawn toward their peers'. */
+static void moderate_row(const struct derive_work *w, const struct snapshot *snap, int sc, int r, double *mrse,
+			 double *erse)
+{
+	int nm = snap->nmcols, ne = snap->necols;
+	moderate_apply(mrse, w->mmed[sc], w->mscale, nm);
+	moderate_apply(erse, w->emed[sc], w->escale, ne);
+	if (sc == SNAP_CPU || snap->nrows[sc] >= MODERATE_MIN_ROWS)
+		return;
+	const struct snap_row *row = &snap->rows[sc][r];
+	/* Per scope below: its probes under the row, and its rows there. */
+	int held[SNAP_NSCOPES][MODERATE_PROBES], nh[SNAP_NSCOPES], nin[SNAP_NSCOPES];
+	for (int sb = 0; sb < sc; sb++) {
+		int nb = snap->nrows[sb], np = moderate_nprobes(nb);
+		nh[sb] = nin[sb] = 0;
+		for (int k = 0; k < np; k++)
+			if (row_holds(row, sc, &snap->rows[sb][moderate_probe(nb, k)]))
+				held[sb][nh[sb]++] = k;
+		for (int j = 0; j < nb; j++)
+			nin[sb] += row_holds(row, sc, &snap->rows[sb][j]);
+	}
+	double v[MODERATE_PROBES], e[MODERATE_PROBES];
+	for (int c = 0; c < nm + ne; c++) {
+		bool metric = c < nm;
+		int col = metric ? c : c - nm;
+		double *rse = metric ? &mrse[col] : &erse[col];
+		if (!(*rse > 0) || !isfinite(*rse))
+			continue;   /* exact or unknown: as it is */
+		for (int sb = sc - 1; sb >= 0; sb--) {
+			if (isnan(metric ? w->mmed[sb][col] : w->emed[sb][col]))
+				continue;
+			int nb = snap->nrows[sb];
+			for (int i = 0; i < nh[sb]; i++) {
+				int k = held[sb][i];
+				const struct snap_row *pr = &snap->rows[sb][moderate_probe(nb, k)];
+				v[i] = metric ? pr->mv[col] : pr->ev[col];
+				e[i] = w->perr[sb][(size_t)k * (size_t)(nm + ne) + (size_t)c];
+			}
+			double f = moderate_below(v, e, nh[sb], nin[sb], !metric);
+			if (*rse < f)
+				*rse = f;
+			break;
+		}
+	}
+}
+
 /* Last, every stated error drawn toward its peers' (derive_moderate.h):
  * per scope and column, the median error over the scope's probe rows,
  * whose errors are found for it where an output left them for later
  * (and left so); kept for the rows whose errors are found later
- * (derive_row_errors), which then get the same, to the bit. */
+ * (derive_row_errors), which then get the same, to the bit; and each
+ * probe row's errors as found (perr), for the floor of the rows above
+ * it (moderate_row). */
 static void step_moderate(struct derive_work *w, const struct derive_input *in, struct snapshot *snap)
 {
 	const struct derive_want *want = in->cache ? in->want : NULL;
 	int nm = snap->nmcols, ne = snap->necols;
 	double *col = WORK_ARRAY(w, MODERATE_PROBES, double);
-	double *pm = WORK_ARRAY(w, (size_t)MODERATE_PROBES * (size_t)(nm + ne), double);
 	/* Each column's samples: its window set's, or for a metric of none
 	 * the fewest of its events' sets'. */
 	const struct derive_plan_part *pp = w->pp;
@@ -1205,6 +1272,7 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 		int nr = snap->nrows[sc], np = moderate_nprobes(nr);
 		w->mmed[sc] = WORK_ARRAY(w, nm, double);
 		w->emed[sc] = WORK_ARRAY(w, ne, double);
+		double *pm = w->perr[sc] = WORK_ARRAY(w, (size_t)np * (size_t)(nm + ne), double);
 		for (int k = 0; k < np; k++) {
 			int r = moderate_probe(nr, k);
 			double *m = pm + (size_t)k * (size_t)(nm + ne), *e = m + nm;
@@ -1228,8 +1296,7 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 		for (int r = 0; r < nr; r++) {
 			if (!row_wanted(want, sc, r))
 				continue;
-			moderate_apply(snap->rows[sc][r].mrse, w->mmed[sc], w->mscale, nm);
-			moderate_apply(snap->rows[sc][r].erse, w->emed[sc], w->escale, ne);
+			moderate_row(w, snap, sc, r, snap->rows[sc][r].mrse, snap->rows[sc][r].erse);
 		}
 	}
 }

@@ -121,6 +121,10 @@ struct derive_work {
 	 * the events' figures (derive_moderate.h). */
 	double *mmed[SNAP_NSCOPES], *emed[SNAP_NSCOPES];
 	double *mscale, *escale;     /* [nmcols], [necols] */
+	/* Per scope, its probe rows' errors before they were drawn toward
+	 * their peers' ([nprobes][nmcols + necols]), for the floor of the
+	 * rows above them (moderate_below). */
+	double *perr[SNAP_NSCOPES];
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton

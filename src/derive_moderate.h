@@ -4,6 +4,8 @@
 #ifndef PMCTOP_DERIVE_MODERATE_H
 #define PMCTOP_DERIVE_MODERATE_H
 
+#include <stdbool.h>
+
 /* The typical error of a scope's figure is the median over at most this
  * many of its rows, spread evenly over the scope (all of them where it
  * has no more): the same rows whichever rows' errors an output finds at
@@ -29,5 +31,13 @@ double moderate_median(double *v, int n);
 void moderate_apply(double *rse, const double *med, const double *scale, int n);
 /* The scale on a moderated error of a figure from m samples. */
 double moderate_scale(int m);
+/* The least relative error of a figure of an aggregate row (a CCX, a
+ * socket, the system) of a scope too small for a median, from np of the
+ * nrows rows of a scope below that it holds: their figures v[k] and
+ * their errors rse[k] as found (exact or stated; unknown ones are left
+ * out); sum: the aggregate's figure is the sum of theirs (an event's
+ * count), else a figure of its own (a metric). NaN where fewer than
+ * MODERATE_MIN_ROWS of them have an error or none is above 0. */
+double moderate_below(const double *v, const double *rse, int np, int nrows, bool sum);
 
 #endif
