@@ -94,6 +94,14 @@ struct derive_work {
 	double *pburst1, *pburst2;
 	int *pburst_g1, *pburst_g2;
 	int *gpmu, ngroups;          /* [plan ngroups] each group's PMU (-1: not counted) */
+	/* The columns of the metrics that a tree reconciles (the parts of a
+	 * family, tree_reconcile): tcol[0..ntcols-1], tidx[nmcols] each
+	 * column's index there or -1; per scope, each one's burst floor in
+	 * each row ([nrows][ntcols], 0 for none; one row where tf_one), which
+	 * the tree's errors are held to (floors_after_trees). */
+	int *tcol, ntcols, *tidx;
+	double *tfloor[SNAP_NSCOPES];
+	bool tf_one;
 	struct wsamples *smp;        /* [wl.n] each set's samples in the row */
 	bool *pmu_here;
 	/* Each scope's metrics as the rows read them: those of one group
