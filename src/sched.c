@@ -26,7 +26,10 @@
  * cycles, reference cycles; not slots or the PERF_METRICS events, nor
  * privilege variants) are pinned too while the PMU's fixed counters,
  * less the NMI watchdog's, hold them: they cost no general counter, and
- * perf counts them all the time, so there is no reason to rotate them.
+ * perf counts them all the time, so there is no reason to rotate them;
+ * but they take the fixed counters from fixed-able events that rotate,
+ * so they are kept only as far as the PMU gets no more groups with them
+ * than without (pack_pmu_pins).
  * Merged-pair events (Zen 5 FLOPs) take two general counters. An event
  * with a counter mask (perf's "Counter": "0,1,2,3" on an 8-counter core)
  * only fits a group where every such event can have one of its counters.
@@ -62,6 +65,7 @@ struct packer {
 	int *general;     /* per PMU: general counters to use */
 	int **pin;        /* per PMU: the pinned events, which every group starts with */
 	int *npin;
+	int *nview;       /* per PMU: how many of pin[] are the request's (the rest: fixed counters') */
 	int ngroups, capgroups;
 	struct gbuild *g;
 };
@@ -616,26 +620,11 @@ static void choose_pins(struct packer *pk, const struct sched_request *req, stru
 			pk->npin[p] = ncand[p];
 		}
 	}
-	int *nview = xmalloc(sizeof(int) * ((size_t)m->npmus + 1));
-	memcpy(nview, pk->npin, sizeof(int) * (size_t)m->npmus);
+	pk->nview = xmalloc(sizeof(int) * ((size_t)m->npmus + 1));
+	memcpy(pk->nview, pk->npin, sizeof(int) * (size_t)m->npmus);
 	pin_fixed(pk, plan);
-	for (int p = 0; p < m->npmus; p++) {
-		for (int i = 0; i < pk->npin[p]; i++) {
-			plan->event_pinned[pk->pin[p][i]] = true;
-			plan->event_fixed_pin[pk->pin[p][i]] = i >= nview[p];
-		}
+	for (int p = 0; p < m->npmus; p++)
 		free(cand[p]);
-	}
-	free(nview);
-	/* A metric whose events are all pinned (or on PMUs that count
-	 * always) is pinned, whether the view asked or fixed counters did. */
-	for (int i = 0; i < plan->nmetrics; i++) {
-		const struct metric_def *md = &m->metrics[plan->metrics[i]];
-		bool all = true;
-		for (int k = 0; k < md->nevents && all; k++)
-			all = plan->event_pinned[md->events[k]] || pmu_unlimited(&m->pmus[m->events[md->events[k]].pmu]);
-		plan->metric_pinned[plan->metrics[i]] |= all;
-	}
 	free(unit);
 	free(refused);
 	free(cand);
@@ -751,6 +740,60 @@ static void pack_pmu(struct packer *pk, const struct sched_request *req, const s
 	}
 }
 
+/* The pins in force, in the plan: events pinned, and for their fixed
+ * counters; a metric whose events are all pinned (or on PMUs that count
+ * always) is pinned, whether the request asked or fixed counters did. */
+static void mark_pins(const struct packer *pk, struct sched_plan *plan)
+{
+	const struct model *m = pk->m;
+	for (int p = 0; p < m->npmus; p++)
+		for (int i = 0; i < pk->npin[p]; i++) {
+			plan->event_pinned[pk->pin[p][i]] = true;
+			plan->event_fixed_pin[pk->pin[p][i]] = i >= pk->nview[p];
+		}
+	for (int i = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[plan->metrics[i]];
+		bool all = true;
+		for (int k = 0; k < md->nevents && all; k++)
+			all = plan->event_pinned[md->events[k]] || pmu_unlimited(&m->pmus[m->events[md->events[k]].pmu]);
+		plan->metric_pinned[plan->metrics[i]] |= all;
+	}
+}
+
+/* Packs PMU p with its first npin pins, after dropping the groups from
+ * first on; returns how many groups p gets. */
+static int repack(struct packer *pk, const struct sched_request *req, const struct sched_plan *plan,
+		  const bool *bad, int p, struct pack_work *w, int first, int npin)
+{
+	for (int gi = first; gi < pk->ngroups; gi++)
+		free(pk->g[gi].ev);
+	pk->ngroups = first;
+	pk->npin[p] = npin;
+	pack_pmu(pk, req, plan, bad, p, w);
+	return pk->ngroups - first;
+}
+
+/* Steps 2-3 on PMU p with the fixed counters' pins: kept only as far as
+ * they cost the rotation no group. They take no general counter, but
+ * they take the fixed counters from the fixed-able events that rotate
+ * (Westmere's cycles:k and instructions:u with every metric), which then
+ * need general ones: the most pins, dropping the last first, with which
+ * p has no more groups than with the request's pins alone. */
+static void pack_pmu_pins(struct packer *pk, const struct sched_request *req, const struct sched_plan *plan,
+			  const bool *bad, int p, struct pack_work *w)
+{
+	int first = pk->ngroups, all = pk->npin[p];
+	if (all == pk->nview[p]) {
+		pack_pmu(pk, req, plan, bad, p, w);
+		return;
+	}
+	int n0 = repack(pk, req, plan, bad, p, w, first, pk->nview[p]);
+	for (int k = all; k > pk->nview[p]; k--)
+		if (repack(pk, req, plan, bad, p, w, first, k) <= n0)
+			return;
+	repack(pk, req, plan, bad, p, w, first, pk->nview[p]);
+}
+
 /* The groups as the plan gives them: the kernel takes the first event as
  * the leader, so slots goes first; each event with the encoding that
  * counts it and the counters the group takes. */
@@ -839,7 +882,8 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		.loose = xcalloc((size_t)m->nevents + 1, sizeof(bool)),
 	};
 	for (int p = 0; p < m->npmus; p++)
-		pack_pmu(&pk, req, plan, bad, p, &w);
+		pack_pmu_pins(&pk, req, plan, bad, p, &w);
+	mark_pins(&pk, plan);
 	finish_groups(&pk, plan);
 	mark_split(m, plan);
 
@@ -850,6 +894,7 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		free(pk.pin[p]);
 	free(pk.pin);
 	free(pk.npin);
+	free(pk.nview);
 	free(w.items);
 	free(w.set);
 	free(w.loose);

@@ -504,17 +504,21 @@ END_TEST
 
 /* On the architectural model with two free general counters, IPC (both
  * events on fixed counters) is pinned without a view's pin and counted
- * throughout while the LLC and branch ratios rotate; privilege variants
- * (instruction_retired:u) are not pinned for the fixed counters, which
- * their base events hold. Zen has no fixed counters: nothing is pinned. */
+ * throughout while the LLC and branch ratios rotate (two groups, as
+ * without the pins). Adding instruction_retired:u, which fits the second
+ * group's free fixed counter, would cost a third group beside both pins:
+ * then the last is dropped. Privilege variants are never pinned for fixed
+ * counters (their base events hold them). Zen has no fixed counters:
+ * nothing is pinned. */
 START_TEST(test_fixed_pinned_arch)
 {
 	char *cause = NULL;
 	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "intel-arch", &cause);
 	ck_assert_msg(m != NULL, "%s", cause ? cause : "?");
-	const char *names[] = { "llc_miss_rate", "branch_miss_ratio", "ipc", "llc_misses_per_kinst" };
-	int ms[4];
-	for (int i = 0; i < 4; i++) {
+	const char *names[] = { "llc_miss_rate", "branch_miss_ratio", "ipc", "llc_misses_per_kinst", "ipc_user",
+				"ipc_kernel" };
+	int ms[6];
+	for (int i = 0; i < 6; i++) {
 		ms[i] = model_find_metric(m, names[i]);
 		ck_assert_int_ge(ms[i], 0);
 	}
@@ -526,14 +530,31 @@ START_TEST(test_fixed_pinned_arch)
 	for (int p = 0; p < m->npmus; p++)
 		fc[p] = m->pmus[p].counters;
 	fc[core] = 2;
-	struct sched_request rq = { 4, ms, 1, &instu, fc, NULL, NULL, 0, NULL };
+	struct sched_request rq = { 4, ms, 0, NULL, fc, NULL, NULL, 0, NULL };
 	struct sched_plan *p = sched_plan(m, &rq, &cause);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_ge(sched_groups_for_pmu(p, core), 2);
+	ck_assert_int_eq(sched_groups_for_pmu(p, core), 2);
 	ck_assert(in_every_group(p, m, inst) && in_every_group(p, m, cyc));
 	ck_assert(p->metric_pinned[ms[2]] && sched_metric_throughout(p, m, ms[2]));
 	ck_assert(!sched_metric_throughout(p, m, ms[0]) && !sched_metric_throughout(p, m, ms[1]));
-	ck_assert(!p->event_pinned[instu]);
+	sched_plan_free(p);
+	/* One more event on the fixed counters: both pins would cost a group,
+	 * instructions alone does not (the last pins are dropped first). */
+	rq = (struct sched_request){ 4, ms, 1, &instu, fc, NULL, NULL, 0, NULL };
+	p = sched_plan(m, &rq, &cause);
+	ck_assert_int_eq(sched_groups_for_pmu(p, core), 2);
+	ck_assert(p->event_fixed_pin[inst] && in_every_group(p, m, inst));
+	ck_assert(!p->event_pinned[cyc] && !sched_metric_throughout(p, m, ms[2]));
+	sched_plan_free(p);
+	/* IPC beside user and kernel IPC: only the base events are pinned. */
+	int priv[] = { ms[2], ms[4], ms[5] };
+	rq = (struct sched_request){ 3, priv, 0, NULL, fc, NULL, NULL, 0, NULL };
+	p = sched_plan(m, &rq, &cause);
+	ck_assert_int_eq(sched_groups_for_pmu(p, core), 2);
+	ck_assert(p->event_fixed_pin[inst] && p->event_fixed_pin[cyc] && sched_metric_throughout(p, m, ms[2]));
+	for (int e = 0; e < m->nevents; e++)
+		ck_assert(!m->events[e].excl || !p->event_pinned[e]);
+	ck_assert(!sched_metric_throughout(p, m, ms[4]) || !sched_metric_throughout(p, m, ms[5]));
 	sched_plan_free(p);
 	free(fc);
 	model_free(m);
