@@ -1205,6 +1205,17 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 		int nr = snap->nrows[sc], np = moderate_nprobes(nr);
 		w->mmed[sc] = WORK_ARRAY(w, nm, double);
 		w->emed[sc] = WORK_ARRAY(w, ne, double);
+		if (np < MODERATE_MIN_ROWS) {
+			/* Too few rows for any column to have a typical error
+			 * (moderate_median's NaN, which moderate_apply leaves
+			 * be): the probes' errors are not worth finding. At 2
+			 * CPUs every scope is such a one. */
+			for (int c = 0; c < nm; c++)
+				w->mmed[sc][c] = NAN;
+			for (int c = 0; c < ne; c++)
+				w->emed[sc][c] = NAN;
+			continue;
+		}
 		for (int k = 0; k < np; k++) {
 			int r = moderate_probe(nr, k);
 			double *m = pm + (size_t)k * (size_t)(nm + ne), *e = m + nm;
