@@ -1196,8 +1196,9 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 		}
 		w->mscale[c] = moderate_scale(m);
 	}
-	for (int e = 0; e < w->model->nevents; e++) {
-		int c = snap->ecol[e], s = pp->ev_set[e];
+	/* Only a candidate has a window set of its own (step_plan). */
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i], c = snap->ecol[e], s = pp->ev_set[e];
 		if (c >= 0 && s >= 0)
 			w->escale[c] = moderate_scale(w->wl.v[s].ns);
 	}
