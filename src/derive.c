@@ -1138,8 +1138,8 @@ void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap
 		       double *erse)
 {
 	row_errors_found(w0, snap, sc, r, mrse, erse);
-	moderate_apply(mrse, w0->mmed[sc], w0->mscale, snap->nmcols);
-	moderate_apply(erse, w0->emed[sc], w0->escale, snap->necols);
+	moderate_apply_cols(mrse, w0->mmed[sc], w0->mscale, w0->mlive[sc], w0->nmlive[sc]);
+	moderate_apply_cols(erse, w0->emed[sc], w0->escale, w0->elive[sc], w0->nelive[sc]);
 }
 
 /* A work space that no published snapshot reads: the cache's slot if
@@ -1206,6 +1206,9 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 		int nr = snap->nrows[sc], np = moderate_nprobes(nr);
 		w->mmed[sc] = WORK_ARRAY(w, nm, double);
 		w->emed[sc] = WORK_ARRAY(w, ne, double);
+		w->mlive[sc] = WORK_ARRAY(w, nm, int);
+		w->elive[sc] = WORK_ARRAY(w, ne, int);
+		w->nmlive[sc] = w->nelive[sc] = 0;
 		if (np < MODERATE_MIN_ROWS) {
 			/* Too few rows for any column to have a typical error
 			 * (moderate_median's NaN, which moderate_apply leaves
@@ -1236,12 +1239,18 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 				w->mmed[sc][c] = med;
 			else
 				w->emed[sc][c - nm] = med;
+			if (isnan(med))
+				continue;
+			if (c < nm)
+				w->mlive[sc][w->nmlive[sc]++] = c;
+			else
+				w->elive[sc][w->nelive[sc]++] = c - nm;
 		}
 		for (int r = 0; r < nr; r++) {
 			if (!row_wanted(want, sc, r))
 				continue;
-			moderate_apply(snap->rows[sc][r].mrse, w->mmed[sc], w->mscale, nm);
-			moderate_apply(snap->rows[sc][r].erse, w->emed[sc], w->escale, ne);
+			moderate_apply_cols(snap->rows[sc][r].mrse, w->mmed[sc], w->mscale, w->mlive[sc], w->nmlive[sc]);
+			moderate_apply_cols(snap->rows[sc][r].erse, w->emed[sc], w->escale, w->elive[sc], w->nelive[sc]);
 		}
 	}
 }
