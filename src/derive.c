@@ -836,17 +836,22 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
  * its coverage, and an error of 0 where counted all the time, else not
  * known: what step_simple_metrics and row_simple_metrics both write. */
 static inline void put_simple(const struct derive_work *w, const struct mtask *t, struct snap_row *row, int sc, int r,
-			      double v)
+			      double v, bool per_s)
 {
 	double cov = t->gcov[r];
 	if (!t->held || isnan(cov))
 		cov = wset_cov(&w->wl.v[t->set], w->gs, sc, r);
-	bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
-	if (t->count && w->measured_s > 0)
-		v /= w->measured_s;
-	row->mv[t->col] = v;
-	row->mrse[t->col] = known ? 0 : NAN;
-	row->mcov[t->col] = cov;
+	int col = t->col;
+	row->mrse[col] = !isnan(v) && cov >= UNC_FULLY_COVERED ? 0 : NAN;
+	row->mv[col] = per_s ? v / w->measured_s : v;
+	row->mcov[col] = cov;
+}
+
+/* Whether metric task t's figures are published per second (put_simple):
+ * once per metric, not per row. */
+static inline bool simple_per_s(const struct derive_work *w, const struct mtask *t)
+{
+	return t->count && w->measured_s > 0;
 }
 
 /* The metrics of scope sc that read nothing but one group's counts in
@@ -893,8 +898,10 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 			}
 		}
 		const double *val = formula_run_rows(t->fp, measured_s, work, nr);
+		struct snap_row *rows = snap->rows[sc];
+		bool per_s = simple_per_s(w, t);
 		for (int j = 0; j < nr; j++)
-			put_simple(w, t, &snap->rows[sc][rl[j]], sc, rl[j], val[j]);
+			put_simple(w, t, &rows[rl[j]], sc, rl[j], val[j], per_s);
 	}
 }
 
@@ -1041,7 +1048,7 @@ static void row_simple_metrics(struct derive_work *w, struct snap_row *row, int 
 		const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
 		for (int k = 0; k < t->n; k++)
 			w->fspace[k] = t->idx[k] < 0 ? NAN : gv[t->idx[k]];
-		put_simple(w, t, row, sc, r, formula_eval(t->fp, w->measured_s, w->fspace));
+		put_simple(w, t, row, sc, r, formula_eval(t->fp, w->measured_s, w->fspace), simple_per_s(w, t));
 	}
 }
 
