@@ -577,34 +577,63 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
  * the same in every row, every variable NaN, each event's error unknown
  * and coverage 0, so its value is found here once (t->dv). A metric of no
  * events keeps the row-by-row path (its error may be exact). */
-static bool pooled_dead(struct derive_work *w, const struct model *m, const struct snapshot *snap,
-			struct mtask *t)
+static bool pooled_dead(const struct model *m, const struct snapshot *snap, int mi, const struct formula *fp)
 {
-	const struct metric_def *md = &m->metrics[t->mi];
+	const struct metric_def *md = &m->metrics[mi];
 	if (md->nevents <= 0)
 		return false;
 	for (int k = 0; k < md->nevents; k++)
 		if (snap->ecol[md->events[k]] >= 0)
 			return false;
-	const int *ev = formula_vars(t->fp);
-	int n = formula_nvars(t->fp);
+	const int *ev = formula_vars(fp);
+	int n = formula_nvars(fp);
 	for (int k = 0; k < n; k++)
 		if (snap->ecol[ev[k]] >= 0)
 			return false;
-	for (int k = 0; k < n; k++)
-		w->fspace[k] = NAN;
-	t->dv = formula_eval(t->fp, w->measured_s, w->fspace);
 	return true;
+}
+
+/* pooled_dead of every metric task of no window set, per scope in
+ * pp->mlist's order: what it finds depends on the plan's part and on
+ * which events have a column alone, so it is kept in the cache while
+ * both stay (every interval but the first, unless a PMU opens or
+ * closes). snap->ecol follows from w->ecols, which only the candidates
+ * can have set. */
+static const bool *dead_tasks(struct derive_cache *dc, const struct derive_plan_part *pp, const struct derive_work *w,
+			      const struct snapshot *snap)
+{
+	bool same = dc->dead && dc->dead_pp == pp;
+	for (int i = 0; i < pp->ncand && same; i++)
+		same = dc->dead_key[i] == w->ecols[pp->cand[i]];
+	if (same)
+		return dc->dead;
+	free(dc->dead_key);
+	free(dc->dead);
+	size_t n = 1;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		n += (size_t)pp->nmlist[sc];
+	dc->dead = xcalloc(n, sizeof(bool));
+	dc->dead_key = xmalloc(sizeof(bool) * ((size_t)pp->ncand + 1));
+	for (int i = 0; i < pp->ncand; i++)
+		dc->dead_key[i] = w->ecols[pp->cand[i]];
+	dc->dead_pp = pp;
+	for (int sc = 0, at = 0; sc < SNAP_NSCOPES; at += pp->nmlist[sc++])
+		for (int j = 0; j < pp->nmlist[sc]; j++) {
+			const struct derive_metric *d = &pp->dm[pp->mlist[sc][j]];
+			dc->dead[at + j] = d->set < 0 && pooled_dead(w->model, snap, d->mi, d->prog[sc]);
+		}
+	return dc->dead;
 }
 
 /* The snapshot's columns as the rows' steps read them: each planned
  * metric's, the events' whose error each set's doubt widens, and those
  * against which window_doubt measures each set. */
-static void step_columns(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
-			 const struct snapshot *snap)
+static void step_columns(struct derive_work *w, struct derive_cache *dc, const struct derive_plan_part *pp,
+			 const struct derive_input *in, const struct snapshot *snap)
 {
 	int nsets = w->wl.n;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+	const bool *dead = dead_tasks(dc, pp, w, snap);
+	for (int sc = 0; sc < SNAP_NSCOPES; dead += pp->nmlist[sc++]) {
 		w->ms[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
 		w->mt[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
 		w->nms[sc] = w->nmt[sc] = 0;
@@ -616,7 +645,12 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 					     .col = snap->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
 					     .count = d->count, .partial_ok = d->partial_ok[sc] };
 			if (d->set < 0) {
-				t->dead = pooled_dead(w, in->model, snap, t);
+				/* Its one figure for every row: every variable NaN. */
+				if ((t->dead = dead[j])) {
+					for (int k = 0; k < t->n; k++)
+						w->fspace[k] = NAN;
+					t->dv = formula_eval(t->fp, in->measured_s, w->fspace);
+				}
 				continue;
 			}
 			if (!simple) {
@@ -1294,7 +1328,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		w->mset[w->pp->dm[i].mi] = w->pp->dm[i].set;
 	struct snapshot *snap = derive_step_skeleton(w, in);
 	step_events(w, w->pp, in, snap);
-	step_columns(w, w->pp, in, snap);
+	step_columns(w, dc, w->pp, in, snap);
 	step_metrics(w, w->pp, in, snap);
 	/* What cannot be is said first; the trees then add up within it. */
 	bounds_apply(in->model, in->plan, in->max_ghz, snap);
@@ -1319,6 +1353,10 @@ static void plan_cache_done(struct derive_cache *c)
 	derive_plan_part_release(c->pp);
 	c->pp = NULL;
 	c->plan_gen = 0;
+	free(c->dead_key);
+	free(c->dead);
+	c->dead_key = c->dead = NULL;
+	c->dead_pp = NULL;
 }
 
 void derive_cache_done(struct derive_cache *c)
