@@ -44,6 +44,15 @@ void arena_reset(struct arena *a)
 	a->used = a->asked = 0;
 }
 
+void arena_reserve(struct arena *a, size_t n)
+{
+	if (a->used || a->nspill || n <= a->cap)
+		return;
+	free(a->base);
+	a->base = xmalloc(n);
+	a->cap = n;
+}
+
 void arena_free(struct arena *a)
 {
 	for (int i = 0; i < a->nspill; i++)

@@ -24,6 +24,9 @@ void *arena_get(struct arena *a, size_t n, bool zero);
 /* The round is done: everything given out is taken back, and the block
  * grows to what the round asked for. */
 void arena_reset(struct arena *a);
+/* An empty arena's block made n bytes at once, so that a round known to
+ * ask about that much allocates once (it may still ask for more). */
+void arena_reserve(struct arena *a, size_t n);
 void arena_free(struct arena *a);
 
 #endif

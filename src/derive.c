@@ -1090,7 +1090,7 @@ static void row_simple_metrics(struct derive_work *w, struct snap_row *row, int 
  * step_moderate draws them toward their peers': into mrse[nmcols] and
  * erse[necols]. */
 static void row_errors_found(const struct derive_work *w0, const struct snapshot *snap, int sc, int r,
-			     double *mrse, double *erse)
+			     double *mrse, double *erse, size_t *asked)
 {
 	const struct derive_plan_part *pp = w0->pp;
 	const struct snap_row *pub = &snap->rows[sc][r];
@@ -1100,6 +1100,8 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	 * that any number of threads can find rows at once. */
 	struct derive_work w = *w0;
 	memset(&w.ar, 0, sizeof(w.ar));
+	/* Some thirty buffers: one block where an earlier row said how much. */
+	arena_reserve(&w.ar, w0->rerr_bytes);
 	const struct wset_list *wl = &w0->wl;
 	size_t nscratch = 1, nsmp = 1, nsval = 1;
 	for (int k = 0; k < wl->n; k++) {
@@ -1172,13 +1174,15 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 		memcpy(mrse, row.mrse, sizeof(double) * nm);
 	if (ne)
 		memcpy(erse, row.erse, sizeof(double) * ne);
+	if (asked)
+		*asked = w.ar.asked;
 	arena_free(&w.ar);
 }
 
 void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap, int sc, int r, double *mrse,
 		       double *erse)
 {
-	row_errors_found(w0, snap, sc, r, mrse, erse);
+	row_errors_found(w0, snap, sc, r, mrse, erse, NULL);
 	moderate_apply_cols(mrse, w0->mmed[sc], w0->mscale, w0->mlive[sc], w0->nmlive[sc]);
 	moderate_apply_cols(erse, w0->emed[sc], w0->escale, w0->elive[sc], w0->nelive[sc]);
 }
@@ -1269,7 +1273,10 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 				memcpy(m, row->mrse, sizeof(double) * (size_t)nm);
 				memcpy(e, row->erse, sizeof(double) * (size_t)ne);
 			} else {
-				row_errors_found(w, snap, sc, r, m, e);
+				size_t asked = 0;
+				row_errors_found(w, snap, sc, r, m, e, &asked);
+				if (asked > w->rerr_bytes)
+					w->rerr_bytes = asked;
 			}
 		}
 		for (int c = 0; c < nm + ne; c++) {

@@ -49,6 +49,10 @@ struct mtask {
  * arena and last for the interval. */
 struct derive_work {
 	struct arena ar;
+	/* The most that one row_errors_found asked of its own arena (derive.c),
+	 * recorded by the probes of the interval's thread, so that later
+	 * calls on any thread allocate their buffers in one block. */
+	size_t rerr_bytes;
 	/* Held by the cache and by each snapshot whose errors read it
 	 * (snap_errors): a derivation writes only one that the cache alone
 	 * holds. Once the derivation is over, nothing below changes while
