@@ -113,7 +113,6 @@ void model_free(struct model *m)
 		free(e->name);
 		free(e->spec);
 		free(e->desc);
-		expr_free(e->sim);
 		free(e->sim_text);
 		free(e->requires);
 		free(e->scale_unit);

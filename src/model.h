@@ -81,7 +81,11 @@ struct event_def {
 	 * `counters 0-3`, Linux perf's "Counter" list), or 0 for any. The
 	 * scheduler and the simulator place a group's events accordingly. */
 	uint32_t counter_mask;
-	struct expr *sim;     /* simulated-PMU formula over workload quantities, or NULL */
+	/* The simulated PMU's formula over workload quantities, as written,
+	 * or NULL. Parsed and checked when the simulated PMU starts
+	 * (backend_sim.c), not at load: the 252 of amd-zen5 cost every start
+	 * 0.63 M instructions, only to be thrown away (docs/performance.md);
+	 * tests/check_models_lint.c checks every shipped one. */
 	char *sim_text;
 	/* A kernel feature the event needs: a file under the PMU's sysfs
 	 * directory ("events/topdown-retiring"), or NULL. Where the kernel
