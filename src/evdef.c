@@ -168,32 +168,32 @@ static int read_model_info(struct model_info_list *l, const char *dir)
  * with *err set only for the top directory or when a bound is passed). */
 static DIR *open_new_dir(struct model_info_list *l, const char *dir, int depth)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	/* opendir, then fstat for the directory's identity: open and
+	 * fdopendir asked fstat twice and fcntl twice (issue 39). Not a
+	 * directory, it fails here (O_DIRECTORY), which scan_dir relies on. */
+	DIR *d = opendir(dir);
 	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0) {
+	if (!d || fstat(dirfd(d), &sb) < 0) {
 		if (depth == 0)
 			l->err = xasprintf("%s: cannot open the definitions directory: %s", dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		if (d)
+			closedir(d);
 		return NULL;
 	}
 	for (int i = 0; i < l->nseen; i++) {
 		if (l->seen[i].dev == sb.st_dev && l->seen[i].ino == sb.st_ino) {
-			close(fd);
+			closedir(d);
 			return NULL;
 		}
 	}
 	if (l->nseen == MODEL_MAX_DIRS) {
 		l->err = xasprintf("%s: more than %d directories to search for models: not a definitions directory?",
 				   dir, MODEL_MAX_DIRS);
-		close(fd);
+		closedir(d);
 		return NULL;
 	}
 	l->seen = xrealloc(l->seen, (size_t)(l->nseen + 1) * sizeof(*l->seen));
 	l->seen[l->nseen++] = (struct dir_id){ sb.st_dev, sb.st_ino };
-	DIR *d = fdopendir(fd);
-	if (!d)
-		close(fd);
 	return d;
 }
 
@@ -217,8 +217,10 @@ static int scan_dir(struct model_info_list *l, const char *dir, int depth)
 	char **names;
 	int n = dir_names_sorted(d, maybe_subdir, &names);
 	for (int i = 0; i < n; i++) {
+		/* What is not a directory (a link to a file) fails to open
+		 * as one, silently below the top: no stat to ask first. */
 		char *sub = xasprintf("%s/%s", dir, names[i]);
-		if (rc == 0 && stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
+		if (rc == 0)
 			rc = scan_dir(l, sub, depth + 1);
 		free(sub);
 		free(names[i]);
