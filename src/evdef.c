@@ -53,6 +53,18 @@ struct model *evdef_build_set(const struct def_set *set, const char *dir, char *
 	memcpy(m->sim_shape, head.sim_shape, sizeof(m->sim_shape));
 	if (hrc < 0)
 		goto fail;
+	/* The events and metrics arrays, sized once (model.h): room for
+	 * each stanza, and for the variants that metrics' privilege
+	 * modifiers add (amd-zen5's 99 metrics add 14). */
+	int nev = 0, nmet = 0;
+	for (int i = 0; i < set->nstanzas; i++) {
+		nev += set->stanzas[i].kind == ST_EVENT;
+		nmet += set->stanzas[i].kind == ST_METRIC;
+	}
+	m->events_cap = nev + 32;
+	m->events = xmalloc((size_t)m->events_cap * sizeof(*m->events));
+	m->metrics_cap = nmet + 1;
+	m->metrics = xmalloc((size_t)m->metrics_cap * sizeof(*m->metrics));
 	/* PMUs first, so that events may come before their PMU's stanza; then
 	 * events, so that metrics may use any event; views last. */
 	for (int i = 0; i < set->nstanzas; i++)

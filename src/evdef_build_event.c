@@ -265,7 +265,7 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	if (kind < 0)
 		return -1;
 
-	m->events = evdef_grow(m->events, m->nevents, sizeof(*m->events));
+	m->events = model_room(m->events, m->nevents, &m->events_cap, sizeof(*m->events));
 	struct event_def *ev = &m->events[m->nevents++];
 	*ev = (struct event_def){ .name = xstrdup(st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
 				  .arch_bit = -1, .fallback = -1, .file = xstrdup(st->file), .line = st->line };

@@ -92,7 +92,7 @@ static char *dup_or_null(const char *s)
 /* Appends to m a copy of event b that leaves out excl; returns its index. */
 static int add_variant(struct model *m, int b, unsigned excl, const char *vname)
 {
-	m->events = xrealloc(m->events, sizeof(*m->events) * (size_t)(m->nevents + 1));
+	m->events = model_room(m->events, m->nevents, &m->events_cap, sizeof(*m->events));
 	const struct event_def *be = &m->events[b];
 	struct event_def *v = &m->events[m->nevents];
 	char *what = event_modifiers_text(excl);

@@ -419,6 +419,50 @@ START_TEST(test_sim_formula_at_sim_start)
 }
 END_TEST
 
+/* model_room (model.h): an array with room is left where it is; a full
+ * one, or one built with exactly n (cap 0), grows to twice n, keeping
+ * what it holds. The loader sizes a model's events and metrics once, with
+ * room for the variants that privilege modifiers add. */
+START_TEST(test_model_room)
+{
+	int cap = 0, n = 3;
+	int *a = xmalloc(sizeof(int) * 3);
+	for (int i = 0; i < n; i++)
+		a[i] = i + 10;
+	a = model_room(a, n, &cap, sizeof(int));
+	ck_assert_int_eq(cap, 8);
+	a[n++] = 13;
+	int *was = a;
+	for (; n < 8; n++) {
+		a = model_room(a, n, &cap, sizeof(int));
+		ck_assert_ptr_eq(a, was);
+		a[n] = n + 10;
+	}
+	a = model_room(a, n, &cap, sizeof(int));
+	ck_assert_int_eq(cap, 16);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(a[i], i + 10);
+	free(a);
+	char *cause = NULL;
+	struct model *m = model_load(TOP_SRCDIR "/events/amd/zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_int_ge(m->events_cap, m->nevents);
+	ck_assert_int_ge(m->metrics_cap, m->nmetrics);
+	/* A variant goes into the room the loader left. */
+	struct event_def *ev = m->events;
+	int n0 = m->nevents;
+	ck_assert_int_lt(n0, m->events_cap);
+	int e = model_event_variant(m, "ex_ret_brn_misp:k", &cause);
+	ck_assert_msg(e >= 0, "%s", cause ? cause : "");
+	ck_assert_int_eq(e, n0);
+	ck_assert_int_eq(m->nevents, n0 + 1);
+	ck_assert_ptr_eq(m->events, ev);
+	ck_assert(m->events[e].excl & EXCL_USER);
+	ck_assert(!(m->events[e].excl & EXCL_KERNEL));
+	model_free(m);
+}
+END_TEST
+
 START_TEST(test_missing_dir)
 {
 	char *cause = NULL;
@@ -926,6 +970,7 @@ static Suite *evdef_suite(void)
 	tcase_add_test(tc, test_base_loads);
 	tcase_add_test(tc, test_missing_dir);
 	tcase_add_test(tc, test_sim_formula_at_sim_start);
+	tcase_add_test(tc, test_model_room);
 	tcase_add_test(tc, test_crlf_and_utf8_load);
 	tcase_add_test(tc, test_include_fifo);
 	tcase_add_test(tc, test_include_confined);
