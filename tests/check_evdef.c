@@ -463,6 +463,52 @@ START_TEST(test_model_room)
 }
 END_TEST
 
+/* Lines are scanned eight bytes at a time (evdef_parse.c, skip_text): a
+ * tab, a '#' comment, a quoted '#' and the end of the text fall at every
+ * offset of a word, and each value is what it was byte by byte. */
+START_TEST(test_scan_offsets)
+{
+	static const char lower[] = "abcdefghijklmnopqrstuvwxyz", upper[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char *dir = tmpdir_new();
+	size_t cap = 1 << 16, len = 0;
+	char *text = xmalloc(cap);
+	len += (size_t)snprintf(text + len, cap - len, "%s", BASE_TEXT);
+	for (int k = 0; k < 20; k++)
+		/* e<k>'s desc: v and k letters, a tab, "x", then a comment; q<k>'s:
+		 * quoted, with a '#' after k letters. */
+		len += (size_t)snprintf(text + len, cap - len,
+					"event e%d\n    pmu core\n    raw 0x%x\n    desc v%.*s\tx # c%d\n"
+					"event q%d\n    pmu core\n    raw 0x%x\n    desc \"%.*s#q\"\n",
+					k, 0x100 + k, k, lower, k, k, 0x200 + k, k, upper);
+	/* The file's last line, without its newline. */
+	len += (size_t)snprintf(text + len, cap - len, "metric last\n    formula cyc / ins");
+	write_file(dir, "model.def", text, len);
+	char *cause = NULL;
+	struct model *m = model_load(dir, &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	for (int k = 0; k < 20; k++) {
+		char name[16], want[64];
+		snprintf(name, sizeof(name), "e%d", k);
+		int e = model_find_event(m, name);
+		ck_assert_int_ge(e, 0);
+		snprintf(want, sizeof(want), "v%.*s\tx", k, lower);
+		ck_assert_str_eq(m->events[e].desc, want);
+		snprintf(name, sizeof(name), "q%d", k);
+		e = model_find_event(m, name);
+		ck_assert_int_ge(e, 0);
+		snprintf(want, sizeof(want), "%.*s#q", k, upper);
+		ck_assert_str_eq(m->events[e].desc, want);
+	}
+	int last = model_find_metric(m, "last");
+	ck_assert_int_ge(last, 0);
+	ck_assert_str_eq(m->metrics[last].formula, "cyc / ins");
+	model_free(m);
+	free(text);
+	rm_tree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_missing_dir)
 {
 	char *cause = NULL;
@@ -971,6 +1017,7 @@ static Suite *evdef_suite(void)
 	tcase_add_test(tc, test_missing_dir);
 	tcase_add_test(tc, test_sim_formula_at_sim_start);
 	tcase_add_test(tc, test_model_room);
+	tcase_add_test(tc, test_scan_offsets);
 	tcase_add_test(tc, test_crlf_and_utf8_load);
 	tcase_add_test(tc, test_include_fifo);
 	tcase_add_test(tc, test_include_confined);
