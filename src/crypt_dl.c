@@ -1,13 +1,15 @@
 /* crypt_dl.c: crypt_r, the one libcrypt function pmctop calls (basic
- * authentication against --web-config's bcrypt hashes), passing each call
- * on to libcrypt loaded on first use (lib_dl.h). Unloaded, it fails as
- * crypt_r does, with NULL, so no password matches. */
+ * authentication against --web-config's bcrypt hashes), as pmctop_crypt_r
+ * (crypt_dl.h says why not under its own name), passing each call on to
+ * libcrypt loaded on first use (lib_dl.h). Unloaded, it fails as crypt_r
+ * does, with NULL, so no password matches. */
 #include "config.h"
 
 #include <crypt.h>
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "crypt_dl.h"
 #include "lib_dl.h"
 #include "util.h"
 
@@ -37,7 +39,7 @@ static bool ready(void)
 	return loaded;
 }
 
-char *crypt_r(const char *phrase, const char *setting, struct crypt_data *data)
+char *pmctop_crypt_r(const char *phrase, const char *setting, struct crypt_data *data)
 {
 	return ready() ? p_crypt_r(phrase, setting, data) : NULL;
 }
