@@ -17,8 +17,10 @@
 # and the one-interval run's total is the start-up's instructions, split
 # into the dynamic loader (_dl_start), finding the models (model_list),
 # reading a hand-written model's files (model_load_under less its
-# build), building it (evdef_build_set), freeing it at exit (model_free)
-# and the rest (the interval itself, the topology, the sampler's set-up).
+# build), building it (evdef_build_set), freeing it at exit (model_free:
+# 0 since issue 39 left the model to the kernel at exit, but in sanitizer
+# builds) and the rest (the interval itself, the topology, the sampler's
+# set-up).
 # The screen is not a batch phase: bench/bench_frame times a frame.
 #
 # CPU time (bench_sampler -p, thread CPU time, noisy on a shared machine):
