@@ -8,21 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *arena_get(struct arena *a, size_t n, bool zero)
+void *arena_spill(struct arena *a, size_t n, bool zero)
 {
-	n = (n + 15) & ~(size_t)15;
-	if (!n)
-		n = 16;
+	/* n is arena_get's, rounded. */
 	a->asked += n;
-	void *p;
-	if (a->used + n <= a->cap) {
-		p = a->base + a->used;
-		a->used += n;
-	} else {
-		p = xmalloc(n);
-		a->spill = xrealloc(a->spill, sizeof(void *) * ((size_t)a->nspill + 1));
-		a->spill[a->nspill++] = p;
-	}
+	void *p = xmalloc(n);
+	a->spill = xrealloc(a->spill, sizeof(void *) * ((size_t)a->nspill + 1));
+	a->spill[a->nspill++] = p;
 	if (zero)
 		memset(p, 0, n);
 	return p;
@@ -42,6 +34,15 @@ void arena_reset(struct arena *a)
 		a->cap = a->asked;
 	}
 	a->used = a->asked = 0;
+}
+
+void arena_reserve(struct arena *a, size_t n)
+{
+	if (a->used || a->nspill || n <= a->cap)
+		return;
+	free(a->base);
+	a->base = xmalloc(n);
+	a->cap = n;
 }
 
 void arena_free(struct arena *a)

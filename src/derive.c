@@ -577,34 +577,63 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
  * the same in every row, every variable NaN, each event's error unknown
  * and coverage 0, so its value is found here once (t->dv). A metric of no
  * events keeps the row-by-row path (its error may be exact). */
-static bool pooled_dead(struct derive_work *w, const struct model *m, const struct snapshot *snap,
-			struct mtask *t)
+static bool pooled_dead(const struct model *m, const struct snapshot *snap, int mi, const struct formula *fp)
 {
-	const struct metric_def *md = &m->metrics[t->mi];
+	const struct metric_def *md = &m->metrics[mi];
 	if (md->nevents <= 0)
 		return false;
 	for (int k = 0; k < md->nevents; k++)
 		if (snap->ecol[md->events[k]] >= 0)
 			return false;
-	const int *ev = formula_vars(t->fp);
-	int n = formula_nvars(t->fp);
+	const int *ev = formula_vars(fp);
+	int n = formula_nvars(fp);
 	for (int k = 0; k < n; k++)
 		if (snap->ecol[ev[k]] >= 0)
 			return false;
-	for (int k = 0; k < n; k++)
-		w->fspace[k] = NAN;
-	t->dv = formula_eval(t->fp, w->measured_s, w->fspace);
 	return true;
+}
+
+/* pooled_dead of every metric task of no window set, per scope in
+ * pp->mlist's order: what it finds depends on the plan's part and on
+ * which events have a column alone, so it is kept in the cache while
+ * both stay (every interval but the first, unless a PMU opens or
+ * closes). snap->ecol follows from w->ecols, which only the candidates
+ * can have set. */
+static const bool *dead_tasks(struct derive_cache *dc, const struct derive_plan_part *pp, const struct derive_work *w,
+			      const struct snapshot *snap)
+{
+	bool same = dc->dead && dc->dead_pp == pp;
+	for (int i = 0; i < pp->ncand && same; i++)
+		same = dc->dead_key[i] == w->ecols[pp->cand[i]];
+	if (same)
+		return dc->dead;
+	free(dc->dead_key);
+	free(dc->dead);
+	size_t n = 1;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		n += (size_t)pp->nmlist[sc];
+	dc->dead = xcalloc(n, sizeof(bool));
+	dc->dead_key = xmalloc(sizeof(bool) * ((size_t)pp->ncand + 1));
+	for (int i = 0; i < pp->ncand; i++)
+		dc->dead_key[i] = w->ecols[pp->cand[i]];
+	dc->dead_pp = pp;
+	for (int sc = 0, at = 0; sc < SNAP_NSCOPES; at += pp->nmlist[sc++])
+		for (int j = 0; j < pp->nmlist[sc]; j++) {
+			const struct derive_metric *d = &pp->dm[pp->mlist[sc][j]];
+			dc->dead[at + j] = d->set < 0 && pooled_dead(w->model, snap, d->mi, d->prog[sc]);
+		}
+	return dc->dead;
 }
 
 /* The snapshot's columns as the rows' steps read them: each planned
  * metric's, the events' whose error each set's doubt widens, and those
  * against which window_doubt measures each set. */
-static void step_columns(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
-			 const struct snapshot *snap)
+static void step_columns(struct derive_work *w, struct derive_cache *dc, const struct derive_plan_part *pp,
+			 const struct derive_input *in, const struct snapshot *snap)
 {
 	int nsets = w->wl.n;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+	const bool *dead = dead_tasks(dc, pp, w, snap);
+	for (int sc = 0; sc < SNAP_NSCOPES; dead += pp->nmlist[sc++]) {
 		w->ms[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
 		w->mt[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
 		w->nms[sc] = w->nmt[sc] = 0;
@@ -616,7 +645,12 @@ static void step_columns(struct derive_work *w, const struct derive_plan_part *p
 					     .col = snap->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
 					     .count = d->count, .partial_ok = d->partial_ok[sc] };
 			if (d->set < 0) {
-				t->dead = pooled_dead(w, in->model, snap, t);
+				/* Its one figure for every row: every variable NaN. */
+				if ((t->dead = dead[j])) {
+					for (int k = 0; k < t->n; k++)
+						w->fspace[k] = NAN;
+					t->dv = formula_eval(t->fp, in->measured_s, w->fspace);
+				}
 				continue;
 			}
 			if (!simple) {
@@ -855,17 +889,22 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
  * its coverage, and an error of 0 where counted all the time, else not
  * known: what step_simple_metrics and row_simple_metrics both write. */
 static inline void put_simple(const struct derive_work *w, const struct mtask *t, struct snap_row *row, int sc, int r,
-			      double v)
+			      double v, bool per_s)
 {
 	double cov = t->gcov[r];
 	if (!t->held || isnan(cov))
 		cov = wset_cov(&w->wl.v[t->set], w->gs, sc, r);
-	bool known = !isnan(v) && cov >= UNC_FULLY_COVERED;
-	if (t->count && w->measured_s > 0)
-		v /= w->measured_s;
-	row->mv[t->col] = v;
-	row->mrse[t->col] = known ? 0 : NAN;
-	row->mcov[t->col] = cov;
+	int col = t->col;
+	row->mrse[col] = !isnan(v) && cov >= UNC_FULLY_COVERED ? 0 : NAN;
+	row->mv[col] = per_s ? v / w->measured_s : v;
+	row->mcov[col] = cov;
+}
+
+/* Whether metric task t's figures are published per second (put_simple):
+ * once per metric, not per row. */
+static inline bool simple_per_s(const struct derive_work *w, const struct mtask *t)
+{
+	return t->count && w->measured_s > 0;
 }
 
 /* The metrics of scope sc that read nothing but one group's counts in
@@ -912,8 +951,10 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 			}
 		}
 		const double *val = formula_run_rows(t->fp, measured_s, work, nr);
+		struct snap_row *rows = snap->rows[sc];
+		bool per_s = simple_per_s(w, t);
 		for (int j = 0; j < nr; j++)
-			put_simple(w, t, &snap->rows[sc][rl[j]], sc, rl[j], val[j]);
+			put_simple(w, t, &rows[rl[j]], sc, rl[j], val[j], per_s);
 	}
 }
 
@@ -1099,7 +1140,7 @@ static void row_simple_metrics(struct derive_work *w, struct snap_row *row, int 
 		const double *gv = t->gval + (size_t)r * (size_t)t->gnev;
 		for (int k = 0; k < t->n; k++)
 			w->fspace[k] = t->idx[k] < 0 ? NAN : gv[t->idx[k]];
-		put_simple(w, t, row, sc, r, formula_eval(t->fp, w->measured_s, w->fspace));
+		put_simple(w, t, row, sc, r, formula_eval(t->fp, w->measured_s, w->fspace), simple_per_s(w, t));
 	}
 }
 
@@ -1107,7 +1148,7 @@ static void row_simple_metrics(struct derive_work *w, struct snap_row *row, int 
  * step_moderate draws them toward their peers': into mrse[nmcols] and
  * erse[necols]. */
 static void row_errors_found(const struct derive_work *w0, const struct snapshot *snap, int sc, int r,
-			     double *mrse, double *erse)
+			     double *mrse, double *erse, size_t *asked)
 {
 	const struct derive_plan_part *pp = w0->pp;
 	const struct snap_row *pub = &snap->rows[sc][r];
@@ -1117,6 +1158,8 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	 * that any number of threads can find rows at once. */
 	struct derive_work w = *w0;
 	memset(&w.ar, 0, sizeof(w.ar));
+	/* Some thirty buffers: one block where an earlier row said how much. */
+	arena_reserve(&w.ar, w0->rerr_bytes);
 	const struct wset_list *wl = &w0->wl;
 	size_t nscratch = 1, nsmp = 1, nsval = 1;
 	for (int k = 0; k < wl->n; k++) {
@@ -1196,6 +1239,8 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 		memcpy(mrse, row.mrse, sizeof(double) * nm);
 	if (ne)
 		memcpy(erse, row.erse, sizeof(double) * ne);
+	if (asked)
+		*asked = w.ar.asked;
 	arena_free(&w.ar);
 }
 
@@ -1205,7 +1250,7 @@ static void moderate_row(const struct derive_work *w, const struct snapshot *sna
 void derive_row_errors(const struct derive_work *w0, const struct snapshot *snap, int sc, int r, double *mrse,
 		       double *erse)
 {
-	row_errors_found(w0, snap, sc, r, mrse, erse);
+	row_errors_found(w0, snap, sc, r, mrse, erse, NULL);
 	moderate_row(w0, snap, sc, r, mrse, erse);
 }
 
@@ -1248,8 +1293,8 @@ static void moderate_row(const struct derive_work *w, const struct snapshot *sna
 			 double *erse)
 {
 	int nm = snap->nmcols, ne = snap->necols;
-	moderate_apply(mrse, w->mmed[sc], w->mscale, nm);
-	moderate_apply(erse, w->emed[sc], w->escale, ne);
+	moderate_apply_cols(mrse, w->mmed[sc], w->mscale, w->mlive[sc], w->nmlive[sc]);
+	moderate_apply_cols(erse, w->emed[sc], w->escale, w->elive[sc], w->nelive[sc]);
 	if (sc == SNAP_CPU || snap->nrows[sc] >= MODERATE_MIN_ROWS)
 		return;
 	const struct snap_row *row = &snap->rows[sc][r];
@@ -1328,8 +1373,9 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 		}
 		w->mscale[c] = moderate_scale(m);
 	}
-	for (int e = 0; e < w->model->nevents; e++) {
-		int c = snap->ecol[e], s = pp->ev_set[e];
+	/* Only a candidate has a window set of its own (step_plan). */
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i], c = snap->ecol[e], s = pp->ev_set[e];
 		if (c >= 0 && s >= 0)
 			w->escale[c] = moderate_scale(w->wl.v[s].ns);
 	}
@@ -1337,6 +1383,25 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 		int nr = snap->nrows[sc], np = moderate_nprobes(nr);
 		w->mmed[sc] = WORK_ARRAY(w, nm, double);
 		w->emed[sc] = WORK_ARRAY(w, ne, double);
+		w->mlive[sc] = WORK_ARRAY(w, nm, int);
+		w->elive[sc] = WORK_ARRAY(w, ne, int);
+		w->nmlive[sc] = w->nelive[sc] = 0;
+		w->perr[sc] = NULL;
+		if (np < MODERATE_MIN_ROWS) {
+			/* Too few rows for any column to have a typical error
+			 * (moderate_median's NaN, which moderate_apply leaves
+			 * be): the probes' errors are not worth finding. At 2
+			 * CPUs every scope is such a one. Its rows still take
+			 * the floor from the scopes below (moderate_row). */
+			for (int c = 0; c < nm; c++)
+				w->mmed[sc][c] = NAN;
+			for (int c = 0; c < ne; c++)
+				w->emed[sc][c] = NAN;
+			for (int r = 0; r < nr; r++)
+				if (row_wanted(want, sc, r))
+					moderate_row(w, snap, sc, r, snap->rows[sc][r].mrse, snap->rows[sc][r].erse);
+			continue;
+		}
 		double *pm = w->perr[sc] = WORK_ARRAY(w, (size_t)np * (size_t)(nm + ne), double);
 		for (int k = 0; k < np; k++) {
 			int r = moderate_probe(nr, k);
@@ -1346,7 +1411,10 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 				memcpy(m, row->mrse, sizeof(double) * (size_t)nm);
 				memcpy(e, row->erse, sizeof(double) * (size_t)ne);
 			} else {
-				row_errors_found(w, snap, sc, r, m, e);
+				size_t asked = 0;
+				row_errors_found(w, snap, sc, r, m, e, &asked);
+				if (asked > w->rerr_bytes)
+					w->rerr_bytes = asked;
 			}
 		}
 		for (int c = 0; c < nm + ne; c++) {
@@ -1357,6 +1425,12 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 				w->mmed[sc][c] = med;
 			else
 				w->emed[sc][c - nm] = med;
+			if (isnan(med))
+				continue;
+			if (c < nm)
+				w->mlive[sc][w->nmlive[sc]++] = c;
+			else
+				w->elive[sc][w->nelive[sc]++] = c - nm;
 		}
 		for (int r = 0; r < nr; r++) {
 			if (!row_wanted(want, sc, r))
@@ -1398,7 +1472,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 		w->mset[w->pp->dm[i].mi] = w->pp->dm[i].set;
 	struct snapshot *snap = derive_step_skeleton(w, in);
 	step_events(w, w->pp, in, snap);
-	step_columns(w, w->pp, in, snap);
+	step_columns(w, dc, w->pp, in, snap);
 	step_metrics(w, w->pp, in, snap);
 	/* What cannot be is said first; the trees then add up within it. */
 	bounds_apply(in->model, in->plan, in->max_ghz, snap);
@@ -1428,6 +1502,10 @@ static void plan_cache_done(struct derive_cache *c)
 	derive_plan_part_release(c->pp);
 	c->pp = NULL;
 	c->plan_gen = 0;
+	free(c->dead_key);
+	free(c->dead);
+	c->dead_key = c->dead = NULL;
+	c->dead_pp = NULL;
 }
 
 void derive_cache_done(struct derive_cache *c)

@@ -97,6 +97,11 @@ struct derive_cache {
 	 * then use the other one, or new ones. */
 	struct derive_work *work[2];
 	int next;                    /* the one the next derivation tries first */
+	/* Which metrics of no window set read no event with a column, per
+	 * scope in pp->mlist's order (derive.c's pooled_dead), for dead_pp
+	 * while the candidates' columns are dead_key (pp->ncand marks). */
+	const struct derive_plan_part *dead_pp;
+	bool *dead_key, *dead;
 };
 void derive_cache_done(struct derive_cache *c);
 

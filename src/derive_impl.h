@@ -49,6 +49,10 @@ struct mtask {
  * arena and last for the interval. */
 struct derive_work {
 	struct arena ar;
+	/* The most that one row_errors_found asked of its own arena (derive.c),
+	 * recorded by the probes of the interval's thread, so that later
+	 * calls on any thread allocate their buffers in one block. */
+	size_t rerr_bytes;
 	/* Held by the cache and by each snapshot whose errors read it
 	 * (snap_errors): a derivation writes only one that the cache alone
 	 * holds. Once the derivation is over, nothing below changes while
@@ -133,6 +137,10 @@ struct derive_work {
 	 * their peers' ([nprobes][nmcols + necols]), for the floor of the
 	 * rows above them (moderate_below). */
 	double *perr[SNAP_NSCOPES];
+	/* Per scope, the metric and event columns whose median is a number:
+	 * the only ones moderation changes (at 384 CPUs some 7 of 175). */
+	int *mlive[SNAP_NSCOPES], *elive[SNAP_NSCOPES];
+	int nmlive[SNAP_NSCOPES], nelive[SNAP_NSCOPES];
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton

@@ -92,13 +92,23 @@ double moderate_median(double *v, int n)
 	return m >= MODERATE_MIN_ROWS ? kth(v, m, m / 2) : NAN;
 }
 
+static inline void moderate_one(double *rse, const double *med, const double *scale, int c)
+{
+	double e = rse[c], p = med[c];
+	if (e > 0 && isfinite(e) && !isnan(p))
+		rse[c] = scale[c] * sqrt(MODERATE_PRIOR * p * p + (1 - MODERATE_PRIOR) * e * e);
+}
+
 void moderate_apply(double *rse, const double *med, const double *scale, int n)
 {
-	for (int c = 0; c < n; c++) {
-		double e = rse[c], p = med[c];
-		if (e > 0 && isfinite(e) && !isnan(p))
-			rse[c] = scale[c] * sqrt(MODERATE_PRIOR * p * p + (1 - MODERATE_PRIOR) * e * e);
-	}
+	for (int c = 0; c < n; c++)
+		moderate_one(rse, med, scale, c);
+}
+
+void moderate_apply_cols(double *rse, const double *med, const double *scale, const int *cols, int n)
+{
+	for (int i = 0; i < n; i++)
+		moderate_one(rse, med, scale, cols[i]);
 }
 
 /* An aggregate row (a CCX, socket or the system, where there are too few

@@ -29,6 +29,8 @@ double moderate_median(double *v, int n);
 /* Errors rse[0..n-1] drawn toward their medians med[0..n-1]; exact
  * and unknown errors, and any whose median is NaN, stay as they are. */
 void moderate_apply(double *rse, const double *med, const double *scale, int n);
+/* The same on the columns cols[0..n-1] of rse, med and scale alone. */
+void moderate_apply_cols(double *rse, const double *med, const double *scale, const int *cols, int n);
 /* The scale on a moderated error of a figure from m samples. */
 double moderate_scale(int m);
 /* The least relative error of a figure of an aggregate row (a CCX, a

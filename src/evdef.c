@@ -53,6 +53,18 @@ struct model *evdef_build_set(const struct def_set *set, const char *dir, char *
 	memcpy(m->sim_shape, head.sim_shape, sizeof(m->sim_shape));
 	if (hrc < 0)
 		goto fail;
+	/* The events and metrics arrays, sized once (model.h): room for
+	 * each stanza, and for the variants that metrics' privilege
+	 * modifiers add (amd-zen5's 99 metrics add 14). */
+	int nev = 0, nmet = 0;
+	for (int i = 0; i < set->nstanzas; i++) {
+		nev += set->stanzas[i].kind == ST_EVENT;
+		nmet += set->stanzas[i].kind == ST_METRIC;
+	}
+	m->events_cap = nev + 32;
+	m->events = xmalloc((size_t)m->events_cap * sizeof(*m->events));
+	m->metrics_cap = nmet + 1;
+	m->metrics = xmalloc((size_t)m->metrics_cap * sizeof(*m->metrics));
 	/* PMUs first, so that events may come before their PMU's stanza; then
 	 * events, so that metrics may use any event; views last. */
 	for (int i = 0; i < set->nstanzas; i++)
@@ -168,32 +180,32 @@ static int read_model_info(struct model_info_list *l, const char *dir)
  * with *err set only for the top directory or when a bound is passed). */
 static DIR *open_new_dir(struct model_info_list *l, const char *dir, int depth)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	/* opendir, then fstat for the directory's identity: open and
+	 * fdopendir asked fstat twice and fcntl twice (issue 39). Not a
+	 * directory, it fails here (O_DIRECTORY), which scan_dir relies on. */
+	DIR *d = opendir(dir);
 	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0) {
+	if (!d || fstat(dirfd(d), &sb) < 0) {
 		if (depth == 0)
 			l->err = xasprintf("%s: cannot open the definitions directory: %s", dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		if (d)
+			closedir(d);
 		return NULL;
 	}
 	for (int i = 0; i < l->nseen; i++) {
 		if (l->seen[i].dev == sb.st_dev && l->seen[i].ino == sb.st_ino) {
-			close(fd);
+			closedir(d);
 			return NULL;
 		}
 	}
 	if (l->nseen == MODEL_MAX_DIRS) {
 		l->err = xasprintf("%s: more than %d directories to search for models: not a definitions directory?",
 				   dir, MODEL_MAX_DIRS);
-		close(fd);
+		closedir(d);
 		return NULL;
 	}
 	l->seen = xrealloc(l->seen, (size_t)(l->nseen + 1) * sizeof(*l->seen));
 	l->seen[l->nseen++] = (struct dir_id){ sb.st_dev, sb.st_ino };
-	DIR *d = fdopendir(fd);
-	if (!d)
-		close(fd);
 	return d;
 }
 
@@ -217,8 +229,10 @@ static int scan_dir(struct model_info_list *l, const char *dir, int depth)
 	char **names;
 	int n = dir_names_sorted(d, maybe_subdir, &names);
 	for (int i = 0; i < n; i++) {
+		/* What is not a directory (a link to a file) fails to open
+		 * as one, silently below the top: no stat to ask first. */
 		char *sub = xasprintf("%s/%s", dir, names[i]);
-		if (rc == 0 && stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
+		if (rc == 0)
 			rc = scan_dir(l, sub, depth + 1);
 		free(sub);
 		free(names[i]);

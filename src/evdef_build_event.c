@@ -5,7 +5,6 @@
  * of one kind of definition, the longest. */
 #include "config.h"
 #include "util.h"
-#include "expr.h"
 #include "evdef.h"
 #include "format.h"
 #include "evdef_impl.h"
@@ -210,7 +209,7 @@ static int event_flags(struct builder *b, const struct def_stanza *st, struct ev
 }
 
 /* requires (a sysfs path of the PMU's), scale (what a count is worth)
- * and sim (the simulator's formula). */
+ * and sim (the simulator's formula, kept as text). */
 static int event_extras(struct builder *b, const struct def_stanza *st, struct event_def *ev)
 {
 	const struct def_attr *a;
@@ -243,17 +242,9 @@ static int event_extras(struct builder *b, const struct def_stanza *st, struct e
 			return AT_VALUE(b, st, a, "expected a positive scale and a unit (2.3283064365386962890625e-10 Joules) but found '%s'",
 					a->value);
 	}
-	if ((a = evdef_attr_get(st, "sim"))) {
-		char *cause = NULL;
-		int col = 0;
+	/* Kept as written: the simulated PMU parses it (model.h). */
+	if ((a = evdef_attr_get(st, "sim")))
 		ev->sim_text = xstrdup(a->value);
-		ev->sim = expr_parse(a->value, &col, &cause);
-		if (!ev->sim) {
-			evdef_formula_error(b, st, a, col, cause);
-			free(cause);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -274,7 +265,7 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	if (kind < 0)
 		return -1;
 
-	m->events = evdef_grow(m->events, m->nevents, sizeof(*m->events));
+	m->events = model_room(m->events, m->nevents, &m->events_cap, sizeof(*m->events));
 	struct event_def *ev = &m->events[m->nevents++];
 	*ev = (struct event_def){ .name = xstrdup(st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
 				  .arch_bit = -1, .fallback = -1, .file = xstrdup(st->file), .line = st->line };

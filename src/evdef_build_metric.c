@@ -50,7 +50,7 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 	const struct def_attr *f = evdef_attr_need(b, st, "formula");
 	if (!f)
 		return -1;
-	m->metrics = evdef_grow(m->metrics, m->nmetrics, sizeof(*m->metrics));
+	m->metrics = model_room(m->metrics, m->nmetrics, &m->metrics_cap, sizeof(*m->metrics));
 	struct metric_def *md = &m->metrics[m->nmetrics++];
 	*md = (struct metric_def){ .name = xstrdup(st->name), .formula = xstrdup(f->value),
 				   .file = xstrdup(st->file), .line = st->line };

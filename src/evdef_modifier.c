@@ -8,7 +8,6 @@
  * k, h, G, H), so that `:ku` and `:uk` are one event. */
 #include "config.h"
 #include "util.h"
-#include "expr.h"
 #include "evdef.h"
 #include "evdef_impl.h"
 
@@ -93,7 +92,7 @@ static char *dup_or_null(const char *s)
 /* Appends to m a copy of event b that leaves out excl; returns its index. */
 static int add_variant(struct model *m, int b, unsigned excl, const char *vname)
 {
-	m->events = xrealloc(m->events, sizeof(*m->events) * (size_t)(m->nevents + 1));
+	m->events = model_room(m->events, m->nevents, &m->events_cap, sizeof(*m->events));
 	const struct event_def *be = &m->events[b];
 	struct event_def *v = &m->events[m->nevents];
 	char *what = event_modifiers_text(excl);
@@ -103,11 +102,6 @@ static int add_variant(struct model *m, int b, unsigned excl, const char *vname)
 	v->desc = xasprintf("%s (not counting: %s)", be->desc ? be->desc : be->name, what);
 	free(what);
 	v->sim_text = dup_or_null(be->sim_text);
-	v->sim = NULL;
-	if (be->sim && be->sim_text) {
-		int col;
-		v->sim = expr_parse(be->sim_text, &col, NULL);
-	}
 	v->requires = dup_or_null(be->requires);
 	v->scale_unit = dup_or_null(be->scale_unit);
 	/* A part of the work is not the work: a variant counts towards no

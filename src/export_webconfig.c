@@ -8,6 +8,7 @@
  * its operator wrote. Passwords are checked with crypt_r() from libcrypt,
  * which implements bcrypt. */
 #include "config.h"
+#include "crypt_dl.h"
 #include "export_webconfig.h"
 #include "util.h"
 
@@ -499,7 +500,7 @@ bool web_config_authorized(const struct web_config *wc, const char *authorizatio
 				who = i + 1;
 		const char *hash = wc->users[who ? who - 1 : 0].hash;
 		struct crypt_data *cd = xcalloc(1, sizeof(*cd));
-		const char *h = crypt_r(sep + 1, hash, cd);
+		const char *h = pmctop_crypt_r(sep + 1, hash, cd);
 		ok = who && h && h[0] == '$' && same(h, hash);
 		explicit_bzero(cd, sizeof(*cd));
 		free(cd);

@@ -208,7 +208,8 @@ int choose_machine(struct run *r)
 	} else {
 		struct cpu_ident id;
 		memset(&id, 0, sizeof(id));
-		if (cpuid_read("/proc/cpuinfo", &id, &cause) == 0)
+		bool have_id = cpuid_read("/proc/cpuinfo", &id, &cause) == 0;
+		if (have_id)
 			snprintf(r->cpu_name, sizeof(r->cpu_name), "%s", id.model_name);
 		free(cause);
 		cause = NULL;
@@ -216,7 +217,8 @@ int choose_machine(struct run *r)
 			name = xstrdup(r->opt.model);
 		} else {
 			char *note = NULL;
-			name = perf_import_pick("/proc/cpuinfo", perf_root, models, nmodels, &note);
+			name = perf_import_pick_id("/proc/cpuinfo", have_id ? &id : NULL, perf_root, models, nmodels,
+						   &note);
 			if (note)
 				fprintf(stderr, "pmctop: %s\n", note);
 			free(note);

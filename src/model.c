@@ -86,6 +86,14 @@ int event_sample_counters(const struct model *m, int e)
 	return ev->flags & EVF_MERGE ? 2 : 1;
 }
 
+void *model_room(void *p, int n, int *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = n < 4 ? 8 : 2 * n;
+	return xrealloc(p, (size_t)*cap * size);
+}
+
 void model_free(struct model *m)
 {
 	if (!m)
@@ -113,7 +121,6 @@ void model_free(struct model *m)
 		free(e->name);
 		free(e->spec);
 		free(e->desc);
-		expr_free(e->sim);
 		free(e->sim_text);
 		free(e->requires);
 		free(e->scale_unit);

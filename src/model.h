@@ -8,6 +8,7 @@
 #define PMCTOP_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct expr;
@@ -81,7 +82,11 @@ struct event_def {
 	 * `counters 0-3`, Linux perf's "Counter" list), or 0 for any. The
 	 * scheduler and the simulator place a group's events accordingly. */
 	uint32_t counter_mask;
-	struct expr *sim;     /* simulated-PMU formula over workload quantities, or NULL */
+	/* The simulated PMU's formula over workload quantities, as written,
+	 * or NULL. Parsed and checked when the simulated PMU starts
+	 * (backend_sim.c), not at load: the 252 of amd-zen5 cost every start
+	 * 0.63 M instructions, only to be thrown away (docs/performance.md);
+	 * tests/check_models_lint.c checks every shipped one. */
 	char *sim_text;
 	/* A kernel feature the event needs: a file under the PMU's sysfs
 	 * directory ("events/topdown-retiring"), or NULL. Where the kernel
@@ -209,6 +214,11 @@ struct model {
 	int npmus; struct pmu_def *pmus;
 	int nevents; struct event_def *events;
 	int nmetrics; struct metric_def *metrics;
+	/* Room in events and metrics: the loader sizes them once for its
+	 * stanzas (and a few modifiers' variants) rather than growing them,
+	 * each growth a copy of up to 55 kB into new pages; 0 in a model
+	 * built otherwise, whose arrays hold exactly n (model_room). */
+	int events_cap, metrics_cap;
 	int nviews; struct view_def *views;
 	/* Name look-ups for model_find_*(), filled in while loading; NULL in a
 	 * model built by hand, which is then searched in order. */
@@ -216,6 +226,10 @@ struct model {
 };
 
 void model_free(struct model *m);
+
+/* Array p of n elements of size bytes, with room for *cap (0: exactly n),
+ * made room for one more: grown to twice n where it is full. */
+void *model_room(void *p, int n, int *cap, size_t size);
 
 /* A per-CPU PMU that counts all the time (software events, /proc/stat): its
  * events can accompany a rotating per-CPU core PMU's groups, taken over

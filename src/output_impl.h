@@ -23,6 +23,7 @@ struct output {
 	 * made once for key_model (output_json.c). */
 	const struct model *key_model;
 	char **keys;             /* [ncols + nevcols], NULL-terminated */
+	size_t *key_len;         /* [ncols + nevcols]: each one's length */
 	size_t keys_len;         /* their lengths added */
 	char **ev_keys;          /* [nev_keys]: each event's, for event_coverage */
 	int nev_keys;

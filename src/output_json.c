@@ -52,6 +52,8 @@ void output_json_keys_free(struct output *o)
 	for (int i = 0; o->keys && o->keys[i]; i++)
 		free(o->keys[i]);
 	free(o->keys);
+	free(o->key_len);
+	o->key_len = NULL;
 	for (int i = 0; i < o->nev_keys; i++)
 		free(o->ev_keys[i]);
 	free(o->ev_keys);
@@ -74,6 +76,7 @@ static void keys(struct output *o, const struct model *m)
 	output_json_keys_free(o);
 	int n = o->o.ncols + o->o.nevcols;
 	o->keys = xcalloc((size_t)n + 1, sizeof(char *));
+	o->key_len = xcalloc((size_t)n + 1, sizeof(size_t));
 	o->keys_len = 0;
 	size_t ulen = 16;
 	char **units = xcalloc((size_t)n + 1, sizeof(char *));
@@ -81,7 +84,8 @@ static void keys(struct output *o, const struct model *m)
 		char name[160];
 		output_field_name(o, m, i, name, sizeof(name));
 		o->keys[i] = quoted(name, true);
-		o->keys_len += strlen(o->keys[i]);
+		o->key_len[i] = strlen(o->keys[i]);
+		o->keys_len += o->key_len[i];
 		units[i] = quoted(i < o->o.ncols ? format_value_unit(m->metrics[o->cols[i]].unit) : "/s", false);
 		ulen += strlen(o->keys[i]) + strlen(units[i]) + 1;
 	}
@@ -110,8 +114,10 @@ static void keys(struct output *o, const struct model *m)
 
 static char *num_at(char *p, double v)
 {
-	if (isnan(v) || isinf(v))
-		return stpcpy(p, "null");
+	if (isnan(v) || isinf(v)) {
+		memcpy(p, "null", 4);
+		return p + 4;
+	}
 	return p + format_g6(p, JSON_NUM_MAX, v);
 }
 
@@ -119,6 +125,14 @@ static void put_number(FILE *f, double v)
 {
 	char b[JSON_NUM_MAX];
 	fwrite(b, 1, (size_t)(num_at(b, v) - b), f);
+}
+
+/* Column i's key at p (its length known: each row writes every key
+ * three times); returns the end. */
+static inline char *put_key(const struct output *o, char *p, int i)
+{
+	memcpy(p, o->keys[i], o->key_len[i]);
+	return p + o->key_len[i];
 }
 
 /* One of a row's three kinds of figure, each an object of the columns. */
@@ -137,13 +151,13 @@ static char *put_values(struct output *o, char *p, const struct snapshot *s, con
 	for (int i = 0; i < o->o.ncols; i++) {
 		if (i)
 			*p++ = ',';
-		p = stpcpy(p, o->keys[i]);
+		p = put_key(o, p, i);
 		p = num_at(p, metric_fig(s, r, o->cols[i], f));
 	}
 	for (int i = 0; i < o->o.nevcols; i++) {
 		if (i || o->o.ncols)
 			*p++ = ',';
-		p = stpcpy(p, o->keys[o->o.ncols + i]);
+		p = put_key(o, p, o->o.ncols + i);
 		/* Events are reported as rates, coverage as the plain fraction. */
 		int e = o->evcols[i];
 		p = num_at(p, f == FIG_VALUE ? output_event_rate(s, r, e)

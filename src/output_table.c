@@ -87,6 +87,15 @@ static char *put_id(char *p, int v)
  * cell was most of the table's work). At most CELL_MAX bytes. */
 static char *put_cell(char *p, const struct metric_def *md, const char *fmt, double v, double rse, int w)
 {
+	if (isnan(v) || isinf(v)) {
+		/* "-", unmarked (format_value, unc_marked): on a machine
+		 * without a PMU nearly every cell. */
+		*p++ = ' ';
+		for (int i = 1; i < w; i++)
+			*p++ = ' ';
+		*p++ = '-';
+		return p;
+	}
 	char buf[64];
 	output_format_value(md, fmt, v, buf, sizeof(buf));
 	bool marked = !isinf(v) && unc_marked(v, rse);

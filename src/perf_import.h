@@ -82,6 +82,12 @@ int perf_import_join(const char *root, const char *events_dir, struct model_info
  * *note must be NULL on entry). Newly allocated. */
 char *perf_import_pick(const char *cpuinfo_path, const char *root, const struct model_info *l, int n,
 		       char **note);
+/* perf_import_pick for a CPU whose cpuinfo_path the caller has read with
+ * cpuid_read already (id; NULL where it failed: not an x86): the program
+ * reads /proc/cpuinfo once at start, not twice (issue 39). */
+struct cpu_ident;
+char *perf_import_pick_id(const char *cpuinfo_path, const struct cpu_ident *id, const char *root,
+			  const struct model_info *l, int n, char **note);
 /* Loads mi from whichever source it came from, an imported one for a
  * machine of topology t (its SMT and counts; NULL: unknown). */
 struct topo;

@@ -60,11 +60,17 @@ char *perf_import_pick(const char *cpuinfo_path, const char *root, const struct 
 	char *why = NULL;
 	bool x86 = cpuid_read(cpuinfo_path, &id, &why) == 0;
 	free(why);
-	why = NULL;
+	return perf_import_pick_id(cpuinfo_path, x86 ? &id : NULL, root, l, n, note);
+}
+
+char *perf_import_pick_id(const char *cpuinfo_path, const struct cpu_ident *id, const char *root,
+			  const struct model_info *l, int n, char **note)
+{
+	char *why = NULL;
 	const struct model_info *hand = NULL;
-	if (x86) {
-		hand = cpuid_pick_nearest(&id, l, n, note);
-		if (hand && made_for(hand, &id) && !*note)
+	if (id) {
+		hand = cpuid_pick_nearest(id, l, n, note);
+		if (hand && made_for(hand, id) && !*note)
 			return xstrdup(hand->name);
 	}
 	if (root) {

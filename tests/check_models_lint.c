@@ -1,6 +1,7 @@
 /* check_models_lint.c: loads every model.def shipped under events/ and
  * checks what the loader alone cannot: model names are unique (model_list),
- * every model loads, every metric's formula is resolved and evaluates
+ * every model loads, every event's `sim` formula parses (the loader keeps
+ * it as text), every metric's formula is resolved and evaluates
  * without trouble, every view column and bar names a metric, and the
  * generated metric event lists point at real events. With no models present
  * yet it passes trivially. */
@@ -46,6 +47,14 @@ static int truth_name(void *ctx, const char *name)
 	return p >= 0 && wl_quantity_lookup(dot + 1) >= 0 ? WQ_COUNT + 1 : -1;
 }
 
+/* What the simulated PMU resolves a `sim` formula's names to
+ * (backend_sim.c): the workload's quantities. */
+static int sim_name(void *ctx, const char *name)
+{
+	(void)ctx;
+	return wl_quantity_lookup(name);
+}
+
 static void lint_model(const struct model_info *mi)
 {
 	struct model *m = fx_model(mi->dir);
@@ -55,6 +64,18 @@ static void lint_model(const struct model_info *mi)
 		const struct event_def *ev = &m->events[i];
 		ck_assert_msg(ev->pmu >= 0 && ev->pmu < m->npmus, "%s: event %s", m->name, ev->name);
 		ck_assert_msg(*ev->desc, "%s:%d: event %s has no desc", ev->file, ev->line, ev->name);
+		/* The loader keeps a `sim` formula as text; the simulated PMU
+		 * parses it when it starts (model.h). Each shipped one is
+		 * checked here: it parses and names workload quantities only. */
+		if (ev->sim_text) {
+			int col = 0;
+			char *why = NULL;
+			struct expr *x = expr_parse(ev->sim_text, &col, &why);
+			ck_assert_msg(x && expr_resolve(x, sim_name, NULL, &col, &why) == 0,
+				      "%s:%d: event %s sim '%s': column %d: %s", ev->file, ev->line, ev->name,
+				      ev->sim_text, col, why ? why : "?");
+			expr_free(x);
+		}
 	}
 	for (int j = 0; j < m->nmetrics; j++) {
 		const struct metric_def *md = &m->metrics[j];

@@ -1273,6 +1273,20 @@ START_TEST(test_moderate_rules)
 	ck_assert(rse[2] > 0.015);
 	ck_assert(rse[3] < 0.07);
 	ck_assert_double_eq(rse[4], 0.001);
+	/* The same on the columns whose median is a number alone (what
+	 * derive.c lists per scope): those listed to the bit, the others as
+	 * they were. */
+	double some_rse[] = { 0, NAN, 0.001, 0.1, 0.001 };
+	const int live[] = { 2, 3 };
+	moderate_apply_cols(some_rse, med, scale, live, 2);
+	ck_assert(memcmp(some_rse + 2, rse + 2, 2 * sizeof(double)) == 0);
+	ck_assert_double_eq(some_rse[0], 0);
+	ck_assert(isnan(some_rse[1]));
+	ck_assert_double_eq(some_rse[4], 0.001);
+	double one_rse[] = { 0.001, 0.001 };
+	moderate_apply_cols(one_rse, med + 2, scale, (const int[]){ 1 }, 1);
+	ck_assert_double_eq(one_rse[0], 0.001);
+	ck_assert_double_eq(one_rse[1], rse[2]);
 	/* 128 CPU rows: 16 of them, in order, from the first eighth to the
 	 * last. */
 	ck_assert_int_eq(moderate_nprobes(128), 16);

@@ -1,6 +1,6 @@
 /* check_util.c: the text sanitiser that stands between outside text and the
  * terminal or a CSV/JSON field: what it keeps, what it replaces, and its
- * stream form fed one byte at a time. */
+ * stream form fed one byte at a time; and the name index (name_index.c). */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "name_index.h"
 #include "privs.h"
 #include "util.h"
 
@@ -209,6 +210,37 @@ START_TEST(test_counter_cap)
 }
 END_TEST
 
+/* name_index.c: every name added is found with its first value, through
+ * the table's growth, whatever its length (0 to 40 bytes, across the
+ * eight-byte words it is hashed by) and however much of it it shares
+ * with the others; a name not added is not found. */
+START_TEST(test_name_index)
+{
+	enum { N = 3000 };
+	static char names[N][48];
+	struct name_index *ix = name_index_new();
+	for (int i = 0; i < N; i++) {
+		/* Names that differ only in their last bytes, and in length. */
+		int len = snprintf(names[i], sizeof(names[i]), "%.*s%d", i % 33, "ls_any_fills_from_sys.all_dram_io", i);
+		ck_assert_int_lt(len, (int)sizeof(names[i]));
+		name_index_add(ix, names[i], i);
+		name_index_add(ix, names[i], -5);   /* a second add keeps the first value */
+	}
+	name_index_add(ix, "", 7000);
+	for (int i = 0; i < N; i++) {
+		char copy[48];
+		memcpy(copy, names[i], sizeof(copy));   /* by content, not by pointer */
+		ck_assert_int_eq(name_index_find(ix, copy), i);
+		copy[strlen(copy) - 1] ^= 0x40;
+		ck_assert_int_eq(name_index_find(ix, copy), -1);
+	}
+	ck_assert_int_eq(name_index_find(ix, ""), 7000);
+	ck_assert_int_eq(name_index_find(ix, "ls_any_fills_from_sys.all_dram_io"), -1);
+	ck_assert_int_eq(name_index_find(NULL, "x"), -1);
+	name_index_free(ix);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -220,6 +252,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_text_reader, 0, 2);
 	tcase_add_test(tc, test_counter_cap);
 	tcase_add_test(tc, test_path_same_file);
+	tcase_add_test(tc, test_name_index);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

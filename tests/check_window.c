@@ -3,14 +3,18 @@
  * of all its events) give the same numbers, to the bit, as the walk of the
  * set's groups per figure that they replace (wset_value1, wset_se), on
  * random group sums: groups with and without buckets, samples of no
- * weight, unknown (NaN) counts, one event or a weighted sum of several. */
+ * weight, unknown (NaN) counts, one event or a weighted sum of several.
+ * And the derivation's arena: a block reserved for a round serves it
+ * without an allocation of its own. */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "derive_window.h"
 #include "util.h"
 
@@ -141,12 +145,43 @@ START_TEST(test_same_bits)
 }
 END_TEST
 
+/* arena_reserve (what each derive_row_errors does with the size the
+ * interval's probe rows asked): the round's buffers come from the one
+ * block, none allocated apart, each its own and aligned; past the block
+ * they still come (apart), and a reserve on an arena in use does
+ * nothing. */
+START_TEST(test_arena_reserve)
+{
+	struct arena a = { 0 };
+	arena_reserve(&a, 4096);
+	ck_assert_uint_ge(a.cap, 4096);
+	char *base = a.base;
+	double *x = arena_get(&a, 100 * sizeof(double), false);
+	double *y = arena_get(&a, 300 * sizeof(double), true);
+	ck_assert_ptr_eq(x, (double *)(void *)base);
+	ck_assert(y >= x + 100);
+	ck_assert_int_eq(a.nspill, 0);
+	ck_assert_uint_eq((uintptr_t)y % 16, 0);
+	for (int i = 0; i < 300; i++)
+		ck_assert(y[i] == 0);
+	arena_reserve(&a, 1 << 20);
+	ck_assert_ptr_eq(a.base, base);
+	double *z = arena_get(&a, 4096, false);
+	ck_assert_int_eq(a.nspill, 1);
+	z[511] = x[0] = y[299] = 1;
+	ck_assert_uint_ge(a.asked, 400 * sizeof(double) + 4096);
+	arena_free(&a);
+	ck_assert_ptr_null(a.base);
+}
+END_TEST
+
 static Suite *window_suite(void)
 {
 	Suite *s = suite_create("window");
 	TCase *tc = tcase_create("window");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_same_bits);
+	tcase_add_test(tc, test_arena_reserve);
 	suite_add_tcase(s, tc);
 	return s;
 }

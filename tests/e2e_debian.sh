@@ -47,9 +47,10 @@ for f in ./usr/bin/pmctop ./usr/share/pmctop/events/amd/zen5/model.def ./lib/sys
 done
 dpkg-deb -I "$deb" conffiles 2>/dev/null | grep -qx /etc/default/pmctop || { echo "FAIL: /etc/default/pmctop is not a conffile"; exit 1; }
 # The libraries pmctop loads rather than links, which shlibs cannot see:
-# libmicrohttpd and libpfm4 (needed), libcurl (--fleet alone).
+# libmicrohttpd, libpfm4, libjansson, libyaml, zlib, libcrypt and ncurses
+# (needed, src/lib_dl.h), libcurl (--fleet alone).
 deps=$(dpkg-deb -f "$deb" Depends)
-for lib in libmicrohttpd12 libpfm4; do
+for lib in libmicrohttpd12 libpfm4 libjansson4 libyaml-0-2 zlib1g libcrypt1 libncursesw6 libtinfo6; do
 	echo "$deps" | grep -q "$lib" || { echo "FAIL: the package does not depend on $lib: $deps"; exit 1; }
 done
 dpkg-deb -f "$deb" Recommends | grep -q 'libcurl3' || { echo "FAIL: the package does not recommend libcurl: $(dpkg-deb -f "$deb" Recommends)"; exit 1; }

@@ -54,8 +54,12 @@ trap cleanup EXIT
 # debconf question sets up: debian/control), and the libraries pmctop links
 # to (found by ldd, named by dpkg) plus libmicrohttpd, which it loads when
 # serving, and libpfm4, which it loads for an event named the libpfm4 way
-# (both in the package's Depends).
-libs=$(ldd "$build/pmctop" | awk '$3 ~ /^\// { print $3 }' | while read -r f; do
+# (both in the package's Depends), and the libraries it loads on first use
+# rather than links (config.h's *_DL_SONAME, found by ldconfig; the
+# package depends on them by name), but libcurl, which it only recommends.
+dl_files=$(sed -n 's/^#define [A-Z]*_DL_SONAME "\(.*\)"$/\1/p' "$build/config.h" | grep -v '^libcurl' |
+	while read -r so; do ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }'; done)
+libs=$( { ldd "$build/pmctop" | awk '$3 ~ /^\// { print $3 }'; printf '%s\n' $dl_files; } | while read -r f; do
 	dpkg -S "$(readlink -f "$f")" 2>/dev/null || dpkg -S "$f" 2>/dev/null; done | cut -d: -f1 | sort -u)
 mhd=$(sed -n 's/^#define MHD_DL_SONAME "libmicrohttpd.so.\([0-9]*\)"/libmicrohttpd\1/p' "$build/config.h")
 pkgs=$(printf '%s\n' systemd systemd-sysv adduser libcap2-bin ${mhd:-libmicrohttpd12} libpfm4 $libs | sort -u | paste -sd, -)
