@@ -41,6 +41,10 @@ struct gsum {
 	double *cov[SNAP_NSCOPES];   /* [nrows] lowest share of the interval an instance ran */
 	double *bval[SNAP_NSCOPES];  /* [nrows * nb * nev] */
 	double *bw[SNAP_NSCOPES];    /* [nrows * nb] mean ns running; 0: not usable */
+	/* [nev] true where the event is pinned for its fixed counter (the
+	 * plan's event_fixed_pin: in every group of its PMU, counted
+	 * throughout; gsum_burst leaves it out); NULL: none is. */
+	const bool *pin;
 };
 
 struct arena;

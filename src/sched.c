@@ -21,7 +21,15 @@
  * into every group of their PMU (a new group starts with them), so that
  * they are counted whichever group runs, as long as every other event
  * still has a counter beside them; a metric that fitted one group alone
- * but not beside the pins is placed in as few chunks as fit.
+ * but not beside the pins is placed in as few chunks as fit. After the
+ * view's pins, the planned events on fixed counters (instructions,
+ * cycles, reference cycles; not slots or the PERF_METRICS events, nor
+ * privilege variants) are pinned too while the PMU's fixed counters,
+ * less the NMI watchdog's, hold them: they cost no general counter, and
+ * perf counts them all the time, so there is no reason to rotate them;
+ * but they take the fixed counters from fixed-able events that rotate,
+ * so they are kept only as far as the PMU gets no more groups with them
+ * than without (pack_pmu_pins).
  * Merged-pair events (Zen 5 FLOPs) take two general counters. An event
  * with a counter mask (perf's "Counter": "0,1,2,3" on an 8-counter core)
  * only fits a group where every such event can have one of its counters.
@@ -57,6 +65,7 @@ struct packer {
 	int *general;     /* per PMU: general counters to use */
 	int **pin;        /* per PMU: the pinned events, which every group starts with */
 	int *npin;
+	int *nview;       /* per PMU: how many of pin[] are the request's (the rest: fixed counters') */
 	int ngroups, capgroups;
 	struct gbuild *g;
 };
@@ -473,9 +482,86 @@ static int pin_unit(const struct model *m, const struct sched_plan *plan, int mi
 	return n;
 }
 
+/* Whether planned event e sits on a fixed counter of its PMU: the PMU has
+ * fixed counters and the encoding that counts e is fixed-able. Slots and
+ * the PERF_METRICS events are not: they only count in a group that slots
+ * leads, so they are not spread over every group. Nor is a privilege
+ * variant (cycles:k): the fixed counter is its base event's, which comes
+ * first. */
+static bool on_fixed(const struct packer *pk, const struct sched_plan *plan, int e)
+{
+	const struct event_def *ed = &pk->m->events[e];
+	const struct event_def *as = counted_as(pk, e);
+	return plan->event_used[e] && pk->fixed[ed->pmu] > 0 && !pmu_unlimited(&pk->m->pmus[ed->pmu]) &&
+	       !ed->excl && (as->flags & EVF_FIXED) && !(as->flags & (EVF_SLOTS | EVF_TOPDOWN));
+}
+
+/* Adds the events add[0..n) of PMU p to its pins if the PMU's fixed
+ * counters hold them beside the pins already there: they take no general
+ * counter, and every other planned event still has a counter beside them
+ * (pins_leave_room). */
+static bool pin_if_free(struct packer *pk, const struct sched_plan *plan, int p, const int *add, int n, int *cand)
+{
+	int k = pk->npin[p];
+	memcpy(cand, pk->pin[p], sizeof(int) * (size_t)k);
+	for (int i = 0; i < n; i++) {
+		bool dup = false;
+		for (int j = 0; j < k && !dup; j++)
+			dup = cand[j] == add[i];
+		if (!dup)
+			cand[k++] = add[i];
+	}
+	if (k == pk->npin[p] || set_cost(pk, p, cand, k) > set_cost(pk, p, pk->pin[p], pk->npin[p]))
+		return false;
+	char *why = NULL;
+	if (!pins_leave_room(pk, plan, p, cand, k, &why)) {
+		free(why);
+		return false;
+	}
+	memcpy(pk->pin[p], cand, sizeof(int) * (size_t)k);
+	pk->npin[p] = k;
+	return true;
+}
+
+/* After the view's pins, the planned events on fixed counters: perf counts
+ * such an event all the time, as it contends for no general counter, so
+ * it is pinned while the PMU's fixed counters (less the NMI watchdog's)
+ * hold it. First those of each metric made of them alone (ipc, cpi,
+ * freq_ratio), in the order asked, each metric's whole or not at all, so
+ * that the metric is counted throughout; then any other, one by one. */
+static void pin_fixed(struct packer *pk, struct sched_plan *plan)
+{
+	const struct model *m = pk->m;
+	int *add = xmalloc(sizeof(int) * ((size_t)m->nevents + 2));
+	int *cand = xmalloc(sizeof(int) * ((size_t)m->nevents + 2));
+	for (int p = 0; p < m->npmus; p++) {
+		if (pk->fixed[p] <= 0 || pmu_unlimited(&m->pmus[p]))
+			continue;
+		for (int i = 0; i < plan->nmetrics; i++) {
+			const struct metric_def *md = &m->metrics[plan->metrics[i]];
+			int n = 0;
+			bool all = true;
+			for (int k = 0; k < md->nevents && all; k++) {
+				int e = md->events[k];
+				if (m->events[e].pmu != p)
+					continue;
+				all = on_fixed(pk, plan, e);
+				add[n++] = e;
+			}
+			if (all && n > 0)
+				pin_if_free(pk, plan, p, add, n, cand);
+		}
+		for (int e = 0; e < m->nevents; e++)
+			if (m->events[e].pmu == p && on_fixed(pk, plan, e))
+				pin_if_free(pk, plan, p, &e, 1, cand);
+	}
+	free(add);
+	free(cand);
+}
+
 /* The pinned events of each PMU: the requested pins' events, metric by
  * metric in the order asked, each metric (with its tree: pin_unit) whole
- * or not at all. */
+ * or not at all; then the events on fixed counters (pin_fixed). */
 static void choose_pins(struct packer *pk, const struct sched_request *req, struct sched_plan *plan)
 {
 	const struct model *m = pk->m;
@@ -534,11 +620,11 @@ static void choose_pins(struct packer *pk, const struct sched_request *req, stru
 			pk->npin[p] = ncand[p];
 		}
 	}
-	for (int p = 0; p < m->npmus; p++) {
-		for (int i = 0; i < pk->npin[p]; i++)
-			plan->event_pinned[pk->pin[p][i]] = true;
+	pk->nview = xmalloc(sizeof(int) * ((size_t)m->npmus + 1));
+	memcpy(pk->nview, pk->npin, sizeof(int) * (size_t)m->npmus);
+	pin_fixed(pk, plan);
+	for (int p = 0; p < m->npmus; p++)
 		free(cand[p]);
-	}
 	free(unit);
 	free(refused);
 	free(cand);
@@ -654,6 +740,60 @@ static void pack_pmu(struct packer *pk, const struct sched_request *req, const s
 	}
 }
 
+/* The pins in force, in the plan: events pinned, and for their fixed
+ * counters; a metric whose events are all pinned (or on PMUs that count
+ * always) is pinned, whether the request asked or fixed counters did. */
+static void mark_pins(const struct packer *pk, struct sched_plan *plan)
+{
+	const struct model *m = pk->m;
+	for (int p = 0; p < m->npmus; p++)
+		for (int i = 0; i < pk->npin[p]; i++) {
+			plan->event_pinned[pk->pin[p][i]] = true;
+			plan->event_fixed_pin[pk->pin[p][i]] = i >= pk->nview[p];
+		}
+	for (int i = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[plan->metrics[i]];
+		bool all = true;
+		for (int k = 0; k < md->nevents && all; k++)
+			all = plan->event_pinned[md->events[k]] || pmu_unlimited(&m->pmus[m->events[md->events[k]].pmu]);
+		plan->metric_pinned[plan->metrics[i]] |= all;
+	}
+}
+
+/* Packs PMU p with its first npin pins, after dropping the groups from
+ * first on; returns how many groups p gets. */
+static int repack(struct packer *pk, const struct sched_request *req, const struct sched_plan *plan,
+		  const bool *bad, int p, struct pack_work *w, int first, int npin)
+{
+	for (int gi = first; gi < pk->ngroups; gi++)
+		free(pk->g[gi].ev);
+	pk->ngroups = first;
+	pk->npin[p] = npin;
+	pack_pmu(pk, req, plan, bad, p, w);
+	return pk->ngroups - first;
+}
+
+/* Steps 2-3 on PMU p with the fixed counters' pins: kept only as far as
+ * they cost the rotation no group. They take no general counter, but
+ * they take the fixed counters from the fixed-able events that rotate
+ * (Westmere's cycles:k and instructions:u with every metric), which then
+ * need general ones: the most pins, dropping the last first, with which
+ * p has no more groups than with the request's pins alone. */
+static void pack_pmu_pins(struct packer *pk, const struct sched_request *req, const struct sched_plan *plan,
+			  const bool *bad, int p, struct pack_work *w)
+{
+	int first = pk->ngroups, all = pk->npin[p];
+	if (all == pk->nview[p]) {
+		pack_pmu(pk, req, plan, bad, p, w);
+		return;
+	}
+	int n0 = repack(pk, req, plan, bad, p, w, first, pk->nview[p]);
+	for (int k = all; k > pk->nview[p]; k--)
+		if (repack(pk, req, plan, bad, p, w, first, k) <= n0)
+			return;
+	repack(pk, req, plan, bad, p, w, first, pk->nview[p]);
+}
+
 /* The groups as the plan gives them: the kernel takes the first event as
  * the leader, so slots goes first; each event with the encoding that
  * counts it and the counters the group takes. */
@@ -727,6 +867,7 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 	plan->unsched_why = xmalloc(sizeof(char *) * ((size_t)m->nevents + 1));
 	plan->event_pinned = xcalloc((size_t)m->nevents + 1, sizeof(bool));
 	plan->metric_pinned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	plan->event_fixed_pin = xcalloc((size_t)m->nevents + 1, sizeof(bool));
 	plan->unpinned = xmalloc(sizeof(int) * ((size_t)req->npinned + 1));
 	plan->unpinned_why = xmalloc(sizeof(char *) * ((size_t)req->npinned + 1));
 
@@ -741,7 +882,8 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		.loose = xcalloc((size_t)m->nevents + 1, sizeof(bool)),
 	};
 	for (int p = 0; p < m->npmus; p++)
-		pack_pmu(&pk, req, plan, bad, p, &w);
+		pack_pmu_pins(&pk, req, plan, bad, p, &w);
+	mark_pins(&pk, plan);
 	finish_groups(&pk, plan);
 	mark_split(m, plan);
 
@@ -752,6 +894,7 @@ struct sched_plan *sched_plan(const struct model *m, const struct sched_request 
 		free(pk.pin[p]);
 	free(pk.pin);
 	free(pk.npin);
+	free(pk.nview);
 	free(w.items);
 	free(w.set);
 	free(w.loose);
@@ -780,6 +923,7 @@ void sched_plan_free(struct sched_plan *p)
 	free(p->unpinned);
 	free(p->unpinned_why);
 	free(p->event_pinned);
+	free(p->event_fixed_pin);
 	free(p->metric_pinned);
 	free(p);
 }

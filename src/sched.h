@@ -30,8 +30,11 @@ struct sched_plan {
 	char **unsched_why;
 	/* Pinned: counted throughout the interval. A pinned event is in every
 	 * group of its PMU, so whichever group runs counts it; a pinned metric
-	 * has all its events pinned (or on PMUs that count always). */
+	 * has all its events pinned (or on PMUs that count always). Besides
+	 * the request's pins, events on fixed counters are pinned while the
+	 * PMU's fixed counters hold them (they take no general counter). */
 	bool *event_pinned;           /* [model nevents] */
+	bool *event_fixed_pin;        /* [model nevents]: pinned for its fixed counter */
 	bool *metric_pinned;          /* [model nmetrics] */
 	int nunpinned;                /* requested pins that do not fit, and why */
 	int *unpinned;                /* model metric indices */

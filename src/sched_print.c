@@ -73,7 +73,8 @@ void sched_print(const struct sched_plan *p, const struct model *m, FILE *out)
 		bool any = false;
 		for (int e = 0; p->event_pinned && e < m->nevents; e++)
 			if (p->event_pinned[e] && m->events[e].pmu == pmu && ng > 1) {
-				fprintf(out, "%s %s", any ? "" : "  pinned, in every group:", m->events[e].name);
+				fprintf(out, "%s %s%s", any ? "" : "  pinned, in every group:", m->events[e].name,
+					p->event_fixed_pin && p->event_fixed_pin[e] ? "(fixed)" : "");
 				any = true;
 			}
 		if (any)

@@ -387,12 +387,15 @@ START_TEST(test_fixed)
 	int fc[1] = { 2 };
 	struct sched_request rq = { 2, req, 0, NULL, fc, NULL, NULL, 0, NULL };
 	struct sched_plan *p = sched_plan(&mm, &rq, NULL);
-	/* m1: 2 fixed + 2 general; m2's c needs a third general counter. */
+	/* m1: 2 fixed + 2 general; m2's c needs a third general counter.
+	 * inst, cyc and ref sit on the 3 fixed counters, so they are pinned:
+	 * in both groups, at no general counter's cost. */
 	ck_assert_int_eq(p->ngroups, 2);
-	ck_assert_int_eq(p->groups[0].nevents, 4);
+	ck_assert_int_eq(p->groups[0].nevents, 5);
 	ck_assert_int_eq(p->groups[0].counters_used, 2);
-	ck_assert_int_eq(p->groups[1].nevents, 2);
+	ck_assert_int_eq(p->groups[1].nevents, 4);
 	ck_assert_int_eq(p->groups[1].counters_used, 1);
+	ck_assert(p->event_fixed_pin[0] && p->event_fixed_pin[1] && p->event_fixed_pin[2] && !p->event_pinned[3]);
 	sched_plan_free(p);
 	/* Without fixed counters the same events need three groups. */
 	ip[0].fixed = 0;
@@ -431,6 +434,152 @@ START_TEST(test_fixed)
 }
 END_TEST
 
+/* Whether event e is in every group of its PMU in plan p. */
+static bool in_every_group(const struct sched_plan *p, const struct model *m, int e)
+{
+	int ng = 0;
+	for (int gi = 0; gi < p->ngroups; gi++) {
+		const struct sched_group *g = &p->groups[gi];
+		if (g->pmu != m->events[e].pmu)
+			continue;
+		ng++;
+		bool in = false;
+		for (int i = 0; i < g->nevents && !in; i++)
+			in = g->events[i] == e;
+		if (!in)
+			return false;
+	}
+	return ng > 0;
+}
+
+/* The planned metrics of a view (its columns), as the dashboard asks. */
+static int view_metrics(const struct model *m, const char *view, int *out)
+{
+	int v = model_find_view(m, view), n = 0;
+	ck_assert_int_ge(v, 0);
+	for (int c = 0; c < m->views[v].ncols; c++)
+		out[n++] = m->views[v].cols[c].metric;
+	return n;
+}
+
+/* A view without pins still counts the events on fixed counters
+ * throughout: Westmere's TLB view rotates two groups, and instructions and
+ * core cycles are in both (before, cycles was in the second only), each
+ * on one of the two fixed counters the NMI watchdog leaves, so they take
+ * no general counter; reference cycles, unplanned, is not pinned. The
+ * cache view needs only instructions: it is in all three groups. */
+START_TEST(test_fixed_pinned_westmere)
+{
+	char *cause = NULL;
+	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "intel-westmere", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "?");
+	int ms[64], inst = model_find_event(m, "inst_retired.any"), cyc = model_find_event(m, "cpu_clk_unhalted.thread");
+	int ref = model_find_event(m, "cpu_clk_unhalted.ref"), walk = model_find_event(m, "dtlb_misses.walk_cycles");
+	int core = m->events[inst].pmu;
+	int *fc = xcalloc((size_t)m->npmus, sizeof(int));
+	for (int p = 0; p < m->npmus; p++)
+		fc[p] = m->pmus[p].counters;
+	int n = view_metrics(m, "tlb", ms);
+	struct sched_request rq = { n, ms, 0, NULL, fc, NULL, NULL, 0, NULL };
+	struct sched_plan *p = sched_plan(m, &rq, &cause);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sched_groups_for_pmu(p, core), 2);
+	ck_assert(in_every_group(p, m, inst) && in_every_group(p, m, cyc));
+	ck_assert(p->event_pinned[inst] && p->event_fixed_pin[inst] && p->event_pinned[cyc] && p->event_fixed_pin[cyc]);
+	ck_assert(!p->event_pinned[ref] && !p->event_pinned[walk] && !in_every_group(p, m, walk));
+	/* The pins take the fixed counters, not general ones. */
+	for (int gi = 0; gi < p->ngroups; gi++)
+		ck_assert_int_le(p->groups[gi].counters_used, m->pmus[core].counters);
+	sched_plan_free(p);
+	n = view_metrics(m, "cache", ms);
+	rq = (struct sched_request){ n, ms, 0, NULL, fc, NULL, NULL, 0, NULL };
+	p = sched_plan(m, &rq, &cause);
+	ck_assert_int_eq(sched_groups_for_pmu(p, core), 3);
+	ck_assert(in_every_group(p, m, inst) && p->event_fixed_pin[inst]);
+	sched_plan_free(p);
+	free(fc);
+	model_free(m);
+}
+END_TEST
+
+/* On the architectural model with two free general counters, IPC (both
+ * events on fixed counters) is pinned without a view's pin and counted
+ * throughout while the LLC and branch ratios rotate (two groups, as
+ * without the pins). Adding instruction_retired:u, which fits the second
+ * group's free fixed counter, would cost a third group beside both pins:
+ * then the last is dropped. Privilege variants are never pinned for fixed
+ * counters (their base events hold them). Zen has no fixed counters:
+ * nothing is pinned. */
+START_TEST(test_fixed_pinned_arch)
+{
+	char *cause = NULL;
+	struct model *m = model_load_by_name(TOP_SRCDIR "/events", "intel-arch", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "?");
+	const char *names[] = { "llc_miss_rate", "branch_miss_ratio", "ipc", "llc_misses_per_kinst", "ipc_user",
+				"ipc_kernel" };
+	int ms[6];
+	for (int i = 0; i < 6; i++) {
+		ms[i] = model_find_metric(m, names[i]);
+		ck_assert_int_ge(ms[i], 0);
+	}
+	int inst = model_find_event(m, "instruction_retired"), cyc = model_find_event(m, "unhalted_core_cycles");
+	int instu = model_event_variant(m, "instruction_retired:u", &cause);
+	ck_assert_int_ge(instu, 0);
+	int core = m->events[inst].pmu;
+	int *fc = xcalloc((size_t)m->npmus, sizeof(int));
+	for (int p = 0; p < m->npmus; p++)
+		fc[p] = m->pmus[p].counters;
+	fc[core] = 2;
+	struct sched_request rq = { 4, ms, 0, NULL, fc, NULL, NULL, 0, NULL };
+	struct sched_plan *p = sched_plan(m, &rq, &cause);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sched_groups_for_pmu(p, core), 2);
+	ck_assert(in_every_group(p, m, inst) && in_every_group(p, m, cyc));
+	ck_assert(p->metric_pinned[ms[2]] && sched_metric_throughout(p, m, ms[2]));
+	ck_assert(!sched_metric_throughout(p, m, ms[0]) && !sched_metric_throughout(p, m, ms[1]));
+	sched_plan_free(p);
+	/* One more event on the fixed counters: both pins would cost a group,
+	 * instructions alone does not (the last pins are dropped first). */
+	rq = (struct sched_request){ 4, ms, 1, &instu, fc, NULL, NULL, 0, NULL };
+	p = sched_plan(m, &rq, &cause);
+	ck_assert_int_eq(sched_groups_for_pmu(p, core), 2);
+	ck_assert(p->event_fixed_pin[inst] && in_every_group(p, m, inst));
+	ck_assert(!p->event_pinned[cyc] && !sched_metric_throughout(p, m, ms[2]));
+	sched_plan_free(p);
+	/* IPC beside user and kernel IPC: only the base events are pinned. */
+	int priv[] = { ms[2], ms[4], ms[5] };
+	rq = (struct sched_request){ 3, priv, 0, NULL, fc, NULL, NULL, 0, NULL };
+	p = sched_plan(m, &rq, &cause);
+	ck_assert_int_eq(sched_groups_for_pmu(p, core), 2);
+	ck_assert(p->event_fixed_pin[inst] && p->event_fixed_pin[cyc] && sched_metric_throughout(p, m, ms[2]));
+	for (int e = 0; e < m->nevents; e++)
+		ck_assert(!m->events[e].excl || !p->event_pinned[e]);
+	ck_assert(!sched_metric_throughout(p, m, ms[4]) || !sched_metric_throughout(p, m, ms[5]));
+	sched_plan_free(p);
+	free(fc);
+	model_free(m);
+
+	m = model_load_by_name(TOP_SRCDIR "/events", "amd-zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "?");
+	int v = model_find_view(m, "cache"), zms[64], n = 0;
+	ck_assert_int_ge(v, 0);
+	for (int c = 0; c < m->views[v].ncols && n < 64; c++)
+		zms[n++] = m->views[v].cols[c].metric;
+	fc = xcalloc((size_t)m->npmus, sizeof(int));
+	for (int q = 0; q < m->npmus; q++)
+		fc[q] = m->pmus[q].counters;
+	rq = (struct sched_request){ n, zms, 0, NULL, fc, NULL, NULL, 0, NULL };
+	p = sched_plan(m, &rq, &cause);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_ge(sched_groups_for_pmu(p, 0), 1);
+	for (int e = 0; e < m->nevents; e++)
+		ck_assert(!p->event_pinned[e] && !p->event_fixed_pin[e]);
+	sched_plan_free(p);
+	free(fc);
+	model_free(m);
+}
+END_TEST
+
 static Suite *sched_suite(void)
 {
 	Suite *s = suite_create("sched");
@@ -448,6 +597,8 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_software_requires);
 	tcase_add_test(tc, test_counter_masks);
 	tcase_add_test(tc, test_pinned);
+	tcase_add_test(tc, test_fixed_pinned_westmere);
+	tcase_add_test(tc, test_fixed_pinned_arch);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -86,7 +86,9 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * only sets with an event another set gives or a metric of their own):
  * 37, 0.092 % (223 of 241,583), 7 and 7. With the tree parts' errors
  * held to their sets' burst floors (derive.c, floors_after_trees): 35,
- * 0.092 % (222 of 240,688), 7 and 7. */
+ * 0.092 % (222 of 240,688), 7 and 7. With the events on fixed counters
+ * pinned in every group and left out of each group's burst (derive_window.c,
+ * gsum_burst): 35, 0.090 % (209 of 233,432), 5 and 5. */
 #define PLAIN_OFF_LEFT 35
 #define WILD_PLAIN_LEFT 0.001
 #define OVER_WIDE_LEFT 7
@@ -113,6 +115,7 @@ struct tally {
 	char plain_worst_what[200];
 	/* Against the physical quantity the metric claims to estimate. */
 	long phys_checked, phys_covered, phys_exact, phys_exact_bad, phys_unknown;
+	long phys_est_checked, phys_est_covered;   /* of those, the figures with a stated error */
 	/* The metric's formula on the interval's true counts against the
 	 * quantity it claims to estimate: no estimation in between, so any
 	 * difference is the formula's or an event's (a wrong ratio, a unit
@@ -638,6 +641,8 @@ static void judge_phys(double est, double rse, double truth, const char *what, s
 	tot.phys_covered += ok;
 	p->phys_covered += ok;
 	if (rse > 0) {
+		tot.phys_est_checked++;
+		tot.phys_est_covered += ok;
 		p->phys_est_checked++;
 		p->phys_est_covered += ok;
 	}
@@ -1143,10 +1148,12 @@ static void verdict(const struct run_spec *rr, size_t nr, bool hand)
 	       tot.plain_worst_what, tot.wild_plain,
 	       tot.plain_checked ? 100.0 * (double)tot.wild_plain / (double)tot.plain_checked : NAN);
 	printf("  against the physical quantities: %ld checked, %ld within their interval (%.1f %%); "
-	       "%ld stated exact, %ld of them not; %ld of unknown uncertainty\n",
+	       "%ld stated exact, %ld of them not; %ld of unknown uncertainty; with a stated error %ld, "
+	       "%ld within (%.1f %%)\n",
 	       tot.phys_checked, tot.phys_covered,
 	       tot.phys_checked ? 100.0 * (double)tot.phys_covered / (double)tot.phys_checked : NAN, tot.phys_exact,
-	       tot.phys_exact_bad, tot.phys_unknown);
+	       tot.phys_exact_bad, tot.phys_unknown, tot.phys_est_checked, tot.phys_est_covered,
+	       tot.phys_est_checked ? 100.0 * (double)tot.phys_est_covered / (double)tot.phys_est_checked : NAN);
 	printf("  formulas on the true counts against the quantities they estimate: %ld checked, %ld off\n",
 	       tot.formula_checked, tot.formula_bad);
 	printf("  biased by design, against the physical quantity within a tolerance: formulas %ld checked, %ld outside "
@@ -1232,8 +1239,17 @@ static void verdict(const struct run_spec *rr, size_t nr, bool hand)
 	ck_assert_int_ge(tot.bias_covered, tot.bias_checked * 95 / 100);
 	ck_assert_int_gt(tot.phys_checked, 10000);
 	ck_assert_int_eq(tot.phys_exact_bad, 0);
-	double pcover = (double)tot.phys_covered / (double)tot.phys_checked;
-	ck_assert_msg(pcover >= 0.90 && pcover <= 0.99, "95 %% intervals cover the physical truth in %.1f %% of cases",
+	/* The calibration of the stated errors: the figures that state one
+	 * (not exact, not of unknown error), as the per-metric judgement
+	 * counts them (phys_est_*). Exact figures are judged apart (no
+	 * phys_exact_bad above); counted as covered here they raised the
+	 * share with every figure made exact, saying nothing of the intervals
+	 * (the fixed counters' pins: 99.0 -> 99.1 % of all figures in the
+	 * imported models, 97.6 % of those with a stated error). */
+	ck_assert_int_gt(tot.phys_est_checked, 10000);
+	double pcover = (double)tot.phys_est_covered / (double)tot.phys_est_checked;
+	ck_assert_msg(pcover >= 0.90 && pcover <= 0.99,
+		      "95 %% intervals cover the physical truth in %.1f %% of the figures with a stated error",
 		      100 * pcover);
 	ck_assert_int_ge(calibrated, hand ? 100 : 20);
 	ck_assert_int_gt(tot.ghz_checked, 1000);
