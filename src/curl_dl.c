@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "curl_dl.h"
+#include "lib_dl.h"
 #include "util.h"
 
 #ifndef CURL_DL_SONAME
@@ -46,44 +47,33 @@ FN(curl_slist_free_all);
 FN(curl_free);
 #undef FN
 
-/* dlsym gives void *; ISO C does not convert it to a function pointer,
- * so each is copied into its slot. */
-#define SLOT(name) { #name, &p_##name, sizeof(p_##name) }
-static const struct { const char *name; void *slot; size_t size; } slots[] = {
-	SLOT(curl_global_init), SLOT(curl_easy_init), SLOT(curl_easy_setopt), SLOT(curl_easy_getinfo),
-	SLOT(curl_easy_strerror), SLOT(curl_easy_cleanup), SLOT(curl_multi_init), SLOT(curl_multi_setopt),
-	SLOT(curl_multi_add_handle), SLOT(curl_multi_perform), SLOT(curl_multi_poll),
-	SLOT(curl_multi_info_read), SLOT(curl_multi_remove_handle), SLOT(curl_multi_cleanup), SLOT(curl_url),
-	SLOT(curl_url_set), SLOT(curl_url_get), SLOT(curl_url_cleanup), SLOT(curl_slist_append),
-	SLOT(curl_slist_free_all), SLOT(curl_free),
+static const struct lib_dl_slot slots[] = {
+	LIB_DL_SLOT(curl_global_init), LIB_DL_SLOT(curl_easy_init), LIB_DL_SLOT(curl_easy_setopt),
+	LIB_DL_SLOT(curl_easy_getinfo), LIB_DL_SLOT(curl_easy_strerror), LIB_DL_SLOT(curl_easy_cleanup),
+	LIB_DL_SLOT(curl_multi_init), LIB_DL_SLOT(curl_multi_setopt), LIB_DL_SLOT(curl_multi_add_handle),
+	LIB_DL_SLOT(curl_multi_perform), LIB_DL_SLOT(curl_multi_poll), LIB_DL_SLOT(curl_multi_info_read),
+	LIB_DL_SLOT(curl_multi_remove_handle), LIB_DL_SLOT(curl_multi_cleanup), LIB_DL_SLOT(curl_url),
+	LIB_DL_SLOT(curl_url_set), LIB_DL_SLOT(curl_url_get), LIB_DL_SLOT(curl_url_cleanup),
+	LIB_DL_SLOT(curl_slist_append), LIB_DL_SLOT(curl_slist_free_all), LIB_DL_SLOT(curl_free),
 };
-#undef SLOT
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool loaded;
 static char *why;   /* why not, once tried */
 
+/* Worded here rather than by lib_dl_load: curl_dl_ready hands the cause
+ * to --fleet, which says it once. */
 static void load(void)
 {
-	void *h = dlopen(CURL_DL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
+	const char *missing;
+	loaded = lib_dl_bind(CURL_DL_SONAME, slots, ARRAY_SIZE(slots), &missing);
+	if (loaded)
+		return;
+	if (missing)
+		why = xasprintf("%s has no %s (--fleet needs a newer libcurl)", CURL_DL_SONAME, missing);
+	else
 		why = xasprintf("--fleet reads with libcurl, which cannot be loaded (%s); "
 				"on Debian: apt-get install libcurl3-gnutls", dlerror());
-		return;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(slots); i++) {
-		void *f = dlsym(h, slots[i].name);
-		if (!f) {
-			why = xasprintf("%s has no %s (--fleet needs a newer libcurl)", CURL_DL_SONAME,
-					slots[i].name);
-			for (size_t j = 0; j < i; j++)
-				memset(slots[j].slot, 0, slots[j].size);
-			dlclose(h);
-			return;
-		}
-		memcpy(slots[i].slot, &f, slots[i].size);
-	}
-	loaded = true;
 }
 
 static bool ready(void)

@@ -9,21 +9,16 @@
 #include "lib_dl.h"
 #include "util.h"
 
-bool lib_dl_load(const char *soname, const struct lib_dl_slot *slots, size_t n, const char *needs,
-		 const char *package, char **why)
+bool lib_dl_bind(const char *soname, const struct lib_dl_slot *slots, size_t n, const char **missing)
 {
+	*missing = NULL;
 	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		*why = xasprintf("%s cannot be loaded (%s): %s need it; on Debian: apt-get install %s", soname,
-				 dlerror(), needs, package);
-		fprintf(stderr, "pmctop: %s\n", *why);
+	if (!h)
 		return false;
-	}
 	for (size_t i = 0; i < n; i++) {
 		void *f = dlsym(h, slots[i].name);
 		if (!f) {
-			*why = xasprintf("%s has no %s: %s need a newer %s", soname, slots[i].name, needs, package);
-			fprintf(stderr, "pmctop: %s\n", *why);
+			*missing = slots[i].name;
 			for (size_t j = 0; j < i; j++)
 				memset(slots[j].slot, 0, slots[j].size);
 			dlclose(h);
@@ -32,4 +27,19 @@ bool lib_dl_load(const char *soname, const struct lib_dl_slot *slots, size_t n, 
 		memcpy(slots[i].slot, &f, slots[i].size);
 	}
 	return true;
+}
+
+bool lib_dl_load(const char *soname, const struct lib_dl_slot *slots, size_t n, const char *needs,
+		 const char *package, char **why)
+{
+	const char *missing;
+	if (lib_dl_bind(soname, slots, n, &missing))
+		return true;
+	if (missing)
+		*why = xasprintf("%s has no %s: %s need a newer %s", soname, missing, needs, package);
+	else
+		*why = xasprintf("%s cannot be loaded (%s): %s need it; on Debian: apt-get install %s", soname,
+				 dlerror(), needs, package);
+	fprintf(stderr, "pmctop: %s\n", *why);
+	return false;
 }

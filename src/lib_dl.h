@@ -1,6 +1,7 @@
 /* lib_dl.h: a shared library that pmctop loads on first use rather than
  * links, for the wrappers that define its functions under their own names
- * (src/jansson_dl.c, src/zlib_dl.c, src/yaml_dl.c, src/crypt_dl.c).
+ * (src/jansson_dl.c, src/zlib_dl.c, src/yaml_dl.c, src/crypt_dl.c,
+ * ui/curses_dl.c; src/curl_dl.c and src/pfm_dl.c bind through it too).
  * Linked, every library is mapped, relocated and searched for symbols at
  * each start, though only some paths call it: libjansson, libz, libyaml
  * and libcrypt cost a one-interval batch run 0.15 ms of CPU and 23 page
@@ -25,7 +26,13 @@ struct lib_dl_slot {
 };
 #define LIB_DL_SLOT(fn) { #fn, &p_##fn, sizeof(p_##fn) }
 
-/* Opens soname and fills every slot, or none. On failure, says on stderr
+/* Opens soname and fills every slot, or none: false on failure, with
+ * *missing the function the library lacks, or NULL where dlopen failed
+ * (dlerror() then says why). For wrappers that word the failure
+ * themselves (src/curl_dl.c, src/pfm_dl.c). */
+bool lib_dl_bind(const char *soname, const struct lib_dl_slot *slots, size_t n, const char **missing);
+
+/* lib_dl_bind, and on failure says on stderr
  * (and in *why, the caller's to keep) what cannot be loaded, what needs it
  * (`needs`: "recordings") and which Debian package has it, and returns
  * false; each wrapper then answers as its library does when it fails

@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib_dl.h"
+#include "util.h"
+
 #ifndef PFM_DL_SONAME
 #define PFM_DL_SONAME "libpfm.so.4"
 #endif
@@ -25,37 +28,27 @@ static __typeof__(pfm_initialize) *p_initialize;
 static __typeof__(pfm_strerror) *p_strerror;
 static __typeof__(pfm_get_os_event_encoding) *p_encode;
 
+static const struct lib_dl_slot slots[] = {
+	{ "pfm_initialize", &p_initialize, sizeof(p_initialize) },
+	{ "pfm_strerror", &p_strerror, sizeof(p_strerror) },
+	{ "pfm_get_os_event_encoding", &p_encode, sizeof(p_encode) },
+};
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char why[256];   /* why not loaded, once tried */
 
-/* dlsym gives void *; ISO C does not convert it to a function pointer,
- * so each is copied into its slot. */
-static bool bind_fn(void *h, const char *name, void *slot, size_t size)
-{
-	void *f = dlsym(h, name);
-	if (f)
-		memcpy(slot, &f, size);
-	else
-		snprintf(why, sizeof(why), "%s has no %s", PFM_DL_SONAME, name);
-	return f != NULL;
-}
-
+/* Worded here rather than by lib_dl_load: pfm_strerror hands the cause
+ * to the event that needed libpfm4, which names it. */
 static void load(void)
 {
-	void *h = dlopen(PFM_DL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
+	const char *missing;
+	if (lib_dl_bind(PFM_DL_SONAME, slots, ARRAY_SIZE(slots), &missing))
+		return;
+	if (missing)
+		snprintf(why, sizeof(why), "%s has no %s", PFM_DL_SONAME, missing);
+	else
 		snprintf(why, sizeof(why), "libpfm4 cannot be loaded (%s); on Debian: apt-get install libpfm4",
 			 dlerror());
-		return;
-	}
-	if (!bind_fn(h, "pfm_initialize", &p_initialize, sizeof(p_initialize)) ||
-	    !bind_fn(h, "pfm_strerror", &p_strerror, sizeof(p_strerror)) ||
-	    !bind_fn(h, "pfm_get_os_event_encoding", &p_encode, sizeof(p_encode))) {
-		p_initialize = NULL;
-		p_strerror = NULL;
-		p_encode = NULL;
-		dlclose(h);
-	}
 }
 
 static bool ready(void)
