@@ -435,6 +435,16 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->ngroups = plan->ngroups;
 	for (int g = 0; g < plan->ngroups; g++)
 		w->gpmu[g] = in->pmus[plan->groups[g].pmu].available && in->groups[g].iv ? plan->groups[g].pmu : -1;
+	/* gsum_burst's figure is 0 in every row of a group of fewer buckets
+	 * than an error needs (at 384 CPUs, every group of the core PMU's
+	 * twenty, each run once an interval). */
+	w->bgroups = WORK_ARRAY(w, plan->ngroups, int);
+	w->nbgroups = 0;
+	for (int g = 0; g < plan->ngroups; g++) {
+		w->gburst[g] = 0;
+		if (w->gpmu[g] >= 0 && w->gs[g].nb >= UNC_MIN_SAMPLES && w->measured_s * 1e9 > 0)
+			w->bgroups[w->nbgroups++] = g;
+	}
 	/* Room for each set's samples in a row (those with two or more). */
 	w->smp = WORK_ZARRAY(w, wl->n, struct wsamples);
 	size_t nsmp = 1, nsval = 1;
@@ -789,6 +799,13 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 	double T = w->measured_s * 1e9;
 	if (n == 0)
 		return;
+	if (w->nbgroups == 0) {
+		/* No group can burst: every largest burst is 0, and so is
+		 * every floor (what the loops below find). */
+		for (int i = 0; i < n; i++)
+			w->floor[list[i]] = 0;
+		return;
+	}
 	/* Per PMU, its two largest bursts (above 0; NaN never counts): a set
 	 * takes the largest unless that group is its own, else the second
 	 * unless that is its own too, which is what the loop below finds,
@@ -800,10 +817,12 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		b1[p] = b2[p] = 0;
 		g1[p] = g2[p] = -1;
 	}
-	for (int g = 0; g < w->ngroups; g++) {
-		int p = w->gpmu[g];
-		double b = w->gburst[g] = p >= 0 && w->pmu_here[p] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
-		if (p < 0 || !(b > b2[p]))
+	/* A group not listed has a burst of 0 (step_plan), which is never
+	 * above b2. */
+	for (int i = 0; i < w->nbgroups; i++) {
+		int g = w->bgroups[i], p = w->gpmu[g];
+		double b = w->gburst[g] = w->pmu_here[p] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
+		if (!(b > b2[p]))
 			continue;
 		if (b > b1[p]) {
 			b2[p] = b1[p];

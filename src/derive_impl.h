@@ -98,6 +98,10 @@ struct derive_work {
 	double *pburst1, *pburst2;
 	int *pburst_g1, *pburst_g2;
 	int *gpmu, ngroups;          /* [plan ngroups] each group's PMU (-1: not counted) */
+	/* The counted groups with enough windows for a burst (gsum_burst is
+	 * 0 for every other, in every row): burst_floor visits these alone,
+	 * and with none of them every floor is 0. */
+	int *bgroups, nbgroups;
 	/* The columns of the metrics that a tree reconciles (the parts of a
 	 * family, tree_reconcile): tcol[0..ntcols-1], tidx[nmcols] each
 	 * column's index there or -1; per scope, each one's burst floor in
