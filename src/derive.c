@@ -1048,10 +1048,25 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 			}
 		}
 		const double *val = formula_run_rows(t->fp, measured_s, work, nr);
+		/* put_simple row by row, what it reads of the task held in
+		 * locals: the compiler cannot keep them across the rows' stores
+		 * itself. */
 		struct snap_row *rows = snap->rows[sc];
-		bool per_s = simple_per_s(w, t);
-		for (int j = 0; j < nr; j++)
-			put_simple(w, t, &rows[rl[j]], sc, rl[j], val[j], per_s);
+		bool per_s = simple_per_s(w, t), held = t->held;
+		const double *gcov = t->gcov;
+		const struct wset *ws = &w->wl.v[t->set];
+		int col = t->col;
+		double ms = w->measured_s;
+		for (int j = 0; j < nr; j++) {
+			int r = rl[j];
+			double v = val[j], cov = gcov[r];
+			if (!held || isnan(cov))
+				cov = wset_cov(ws, w->gs, sc, r);
+			struct snap_row *row = &rows[r];
+			row->mrse[col] = !isnan(v) && cov >= UNC_FULLY_COVERED ? 0 : NAN;
+			row->mv[col] = per_s ? v / ms : v;
+			row->mcov[col] = cov;
+		}
 	}
 }
 
