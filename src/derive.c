@@ -1041,6 +1041,11 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 			if (idx[k] < 0) {
 				for (int j = 0; j < nr; j++)
 					col[j] = NAN;
+			} else if (nr == nrows) {
+				/* Every row (rl[j] is j): no list to read. */
+				const double *gv = t->gval + idx[k];
+				for (int j = 0; j < nr; j++, gv += gnev)
+					col[j] = *gv;
 			} else {
 				const double *gv = t->gval + idx[k];
 				for (int j = 0; j < nr; j++)
