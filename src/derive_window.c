@@ -32,6 +32,25 @@ static inline void add_to(double *restrict dst, const double *restrict src, int 
 		dst[j] += src[j];
 }
 
+/* dst[j] = src[j] * k for j < n, two at a time as add_to: the same
+ * products. */
+static inline void scale_to(double *restrict dst, const double *restrict src, double k, int n)
+{
+	int j = 0;
+#if defined(__GNUC__)
+	typedef double v2d __attribute__((vector_size(16)));
+	v2d kk = { k, k };
+	for (; j + 2 <= n; j += 2) {
+		v2d a;
+		memcpy(&a, src + j, sizeof(a));
+		a *= kk;
+		memcpy(dst + j, &a, sizeof(a));
+	}
+#endif
+	for (; j < n; j++)
+		dst[j] = src[j] * k;
+}
+
 /* Row r of scope sc added into row u of scope su, buckets and all; into
  * a row nothing was added to yet (seen false), copied. */
 static void add_row(struct gsum *gs, int *cnt[SNAP_NSCOPES], bool *seen[SNAP_NSCOPES], int sc, int r, int su, int u)
@@ -154,8 +173,7 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 		bool first = !seen[sc][r];
 		seen[sc][r] = true;
 		if (first) {
-			for (int j = 0; j < nev; j++)
-				dst[j] = iv[j] * k;
+			scale_to(dst, iv, k, nev);
 			gs->run[sc][r] = run;
 			gs->cov[sc][r] = cov < 1 ? cov : 1;
 		} else {
