@@ -212,10 +212,37 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 	}
 	/* ... then each row into the one above it, scope by scope upwards:
 	 * every row then holds the sums of all the instances under it. */
-	for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++)
-		for (int r = 0; r < nrows[sc]; r++)
-			if (ir->nin[sc][r] > 0 && ir->up[sc][r] >= 0)
-				add_row(gs, cnt, seen, sc, r, ir->upsc[sc][r], ir->up[sc][r]);
+	for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++) {
+		const int *nin = ir->nin[sc], *up = ir->up[sc];
+		const signed char *upsc = ir->upsc[sc];
+		if (nb) {
+			for (int r = 0; r < nrows[sc]; r++)
+				if (nin[r] > 0 && up[r] >= 0)
+					add_row(gs, cnt, seen, sc, r, upsc[r], up[r]);
+			continue;
+		}
+		/* No buckets (most groups: one window an interval): add_row's
+		 * counts, time and coverage alone. */
+		const double *sval = gs->val[sc], *srun = gs->run[sc], *scov = gs->cov[sc];
+		for (int r = 0; r < nrows[sc]; r++) {
+			if (nin[r] <= 0 || up[r] < 0)
+				continue;
+			int su = upsc[r], u = up[r];
+			double *dv = &gs->val[su][(size_t)u * (size_t)nev];
+			const double *sv = &sval[(size_t)r * (size_t)nev];
+			if (!seen[su][u]) {
+				seen[su][u] = true;
+				memcpy(dv, sv, sizeof(double) * (size_t)nev);
+				gs->run[su][u] = srun[r];
+				gs->cov[su][u] = scov[r];
+				continue;
+			}
+			add_to(dv, sv, nev);
+			gs->run[su][u] += srun[r];
+			if (scov[r] < gs->cov[su][u])
+				gs->cov[su][u] = scov[r];
+		}
+	}
 	/* Means over the row's instances. A sample is usable in a row only
 	 * when every instance under it ran in it (they rotate together; one
 	 * that did not, such as a CPU back online mid-interval, would bias
