@@ -111,6 +111,9 @@ static double read_inst(struct sampler *s, int gi, int i, int bucket, bool disca
 		de = (double)(buf[0].time_enabled - prev[0].time_enabled);
 	size_t at = (size_t)i * (size_t)grp->nev;
 	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)grp->nev;
+	/* A group of one bucket has its counts for it (begin_interval). */
+	if (grp->nbuckets == 1)
+		bucket = -1;
 	if (ps->ncomp)
 		companions_take(s, gi, i, bucket, de > 0 ? (dr < de ? dr / de : 1) : 0);
 	/* Each event's count since the last read: the loops apart by what
@@ -220,6 +223,11 @@ static void begin_interval(struct sampler *s, const struct pmu_state *ps, int wi
 		grp->nwin = 0;
 		memset(grp->counts, 0, sizeof(double) * per);
 		memset(grp->running, 0, sizeof(double) * (size_t)ps->ninst);
+		/* One bucket would be the interval's counts and time again, sum
+		 * for sum: it is not kept apart (sampler_build_snapshot hands the
+		 * counts on as its bucket). */
+		if (nb == 1)
+			continue;
 		memset(grp->bucket_counts, 0, sizeof(double) * (size_t)nb * per);
 		memset(grp->bucket_running, 0, sizeof(double) * (size_t)nb * (size_t)ps->ninst);
 	}
@@ -423,8 +431,10 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
 			.iv = grp->counts,
 			.ir = grp->running,
 			.nb = grp->counts ? grp->nbuckets : 0,
-			.bv = grp->bucket_counts,
-			.br = grp->bucket_running,
+			/* One bucket: the interval's counts and time are its
+			 * (begin_interval). */
+			.bv = grp->nbuckets == 1 ? grp->counts : grp->bucket_counts,
+			.br = grp->nbuckets == 1 ? grp->running : grp->bucket_running,
 		};
 	}
 	if (s->cfg.shown_event_errors) {
