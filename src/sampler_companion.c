@@ -155,7 +155,9 @@ void companions_hand_over(struct sampler *s, int from, int to, int i)
 {
 	const struct pmu_state *ps = &s->ps[s->grp[from].pmu];
 	size_t at = (size_t)i * (size_t)ps->ncomp;
-	memcpy(&s->grp[to].cprev[at], &s->grp[from].cprev[at], sizeof(uint64_t) * (size_t)ps->ncomp);
+	/* One or two companions: no call to memcpy for them. */
+	for (int c = 0; c < ps->ncomp; c++)
+		s->grp[to].cprev[at + (size_t)c] = s->grp[from].cprev[at + (size_t)c];
 }
 
 void companions_take(struct sampler *s, int gi, int i, int bucket, double share)

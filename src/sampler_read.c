@@ -120,20 +120,27 @@ static double read_inst(struct sampler *s, int gi, int i, int bucket, bool disca
 	 * does not change within them (this runs for every read). */
 	int nhw = grp->nhw;
 	double *cnt = &grp->counts[at];
+	/* The read becomes the previous one as it is taken (a few events:
+	 * no call to memcpy for them). */
 	if (!discard && bucket >= 0) {
 		double *bcnt = &grp->bucket_counts[bat];
-		for (int j = 0; j < nhw; j++)
+		for (int j = 0; j < nhw; j++) {
 			if (buf[j].value >= prev[j].value) {
 				double dv = (double)(buf[j].value - prev[j].value);
 				cnt[j] += dv;
 				bcnt[j] += dv;
 			}
+			prev[j] = buf[j];
+		}
 	} else if (!discard) {
-		for (int j = 0; j < nhw; j++)
+		for (int j = 0; j < nhw; j++) {
 			if (buf[j].value >= prev[j].value)
 				cnt[j] += (double)(buf[j].value - prev[j].value);
+			prev[j] = buf[j];
+		}
+	} else {
+		memcpy(prev, buf, sizeof(*prev) * (size_t)nhw);
 	}
-	memcpy(prev, buf, sizeof(*prev) * (size_t)nhw);
 	grp->running[i] += dr;
 	if (bucket >= 0)
 		grp->bucket_running[(size_t)bucket * (size_t)ps->ninst + (size_t)i] += dr;
