@@ -451,27 +451,6 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, st
 	out->sw = sw;
 }
 
-double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,
-		   double *scratch)
-{
-	if (covered >= UNC_FULLY_COVERED)
-		return 0;
-	if (sm->n < UNC_MIN_SAMPLES)
-		return NAN;
-	double sx = 0;
-	for (int s = 0; s < sm->n; s++) {
-		const double *v = sm->v[s];
-		const int *pos = sm->pos[s];
-		double sum = 0;
-		for (int j = 0; j < n; j++)
-			sum += coef[j] * v[pos[ks[j]]];
-		if (!isfinite(sum))
-			return NAN;
-		scratch[s] = sum;
-		sx += sm->wt[s] * sum;
-	}
-	return unc_mean_se_sums(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, covered);
-}
 
 /* A window whose mix of events is this far (relative) from the group's
  * mean over its windows is a change of phase, not the rates' wander
