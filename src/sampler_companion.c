@@ -153,11 +153,13 @@ void companions_mark(struct sampler *s, int gi, int i)
 
 void companions_hand_over(struct sampler *s, int from, int to, int i)
 {
-	const struct pmu_state *ps = &s->ps[s->grp[from].pmu];
-	size_t at = (size_t)i * (size_t)ps->ncomp;
+	int n = s->ps[s->grp[from].pmu].ncomp;
+	size_t at = (size_t)i * (size_t)n;
 	/* One or two companions: no call to memcpy for them. */
-	for (int c = 0; c < ps->ncomp; c++)
-		s->grp[to].cprev[at + (size_t)c] = s->grp[from].cprev[at + (size_t)c];
+	const uint64_t *restrict src = &s->grp[from].cprev[at];
+	uint64_t *restrict dst = &s->grp[to].cprev[at];
+	for (int c = 0; c < n; c++)
+		dst[c] = src[c];
 }
 
 void companions_take(struct sampler *s, int gi, int i, int bucket, double share)
