@@ -484,11 +484,12 @@ static inline void event_unknown(struct snapshot *snap, int sc, int r, int c)
 	row->ev[c] = row->ecov[c] = row->erse[c] = NAN;
 }
 
-/* Event e's figure, coverage and (err) error in row r of scope sc,
- * from its window set ws (its k-th event), in column c; NaN where the
+/* Event e's figure and coverage in row r of scope sc, from its window
+ * set ws (its k-th event), in column c, and its error where it is exact
+ * (else not known: prep_row finds it where it is found); NaN where the
  * row has none of its PMU, or -C left a per-CPU event's row partial. */
 static void event_in_row(const struct derive_work *w, struct snap_row *row, const struct wset *ws, int k, int c,
-			 bool thread, int sc, int r, bool err)
+			 bool thread, int sc, int r)
 {
 	const int *nin = w->irows[ws->pmu].nin[sc];
 	if (!nin || nin[r] <= 0 || (thread && sc != SNAP_SYSTEM && w->partial[sc][r])) {
@@ -508,11 +509,6 @@ static void event_in_row(const struct derive_work *w, struct snap_row *row, cons
 		cov = 0;
 	else if (cov >= UNC_FULLY_COVERED)
 		rse = 0;
-	else if (err) {
-		const double one = 1;
-		double se = wset_se(ws, gs, sc, r, &k, &one, 1, cov, w->scratch);
-		rse = se == 0 ? 0 : se / fabs(v);
-	}
 	row->ev[c] = v;
 	row->ecov[c] = cov;
 	row->erse[c] = rse;
@@ -578,16 +574,16 @@ static void set_events_in_rows(struct derive_work *w, const struct wset *ws, con
  * written here, NaN where there is no figure: the skeleton leaves them
  * unset (snapshot_new_cols), which saved a tenth of the derivation. An
  * event's error is found only in the rows whose errors are found now
- * (want); the events whose error some row finds are listed (err_ev) for
- * derive_row_errors. */
+ * (want), by prep_row; the events whose error some row finds are listed
+ * (err_ev, and by set ev_err_*) for it and for derive_row_errors. */
 static void step_events(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
 			struct snapshot *snap)
 {
 	const struct model *m = in->model;
-	const struct derive_want *want = in->cache ? in->want : NULL;
 	const struct gsum *gs = w->gs;
 	w->err_ev = WORK_ARRAY(w, m->nevents, int);
 	w->nerr_ev = 0;
+	w->ev_err_at = WORK_ZARRAY(w, w->wl.n + 1, int);
 	/* Per set of several groups, its events that find no error, done
 	 * set by set after the others (set_events_in_rows). */
 	int nsets = w->wl.n, *sn = WORK_ZARRAY(w, nsets, int);
@@ -619,8 +615,10 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
 		/* Its error where it can be stated and something reads it. */
 		bool err = ws->ns >= UNC_MIN_SAMPLES && event_error_found(in, pp, e);
-		if (err)
+		if (err) {
 			w->err_ev[w->nerr_ev++] = e;
+			w->ev_err_at[pp->ev_set[e] + 1]++;
+		}
 		if (!err && ws->ng >= 2) {
 			int s = pp->ev_set[e];
 			sk[sat[s] + sn[s]] = k;
@@ -651,13 +649,29 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 				continue;
 			}
 			for (int r = 0; r < w->nrows[sc]; r++)
-				event_in_row(w, &snap->rows[sc][r], ws, k, c, thread, sc, r, err && row_wanted(want, sc, r));
+				event_in_row(w, &snap->rows[sc][r], ws, k, c, thread, sc, r);
 		}
 	}
 	for (int s = 0; s < nsets; s++)
 		if (sn[s] > 0)
 			set_events_in_rows(w, &w->wl.v[s], sk + sat[s], scol + sat[s], sn[s],
 					   m->pmus[w->wl.v[s].pmu].scope == SCOPE_THREAD, snap);
+	/* The events whose error is found, by set: their errors are found
+	 * in each row from the set's samples there (prep_row), which are
+	 * found for the row anyway, not from the set's groups again for each
+	 * event (wset_se: the same figure, to the bit). */
+	for (int s = 0; s < nsets; s++)
+		w->ev_err_at[s + 1] += w->ev_err_at[s];
+	w->ev_err_c = WORK_ARRAY(w, w->nerr_ev, int);
+	w->ev_err_k = WORK_ARRAY(w, w->nerr_ev, int);
+	int *fill = WORK_ARRAY(w, nsets, int);
+	if (nsets > 0)
+		memcpy(fill, w->ev_err_at, sizeof(int) * (size_t)nsets);
+	for (int i = 0; i < w->nerr_ev; i++) {
+		int e = w->err_ev[i], s = pp->ev_set[e];
+		w->ev_err_c[fill[s]] = snap->ecol[e];
+		w->ev_err_k[fill[s]++] = wset_event(&w->wl.v[s], e);
+	}
 }
 
 /* Whether metric task t, of no window set, reads no event with a column
@@ -969,6 +983,17 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 		if (!w->pmu_here[ws->pmu])
 			continue;
 		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
+		/* The errors of the events that the set gives and whose error
+		 * is found (step_events left them): what event_in_row finds. */
+		for (int j = w->ev_err_at[k]; j < w->ev_err_at[k + 1]; j++) {
+			int c = w->ev_err_c[j];
+			double v = row->ev[c], cov = row->ecov[c];
+			if (isnan(v) || cov >= UNC_FULLY_COVERED)
+				continue;   /* no figure, or exact: as event_in_row left it */
+			const double one = 1;
+			double se = wsamples_se(&w->smp[k], &w->ev_err_k[j], &one, 1, cov, w->scratch);
+			row->erse[c] = se == 0 ? 0 : se / fabs(v);
+		}
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
 	}
 	burst_floor(w, sc, r);
@@ -1335,7 +1360,7 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 		int e = w.err_ev[i];
 		const struct wset *ws = &w.wl.v[pp->ev_set[e]];
 		bool thread = w.model->pmus[ws->pmu].scope == SCOPE_THREAD;
-		event_in_row(&w, &row, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r, true);
+		event_in_row(&w, &row, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r);
 	}
 	row_simple_metrics(&w, &row, sc, r);
 	for (int k = 0; k < w.wl.n; k++) {

@@ -129,6 +129,11 @@ struct derive_work {
 	/* The events whose error some row finds (step_events), found again
 	 * in a row whose errors are found later (derive_row_errors). */
 	int *err_ev, nerr_ev;
+	/* The same events by window set: set k's are ev_err_c[j] (their
+	 * columns) and ev_err_k[j] (their places in the set) for
+	 * ev_err_at[k] <= j < ev_err_at[k + 1]; prep_row finds their errors
+	 * from the set's samples in the row. */
+	int *ev_err_at, *ev_err_c, *ev_err_k;
 	/* step_simple_metrics: the rows a metric is evaluated in, and its
 	 * program's slots for all of them (formula_run_rows). */
 	int *rlist;
