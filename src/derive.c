@@ -1057,27 +1057,25 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 		if (nr == 0)
 			continue;
 		/* Each variable's column over the rows, then the program over
-		 * all of them (formula_run_rows). */
+		 * all of them (formula_run_rows); over every row of the scope
+		 * (nearly always), the program reads the group's counts where
+		 * they lie (formula_run_rows_at). */
 		const int *idx = t->idx;
 		size_t gnev = (size_t)t->gnev;
 		double *work = w->rwork;
-		for (int k = 0; k < t->n; k++) {
+		for (int k = 0; k < t->n && nr < nrows; k++) {
 			double *col = work + (size_t)k * (size_t)nr;
 			if (idx[k] < 0) {
 				for (int j = 0; j < nr; j++)
 					col[j] = NAN;
-			} else if (nr == nrows) {
-				/* Every row (rl[j] is j): no list to read. */
-				const double *gv = t->gval + idx[k];
-				for (int j = 0; j < nr; j++, gv += gnev)
-					col[j] = *gv;
 			} else {
 				const double *gv = t->gval + idx[k];
 				for (int j = 0; j < nr; j++)
 					col[j] = gv[(size_t)rl[j] * gnev];
 			}
 		}
-		const double *val = formula_run_rows(t->fp, measured_s, work, nr);
+		const double *val = nr == nrows ? formula_run_rows_at(t->fp, measured_s, t->gval, idx, gnev, work, nr)
+						: formula_run_rows(t->fp, measured_s, work, nr);
 		/* put_simple row by row, what it reads of the task held in
 		 * locals: the compiler cannot keep them across the rows' stores
 		 * itself. */
