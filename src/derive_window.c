@@ -272,11 +272,6 @@ static int pos_in(const struct derive_group *g, int e)
 	return -1;
 }
 
-int wset_event(const struct wset *w, int e)
-{
-	return w->k_of[e];
-}
-
 int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const struct gsum *gs,
 		     int pmu, const int *events, int n)
 {

@@ -72,8 +72,12 @@ struct wset_list {
  * its index, or -1 when no group holds them all. */
 int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const struct gsum *gs,
 		     int pmu, const int *events, int n);
-/* Index of event e in w->ev, or -1. */
-int wset_event(const struct wset *w, int e);
+/* Index of event e in w->ev, or -1. Inline: metric_in_set asks it for
+ * each event of each metric in every row. */
+static inline int wset_event(const struct wset *w, int e)
+{
+	return w->k_of[e];
+}
 /* The set's coverage in row r of scope sc: the share of the interval its
  * groups ran, 0..1. */
 double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r);
