@@ -124,8 +124,8 @@ void companions_free(struct pmu_state *ps)
 
 /* Companion c's cumulative count on the CPU of instance i of its PMU ps:
  * 0, or -1 when it cannot be read there. */
-static int read_one(struct sampler *s, const struct pmu_state *ps, const struct companion *c, int i,
-		    uint64_t *out)
+static inline int read_one(struct sampler *s, const struct pmu_state *ps, const struct companion *c, int i,
+			   uint64_t *out)
 {
 	if (!ps->alive[i])
 		return -1;
