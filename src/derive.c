@@ -598,6 +598,21 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 		at += sn[s];
 		sn[s] = 0;
 	}
+	/* Per PMU and scope, whether every row has a live instance of it
+	 * (clean), and per scope whether -C left any row partial. */
+	bool *clean = WORK_ARRAY(w, (size_t)m->npmus * SNAP_NSCOPES, bool), partial_any[SNAP_NSCOPES];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		partial_any[sc] = false;
+		for (int r = 0; r < w->nrows[sc] && !partial_any[sc]; r++)
+			partial_any[sc] = w->partial[sc][r];
+		for (int p = 0; p < m->npmus; p++) {
+			const int *nin = w->irows[p].nin[sc];
+			bool all = nin != NULL;
+			for (int r = 0; r < w->nrows[sc] && all; r++)
+				all = nin[r] > 0;
+			clean[(size_t)p * SNAP_NSCOPES + (size_t)sc] = all;
+		}
+	}
 	/* An event with a column is a candidate (step_plan). */
 	for (int i = 0; i < pp->ncand; i++) {
 		int e = pp->cand[i];
@@ -635,6 +650,18 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 				const struct gsum *g1 = &gs[ws->g[0]];
 				const double *gval = g1->val[sc] + ws->pos[k], *gcov = g1->cov[sc];
 				size_t gnev = (size_t)g1->nev;
+				if (clean[(size_t)ws->pmu * SNAP_NSCOPES + (size_t)sc] && !(drop && partial_any[sc])) {
+					/* Every row has a figure (nearly always): no
+					 * row to test. */
+					for (int r = 0; r < w->nrows[sc]; r++) {
+						struct snap_row *row = &snap->rows[sc][r];
+						double v = gval[(size_t)r * gnev], cov = isnan(v) ? 0 : gcov[r];
+						row->ev[c] = v;
+						row->ecov[c] = cov;
+						row->erse[c] = cov >= UNC_FULLY_COVERED ? 0 : NAN;
+					}
+					continue;
+				}
 				for (int r = 0; r < w->nrows[sc]; r++) {
 					if (nin[r] <= 0 || (drop && partial[r])) {
 						event_unknown(snap, sc, r, c);
