@@ -1118,7 +1118,10 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 			if (!held || isnan(cov))
 				cov = wset_cov(ws, w->gs, sc, r);
 			struct snap_row *row = &rows[r];
-			row->mrse[col] = !isnan(v) && cov >= UNC_FULLY_COVERED ? 0 : NAN;
+			/* The skeleton's metric cells are NaN (snapshot_new_cols):
+			 * an error not known is there already. */
+			if (!isnan(v) && cov >= UNC_FULLY_COVERED)
+				row->mrse[col] = 0;
 			row->mv[col] = per_s ? v / ms : v;
 			row->mcov[col] = cov;
 		}
