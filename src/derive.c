@@ -435,6 +435,16 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->ngroups = plan->ngroups;
 	for (int g = 0; g < plan->ngroups; g++)
 		w->gpmu[g] = in->pmus[plan->groups[g].pmu].available && in->groups[g].iv ? plan->groups[g].pmu : -1;
+	/* gsum_burst's figure is 0 in every row of a group of fewer buckets
+	 * than an error needs (at 384 CPUs, every group of the core PMU's
+	 * twenty, each run once an interval). */
+	w->bgroups = WORK_ARRAY(w, plan->ngroups, int);
+	w->nbgroups = 0;
+	for (int g = 0; g < plan->ngroups; g++) {
+		w->gburst[g] = 0;
+		if (w->gpmu[g] >= 0 && w->gs[g].nb >= UNC_MIN_SAMPLES && w->measured_s * 1e9 > 0)
+			w->bgroups[w->nbgroups++] = g;
+	}
 	/* Room for each set's samples in a row (those with two or more). */
 	w->smp = WORK_ZARRAY(w, wl->n, struct wsamples);
 	size_t nsmp = 1, nsval = 1;
@@ -474,11 +484,12 @@ static inline void event_unknown(struct snapshot *snap, int sc, int r, int c)
 	row->ev[c] = row->ecov[c] = row->erse[c] = NAN;
 }
 
-/* Event e's figure, coverage and (err) error in row r of scope sc,
- * from its window set ws (its k-th event), in column c; NaN where the
+/* Event e's figure and coverage in row r of scope sc, from its window
+ * set ws (its k-th event), in column c, and its error where it is exact
+ * (else not known: prep_row finds it where it is found); NaN where the
  * row has none of its PMU, or -C left a per-CPU event's row partial. */
 static void event_in_row(const struct derive_work *w, struct snap_row *row, const struct wset *ws, int k, int c,
-			 bool thread, int sc, int r, bool err)
+			 bool thread, int sc, int r)
 {
 	const int *nin = w->irows[ws->pmu].nin[sc];
 	if (!nin || nin[r] <= 0 || (thread && sc != SNAP_SYSTEM && w->partial[sc][r])) {
@@ -498,14 +509,63 @@ static void event_in_row(const struct derive_work *w, struct snap_row *row, cons
 		cov = 0;
 	else if (cov >= UNC_FULLY_COVERED)
 		rse = 0;
-	else if (err) {
-		const double one = 1;
-		double se = wset_se(ws, gs, sc, r, &k, &one, 1, cov, w->scratch);
-		rse = se == 0 ? 0 : se / fabs(v);
-	}
 	row->ev[c] = v;
 	row->ecov[c] = cov;
 	row->erse[c] = rse;
+}
+
+/* The events of window set ws of several groups that find no error
+ * (ev[0..n-1], their places k[] in the set and columns c[]), in every row:
+ * what event_in_row gives each, the groups that ran in a row and their
+ * coverage found once for them all, each value their weighted mean as
+ * wset_value1 takes it (the same sums in the same order: the same bits).
+ * At 384 CPUs such events were a tenth of the derivation, each of them
+ * going through the set's groups again in every row. */
+static void set_events_in_rows(struct derive_work *w, const struct wset *ws, const int *k, const int *c, int n,
+			       bool thread, struct snapshot *snap)
+{
+	const struct gsum *gs = w->gs;
+	int ng = ws->ng, nev = ws->nev;
+	double *wts = WORK_ARRAY(w, ng, double);
+	const double **gv = WORK_ARRAY(w, ng, const double *);
+	const int **gpos = WORK_ARRAY(w, ng, const int *);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		const int *nin = w->irows[ws->pmu].nin[sc];
+		const bool *partial = w->partial[sc];
+		bool drop = thread && sc != SNAP_SYSTEM;
+		for (int r = 0; r < w->nrows[sc]; r++) {
+			struct snap_row *row = &snap->rows[sc][r];
+			if (!nin || nin[r] <= 0 || (drop && partial[r])) {
+				for (int i = 0; i < n; i++)
+					row->ev[c[i]] = row->ecov[c[i]] = row->erse[c[i]] = NAN;
+				continue;
+			}
+			double sw = 0, cov = 0;
+			int nu = 0;
+			for (int j = 0; j < ng; j++) {
+				const struct gsum *g = &gs[ws->g[j]];
+				double wt = g->run[sc][r];
+				cov += g->cov[sc][r];
+				if (!(wt > 0))
+					continue;
+				wts[nu] = wt;
+				gv[nu] = &g->val[sc][(size_t)r * (size_t)g->nev];
+				gpos[nu++] = &ws->pos[j * nev];
+				sw += wt;
+			}
+			if (cov > 1)
+				cov = 1;
+			for (int i = 0; i < n; i++) {
+				double sum = 0;
+				for (int j = 0; j < nu; j++)
+					sum += wts[j] * gv[j][gpos[j][k[i]]];
+				double v = sw > 0 ? sum / sw : NAN, cv = isnan(v) ? 0 : cov;
+				row->ev[c[i]] = v;
+				row->ecov[c[i]] = cv;
+				row->erse[c[i]] = !isnan(v) && cv >= UNC_FULLY_COVERED ? 0 : NAN;
+			}
+		}
+	}
 }
 
 /* Step 6, the events: each planned event's figure, coverage and
@@ -514,16 +574,45 @@ static void event_in_row(const struct derive_work *w, struct snap_row *row, cons
  * written here, NaN where there is no figure: the skeleton leaves them
  * unset (snapshot_new_cols), which saved a tenth of the derivation. An
  * event's error is found only in the rows whose errors are found now
- * (want); the events whose error some row finds are listed (err_ev) for
- * derive_row_errors. */
+ * (want), by prep_row; the events whose error some row finds are listed
+ * (err_ev, and by set ev_err_*) for it and for derive_row_errors. */
 static void step_events(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
 			struct snapshot *snap)
 {
 	const struct model *m = in->model;
-	const struct derive_want *want = in->cache ? in->want : NULL;
 	const struct gsum *gs = w->gs;
 	w->err_ev = WORK_ARRAY(w, m->nevents, int);
 	w->nerr_ev = 0;
+	w->ev_err_at = WORK_ZARRAY(w, w->wl.n + 1, int);
+	/* Per set of several groups, its events that find no error, done
+	 * set by set after the others (set_events_in_rows). */
+	int nsets = w->wl.n, *sn = WORK_ZARRAY(w, nsets, int);
+	int *sk = WORK_ARRAY(w, pp->ncand, int), *scol = WORK_ARRAY(w, pp->ncand, int), *sat = WORK_ARRAY(w, nsets, int);
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i], s = pp->ev_set[e];
+		if (snap->ecol[e] >= 0 && s >= 0 && w->wl.v[s].ng >= 2)
+			sn[s]++;
+	}
+	for (int s = 0, at = 0; s < nsets; s++) {
+		sat[s] = at;
+		at += sn[s];
+		sn[s] = 0;
+	}
+	/* Per PMU and scope, whether every row has a live instance of it
+	 * (clean), and per scope whether -C left any row partial. */
+	bool *clean = WORK_ARRAY(w, (size_t)m->npmus * SNAP_NSCOPES, bool), partial_any[SNAP_NSCOPES];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		partial_any[sc] = false;
+		for (int r = 0; r < w->nrows[sc] && !partial_any[sc]; r++)
+			partial_any[sc] = w->partial[sc][r];
+		for (int p = 0; p < m->npmus; p++) {
+			const int *nin = w->irows[p].nin[sc];
+			bool all = nin != NULL;
+			for (int r = 0; r < w->nrows[sc] && all; r++)
+				all = nin[r] > 0;
+			clean[(size_t)p * SNAP_NSCOPES + (size_t)sc] = all;
+		}
+	}
 	/* An event with a column is a candidate (step_plan). */
 	for (int i = 0; i < pp->ncand; i++) {
 		int e = pp->cand[i];
@@ -541,8 +630,16 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
 		/* Its error where it can be stated and something reads it. */
 		bool err = ws->ns >= UNC_MIN_SAMPLES && event_error_found(in, pp, e);
-		if (err)
+		if (err) {
 			w->err_ev[w->nerr_ev++] = e;
+			w->ev_err_at[pp->ev_set[e] + 1]++;
+		}
+		if (!err && ws->ng >= 2) {
+			int s = pp->ev_set[e];
+			sk[sat[s] + sn[s]] = k;
+			scol[sat[s] + sn[s]++] = c;
+			continue;
+		}
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			const int *nin = w->irows[ws->pmu].nin[sc];
 			const bool *partial = w->partial[sc];
@@ -553,6 +650,18 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 				const struct gsum *g1 = &gs[ws->g[0]];
 				const double *gval = g1->val[sc] + ws->pos[k], *gcov = g1->cov[sc];
 				size_t gnev = (size_t)g1->nev;
+				if (clean[(size_t)ws->pmu * SNAP_NSCOPES + (size_t)sc] && !(drop && partial_any[sc])) {
+					/* Every row has a figure (nearly always): no
+					 * row to test. */
+					for (int r = 0; r < w->nrows[sc]; r++) {
+						struct snap_row *row = &snap->rows[sc][r];
+						double v = gval[(size_t)r * gnev], cov = isnan(v) ? 0 : gcov[r];
+						row->ev[c] = v;
+						row->ecov[c] = cov;
+						row->erse[c] = cov >= UNC_FULLY_COVERED ? 0 : NAN;
+					}
+					continue;
+				}
 				for (int r = 0; r < w->nrows[sc]; r++) {
 					if (nin[r] <= 0 || (drop && partial[r])) {
 						event_unknown(snap, sc, r, c);
@@ -567,8 +676,28 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 				continue;
 			}
 			for (int r = 0; r < w->nrows[sc]; r++)
-				event_in_row(w, &snap->rows[sc][r], ws, k, c, thread, sc, r, err && row_wanted(want, sc, r));
+				event_in_row(w, &snap->rows[sc][r], ws, k, c, thread, sc, r);
 		}
+	}
+	for (int s = 0; s < nsets; s++)
+		if (sn[s] > 0)
+			set_events_in_rows(w, &w->wl.v[s], sk + sat[s], scol + sat[s], sn[s],
+					   m->pmus[w->wl.v[s].pmu].scope == SCOPE_THREAD, snap);
+	/* The events whose error is found, by set: their errors are found
+	 * in each row from the set's samples there (prep_row), which are
+	 * found for the row anyway, not from the set's groups again for each
+	 * event (wset_se: the same figure, to the bit). */
+	for (int s = 0; s < nsets; s++)
+		w->ev_err_at[s + 1] += w->ev_err_at[s];
+	w->ev_err_c = WORK_ARRAY(w, w->nerr_ev, int);
+	w->ev_err_k = WORK_ARRAY(w, w->nerr_ev, int);
+	int *fill = WORK_ARRAY(w, nsets, int);
+	if (nsets > 0)
+		memcpy(fill, w->ev_err_at, sizeof(int) * (size_t)nsets);
+	for (int i = 0; i < w->nerr_ev; i++) {
+		int e = w->err_ev[i], s = pp->ev_set[e];
+		w->ev_err_c[fill[s]] = snap->ecol[e];
+		w->ev_err_k[fill[s]++] = wset_event(&w->wl.v[s], e);
 	}
 }
 
@@ -789,6 +918,13 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 	double T = w->measured_s * 1e9;
 	if (n == 0)
 		return;
+	if (w->nbgroups == 0) {
+		/* No group can burst: every largest burst is 0, and so is
+		 * every floor (what the loops below find). */
+		for (int i = 0; i < n; i++)
+			w->floor[list[i]] = 0;
+		return;
+	}
 	/* Per PMU, its two largest bursts (above 0; NaN never counts): a set
 	 * takes the largest unless that group is its own, else the second
 	 * unless that is its own too, which is what the loop below finds,
@@ -800,10 +936,12 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		b1[p] = b2[p] = 0;
 		g1[p] = g2[p] = -1;
 	}
-	for (int g = 0; g < w->ngroups; g++) {
-		int p = w->gpmu[g];
-		double b = w->gburst[g] = p >= 0 && w->pmu_here[p] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
-		if (p < 0 || !(b > b2[p]))
+	/* A group not listed has a burst of 0 (step_plan), which is never
+	 * above b2. */
+	for (int i = 0; i < w->nbgroups; i++) {
+		int g = w->bgroups[i], p = w->gpmu[g];
+		double b = w->gburst[g] = w->pmu_here[p] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
+		if (!(b > b2[p]))
 			continue;
 		if (b > b1[p]) {
 			b2[p] = b1[p];
@@ -872,6 +1010,17 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 		if (!w->pmu_here[ws->pmu])
 			continue;
 		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
+		/* The errors of the events that the set gives and whose error
+		 * is found (step_events left them): what event_in_row finds. */
+		for (int j = w->ev_err_at[k]; j < w->ev_err_at[k + 1]; j++) {
+			int c = w->ev_err_c[j];
+			double v = row->ev[c], cov = row->ecov[c];
+			if (isnan(v) || cov >= UNC_FULLY_COVERED)
+				continue;   /* no figure, or exact: as event_in_row left it */
+			const double one = 1;
+			double se = wsamples_se(&w->smp[k], &w->ev_err_k[j], &one, 1, cov, w->scratch);
+			row->erse[c] = se == 0 ? 0 : se / fabs(v);
+		}
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
 	}
 	burst_floor(w, sc, r);
@@ -935,11 +1084,13 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 		if (nr == 0)
 			continue;
 		/* Each variable's column over the rows, then the program over
-		 * all of them (formula_run_rows). */
+		 * all of them (formula_run_rows); over every row of the scope
+		 * (nearly always), the program reads the group's counts where
+		 * they lie (formula_run_rows_at). */
 		const int *idx = t->idx;
 		size_t gnev = (size_t)t->gnev;
 		double *work = w->rwork;
-		for (int k = 0; k < t->n; k++) {
+		for (int k = 0; k < t->n && nr < nrows; k++) {
 			double *col = work + (size_t)k * (size_t)nr;
 			if (idx[k] < 0) {
 				for (int j = 0; j < nr; j++)
@@ -950,11 +1101,30 @@ static void step_simple_metrics(struct derive_work *w, struct snapshot *snap, in
 					col[j] = gv[(size_t)rl[j] * gnev];
 			}
 		}
-		const double *val = formula_run_rows(t->fp, measured_s, work, nr);
+		const double *val = nr == nrows ? formula_run_rows_at(t->fp, measured_s, t->gval, idx, gnev, work, nr)
+						: formula_run_rows(t->fp, measured_s, work, nr);
+		/* put_simple row by row, what it reads of the task held in
+		 * locals: the compiler cannot keep them across the rows' stores
+		 * itself. */
 		struct snap_row *rows = snap->rows[sc];
-		bool per_s = simple_per_s(w, t);
-		for (int j = 0; j < nr; j++)
-			put_simple(w, t, &rows[rl[j]], sc, rl[j], val[j], per_s);
+		bool per_s = simple_per_s(w, t), held = t->held;
+		const double *gcov = t->gcov;
+		const struct wset *ws = &w->wl.v[t->set];
+		int col = t->col;
+		double ms = w->measured_s;
+		for (int j = 0; j < nr; j++) {
+			int r = rl[j];
+			double v = val[j], cov = gcov[r];
+			if (!held || isnan(cov))
+				cov = wset_cov(ws, w->gs, sc, r);
+			struct snap_row *row = &rows[r];
+			/* The skeleton's metric cells are NaN (snapshot_new_cols):
+			 * an error not known is there already. */
+			if (!isnan(v) && cov >= UNC_FULLY_COVERED)
+				row->mrse[col] = 0;
+			row->mv[col] = per_s ? v / ms : v;
+			row->mcov[col] = cov;
+		}
 	}
 }
 
@@ -1218,7 +1388,7 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 		int e = w.err_ev[i];
 		const struct wset *ws = &w.wl.v[pp->ev_set[e]];
 		bool thread = w.model->pmus[ws->pmu].scope == SCOPE_THREAD;
-		event_in_row(&w, &row, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r, true);
+		event_in_row(&w, &row, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r);
 	}
 	row_simple_metrics(&w, &row, sc, r);
 	for (int k = 0; k < w.wl.n; k++) {

@@ -98,6 +98,10 @@ struct derive_work {
 	double *pburst1, *pburst2;
 	int *pburst_g1, *pburst_g2;
 	int *gpmu, ngroups;          /* [plan ngroups] each group's PMU (-1: not counted) */
+	/* The counted groups with enough windows for a burst (gsum_burst is
+	 * 0 for every other, in every row): burst_floor visits these alone,
+	 * and with none of them every floor is 0. */
+	int *bgroups, nbgroups;
 	/* The columns of the metrics that a tree reconciles (the parts of a
 	 * family, tree_reconcile): tcol[0..ntcols-1], tidx[nmcols] each
 	 * column's index there or -1; per scope, each one's burst floor in
@@ -125,6 +129,11 @@ struct derive_work {
 	/* The events whose error some row finds (step_events), found again
 	 * in a row whose errors are found later (derive_row_errors). */
 	int *err_ev, nerr_ev;
+	/* The same events by window set: set k's are ev_err_c[j] (their
+	 * columns) and ev_err_k[j] (their places in the set) for
+	 * ev_err_at[k] <= j < ev_err_at[k + 1]; prep_row finds their errors
+	 * from the set's samples in the row. */
+	int *ev_err_at, *ev_err_c, *ev_err_k;
 	/* step_simple_metrics: the rows a metric is evaluated in, and its
 	 * program's slots for all of them (formula_run_rows). */
 	int *rlist;

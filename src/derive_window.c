@@ -32,6 +32,25 @@ static inline void add_to(double *restrict dst, const double *restrict src, int 
 		dst[j] += src[j];
 }
 
+/* dst[j] = src[j] * k for j < n, two at a time as add_to: the same
+ * products. */
+static inline void scale_to(double *restrict dst, const double *restrict src, double k, int n)
+{
+	int j = 0;
+#if defined(__GNUC__)
+	typedef double v2d __attribute__((vector_size(16)));
+	v2d kk = { k, k };
+	for (; j + 2 <= n; j += 2) {
+		v2d a;
+		memcpy(&a, src + j, sizeof(a));
+		a *= kk;
+		memcpy(dst + j, &a, sizeof(a));
+	}
+#endif
+	for (; j < n; j++)
+		dst[j] = src[j] * k;
+}
+
 /* Row r of scope sc added into row u of scope su, buckets and all; into
  * a row nothing was added to yet (seen false), copied. */
 static void add_row(struct gsum *gs, int *cnt[SNAP_NSCOPES], bool *seen[SNAP_NSCOPES], int sc, int r, int su, int u)
@@ -154,8 +173,7 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 		bool first = !seen[sc][r];
 		seen[sc][r] = true;
 		if (first) {
-			for (int j = 0; j < nev; j++)
-				dst[j] = iv[j] * k;
+			scale_to(dst, iv, k, nev);
 			gs->run[sc][r] = run;
 			gs->cov[sc][r] = cov < 1 ? cov : 1;
 		} else {
@@ -194,10 +212,37 @@ void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const str
 	}
 	/* ... then each row into the one above it, scope by scope upwards:
 	 * every row then holds the sums of all the instances under it. */
-	for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++)
-		for (int r = 0; r < nrows[sc]; r++)
-			if (ir->nin[sc][r] > 0 && ir->up[sc][r] >= 0)
-				add_row(gs, cnt, seen, sc, r, ir->upsc[sc][r], ir->up[sc][r]);
+	for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++) {
+		const int *nin = ir->nin[sc], *up = ir->up[sc];
+		const signed char *upsc = ir->upsc[sc];
+		if (nb) {
+			for (int r = 0; r < nrows[sc]; r++)
+				if (nin[r] > 0 && up[r] >= 0)
+					add_row(gs, cnt, seen, sc, r, upsc[r], up[r]);
+			continue;
+		}
+		/* No buckets (most groups: one window an interval): add_row's
+		 * counts, time and coverage alone. */
+		const double *sval = gs->val[sc], *srun = gs->run[sc], *scov = gs->cov[sc];
+		for (int r = 0; r < nrows[sc]; r++) {
+			if (nin[r] <= 0 || up[r] < 0)
+				continue;
+			int su = upsc[r], u = up[r];
+			double *dv = &gs->val[su][(size_t)u * (size_t)nev];
+			const double *sv = &sval[(size_t)r * (size_t)nev];
+			if (!seen[su][u]) {
+				seen[su][u] = true;
+				memcpy(dv, sv, sizeof(double) * (size_t)nev);
+				gs->run[su][u] = srun[r];
+				gs->cov[su][u] = scov[r];
+				continue;
+			}
+			add_to(dv, sv, nev);
+			gs->run[su][u] += srun[r];
+			if (scov[r] < gs->cov[su][u])
+				gs->cov[su][u] = scov[r];
+		}
+	}
 	/* Means over the row's instances. A sample is usable in a row only
 	 * when every instance under it ran in it (they rotate together; one
 	 * that did not, such as a CPU back online mid-interval, would bias
@@ -225,11 +270,6 @@ static int pos_in(const struct derive_group *g, int e)
 		if (g->events[j] == e)
 			return j;
 	return -1;
-}
-
-int wset_event(const struct wset *w, int e)
-{
-	return w->k_of[e];
 }
 
 int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const struct gsum *gs,
@@ -406,27 +446,6 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, st
 	out->sw = sw;
 }
 
-double wsamples_se(const struct wsamples *sm, const int *ks, const double *coef, int n, double covered,
-		   double *scratch)
-{
-	if (covered >= UNC_FULLY_COVERED)
-		return 0;
-	if (sm->n < UNC_MIN_SAMPLES)
-		return NAN;
-	double sx = 0;
-	for (int s = 0; s < sm->n; s++) {
-		const double *v = sm->v[s];
-		const int *pos = sm->pos[s];
-		double sum = 0;
-		for (int j = 0; j < n; j++)
-			sum += coef[j] * v[pos[ks[j]]];
-		if (!isfinite(sum))
-			return NAN;
-		scratch[s] = sum;
-		sx += sm->wt[s] * sum;
-	}
-	return unc_mean_se_sums(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, covered);
-}
 
 /* A window whose mix of events is this far (relative) from the group's
  * mean over its windows is a change of phase, not the rates' wander

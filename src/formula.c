@@ -328,20 +328,130 @@ static void fop_rows(enum fop op, const double *a, const double *b, double *out,
 	}
 }
 
+/* fop_rows with one operand the same in every row: a constant or the
+ * interval (ka: a is k, else b is). */
+static void fop_rows_k(enum fop op, const double *x, double k, bool ka, double *out, int n)
+{
+#define FOP_ROWS_K(OP) \
+	do { \
+		if (ka) \
+			for (int i = 0; i < n; i++) \
+				out[i] = fop_apply(OP, k, x[i]); \
+		else \
+			for (int i = 0; i < n; i++) \
+				out[i] = fop_apply(OP, x[i], k); \
+	} while (0)
+	switch (op) {
+	case F_NEG: FOP_ROWS_K(F_NEG); break;
+	case F_ABS: FOP_ROWS_K(F_ABS); break;
+	case F_ADD: FOP_ROWS_K(F_ADD); break;
+	case F_SUB: FOP_ROWS_K(F_SUB); break;
+	case F_MUL: FOP_ROWS_K(F_MUL); break;
+	case F_DIV: FOP_ROWS_K(F_DIV); break;
+	case F_MIN: FOP_ROWS_K(F_MIN); break;
+	case F_MAX: FOP_ROWS_K(F_MAX); break;
+	}
+#undef FOP_ROWS_K
+}
+
 const double *formula_run_rows(const struct formula *f, double measured_s, double *work, int n)
 {
 	size_t N = (size_t)n;
-	for (int i = 0; i <= f->nconst; i++) {
-		double c = i < f->nconst ? f->consts[i] : measured_s;
-		double *col = work + (size_t)(f->nvars + i) * N;
+	int base = f->nvars + f->nconst + 1;
+	/* A constant (or the interval) operand is read as it is, not spread
+	 * over a column of n rows first: the same operations on the same
+	 * values, without a column per constant written and read for every
+	 * metric of every scope. */
+#define IS_K(s) ((s) >= f->nvars && (s) < base)
+#define K(s) ((s) < f->nvars + f->nconst ? f->consts[(s) - f->nvars] : measured_s)
+	if (IS_K(f->result)) {
+		double c = K(f->result), *col = work + (size_t)f->result * N;
 		for (int r = 0; r < n; r++)
 			col[r] = c;
 	}
-	int base = f->nvars + f->nconst + 1;
 	for (int i = 0; i < f->nops; i++) {
 		const struct fop_ins *p = &f->ops[i];
-		fop_rows(p->op, work + (size_t)p->a * N, work + (size_t)p->b * N, work + (size_t)(base + i) * N, n);
+		double *out = work + (size_t)(base + i) * N;
+		bool ka = IS_K(p->a), kb = IS_K(p->b);
+		if (!ka && !kb) {
+			fop_rows(p->op, work + (size_t)p->a * N, work + (size_t)p->b * N, out, n);
+		} else if (ka && kb) {
+			double c = fop_apply(p->op, K(p->a), K(p->b));
+			for (int r = 0; r < n; r++)
+				out[r] = c;
+		} else {
+			fop_rows_k(p->op, work + (size_t)(ka ? p->b : p->a) * N, ka ? K(p->a) : K(p->b), ka, out, n);
+		}
 	}
+#undef IS_K
+#undef K
+	return work + (size_t)f->result * N;
+}
+
+/* One operation over n rows, each operand read at its own stride (0: the
+ * same value in every row). */
+static void fop_rows_at(enum fop op, const double *a, size_t sa, const double *b, size_t sb, double *out, int n)
+{
+#define FOP_ROWS_AT(OP) \
+	for (size_t i = 0, ia = 0, ib = 0; i < (size_t)n; i++, ia += sa, ib += sb) \
+		out[i] = fop_apply(OP, a[ia], b[ib])
+	switch (op) {
+	case F_NEG: FOP_ROWS_AT(F_NEG); break;
+	case F_ABS: FOP_ROWS_AT(F_ABS); break;
+	case F_ADD: FOP_ROWS_AT(F_ADD); break;
+	case F_SUB: FOP_ROWS_AT(F_SUB); break;
+	case F_MUL: FOP_ROWS_AT(F_MUL); break;
+	case F_DIV: FOP_ROWS_AT(F_DIV); break;
+	case F_MIN: FOP_ROWS_AT(F_MIN); break;
+	case F_MAX: FOP_ROWS_AT(F_MAX); break;
+	}
+#undef FOP_ROWS_AT
+}
+
+const double *formula_run_rows_at(const struct formula *f, double measured_s, const double *vals, const int *idx,
+				  size_t stride, double *work, int n)
+{
+	static const double nan_v = NAN;
+	size_t N = (size_t)n;
+	int base = f->nvars + f->nconst + 1;
+	/* Where slot s of row 0 lies and the step to the next row's: a
+	 * variable where the caller has it, a constant or the interval
+	 * (and a variable of no value) the same in every row, a result in
+	 * its column of work. */
+#define SLOT_AT(s, p, st) \
+	do { \
+		if ((s) < f->nvars) { \
+			(p) = idx[s] < 0 ? &nan_v : vals + idx[s]; \
+			(st) = idx[s] < 0 ? 0 : stride; \
+		} else if ((s) < f->nvars + f->nconst) { \
+			(p) = &f->consts[(s) - f->nvars]; \
+			(st) = 0; \
+		} else if ((s) == f->nvars + f->nconst) { \
+			(p) = &measured_s; \
+			(st) = 0; \
+		} else { \
+			(p) = work + (size_t)(s) * N; \
+			(st) = 1; \
+		} \
+	} while (0)
+	for (int i = 0; i < f->nops; i++) {
+		const struct fop_ins *p = &f->ops[i];
+		const double *a, *b;
+		size_t sa, sb;
+		SLOT_AT(p->a, a, sa);
+		SLOT_AT(p->b, b, sb);
+		fop_rows_at(p->op, a, sa, b, sb, work + (size_t)(base + i) * N, n);
+	}
+	if (f->result < base) {
+		/* The value is a variable or a constant itself: its column. */
+		const double *r;
+		size_t sr;
+		SLOT_AT(f->result, r, sr);
+		double *col = work + (size_t)f->result * N;
+		for (size_t i = 0, ir = 0; i < N; i++, ir += sr)
+			col[i] = r[ir];
+	}
+#undef SLOT_AT
 	return work + (size_t)f->result * N;
 }
 

@@ -46,6 +46,12 @@ double formula_run(const struct formula *f, double *work);
  * 0..nvars-1; it needs formula_slots(f) * n doubles. Returns the values,
  * n of them, each what formula_eval gives for that row's variables. */
 const double *formula_run_rows(const struct formula *f, double measured_s, double *work, int n);
+/* formula_run_rows with the variables read where they lie: row i's
+ * variable k is vals[i * stride + idx[k]] (NaN where idx[k] < 0), with
+ * no column of them put together first; work needs formula_slots(f) * n
+ * doubles. The same values, to the bit. */
+const double *formula_run_rows_at(const struct formula *f, double measured_s, const double *vals, const int *idx,
+				  size_t stride, double *work, int n);
 int formula_slots(const struct formula *f);
 /* The value, and in grad[0..n-1] its derivatives with respect to the first
  * n variables (set where the value is finite, else 0). */

@@ -124,16 +124,19 @@ void companions_free(struct pmu_state *ps)
 
 /* Companion c's cumulative count on the CPU of instance i of its PMU ps:
  * 0, or -1 when it cannot be read there. */
-static int read_one(struct sampler *s, const struct pmu_state *ps, const struct companion *c, int i,
-		    uint64_t *out)
+static inline int read_one(struct sampler *s, const struct pmu_state *ps, const struct companion *c, int i,
+			   uint64_t *out)
 {
+	if (!ps->alive[i])
+		return -1;
 	int ci = c->inst[i];
 	const struct grp_state *cg = &s->grp[c->group];
-	if (ci < 0 || !s->ps[cg->pmu].alive[ci] || !cg->bg[ci] || !ps->alive[i])
+	if (ci < 0 || !s->ps[cg->pmu].alive[ci] || !cg->bg[ci])
 		return -1;
-	if (s->cfg.ops->read(s->bk, cg->bg[ci], sampler_read_buf(s, &s->cbuf)) != 0)
+	struct bk_count *buf = sampler_read_buf(s, &s->cbuf);
+	if (s->cfg.ops->read(s->bk, cg->bg[ci], buf) != 0)
 		return -1;
-	*out = s->cbuf[c->pos].value;
+	*out = buf[c->pos].value;
 	return 0;
 }
 
@@ -150,29 +153,39 @@ void companions_mark(struct sampler *s, int gi, int i)
 
 void companions_hand_over(struct sampler *s, int from, int to, int i)
 {
-	const struct pmu_state *ps = &s->ps[s->grp[from].pmu];
-	size_t at = (size_t)i * (size_t)ps->ncomp;
-	memcpy(&s->grp[to].cprev[at], &s->grp[from].cprev[at], sizeof(uint64_t) * (size_t)ps->ncomp);
+	int n = s->ps[s->grp[from].pmu].ncomp;
+	size_t at = (size_t)i * (size_t)n;
+	/* One or two companions: no call to memcpy for them. */
+	const uint64_t *restrict src = &s->grp[from].cprev[at];
+	uint64_t *restrict dst = &s->grp[to].cprev[at];
+	for (int c = 0; c < n; c++)
+		dst[c] = src[c];
 }
 
 void companions_take(struct sampler *s, int gi, int i, int bucket, double share)
 {
 	struct grp_state *grp = &s->grp[gi];
 	const struct pmu_state *ps = &s->ps[grp->pmu];
-	size_t at = (size_t)i * (size_t)grp->nev + (size_t)grp->nhw;
-	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)grp->nev + (size_t)grp->nhw;
-	for (int c = 0; c < ps->ncomp; c++) {
-		uint64_t v, *prev = &grp->cprev[(size_t)i * (size_t)ps->ncomp + (size_t)c];
+	int ncomp = ps->ncomp;
+	/* The group's arrays for instance i, once (this runs for every read
+	 * of every group of a PMU with companions). */
+	uint64_t *prev = &grp->cprev[(size_t)i * (size_t)ncomp];
+	double *cnt = &grp->counts[(size_t)i * (size_t)grp->nev + (size_t)grp->nhw];
+	double *bcnt = bucket >= 0 ? &grp->bucket_counts[((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)grp->nev +
+							 (size_t)grp->nhw]
+				   : NULL;
+	for (int c = 0; c < ncomp; c++) {
+		uint64_t v;
 		bool ok = read_one(s, ps, &ps->comp[c], i, &v) == 0;
-		double add = ok && v >= *prev ? (double)(v - *prev) * share : 0;
+		double add = ok && v >= prev[c] ? (double)(v - prev[c]) * share : 0;
 		if (ok)
-			*prev = v;
+			prev[c] = v;
 		if (!(share > 0))
 			continue;      /* the group did not run: nothing to add */
 		if (!ok)
 			add = NAN;     /* the window's ratio cannot be known: '-', never a guess */
-		grp->counts[at + (size_t)c] += add;
-		if (bucket >= 0)
-			grp->bucket_counts[bat + (size_t)c] += add;
+		cnt[c] += add;
+		if (bcnt)
+			bcnt[c] += add;
 	}
 }

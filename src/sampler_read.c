@@ -111,26 +111,36 @@ static double read_inst(struct sampler *s, int gi, int i, int bucket, bool disca
 		de = (double)(buf[0].time_enabled - prev[0].time_enabled);
 	size_t at = (size_t)i * (size_t)grp->nev;
 	size_t bat = ((size_t)bucket * (size_t)ps->ninst + (size_t)i) * (size_t)grp->nev;
+	/* A group of one bucket has its counts for it (begin_interval). */
+	if (grp->nbuckets == 1)
+		bucket = -1;
 	if (ps->ncomp)
 		companions_take(s, gi, i, bucket, de > 0 ? (dr < de ? dr / de : 1) : 0);
 	/* Each event's count since the last read: the loops apart by what
 	 * does not change within them (this runs for every read). */
 	int nhw = grp->nhw;
 	double *cnt = &grp->counts[at];
+	/* The read becomes the previous one as it is taken (a few events:
+	 * no call to memcpy for them). */
 	if (!discard && bucket >= 0) {
 		double *bcnt = &grp->bucket_counts[bat];
-		for (int j = 0; j < nhw; j++)
+		for (int j = 0; j < nhw; j++) {
 			if (buf[j].value >= prev[j].value) {
 				double dv = (double)(buf[j].value - prev[j].value);
 				cnt[j] += dv;
 				bcnt[j] += dv;
 			}
+			prev[j] = buf[j];
+		}
 	} else if (!discard) {
-		for (int j = 0; j < nhw; j++)
+		for (int j = 0; j < nhw; j++) {
 			if (buf[j].value >= prev[j].value)
 				cnt[j] += (double)(buf[j].value - prev[j].value);
+			prev[j] = buf[j];
+		}
+	} else {
+		memcpy(prev, buf, sizeof(*prev) * (size_t)nhw);
 	}
-	memcpy(prev, buf, sizeof(*prev) * (size_t)nhw);
 	grp->running[i] += dr;
 	if (bucket >= 0)
 		grp->bucket_running[(size_t)bucket * (size_t)ps->ninst + (size_t)i] += dr;
@@ -220,6 +230,11 @@ static void begin_interval(struct sampler *s, const struct pmu_state *ps, int wi
 		grp->nwin = 0;
 		memset(grp->counts, 0, sizeof(double) * per);
 		memset(grp->running, 0, sizeof(double) * (size_t)ps->ninst);
+		/* One bucket would be the interval's counts and time again, sum
+		 * for sum: it is not kept apart (sampler_build_snapshot hands the
+		 * counts on as its bucket). */
+		if (nb == 1)
+			continue;
 		memset(grp->bucket_counts, 0, sizeof(double) * (size_t)nb * per);
 		memset(grp->bucket_running, 0, sizeof(double) * (size_t)nb * (size_t)ps->ninst);
 	}
@@ -423,8 +438,10 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
 			.iv = grp->counts,
 			.ir = grp->running,
 			.nb = grp->counts ? grp->nbuckets : 0,
-			.bv = grp->bucket_counts,
-			.br = grp->bucket_running,
+			/* One bucket: the interval's counts and time are its
+			 * (begin_interval). */
+			.bv = grp->nbuckets == 1 ? grp->counts : grp->bucket_counts,
+			.br = grp->nbuckets == 1 ? grp->running : grp->bucket_running,
 		};
 	}
 	if (s->cfg.shown_event_errors) {

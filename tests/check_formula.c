@@ -125,6 +125,31 @@ static int check_metric(const struct model *m, int mi, int sc, unsigned *seed, d
 			      "%s: %s row %d of %d: %.17g, one at a time %.17g", m->name, md->name, j, NR, rows[j], rowv[j]);
 	ck_assert_msg(same_value(rows[0], got), "%s: %s rows %.17g, alone %.17g", m->name, md->name, rows[0], got);
 	free(rw);
+	/* The same read where the variables lie (formula_run_rows_at): each
+	 * at its own place in rows of a wider layout, the second absent (NaN)
+	 * where there are two or more; each row's value formula_eval's for
+	 * them, to the bit. */
+	size_t stride = (size_t)nv + 3;
+	double *vals = xmalloc(sizeof(double) * (stride * NR + 1));
+	int *idx = xmalloc(sizeof(int) * ((size_t)nv + 1));
+	for (int k = 0; k < nv; k++)
+		idx[k] = nv >= 2 && k == 1 ? -1 : (int)(stride - 1 - (size_t)k);
+	rw = xmalloc(sizeof(double) * (size_t)formula_slots(f) * NR);
+	for (int j = 0; j < NR; j++) {
+		for (size_t q = 0; q < stride; q++)
+			vals[(size_t)j * stride + q] = random_count(seed);
+		for (int k = 0; k < nv; k++)
+			work[k] = idx[k] < 0 ? NAN : vals[(size_t)j * stride + (size_t)idx[k]];
+		rowv[j] = formula_eval(f, interval, work);
+	}
+	rows = formula_run_rows_at(f, interval, vals, idx, stride, rw, NR);
+	for (int j = 0; j < NR; j++)
+		ck_assert_msg(same_value(rowv[j], rows[j]) && signbit(rowv[j]) == signbit(rows[j]),
+			      "%s: %s row %d read in place: %.17g, one at a time %.17g", m->name, md->name, j, rows[j],
+			      rowv[j]);
+	free(rw);
+	free(vals);
+	free(idx);
 	int n = 1;
 	if (md->nevents <= EXPR_GRAD_MAX && md->expr) {
 		double g1[EXPR_GRAD_MAX], g2[EXPR_GRAD_MAX];
