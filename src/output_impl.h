@@ -17,6 +17,12 @@ struct output {
 	char (*heads)[64];       /* [ncols + nevcols] */
 	int *widths;
 	char *head_line;         /* the heading row, '\n' and all */
+	/* Every cell of a row as '-' (no figure), one after the other, and
+	 * where each column's cell starts in it ([ncols + nevcols + 1]): a
+	 * run of cells without a figure, on a machine without a PMU nearly
+	 * every cell, is copied from it in one go. */
+	char *dash_line;
+	int *dash_at;
 	char *line;              /* a row is put together here */
 	size_t line_cap;
 	/* JSON's keys of the columns, quoted, escaped, with their colon,
