@@ -23,6 +23,9 @@ struct output {
 	 * every cell, is copied from it in one go. */
 	char *dash_line;
 	int *dash_at;
+	/* Each printed column's column in the interval's rows (snap_mcol,
+	 * snap_ecol; -1: none, '-' in every row), found once an interval. */
+	int *tcol;
 	char *line;              /* a row is put together here */
 	size_t line_cap;
 	/* JSON's keys of the columns, quoted, escaped, with their colon,

@@ -33,7 +33,9 @@ static void columns(struct output *o, const struct model *m)
 	free(o->head_line);
 	free(o->dash_line);
 	free(o->dash_at);
+	free(o->tcol);
 	free(o->line);
+	o->tcol = xmalloc(sizeof(int) * ((size_t)n + 1));
 	o->heads = xcalloc((size_t)n + 1, sizeof(*o->heads));
 	o->widths = xcalloc((size_t)n + 1, sizeof(int));
 	for (int i = 0; i < n; i++) {
@@ -175,18 +177,19 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 		double v, rse, c;
 		const struct metric_def *md = NULL;
 		const char *fmt = NULL;
+		int col = o->tcol[i];
+		if (col < 0)
+			continue;
 		if (i < ncols) {
-			int mi = o->cols[i];
-			v = snap_metric(s, r, mi);
+			v = snap_col_(r->mv, col);
 			if (isnan(v))
 				continue;
-			c = snap_metric_cov(s, r, mi);
+			c = snap_col_(r->mcov, col);
 		} else {
-			int e = o->evcols[i - ncols];
-			double ev = snap_event(s, r, e);
+			double ev = snap_col_(r->ev, col);
 			if (isnan(ev))
 				continue;
-			c = snap_event_cov(s, r, e);
+			c = snap_col_(r->ecov, col);
 			v = s->measured_s <= 0 ? NAN : ev / s->measured_s;   /* output_event_rate */
 		}
 		if (!isnan(c) && (isnan(low) || c < low))
@@ -196,12 +199,11 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 		p = put_dashes(o, p, run, i);
 		run = i + 1;
 		if (i < ncols) {
-			int mi = o->cols[i];
-			md = &m->metrics[mi];
+			md = &m->metrics[o->cols[i]];
 			fmt = o->fmts[i];
-			rse = snap_metric_rse(s, r, mi);
+			rse = snap_col_(snap_row_mrse(s, r), col);
 		} else {
-			rse = snap_event_rse(s, r, o->evcols[i - ncols]);
+			rse = snap_col_(snap_row_erse(s, r), col);
 		}
 		p = put_cell(p, md, fmt, v, rse, o->widths[i]);
 	}
@@ -238,6 +240,8 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	for (int i = 0; i < s->nreturning; i++)
 		fprintf(o->f, "# CPU %d back online, counted from the next interval\n", s->returning[i]);
 	fputs(o->head_line, o->f);
+	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++)
+		o->tcol[i] = i < o->o.ncols ? snap_mcol(s, o->cols[i]) : snap_ecol(s, o->evcols[i - o->o.ncols]);
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
 		const struct snap_row *r = &s->rows[SNAP_CPU][i];
 		*output_put_int(name, r->cpu) = '\0';
