@@ -74,11 +74,29 @@ double output_event_rate(const struct snapshot *s, const struct snap_row *r, int
 	return snap_event(s, r, ev) / s->measured_s;
 }
 
+/* localtime_r of sec, from the last one's while sec is in the same
+ * local minute (localtime_r was a tenth of a table interval's writing).
+ * A zone's offset changes at a minute's start, 02:00 or the like; kept
+ * to offsets of whole minutes besides, where the minute is the same
+ * before and after any change. */
+static void local_tm(time_t sec, struct tm *tm)
+{
+	static _Thread_local time_t last = -1;
+	static _Thread_local struct tm last_tm;
+	if (last >= 0 && sec >= last && sec - last < 60 - last_tm.tm_sec && last_tm.tm_gmtoff % 60 == 0) {
+		*tm = last_tm;
+		tm->tm_sec += (int)(sec - last);
+		return;
+	}
+	last = localtime_r(&sec, tm) ? sec : -1;
+	last_tm = *tm;
+}
+
 void output_clock(double t, char *buf, size_t n)
 {
 	time_t sec = (time_t)t;
 	struct tm tm;
-	localtime_r(&sec, &tm);
+	local_tm(sec, &tm);
 	/* "%02d:%02d:%02d.%03d" by hand, once per interval: snprintf
 	 * was a tenth of a small table's work. */
 	int f[4] = { tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((t - (double)sec) * 1000.0) };
