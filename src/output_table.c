@@ -233,8 +233,10 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	} else if (s->rotate_ms == 0) {
 		p = stpcpy(p, "  rotate kernel");
 	}
+	p = stpcpy(p, "  model ");
 	fwrite(head, 1, (size_t)(p - head), o->f);
-	fprintf(o->f, "  model %s%s\n", s->model->name, s->simulated ? "  SIMULATED" : "");
+	fputs(s->model->name, o->f);
+	fputs(s->simulated ? "  SIMULATED\n" : "\n", o->f);
 	for (int i = 0; i < s->noffline; i++)
 		fprintf(o->f, "# CPU %d offline\n", s->offline[i]);
 	for (int i = 0; i < s->nreturning; i++)
