@@ -67,6 +67,16 @@ double output_row_coverage(const struct output *o, const struct snapshot *s, con
 	return low;
 }
 
+int *output_cols(struct output *o, const struct snapshot *s)
+{
+	int n = o->o.ncols + o->o.nevcols;
+	if (!o->tcol)
+		o->tcol = xmalloc(sizeof(int) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++)
+		o->tcol[i] = i < o->o.ncols ? snap_mcol(s, o->cols[i]) : snap_ecol(s, o->evcols[i - o->o.ncols]);
+	return o->tcol;
+}
+
 double output_event_rate(const struct snapshot *s, const struct snap_row *r, int ev)
 {
 	if (s->measured_s <= 0)

@@ -61,6 +61,9 @@ int output_task_rows(const struct output *o, int n);
  * have a value (NaN if
  * none of them was measured), so a reader sees which figures are estimates. */
 double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r);
+/* Each printed column's (metrics, then the -e events) column in s's
+ * rows, -1 where s has none (o->tcol, found anew). */
+int *output_cols(struct output *o, const struct snapshot *s);
 /* Wall-clock time of the snapshot as "HH:MM:SS.mmm". */
 void output_clock(double t, char *buf, size_t n);
 /* The name of printed column col (metrics, then the -e events) in CSV and

@@ -33,9 +33,7 @@ static void columns(struct output *o, const struct model *m)
 	free(o->head_line);
 	free(o->dash_line);
 	free(o->dash_at);
-	free(o->tcol);
 	free(o->line);
-	o->tcol = xmalloc(sizeof(int) * ((size_t)n + 1));
 	o->heads = xcalloc((size_t)n + 1, sizeof(*o->heads));
 	o->widths = xcalloc((size_t)n + 1, sizeof(int));
 	for (int i = 0; i < n; i++) {
@@ -242,8 +240,7 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	for (int i = 0; i < s->nreturning; i++)
 		fprintf(o->f, "# CPU %d back online, counted from the next interval\n", s->returning[i]);
 	fputs(o->head_line, o->f);
-	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++)
-		o->tcol[i] = i < o->o.ncols ? snap_mcol(s, o->cols[i]) : snap_ecol(s, o->evcols[i - o->o.ncols]);
+	output_cols(o, s);
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
 		const struct snap_row *r = &s->rows[SNAP_CPU][i];
 		*output_put_int(name, r->cpu) = '\0';
