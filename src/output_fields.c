@@ -146,22 +146,31 @@ char *output_line(struct output *o, size_t need)
 void json_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	/* The run of characters that need no escape, in one call. */
-	size_t plain = 0;
-	while (s && s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
-		plain++;
-	if (plain) {
-		fwrite(s, 1, plain, f);
-		s += plain;
-	}
-	for (; s && *s; s++) {
+	/* Each run of characters that need no escape in one call: a notice
+	 * of several lines had every character after its first newline put
+	 * one at a time. */
+	while (s && *s) {
+		size_t plain = 0;
+		while (s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
+			plain++;
+		if (plain) {
+			fwrite(s, 1, plain, f);
+			s += plain;
+		}
 		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+		if (!c)
+			break;
+		/* "\\%c" of a quote or backslash, else "\\u%04x", by hand. */
+		char e[6] = { '\\', (char)c, 0 };
+		size_t elen = 2;
+		if (c != '"' && c != '\\') {
+			memcpy(e, "\\u00", 4);
+			e[4] = "0123456789abcdef"[c >> 4];
+			e[5] = "0123456789abcdef"[c & 15];
+			elen = 6;
+		}
+		fwrite(e, 1, elen, f);
+		s++;
 	}
 	fputc('"', f);
 }

@@ -357,6 +357,33 @@ START_TEST(test_output_clock)
 }
 END_TEST
 
+/* json_put_string escapes a quote and a backslash with a backslash and
+ * every other byte below 0x20 as \\u00XX, wherever they fall, and
+ * leaves the rest (UTF-8 too) as it is. */
+START_TEST(test_json_string)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "", "\"\"" },
+		{ "plain", "\"plain\"" },
+		{ "a\nb\nc", "\"a\\u000ab\\u000ac\"" },
+		{ "\"q\"\\", "\"\\\"q\\\"\\\\\"" },
+		{ "\x01\x1f\t end", "\"\\u0001\\u001f\\u0009 end\"" },
+		{ "caf\xc3\xa9 \x7f", "\"caf\xc3\xa9 \x7f\"" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		json_put_string(f, cases[i].in);
+		fclose(f);
+		ck_assert_str_eq(buf, cases[i].out);
+		free(buf);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("output");
@@ -369,6 +396,7 @@ int main(void)
 	tcase_add_test(tc, test_format_g6);
 	tcase_add_test(tc, test_written_scopes);
 	tcase_add_test(tc, test_output_clock);
+	tcase_add_test(tc, test_json_string);
 	/* test_format_fixed compares a million formattings with printf's: 2 s
 	 * here, past Check's default 4 s on a loaded machine or under a
 	 * sanitizer. */
