@@ -37,6 +37,11 @@ struct output {
 	char **ev_keys;          /* [nev_keys]: each event's, for event_coverage */
 	int nev_keys;
 	char *units;             /* ,"units":{...} */
+	/* Every column's key with null, "k0":null,"k1":null,..., and where
+	 * each one's starts ([ncols + nevcols + 1], the last one past the
+	 * end and its comma): a run of fields without a figure is one copy. */
+	char *null_line;
+	int *null_at;
 };
 
 /* o->line with room for need bytes: CSV and JSON put a row together
