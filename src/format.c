@@ -27,10 +27,16 @@ size_t format_fixed(char *buf, size_t len, double v, int prec)
 	}
 	uint64_t q = 0;
 	if (a > 0) {
-		int ex;
-		double f = frexp(a, &ex);
-		uint64_t m = (uint64_t)ldexp(f, 53);
-		int k = 53 - ex;   /* a = m / 2^k */
+		/* a = m / 2^k from the bits (frexp and ldexp were calls of
+		 * some fifty instructions each, for every figure): a
+		 * subnormal's k is over 64, and q stays 0 as below. */
+		uint64_t bits;
+		memcpy(&bits, &a, sizeof(bits));
+		int be = (int)(bits >> 52);
+		uint64_t m = bits & ((UINT64_C(1) << 52) - 1);
+		if (be)
+			m |= UINT64_C(1) << 52;
+		int k = be ? 1075 - be : 1074;
 		uint64_t p = m * pow10[prec];
 		if (k <= 0) {
 			q = ((uint64_t)a) * pow10[prec];
@@ -156,9 +162,20 @@ size_t format_g6(char *buf, size_t len, double v)
 			buf[n] = '\0';
 			return n;
 		}
-		int ex;
-		double f = frexp(a, &ex);   /* a = f * 2^ex, 0.5 <= f < 1 */
-		uint64_t m = (uint64_t)ldexp(f, 53);
+		/* a = f * 2^ex, 0.5 <= f < 1, m = f * 2^53: from the bits
+		 * of a normal number (frexp and ldexp were two calls a
+		 * figure), by frexp for a subnormal, which it normalises. */
+		uint64_t bits;
+		memcpy(&bits, &a, sizeof(bits));
+		int be = (int)(bits >> 52), ex;
+		uint64_t m;
+		if (be) {
+			ex = be - 1022;
+			m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
+		} else {
+			double f = frexp(a, &ex);
+			m = (uint64_t)ldexp(f, 53);
+		}
 		int k = 53 - ex;            /* a = m / 2^k exactly */
 		/* 2^(ex-1) <= a < 2^ex: X is this or one more. */
 		int x = (int)floor((ex - 1) * 0.30102999566398120);

@@ -193,6 +193,9 @@ void output_free(struct output *o)
 	free(o->heads);
 	free(o->widths);
 	free(o->head_line);
+	free(o->dash_line);
+	free(o->dash_at);
+	free(o->tcol);
 	free(o->line);
 	output_json_keys_free(o);
 	free((char *)o->o.host);

@@ -108,6 +108,10 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 	}
 	*q++ = '"';
 	size_t slen = (size_t)(q - start);
+	/* Each printed column's place in the interval's rows, once an
+	 * interval: metrics' columns, then events' (snap_mcol, snap_ecol;
+	 * -1: an empty field in every row). */
+	int *col = output_cols(o, s);
 	char *line = output_line(o, slen + 5 * 24 + 16 + (size_t)(3 * nf) * CSV_NUM_MAX);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		for (int i = 0; i < s->nrows[sc]; i++) {
@@ -122,18 +126,20 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 			p = put_id(p, r->core);
 			p = put_id(p, r->ccx);
 			p = put_id(p, r->socket);
+			const double *mrse = snap_row_mrse(s, r), *erse = snap_row_erse(s, r);
 			for (int c = 0; c < o->o.ncols; c++)
-				p = put_num(p, snap_metric(s, r, o->cols[c]));
+				p = put_num(p, snap_col_(r->mv, col[c]));
 			for (int c = 0; c < o->o.nevcols; c++)
-				p = put_num(p, output_event_rate(s, r, o->evcols[c]));
+				p = put_num(p, s->measured_s > 0 ? snap_col_(r->ev, col[o->o.ncols + c]) / s->measured_s
+								 : NAN);   /* output_event_rate */
 			for (int c = 0; c < o->o.ncols; c++)
-				p = put_num(p, snap_metric_cov(s, r, o->cols[c]));
+				p = put_num(p, snap_col_(r->mcov, col[c]));
 			for (int c = 0; c < o->o.nevcols; c++)
-				p = put_num(p, snap_event_cov(s, r, o->evcols[c]));
+				p = put_num(p, snap_col_(r->ecov, col[o->o.ncols + c]));
 			for (int c = 0; c < o->o.ncols; c++)
-				p = put_num(p, snap_metric_rse(s, r, o->cols[c]));
+				p = put_num(p, snap_col_(mrse, col[c]));
 			for (int c = 0; c < o->o.nevcols; c++)
-				p = put_num(p, snap_event_rse(s, r, o->evcols[c]));
+				p = put_num(p, snap_col_(erse, col[o->o.ncols + c]));
 			*p++ = '\n';
 			fwrite(line, 1, (size_t)(p - line), o->f);
 		}

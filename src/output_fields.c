@@ -67,6 +67,16 @@ double output_row_coverage(const struct output *o, const struct snapshot *s, con
 	return low;
 }
 
+int *output_cols(struct output *o, const struct snapshot *s)
+{
+	int n = o->o.ncols + o->o.nevcols;
+	if (!o->tcol)
+		o->tcol = xmalloc(sizeof(int) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++)
+		o->tcol[i] = i < o->o.ncols ? snap_mcol(s, o->cols[i]) : snap_ecol(s, o->evcols[i - o->o.ncols]);
+	return o->tcol;
+}
+
 double output_event_rate(const struct snapshot *s, const struct snap_row *r, int ev)
 {
 	if (s->measured_s <= 0)
@@ -74,11 +84,29 @@ double output_event_rate(const struct snapshot *s, const struct snap_row *r, int
 	return snap_event(s, r, ev) / s->measured_s;
 }
 
+/* localtime_r of sec, from the last one's while sec is in the same
+ * local minute (localtime_r was a tenth of a table interval's writing).
+ * A zone's offset changes at a minute's start, 02:00 or the like; kept
+ * to offsets of whole minutes besides, where the minute is the same
+ * before and after any change. */
+static void local_tm(time_t sec, struct tm *tm)
+{
+	static _Thread_local time_t last = -1;
+	static _Thread_local struct tm last_tm;
+	if (last >= 0 && sec >= last && sec - last < 60 - last_tm.tm_sec && last_tm.tm_gmtoff % 60 == 0) {
+		*tm = last_tm;
+		tm->tm_sec += (int)(sec - last);
+		return;
+	}
+	last = localtime_r(&sec, tm) ? sec : -1;
+	last_tm = *tm;
+}
+
 void output_clock(double t, char *buf, size_t n)
 {
 	time_t sec = (time_t)t;
 	struct tm tm;
-	localtime_r(&sec, &tm);
+	local_tm(sec, &tm);
 	/* "%02d:%02d:%02d.%03d" by hand, once per interval: snprintf
 	 * was a tenth of a small table's work. */
 	int f[4] = { tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((t - (double)sec) * 1000.0) };
@@ -118,22 +146,31 @@ char *output_line(struct output *o, size_t need)
 void json_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	/* The run of characters that need no escape, in one call. */
-	size_t plain = 0;
-	while (s && s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
-		plain++;
-	if (plain) {
-		fwrite(s, 1, plain, f);
-		s += plain;
-	}
-	for (; s && *s; s++) {
+	/* Each run of characters that need no escape in one call: a notice
+	 * of several lines had every character after its first newline put
+	 * one at a time. */
+	while (s && *s) {
+		size_t plain = 0;
+		while (s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
+			plain++;
+		if (plain) {
+			fwrite(s, 1, plain, f);
+			s += plain;
+		}
 		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+		if (!c)
+			break;
+		/* "\\%c" of a quote or backslash, else "\\u%04x", by hand. */
+		char e[6] = { '\\', (char)c, 0 };
+		size_t elen = 2;
+		if (c != '"' && c != '\\') {
+			memcpy(e, "\\u00", 4);
+			e[4] = "0123456789abcdef"[c >> 4];
+			e[5] = "0123456789abcdef"[c & 15];
+			elen = 6;
+		}
+		fwrite(e, 1, elen, f);
+		s++;
 	}
 	fputc('"', f);
 }

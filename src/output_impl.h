@@ -17,6 +17,15 @@ struct output {
 	char (*heads)[64];       /* [ncols + nevcols] */
 	int *widths;
 	char *head_line;         /* the heading row, '\n' and all */
+	/* Every cell of a row as '-' (no figure), one after the other, and
+	 * where each column's cell starts in it ([ncols + nevcols + 1]): a
+	 * run of cells without a figure, on a machine without a PMU nearly
+	 * every cell, is copied from it in one go. */
+	char *dash_line;
+	int *dash_at;
+	/* Each printed column's column in the interval's rows (snap_mcol,
+	 * snap_ecol; -1: none, '-' in every row), found once an interval. */
+	int *tcol;
 	char *line;              /* a row is put together here */
 	size_t line_cap;
 	/* JSON's keys of the columns, quoted, escaped, with their colon,
@@ -28,6 +37,11 @@ struct output {
 	char **ev_keys;          /* [nev_keys]: each event's, for event_coverage */
 	int nev_keys;
 	char *units;             /* ,"units":{...} */
+	/* Every column's key with null, "k0":null,"k1":null,..., and where
+	 * each one's starts ([ncols + nevcols + 1], the last one past the
+	 * end and its comma): a run of fields without a figure is one copy. */
+	char *null_line;
+	int *null_at;
 };
 
 /* o->line with room for need bytes: CSV and JSON put a row together
@@ -52,6 +66,9 @@ int output_task_rows(const struct output *o, int n);
  * have a value (NaN if
  * none of them was measured), so a reader sees which figures are estimates. */
 double output_row_coverage(const struct output *o, const struct snapshot *s, const struct snap_row *r);
+/* Each printed column's (metrics, then the -e events) column in s's
+ * rows, -1 where s has none (o->tcol, found anew). */
+int *output_cols(struct output *o, const struct snapshot *s);
 /* Wall-clock time of the snapshot as "HH:MM:SS.mmm". */
 void output_clock(double t, char *buf, size_t n);
 /* The name of printed column col (metrics, then the -e events) in CSV and

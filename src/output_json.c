@@ -58,8 +58,12 @@ void output_json_keys_free(struct output *o)
 		free(o->ev_keys[i]);
 	free(o->ev_keys);
 	free(o->units);
+	free(o->null_line);
+	free(o->null_at);
 	o->keys = o->ev_keys = NULL;
 	o->units = NULL;
+	o->null_line = NULL;
+	o->null_at = NULL;
 	o->nev_keys = 0;
 	o->key_model = NULL;
 }
@@ -101,6 +105,13 @@ static void keys(struct output *o, const struct model *m)
 	}
 	free(units);
 	stpcpy(p, "}");
+	o->null_at = xmalloc(sizeof(int) * ((size_t)n + 1));
+	p = o->null_line = xmalloc(o->keys_len + 5 * (size_t)n + 1);
+	for (int i = 0; i < n; i++) {
+		o->null_at[i] = (int)(p - o->null_line);
+		p = stpcpy(stpcpy(p, o->keys[i]), i + 1 < n ? "null," : "null");
+	}
+	o->null_at[n] = (int)(p - o->null_line) + 1;
 	o->nev_keys = m->nevents;
 	o->ev_keys = xcalloc((size_t)m->nevents + 1, sizeof(char *));
 	for (int e = 0; e < m->nevents; e++)
@@ -138,31 +149,46 @@ static inline char *put_key(const struct output *o, char *p, int i)
 /* One of a row's three kinds of figure, each an object of the columns. */
 enum figure { FIG_VALUE, FIG_COV, FIG_RSE };
 
-static double metric_fig(const struct snapshot *s, const struct snap_row *r, int mi, enum figure f)
+/* The fields of columns [from, to), none of which has a figure, with
+ * the comma before them unless they are the first. */
+static char *put_nulls(const struct output *o, char *p, int from, int to)
 {
-	return f == FIG_VALUE ? snap_metric(s, r, mi) : f == FIG_COV ? snap_metric_cov(s, r, mi)
-								    : snap_metric_rse(s, r, mi);
+	if (from >= to)
+		return p;
+	if (from)
+		*p++ = ',';
+	size_t len = (size_t)(o->null_at[to] - o->null_at[from] - 1);
+	memcpy(p, o->null_line + o->null_at[from], len);
+	return p + len;
 }
 
+/* col: each column's place in the row (output_cols). A run of fields
+ * without a figure is copied from null_line in one go. */
 static char *put_values(struct output *o, char *p, const struct snapshot *s, const struct snap_row *r,
-			enum figure f)
+			enum figure f, const int *col)
 {
+	const double *mv = f == FIG_VALUE ? r->mv : f == FIG_COV ? r->mcov : snap_row_mrse(s, r);
+	const double *ev = f == FIG_VALUE ? r->ev : f == FIG_COV ? r->ecov : snap_row_erse(s, r);
+	int ncols = o->o.ncols, n = ncols + o->o.nevcols, run = 0;
 	*p++ = '{';
-	for (int i = 0; i < o->o.ncols; i++) {
+	for (int i = 0; i < n; i++) {
+		double v;
+		if (i < ncols)
+			v = snap_col_(mv, col[i]);
+		else if (f != FIG_VALUE)
+			v = snap_col_(ev, col[i]);
+		else   /* events as rates (output_event_rate), coverage as the plain fraction */
+			v = s->measured_s > 0 ? snap_col_(ev, col[i]) / s->measured_s : NAN;
+		if (isnan(v) || isinf(v))
+			continue;
+		p = put_nulls(o, p, run, i);
 		if (i)
 			*p++ = ',';
 		p = put_key(o, p, i);
-		p = num_at(p, metric_fig(s, r, o->cols[i], f));
+		p = num_at(p, v);
+		run = i + 1;
 	}
-	for (int i = 0; i < o->o.nevcols; i++) {
-		if (i || o->o.ncols)
-			*p++ = ',';
-		p = put_key(o, p, o->o.ncols + i);
-		/* Events are reported as rates, coverage as the plain fraction. */
-		int e = o->evcols[i];
-		p = num_at(p, f == FIG_VALUE ? output_event_rate(s, r, e)
-			       : f == FIG_COV ? snap_event_cov(s, r, e) : snap_event_rse(s, r, e));
-	}
+	p = put_nulls(o, p, run, n);
 	*p++ = '}';
 	return p;
 }
@@ -208,18 +234,20 @@ static void put_row(struct output *o, const struct snapshot *s, const struct sna
 		break;
 	}
 	p = stpcpy(p, ",\"metrics\":");
-	p = put_values(o, p, s, r, FIG_VALUE);
+	p = put_values(o, p, s, r, FIG_VALUE, o->tcol);
 	p = stpcpy(p, ",\"coverage\":");
-	p = put_values(o, p, s, r, FIG_COV);
+	p = put_values(o, p, s, r, FIG_COV, o->tcol);
 	p = stpcpy(p, ",\"rse\":");
-	p = put_values(o, p, s, r, FIG_RSE);
+	p = put_values(o, p, s, r, FIG_RSE, o->tcol);
 	*p++ = '}';
 	fwrite(line, 1, (size_t)(p - line), o->f);
 }
 
 static void put_array(struct output *o, const struct snapshot *s, const char *key, enum snap_scope sc)
 {
-	fprintf(o->f, ",\"%s\":[", key);
+	fputs(",\"", o->f);
+	fputs(key, o->f);
+	fputs("\":[", o->f);
 	for (int i = 0; i < s->nrows[sc]; i++) {
 		if (i)
 			fputc(',', o->f);
@@ -335,6 +363,8 @@ int output_json_write(struct output *o, const struct snapshot *s)
 		}
 		fputc('}', o->f);
 	}
+	/* The rows' columns, for every row of the interval (put_row). */
+	output_cols(o, s);
 	fputs(",\"system\":", o->f);
 	if (s->nrows[SNAP_SYSTEM] > 0)
 		put_row(o, s, &s->rows[SNAP_SYSTEM][0], SNAP_SYSTEM);

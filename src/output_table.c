@@ -31,6 +31,8 @@ static void columns(struct output *o, const struct model *m)
 	free(o->heads);
 	free(o->widths);
 	free(o->head_line);
+	free(o->dash_line);
+	free(o->dash_at);
 	free(o->line);
 	o->heads = xcalloc((size_t)n + 1, sizeof(*o->heads));
 	o->widths = xcalloc((size_t)n + 1, sizeof(int));
@@ -48,6 +50,21 @@ static void columns(struct output *o, const struct model *m)
 	for (int i = 0; i < n; i++)
 		xappendf(&o->head_line, " %*.*s", o->widths[i], o->widths[i], o->heads[i]);
 	xappendf(&o->head_line, " %5s\n", "cov%");
+	/* Each cell as put_cell writes a figure it has not: " %*s" of "-". */
+	o->dash_at = xmalloc(sizeof(int) * ((size_t)n + 1));
+	size_t dlen = 0;
+	for (int i = 0; i < n; i++)
+		dlen += (size_t)o->widths[i] + 1;
+	o->dash_line = xmalloc(dlen + 1);
+	char *d = o->dash_line;
+	for (int i = 0; i < n; i++) {
+		o->dash_at[i] = (int)(d - o->dash_line);
+		memset(d, ' ', (size_t)o->widths[i]);
+		d[o->widths[i]] = '-';
+		d += o->widths[i] + 1;
+	}
+	o->dash_at[n] = (int)(d - o->dash_line);
+	*d = '\0';
 	/* The longest row: a name of up to 31 characters and three ids of
 	 * up to 12, each cell at its widest, and the coverage (at most 311
 	 * bytes for any double, though it lies within 0..100). */
@@ -125,6 +142,18 @@ static char *put_cov(char *p, double cov)
 	return p;
 }
 
+/* The cells of columns [from, to), none of which has a figure. */
+static char *put_dashes(const struct output *o, char *p, int from, int to)
+{
+	size_t len = (size_t)(o->dash_at[to] - o->dash_at[from]);
+	memcpy(p, o->dash_line + o->dash_at[from], len);
+	return p + len;
+}
+
+/* A row. Its coverage is output_row_coverage's, found in the same pass:
+ * the lowest among the cells that have a value (an event's count, not
+ * NaN); a cell without a figure reads neither its error nor its
+ * coverage, and a run of them is one copy (put_dashes). */
 static void print_row(struct output *o, const struct snapshot *s, const char *name,
 		      const struct snap_row *r)
 {
@@ -140,17 +169,44 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 	p = put_id(p, r->core);
 	p = put_id(p, r->ccx);
 	p = put_id(p, r->socket);
-	for (int i = 0; i < o->o.ncols + o->o.nevcols; i++) {
-		int w = o->widths[i];
-		if (i < o->o.ncols) {
-			int mi = o->cols[i];
-			p = put_cell(p, &m->metrics[mi], o->fmts[i], snap_metric(s, r, mi), snap_metric_rse(s, r, mi), w);
+	double low = NAN;
+	int ncols = o->o.ncols, n = ncols + o->o.nevcols, run = 0;
+	for (int i = 0; i < n; i++) {
+		double v, rse, c;
+		const struct metric_def *md = NULL;
+		const char *fmt = NULL;
+		int col = o->tcol[i];
+		if (col < 0)
+			continue;
+		if (i < ncols) {
+			v = snap_col_(r->mv, col);
+			if (isnan(v))
+				continue;
+			c = snap_col_(r->mcov, col);
 		} else {
-			int e = o->evcols[i - o->o.ncols];
-			p = put_cell(p, NULL, NULL, output_event_rate(s, r, e), snap_event_rse(s, r, e), w);
+			double ev = snap_col_(r->ev, col);
+			if (isnan(ev))
+				continue;
+			c = snap_col_(r->ecov, col);
+			v = s->measured_s <= 0 ? NAN : ev / s->measured_s;   /* output_event_rate */
 		}
+		if (!isnan(c) && (isnan(low) || c < low))
+			low = c;
+		if (isnan(v) || isinf(v))
+			continue;   /* '-', in the run */
+		p = put_dashes(o, p, run, i);
+		run = i + 1;
+		if (i < ncols) {
+			md = &m->metrics[o->cols[i]];
+			fmt = o->fmts[i];
+			rse = snap_col_(snap_row_mrse(s, r), col);
+		} else {
+			rse = snap_col_(snap_row_erse(s, r), col);
+		}
+		p = put_cell(p, md, fmt, v, rse, o->widths[i]);
 	}
-	p = put_cov(p, output_row_coverage(o, s, r));
+	p = put_dashes(o, p, run, n);
+	p = put_cov(p, low);
 	fwrite(o->line, 1, (size_t)(p - o->line), o->f);
 }
 
@@ -175,13 +231,16 @@ int output_table_write(struct output *o, const struct snapshot *s)
 	} else if (s->rotate_ms == 0) {
 		p = stpcpy(p, "  rotate kernel");
 	}
+	p = stpcpy(p, "  model ");
 	fwrite(head, 1, (size_t)(p - head), o->f);
-	fprintf(o->f, "  model %s%s\n", s->model->name, s->simulated ? "  SIMULATED" : "");
+	fputs(s->model->name, o->f);
+	fputs(s->simulated ? "  SIMULATED\n" : "\n", o->f);
 	for (int i = 0; i < s->noffline; i++)
 		fprintf(o->f, "# CPU %d offline\n", s->offline[i]);
 	for (int i = 0; i < s->nreturning; i++)
 		fprintf(o->f, "# CPU %d back online, counted from the next interval\n", s->returning[i]);
 	fputs(o->head_line, o->f);
+	output_cols(o, s);
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
 		const struct snap_row *r = &s->rows[SNAP_CPU][i];
 		*output_put_int(name, r->cpu) = '\0';

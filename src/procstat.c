@@ -6,6 +6,7 @@
 #include "procstat.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* The figures read per line: user nice system idle iowait irq softirq
@@ -98,9 +99,18 @@ int procstat_parse(const char *text, long clk_tck, uint64_t *busy, uint64_t *tot
 	uint64_t per_tick = 1000000000ull / (uint64_t)clk_tck;
 	if (per_tick == 0)
 		per_tick = 1;
+	bool cpus = false;
 	for (const char *line = text; *line;) {
+		/* The kernel writes the CPUs' lines first, one after the other
+		 * (fs/proc/stat.c); what follows them, "intr" first, holds a
+		 * figure for every interrupt (kilobytes on a large machine)
+		 * and is not read: the first line after them ends the text. */
+		bool cpu_line = !strncmp(line, "cpu", 3);
+		if (!cpu_line && cpus)
+			break;
+		cpus |= cpu_line;
 		const char *nl = strchr(line, '\n');
-		if (!strncmp(line, "cpu", 3)) {
+		if (cpu_line) {
 			uint64_t b = 0, t = 0;
 			long cpu = parse_cpu_line(line + 3, &b, &t);
 			/* Kept below PROCSTAT_NONE, which marks a missing CPU. */

@@ -102,6 +102,7 @@ struct snap_group {
 
 struct snapshot {
 	uint64_t seq;
+	size_t alloc_bytes;   /* the size of its own allocation (snapshot.c) */
 	/* The source of the rows' errors that were left for later
 	 * (snap_row.errors_deferred), held by the snapshot; NULL: none. */
 	struct snap_errors *errors;

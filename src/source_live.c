@@ -78,6 +78,11 @@ static void live_say_news(void *ctx, const struct snapshot *snap)
 {
 	struct live *l = ctx;
 	const char *notice = snap->notice;
+	/* The same notice as the interval before, as nearly every interval
+	 * has: every line of it was told (one pass, not a look-up of each
+	 * line among those told and a copy of the whole). */
+	if (!notice ? !l->told : l->told && !strcmp(notice, l->told))
+		return;
 	for (const char *p = notice; p && *p;) {
 		size_t len = strcspn(p, "\n");
 		bool known = false;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include "output.h"
 #include "format.h"
+#include "output_impl.h"
+#include <time.h>
 #include <stdint.h>
 
 enum { NM = 2, NE = 1, NCPU = 2 };
@@ -317,6 +319,71 @@ START_TEST(test_format_g6)
 }
 END_TEST
 
+/* output_clock gives the local time of day, through minutes kept from
+ * one call to the next: the same as localtime_r at every step, across
+ * minutes, a change to summer time (Berlin, 2026-03-29 01:00 UTC), one
+ * back (2026-10-25 01:00 UTC), and in a zone whose offset had seconds
+ * (Monrovia, -0:44:30 until 1972-01-07), going forward and back in time. */
+START_TEST(test_output_clock)
+{
+	static const struct {
+		const char *tz;
+		double t0;
+	} runs[] = { { "Europe/Berlin", 1774745900.0 }, { "Europe/Berlin", 1792889900.0 },
+		     { "Africa/Monrovia", 63592900.0 }, { "UTC", 1000000000.0 } };
+	char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
+	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		setenv("TZ", runs[k].tz, 1);
+		tzset();
+		for (int i = 0; i < 2000; i++) {
+			/* Mostly forward by 0.1 to 0.9 s, now and then back. */
+			double t = runs[k].t0 + i * 0.37 - (i % 97 == 0 ? 30 : 0);
+			char got[32], want[32];
+			output_clock(t, got, sizeof(got));
+			time_t sec = (time_t)t;
+			struct tm tm;
+			localtime_r(&sec, &tm);
+			snprintf(want, sizeof(want), "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
+				 (int)((t - (double)sec) * 1000.0));
+			ck_assert_msg(!strcmp(got, want), "%s at %.3f: %s, localtime_r %s", runs[k].tz, t, got, want);
+		}
+	}
+	if (old)
+		setenv("TZ", old, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(old);
+}
+END_TEST
+
+/* json_put_string escapes a quote and a backslash with a backslash and
+ * every other byte below 0x20 as \\u00XX, wherever they fall, and
+ * leaves the rest (UTF-8 too) as it is. */
+START_TEST(test_json_string)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "", "\"\"" },
+		{ "plain", "\"plain\"" },
+		{ "a\nb\nc", "\"a\\u000ab\\u000ac\"" },
+		{ "\"q\"\\", "\"\\\"q\\\"\\\\\"" },
+		{ "\x01\x1f\t end", "\"\\u0001\\u001f\\u0009 end\"" },
+		{ "caf\xc3\xa9 \x7f", "\"caf\xc3\xa9 \x7f\"" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		json_put_string(f, cases[i].in);
+		fclose(f);
+		ck_assert_str_eq(buf, cases[i].out);
+		free(buf);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("output");
@@ -328,6 +395,8 @@ int main(void)
 	tcase_add_test(tc, test_format_fixed);
 	tcase_add_test(tc, test_format_g6);
 	tcase_add_test(tc, test_written_scopes);
+	tcase_add_test(tc, test_output_clock);
+	tcase_add_test(tc, test_json_string);
 	/* test_format_fixed compares a million formattings with printf's: 2 s
 	 * here, past Check's default 4 s on a loaded machine or under a
 	 * sanitizer. */

@@ -34,6 +34,12 @@ START_TEST(test_parse_real_shape)
 	ck_assert_uint_eq(busy[2], PROCSTAT_NONE);
 	ck_assert_uint_eq(busy[3], 20 * NS_PER_TICK);
 	ck_assert_uint_eq(total[4], PROCSTAT_NONE);
+	/* The CPUs' lines end at the first line after them: what follows is
+	 * not read, not even a "cpu" line or a damaged figure. */
+	ck_assert_int_eq(procstat_parse("ctxt 1\ncpu0 1 2 3 4\nintr 1 2\ncpu1 1 1 1 1\nx -1\ncpu0 -1\n", 100, busy,
+					total, 5), 0);
+	ck_assert_uint_eq(total[0], 10 * NS_PER_TICK);
+	ck_assert_uint_eq(total[1], PROCSTAT_NONE);
 }
 END_TEST
 

@@ -142,6 +142,63 @@ START_TEST(test_columns_wide)
 }
 END_TEST
 
+/* A snapshot made after one of the same size was freed (whose block is
+ * kept for it) starts as a fresh one does: every figure NaN, the masks
+ * false, the rows' ids and places new, nothing of the freed one's fields
+ * (offline CPUs, notice, tasks) left; and the same after one of another
+ * size. */
+START_TEST(test_reuse_fresh)
+{
+	int nrows[SNAP_NSCOPES] = { 4, 2, 1, 1, 1 };
+	for (int round = 0; round < 3; round++) {
+		struct snapshot *old = snapshot_new(&fake_model, nrows);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int r = 0; r < nrows[sc]; r++) {
+				struct snap_row *row = &old->rows[sc][r];
+				row->cpu = row->core = row->ccx = row->socket = row->ncpus = 7;
+				row->errors_deferred = true;
+				for (int i = 0; i < 3 * 3 + 3 * 5; i++)
+					row->mv[i] = 42;
+			}
+		for (int i = 0; i < 3; i++)
+			old->metric_planned[i] = true;
+		for (int e = 0; e < 5; e++)
+			old->event_planned[e] = true;
+		old->seq = 9;
+		old->quick = true;
+		old->noffline = 1;
+		old->offline = malloc(sizeof(int));
+		old->offline[0] = 3;
+		snapshot_free(old);
+		/* The second round asks for a larger one, the third again. */
+		if (round == 1)
+			nrows[SNAP_CPU] = 8;
+		struct snapshot *s = snapshot_new(&fake_model, nrows);
+		ck_assert_uint_eq(s->seq, 0);
+		ck_assert(!s->quick);
+		ck_assert_int_eq(s->noffline, 0);
+		ck_assert_ptr_null(s->offline);
+		ck_assert(isnan(s->measured_s));
+		for (int i = 0; i < 3; i++)
+			ck_assert(!s->metric_planned[i]);
+		for (int e = 0; e < 5; e++)
+			ck_assert(!s->event_planned[e]);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int r = 0; r < nrows[sc]; r++) {
+				const struct snap_row *row = &s->rows[sc][r];
+				ck_assert_int_eq(row->id, r);
+				ck_assert_int_eq(row->cpu, -1);
+				ck_assert_int_eq(row->socket, -1);
+				ck_assert_int_eq(row->ncpus, 0);
+				ck_assert(!row->errors_deferred);
+				for (int i = 0; i < 3 * 3 + 3 * 5; i++)
+					ck_assert(isnan(row->mv[i]));
+			}
+		snapshot_free(s);
+	}
+}
+END_TEST
+
 START_TEST(test_ring_single)
 {
 	struct snap_ring r;
@@ -219,6 +276,7 @@ static Suite *snapshot_suite(void)
 	tcase_add_test(tc, test_new_nan);
 	tcase_add_test(tc, test_columns);
 	tcase_add_test(tc, test_columns_wide);
+	tcase_add_test(tc, test_reuse_fresh);
 	tcase_add_test(tc, test_ring_single);
 	tcase_add_test(tc, test_ring_threads);
 	suite_add_tcase(s, tc);

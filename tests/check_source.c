@@ -252,6 +252,49 @@ START_TEST(test_replay_dashboard_ops)
 }
 END_TEST
 
+/* The live source tells each line of an interval's notice once, while
+ * it lasts: a notice the same as the interval before's says nothing, a
+ * new line alone is said, and a line gone and back is said again. */
+static char said[8][64];
+static int nsaid;
+
+static void say_hook(const char *msg)
+{
+	if (nsaid < 8)
+		snprintf(said[nsaid], sizeof(said[0]), "%s", msg);
+	nsaid++;
+}
+
+START_TEST(test_live_news_once)
+{
+	struct source *src = source_live_new(NULL, 1.0, false, say_hook, NULL);
+	struct snapshot snap = { .notice = NULL };
+	static const struct {
+		const char *notice, *said;
+	} steps[] = {
+		{ "a\nb", "a|b" }, { "a\nb", "" }, { "a\nb", "" }, { "b\nc", "c" },
+		{ NULL, "" }, { NULL, "" }, { "b", "b" }, { "b", "" }, { "b\n", "" },
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		char notice[16] = "", got[64] = "";
+		/* A copy of its own each interval, as each snapshot has. */
+		if (steps[i].notice)
+			snprintf(notice, sizeof(notice), "%s", steps[i].notice);
+		snap.notice = steps[i].notice ? notice : NULL;
+		nsaid = 0;
+		source_say_news(src, &snap);
+		for (int k = 0; k < nsaid && k < 8; k++) {
+			if (k)
+				strncat(got, "|", sizeof(got) - strlen(got) - 1);
+			strncat(got, said[k], sizeof(got) - strlen(got) - 1);
+		}
+		ck_assert_msg(!strcmp(got, steps[i].said), "step %zu: said \"%s\", not \"%s\"", i, got,
+			      steps[i].said);
+	}
+	source_free(src);
+}
+END_TEST
+
 static Suite *source_suite(void)
 {
 	Suite *s = suite_create("source");
@@ -261,6 +304,9 @@ static Suite *source_suite(void)
 	tcase_add_test(tc, test_replay_batch_equals_live);
 	tcase_add_test(tc, test_replay_dashboard_ops);
 	suite_add_tcase(s, tc);
+	TCase *news = tcase_create("news");
+	tcase_add_test(news, test_live_news_once);
+	suite_add_tcase(s, news);
 	return s;
 }
 
