@@ -119,7 +119,12 @@ static void block_give(struct snapshot *s)
 		free(s);
 		return;
 	}
-	free(atomic_exchange_explicit(&spare, s, memory_order_release));
+	/* acq_rel, not release: the block given back may be one that the
+	 * other thread wrote and gave (the sampler frees the snapshots a
+	 * full ring drops), and freeing it is a use of its memory that
+	 * must come after those writes (ThreadSanitizer, check_snapshot's
+	 * test_ring_threads). */
+	free(atomic_exchange_explicit(&spare, s, memory_order_acq_rel));
 }
 
 /* A snapshot is one allocation: the struct, each scope's rows and their
