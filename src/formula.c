@@ -328,30 +328,24 @@ static void fop_rows(enum fop op, const double *a, const double *b, double *out,
 	}
 }
 
-/* fop_rows with one operand the same in every row: a constant or the
- * interval (ka: a is k, else b is). */
-static void fop_rows_k(enum fop op, const double *x, double k, bool ka, double *out, int n)
+/* One operation over n rows, each operand read at its own stride (0: the
+ * same value in every row). */
+static void fop_rows_at(enum fop op, const double *a, size_t sa, const double *b, size_t sb, double *out, int n)
 {
-#define FOP_ROWS_K(OP) \
-	do { \
-		if (ka) \
-			for (int i = 0; i < n; i++) \
-				out[i] = fop_apply(OP, k, x[i]); \
-		else \
-			for (int i = 0; i < n; i++) \
-				out[i] = fop_apply(OP, x[i], k); \
-	} while (0)
+#define FOP_ROWS_AT(OP) \
+	for (size_t i = 0, ia = 0, ib = 0; i < (size_t)n; i++, ia += sa, ib += sb) \
+		out[i] = fop_apply(OP, a[ia], b[ib])
 	switch (op) {
-	case F_NEG: FOP_ROWS_K(F_NEG); break;
-	case F_ABS: FOP_ROWS_K(F_ABS); break;
-	case F_ADD: FOP_ROWS_K(F_ADD); break;
-	case F_SUB: FOP_ROWS_K(F_SUB); break;
-	case F_MUL: FOP_ROWS_K(F_MUL); break;
-	case F_DIV: FOP_ROWS_K(F_DIV); break;
-	case F_MIN: FOP_ROWS_K(F_MIN); break;
-	case F_MAX: FOP_ROWS_K(F_MAX); break;
+	case F_NEG: FOP_ROWS_AT(F_NEG); break;
+	case F_ABS: FOP_ROWS_AT(F_ABS); break;
+	case F_ADD: FOP_ROWS_AT(F_ADD); break;
+	case F_SUB: FOP_ROWS_AT(F_SUB); break;
+	case F_MUL: FOP_ROWS_AT(F_MUL); break;
+	case F_DIV: FOP_ROWS_AT(F_DIV); break;
+	case F_MIN: FOP_ROWS_AT(F_MIN); break;
+	case F_MAX: FOP_ROWS_AT(F_MAX); break;
 	}
-#undef FOP_ROWS_K
+#undef FOP_ROWS_AT
 }
 
 const double *formula_run_rows(const struct formula *f, double measured_s, double *work, int n)
@@ -380,32 +374,15 @@ const double *formula_run_rows(const struct formula *f, double measured_s, doubl
 			for (int r = 0; r < n; r++)
 				out[r] = c;
 		} else {
-			fop_rows_k(p->op, work + (size_t)(ka ? p->b : p->a) * N, ka ? K(p->a) : K(p->b), ka, out, n);
+			/* The constant read at stride 0. */
+			double k = ka ? K(p->a) : K(p->b);
+			const double *x = work + (size_t)(ka ? p->b : p->a) * N;
+			fop_rows_at(p->op, ka ? &k : x, ka ? 0 : 1, ka ? x : &k, ka ? 1 : 0, out, n);
 		}
 	}
 #undef IS_K
 #undef K
 	return work + (size_t)f->result * N;
-}
-
-/* One operation over n rows, each operand read at its own stride (0: the
- * same value in every row). */
-static void fop_rows_at(enum fop op, const double *a, size_t sa, const double *b, size_t sb, double *out, int n)
-{
-#define FOP_ROWS_AT(OP) \
-	for (size_t i = 0, ia = 0, ib = 0; i < (size_t)n; i++, ia += sa, ib += sb) \
-		out[i] = fop_apply(OP, a[ia], b[ib])
-	switch (op) {
-	case F_NEG: FOP_ROWS_AT(F_NEG); break;
-	case F_ABS: FOP_ROWS_AT(F_ABS); break;
-	case F_ADD: FOP_ROWS_AT(F_ADD); break;
-	case F_SUB: FOP_ROWS_AT(F_SUB); break;
-	case F_MUL: FOP_ROWS_AT(F_MUL); break;
-	case F_DIV: FOP_ROWS_AT(F_DIV); break;
-	case F_MIN: FOP_ROWS_AT(F_MIN); break;
-	case F_MAX: FOP_ROWS_AT(F_MAX); break;
-	}
-#undef FOP_ROWS_AT
 }
 
 const double *formula_run_rows_at(const struct formula *f, double measured_s, const double *vals, const int *idx,
