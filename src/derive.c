@@ -488,6 +488,17 @@ static inline void event_unknown(struct snapshot *snap, int sc, int r, int c)
  * set ws (its k-th event), in column c, and its error where it is exact
  * (else not known: prep_row finds it where it is found); NaN where the
  * row has none of its PMU, or -C left a per-CPU event's row partial. */
+/* An event of one group's counts in row's column c, with no error to
+ * find: its value v, its coverage (0 where v is not a number) and its
+ * error, exact where it was counted throughout, else not known. */
+static inline void event_in_place(struct snap_row *row, int c, double v, double gcov)
+{
+	double cov = isnan(v) ? 0 : gcov;
+	row->ev[c] = v;
+	row->ecov[c] = cov;
+	row->erse[c] = cov >= UNC_FULLY_COVERED ? 0 : NAN;
+}
+
 static void event_in_row(const struct derive_work *w, struct snap_row *row, const struct wset *ws, int k, int c,
 			 bool thread, int sc, int r)
 {
@@ -654,11 +665,7 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 					/* Every row has a figure (nearly always): no
 					 * row to test. */
 					for (int r = 0; r < w->nrows[sc]; r++) {
-						struct snap_row *row = &snap->rows[sc][r];
-						double v = gval[(size_t)r * gnev], cov = isnan(v) ? 0 : gcov[r];
-						row->ev[c] = v;
-						row->ecov[c] = cov;
-						row->erse[c] = cov >= UNC_FULLY_COVERED ? 0 : NAN;
+						event_in_place(&snap->rows[sc][r], c, gval[(size_t)r * gnev], gcov[r]);
 					}
 					continue;
 				}
@@ -667,11 +674,7 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 						event_unknown(snap, sc, r, c);
 						continue;
 					}
-					struct snap_row *row = &snap->rows[sc][r];
-					double v = gval[(size_t)r * gnev], cov = isnan(v) ? 0 : gcov[r];
-					row->ev[c] = v;
-					row->ecov[c] = cov;
-					row->erse[c] = cov >= UNC_FULLY_COVERED ? 0 : NAN;
+					event_in_place(&snap->rows[sc][r], c, gval[(size_t)r * gnev], gcov[r]);
 				}
 				continue;
 			}
