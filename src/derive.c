@@ -536,7 +536,7 @@ static void set_events_in_rows(struct derive_work *w, const struct wset *ws, con
 			       bool thread, struct snapshot *snap)
 {
 	const struct gsum *gs = w->gs;
-	int ng = ws->ng, nev = ws->nev;
+	int ng = ws->ng;
 	double *wts = WORK_ARRAY(w, ng, double);
 	const double **gv = WORK_ARRAY(w, ng, const double *);
 	const int **gpos = WORK_ARRAY(w, ng, const int *);
@@ -551,19 +551,8 @@ static void set_events_in_rows(struct derive_work *w, const struct wset *ws, con
 					row->ev[c[i]] = row->ecov[c[i]] = row->erse[c[i]] = NAN;
 				continue;
 			}
-			double sw = 0, cov = 0;
-			int nu = 0;
-			for (int j = 0; j < ng; j++) {
-				const struct gsum *g = &gs[ws->g[j]];
-				double wt = g->run[sc][r];
-				cov += g->cov[sc][r];
-				if (!(wt > 0))
-					continue;
-				wts[nu] = wt;
-				gv[nu] = &g->val[sc][(size_t)r * (size_t)g->nev];
-				gpos[nu++] = &ws->pos[j * nev];
-				sw += wt;
-			}
+			double sw, cov;
+			int nu = wset_ran(ws, gs, sc, r, wts, gv, gpos, &sw, &cov);
 			if (cov > 1)
 				cov = 1;
 			for (int i = 0; i < n; i++) {

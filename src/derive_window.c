@@ -381,21 +381,11 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
  * samples' arrays (room for ns >= ng) hold the groups meanwhile. */
 static void set_values(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
 {
-	int nev = w->nev, nu = 0;
-	double sw = 0, cov = 0, *wts = out->wt;
+	int nev = w->nev;
+	double sw, cov, *wts = out->wt;
 	const double **gv = out->v;
 	const int **gpos = out->pos;
-	for (int j = 0; j < w->ng; j++) {
-		const struct gsum *s = &gs[w->g[j]];
-		double wt = s->run[sc][r];
-		cov += s->cov[sc][r];
-		if (!(wt > 0))
-			continue;
-		wts[nu] = wt;
-		gv[nu] = &s->val[sc][(size_t)r * (size_t)s->nev];
-		gpos[nu++] = &w->pos[j * nev];
-		sw += wt;
-	}
+	int nu = wset_ran(w, gs, sc, r, wts, gv, gpos, &sw, &cov);
 	for (int k = 0; k < nev; k++) {
 		if (out->need && !out->need[k])
 			continue;

@@ -122,6 +122,32 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
  * v[s][pos[s][k]] being the set's event k, and its weight) and the
  * weights' sum; with two or more groups, the values of all its events
  * (wset_value1's, to the bit) and its coverage. */
+/* The groups of set w that ran in row r of scope sc (running time > 0),
+ * in the set's order: each one's weight (its running time), its row of
+ * counts and where the set's events lie in it; *sw gets the weights'
+ * sum and *cov the coverage of all the set's groups, not clamped. The
+ * number of groups that ran is returned. Every weighted mean of the
+ * set's events (wset_value1's) sums these in this order. */
+static inline int wset_ran(const struct wset *w, const struct gsum *gs, int sc, int r, double *wts,
+			   const double **gv, const int **gpos, double *sw, double *cov)
+{
+	int nu = 0;
+	*sw = 0;
+	*cov = 0;
+	for (int j = 0; j < w->ng; j++) {
+		const struct gsum *g = &gs[w->g[j]];
+		double wt = g->run[sc][r];
+		*cov += g->cov[sc][r];
+		if (!(wt > 0))
+			continue;
+		wts[nu] = wt;
+		gv[nu] = &g->val[sc][(size_t)r * (size_t)g->nev];
+		gpos[nu++] = &w->pos[j * w->nev];
+		*sw += wt;
+	}
+	return nu;
+}
+
 struct wsamples {
 	int n;
 	double sw;
