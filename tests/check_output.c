@@ -367,6 +367,21 @@ START_TEST(test_format_g6)
 		ck_assert_msg(!strcmp(got, want), "%a %%.6g: %s, printf %s", v, got, want);
 		ck_assert_uint_eq(n, strlen(want));
 	}
+	/* Each power of ten that format_g6's guess at the exponent compares
+	 * with, the doubles beside it, and the figures that round up to it
+	 * or just miss (9.999995, 9.9999949...) at every scale. */
+	for (int e = -25; e <= 25; e++) {
+		double p = pow(10, e);
+		const double near[] = { p, nextafter(p, 0), nextafter(p, INFINITY), p * 0.9999995, p * 0.99999949999,
+					p * 0.9999994999999, p * 0.999995, nextafter(p * 0.9999995, 0),
+					nextafter(p * 0.9999995, INFINITY) };
+		for (size_t j = 0; j < sizeof(near) / sizeof(near[0]); j++) {
+			size_t k = format_g6(got, sizeof(got), near[j]);
+			snprintf(want, sizeof(want), "%.6g", near[j]);
+			ck_assert_msg(!strcmp(got, want), "%a %%.6g: %s, printf %s", near[j], got, want);
+			ck_assert_uint_eq(k, strlen(want));
+		}
+	}
 	/* Whole numbers below 1e6 take a short way (their digits): every
 	 * one of them, either sign, and the first ones past it. */
 	for (int i = -999999; i <= 1000010; i++) {
