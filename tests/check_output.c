@@ -121,6 +121,17 @@ START_TEST(test_table)
 	t = render(&f, OUT_TABLE, 1);
 	ck_assert(!strstr(t, "SIMULATED"));
 	free(t);
+	/* The CPUs offline and back, each on its line between the
+	 * interval's line and the headings. */
+	int off[] = { 3, 12 }, back[] = { 5 };
+	f.snap.offline = off;
+	f.snap.noffline = 2;
+	f.snap.returning = back;
+	f.snap.nreturning = 1;
+	t = render(&f, OUT_TABLE, 2);
+	ck_assert_int_eq(count(t, "  model test-model\n# CPU 3 offline\n# CPU 12 offline\n"
+				  "# CPU 5 back online, counted from the next interval\nCPU      core  ccx sock "), 2);
+	free(t);
 }
 END_TEST
 
