@@ -22,12 +22,18 @@
 #include "util.h"
 
 #define JSON_NUM_MAX 40   /* the most bytes of a figure (num_at) */
+/* A key of at most this many bytes is copied as a whole block of them,
+ * not by a call of memcpy for its length; a row's line has room for the
+ * bytes past its end (put_row's 256 spare). */
+#define KEY_COPY 32
 
 /* name as json_put_string writes it, with a colon after it when colon
  * is set, in a new string. */
 static char *quoted(const char *name, bool colon)
 {
-	char *k = xmalloc(6 * strlen(name) + 4), *p = k;
+	/* At least KEY_COPY bytes: put_key copies that many of a short key. */
+	size_t cap = 6 * strlen(name) + 4;
+	char *k = xcalloc(cap > KEY_COPY ? cap : KEY_COPY, 1), *p = k;
 	*p++ = '"';
 	for (const char *c = name; *c; c++) {
 		unsigned char u = (unsigned char)*c;
@@ -229,8 +235,12 @@ static void put_number(FILE *f, double v)
  * three times); returns the end. */
 static inline char *put_key(const struct output *o, char *p, int i)
 {
-	memcpy(p, o->keys[i], o->key_len[i]);
-	return p + o->key_len[i];
+	size_t len = o->key_len[i];
+	if (len <= KEY_COPY)
+		memcpy(p, o->keys[i], KEY_COPY);
+	else
+		memcpy(p, o->keys[i], len);
+	return p + len;
 }
 
 /* One of a row's three kinds of figure, each an object of the columns. */
