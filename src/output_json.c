@@ -442,7 +442,9 @@ int output_json_write(struct output *o, const struct snapshot *s)
 		cov_events(o, s);
 	size_t nlen;
 	const char *notice = notice_field(o, s->notice, &nlen);
-	char *line = output_line(o, 256 + o->host_model_len + nlen + o->units_len +
+	/* 512: the fields of bounded length (the time and the interval at
+	 * most 48 bytes each, rotate_ms 40, the names and brackets). */
+	char *line = output_line(o, 512 + o->host_model_len + nlen + o->units_len +
 					    12 * (size_t)(s->noffline + s->nreturning) + (cov ? o->cov_bound : 0)),
 	     *p = line;
 	p = stpcpy(p, "{\"time\":");
