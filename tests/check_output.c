@@ -241,6 +241,14 @@ START_TEST(test_json_follows)
 	char *t = render(&f, OUT_CSV, 1);
 	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,1.5,0.25,1000,-0,1,1,0,0,0\n"), "%s", t);
 	free(t);
+	/* A row without errors at all (NULL arrays): empty fields, nulls. */
+	f.cpu_rows[1].mrse = f.cpu_rows[1].erse = NULL;
+	t = render(&f, OUT_CSV, 1);
+	ck_assert_msg(strstr(t, ",cpu,1,1,1,0,0,,,500,0.5,,0.5,,,\n"), "%s", t);
+	free(t);
+	t = render(&f, OUT_JSON, 1);
+	ck_assert_msg(strstr(t, "\"rse\":{\"ipc\":null,\"l3_hit_rate\":null,\"ex_ret_instr_per_s\":null}}]"), "%s", t);
+	free(t);
 	/* No length measured: no event rate, in either. */
 	f.snap.measured_s = 0;
 	t = render(&f, OUT_CSV, 1);
