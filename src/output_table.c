@@ -78,7 +78,7 @@ static void columns(struct output *o, const struct model *m)
  * (a loop of stores became a call of memset per cell). */
 static inline char *put_pad(char *p, size_t len, int w)
 {
-	static const char spaces[COLW_MAX] = "                        ";
+	static const char spaces[COLW_MAX + 1] = "                        ";   /* COLW_MAX */
 	if (len >= (size_t)w)
 		return p;
 	size_t pad = (size_t)w - len;
