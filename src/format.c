@@ -125,6 +125,22 @@ static int64_t scaled_round(uint64_t m, int k, int s)
 }
 #endif
 
+#ifdef __SIZEOF_INT128__
+/* 10^-19 .. 10^21 as doubles (the nearest to each): format_g6's
+ * guess at a figure's decimal exponent. */
+static const double p10_double[41] = {
+	1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6,
+	1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+};
+
+/* "00" .. "99": two digits at a time. */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+#endif
+
 /* printf's "%.6g" by hand, what CSV and JSON write for every figure:
  * vfprintf's exact decimal conversion was most of those outputs' work.
  * The style and the digits follow C's definition of %g: X is the decimal
@@ -177,8 +193,15 @@ size_t format_g6(char *buf, size_t len, double v)
 			m = (uint64_t)ldexp(f, 53);
 		}
 		int k = 53 - ex;            /* a = m / 2^k exactly */
-		/* 2^(ex-1) <= a < 2^ex: X is this or one more. */
-		int x = (int)floor((ex - 1) * 0.30102999566398120);
+		/* 2^(ex-1) <= a < 2^ex: X is floor((ex - 1) log10 2) or one
+		 * more (78913 / 2^18 is log10 2 to within 2^-22, exact at
+		 * these exponents; the shift floors a negative too), and one
+		 * more where a reaches the next power of ten: a guess that
+		 * the tries below correct (the rounding can still carry), a
+		 * second try for a third of the figures before. */
+		int x = ((ex - 1) * 78913) >> 18;
+		if (x >= -19 && x < 21 && a >= p10_double[x + 1 + 19])
+			x++;
 		int64_t q = -1;
 		for (int tries = 0; tries < 4; tries++) {
 			q = scaled_round(m, k, 5 - x);
@@ -192,9 +215,12 @@ size_t format_g6(char *buf, size_t len, double v)
 				break;
 		}
 		if (q >= 100000 && q < 1000000) {
+			/* The six digits two at a time. */
 			char d[6];
-			for (int i = 5; i >= 0; i--, q /= 10)
-				d[i] = (char)('0' + q % 10);
+			int hi = (int)(q / 10000), lo = (int)(q % 10000);
+			memcpy(d, digit_pairs + 2 * hi, 2);
+			memcpy(d + 2, digit_pairs + 2 * (lo / 100), 2);
+			memcpy(d + 4, digit_pairs + 2 * (lo % 100), 2);
 			int last = 5;   /* the last digit kept: trailing zeros go */
 			while (last > 0 && d[last] == '0')
 				last--;

@@ -197,7 +197,7 @@ void output_free(struct output *o)
 	free(o->dash_at);
 	free(o->tcol);
 	free(o->line);
-	output_json_keys_free(o);
+	output_json_free(o);
 	free((char *)o->o.host);
 	free(o);
 }

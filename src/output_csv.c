@@ -5,6 +5,7 @@
 #include "output_impl.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +51,33 @@ static void print_text(FILE *f, const char *s)
  * each returns the end. A figure takes at most CSV_NUM_MAX bytes. */
 #define CSV_NUM_MAX 40
 
-static char *put_num(char *p, double v)
+static inline char *put_num(char *p, double v)
 {
 	*p++ = ',';
-	if (isfinite(v))
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	if (!bits)   /* a +0 (most coverages without a PMU): no call */
+		*p++ = '0';
+	else if (isfinite(v))
 		p += format_g6(p, CSV_NUM_MAX - 1, v);
+	return p;
+}
+
+/* The fields of columns [0, n) of a row's array a (NULL: none has a
+ * figure), col the columns' places in it (-1: none), each a figure
+ * divided by per (1 but for events' rates). */
+static char *put_nums(char *p, const double *a, const int *col, int n, double per)
+{
+	if (!a) {
+		memset(p, ',', (size_t)n);
+		return p + n;
+	}
+	for (int c = 0; c < n; c++) {
+		if (col[c] < 0)
+			*p++ = ',';
+		else
+			p = put_num(p, per == 1 ? a[col[c]] : a[col[c]] / per);
+	}
 	return p;
 }
 
@@ -127,19 +150,14 @@ int output_csv_write(struct output *o, const struct snapshot *s)
 			p = put_id(p, r->ccx);
 			p = put_id(p, r->socket);
 			const double *mrse = snap_row_mrse(s, r), *erse = snap_row_erse(s, r);
-			for (int c = 0; c < o->o.ncols; c++)
-				p = put_num(p, snap_col_(r->mv, col[c]));
-			for (int c = 0; c < o->o.nevcols; c++)
-				p = put_num(p, s->measured_s > 0 ? snap_col_(r->ev, col[o->o.ncols + c]) / s->measured_s
-								 : NAN);   /* output_event_rate */
-			for (int c = 0; c < o->o.ncols; c++)
-				p = put_num(p, snap_col_(r->mcov, col[c]));
-			for (int c = 0; c < o->o.nevcols; c++)
-				p = put_num(p, snap_col_(r->ecov, col[o->o.ncols + c]));
-			for (int c = 0; c < o->o.ncols; c++)
-				p = put_num(p, snap_col_(mrse, col[c]));
-			for (int c = 0; c < o->o.nevcols; c++)
-				p = put_num(p, snap_col_(erse, col[o->o.ncols + c]));
+			int nm = o->o.ncols, ne = o->o.nevcols;
+			p = put_nums(p, r->mv, col, nm, 1);
+			/* Events as rates (output_event_rate). */
+			p = put_nums(p, s->measured_s > 0 ? r->ev : NULL, col + nm, ne, s->measured_s);
+			p = put_nums(p, r->mcov, col, nm, 1);
+			p = put_nums(p, r->ecov, col + nm, ne, 1);
+			p = put_nums(p, mrse, col, nm, 1);
+			p = put_nums(p, erse, col + nm, ne, 1);
 			*p++ = '\n';
 			fwrite(line, 1, (size_t)(p - line), o->f);
 		}

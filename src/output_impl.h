@@ -42,6 +42,18 @@ struct output {
 	 * end and its comma): a run of fields without a figure is one copy. */
 	char *null_line;
 	int *null_at;
+	char *host_model;        /* ,"host":"...","model":"..." for key_model */
+	size_t host_model_len, units_len;
+	/* The planned events of event_coverage, found for the plan's
+	 * cov_planned ([cov_n]): their indices, and the most bytes they
+	 * take (output_json.c). */
+	bool *cov_planned;
+	int cov_n, ncov;
+	int *cov_list;
+	size_t cov_bound;
+	/* The last notice, and its field escaped: ,"notice":"..." */
+	char *notice_raw, *notice_json;
+	size_t notice_json_len;
 };
 
 /* o->line with room for need bytes: CSV and JSON put a row together
@@ -49,8 +61,9 @@ struct output {
  * separator was a large part of their work). */
 char *output_line(struct output *o, size_t need);
 
-/* Frees JSON's keys (output_json.c). */
+/* Frees JSON's keys (output_json.c), and all it made for o. */
 void output_json_keys_free(struct output *o);
+void output_json_free(struct output *o);
 int output_table_write(struct output *o, const struct snapshot *s);
 int output_csv_write(struct output *o, const struct snapshot *s);
 int output_json_write(struct output *o, const struct snapshot *s);

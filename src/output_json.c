@@ -14,17 +14,26 @@
 #include "format.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
 
+#define JSON_NUM_MAX 40   /* the most bytes of a figure (num_at) */
+/* A key of at most this many bytes is copied as a whole block of them,
+ * not by a call of memcpy for its length; a row's line has room for the
+ * bytes past its end (put_row's 256 spare). */
+#define KEY_COPY 32
+
 /* name as json_put_string writes it, with a colon after it when colon
  * is set, in a new string. */
 static char *quoted(const char *name, bool colon)
 {
-	char *k = xmalloc(6 * strlen(name) + 4), *p = k;
+	/* At least KEY_COPY bytes: put_key copies that many of a short key. */
+	size_t cap = 6 * strlen(name) + 4;
+	char *k = xcalloc(cap > KEY_COPY ? cap : KEY_COPY, 1), *p = k;
 	*p++ = '"';
 	for (const char *c = name; *c; c++) {
 		unsigned char u = (unsigned char)*c;
@@ -66,6 +75,20 @@ void output_json_keys_free(struct output *o)
 	o->null_at = NULL;
 	o->nev_keys = 0;
 	o->key_model = NULL;
+	free(o->host_model);
+	o->host_model = NULL;
+	free(o->cov_planned);
+	free(o->cov_list);
+	o->cov_planned = NULL;
+	o->cov_list = NULL;
+	o->cov_n = 0;
+}
+
+void output_json_free(struct output *o)
+{
+	output_json_keys_free(o);
+	free(o->notice_raw);
+	free(o->notice_json);
 }
 
 /* What each interval's line says the same way for one model, made once
@@ -116,18 +139,88 @@ static void keys(struct output *o, const struct model *m)
 	o->ev_keys = xcalloc((size_t)m->nevents + 1, sizeof(char *));
 	for (int e = 0; e < m->nevents; e++)
 		o->ev_keys[e] = quoted(m->events[e].name, true);
+	/* ,"host":"...","model":"...": the same in every line. */
+	char *host = quoted(o->o.host, false), *model = quoted(m->name, false);
+	o->host_model = xasprintf(",\"host\":%s,\"model\":%s", host, model);
+	o->host_model_len = strlen(o->host_model);
+	o->units_len = strlen(o->units);
+	free(host);
+	free(model);
 	o->key_model = m;
+}
+
+/* The events of event_coverage, in order (those planned), and the most
+ * bytes their fields take: found anew only when the plan's events
+ * change (a scan of every event of the model was a tenth of a JSON
+ * interval's writing at 2 CPUs). */
+static void cov_events(struct output *o, const struct snapshot *s)
+{
+	size_t n = (size_t)s->nevents;
+	if (o->cov_planned && o->cov_n == s->nevents && !memcmp(o->cov_planned, s->event_planned, n))
+		return;
+	free(o->cov_planned);
+	free(o->cov_list);
+	o->cov_planned = xmalloc(n + 1);
+	memcpy(o->cov_planned, s->event_planned, n);
+	o->cov_n = s->nevents;
+	o->cov_list = xmalloc(sizeof(int) * (n + 1));
+	o->ncov = 0;
+	o->cov_bound = 0;
+	for (int e = 0; e < s->nevents; e++) {
+		if (!s->event_planned[e])
+			continue;
+		o->cov_list[o->ncov++] = e;
+		/* Beyond the model's keys: its name escaped, at most six
+		 * bytes a character, quotes and colon. */
+		o->cov_bound += (e < o->nev_keys ? strlen(o->ev_keys[e]) : 6 * strlen(s->model->events[e].name) + 3) +
+				JSON_NUM_MAX + 1;
+	}
+}
+
+/* ,"notice":"..." of s's notice, escaped once while it says the same
+ * (the same notice every interval on a machine without a PMU, escaped
+ * character by character each time); "" without one. */
+static const char *notice_field(struct output *o, const char *notice, size_t *len)
+{
+	if (!notice) {
+		*len = 0;
+		return "";
+	}
+	if (!o->notice_raw || strcmp(o->notice_raw, notice)) {
+		free(o->notice_raw);
+		free(o->notice_json);
+		o->notice_raw = xstrdup(notice);
+		char *q = quoted(notice, false);
+		o->notice_json = xasprintf(",\"notice\":%s", q);
+		free(q);
+		o->notice_json_len = strlen(o->notice_json);
+	}
+	*len = o->notice_json_len;
+	return o->notice_json;
 }
 
 /* A figure at p as "%.6g" writes it, or null; returns the end. At most
  * JSON_NUM_MAX bytes. */
-#define JSON_NUM_MAX 40
 
 static char *num_at(char *p, double v)
 {
-	if (isnan(v) || isinf(v)) {
+	if (!isfinite(v)) {
 		memcpy(p, "null", 4);
 		return p + 4;
+	}
+	return p + format_g6(p, JSON_NUM_MAX, v);
+}
+
+/* num_at of a finite figure, a +0 (two thirds of a 2-CPU interval's
+ * figures on a machine without a PMU: the coverage of what is not
+ * counted) written without the call. */
+static inline char *finite_at(char *p, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	if (!bits) {
+		*p = '0';
+		return p + 1;
 	}
 	return p + format_g6(p, JSON_NUM_MAX, v);
 }
@@ -142,8 +235,12 @@ static void put_number(FILE *f, double v)
  * three times); returns the end. */
 static inline char *put_key(const struct output *o, char *p, int i)
 {
-	memcpy(p, o->keys[i], o->key_len[i]);
-	return p + o->key_len[i];
+	size_t len = o->key_len[i];
+	if (len <= KEY_COPY)
+		memcpy(p, o->keys[i], KEY_COPY);
+	else
+		memcpy(p, o->keys[i], len);
+	return p + len;
 }
 
 /* One of a row's three kinds of figure, each an object of the columns. */
@@ -162,8 +259,22 @@ static char *put_nulls(const struct output *o, char *p, int from, int to)
 	return p + len;
 }
 
+/* A field with a figure: the run of fields without one before it, the
+ * comma, the key and the figure. */
+static inline char *put_figure(const struct output *o, char *p, int *run, int i, double v)
+{
+	p = put_nulls(o, p, *run, i);
+	if (i)
+		*p++ = ',';
+	p = put_key(o, p, i);
+	*run = i + 1;
+	return finite_at(p, v);
+}
+
 /* col: each column's place in the row (output_cols). A run of fields
- * without a figure is copied from null_line in one go. */
+ * without a figure is copied from null_line in one go; a column the
+ * interval has not (-1), or a row without errors, is one without a
+ * look at the row. */
 static char *put_values(struct output *o, char *p, const struct snapshot *s, const struct snap_row *r,
 			enum figure f, const int *col)
 {
@@ -171,22 +282,17 @@ static char *put_values(struct output *o, char *p, const struct snapshot *s, con
 	const double *ev = f == FIG_VALUE ? r->ev : f == FIG_COV ? r->ecov : snap_row_erse(s, r);
 	int ncols = o->o.ncols, n = ncols + o->o.nevcols, run = 0;
 	*p++ = '{';
-	for (int i = 0; i < n; i++) {
-		double v;
-		if (i < ncols)
-			v = snap_col_(mv, col[i]);
-		else if (f != FIG_VALUE)
-			v = snap_col_(ev, col[i]);
-		else   /* events as rates (output_event_rate), coverage as the plain fraction */
-			v = s->measured_s > 0 ? snap_col_(ev, col[i]) / s->measured_s : NAN;
-		if (isnan(v) || isinf(v))
-			continue;
-		p = put_nulls(o, p, run, i);
-		if (i)
-			*p++ = ',';
-		p = put_key(o, p, i);
-		p = num_at(p, v);
-		run = i + 1;
+	for (int i = 0; mv && i < ncols; i++) {
+		double v = col[i] < 0 ? NAN : mv[col[i]];
+		if (isfinite(v))
+			p = put_figure(o, p, &run, i, v);
+	}
+	/* Events as rates (output_event_rate), coverage as the plain fraction. */
+	double per = f != FIG_VALUE ? 1 : s->measured_s > 0 ? s->measured_s : NAN;
+	for (int i = ncols; ev && i < n; i++) {
+		double v = col[i] < 0 ? NAN : f != FIG_VALUE ? ev[col[i]] : ev[col[i]] / per;
+		if (isfinite(v))
+			p = put_figure(o, p, &run, i, v);
 	}
 	p = put_nulls(o, p, run, n);
 	*p++ = '}';
@@ -199,13 +305,16 @@ static char *put_field(char *p, const char *key, int v)
 	return output_put_int(stpcpy(p, key), v);
 }
 
-/* A row, put together in o->line and written with one fwrite. */
+/* A row, put together in o->line and written with one fwrite, after
+ * pre (what comes before it: the array's key, a comma) and with a ']'
+ * after it when it ends its array. */
 static void put_row(struct output *o, const struct snapshot *s, const struct snap_row *r,
-		    enum snap_scope sc)
+		    enum snap_scope sc, const char *pre, bool last)
 {
 	keys(o, s->model);
 	int nf = o->o.ncols + o->o.nevcols;
 	char *line = output_line(o, 256 + 3 * (o->keys_len + (size_t)nf * (JSON_NUM_MAX + 1))), *p = line;
+	p = stpcpy(p, pre);
 	*p++ = '{';
 	switch (sc) {
 	case SNAP_CPU:
@@ -240,20 +349,21 @@ static void put_row(struct output *o, const struct snapshot *s, const struct sna
 	p = stpcpy(p, ",\"rse\":");
 	p = put_values(o, p, s, r, FIG_RSE, o->tcol);
 	*p++ = '}';
+	if (last)
+		*p++ = ']';
 	fwrite(line, 1, (size_t)(p - line), o->f);
 }
 
-static void put_array(struct output *o, const struct snapshot *s, const char *key, enum snap_scope sc)
+/* head: ,"key":[ of the array; each row goes out with its separator. */
+static void put_array(struct output *o, const struct snapshot *s, const char *head, enum snap_scope sc)
 {
-	fputs(",\"", o->f);
-	fputs(key, o->f);
-	fputs("\":[", o->f);
-	for (int i = 0; i < s->nrows[sc]; i++) {
-		if (i)
-			fputc(',', o->f);
-		put_row(o, s, &s->rows[sc][i], sc);
+	int n = s->nrows[sc];
+	if (!n) {
+		fputs(head, o->f);
+		fputc(']', o->f);
 	}
-	fputc(']', o->f);
+	for (int i = 0; i < n; i++)
+		put_row(o, s, &s->rows[sc][i], sc, i ? "," : head, i + 1 == n);
 }
 
 /* A process or cgroup: who, where, and its figures for the metric columns. */
@@ -310,70 +420,82 @@ static void put_tasks(struct output *o, const struct snapshot *s)
 	put_task_list(o, s, "cgroups", s->cgroups, s->ncgroups);
 }
 
+/* A list of CPUs at p, "%s%d" of each with commas between; returns the end. */
+static char *put_ints(char *p, const int *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			*p++ = ',';
+		p = output_put_int(p, v[i]);
+	}
+	return p;
+}
+
 int output_json_write(struct output *o, const struct snapshot *s)
 {
-	char head[128], *p = head;
+	/* Everything before the rows, put together in o->line and written
+	 * at once: what is the same in every line (host and model, units,
+	 * the notice while it is the same) made once (keys, notice_field). */
+	keys(o, s->model);
+	bool cov = s->nrows[SNAP_SYSTEM] > 0 && s->event_planned;
+	if (cov)
+		cov_events(o, s);
+	size_t nlen;
+	const char *notice = notice_field(o, s->notice, &nlen);
+	/* 512: the fields of bounded length (the time and the interval at
+	 * most 48 bytes each, rotate_ms 40, the names and brackets). */
+	char *line = output_line(o, 512 + o->host_model_len + nlen + o->units_len +
+					    12 * (size_t)(s->noffline + s->nreturning) + (cov ? o->cov_bound : 0)),
+	     *p = line;
 	p = stpcpy(p, "{\"time\":");
 	p += format_fixed(p, 48, s->time, 3);
 	p = stpcpy(p, ",\"interval_s\":");
 	p += format_g6(p, 48, s->measured_s);
-	p = stpcpy(p, s->simulated ? ",\"simulated\":true,\"host\":" : ",\"simulated\":false,\"host\":");
-	fwrite(head, 1, (size_t)(p - head), o->f);
-	json_put_string(o->f, o->o.host);
-	fputs(",\"model\":", o->f);
-
-	json_put_string(o->f, s->model->name);
+	p = stpcpy(p, s->simulated ? ",\"simulated\":true" : ",\"simulated\":false");
+	p = (char *)memcpy(p, o->host_model, o->host_model_len) + o->host_model_len;
 	/* rotate_ms 0 is the kernel's multiplexing: no period of pmctop's. */
-	fputs(",\"rotate_ms\":", o->f);
-	put_number(o->f, s->rotate_ms > 0 ? s->rotate_ms : NAN);
+	p = stpcpy(p, ",\"rotate_ms\":");
+	p = num_at(p, s->rotate_ms > 0 ? s->rotate_ms : NAN);
 	if (s->rotate_ms >= 0)
-		fprintf(o->f, ",\"rotation\":\"%s\"", s->rotate_ms > 0 ? "pmctop" : "kernel");
-	if (s->notice) {
-		fputs(",\"notice\":", o->f);
-		json_put_string(o->f, s->notice);
-	}
-	keys(o, s->model);
-	fputs(o->units, o->f);
-	fputs(",\"offline\":[", o->f);
-	for (int i = 0; i < s->noffline; i++)
-		fprintf(o->f, "%s%d", i ? "," : "", s->offline[i]);
-	fputs("],\"returning\":[", o->f);
-	for (int i = 0; i < s->nreturning; i++)
-		fprintf(o->f, "%s%d", i ? "," : "", s->returning[i]);
-	fputc(']', o->f);
+		p = stpcpy(p, s->rotate_ms > 0 ? ",\"rotation\":\"pmctop\"" : ",\"rotation\":\"kernel\"");
+	p = (char *)memcpy(p, notice, nlen) + nlen;
+	p = (char *)memcpy(p, o->units, o->units_len) + o->units_len;
+	p = stpcpy(p, ",\"offline\":[");
+	p = put_ints(p, s->offline, s->noffline);
+	p = stpcpy(p, "],\"returning\":[");
+	p = put_ints(p, s->returning, s->nreturning);
+	*p++ = ']';
 	/* How long each counted event really ran, across the system: the
 	 * schedule's share, lower where a group could not be scheduled. */
-	if (s->nrows[SNAP_SYSTEM] > 0 && s->event_planned) {
+	if (cov) {
 		const struct snap_row *sys = &s->rows[SNAP_SYSTEM][0];
-		fputs(",\"event_coverage\":{", o->f);
-		bool first = true;
-		for (int e = 0; e < s->nevents; e++) {
-			if (!s->event_planned[e])
-				continue;
-			if (!first)
-				fputc(',', o->f);
-			first = false;
+		p = stpcpy(p, ",\"event_coverage\":{");
+		for (int k = 0; k < o->ncov; k++) {
+			int e = o->cov_list[k];
+			if (k)
+				*p++ = ',';
 			if (e < o->nev_keys) {
-				fputs(o->ev_keys[e], o->f);
+				p = stpcpy(p, o->ev_keys[e]);
 			} else {
-				json_put_string(o->f, s->model->events[e].name);
-				fputc(':', o->f);
+				char *q = quoted(s->model->events[e].name, true);
+				p = stpcpy(p, q);
+				free(q);
 			}
-			put_number(o->f, snap_event_cov(s, sys, e));
+			p = num_at(p, snap_event_cov(s, sys, e));
 		}
-		fputc('}', o->f);
+		*p++ = '}';
 	}
+	fwrite(line, 1, (size_t)(p - line), o->f);
 	/* The rows' columns, for every row of the interval (put_row). */
 	output_cols(o, s);
-	fputs(",\"system\":", o->f);
 	if (s->nrows[SNAP_SYSTEM] > 0)
-		put_row(o, s, &s->rows[SNAP_SYSTEM][0], SNAP_SYSTEM);
+		put_row(o, s, &s->rows[SNAP_SYSTEM][0], SNAP_SYSTEM, ",\"system\":", false);
 	else
-		fputs("null", o->f);
-	put_array(o, s, "cpus", SNAP_CPU);
-	put_array(o, s, "cores", SNAP_CORE);
-	put_array(o, s, "ccxs", SNAP_CCX);
-	put_array(o, s, "sockets", SNAP_SOCKET);
+		fputs(",\"system\":null", o->f);
+	put_array(o, s, ",\"cpus\":[", SNAP_CPU);
+	put_array(o, s, ",\"cores\":[", SNAP_CORE);
+	put_array(o, s, ",\"ccxs\":[", SNAP_CCX);
+	put_array(o, s, ",\"sockets\":[", SNAP_SOCKET);
 	if (s->tasks_on)
 		put_tasks(o, s);
 	fputs("}\n", o->f);

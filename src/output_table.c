@@ -73,11 +73,27 @@ static void columns(struct output *o, const struct model *m)
 	o->head_model = m;
 }
 
+/* w - len spaces at p (none where len >= w); returns the end. Up to
+ * COLW_MAX of them by one fixed copy, which a row's buffer has room for
+ * (a loop of stores became a call of memset per cell). */
+static inline char *put_pad(char *p, size_t len, int w)
+{
+	static const char spaces[COLW_MAX + 1] = "                        ";   /* COLW_MAX */
+	if (len >= (size_t)w)
+		return p;
+	size_t pad = (size_t)w - len;
+	if (pad > COLW_MAX) {
+		memset(p, ' ', pad);
+		return p + pad;
+	}
+	memcpy(p, spaces, COLW_MAX);
+	return p + pad;
+}
+
 /* s right-aligned in w columns (as "%*s"; never cut). */
 static char *put_right(char *p, const char *s, size_t len, int w)
 {
-	for (int i = (int)len; i < w; i++)
-		*p++ = ' ';
+	p = put_pad(p, len, w);
 	memcpy(p, s, len);
 	return p + len;
 }
@@ -108,8 +124,7 @@ static char *put_cell(char *p, const struct metric_def *md, const char *fmt, dou
 		/* "-", unmarked (format_value, unc_marked): on a machine
 		 * without a PMU nearly every cell. */
 		*p++ = ' ';
-		for (int i = 1; i < w; i++)
-			*p++ = ' ';
+		p = put_pad(p, 1, w);
 		*p++ = '-';
 		return p;
 	}
@@ -119,8 +134,7 @@ static char *put_cell(char *p, const struct metric_def *md, const char *fmt, dou
 	size_t blen = strlen(buf);
 	size_t len = blen + marked;
 	*p++ = ' ';
-	for (size_t i = len; i < (size_t)w; i++)
-		*p++ = ' ';
+	p = put_pad(p, len, w);
 	if (marked)
 		*p++ = '~';
 	memcpy(p, buf, blen);
@@ -164,8 +178,7 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 	size_t nl = strnlen(name, 31);
 	memcpy(p, name, nl);
 	p += nl;
-	for (size_t i = nl; i < 8; i++)
-		*p++ = ' ';
+	p = put_pad(p, nl, 8);
 	p = put_id(p, r->core);
 	p = put_id(p, r->ccx);
 	p = put_id(p, r->socket);
@@ -212,13 +225,15 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 
 int output_table_write(struct output *o, const struct snapshot *s)
 {
-	char clock[32], name[32], head[256];
+	char clock[32], name[32];
 	columns(o, s->model);
 	output_clock(s->time, clock, sizeof(clock));
 	/* "%s# %s  interval %.2f s%s  model %s%s\n" of the blank line
 	 * between intervals, the clock, the interval, the rotation, the
-	 * model and SIMULATED, by hand. The model's name may be long. */
-	char *p = head;
+	 * model and SIMULATED, by hand, then the CPUs offline or back and
+	 * the heading line: one fwrite. The model's name may be long. */
+	size_t mlen = strlen(s->model->name), hlen = strlen(o->head_line);
+	char *head = output_line(o, 256 + mlen + hlen + 80 * (size_t)(s->noffline + s->nreturning)), *p = head;
 	if (o->written)
 		*p++ = '\n';
 	p = stpcpy(stpcpy(stpcpy(p, "# "), clock), "  interval ");
@@ -232,14 +247,15 @@ int output_table_write(struct output *o, const struct snapshot *s)
 		p = stpcpy(p, "  rotate kernel");
 	}
 	p = stpcpy(p, "  model ");
-	fwrite(head, 1, (size_t)(p - head), o->f);
-	fputs(s->model->name, o->f);
-	fputs(s->simulated ? "  SIMULATED\n" : "\n", o->f);
+	p = (char *)memcpy(p, s->model->name, mlen) + mlen;
+	p = stpcpy(p, s->simulated ? "  SIMULATED\n" : "\n");
 	for (int i = 0; i < s->noffline; i++)
-		fprintf(o->f, "# CPU %d offline\n", s->offline[i]);
+		p = stpcpy(output_put_int(stpcpy(p, "# CPU "), s->offline[i]), " offline\n");
 	for (int i = 0; i < s->nreturning; i++)
-		fprintf(o->f, "# CPU %d back online, counted from the next interval\n", s->returning[i]);
-	fputs(o->head_line, o->f);
+		p = stpcpy(output_put_int(stpcpy(p, "# CPU "), s->returning[i]),
+			   " back online, counted from the next interval\n");
+	p = (char *)memcpy(p, o->head_line, hlen) + hlen;
+	fwrite(head, 1, (size_t)(p - head), o->f);
 	output_cols(o, s);
 	for (int i = 0; i < s->nrows[SNAP_CPU]; i++) {
 		const struct snap_row *r = &s->rows[SNAP_CPU][i];

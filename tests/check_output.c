@@ -121,6 +121,17 @@ START_TEST(test_table)
 	t = render(&f, OUT_TABLE, 1);
 	ck_assert(!strstr(t, "SIMULATED"));
 	free(t);
+	/* The CPUs offline and back, each on its line between the
+	 * interval's line and the headings. */
+	int off[] = { 3, 12 }, back[] = { 5 };
+	f.snap.offline = off;
+	f.snap.noffline = 2;
+	f.snap.returning = back;
+	f.snap.nreturning = 1;
+	t = render(&f, OUT_TABLE, 2);
+	ck_assert_int_eq(count(t, "  model test-model\n# CPU 3 offline\n# CPU 12 offline\n"
+				  "# CPU 5 back online, counted from the next interval\nCPU      core  ccx sock "), 2);
+	free(t);
 }
 END_TEST
 
@@ -174,6 +185,77 @@ START_TEST(test_json)
 	ck_assert_msg(strstr(t, "\"ccxs\":[{\"ccx\":0,\"socket\":0,\"ncpus\":2,"), "%s", t);
 	ck_assert_msg(strstr(t, "\"system\":{\"ncpus\":2,\"metrics\":{\"ipc\":1.25"), "%s", t);
 	ck_assert_msg(strstr(t, "\"sockets\":[]"), "%s", t);
+	free(t);
+}
+END_TEST
+
+/* What JSON makes once and keeps (the escaped notice, the planned events
+ * of event_coverage) follows each interval's snapshot: a notice that
+ * changes or goes, an event no longer planned, are written as they are
+ * in that interval, never as the last one's. A +0 and a -0 stay apart
+ * (figures of 0 are written without format_g6), in CSV too. */
+/* needle is in hay before end. */
+static bool found_before(const char *hay, const char *needle, const char *end)
+{
+	const char *at = strstr(hay, needle);
+	return at && at < end;
+}
+
+START_TEST(test_json_follows)
+{
+	struct fixture f;
+	build(&f, false);
+	bool planned[NE] = { true };
+	f.snap.event_planned = planned;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	static const int cols[] = { 0, 1 }, evcols[] = { 0 };
+	struct output_opts oo = { .format = OUT_JSON, .ncols = NM, .cols = cols, .nevcols = NE,
+				  .evcols = evcols, .host = "h\"q" };
+	struct output *o = output_new(mf, &oo);
+	char notice[16];
+	strcpy(notice, "one\ttwo");
+	f.snap.notice = notice;
+	ck_assert_int_eq(output_write(o, &f.snap), 0);
+	strcpy(notice, "three");   /* the same pointer, another text */
+	f.sys_row.ecov[0] = -0.0;
+	ck_assert_int_eq(output_write(o, &f.snap), 0);
+	f.snap.notice = NULL;
+	planned[0] = false;
+	ck_assert_int_eq(output_write(o, &f.snap), 0);
+	output_free(o);
+	fclose(mf);
+	char *l2 = strchr(buf, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+	ck_assert_msg(found_before(buf, "\"host\":\"h\\\"q\",\"model\":\"test-model\",\"rotate_ms\":null,"
+				  "\"rotation\":\"kernel\",\"notice\":\"one\\u0009two\",\"units\":", l2),
+		      "%s", buf);
+	ck_assert_msg(found_before(buf, "\"event_coverage\":{\"ex_ret_instr\":0.5}", l2), "%s", buf);
+	ck_assert_msg(found_before(l2, "\"notice\":\"three\",\"units\"", l3), "%s", l2);
+	ck_assert_msg(found_before(l2, "\"event_coverage\":{\"ex_ret_instr\":-0}", l3), "%s", l2);
+	ck_assert_msg(!strstr(l3, "notice") && strstr(l3, "\"event_coverage\":{},"), "%s", l3);
+	free(buf);
+	/* CSV: the -0 of a coverage, the +0 of an error. */
+	f.snap.notice = NULL;
+	f.cpu_rows[0].mcov[0] = -0.0;
+	char *t = render(&f, OUT_CSV, 1);
+	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,1.5,0.25,1000,-0,1,1,0,0,0\n"), "%s", t);
+	free(t);
+	/* A row without errors at all (NULL arrays): empty fields, nulls. */
+	f.cpu_rows[1].mrse = f.cpu_rows[1].erse = NULL;
+	t = render(&f, OUT_CSV, 1);
+	ck_assert_msg(strstr(t, ",cpu,1,1,1,0,0,,,500,0.5,,0.5,,,\n"), "%s", t);
+	free(t);
+	t = render(&f, OUT_JSON, 1);
+	ck_assert_msg(strstr(t, "\"rse\":{\"ipc\":null,\"l3_hit_rate\":null,\"ex_ret_instr_per_s\":null}}]"), "%s", t);
+	free(t);
+	/* No length measured: no event rate, in either. */
+	f.snap.measured_s = 0;
+	t = render(&f, OUT_CSV, 1);
+	ck_assert_msg(strstr(t, ",cpu,0,0,0,0,0,1.5,0.25,,-0,1,1,0,0,0\n"), "%s", t);
+	free(t);
+	t = render(&f, OUT_JSON, 1);
+	ck_assert_msg(strstr(t, "\"metrics\":{\"ipc\":1.5,\"l3_hit_rate\":0.25,\"ex_ret_instr_per_s\":null}"), "%s", t);
 	free(t);
 }
 END_TEST
@@ -304,6 +386,21 @@ START_TEST(test_format_g6)
 		ck_assert_msg(!strcmp(got, want), "%a %%.6g: %s, printf %s", v, got, want);
 		ck_assert_uint_eq(n, strlen(want));
 	}
+	/* Each power of ten that format_g6's guess at the exponent compares
+	 * with, the doubles beside it, and the figures that round up to it
+	 * or just miss (9.999995, 9.9999949...) at every scale. */
+	for (int e = -25; e <= 25; e++) {
+		double p = pow(10, e);
+		const double near[] = { p, nextafter(p, 0), nextafter(p, INFINITY), p * 0.9999995, p * 0.99999949999,
+					p * 0.9999994999999, p * 0.999995, nextafter(p * 0.9999995, 0),
+					nextafter(p * 0.9999995, INFINITY) };
+		for (size_t j = 0; j < sizeof(near) / sizeof(near[0]); j++) {
+			size_t k = format_g6(got, sizeof(got), near[j]);
+			snprintf(want, sizeof(want), "%.6g", near[j]);
+			ck_assert_msg(!strcmp(got, want), "%a %%.6g: %s, printf %s", near[j], got, want);
+			ck_assert_uint_eq(k, strlen(want));
+		}
+	}
 	/* Whole numbers below 1e6 take a short way (their digits): every
 	 * one of them, either sign, and the first ones past it. */
 	for (int i = -999999; i <= 1000010; i++) {
@@ -391,6 +488,7 @@ int main(void)
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_csv);
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_json_follows);
 	tcase_add_test(tc, test_format_value);
 	tcase_add_test(tc, test_format_fixed);
 	tcase_add_test(tc, test_format_g6);
