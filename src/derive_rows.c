@@ -249,11 +249,13 @@ struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive
 	const struct model *m = in->model;
 	const struct topo *t = in->topo;
 	const struct row_maps *rm = &w->rm;
-	/* Every event's figures are written by step_events. */
-	struct snapshot *snap = snapshot_new_cols(m, w->nrows, w->mcols, w->ecols, true);
+	/* Every event's figures are written by step_events; the columns and
+	 * masks were worked out with the live list (derive_live). */
+	const struct derive_live *l = w->live;
+	struct snap_colmap maps = { .nmcols = l->nmcols, .necols = l->necols, .mcol = l->mcol, .ecol = l->ecol,
+				    .mplanned = l->mplanned, .eplanned = l->eplanned };
+	struct snapshot *snap = snapshot_new_mapped(m, w->nrows, &maps, true);
 	snap->measured_s = in->measured_s;
-	memcpy(snap->metric_planned, w->mcols, sizeof(bool) * (size_t)m->nmetrics);
-	memcpy(snap->event_planned, w->eplanned, sizeof(bool) * (size_t)m->nevents);
 	for (int i = 0; i < t->ncpus; i++) {
 		const struct topo_cpu *tc = &t->cpus[i];
 		int r = tc->cpu < t->max_cpu ? rm->cpu_row[tc->cpu] : -1;
