@@ -587,19 +587,14 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 		sn[s] = 0;
 	}
 	/* Per PMU and scope, whether every row has a live instance of it
-	 * (clean), and per scope whether -C left any row partial. */
-	bool *clean = WORK_ARRAY(w, (size_t)m->npmus * SNAP_NSCOPES, bool), partial_any[SNAP_NSCOPES];
+	 * (clean, kept with the instance rows), and per scope whether -C
+	 * left any row partial. */
+	const bool *clean = w->clean;
+	bool partial_any[SNAP_NSCOPES];
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		partial_any[sc] = false;
-		for (int r = 0; r < w->nrows[sc] && !partial_any[sc]; r++)
+		for (int r = 0; r < w->nrows[sc] && in->cpu_filter && !partial_any[sc]; r++)
 			partial_any[sc] = w->partial[sc][r];
-		for (int p = 0; p < m->npmus; p++) {
-			const int *nin = w->irows[p].nin[sc];
-			bool all = nin != NULL;
-			for (int r = 0; r < w->nrows[sc] && all; r++)
-				all = nin[r] > 0;
-			clean[(size_t)p * SNAP_NSCOPES + (size_t)sc] = all;
-		}
 	}
 	/* An event with a column is a candidate (step_plan). */
 	for (int i = 0; i < pp->ncand; i++) {
@@ -759,7 +754,11 @@ void derive_live_release(struct derive_live *l)
 		free(l->dead_col[sc]);
 		free(l->dead_pok[sc]);
 		free(l->prep[sc]);
+		free(l->maybe[sc]);
+		free(l->bmi[sc]);
+		free(l->bcol[sc]);
 	}
+	tree_plan_free(l->trees);
 	for (int k = 0; l->dcol && k < l->nsets; k++) {
 		free(l->dcol[k]);
 		free(l->need[k]);
@@ -853,6 +852,22 @@ static struct derive_live *live_build(const struct derive_work *w, const struct 
 		}
 	}
 	free(fv);
+	/* The columns the tasks write, and those of them with a bound. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		l->maybe[sc] = xcalloc((size_t)l->nmcols + 1, sizeof(bool));
+		l->bmi[sc] = xmalloc(sizeof(int) * ((size_t)l->nms[sc] + (size_t)l->nmt[sc] + 1));
+		l->bcol[sc] = xmalloc(sizeof(int) * ((size_t)l->nms[sc] + (size_t)l->nmt[sc] + 1));
+		for (int j = 0; j < l->nms[sc] + l->nmt[sc]; j++) {
+			const struct mtask *t = j < l->nms[sc] ? &l->ms[sc][j] : &l->mt[sc][j - l->nms[sc]];
+			const struct metric_def *md = &m->metrics[t->mi];
+			l->maybe[sc][t->col] = true;
+			if (isnan(md->lo) && isnan(md->hi) && !md->hi_ghz)
+				continue;
+			l->bmi[sc][l->nbound[sc]] = t->mi;
+			l->bcol[sc][l->nbound[sc]++] = t->col;
+		}
+	}
+	l->trees = tree_plan_new(m, plan, pp->mset, l->mcol);
 	const int *ecol = l->ecol;
 	l->scol_at = xcalloc((size_t)nsets + 2, sizeof(int));
 	for (int i = 0, e; i < pp->ncand; i++)
@@ -1804,9 +1819,11 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	step_events(w, w->pp, in, snap);
 	step_columns(w, live, in);
 	step_metrics(w, w->pp, in, snap);
-	/* What cannot be is said first; the trees then add up within it. */
-	bounds_apply(in->model, in->plan, in->max_ghz, snap);
-	tree_reconcile(in->model, in->plan, w->mset, snap);
+	/* What cannot be is said first; the trees then add up within it.
+	 * Only the columns that may have a figure are looked at. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		bounds_apply_cols(in->model, live->bmi[sc], live->bcol[sc], live->nbound[sc], in->max_ghz, snap, sc);
+	tree_plan_apply(live->trees, snap, (const bool *const *)live->maybe);
 	const struct derive_want *want = in->cache ? in->want : NULL;
 	for (int sc = 0; sc < SNAP_NSCOPES && w->ntcols > 0; sc++)
 		for (int r = 0; r < snap->nrows[sc]; r++)

@@ -5,6 +5,7 @@
 
 #include "arena.h"
 #include "derive.h"
+#include "derive_tree.h"
 #include "derive_window.h"
 #include "snapshot.h"
 
@@ -81,6 +82,12 @@ struct derive_live {
 	bool **need;
 	int *prep[SNAP_NSCOPES], nprep[SNAP_NSCOPES];
 	int *tcol, ntcols, *tidx;
+	/* Per scope, the metric columns that may have a figure (a task of
+	 * ms or mt writes them: maybe[sc][c]) and of those the metrics with
+	 * a bound (bmi, bcol: bounds_apply_cols); the plan's trees. */
+	bool *maybe[SNAP_NSCOPES];
+	int *bmi[SNAP_NSCOPES], *bcol[SNAP_NSCOPES], nbound[SNAP_NSCOPES];
+	struct tree_plan *trees;
 };
 void derive_live_release(struct derive_live *l);
 
@@ -123,6 +130,9 @@ struct derive_work {
 	struct arena rows_ar;
 	unsigned char *rows_key;
 	size_t rows_key_len;
+	/* [npmus * SNAP_NSCOPES]: every row of scope sc has a live instance
+	 * of PMU p (clean[p * SNAP_NSCOPES + sc]), kept with the rows. */
+	bool *clean;
 	struct gsum *gs;             /* [plan ngroups] */
 	struct wset_list wl;         /* the plan's window sets, this interval's sample counts */
 	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */

@@ -203,6 +203,7 @@ void derive_step_instance_rows(struct derive_work *w, const struct derive_input 
 	memcpy(w->rows_key, key, klen);
 	w->rows_key_len = klen;
 	w->irows = arena_get(ar, sizeof(struct inst_rows) * ((size_t)m->npmus + 1), true);
+	w->clean = arena_get(ar, (size_t)m->npmus * SNAP_NSCOPES + 1, true);
 	for (int p = 0; p < m->npmus; p++) {
 		const struct derive_pmu *dp = &in->pmus[p];
 		if (!dp->available)
@@ -237,6 +238,12 @@ void derive_step_instance_rows(struct derive_work *w, const struct derive_input 
 						break;
 					}
 			}
+		}
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			bool all = true;
+			for (int r = 0; r < w->nrows[sc] && all; r++)
+				all = ir->nin[sc][r] > 0;
+			w->clean[(size_t)p * SNAP_NSCOPES + (size_t)sc] = all;
 		}
 	}
 }
