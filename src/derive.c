@@ -717,6 +717,32 @@ static bool dead_fixed(const struct formula *fp, int n, double *fv, double *dv)
 	return true;
 }
 
+/* Whether metric task t of no window set has no value in any row (NaN
+ * whatever the counts and the interval) and a coverage of 0: some
+ * variable of its program has no column (NaN in every row: row_ev) and
+ * reaches its value, and some event of it has no column (its coverage,
+ * the least of its events', is 0). Reaching it is found as the program
+ * runs: every operation gives NaN when an operand is NaN (formula.c), so
+ * a value that is NaN with those variables NaN and the rest 1, and a
+ * number with every variable 1, is NaN for any value of the rest. */
+static bool pooled_nan(const struct model *m, const int *ecol, const struct mtask *t, double *fv)
+{
+	const struct metric_def *md = &m->metrics[t->mi];
+	bool cov0 = false, some = false;
+	for (int k = 0; k < md->nevents; k++)
+		cov0 |= ecol[md->events[k]] < 0;
+	const int *ev = formula_vars(t->fp);
+	for (int k = 0; k < t->n; k++) {
+		fv[k] = ecol[ev[k]] < 0 ? NAN : 1;
+		some |= ecol[ev[k]] < 0;
+	}
+	if (!cov0 || !some || !isnan(formula_eval(t->fp, 1, fv)))
+		return false;
+	for (int k = 0; k < t->n; k++)
+		fv[k] = 1;
+	return !isnan(formula_eval(t->fp, 1, fv));
+}
+
 /* What derive_live follows from, a byte per candidate event (planned
  * with its PMU open, has a column, its error found) and one per window
  * set (samples enough for an error): the plan's part is the rest. */
@@ -823,21 +849,23 @@ static struct derive_live *live_build(const struct derive_work *w, const struct 
 				l->mt_any[sc] = true;
 			if (d->set < 0) {
 				/* A metric that reads nothing: its one figure for
-				 * every row, every variable NaN; where that is NaN
-				 * whatever the interval, only the coverage of 0 is
-				 * left to write (live_dead_cells). */
-				double dv;
-				if ((t.dead = pooled_dead(m, l->ecol, d->mi, t.fp))) {
-					if (!dead_fixed(t.fp, t.n, fv, &dv)) {
-						t.dv_ivl = true;
-					} else if (isnan(dv)) {
-						l->dead_col[sc][l->ndead[sc]] = t.col;
-						l->dead_pok[sc][l->ndead[sc]++] = t.partial_ok;
-						continue;
-					} else {
-						t.dv = dv;
-					}
+				 * every row, every variable NaN. Where that is NaN
+				 * whatever the interval, or where a variable with no
+				 * figure makes its value NaN whatever the others
+				 * (pooled_nan), only the coverage of 0 is left to
+				 * write (live_dead_cells): the figure that
+				 * row_metrics gives it. */
+				double dv = 0;
+				bool fixed = false;
+				if ((t.dead = pooled_dead(m, l->ecol, d->mi, t.fp)))
+					fixed = dead_fixed(t.fp, t.n, fv, &dv);
+				if ((t.dead && fixed && isnan(dv)) || pooled_nan(m, l->ecol, &t, fv)) {
+					l->dead_col[sc][l->ndead[sc]] = t.col;
+					l->dead_pok[sc][l->ndead[sc]++] = t.partial_ok;
+					continue;
 				}
+				t.dv_ivl = t.dead && !fixed;
+				t.dv = dv;
 				l->mt[sc][l->nmt[sc]++] = t;
 				continue;
 			}
