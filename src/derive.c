@@ -556,36 +556,91 @@ static void set_events_in_rows(struct derive_work *w, const struct wset *ws, con
 	}
 }
 
+/* Step 6's list of the events (derive_live): each event with a column
+ * in candidate order, less those of a set of several groups that find
+ * no error (by set: sk, sevc at sat[s], sn[s] of them, done by
+ * set_events_in_rows), and the events whose error some row finds (err_ev,
+ * and by set ev_err_*). An event's error is found where it can be stated
+ * and something reads it (key & 4: event_error_found). */
+static void live_events(struct derive_live *l, const struct derive_plan_part *pp, const struct model *m,
+			const struct wset_list *wl, const unsigned char *key)
+{
+	int nsets = wl->n;
+	l->ev = xmalloc(sizeof(struct levent) * ((size_t)pp->ncand + 1));
+	l->sn = xcalloc((size_t)nsets + 1, sizeof(int));
+	l->sat = xmalloc(sizeof(int) * ((size_t)nsets + 1));
+	l->sk = xmalloc(sizeof(int) * ((size_t)pp->ncand + 1));
+	l->sevc = xmalloc(sizeof(int) * ((size_t)pp->ncand + 1));
+	l->err_ev = xmalloc(sizeof(int) * ((size_t)pp->ncand + 1));
+	l->ev_err_at = xcalloc((size_t)nsets + 2, sizeof(int));
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i], s = pp->ev_set[e];
+		if (l->ecol[e] >= 0 && s >= 0 && wl->v[s].ng >= 2)
+			l->sn[s]++;
+	}
+	for (int s = 0, at = 0; s < nsets; s++) {
+		l->sat[s] = at;
+		at += l->sn[s];
+		l->sn[s] = 0;
+	}
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i], c = l->ecol[e], s = pp->ev_set[e];
+		if (c < 0)
+			continue;
+		if (s < 0) {
+			l->ev[l->nev++] = (struct levent){ .c = c, .set = -1 };
+			continue;
+		}
+		const struct wset *ws = &wl->v[s];
+		int k = wset_event(ws, e);
+		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
+		bool err = ws->ns >= UNC_MIN_SAMPLES && (key[i] & 4);
+		if (err) {
+			l->err_ev[l->nerr_ev++] = e;
+			l->ev_err_at[s + 1]++;
+		}
+		if (!err && ws->ng >= 2) {
+			l->sk[l->sat[s] + l->sn[s]] = k;
+			l->sevc[l->sat[s] + l->sn[s]++] = c;
+			continue;
+		}
+		l->ev[l->nev++] = (struct levent){ .c = c, .set = s, .k = k, .thread = thread, .err = err };
+	}
+	/* The events whose error is found, by set: their errors are found
+	 * in each row from the set's samples there (prep_row), which are
+	 * found for the row anyway, not from the set's groups again for each
+	 * event (wset_se: the same figure, to the bit). */
+	for (int s = 0; s < nsets; s++)
+		l->ev_err_at[s + 1] += l->ev_err_at[s];
+	l->ev_err_c = xmalloc(sizeof(int) * ((size_t)l->nerr_ev + 1));
+	l->ev_err_k = xmalloc(sizeof(int) * ((size_t)l->nerr_ev + 1));
+	int *fill = xmalloc(sizeof(int) * ((size_t)nsets + 1));
+	if (nsets > 0)
+		memcpy(fill, l->ev_err_at, sizeof(int) * (size_t)nsets);
+	for (int i = 0; i < l->nerr_ev; i++) {
+		int e = l->err_ev[i], s = pp->ev_set[e];
+		l->ev_err_c[fill[s]] = l->ecol[e];
+		l->ev_err_k[fill[s]++] = wset_event(&wl->v[s], e);
+	}
+	free(fill);
+}
+
 /* Step 6, the events: each planned event's figure, coverage and
  * uncertainty in every row. A per-CPU event has none in a core, CCX or
  * socket row that -C left partial. Every event cell of every row is
  * written here, NaN where there is no figure: the skeleton leaves them
  * unset (snapshot_new_cols), which saved a tenth of the derivation. An
  * event's error is found only in the rows whose errors are found now
- * (want), by prep_row; the events whose error some row finds are listed
- * (err_ev, and by set ev_err_*) for it and for derive_row_errors. */
-static void step_events(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
+ * (want), by prep_row; the events are the live list's (live_events). */
+static void step_events(struct derive_work *w, const struct derive_live *l, const struct derive_input *in,
 			struct snapshot *snap)
 {
-	const struct model *m = in->model;
 	const struct gsum *gs = w->gs;
-	w->err_ev = WORK_ARRAY(w, m->nevents, int);
-	w->nerr_ev = 0;
-	w->ev_err_at = WORK_ZARRAY(w, w->wl.n + 1, int);
-	/* Per set of several groups, its events that find no error, done
-	 * set by set after the others (set_events_in_rows). */
-	int nsets = w->wl.n, *sn = WORK_ZARRAY(w, nsets, int);
-	int *sk = WORK_ARRAY(w, pp->ncand, int), *scol = WORK_ARRAY(w, pp->ncand, int), *sat = WORK_ARRAY(w, nsets, int);
-	for (int i = 0; i < pp->ncand; i++) {
-		int e = pp->cand[i], s = pp->ev_set[e];
-		if (snap->ecol[e] >= 0 && s >= 0 && w->wl.v[s].ng >= 2)
-			sn[s]++;
-	}
-	for (int s = 0, at = 0; s < nsets; s++) {
-		sat[s] = at;
-		at += sn[s];
-		sn[s] = 0;
-	}
+	w->err_ev = l->err_ev;
+	w->nerr_ev = l->nerr_ev;
+	w->ev_err_at = l->ev_err_at;
+	w->ev_err_c = l->ev_err_c;
+	w->ev_err_k = l->ev_err_k;
 	/* Per PMU and scope, whether every row has a live instance of it
 	 * (clean, kept with the instance rows), and per scope whether -C
 	 * left any row partial. */
@@ -596,33 +651,17 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 		for (int r = 0; r < w->nrows[sc] && in->cpu_filter && !partial_any[sc]; r++)
 			partial_any[sc] = w->partial[sc][r];
 	}
-	/* An event with a column is a candidate (step_plan). */
-	for (int i = 0; i < pp->ncand; i++) {
-		int e = pp->cand[i];
-		int c = snap->ecol[e];
-		if (c < 0)
-			continue;
-		if (pp->ev_set[e] < 0) {
+	for (const struct levent *le = l->ev, *lend = le + l->nev; le < lend; le++) {
+		int c = le->c;
+		if (le->set < 0) {
 			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 				for (int r = 0; r < w->nrows[sc]; r++)
 					event_unknown(snap, sc, r, c);
 			continue;
 		}
-		const struct wset *ws = &w->wl.v[pp->ev_set[e]];
-		int k = wset_event(ws, e);
-		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
-		/* Its error where it can be stated and something reads it. */
-		bool err = ws->ns >= UNC_MIN_SAMPLES && event_error_found(in, pp, e);
-		if (err) {
-			w->err_ev[w->nerr_ev++] = e;
-			w->ev_err_at[pp->ev_set[e] + 1]++;
-		}
-		if (!err && ws->ng >= 2) {
-			int s = pp->ev_set[e];
-			sk[sat[s] + sn[s]] = k;
-			scol[sat[s] + sn[s]++] = c;
-			continue;
-		}
+		const struct wset *ws = &w->wl.v[le->set];
+		int k = le->k;
+		bool thread = le->thread, err = le->err;
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			const int *nin = w->irows[ws->pmu].nin[sc];
 			const bool *partial = w->partial[sc];
@@ -654,26 +693,10 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 				event_in_row(w, &snap->rows[sc][r], ws, k, c, thread, sc, r);
 		}
 	}
-	for (int s = 0; s < nsets; s++)
-		if (sn[s] > 0)
-			set_events_in_rows(w, &w->wl.v[s], sk + sat[s], scol + sat[s], sn[s],
-					   m->pmus[w->wl.v[s].pmu].scope == SCOPE_THREAD, snap);
-	/* The events whose error is found, by set: their errors are found
-	 * in each row from the set's samples there (prep_row), which are
-	 * found for the row anyway, not from the set's groups again for each
-	 * event (wset_se: the same figure, to the bit). */
-	for (int s = 0; s < nsets; s++)
-		w->ev_err_at[s + 1] += w->ev_err_at[s];
-	w->ev_err_c = WORK_ARRAY(w, w->nerr_ev, int);
-	w->ev_err_k = WORK_ARRAY(w, w->nerr_ev, int);
-	int *fill = WORK_ARRAY(w, nsets, int);
-	if (nsets > 0)
-		memcpy(fill, w->ev_err_at, sizeof(int) * (size_t)nsets);
-	for (int i = 0; i < w->nerr_ev; i++) {
-		int e = w->err_ev[i], s = pp->ev_set[e];
-		w->ev_err_c[fill[s]] = snap->ecol[e];
-		w->ev_err_k[fill[s]++] = wset_event(&w->wl.v[s], e);
-	}
+	for (int s = 0; s < w->wl.n; s++)
+		if (l->sn[s] > 0)
+			set_events_in_rows(w, &w->wl.v[s], l->sk + l->sat[s], l->sevc + l->sat[s], l->sn[s],
+					   in->model->pmus[w->wl.v[s].pmu].scope == SCOPE_THREAD, snap);
 }
 
 /* Whether metric task t, of no window set, reads no event with a column
@@ -795,6 +818,15 @@ void derive_live_release(struct derive_live *l)
 	free(l->scol);
 	free(l->tcol);
 	free(l->tidx);
+	free(l->ev);
+	free(l->sn);
+	free(l->sat);
+	free(l->sk);
+	free(l->sevc);
+	free(l->err_ev);
+	free(l->ev_err_at);
+	free(l->ev_err_c);
+	free(l->ev_err_k);
 	free(l);
 }
 
@@ -896,6 +928,7 @@ static struct derive_live *live_build(const struct derive_work *w, const struct 
 		}
 	}
 	l->trees = tree_plan_new(m, plan, pp->mset, l->mcol);
+	live_events(l, pp, m, &w->wl, key);
 	const int *ecol = l->ecol;
 	l->scol_at = xcalloc((size_t)nsets + 2, sizeof(int));
 	for (int i = 0, e; i < pp->ncand; i++)
@@ -1378,6 +1411,15 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 	const struct gsum *gs = w->gs;
 	double measured_s = w->measured_s;
 	bool partial = w->partial[sc][r];
+	if (w->nmt[sc] == 0 && w->nprep[sc] == 0) {
+		/* Nothing read row by row, no set to measure (at 2 CPUs of a
+		 * VM without a PMU, every scope): what the steps below leave. */
+		double *tfl = errors ? row_tfloor(w, sc, r) : NULL;
+		for (int k = 0; tfl && k < w->ntcols; k++)
+			tfl[k] = 0;
+		row->errors_deferred = !errors && (w->mt_any[sc] || w->nerr_ev > 0);
+		return;
+	}
 	/* Which PMUs have a live instance under the row, once. */
 	for (int p = 0; p < m->npmus; p++)
 		w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
@@ -1844,7 +1886,7 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		for (int r = 0; live->ndead[sc] && r < w->nrows[sc]; r++)
 			live_dead_cells(live, &snap->rows[sc][r], sc, w->partial[sc][r], false);
-	step_events(w, w->pp, in, snap);
+	step_events(w, live, in, snap);
 	step_columns(w, live, in);
 	step_metrics(w, w->pp, in, snap);
 	/* What cannot be is said first; the trees then add up within it.

@@ -47,6 +47,14 @@ struct mtask {
 	double dv;
 };
 
+/* An event with a column as step_events writes it: its column, window
+ * set (-1: none, no figure), place in the set, whether its PMU counts
+ * per CPU, and whether its error is found. */
+struct levent {
+	int c, set, k;
+	bool thread, err;
+};
+
 /* What an interval's steps find the same while the plan's part, which
  * events have a column (the counters open) and which window sets have
  * samples enough for an error stay the same: the key (derive.c's
@@ -88,6 +96,11 @@ struct derive_live {
 	bool *maybe[SNAP_NSCOPES];
 	int *bmi[SNAP_NSCOPES], *bcol[SNAP_NSCOPES], nbound[SNAP_NSCOPES];
 	struct tree_plan *trees;
+	/* Step 6's events (live_events). */
+	struct levent *ev;
+	int nev;
+	int *sn, *sat, *sk, *sevc;
+	int *err_ev, nerr_ev, *ev_err_at, *ev_err_c, *ev_err_k;
 };
 void derive_live_release(struct derive_live *l);
 
