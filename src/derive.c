@@ -804,6 +804,7 @@ void derive_live_release(struct derive_live *l)
 		free(l->dead_pok[sc]);
 		free(l->prep[sc]);
 		free(l->maybe[sc]);
+		free(l->mrow[sc]);
 		free(l->bmi[sc]);
 		free(l->bcol[sc]);
 	}
@@ -828,6 +829,24 @@ void derive_live_release(struct derive_live *l)
 	free(l->ev_err_c);
 	free(l->ev_err_k);
 	free(l);
+}
+
+/* Row r's cells of the metrics that live_build left out of the tasks
+ * (their figure NaN whatever the interval): what row_metrics gave each,
+ * a coverage of 0 and the value and error NaN (the skeleton's already:
+ * written where values is set, in a row derived again), unless -C left
+ * the row partial for it. */
+static void live_dead_cells(const struct derive_live *l, struct snap_row *row, int sc, bool partial, bool values)
+{
+	const int *col = l->dead_col[sc];
+	const bool *pok = l->dead_pok[sc];
+	for (int i = 0, n = l->ndead[sc]; i < n; i++) {
+		if (partial && !pok[i])
+			continue;
+		row->mcov[col[i]] = 0;
+		if (values)
+			row->mv[col[i]] = row->mrse[col[i]] = NAN;
+	}
 }
 
 /* The snapshot's columns and the metric tasks of each scope as the rows'
@@ -912,6 +931,15 @@ static struct derive_live *live_build(const struct derive_work *w, const struct 
 		}
 	}
 	free(fv);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		size_t n = 3 * (size_t)l->nmcols;
+		l->mrow[sc] = xmalloc(sizeof(double) * (n + 1));
+		for (size_t i = 0; i < n; i++)
+			l->mrow[sc][i] = NAN;
+		struct snap_row row = { .mv = l->mrow[sc], .mcov = l->mrow[sc] + l->nmcols,
+					.mrse = l->mrow[sc] + 2 * (size_t)l->nmcols };
+		live_dead_cells(l, &row, sc, false, false);
+	}
 	/* The columns the tasks write, and those of them with a bound. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		l->maybe[sc] = xcalloc((size_t)l->nmcols + 1, sizeof(bool));
@@ -1031,24 +1059,6 @@ static struct derive_live *live_get(struct derive_work *w, struct derive_cache *
 	}
 	atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
 	return w->live = l;
-}
-
-/* Row r's cells of the metrics that live_build left out of the tasks
- * (their figure NaN whatever the interval): what row_metrics gave each,
- * a coverage of 0 and the value and error NaN (the skeleton's already:
- * written where values is set, in a row derived again), unless -C left
- * the row partial for it. */
-static void live_dead_cells(const struct derive_live *l, struct snap_row *row, int sc, bool partial, bool values)
-{
-	const int *col = l->dead_col[sc];
-	const bool *pok = l->dead_pok[sc];
-	for (int i = 0, n = l->ndead[sc]; i < n; i++) {
-		if (partial && !pok[i])
-			continue;
-		row->mcov[col[i]] = 0;
-		if (values)
-			row->mv[col[i]] = row->mrse[col[i]] = NAN;
-	}
 }
 
 /* The metric tasks of this interval: the live list's, given the group
@@ -1882,8 +1892,10 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	if (w->npm > 0)
 		memcpy(w->pm, in->plan->metrics, sizeof(int) * (size_t)w->npm);
 	w->mset = w->pp->mset;
-	struct snapshot *snap = derive_step_skeleton(w, in);
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+	/* The skeleton's rows start as the live list's (the dead's cells
+	 * written) where -C leaves no row partial. */
+	struct snapshot *snap = derive_step_skeleton(w, in, !in->cpu_filter);
+	for (int sc = 0; sc < SNAP_NSCOPES && in->cpu_filter; sc++)
 		for (int r = 0; live->ndead[sc] && r < w->nrows[sc]; r++)
 			live_dead_cells(live, &snap->rows[sc][r], sc, w->partial[sc][r], false);
 	step_events(w, live, in, snap);

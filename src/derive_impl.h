@@ -84,6 +84,10 @@ struct derive_live {
 	bool mt_any[SNAP_NSCOPES];
 	int *dead_col[SNAP_NSCOPES], ndead[SNAP_NSCOPES];
 	bool *dead_pok[SNAP_NSCOPES];
+	/* Per scope, a row's metric figures as the skeleton has them with
+	 * those cells written (3 * nmcols: NaN but the dead's coverage of
+	 * 0), for rows that -C did not leave partial. */
+	double *mrow[SNAP_NSCOPES];
 	/* As derive_work has them (step_columns), nsets of the first two. */
 	int nsets;
 	int *scol_at, *scol, **dcol;
@@ -219,10 +223,11 @@ struct derive_work {
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton
- * (derive_rows.c). */
+ * (derive_rows.c), its rows' metric figures the live list's mrow where
+ * live_rows, else NaN. */
 void derive_step_row_maps(struct derive_work *w, const struct derive_input *in);
 void derive_step_instance_rows(struct derive_work *w, const struct derive_input *in);
-struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in);
+struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in, bool live_rows);
 
 /* Row r of scope sc's errors, which the derivation of snap (from w) left
  * for later: its metrics' (mrse, [snap->nmcols]) and events' (erse,

@@ -251,7 +251,7 @@ void derive_step_instance_rows(struct derive_work *w, const struct derive_input 
 /* Step 5, the skeleton: an empty snapshot of the plan's columns, each
  * row's place in the topology and its CPUs, and which rows -C left
  * partial. */
-struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in)
+struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in, bool live_rows)
 {
 	const struct model *m = in->model;
 	const struct topo *t = in->topo;
@@ -261,6 +261,8 @@ struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive
 	const struct derive_live *l = w->live;
 	struct snap_colmap maps = { .nmcols = l->nmcols, .necols = l->necols, .mcol = l->mcol, .ecol = l->ecol,
 				    .mplanned = l->mplanned, .eplanned = l->eplanned };
+	for (int sc = 0; sc < SNAP_NSCOPES && live_rows; sc++)
+		maps.mrow[sc] = l->mrow[sc];
 	struct snapshot *snap = snapshot_new_mapped(m, w->nrows, &maps, true);
 	snap->measured_s = in->measured_s;
 	for (int i = 0; i < t->ncpus; i++) {

@@ -186,7 +186,15 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 		 * metrics' figures only, row by row; the caller writes every
 		 * event's. */
 		size_t i = 0, stride = events_unset && per ? per : len, fill = events_unset && per ? 3 * nm : len;
-		for (size_t at = 0; at < len; at += stride) {
+		const double *tm = maps && events_unset && per ? maps->mrow[sc] : NULL;
+		if (tm) {
+			/* The caller's row of metric figures (some not NaN),
+			 * copied into every row. */
+			for (int r = 0; r < n[sc]; r++)
+				memcpy(blk + (size_t)r * per, tm, sizeof(double) * 3 * nm);
+			blk[len - 1] = NAN;
+		}
+		for (size_t at = 0; !tm && at < len; at += stride) {
 			double *b = blk + at;
 			size_t end = fill < len - at ? fill : len - at;
 			for (i = 0; i + 8 <= end; i += 8)

@@ -202,9 +202,13 @@ struct snap_colmap {
 	int nmcols, necols;
 	const int *mcol, *ecol;
 	const bool *mplanned, *eplanned;
+	/* Per scope, what every row's metric figures start as (values,
+	 * coverages, errors: 3 * nmcols), or NULL: every one NaN. */
+	const double *mrow[SNAP_NSCOPES];
 };
 /* snapshot_new_cols with those columns and masks copied, not found again
- * from the model's hundreds of marks. */
+ * from the model's hundreds of marks, and (events_unset) the rows'
+ * metric figures from mrow. */
 struct snapshot *snapshot_new_mapped(const struct model *m, const int nrows[SNAP_NSCOPES],
 				     const struct snap_colmap *maps, bool events_unset);
 /* A snapshot of the same model and columns as s, with nrows rows and

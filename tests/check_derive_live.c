@@ -100,6 +100,8 @@ static int *all, nall;
 /* A sampler of every metric on shape, the simulator's argument arg, its
  * CPU rows' errors left to be found when read (as batch output and the
  * dashboard leave some). */
+static const bool *filter;   /* -C, or NULL */
+
 static void start(const char *shape, const char *arg)
 {
 	model = fx_model("amd-zen5");
@@ -113,6 +115,7 @@ static void start(const char *shape, const char *arg)
 	cfg.shown_event_errors = true;
 	cfg.errors_later[SNAP_CPU] = true;
 	cfg.errors_later[SNAP_CORE] = true;
+	cfg.cpu_filter = filter;
 	smp = fx_sampler(&cfg);
 	sampler_record(smp, hook, NULL);
 	compared = 0;
@@ -242,6 +245,25 @@ START_TEST(test_hotplug_no_core)
 }
 END_TEST
 
+/* -C leaves CPU 3 out: core 1, the CCX, the socket and the system rows
+ * are partial, and the metrics that a partial row cannot show keep
+ * nothing there, those that read no counter included. */
+START_TEST(test_cpu_filter_no_core)
+{
+	static const bool some[4] = { true, true, true, false };
+	filter = some;
+	start("1x1x2x2", "seed=9,absent=core");
+	steps(2);
+	int *few = xmalloc(sizeof(int) * ((size_t)nall + 1));
+	sampler_request(smp, view_metrics("basic", few), few, 0, NULL);
+	free(few);
+	steps(2);
+	ck_assert_int_eq(compared, 4);
+	stop();
+	filter = NULL;
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("derive_live");
@@ -253,6 +275,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_hotplug_and_failure);
 	tcase_add_test(tc, test_hotplug_no_core);
+	tcase_add_test(tc, test_cpu_filter_no_core);
 	suite_add_tcase(s, tc);
 	return s;
 }
