@@ -75,8 +75,9 @@ struct derive_live {
 	/* Per scope, the metric tasks as step_columns sets them up, less
 	 * what each interval gives them (the group sums' arrays, a primed
 	 * work space, dv where it follows the interval), and without the
-	 * metrics of no window set that read nothing and whose figure is
-	 * NaN whatever the interval: those are the cells dead_col[sc] (with
+	 * metrics of no window set whose figure is NaN, with a coverage of
+	 * 0, in every row whatever the interval (those that read nothing,
+	 * and pooled_nan's): those are the cells dead_col[sc] (with
 	 * each one's partial_ok) that live_dead_cells writes. mt_any: the
 	 * scope had any task of mt, those included. */
 	struct mtask *ms[SNAP_NSCOPES], *mt[SNAP_NSCOPES];
@@ -88,7 +89,7 @@ struct derive_live {
 	 * those cells written (3 * nmcols: NaN but the dead's coverage of
 	 * 0), for rows that -C did not leave partial. */
 	double *mrow[SNAP_NSCOPES];
-	/* As derive_work has them (step_columns), nsets of the first two. */
+	/* As derive_work has them (step_columns); dcol and need have nsets. */
 	int nsets;
 	int *scol_at, *scol, **dcol;
 	bool **need;
