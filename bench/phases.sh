@@ -54,14 +54,15 @@ trap '[ -n "${PHASES_KEEP:-}" ] || rm -rf "$d"' EXIT
 # with its object, a header's inlined lines without it (arena.h's
 # arena_get in derive_snapshot), and sometimes once more, without its
 # object, as the sum of all: the lines with the object are added up,
-# and a line without it counts where it is more (the sum).
+# and a line without it counts where it is more (the sum), compared as
+# numbers (as strings, 58574 was more than 3062863).
 incl() {
 	callgrind_annotate --auto=no --tree=none --inclusive=yes --threshold=100 "$1" 2>/dev/null |
 		awk '/PROGRAM TOTALS/ { c = $1; gsub(",", "", c); s["TOTAL"] = c; next }
 		     $1 ~ /^[0-9,]+$/ { c = $1; gsub(",", "", c); f = $0; obj = / \[[^]]*\]$/;
 			sub(/^ *[0-9,]+ +(\([^)]*\) +)?/, "", f); sub(/ \[.*$/, "", f); sub(/^.*:/, "", f);
-			if (obj) s[f] += c; else if (c > t[f]) t[f] = c }
-		     END { for (f in t) if (t[f] > s[f]) s[f] = t[f]; for (f in s) print s[f], f }'
+			if (obj) s[f] += c; else if (c + 0 > t[f] + 0) t[f] = c + 0 }
+		     END { for (f in t) if (t[f] > s[f] + 0) s[f] = t[f]; for (f in s) print s[f], f }'
 }
 
 for fmt in $(echo "$formats" | tr , ' '); do

@@ -341,27 +341,20 @@ static void step_group_sums(struct derive_work *w, const struct derive_input *in
 /* Step 4, the plan's part: window sets (one per metric whose events share
  * a group, one per planned event: all of its groups, the time-weighted
  * figure of the event alone) and each metric's compiled formulas, worked
- * out again only when the plan changes; then which metrics and events get
- * a column, this interval's samples per set, and room for the steps
- * after. */
+ * out again only when the plan changes; then this interval's samples per
+ * set, and room for the steps after. Which metrics and events get a
+ * column is the live list's (live_get). */
 static void step_plan(struct derive_work *w, struct derive_cache *dc, const struct derive_input *in)
 {
 	const struct model *m = in->model;
 	const struct sched_plan *plan = in->plan;
-	/* The sampler gives every planned event a column on its PMU, so an
-	 * event is counted when it is planned and its PMU opened. */
-	bool *eplanned = w->eplanned = WORK_ZARRAY(w, m->nevents, bool);
 	bool rebuild = dc->plan_gen == 0 || dc->plan_gen != in->plan_gen || !dc->pp;
-	if (rebuild)
+	if (rebuild) {
+		/* The sampler gives every planned event a column on its PMU, so
+		 * an event is counted when it is planned and its PMU opened. */
+		bool *eplanned = WORK_ZARRAY(w, m->nevents, bool);
 		for (int e = 0; e < m->nevents; e++)
 			eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
-	else
-		/* An event the plan does not use is not a candidate. */
-		for (int i = 0; i < dc->pp->ncand; i++) {
-			int e = dc->pp->cand[i];
-			eplanned[e] = plan->event_used[e] && in->pmus[m->events[e].pmu].available;
-		}
-	if (rebuild) {
 		plan_cache_done(dc);
 		dc->plan_gen = in->plan_gen ? in->plan_gen : 1;
 		struct derive_plan_part *pp = dc->pp = xcalloc(1, sizeof(*dc->pp));
@@ -386,20 +379,15 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		for (int e = 0; e < m->nevents; e++)
 			if (plan->event_used[e] || pp->ev_set[e] >= 0)
 				pp->cand[pp->ncand++] = e;
+		pp->mset = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+		for (int i = 0; i < m->nmetrics; i++)
+			pp->mset[i] = -1;
+		for (int i = 0; i < pp->ndm; i++)
+			pp->mset[pp->dm[i].mi] = pp->dm[i].set;
 	}
 	/* The interval's buffers hold the plan's part they read. */
 	struct derive_plan_part *pp = w->pp = dc->pp;
 	atomic_fetch_add_explicit(&pp->refs, 1, memory_order_relaxed);
-	w->mcols = WORK_ZARRAY(w, m->nmetrics, bool);
-	for (int i = 0; i < plan->nmetrics; i++)
-		w->mcols[plan->metrics[i]] = true;
-	/* Every event with a figure gets a column: the planned ones, and any
-	 * the plan's window sets still hold. */
-	w->ecols = WORK_ZARRAY(w, m->nevents, bool);
-	for (int i = 0; i < pp->ncand; i++) {
-		int e = pp->cand[i];
-		w->ecols[e] = eplanned[e] || pp->ev_set[e] >= 0;
-	}
 	/* The sets as this interval has them: their sample counts are the
 	 * interval's own (the plan's part is shared with intervals whose
 	 * errors are still read). */
@@ -568,78 +556,112 @@ static void set_events_in_rows(struct derive_work *w, const struct wset *ws, con
 	}
 }
 
+/* Step 6's list of the events (derive_live): each event with a column
+ * in candidate order, less those of a set of several groups that find
+ * no error (by set: sk, sevc at sat[s], sn[s] of them, done by
+ * set_events_in_rows), and the events whose error some row finds (err_ev,
+ * and by set ev_err_*). An event's error is found where it can be stated
+ * and something reads it (key & 4: event_error_found). */
+static void live_events(struct derive_live *l, const struct derive_plan_part *pp, const struct model *m,
+			const struct wset_list *wl, const unsigned char *key)
+{
+	int nsets = wl->n;
+	l->ev = xmalloc(sizeof(struct levent) * ((size_t)pp->ncand + 1));
+	l->sn = xcalloc((size_t)nsets + 1, sizeof(int));
+	l->sat = xmalloc(sizeof(int) * ((size_t)nsets + 1));
+	l->sk = xmalloc(sizeof(int) * ((size_t)pp->ncand + 1));
+	l->sevc = xmalloc(sizeof(int) * ((size_t)pp->ncand + 1));
+	l->err_ev = xmalloc(sizeof(int) * ((size_t)pp->ncand + 1));
+	l->ev_err_at = xcalloc((size_t)nsets + 2, sizeof(int));
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i], s = pp->ev_set[e];
+		if (l->ecol[e] >= 0 && s >= 0 && wl->v[s].ng >= 2)
+			l->sn[s]++;
+	}
+	for (int s = 0, at = 0; s < nsets; s++) {
+		l->sat[s] = at;
+		at += l->sn[s];
+		l->sn[s] = 0;
+	}
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i], c = l->ecol[e], s = pp->ev_set[e];
+		if (c < 0)
+			continue;
+		if (s < 0) {
+			l->ev[l->nev++] = (struct levent){ .c = c, .set = -1 };
+			continue;
+		}
+		const struct wset *ws = &wl->v[s];
+		int k = wset_event(ws, e);
+		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
+		bool err = ws->ns >= UNC_MIN_SAMPLES && (key[i] & 4);
+		if (err) {
+			l->err_ev[l->nerr_ev++] = e;
+			l->ev_err_at[s + 1]++;
+		}
+		if (!err && ws->ng >= 2) {
+			l->sk[l->sat[s] + l->sn[s]] = k;
+			l->sevc[l->sat[s] + l->sn[s]++] = c;
+			continue;
+		}
+		l->ev[l->nev++] = (struct levent){ .c = c, .set = s, .k = k, .thread = thread, .err = err };
+	}
+	/* The events whose error is found, by set: their errors are found
+	 * in each row from the set's samples there (prep_row), which are
+	 * found for the row anyway, not from the set's groups again for each
+	 * event (wset_se: the same figure, to the bit). */
+	for (int s = 0; s < nsets; s++)
+		l->ev_err_at[s + 1] += l->ev_err_at[s];
+	l->ev_err_c = xmalloc(sizeof(int) * ((size_t)l->nerr_ev + 1));
+	l->ev_err_k = xmalloc(sizeof(int) * ((size_t)l->nerr_ev + 1));
+	int *fill = xmalloc(sizeof(int) * ((size_t)nsets + 1));
+	if (nsets > 0)
+		memcpy(fill, l->ev_err_at, sizeof(int) * (size_t)nsets);
+	for (int i = 0; i < l->nerr_ev; i++) {
+		int e = l->err_ev[i], s = pp->ev_set[e];
+		l->ev_err_c[fill[s]] = l->ecol[e];
+		l->ev_err_k[fill[s]++] = wset_event(&wl->v[s], e);
+	}
+	free(fill);
+}
+
 /* Step 6, the events: each planned event's figure, coverage and
  * uncertainty in every row. A per-CPU event has none in a core, CCX or
  * socket row that -C left partial. Every event cell of every row is
  * written here, NaN where there is no figure: the skeleton leaves them
  * unset (snapshot_new_cols), which saved a tenth of the derivation. An
  * event's error is found only in the rows whose errors are found now
- * (want), by prep_row; the events whose error some row finds are listed
- * (err_ev, and by set ev_err_*) for it and for derive_row_errors. */
-static void step_events(struct derive_work *w, const struct derive_plan_part *pp, const struct derive_input *in,
+ * (want), by prep_row; the events are the live list's (live_events). */
+static void step_events(struct derive_work *w, const struct derive_live *l, const struct derive_input *in,
 			struct snapshot *snap)
 {
-	const struct model *m = in->model;
 	const struct gsum *gs = w->gs;
-	w->err_ev = WORK_ARRAY(w, m->nevents, int);
-	w->nerr_ev = 0;
-	w->ev_err_at = WORK_ZARRAY(w, w->wl.n + 1, int);
-	/* Per set of several groups, its events that find no error, done
-	 * set by set after the others (set_events_in_rows). */
-	int nsets = w->wl.n, *sn = WORK_ZARRAY(w, nsets, int);
-	int *sk = WORK_ARRAY(w, pp->ncand, int), *scol = WORK_ARRAY(w, pp->ncand, int), *sat = WORK_ARRAY(w, nsets, int);
-	for (int i = 0; i < pp->ncand; i++) {
-		int e = pp->cand[i], s = pp->ev_set[e];
-		if (snap->ecol[e] >= 0 && s >= 0 && w->wl.v[s].ng >= 2)
-			sn[s]++;
-	}
-	for (int s = 0, at = 0; s < nsets; s++) {
-		sat[s] = at;
-		at += sn[s];
-		sn[s] = 0;
-	}
+	w->err_ev = l->err_ev;
+	w->nerr_ev = l->nerr_ev;
+	w->ev_err_at = l->ev_err_at;
+	w->ev_err_c = l->ev_err_c;
+	w->ev_err_k = l->ev_err_k;
 	/* Per PMU and scope, whether every row has a live instance of it
-	 * (clean), and per scope whether -C left any row partial. */
-	bool *clean = WORK_ARRAY(w, (size_t)m->npmus * SNAP_NSCOPES, bool), partial_any[SNAP_NSCOPES];
+	 * (clean, kept with the instance rows), and per scope whether -C
+	 * left any row partial. */
+	const bool *clean = w->clean;
+	bool partial_any[SNAP_NSCOPES];
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		partial_any[sc] = false;
-		for (int r = 0; r < w->nrows[sc] && !partial_any[sc]; r++)
+		for (int r = 0; r < w->nrows[sc] && in->cpu_filter && !partial_any[sc]; r++)
 			partial_any[sc] = w->partial[sc][r];
-		for (int p = 0; p < m->npmus; p++) {
-			const int *nin = w->irows[p].nin[sc];
-			bool all = nin != NULL;
-			for (int r = 0; r < w->nrows[sc] && all; r++)
-				all = nin[r] > 0;
-			clean[(size_t)p * SNAP_NSCOPES + (size_t)sc] = all;
-		}
 	}
-	/* An event with a column is a candidate (step_plan). */
-	for (int i = 0; i < pp->ncand; i++) {
-		int e = pp->cand[i];
-		int c = snap->ecol[e];
-		if (c < 0)
-			continue;
-		if (pp->ev_set[e] < 0) {
+	for (const struct levent *le = l->ev, *lend = le + l->nev; le < lend; le++) {
+		int c = le->c;
+		if (le->set < 0) {
 			for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 				for (int r = 0; r < w->nrows[sc]; r++)
 					event_unknown(snap, sc, r, c);
 			continue;
 		}
-		const struct wset *ws = &w->wl.v[pp->ev_set[e]];
-		int k = wset_event(ws, e);
-		bool thread = m->pmus[ws->pmu].scope == SCOPE_THREAD;
-		/* Its error where it can be stated and something reads it. */
-		bool err = ws->ns >= UNC_MIN_SAMPLES && event_error_found(in, pp, e);
-		if (err) {
-			w->err_ev[w->nerr_ev++] = e;
-			w->ev_err_at[pp->ev_set[e] + 1]++;
-		}
-		if (!err && ws->ng >= 2) {
-			int s = pp->ev_set[e];
-			sk[sat[s] + sn[s]] = k;
-			scol[sat[s] + sn[s]++] = c;
-			continue;
-		}
+		const struct wset *ws = &w->wl.v[le->set];
+		int k = le->k;
+		bool thread = le->thread, err = le->err;
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			const int *nin = w->irows[ws->pmu].nin[sc];
 			const bool *partial = w->partial[sc];
@@ -671,26 +693,10 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
 				event_in_row(w, &snap->rows[sc][r], ws, k, c, thread, sc, r);
 		}
 	}
-	for (int s = 0; s < nsets; s++)
-		if (sn[s] > 0)
-			set_events_in_rows(w, &w->wl.v[s], sk + sat[s], scol + sat[s], sn[s],
-					   m->pmus[w->wl.v[s].pmu].scope == SCOPE_THREAD, snap);
-	/* The events whose error is found, by set: their errors are found
-	 * in each row from the set's samples there (prep_row), which are
-	 * found for the row anyway, not from the set's groups again for each
-	 * event (wset_se: the same figure, to the bit). */
-	for (int s = 0; s < nsets; s++)
-		w->ev_err_at[s + 1] += w->ev_err_at[s];
-	w->ev_err_c = WORK_ARRAY(w, w->nerr_ev, int);
-	w->ev_err_k = WORK_ARRAY(w, w->nerr_ev, int);
-	int *fill = WORK_ARRAY(w, nsets, int);
-	if (nsets > 0)
-		memcpy(fill, w->ev_err_at, sizeof(int) * (size_t)nsets);
-	for (int i = 0; i < w->nerr_ev; i++) {
-		int e = w->err_ev[i], s = pp->ev_set[e];
-		w->ev_err_c[fill[s]] = snap->ecol[e];
-		w->ev_err_k[fill[s]++] = wset_event(&w->wl.v[s], e);
-	}
+	for (int s = 0; s < w->wl.n; s++)
+		if (l->sn[s] > 0)
+			set_events_in_rows(w, &w->wl.v[s], l->sk + l->sat[s], l->sevc + l->sat[s], l->sn[s],
+					   in->model->pmus[w->wl.v[s].pmu].scope == SCOPE_THREAD, snap);
 }
 
 /* Whether metric task t, of no window set, reads no event with a column
@@ -698,138 +704,294 @@ static void step_events(struct derive_work *w, const struct derive_plan_part *pp
  * the same in every row, every variable NaN, each event's error unknown
  * and coverage 0, so its value is found here once (t->dv). A metric of no
  * events keeps the row-by-row path (its error may be exact). */
-static bool pooled_dead(const struct model *m, const struct snapshot *snap, int mi, const struct formula *fp)
+static bool pooled_dead(const struct model *m, const int *ecol, int mi, const struct formula *fp)
 {
 	const struct metric_def *md = &m->metrics[mi];
 	if (md->nevents <= 0)
 		return false;
 	for (int k = 0; k < md->nevents; k++)
-		if (snap->ecol[md->events[k]] >= 0)
+		if (ecol[md->events[k]] >= 0)
 			return false;
 	const int *ev = formula_vars(fp);
 	int n = formula_nvars(fp);
 	for (int k = 0; k < n; k++)
-		if (snap->ecol[ev[k]] >= 0)
+		if (ecol[ev[k]] >= 0)
 			return false;
 	return true;
 }
 
-/* pooled_dead of every metric task of no window set, per scope in
- * pp->mlist's order: what it finds depends on the plan's part and on
- * which events have a column alone, so it is kept in the cache while
- * both stay (every interval but the first, unless a PMU opens or
- * closes). snap->ecol follows from w->ecols, which only the candidates
- * can have set. */
-static const bool *dead_tasks(struct derive_cache *dc, const struct derive_plan_part *pp, const struct derive_work *w,
-			      const struct snapshot *snap)
+/* A dead task's figure (pooled_dead: every variable NaN) where the
+ * interval does not reach it: true with it in *dv, false where it may
+ * follow the interval (found again each interval). Every operation of a
+ * program gives NaN when an operand is NaN (formula.c), so with the
+ * interval NaN any slot that reads it, or reads one that did, is NaN: a
+ * value that is a number with the interval NaN (and the variables 1)
+ * reads nothing of the interval, and the figure with the variables NaN
+ * is then the same for any interval. */
+static bool dead_fixed(const struct formula *fp, int n, double *fv, double *dv)
 {
-	bool same = dc->dead && dc->dead_pp == pp;
-	for (int i = 0; i < pp->ncand && same; i++)
-		same = dc->dead_key[i] == w->ecols[pp->cand[i]];
-	if (same)
-		return dc->dead;
-	free(dc->dead_key);
-	free(dc->dead);
-	size_t n = 1;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		n += (size_t)pp->nmlist[sc];
-	dc->dead = xcalloc(n, sizeof(bool));
-	dc->dead_key = xmalloc(sizeof(bool) * ((size_t)pp->ncand + 1));
-	for (int i = 0; i < pp->ncand; i++)
-		dc->dead_key[i] = w->ecols[pp->cand[i]];
-	dc->dead_pp = pp;
-	for (int sc = 0, at = 0; sc < SNAP_NSCOPES; at += pp->nmlist[sc++])
-		for (int j = 0; j < pp->nmlist[sc]; j++) {
-			const struct derive_metric *d = &pp->dm[pp->mlist[sc][j]];
-			dc->dead[at + j] = d->set < 0 && pooled_dead(w->model, snap, d->mi, d->prog[sc]);
-		}
-	return dc->dead;
+	for (int k = 0; k < n; k++)
+		fv[k] = 1;
+	if (isnan(formula_eval(fp, NAN, fv)))
+		return false;
+	for (int k = 0; k < n; k++)
+		fv[k] = NAN;
+	*dv = formula_eval(fp, NAN, fv);
+	return true;
 }
 
-/* The snapshot's columns as the rows' steps read them: each planned
- * metric's, the events' whose error each set's doubt widens, and those
- * against which window_doubt measures each set. */
-static void step_columns(struct derive_work *w, struct derive_cache *dc, const struct derive_plan_part *pp,
-			 const struct derive_input *in, const struct snapshot *snap)
+/* Whether metric task t of no window set has no value in any row (NaN
+ * whatever the counts and the interval) and a coverage of 0: some
+ * variable of its program has no column (NaN in every row: row_ev) and
+ * reaches its value, and some event of it has no column (its coverage,
+ * the least of its events', is 0). Reaching it is found as the program
+ * runs: every operation gives NaN when an operand is NaN (formula.c), so
+ * a value that is NaN with those variables NaN and the rest 1, and a
+ * number with every variable 1, is NaN for any value of the rest. */
+static bool pooled_nan(const struct model *m, const int *ecol, const struct mtask *t, double *fv)
 {
-	int nsets = w->wl.n;
-	const bool *dead = dead_tasks(dc, pp, w, snap);
-	for (int sc = 0; sc < SNAP_NSCOPES; dead += pp->nmlist[sc++]) {
-		w->ms[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
-		w->mt[sc] = WORK_ARRAY(w, pp->nmlist[sc], struct mtask);
-		w->nms[sc] = w->nmt[sc] = 0;
+	const struct metric_def *md = &m->metrics[t->mi];
+	bool cov0 = false, some = false;
+	for (int k = 0; k < md->nevents; k++)
+		cov0 |= ecol[md->events[k]] < 0;
+	const int *ev = formula_vars(t->fp);
+	for (int k = 0; k < t->n; k++) {
+		fv[k] = ecol[ev[k]] < 0 ? NAN : 1;
+		some |= ecol[ev[k]] < 0;
+	}
+	if (!cov0 || !some || !isnan(formula_eval(t->fp, 1, fv)))
+		return false;
+	for (int k = 0; k < t->n; k++)
+		fv[k] = 1;
+	return !isnan(formula_eval(t->fp, 1, fv));
+}
+
+/* What derive_live follows from, a byte per candidate event (planned
+ * with its PMU open, has a column, its error found) and one per window
+ * set (samples enough for an error): the plan's part is the rest. */
+static unsigned char *live_key(struct derive_work *w, const struct derive_plan_part *pp,
+			       const struct derive_input *in, size_t *len)
+{
+	const struct model *m = in->model;
+	size_t n = (size_t)pp->ncand + (size_t)w->wl.n;
+	unsigned char *k = arena_get(&w->ar, n + 1, false);
+	for (int i = 0; i < pp->ncand; i++) {
+		int e = pp->cand[i];
+		bool ep = in->plan->event_used[e] && in->pmus[m->events[e].pmu].available;
+		bool col = ep || pp->ev_set[e] >= 0;
+		k[i] = (unsigned char)((ep ? 1 : 0) | (col ? 2 : 0) | (event_error_found(in, pp, e) ? 4 : 0));
+	}
+	for (int s = 0; s < w->wl.n; s++)
+		k[pp->ncand + s] = w->wl.v[s].ns >= UNC_MIN_SAMPLES;
+	*len = n;
+	return k;
+}
+
+void derive_live_release(struct derive_live *l)
+{
+	if (!l || atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	free(l->key);
+	free(l->mcol);
+	free(l->ecol);
+	free(l->mplanned);
+	free(l->eplanned);
+	free(l->ecols);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		free(l->ms[sc]);
+		free(l->mt[sc]);
+		free(l->dead_col[sc]);
+		free(l->dead_pok[sc]);
+		free(l->prep[sc]);
+		free(l->maybe[sc]);
+		free(l->mrow[sc]);
+		free(l->bmi[sc]);
+		free(l->bcol[sc]);
+	}
+	tree_plan_free(l->trees);
+	for (int k = 0; l->dcol && k < l->nsets; k++) {
+		free(l->dcol[k]);
+		free(l->need[k]);
+	}
+	free(l->dcol);
+	free(l->need);
+	free(l->scol_at);
+	free(l->scol);
+	free(l->tcol);
+	free(l->tidx);
+	free(l->ev);
+	free(l->sn);
+	free(l->sat);
+	free(l->sk);
+	free(l->sevc);
+	free(l->err_ev);
+	free(l->ev_err_at);
+	free(l->ev_err_c);
+	free(l->ev_err_k);
+	free(l);
+}
+
+/* Row r's cells of the metrics that live_build left out of the tasks
+ * (their figure NaN whatever the interval): what row_metrics gave each,
+ * a coverage of 0 and the value and error NaN (the skeleton's already:
+ * written where values is set, in a row derived again), unless -C left
+ * the row partial for it. */
+static void live_dead_cells(const struct derive_live *l, struct snap_row *row, int sc, bool partial, bool values)
+{
+	const int *col = l->dead_col[sc];
+	const bool *pok = l->dead_pok[sc];
+	for (int i = 0, n = l->ndead[sc]; i < n; i++) {
+		if (partial && !pok[i])
+			continue;
+		row->mcov[col[i]] = 0;
+		if (values)
+			row->mv[col[i]] = row->mrse[col[i]] = NAN;
+	}
+}
+
+/* The snapshot's columns and the metric tasks of each scope as the rows'
+ * steps read them: each planned metric's, the events' whose error each
+ * set's doubt widens, and those against which window_doubt measures each
+ * set; all that follows from the plan's part and the key (live_key). */
+static struct derive_live *live_build(const struct derive_work *w, const struct derive_plan_part *pp,
+				      const struct derive_input *in, const unsigned char *key, size_t nkey)
+{
+	const struct model *m = in->model;
+	const struct sched_plan *plan = in->plan;
+	struct derive_live *l = xcalloc(1, sizeof(*l));
+	atomic_init(&l->refs, 1);
+	l->pp = pp;
+	l->key = xmalloc(nkey + 1);
+	memcpy(l->key, key, nkey);
+	l->nkey = nkey;
+	/* Every event with a figure gets a column: the planned ones, and any
+	 * the plan's window sets still hold; only a candidate can. */
+	l->mplanned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	l->eplanned = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	l->ecols = xcalloc((size_t)m->nevents + 1, sizeof(bool));
+	for (int i = 0; i < plan->nmetrics; i++)
+		l->mplanned[plan->metrics[i]] = true;
+	for (int i = 0; i < pp->ncand; i++) {
+		l->eplanned[pp->cand[i]] = key[i] & 1;
+		l->ecols[pp->cand[i]] = key[i] & 2;
+	}
+	l->mcol = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+	l->ecol = xmalloc(sizeof(int) * ((size_t)m->nevents + 1));
+	for (int i = 0; i < m->nmetrics; i++)
+		l->mcol[i] = l->mplanned[i] ? l->nmcols++ : -1;
+	for (int e = 0; e < m->nevents; e++)
+		l->ecol[e] = l->ecols[e] ? l->necols++ : -1;
+	const struct wset *sets = w->wl.v;
+	int nsets = l->nsets = w->wl.n;
+	double *fv = xmalloc(sizeof(double) * ((size_t)pp->fspace + 1));
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		size_t n = (size_t)pp->nmlist[sc] + 1;
+		l->ms[sc] = xmalloc(sizeof(struct mtask) * n);
+		l->mt[sc] = xmalloc(sizeof(struct mtask) * n);
+		l->dead_col[sc] = xmalloc(sizeof(int) * n);
+		l->dead_pok[sc] = xmalloc(sizeof(bool) * n);
 		for (int j = 0; j < pp->nmlist[sc]; j++) {
 			const struct derive_metric *d = &pp->dm[pp->mlist[sc][j]];
-			bool simple = d->set >= 0 && w->wl.v[d->set].ng == 1 && w->wl.v[d->set].ns < UNC_MIN_SAMPLES;
-			struct mtask *t = simple ? &w->ms[sc][w->nms[sc]++] : &w->mt[sc][w->nmt[sc]++];
-			*t = (struct mtask){ .fp = d->prog[sc], .set = d->set, .n = d->nvars[sc], .pmu = -1,
-					     .col = snap->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
-					     .count = d->count, .partial_ok = d->partial_ok[sc] };
+			bool simple = d->set >= 0 && sets[d->set].ng == 1 && sets[d->set].ns < UNC_MIN_SAMPLES;
+			struct mtask t = { .fp = d->prog[sc], .set = d->set, .n = d->nvars[sc], .pmu = -1,
+					   .col = l->mcol[d->mi], .mi = d->mi, .held = d->held[sc],
+					   .count = d->count, .partial_ok = d->partial_ok[sc] };
+			if (!simple)
+				l->mt_any[sc] = true;
 			if (d->set < 0) {
-				/* Its one figure for every row: every variable NaN. */
-				if ((t->dead = dead[j])) {
-					for (int k = 0; k < t->n; k++)
-						w->fspace[k] = NAN;
-					t->dv = formula_eval(t->fp, in->measured_s, w->fspace);
+				/* A metric that reads nothing: its one figure for
+				 * every row, every variable NaN. Where that is NaN
+				 * whatever the interval, or where a variable with no
+				 * figure makes its value NaN whatever the others
+				 * (pooled_nan), only the coverage of 0 is left to
+				 * write (live_dead_cells): the figure that
+				 * row_metrics gives it. */
+				double dv = 0;
+				bool fixed = false;
+				if ((t.dead = pooled_dead(m, l->ecol, d->mi, t.fp)))
+					fixed = dead_fixed(t.fp, t.n, fv, &dv);
+				if ((t.dead && fixed && isnan(dv)) || pooled_nan(m, l->ecol, &t, fv)) {
+					l->dead_col[sc][l->ndead[sc]] = t.col;
+					l->dead_pok[sc][l->ndead[sc]++] = t.partial_ok;
+					continue;
 				}
+				t.dv_ivl = t.dead && !fixed;
+				t.dv = dv;
+				l->mt[sc][l->nmt[sc]++] = t;
 				continue;
 			}
-			if (!simple) {
-				/* Its own work space, whose constants and interval
-				 * stay for every row (formula_prime). */
-				t->work = WORK_ARRAY(w, formula_work(t->fp), double);
-				formula_prime(t->fp, in->measured_s, t->work);
-			}
-			const struct wset *ws = &w->wl.v[d->set];
-			t->pmu = ws->pmu;
-			t->one = ws->ng == 1;
-			t->idx = t->one ? d->gp[sc] : d->vk[sc];
-			if (t->one) {
-				const struct gsum *g = &w->gs[ws->g[0]];
-				t->gval = g->val[sc];
-				t->gcov = g->cov[sc];
-				t->gnev = g->nev;
-			}
+			const struct wset *ws = &sets[d->set];
+			t.pmu = ws->pmu;
+			t.one = ws->ng == 1;
+			t.idx = t.one ? d->gp[sc] : d->vk[sc];
+			if (simple)
+				l->ms[sc][l->nms[sc]++] = t;
+			else
+				l->mt[sc][l->nmt[sc]++] = t;
 		}
 	}
-	int maxrows = 1;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		if (w->nrows[sc] > maxrows)
-			maxrows = w->nrows[sc];
-	w->rlist = WORK_ARRAY(w, maxrows, int);
-	w->rwork = WORK_ARRAY(w, (size_t)pp->fspace * (size_t)maxrows, double);
-	w->scol_at = WORK_ZARRAY(w, nsets + 1, int);
+	free(fv);
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		size_t n = 3 * (size_t)l->nmcols;
+		l->mrow[sc] = xmalloc(sizeof(double) * (n + 1));
+		for (size_t i = 0; i < n; i++)
+			l->mrow[sc][i] = NAN;
+		struct snap_row row = { .mv = l->mrow[sc], .mcov = l->mrow[sc] + l->nmcols,
+					.mrse = l->mrow[sc] + 2 * (size_t)l->nmcols };
+		live_dead_cells(l, &row, sc, false, false);
+	}
+	/* The columns the tasks write, and those of them with a bound. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		l->maybe[sc] = xcalloc((size_t)l->nmcols + 1, sizeof(bool));
+		l->bmi[sc] = xmalloc(sizeof(int) * ((size_t)l->nms[sc] + (size_t)l->nmt[sc] + 1));
+		l->bcol[sc] = xmalloc(sizeof(int) * ((size_t)l->nms[sc] + (size_t)l->nmt[sc] + 1));
+		for (int j = 0; j < l->nms[sc] + l->nmt[sc]; j++) {
+			const struct mtask *t = j < l->nms[sc] ? &l->ms[sc][j] : &l->mt[sc][j - l->nms[sc]];
+			const struct metric_def *md = &m->metrics[t->mi];
+			l->maybe[sc][t->col] = true;
+			if (isnan(md->lo) && isnan(md->hi) && !md->hi_ghz)
+				continue;
+			l->bmi[sc][l->nbound[sc]] = t->mi;
+			l->bcol[sc][l->nbound[sc]++] = t->col;
+		}
+	}
+	l->trees = tree_plan_new(m, plan, pp->mset, l->mcol);
+	live_events(l, pp, m, &w->wl, key);
+	const int *ecol = l->ecol;
+	l->scol_at = xcalloc((size_t)nsets + 2, sizeof(int));
 	for (int i = 0, e; i < pp->ncand; i++)
-		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0)
-			w->scol_at[pp->ev_set[e] + 1]++;
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && ecol[e] >= 0)
+			l->scol_at[pp->ev_set[e] + 1]++;
 	for (int k = 0; k < nsets; k++)
-		w->scol_at[k + 1] += w->scol_at[k];
-	w->scol = WORK_ARRAY(w, w->scol_at[nsets], int);
-	int *fill = WORK_ARRAY(w, nsets, int);
-	memcpy(fill, w->scol_at, sizeof(int) * (size_t)nsets);
+		l->scol_at[k + 1] += l->scol_at[k];
+	l->scol = xmalloc(sizeof(int) * ((size_t)l->scol_at[nsets] + 1));
+	int *fill = xmalloc(sizeof(int) * ((size_t)nsets + 1));
+	if (nsets > 0)
+		memcpy(fill, l->scol_at, sizeof(int) * (size_t)nsets);
 	for (int i = 0, e; i < pp->ncand; i++)
-		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0)
-			w->scol[fill[pp->ev_set[e]]++] = snap->ecol[e];
-	w->dcol = WORK_ARRAY(w, nsets, int *);
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && ecol[e] >= 0)
+			l->scol[fill[pp->ev_set[e]]++] = ecol[e];
+	free(fill);
+	l->dcol = xcalloc((size_t)nsets + 1, sizeof(int *));
+	l->need = xcalloc((size_t)nsets + 1, sizeof(bool *));
 	for (int k = 0; k < nsets; k++) {
-		const struct wset *ws = &w->wl.v[k];
-		w->dcol[k] = WORK_ARRAY(w, ws->nev, int);
-		bool *need = WORK_ZARRAY(w, ws->nev, bool);
+		const struct wset *ws = &sets[k];
+		l->dcol[k] = xmalloc(sizeof(int) * ((size_t)ws->nev + 1));
+		l->need[k] = xcalloc((size_t)ws->nev + 1, sizeof(bool));
 		for (int j = 0; j < ws->nev; j++) {
 			int e = ws->ev[j], s = pp->ev_set[e];
-			w->dcol[k][j] = s >= 0 && s != k ? snap->ecol[e] : -1;
+			l->dcol[k][j] = s >= 0 && s != k ? ecol[e] : -1;
 			/* window_doubt reads the set's value of such an event. */
-			need[j] = ws->ns >= UNC_MIN_SAMPLES && w->dcol[k][j] >= 0;
+			l->need[k][j] = ws->ns >= UNC_MIN_SAMPLES && l->dcol[k][j] >= 0;
 		}
-		w->smp[k].need = need;
 	}
 	/* A set's doubt and burst floor widen the errors of the events
 	 * whose figure it gives, where they are found (step_events: shown,
 	 * or read by a metric of no window set, which widens them by it
 	 * again), and of the metrics evaluated in it. */
-	bool *err_read = WORK_ZARRAY(w, nsets, bool);
+	bool *err_read = xcalloc((size_t)nsets + 1, sizeof(bool));
 	for (int i = 0, e; i < pp->ncand; i++)
-		if (pp->ev_set[e = pp->cand[i]] >= 0 && snap->ecol[e] >= 0 && event_error_found(in, pp, e))
+		if (pp->ev_set[e = pp->cand[i]] >= 0 && ecol[e] >= 0 && (key[i] & 4))
 			err_read[pp->ev_set[e]] = true;
 	/* The sets prep_row measures in each row of a scope: those whose
 	 * samples a row reads (an event's error that is found, a metric
@@ -841,49 +1003,128 @@ static void step_columns(struct derive_work *w, struct derive_cache *dc, const s
 	 * and 5's L2 miss and prefetch events of the cache view, coverage
 	 * 1/2, 54-64 % low with errors of 4.7-4.9 %; docs/uncertainty.md,
 	 * "The tail"). */
-	bool *read = WORK_ARRAY(w, nsets, bool);
+	bool *read = xmalloc(sizeof(bool) * ((size_t)nsets + 1));
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		memcpy(read, err_read, sizeof(bool) * (size_t)nsets);
-		for (int j = 0; j < w->nmt[sc]; j++)
-			if (w->mt[sc][j].set >= 0)
-				read[w->mt[sc][j].set] = true;
-		w->prep[sc] = WORK_ARRAY(w, nsets, int);
-		w->nprep[sc] = 0;
+		if (nsets > 0)
+			memcpy(read, err_read, sizeof(bool) * (size_t)nsets);
+		for (int j = 0; j < l->nmt[sc]; j++)
+			if (l->mt[sc][j].set >= 0)
+				read[l->mt[sc][j].set] = true;
+		l->prep[sc] = xmalloc(sizeof(int) * ((size_t)nsets + 1));
 		for (int k = 0; k < nsets; k++) {
-			const struct wset *ws = &w->wl.v[k];
+			const struct wset *ws = &sets[k];
 			if (read[k] && !(ws->ns < UNC_MIN_SAMPLES && (ws->ng < 2 || !pp->set_metric[k])))
-				w->prep[sc][w->nprep[sc]++] = k;
+				l->prep[sc][l->nprep[sc]++] = k;
 		}
 	}
-	/* The tree parts' columns, and room for their floors in every row
-	 * (floors_after_trees). */
-	int nm = snap->nmcols;
-	w->tidx = WORK_ARRAY(w, (size_t)nm + 1, int);
-	w->tcol = WORK_ARRAY(w, (size_t)nm + 1, int);
-	w->ntcols = 0;
-	w->tf_one = false;
+	free(read);
+	free(err_read);
+	/* The tree parts' columns (floors_after_trees). */
+	int nm = l->nmcols;
+	l->tidx = xmalloc(sizeof(int) * ((size_t)nm + 1));
+	l->tcol = xmalloc(sizeof(int) * ((size_t)nm + 1));
 	for (int c = 0; c < nm; c++)
-		w->tidx[c] = -1;
+		l->tidx[c] = -1;
 	for (int i = 0; i < pp->ndm; i++) {
-		int c = snap->mcol[pp->dm[i].mi];
-		if (c >= 0 && in->model->metrics[pp->dm[i].mi].parent != -1 && w->tidx[c] < 0) {
-			w->tidx[c] = w->ntcols;
-			w->tcol[w->ntcols++] = c;
+		int c = l->mcol[pp->dm[i].mi];
+		if (c >= 0 && m->metrics[pp->dm[i].mi].parent != -1 && l->tidx[c] < 0) {
+			l->tidx[c] = l->ntcols;
+			l->tcol[l->ntcols++] = c;
 		}
 	}
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		w->tfloor[sc] = w->ntcols ? WORK_ARRAY(w, (size_t)w->nrows[sc] * (size_t)w->ntcols + 1, double) : NULL;
 	/* The values of a set of several groups that its metrics read. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		for (int j = 0; j < w->nmt[sc]; j++) {
-			const struct mtask *t = &w->mt[sc][j];
+		for (int j = 0; j < l->nmt[sc]; j++) {
+			const struct mtask *t = &l->mt[sc][j];
 			if (t->set < 0 || t->one)
 				continue;
-			bool *need = (bool *)w->smp[t->set].need;
 			for (int k = 0; k < t->n; k++)
 				if (t->idx[k] >= 0)
-					need[t->idx[k]] = true;
+					l->need[t->set][t->idx[k]] = true;
 		}
+	return l;
+}
+
+/* The cache's derive_live for this interval, built again where its key
+ * (live_key) or the plan's part changed, and held by w. */
+static struct derive_live *live_get(struct derive_work *w, struct derive_cache *dc, const struct derive_input *in)
+{
+	const struct derive_plan_part *pp = w->pp;
+	size_t nkey;
+	unsigned char *key = live_key(w, pp, in, &nkey);
+	struct derive_live *l = dc->live;
+	if (!l || l->pp != pp || l->nkey != nkey || memcmp(l->key, key, nkey)) {
+		derive_live_release(l);
+		l = dc->live = live_build(w, pp, in, key, nkey);
+	}
+	atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+	return w->live = l;
+}
+
+/* The metric tasks of this interval: the live list's, given the group
+ * sums' arrays, a primed work space and dv where it follows the
+ * interval; and the columns' lists that the rows' steps read. */
+static void step_columns(struct derive_work *w, const struct derive_live *l, const struct derive_input *in)
+{
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		w->nms[sc] = l->nms[sc];
+		w->nmt[sc] = l->nmt[sc];
+		w->mt_any[sc] = l->mt_any[sc];
+		w->ms[sc] = WORK_ARRAY(w, l->nms[sc], struct mtask);
+		w->mt[sc] = WORK_ARRAY(w, l->nmt[sc], struct mtask);
+		if (l->nms[sc])
+			memcpy(w->ms[sc], l->ms[sc], sizeof(struct mtask) * (size_t)l->nms[sc]);
+		if (l->nmt[sc])
+			memcpy(w->mt[sc], l->mt[sc], sizeof(struct mtask) * (size_t)l->nmt[sc]);
+		for (struct mtask *t = w->ms[sc], *end = t + w->nms[sc]; t < end; t++) {
+			const struct gsum *g = &w->gs[w->wl.v[t->set].g[0]];
+			t->gval = g->val[sc];
+			t->gcov = g->cov[sc];
+			t->gnev = g->nev;
+		}
+		for (struct mtask *t = w->mt[sc], *end = t + w->nmt[sc]; t < end; t++) {
+			if (t->set < 0) {
+				if (t->dv_ivl) {
+					for (int k = 0; k < t->n; k++)
+						w->fspace[k] = NAN;
+					t->dv = formula_eval(t->fp, in->measured_s, w->fspace);
+				}
+				continue;
+			}
+			/* Its own work space, whose constants and interval stay
+			 * for every row (formula_prime). */
+			t->work = WORK_ARRAY(w, formula_work(t->fp), double);
+			formula_prime(t->fp, in->measured_s, t->work);
+			if (t->one) {
+				const struct gsum *g = &w->gs[w->wl.v[t->set].g[0]];
+				t->gval = g->val[sc];
+				t->gcov = g->cov[sc];
+				t->gnev = g->nev;
+			}
+		}
+	}
+	int maxrows = 1;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		if (w->nrows[sc] > maxrows)
+			maxrows = w->nrows[sc];
+	w->rlist = WORK_ARRAY(w, maxrows, int);
+	w->rwork = WORK_ARRAY(w, (size_t)w->pp->fspace * (size_t)maxrows, double);
+	w->scol_at = l->scol_at;
+	w->scol = l->scol;
+	w->dcol = l->dcol;
+	for (int k = 0; k < w->wl.n; k++)
+		w->smp[k].need = l->need[k];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+		w->prep[sc] = l->prep[sc];
+		w->nprep[sc] = l->nprep[sc];
+	}
+	/* Room for the tree parts' floors in every row. */
+	w->tidx = l->tidx;
+	w->tcol = l->tcol;
+	w->ntcols = l->ntcols;
+	w->tf_one = false;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		w->tfloor[sc] = w->ntcols ? WORK_ARRAY(w, (size_t)w->nrows[sc] * (size_t)w->ntcols + 1, double) : NULL;
 }
 
 /* What a figure's stated error must at least be, as a share of it, for
@@ -1180,6 +1421,15 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 	const struct gsum *gs = w->gs;
 	double measured_s = w->measured_s;
 	bool partial = w->partial[sc][r];
+	if (w->nmt[sc] == 0 && w->nprep[sc] == 0) {
+		/* Nothing read row by row, no set to measure (at 2 CPUs of a
+		 * VM without a PMU, every scope): what the steps below leave. */
+		double *tfl = errors ? row_tfloor(w, sc, r) : NULL;
+		for (int k = 0; tfl && k < w->ntcols; k++)
+			tfl[k] = 0;
+		row->errors_deferred = !errors && (w->mt_any[sc] || w->nerr_ev > 0);
+		return;
+	}
 	/* Which PMUs have a live instance under the row, once. */
 	for (int p = 0; p < m->npmus; p++)
 		w->pmu_here[p] = row_has_pmu(&w->irows[p], sc, r);
@@ -1268,7 +1518,7 @@ static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp
 	}
 	/* Something of the row is left to find: a metric's error, or an
 	 * event's (found, or widened by a set's doubt). */
-	row->errors_deferred = !errors && (w->nmt[sc] > 0 || w->nprep[sc] > 0 || w->nerr_ev > 0);
+	row->errors_deferred = !errors && (w->mt_any[sc] || w->nprep[sc] > 0 || w->nerr_ev > 0);
 }
 
 /* Step 7, the metrics: in their window set where they have one, else
@@ -1383,6 +1633,7 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 		event_in_row(&w, &row, ws, wset_event(ws, e), snap->ecol[e], thread, sc, r);
 	}
 	row_simple_metrics(&w, &row, sc, r);
+	live_dead_cells(w.live, &row, sc, w.partial[sc][r], true);
 	for (int k = 0; k < w.wl.n; k++) {
 		w.doubt[k] = 1;
 		w.floor[k] = 0;
@@ -1455,6 +1706,8 @@ static void moderate_row(const struct derive_work *w, const struct snapshot *sna
 			 double *erse)
 {
 	int nm = snap->nmcols, ne = snap->necols;
+	if (w->mod_none)
+		return;   /* every median NaN: nothing below applies */
 	moderate_apply_cols(mrse, w->mmed[sc], w->mscale, w->mlive[sc], w->nmlive[sc]);
 	moderate_apply_cols(erse, w->emed[sc], w->escale, w->elive[sc], w->nelive[sc]);
 	if (sc == SNAP_CPU || snap->nrows[sc] >= MODERATE_MIN_ROWS)
@@ -1507,6 +1760,14 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 {
 	const struct derive_want *want = in->cache ? in->want : NULL;
 	int nm = snap->nmcols, ne = snap->necols;
+	/* No scope with probes enough for a median (at 2 CPUs none has):
+	 * every median would be NaN, which changes no error, and no row
+	 * would take a floor from below (moderate_row). */
+	w->mod_none = true;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		w->mod_none &= moderate_nprobes(snap->nrows[sc]) < MODERATE_MIN_ROWS;
+	if (w->mod_none)
+		return;
 	double *col = WORK_ARRAY(w, MODERATE_PROBES, double);
 	/* Each column's samples: its window set's, or for a metric of none
 	 * the fewest of its events' sets'. */
@@ -1616,6 +1877,8 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	arena_reset(&w->ar);
 	derive_plan_part_release(w->pp);
 	w->pp = NULL;
+	derive_live_release(w->live);
+	w->live = NULL;
 	w->model = in->model;
 	w->measured_s = in->measured_s;
 	w->max_ghz = in->max_ghz;
@@ -1623,22 +1886,26 @@ struct snapshot *derive_snapshot(const struct derive_input *in)
 	derive_step_instance_rows(w, in);
 	step_group_sums(w, in);
 	step_plan(w, dc, in);
+	const struct derive_live *live = live_get(w, dc, in);
 	w->npm = in->plan->nmetrics;
 	w->pm = WORK_ARRAY(w, w->npm, int);
 	if (w->npm > 0)
 		memcpy(w->pm, in->plan->metrics, sizeof(int) * (size_t)w->npm);
-	w->mset = WORK_ARRAY(w, in->model->nmetrics, int);
-	for (int i = 0; i < in->model->nmetrics; i++)
-		w->mset[i] = -1;
-	for (int i = 0; i < w->pp->ndm; i++)
-		w->mset[w->pp->dm[i].mi] = w->pp->dm[i].set;
-	struct snapshot *snap = derive_step_skeleton(w, in);
-	step_events(w, w->pp, in, snap);
-	step_columns(w, dc, w->pp, in, snap);
+	w->mset = w->pp->mset;
+	/* The skeleton's rows start as the live list's (the dead's cells
+	 * written) where -C leaves no row partial. */
+	struct snapshot *snap = derive_step_skeleton(w, in, !in->cpu_filter);
+	for (int sc = 0; sc < SNAP_NSCOPES && in->cpu_filter; sc++)
+		for (int r = 0; live->ndead[sc] && r < w->nrows[sc]; r++)
+			live_dead_cells(live, &snap->rows[sc][r], sc, w->partial[sc][r], false);
+	step_events(w, live, in, snap);
+	step_columns(w, live, in);
 	step_metrics(w, w->pp, in, snap);
-	/* What cannot be is said first; the trees then add up within it. */
-	bounds_apply(in->model, in->plan, in->max_ghz, snap);
-	tree_reconcile(in->model, in->plan, w->mset, snap);
+	/* What cannot be is said first; the trees then add up within it.
+	 * Only the columns that may have a figure are looked at. */
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		bounds_apply_cols(in->model, live->bmi[sc], live->bcol[sc], live->nbound[sc], in->max_ghz, snap, sc);
+	tree_plan_apply(live->trees, snap, (const bool *const *)live->maybe);
 	const struct derive_want *want = in->cache ? in->want : NULL;
 	for (int sc = 0; sc < SNAP_NSCOPES && w->ntcols > 0; sc++)
 		for (int r = 0; r < snap->nrows[sc]; r++)
@@ -1664,10 +1931,8 @@ static void plan_cache_done(struct derive_cache *c)
 	derive_plan_part_release(c->pp);
 	c->pp = NULL;
 	c->plan_gen = 0;
-	free(c->dead_key);
-	free(c->dead);
-	c->dead_key = c->dead = NULL;
-	c->dead_pp = NULL;
+	derive_live_release(c->live);
+	c->live = NULL;
 }
 
 void derive_cache_done(struct derive_cache *c)

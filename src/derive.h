@@ -48,6 +48,7 @@ struct derive_group {
  * evaluating the metrics. */
 struct wset_list;
 struct derive_work;
+struct derive_live;
 /* A planned metric as the derivation evaluates it, kept while the plan
  * stands: its window set (-1: pooled), its formula compiled per row scope
  * (formula.h; NULL: below its scope, or too large to compile) and each
@@ -87,6 +88,7 @@ struct derive_plan_part {
 	int *mlist[SNAP_NSCOPES];    /* the metrics (dm indices) with a program at each scope */
 	int nmlist[SNAP_NSCOPES];
 	int fspace;                  /* doubles the largest program needs (variables and work) */
+	int *mset;                   /* [model nmetrics]: each planned metric's window set, -1: none */
 };
 struct derive_cache {
 	unsigned plan_gen;           /* 0: empty */
@@ -97,11 +99,10 @@ struct derive_cache {
 	 * then use the other one, or new ones. */
 	struct derive_work *work[2];
 	int next;                    /* the one the next derivation tries first */
-	/* Which metrics of no window set read no event with a column, per
-	 * scope in pp->mlist's order (derive.c's pooled_dead), for dead_pp
-	 * while the candidates' columns are dead_key (pp->ncand marks). */
-	const struct derive_plan_part *dead_pp;
-	bool *dead_key, *dead;
+	/* What the intervals of this plan's part find the same while the
+	 * counters open and the window sets' samples stay (derive_impl.h);
+	 * NULL: none yet. */
+	struct derive_live *live;
 };
 void derive_cache_done(struct derive_cache *c);
 

@@ -59,3 +59,30 @@ long bounds_apply_row(const struct model *m, const struct sched_plan *plan, doub
 {
 	return bounds_rows(m, plan, max_ghz, snap, sc, sc + 1, r, r + 1);
 }
+
+long bounds_apply_cols(const struct model *m, const int *mis, const int *cols, int n, double max_ghz,
+		       struct snapshot *snap, int sc)
+{
+	long changed = 0;
+	for (int i = 0; i < n; i++) {
+		const struct metric_def *md = &m->metrics[mis[i]];
+		double lo = md->lo, hi = md->hi_ghz ? (max_ghz > 0 ? max_ghz : NAN) : md->hi;
+		if (isnan(lo) && isnan(hi))
+			continue;
+		double tol = 1e-9 * (isnan(hi) ? 1 : fmax(1, fabs(hi)));
+		int c = cols[i];
+		for (int r = 0; r < snap->nrows[sc]; r++) {
+			struct snap_row *row = &snap->rows[sc][r];
+			double v = row->mv[c];
+			if (!isfinite(v))
+				continue;
+			double to = v < lo - tol ? lo : v > hi + tol ? hi : v;
+			if (to == v)
+				continue;
+			row->mv[c] = to;
+			row->mrse[c] = NAN;
+			changed++;
+		}
+	}
+	return changed;
+}

@@ -16,5 +16,12 @@ long bounds_apply(const struct model *m, const struct sched_plan *plan, double m
  * later: derive_row_errors). */
 long bounds_apply_row(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap,
 		      int sc, int r);
+/* bounds_apply in the rows of scope sc, for metrics mis[0..n-1] in
+ * columns cols[]: those of the scope's metrics that may have a figure
+ * there (derive's live list), the others being NaN in every row. Each
+ * figure is bounded alone, so the cells come out as bounds_apply leaves
+ * them. */
+long bounds_apply_cols(const struct model *m, const int *mis, const int *cols, int n, double max_ghz,
+		       struct snapshot *snap, int sc);
 
 #endif

@@ -29,6 +29,7 @@ static void plan_part_free(struct derive_plan_part *c)
 	free(c->set_metric);
 	free(c->pooled_ev);
 	free(c->cand);
+	free(c->mset);
 	for (int i = 0; i < c->ndm; i++)
 		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 			formula_free(c->dm[i].prog[sc]);
@@ -57,6 +58,7 @@ void derive_work_release(struct derive_work *w)
 	if (!w || atomic_fetch_sub_explicit(w->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	derive_plan_part_release(w->pp);
+	derive_live_release(w->live);
 	arena_free(&w->ar);
 	arena_free(&w->rows_ar);
 	free(w->refs);

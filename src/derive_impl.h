@@ -5,6 +5,7 @@
 
 #include "arena.h"
 #include "derive.h"
+#include "derive_tree.h"
 #include "derive_window.h"
 #include "snapshot.h"
 
@@ -42,8 +43,71 @@ struct mtask {
 	 * interval: the same figure in every row (dv, before the per-second
 	 * division; coverage 0, error unknown), found once (step_columns). */
 	bool dead;
+	bool dv_ivl;                 /* dv depends on the interval: found again each one */
 	double dv;
 };
+
+/* An event with a column as step_events writes it: its column, window
+ * set (-1: none, no figure), place in the set, whether its PMU counts
+ * per CPU, and whether its error is found. */
+struct levent {
+	int c, set, k;
+	bool thread, err;
+};
+
+/* What an interval's steps find the same while the plan's part, which
+ * events have a column (the counters open) and which window sets have
+ * samples enough for an error stay the same: the key (derive.c's
+ * live_key), kept in the cache (derive_cache.live) and held by each
+ * interval's buffers that read it, read-only once built. At 2 CPUs of
+ * a VM without a PMU most of the plan's metrics read no counter (their
+ * figures NaN), and setting up their tasks again every interval was a
+ * quarter of the derivation. */
+struct derive_live {
+	_Atomic int refs;
+	const struct derive_plan_part *pp;  /* the cache's, with which it is let go */
+	unsigned char *key;
+	size_t nkey;
+	/* The snapshot's columns and planned masks (snapshot_new_mapped). */
+	int nmcols, necols;
+	int *mcol, *ecol;
+	bool *mplanned, *eplanned, *ecols;
+	/* Per scope, the metric tasks as step_columns sets them up, less
+	 * what each interval gives them (the group sums' arrays, a primed
+	 * work space, dv where it follows the interval), and without the
+	 * metrics of no window set whose figure is NaN, with a coverage of
+	 * 0, in every row whatever the interval (those that read nothing,
+	 * and pooled_nan's): those are the cells dead_col[sc] (with
+	 * each one's partial_ok) that live_dead_cells writes. mt_any: the
+	 * scope had any task of mt, those included. */
+	struct mtask *ms[SNAP_NSCOPES], *mt[SNAP_NSCOPES];
+	int nms[SNAP_NSCOPES], nmt[SNAP_NSCOPES];
+	bool mt_any[SNAP_NSCOPES];
+	int *dead_col[SNAP_NSCOPES], ndead[SNAP_NSCOPES];
+	bool *dead_pok[SNAP_NSCOPES];
+	/* Per scope, a row's metric figures as the skeleton has them with
+	 * those cells written (3 * nmcols: NaN but the dead's coverage of
+	 * 0), for rows that -C did not leave partial. */
+	double *mrow[SNAP_NSCOPES];
+	/* As derive_work has them (step_columns); dcol and need have nsets. */
+	int nsets;
+	int *scol_at, *scol, **dcol;
+	bool **need;
+	int *prep[SNAP_NSCOPES], nprep[SNAP_NSCOPES];
+	int *tcol, ntcols, *tidx;
+	/* Per scope, the metric columns that may have a figure (a task of
+	 * ms or mt writes them: maybe[sc][c]) and of those the metrics with
+	 * a bound (bmi, bcol: bounds_apply_cols); the plan's trees. */
+	bool *maybe[SNAP_NSCOPES];
+	int *bmi[SNAP_NSCOPES], *bcol[SNAP_NSCOPES], nbound[SNAP_NSCOPES];
+	struct tree_plan *trees;
+	/* Step 6's events (live_events). */
+	struct levent *ev;
+	int nev;
+	int *sn, *sat, *sk, *sevc;
+	int *err_ev, nerr_ev, *ev_err_at, *ev_err_c, *ev_err_k;
+};
+void derive_live_release(struct derive_live *l);
 
 /* What one interval's steps hand each other; its arrays come from the
  * arena and last for the interval. */
@@ -64,6 +128,7 @@ struct derive_work {
 	 * pm[0..npm-1] the plan's metrics (bounds and trees; the plan itself
 	 * may be gone by then). */
 	struct derive_plan_part *pp;
+	struct derive_live *live;    /* held, as pp */
 	const struct model *model;
 	double measured_s, max_ghz;
 	int npm, *pm;
@@ -83,10 +148,11 @@ struct derive_work {
 	struct arena rows_ar;
 	unsigned char *rows_key;
 	size_t rows_key_len;
+	/* [npmus * SNAP_NSCOPES]: every row of scope sc has a live instance
+	 * of PMU p (clean[p * SNAP_NSCOPES + sc]), kept with the rows. */
+	bool *clean;
 	struct gsum *gs;             /* [plan ngroups] */
 	struct wset_list wl;         /* the plan's window sets, this interval's sample counts */
-	bool *mcols, *ecols;         /* which metrics and events get a column */
-	bool *eplanned;              /* [nevents] planned and its PMU opened (snap->event_planned) */
 	bool *partial[SNAP_NSCOPES]; /* rows of which -C left some CPUs out */
 	double *scratch, *fspace, *doubt;
 	/* Per set, the least relative error a figure of it may state in the
@@ -117,6 +183,7 @@ struct derive_work {
 	 * group's counts goes into them), and the rest (mt). */
 	struct mtask *ms[SNAP_NSCOPES], *mt[SNAP_NSCOPES];
 	int nms[SNAP_NSCOPES], nmt[SNAP_NSCOPES];
+	bool mt_any[SNAP_NSCOPES];   /* mt had a task before the dead were left out (derive_live) */
 	/* Per window set k: the columns of the events whose figure it gives
 	 * (scol[scol_at[k]..scol_at[k+1]-1], widened by its doubt), and per
 	 * event of the set the column against which window_doubt measures
@@ -150,13 +217,18 @@ struct derive_work {
 	 * the only ones moderation changes (at 384 CPUs some 7 of 175). */
 	int *mlive[SNAP_NSCOPES], *elive[SNAP_NSCOPES];
 	int nmlive[SNAP_NSCOPES], nelive[SNAP_NSCOPES];
+	/* No scope has probes enough for a median (every one NaN): no error
+	 * is drawn toward its peers', nor floored from below (moderate_row
+	 * does nothing). At 2 CPUs, always. */
+	bool mod_none;
 };
 
 /* Step 1, the row maps; step 2, the instance rows; step 5, the skeleton
- * (derive_rows.c). */
+ * (derive_rows.c), its rows' metric figures the live list's mrow where
+ * live_rows, else NaN. */
 void derive_step_row_maps(struct derive_work *w, const struct derive_input *in);
 void derive_step_instance_rows(struct derive_work *w, const struct derive_input *in);
-struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in);
+struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in, bool live_rows);
 
 /* Row r of scope sc's errors, which the derivation of snap (from w) left
  * for later: its metrics' (mrse, [snap->nmcols]) and events' (erse,

@@ -203,6 +203,7 @@ void derive_step_instance_rows(struct derive_work *w, const struct derive_input 
 	memcpy(w->rows_key, key, klen);
 	w->rows_key_len = klen;
 	w->irows = arena_get(ar, sizeof(struct inst_rows) * ((size_t)m->npmus + 1), true);
+	w->clean = arena_get(ar, (size_t)m->npmus * SNAP_NSCOPES + 1, true);
 	for (int p = 0; p < m->npmus; p++) {
 		const struct derive_pmu *dp = &in->pmus[p];
 		if (!dp->available)
@@ -238,22 +239,32 @@ void derive_step_instance_rows(struct derive_work *w, const struct derive_input 
 					}
 			}
 		}
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			bool all = true;
+			for (int r = 0; r < w->nrows[sc] && all; r++)
+				all = ir->nin[sc][r] > 0;
+			w->clean[(size_t)p * SNAP_NSCOPES + (size_t)sc] = all;
+		}
 	}
 }
 
 /* Step 5, the skeleton: an empty snapshot of the plan's columns, each
  * row's place in the topology and its CPUs, and which rows -C left
  * partial. */
-struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in)
+struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in, bool live_rows)
 {
 	const struct model *m = in->model;
 	const struct topo *t = in->topo;
 	const struct row_maps *rm = &w->rm;
-	/* Every event's figures are written by step_events. */
-	struct snapshot *snap = snapshot_new_cols(m, w->nrows, w->mcols, w->ecols, true);
+	/* Every event's figures are written by step_events; the columns and
+	 * masks were worked out with the live list (derive_live). */
+	const struct derive_live *l = w->live;
+	struct snap_colmap maps = { .nmcols = l->nmcols, .necols = l->necols, .mcol = l->mcol, .ecol = l->ecol,
+				    .mplanned = l->mplanned, .eplanned = l->eplanned };
+	for (int sc = 0; sc < SNAP_NSCOPES && live_rows; sc++)
+		maps.mrow[sc] = l->mrow[sc];
+	struct snapshot *snap = snapshot_new_mapped(m, w->nrows, &maps, true);
 	snap->measured_s = in->measured_s;
-	memcpy(snap->metric_planned, w->mcols, sizeof(bool) * (size_t)m->nmetrics);
-	memcpy(snap->event_planned, w->eplanned, sizeof(bool) * (size_t)m->nevents);
 	for (int i = 0; i < t->ncpus; i++) {
 		const struct topo_cpu *tc = &t->cpus[i];
 		int r = tc->cpu < t->max_cpu ? rm->cpu_row[tc->cpu] : -1;

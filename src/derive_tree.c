@@ -312,3 +312,80 @@ void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, co
 {
 	reconcile(m, plan, mset, snap, sc, r);
 }
+
+/* What tree_reconcile works out from the plan before any row: each
+ * family in its order (the whole's, then by depth), its parent's and
+ * parts' columns and whether the parts share a window set. */
+struct tree_fam {
+	int pc, n, same, *cols;
+};
+struct tree_plan {
+	int n;
+	struct tree_fam *f;
+};
+
+struct tree_plan *tree_plan_new(const struct model *m, const struct sched_plan *plan, const int *mset,
+				const int *mcol)
+{
+	struct tree_plan *tp = xcalloc(1, sizeof(*tp));
+	bool *planned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
+	int maxd = 0;
+	for (int i = 0; i < plan->nmetrics; i++) {
+		int j = plan->metrics[i];
+		planned[j] = true;
+		if (m->metrics[j].depth > maxd)
+			maxd = m->metrics[j].depth;
+	}
+	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
+	tp->f = xcalloc((size_t)m->nmetrics + 2, sizeof(*tp->f));
+	/* As reconcile() visits them; a family of no parts does nothing. */
+	for (int d = 0; d < maxd; d++)
+		for (int p = d == 0 ? METRIC_PARENT_WHOLE : 0; p < (d == 0 ? METRIC_PARENT_WHOLE + 1 : m->nmetrics);
+		     p++) {
+			if (d > 0 && !(planned[p] && m->metrics[p].depth == d))
+				continue;
+			int n = family(m, planned, p, kids);
+			if (n == 0)
+				continue;
+			struct tree_fam *f = &tp->f[tp->n++];
+			f->pc = p == METRIC_PARENT_WHOLE ? -1 : mcol[p];
+			f->n = n;
+			f->cols = xmalloc(sizeof(int) * (size_t)n);
+			for (int k = 0; k < n; k++)
+				f->cols[k] = mcol[kids[k]];
+			f->same = n > 0 && mset[kids[0]] >= 0;
+			for (int k = 1; k < n; k++)
+				f->same &= mset[kids[k]] == mset[kids[0]];
+		}
+	free(kids);
+	free(planned);
+	return tp;
+}
+
+void tree_plan_apply(const struct tree_plan *tp, struct snapshot *snap, const bool *const maybe[SNAP_NSCOPES])
+{
+	for (int i = 0; i < tp->n; i++) {
+		const struct tree_fam *f = &tp->f[i];
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
+			/* A parent or part NaN in every row of the scope: every
+			 * row would be left as measured (reconcile_row). */
+			bool nan = f->pc >= 0 && !maybe[sc][f->pc];
+			for (int k = 0; k < f->n && !nan; k++)
+				nan = !maybe[sc][f->cols[k]];
+			if (nan)
+				continue;
+			for (int r = 0; r < snap->nrows[sc]; r++)
+				reconcile_row(&snap->rows[sc][r], f->pc, f->cols, f->n, f->same);
+		}
+	}
+}
+
+void tree_plan_free(struct tree_plan *tp)
+{
+	if (!tp)
+		return;
+	for (int i = 0; i < tp->n; i++)
+		free(tp->f[i].cols);
+	free(tp->f);
+	free(tp);
+}

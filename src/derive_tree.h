@@ -27,4 +27,16 @@ void tree_reconcile(const struct model *m, const struct sched_plan *plan, const 
 void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, const int *mset,
 			struct snapshot *snap, int sc, int r);
 
+/* tree_reconcile's families for a plan, worked out once (derive keeps it
+ * while the plan stands): mset as above (not NULL), mcol each metric's
+ * column in the snapshots it is applied to. */
+struct tree_plan;
+struct tree_plan *tree_plan_new(const struct model *m, const struct sched_plan *plan, const int *mset,
+				const int *mcol);
+/* tree_reconcile with those families, the same to the bit; maybe[sc][c]
+ * false says that metric column c is NaN in every row of scope sc, where
+ * a family that reads it is left as measured without a look. */
+void tree_plan_apply(const struct tree_plan *tp, struct snapshot *snap, const bool *const maybe[SNAP_NSCOPES]);
+void tree_plan_free(struct tree_plan *tp);
+
 #endif

@@ -135,11 +135,15 @@ static void block_give(struct snapshot *s)
  * interval's own work. snapshot_free frees it with what derive adds
  * (offline CPUs, notice, tasks), which are allocated apart. */
 static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
-				       const bool *ecols, const struct snapshot *like, bool events_unset)
+				       const bool *ecols, const struct snapshot *like, const struct snap_colmap *maps,
+				       bool events_unset)
 {
 	int nmet = m ? m->nmetrics : 0, nev = m ? m->nevents : 0;
 	int nm_i = 0, ne_i = 0;
-	if (like) {
+	if (maps) {
+		nm_i = maps->nmcols;
+		ne_i = maps->necols;
+	} else if (like) {
 		nm_i = like->mcol ? like->nmcols : like->nmetrics;
 		ne_i = like->ecol ? like->necols : like->nevents;
 	} else {
@@ -182,7 +186,15 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 		 * metrics' figures only, row by row; the caller writes every
 		 * event's. */
 		size_t i = 0, stride = events_unset && per ? per : len, fill = events_unset && per ? 3 * nm : len;
-		for (size_t at = 0; at < len; at += stride) {
+		const double *tm = maps && events_unset && per ? maps->mrow[sc] : NULL;
+		if (tm) {
+			/* The caller's row of metric figures (some not NaN),
+			 * copied into every row. */
+			for (int r = 0; r < n[sc]; r++)
+				memcpy(blk + (size_t)r * per, tm, sizeof(double) * 3 * nm);
+			blk[len - 1] = NAN;
+		}
+		for (size_t at = 0; !tm && at < len; at += stride) {
 			double *b = blk + at;
 			size_t end = fill < len - at ? fill : len - at;
 			for (i = 0; i + 8 <= end; i += 8)
@@ -203,8 +215,13 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 			row->erse = b + 3 * nm + 2 * ne;
 		}
 	}
-	/* The masks start false; the column maps are written whole below. */
+	/* The masks start false (or as the maps have them); the column maps
+	 * are written whole below. */
 	memset(p, 0, part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool)) + part((size_t)(nev > 0 ? nev : 1), sizeof(bool)));
+	if (maps) {
+		memcpy(p, maps->mplanned, sizeof(bool) * (size_t)nmet);
+		memcpy(p + part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool)), maps->eplanned, sizeof(bool) * (size_t)nev);
+	}
 	s->metric_planned = (bool *)p;
 	p += part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool));
 	s->event_planned = (bool *)p;
@@ -212,7 +229,12 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 	s->mcol = (int *)(void *)p;
 	p += part((size_t)nmet + 1, sizeof(int));
 	s->ecol = (int *)(void *)p;
-	if (like) {
+	if (maps) {
+		memcpy(s->mcol, maps->mcol, sizeof(int) * (size_t)nmet);
+		memcpy(s->ecol, maps->ecol, sizeof(int) * (size_t)nev);
+		s->nmcols = nm_i;
+		s->necols = ne_i;
+	} else if (like) {
 		for (int i = 0; i < s->nmetrics; i++)
 			s->mcol[i] = snap_mcol(like, i);
 		for (int i = 0; i < s->nevents; i++)
@@ -228,18 +250,24 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 
 struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPES])
 {
-	return snapshot_alloc(m, nrows, NULL, NULL, NULL, false);
+	return snapshot_alloc(m, nrows, NULL, NULL, NULL, NULL, false);
 }
 
 struct snapshot *snapshot_new_cols(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
 				   const bool *ecols, bool events_unset)
 {
-	return snapshot_alloc(m, nrows, mcols, ecols, NULL, events_unset);
+	return snapshot_alloc(m, nrows, mcols, ecols, NULL, NULL, events_unset);
+}
+
+struct snapshot *snapshot_new_mapped(const struct model *m, const int nrows[SNAP_NSCOPES],
+				     const struct snap_colmap *maps, bool events_unset)
+{
+	return snapshot_alloc(m, nrows, NULL, NULL, NULL, maps, events_unset);
 }
 
 struct snapshot *snapshot_new_like(const struct snapshot *like, const int nrows[SNAP_NSCOPES])
 {
-	return snapshot_alloc(like->model, nrows, NULL, NULL, like, false);
+	return snapshot_alloc(like->model, nrows, NULL, NULL, like, NULL, false);
 }
 
 size_t snapshot_row_bytes(const struct snapshot *s)

@@ -194,6 +194,23 @@ struct snapshot *snapshot_new(const struct model *m, const int nrows[SNAP_NSCOPE
  * (derive's step_events, which writes them anyway). */
 struct snapshot *snapshot_new_cols(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
 				   const bool *ecols, bool events_unset);
+/* Columns worked out before (derive keeps them while its plan and the
+ * open counters stay): nmcols and necols columns, each metric's and
+ * event's column (mcol [nmetrics], ecol [nevents], -1: none) and the
+ * planned masks the snapshot gets ([nmetrics], [nevents]). */
+struct snap_colmap {
+	int nmcols, necols;
+	const int *mcol, *ecol;
+	const bool *mplanned, *eplanned;
+	/* Per scope, what every row's metric figures start as (values,
+	 * coverages, errors: 3 * nmcols), or NULL: every one NaN. */
+	const double *mrow[SNAP_NSCOPES];
+};
+/* snapshot_new_cols with those columns and masks copied, not found again
+ * from the model's hundreds of marks, and (events_unset) the rows'
+ * metric figures from mrow. */
+struct snapshot *snapshot_new_mapped(const struct model *m, const int nrows[SNAP_NSCOPES],
+				     const struct snap_colmap *maps, bool events_unset);
 /* A snapshot of the same model and columns as s, with nrows rows and
  * nothing else copied. */
 struct snapshot *snapshot_new_like(const struct snapshot *s, const int nrows[SNAP_NSCOPES]);
