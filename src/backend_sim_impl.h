@@ -73,7 +73,7 @@ struct bk_group {
 	 * close unlinks in O(1): the sampler closes a plan's groups in the
 	 * order it opened them, the list's tail first (new ones go to its
 	 * head), and a walk per close made closing a 1,024-CPU plan of all
-	 * metrics take some 30 s (the dashboard's q waited on it). */
+	 * metrics take 20 to 30 s (the dashboard's q waited on it). */
 	struct bk_group *next_open, **prev_open;
 };
 

@@ -9,9 +9,10 @@
 # group, where the stop is discarded, so its suspend path runs and returns.
 # When q does not end it (within 20 tries of Esc then q, some 16 s), the
 # test shows the screen and each thread's stack, ends pmctop with SIGTERM,
-# and the terminal must be restored then too. That once happened one run in
-# a hundred under load: the plan of every metric (the detail pane's a) took
-# 30 s to close on the simulator, and q waited for it (e2e_quit_replan.sh).
+# and the terminal must be restored then too. That once happened one run
+# in a hundred under load: the plan of every metric (the detail pane's a)
+# took 20 to 30 s to close on the simulator, and q waited for it
+# (e2e_quit_replan.sh).
 # The seed is printed; PMCTOP_FUZZ_SEED=N repeats a run and
 # PMCTOP_FUZZ_KEYS=N changes the count. Exits 77 (skip) without tmux.
 set -u

@@ -6,7 +6,7 @@
 # sampler's thread (sampler_stop joins it), which closes every group of
 # that plan, or else sampler_free does. The simulator unlinked each closed
 # group by walking its list of open groups from the newest while the
-# sampler closes the oldest first: quadratic, some 30 s for this plan, and
+# sampler closes the oldest first: quadratic, 20 to 30 s for this plan, and
 # the key fuzz (e2e_keyfuzz.sh) failed so now and then: "q did not end
 # pmctop", its main thread in pthread_join and the other in sim_close.
 # q must end it within quit_ok's 10 s. Exits 77 (skip) without tmux or --sim.
