@@ -432,6 +432,9 @@ static int sim_open_group(struct backend *b, const struct bk_instance *inst, con
 	g->since = b->now;
 	memcpy(g->snap, g->src, sizeof(g->snap));
 	g->next_open = b->open_groups;
+	if (g->next_open)
+		g->next_open->prev_open = &g->next_open;
+	g->prev_open = &b->open_groups;
 	b->open_groups = g;
 	*out = g;
 	return 0;
@@ -487,11 +490,9 @@ static void sim_close(struct backend *b, struct bk_group *g)
 	if (!g)
 		return;
 	sim_disable(b, g);
-	for (struct bk_group **pp = &b->open_groups; *pp; pp = &(*pp)->next_open)
-		if (*pp == g) {
-			*pp = g->next_open;
-			break;
-		}
+	*g->prev_open = g->next_open;
+	if (g->next_open)
+		g->next_open->prev_open = g->prev_open;
 	free(g->events);
 	free(g->last);
 	free(g);

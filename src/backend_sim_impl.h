@@ -69,7 +69,12 @@ struct bk_group {
 	double acc[WQ_COUNT];         /* quantities while running, per channel */
 	double snap[WQ_COUNT];        /* src at the last settle */
 	uint64_t *last;               /* last values read: counts never go back */
-	struct bk_group *next_open;   /* every open group, for the ground truth */
+	/* Every open group, for the ground truth; linked both ways so that a
+	 * close unlinks in O(1): the sampler closes a plan's groups in the
+	 * order it opened them, the list's tail first (new ones go to its
+	 * head), and a walk per close made closing a 1,024-CPU plan of all
+	 * metrics take 20 to 30 s (the dashboard's q waited on it). */
+	struct bk_group *next_open, **prev_open;
 };
 
 struct sim_event {

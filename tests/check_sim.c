@@ -1,7 +1,7 @@
 /* check_sim.c: tests of the simulated PMU's workload model (sim_workload.c)
  * and of the backend (backend_sim.c): physical consistency of every
  * quantity, determinism, counter limits, scheduling and the kernel's
- * multiplexing, time accounting,
+ * multiplexing, time accounting, the list of open groups as groups close,
  * constant rates, injected faults and uncore instances. */
 #include "config.h"
 
@@ -1021,6 +1021,59 @@ START_TEST(test_time_accounting)
 }
 END_TEST
 
+/* Which of the groups opened on CPUs 0-7 the ground truth still finds:
+ * a bit per CPU. */
+static unsigned open_cpus(struct backend *b, const int *ev, int n)
+{
+	unsigned found = 0;
+	for (int cpu = 0; cpu < 8; cpu++) {
+		struct bk_instance in = core_inst(cpu);
+		double out[4], running;
+		if (sim_truth_group(b, &in, ev, n, out, &running) == 0)
+			found |= 1u << cpu;
+	}
+	return found;
+}
+
+/* Closing a group takes it out of the open groups wherever it stands
+ * among them, and only it: the oldest (the sampler closes a plan in the
+ * order it opened it), the newest twice in a row, ones between, one
+ * opened after others were closed, and the last one left. */
+START_TEST(test_close_order)
+{
+	int ev[] = { E_CYCLES, E_INSN };
+	struct bk_group *g[8];
+	for (int cpu = 0; cpu < 8; cpu++)
+		g[cpu] = open_ok(B, core_inst(cpu), ev, 2);
+	ck_assert_uint_eq(open_cpus(B, ev, 2), 0xffu);
+	/* Each step: the CPU whose group closes (-1: CPU 0's opens again),
+	 * then the CPUs the truth still finds. */
+	static const struct { int cpu; unsigned left; } steps[] = {
+		{ 0, 0xfeu },      /* the oldest */
+		{ 7, 0x7eu },      /* the newest */
+		{ 6, 0x3eu },      /* the newest again */
+		{ 3, 0x36u },      /* between */
+		{ 4, 0x26u },      /* between, beside the one closed before */
+		{ -1, 0x27u },     /* CPU 0's again, the newest now */
+		{ 2, 0x23u },
+		{ 5, 0x03u },
+		{ 0, 0x02u },      /* the newest, with one left behind it */
+		{ 1, 0x00u },      /* the last one */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (steps[i].cpu < 0)
+			g[0] = open_ok(B, core_inst(0), ev, 2);
+		else
+			backend_sim.close(B, g[steps[i].cpu]);
+		ck_assert_msg(open_cpus(B, ev, 2) == steps[i].left, "step %zu: open on CPUs %#x, not %#x", i,
+			      open_cpus(B, ev, 2), steps[i].left);
+	}
+	g[3] = open_ok(B, core_inst(3), ev, 2);      /* an empty list takes one again */
+	ck_assert_uint_eq(open_cpus(B, ev, 2), 0x08u);
+	backend_sim.close(B, g[3]);
+}
+END_TEST
+
 static void read_all_cpus(struct backend *b, uint64_t *out)
 {
 	int ev[] = { E_CYCLES, E_INSN, E_BADSPEC, E_NOSIM };
@@ -1582,6 +1635,7 @@ static Suite *sim_suite(void)
 	tcase_add_test(tc, test_kernel_mux);
 	tcase_add_test(tc, test_kernel_mux_large);
 	tcase_add_test(tc, test_time_accounting);
+	tcase_add_test(tc, test_close_order);
 	tcase_add_test(tc, test_backend_determinism);
 	tcase_add_test(tc, test_scopes_and_consistency);
 	tcase_add_test(tc, test_constant_rates);
