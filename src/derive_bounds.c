@@ -15,36 +15,46 @@
 
 #include <math.h>
 
+/* A metric's bounds: false where it has none. Counters round to whole
+ * numbers, so a share of exactly 1 may come out a hair above it: *tol. */
+static bool metric_bounds(const struct metric_def *md, double max_ghz, double *lo, double *hi, double *tol)
+{
+	*lo = md->lo;
+	*hi = md->hi_ghz ? (max_ghz > 0 ? max_ghz : NAN) : md->hi;
+	*tol = 1e-9 * (isnan(*hi) ? 1 : fmax(1, fabs(*hi)));
+	return !(isnan(*lo) && isnan(*hi));
+}
+
+/* Sets figure c of a row to its bound if it is beyond it: 1 if it was. */
+static int clamp_figure(struct snap_row *row, int c, double lo, double hi, double tol)
+{
+	double v = row->mv ? row->mv[c] : NAN;
+	if (!isfinite(v))
+		return 0;
+	double to = v < lo - tol ? lo : v > hi + tol ? hi : v;
+	if (to == v)
+		return 0;
+	row->mv[c] = to;
+	row->mrse[c] = NAN;
+	return 1;
+}
+
 /* Rows r0..r1-1 of scopes sc0..sc1-1 (r1 < 0: all of each scope's). */
 static long bounds_rows(const struct model *m, const struct sched_plan *plan, double max_ghz, struct snapshot *snap,
 			int sc0, int sc1, int r0, int r1)
 {
 	long changed = 0;
 	for (int i = 0; i < plan->nmetrics; i++) {
-		const struct metric_def *md = &m->metrics[plan->metrics[i]];
-		double lo = md->lo, hi = md->hi_ghz ? (max_ghz > 0 ? max_ghz : NAN) : md->hi;
-		if (isnan(lo) && isnan(hi))
+		double lo, hi, tol;
+		if (!metric_bounds(&m->metrics[plan->metrics[i]], max_ghz, &lo, &hi, &tol))
 			continue;
-		/* Counters round to whole numbers: a share of exactly 1 may come
-		 * out a hair above it. */
-		double tol = 1e-9 * (isnan(hi) ? 1 : fmax(1, fabs(hi)));
 		int mi = plan->metrics[i];
 		int c = snap_mcol(snap, mi);
 		if (c < 0)
 			continue;   /* no column: no figure to bound */
 		for (int sc = sc0; sc < sc1; sc++)
-			for (int r = r0, end = r1 < 0 ? snap->nrows[sc] : r1; r < end; r++) {
-				struct snap_row *row = &snap->rows[sc][r];
-				double v = row->mv ? row->mv[c] : NAN;
-				if (!isfinite(v))
-					continue;
-				double to = v < lo - tol ? lo : v > hi + tol ? hi : v;
-				if (to == v)
-					continue;
-				row->mv[c] = to;
-				row->mrse[c] = NAN;
-				changed++;
-			}
+			for (int r = r0, end = r1 < 0 ? snap->nrows[sc] : r1; r < end; r++)
+				changed += clamp_figure(&snap->rows[sc][r], c, lo, hi, tol);
 	}
 	return changed;
 }
@@ -65,24 +75,11 @@ long bounds_apply_cols(const struct model *m, const int *mis, const int *cols, i
 {
 	long changed = 0;
 	for (int i = 0; i < n; i++) {
-		const struct metric_def *md = &m->metrics[mis[i]];
-		double lo = md->lo, hi = md->hi_ghz ? (max_ghz > 0 ? max_ghz : NAN) : md->hi;
-		if (isnan(lo) && isnan(hi))
+		double lo, hi, tol;
+		if (!metric_bounds(&m->metrics[mis[i]], max_ghz, &lo, &hi, &tol))
 			continue;
-		double tol = 1e-9 * (isnan(hi) ? 1 : fmax(1, fabs(hi)));
-		int c = cols[i];
-		for (int r = 0; r < snap->nrows[sc]; r++) {
-			struct snap_row *row = &snap->rows[sc][r];
-			double v = row->mv[c];
-			if (!isfinite(v))
-				continue;
-			double to = v < lo - tol ? lo : v > hi + tol ? hi : v;
-			if (to == v)
-				continue;
-			row->mv[c] = to;
-			row->mrse[c] = NAN;
-			changed++;
-		}
+		for (int r = 0; r < snap->nrows[sc]; r++)
+			changed += clamp_figure(&snap->rows[sc][r], cols[i], lo, hi, tol);
 	}
 	return changed;
 }

@@ -278,17 +278,26 @@ static void reconcile_family(struct snapshot *snap, const int *mset, int p, cons
 	free(cols);
 }
 
-static void reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap,
-		      int only_sc, int only)
+/* Which metrics the plan has (the caller frees it), and the deepest
+ * tree level among them in *maxd. */
+static bool *planned_metrics(const struct model *m, const struct sched_plan *plan, int *maxd)
 {
 	bool *planned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
-	int maxd = 0;
+	*maxd = 0;
 	for (int i = 0; i < plan->nmetrics; i++) {
 		int j = plan->metrics[i];
 		planned[j] = true;
-		if (m->metrics[j].depth > maxd)
-			maxd = m->metrics[j].depth;
+		if (m->metrics[j].depth > *maxd)
+			*maxd = m->metrics[j].depth;
 	}
+	return planned;
+}
+
+static void reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap,
+		      int only_sc, int only)
+{
+	int maxd;
+	bool *planned = planned_metrics(m, plan, &maxd);
 	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
 	/* Parents before their parts: the whole's, then those of depth 1, ... */
 	if (maxd > 0)
@@ -328,14 +337,8 @@ struct tree_plan *tree_plan_new(const struct model *m, const struct sched_plan *
 				const int *mcol)
 {
 	struct tree_plan *tp = xcalloc(1, sizeof(*tp));
-	bool *planned = xcalloc((size_t)m->nmetrics + 1, sizeof(bool));
-	int maxd = 0;
-	for (int i = 0; i < plan->nmetrics; i++) {
-		int j = plan->metrics[i];
-		planned[j] = true;
-		if (m->metrics[j].depth > maxd)
-			maxd = m->metrics[j].depth;
-	}
+	int maxd;
+	bool *planned = planned_metrics(m, plan, &maxd);
 	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
 	tp->f = xcalloc((size_t)m->nmetrics + 2, sizeof(*tp->f));
 	/* As reconcile() visits them; a family of no parts does nothing. */
