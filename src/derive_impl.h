@@ -108,6 +108,15 @@ struct derive_live {
 	int *err_ev, nerr_ev, *ev_err_at, *ev_err_c, *ev_err_k;
 };
 void derive_live_release(struct derive_live *l);
+struct derive_live *derive_live_get(struct derive_work *w, struct derive_cache *dc, const struct derive_input *in);
+void derive_live_dead_cells(const struct derive_live *l, struct snap_row *row, int sc, bool partial, bool values);
+
+/* Whether event e's error is found: shown by an output, or read by a
+ * metric of no window set (metric_pooled). */
+static inline bool event_error_found(const struct derive_input *in, const struct derive_plan_part *pp, int e)
+{
+	return !in->event_errors || in->event_errors[e] || pp->pooled_ev[e];
+}
 
 /* What one interval's steps hand each other; its arrays come from the
  * arena and last for the interval. */
