@@ -264,6 +264,34 @@ static const char *msr_field(uint64_t msr)
 	}
 }
 
+/* Intel's fixed counters' events as Linux perf encodes them, by name,
+ * whatever their file says (jevents.py, real_event): the older files give
+ * them no EventCode (Westmere, Nehalem: raw 0, which counts nothing), the
+ * newer ones event 0 with umask N + 1 for fixed counter N, of which the
+ * kernel takes 0x0300 on every part and 0x0100 on some (its
+ * FIXED_EVENT_CONSTRAINTs) but 0x0200 on none: core cycles so encoded
+ * would count nothing on a real PMU. */
+static bool perf_fixed_encoding(const char *name, uint64_t *code, uint64_t *umask, bool *any)
+{
+	static const struct {
+		const char *name;
+		unsigned char code, umask;
+		bool any;
+	} fixed[] = {
+		{ "inst_retired.any", 0xc0, 0, false },     { "inst_retired.any_p", 0xc0, 0, false },
+		{ "cpu_clk_unhalted.ref", 0x00, 0x03, false }, { "cpu_clk_unhalted.thread", 0x3c, 0, false },
+		{ "cpu_clk_unhalted.core", 0x3c, 0, false }, { "cpu_clk_unhalted.thread_any", 0x3c, 0, true },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		if (!strcasecmp(name, fixed[i].name)) {
+			*code = fixed[i].code;
+			*umask = fixed[i].umask;
+			*any = fixed[i].any;
+			return true;
+		}
+	return false;
+}
+
 static int import_event(struct imp *im, json_t *o, json_t *counters, const char *file, int line)
 {
 	const char *name = jstr(o, "EventName");
@@ -281,6 +309,9 @@ static int import_event(struct imp *im, json_t *o, json_t *counters, const char 
 	}
 	const char *pmu = im->arm ? "core" : unit_pmu(im, counters, unit, file);
 	uint64_t code = jnum(o, "EventCode"), umask = jnum(o, "UMask");
+	bool any = false;
+	if (im->intel && !strcmp(pmu, "core"))
+		perf_fixed_encoding(name, &code, &umask, &any);
 	const char *counter = jstr(o, "Counter");
 	bool fixed_only = counter && !strncasecmp(counter, "Fixed counter", 13);
 	if (!jstr(o, "EventCode") && !fixed_only && !im->arm) {
@@ -310,7 +341,7 @@ static int import_event(struct imp *im, json_t *o, json_t *counters, const char 
 			xappendf(&e->fields, ",%s=0x%llx", mf, (unsigned long long)msrval);
 		} else {
 			e->raw = true;
-			e->value = core_raw(im, code, umask, o);
+			e->value = core_raw(im, code, umask, o) | (any ? 1ULL << 21 : 0);   /* AnyThread */
 		}
 		if (fixed_only && im->intel && code == 0 && umask == 4) {
 			flags |= EVF_SLOTS;      /* TOPDOWN.SLOTS: fixed counter 3 */

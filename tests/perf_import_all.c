@@ -25,9 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Field layouts of the kernel's PMU drivers (format/ files), by PMU. */
+/* Field layouts of the kernel's PMU drivers (format/ files), by PMU; Intel's
+ * "any" (AnyThread) is in its formats from architectural perfmon v3 on,
+ * where the part has not deprecated it. */
 static const struct { const char *pmu; const char *fields; } formats[] = {
-	{ "cpu", "event=config:0-7 umask=config:8-15 edge=config:18 inv=config:23 cmask=config:24-31 "
+	{ "cpu", "event=config:0-7 umask=config:8-15 edge=config:18 any=config:21 inv=config:23 cmask=config:24-31 "
 		 "offcore_rsp=config1:0-63 ldlat=config1:0-15 frontend=config1:0-23" },
 	{ "cpu-amd", "event=config:0-7,32-35 umask=config:8-15 edge=config:18 inv=config:23 cmask=config:24-31" },
 	{ "armv8_pmuv3_0", "event=config:0-15" },
