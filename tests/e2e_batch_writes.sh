@@ -16,12 +16,16 @@ fails=0
 for fmt in json csv table; do
 	rm -f "$tmp/out" "$tmp/trace"
 	# LeakSanitizer cannot run under ptrace: leaks are the other tests' job.
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -o "$tmp/trace" -e trace=openat,write \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -o "$tmp/trace" -e trace=openat,write,close \
 		"${pm[@]}" --no-config --sim zen5:1x1x1x2 -b -n 4 -d 0.05 --format "$fmt" -o "$tmp/out" \
 		2>"$tmp/err" || { echo "FAIL: $fmt: pmctop exited $?"; cat "$tmp/err"; fails=$((fails + 1)); continue; }
-	# The output's descriptor: the openat of -o's file.
-	fd=$(sed -n "s|^openat(.*\"$tmp/out\".* = \([0-9][0-9]*\)\$|\1|p" "$tmp/trace" | tail -n 1)
-	writes=$(grep -c "^write($fd," "$tmp/trace")
+	# The writes to the output's descriptor (the openat of -o's file)
+	# until it is closed: its number may be another file's afterwards.
+	writes=$(awk -v out="\"$tmp/out\"" '
+		index($0, "openat(") == 1 && index($0, out) { fd = $NF; open = 1; next }
+		open && index($0, "write(" fd ",") == 1 { n++ }
+		open && $0 ~ "^close\\(" fd "\\)" { open = 0 }
+		END { print n + 0 }' "$tmp/trace")
 	size=$(wc -c <"$tmp/out")
 	echo "$fmt: $writes writes, $size bytes for 4 intervals"
 	if [ "$writes" != 4 ]; then
