@@ -1208,7 +1208,7 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	view.nrows[sc] = 1;
 	struct sched_plan plan = { .nmetrics = w.npm, .metrics = w.pm };
 	bounds_apply_row(w.model, &plan, w.max_ghz, &view, sc, 0);
-	tree_reconcile_row(w.model, &plan, w.mset, &view, sc, 0);
+	tree_plan_apply_row(w.live->trees, &row);
 	floors_after_trees(&w, &row, sc, r);
 	if (nm)
 		memcpy(mrse, row.mrse, sizeof(double) * nm);

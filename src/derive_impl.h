@@ -178,7 +178,7 @@ struct derive_work {
 	 * and with none of them every floor is 0. */
 	int *bgroups, nbgroups;
 	/* The columns of the metrics that a tree reconciles (the parts of a
-	 * family, tree_reconcile): tcol[0..ntcols-1], tidx[nmcols] each
+	 * family, tree_plan_apply): tcol[0..ntcols-1], tidx[nmcols] each
 	 * column's index there or -1; per scope, each one's burst floor in
 	 * each row ([nrows][ntcols], 0 for none; one row where tf_one), which
 	 * the tree's errors are held to (floors_after_trees). */

@@ -252,32 +252,6 @@ static void reconcile_row(struct snap_row *row, int p, const int *kids, int n, i
 	}
 }
 
-/* The family in row `only` of scope only_sc, or in every row (only_sc < 0). */
-static void reconcile_family(struct snapshot *snap, const int *mset, int p, const int *kids, int n, int only_sc,
-			     int only)
-{
-	/* Planned, so each has a column. */
-	int pc = p == METRIC_PARENT_WHOLE ? -1 : snap_mcol(snap, p);
-	int *cols = xmalloc(sizeof(int) * ((size_t)n + 1));
-	for (int k = 0; k < n; k++)
-		cols[k] = snap_mcol(snap, kids[k]);
-	/* Parts of one window set were counted in the same windows; equal
-	 * coverage alone does not say so (two groups that take turns cover
-	 * half each), but is all there is without the sets. */
-	int same = -1;
-	if (mset) {
-		same = n > 0 && mset[kids[0]] >= 0;
-		for (int k = 1; k < n; k++)
-			same &= mset[kids[k]] == mset[kids[0]];
-	}
-	if (only_sc >= 0 && n > 0)
-		reconcile_row(&snap->rows[only_sc][only], pc, cols, n, same);
-	for (int sc = 0; only_sc < 0 && n > 0 && sc < SNAP_NSCOPES; sc++)
-		for (int r = 0; r < snap->nrows[sc]; r++)
-			reconcile_row(&snap->rows[sc][r], pc, cols, n, same);
-	free(cols);
-}
-
 /* Which metrics the plan has (the caller frees it), and the deepest
  * tree level among them in *maxd. */
 static bool *planned_metrics(const struct model *m, const struct sched_plan *plan, int *maxd)
@@ -293,38 +267,11 @@ static bool *planned_metrics(const struct model *m, const struct sched_plan *pla
 	return planned;
 }
 
-static void reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap,
-		      int only_sc, int only)
-{
-	int maxd;
-	bool *planned = planned_metrics(m, plan, &maxd);
-	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
-	/* Parents before their parts: the whole's, then those of depth 1, ... */
-	if (maxd > 0)
-		reconcile_family(snap, mset, METRIC_PARENT_WHOLE, kids, family(m, planned, METRIC_PARENT_WHOLE, kids), only_sc,
-				 only);
-	for (int d = 1; d < maxd; d++)
-		for (int p = 0; p < m->nmetrics; p++)
-			if (planned[p] && m->metrics[p].depth == d)
-				reconcile_family(snap, mset, p, kids, family(m, planned, p, kids), only_sc, only);
-	free(kids);
-	free(planned);
-}
-
-void tree_reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap)
-{
-	reconcile(m, plan, mset, snap, -1, 0);
-}
-
-void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap,
-			int sc, int r)
-{
-	reconcile(m, plan, mset, snap, sc, r);
-}
-
-/* What tree_reconcile works out from the plan before any row: each
- * family in its order (the whole's, then by depth), its parent's and
- * parts' columns and whether the parts share a window set. */
+/* A plan's families, each in the order they are made to add up (the
+ * whole's, then by depth: parents before their parts), with its parent's
+ * and parts' columns and whether the parts share a window set (parts of
+ * one set were counted in the same windows; equal coverage alone does
+ * not say so: two groups that take turns cover half each). */
 struct tree_fam {
 	int pc, n, same, *cols;
 };
@@ -341,7 +288,7 @@ struct tree_plan *tree_plan_new(const struct model *m, const struct sched_plan *
 	bool *planned = planned_metrics(m, plan, &maxd);
 	int *kids = xmalloc(sizeof(int) * ((size_t)m->nmetrics + 1));
 	tp->f = xcalloc((size_t)m->nmetrics + 2, sizeof(*tp->f));
-	/* As reconcile() visits them; a family of no parts does nothing. */
+	/* A family of no parts does nothing. */
 	for (int d = 0; d < maxd; d++)
 		for (int p = d == 0 ? METRIC_PARENT_WHOLE : 0; p < (d == 0 ? METRIC_PARENT_WHOLE + 1 : m->nmetrics);
 		     p++) {
@@ -381,6 +328,12 @@ void tree_plan_apply(const struct tree_plan *tp, struct snapshot *snap, const bo
 				reconcile_row(&snap->rows[sc][r], f->pc, f->cols, f->n, f->same);
 		}
 	}
+}
+
+void tree_plan_apply_row(const struct tree_plan *tp, struct snap_row *row)
+{
+	for (int i = 0; i < tp->n; i++)
+		reconcile_row(row, tp->f[i].pc, tp->f[i].cols, tp->f[i].n, tp->f[i].same);
 }
 
 void tree_plan_free(struct tree_plan *tp)

@@ -15,28 +15,24 @@
  * (caller frees), its length in *nout. */
 int *tree_closure(const struct model *m, const int *metrics, int n, int *nout);
 
-/* Makes the planned trees of every row of snap add up: level by level,
- * the parts of each parent are scaled by the same factor so that they sum
- * to the parent's figure (1 for the whole). A family is left as measured
- * in a row where one of its parts or its parent has no figure. */
-/* mset[metric]: the window set each planned metric was evaluated in (-1:
- * none, its events pooled from several), which says which parts were
- * counted in the same windows; NULL: none known. */
-void tree_reconcile(const struct model *m, const struct sched_plan *plan, const int *mset, struct snapshot *snap);
-/* The same in row r of scope sc alone (derive_row_errors). */
-void tree_reconcile_row(const struct model *m, const struct sched_plan *plan, const int *mset,
-			struct snapshot *snap, int sc, int r);
-
-/* tree_reconcile's families for a plan, worked out once (derive keeps it
- * while the plan stands): mset as above (not NULL), mcol each metric's
- * column in the snapshots it is applied to. */
+/* Making the planned trees of every row add up: level by level, the
+ * parts of each parent are scaled by the same factor so that they sum to
+ * the parent's figure (1 for the whole). A family is left as measured in
+ * a row where one of its parts or its parent has no figure.
+ * The families of a plan, worked out once (derive's live list keeps
+ * them while the plan stands): mset[metric] the window set each planned
+ * metric was evaluated in (-1: none, its events pooled from several),
+ * which says which parts were counted in the same windows; mcol each
+ * metric's column in the snapshots it is applied to. */
 struct tree_plan;
 struct tree_plan *tree_plan_new(const struct model *m, const struct sched_plan *plan, const int *mset,
 				const int *mcol);
-/* tree_reconcile with those families, the same to the bit; maybe[sc][c]
- * false says that metric column c is NaN in every row of scope sc, where
- * a family that reads it is left as measured without a look. */
+/* Every row of snap made to add up; maybe[sc][c] false says that metric
+ * column c is NaN in every row of scope sc, where a family that reads it
+ * is left as measured without a look. */
 void tree_plan_apply(const struct tree_plan *tp, struct snapshot *snap, const bool *const maybe[SNAP_NSCOPES]);
+/* One row alone, the same to the bit (derive_row_errors). */
+void tree_plan_apply_row(const struct tree_plan *tp, struct snap_row *row);
 void tree_plan_free(struct tree_plan *tp);
 
 #endif
