@@ -75,19 +75,26 @@ struct snap_errors {
 	int nrows[SNAP_NSCOPES];
 };
 
+/* One allocation: the struct, then each scope's row pointers (one is
+ * made every interval). */
 struct snap_errors *derive_errors_new(struct derive_work *w, const struct snapshot *snap)
 {
-	struct snap_errors *e = xcalloc(1, sizeof(*e));
+	size_t n = 0;
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		n += (size_t)snap->nrows[sc];
+	struct snap_errors *e = xcalloc(1, sizeof(*e) + sizeof(*e->row[0]) * (n + 1));
+	_Atomic(double *) *at = (_Atomic(double *) *)(void *)(e + 1);
 	atomic_init(&e->refs, 1);
 	derive_work_hold(w);
 	e->w = w;
 	e->nm = snap->nmcols;
 	e->ne = snap->necols;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		int n = e->nrows[sc] = snap->nrows[sc];
-		e->row[sc] = xmalloc(sizeof(*e->row[sc]) * ((size_t)n + 1));
-		for (int r = 0; r < n; r++)
-			atomic_init(&e->row[sc][r], NULL);
+		int nr = e->nrows[sc] = snap->nrows[sc];
+		e->row[sc] = at;
+		for (int r = 0; r < nr; r++)
+			atomic_init(&at[r], NULL);
+		at += nr;
 	}
 	return e;
 }
@@ -103,11 +110,12 @@ void snap_errors_release(struct snap_errors *e)
 {
 	if (!e || atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)
 		return;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
-		for (int r = 0; r < e->nrows[sc]; r++)
-			free(atomic_load_explicit(&e->row[sc][r], memory_order_relaxed));
-		free(e->row[sc]);
-	}
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		for (int r = 0; r < e->nrows[sc]; r++) {
+			double *found = atomic_load_explicit(&e->row[sc][r], memory_order_relaxed);
+			if (found)   /* most rows' errors are never found later */
+				free(found);
+		}
 	derive_work_release(e->w);
 	free(e);
 }

@@ -108,6 +108,10 @@ struct derive_live {
 	int *err_ev, nerr_ev, *ev_err_at, *ev_err_c, *ev_err_k;
 };
 void derive_live_release(struct derive_live *l);
+/* For a snapshot that keeps the live list's column maps (struct
+ * snap_colmap's owner). */
+void derive_live_hold_maps(void *l);
+void derive_live_release_maps(void *l);
 struct derive_live *derive_live_get(struct derive_work *w, struct derive_cache *dc, const struct derive_input *in);
 void derive_live_dead_cells(const struct derive_live *l, struct snap_row *row, int sc, bool partial, bool values);
 

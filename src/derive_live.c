@@ -178,6 +178,16 @@ static unsigned char *live_key(struct derive_work *w, const struct derive_plan_p
 	return k;
 }
 
+void derive_live_hold_maps(void *l)
+{
+	atomic_fetch_add_explicit(&((struct derive_live *)l)->refs, 1, memory_order_relaxed);
+}
+
+void derive_live_release_maps(void *l)
+{
+	derive_live_release(l);
+}
+
 void derive_live_release(struct derive_live *l)
 {
 	if (!l || atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)

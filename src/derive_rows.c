@@ -260,7 +260,8 @@ struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive
 	 * masks were worked out with the live list (derive_live). */
 	const struct derive_live *l = w->live;
 	struct snap_colmap maps = { .nmcols = l->nmcols, .necols = l->necols, .mcol = l->mcol, .ecol = l->ecol,
-				    .mplanned = l->mplanned, .eplanned = l->eplanned };
+				    .mplanned = l->mplanned, .eplanned = l->eplanned,
+				    .owner = (void *)l, .hold = derive_live_hold_maps, .release = derive_live_release_maps };
 	for (int sc = 0; sc < SNAP_NSCOPES && live_rows; sc++)
 		maps.mrow[sc] = l->mrow[sc];
 	struct snapshot *snap = snapshot_new_mapped(m, w->nrows, &maps, true);

@@ -143,8 +143,8 @@ void sampler_free(struct sampler *s)
 	free(s->offline);
 	free(s->cpu_filter);
 	free(s->backend_arg);
-	free((void *)s->rec_in.pmus);
-	free((void *)s->rec_in.groups);
+	free(s->dpmus);
+	free(s->dgroups);
 	topo_free(s->rec_topo);
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		free(s->p_want[sc]);

@@ -95,6 +95,12 @@ struct sampler {
 	 * flags as derive saw them: the topology changes right after). */
 	struct derive_input rec_in;
 	struct topo *rec_topo;
+	/* The derivation's view of the PMUs and of the plan's groups, made
+	 * again every interval in these (rec_in's point here: they last
+	 * until the next interval's are made). */
+	struct derive_pmu *dpmus;
+	struct derive_group *dgroups;
+	int dpmus_cap, dgroups_cap;
 	int ntm;                  /* metrics sampled per task */
 	int *tm;
 	struct tasks *tasks;      /* per-task sampling, NULL when none */

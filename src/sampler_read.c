@@ -414,12 +414,26 @@ static const struct derive_want *take_want(struct sampler *s)
 	return &s->want;
 }
 
+/* *buf with room for n items of size bytes, the one after them zeroed:
+ * kept from one interval to the next, so that a steady interval
+ * allocates nothing here. */
+static void *kept_buf(void *buf, int *cap, int n, size_t size)
+{
+	if (n + 1 > *cap) {
+		free(buf);
+		*cap = n + 1;
+		buf = xmalloc(size * (size_t)*cap);
+	}
+	memset((char *)buf + size * (size_t)n, 0, size);
+	return buf;
+}
+
 /* The snapshot of the interval just read: derive.c sums and evaluates;
  * the sampler adds what only it knows. */
 struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
 {
 	const struct model *m = s->cfg.model;
-	struct derive_pmu *dp = xcalloc((size_t)m->npmus + 1, sizeof(*dp));
+	struct derive_pmu *dp = s->dpmus = kept_buf(s->dpmus, &s->dpmus_cap, m->npmus, sizeof(*dp));
 	for (int p = 0; p < m->npmus; p++) {
 		const struct pmu_state *ps = &s->ps[p];
 		dp[p] = (struct derive_pmu){
@@ -429,7 +443,7 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
 			.alive = ps->alive,
 		};
 	}
-	struct derive_group *dg = xcalloc((size_t)s->plan->ngroups + 1, sizeof(*dg));
+	struct derive_group *dg = s->dgroups = kept_buf(s->dgroups, &s->dgroups_cap, s->plan->ngroups, sizeof(*dg));
 	for (int g = 0; g < s->plan->ngroups; g++) {
 		const struct grp_state *grp = &s->grp[g];
 		dg[g] = (struct derive_group){
@@ -474,17 +488,12 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
 		sampler_add_notice(s, "%s", stuck);
 	free(stuck);
 	if (s->cfg.on_record) {
-		free((void *)s->rec_in.pmus);
-		free((void *)s->rec_in.groups);
 		topo_free(s->rec_topo);
 		s->rec_topo = topo_clone(s->topo);
 		s->rec_in = in;
 		s->rec_in.topo = s->rec_topo;
 		s->rec_in.cache = NULL;
 		s->rec_in.want = NULL;
-	} else {
-		free(dp);
-		free(dg);
 	}
 
 	stamp_snapshot(s, snap, NULL);

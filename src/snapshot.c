@@ -129,7 +129,8 @@ static void block_give(struct snapshot *s)
 
 /* A snapshot is one allocation: the struct, each scope's rows and their
  * block of doubles, all NaN ("not measured") until derive fills them, the
- * planned masks and the column maps. A snapshot of 1024 CPUs is made every
+ * planned masks and the column maps (or a hold on the maps of the plan's
+ * live list, which the derivation shares). A snapshot of 1024 CPUs is made every
  * interval; six allocations per row were a measurable share of the
  * sampler's time, and fifteen per snapshot a tenth of a small batch
  * interval's own work. snapshot_free frees it with what derive adds
@@ -158,8 +159,10 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 		bytes += part((size_t)n[sc] * per + 1, sizeof(double)) +
 			 part((size_t)(n[sc] > 0 ? n[sc] : 1), sizeof(struct snap_row));
 	}
-	bytes += part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool)) + part((size_t)(nev > 0 ? nev : 1), sizeof(bool)) +
-		 part((size_t)nmet + 1, sizeof(int)) + part((size_t)nev + 1, sizeof(int));
+	bool shared = maps && maps->owner;
+	if (!shared)
+		bytes += part((size_t)(nmet > 0 ? nmet : 1), sizeof(bool)) + part((size_t)(nev > 0 ? nev : 1), sizeof(bool)) +
+			 part((size_t)nmet + 1, sizeof(int)) + part((size_t)nev + 1, sizeof(int));
 	char *p = block_take(bytes);
 	struct snapshot *s = (struct snapshot *)(void *)p;
 	memset(s, 0, sizeof(*s));
@@ -214,6 +217,19 @@ static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SN
 			row->ecov = b + 3 * nm + ne;
 			row->erse = b + 3 * nm + 2 * ne;
 		}
+	}
+	if (shared) {
+		/* Read-only from here on, as every snapshot's are once made. */
+		maps->hold(maps->owner);
+		s->maps_owner = maps->owner;
+		s->maps_release = maps->release;
+		s->metric_planned = (bool *)maps->mplanned;
+		s->event_planned = (bool *)maps->eplanned;
+		s->mcol = (int *)maps->mcol;
+		s->ecol = (int *)maps->ecol;
+		s->nmcols = nm_i;
+		s->necols = ne_i;
+		return s;
 	}
 	/* The masks start false (or as the maps have them); the column maps
 	 * are written whole below. */
@@ -312,6 +328,8 @@ void snapshot_free(struct snapshot *s)
 	topo_free(s->drill_topo);
 	free(s->past_t);
 	free(s->past_v);
+	if (s->maps_release)
+		s->maps_release(s->maps_owner);
 	block_give(s);
 }
 

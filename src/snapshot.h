@@ -183,6 +183,11 @@ struct snapshot {
 	int npast;
 	double past_step;
 	double *past_t, *past_v;
+	/* The owner of mcol, ecol and the planned masks where they are not
+	 * the snapshot's own (struct snap_colmap's owner), let go when it
+	 * is freed; NULL: they lie in its allocation. */
+	void *maps_owner;
+	void (*maps_release)(void *owner);
 };
 
 /* A snapshot of nrows[sc] rows per scope, every figure NaN, with a column
@@ -205,6 +210,12 @@ struct snap_colmap {
 	/* Per scope, what every row's metric figures start as (values,
 	 * coverages, errors: 3 * nmcols), or NULL: every one NaN. */
 	const double *mrow[SNAP_NSCOPES];
+	/* Set: the snapshot points at these columns and masks instead of
+	 * copying them (a model's hundreds of events, every interval), and
+	 * holds their owner until it is freed. They never change while
+	 * held. */
+	void *owner;
+	void (*hold)(void *owner), (*release)(void *owner);
 };
 /* snapshot_new_cols with those columns and masks copied, not found again
  * from the model's hundreds of marks, and (events_unset) the rows'

@@ -176,6 +176,50 @@ static void plan_switch(const char *shape, const char *arg)
 	stop();
 }
 
+/* A snapshot keeps its plan's column maps and masks (the live list's,
+ * held, not copied) after the plan and its live list are gone, as the
+ * dashboard's history keeps snapshots: they read as when it was made
+ * (under AddressSanitizer, a use after their free fails here). */
+START_TEST(test_snapshot_outlives_plan)
+{
+	start("1x2x4x2", "seed=3,absent=core");
+	steps(1);
+	struct snapshot *kept = fx_step(smp);
+	size_t nm = (size_t)model->nmetrics, ne = (size_t)model->nevents;
+	int *mcol = xmalloc(sizeof(int) * nm), *ecol = xmalloc(sizeof(int) * ne);
+	bool *mp = xmalloc(nm), *ep = xmalloc(ne);
+	memcpy(mcol, kept->mcol, sizeof(int) * nm);
+	memcpy(ecol, kept->ecol, sizeof(int) * ne);
+	memcpy(mp, kept->metric_planned, nm);
+	memcpy(ep, kept->event_planned, ne);
+	int ncols = kept->nmcols;
+	int *some = xmalloc(sizeof(int) * ((size_t)nall + 1));
+	int n = view_metrics("basic", some);
+	sampler_request(smp, n, some, 0, NULL);
+	steps(2);
+	/* Another plan's maps, and a different number of columns. */
+	struct snapshot *now = fx_step(smp);
+	ck_assert_int_ne(now->nmcols, ncols);
+	snapshot_free(now);
+	derive_cache_done(&own);
+	ck_assert_int_eq(kept->nmcols, ncols);
+	ck_assert(!memcmp(mcol, kept->mcol, sizeof(int) * nm));
+	ck_assert(!memcmp(ecol, kept->ecol, sizeof(int) * ne));
+	ck_assert(!memcmp(mp, kept->metric_planned, nm));
+	ck_assert(!memcmp(ep, kept->event_planned, ne));
+	for (size_t i = 0; i < nm; i++)
+		if (mp[i])
+			ck_assert_int_ge(snap_mcol(kept, (int)i), 0);
+	snapshot_free(kept);
+	free(some);
+	free(mcol);
+	free(ecol);
+	free(mp);
+	free(ep);
+	stop();
+}
+END_TEST
+
 START_TEST(test_plan_switch_no_core)
 {
 	plan_switch("1x1x1x2", "seed=3,absent=core");
@@ -270,6 +314,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_plan_switch_no_core);
+	tcase_add_test(tc, test_snapshot_outlives_plan);
 	tcase_add_test(tc, test_plan_switch_no_core_16);
 	tcase_add_test(tc, test_plan_switch);
 	tcase_add_test(tc, test_interval_change);
