@@ -29,15 +29,39 @@ struct model *model_load_under(const char *events_dir, const char *dir, char **c
 	struct def_set set;
 	if (defset_read(events_dir, dir, true, &set, cause) < 0)
 		return NULL;
-	struct model *m = evdef_build_set(&set, dir, cause);
+	struct model *m = evdef_build_set_kept(&set, dir, cause);
 	defset_free(&set);
 	return m;
 }
 
+static struct model *build_set(const struct def_set *set, const char *dir, struct model_kept *kept, char **cause);
+
 struct model *evdef_build_set(const struct def_set *set, const char *dir, char **cause)
 {
+	return build_set(set, dir, NULL, cause);
+}
+
+struct model *evdef_build_set_kept(struct def_set *set, const char *dir, char **cause)
+{
+	if (!set->texts)
+		return build_set(set, dir, NULL, cause);
+	/* Given before the build, so that a model freed half built (an
+	 * error) frees them as it skips the strings in them. */
+	struct model_kept *k = xmalloc(sizeof(*k));
+	*k = (struct model_kept){ .ntexts = set->nfiles, .texts = set->texts, .lens = set->lens,
+				  .nfiles = set->nfiles, .files = set->files };
+	set->texts = NULL;
+	set->lens = NULL;
+	set->files = NULL;
+	set->kept = true;
+	return build_set(set, dir, k, cause);
+}
+
+static struct model *build_set(const struct def_set *set, const char *dir, struct model_kept *kept, char **cause)
+{
 	struct model *m = xcalloc(1, sizeof(*m));
-	struct builder b = { .m = m, .set = set };
+	m->kept = kept;
+	struct builder b = { .m = m, .set = set, .in_place = kept != NULL };
 	struct metric_src *src = NULL;
 	const struct def_stanza *mst = &set->stanzas[0];
 	m->name = xstrdup(mst->name);

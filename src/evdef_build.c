@@ -105,6 +105,11 @@ int evdef_check_keys(struct builder *b, const struct def_stanza *st)
 	return 0;
 }
 
+char *evdef_keep(const struct builder *b, const char *s)
+{
+	return b->in_place ? (char *)s : xstrdup(s);
+}
+
 const struct def_attr *evdef_attr_need(struct builder *b, const struct def_stanza *st, const char *key)
 {
 	const struct def_attr *a = evdef_attr_get(st, key);

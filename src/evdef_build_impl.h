@@ -33,6 +33,9 @@ uint64_t evdef_field_mask(const struct hw_field *f);
 char *evdef_next_word(const char **p);
 int evdef_word_col(const struct def_attr *a, const char *p, const char *w);
 bool evdef_is_name(const char *s);
+/* A string of the set for the model: s itself where the model holds
+ * the set's texts (builder.in_place), else a copy. */
+char *evdef_keep(const struct builder *b, const char *s);
 /* Event and metric names share one namespace. */
 int evdef_check_unique_name(struct builder *b, const struct def_stanza *st);
 /* Turns "col N: message" from expr_parse into file:line:col of the file. */

@@ -59,7 +59,7 @@ const struct def_attr *evdef_attr_get(const struct def_stanza *st, const char *k
 
 void defset_free(struct def_set *set)
 {
-	bool own = !set->pool && !set->texts;   /* names, keys and values */
+	bool own = !set->pool && !set->texts && !set->kept;   /* names, keys and values */
 	for (int i = 0; i < set->nstanzas; i++) {
 		struct def_stanza *st = &set->stanzas[i];
 		for (int j = 0; own && j < st->nattrs; j++) {
@@ -72,7 +72,8 @@ void defset_free(struct def_set *set)
 	}
 	free(set->stanzas);
 	for (int i = 0; !set->pool && i < set->nfiles; i++) {
-		free(set->files[i]);
+		if (!set->kept)
+			free(set->files[i]);
 		free(set->real[i]);
 	}
 	/* One text per file, in texts[0 .. nfiles - 1] (NULL where a file
@@ -80,6 +81,7 @@ void defset_free(struct def_set *set)
 	for (int i = 0; set->texts && i < set->nfiles; i++)
 		free(set->texts[i]);
 	free(set->texts);
+	free(set->lens);
 	free(set->pool);
 	free(set->files);
 	free(set->real);
@@ -90,7 +92,7 @@ void defset_free(struct def_set *set)
  * short) and absurd sizes. Only a regular file will do: opening without
  * blocking and checking that first means a FIFO or a device planted among
  * the definitions gives an error instead of a hang. */
-static char *read_def_file(const char *path, bool user, char **cause)
+static char *read_def_file(const char *path, bool user, size_t *lenp, char **cause)
 {
 	/* A user's file (views/MODEL.def) under the rule of util.h's
 	 * user_file_open: root does not read the invoking user's files, and
@@ -166,6 +168,7 @@ static char *read_def_file(const char *path, bool user, char **cause)
 			*cause = def_where(path, line, col, "expected text but found a NUL byte");
 		return NULL;
 	}
+	*lenp = len;
 	return buf;
 }
 
@@ -261,6 +264,8 @@ static int add_file(struct reader *r, const char *path, const char *inc_file, in
 	if (r->in_place) {
 		r->set->texts = xrealloc(r->set->texts, (size_t)r->set->nfiles * sizeof(char *));
 		r->set->texts[n] = NULL;
+		r->set->lens = xrealloc(r->set->lens, (size_t)r->set->nfiles * sizeof(size_t));
+		r->set->lens[n] = 0;
 	}
 	return n;
 }
@@ -600,7 +605,8 @@ static int read_file(struct reader *r, const char *path, const char *inc_file, i
 	if (n < 0)
 		return -1;
 	char *cause = NULL;
-	char *text = read_def_file(path, r->user_file, &cause);
+	size_t len = 0;
+	char *text = read_def_file(path, r->user_file, &len, &cause);
 	if (!text) {
 		if (inc_file) {
 			r->err = def_where(inc_file, inc_line, inc_col, "cannot include: %s", cause);
@@ -612,8 +618,10 @@ static int read_file(struct reader *r, const char *path, const char *inc_file, i
 	}
 	bool was_model = r->is_model_file;
 	r->is_model_file = inc_file == NULL && !r->lone_file;
-	if (r->in_place)
+	if (r->in_place) {
 		r->set->texts[n] = text;   /* the set's now, read or not */
+		r->set->lens[n] = len;
+	}
 	int rc = read_lines(r, r->set->files[n], text);
 	r->is_model_file = was_model;
 	if (!r->in_place)
