@@ -233,32 +233,44 @@ static DIR *open_new_dir(struct model_info_list *l, const char *dir, int depth)
 	return d;
 }
 
+/* maybe_subdir, noting the type of an entry model.def on the way. */
+static bool subdir_or_def(const struct dirent *de, void *ctx)
+{
+	if (!strcmp(de->d_name, "model.def"))
+		*(int *)ctx = de->d_type;
+	return maybe_subdir(de);
+}
+
 static int scan_dir(struct model_info_list *l, const char *dir, int depth)
 {
 	DIR *d = open_new_dir(l, dir, depth);
 	if (!d)
 		return l->err ? -1 : 0;
-	char *path = xasprintf("%s/model.def", dir);
-	struct stat sb;
-	int rc = 0;
-	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-		rc = read_model_info(l, dir);
-	free(path);
-	if (rc < 0 || depth >= MODEL_MAX_DEPTH) {
-		closedir(d);
-		return rc;
-	}
 	/* Sorted, so that the listing and duplicate reports do not depend on
-	 * the file system's order. */
+	 * the file system's order. The listing says whether model.def is
+	 * there, and a regular file: a stat only where it says neither
+	 * (five of the fourteen directories of events/ have none). */
 	char **names;
-	int n = dir_names_sorted(d, maybe_subdir, &names);
+	int def_type = -1;
+	int n = dir_names_sorted_ctx(d, subdir_or_def, &def_type, &names);
+	int rc = 0;
+	bool is_def = def_type == DT_REG;
+	if (def_type == DT_LNK || def_type == DT_UNKNOWN) {
+		char *path = xasprintf("%s/model.def", dir);
+		struct stat sb;
+		is_def = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+		free(path);
+	}
+	if (is_def)
+		rc = read_model_info(l, dir);
 	for (int i = 0; i < n; i++) {
 		/* What is not a directory (a link to a file) fails to open
 		 * as one, silently below the top: no stat to ask first. */
-		char *sub = xasprintf("%s/%s", dir, names[i]);
-		if (rc == 0)
+		if (rc == 0 && depth < MODEL_MAX_DEPTH) {
+			char *sub = xasprintf("%s/%s", dir, names[i]);
 			rc = scan_dir(l, sub, depth + 1);
-		free(sub);
+			free(sub);
+		}
 		free(names[i]);
 	}
 	free(names);

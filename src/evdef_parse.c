@@ -119,8 +119,7 @@ static char *read_def_file(const char *path, bool user, size_t *lenp, char **cau
 	/* Sized by fstat, read whole with read(2): stdio's fdopen and fread
 	 * cost a fcntl, a second fstat and a read per 4 kB besides (a model's
 	 * 20 files: some 50 system calls of a start, issue 39). A file that
-	 * grows meanwhile is read on until read says it ends (the byte to
-	 * spare lets the read that says so go without growing the buffer). */
+	 * grew since fstat is read on until a read comes back short. */
 	size_t cap = sb.st_size > 0 && sb.st_size < DEF_MAX_FILE_BYTES ? (size_t)sb.st_size + 2 + TEXT_PAD : 4096;
 	size_t len = 0;
 	char *buf = xmalloc(cap);
@@ -129,7 +128,8 @@ static char *read_def_file(const char *path, bool user, size_t *lenp, char **cau
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
+		size_t want = cap - len - 1;
+		ssize_t n = read(fd, buf + len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -145,7 +145,10 @@ static char *read_def_file(const char *path, bool user, size_t *lenp, char **cau
 			set_cause(cause, "%s: larger than %d bytes", path, DEF_MAX_FILE_BYTES);
 			return NULL;
 		}
-		if (n == 0)
+		/* A regular file's read is short only at its end: the read
+		 * that would say so costs a system call per file (twenty of
+		 * a start). */
+		if (n == 0 || (size_t)n < want)
 			break;
 	}
 	close(fd);
@@ -198,33 +201,104 @@ struct reader {
 	bool lone_file;         /* defset_read_file: no model stanza anywhere */
 	bool user_file;         /* defset_read_user_file: the user's own files only */
 	bool in_place;          /* defset_read: strings in the files' texts (def_set.texts) */
-	char *dir, *dir_real;   /* the last directory realpath was asked for, and its answer */
+	/* Directories whose canonical paths are known (file_real): the
+	 * definitions directory, and each one a file was read from. */
+	int ndirs;
+	struct known_dir { char *dir, *real; } dirs[8];
 	char *err;
 };
 
 static int read_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col);
 
-/* realpath(path), asking the system once per directory: a model's files
- * lie in two or three directories, and realpath costs a readlink for
- * every directory above a file. A file that is itself a link, or any
- * doubt, goes to realpath whole. */
+/* base (a canonical directory path) with the components of rest (len
+ * bytes, each after a '/') appended: '.' stays, '..' climbs (base has no
+ * link in it, so its parent is its prefix), any other is checked with
+ * lstat to be a directory and not a link. NULL where one is not (the
+ * caller asks realpath, for its answer or its errno). */
+static char *climb(const char *base, const char *rest, size_t len)
+{
+	size_t olen = strlen(base);
+	char *out = xmalloc(olen + len + 2);
+	memcpy(out, base, olen + 1);
+	const char *p = rest, *end = rest + len;
+	while (p < end) {
+		while (p < end && *p == '/')
+			p++;
+		const char *c = p;
+		while (p < end && *p != '/')
+			p++;
+		size_t cl = (size_t)(p - c);
+		if (cl == 0 || (cl == 1 && c[0] == '.'))
+			continue;
+		if (cl == 2 && c[0] == '.' && c[1] == '.') {
+			while (olen > 1 && out[olen - 1] != '/')
+				olen--;
+			if (olen > 1)
+				olen--;
+			out[olen] = 0;
+			continue;
+		}
+		if (olen > 1)
+			out[olen++] = '/';
+		memcpy(out + olen, c, cl);
+		olen += cl;
+		out[olen] = 0;
+		struct stat sb;
+		if (lstat(out, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* The canonical path of the directory of dlen bytes at dir: from the
+ * known directory that is the longest prefix of it, its other
+ * components one lstat each (climb), not realpath's readlink for every
+ * directory from the root down (some twenty system calls of a start:
+ * a model's files lie in three directories, named as
+ * events/amd/zen5/../../generic and the like); realpath where no known
+ * directory leads there. NULL with errno. */
+static char *dir_real(struct reader *r, const char *dir, size_t dlen)
+{
+	int best = -1;
+	size_t blen = 0;
+	for (int i = 0; i < r->ndirs; i++) {
+		size_t kl = strlen(r->dirs[i].dir);
+		if (kl <= dlen && !strncmp(r->dirs[i].dir, dir, kl) && (kl == dlen || dir[kl] == '/') &&
+		    (best < 0 || kl > blen)) {
+			best = i;
+			blen = kl;
+		}
+	}
+	if (best >= 0 && blen == dlen)
+		return xstrdup(r->dirs[best].real);
+	char *d = xstrndup(dir, dlen);
+	char *real = best >= 0 ? climb(r->dirs[best].real, dir + blen, dlen - blen) : NULL;
+	if (!real)
+		real = realpath(dlen ? d : "/", NULL);
+	if (real && r->ndirs < (int)ARRAY_SIZE(r->dirs))
+		r->dirs[r->ndirs++] = (struct known_dir){ d, xstrdup(real) };
+	else
+		free(d);
+	return real;
+}
+
+/* realpath(path), the directory's part from dir_real. A file that is
+ * itself a link, or any doubt, goes to realpath whole. */
 static char *file_real(struct reader *r, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	struct stat sb;
 	if (!slash || lstat(path, &sb) < 0 || S_ISLNK(sb.st_mode))
 		return realpath(path, NULL);
-	size_t dlen = (size_t)(slash - path);
-	if (!r->dir || strlen(r->dir) != dlen || strncmp(r->dir, path, dlen)) {
-		free(r->dir);
-		free(r->dir_real);
-		r->dir = xstrndup(path, dlen);
-		r->dir_real = realpath(dlen ? r->dir : "/", NULL);
-	}
-	if (!r->dir_real)
+	char *dreal = dir_real(r, path, (size_t)(slash - path));
+	if (!dreal)
 		return realpath(path, NULL);
-	const char *sep = strcmp(r->dir_real, "/") ? "/" : "";
-	return xasprintf("%s%s%s", r->dir_real, sep, slash + 1);
+	const char *sep = strcmp(dreal, "/") ? "/" : "";
+	char *real = xasprintf("%s%s%s", dreal, sep, slash + 1);
+	free(dreal);
+	return real;
 }
 
 static int add_file(struct reader *r, const char *path, const char *inc_file, int inc_line, int inc_col)
@@ -662,11 +736,15 @@ int defset_read(const char *root, const char *dir, bool follow_includes, struct 
 	struct reader r = { .set = set, .follow_includes = follow_includes, .in_place = true };
 	if (root && follow_includes && !(r.root = realpath(root, NULL)))
 		return set_cause(cause, "%s: cannot open the definitions directory: %s", root, strerror(errno));
+	if (r.root)
+		r.dirs[r.ndirs++] = (struct known_dir){ xstrdup(root), xstrdup(r.root) };
 	char *path = xasprintf("%s/model.def", dir);
 	int rc = read_file(&r, path, NULL, 0, 0);
 	free(r.root);
-	free(r.dir);
-	free(r.dir_real);
+	for (int i = 0; i < r.ndirs; i++) {
+		free(r.dirs[i].dir);
+		free(r.dirs[i].real);
+	}
 	if (rc == 0 && (set->nstanzas == 0 || set->stanzas[0].kind != ST_MODEL)) {
 		r.err = def_where(path, 1, 1, "expected a 'model' stanza");
 		rc = -1;

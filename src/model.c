@@ -113,6 +113,12 @@ static void str_free(const struct model *m, char *s)
 		free(s);
 }
 
+void model_str_set(struct model *m, char **field, char *s)
+{
+	str_free(m, *field);
+	*field = s;
+}
+
 static void kept_free(struct model_kept *k)
 {
 	if (!k)

@@ -236,6 +236,11 @@ struct model {
  * 39). model_free frees these blocks, and skips the strings lying in
  * them; a string made otherwise (a default, a modifier's variant, a
  * user's definition) is the model's own, as before. */
+/* Replaces an event's or a metric's string (field, one of m's) with s,
+ * which the model then owns: the string before is freed unless it lies
+ * in m->kept. What replaces one must go through here, not free. */
+void model_str_set(struct model *m, char **field, char *s);
+
 struct model_kept {
 	int ntexts;
 	char **texts;

@@ -660,3 +660,19 @@ int dir_names_sorted(DIR *d, bool (*keep)(const struct dirent *de), char ***out)
 		qsort(*out, (size_t)n, sizeof(char *), name_cmp);
 	return n;
 }
+
+int dir_names_sorted_ctx(DIR *d, bool (*keep)(const struct dirent *de, void *ctx), void *ctx, char ***out)
+{
+	int n = 0;
+	*out = NULL;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (!keep(de, ctx))
+			continue;
+		*out = xrealloc(*out, (size_t)(n + 1) * sizeof(char *));
+		(*out)[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(*out, (size_t)n, sizeof(char *), name_cmp);
+	return n;
+}

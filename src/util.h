@@ -99,6 +99,8 @@ bool path_same_file(const char *a, const char *b);
  * directory must not follow the file system's order); d is closed.
  * Returns how many, *out to be freed name by name and whole. */
 int dir_names_sorted(DIR *d, bool (*keep)(const struct dirent *de), char ***out);
+/* The same, keep given ctx as well (to note an entry it does not keep). */
+int dir_names_sorted_ctx(DIR *d, bool (*keep)(const struct dirent *de, void *ctx), void *ctx, char ***out);
 /* Whether s is a number as every option of pmctop writes one: decimal
  * digits, and unless whole, a fraction and an exponent ("2", "0.5",
  * "1e3", ".5"). No sign, space, hex ("0x10"), "inf" or "nan": strtod and
