@@ -6,6 +6,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "backend.h"
 #include "evdef.h"
+#include "evdef_build_impl.h"
 #include "expr.h"
 #include "topo.h"
 #include "util.h"
@@ -563,6 +565,44 @@ START_TEST(test_include_dir_links)
 	rm_tree(out);
 	free(root);
 	free(out);
+}
+END_TEST
+
+/* evdef_parse_u64 reads 0x and up to 16 hex digits itself, and leaves
+ * the rest to strtoull: either way, what strtoull(s, 0) reads whole. And
+ * evdef_field_mask's ranges are the bits a bit at a time. */
+START_TEST(test_u64_and_masks)
+{
+	static const char *const cases[] = {
+		"0", "7", "0x0", "0x1", "0xff", "0XFF", "0x4300C3", "0xffffffffffffffff", "0x10000000000000000",
+		"0x0000000000000000001", "0x", "0xg", "0x12 ", "0x12z", "012", "09", "18446744073709551615",
+		"18446744073709551616", "0x7fffFFFFffffFFFF", "1e3", "0x-1", "00x1", "",
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *s = cases[i];
+		char *end;
+		errno = 0;
+		unsigned long long want = strtoull(s, &end, 0);
+		bool ok = isdigit((unsigned char)*s) && !errno && !*end;
+		uint64_t got = 12345;
+		ck_assert_msg(evdef_parse_u64(s, &got) == ok, "'%s'", s);
+		if (ok)
+			ck_assert_msg(got == want, "'%s': %llx, want %llx", s, (unsigned long long)got, want);
+	}
+	for (int lo = 0; lo < 64; lo++) {
+		for (int hi = lo; hi < 64; hi++) {
+			struct hw_field f = { .nranges = 2 };
+			f.range[0].lo = lo;
+			f.range[0].hi = hi;
+			f.range[1].lo = hi / 2;
+			f.range[1].hi = hi / 2;
+			uint64_t want = 0;
+			for (int r = 0; r < 2; r++)
+				for (int bit = f.range[r].lo; bit <= f.range[r].hi; bit++)
+					want |= 1ULL << bit;
+			ck_assert_msg(evdef_field_mask(&f) == want, "%d-%d", lo, hi);
+		}
+	}
 }
 END_TEST
 
@@ -1136,6 +1176,7 @@ static Suite *evdef_suite(void)
 	tcase_add_test(tc, test_modifiers);
 	tcase_add_test(tc, test_model_list);
 	tcase_add_test(tc, test_strings_kept);
+	tcase_add_test(tc, test_u64_and_masks);
 	tcase_add_test(tc, test_include_dir_links);
 	tcase_add_test(tc, test_model_list_duplicate);
 	tcase_add_test(tc, test_load_by_name);
