@@ -18,12 +18,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Definition files are small; a bigger one is surely a mistake. */
 #define DEF_MAX_FILE_BYTES (16 << 20)
 /* Bytes of zeros after the end of a file's text (read_def_file), so that
- * scan_line may read it eight bytes at a time up to its last byte. */
-#define TEXT_PAD 8
+ * scan_line may read it sixteen bytes at a time up to its last byte. */
+#define TEXT_PAD 16
 
 void *evdef_grow(void *p, int n, size_t size)
 {
@@ -446,7 +449,28 @@ static const unsigned char line_class[256] = {
  * at. The text's padding (TEXT_PAD) keeps the last word inside it. */
 static char *skip_text(char *p)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__)
+	/* Sixteen bytes at a time where SSE2 is (every x86-64): a signed
+	 * compare below 0x20 also takes 0x80 and above; 0x7f, '"' and '#'
+	 * by equality. Eight bytes a word (below) were still 0.5 M
+	 * instructions of a start with amd-zen5 (issue 39). */
+	const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), hash = _mm_set1_epi8('#'),
+		      del = _mm_set1_epi8(0x7f);
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i look = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, quote)),
+					    _mm_or_si128(_mm_cmpeq_epi8(v, hash), _mm_cmpeq_epi8(v, del)));
+		unsigned mask = (unsigned)_mm_movemask_epi8(look);
+		if (!mask) {
+			p += 16;
+			continue;
+		}
+		p += __builtin_ctz(mask);
+		if (line_class[(unsigned char)*p] != LC_TEXT)
+			return p;
+		p++;   /* a tab */
+	}
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	for (;;) {
 		uint64_t w, q, h;
