@@ -283,8 +283,10 @@ int evdef_check_unique_name(struct builder *b, const struct def_stanza *st)
 	if (i >= 0)
 		return evdef_at(b, st->file, st->line, st->name_col, "duplicate name '%s' (first defined at %s:%d)",
 				st->name, m->metrics[i].file, m->metrics[i].line);
-	if (!strcmp(st->name, "interval_s") || !strcmp(st->name, "min") || !strcmp(st->name, "max") ||
-	    !strcmp(st->name, "abs"))
+	/* The reserved names by their first letter before strcmp. */
+	char c = st->name[0];
+	if ((c == 'i' && !strcmp(st->name, "interval_s")) || (c == 'm' && (!strcmp(st->name, "min") || !strcmp(st->name, "max"))) ||
+	    (c == 'a' && !strcmp(st->name, "abs")))
 		return evdef_at(b, st->file, st->line, st->name_col, "'%s' is a reserved name of the formula language", st->name);
 	return 0;
 }

@@ -58,7 +58,7 @@ static int build_portable(struct builder *b, const struct def_stanza *st, struct
 {
 	for (int i = 0; i < st->nattrs; i++) {
 		const struct def_attr *a = &st->attrs[i];
-		if (strcmp(a->key, "portable"))
+		if (a->key[0] != 'p' || strcmp(a->key, "portable"))
 			continue;
 		const char *q = a->value;
 		char *name = evdef_next_word(&q), *scale = evdef_next_word(&q);
@@ -136,9 +136,17 @@ static int check_encoding(struct builder *b, const struct def_stanza *st, const 
 		if (p->nfields == 0)
 			return AT_VALUE(b, st, enc, "a raw value needs the 'field' layout of pmu '%s', which has none", p->name);
 		else {
-			uint64_t allowed = p->ignore_mask;
-			for (int i = 0; i < p->nfields; i++)
-				allowed |= evdef_field_mask(&p->fields[i]);
+			/* The PMU's mask, kept while its events follow each
+			 * other (as a file lists them). */
+			int pi = (int)(p - b->m->pmus);
+			if (!b->raw_mask_ok || b->raw_mask_pmu != pi) {
+				b->raw_mask = p->ignore_mask;
+				for (int i = 0; i < p->nfields; i++)
+					b->raw_mask |= evdef_field_mask(&p->fields[i]);
+				b->raw_mask_pmu = pi;
+				b->raw_mask_ok = true;
+			}
+			uint64_t allowed = b->raw_mask;
 			if (ev->raw & ~allowed)
 				return AT_VALUE(b, st, enc,
 						"raw value %s has bits 0x%llx outside the fields and ignore mask of pmu '%s'",

@@ -6,6 +6,7 @@
 #define PMCTOP_EVDEF_IMPL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "evdef.h"
 #include "evdef_parse.h"
@@ -18,6 +19,11 @@ struct builder {
 	 * (model_kept): an event's or a metric's string may point into them
 	 * (evdef_keep) rather than be copied. */
 	bool in_place;
+	/* The bits a raw value of PMU raw_mask_pmu may set (its fields and
+	 * ignore mask), where raw_mask_ok (evdef_build_event.c). */
+	bool raw_mask_ok;
+	int raw_mask_pmu;
+	uint64_t raw_mask;
 };
 
 /* Records the first error with its position; returns -1. */

@@ -543,7 +543,7 @@ static int scan_line(char *line, char **next, int *bad_col)
 
 /* An indented line: an attribute of stanza cur; p is its first
  * non-blank character. 0, or -1 with r->err. */
-static int read_attr(struct reader *r, const char *file, int lineno, char *line, char *p, int cur)
+static int read_attr(struct reader *r, const char *file, int lineno, char *line, char *end, char *p, int cur)
 {
 	struct def_set *set = r->set;
 	/* An attribute of the current stanza. */
@@ -574,7 +574,7 @@ static int read_attr(struct reader *r, const char *file, int lineno, char *line,
 		return -1;
 	}
 	int value_col = (int)(p - line) + 1;
-	size_t vlen = strlen(p);
+	size_t vlen = (size_t)(end - p);   /* the line's end, which scan_line found */
 	bool quoted = vlen >= 2 && p[0] == '"' && p[vlen - 1] == '"' && !memchr(p + 1, '"', vlen - 2);
 	value_col += quoted;
 	char *key, *value;
@@ -688,7 +688,7 @@ static int read_lines(struct reader *r, const char *file, char *text)
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
 			p++;
-		if (*p && p != line && read_attr(r, file, lineno, line, p, cur) < 0)
+		if (*p && p != line && read_attr(r, file, lineno, line, line + len, p, cur) < 0)
 			return -1;
 		if (*p && p == line && read_stanza(r, file, lineno, line, p, &cur) < 0)
 			return -1;
