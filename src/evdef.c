@@ -89,6 +89,9 @@ static struct model *build_set(const struct def_set *set, const char *dir, struc
 	m->events = xmalloc((size_t)m->events_cap * sizeof(*m->events));
 	m->metrics_cap = nmet + 1;
 	m->metrics = xmalloc((size_t)m->metrics_cap * sizeof(*m->metrics));
+	/* Their name indexes sized for them at once, not grown six times. */
+	m->index[NAME_EVENT] = name_index_new_for((size_t)m->events_cap);
+	m->index[NAME_METRIC] = name_index_new_for((size_t)m->metrics_cap);
 	/* PMUs first, so that events may come before their PMU's stanza; then
 	 * events, so that metrics may use any event; views last. */
 	for (int i = 0; i < set->nstanzas; i++)

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "evdef_impl.h"
 #include "evdef_build_impl.h"
+#include "name_index.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -275,11 +276,17 @@ bool evdef_is_name(const char *s)
 int evdef_check_unique_name(struct builder *b, const struct def_stanza *st)
 {
 	const struct model *m = b->m;
-	int i = model_find_event(m, st->name);
+	/* Hashed once for the two look-ups and the index (evdef_index_add). */
+	uint32_t h = name_index_hash(st->name);
+	b->hashed = st;
+	b->name_hash = h;
+	int i = m->index[NAME_EVENT] ? name_index_find_hashed(m->index[NAME_EVENT], st->name, h)
+				     : model_find_event(m, st->name);
 	if (i >= 0)
 		return evdef_at(b, st->file, st->line, st->name_col, "duplicate name '%s' (first defined at %s:%d)",
 				st->name, m->events[i].file, m->events[i].line);
-	i = model_find_metric(m, st->name);
+	i = m->index[NAME_METRIC] ? name_index_find_hashed(m->index[NAME_METRIC], st->name, h)
+				  : model_find_metric(m, st->name);
 	if (i >= 0)
 		return evdef_at(b, st->file, st->line, st->name_col, "duplicate name '%s' (first defined at %s:%d)",
 				st->name, m->metrics[i].file, m->metrics[i].line);
@@ -289,6 +296,18 @@ int evdef_check_unique_name(struct builder *b, const struct def_stanza *st)
 	    (c == 'a' && !strcmp(st->name, "abs")))
 		return evdef_at(b, st->file, st->line, st->name_col, "'%s' is a reserved name of the formula language", st->name);
 	return 0;
+}
+
+void evdef_index_add(struct builder *b, const struct def_stanza *st, enum name_kind k, const char *name, int i)
+{
+	struct model *m = b->m;
+	if (b->hashed != st || strcmp(name, st->name)) {
+		model_index_add(m, k, name, i);
+		return;
+	}
+	if (!m->index[k])
+		m->index[k] = name_index_new();
+	name_index_add_hashed(m->index[k], name, b->name_hash, i);
 }
 
 /* Turns "col N: message" from expr_parse into file:line:col of the file. */

@@ -277,7 +277,7 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 	struct event_def *ev = &m->events[m->nevents++];
 	*ev = (struct event_def){ .name = evdef_keep(b, st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
 				  .arch_bit = -1, .fallback = -1, .file = evdef_keep(b, st->file), .line = st->line };
-	model_index_add(m, NAME_EVENT, ev->name, m->nevents - 1);
+	evdef_index_add(b, st, NAME_EVENT, ev->name, m->nevents - 1);
 	const struct def_attr *a = evdef_attr_get(st, "desc");
 	ev->desc = a ? evdef_keep(b, a->value) : xstrdup("");
 	if (check_encoding(b, st, p, enc, kind, ev) < 0)

@@ -54,7 +54,7 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 	struct metric_def *md = &m->metrics[m->nmetrics++];
 	*md = (struct metric_def){ .name = evdef_keep(b, st->name), .formula = evdef_keep(b, f->value),
 				   .file = evdef_keep(b, st->file), .line = st->line };
-	model_index_add(m, NAME_METRIC, md->name, m->nmetrics - 1);
+	evdef_index_add(b, st, NAME_METRIC, md->name, m->nmetrics - 1);
 	const struct def_attr *a;
 	md->label = evdef_keep(b, (a = evdef_attr_get(st, "label")) ? a->value : st->name);
 	md->unit = (a = evdef_attr_get(st, "unit")) ? evdef_keep(b, a->value) : xstrdup("");

@@ -24,6 +24,10 @@ struct builder {
 	bool raw_mask_ok;
 	int raw_mask_pmu;
 	uint64_t raw_mask;
+	/* The name of stanza hashed and its hash (evdef_check_unique_name),
+	 * for evdef_index_add. */
+	const struct def_stanza *hashed;
+	uint32_t name_hash;
 };
 
 /* Records the first error with its position; returns -1. */

@@ -241,6 +241,34 @@ START_TEST(test_name_index)
 }
 END_TEST
 
+/* The hashed forms (a loader's one hash a name for two look-ups and an
+ * add) agree with the plain ones, in a table sized beforehand and in one
+ * that grows past its size. */
+START_TEST(test_name_index_hashed)
+{
+	enum { N = 1000 };
+	static char names[N][32];
+	struct name_index *sized = name_index_new_for(N), *small = name_index_new_for(10);
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "ev_%d.%.*s", i, i % 9, "abcdefghi");
+		uint32_t h = name_index_hash(names[i]);
+		ck_assert_int_eq(name_index_find_hashed(sized, names[i], h), -1);
+		name_index_add_hashed(sized, names[i], h, i);
+		name_index_add_hashed(small, names[i], h, i);
+	}
+	for (int i = 0; i < N; i++) {
+		char copy[32];
+		memcpy(copy, names[i], sizeof(copy));
+		ck_assert_int_eq(name_index_find(sized, copy), i);
+		ck_assert_int_eq(name_index_find(small, copy), i);
+		ck_assert_int_eq(name_index_find_hashed(small, copy, name_index_hash(copy)), i);
+	}
+	ck_assert_int_eq(name_index_find(sized, "ev_"), -1);
+	name_index_free(sized);
+	name_index_free(small);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -253,6 +281,7 @@ int main(void)
 	tcase_add_test(tc, test_counter_cap);
 	tcase_add_test(tc, test_path_same_file);
 	tcase_add_test(tc, test_name_index);
+	tcase_add_test(tc, test_name_index_hashed);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
