@@ -80,6 +80,7 @@ int evdef_at(struct builder *b, const char *file, int line, int col, const char 
 int evdef_check_keys(struct builder *b, const struct def_stanza *st)
 {
 	const struct key_spec *ks = stanza_keys[st->kind];
+	uint32_t seen = 0;   /* the keys met, by their place in ks (fewer than 32) */
 	for (int i = 0; i < st->nattrs; i++) {
 		const struct def_attr *a = &st->attrs[i];
 		const struct key_spec *k = ks;
@@ -98,10 +99,16 @@ int evdef_check_keys(struct builder *b, const struct def_stanza *st)
 		}
 		if (k->repeat)
 			continue;
-		for (int j = 0; j < i; j++)
-			if (st->attrs[j].key[0] == a->key[0] && !strcmp(st->attrs[j].key, a->key))
-				return evdef_at(b, st->file, a->line, a->key_col, "duplicate key '%s' (first at line %d)",
-						a->key, st->attrs[j].line);
+		/* A key met before is looked for among the lines before only
+		 * then, for its line: not every pair of lines compared. */
+		uint32_t bit = 1u << (k - ks);
+		if (seen & bit) {
+			for (int j = 0; j < i; j++)
+				if (!strcmp(st->attrs[j].key, a->key))
+					return evdef_at(b, st->file, a->line, a->key_col, "duplicate key '%s' (first at line %d)",
+							a->key, st->attrs[j].line);
+		}
+		seen |= bit;
 	}
 	return 0;
 }
