@@ -196,9 +196,10 @@ void text_reader_close(struct text_reader *r)
 }
 
 /* One read of a text_reader, its text kept without trailing blanks. */
-char *read_text_file(const char *path)
+static char *read_text(const char *path, bool short_read_ends)
 {
 	struct text_reader r = TEXT_READER_INIT;
+	r.short_read_ends = short_read_ends;
 	const char *text = text_reader_read(&r, path);
 	if (!text) {
 		int e = errno;
@@ -212,6 +213,16 @@ char *read_text_file(const char *path)
 	char *out = xstrndup(text, len);
 	text_reader_close(&r);
 	return out;
+}
+
+char *read_text_file(const char *path)
+{
+	return read_text(path, false);
+}
+
+char *read_sysfs_text(const char *path)
+{
+	return read_text(path, true);
 }
 
 /* Forced on by the tests, which run as any user (user_files_force_rule). */

@@ -49,6 +49,11 @@ int set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 
  * EINVAL for a file that is not a regular one (a FIFO or a device: never
  * waited on), EFBIG beyond 1 MiB. */
 char *read_text_file(const char *path);
+/* The same for a sysfs attribute, or a regular file standing for one:
+ * the kernel shows an attribute whole, in one read, so a read shorter
+ * than asked is its end, and the read that would find nothing is not
+ * made (a system call of each of some dozen files of the topology). */
+char *read_sysfs_text(const char *path);
 /* A text file read again and again (/proc/stat every interval): opened at
  * the first read and kept open, each read a pread from offset 0 into a
  * buffer kept between reads, which procfs answers with fresh contents.
