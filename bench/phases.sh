@@ -17,7 +17,8 @@
 # and the one-interval run's total is the start-up's instructions, split
 # into the dynamic loader (_dl_start), finding the models (model_list),
 # reading a hand-written model's files (model_load_under less its
-# build), building it (evdef_build_set), freeing it at exit (model_free:
+# build), building it (evdef_build_set_kept, or evdef_build_set before
+# issue 39's fourth start-up cut), freeing it at exit (model_free:
 # 0 since issue 39 left the model to the kernel at exit, but in sanitizer
 # builds) and the rest (the interval itself, the topology, the sampler's
 # set-up).
@@ -85,7 +86,7 @@ for fmt in $(echo "$formats" | tr , ' '); do
 			other = per["TOTAL"] - read - derive - snap - write
 			printf "%-5s instructions per interval: %.1f k (read %.1f k, derive %.1f k, snap %.1f k, write %.1f k, other %.1f k); start-up %.2f M\n",
 			       fmt, per["TOTAL"] / 1e3, read / 1e3, derive / 1e3, snap / 1e3, write / 1e3, other / 1e3, v[1, "TOTAL"] / 1e6
-			ld = v[1, "_dl_start"]; list = v[1, "model_list"]; build = v[1, "evdef_build_set"]
+			ld = v[1, "_dl_start"]; list = v[1, "model_list"]; build = v[1, "evdef_build_set"] + v[1, "evdef_build_set_kept"]
 			parse = v[1, "model_load_under"] - build; free_ = v[1, "model_free"]
 			rest = v[1, "TOTAL"] - ld - list - parse - build - free_
 			printf "      start-up: loader %.2f M, models found %.2f M, model read %.2f M, built %.2f M, freed %.2f M, rest %.2f M\n",

@@ -29,15 +29,39 @@ struct model *model_load_under(const char *events_dir, const char *dir, char **c
 	struct def_set set;
 	if (defset_read(events_dir, dir, true, &set, cause) < 0)
 		return NULL;
-	struct model *m = evdef_build_set(&set, dir, cause);
+	struct model *m = evdef_build_set_kept(&set, dir, cause);
 	defset_free(&set);
 	return m;
 }
 
+static struct model *build_set(const struct def_set *set, const char *dir, struct model_kept *kept, char **cause);
+
 struct model *evdef_build_set(const struct def_set *set, const char *dir, char **cause)
 {
+	return build_set(set, dir, NULL, cause);
+}
+
+struct model *evdef_build_set_kept(struct def_set *set, const char *dir, char **cause)
+{
+	if (!set->texts)
+		return build_set(set, dir, NULL, cause);
+	/* Given before the build, so that a model freed half built (an
+	 * error) frees them as it skips the strings in them. */
+	struct model_kept *k = xmalloc(sizeof(*k));
+	*k = (struct model_kept){ .ntexts = set->nfiles, .texts = set->texts, .lens = set->lens,
+				  .nfiles = set->nfiles, .files = set->files };
+	set->texts = NULL;
+	set->lens = NULL;
+	set->files = NULL;
+	set->kept = true;
+	return build_set(set, dir, k, cause);
+}
+
+static struct model *build_set(const struct def_set *set, const char *dir, struct model_kept *kept, char **cause)
+{
 	struct model *m = xcalloc(1, sizeof(*m));
-	struct builder b = { .m = m, .set = set };
+	m->kept = kept;
+	struct builder b = { .m = m, .set = set, .in_place = kept != NULL };
 	struct metric_src *src = NULL;
 	const struct def_stanza *mst = &set->stanzas[0];
 	m->name = xstrdup(mst->name);
@@ -65,6 +89,9 @@ struct model *evdef_build_set(const struct def_set *set, const char *dir, char *
 	m->events = xmalloc((size_t)m->events_cap * sizeof(*m->events));
 	m->metrics_cap = nmet + 1;
 	m->metrics = xmalloc((size_t)m->metrics_cap * sizeof(*m->metrics));
+	/* Their name indexes sized for them at once, not grown six times. */
+	m->index[NAME_EVENT] = name_index_new_for((size_t)m->events_cap);
+	m->index[NAME_METRIC] = name_index_new_for((size_t)m->metrics_cap);
 	/* PMUs first, so that events may come before their PMU's stanza; then
 	 * events, so that metrics may use any event; views last. */
 	for (int i = 0; i < set->nstanzas; i++)
@@ -209,32 +236,44 @@ static DIR *open_new_dir(struct model_info_list *l, const char *dir, int depth)
 	return d;
 }
 
+/* maybe_subdir, noting the type of an entry model.def on the way. */
+static bool subdir_or_def(const struct dirent *de, void *ctx)
+{
+	if (!strcmp(de->d_name, "model.def"))
+		*(int *)ctx = de->d_type;
+	return maybe_subdir(de);
+}
+
 static int scan_dir(struct model_info_list *l, const char *dir, int depth)
 {
 	DIR *d = open_new_dir(l, dir, depth);
 	if (!d)
 		return l->err ? -1 : 0;
-	char *path = xasprintf("%s/model.def", dir);
-	struct stat sb;
-	int rc = 0;
-	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-		rc = read_model_info(l, dir);
-	free(path);
-	if (rc < 0 || depth >= MODEL_MAX_DEPTH) {
-		closedir(d);
-		return rc;
-	}
 	/* Sorted, so that the listing and duplicate reports do not depend on
-	 * the file system's order. */
+	 * the file system's order. The listing says whether model.def is
+	 * there, and a regular file: a stat only where it says neither
+	 * (five of the fourteen directories of events/ have none). */
 	char **names;
-	int n = dir_names_sorted(d, maybe_subdir, &names);
+	int def_type = -1;
+	int n = dir_names_sorted_ctx(d, subdir_or_def, &def_type, &names);
+	int rc = 0;
+	bool is_def = def_type == DT_REG;
+	if (def_type == DT_LNK || def_type == DT_UNKNOWN) {
+		char *path = xasprintf("%s/model.def", dir);
+		struct stat sb;
+		is_def = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+		free(path);
+	}
+	if (is_def)
+		rc = read_model_info(l, dir);
 	for (int i = 0; i < n; i++) {
 		/* What is not a directory (a link to a file) fails to open
 		 * as one, silently below the top: no stat to ask first. */
-		char *sub = xasprintf("%s/%s", dir, names[i]);
-		if (rc == 0)
+		if (rc == 0 && depth < MODEL_MAX_DEPTH) {
+			char *sub = xasprintf("%s/%s", dir, names[i]);
 			rc = scan_dir(l, sub, depth + 1);
-		free(sub);
+			free(sub);
+		}
 		free(names[i]);
 	}
 	free(names);

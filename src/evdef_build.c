@@ -14,6 +14,7 @@
 #include "format.h"
 #include "evdef_impl.h"
 #include "evdef_build_impl.h"
+#include "name_index.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -79,6 +80,7 @@ int evdef_at(struct builder *b, const char *file, int line, int col, const char 
 int evdef_check_keys(struct builder *b, const struct def_stanza *st)
 {
 	const struct key_spec *ks = stanza_keys[st->kind];
+	uint32_t seen = 0;   /* the keys met, by their place in ks (fewer than 32) */
 	for (int i = 0; i < st->nattrs; i++) {
 		const struct def_attr *a = &st->attrs[i];
 		const struct key_spec *k = ks;
@@ -97,12 +99,23 @@ int evdef_check_keys(struct builder *b, const struct def_stanza *st)
 		}
 		if (k->repeat)
 			continue;
-		for (int j = 0; j < i; j++)
-			if (st->attrs[j].key[0] == a->key[0] && !strcmp(st->attrs[j].key, a->key))
-				return evdef_at(b, st->file, a->line, a->key_col, "duplicate key '%s' (first at line %d)",
-						a->key, st->attrs[j].line);
+		/* A key met before is looked for among the lines before only
+		 * then, for its line: not every pair of lines compared. */
+		uint32_t bit = 1u << (k - ks);
+		if (seen & bit) {
+			for (int j = 0; j < i; j++)
+				if (!strcmp(st->attrs[j].key, a->key))
+					return evdef_at(b, st->file, a->line, a->key_col, "duplicate key '%s' (first at line %d)",
+							a->key, st->attrs[j].line);
+		}
+		seen |= bit;
 	}
 	return 0;
+}
+
+char *evdef_keep(const struct builder *b, const char *s)
+{
+	return b->in_place ? (char *)s : xstrdup(s);
 }
 
 const struct def_attr *evdef_attr_need(struct builder *b, const struct def_stanza *st, const char *key)
@@ -141,11 +154,32 @@ int evdef_get_int(struct builder *b, const struct def_stanza *st, const struct d
 	return 0;
 }
 
+/* A hex digit's value, or -1. */
+static int hex_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 bool evdef_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
 	if (!isdigit((unsigned char)*s))
 		return false;
+	/* What nearly every raw value is, 0x and up to 16 hex digits, read
+	 * here: strtoull's locale and base handling were 250 instructions a
+	 * value (amd-zen5 has 399). Anything else goes to strtoull. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hex_digit((unsigned char)s[2]) >= 0) {
+		uint64_t v = 0;
+		int i = 2, d;
+		while (i < 18 && (d = hex_digit((unsigned char)s[i])) >= 0) {
+			v = v << 4 | (uint64_t)d;
+			i++;
+		}
+		if (!s[i]) {
+			*out = v;
+			return true;
+		}
+	}
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 0);
 	if (errno || *end)
@@ -199,10 +233,16 @@ int evdef_parse_bits(const char *s, struct hw_field *f, int max, int *bad)
 
 uint64_t evdef_field_mask(const struct hw_field *f)
 {
+	/* Bits lo to hi as all the bits to hi less those below lo, not a
+	 * bit at a time (each raw event checks its PMU's fields). */
 	uint64_t m = 0;
-	for (int i = 0; i < f->nranges; i++)
-		for (int bit = f->range[i].lo; bit <= f->range[i].hi; bit++)
-			m |= 1ULL << bit;
+	for (int i = 0; i < f->nranges; i++) {
+		int lo = f->range[i].lo, hi = f->range[i].hi;
+		if (lo < 0 || hi > 63 || lo > hi)
+			continue;
+		uint64_t upto = hi == 63 ? ~0ULL : (1ULL << (hi + 1)) - 1;
+		m |= upto & ~((1ULL << lo) - 1);
+	}
 	return m;
 }
 
@@ -243,18 +283,38 @@ bool evdef_is_name(const char *s)
 int evdef_check_unique_name(struct builder *b, const struct def_stanza *st)
 {
 	const struct model *m = b->m;
-	int i = model_find_event(m, st->name);
+	/* Hashed once for the two look-ups and the index (evdef_index_add). */
+	uint32_t h = name_index_hash(st->name);
+	b->hashed = st;
+	b->name_hash = h;
+	int i = m->index[NAME_EVENT] ? name_index_find_hashed(m->index[NAME_EVENT], st->name, h)
+				     : model_find_event(m, st->name);
 	if (i >= 0)
 		return evdef_at(b, st->file, st->line, st->name_col, "duplicate name '%s' (first defined at %s:%d)",
 				st->name, m->events[i].file, m->events[i].line);
-	i = model_find_metric(m, st->name);
+	i = m->index[NAME_METRIC] ? name_index_find_hashed(m->index[NAME_METRIC], st->name, h)
+				  : model_find_metric(m, st->name);
 	if (i >= 0)
 		return evdef_at(b, st->file, st->line, st->name_col, "duplicate name '%s' (first defined at %s:%d)",
 				st->name, m->metrics[i].file, m->metrics[i].line);
-	if (!strcmp(st->name, "interval_s") || !strcmp(st->name, "min") || !strcmp(st->name, "max") ||
-	    !strcmp(st->name, "abs"))
+	/* The reserved names by their first letter before strcmp. */
+	char c = st->name[0];
+	if ((c == 'i' && !strcmp(st->name, "interval_s")) || (c == 'm' && (!strcmp(st->name, "min") || !strcmp(st->name, "max"))) ||
+	    (c == 'a' && !strcmp(st->name, "abs")))
 		return evdef_at(b, st->file, st->line, st->name_col, "'%s' is a reserved name of the formula language", st->name);
 	return 0;
+}
+
+void evdef_index_add(struct builder *b, const struct def_stanza *st, enum name_kind k, const char *name, int i)
+{
+	struct model *m = b->m;
+	if (b->hashed != st || strcmp(name, st->name)) {
+		model_index_add(m, k, name, i);
+		return;
+	}
+	if (!m->index[k])
+		m->index[k] = name_index_new();
+	name_index_add_hashed(m->index[k], name, b->name_hash, i);
 }
 
 /* Turns "col N: message" from expr_parse into file:line:col of the file. */

@@ -58,7 +58,7 @@ static int build_portable(struct builder *b, const struct def_stanza *st, struct
 {
 	for (int i = 0; i < st->nattrs; i++) {
 		const struct def_attr *a = &st->attrs[i];
-		if (strcmp(a->key, "portable"))
+		if (a->key[0] != 'p' || strcmp(a->key, "portable"))
 			continue;
 		const char *q = a->value;
 		char *name = evdef_next_word(&q), *scale = evdef_next_word(&q);
@@ -136,9 +136,17 @@ static int check_encoding(struct builder *b, const struct def_stanza *st, const 
 		if (p->nfields == 0)
 			return AT_VALUE(b, st, enc, "a raw value needs the 'field' layout of pmu '%s', which has none", p->name);
 		else {
-			uint64_t allowed = p->ignore_mask;
-			for (int i = 0; i < p->nfields; i++)
-				allowed |= evdef_field_mask(&p->fields[i]);
+			/* The PMU's mask, kept while its events follow each
+			 * other (as a file lists them). */
+			int pi = (int)(p - b->m->pmus);
+			if (!b->raw_mask_ok || b->raw_mask_pmu != pi) {
+				b->raw_mask = p->ignore_mask;
+				for (int i = 0; i < p->nfields; i++)
+					b->raw_mask |= evdef_field_mask(&p->fields[i]);
+				b->raw_mask_pmu = pi;
+				b->raw_mask_ok = true;
+			}
+			uint64_t allowed = b->raw_mask;
 			if (ev->raw & ~allowed)
 				return AT_VALUE(b, st, enc,
 						"raw value %s has bits 0x%llx outside the fields and ignore mask of pmu '%s'",
@@ -222,7 +230,7 @@ static int event_extras(struct builder *b, const struct def_stanza *st, struct e
 			ok = isalnum((unsigned char)*q) || strchr("_-./", *q);
 		if (!ok)
 			return AT_VALUE(b, st, a, "expected a relative sysfs path such as events/slots but found '%s'", v);
-		ev->requires = xstrdup(v);
+		ev->requires = evdef_keep(b, v);
 	}
 	if ((a = evdef_attr_get(st, "scale"))) {
 		/* "2.3283064365386962890625e-10 Joules": what one count is worth,
@@ -244,7 +252,7 @@ static int event_extras(struct builder *b, const struct def_stanza *st, struct e
 	}
 	/* Kept as written: the simulated PMU parses it (model.h). */
 	if ((a = evdef_attr_get(st, "sim")))
-		ev->sim_text = xstrdup(a->value);
+		ev->sim_text = evdef_keep(b, a->value);
 	return 0;
 }
 
@@ -267,15 +275,15 @@ int evdef_build_event(struct builder *b, const struct def_stanza *st)
 
 	m->events = model_room(m->events, m->nevents, &m->events_cap, sizeof(*m->events));
 	struct event_def *ev = &m->events[m->nevents++];
-	*ev = (struct event_def){ .name = xstrdup(st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
-				  .arch_bit = -1, .fallback = -1, .file = xstrdup(st->file), .line = st->line };
-	model_index_add(m, NAME_EVENT, ev->name, m->nevents - 1);
+	*ev = (struct event_def){ .name = evdef_keep(b, st->name), .pmu = pmu, .enc = (enum enc_kind)kind,
+				  .arch_bit = -1, .fallback = -1, .file = evdef_keep(b, st->file), .line = st->line };
+	evdef_index_add(b, st, NAME_EVENT, ev->name, m->nevents - 1);
 	const struct def_attr *a = evdef_attr_get(st, "desc");
-	ev->desc = xstrdup(a ? a->value : "");
+	ev->desc = a ? evdef_keep(b, a->value) : xstrdup("");
 	if (check_encoding(b, st, p, enc, kind, ev) < 0)
 		return -1;
 	if (kind != ENC_RAW)
-		ev->spec = xstrdup(enc->value);
+		ev->spec = evdef_keep(b, enc->value);
 	if (event_flags(b, st, ev) < 0)
 		return -1;
 	if (evdef_get_int(b, st, evdef_attr_get(st, "arch_bit"), 0, 31, -1, &ev->arch_bit) < 0)

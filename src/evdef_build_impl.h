@@ -33,8 +33,14 @@ uint64_t evdef_field_mask(const struct hw_field *f);
 char *evdef_next_word(const char **p);
 int evdef_word_col(const struct def_attr *a, const char *p, const char *w);
 bool evdef_is_name(const char *s);
+/* A string of the set for the model: s itself where the model holds
+ * the set's texts (builder.in_place), else a copy. */
+char *evdef_keep(const struct builder *b, const char *s);
 /* Event and metric names share one namespace. */
 int evdef_check_unique_name(struct builder *b, const struct def_stanza *st);
+/* model_index_add of stanza st's name, hashed once where
+ * evdef_check_unique_name hashed it. */
+void evdef_index_add(struct builder *b, const struct def_stanza *st, enum name_kind k, const char *name, int i);
 /* Turns "col N: message" from expr_parse into file:line:col of the file. */
 int evdef_formula_error(struct builder *b, const struct def_stanza *st, const struct def_attr *a, int col,
 			const char *cause);

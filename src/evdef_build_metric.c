@@ -52,19 +52,19 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 		return -1;
 	m->metrics = model_room(m->metrics, m->nmetrics, &m->metrics_cap, sizeof(*m->metrics));
 	struct metric_def *md = &m->metrics[m->nmetrics++];
-	*md = (struct metric_def){ .name = xstrdup(st->name), .formula = xstrdup(f->value),
-				   .file = xstrdup(st->file), .line = st->line };
-	model_index_add(m, NAME_METRIC, md->name, m->nmetrics - 1);
+	*md = (struct metric_def){ .name = evdef_keep(b, st->name), .formula = evdef_keep(b, f->value),
+				   .file = evdef_keep(b, st->file), .line = st->line };
+	evdef_index_add(b, st, NAME_METRIC, md->name, m->nmetrics - 1);
 	const struct def_attr *a;
-	md->label = xstrdup((a = evdef_attr_get(st, "label")) ? a->value : st->name);
-	md->unit = xstrdup((a = evdef_attr_get(st, "unit")) ? a->value : "");
-	md->desc = xstrdup((a = evdef_attr_get(st, "desc")) ? a->value : "");
+	md->label = evdef_keep(b, (a = evdef_attr_get(st, "label")) ? a->value : st->name);
+	md->unit = (a = evdef_attr_get(st, "unit")) ? evdef_keep(b, a->value) : xstrdup("");
+	md->desc = (a = evdef_attr_get(st, "desc")) ? evdef_keep(b, a->value) : xstrdup("");
 	if ((a = evdef_attr_get(st, "note")))
-		md->note = xstrdup(a->value);
+		md->note = evdef_keep(b, a->value);
 	if ((a = evdef_attr_get(st, "perf"))) {
 		if (!evdef_is_name(a->value))
 			return AT_VALUE(b, st, a, "expected the name of a Linux perf metric but found '%s'", a->value);
-		md->perf = xstrdup(a->value);
+		md->perf = evdef_keep(b, a->value);
 	}
 	*src = (struct metric_src){ .st = st, .formula = f, .parent = evdef_attr_get(st, "parent"),
 				    .split = evdef_attr_get(st, "split") };
@@ -87,7 +87,7 @@ int evdef_build_metric(struct builder *b, const struct def_stanza *st, struct me
 			return rc;
 		}
 		expr_free(x);
-		md->truth = xstrdup(a->value);
+		md->truth = evdef_keep(b, a->value);
 	}
 	if ((a = evdef_attr_get(st, "scope"))) {
 		int s = scope_parse(a->value);

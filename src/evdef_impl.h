@@ -6,6 +6,7 @@
 #define PMCTOP_EVDEF_IMPL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "evdef.h"
 #include "evdef_parse.h"
@@ -14,6 +15,19 @@ struct builder {
 	struct model *m;
 	const struct def_set *set;
 	char *err;
+	/* The set's strings outlive the model, which holds their texts
+	 * (model_kept): an event's or a metric's string may point into them
+	 * (evdef_keep) rather than be copied. */
+	bool in_place;
+	/* The bits a raw value of PMU raw_mask_pmu may set (its fields and
+	 * ignore mask), where raw_mask_ok (evdef_build_event.c). */
+	bool raw_mask_ok;
+	int raw_mask_pmu;
+	uint64_t raw_mask;
+	/* The name of stanza hashed and its hash (evdef_check_unique_name),
+	 * for evdef_index_add. */
+	const struct def_stanza *hashed;
+	uint32_t name_hash;
 };
 
 /* Records the first error with its position; returns -1. */
@@ -43,6 +57,11 @@ int evdef_build_view(struct builder *b, const struct def_stanza *st);
  * (model_load_under reads them from files, perf_import.c makes them from
  * Linux perf's JSON); dir is where they came from. NULL with *cause. */
 struct model *evdef_build_set(const struct def_set *set, const char *dir, char **cause);
+/* The same for a set read by defset_read, whose texts and files' names
+ * the model takes (model_kept, model.h): its events' and metrics'
+ * strings are left where they lie. The set keeps the rest, for
+ * defset_free. */
+struct model *evdef_build_set_kept(struct def_set *set, const char *dir, char **cause);
 
 /* Resolves every metric's formula, refuses cycles and scope mistakes and
  * fills in scopes and event lists; src[j] is metric j's stanza. */

@@ -8,6 +8,7 @@
 #ifndef PMCTOP_EVDEF_PARSE_H
 #define PMCTOP_EVDEF_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum stanza_kind { ST_MODEL, ST_PMU, ST_EVENT, ST_METRIC, ST_VIEW };
@@ -45,6 +46,11 @@ struct def_set {
 	 * were read (a model's 2,600 attributes cost two allocations each
 	 * at every start), which defset_free frees instead of each string. */
 	char **texts;
+	size_t *lens;       /* each text's length, beside texts */
+	/* The texts and the files' names were given to a model, which
+	 * holds the strings built from them in place (evdef_build_set_kept):
+	 * defset_free frees the rest of the set alone. */
+	bool kept;
 };
 
 /* Reads dir/model.def and, when follow_includes is set, every file its model

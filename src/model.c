@@ -94,6 +94,45 @@ void *model_room(void *p, int n, int *cap, size_t size)
 	return xrealloc(p, (size_t)*cap * size);
 }
 
+/* Whether s lies in one of the blocks the loader gave the model. */
+static bool kept_holds(const struct model_kept *k, const char *s)
+{
+	for (int i = 0; i < k->ntexts; i++)
+		if (k->texts[i] && s >= k->texts[i] && s <= k->texts[i] + k->lens[i])
+			return true;
+	for (int i = 0; i < k->nfiles; i++)
+		if (s == k->files[i])
+			return true;
+	return false;
+}
+
+/* Frees an event's or a metric's string unless it lies in a kept block. */
+static void str_free(const struct model *m, char *s)
+{
+	if (s && !(m->kept && kept_holds(m->kept, s)))
+		free(s);
+}
+
+void model_str_set(struct model *m, char **field, char *s)
+{
+	str_free(m, *field);
+	*field = s;
+}
+
+static void kept_free(struct model_kept *k)
+{
+	if (!k)
+		return;
+	for (int i = 0; i < k->ntexts; i++)
+		free(k->texts[i]);
+	for (int i = 0; i < k->nfiles; i++)
+		free(k->files[i]);
+	free(k->texts);
+	free(k->lens);
+	free(k->files);
+	free(k);
+}
+
 void model_free(struct model *m)
 {
 	if (!m)
@@ -118,34 +157,34 @@ void model_free(struct model *m)
 	free(m->pmus);
 	for (int i = 0; i < m->nevents; i++) {
 		struct event_def *e = &m->events[i];
-		free(e->name);
-		free(e->spec);
-		free(e->desc);
-		free(e->sim_text);
-		free(e->requires);
-		free(e->scale_unit);
+		str_free(m, e->name);
+		str_free(m, e->spec);
+		str_free(m, e->desc);
+		str_free(m, e->sim_text);
+		str_free(m, e->requires);
+		str_free(m, e->scale_unit);
 		for (int j = 0; j < e->nportable; j++)
 			free(e->portable[j].name);
 		free(e->portable);
-		free(e->file);
+		str_free(m, e->file);
 	}
 	free(m->events);
 	for (int i = 0; i < m->nmetrics; i++) {
 		struct metric_def *md = &m->metrics[i];
-		free(md->name);
-		free(md->label);
-		free(md->unit);
-		free(md->desc);
+		str_free(m, md->name);
+		str_free(m, md->label);
+		str_free(m, md->unit);
+		str_free(m, md->desc);
 		for (int j = 0; j < md->ngroups; j++)
 			free(md->groups[j]);
 		free(md->groups);
-		free(md->formula);
+		str_free(m, md->formula);
 		expr_free(md->expr);
 		free(md->events);
-		free(md->note);
-		free(md->perf);
-		free(md->truth);
-		free(md->file);
+		str_free(m, md->note);
+		str_free(m, md->perf);
+		str_free(m, md->truth);
+		str_free(m, md->file);
 	}
 	free(m->metrics);
 	for (int i = 0; i < m->nviews; i++)
@@ -153,6 +192,7 @@ void model_free(struct model *m)
 	free(m->views);
 	for (int i = 0; i < (int)ARRAY_SIZE(m->index); i++)
 		name_index_free(m->index[i]);
+	kept_free(m->kept);
 	free(m);
 }
 

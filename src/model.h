@@ -223,6 +223,30 @@ struct model {
 	/* Name look-ups for model_find_*(), filled in while loading; NULL in a
 	 * model built by hand, which is then searched in order. */
 	struct name_index *index[4];
+	/* Where model_load left the strings of the events and metrics it
+	 * built, or NULL (model_kept below). */
+	struct model_kept *kept;
+};
+
+/* The definition files' texts, cut into strings where they were read,
+ * and the files' names, given by the loader to the model it built from
+ * them (evdef_build_set_kept): the names, descriptions, encodings and
+ * formulas of its events and metrics point into these rather than each
+ * being a copy of its own (some 2,300 allocations of every start, issue
+ * 39). model_free frees these blocks, and skips the strings lying in
+ * them; a string made otherwise (a default, a modifier's variant, a
+ * user's definition) is the model's own, as before. */
+/* Replaces an event's or a metric's string (field, one of m's) with s,
+ * which the model then owns: the string before is freed unless it lies
+ * in m->kept. What replaces one must go through here, not free. */
+void model_str_set(struct model *m, char **field, char *s);
+
+struct model_kept {
+	int ntexts;
+	char **texts;
+	size_t *lens;       /* each text's length; its strings lie within */
+	int nfiles;
+	char **files;
 };
 
 void model_free(struct model *m);

@@ -44,10 +44,22 @@ static uint32_t hash(const char *s)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
+uint32_t name_index_hash(const char *name)
+{
+	return hash(name);
+}
+
 struct name_index *name_index_new(void)
+{
+	return name_index_new_for(7);
+}
+
+struct name_index *name_index_new_for(size_t n)
 {
 	struct name_index *ix = xcalloc(1, sizeof(*ix));
 	ix->cap = 16;
+	while (2 * (n + 1) > ix->cap)
+		ix->cap *= 2;
 	ix->slots = xcalloc(ix->cap, sizeof(*ix->slots));
 	return ix;
 }
@@ -72,6 +84,11 @@ static struct slot *lookup(const struct name_index *ix, const char *name, uint32
 
 void name_index_add(struct name_index *ix, const char *name, int value)
 {
+	name_index_add_hashed(ix, name, hash(name), value);
+}
+
+void name_index_add_hashed(struct name_index *ix, const char *name, uint32_t h, int value)
+{
 	if (2 * (ix->n + 1) > ix->cap) {
 		struct slot *old = ix->slots;
 		size_t ocap = ix->cap;
@@ -87,7 +104,6 @@ void name_index_add(struct name_index *ix, const char *name, int value)
 			}
 		free(old);
 	}
-	uint32_t h = hash(name);
 	struct slot *s = lookup(ix, name, h);
 	if (s->name)
 		return;
@@ -100,5 +116,13 @@ int name_index_find(const struct name_index *ix, const char *name)
 	if (!ix || !name)
 		return -1;
 	const struct slot *s = lookup(ix, name, hash(name));
+	return s->name ? s->value : -1;
+}
+
+int name_index_find_hashed(const struct name_index *ix, const char *name, uint32_t h)
+{
+	if (!ix || !name)
+		return -1;
+	const struct slot *s = lookup(ix, name, h);
 	return s->name ? s->value : -1;
 }

@@ -33,7 +33,7 @@ static bool path_is_dir(const char *path)
  * caller picks a default), or another -errno with *cause. */
 static int read_sysfs(const char *path, char **out, char **cause)
 {
-	*out = read_text_file(path);
+	*out = read_sysfs_text(path);
 	if (*out)
 		return 0;
 	int err = errno;

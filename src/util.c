@@ -196,9 +196,10 @@ void text_reader_close(struct text_reader *r)
 }
 
 /* One read of a text_reader, its text kept without trailing blanks. */
-char *read_text_file(const char *path)
+static char *read_text(const char *path, bool short_read_ends)
 {
 	struct text_reader r = TEXT_READER_INIT;
+	r.short_read_ends = short_read_ends;
 	const char *text = text_reader_read(&r, path);
 	if (!text) {
 		int e = errno;
@@ -212,6 +213,16 @@ char *read_text_file(const char *path)
 	char *out = xstrndup(text, len);
 	text_reader_close(&r);
 	return out;
+}
+
+char *read_text_file(const char *path)
+{
+	return read_text(path, false);
+}
+
+char *read_sysfs_text(const char *path)
+{
+	return read_text(path, true);
 }
 
 /* Forced on by the tests, which run as any user (user_files_force_rule). */
@@ -651,6 +662,22 @@ int dir_names_sorted(DIR *d, bool (*keep)(const struct dirent *de), char ***out)
 	*out = NULL;
 	for (struct dirent *de; (de = readdir(d));) {
 		if (!keep(de))
+			continue;
+		*out = xrealloc(*out, (size_t)(n + 1) * sizeof(char *));
+		(*out)[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(*out, (size_t)n, sizeof(char *), name_cmp);
+	return n;
+}
+
+int dir_names_sorted_ctx(DIR *d, bool (*keep)(const struct dirent *de, void *ctx), void *ctx, char ***out)
+{
+	int n = 0;
+	*out = NULL;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (!keep(de, ctx))
 			continue;
 		*out = xrealloc(*out, (size_t)(n + 1) * sizeof(char *));
 		(*out)[n++] = xstrdup(de->d_name);

@@ -49,6 +49,11 @@ int set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 
  * EINVAL for a file that is not a regular one (a FIFO or a device: never
  * waited on), EFBIG beyond 1 MiB. */
 char *read_text_file(const char *path);
+/* The same for a sysfs attribute, or a regular file standing for one:
+ * the kernel shows an attribute whole, in one read, so a read shorter
+ * than asked is its end, and the read that would find nothing is not
+ * made (a system call of each of some dozen files of the topology). */
+char *read_sysfs_text(const char *path);
 /* A text file read again and again (/proc/stat every interval): opened at
  * the first read and kept open, each read a pread from offset 0 into a
  * buffer kept between reads, which procfs answers with fresh contents.
@@ -99,6 +104,8 @@ bool path_same_file(const char *a, const char *b);
  * directory must not follow the file system's order); d is closed.
  * Returns how many, *out to be freed name by name and whole. */
 int dir_names_sorted(DIR *d, bool (*keep)(const struct dirent *de), char ***out);
+/* The same, keep given ctx as well (to note an entry it does not keep). */
+int dir_names_sorted_ctx(DIR *d, bool (*keep)(const struct dirent *de, void *ctx), void *ctx, char ***out);
 /* Whether s is a number as every option of pmctop writes one: decimal
  * digits, and unless whole, a fraction and an exponent ("2", "0.5",
  * "1e3", ".5"). No sign, space, hex ("0x10"), "inf" or "nan": strtod and

@@ -6,6 +6,7 @@
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "backend.h"
 #include "evdef.h"
+#include "evdef_build_impl.h"
 #include "expr.h"
 #include "topo.h"
 #include "util.h"
@@ -460,6 +462,147 @@ START_TEST(test_model_room)
 	ck_assert(m->events[e].excl & EXCL_USER);
 	ck_assert(!(m->events[e].excl & EXCL_KERNEL));
 	model_free(m);
+}
+END_TEST
+
+static bool in_kept(const struct model *m, const char *s)
+{
+	for (int i = 0; i < m->kept->ntexts; i++)
+		if (m->kept->texts[i] && s >= m->kept->texts[i] && s <= m->kept->texts[i] + m->kept->lens[i])
+			return true;
+	for (int i = 0; i < m->kept->nfiles; i++)
+		if (s == m->kept->files[i])
+			return true;
+	return false;
+}
+
+/* A model loaded from its files holds their texts, and its events' and
+ * metrics' strings lie in them, not each copied (issue 39); a string
+ * made afterwards (a modifier's variant, a replacement) is its own, and
+ * model_free (run under valgrind or ASan) frees each block once. */
+START_TEST(test_strings_kept)
+{
+	char *cause = NULL;
+	struct model *m = model_load(TOP_SRCDIR "/events/amd/zen5", &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	ck_assert_ptr_nonnull(m->kept);
+	ck_assert_int_ge(m->kept->ntexts, 10);
+	for (int i = 0; i < m->nevents; i++) {
+		const struct event_def *ev = &m->events[i];
+		if (ev->excl) {
+			/* A variant its metrics' modifiers made: its own. */
+			ck_assert_msg(!in_kept(m, ev->name) && !in_kept(m, ev->desc), "%s", ev->name);
+			continue;
+		}
+		ck_assert_msg(in_kept(m, ev->name) && in_kept(m, ev->file), "%s", ev->name);
+		ck_assert(!*ev->desc || in_kept(m, ev->desc));
+		ck_assert(!ev->spec || in_kept(m, ev->spec));
+		ck_assert(!ev->sim_text || in_kept(m, ev->sim_text));
+	}
+	for (int i = 0; i < m->nmetrics; i++) {
+		const struct metric_def *md = &m->metrics[i];
+		ck_assert_msg(in_kept(m, md->name) && in_kept(m, md->formula) && in_kept(m, md->label) &&
+			      in_kept(m, md->file), "%s", md->name);
+	}
+	/* The file names are the loader's, one string per file. */
+	int zen5 = model_find_event(m, "ex_ret_brn_misp");
+	ck_assert_int_ge(zen5, 0);
+	ck_assert_str_eq(strrchr(m->events[zen5].file, '/'), "/core.def");
+	int e = model_event_variant(m, "ex_ret_brn_misp:u", &cause);
+	ck_assert_msg(e >= 0, "%s", cause ? cause : "");
+	ck_assert(!in_kept(m, m->events[e].name) && !in_kept(m, m->events[e].desc));
+	model_str_set(m, &m->events[0].desc, xstrdup("replaced"));
+	model_str_set(m, &m->events[e].desc, xstrdup("replaced too"));
+	ck_assert_str_eq(m->events[0].desc, "replaced");
+	model_free(m);
+}
+END_TEST
+
+/* A model's directories are resolved from the definitions directory's
+ * canonical path, a component at a time (evdef_parse.c, climb): a link
+ * among them is resolved as realpath would, both to a directory inside
+ * the definitions directory and to one outside it. */
+START_TEST(test_include_dir_links)
+{
+	char *root = tmpdir_new();
+	char *out = tmpdir_new();
+	write_file(root, "a/shared.def", "\n", 1);
+	const char *text = "model t\n    include ../shared.def\n";
+	write_file(root, "a/b/model.def", text, strlen(text));
+	char *l = xasprintf("%s/l", root);
+	ck_assert_int_eq(symlink("a/b", l), 0);
+	char *cause = NULL;
+	/* l/.. is a, where l leads, not root. */
+	struct model *m = model_load_under(root, l, &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	model_free(m);
+	/* The same file by two names through the link is one file. */
+	text = "model t\n    include ../shared.def ../../a/shared.def\n";
+	write_file(root, "a/b/model.def", text, strlen(text));
+	ck_assert_ptr_null(model_load_under(root, l, &cause));
+	ck_assert_msg(strstr(cause, "'") && strstr(cause, "../../a/shared.def' is already included"), "%s", cause);
+	free(cause);
+	/* A directory link leading out of the definitions directory. */
+	write_file(out, "x.def", "\n", 1);
+	char *ext = xasprintf("%s/a/b/ext", root);
+	ck_assert_int_eq(symlink(out, ext), 0);
+	text = "model t\n    include ext/x.def\n";
+	write_file(root, "a/b/model.def", text, strlen(text));
+	ck_assert_ptr_null(model_load_under(root, l, &cause));
+	ck_assert_msg(strstr(cause, "it is outside the definitions directory"), "%s", cause);
+	free(cause);
+	/* And the directory as named by .. from inside it. */
+	char *dotdot = xasprintf("%s/a/b/../b", root);
+	text = "model t\n    include ../shared.def\n";
+	write_file(root, "a/b/model.def", text, strlen(text));
+	m = model_load_under(root, dotdot, &cause);
+	ck_assert_msg(m != NULL, "%s", cause ? cause : "");
+	model_free(m);
+	free(dotdot);
+	free(ext);
+	free(l);
+	rm_tree(root);
+	rm_tree(out);
+	free(root);
+	free(out);
+}
+END_TEST
+
+/* evdef_parse_u64 reads 0x and up to 16 hex digits itself, and leaves
+ * the rest to strtoull: either way, what strtoull(s, 0) reads whole. And
+ * evdef_field_mask's ranges are the bits a bit at a time. */
+START_TEST(test_u64_and_masks)
+{
+	static const char *const cases[] = {
+		"0", "7", "0x0", "0x1", "0xff", "0XFF", "0x4300C3", "0xffffffffffffffff", "0x10000000000000000",
+		"0x0000000000000000001", "0x", "0xg", "0x12 ", "0x12z", "012", "09", "18446744073709551615",
+		"18446744073709551616", "0x7fffFFFFffffFFFF", "1e3", "0x-1", "00x1", "",
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *s = cases[i];
+		char *end;
+		errno = 0;
+		unsigned long long want = strtoull(s, &end, 0);
+		bool ok = isdigit((unsigned char)*s) && !errno && !*end;
+		uint64_t got = 12345;
+		ck_assert_msg(evdef_parse_u64(s, &got) == ok, "'%s'", s);
+		if (ok)
+			ck_assert_msg(got == want, "'%s': %llx, want %llx", s, (unsigned long long)got, want);
+	}
+	for (int lo = 0; lo < 64; lo++) {
+		for (int hi = lo; hi < 64; hi++) {
+			struct hw_field f = { .nranges = 2 };
+			f.range[0].lo = lo;
+			f.range[0].hi = hi;
+			f.range[1].lo = hi / 2;
+			f.range[1].hi = hi / 2;
+			uint64_t want = 0;
+			for (int r = 0; r < 2; r++)
+				for (int bit = f.range[r].lo; bit <= f.range[r].hi; bit++)
+					want |= 1ULL << bit;
+			ck_assert_msg(evdef_field_mask(&f) == want, "%d-%d", lo, hi);
+		}
+	}
 }
 END_TEST
 
@@ -1032,6 +1175,9 @@ static Suite *evdef_suite(void)
 	tcase_add_test(tc, test_scopes);
 	tcase_add_test(tc, test_modifiers);
 	tcase_add_test(tc, test_model_list);
+	tcase_add_test(tc, test_strings_kept);
+	tcase_add_test(tc, test_u64_and_masks);
+	tcase_add_test(tc, test_include_dir_links);
 	tcase_add_test(tc, test_model_list_duplicate);
 	tcase_add_test(tc, test_load_by_name);
 	suite_add_tcase(s, tc);

@@ -173,10 +173,9 @@ END_TEST
 START_TEST(test_hostile_text)
 {
 	struct model *m = load();
-	free(m->events[0].desc);
-	m->events[0].desc = xstrdup("\033]0;pwned\007 caf\xc3\xa9 \r\xc2\x9b\x9b\xff.");
-	free(m->metrics[0].label);
-	m->metrics[0].label = xstrdup("\033[2J");
+	/* The loader's strings lie in the model's kept texts (model.h). */
+	model_str_set(m, &m->events[0].desc, xstrdup("\033]0;pwned\007 caf\xc3\xa9 \r\xc2\x9b\x9b\xff."));
+	model_str_set(m, &m->metrics[0].label, xstrdup("\033[2J"));
 	free(m->views[0].title);
 	m->views[0].title = xstrdup("t\x1b[31m");
 	char *out = NULL;

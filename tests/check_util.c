@@ -241,6 +241,72 @@ START_TEST(test_name_index)
 }
 END_TEST
 
+/* The hashed forms (a loader's one hash a name for two look-ups and an
+ * add) agree with the plain ones, in a table sized beforehand and in one
+ * that grows past its size. */
+START_TEST(test_name_index_hashed)
+{
+	enum { N = 1000 };
+	static char names[N][32];
+	struct name_index *sized = name_index_new_for(N), *small = name_index_new_for(10);
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "ev_%d.%.*s", i, i % 9, "abcdefghi");
+		uint32_t h = name_index_hash(names[i]);
+		ck_assert_int_eq(name_index_find_hashed(sized, names[i], h), -1);
+		name_index_add_hashed(sized, names[i], h, i);
+		name_index_add_hashed(small, names[i], h, i);
+	}
+	for (int i = 0; i < N; i++) {
+		char copy[32];
+		memcpy(copy, names[i], sizeof(copy));
+		ck_assert_int_eq(name_index_find(sized, copy), i);
+		ck_assert_int_eq(name_index_find(small, copy), i);
+		ck_assert_int_eq(name_index_find_hashed(small, copy, name_index_hash(copy)), i);
+	}
+	ck_assert_int_eq(name_index_find(sized, "ev_"), -1);
+	name_index_free(sized);
+	name_index_free(small);
+}
+END_TEST
+
+/* read_sysfs_text ends at a short read: what it reads of a small file,
+ * one past the reader's first buffer and an empty one is what
+ * read_text_file reads (trailing blanks dropped); a missing file is
+ * ENOENT, a directory EISDIR. */
+START_TEST(test_read_sysfs_text)
+{
+	char dir[] = "/tmp/check_util_XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	static const size_t sizes[] = { 0, 2, 4095, 4096, 4097, 10000 };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char *path = xasprintf("%s/f%zu", dir, i);
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		for (size_t k = 0; k < sizes[i]; k++)
+			fputc(k + 1 == sizes[i] ? '\n' : 'a' + (int)(k % 26), f);
+		ck_assert_int_eq(fclose(f), 0);
+		char *want = read_text_file(path), *got = read_sysfs_text(path);
+		ck_assert_ptr_nonnull(want);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_str_eq(got, want);
+		ck_assert_uint_eq(strlen(got), sizes[i] ? sizes[i] - 1 : 0);
+		free(want);
+		free(got);
+		unlink(path);
+		free(path);
+	}
+	char *missing = xasprintf("%s/none", dir);
+	errno = 0;
+	ck_assert_ptr_null(read_sysfs_text(missing));
+	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_ptr_null(read_sysfs_text(dir));
+	ck_assert_int_eq(errno, EISDIR);
+	free(missing);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -253,6 +319,8 @@ int main(void)
 	tcase_add_test(tc, test_counter_cap);
 	tcase_add_test(tc, test_path_same_file);
 	tcase_add_test(tc, test_name_index);
+	tcase_add_test(tc, test_name_index_hashed);
+	tcase_add_test(tc, test_read_sysfs_text);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
