@@ -102,41 +102,23 @@ int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_
 	return r;
 }
 
-ssize_t read(int fd, void *buf, size_t len)
-{
-	REAL(ssize_t, "read", int, void *, size_t);
-	mark("rd");
-	ssize_t r = real(fd, buf, len);
-	mark("rd");
-	return r;
-}
+/* A wrapped call: the time before it and the time inside it. */
+#define WRAPPED(ret, fn, label, params, args, ...) \
+	ret fn params \
+	{ \
+		REAL(ret, #fn, __VA_ARGS__); \
+		mark(label); \
+		ret r = real args; \
+		mark(label); \
+		return r; \
+	}
 
-ssize_t pread(int fd, void *buf, size_t len, off_t off)
-{
-	REAL(ssize_t, "pread", int, void *, size_t, off_t);
-	mark("prd");
-	ssize_t r = real(fd, buf, len, off);
-	mark("prd");
-	return r;
-}
-
-ssize_t pread64(int fd, void *buf, size_t len, off_t off)
-{
-	REAL(ssize_t, "pread64", int, void *, size_t, off_t);
-	mark("prd");
-	ssize_t r = real(fd, buf, len, off);
-	mark("prd");
-	return r;
-}
-
-ssize_t write(int fd, const void *buf, size_t len)
-{
-	REAL(ssize_t, "write", int, const void *, size_t);
-	mark("wr");
-	ssize_t r = real(fd, buf, len);
-	mark("wr");
-	return r;
-}
+WRAPPED(ssize_t, read, "rd", (int fd, void *buf, size_t len), (fd, buf, len), int, void *, size_t)
+WRAPPED(ssize_t, pread, "prd", (int fd, void *buf, size_t len, off_t off), (fd, buf, len, off), int, void *, size_t,
+	off_t)
+WRAPPED(ssize_t, pread64, "prd", (int fd, void *buf, size_t len, off_t off), (fd, buf, len, off), int, void *,
+	size_t, off_t)
+WRAPPED(ssize_t, write, "wr", (int fd, const void *buf, size_t len), (fd, buf, len), int, const void *, size_t)
 
 int clock_gettime(clockid_t id, struct timespec *ts)
 {

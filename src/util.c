@@ -656,20 +656,20 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* dir_names_sorted's test, for dir_names_sorted_ctx. */
+struct keep_plain {
+	bool (*keep)(const struct dirent *de);
+};
+
+static bool keep_plain(const struct dirent *de, void *ctx)
+{
+	return ((const struct keep_plain *)ctx)->keep(de);
+}
+
 int dir_names_sorted(DIR *d, bool (*keep)(const struct dirent *de), char ***out)
 {
-	int n = 0;
-	*out = NULL;
-	for (struct dirent *de; (de = readdir(d));) {
-		if (!keep(de))
-			continue;
-		*out = xrealloc(*out, (size_t)(n + 1) * sizeof(char *));
-		(*out)[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(*out, (size_t)n, sizeof(char *), name_cmp);
-	return n;
+	struct keep_plain k = { keep };
+	return dir_names_sorted_ctx(d, keep_plain, &k, out);
 }
 
 int dir_names_sorted_ctx(DIR *d, bool (*keep)(const struct dirent *de, void *ctx), void *ctx, char ***out)
