@@ -2,7 +2,7 @@
 # e2e_export_fleet.sh, e2e_export_secure.sh), which run servers on loopback
 # ports: $pmctop, the definitions in $PMCTOP_EVENTS_DIR, a skip (77)
 # without curl or python3, fail(), a temporary directory $tmp, $pids whose
-# processes are stopped (SIGTERM, then waited for) on exit, free_port and
+# processes are stopped (SIGTERM, then a bounded wait) on exit, free_port and
 # wait_http.
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
@@ -14,10 +14,24 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 tmp=$(mktemp -d)
 pids=()
+# The wait after SIGTERM is bounded (PMCTOP_TEST_STOP_S, 60 s: a sanitizer
+# build's exit check takes seconds): a server that does not stop fails the
+# test and is killed, instead of holding CI until its own time limit.
 cleanup() {
+	local rc=$? p deadline=$((SECONDS + ${PMCTOP_TEST_STOP_S:-60}))
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do
+		while kill -0 "$p" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+		if kill -0 "$p" 2>/dev/null; then
+			echo "FAIL: process $p ($(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null)) still running" \
+			     "${PMCTOP_TEST_STOP_S:-60} s after SIGTERM; killed"
+			kill -KILL "$p" 2>/dev/null
+			rc=1
+		fi
+		wait "$p" 2>/dev/null
+	done
 	rm -rf "$tmp"
+	exit "$rc"
 }
 trap cleanup EXIT
 
