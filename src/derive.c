@@ -695,6 +695,11 @@ static void step_columns(struct derive_work *w, const struct derive_live *l, con
  * the row's bursts (burst_floor): a miss of BURST_FLOOR_K x the burst is
  * one standard error. */
 #define BURST_FLOOR_K 2.0
+/* The same for a set that no event counted throughout vouches for
+ * (burst_floor): nothing else widens its errors when its windows stood
+ * apart from the interval (window_doubt has no yardstick), so a burst
+ * weighs more (measured: docs/uncertainty.md, "The tail"). */
+#define BURST_FLOOR_K_UNVOUCHED 3.0
 
 /* Burst b of group g of PMU p into the PMU's two largest (b1 > b2, their
  * groups g1 and g2; above 0, NaN never counts). */
@@ -755,7 +760,8 @@ static double others_burst(const struct derive_work *w, const struct wset *ws, c
  * by half or more against its other windows', and a set that did not
  * see that window may have missed a move of the same size. For a set
  * that no event counted throughout vouches for (vouched[set] false,
- * prep_row), moves from GSUM_BURST_MIN_UNVOUCHED on count. */
+ * prep_row), moves from GSUM_BURST_MIN_UNVOUCHED on count, times
+ * BURST_FLOOR_K_UNVOUCHED. */
 static void burst_floor(struct derive_work *w, int sc, int r)
 {
 	const int *list = w->prep[sc], n = w->nprep[sc];
@@ -795,7 +801,8 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		const struct wset *ws = &w->wl.v[list[i]];
 		int q = ws->pmu + (w->vouched[list[i]] ? 0 : npmus);
 		const double *gb = w->vouched[list[i]] ? w->gburst : w->gburst_low;
-		w->floor[list[i]] = BURST_FLOOR_K * others_burst(w, ws, gb, b1[q], b2[q], g1[q], g2[q]);
+		double k = w->vouched[list[i]] ? BURST_FLOOR_K : BURST_FLOOR_K_UNVOUCHED;
+		w->floor[list[i]] = k * others_burst(w, ws, gb, b1[q], b2[q], g1[q], g2[q]);
 	}
 }
 

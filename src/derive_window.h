@@ -207,9 +207,9 @@ double gsum_burst(const struct gsum *gs, int sc, int r, double T);
  * figure of such an event with the interval's): the burst floor is all
  * that widens its errors, and smaller moves of the other groups' mix are
  * counted for it, from this share of the mean on (docs/uncertainty.md,
- * "The tail": the Zen 4 and 5 cache, l1 and fp views' far misses, whose
+ * "The tail": the Zen 4 and 5 cache and l1 views' far misses, whose
  * other groups moved by 0.23-0.49 at an edge). */
-#define GSUM_BURST_MIN_UNVOUCHED 0.3
+#define GSUM_BURST_MIN_UNVOUCHED 0.25
 /* gsum_burst's figure, and (low not NULL) in *low the same counting the
  * moves from GSUM_BURST_MIN_UNVOUCHED on, in one pass. */
 double gsum_bursts(const struct gsum *gs, int sc, int r, double T, double *low);

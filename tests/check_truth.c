@@ -90,9 +90,9 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * pinned in every group and left out of each group's burst (derive_window.c,
  * gsum_burst): 35, 0.090 % (209 of 233,432), 5 and 5. With the sets
  * that no event counted throughout vouches for floored from smaller
- * bursts (GSUM_BURST_MIN_UNVOUCHED): 32, 0.076 % (177 of 231,509), 5
- * and 5. */
-#define PLAIN_OFF_LEFT 32
+ * bursts, and more of them (GSUM_BURST_MIN_UNVOUCHED,
+ * BURST_FLOOR_K_UNVOUCHED): 26, 0.071 % (160 of 225,474), 5 and 5. */
+#define PLAIN_OFF_LEFT 26
 #define WILD_PLAIN_LEFT 0.001
 #define OVER_WIDE_LEFT 5
 /* The same on the models imported from Linux perf's files: 12 against
@@ -1380,13 +1380,14 @@ END_TEST
  * and Zen 5 cache views pin nothing, and no event is in all of their
  * groups) has nothing that vouches for its windows, and only the burst
  * floor widens its errors; its floor now counts moves of the other
- * groups' mix from 0.3 of the mean on, not 0.5 (derive_window.h,
- * GSUM_BURST_MIN_UNVOUCHED). In these runs 14 plain figures were more
+ * groups' mix from 0.25 of the mean on, not 0.5, at 3 bursts, not 2
+ * (derive_window.h, GSUM_BURST_MIN_UNVOUCHED; derive.c,
+ * BURST_FLOOR_K_UNVOUCHED). In these runs 14 plain figures were more
  * than 25 % off (Zen 5 `l2_miss_rate` 58 % off with a stated 2.5 %,
  * `op_cache_fetch_miss_ratio` 59 % with 1.9 %, `l1d_miss_rate` 43 % with
- * 1.3 %: the other groups' edge windows had moved by 0.3-0.5), and 49
- * missed by more than 5 stated errors; 11 and 24 now
- * (docs/uncertainty.md, "The tail"). */
+ * 1.3 %, `ic_fetch_miss_ratio` 28 % with 1.3 %, ...), and 49 missed by
+ * more than 5 stated errors; 7 and 13 now (docs/uncertainty.md, "The
+ * tail"). */
 START_TEST(test_unvouched_sets)
 {
 	static const struct run_spec rr[] = {
@@ -1397,7 +1398,7 @@ START_TEST(test_unvouched_sets)
 	for (size_t i = 0; i < ARRAY_SIZE(rr); i++)
 		run(&rr[i]);
 	ck_assert_int_gt(tot.plain_checked, 10000);
-	ck_assert_msg(tot.plain_off25 <= 11 && tot.wild_plain <= 24,
+	ck_assert_msg(tot.plain_off25 <= 7 && tot.wild_plain <= 13,
 		      "%ld plain figures more than 25 %% off (worst %.3g: %s), %ld more than 5 stated errors", tot.plain_off25,
 		      tot.plain_worst, tot.plain_worst_what, tot.wild_plain);
 }

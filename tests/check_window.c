@@ -211,11 +211,12 @@ START_TEST(test_burst_without_pins)
 }
 END_TEST
 
-/* A group whose last window's mix moved by 0.4 of its mean (Y per
- * cycle from 0.05 to 0.07): under GSUM_BURST_MIN (0.5), no burst for a
+/* A group whose last window's mix moved by 0.38 of its mean (Y per
+ * cycle 0.075 there, 0.05 in the others, 0.054 over all six): under
+ * GSUM_BURST_MIN (0.5), no burst for a
  * set that an event counted throughout vouches for; from
- * GSUM_BURST_MIN_UNVOUCHED (0.3) on, a burst for one that none does,
- * the same as gsum_burst's for a move over both (Y per cycle to 0.1). */
+ * GSUM_BURST_MIN_UNVOUCHED (0.25) on, a burst for one that none does,
+ * the same as gsum_burst's for a move over both (Y per cycle 0.125). */
 START_TEST(test_burst_unvouched)
 {
 	enum { NB = 6, NE = 2 };
