@@ -415,10 +415,12 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->doubt = WORK_ARRAY(w, wl->n, double);
 	w->floor = WORK_ZARRAY(w, wl->n, double);
 	w->gburst = WORK_ARRAY(w, plan->ngroups, double);
-	w->pburst1 = WORK_ARRAY(w, m->npmus, double);
-	w->pburst2 = WORK_ARRAY(w, m->npmus, double);
-	w->pburst_g1 = WORK_ARRAY(w, m->npmus, int);
-	w->pburst_g2 = WORK_ARRAY(w, m->npmus, int);
+	w->gburst_low = WORK_ARRAY(w, plan->ngroups, double);
+	w->vouched = WORK_ARRAY(w, wl->n, bool);
+	w->pburst1 = WORK_ARRAY(w, 2 * m->npmus, double);
+	w->pburst2 = WORK_ARRAY(w, 2 * m->npmus, double);
+	w->pburst_g1 = WORK_ARRAY(w, 2 * m->npmus, int);
+	w->pburst_g2 = WORK_ARRAY(w, 2 * m->npmus, int);
 	w->gpmu = WORK_ARRAY(w, plan->ngroups, int);
 	w->ngroups = plan->ngroups;
 	for (int g = 0; g < plan->ngroups; g++)
@@ -429,7 +431,7 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->bgroups = WORK_ARRAY(w, plan->ngroups, int);
 	w->nbgroups = 0;
 	for (int g = 0; g < plan->ngroups; g++) {
-		w->gburst[g] = 0;
+		w->gburst[g] = w->gburst_low[g] = 0;
 		if (w->gpmu[g] >= 0 && w->gs[g].nb >= UNC_MIN_SAMPLES && w->measured_s * 1e9 > 0)
 			w->bgroups[w->nbgroups++] = g;
 	}
@@ -693,6 +695,56 @@ static void step_columns(struct derive_work *w, const struct derive_live *l, con
  * the row's bursts (burst_floor): a miss of BURST_FLOOR_K x the burst is
  * one standard error. */
 #define BURST_FLOOR_K 2.0
+/* The same for a set that no event counted throughout vouches for
+ * (burst_floor): nothing else widens its errors when its windows stood
+ * apart from the interval (window_doubt has no yardstick), so a burst
+ * weighs more (measured: docs/uncertainty.md, "The tail"). */
+#define BURST_FLOOR_K_UNVOUCHED 3.0
+
+/* Burst b of group g of PMU p into the PMU's two largest (b1 > b2, their
+ * groups g1 and g2; above 0, NaN never counts). */
+static inline void keep_top2(double b, int g, int p, double *b1, double *b2, int *g1, int *g2)
+{
+	if (!(b > b2[p]))
+		return;
+	if (b > b1[p]) {
+		b2[p] = b1[p];
+		g2[p] = g1[p];
+		b1[p] = b;
+		g1[p] = g;
+	} else {
+		b2[p] = b;
+		g2[p] = g;
+	}
+}
+
+/* The largest burst b[g] of a group of set ws's PMU that is not one of
+ * its own: the PMU's largest unless that group is its own, else the
+ * second unless that is its own too, else a walk over the plan's groups
+ * (without going through every group of the plan for every set: at 384
+ * CPUs that loop was a twentieth of pmctop's interval). */
+static double others_burst(const struct derive_work *w, const struct wset *ws, const double *b, double b1, double b2,
+			   int g1, int g2)
+{
+	bool own1 = false, own2 = false;
+	for (int j = 0; j < ws->ng; j++) {
+		own1 |= ws->g[j] == g1;
+		own2 |= ws->g[j] == g2;
+	}
+	if (!own1 || !own2)
+		return !own1 ? b1 : b2;
+	double worst = 0;
+	for (int g = 0; g < w->ngroups; g++) {
+		if (w->gpmu[g] != ws->pmu || !(b[g] > worst))
+			continue;
+		bool own = false;
+		for (int j = 0; j < ws->ng && !own; j++)
+			own = ws->g[j] == g;
+		if (!own)
+			worst = b[g];
+	}
+	return worst;
+}
 
 /* Each measured set's floor in row r of scope sc: the largest burst
  * (gsum_burst) of a group of its PMU that is not one of its own, times
@@ -706,7 +758,10 @@ static void step_columns(struct derive_work *w, const struct derive_live *l, con
  * the interval had 0.126). Nothing in the set's own counts can tell; the
  * window of the group that saw the change can: its mix of events moved
  * by half or more against its other windows', and a set that did not
- * see that window may have missed a move of the same size. */
+ * see that window may have missed a move of the same size. For a set
+ * that no event counted throughout vouches for (vouched[set] false,
+ * prep_row), moves from GSUM_BURST_MIN_UNVOUCHED on count, times
+ * BURST_FLOOR_K_UNVOUCHED. */
 static void burst_floor(struct derive_work *w, int sc, int r)
 {
 	const int *list = w->prep[sc], n = w->nprep[sc];
@@ -720,57 +775,34 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 			w->floor[list[i]] = 0;
 		return;
 	}
-	/* Per PMU, its two largest bursts (above 0; NaN never counts): a set
-	 * takes the largest unless that group is its own, else the second
-	 * unless that is its own too, which is what the loop below finds,
-	 * without going through every group of the plan for every set (at
-	 * 384 CPUs that loop was a twentieth of pmctop's interval). */
+	/* Per PMU, its two largest bursts, and (at npmus + p) its two
+	 * largest from GSUM_BURST_MIN_UNVOUCHED on, where a set that nothing
+	 * vouches for is in the row (prep_row). */
 	double *b1 = w->pburst1, *b2 = w->pburst2;
 	int *g1 = w->pburst_g1, *g2 = w->pburst_g2, npmus = w->model->npmus;
-	for (int p = 0; p < npmus; p++) {
+	bool low = false;
+	for (int i = 0; i < n && !low; i++)
+		low = !w->vouched[list[i]];
+	for (int p = 0; p < 2 * npmus; p++) {
 		b1[p] = b2[p] = 0;
 		g1[p] = g2[p] = -1;
 	}
-	/* A group not listed has a burst of 0 (step_plan), which is never
+	/* A group not listed has bursts of 0 (step_plan), which are never
 	 * above b2. */
 	for (int i = 0; i < w->nbgroups; i++) {
 		int g = w->bgroups[i], p = w->gpmu[g];
-		double b = w->gburst[g] = w->pmu_here[p] ? gsum_burst(&w->gs[g], sc, r, T) : 0;
-		if (!(b > b2[p]))
-			continue;
-		if (b > b1[p]) {
-			b2[p] = b1[p];
-			g2[p] = g1[p];
-			b1[p] = b;
-			g1[p] = g;
-		} else {
-			b2[p] = b;
-			g2[p] = g;
-		}
+		double lb = 0;
+		double b = w->gburst[g] = w->pmu_here[p] ? gsum_bursts(&w->gs[g], sc, r, T, low ? &lb : NULL) : 0;
+		w->gburst_low[g] = lb;
+		keep_top2(b, g, p, b1, b2, g1, g2);
+		keep_top2(lb, g, npmus + p, b1, b2, g1, g2);
 	}
 	for (int i = 0; i < n; i++) {
 		const struct wset *ws = &w->wl.v[list[i]];
-		int p = ws->pmu;
-		bool own1 = false, own2 = false;
-		for (int j = 0; j < ws->ng; j++) {
-			own1 |= ws->g[j] == g1[p];
-			own2 |= ws->g[j] == g2[p];
-		}
-		if (!own1 || !own2) {
-			w->floor[list[i]] = BURST_FLOOR_K * (!own1 ? b1[p] : b2[p]);
-			continue;
-		}
-		double worst = 0;
-		for (int g = 0; g < w->ngroups; g++) {
-			if (w->gpmu[g] != ws->pmu || !(w->gburst[g] > worst))
-				continue;
-			bool own = false;
-			for (int j = 0; j < ws->ng && !own; j++)
-				own = ws->g[j] == g;
-			if (!own)
-				worst = w->gburst[g];
-		}
-		w->floor[list[i]] = BURST_FLOOR_K * worst;
+		int q = ws->pmu + (w->vouched[list[i]] ? 0 : npmus);
+		const double *gb = w->vouched[list[i]] ? w->gburst : w->gburst_low;
+		double k = w->vouched[list[i]] ? BURST_FLOOR_K : BURST_FLOOR_K_UNVOUCHED;
+		w->floor[list[i]] = k * others_burst(w, ws, gb, b1[q], b2[q], g1[q], g2[q]);
 	}
 }
 
@@ -784,6 +816,20 @@ static inline double floored(double rse, double f)
 	if (!(rse > 0) || !(rse < f))
 		return rse;
 	return f > BURST_UNKNOWN * rse ? NAN : f;
+}
+
+/* Whether set ws holds an event that the row knows over the whole
+ * interval from other sets (dcol[k], window_doubt's yardstick; its
+ * figure exact): pinned, on a fixed counter, or in every group of the
+ * PMU. Such an event vouches for the set's windows (window_doubt widens
+ * its errors by how far they stood from the interval on it); a set with
+ * none has only the burst floor, from lower moves (burst_floor). */
+static bool set_vouched(const struct wset *ws, const int *dcol, const struct snap_row *row)
+{
+	for (int k = 0; k < ws->nev; k++)
+		if (dcol[k] >= 0 && row->ecov[dcol[k]] >= UNC_FULLY_COVERED)
+			return true;
+	return false;
 }
 
 /* Row r of scope sc before its metrics: each set's samples and values
@@ -802,8 +848,10 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 		int k = list[i];
 		const struct wset *ws = &w->wl.v[k];
 		w->doubt[k] = 1;
+		w->vouched[k] = true;
 		if (!w->pmu_here[ws->pmu])
 			continue;
+		w->vouched[k] = set_vouched(ws, w->dcol[k], row);
 		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
 		/* The errors of the events that the set gives and whose error
 		 * is found (step_events left them): what event_in_row finds. */
@@ -1148,10 +1196,12 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	w.doubt = WORK_ARRAY(&w, wl->n, double);
 	w.floor = WORK_ZARRAY(&w, wl->n, double);
 	w.gburst = WORK_ZARRAY(&w, w0->ngroups, double);
-	w.pburst1 = WORK_ARRAY(&w, w.model->npmus, double);
-	w.pburst2 = WORK_ARRAY(&w, w.model->npmus, double);
-	w.pburst_g1 = WORK_ARRAY(&w, w.model->npmus, int);
-	w.pburst_g2 = WORK_ARRAY(&w, w.model->npmus, int);
+	w.gburst_low = WORK_ZARRAY(&w, w0->ngroups, double);
+	w.vouched = WORK_ARRAY(&w, w.wl.n, bool);
+	w.pburst1 = WORK_ARRAY(&w, 2 * w.model->npmus, double);
+	w.pburst2 = WORK_ARRAY(&w, 2 * w.model->npmus, double);
+	w.pburst_g1 = WORK_ARRAY(&w, 2 * w.model->npmus, int);
+	w.pburst_g2 = WORK_ARRAY(&w, 2 * w.model->npmus, int);
 	w.smp = WORK_ZARRAY(&w, wl->n, struct wsamples);
 	/* This row's tree floors alone (row_tfloor). */
 	w.tf_one = true;

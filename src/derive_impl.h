@@ -171,9 +171,14 @@ struct derive_work {
 	/* Per set, the least relative error a figure of it may state in the
 	 * row (burst_floor); per plan group, its burst there (gsum_burst). */
 	double *floor, *gburst;
+	/* Per plan group, its burst from GSUM_BURST_MIN_UNVOUCHED on; per
+	 * set, whether an event counted throughout vouches for its windows
+	 * in the row (prep_row; else its floor is from those bursts). */
+	double *gburst_low;
+	bool *vouched;
 	/* Per PMU in the row, its groups' largest burst and the second
 	 * largest, with their groups' indices (-1: none above 0;
-	 * burst_floor). */
+	 * burst_floor); at npmus + p, the same of gburst_low. */
 	double *pburst1, *pburst2;
 	int *pburst_g1, *pburst_g2;
 	int *gpmu, ngroups;          /* [plan ngroups] each group's PMU (-1: not counted) */

@@ -444,7 +444,14 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, st
 
 double gsum_burst(const struct gsum *g, int sc, int r, double T)
 {
+	return gsum_bursts(g, sc, r, T, NULL);
+}
+
+double gsum_bursts(const struct gsum *g, int sc, int r, double T, double *low)
+{
 	int nb = g->nb, nev = g->nev;
+	if (low)
+		*low = 0;
 	if (nb < UNC_MIN_SAMPLES || !(T > 0))
 		return 0;
 	const double *v = &g->bval[sc][(size_t)r * (size_t)nb * (size_t)nev];
@@ -511,10 +518,12 @@ double gsum_burst(const struct gsum *g, int sc, int r, double T)
 			if (!(bw[b] > 0) || !(rb > 0))
 				continue;
 			double x = v[(size_t)b * (size_t)nev + (size_t)j] / rb, rel = fabs(x - mean) / fabs(mean);
-			if (rel < GSUM_BURST_MIN)
+			if (rel < (low ? GSUM_BURST_MIN_UNVOUCHED : GSUM_BURST_MIN))
 				continue;
 			double d = rel * rb / refmean * bw[b] / T;
-			if (d > worst)
+			if (low && d > *low)
+				*low = d;
+			if (rel >= GSUM_BURST_MIN && d > worst)
 				worst = d;
 		}
 	}

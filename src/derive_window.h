@@ -201,6 +201,18 @@ static inline double wsamples_se(const struct wsamples *sm, const int *ks, const
  * run then cannot tell from their own samples (derive.c, burst_floor).
  * 0 without such buckets. */
 double gsum_burst(const struct gsum *gs, int sc, int r, double T);
+/* A window set with no event counted throughout the interval (pinned, on
+ * a fixed counter, or in every group of its PMU) has nothing that
+ * vouches for its windows (derive.c, window_doubt, compares the set's
+ * figure of such an event with the interval's): the burst floor is all
+ * that widens its errors, and smaller moves of the other groups' mix are
+ * counted for it, from this share of the mean on (docs/uncertainty.md,
+ * "The tail": the Zen 4 and 5 cache and l1 views' far misses, whose
+ * other groups moved by 0.23-0.49 at an edge). */
+#define GSUM_BURST_MIN_UNVOUCHED 0.25
+/* gsum_burst's figure, and (low not NULL) in *low the same counting the
+ * moves from GSUM_BURST_MIN_UNVOUCHED on, in one pass. */
+double gsum_bursts(const struct gsum *gs, int sc, int r, double T, double *low);
 /* The variance, in row r, of sum_k coef[k] x the pooled figure of event
  * events[k] (each taken from its own window set, ev_set[event]): what a
  * metric whose events share no group states as its error. Terms whose
