@@ -1113,6 +1113,14 @@ static const struct run_spec imported_runs[] = {
 	{ "v1", { 1, 1, 8, 1 }, "cache", 50, 1, 20, NULL },
 };
 
+/* The totals of runs rr[0..n-1] alone (the focused tests' judgement). */
+static void run_all(const struct run_spec *rr, size_t n)
+{
+	memset(&tot, 0, sizeof(tot));
+	for (size_t i = 0; i < n; i++)
+		run(&rr[i]);
+}
+
 /* The judgement over all runs, with the figures the documentation quotes. */
 /* Runs rr[0..nr-1] and judges them. hand: the hand-written models' runs,
  * which must also reach the numbers of cases below (energy, calibrated
@@ -1345,9 +1353,7 @@ START_TEST(test_edge_phase)
 		{ "intel-westmere", { 1, 1, 6, 2 }, "basic", 50, 1, 20, NULL },
 		{ "amd-fam10h", { 1, 1, 4, 1 }, "basic", 50, 1, 20, NULL },
 	};
-	memset(&tot, 0, sizeof(tot));
-	for (size_t i = 0; i < ARRAY_SIZE(rr); i++)
-		run(&rr[i]);
+	run_all(rr, ARRAY_SIZE(rr));
 	/* Enough plain figures to judge (about 2,950 once the basic views'
 	 * headline figures are pinned, and so exact). */
 	ck_assert_int_gt(tot.plain_checked, 2500);
@@ -1368,9 +1374,7 @@ START_TEST(test_unmeasured_sets)
 		{ "amd-zen5", { 1, 2, 8, 2 }, "cache", 50, 3, 25, NULL },
 		{ "amd-zen4", { 1, 2, 8, 2 }, "cache", 50, 1, 20, NULL },
 	};
-	memset(&tot, 0, sizeof(tot));
-	for (size_t i = 0; i < ARRAY_SIZE(rr); i++)
-		run(&rr[i]);
+	run_all(rr, ARRAY_SIZE(rr));
 	ck_assert_int_gt(tot.plain_checked, 10000);
 	ck_assert_msg(tot.plain_off25_ev == 0, "%ld plain event figures more than 25 %% off", tot.plain_off25_ev);
 }
@@ -1394,9 +1398,7 @@ START_TEST(test_unvouched_sets)
 		{ "amd-zen5", { 1, 2, 8, 2 }, "cache", 50, 3, 25, NULL },
 		{ "amd-zen4", { 1, 2, 8, 2 }, "cache", 50, 1, 20, NULL },
 	};
-	memset(&tot, 0, sizeof(tot));
-	for (size_t i = 0; i < ARRAY_SIZE(rr); i++)
-		run(&rr[i]);
+	run_all(rr, ARRAY_SIZE(rr));
 	ck_assert_int_gt(tot.plain_checked, 10000);
 	ck_assert_msg(tot.plain_off25 <= 7 && tot.wild_plain <= 13,
 		      "%ld plain figures more than 25 %% off (worst %.3g: %s), %ld more than 5 stated errors", tot.plain_off25,
@@ -1418,9 +1420,7 @@ START_TEST(test_tree_floors)
 		{ "amd-zen5", { 2, 4, 8, 2 }, "topdown_l2", 25, 1, 15, NULL },
 		{ "intel-spr", { 1, 1, 8, 2 }, "all", 50, 2, 15, "features=0" },
 	};
-	memset(&tot, 0, sizeof(tot));
-	for (size_t i = 0; i < ARRAY_SIZE(rr); i++)
-		run(&rr[i]);
+	run_all(rr, ARRAY_SIZE(rr));
 	ck_assert_int_gt(tot.plain_checked, 10000);
 	ck_assert_msg(tot.plain_off25 <= 7, "%ld plain figures more than 25 %% off (worst %.3g: %s)", tot.plain_off25,
 		      tot.plain_worst, tot.plain_worst_what);
