@@ -14,7 +14,8 @@ it is over the limit given.
 
 With PMCTOP_NO_TIMING set (the sanitizer builds of .ci/run, many times
 slower) the figures are printed but only a scrape that fails or takes
-5 s fails the test.
+5 s fails the test (and an attacker needs 200 answers, not 2,000, to
+count as a flood).
 
 Every step is bounded in time; what it starts it stops."""
 import base64
@@ -26,6 +27,11 @@ import socket
 import sys
 import threading
 import time
+
+# An attacker that got fewer answers than this in its 9 s did not flood
+# (a loaded machine sees 58,000-88,000 each; with PMCTOP_NO_TIMING, a
+# sanitizer build's many times slower answers, 200).
+FLOOD_MIN_ANSWERS = 2000
 
 
 def p99(times):
@@ -74,7 +80,14 @@ def wait_ready(port, auth=None):
 
 
 def attacker(port, stop_at):
-    """16 threads sending wrong passwords on keep-alive connections."""
+    """32 threads sending wrong passwords on keep-alive connections, at a
+    lower CPU priority than pmctop and the scraper: a real attacker's own
+    work is done on its own machines, and two of these saturate both CPUs
+    of a small test machine, so the scrapes' p99 measured its scheduler
+    (p99 60-115 ms in a loaded `make check`, 25 ms alone). pmctop still
+    answers every attempt they send; its exit status says whether the
+    flood was one (at least FLOOD_MIN_ANSWERS answers)."""
+    os.nice(10)
     bad = "Basic " + base64.b64encode(b"prometheus:wrong horse").decode()
     counts = {}
 
@@ -97,6 +110,7 @@ def attacker(port, stop_at):
     for t in ts:
         t.join()
     print("attacker %d: answers %s" % (os.getpid(), dict(sorted(counts.items()))), flush=True)
+    return sum(counts.values()) >= FLOOD_MIN_ANSWERS
 
 
 def auth_flood(port, limit_ms, users):
@@ -111,8 +125,7 @@ def auth_flood(port, limit_ms, users):
     for _ in range(2):
         pid = os.fork()
         if pid == 0:
-            attacker(port, stop_at)
-            os._exit(0)
+            os._exit(0 if attacker(port, stop_at) else 1)
         kids.append(pid)
     time.sleep(1)
     times = []
@@ -121,12 +134,15 @@ def auth_flood(port, limit_ms, users):
             times.append(scrape(port, users[i % len(users)]))
             time.sleep(0.02)
     finally:
-        for pid in kids:
-            os.waitpid(pid, 0)
+        weak = sum(1 for pid in kids if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0)
     ms = p99(times) * 1000
     print("auth flood (64 connections of wrong passwords): %d scrapes alternating %d users, "
           "p50 %.1f ms, p99 %.1f ms, max %.1f ms (limit %d ms)" %
           (len(times), len(users), sorted(times)[len(times) // 2] * 1000, ms, max(times) * 1000, limit_ms))
+    if weak:
+        print("auth: %d of %d attackers had fewer than %d answers: no flood to judge the scrapes by" %
+              (weak, len(kids), FLOOD_MIN_ANSWERS))
+        return 1
     return 0 if ms < limit_ms else 1
 
 
@@ -196,7 +212,9 @@ def main():
     signal.alarm(60)
     mode, port, limit_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     if os.environ.get("PMCTOP_NO_TIMING"):
+        global FLOOD_MIN_ANSWERS
         limit_ms = 5000
+        FLOOD_MIN_ANSWERS = 200
     if mode == "auth":
         return auth_flood(port, limit_ms, sys.argv[4].split(","))
     if len(sys.argv) > 4:
