@@ -5,7 +5,7 @@
  * than its instructions (docs/performance.md, "Cold intervals"). GCC
  * puts hot functions together in .text.hot: an interval's own code then
  * lies in some 19 pages instead of 39 spread over the whole text, and
- * its user-space time falls by about a sixth. The list is what
+ * its user-space time falls by about a fifth. The list is what
  * bench/footprint.py finds an interval of the table, CSV and JSON
  * writers touching; a function left out costs time, never a result
  * (the attribute moves code, the optimisations it allows keep IEEE
