@@ -28,6 +28,7 @@
 #include "procstat.h"
 #include "util.h"
 #include "backend_perf_impl.h"
+#include "hot_path.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -448,7 +449,7 @@ static int perf_disable(struct backend *b, struct bk_group *g)
 	return rc;
 }
 
-static int perf_read(struct backend *b, struct bk_group *g, struct bk_count *out)
+HOT_PATH static int perf_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 {
 	if (g->proc)
 		return perf_proc_read(b, g, out);

@@ -8,6 +8,7 @@
 #include "encode.h"
 #include "procstat.h"
 #include "topo.h"
+#include "hot_path.h"
 
 #include <errno.h>
 #include <math.h>
@@ -68,7 +69,7 @@ static void proc_stat_load(struct backend *b)
 
 /* Busy and total ns of one CPU from /proc/stat. -ENODEV when the CPU has no
  * line (offline), -EIO when the file cannot be read or parsed. */
-static int proc_read_cpu(struct backend *b, int cpu, uint64_t out[2])
+HOT_PATH static int proc_read_cpu(struct backend *b, int cpu, uint64_t out[2])
 {
 	if (b->stat_at == 0 || now_ns() - b->stat_at > STAT_CACHE_NS || b->stat_n != b->t->max_cpu)
 		proc_stat_load(b);
@@ -116,7 +117,7 @@ int perf_proc_open(struct backend *b, const struct bk_instance *inst, const int 
 	return 0;
 }
 
-int perf_proc_read(struct backend *b, struct bk_group *g, struct bk_count *out)
+HOT_PATH int perf_proc_read(struct backend *b, struct bk_group *g, struct bk_count *out)
 {
 	uint64_t cur[2];
 	int rc = proc_read_cpu(b, g->cpu, cur);

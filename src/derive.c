@@ -39,6 +39,7 @@
 #include "formula.h"
 #include "uncertainty.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -1011,7 +1012,7 @@ static double *row_tfloor(const struct derive_work *w, int sc, int r)
  * stated 6.2 % after the tree, plain after item 7's blend;
  * docs/uncertainty.md, "The tail"). Exact and unknown errors (a bound's)
  * stay as they are. */
-static void floors_after_trees(const struct derive_work *w, struct snap_row *row, int sc, int r)
+HOT_PATH static void floors_after_trees(const struct derive_work *w, struct snap_row *row, int sc, int r)
 {
 	const double *tfl = row_tfloor(w, sc, r);
 	for (int k = 0; tfl && k < w->ntcols; k++) {
@@ -1024,7 +1025,7 @@ static void floors_after_trees(const struct derive_work *w, struct snap_row *row
 /* Row r of scope sc's metrics that are read row by row (w->mt): with
  * their errors, or (errors false) their values alone, the errors left
  * for derive_row_errors. */
-static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp, const struct snapshot *snap,
+HOT_PATH static void row_metrics(struct derive_work *w, const struct derive_plan_part *pp, const struct snapshot *snap,
 			struct snap_row *row, int sc, int r, bool errors)
 {
 	const struct model *m = w->model;
@@ -1475,7 +1476,7 @@ static void step_moderate(struct derive_work *w, const struct derive_input *in, 
 	}
 }
 
-struct snapshot *derive_snapshot(const struct derive_input *in)
+HOT_PATH struct snapshot *derive_snapshot(const struct derive_input *in)
 {
 	struct derive_cache local = { 0 };
 	struct derive_cache *dc = in->cache ? in->cache : &local;

@@ -12,6 +12,7 @@
  * empty in CSV), so it is never read as a plain measurement. */
 #include "config.h"
 #include "derive_bounds.h"
+#include "hot_path.h"
 
 #include <math.h>
 
@@ -70,7 +71,7 @@ long bounds_apply_row(const struct model *m, const struct sched_plan *plan, doub
 	return bounds_rows(m, plan, max_ghz, snap, sc, sc + 1, r, r + 1);
 }
 
-long bounds_apply_cols(const struct model *m, const int *mis, const int *cols, int n, double max_ghz,
+HOT_PATH long bounds_apply_cols(const struct model *m, const int *mis, const int *cols, int n, double max_ghz,
 		       struct snapshot *snap, int sc)
 {
 	long changed = 0;

@@ -14,6 +14,7 @@
 #include "formula.h"
 #include "snapshot.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ static void plan_part_free(struct derive_plan_part *c)
 	free(c);
 }
 
-void derive_plan_part_release(struct derive_plan_part *pp)
+HOT_PATH void derive_plan_part_release(struct derive_plan_part *pp)
 {
 	if (pp && atomic_fetch_sub_explicit(&pp->refs, 1, memory_order_acq_rel) == 1)
 		plan_part_free(pp);
@@ -53,7 +54,7 @@ void derive_work_hold(struct derive_work *w)
 	atomic_fetch_add_explicit(w->refs, 1, memory_order_relaxed);
 }
 
-void derive_work_release(struct derive_work *w)
+HOT_PATH void derive_work_release(struct derive_work *w)
 {
 	if (!w || atomic_fetch_sub_explicit(w->refs, 1, memory_order_acq_rel) != 1)
 		return;
@@ -77,7 +78,7 @@ struct snap_errors {
 
 /* One allocation: the struct, then each scope's row pointers (one is
  * made every interval). */
-struct snap_errors *derive_errors_new(struct derive_work *w, const struct snapshot *snap)
+HOT_PATH struct snap_errors *derive_errors_new(struct derive_work *w, const struct snapshot *snap)
 {
 	size_t n = 0;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
@@ -106,7 +107,7 @@ struct snap_errors *snap_errors_hold(struct snap_errors *e)
 	return e;
 }
 
-void snap_errors_release(struct snap_errors *e)
+HOT_PATH void snap_errors_release(struct snap_errors *e)
 {
 	if (!e || atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)
 		return;

@@ -15,6 +15,7 @@
 #include "formula.h"
 #include "uncertainty.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -178,17 +179,17 @@ static unsigned char *live_key(struct derive_work *w, const struct derive_plan_p
 	return k;
 }
 
-void derive_live_hold_maps(void *l)
+HOT_PATH void derive_live_hold_maps(void *l)
 {
 	atomic_fetch_add_explicit(&((struct derive_live *)l)->refs, 1, memory_order_relaxed);
 }
 
-void derive_live_release_maps(void *l)
+HOT_PATH void derive_live_release_maps(void *l)
 {
 	derive_live_release(l);
 }
 
-void derive_live_release(struct derive_live *l)
+HOT_PATH void derive_live_release(struct derive_live *l)
 {
 	if (!l || atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
 		return;
@@ -448,7 +449,7 @@ static struct derive_live *live_build(const struct derive_work *w, const struct 
 
 /* The cache's derive_live for this interval, built again where its key
  * (live_key) or the plan's part changed, and held by w. */
-struct derive_live *derive_live_get(struct derive_work *w, struct derive_cache *dc, const struct derive_input *in)
+HOT_PATH struct derive_live *derive_live_get(struct derive_work *w, struct derive_cache *dc, const struct derive_input *in)
 {
 	const struct derive_plan_part *pp = w->pp;
 	size_t nkey;

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "derive_moderate.h"
 #include "uncertainty.h"
+#include "hot_path.h"
 
 #include <math.h>
 
@@ -71,7 +72,7 @@ static double kth(double *a, int n, int k)
 	return a[k];
 }
 
-int moderate_nprobes(int nrows)
+HOT_PATH int moderate_nprobes(int nrows)
 {
 	return nrows < MODERATE_PROBES ? nrows : MODERATE_PROBES;
 }

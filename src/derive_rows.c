@@ -6,6 +6,7 @@
 #include "derive_impl.h"
 #include "topo.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,7 @@ static void mark_partial(const struct derive_input *in, const struct row_maps *r
 
 /* Step 1, the row maps: rows exist for selected online CPUs and for the
  * units that hold one. */
-void derive_step_row_maps(struct derive_work *w, const struct derive_input *in)
+HOT_PATH void derive_step_row_maps(struct derive_work *w, const struct derive_input *in)
 {
 	const struct topo *t = in->topo;
 	struct row_maps *rm = &w->rm;
@@ -190,7 +191,7 @@ static unsigned char *rows_key(struct derive_work *w, const struct derive_input 
 
 /* Step 2, the instance rows: the rows each live PMU instance adds to, and
  * how many instances each row has; kept while their key stays. */
-void derive_step_instance_rows(struct derive_work *w, const struct derive_input *in)
+HOT_PATH void derive_step_instance_rows(struct derive_work *w, const struct derive_input *in)
 {
 	const struct model *m = in->model;
 	size_t klen;
@@ -251,7 +252,7 @@ void derive_step_instance_rows(struct derive_work *w, const struct derive_input 
 /* Step 5, the skeleton: an empty snapshot of the plan's columns, each
  * row's place in the topology and its CPUs, and which rows -C left
  * partial. */
-struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in, bool live_rows)
+HOT_PATH struct snapshot *derive_step_skeleton(struct derive_work *w, const struct derive_input *in, bool live_rows)
 {
 	const struct model *m = in->model;
 	const struct topo *t = in->topo;

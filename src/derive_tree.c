@@ -31,6 +31,7 @@
 #include "config.h"
 #include "derive_tree.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -312,7 +313,7 @@ struct tree_plan *tree_plan_new(const struct model *m, const struct sched_plan *
 	return tp;
 }
 
-void tree_plan_apply(const struct tree_plan *tp, struct snapshot *snap, const bool *const maybe[SNAP_NSCOPES])
+HOT_PATH void tree_plan_apply(const struct tree_plan *tp, struct snapshot *snap, const bool *const maybe[SNAP_NSCOPES])
 {
 	for (int i = 0; i < tp->n; i++) {
 		const struct tree_fam *f = &tp->f[i];

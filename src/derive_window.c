@@ -6,6 +6,7 @@
 #include "expr.h"
 #include "uncertainty.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,7 +100,7 @@ static void zero_row(struct gsum *gs, int *cnt[SNAP_NSCOPES], int sc, int r)
 	memset(&cnt[sc][at], 0, sizeof(int) * (size_t)nb);
 }
 
-void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
+HOT_PATH void gsum_fill(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
 	       const int nrows[SNAP_NSCOPES], struct arena *ar)
 {
 	const struct derive_group *g = &in->groups[gi];

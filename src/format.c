@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "uncertainty.h"
+#include "hot_path.h"
 
 /* printf's "%.Nf" by hand, for what every cell of every interval writes:
  * vfprintf and its exact decimal conversion were the largest part of the
@@ -17,7 +18,7 @@
  * exactly (m < 2^53), so v * 10^prec is m * 10^prec (< 2^63) shifted
  * right by k, and the bits shifted out decide the rounding, half to even
  * as glibc's printf rounds an exact tie. Anything else goes to snprintf. */
-size_t format_fixed(char *buf, size_t len, double v, int prec)
+HOT_PATH size_t format_fixed(char *buf, size_t len, double v, int prec)
 {
 	static const uint64_t pow10[] = { 1, 10, 100, 1000 };
 	double a = fabs(v);
@@ -151,7 +152,7 @@ static const char digit_pairs[201] =
  * zeros and a bare point removed. What does not fit 128 bits (below about
  * 1e-17 or above about 1e21), NaN, infinity and a short buffer go to
  * snprintf. */
-size_t format_g6(char *buf, size_t len, double v)
+HOT_PATH size_t format_g6(char *buf, size_t len, double v)
 {
 #ifdef __SIZEOF_INT128__
 	double a = fabs(v);
@@ -348,7 +349,7 @@ const char *format_si(char *buf, size_t len, double v)
 	return buf;
 }
 
-const char *format_value(char *buf, size_t len, double v, const char *fmt, const char *unit)
+HOT_PATH const char *format_value(char *buf, size_t len, double v, const char *fmt, const char *unit)
 {
 	char num[64];
 	if (len < 1)

@@ -20,6 +20,7 @@
 
 #include "expr.h"
 #include "util.h"
+#include "hot_path.h"
 
 enum fop { F_NEG, F_ABS, F_ADD, F_SUB, F_MUL, F_DIV, F_MIN, F_MAX };
 
@@ -330,7 +331,7 @@ static void fop_rows(enum fop op, const double *a, const double *b, double *out,
 
 /* One operation over n rows, each operand read at its own stride (0: the
  * same value in every row). */
-static void fop_rows_at(enum fop op, const double *a, size_t sa, const double *b, size_t sb, double *out, int n)
+HOT_PATH static void fop_rows_at(enum fop op, const double *a, size_t sa, const double *b, size_t sb, double *out, int n)
 {
 #define FOP_ROWS_AT(OP) \
 	for (size_t i = 0, ia = 0, ib = 0; i < (size_t)n; i++, ia += sa, ib += sb) \
@@ -385,7 +386,7 @@ const double *formula_run_rows(const struct formula *f, double measured_s, doubl
 	return work + (size_t)f->result * N;
 }
 
-const double *formula_run_rows_at(const struct formula *f, double measured_s, const double *vals, const int *idx,
+HOT_PATH const double *formula_run_rows_at(const struct formula *f, double measured_s, const double *vals, const int *idx,
 				  size_t stride, double *work, int n)
 {
 	static const double nan_v = NAN;

@@ -16,6 +16,7 @@
 #include "source.h"
 #include "util.h"
 #include "main_impl.h"
+#include "hot_path.h"
 
 /* Where batch output goes: -o's file, or standard output; NULL (said)
  * when the file cannot be written. */
@@ -71,7 +72,7 @@ void batch_written_scopes(const struct run *r, bool written[SNAP_NSCOPES])
  * or reads is written, until -n, the source's end, a signal, a failure
  * or a write error. f: the output, opened before privileges were given
  * up (closed here). */
-int run_batch(struct run *r, struct source *src, FILE *f)
+HOT_PATH int run_batch(struct run *r, struct source *src, FILE *f)
 {
 	/* --daemon: the intervals go to the exporter only. */
 	struct output *out = r->opt.daemon ? NULL : new_output(r, f);

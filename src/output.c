@@ -5,6 +5,7 @@
 #include "output_impl.h"
 #include "format.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -154,7 +155,7 @@ struct output *output_new(FILE *f, const struct output_opts *opts)
 	return o;
 }
 
-int output_write(struct output *o, const struct snapshot *s)
+HOT_PATH int output_write(struct output *o, const struct snapshot *s)
 {
 	int rc;
 	if (s->hosts)

@@ -13,6 +13,7 @@
 #include "format.h"
 
 #include "util.h"
+#include "hot_path.h"
 
 static const char *const scope_names[SNAP_NSCOPES] = { "cpu", "core", "ccx", "socket", "system" };
 
@@ -66,7 +67,7 @@ static inline char *put_num(char *p, double v)
 /* The fields of columns [0, n) of a row's array a (NULL: none has a
  * figure), col the columns' places in it (-1: none), each a figure
  * divided by per (1 but for events' rates). */
-static char *put_nums(char *p, const double *a, const int *col, int n, double per)
+HOT_PATH static char *put_nums(char *p, const double *a, const int *col, int n, double per)
 {
 	if (!a) {
 		memset(p, ',', (size_t)n);
@@ -82,7 +83,7 @@ static char *put_nums(char *p, const double *a, const int *col, int n, double pe
 }
 
 /* ",%d" of an id, or an empty field where the row has none (-1). */
-static char *put_id(char *p, int v)
+HOT_PATH static char *put_id(char *p, int v)
 {
 	*p++ = ',';
 	return v < 0 ? p : output_put_int(p, v);
@@ -95,7 +96,7 @@ static char *put_int(char *p, int v)
 	return output_put_int(p, v);
 }
 
-int output_csv_write(struct output *o, const struct snapshot *s)
+HOT_PATH int output_csv_write(struct output *o, const struct snapshot *s)
 {
 	static const char *const suffix[3] = { "", "_coverage", "_rse" };
 	const struct model *m = s->model;

@@ -8,6 +8,7 @@
 #include "output_impl.h"
 #include "format.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-char *output_put_int(char *p, long v)
+HOT_PATH char *output_put_int(char *p, long v)
 {
 	char d[24];
 	size_t n = sizeof(d);
@@ -30,7 +31,7 @@ char *output_put_int(char *p, long v)
 	return p + (sizeof(d) - n);
 }
 
-void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n)
+HOT_PATH void output_format_value(const struct metric_def *md, const char *fmt, double v, char *buf, size_t n)
 {
 	format_value(buf, n, v, fmt, md ? md->unit : NULL);
 }
@@ -67,7 +68,7 @@ double output_row_coverage(const struct output *o, const struct snapshot *s, con
 	return low;
 }
 
-int *output_cols(struct output *o, const struct snapshot *s)
+HOT_PATH int *output_cols(struct output *o, const struct snapshot *s)
 {
 	int n = o->o.ncols + o->o.nevcols;
 	if (!o->tcol)
@@ -102,7 +103,7 @@ static void local_tm(time_t sec, struct tm *tm)
 	last_tm = *tm;
 }
 
-void output_clock(double t, char *buf, size_t n)
+HOT_PATH void output_clock(double t, char *buf, size_t n)
 {
 	time_t sec = (time_t)t;
 	struct tm tm;
@@ -133,7 +134,7 @@ int output_task_rows(const struct output *o, int n)
 
 /* The writer's line buffer with room for need bytes: a row is put
  * together there and written at once. */
-char *output_line(struct output *o, size_t need)
+HOT_PATH char *output_line(struct output *o, size_t need)
 {
 	if (need > o->line_cap) {
 		free(o->line);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "hot_path.h"
 
 #define JSON_NUM_MAX 40   /* the most bytes of a figure (num_at) */
 /* A key of at most this many bytes is copied as a whole block of them,
@@ -275,7 +276,7 @@ static inline char *put_figure(const struct output *o, char *p, int *run, int i,
  * without a figure is copied from null_line in one go; a column the
  * interval has not (-1), or a row without errors, is one without a
  * look at the row. */
-static char *put_values(struct output *o, char *p, const struct snapshot *s, const struct snap_row *r,
+HOT_PATH static char *put_values(struct output *o, char *p, const struct snapshot *s, const struct snap_row *r,
 			enum figure f, const int *col)
 {
 	const double *mv = f == FIG_VALUE ? r->mv : f == FIG_COV ? r->mcov : snap_row_mrse(s, r);
@@ -308,7 +309,7 @@ static char *put_field(char *p, const char *key, int v)
 /* A row, put together in o->line and written with one fwrite, after
  * pre (what comes before it: the array's key, a comma) and with a ']'
  * after it when it ends its array. */
-static void put_row(struct output *o, const struct snapshot *s, const struct snap_row *r,
+HOT_PATH static void put_row(struct output *o, const struct snapshot *s, const struct snap_row *r,
 		    enum snap_scope sc, const char *pre, bool last)
 {
 	keys(o, s->model);
@@ -355,7 +356,7 @@ static void put_row(struct output *o, const struct snapshot *s, const struct sna
 }
 
 /* head: ,"key":[ of the array; each row goes out with its separator. */
-static void put_array(struct output *o, const struct snapshot *s, const char *head, enum snap_scope sc)
+HOT_PATH static void put_array(struct output *o, const struct snapshot *s, const char *head, enum snap_scope sc)
 {
 	int n = s->nrows[sc];
 	if (!n) {
@@ -431,7 +432,7 @@ static char *put_ints(char *p, const int *v, int n)
 	return p;
 }
 
-int output_json_write(struct output *o, const struct snapshot *s)
+HOT_PATH int output_json_write(struct output *o, const struct snapshot *s)
 {
 	/* Everything before the rows, put together in o->line and written
 	 * at once: what is the same in every line (host and model, units,

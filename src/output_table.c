@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "hot_path.h"
 
 #define COLW 9
 /* A heading longer than this is cut at its end, never at its start. */
@@ -99,7 +100,7 @@ static char *put_right(char *p, const char *s, size_t len, int w)
 }
 
 /* " %4d", or " %4s" of "-" for an id that does not apply (v < 0). */
-static char *put_id(char *p, int v)
+HOT_PATH static char *put_id(char *p, int v)
 {
 	char d[16];
 	size_t n = sizeof(d);
@@ -118,7 +119,7 @@ static char *put_id(char *p, int v)
  * (the same rule as on the screen, docs/uncertainty.md), as " %*s" of
  * the mark and the figure would be, put together by hand (printf per
  * cell was most of the table's work). At most CELL_MAX bytes. */
-static char *put_cell(char *p, const struct metric_def *md, const char *fmt, double v, double rse, int w)
+HOT_PATH static char *put_cell(char *p, const struct metric_def *md, const char *fmt, double v, double rse, int w)
 {
 	if (isnan(v) || isinf(v)) {
 		/* "-", unmarked (format_value, unc_marked): on a machine
@@ -142,7 +143,7 @@ static char *put_cell(char *p, const struct metric_def *md, const char *fmt, dou
 }
 
 /* " %5.0f\n" of a coverage in percent, or " %5s\n" of "-". */
-static char *put_cov(char *p, double cov)
+HOT_PATH static char *put_cov(char *p, double cov)
 {
 	char d[320];
 	size_t n = 1;
@@ -168,7 +169,7 @@ static char *put_dashes(const struct output *o, char *p, int from, int to)
  * the lowest among the cells that have a value (an event's count, not
  * NaN); a cell without a figure reads neither its error nor its
  * coverage, and a run of them is one copy (put_dashes). */
-static void print_row(struct output *o, const struct snapshot *s, const char *name,
+HOT_PATH static void print_row(struct output *o, const struct snapshot *s, const char *name,
 		      const struct snap_row *r)
 {
 	const struct model *m = s->model;
@@ -223,7 +224,7 @@ static void print_row(struct output *o, const struct snapshot *s, const char *na
 	fwrite(o->line, 1, (size_t)(p - o->line), o->f);
 }
 
-int output_table_write(struct output *o, const struct snapshot *s)
+HOT_PATH int output_table_write(struct output *o, const struct snapshot *s)
 {
 	char clock[32], name[32];
 	columns(o, s->model);

@@ -4,6 +4,7 @@
  * fuzz/fuzz_procstat.c). */
 #include "config.h"
 #include "procstat.h"
+#include "hot_path.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -90,7 +91,7 @@ static int refuse(uint64_t *busy, uint64_t *total, int n)
 	return -1;
 }
 
-int procstat_parse(const char *text, long clk_tck, uint64_t *busy, uint64_t *total, int n)
+HOT_PATH int procstat_parse(const char *text, long clk_tck, uint64_t *busy, uint64_t *total, int n)
 {
 	for (int i = 0; i < n; i++)
 		busy[i] = total[i] = PROCSTAT_NONE;

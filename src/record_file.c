@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "gzmember.h"
 #include "util.h"
+#include "hot_path.h"
 
 /* After a write error, the next try waits this long, doubled at each
  * failure up to the most: a full disk is not written to 1000 times a
@@ -446,7 +447,7 @@ unsigned long long recorder_errors(struct recorder *r)
 	return r ? atomic_load(&r->errors) : 0;
 }
 
-char *recorder_news(struct recorder *r)
+HOT_PATH char *recorder_news(struct recorder *r)
 {
 	if (!r)
 		return NULL;

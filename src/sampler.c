@@ -44,6 +44,7 @@
 #include "sampler_impl.h"
 #include "tasks.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <errno.h>
 #include <math.h>
@@ -200,7 +201,7 @@ static bool take_requests(struct sampler *s, double *interval_s, bool *resync)
 
 /* CPUs that came back during the interval were not counted in it: said
  * so in snap, counted from the next one (a re-plan opens them). */
-static void note_returning(struct sampler *s, struct snapshot *snap)
+HOT_PATH static void note_returning(struct sampler *s, struct snapshot *snap)
 {
 	int back[64];
 	int nback = s->opened ? topo_poll_online(s->topo, back, (int)ARRAY_SIZE(back)) : 0;
@@ -238,7 +239,7 @@ static void keep_to_budget(struct sampler *s, double measured_s, double interval
 		s->rotate_ms *= 2;
 }
 
-static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
+HOT_PATH static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 {
 	double cpu0 = thread_cpu_s(), kernel0 = modelled_kernel_s(s);
 	double interval_s;
@@ -325,7 +326,7 @@ void sampler_record(struct sampler *s, void (*fn)(void *arg, const struct derive
 	s->cfg.record_arg = arg;
 }
 
-struct snapshot *sampler_step(struct sampler *s, char **cause)
+HOT_PATH struct snapshot *sampler_step(struct sampler *s, char **cause)
 {
 	if (!s)
 		return set_cause(cause, "no sampler"), NULL;

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "sampler_energy.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -50,7 +51,7 @@ static bool metric_uses(const struct metric_def *md, int e)
 	return false;
 }
 
-char *energy_mask_stuck(const struct model *m, struct snapshot *snap, bool *said)
+HOT_PATH char *energy_mask_stuck(const struct model *m, struct snapshot *snap, bool *said)
 {
 	char *line = NULL;
 	for (int e = 0; e < m->nevents; e++) {

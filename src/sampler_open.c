@@ -11,6 +11,7 @@
 #include "sampler_impl.h"
 #include "tasks.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <errno.h>
 #include <math.h>
@@ -630,7 +631,7 @@ int sampler_open_all(struct sampler *s, char **cause)
 /* Opens the groups of uncore instances whose reader CPU went offline on
  * the CPU that now reads them (the kernel would migrate them; a backend
  * that cannot says so by listing the instance on its new CPU). */
-void sampler_reopen_moved(struct sampler *s)
+HOT_PATH void sampler_reopen_moved(struct sampler *s)
 {
 	const struct model *m = s->cfg.model;
 	const struct pmu_backend_ops *ops = s->cfg.ops;

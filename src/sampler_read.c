@@ -10,6 +10,7 @@
 #include "sampler_impl.h"
 #include "tasks.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,7 +30,7 @@ static bool interrupted(struct sampler *s)
 }
 
 /* Waits until t (backend clock): advances simulated time, or sleeps. */
-static void wait_until(struct sampler *s, uint64_t t)
+HOT_PATH static void wait_until(struct sampler *s, uint64_t t)
 {
 	uint64_t now = sampler_clock_now(s);
 	if (t <= now)
@@ -57,7 +58,7 @@ static void wait_until(struct sampler *s, uint64_t t)
 /* Waits until t, taking the per-task samples at least every
  * SAMPLER_DRAIN_MS on the way, so that the kernel's buffers never fill
  * whatever the rotation period. Returns early where wait_until does. */
-static void wait_draining(struct sampler *s, uint64_t t)
+HOT_PATH static void wait_draining(struct sampler *s, uint64_t t)
 {
 	if (!s->tasks) {
 		wait_until(s, t);
@@ -80,7 +81,7 @@ static void wait_draining(struct sampler *s, uint64_t t)
  * windows). discard only moves the previous read on (after a pause).
  * Returns the running time added, in ns; a CPU whose read says -ENODEV is
  * dropped. */
-static double read_inst(struct sampler *s, int gi, int i, int bucket, bool discard, struct bk_count *buf)
+HOT_PATH static double read_inst(struct sampler *s, int gi, int i, int bucket, bool discard, struct bk_count *buf)
 {
 	struct grp_state *grp = &s->grp[gi];
 	struct pmu_state *ps = &s->ps[grp->pmu];
@@ -163,7 +164,7 @@ static struct bk_count *count_buf(struct sampler *s)
 }
 
 /* Reads group gi on every live instance as one window of its rates. */
-static void read_window(struct sampler *s, int gi)
+HOT_PATH static void read_window(struct sampler *s, int gi)
 {
 	struct grp_state *grp = &s->grp[gi];
 	struct pmu_state *ps = &s->ps[grp->pmu];
@@ -212,7 +213,7 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 /* Clears the interval's counts and sizes the buckets for the windows
  * each group will have: one per round when pmctop rotates, one per read
  * when the kernel does, one for a group that never rotates. */
-static void begin_interval(struct sampler *s, const struct pmu_state *ps, int wins)
+HOT_PATH static void begin_interval(struct sampler *s, const struct pmu_state *ps, int wins)
 {
 	for (int k = 0; k < ps->ngroups; k++) {
 		struct grp_state *grp = &s->grp[ps->groups[k]];
@@ -266,7 +267,7 @@ static bool kernel_reads(struct sampler *s, uint64_t len, bool check_stop)
 /* Runs the rotation for one interval of len ns starting at s->t_start
  * (when the kernel rotates, only waits it out). Returns false when a stop
  * was requested midway. */
-bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_stop)
+HOT_PATH bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_stop)
 {
 	const struct model *m = s->cfg.model;
 	double rot_ns = s->rotate_ms * 1e6;
@@ -329,7 +330,7 @@ bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_stop)
  * (the group enabled now, or every group when the kernel rotates or a PMU
  * has one group) is closed as a sample; the others only catch up. With
  * discard (after a pause) what was counted meanwhile is forgotten. */
-void sampler_read_all(struct sampler *s, bool discard)
+HOT_PATH void sampler_read_all(struct sampler *s, bool discard)
 {
 	const struct model *m = s->cfg.model;
 	struct bk_count *buf = count_buf(s);
@@ -430,7 +431,7 @@ static void *kept_buf(void *buf, int *cap, int n, size_t size)
 
 /* The snapshot of the interval just read: derive.c sums and evaluates;
  * the sampler adds what only it knows. */
-struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
+HOT_PATH struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
 {
 	const struct model *m = s->cfg.model;
 	struct derive_pmu *dp = s->dpmus = kept_buf(s->dpmus, &s->dpmus_cap, m->npmus, sizeof(*dp));
@@ -503,7 +504,7 @@ struct snapshot *sampler_build_snapshot(struct sampler *s, double measured_s)
 /* What only the sampler knows of the interval that snap holds: its
  * number, when it ended, the notice (why: a plan that could not be
  * opened) and the CPUs not counted for being offline. */
-static void stamp_snapshot(struct sampler *s, struct snapshot *snap, const char *why)
+HOT_PATH static void stamp_snapshot(struct sampler *s, struct snapshot *snap, const char *why)
 {
 	snap->seq = ++s->seq;
 	struct timespec rt;

@@ -11,6 +11,7 @@
 #include "snapshot.h"
 #include "topo.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -135,7 +136,7 @@ static void block_give(struct snapshot *s)
  * sampler's time, and fifteen per snapshot a tenth of a small batch
  * interval's own work. snapshot_free frees it with what derive adds
  * (offline CPUs, notice, tasks), which are allocated apart. */
-static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
+HOT_PATH static struct snapshot *snapshot_alloc(const struct model *m, const int nrows[SNAP_NSCOPES], const bool *mcols,
 				       const bool *ecols, const struct snapshot *like, const struct snap_colmap *maps,
 				       bool events_unset)
 {
@@ -275,7 +276,7 @@ struct snapshot *snapshot_new_cols(const struct model *m, const int nrows[SNAP_N
 	return snapshot_alloc(m, nrows, mcols, ecols, NULL, NULL, events_unset);
 }
 
-struct snapshot *snapshot_new_mapped(const struct model *m, const int nrows[SNAP_NSCOPES],
+HOT_PATH struct snapshot *snapshot_new_mapped(const struct model *m, const int nrows[SNAP_NSCOPES],
 				     const struct snap_colmap *maps, bool events_unset)
 {
 	return snapshot_alloc(m, nrows, NULL, NULL, NULL, maps, events_unset);
@@ -295,7 +296,7 @@ size_t snapshot_row_bytes(const struct snapshot *s)
 	return n * per;
 }
 
-void snapshot_free(struct snapshot *s)
+HOT_PATH void snapshot_free(struct snapshot *s)
 {
 	if (!s)
 		return;

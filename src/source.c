@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "source.h"
+#include "hot_path.h"
 
 void source_free(struct source *src)
 {
@@ -26,7 +27,7 @@ const char *source_first_notice(const struct source *src)
 	return src->ops->first_notice ? src->ops->first_notice(src->ctx) : NULL;
 }
 
-struct snapshot *source_next(const struct source *src, enum source_got *got, char **cause)
+HOT_PATH struct snapshot *source_next(const struct source *src, enum source_got *got, char **cause)
 {
 	if (!src->ops->next) {
 		*got = SOURCE_END;
@@ -35,7 +36,7 @@ struct snapshot *source_next(const struct source *src, enum source_got *got, cha
 	return src->ops->next(src->ctx, got, cause);
 }
 
-void source_say_news(const struct source *src, const struct snapshot *snap)
+HOT_PATH void source_say_news(const struct source *src, const struct snapshot *snap)
 {
 	if (src->ops->say_news)
 		src->ops->say_news(src->ctx, snap);

@@ -11,6 +11,7 @@
 #include "sampler.h"
 #include "source.h"
 #include "util.h"
+#include "hot_path.h"
 
 struct live {
 	struct sampler *s;
@@ -48,7 +49,7 @@ static bool pace_until(const struct live *l, uint64_t t)
 	return !(l->interrupt && *l->interrupt);
 }
 
-static struct snapshot *live_next(void *ctx, enum source_got *got, char **cause)
+HOT_PATH static struct snapshot *live_next(void *ctx, enum source_got *got, char **cause)
 {
 	struct live *l = ctx;
 	if (l->n == 0)
@@ -74,7 +75,7 @@ static struct snapshot *live_next(void *ctx, enum source_got *got, char **cause)
  * figures it concerns, one line each: what the plan has to say once, and
  * a failure (a plan that could not be opened, reads that failed) in the
  * interval it happened. */
-static void live_say_news(void *ctx, const struct snapshot *snap)
+HOT_PATH static void live_say_news(void *ctx, const struct snapshot *snap)
 {
 	struct live *l = ctx;
 	const char *notice = snap->notice;

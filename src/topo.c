@@ -9,6 +9,7 @@
 #include "config.h"
 #include "topo.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -677,7 +678,7 @@ struct topo *topo_from_cpus(const struct topo_cpu *cpus, int n, int nnuma, char 
 
 /* ---- queries and hotplug ---- */
 
-void topo_free(struct topo *t)
+HOT_PATH void topo_free(struct topo *t)
 {
 	if (!t)
 		return;
@@ -704,7 +705,7 @@ struct topo *topo_clone(const struct topo *t)
 	return c;
 }
 
-int topo_poll_online(struct topo *t, int *cpus, int max)
+HOT_PATH int topo_poll_online(struct topo *t, int *cpus, int max)
 {
 	int n = 0;
 	if (!t || !t->root)
@@ -725,14 +726,14 @@ int topo_poll_online(struct topo *t, int *cpus, int max)
 	return n;
 }
 
-const struct topo_cpu *topo_cpu_by_num(const struct topo *t, int cpu)
+HOT_PATH const struct topo_cpu *topo_cpu_by_num(const struct topo *t, int cpu)
 {
 	if (!t || cpu < 0 || cpu >= t->max_cpu || t->cpu_index[cpu] < 0)
 		return NULL;
 	return &t->cpus[t->cpu_index[cpu]];
 }
 
-int topo_socket_index(const struct topo *t, int socket_id)
+HOT_PATH int topo_socket_index(const struct topo *t, int socket_id)
 {
 	for (int k = 0; k < t->nsockets; k++)
 		if (t->sockets[k].id == socket_id)

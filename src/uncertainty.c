@@ -2,6 +2,7 @@
  * the windows in which its counters ran (see uncertainty.h). */
 #include "config.h"
 #include "uncertainty.h"
+#include "hot_path.h"
 
 #include <math.h>
 
@@ -61,7 +62,7 @@ double unc_mean_se_sums(const double *x, const double *w, int n, int m, double s
 	return sqrt(var) * t / 1.96;
 }
 
-int unc_marked(double value, double rse)
+HOT_PATH int unc_marked(double value, double rse)
 {
 	if (isnan(value))
 		return 0;            /* shown as '-' already */

@@ -2,6 +2,7 @@
  * parsing shared by every module. */
 #include "config.h"
 #include "util.h"
+#include "hot_path.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,7 +27,7 @@ static void out_of_memory(void)
 	abort();
 }
 
-void *xmalloc(size_t n)
+HOT_PATH void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
@@ -34,7 +35,7 @@ void *xmalloc(size_t n)
 	return p;
 }
 
-void *xcalloc(size_t n, size_t size)
+HOT_PATH void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
@@ -50,7 +51,7 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-char *xstrdup(const char *s)
+HOT_PATH char *xstrdup(const char *s)
 {
 	char *p = strdup(s ? s : "");
 	if (!p)
@@ -149,7 +150,7 @@ static int open_regular(const char *path)
 	return fd;
 }
 
-const char *text_reader_read(struct text_reader *r, const char *path)
+HOT_PATH const char *text_reader_read(struct text_reader *r, const char *path)
 {
 	if (r->fd < 0 && (r->fd = open_regular(path)) < 0)
 		return NULL;
@@ -573,7 +574,7 @@ FILE *text_filter(FILE *out)
 	return f;
 }
 
-uint64_t now_ns(void)
+HOT_PATH uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
