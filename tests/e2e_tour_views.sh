@@ -32,10 +32,17 @@ heading() { screen | grep -E '^ +CPUs?' | head -n 1; }
 # The text of the cell under heading word $1 on the row of CPU $2 (the
 # heading's word ends where the right-aligned figure does; the sort
 # arrow, three bytes, counts as one column).
-cell() { screen | LC_ALL=C sed 's/\xe2\x96[\xb2\xbc\xb6]/>/g; s/\xe2\x97\x80/</g' | awk -v t="$1" -v c="$2" '
+# cell_of: the same from the screen text on its input (two cells compared
+# must come from one capture: at -d 0.3 two captures may straddle a
+# refresh).
+cell_of() { LC_ALL=C sed 's/\xe2\x96[\xb2\xbc\xb6]/>/g; s/\xe2\x97\x80/</g' | awk -v t="$1" -v c="$2" '
 	/^ +CPUs?/ && !h { h = $0; next }
 	h && $1 == c { i = index(h, t); if (!i) exit; e = i + length(t) - 1
 		s = substr($0, 1, e); sub(/.* /, "", s); print s; exit }'; }
+cell() { screen | cell_of "$1" "$2"; }
+# Whether CPUs $2 and $3 show the same text under heading word $1, in one
+# capture.
+same_cells() { same_scr=$(screen); [ "$(printf '%s\n' "$same_scr" | cell_of "$1" "$2")" = "$(printf '%s\n' "$same_scr" | cell_of "$1" "$3")" ]; }
 
 # 8. The memory view per CPU: its L3 and DRAM columns, the CCX's and the
 # socket's figures.
@@ -44,12 +51,12 @@ expect 'SIMULATED' "8: dashboard"
 press 8
 expect 'CCX:L3 hit%' "8: the memory view per CPU has no CCX:L3 hit% column"
 expect 'sock:Rd GB/s' "8: the memory view per CPU has no sock:Rd GB/s column"
-mem_cells() { cell 'CCX:L3 hit%' 0 | grep -Eq '^~?[0-9]+\.[0-9]$' && [ "$(cell 'CCX:L3 hit%' 0)" = "$(cell 'CCX:L3 hit%' 1)" ] &&
+mem_cells() { cell 'CCX:L3 hit%' 0 | grep -Eq '^~?[0-9]+\.[0-9]$' && same_cells 'CCX:L3 hit%' 0 1 &&
 	cell 'sock:Rd GB/s' 3 | grep -Eq '^~?[0-9]+\.[0-9]$'; }
 wait_until mem_cells
 v=$(cell 'CCX:L3 hit%' 0)
 echo "$v" | grep -Eq '^~?[0-9]+\.[0-9]$' || fail "8: CPU 0's CCX:L3 hit% is '$v'"
-[ "$(cell 'CCX:L3 hit%' 0)" = "$(cell 'CCX:L3 hit%' 1)" ] || fail "8: CPUs 0 and 1 (one CCX) differ in CCX:L3 hit%"
+same_cells 'CCX:L3 hit%' 0 1 || fail "8: CPUs 0 and 1 (one CCX) differ in CCX:L3 hit%"
 v=$(cell 'sock:Rd GB/s' 3)
 echo "$v" | grep -Eq '^~?[0-9]+\.[0-9]$' || fail "8: CPU 3's sock:Rd GB/s is '$v'"
 # The cache view keeps its L3 columns.
