@@ -177,6 +177,20 @@ START_TEST(test_arena_reserve)
 }
 END_TEST
 
+/* A group of nb windows of 250 ns each in scope 0, row 0, every window
+ * counting rate[j] of event j: no burst until a test moves one. */
+static void steady_windows(struct gsum *g, double *bval, double *bw, int nb, int ne, const double *rate)
+{
+	*g = (struct gsum){ .nev = ne, .nb = nb };
+	g->bval[0] = bval;
+	g->bw[0] = bw;
+	for (int b = 0; b < nb; b++) {
+		bw[b] = 250;
+		for (int j = 0; j < ne; j++)
+			bval[b * ne + j] = rate[j];
+	}
+}
+
 /* A group of the pinned cycles and instructions (fixed counters) and two
  * events of its own, over 6 windows of equal weight: in the last window
  * the IPC triples while the group's own events keep their mix. Measured
@@ -187,16 +201,10 @@ START_TEST(test_burst_without_pins)
 	enum { NB = 6, NE = 4 };
 	double bval[NB * NE], bw[NB];
 	const bool pin[NE] = { true, true, false, false };
-	struct gsum g = { .nev = NE, .nb = NB };
-	g.bval[0] = bval;
-	g.bw[0] = bw;
-	for (int b = 0; b < NB; b++) {
-		bw[b] = 250;
-		bval[b * NE + 0] = 1000;   /* cycles */
-		bval[b * NE + 1] = 1000;   /* instructions */
-		bval[b * NE + 2] = 100;    /* X */
-		bval[b * NE + 3] = 50;     /* Y */
-	}
+	/* Cycles, instructions, X and Y. */
+	const double rate[NE] = { 1000, 1000, 100, 50 };
+	struct gsum g;
+	steady_windows(&g, bval, bw, NB, NE, rate);
 	bval[(NB - 1) * NE + 1] = 3000;
 	double T = NB * 250;
 	ck_assert(gsum_burst(&g, 0, 0, T) > 0.05);
@@ -221,14 +229,9 @@ START_TEST(test_burst_unvouched)
 {
 	enum { NB = 6, NE = 2 };
 	double bval[NB * NE], bw[NB];
-	struct gsum g = { .nev = NE, .nb = NB };
-	g.bval[0] = bval;
-	g.bw[0] = bw;
-	for (int b = 0; b < NB; b++) {
-		bw[b] = 250;
-		bval[b * NE + 0] = 1000;   /* cycles */
-		bval[b * NE + 1] = 50;     /* Y */
-	}
+	const double rate[NE] = { 1000, 50 };   /* cycles, Y */
+	struct gsum g;
+	steady_windows(&g, bval, bw, NB, NE, rate);
 	bval[(NB - 1) * NE + 1] = 75;
 	double T = NB * 250, low = -1;
 	ck_assert(gsum_bursts(&g, 0, 0, T, &low) == 0);
