@@ -13,10 +13,10 @@ jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmctop-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# One harness: its summary line (or its report) in $tmp/NAME.out, and a
-# file $tmp/NAME.found if it found something.
+# The I-th harness H: its summary line (or its report) in $tmp/I.out, and
+# a file $tmp/I.found if it found something.
 one() {
-	h=$1
+	i=$1 h=$2
 	name=$(basename "$h"); name=${name#fuzz_}
 	mkdir -p "$tmp/$name" "$tmp/$name.art"
 	cp "$fuzzdir/seeds/$name"/* "$tmp/$name/" 2>/dev/null
@@ -25,25 +25,26 @@ one() {
 	# shellcheck disable=SC2086
 	if "$h" $dict -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
 		-artifact_prefix="$tmp/$name.art/" -print_final_stats=1 "$tmp/$name" >"$tmp/$name.log" 2>&1; then
-		echo "$name: $(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/$name.log") executions in ${secs} s, nothing found" >"$tmp/$name.out"
+		echo "$name: $(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/$name.log") executions in ${secs} s, nothing found" >"$tmp/$i.out"
 	else
-		{ echo "$name: FOUND something"; tail -n 40 "$tmp/$name.log"; } >"$tmp/$name.out"
-		: >"$tmp/$name.found"
+		{ echo "$name: FOUND something"; tail -n 40 "$tmp/$name.log"; } >"$tmp/$i.out"
+		: >"$tmp/$i.found"
 	fi
 }
 
 # In batches of $jobs: POSIX sh has no way to wait for any one child.
-n=0
+i=0
 for h in "$@"; do
-	one "$h" &
-	n=$((n + 1))
-	[ "$n" -lt "$jobs" ] || { wait; n=0; }
+	i=$((i + 1))
+	one "$i" "$h" &
+	[ $((i % jobs)) -ne 0 ] || wait
 done
 wait
 rc=0
-for h in "$@"; do
-	name=$(basename "$h"); name=${name#fuzz_}
-	cat "$tmp/$name.out"
-	[ ! -e "$tmp/$name.found" ] || rc=1
+i=0
+while [ "$i" -lt $# ]; do
+	i=$((i + 1))
+	cat "$tmp/$i.out"
+	[ ! -e "$tmp/$i.found" ] || rc=1
 done
 exit $rc
