@@ -128,9 +128,11 @@ static void search_step(struct ui *u, int dir, bool from_here)
 		return;
 	}
 	int n = u->nrows;
-	for (int k = from_here ? 0 : 1; k <= n; k++) {
+	/* n is 0 while no row is shown (a filter that hides every row, the
+	 * first interval not in yet): nothing to step over. */
+	for (int k = from_here ? 0 : 1; n > 0 && k <= n; k++) {
 		int i = ((u->nav.sel + dir * k) % n + n) % n;
-		if (n > 0 && row_matches(u, &u->rows[i], u->search_text)) {
+		if (row_matches(u, &u->rows[i], u->search_text)) {
 			u->nav.sel = i;
 			keys_clamp(&u->nav);
 			ui_set_message(u, NULL);   /* "no row matches" no longer holds */
