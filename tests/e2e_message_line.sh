@@ -7,7 +7,8 @@
 # CPUs fold their 24 CCX into a heat map and the CPU table keeps at least
 # half the lines (the boxes took 17 lines and left 15 rows). The detail
 # pane's history text agrees with itself, a "?" is explained, descriptions
-# end inside the border. Exits 77 without tmux or --sim.
+# end inside the border. A search while a filter hides every row leaves
+# pmctop running. Exits 77 without tmux or --sim.
 set -u
 top_srcdir=${top_srcdir:-.}
 E2E_NAME=msgline
@@ -41,6 +42,26 @@ screen | grep -q "no row matches" && fail "the message outlived a search that su
 [ "$(first_row)" = "$before" ] || fail "the table moved to line $(first_row) after the message"
 screen | sed -n 40p | grep -q 'Quit' || fail "the footer's hints did not come back"
 quit_ok "message line"
+
+# A search while a filter hides every row: the tasks view filtered by a
+# name that no process has, then / and n and N. The search divided by the
+# number of rows shown, 0 (UBSan's report in CI's key fuzz; the sanitized
+# build, which aborts on it, fails here without the fix).
+start 120 40 "--sim zen5 -d 0.3 --no-config" "NO_COLOR=1"
+expect ' 1:basic ' "empty search: the dashboard"
+keys T
+expect 'COMMAND' "empty search: the tasks view"
+keys '\'
+$TMUX_CMD send-keys -t "$S" -l 'zzzz'
+keys Enter
+expect "no process matches the filter" "empty search: the filter that hides every row"
+keys /
+$TMUX_CMD send-keys -t "$S" -l 'q1'
+keys Enter
+keys n
+keys N
+expect "no row matches 'q1'" "empty search: the search's message"
+quit_ok "search with every row filtered out"
 
 # The detail pane: its history text agrees with itself (N intervals in T
 # seconds, T/N each: it said "96 intervals of 1s (1m24s)"); after a, a "?"
