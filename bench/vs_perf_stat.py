@@ -11,7 +11,15 @@ The first form runs, ROUNDS times in turn, each PMCTOP binary (default
 over the same span, and prints each one's median user+system CPU time (of
 the child, from wait4's rusage: microseconds, where /usr/bin/time rounds
 to 10 ms) and pmctop's ratio to perf stat's median. The runs alternate so
-that a load that comes and goes on a shared machine falls on all of them.
+that a load that comes and goes on a shared machine falls on all of them;
+perf stat runs once a round, before the others.
+
+A PMCTOP that is the floor (bench/floor_vs_perf_stat) is the base of the
+ones after it, up to the next floor: each of those lines also says its
+median over the floor's (the target of docs/performance.md), and the
+median of its ratios to the floor run just before it in the same round,
+which a host that slows every program for minutes at a time moves less.
+Each round's figures go to stderr as it ends.
 
 A PMCTOP may carry arguments of its own, quoted as one word, such as
 'bench/floor_vs_perf_stat -x s' (the kernel's floor under an interval,
@@ -29,6 +37,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+
+def is_floor(p):
+    """Whether the program is the kernel's floor (the base of the ones after it)."""
+    return os.path.basename(shlex.split(p)[0]) == "floor_vs_perf_stat"
 
 
 def cpu_of(argv):
@@ -61,7 +74,9 @@ def main():
     perf_argv = ["perf", "stat", "-a", "-A", "-I", str(int(round(args.delay * 1000))),
                  "-e", "task-clock,context-switches,cpu-migrations,page-faults",
                  "-o", os.path.join(out, "perf.txt"), "sleep", "%g" % span]
-    for _ in range(args.rounds):
+    for r in range(args.rounds):
+        if not args.startup:
+            perf.append(cpu_of(perf_argv))
         for k, p in enumerate(args.pmctop):
             own = shlex.split(p)
             if args.startup:
@@ -70,20 +85,27 @@ def main():
                 argv = own[:1] + ["-b", "-d", "%g" % args.delay, "-n", str(args.iterations),
                                   "-o", os.path.join(out, "out%d.txt" % k)] + own[1:] + extra
             times[p].append(cpu_of(argv))
-            if not args.startup:
-                perf.append(cpu_of(perf_argv))
+        each = (["perf stat %.4f" % perf[-1]] if perf else []) + ["%.4f" % times[p][-1] for p in args.pmctop]
+        print("round %d: %s" % (r + 1, "  ".join(each)), file=sys.stderr, flush=True)
     what = "one-interval run" if args.startup else "%d intervals of %g s" % (args.iterations, args.delay)
     print("# CPU time (user+system), median of %d, %s" % (args.rounds, what))
     pm = statistics.median(perf) if perf else None
     if pm is not None:
         print("%-22s %8.4f s   (min %.4f, max %.4f)" % ("perf stat", pm, min(perf), max(perf)))
+    base = None
     for p in args.pmctop:
+        if is_floor(p):
+            base = p
         m = statistics.median(times[p])
         own = shlex.split(p)
         name = os.path.basename(os.path.dirname(os.path.abspath(own[0]))) + "/" + os.path.basename(own[0])
         line = "%-22s %8.4f s   (min %.4f, max %.4f)" % (" ".join([name] + own[1:]), m, min(times[p]), max(times[p]))
         if pm:
             line += "   %.2fx perf stat" % (m / pm)
+        if base is not None and base != p:
+            fm = statistics.median(times[base])
+            per_round = [t / f for t, f in zip(times[p], times[base]) if f > 0]
+            line += "   %.2fx the floor (rounds: median %.2fx)" % (m / fm, statistics.median(per_round))
         print(line)
 
 
