@@ -129,7 +129,7 @@ static void search_step(struct ui *u, int dir, bool from_here)
 	}
 	int n = u->nrows;
 	/* n is 0 while no row is shown (a filter that hides every row, the
-	 * first interval not in yet): nothing to step over. */
+	 * tasks view before its first snapshot): nothing to step over. */
 	for (int k = from_here ? 0 : 1; n > 0 && k <= n; k++) {
 		int i = ((u->nav.sel + dir * k) % n + n) % n;
 		if (row_matches(u, &u->rows[i], u->search_text)) {
