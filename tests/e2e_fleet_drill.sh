@@ -54,7 +54,7 @@ by_ipc || { fail "the three hosts are not sorted by IPC"; screen | sed 's/^/  | 
 # as the rows re-sort by IPC), then Enter goes into it.
 keys F
 keys '/'
-$TMUX_CMD send-keys -t "$S" -l "127.0.0.1:$port_zen5"
+type_text "127.0.0.1:$port_zen5"
 keys Enter
 keys Enter
 expect "> 127.0.0.1:$port_zen5: $ncpus cpu rows  Esc: back to the fleet" "the header names the host drilled into"

@@ -44,7 +44,7 @@ case "$o" in
 esac
 screen | grep -q "127.0.0.1:$port_spr .*" || fail "no spr row before the filter"
 keys '\'
-$TMUX_CMD send-keys -t "$S" -l 'spr'
+type_text 'spr'
 keys Enter
 expect 'filter spr' "the filter is shown"
 sleep 0.6

@@ -124,7 +124,7 @@ while IFS= read -r line; do
 	rest=${line#* }
 	case $kind in
 	R) $TMUX_CMD resize-window -t "$S" -x "${rest% *}" -y "${rest#* }" >/dev/null 2>&1 ;;
-	K) $TMUX_CMD send-keys -t "$S" -l "$(printf -- "$rest")" >/dev/null 2>&1 ;;
+	K) type_text "$(printf -- "$rest")" >/dev/null 2>&1 ;;
 	esac
 	if [ -s "$TMP/status" ]; then
 		fail "pmctop ended during the key fuzz ($(cat "$TMP/status")), seed $seed"

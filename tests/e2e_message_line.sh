@@ -28,14 +28,14 @@ expect '24 CCX: number, one mark per core' "the CCX heat map's title"
 rows=$(screen | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/' | wc -l)
 [ "$rows" -ge 19 ] || fail "only $rows CPU rows at 120x40 with 384 CPUs"
 keys /
-$TMUX_CMD send-keys -t "$S" -l 'zzz'
+type_text 'zzz'
 keys Enter
 expect "no row matches 'zzz'" "the search's message"
 [ "$(first_row)" = "$before" ] || fail "the message moved the table from line $before to $(first_row)"
 screen | sed -n 40p | grep -q "no row matches" || fail "the message is not on the last line"
 # A search that succeeds clears it at once (it stayed on).
 keys /
-$TMUX_CMD send-keys -t "$S" -l '12'
+type_text '12'
 keys Enter
 sleep 0.5
 screen | grep -q "no row matches" && fail "the message outlived a search that succeeded"
@@ -52,11 +52,11 @@ expect ' 1:basic ' "empty search: the dashboard"
 keys T
 expect 'COMMAND' "empty search: the tasks view"
 keys '\'
-$TMUX_CMD send-keys -t "$S" -l 'zzzz'
+type_text 'zzzz'
 keys Enter
 expect "no process matches the filter" "empty search: the filter that hides every row"
 keys /
-$TMUX_CMD send-keys -t "$S" -l 'q1'
+type_text 'q1'
 keys Enter
 keys n
 keys N

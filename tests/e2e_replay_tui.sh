@@ -43,19 +43,19 @@ keys '['
 keys ']'
 expect 'REPLAY 11/12' "] steps forward"
 keys j
-$TMUX_CMD send-keys -t "$S" -l '#3'
+type_text '#3'
 keys Enter
 expect 'REPLAY 3/12' "j #3 jumps to interval 3"
 keys j
-$TMUX_CMD send-keys -t "$S" -l zz
+type_text zz
 keys Enter
 expect 'expected HH:MM' "a bad jump says what it expects"
 keys j
-$TMUX_CMD send-keys -t "$S" -l end
+type_text end
 keys Enter
 expect 'REPLAY 12/12' "j end"
 keys j
-$TMUX_CMD send-keys -t "$S" -l start
+type_text start
 keys Enter
 expect 'REPLAY 1/12 [0-9:]+ paused' "j start, still paused"
 # Paused is said once, in the replay's status, not again as PAUSED.
@@ -70,13 +70,13 @@ t = [json.loads(l)["time"] for l in sys.stdin if l.strip()]
 d = [abs(x - (t[0] + 1)) for x in t]
 print(d.index(min(d)) + 1)')
 keys j
-$TMUX_CMD send-keys -t "$S" -l '+1'
+type_text '+1'
 keys Enter
 expect "REPLAY ${want:-6}/12" "j +1 from the start lands on interval ${want:-6}, the nearest +1 s by the recording's stamps"
 # A jump keeps the history the file holds: the system graph has a cell
 # for each interval before it (it started again, with one cell).
 keys j
-$TMUX_CMD send-keys -t "$S" -l '#10'
+type_text '#10'
 keys Enter
 expect 'REPLAY 10/12' "j #10"
 # The graph's marks after its range: an interval that stretched on a

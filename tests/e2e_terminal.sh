@@ -155,7 +155,7 @@ done
 start 250 70 "--sim zen5:2x12x8x2 -d 0.3" "NO_COLOR=1"
 expect 'CCX 0 ' "384 CPUs: the dashboard"
 press '\'
-$TMUX_CMD send-keys -t "$S" -l 'socket 1'
+type_text 'socket 1'
 press Enter
 expect 'filter socket 1' "384 CPUs: the socket filter"
 blanks() { screen | awk '/^ +CPU/ { exit } { b = ($0 ~ /^ *$/) ? b + 1 : b } END { print b + 0 }'; }
@@ -185,14 +185,14 @@ fi
 start 120 40 "--sim zen5 -d 0.3" "NO_COLOR=1"
 expect ' 1:basic ' "small things: the dashboard"
 press '\'
-$TMUX_CMD send-keys -t "$S" -l ' 2 '
+type_text ' 2 '
 press Enter
 expect 'filter 2 ' "the filter ' 2 '"
 screen | grep -q 'filter:' && fail "the filter ' 2 ' is an error: $(screen | grep 'filter:')"
 press '\' C-u Enter 9
 expect 'no view on key 9' "9 with 8 views says so"
 press e
-$TMUX_CMD send-keys -t "$S" -l 'brn'
+type_text 'brn'
 expect '^Search: brn' "the event search"
 screen | grep -q '^Search: brn_' && fail "the search prompt draws its cursor as '_'"
 keys Escape
@@ -241,14 +241,14 @@ start 120 40 "--sim zen5:1x2x8x2 -d 0.3" "NO_COLOR=1"
 expect ' 1:basic ' "search: the dashboard"
 expect '/Search .Filter' "search: the footer names / Search and \\ Filter"
 press /
-$TMUX_CMD send-keys -t "$S" -l '12'
+type_text '12'
 press Enter
 wait_until sel_is 12
 [ "$(sel)" = 12 ] || fail "search: / 12 did not select CPU 12 ($(sel))"
 screen | grep -q 'filter' && fail "search: / filtered the rows"
 screen | grep -Eq '^ +0 +0 ' || fail "search: the rows before the match are gone"
 press F3
-$TMUX_CMD send-keys -t "$S" -l '3'
+type_text '3'
 press Enter
 wait_until sel_is 3
 [ "$(sel)" = 3 ] || fail "search: F3 3 did not select CPU 3 ($(sel))"
@@ -260,7 +260,7 @@ keys End N
 top=$(screen | grep -A1 '^ *CPU' | tail -n 1 | awk '{ print $1 }')
 [ "$(sel)" = 3 ] || [ "$top" = 3 ] || fail "search: N did not find CPU 3 going back ($(sel), top $top)"
 press '\'
-$TMUX_CMD send-keys -t "$S" -l '4-5'
+type_text '4-5'
 press Enter
 expect 'filter 4-5' "search: \\ filters"
 [ "$(screen | grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ ')" -eq 2 ] || fail "search: \\ 4-5 does not leave 2 rows"

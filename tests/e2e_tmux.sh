@@ -30,6 +30,10 @@ keys() { $TMUX_CMD send-keys -t "$S" "$@"; sleep 0.4; }
 # (ESCDELAY) to tell a lone Escape from a sequence, and a key hard behind
 # it would make one.
 press() { $TMUX_CMD send-keys -t "$S" "$@"; }
+# Types its argument as it is, without the pause (as press does): text
+# for a prompt, or a raw byte sequence (a mouse click). Plain send-keys
+# would read a word such as "end" or "Enter" as the name of a key.
+type_text() { $TMUX_CMD send-keys -t "$S" -l "$1"; }
 # Waits up to 10 s for a pattern (grep -E) on the screen, looking every
 # 0.1 s (each look costs a capture-pane and a grep).
 wait_for() {

@@ -22,7 +22,7 @@ env="TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
 opts="--sim zen5 --no-config -d 0.3"
 # The table's heading line (the one that starts with the CPU column).
 heading() { screen | grep -E '^ +CPU' | head -n 1; }
-click() { $TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$1" "$2" "$1" "$2")"; sleep 0.5; }
+click() { type_text "$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$1" "$2" "$1" "$2")"; sleep 0.5; }
 
 # 1. Sideways scrolling.
 start 120 40 "$opts" "$env"
@@ -108,7 +108,7 @@ fi
 keys 1
 # A filter on: the views stay in sight.
 press '\'
-$TMUX_CMD send-keys -t "$S" -l '1-3'
+type_text '1-3'
 press Enter
 expect 'filter 1-3' "tabs: the filter is set"
 tabs=$(screen | sed -n 3p)

@@ -70,7 +70,7 @@ expect 'PID +COMMAND' "11: the tasks view"
 press t
 expect 'PROCS +CGROUP' "11: rows per cgroup"
 press '\'
-$TMUX_CMD send-keys -t "$S" -l 'java'
+type_text 'java'
 press Enter
 expect 'filter java' "11: the filter"
 sleep 1

@@ -28,7 +28,7 @@ echo "$tabs" | grep -Eq '1:basic +2(:[a-z_0-9]+)? +3(:[a-z_0-9]+)? +4(:[a-z_0-9]
 	fail "views 2-8 not on the tab line: $tabs"
 x=$(echo "$tabs" | awk '{ i = index($0, " 4 "); if (!i) i = index($0, " 4:"); print i }')
 if [ "${x:-0}" -gt 0 ]; then    # index is 1-based and points at the space before 4
-	$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<0;%d;3M\033[<0;%d;3m' "$((x + 1))" "$((x + 1))")"
+	type_text "$(printf '\033[<0;%d;3M\033[<0;%d;3m' "$((x + 1))" "$((x + 1))")"
 	expect '4:cache' "a click on tab 4 opens the cache view"
 	keys 1
 fi
@@ -192,9 +192,9 @@ quit_ok "real counters"
 # TERM=xterm-256color is ESC [ 4 ~) never act as keys: the view stays 1.
 start 120 30 "--sim zen5 -d 0.3" "TERM=xterm-256color"
 expect '1:basic' "dashboard for the escape test"
-$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[4~')"; sleep 0.3
-$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[1~')"; sleep 0.3
-$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[99;5X')"; sleep 0.6
+type_text "$(printf '\033[4~')"; sleep 0.3
+type_text "$(printf '\033[1~')"; sleep 0.3
+type_text "$(printf '\033[99;5X')"; sleep 0.6
 screen | grep -q 'sort CPU' || { fail "an unknown escape sequence acted as keys"; screen | sed 's/^/  | /'; }
 screen | grep -Eq '^ *[0-9]:(topdown|cache) +sort' && fail "ESC [ 4 ~ switched the view"
 quit_ok "escape sequences"
@@ -324,17 +324,17 @@ done
 # The filter prompt: the old filter is a default that the first key
 # replaces; an error goes when a good filter follows.
 press '\'
-$TMUX_CMD send-keys -t "$S" -l "zz"; press Enter
+type_text "zz"; press Enter
 expect 'filter: ' "a bad filter says why"
 press '\'
-$TMUX_CMD send-keys -t "$S" -l "0-3"; press Enter
+type_text "0-3"; press Enter
 expect 'filter 0-3' "filter 0-3"
 screen | grep -q 'filter: ' && fail "the error outlived a good filter"
 press '\'
-$TMUX_CMD send-keys -t "$S" -l "ccx 1"; press Enter
+type_text "ccx 1"; press Enter
 expect 'filter ccx 1' "the first key replaced the old filter"
 press '\' C-u
-$TMUX_CMD send-keys -t "$S" -l "socket 0"; press Enter
+type_text "socket 0"; press Enter
 expect 'filter socket 0' "Ctrl-U cleared the prompt"
 quit_ok "80x24 details"
 
@@ -374,7 +374,7 @@ screen | grep -Eq "$(ccx 23)" && fail "CCX 23 shown although it does not fit"
 press End
 expect "$(ccx 23)" "End: the last CCX scrolled into view"
 press Home '\'
-$TMUX_CMD send-keys -t "$S" -l "socket 1"; keys Enter
+type_text "socket 1"; keys Enter
 expect "^ *$(ccx 12)" "filter socket 1: the panels start at CCX 12"
 screen | grep -Eq "$(ccx '[0-9]')" && fail "filter socket 1: a CCX of socket 0 is still drawn"
 quit_ok "CCX panels follow the filter"
@@ -396,7 +396,7 @@ quit_ok "quick first interval"
 # selects it, the wheel moves the selection, a click on a view tab switches.
 # No pause after a click: the line after each waits for its effect
 # (expect, or the selection polled with sel_is).
-click() { $TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; }
+click() { type_text "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; }
 sel_is() { [ "$(sel)" = "$1" ]; }
 for size in "120 30" "250 70"; do
 	set -- $size
@@ -418,7 +418,7 @@ for size in "120 30" "250 70"; do
 	click 0 3 $((hy + 4))
 	wait_until sel_is 3
 	[ "$(sel)" = 3 ] || fail "mouse: the clicked row (CPU 3) is not the selected one ($(sel))"
-	$TMUX_CMD send-keys -t "$S" -l "$(printf '\033[<65;3;%dM' $((hy + 4)))"
+	type_text "$(printf '\033[<65;3;%dM' $((hy + 4)))"
 	wait_until sel_is 6
 	[ "$(sel)" = 6 ] || fail "mouse: the wheel did not move the selection 3 rows down (CPU $(sel))"
 	set -- $(where '2:topdown' 'sort')
@@ -489,11 +489,11 @@ for size in "80 24" "250 70"; do
 	press Enter
 	expect 'view editor: new view my_basic' "$1x$2: the editor on a copy of basic"
 	press a
-	$TMUX_CMD send-keys -t "$S" -l "l3_hit_rat"; sleep 0.4
+	type_text "l3_hit_rat"; sleep 0.4
 	keys Enter
 	expect 'l3_hit_rate +L3 hit' "$1x$2: editor: a column added by search"
 	press n
-	$TMUX_CMD send-keys -t "$S" -l "e2e_view"; sleep 0.3
+	type_text "e2e_view"; sleep 0.3
 	press Enter k s
 	expect "view 'e2e_view' saved" "$1x$2: editor: saved"
 	keys Escape Escape
@@ -522,17 +522,17 @@ if command -v bash >/dev/null 2>&1; then
 	S=jobs
 	$TMUX_CMD new-session -d -s "$S" -x 120 -y 30 "env PS1='jobshell\$ ' bash --norc --noprofile -i"
 	sleep 0.5
-	$TMUX_CMD send-keys -t "$S" -l "$PMCTOP --sim zen5 -d 0.37"; keys Enter
+	type_text "$PMCTOP --sim zen5 -d 0.37"; keys Enter
 	expect 'SIMULATED' "dashboard for the suspend test"
 	press C-z
 	expect 'Stopped' "Ctrl-Z: the shell reports pmctop stopped"
 	pid=$(child_pid "$($TMUX_CMD display-message -p -t "$S" '#{pane_pid}')" pmctop)
 	case $(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null) in T*) ;; *) fail "Ctrl-Z: pmctop is not stopped" ;; esac
-	$TMUX_CMD send-keys -t "$S" -l "fg"; keys Enter
+	type_text "fg"; keys Enter
 	expect 'SIMULATED' "fg: the dashboard is drawn again"
 	keys q
 	sleep 0.5
-	$TMUX_CMD send-keys -t "$S" -l 'echo EXIT=$?'; keys Enter
+	type_text 'echo EXIT=$?'; keys Enter
 	expect 'EXIT=0' "q after a suspend exits with 0"
 	$TMUX_CMD kill-session -t "$S" >/dev/null 2>&1
 fi
@@ -564,14 +564,14 @@ for size in "80 24" "250 70"; do
 	awk '{ s += $1 } END { exit !(s <= 100.5) }' "$TMP/cpu" || fail "$1x$2: shares of CPU 0 add up to more than 100: $(tr '\n' ' ' < "$TMP/cpu")"
 	press '\'
 	press C-u
-	$TMUX_CMD send-keys -t "$S" -l "pwned"; keys Enter
+	type_text "pwned"; keys Enter
 	expect '\?\]0;pwned\?evil' "$1x$2: the hostile name, made safe"
 	case $($TMUX_CMD display-message -p -t "$S" '#{pane_title}') in
 	*pwned*) fail "$1x$2: a process name retitled the terminal" ;;
 	esac
 	press '\'
 	press C-u
-	$TMUX_CMD send-keys -t "$S" -l "utf8"; keys Enter
+	type_text "utf8"; keys Enter
 	expect 'bad\?\?utf8' "$1x$2: bytes that are not UTF-8, made safe"
 	press '\'
 	press C-u
