@@ -34,6 +34,9 @@ press() { $TMUX_CMD send-keys -t "$S" "$@"; }
 # for a prompt, or a raw byte sequence (a mouse click). Plain send-keys
 # would read a word such as "end" or "Enter" as the name of a key.
 type_text() { $TMUX_CMD send-keys -t "$S" -l "$1"; }
+# A mouse click as xterm's SGR mode reports it: button $1 pressed and
+# released at column $2, row $3 (both from 1). No pause, as with press.
+click() { type_text "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; }
 # Waits up to 10 s for a pattern (grep -E) on the screen, looking every
 # 0.1 s (each look costs a capture-pane and a grep).
 wait_for() {

@@ -22,7 +22,6 @@ env="TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
 opts="--sim zen5 --no-config -d 0.3"
 # The table's heading line (the one that starts with the CPU column).
 heading() { screen | grep -E '^ +CPU' | head -n 1; }
-click() { type_text "$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$1" "$2" "$1" "$2")"; sleep 0.5; }
 
 # 1. Sideways scrolling.
 start 120 40 "$opts" "$env"
@@ -100,7 +99,7 @@ echo "$h" | grep -Eq 'CPU(▲|▼)' || fail "sort mark: not an arrow after CPU: 
 echo "$h" | grep -Eq 'CPU[v^]' && fail "sort mark: a letter after CPU: $h"
 x=$(echo "$tabs" | awk '{ print index($0, " power ") }')
 if [ "${x:-0}" -gt 0 ]; then
-	click "$((x + 2))" 3
+	click 0 "$((x + 2))" 3
 	expect '\| power' "tabs at 120: a click on power opens the power view"
 else
 	fail "tabs at 120: no power tab to click"

@@ -28,7 +28,7 @@ echo "$tabs" | grep -Eq '1:basic +2(:[a-z_0-9]+)? +3(:[a-z_0-9]+)? +4(:[a-z_0-9]
 	fail "views 2-8 not on the tab line: $tabs"
 x=$(echo "$tabs" | awk '{ i = index($0, " 4 "); if (!i) i = index($0, " 4:"); print i }')
 if [ "${x:-0}" -gt 0 ]; then    # index is 1-based and points at the space before 4
-	type_text "$(printf '\033[<0;%d;3M\033[<0;%d;3m' "$((x + 1))" "$((x + 1))")"
+	click 0 "$((x + 1))" 3
 	expect '4:cache' "a click on tab 4 opens the cache view"
 	keys 1
 fi
@@ -396,7 +396,6 @@ quit_ok "quick first interval"
 # selects it, the wheel moves the selection, a click on a view tab switches.
 # No pause after a click: the line after each waits for its effect
 # (expect, or the selection polled with sel_is).
-click() { type_text "$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$1" "$2" "$3" "$1" "$2" "$3")"; }
 sel_is() { [ "$(sel)" = "$1" ]; }
 for size in "120 30" "250 70"; do
 	set -- $size
