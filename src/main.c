@@ -26,6 +26,7 @@
 #include "record.h"
 #include "replay.h"
 #include "sampler.h"
+#include "sanitizers.h"
 #include "settings.h"
 #include "source.h"
 #include "topo.h"
@@ -509,12 +510,8 @@ static int run(struct run *r)
 
 /* Sanitizer builds (the CI's ASan and TSan runs) free the model at exit,
  * so that model_free stays checked from end to end. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if PMCTOP_ASAN || PMCTOP_TSAN
 #define FREE_MODEL_AT_EXIT 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FREE_MODEL_AT_EXIT 1
-#endif
 #endif
 
 /* The model, left at exit to the kernel, which takes the whole heap back

@@ -139,6 +139,7 @@ void sampler_free(struct sampler *s)
 	free(s->tm);
 	free(s->p_tm);
 	free(s->notice);
+	snap_note_release(s->note);
 	free(s->energy_said);
 	free(s->event_errors);
 	free(s->offline);

@@ -107,6 +107,7 @@ struct sampler {
 	bool opened;
 	bool returned;            /* a CPU came back online: re-plan before the next interval */
 	char *notice;             /* what the plan in force has to say, or NULL */
+	struct snap_note *note;   /* notice as the snapshots share it (stamp_snapshot), or NULL */
 	long read_fails;          /* reads that failed in the interval under way */
 	int read_err;             /* the last one's error (negative errno) */
 

@@ -31,6 +31,17 @@ static const char *pmu_title(const struct pmu_def *pd, char *buf, size_t n)
 	return buf;
 }
 
+/* The plan's notice becomes n (owned; NULL: none), and the copy the
+ * snapshots share (share_notice, sampler_read.c) is let go: the next
+ * interval's snapshot gets one of the new text. */
+static void notice_set(struct sampler *s, char *n)
+{
+	free(s->notice);
+	s->notice = n;
+	snap_note_release(s->note);
+	s->note = NULL;
+}
+
 /* Adds a line to the plan's notice. */
 void sampler_add_notice(struct sampler *s, const char *fmt, ...)
 {
@@ -39,12 +50,10 @@ void sampler_add_notice(struct sampler *s, const char *fmt, ...)
 	char *line = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (s->notice) {
-		char *n = xasprintf("%s\n%s", s->notice, line);
-		free(s->notice);
+		notice_set(s, xasprintf("%s\n%s", s->notice, line));
 		free(line);
-		s->notice = n;
 	} else {
-		s->notice = line;
+		notice_set(s, line);
 	}
 }
 
@@ -62,9 +71,7 @@ static void add_pmu_notice(struct sampler *s, const char *title, const char *hin
 		size_t len = end ? (size_t)(end - line) : strlen(line);
 		if (len >= sl && !memcmp(line + len - sl, suffix, sl)) {
 			size_t at = (size_t)(line - s->notice) + len - sl;
-			char *n = xasprintf("%.*s, %s%s", (int)at, s->notice, title, s->notice + at);
-			free(s->notice);
-			s->notice = n;
+			notice_set(s, xasprintf("%.*s, %s%s", (int)at, s->notice, title, s->notice + at));
 			free(suffix);
 			return;
 		}
@@ -588,8 +595,7 @@ static void first_enable(struct sampler *s)
 int sampler_open_all(struct sampler *s, char **cause)
 {
 	const struct model *m = s->cfg.model;
-	free(s->notice);
-	s->notice = NULL;
+	notice_set(s, NULL);
 	/* The notice starts again: so does what it has said. */
 	free(s->energy_said);
 	s->energy_said = NULL;

@@ -382,6 +382,18 @@ static char *interval_notice(struct sampler *s, const char *why)
 	return n;
 }
 
+/* The plan's notice as the interval's, when nothing else happened in
+ * it: one copy shared by every snapshot that says it (snap_note), made
+ * again only when the notice changes (notice_set, sampler_open.c), where
+ * each interval copied it. */
+HOT_PATH static void share_notice(struct sampler *s, struct snapshot *snap)
+{
+	if (!s->note)
+		s->note = snap_note_new(s->notice);
+	snap->note = snap_note_hold(s->note);
+	snap->notice = snap_note_text(s->note);
+}
+
 /* The rows whose errors this interval finds now: every row of the
  * scopes an output writes whole (not cfg.errors_later), and the rows of
  * the screen's latest word (every row until it has said one). NULL:
@@ -511,7 +523,10 @@ HOT_PATH static void stamp_snapshot(struct sampler *s, struct snapshot *snap, co
 	clock_gettime(CLOCK_REALTIME, &rt);
 	snap->time = (double)rt.tv_sec + (double)rt.tv_nsec * 1e-9;
 	snap->simulated = s->cfg.ops->simulated;
-	snap->notice = interval_notice(s, why);
+	if (s->notice && !why && s->read_fails == 0)
+		share_notice(s, snap);
+	else
+		snap->notice = interval_notice(s, why);
 	/* Every CPU that is not counted for being offline: those that left
 	 * during the interval and those still away. */
 	for (int i = 0; i < s->topo->ncpus; i++)

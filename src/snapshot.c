@@ -12,6 +12,7 @@
 #include "topo.h"
 #include "util.h"
 #include "hot_path.h"
+#include "sanitizers.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -103,16 +104,7 @@ static void *block_take(size_t bytes)
 
 /* Under AddressSanitizer a freed snapshot is freed at once, so that a
  * use after its free is still caught. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SNAP_KEEP_SPARE 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SNAP_KEEP_SPARE 0
-#endif
-#endif
-#ifndef SNAP_KEEP_SPARE
-#define SNAP_KEEP_SPARE 1
-#endif
+#define SNAP_KEEP_SPARE (!PMCTOP_ASAN)
 
 static void block_give(struct snapshot *s)
 {
@@ -296,15 +288,41 @@ size_t snapshot_row_bytes(const struct snapshot *s)
 	return n * per;
 }
 
-HOT_PATH void snapshot_free(struct snapshot *s)
+struct snap_note {
+	_Atomic int refs;
+	char text[];
+};
+
+struct snap_note *snap_note_new(const char *text)
 {
-	if (!s)
-		return;
-	/* Rows, blocks, masks and column maps lie in s's own allocation. */
-	snap_errors_release(s->errors);
-	free(s->offline);
-	free(s->returning);
-	free(s->notice);
+	size_t len = strlen(text);
+	struct snap_note *n = xmalloc(sizeof(*n) + len + 1);
+	atomic_init(&n->refs, 1);
+	memcpy(n->text, text, len + 1);
+	return n;
+}
+
+HOT_PATH char *snap_note_text(struct snap_note *n)
+{
+	return n->text;
+}
+
+HOT_PATH struct snap_note *snap_note_hold(struct snap_note *n)
+{
+	atomic_fetch_add_explicit(&n->refs, 1, memory_order_relaxed);
+	return n;
+}
+
+HOT_PATH void snap_note_release(struct snap_note *n)
+{
+	if (n && atomic_fetch_sub_explicit(&n->refs, 1, memory_order_acq_rel) == 1)
+		free(n);
+}
+
+/* What only some snapshots have: tasks, a fleet's hosts, groups, a
+ * drill-down, a past. */
+static void snapshot_free_extras(struct snapshot *s)
+{
 	for (int i = 0; i < s->ntasks; i++)
 		snap_task_clear(&s->tasks[i]);
 	for (int i = 0; i < s->ncgroups; i++)
@@ -329,6 +347,29 @@ HOT_PATH void snapshot_free(struct snapshot *s)
 	topo_free(s->drill_topo);
 	free(s->past_t);
 	free(s->past_v);
+}
+
+HOT_PATH void snapshot_free(struct snapshot *s)
+{
+	if (!s)
+		return;
+	/* Rows, blocks, masks and column maps lie in s's own allocation.
+	 * The rest is freed only where there is some: a steady batch
+	 * interval's snapshot has none of it, and freeing nothing a dozen
+	 * times was the only call into the C library's allocator left in
+	 * such an interval (docs/performance.md). */
+	snap_errors_release(s->errors);
+	if (s->offline)
+		free(s->offline);
+	if (s->returning)
+		free(s->returning);
+	if (s->note)
+		snap_note_release(s->note);
+	else if (s->notice)
+		free(s->notice);
+	if (s->tasks || s->cgroups || s->cgtree || s->task_measured || s->hosts || s->groups || s->drill ||
+	    s->drill_topo || s->past_t || s->past_v)
+		snapshot_free_extras(s);
 	if (s->maps_release)
 		s->maps_release(s->maps_owner);
 	block_give(s);

@@ -135,6 +135,10 @@ struct snapshot {
 	int nreturning; int *returning; /* CPUs back online that are counted from the
 	                                 * next interval on */
 	char *notice;         /* one line for the user (e.g. why hardware counters are missing), or NULL */
+	/* The notice's holder where it is shared (snap_note: the sampler's
+	 * notice, the same text interval after interval), else NULL and
+	 * notice is the snapshot's own. */
+	struct snap_note *note;
 	double sampler_cost_s;/* CPU time the sampler spent on this interval */
 	/* -w: whether the run records, whether its last write succeeded, and
 	 * its write errors so far (record.h); for the exporter. */
@@ -268,6 +272,16 @@ static inline const double *snap_row_erse(const struct snapshot *s, const struct
 	return r->errors_deferred ? snap_errors_row_(s, r, true) : r->erse;
 }
 /* Holds the source for another snapshot (a copy), and lets go of it. */
+/* A notice shared by the snapshots that say it (snapshot.note): the
+ * sampler's own notice is the same text interval after interval, and a
+ * copy of it for each snapshot was an allocation, a copy and a free in
+ * every batch interval (docs/performance.md). */
+struct snap_note;
+struct snap_note *snap_note_new(const char *text);
+/* The note's text, NUL-terminated. */
+char *snap_note_text(struct snap_note *n);
+struct snap_note *snap_note_hold(struct snap_note *n);
+void snap_note_release(struct snap_note *n);
 struct snap_errors *snap_errors_hold(struct snap_errors *e);
 void snap_errors_release(struct snap_errors *e);
 static inline double snap_metric_rse(const struct snapshot *s, const struct snap_row *r, int mi)

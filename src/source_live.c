@@ -22,12 +22,14 @@ struct live {
 	uint64_t t0;                      /* batch: when the first interval began */
 	long n;                           /* batch: intervals made */
 	char *told;                       /* batch: the notice said last */
+	struct snap_note *told_note;      /* and the shared copy it came in, held (snap_note) */
 };
 
 static void live_free(void *ctx)
 {
 	struct live *l = ctx;
 	free(l->told);
+	snap_note_release(l->told_note);
 	free(l);
 }
 
@@ -79,11 +81,18 @@ HOT_PATH static void live_say_news(void *ctx, const struct snapshot *snap)
 {
 	struct live *l = ctx;
 	const char *notice = snap->notice;
+	/* The shared copy of the notice told last (the sampler's, the same
+	 * text until the plan's notice changes): nothing to compare. */
+	if (snap->note && snap->note == l->told_note)
+		return;
 	/* The same notice as the interval before, as nearly every interval
 	 * has: every line of it was told (one pass, not a look-up of each
 	 * line among those told and a copy of the whole). */
-	if (!notice ? !l->told : l->told && !strcmp(notice, l->told))
+	if (!notice ? !l->told : l->told && !strcmp(notice, l->told)) {
+		snap_note_release(l->told_note);
+		l->told_note = snap->note ? snap_note_hold(snap->note) : NULL;
 		return;
+	}
 	for (const char *p = notice; p && *p;) {
 		size_t len = strcspn(p, "\n");
 		bool known = false;
@@ -101,6 +110,8 @@ HOT_PATH static void live_say_news(void *ctx, const struct snapshot *snap)
 	}
 	free(l->told);
 	l->told = notice ? xstrdup(notice) : NULL;
+	snap_note_release(l->told_note);
+	l->told_note = snap->note ? snap_note_hold(snap->note) : NULL;
 }
 
 static int live_start(void *ctx, struct snap_ring *ring, const struct source_sink *sink, char **cause)

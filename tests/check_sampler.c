@@ -456,6 +456,37 @@ START_TEST(test_read_failure_said)
 }
 END_TEST
 
+/* The plan's notice, the same interval after interval, is one copy
+ * that the snapshots share (snap_note) and that outlives any one of
+ * them; an interval with more to say has a notice of its own, and the
+ * one after shares again. */
+START_TEST(test_notice_shared)
+{
+	const char *plan = sampler_notice(smp);
+	ck_assert_ptr_nonnull(plan);
+	struct snapshot *a = step(), *b = step();
+	ck_assert_ptr_nonnull(a->note);
+	ck_assert_ptr_eq(a->note, b->note);
+	ck_assert_ptr_eq(a->notice, b->notice);
+	ck_assert_str_eq(a->notice, plan);
+	/* b's notice stays when a goes first. */
+	snapshot_free(a);
+	ck_assert_str_eq(b->notice, plan);
+	struct sim_fault f = { .cpu = 1, .err = -EIO, .after_reads = 0 };
+	sim_inject_fault(sampler_backend(smp), &f);
+	struct snapshot *c = step();
+	ck_assert_ptr_null(c->note);
+	ck_assert_msg(strncmp(c->notice, plan, strlen(plan)) == 0 && strstr(c->notice, "1 counter read failed"),
+		      "notice: %s", c->notice);
+	struct snapshot *d = step();
+	ck_assert_ptr_eq(d->note, b->note);
+	snapshot_free(c);
+	snapshot_free(b);
+	ck_assert_str_eq(d->notice, plan);
+	snapshot_free(d);
+}
+END_TEST
+
 START_TEST(test_interval_change)
 {
 	sampler_set_interval(smp, 0.5);
@@ -1191,6 +1222,40 @@ START_TEST(test_errors_by_scope)
 }
 END_TEST
 
+/* An interval's error source is made from the last one let go
+ * (derive_errors.c's spare), a snapshot freed before the next interval
+ * is derived being what the dashboard and batch output do: the next
+ * source's deferred rows, read, are still what a sampler that finds
+ * every error gives, to the bit, none of the rows found in the source
+ * before. */
+START_TEST(test_errors_source_reused)
+{
+	char *cause = NULL;
+	struct sampler *sm[2] = { zen5_sampler("seed=17", true, SNAP_CPU, false),
+				  zen5_sampler("seed=17", true, SNAP_NSCOPES, true) };
+	bool cpu_rows[16] = { true }, sys_row[1] = { true };
+	struct derive_want want = { .rows = { [SNAP_CPU] = cpu_rows, [SNAP_SYSTEM] = sys_row },
+				    .nrows = { [SNAP_CPU] = 16, [SNAP_SYSTEM] = 1 } };
+	sampler_want_errors(sm[1], &want);
+	int deferred = 0;
+	for (int n = 0; n < 4; n++) {
+		struct snapshot *a = sampler_step(sm[0], &cause), *b = sampler_step(sm[1], &cause);
+		ck_assert(a && b && b->errors);
+		for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+			for (int r = 0; r < a->nrows[sc]; r++) {
+				const struct snap_row *x = &a->rows[sc][r], *y = &b->rows[sc][r];
+				deferred += y->errors_deferred;
+				assert_rows_same(zen5, a, x, b, y, true, sc, r);
+			}
+		snapshot_free(a);
+		snapshot_free(b);
+	}
+	ck_assert_int_gt(deferred, 100);
+	sampler_free(sm[0]);
+	sampler_free(sm[1]);
+}
+END_TEST
+
 /* The skeleton leaves every event cell for step_events to write
  * (snapshot_new_cols' events_unset): none may be left as malloc gave
  * it. glibc fills fresh memory with a known byte under M_PERTURB; no
@@ -1260,6 +1325,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_replan);
 	tcase_add_test(tc, test_failed_replan_said);
 	tcase_add_test(tc, test_read_failure_said);
+	tcase_add_test(tc, test_notice_shared);
 	tcase_add_test(tc, test_interval_change);
 	tcase_add_test(tc, test_thread_mode);
 	tcase_add_test(tc, test_failed_replan_reaches_screen);
@@ -1274,6 +1340,7 @@ static Suite *sampler_suite(void)
 	tcase_add_checked_fixture(te, setup_zen5, teardown_zen5);
 	tcase_add_test(te, test_shown_event_errors);
 	tcase_add_test(te, test_errors_on_demand);
+	tcase_add_test(te, test_errors_source_reused);
 	tcase_add_test(te, test_errors_by_scope);
 	tcase_add_test(te, test_every_event_cell_written);
 	tcase_set_timeout(te, 60);

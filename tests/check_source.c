@@ -295,6 +295,53 @@ START_TEST(test_live_news_once)
 }
 END_TEST
 
+/* The same with the sampler's shared notices (snap_note): a note told
+ * before says nothing, another note of the same text nothing either, and
+ * a new note's new lines are said even when the one before is let go by
+ * every snapshot (the source holds the note it told, so that its address
+ * cannot come back with another text). */
+static const char *told_now(struct source *src, struct snapshot *snap, char *got, size_t len)
+{
+	nsaid = 0;
+	got[0] = 0;
+	source_say_news(src, snap);
+	for (int k = 0; k < nsaid && k < 8; k++) {
+		if (k)
+			strncat(got, "|", len - strlen(got) - 1);
+		strncat(got, said[k], len - strlen(got) - 1);
+	}
+	return got;
+}
+
+START_TEST(test_live_news_shared)
+{
+	struct source *src = source_live_new(NULL, 1.0, false, say_hook, NULL);
+	char got[64];
+	struct snap_note *n1 = snap_note_new("x\ny");
+	struct snapshot snap = { .note = n1, .notice = snap_note_text(n1) };
+	ck_assert_str_eq(told_now(src, &snap, got, sizeof(got)), "x|y");
+	ck_assert_str_eq(told_now(src, &snap, got, sizeof(got)), "");
+	/* Another note, the same text. */
+	struct snap_note *n2 = snap_note_new("x\ny");
+	snap = (struct snapshot){ .note = n2, .notice = snap_note_text(n2) };
+	ck_assert_str_eq(told_now(src, &snap, got, sizeof(got)), "");
+	/* A copy of its own, the same text, then the note again. */
+	char own[8] = "x\ny";
+	snap = (struct snapshot){ .notice = own };
+	ck_assert_str_eq(told_now(src, &snap, got, sizeof(got)), "");
+	snap = (struct snapshot){ .note = n2, .notice = snap_note_text(n2) };
+	ck_assert_str_eq(told_now(src, &snap, got, sizeof(got)), "");
+	/* Every snapshot lets go of n1 and n2; a new text is said. */
+	snap_note_release(n1);
+	snap_note_release(n2);
+	struct snap_note *n3 = snap_note_new("y\nz");
+	snap = (struct snapshot){ .note = n3, .notice = snap_note_text(n3) };
+	ck_assert_str_eq(told_now(src, &snap, got, sizeof(got)), "z");
+	snap_note_release(n3);
+	source_free(src);
+}
+END_TEST
+
 static Suite *source_suite(void)
 {
 	Suite *s = suite_create("source");
@@ -306,6 +353,7 @@ static Suite *source_suite(void)
 	suite_add_tcase(s, tc);
 	TCase *news = tcase_create("news");
 	tcase_add_test(news, test_live_news_once);
+	tcase_add_test(news, test_live_news_shared);
 	suite_add_tcase(s, news);
 	return s;
 }
