@@ -271,7 +271,6 @@ static inline const double *snap_row_erse(const struct snapshot *s, const struct
 {
 	return r->errors_deferred ? snap_errors_row_(s, r, true) : r->erse;
 }
-/* Holds the source for another snapshot (a copy), and lets go of it. */
 /* A notice shared by the snapshots that say it (snapshot.note): the
  * sampler's own notice is the same text interval after interval, and a
  * copy of it for each snapshot was an allocation, a copy and a free in
@@ -282,6 +281,7 @@ struct snap_note *snap_note_new(const char *text);
 char *snap_note_text(struct snap_note *n);
 struct snap_note *snap_note_hold(struct snap_note *n);
 void snap_note_release(struct snap_note *n);
+/* Holds the source for another snapshot (a copy), and lets go of it. */
 struct snap_errors *snap_errors_hold(struct snap_errors *e);
 void snap_errors_release(struct snap_errors *e);
 static inline double snap_metric_rse(const struct snapshot *s, const struct snap_row *r, int mi)

@@ -88,28 +88,26 @@ HOT_PATH static void live_say_news(void *ctx, const struct snapshot *snap)
 	/* The same notice as the interval before, as nearly every interval
 	 * has: every line of it was told (one pass, not a look-up of each
 	 * line among those told and a copy of the whole). */
-	if (!notice ? !l->told : l->told && !strcmp(notice, l->told)) {
-		snap_note_release(l->told_note);
-		l->told_note = snap->note ? snap_note_hold(snap->note) : NULL;
-		return;
-	}
-	for (const char *p = notice; p && *p;) {
-		size_t len = strcspn(p, "\n");
-		bool known = false;
-		for (const char *b = l->told; b && *b && !known;) {
-			size_t blen = strcspn(b, "\n");
-			known = blen == len && !memcmp(b, p, len);
-			b += blen + (b[blen] == '\n');
+	bool same = !notice ? !l->told : l->told && !strcmp(notice, l->told);
+	if (!same) {
+		for (const char *p = notice; p && *p;) {
+			size_t len = strcspn(p, "\n");
+			bool known = false;
+			for (const char *b = l->told; b && *b && !known;) {
+				size_t blen = strcspn(b, "\n");
+				known = blen == len && !memcmp(b, p, len);
+				b += blen + (b[blen] == '\n');
+			}
+			if (!known && l->say) {
+				char *line = xstrndup(p, len);
+				l->say(line);
+				free(line);
+			}
+			p += len + (p[len] == '\n');
 		}
-		if (!known && l->say) {
-			char *line = xstrndup(p, len);
-			l->say(line);
-			free(line);
-		}
-		p += len + (p[len] == '\n');
+		free(l->told);
+		l->told = notice ? xstrdup(notice) : NULL;
 	}
-	free(l->told);
-	l->told = notice ? xstrdup(notice) : NULL;
 	snap_note_release(l->told_note);
 	l->told_note = snap->note ? snap_note_hold(snap->note) : NULL;
 }
