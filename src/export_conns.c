@@ -2,7 +2,10 @@
  *
  * Before, the server allowed 1,200 connections whatever its descriptor
  * limit (1,024 under systemd's default), and 128 per exact address: ten
- * addresses, or one IPv6 /64, filled every slot. */
+ * addresses, or one IPv6 /64, filled every slot. Clients were then
+ * counted in 4,096 hashed slots, and a scraper that shared one with a
+ * flooding address was refused while it held nothing (about one server
+ * start in 400 for eleven clients): each client now has its own count. */
 #include "config.h"
 #include "export_conns.h"
 #include "export_auth.h"
@@ -16,12 +19,21 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 
-#define SLOTS 4096
+/* One client's count. count 0 marks a free entry: a client is forgotten
+ * when its last connection closes, so the table holds only clients with a
+ * connection open, at most every connection the door and libmicrohttpd
+ * hold together (2 x cap). */
+struct entry {
+	uint8_t key[16];
+	uint32_t home;   /* the entry's slot by its hash, for deletion */
+	int count;
+};
 
 struct export_conns {
 	pthread_mutex_t lock;
-	uint8_t key[16];
-	int count[SLOTS];
+	uint8_t hkey[16];
+	uint32_t mask;   /* slots - 1, slots a power of two */
+	struct entry *e;
 };
 
 void export_conns_limits(long nofile, int in_use, int *cap, int *per_client)
@@ -62,14 +74,21 @@ long export_conns_raise_nofile(int *in_use)
 	return soft;
 }
 
-struct export_conns *export_conns_new(void)
+struct export_conns *export_conns_new(int cap)
 {
 	struct export_conns *c = xcalloc(1, sizeof(*c));
 	pthread_mutex_init(&c->lock, NULL);
-	if (getrandom(c->key, sizeof(c->key), 0) != (ssize_t)sizeof(c->key)) {
+	if (getrandom(c->hkey, sizeof(c->hkey), 0) != (ssize_t)sizeof(c->hkey)) {
 		uint64_t t = now_ns();
-		memcpy(c->key, &t, sizeof(t));
+		memcpy(c->hkey, &t, sizeof(t));
 	}
+	/* At most half full (2 x cap clients in 4 x cap slots), so that
+	 * probes stay short. */
+	uint32_t slots = 16;
+	while (slots < 4u * (uint32_t)(cap > 0 ? cap : 1))
+		slots *= 2;
+	c->mask = slots - 1;
+	c->e = xcalloc(slots, sizeof(*c->e));
 	return c;
 }
 
@@ -78,44 +97,90 @@ void export_conns_free(struct export_conns *c)
 	if (!c)
 		return;
 	pthread_mutex_destroy(&c->lock);
+	free(c->e);
 	free(c);
 }
 
-/* sa's slot, or -1 for an address of another family. */
-static int slot(const struct export_conns *c, const struct sockaddr *sa)
+/* sa's client as a key, false for an address of another family. An IPv4
+ * key ends in 0 and an IPv6 one in 6, so the two never meet. */
+static bool client_key(const struct sockaddr *sa, uint8_t k[16])
 {
-	uint8_t k[16] = { 0 };
+	memset(k, 0, 16);
 	if (sa && sa->sa_family == AF_INET)
 		memcpy(k, &((const struct sockaddr_in *)sa)->sin_addr, 4);
 	else if (sa && sa->sa_family == AF_INET6) {
 		memcpy(k, &((const struct sockaddr_in6 *)sa)->sin6_addr, 8);
 		k[15] = 6;
 	} else
-		return -1;
+		return false;
+	return true;
+}
+
+/* The slot of key k (linear probing from its keyed hash, so that an
+ * attacker cannot choose addresses that crowd one run of slots): the
+ * entry that holds k, or else the free slot where it would go; -1 if
+ * neither (the table full, which the cap rules out). Lock held. */
+static long find(const struct export_conns *c, const uint8_t k[16], uint32_t *home)
+{
 	uint8_t h[16];
-	export_siphash128(k, sizeof(k), c->key, h);
-	return (int)(((unsigned)h[0] | (unsigned)h[1] << 8) % SLOTS);
+	export_siphash128(k, 16, c->hkey, h);
+	*home = ((uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24) & c->mask;
+	for (uint32_t n = 0, i = *home; n <= c->mask; n++, i = (i + 1) & c->mask) {
+		if (c->e[i].count == 0 || memcmp(c->e[i].key, k, 16) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Frees slot i, moving back the entries after it that probed past it, so
+ * that no lookup stops early at the hole (no tombstones). Lock held. */
+static void erase(struct export_conns *c, uint32_t i)
+{
+	c->e[i].count = 0;
+	for (uint32_t j = (i + 1) & c->mask; c->e[j].count != 0; j = (j + 1) & c->mask) {
+		/* j may fill the hole at i unless its home lies cyclically in (i, j]. */
+		uint32_t home = c->e[j].home;
+		bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+		if (!stays) {
+			c->e[i] = c->e[j];
+			c->e[j].count = 0;
+			i = j;
+		}
+	}
 }
 
 bool export_conns_admit(struct export_conns *c, const struct sockaddr *sa, int limit)
 {
-	int i = slot(c, sa);
-	if (i < 0)
+	uint8_t k[16];
+	if (!client_key(sa, k))
 		return true;
+	uint32_t home;
 	pthread_mutex_lock(&c->lock);
-	bool ok = c->count[i] < limit;
+	long i = find(c, k, &home);
+	bool ok = i >= 0 && c->e[i].count < limit;
 	pthread_mutex_unlock(&c->lock);
 	return ok;
 }
 
 void export_conns_add(struct export_conns *c, const struct sockaddr *sa, int delta)
 {
-	int i = slot(c, sa);
-	if (i < 0)
+	uint8_t k[16];
+	if (!client_key(sa, k))
 		return;
+	uint32_t home;
 	pthread_mutex_lock(&c->lock);
-	c->count[i] += delta;
-	if (c->count[i] < 0)
-		c->count[i] = 0;
+	long i = find(c, k, &home);
+	if (i >= 0) {
+		struct entry *e = &c->e[i];
+		if (e->count == 0 && delta > 0) {
+			memcpy(e->key, k, 16);
+			e->home = home;
+		}
+		if (e->count > 0 || delta > 0) {
+			e->count += delta;
+			if (e->count <= 0)
+				erase(c, (uint32_t)i);
+		}
+	}
 	pthread_mutex_unlock(&c->lock);
 }

@@ -31,12 +31,13 @@ void export_conns_limits(long nofile, int in_use, int *cap, int *per_client);
 long export_conns_raise_nofile(int *in_use);
 
 struct export_conns;
-struct export_conns *export_conns_new(void);
+/* A count for every client holding one of at most cap connections at the
+ * door and as many in libmicrohttpd. */
+struct export_conns *export_conns_new(int cap);
 void export_conns_free(struct export_conns *c);
 /* Whether the client at sa holds fewer than limit connections; counted by
- * export_conns_add(+1) when one opens and (-1) when it closes. Clients
- * are counted in hashed slots: two that share one (a keyed hash, so not
- * by an attacker's choice) share its count, which can only refuse early. */
+ * export_conns_add(+1) when one opens and (-1) when it closes. Each
+ * client has its own count, held while it has a connection open. */
 bool export_conns_admit(struct export_conns *c, const struct sockaddr *sa, int limit);
 void export_conns_add(struct export_conns *c, const struct sockaddr *sa, int delta);
 

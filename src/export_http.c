@@ -632,7 +632,7 @@ struct export_server *export_server_start(struct export_hub *hub, int fd, const 
 	int in_use;
 	long nofile = export_conns_raise_nofile(&in_use);
 	export_conns_limits(nofile, in_use, &s->cap, &s->per_client);
-	s->clients = export_conns_new();
+	s->clients = export_conns_new(s->cap);
 	pthread_mutex_init(&s->watch_lock, NULL);
 	pthread_cond_init(&s->watch_cond, NULL);
 	pthread_mutex_init(&s->check_lock, NULL);
