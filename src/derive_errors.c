@@ -15,7 +15,7 @@
 #include "snapshot.h"
 #include "util.h"
 #include "hot_path.h"
-#include "sanitizers.h"
+#include "spare.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -78,17 +78,12 @@ struct snap_errors {
 	size_t cap;                     /* room for this many rows' pointers */
 };
 
-/* The last source let go, kept for the next interval's (a source is
- * made every interval the dashboard or a batch output leaves rows for
- * later, and its allocation and free were most of the C library's code
- * that a steady batch interval ran: docs/performance.md). Taken and
- * given with an atomic exchange, as the snapshot's block (snapshot.c):
- * sources are made on the sampler's thread and let go on the reader's.
- * One is kept at most; at exit it is left to the kernel. Under
- * AddressSanitizer every source is freed at once, so that a use after
- * its release is still caught. */
-static _Atomic(struct snap_errors *) spare;
-#define ERRORS_KEEP_SPARE (!PMCTOP_ASAN)
+/* The last source let go, kept for the next interval's (spare.h): a
+ * source is made every interval the dashboard or a batch output leaves
+ * rows for later, and its allocation and free were most of the C
+ * library's code that a steady batch interval ran
+ * (docs/performance.md). */
+static _Atomic(void *) spare;
 
 /* One allocation: the struct, then each scope's row pointers (one is
  * made every interval: the spare's when it has room for as many rows). */
@@ -97,7 +92,7 @@ HOT_PATH struct snap_errors *derive_errors_new(struct derive_work *w, const stru
 	size_t n = 0;
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
 		n += (size_t)snap->nrows[sc];
-	struct snap_errors *e = atomic_exchange_explicit(&spare, NULL, memory_order_acquire);
+	struct snap_errors *e = spare_take(&spare);
 	if (e && e->cap < n) {
 		free(e);
 		e = NULL;
@@ -140,14 +135,7 @@ HOT_PATH void snap_errors_release(struct snap_errors *e)
 				free(found);
 		}
 	derive_work_release(e->w);
-	if (!ERRORS_KEEP_SPARE) {
-		free(e);
-		return;
-	}
-	/* acq_rel: the source given back may be one the other thread made,
-	 * and freeing it must come after those writes (as snapshot.c's
-	 * block_give). */
-	free(atomic_exchange_explicit(&spare, e, memory_order_acq_rel));
+	spare_give(&spare, e);
 }
 
 const double *snap_errors_row_(const struct snapshot *s, const struct snap_row *row, bool events)

@@ -12,7 +12,7 @@
 #include "topo.h"
 #include "util.h"
 #include "hot_path.h"
-#include "sanitizers.h"
+#include "spare.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -84,40 +84,25 @@ static size_t part(size_t n, size_t size)
 	return (n * size + a - 1) / a * a;
 }
 
-/* The last snapshot freed, kept for the next one of the same size: a
- * run makes one an interval of the same rows and columns, and the
- * allocator's work for a block of some kilobytes (found, split, freed
- * and merged again) was a tenth of what a small interval's snapshot
- * cost. Taken and given with an atomic exchange: snapshots are made on
- * the sampler's thread and freed on the consumer's. At most one block
- * is kept; at exit it is left to the kernel. */
-static _Atomic(struct snapshot *) spare;
+/* The last snapshot freed, kept for the next one of the same size
+ * (spare.h): a run makes one an interval of the same rows and columns,
+ * and the allocator's work for a block of some kilobytes (found, split,
+ * freed and merged again) was a tenth of what a small interval's
+ * snapshot cost. */
+static _Atomic(void *) spare;
 
 static void *block_take(size_t bytes)
 {
-	struct snapshot *s = atomic_exchange_explicit(&spare, NULL, memory_order_acquire);
+	struct snapshot *s = spare_take(&spare);
 	if (s && s->alloc_bytes == bytes)
 		return s;
 	free(s);
 	return xmalloc(bytes);
 }
 
-/* Under AddressSanitizer a freed snapshot is freed at once, so that a
- * use after its free is still caught. */
-#define SNAP_KEEP_SPARE (!PMCTOP_ASAN)
-
 static void block_give(struct snapshot *s)
 {
-	if (!SNAP_KEEP_SPARE) {
-		free(s);
-		return;
-	}
-	/* acq_rel, not release: the block given back may be one that the
-	 * other thread wrote and gave (the sampler frees the snapshots a
-	 * full ring drops), and freeing it is a use of its memory that
-	 * must come after those writes (ThreadSanitizer, check_snapshot's
-	 * test_ring_threads). */
-	free(atomic_exchange_explicit(&spare, s, memory_order_acq_rel));
+	spare_give(&spare, s);
 }
 
 /* A snapshot is one allocation: the struct, each scope's rows and their
