@@ -62,6 +62,11 @@ int sim_parse_options(struct backend *b, const char *arg, char **cause)
 			if (!*val || *end || !(v >= 0 && v <= 10000))
 				goto bad;
 			b->call_ns = (uint64_t)llround(v * 1e3);
+		} else if (strcmp(key, "fine") == 0) {
+			double v = strtod(val, &end);
+			if (!*val || *end || !(v >= 0 && v <= 1))
+				goto bad;
+			b->wp.fine = v;
 		} else if (strcmp(key, "width") == 0) {
 			long v = strtol(val, &end, 10);
 			if (!*val || *end || v < 1 || v > 64)
@@ -95,7 +100,8 @@ int sim_parse_options(struct backend *b, const char *arg, char **cause)
 		continue;
 bad:
 		rc = set_cause(cause, "sim: bad option '%s=%s' (expected nmi=0|1, features=0|1, ff=0|1, cxl=0|1, fp16=0|1, seed=N, "
-			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, call_us=0-10000, absent=PMU[+PMU])", key, val);
+			       "channels=1-64, ghz=X, nominal=X, width=1-64, mux_ms=1-10000, call_us=0-10000, fine=0-1, "
+			       "absent=PMU[+PMU])", key, val);
 		goto out;
 	}
 	if (b->wp.ghz_nominal > b->wp.ghz_max)

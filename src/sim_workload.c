@@ -669,6 +669,34 @@ void wl_socket_power_fill(int nch, uint64_t dt, double *acc)
 #define SEG_MAX_NS 40000000.0
 #define SEG_MAX_BLEND 0.7
 
+/* The rates at blend w of the contrasting behaviour, w in [0, 1]. */
+static void blend_rates(struct wl_cpu *c, double w)
+{
+	for (int q = 0; q < WQ_COUNT; q++)
+		c->seg[q] = (1.0 - w) * c->rate[q] + w * c->alt[q];
+}
+
+/* Fine spans (fine=F): 0.1 to 2 ms, each moving the segment's blend by
+ * up to F either way, clamped to [0, 1]: still a blend of two consistent
+ * rate vectors, so every sum and inequality holds. Real counters vary
+ * below a millisecond (interrupts, idle entries, the scheduler's tick);
+ * without this a slice of a few milliseconds misses only where a
+ * segment begins (docs/uncertainty.md, "Other sampling schemes"). */
+#define FINE_MIN_NS 100000.0
+#define FINE_MAX_NS 2000000.0
+
+static void enter_fine(struct wl_cpu *c, const struct wl_params *p, uint64_t n, uint64_t start)
+{
+	struct draw d;
+	draw_init(&d, p, c->cpu,
+		  wl_mix64(c->phase_no ^ (c->seg_no + 1) * 0x9e3779b97f4a7c15ULL) ^ (n + 1) * 0xc2b2ae3d27d4eb4fULL);
+	c->fine_no = n;
+	uint64_t end = start + (uint64_t)draw_range(&d, FINE_MIN_NS, FINE_MAX_NS);
+	c->fine_end = end < c->seg_end ? end : c->seg_end;
+	double w = c->seg_w + draw_range(&d, -p->fine, p->fine);
+	blend_rates(c, w < 0 ? 0 : w > 1 ? 1 : w);
+}
+
 static void enter_segment(struct wl_cpu *c, const struct wl_params *p, uint64_t n, uint64_t start)
 {
 	struct draw d;
@@ -676,9 +704,11 @@ static void enter_segment(struct wl_cpu *c, const struct wl_params *p, uint64_t 
 	c->seg_no = n;
 	uint64_t end = start + (uint64_t)draw_range(&d, SEG_MIN_NS, SEG_MAX_NS);
 	c->seg_end = end < c->phase_end ? end : c->phase_end;
-	double w = draw_range(&d, 0.0, SEG_MAX_BLEND);
-	for (int q = 0; q < WQ_COUNT; q++)
-		c->seg[q] = (1.0 - w) * c->rate[q] + w * c->alt[q];
+	c->seg_w = draw_range(&d, 0.0, SEG_MAX_BLEND);
+	if (p->fine > 0)
+		enter_fine(c, p, 0, start);
+	else
+		blend_rates(c, c->seg_w);
 }
 
 /* Sets c to phase number n starting at start. */
@@ -717,14 +747,19 @@ void wl_cpu_advance_spans(struct wl_cpu *c, const struct wl_params *p, uint64_t 
 			  double *acc, wl_span_fn fn, void *arg)
 {
 	uint64_t end = now + dt;
+	bool fine = p->fine > 0;
 	while (now < end) {
 		if (now >= c->phase_end)
 			enter_phase(c, p, c->phase_no + 1, c->phase_end);
 		else if (now >= c->seg_end)
 			enter_segment(c, p, c->seg_no + 1, c->seg_end);
-		if (now >= c->seg_end)
+		else if (fine && now >= c->fine_end)
+			enter_fine(c, p, c->fine_no + 1, c->fine_end);
+		if (now >= c->seg_end || (fine && now >= c->fine_end))
 			continue;
 		uint64_t stop = end < c->seg_end ? end : c->seg_end;
+		if (fine && c->fine_end < stop)
+			stop = c->fine_end;
 		double span = (double)(stop - now);
 		for (int q = 0; q < WQ_COUNT; q++)
 			acc[q] += c->seg[q] * span;
@@ -740,6 +775,8 @@ void wl_cpu_advance_spans(struct wl_cpu *c, const struct wl_params *p, uint64_t 
 		else
 			enter_segment(c, p, c->seg_no + 1, c->seg_end);
 	}
+	while (fine && end >= c->fine_end)
+		enter_fine(c, p, c->fine_no + 1, c->fine_end);
 }
 
 /* MEMCLK cycles the data bus is busy per 64-byte transfer. */

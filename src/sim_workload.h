@@ -103,6 +103,10 @@ struct wl_params {
 	double memclk_ghz;    /* memory controller clock per channel (UMC figures) */
 	bool ext_mem;         /* extension (CXL) memory behind the L3 (cxl=1: Zen 4 and 5) */
 	bool fp16;            /* FP16 arithmetic among the FLOPs (fp16=1: Sapphire Rapids) */
+	/* fine=F: the rates also move within a segment, in spans of 0.1 to
+	 * 2 ms, by up to F of the contrasting behaviour either way (0: they
+	 * are constant within a segment, the default). */
+	double fine;
 };
 /* Defaults: seed 0, 5.0 GHz max, 3.0 GHz nominal, width 8, SMT, 3.0 GHz MEMCLK,
  * neither extension memory nor FP16 (a part that has them says so). */
@@ -119,7 +123,10 @@ struct wl_cpu {
 	double alt[WQ_COUNT];     /* the contrasting behaviour it is blended with */
 	uint64_t seg_no;          /* segment within the phase */
 	uint64_t seg_end;         /* ns; never past phase_end */
-	double seg[WQ_COUNT];     /* the rates in force in this segment */
+	double seg_w;             /* the segment's blend of alt */
+	double seg[WQ_COUNT];     /* the rates in force (in this fine span, with fine) */
+	uint64_t fine_no;         /* fine span within the segment (wl_params.fine) */
+	uint64_t fine_end;        /* ns; never past seg_end */
 };
 
 /* Places cpu at time 0 in its first phase. */

@@ -81,6 +81,60 @@ START_TEST(test_segments)
 }
 END_TEST
 
+/* fine=F moves the rates within a segment, and only then: two 0.5 ms
+ * spans of one segment have the same IPC without it; with it, spans of
+ * 0.5 ms differ while a whole second's total stays near the segments'
+ * own (the moves go both ways). Runs with and without it are otherwise
+ * the same: the segments and phases do not shift. */
+START_TEST(test_fine_spans)
+{
+	struct wl_params p0, p1;
+	wl_params_default(&p0);
+	p0.seed = 7;
+	p1 = p0;
+	p1.fine = 0.5;
+	int same0 = 0, moved1 = 0, spans = 0;
+	double tot0[WQ_COUNT] = { 0 }, tot1[WQ_COUNT] = { 0 };
+	for (int cpu = 0; cpu < 4; cpu++) {
+		struct wl_cpu c0, c1;
+		wl_cpu_init(&c0, &p0, cpu);
+		wl_cpu_init(&c1, &p1, cpu);
+		double last0 = NAN, last1 = NAN;
+		uint64_t seg = UINT64_MAX;   /* the segment of the last span wholly in one */
+		for (uint64_t t = 0; t < 1000000000ULL; t += 500000ULL) {
+			double q0[WQ_COUNT] = { 0 }, q1[WQ_COUNT] = { 0 };
+			uint64_t seg_before = c0.seg_no, phase_before = c0.phase_no;
+			wl_cpu_advance(&c0, &p0, t, 500000ULL, q0);
+			wl_cpu_advance(&c1, &p1, t, 500000ULL, q1);
+			ck_assert_uint_eq(c0.seg_no, c1.seg_no);
+			ck_assert_uint_eq(c0.phase_no, c1.phase_no);
+			for (int q = 0; q < WQ_COUNT; q++) {
+				tot0[q] += q0[q];
+				tot1[q] += q1[q];
+			}
+			double ipc0 = q0[WQ_INSTRUCTIONS] / q0[WQ_CYCLES], ipc1 = q1[WQ_INSTRUCTIONS] / q1[WQ_CYCLES];
+			/* Spans wholly inside one segment, this one and the one
+			 * before in the same. */
+			bool whole = seg_before == c0.seg_no && phase_before == c0.phase_no;
+			if (whole && seg == seg_before && isfinite(last0) && isfinite(ipc0)) {
+				spans++;
+				same0 += fabs(ipc0 - last0) <= 1e-9 * fabs(ipc0);
+				moved1 += fabs(ipc1 - last1) > 1e-3 * fabs(ipc1);
+			}
+			seg = whole ? c0.seg_no : UINT64_MAX;
+			last0 = ipc0;
+			last1 = ipc1;
+		}
+	}
+	ck_assert_int_gt(spans, 1000);
+	ck_assert_int_eq(same0, spans);
+	/* Two spans of 0.5 ms often lie in one fine span (0.1-2 ms), or
+	 * both at a blend clamped to 0: about half move. */
+	ck_assert_msg(moved1 > spans / 3, "fine=0.5 moved IPC in only %d of %d spans", moved1, spans);
+	ck_assert_double_eq_tol(tot1[WQ_INSTRUCTIONS] / tot0[WQ_INSTRUCTIONS], 1.0, 0.1);
+}
+END_TEST
+
 START_TEST(test_quantity_names)
 {
 	/* Every quantity of docs/definitions.md resolves, and back. */
@@ -219,7 +273,9 @@ static void check_consistent(const struct wl_params *p, const double *q, uint64_
 }
 
 /* Many CPUs over a simulated minute in uneven steps: every interval of
- * every CPU obeys every inequality, with and without SMT and at width 4. */
+ * every CPU obeys every inequality, with and without SMT and at width 4,
+ * and (third run) with the rates moving within segments (fine=1), in
+ * steps of a few milliseconds that cut across its spans. */
 START_TEST(test_consistency)
 {
 	struct wl_params p;
@@ -229,12 +285,15 @@ START_TEST(test_consistency)
 		p.smt = false;
 		p.width = 4;
 	}
+	if (_i == 2)
+		p.fine = 1;
 	for (int cpu = 0; cpu < 48; cpu++) {
 		struct wl_cpu c;
 		wl_cpu_init(&c, &p, cpu);
 		uint64_t t = 0;
 		for (int k = 0; k < 150; k++) {
-			uint64_t dt = 50000000ULL + (uint64_t)((k * 7919 + cpu * 104729) % 700) * 1000000ULL;
+			uint64_t dt = _i == 2 ? 300000ULL + (uint64_t)((k * 7919 + cpu * 104729) % 700) * 10000ULL
+					      : 50000000ULL + (uint64_t)((k * 7919 + cpu * 104729) % 700) * 1000000ULL;
 			double q[WQ_COUNT] = { 0 };
 			wl_cpu_advance(&c, &p, t, dt, q);
 			check_consistent(&p, q, dt, cpu, t);
@@ -585,6 +644,8 @@ START_TEST(test_create_errors)
 		{ __LINE__, "zen5,bogus=1", "bad option 'bogus=1'" },
 		{ __LINE__, "channels=0", "bad option" },
 		{ __LINE__, "seed=x", "bad option" },
+		{ __LINE__, "fine=1.5", "bad option 'fine=1.5'" },
+		{ __LINE__, "fine=-0.1", "bad option" },
 		{ __LINE__, "ghz=3,nominal=4", "above the maximum" },
 		{ __LINE__, "absent=l4", "has no PMU 'l4'" },
 	};
@@ -1617,9 +1678,10 @@ static Suite *sim_suite(void)
 	Suite *s = suite_create("sim");
 	TCase *tc = tcase_create("workload");
 	tcase_add_test(tc, test_quantity_names);
-	tcase_add_loop_test(tc, test_consistency, 0, 2);
+	tcase_add_loop_test(tc, test_consistency, 0, 3);
 	tcase_add_test(tc, test_phases);
 	tcase_add_test(tc, test_segments);
+	tcase_add_test(tc, test_fine_spans);
 	tcase_add_test(tc, test_determinism);
 	tcase_add_test(tc, test_channel_fill);
 	suite_add_tcase(s, tc);
