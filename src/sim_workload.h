@@ -7,7 +7,8 @@
  * phase's own and those of a second, contrasting behaviour drawn with it:
  * real programs move at that grain, and a sampler that rotates counter
  * groups every 50 ms must be judged on rates that do. Within a segment
- * every quantity grows at a constant rate per nanosecond, and the rates
+ * every quantity grows at a constant rate per nanosecond (unless
+ * wl_params.fine moves it in spans of 0.1-2 ms), and the rates
  * of both behaviours are chosen so that
  * the quantities are physically consistent (misses <= accesses at every
  * level, ops >= instructions, the topdown slots add up, ...). The quantity
