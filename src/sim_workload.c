@@ -755,11 +755,11 @@ void wl_cpu_advance_spans(struct wl_cpu *c, const struct wl_params *p, uint64_t 
 			enter_segment(c, p, c->seg_no + 1, c->seg_end);
 		else if (fine && now >= c->fine_end)
 			enter_fine(c, p, c->fine_no + 1, c->fine_end);
-		if (now >= c->seg_end || (fine && now >= c->fine_end))
+		/* Where the rates in force end: fine spans never pass seg_end. */
+		uint64_t lim = fine ? c->fine_end : c->seg_end;
+		if (now >= lim)
 			continue;
-		uint64_t stop = end < c->seg_end ? end : c->seg_end;
-		if (fine && c->fine_end < stop)
-			stop = c->fine_end;
+		uint64_t stop = end < lim ? end : lim;
 		double span = (double)(stop - now);
 		for (int q = 0; q < WQ_COUNT; q++)
 			acc[q] += c->seg[q] * span;
