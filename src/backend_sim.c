@@ -26,19 +26,22 @@
  *    4 ms as perf_event_mux_interval_ms on x86; ticks fall on multiples of
  *    it on the simulated clock, on every instance alike) rotates the list by
  *    one, the head going last. Such a schedule repeats every n ticks for n
- *    groups, so the sim does not step through ticks: it keeps, per instance,
- *    which groups run in each of the n rotations and works out a group's
- *    running time over any span from that table when the group is settled.
+ *    groups: the sim keeps, per instance, which groups run in each of the
+ *    n rotations and works out a group's running time over any span from
+ *    that table when the group is settled.
  *    Enabling, disabling or closing a group settles the others, keeps the
  *    list's current rotation and tabulates it again. pmctop's own rotation
  *    enables one group per PMU at a time, which therefore runs whenever it
  *    fits in what is free.
  *  - Time: time_enabled grows while a group is enabled, time_running while
  *    it is placed on counters; both and the values are cumulative since
- *    open, on the simulated clock. A group that runs only part of a span is
- *    credited that part of the workload quantities of the span (the
- *    quantities are not tracked tick by tick), which is the even spreading
- *    the kernel's scaling assumes.
+ *    open, on the simulated clock. While some slot is contended the clock
+ *    stops at every mux tick and settles its groups, so that a group is
+ *    credited the workload quantities of the ticks it ran and of no other:
+ *    a phase its ticks missed is missed, as on real counters. (Crediting
+ *    each group its share of a whole read's quantities, as the sim once
+ *    did, is the even spreading that the kernel's scaling assumes, and
+ *    hid all of the multiplexing's sampling error.)
  *  - Counts: each event's `sim` formula is evaluated over the workload
  *    quantities accumulated while its group was running: per CPU for thread
  *    and core scope, summed over the CCX for ccx scope, summed over the

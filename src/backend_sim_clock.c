@@ -107,10 +107,9 @@ static void sample_span(void *arg, const struct wl_cpu *w, uint64_t start, uint6
 	simtruth_add(b->truth, pid, SIM_TRUTH_CORE_NJ, dq[WQ_CORE_ENERGY], start + len);
 }
 
-void sim_advance(struct backend *b, uint64_t ns)
+/* Runs every CPU's workload, and the sockets' memory, for ns. */
+static void advance_span(struct backend *b, uint64_t ns)
 {
-	if (ns == 0)
-		return;
 	double (*dsock)[WQ_COUNT] = xcalloc((size_t)(b->nsockets ? b->nsockets : 1), sizeof(*dsock));
 	for (int cpu = 0; cpu < b->ncpu_map; cpu++) {
 		struct sim_cpu *c = &b->cpus[cpu];
@@ -149,6 +148,26 @@ void sim_advance(struct backend *b, uint64_t ns)
 	}
 	free(dsock);
 	b->now += ns;
+}
+
+/* While groups take turns on some counters (the kernel's multiplexing),
+ * the clock stops at every mux tick to settle them (sim_settle_contended),
+ * so that each is credited only the ticks it ran. Otherwise one span:
+ * the quantities add up the same however the time is cut. */
+void sim_advance(struct backend *b, uint64_t ns)
+{
+	if (ns == 0)
+		return;
+	if (b->ncontended == 0 || b->mux_ns == 0) {
+		advance_span(b, ns);
+		return;
+	}
+	uint64_t end = b->now + ns;
+	while (b->now < end) {
+		uint64_t tick = (b->now / b->mux_ns + 1) * b->mux_ns;
+		advance_span(b, (tick < end ? tick : end) - b->now);
+		sim_settle_contended(b);
+	}
 }
 
 uint64_t sim_now(struct backend *b)

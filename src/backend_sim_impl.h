@@ -92,6 +92,7 @@ struct backend {
 	bool ff;                /* ff=1: batch mode does not pace intervals to real time */
 	int channels;
 	uint64_t mux_ns;              /* the kernel's mux tick */
+	int ncontended;               /* slots whose groups take turns (sim_settle_contended) */
 	uint64_t call_ns;             /* modelled kernel cost of one enable, disable or read */
 	uint64_t kernel_ns;           /* what those calls have cost so far */
 	bool *absent;                 /* [npmus] */
@@ -135,6 +136,7 @@ bool sim_pmu_unlimited(const struct pmu_def *pd);
 void sim_free_on(const struct backend *b, int pmu, bool ignore_pinned, int *general, int *fixed);
 bool sim_group_fits(const struct bk_group *grp, int g, int f);
 void sim_settle(struct backend *b, struct bk_group *g);
+void sim_settle_contended(struct backend *b);
 int sim_enable(struct backend *b, struct bk_group *g);
 int sim_disable(struct backend *b, struct bk_group *g);
 

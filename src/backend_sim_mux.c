@@ -109,6 +109,24 @@ void sim_settle(struct backend *b, struct bk_group *g)
 	g->since = b->now;
 }
 
+/* Settles every group of every contended slot. sim_advance calls it at
+ * each mux tick: a tick runs a fixed set of groups, so a group is then
+ * credited what the workload did in the ticks it ran and nothing of the
+ * others', as on real counters. Spreading a longer span's quantities over
+ * its running time instead would hide all of the multiplexing's sampling
+ * error (a phase that the group's ticks missed would still be counted). */
+void sim_settle_contended(struct backend *b)
+{
+	for (int p = 0; p < b->m->npmus; p++)
+		for (int k = 0; k < b->nslots[p]; k++) {
+			struct sim_slot *s = &b->slots[p][k];
+			if (!s->contended)
+				continue;
+			for (int i = 0; i < s->ngroups; i++)
+				sim_settle(b, s->enabled[i]);
+		}
+}
+
 /* Settles every group of a slot and makes the list's current rotation its
  * rotation 0, before a group joins or leaves it. */
 static void settle_slot(struct backend *b, struct sim_slot *s)
@@ -166,7 +184,9 @@ static void place(struct backend *b, struct sim_slot *s)
 		s->enabled[i]->pos = i;
 		s->nruns[i] = 0;
 	}
+	bool was = s->contended;
 	s->contended = n > 0 && !schedule_rotation(b, s, 0);
+	b->ncontended += (int)s->contended - (int)was;
 	if (s->contended)
 		for (int r = 1; r < n; r++)
 			schedule_rotation(b, s, r);
