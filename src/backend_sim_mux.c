@@ -117,13 +117,25 @@ void sim_settle(struct backend *b, struct bk_group *g)
  * error (a phase that the group's ticks missed would still be counted). */
 void sim_settle_contended(struct backend *b)
 {
+	uint64_t k = b->now / b->mux_ns;
+	bool on_tick = b->now % b->mux_ns == 0;
 	for (int p = 0; p < b->m->npmus; p++)
-		for (int k = 0; k < b->nslots[p]; k++) {
-			struct sim_slot *s = &b->slots[p][k];
+		for (int j = 0; j < b->nslots[p]; j++) {
+			struct sim_slot *s = &b->slots[p][j];
 			if (!s->contended)
 				continue;
+			/* On a tick, only the groups that ran in the tick that
+			 * ended or run in the next: one that does neither runs
+			 * nothing until its next settle, which credits it
+			 * nothing for this span whenever it comes (most of the
+			 * cost at many groups a CPU). */
+			uint64_t n = (uint64_t)s->ngroups;
+			bool all = !on_tick || k <= s->k_base;
+			const bool *ended = all ? NULL : &s->runs[((k - 1 - s->k_base) % n) * n];
+			const bool *next = all ? NULL : &s->runs[((k - s->k_base) % n) * n];
 			for (int i = 0; i < s->ngroups; i++)
-				sim_settle(b, s->enabled[i]);
+				if (all || ended[i] || next[i])
+					sim_settle(b, s->enabled[i]);
 		}
 }
 
