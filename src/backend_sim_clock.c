@@ -153,21 +153,20 @@ static void advance_span(struct backend *b, uint64_t ns)
 /* While groups take turns on some counters (the kernel's multiplexing),
  * the clock stops at every mux tick to settle them (sim_settle_contended),
  * so that each is credited only the ticks it ran. Otherwise one span:
- * the quantities add up the same however the time is cut. */
+ * the quantities add up the same however the time is cut. (mux_ms is
+ * at least 1: backend_sim_args.c refuses 0.) */
 void sim_advance(struct backend *b, uint64_t ns)
 {
 	if (ns == 0)
 		return;
-	if (b->ncontended == 0 || b->mux_ns == 0) {
-		advance_span(b, ns);
-		return;
-	}
 	uint64_t end = b->now + ns;
-	while (b->now < end) {
-		uint64_t tick = (b->now / b->mux_ns + 1) * b->mux_ns;
-		advance_span(b, (tick < end ? tick : end) - b->now);
-		sim_settle_contended(b);
-	}
+	if (b->ncontended > 0)
+		for (uint64_t tick; (tick = (b->now / b->mux_ns + 1) * b->mux_ns) <= end;) {
+			advance_span(b, tick - b->now);
+			sim_settle_contended(b);
+		}
+	if (b->now < end)
+		advance_span(b, end - b->now);
 }
 
 uint64_t sim_now(struct backend *b)

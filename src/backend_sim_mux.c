@@ -109,32 +109,31 @@ void sim_settle(struct backend *b, struct bk_group *g)
 	g->since = b->now;
 }
 
-/* Settles every group of every contended slot. sim_advance calls it at
- * each mux tick: a tick runs a fixed set of groups, so a group is then
- * credited what the workload did in the ticks it ran and nothing of the
- * others', as on real counters. Spreading a longer span's quantities over
- * its running time instead would hide all of the multiplexing's sampling
- * error (a phase that the group's ticks missed would still be counted). */
+/* Settles the groups of every contended slot that stop or start running
+ * at this mux tick (b->now is one). sim_advance calls it at each tick: a
+ * tick runs a fixed set of groups, so a group is then credited what the
+ * workload did in the ticks it ran and nothing of the others', as on real
+ * counters. Spreading a longer span's quantities over its running time
+ * instead would hide all of the multiplexing's sampling error (a phase
+ * that the group's ticks missed would still be counted). A group that
+ * neither ran in the tick that ended nor runs in the next is left alone:
+ * it runs nothing until its next settle, which then credits it nothing
+ * for the span, and most groups are such at many groups a CPU. */
 void sim_settle_contended(struct backend *b)
 {
 	uint64_t k = b->now / b->mux_ns;
-	bool on_tick = b->now % b->mux_ns == 0;
 	for (int p = 0; p < b->m->npmus; p++)
 		for (int j = 0; j < b->nslots[p]; j++) {
 			struct sim_slot *s = &b->slots[p][j];
-			if (!s->contended)
+			/* A slot placed at this very tick settled all its groups
+			 * then (settle_slot). */
+			if (!s->contended || k <= s->k_base)
 				continue;
-			/* On a tick, only the groups that ran in the tick that
-			 * ended or run in the next: one that does neither runs
-			 * nothing until its next settle, which credits it
-			 * nothing for this span whenever it comes (most of the
-			 * cost at many groups a CPU). */
 			uint64_t n = (uint64_t)s->ngroups;
-			bool all = !on_tick || k <= s->k_base;
-			const bool *ended = all ? NULL : &s->runs[((k - 1 - s->k_base) % n) * n];
-			const bool *next = all ? NULL : &s->runs[((k - s->k_base) % n) * n];
+			const bool *ended = &s->runs[((k - 1 - s->k_base) % n) * n];
+			const bool *next = &s->runs[((k - s->k_base) % n) * n];
 			for (int i = 0; i < s->ngroups; i++)
-				if (all || ended[i] || next[i])
+				if (ended[i] || next[i])
 					sim_settle(b, s->enabled[i]);
 		}
 }
