@@ -335,8 +335,10 @@ static void step_group_sums(struct derive_work *w, const struct derive_input *in
 	const struct sched_plan *plan = in->plan;
 	w->gs = WORK_ZARRAY(w, plan->ngroups, struct gsum);
 	for (int g = 0; g < plan->ngroups; g++)
-		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv)
+		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv) {
 			gsum_fill(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
+			gsum_fill_lead(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
+		}
 }
 
 /* Step 4, the plan's part: window sets (one per metric whose events share
@@ -762,7 +764,9 @@ static double others_burst(const struct derive_work *w, const struct wset *ws, c
  * see that window may have missed a move of the same size. For a set
  * that no event counted throughout vouches for (vouched[set] false,
  * prep_row), moves from GSUM_BURST_MIN_UNVOUCHED on count, times
- * BURST_FLOOR_K_UNVOUCHED. */
+ * BURST_FLOOR_K_UNVOUCHED. Last, lead_floors. */
+static void lead_floors(struct derive_work *w, int sc, int r);
+
 static void burst_floor(struct derive_work *w, int sc, int r)
 {
 	const int *list = w->prep[sc], n = w->nprep[sc];
@@ -774,6 +778,7 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		 * every floor (what the loops below find). */
 		for (int i = 0; i < n; i++)
 			w->floor[list[i]] = 0;
+		lead_floors(w, sc, r);
 		return;
 	}
 	/* Per PMU, its two largest bursts, and (at npmus + p) its two
@@ -804,6 +809,24 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		const double *gb = w->vouched[list[i]] ? w->gburst : w->gburst_low;
 		double k = w->vouched[list[i]] ? BURST_FLOOR_K : BURST_FLOOR_K_UNVOUCHED;
 		w->floor[list[i]] = k * others_burst(w, ws, gb, b1[q], b2[q], g1[q], g2[q]);
+	}
+	lead_floors(w, sc, r);
+}
+
+/* A set one of whose groups missed a change of its rates at the
+ * interval's start (gsum_lead_jump) gets an infinite floor: its errors
+ * are not known (floored), as those of a set whose windows missed a burst
+ * they cannot size. */
+static void lead_floors(struct derive_work *w, int sc, int r)
+{
+	const int *list = w->prep[sc], n = w->nprep[sc];
+	for (int i = 0; i < n; i++) {
+		const struct wset *ws = &w->wl.v[list[i]];
+		for (int j = 0; j < ws->ng; j++)
+			if (gsum_lead_jump(&w->gs[ws->g[j]], sc, r)) {
+				w->floor[list[i]] = INFINITY;
+				break;
+			}
 	}
 }
 
@@ -1017,8 +1040,9 @@ HOT_PATH static void floors_after_trees(const struct derive_work *w, struct snap
 	const double *tfl = row_tfloor(w, sc, r);
 	for (int k = 0; tfl && k < w->ntcols; k++) {
 		double *rse = &row->mrse[w->tcol[k]];
+		/* An infinite floor (lead_floors): not known at all. */
 		if (*rse > 0 && isfinite(*rse) && *rse < tfl[k])
-			*rse = tfl[k];
+			*rse = isinf(tfl[k]) ? NAN : tfl[k];
 	}
 }
 

@@ -39,6 +39,15 @@ struct derive_group {
 	int nb;                         /* buckets (0: none) */
 	const double *bv;               /* [nb * ninst * nev] */
 	const double *br;               /* [nb * ninst] */
+	/* Where this interval follows the last one under pmctop's rotation:
+	 * the group's last window of that interval (counts [ninst * nev], ns
+	 * running [ninst]; NULL: none), and the share of this interval
+	 * before the group's first window (0: it ran from the start). A
+	 * change of rates between the two that its windows here do not
+	 * show fell in that share, unseen (gsum_lead_jump). */
+	const double *pv;
+	const double *pr;
+	double lead;
 };
 
 /* What derive keeps from one interval to the next while the plan stays

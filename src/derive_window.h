@@ -46,6 +46,12 @@ struct gsum {
 	 * plan's event_fixed_pin: in every group of its PMU, counted
 	 * throughout; gsum_burst leaves it out); NULL: none is. */
 	const bool *pin;
+	/* The group's last window of the interval before, per row, scaled
+	 * as bval ([nrows * nev], NaN where some instance under the row had
+	 * none), and the share of this interval before the group's first
+	 * window (derive_group's pv, pr and lead); NULL: none. */
+	double *pval[SNAP_NSCOPES];
+	double lead;
 };
 
 struct arena;
@@ -213,6 +219,17 @@ double gsum_burst(const struct gsum *gs, int sc, int r, double T);
 /* gsum_burst's figure, and (low not NULL) in *low the same counting the
  * moves from GSUM_BURST_MIN_UNVOUCHED on, in one pass. */
 double gsum_bursts(const struct gsum *gs, int sc, int r, double T, double *low);
+
+/* Fills gs's pval and lead (after gsum_fill) from the group's last
+ * window of the interval before, where it has one (derive_lead.c). */
+void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
+		    const int nrows[SNAP_NSCOPES], struct arena *ar);
+/* Whether the group's windows in row r of scope sc missed a change of
+ * its rates in the share of the interval before its first window: its
+ * last window of the interval before stands far from all of its windows
+ * here, in one of its events, by a move that in that share would be as
+ * large as the event's figure (derive_lead.c). */
+bool gsum_lead_jump(const struct gsum *gs, int sc, int r);
 /* The variance, in row r, of sum_k coef[k] x the pooled figure of event
  * events[k] (each taken from its own window set, ev_set[event]): what a
  * metric whose events share no group states as its error. Terms whose

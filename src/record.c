@@ -241,6 +241,14 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 		put_nums(f, "r", dg->iv ? dg->ir : NULL, ni);
 		put_nums(f, "bv", nb ? dg->bv : NULL, nb * ni * ne);
 		put_nums(f, "br", nb ? dg->br : NULL, nb * ni);
+		/* The last window of the interval before, where derive reads
+		 * it (derive_lead.c): a replay derives what the live run did. */
+		if (dg->iv && dg->pv && dg->pr) {
+			fputs(",\"lead\":", f);
+			put_num(f, dg->lead);
+			put_nums(f, "pv", dg->pv, ni * ne);
+			put_nums(f, "pr", dg->pr, ni);
+		}
 		fputc('}', f);
 	}
 	fputs("]}", f);

@@ -24,6 +24,9 @@
 
 /* --- one interval --- */
 
+/* Buffers per group: v, r, bv, br, pv, pr. */
+#define RP_GBUFS 6
+
 /* What one interval's line holds, as derive wants it. */
 struct rp_interval {
 	struct sched_plan plan;
@@ -32,7 +35,7 @@ struct rp_interval {
 	bool **alive;                 /* [npmus] */
 	struct derive_group *groups;
 	int **gev;                    /* [ngroups] events */
-	double **gbuf;                /* [ngroups * 4]: v, r, bv, br */
+	double **gbuf;                /* [ngroups * RP_GBUFS]: v, r, bv, br, pv, pr */
 	bool *counted;                /* [nevents] in some group */
 };
 
@@ -44,8 +47,8 @@ static void interval_free(struct rp_interval *iv, const struct model *m)
 	}
 	for (int g = 0; iv->gev && g < iv->plan.ngroups; g++) {
 		free(iv->gev[g]);
-		for (int k = 0; k < 4; k++)
-			free(iv->gbuf[4 * g + k]);
+		for (int k = 0; k < RP_GBUFS; k++)
+			free(iv->gbuf[RP_GBUFS * g + k]);
 	}
 	free(iv->inst);
 	free(iv->alive);
@@ -128,12 +131,12 @@ static char *clean_lines(const char *s)
 /* The first negative figure of a group's columns, described (caller
  * frees), or NULL: counts and running times are never negative, and a
  * negative one would pass into every sum and ratio unnoticed. */
-static char *negative_figure(json_t *o, const double *v, const double *rr,
-			     const double *bv, const double *br, size_t ni, size_t ne, size_t nb)
+static char *negative_figure(json_t *o, double *const buf[RP_GBUFS], size_t ni, size_t ne, size_t nb)
 {
 	json_t *evs = json_object_get(o, "events");
 	const struct { const char *key; const double *a; size_t n, stride; } cols[] = {
-		{ "v", v, ni * ne, ne }, { "r", rr, ni, 1 }, { "bv", bv, nb * ni * ne, ne }, { "br", br, nb * ni, 1 },
+		{ "v", buf[0], ni * ne, ne }, { "r", buf[1], ni, 1 }, { "bv", buf[2], nb * ni * ne, ne },
+		{ "br", buf[3], nb * ni, 1 }, { "pv", buf[4], ni * ne, ne }, { "pr", buf[5], ni, 1 },
 	};
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		for (size_t i = 0; cols[c].a && i < cols[c].n; i++) {
@@ -203,11 +206,23 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 			return -1;
 		}
 	const char *bad = NULL;
-	double *v = replay_json_nums(o, "v", ni * ne, true, &bad);
-	double *rr = v ? replay_json_nums(o, "r", ni, false, &bad) : NULL;
-	double *bv = v && nb ? replay_json_nums(o, "bv", (size_t)nb * ni * ne, false, &bad) : NULL;
-	double *br = v && nb ? replay_json_nums(o, "br", (size_t)nb * ni, false, &bad) : NULL;
-	char *neg = bad ? NULL : negative_figure(o, v, rr, bv, br, ni, ne, (size_t)nb);
+	double *buf[RP_GBUFS] = { NULL };
+	double *v = buf[0] = replay_json_nums(o, "v", ni * ne, true, &bad);
+	buf[1] = v ? replay_json_nums(o, "r", ni, false, &bad) : NULL;
+	buf[2] = v && nb ? replay_json_nums(o, "bv", (size_t)nb * ni * ne, false, &bad) : NULL;
+	buf[3] = v && nb ? replay_json_nums(o, "br", (size_t)nb * ni, false, &bad) : NULL;
+	/* The last window of the interval before (record.c): all three or
+	 * none (a recording made before pmctop kept it). */
+	json_t *jlead = json_object_get(o, "lead");
+	double lead = 0;
+	if (v && !bad && jlead) {
+		lead = json_is_number(jlead) ? json_number_value(jlead) : NAN;
+		if (!(lead >= 0 && lead <= 1))
+			bad = "lead";
+		buf[4] = bad ? NULL : replay_json_nums(o, "pv", ni * ne, false, &bad);
+		buf[5] = buf[4] ? replay_json_nums(o, "pr", ni, false, &bad) : NULL;
+	}
+	char *neg = bad ? NULL : negative_figure(o, buf, ni, ne, (size_t)nb);
 	if (neg) {
 		set_cause(cause, "group %d: %s", gi + 1, neg);
 		free(neg);
@@ -216,34 +231,36 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 	if (bad || nk == 0) {
 		free(keep);
 		free(ev);
-		free(v);
-		free(rr);
-		free(bv);
-		free(br);
+		for (int k = 0; k < RP_GBUFS; k++)
+			free(buf[k]);
 		if (bad && !*bad)
 			return -1;
+		if (bad && !strcmp(bad, "lead"))
+			return set_cause(cause, "group %d: \"lead\" is not a share of the interval (a number from 0 to 1)",
+					 gi + 1);
 		if (bad)
 			return set_cause(cause, "group %d: \"%s\" is not %s numbers", gi + 1, bad,
-					 !strcmp(bad, "v") ? "instances x events" : !strcmp(bad, "r") ? "one per instance" :
+					 !strcmp(bad, "v") || !strcmp(bad, "pv") ? "instances x events" :
+					 !strcmp(bad, "r") || !strcmp(bad, "pr") ? "one per instance" :
 					 !strcmp(bad, "bv") ? "nb x instances x events" : "nb x instances");
 		return 0;
 	}
 	/* Only the columns of known events, in the kept order. */
 	if ((size_t)nk < ne) {
 		keep_columns(v, 1, ni, ne, keep, nk);
-		if (bv)
-			keep_columns(bv, (size_t)nb, ni, ne, keep, nk);
+		if (buf[2])
+			keep_columns(buf[2], (size_t)nb, ni, ne, keep, nk);
+		if (buf[4])
+			keep_columns(buf[4], 1, ni, ne, keep, nk);
 	}
 	free(keep);
 	int g = iv->plan.ngroups++;
 	iv->gev[g] = ev;
-	iv->gbuf[4 * g] = v;
-	iv->gbuf[4 * g + 1] = rr;
-	iv->gbuf[4 * g + 2] = bv;
-	iv->gbuf[4 * g + 3] = br;
+	for (int k = 0; k < RP_GBUFS; k++)
+		iv->gbuf[RP_GBUFS * g + k] = buf[k];
 	iv->plan.groups[g] = (struct sched_group){ .pmu = p, .nevents = nk, .events = ev };
-	iv->groups[g] = (struct derive_group){ .nev = nk, .events = ev, .iv = v, .ir = rr,
-		.nb = v ? nb : 0, .bv = bv, .br = br };
+	iv->groups[g] = (struct derive_group){ .nev = nk, .events = ev, .iv = v, .ir = buf[1],
+		.nb = v ? nb : 0, .bv = buf[2], .br = buf[3], .pv = buf[4], .pr = buf[5], .lead = buf[4] ? lead : 0 };
 	for (int k = 0; k < nk; k++)
 		iv->counted[ev[k]] = true;
 	return 0;
@@ -380,7 +397,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	iv.plan.groups = xcalloc(ng + 1, sizeof(*iv.plan.groups));
 	iv.groups = xcalloc(ng + 1, sizeof(*iv.groups));
 	iv.gev = xcalloc(ng + 1, sizeof(*iv.gev));
-	iv.gbuf = xcalloc(4 * ng + 4, sizeof(*iv.gbuf));
+	iv.gbuf = xcalloc(RP_GBUFS * ng + RP_GBUFS, sizeof(*iv.gbuf));
 	for (size_t g = 0; g < ng; g++)
 		if (parse_group(&iv, m, json_array_get(groups, g), (int)g, cause) < 0)
 			goto out;

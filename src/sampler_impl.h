@@ -66,6 +66,17 @@ struct grp_state {
 	bool unread;              /* enabled since its last read: counts may have moved */
 	double *bucket_counts;    /* [bucket_cap * ninst * nev] counts per bucket */
 	double *bucket_running;   /* [bucket_cap * ninst] ns running per bucket */
+	/* The bucket of the window read last (-1: none since the interval
+	 * began or counts were discarded); at the next interval's start it
+	 * is kept as last_counts and last_running (last_ok), and lead is the
+	 * share of that interval before the group's first window
+	 * (derive_group's pv, pr and lead). */
+	int last_b;
+	bool last_ok;
+	double lead;
+	double *last_counts;      /* [ninst * nev] */
+	double *last_running;     /* [ninst] */
+	size_t last_cap;          /* instances x columns last_counts has room for */
 };
 
 struct sampler {

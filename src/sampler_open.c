@@ -127,6 +127,8 @@ void sampler_close_all(struct sampler *s)
 			free(grp->running);
 			free(grp->bucket_counts);
 			free(grp->bucket_running);
+			free(grp->last_counts);
+			free(grp->last_running);
 		}
 		free(s->grp);
 		s->grp = NULL;
@@ -387,6 +389,7 @@ static void make_groups(struct sampler *s, int p)
 		grp->prev = xcalloc((size_t)ps->ninst * (size_t)grp->nhw + 1, sizeof(*grp->prev));
 		grp->counts = xcalloc((size_t)ps->ninst * (size_t)grp->nev + 1, sizeof(double));
 		grp->running = xcalloc((size_t)ps->ninst + 1, sizeof(double));
+		grp->last_b = -1;
 	}
 }
 

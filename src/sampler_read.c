@@ -173,8 +173,10 @@ HOT_PATH static void read_window(struct sampler *s, int gi)
 	double ran = 0;
 	for (int i = 0; i < ps->ninst; i++)
 		ran += read_inst(s, gi, i, b, false, buf);
-	if (ran > 0)
+	if (ran > 0) {
 		grp->nwin++;
+		grp->last_b = b;
+	}
 }
 
 /* Switches PMU p to its next group on every live instance, reading the
@@ -204,8 +206,10 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 				companions_mark(s, ps->groups[ps->cur], i);
 		}
 	}
-	if (ran > 0)
+	if (ran > 0) {
 		from->nwin++;
+		from->last_b = b;
+	}
 	from->unread = false;
 	to->unread = true;
 }
@@ -238,6 +242,34 @@ HOT_PATH static void begin_interval(struct sampler *s, const struct pmu_state *p
 			continue;
 		memset(grp->bucket_counts, 0, sizeof(double) * (size_t)nb * per);
 		memset(grp->bucket_running, 0, sizeof(double) * (size_t)nb * (size_t)ps->ninst);
+	}
+}
+
+/* At the start of an interval under pmctop's rotation: each group's last
+ * window of the interval before (its bucket, when the interval had
+ * several) kept for derive_group's pv and pr, and the share of this
+ * interval before the group's first window: the group enabled now runs
+ * slot 0, the next slot 1, and so on. Elsewhere (the kernel rotates, one
+ * group, or counts discarded since) there is none. */
+HOT_PATH static void keep_last_windows(struct sampler *s, const struct pmu_state *ps, bool rotating, int nslots)
+{
+	for (int k = 0; k < ps->ngroups; k++) {
+		struct grp_state *grp = &s->grp[ps->groups[k]];
+		int b = grp->last_b;
+		grp->last_b = -1;
+		grp->last_ok = false;
+		grp->lead = rotating ? (double)((k - ps->cur + ps->ngroups) % ps->ngroups) / nslots : 0;
+		if (!rotating || b < 0 || b >= grp->nbuckets || grp->nbuckets < 2)
+			continue;
+		size_t ni = (size_t)ps->ninst, n = ni * (size_t)grp->nev;
+		if (n > grp->last_cap) {
+			grp->last_counts = xrealloc(grp->last_counts, sizeof(double) * (n + 1));
+			grp->last_running = xrealloc(grp->last_running, sizeof(double) * (ni + 1));
+			grp->last_cap = n;
+		}
+		memcpy(grp->last_counts, &grp->bucket_counts[(size_t)b * n], sizeof(double) * n);
+		memcpy(grp->last_running, &grp->bucket_running[(size_t)b * ni], sizeof(double) * ni);
+		grp->last_ok = true;
 	}
 }
 
@@ -277,6 +309,7 @@ HOT_PATH bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_s
 		if (!ps->available)
 			continue;
 		if (ps->ngroups < 2 || s->kernel_mux) {
+			keep_last_windows(s, ps, false, 1);
 			begin_interval(s, ps, s->kernel_mux && ps->ngroups > 1 ? SAMPLER_KERNEL_READS : 1);
 			continue;
 		}
@@ -284,6 +317,7 @@ HOT_PATH bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_s
 		long rounds = lround((double)len / (rot_ns * ps->ngroups));
 		if (rounds < 1)
 			rounds = 1;
+		keep_last_windows(s, ps, true, (int)(rounds * ps->ngroups));
 		begin_interval(s, ps, (int)rounds);
 		ps->nslots = (int)(rounds * ps->ngroups);
 		ps->next_slot = 1;
@@ -343,6 +377,7 @@ HOT_PATH void sampler_read_all(struct sampler *s, bool discard)
 			if (discard) {
 				for (int i = 0; i < ps->ninst; i++)
 					read_inst(s, gi, i, -1, true, buf);
+				s->grp[gi].last_b = -1;   /* the next interval follows no window */
 				continue;
 			}
 			/* A group read when it was last disabled has nothing new. */
@@ -469,6 +504,9 @@ HOT_PATH struct snapshot *sampler_build_snapshot(struct sampler *s, double measu
 			 * (begin_interval). */
 			.bv = grp->nbuckets == 1 ? grp->counts : grp->bucket_counts,
 			.br = grp->nbuckets == 1 ? grp->running : grp->bucket_running,
+			.pv = grp->last_ok ? grp->last_counts : NULL,
+			.pr = grp->last_ok ? grp->last_running : NULL,
+			.lead = grp->lead,
 		};
 	}
 	if (s->cfg.shown_event_errors) {

@@ -91,10 +91,17 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * gsum_burst): 35, 0.090 % (209 of 233,432), 5 and 5. With the sets
  * that no event counted throughout vouches for floored from smaller
  * bursts, and more of them (GSUM_BURST_MIN_UNVOUCHED,
- * BURST_FLOOR_K_UNVOUCHED): 26, 0.071 % (160 of 225,474), 5 and 5. */
-#define PLAIN_OFF_LEFT 26
+ * BURST_FLOOR_K_UNVOUCHED): 26, 0.071 % (160 of 225,474), 5 and 5. With
+ * a set's errors not known where one of its groups missed a change at
+ * the interval's start (derive_lead.c): 15, 0.067 % (150 of 224,800), 8
+ * and 8: Sapphire Rapids' flops, flops_per_s and flops_per_cycle went
+ * from 98.6 % to 99.5 %. Their stated errors are too wide (the mean
+ * squared miss in stated errors is 0.57^2); the misses the change took
+ * marked not known, 11 of them up to 1,200 stated errors off, are
+ * what had kept them under 99 % (docs/uncertainty.md, "The tail"). */
+#define PLAIN_OFF_LEFT 15
 #define WILD_PLAIN_LEFT 0.001
-#define OVER_WIDE_LEFT 5
+#define OVER_WIDE_LEFT 8
 /* The same on the models imported from Linux perf's files: 12 against
  * the formula on the true counts and 2 against the physical truth before,
  * 11 and 0 with the moderated errors (mostly topdown parts of Ice Lake-SP
@@ -1341,6 +1348,16 @@ START_TEST(test_moderate_rules)
 }
 END_TEST
 
+/* Runs rr[0..n-1]: more than min_plain plain figures, none more than
+ * 25 % off. */
+static void no_far_plain(const struct run_spec *rr, size_t n, long min_plain)
+{
+	run_all(rr, n);
+	ck_assert_int_gt(tot.plain_checked, min_plain);
+	ck_assert_msg(tot.plain_off25 == 0, "%ld plain figures more than 25 %% off (worst %.3g: %s)", tot.plain_off25,
+		      tot.plain_worst, tot.plain_worst_what);
+}
+
 /* A change of phase near the end of an interval, caught by the last
  * window of one group and missed by the others' windows, whose samples
  * all agree: these runs had 22 plain figures (no '~') 26-60 % off with a
@@ -1353,12 +1370,27 @@ START_TEST(test_edge_phase)
 		{ "intel-westmere", { 1, 1, 6, 2 }, "basic", 50, 1, 20, NULL },
 		{ "amd-fam10h", { 1, 1, 4, 1 }, "basic", 50, 1, 20, NULL },
 	};
-	run_all(rr, ARRAY_SIZE(rr));
 	/* Enough plain figures to judge (about 2,950 once the basic views'
 	 * headline figures are pinned, and so exact). */
-	ck_assert_int_gt(tot.plain_checked, 2500);
-	ck_assert_msg(tot.plain_off25 == 0, "%ld plain figures more than 25 %% off (worst %.3g: %s)", tot.plain_off25,
-		      tot.plain_worst, tot.plain_worst_what);
+	no_far_plain(rr, ARRAY_SIZE(rr), 2500);
+}
+END_TEST
+
+/* A change of phase early in an interval, before a group's first window
+ * there: Zen 5's basic view, seed 1, CPU 27, the interval from 22 s. A
+ * branchy phase (120 M mispredicts a second) ended 63 ms into it; the
+ * group of the branch events ran from the third slot on, and its five
+ * windows agreed on 3.0 M a second: branch_miss_ratio 0.0065 with a
+ * stated 3.7 %, where the interval had 0.019. The other groups' mix moved
+ * by a quarter, as within a phase; the group's own last window of the
+ * interval before had counted the branchy phase (derive_lead.c). These
+ * runs had 2 plain figures more than 25 % off (66 % and 25 %); none now. */
+START_TEST(test_start_phase)
+{
+	static const struct run_spec rr[] = {
+		{ "amd-zen5", { 1, 2, 8, 2 }, "basic", 50, 4, 25, NULL },
+	};
+	no_far_plain(rr, ARRAY_SIZE(rr), 5000);
 }
 END_TEST
 
@@ -1382,8 +1414,11 @@ END_TEST
  * than 25 % off (Zen 5 `l2_miss_rate` 58 % off with a stated 2.5 %,
  * `op_cache_fetch_miss_ratio` 59 % with 1.9 %, `l1d_miss_rate` 43 % with
  * 1.3 %, `ic_fetch_miss_ratio` 28 % with 1.3 %, ...), and 49 missed by
- * more than 5 stated errors; 7 and 13 now (docs/uncertainty.md, "The
- * tail"). Both judgements come from the same two runs. */
+ * more than 5 stated errors; 7 and 13 then (docs/uncertainty.md, "The
+ * tail"). The 7 were Zen 5's and Zen 4's l1i_mpki and ic_fetch_miss_ratio
+ * after a phase that ended before their group's first window: none and 6
+ * since a group's last window of the interval before is held against its
+ * windows (derive_lead.c). Both judgements come from the same two runs. */
 START_TEST(test_cache_view_sets)
 {
 	static const struct run_spec rr[] = {
@@ -1393,7 +1428,7 @@ START_TEST(test_cache_view_sets)
 	run_all(rr, ARRAY_SIZE(rr));
 	ck_assert_int_gt(tot.plain_checked, 10000);
 	ck_assert_msg(tot.plain_off25_ev == 0, "%ld plain event figures more than 25 %% off", tot.plain_off25_ev);
-	ck_assert_msg(tot.plain_off25 <= 7 && tot.wild_plain <= 13,
+	ck_assert_msg(tot.plain_off25 == 0 && tot.wild_plain <= 6,
 		      "%ld plain figures more than 25 %% off (worst %.3g: %s), %ld more than 5 stated errors", tot.plain_off25,
 		      tot.plain_worst, tot.plain_worst_what, tot.wild_plain);
 }
@@ -1878,6 +1913,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_verdict);
 	tcase_add_test(tc, test_edge_phase);
+	tcase_add_test(tc, test_start_phase);
 	tcase_add_test(tc, test_cache_view_sets);
 	tcase_add_test(tc, test_tree_floors);
 	tcase_add_test(tc, test_kernel_slices);

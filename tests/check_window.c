@@ -7,7 +7,10 @@
  * And the derivation's arena: a block reserved for a round serves it
  * without an allocation of its own. And a group's burst (gsum_burst) is
  * the move of its own events' mix: events pinned for a fixed counter
- * (gs->pin) are neither in the mix nor its reference. */
+ * (gs->pin) are neither in the mix nor its reference. And a group's last
+ * window of the interval before, far from all of its windows here, says
+ * that they missed a change in the share of the interval before the
+ * first of them (gsum_lead_jump). */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -245,6 +248,63 @@ START_TEST(test_burst_unvouched)
 }
 END_TEST
 
+/* A group that ran from a tenth of the interval on (lead 0.1), whose 5
+ * windows here count cycles and branch misses with some wander (misses
+ * 2.7-3.3 M): its last window of the interval before counted 40 times
+ * the misses, a phase that ended before its first window here. That is a
+ * jump. Not one: the same window had the group run from the start (lead
+ * 0), no window of the interval before, a move of the misses that the
+ * tenth of the interval could not make as large as their figure (2.6
+ * times their mean: a quarter of it), a move within the windows' own
+ * spread (one window of 150 M among four of 0.3 M), or a move of an
+ * event pinned for a fixed counter. */
+START_TEST(test_lead_jump)
+{
+	enum { NB = 5, NE = 2 };
+	double bval[NB * NE], bw[NB], pval[NE];
+	const double rate[NE] = { 4.5e9, 3e6 };   /* cycles, branch misses */
+	struct gsum g;
+	steady_windows(&g, bval, bw, NB, NE, rate);
+	const double wander[NB] = { 0.9, 1.1, 1.0, 0.95, 1.05 };
+	for (int b = 0; b < NB; b++)
+		bval[b * NE + 1] *= wander[b];
+	g.pval[0] = pval;
+	g.lead = 0.1;
+	pval[0] = 4.5e9;
+	pval[1] = 120e6;
+	ck_assert(gsum_lead_jump(&g, 0, 0));
+	g.lead = 0;
+	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	g.lead = 0.1;
+	g.pval[0] = NULL;
+	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	g.pval[0] = pval;
+	pval[1] = NAN;
+	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	pval[1] = 10.5e6;   /* 7.8 M from the first window's 2.7 M, x 0.1: 0.26 of 3 M */
+	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	/* The same 40-fold move where the windows here wander as much: its
+	 * share (0.3) large enough, but under 3 of their deviations (60 M). */
+	pval[1] = 120e6;
+	g.lead = 0.3;
+	const double wild[NB] = { 0.1, 0.1, 0.1, 0.1, 50 };
+	for (int b = 0; b < NB; b++)
+		bval[b * NE + 1] = 3e6 * wild[b];
+	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	for (int b = 0; b < NB; b++)
+		bval[b * NE + 1] = 3e6 * wander[b];
+	ck_assert(gsum_lead_jump(&g, 0, 0));
+	g.lead = 0.1;
+	const bool pin[NE] = { false, true };
+	g.pin = pin;
+	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	/* Fewer than three windows here: no spread to hold it against. */
+	g.pin = NULL;
+	g.nb = 2;
+	ck_assert(!gsum_lead_jump(&g, 0, 0));
+}
+END_TEST
+
 static Suite *window_suite(void)
 {
 	Suite *s = suite_create("window");
@@ -254,6 +314,7 @@ static Suite *window_suite(void)
 	tcase_add_test(tc, test_arena_reserve);
 	tcase_add_test(tc, test_burst_without_pins);
 	tcase_add_test(tc, test_burst_unvouched);
+	tcase_add_test(tc, test_lead_jump);
 	suite_add_tcase(s, tc);
 	return s;
 }

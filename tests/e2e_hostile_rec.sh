@@ -18,6 +18,9 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/pmctop-hostile.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
 "${pm[@]}" --sim zen5 -b -n 1 -d 0.05 -w "$dir/real.rec" >/dev/null || fail "recording exited $?"
+# Two intervals of several rounds: the second holds each group's last
+# window of the first ("lead", "pv", "pr").
+"${pm[@]}" --sim zen5 -b -n 2 -d 0.5 -w "$dir/real2.rec" >/dev/null || fail "recording exited $?"
 
 # craft OUT PREFIX UNIT COUNT SUFFIX [spread]: the real recording's first
 # member, then a member holding PREFIX, COUNT times UNIT and SUFFIX. With
@@ -121,6 +124,27 @@ with open(out, "wb") as f:
         line = re.sub(r'"%s":\[(\d+)' % key,
                       lambda m: '"%s":[-%s' % (key, m.group(1) if m.group(1) != "0" else "7"), line, count=1)
         f.write(member(line.encode()))
+    elif kind.startswith("second-"):     # real2.rec, one figure of its first line with "lead" changed
+        data = open(real.replace("real.rec", "real2.rec"), "rb").read()
+        at = struct.unpack("<Q", data[16:24])[0]
+        while True:
+            size = struct.unpack("<Q", data[at + 16:at + 24])[0]
+            line = zlib.decompress(data[at:at + size], 31).decode()
+            if '"lead"' in line:
+                break
+            at += size
+        key = kind[len("second-"):]
+        if key == "lead":
+            line, n = re.subn(r'"lead":[0-9.e-]+', '"lead":2', line, count=1)
+        else:
+            line, n = re.subn(r'"%s":\[(\d+)' % key,
+                              lambda m: '"%s":[-%s' % (key, m.group(1) if m.group(1) != "0" else "7"), line, count=1)
+        assert n == 1, "no %s in the second interval" % key
+        f.seek(0)
+        f.truncate()
+        f.write(data[:at])
+        f.write(member(line.encode()))
+        f.write(data[at + size:])
 EOF
 }
 
@@ -162,6 +186,24 @@ for key in v r bv br; do
 	[ "$rc" -eq 1 ] || fail "negative $key: exit $rc, not 1"
 	grep -q "\"$key\" holds -[0-9.]* as the .* never negative" "$dir/neg-$key.err" ||
 		fail "negative $key: the column is not named"
+done
+
+# The last window of the interval before: the same for its counts and
+# running times, and a "lead" that is no share of the interval. The
+# interval is skipped, the others replayed.
+for key in pv pr lead; do
+	many "second-$key" "$dir/second-$key.rec"
+	"${pm[@]}" -r "$dir/second-$key.rec" -b >/dev/null 2>"$dir/second-$key.err"
+	rc=$?
+	echo "second interval's $key: exit $rc: $(head -c 300 "$dir/second-$key.err")"
+	[ "$rc" -le 1 ] || fail "second interval's $key: exit $rc"
+	if [ "$key" = lead ]; then
+		grep -q "interval [0-9]* (byte [0-9]*): group [0-9]*: \"lead\" is not a share of the interval .*; skipped" \
+			"$dir/second-$key.err" || fail "lead: the error does not say what is wrong"
+	else
+		grep -q "interval [0-9]* (byte [0-9]*): group [0-9]*: \"$key\" holds -[0-9.]* as the .* never negative; skipped" \
+			"$dir/second-$key.err" || fail "second interval's $key: the column is not named"
+	fi
 done
 
 [ "$fails" -eq 0 ] && echo "ok"
