@@ -334,10 +334,12 @@ static void step_group_sums(struct derive_work *w, const struct derive_input *in
 {
 	const struct sched_plan *plan = in->plan;
 	w->gs = WORK_ZARRAY(w, plan->ngroups, struct gsum);
+	w->any_lead = false;
 	for (int g = 0; g < plan->ngroups; g++)
 		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv) {
 			gsum_fill(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
 			gsum_fill_lead(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
+			w->any_lead |= w->gs[g].pval[0] != NULL;
 		}
 }
 
@@ -820,7 +822,7 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 static void lead_floors(struct derive_work *w, int sc, int r)
 {
 	const int *list = w->prep[sc], n = w->nprep[sc];
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && w->any_lead; i++) {
 		const struct wset *ws = &w->wl.v[list[i]];
 		for (int j = 0; j < ws->ng; j++)
 			if (gsum_lead_jump(&w->gs[ws->g[j]], sc, r)) {

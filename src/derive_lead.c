@@ -61,10 +61,7 @@ HOT_PATH void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int
 			int u = ir->up[sc][r], su = ir->upsc[sc][r];
 			if (ir->nin[sc][r] <= 0 || u < 0)
 				continue;
-			double *dst = &gs->pval[su][(size_t)u * (size_t)nev];
-			const double *src = &gs->pval[sc][(size_t)r * (size_t)nev];
-			for (int j = 0; j < nev; j++)
-				dst[j] += src[j];
+			add_to(&gs->pval[su][(size_t)u * (size_t)nev], &gs->pval[sc][(size_t)r * (size_t)nev], nev);
 			with[su][u] += with[sc][r];
 		}
 	/* A row some instance of which had no last window has none. */

@@ -12,27 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dst[j] += src[j] for j < n, two at a time where the compiler has
- * vector types: the same sums, element by element, in fewer
- * instructions (this is most of gsum_fill, which runs for every group of
- * every instance of every interval). */
-static inline void add_to(double *restrict dst, const double *restrict src, int n)
-{
-	int j = 0;
-#if defined(__GNUC__)
-	typedef double v2d __attribute__((vector_size(16)));
-	for (; j + 2 <= n; j += 2) {
-		v2d a, b;
-		memcpy(&a, dst + j, sizeof(a));
-		memcpy(&b, src + j, sizeof(b));
-		a += b;
-		memcpy(dst + j, &a, sizeof(a));
-	}
-#endif
-	for (; j < n; j++)
-		dst[j] += src[j];
-}
-
 /* dst[j] = src[j] * k for j < n, two at a time as add_to: the same
  * products. */
 static inline void scale_to(double *restrict dst, const double *restrict src, double k, int n)

@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 #include "derive.h"
 #include "uncertainty.h"
 
@@ -53,6 +54,27 @@ struct gsum {
 	double *pval[SNAP_NSCOPES];
 	double lead;
 };
+
+/* dst[j] += src[j] for j < n, two at a time where the compiler has
+ * vector types: the same sums, element by element, in fewer
+ * instructions (this is most of gsum_fill, which runs for every group of
+ * every instance of every interval). */
+static inline void add_to(double *restrict dst, const double *restrict src, int n)
+{
+	int j = 0;
+#if defined(__GNUC__)
+	typedef double v2d __attribute__((vector_size(16)));
+	for (; j + 2 <= n; j += 2) {
+		v2d a, b;
+		memcpy(&a, dst + j, sizeof(a));
+		memcpy(&b, src + j, sizeof(b));
+		a += b;
+		memcpy(dst + j, &a, sizeof(a));
+	}
+#endif
+	for (; j < n; j++)
+		dst[j] += src[j];
+}
 
 struct arena;
 /* Fills gs for plan group gi; its arrays come from the arena and last
