@@ -339,7 +339,7 @@ static void step_group_sums(struct derive_work *w, const struct derive_input *in
 		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv) {
 			gsum_fill(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
 			gsum_fill_lead(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
-			w->any_lead |= w->gs[g].pval[0] != NULL;
+			w->any_lead |= w->gs[g].pval[0] != NULL || w->gs[g].tval[0] != NULL;
 		}
 }
 
@@ -816,7 +816,7 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 }
 
 /* A set one of whose groups missed a change of its rates at the
- * interval's start (gsum_lead_jump) gets an infinite floor: its errors
+ * interval's start or end (gsum_edge_jump) gets an infinite floor: its errors
  * are not known (floored), as those of a set whose windows missed a burst
  * they cannot size. */
 static void lead_floors(struct derive_work *w, int sc, int r)
@@ -825,7 +825,7 @@ static void lead_floors(struct derive_work *w, int sc, int r)
 	for (int i = 0; i < n && w->any_lead; i++) {
 		const struct wset *ws = &w->wl.v[list[i]];
 		for (int j = 0; j < ws->ng; j++)
-			if (gsum_lead_jump(&w->gs[ws->g[j]], sc, r)) {
+			if (gsum_edge_jump(&w->gs[ws->g[j]], sc, r)) {
 				w->floor[list[i]] = INFINITY;
 				break;
 			}

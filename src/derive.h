@@ -48,6 +48,14 @@ struct derive_group {
 	const double *pv;
 	const double *pr;
 	double lead;
+	/* The same at the interval's end: the group's window of the tail
+	 * round, a short one after every group's last window (counts, ns
+	 * running; NULL: none), and the share of the interval after the
+	 * group's last window before it (gsum_tail_jump). Its counts are in
+	 * iv and ir, not in a bucket: it is a witness, not a sample. */
+	const double *tv;
+	const double *tr;
+	double trail;
 };
 
 /* What derive keeps from one interval to the next while the plan stays

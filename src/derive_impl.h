@@ -171,9 +171,9 @@ struct derive_work {
 	/* Per set, the least relative error a figure of it may state in the
 	 * row (burst_floor); per plan group, its burst there (gsum_burst). */
 	double *floor, *gburst;
-	/* Whether some group has its last window of the interval before in
-	 * this interval (gsum_fill_lead): else lead_floors has nothing to
-	 * find in any row. */
+	/* Whether some group has its last window of the interval before, or
+	 * its window of the tail round, in this interval (gsum_fill_lead):
+	 * else lead_floors has nothing to find in any row. */
 	bool any_lead;
 	/* Per plan group, its burst from GSUM_BURST_MIN_UNVOUCHED on; per
 	 * set, whether an event counted throughout vouches for its windows

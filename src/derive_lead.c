@@ -1,17 +1,21 @@
-/* derive_lead.c: what a group's windows missed at the start of an
- * interval (docs/uncertainty.md, "The tail", item 8).
+/* derive_lead.c: what a group's windows missed at the start or the end
+ * of an interval (docs/uncertainty.md, section 2, items 8 and 9).
  *
  * Under pmctop's rotation a group whose turn comes late in the round
- * does not see the interval's first slots. Where the rates changed in
- * them (a phase that ended early in the interval), the group's windows
- * here all agree and their spread states a small error, while the
- * interval's truth holds the part the group did not see: Zen 5's
- * branch_miss_ratio 0.0065 with a stated 3.7 %, where a branchy phase
- * that ended 63 ms into the interval made it 0.019. The group's own last
- * window of the interval before saw the old phase: its rates there stand
- * far from every window of the group here. Other groups cannot tell (the
- * memory phase that followed moved their mix by a quarter, as the
- * interval's segments do anyway); the group's own events can. */
+ * does not see the interval's first slots, and one whose turn came early
+ * does not see its last. Where the rates changed in them (a phase that
+ * ended early in the interval, or began late), the group's windows here
+ * all agree and their spread states a small error, while the interval's
+ * truth holds the part the group did not see: Zen 5's branch_miss_ratio
+ * 0.0065 with a stated 3.7 %, where a branchy phase that ended 63 ms into
+ * the interval made it 0.019; its flops_per_cycle 0.040 with a stated
+ * 0.4 %, where an FP phase that began in the last 26 ms made it 0.093.
+ * Other groups cannot tell (the memory phase that followed the branchy
+ * one moved their mix by a quarter, as the interval's segments do
+ * anyway); the group's own events can, in a window of its own beyond
+ * its windows here: its last window of the interval before, and its
+ * window of the tail round that ends this one (sampler_read.c,
+ * plan_tail). */
 #include "config.h"
 #include "derive_window.h"
 #include "arena.h"
@@ -21,83 +25,100 @@
 #include <math.h>
 #include <string.h>
 
-HOT_PATH void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
-		    const int nrows[SNAP_NSCOPES], struct arena *ar)
+/* One window per instance (counts v [ninst * nev], ns running r
+ * [ninst]) summed per row into dst, each scaled to the interval by its
+ * own time running as the buckets are (gsum_fill); NaN in a row some
+ * instance of which had no such window. */
+static void edge_rows(double *dst[SNAP_NSCOPES], const struct derive_input *in, int gi, const double *v,
+		      const double *r, int nev, const struct inst_rows *ir, const int nrows[SNAP_NSCOPES],
+		      struct arena *ar)
 {
-	const struct derive_group *g = &in->groups[gi];
 	const struct derive_pmu *dp = &in->pmus[in->plan->groups[gi].pmu];
-	int nev = gs->nev;
-	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		gs->pval[sc] = NULL;
-	gs->lead = g->lead;
-	if (!g->pv || !g->pr || !(g->lead > 0) || gs->nb < UNC_MIN_SAMPLES)
-		return;
 	double T = in->measured_s * 1e9;
-	int *with[SNAP_NSCOPES];   /* per row: instances under it with a last window */
+	int *with[SNAP_NSCOPES];   /* per row: instances under it with the window */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++) {
 		size_t nr = (size_t)nrows[sc];
-		gs->pval[sc] = arena_get(ar, sizeof(double) * (nr * (size_t)nev + 1), true);
+		dst[sc] = arena_get(ar, sizeof(double) * (nr * (size_t)nev + 1), true);
 		with[sc] = arena_get(ar, sizeof(int) * (nr + 1), true);
 	}
 	/* Each instance into the lowest row it adds to, as gsum_fill... */
 	for (int i = 0; i < dp->ninst; i++) {
 		const int *rows = &ir->row[(size_t)i * SNAP_NSCOPES];
-		if (!dp->alive[i] || rows[SNAP_SYSTEM] < 0 || !(g->pr[i] > 0))
+		if (!dp->alive[i] || rows[SNAP_SYSTEM] < 0 || !(r[i] > 0))
 			continue;
 		int sc = 0;
 		while (rows[sc] < 0)
 			sc++;
-		int r = rows[sc];
-		double k = T / g->pr[i];
-		double *dst = &gs->pval[sc][(size_t)r * (size_t)nev];
-		const double *pv = &g->pv[(size_t)i * (size_t)nev];
+		int row = rows[sc];
+		double k = T / r[i];
+		double *d = &dst[sc][(size_t)row * (size_t)nev];
+		const double *vi = &v[(size_t)i * (size_t)nev];
 		for (int j = 0; j < nev; j++)
-			dst[j] += pv[j] * k;
-		with[sc][r]++;
+			d[j] += vi[j] * k;
+		with[sc][row]++;
 	}
 	/* ... then each row into the one above it. */
 	for (int sc = 0; sc < SNAP_NSCOPES - 1; sc++)
-		for (int r = 0; r < nrows[sc]; r++) {
-			int u = ir->up[sc][r], su = ir->upsc[sc][r];
-			if (ir->nin[sc][r] <= 0 || u < 0)
+		for (int row = 0; row < nrows[sc]; row++) {
+			int u = ir->up[sc][row], su = ir->upsc[sc][row];
+			if (ir->nin[sc][row] <= 0 || u < 0)
 				continue;
-			add_to(&gs->pval[su][(size_t)u * (size_t)nev], &gs->pval[sc][(size_t)r * (size_t)nev], nev);
-			with[su][u] += with[sc][r];
+			add_to(&dst[su][(size_t)u * (size_t)nev], &dst[sc][(size_t)row * (size_t)nev], nev);
+			with[su][u] += with[sc][row];
 		}
-	/* A row some instance of which had no last window has none. */
 	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
-		for (int r = 0; r < nrows[sc]; r++)
-			if (ir->nin[sc][r] <= 0 || with[sc][r] != ir->nin[sc][r])
+		for (int row = 0; row < nrows[sc]; row++)
+			if (ir->nin[sc][row] <= 0 || with[sc][row] != ir->nin[sc][row])
 				for (int j = 0; j < nev; j++)
-					gs->pval[sc][(size_t)r * (size_t)nev + (size_t)j] = NAN;
+					dst[sc][(size_t)row * (size_t)nev + (size_t)j] = NAN;
 }
 
-/* A change between the group's last window of the interval before and
- * its first one here counts when it stands this many standard deviations
- * of the group's windows here from the first (their spread holds the
- * rates' wander within the interval; a change that none of them shows
- * does not belong to it) ... */
-#define LEAD_JUMP_SD 3.0
-/* ... and when, had it fallen at the very start of the interval, the
- * share the group did not see would move the event's figure by as much
- * as the figure itself. Lower shares cost calibration and catch no more
- * of the far misses (docs/uncertainty.md). */
-#define LEAD_JUMP_SHARE 1.0
-
-bool gsum_lead_jump(const struct gsum *gs, int sc, int r)
+HOT_PATH void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
+		    const int nrows[SNAP_NSCOPES], struct arena *ar)
 {
-	if (!gs->pval[sc])
-		return false;
+	const struct derive_group *g = &in->groups[gi];
+	for (int sc = 0; sc < SNAP_NSCOPES; sc++)
+		gs->pval[sc] = gs->tval[sc] = NULL;
+	gs->lead = g->lead;
+	gs->trail = g->trail;
+	if (gs->nb < UNC_MIN_SAMPLES)
+		return;
+	if (g->pv && g->pr && g->lead > 0)
+		edge_rows(gs->pval, in, gi, g->pv, g->pr, gs->nev, ir, nrows, ar);
+	if (g->tv && g->tr && g->trail > 0)
+		edge_rows(gs->tval, in, gi, g->tv, g->tr, gs->nev, ir, nrows, ar);
+}
+
+/* A change between the group's window just outside its windows here (the
+ * interval before's last, the tail round's) and the nearest of them
+ * counts when it stands this many standard deviations of the group's
+ * windows here from that one (their spread holds the rates' wander
+ * within the interval; a change that none of them shows does not belong
+ * to it) ... */
+#define EDGE_JUMP_SD 3.0
+/* ... and when, had it fallen at the very edge of the interval, the
+ * share the group did not see would move the event's figure by a
+ * quarter of it, as far as a plain figure may be off (check_truth's far
+ * misses). At the whole figure (1.0, the rule's first form) a branchy
+ * phase that began 7 % of the interval before its end, its mispredicts
+ * seen 7.8 times higher in the tail round, left Zen 5's
+ * branch_miss_ratio 34 % low and plain (docs/uncertainty.md, item 9). */
+#define EDGE_JUMP_SHARE 0.25
+
+/* Whether the window ev (per row, as pval) stands off from the group's
+ * bucket at the edge (its first, or its last) by EDGE_JUMP_SD and
+ * EDGE_JUMP_SHARE, the unseen share being share. */
+static bool edge_jump(const struct gsum *gs, const double *ev, bool last, double share, int sc, int r)
+{
 	int nb = gs->nb, nev = gs->nev;
-	const double *pv = &gs->pval[sc][(size_t)r * (size_t)nev];
 	const double *v = &gs->bval[sc][(size_t)r * (size_t)nb * (size_t)nev];
 	const double *bw = &gs->bw[sc][(size_t)r * (size_t)nb];
 	double sw = 0;
-	int m = 0, first = -1;
+	int m = 0, at = -1;
 	for (int b = 0; b < nb; b++)
 		if (bw[b] > 0) {
-			if (first < 0)
-				first = b;
+			if (at < 0 || last)
+				at = b;
 			sw += bw[b];
 			m++;
 		}
@@ -106,15 +127,15 @@ bool gsum_lead_jump(const struct gsum *gs, int sc, int r)
 	for (int j = 0; j < nev; j++) {
 		/* Events pinned for a fixed counter ran throughout: nothing
 		 * of theirs went unseen. */
-		if ((gs->pin && gs->pin[j]) || isnan(pv[j]))
+		if ((gs->pin && gs->pin[j]) || isnan(ev[j]))
 			continue;
 		double mean = 0;
 		for (int b = 0; b < nb; b++)
 			if (bw[b] > 0)
 				mean += bw[b] * v[(size_t)b * (size_t)nev + (size_t)j];
 		mean /= sw;
-		double jump = fabs(pv[j] - v[(size_t)first * (size_t)nev + (size_t)j]);
-		if (!(fabs(mean) > 0) || !(jump * gs->lead >= LEAD_JUMP_SHARE * fabs(mean)))
+		double jump = fabs(ev[j] - v[(size_t)at * (size_t)nev + (size_t)j]);
+		if (!(fabs(mean) > 0) || !(jump * share >= EDGE_JUMP_SHARE * fabs(mean)))
 			continue;
 		double var = 0;
 		for (int b = 0; b < nb; b++)
@@ -122,8 +143,15 @@ bool gsum_lead_jump(const struct gsum *gs, int sc, int r)
 				double d = v[(size_t)b * (size_t)nev + (size_t)j] - mean;
 				var += bw[b] * d * d;
 			}
-		if (jump > LEAD_JUMP_SD * sqrt(var / sw))
+		if (jump > EDGE_JUMP_SD * sqrt(var / sw))
 			return true;
 	}
 	return false;
+}
+
+bool gsum_edge_jump(const struct gsum *gs, int sc, int r)
+{
+	size_t at = (size_t)r * (size_t)gs->nev;
+	return (gs->pval[sc] && edge_jump(gs, &gs->pval[sc][at], false, gs->lead, sc, r)) ||
+	       (gs->tval[sc] && edge_jump(gs, &gs->tval[sc][at], true, gs->trail, sc, r));
 }

@@ -53,6 +53,11 @@ struct gsum {
 	 * window (derive_group's pv, pr and lead); NULL: none. */
 	double *pval[SNAP_NSCOPES];
 	double lead;
+	/* The same of its window of the tail round, and the share of the
+	 * interval after its last window before it (derive_group's tv, tr
+	 * and trail); NULL: none. */
+	double *tval[SNAP_NSCOPES];
+	double trail;
 };
 
 /* dst[j] += src[j] for j < n, two at a time where the compiler has
@@ -242,16 +247,18 @@ double gsum_burst(const struct gsum *gs, int sc, int r, double T);
  * moves from GSUM_BURST_MIN_UNVOUCHED on, in one pass. */
 double gsum_bursts(const struct gsum *gs, int sc, int r, double T, double *low);
 
-/* Fills gs's pval and lead (after gsum_fill) from the group's last
- * window of the interval before, where it has one (derive_lead.c). */
+/* Fills gs's pval, lead, tval and trail (after gsum_fill) from the
+ * group's last window of the interval before and its window of the tail
+ * round, where it has them (derive_lead.c). */
 void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
 		    const int nrows[SNAP_NSCOPES], struct arena *ar);
 /* Whether the group's windows in row r of scope sc missed a change of
- * its rates in the share of the interval before its first window: its
- * last window of the interval before stands far from all of its windows
- * here, in one of its events, by a move that in that share would be as
- * large as the event's figure (derive_lead.c). */
-bool gsum_lead_jump(const struct gsum *gs, int sc, int r);
+ * its rates in the share of the interval before its first window or
+ * after its last: its last window of the interval before, or its window
+ * of the tail round, stands far from all of its windows here, in one of
+ * its events, by a move that in that share would be as large as the
+ * event's figure (derive_lead.c). */
+bool gsum_edge_jump(const struct gsum *gs, int sc, int r);
 /* The variance, in row r, of sum_k coef[k] x the pooled figure of event
  * events[k] (each taken from its own window set, ev_set[event]): what a
  * metric whose events share no group states as its error. Terms whose

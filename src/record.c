@@ -249,6 +249,14 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 			put_nums(f, "pv", dg->pv, ni * ne);
 			put_nums(f, "pr", dg->pr, ni);
 		}
+		/* And the window of the tail round (the interval's own last
+		 * few milliseconds, in v and r already). */
+		if (dg->iv && dg->tv && dg->tr) {
+			fputs(",\"trail\":", f);
+			put_num(f, dg->trail);
+			put_nums(f, "tv", dg->tv, ni * ne);
+			put_nums(f, "tr", dg->tr, ni);
+		}
 		fputc('}', f);
 	}
 	fputs("]}", f);

@@ -25,7 +25,7 @@
 /* --- one interval --- */
 
 /* Buffers per group: v, r, bv, br, pv, pr. */
-#define RP_GBUFS 6
+#define RP_GBUFS 8
 
 /* What one interval's line holds, as derive wants it. */
 struct rp_interval {
@@ -35,7 +35,7 @@ struct rp_interval {
 	bool **alive;                 /* [npmus] */
 	struct derive_group *groups;
 	int **gev;                    /* [ngroups] events */
-	double **gbuf;                /* [ngroups * RP_GBUFS]: v, r, bv, br, pv, pr */
+	double **gbuf;                /* [ngroups * RP_GBUFS]: v, r, bv, br, pv, pr, tv, tr */
 	bool *counted;                /* [nevents] in some group */
 };
 
@@ -137,6 +137,7 @@ static char *negative_figure(json_t *o, double *const buf[RP_GBUFS], size_t ni, 
 	const struct { const char *key; const double *a; size_t n, stride; } cols[] = {
 		{ "v", buf[0], ni * ne, ne }, { "r", buf[1], ni, 1 }, { "bv", buf[2], nb * ni * ne, ne },
 		{ "br", buf[3], nb * ni, 1 }, { "pv", buf[4], ni * ne, ne }, { "pr", buf[5], ni, 1 },
+		{ "tv", buf[6], ni * ne, ne }, { "tr", buf[7], ni, 1 },
 	};
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		for (size_t i = 0; cols[c].a && i < cols[c].n; i++) {
@@ -155,6 +156,25 @@ static char *negative_figure(json_t *o, double *const buf[RP_GBUFS], size_t ni, 
 			return msg;
 		}
 	return NULL;
+}
+
+/* A window at one edge of the interval (record.c): the share key (a
+ * number from 0 to 1) and the counts and running times after it, all
+ * three or none (a recording made before pmctop kept them). *bad names
+ * what is not so. */
+static void edge_window(json_t *o, const char *share_key, const char *v_key, const char *r_key, size_t nv, size_t nr,
+			double *share, double **v, double **r, const char **bad)
+{
+	json_t *js = json_object_get(o, share_key);
+	if (!js)
+		return;
+	*share = json_is_number(js) ? json_number_value(js) : NAN;
+	if (!(*share >= 0 && *share <= 1)) {
+		*bad = share_key;
+		return;
+	}
+	*v = replay_json_nums(o, v_key, nv, false, bad);
+	*r = *v ? replay_json_nums(o, r_key, nr, false, bad) : NULL;
 }
 
 /* One group: its events by name (those this model lacks are left out,
@@ -213,15 +233,12 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 	buf[3] = v && nb ? replay_json_nums(o, "br", (size_t)nb * ni, false, &bad) : NULL;
 	/* The last window of the interval before (record.c): all three or
 	 * none (a recording made before pmctop kept it). */
-	json_t *jlead = json_object_get(o, "lead");
-	double lead = 0;
-	if (v && !bad && jlead) {
-		lead = json_is_number(jlead) ? json_number_value(jlead) : NAN;
-		if (!(lead >= 0 && lead <= 1))
-			bad = "lead";
-		buf[4] = bad ? NULL : replay_json_nums(o, "pv", ni * ne, false, &bad);
-		buf[5] = buf[4] ? replay_json_nums(o, "pr", ni, false, &bad) : NULL;
-	}
+	double lead = 0, trail = 0;
+	if (v && !bad)
+		edge_window(o, "lead", "pv", "pr", ni * ne, ni, &lead, &buf[4], &buf[5], &bad);
+	/* The window of the tail round (record.c), likewise. */
+	if (v && !bad)
+		edge_window(o, "trail", "tv", "tr", ni * ne, ni, &trail, &buf[6], &buf[7], &bad);
 	char *neg = bad ? NULL : negative_figure(o, buf, ni, ne, (size_t)nb);
 	if (neg) {
 		set_cause(cause, "group %d: %s", gi + 1, neg);
@@ -235,13 +252,13 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 			free(buf[k]);
 		if (bad && !*bad)
 			return -1;
-		if (bad && !strcmp(bad, "lead"))
-			return set_cause(cause, "group %d: \"lead\" is not a share of the interval (a number from 0 to 1)",
-					 gi + 1);
+		if (bad && (!strcmp(bad, "lead") || !strcmp(bad, "trail")))
+			return set_cause(cause, "group %d: \"%s\" is not a share of the interval (a number from 0 to 1)",
+					 gi + 1, bad);
 		if (bad)
 			return set_cause(cause, "group %d: \"%s\" is not %s numbers", gi + 1, bad,
-					 !strcmp(bad, "v") || !strcmp(bad, "pv") ? "instances x events" :
-					 !strcmp(bad, "r") || !strcmp(bad, "pr") ? "one per instance" :
+					 !strcmp(bad, "v") || !strcmp(bad, "pv") || !strcmp(bad, "tv") ? "instances x events" :
+					 !strcmp(bad, "r") || !strcmp(bad, "pr") || !strcmp(bad, "tr") ? "one per instance" :
 					 !strcmp(bad, "bv") ? "nb x instances x events" : "nb x instances");
 		return 0;
 	}
@@ -252,6 +269,8 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 			keep_columns(buf[2], (size_t)nb, ni, ne, keep, nk);
 		if (buf[4])
 			keep_columns(buf[4], 1, ni, ne, keep, nk);
+		if (buf[6])
+			keep_columns(buf[6], 1, ni, ne, keep, nk);
 	}
 	free(keep);
 	int g = iv->plan.ngroups++;
@@ -260,7 +279,8 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 		iv->gbuf[RP_GBUFS * g + k] = buf[k];
 	iv->plan.groups[g] = (struct sched_group){ .pmu = p, .nevents = nk, .events = ev };
 	iv->groups[g] = (struct derive_group){ .nev = nk, .events = ev, .iv = v, .ir = buf[1],
-		.nb = v ? nb : 0, .bv = buf[2], .br = buf[3], .pv = buf[4], .pr = buf[5], .lead = buf[4] ? lead : 0 };
+		.nb = v ? nb : 0, .bv = buf[2], .br = buf[3], .pv = buf[4], .pr = buf[5], .lead = buf[4] ? lead : 0,
+		.tv = buf[6], .tr = buf[7], .trail = buf[6] ? trail : 0 };
 	for (int k = 0; k < nk; k++)
 		iv->counted[ev[k]] = true;
 	return 0;

@@ -8,7 +8,10 @@
  *      enabled at a time and the next one takes over every rotation slot.
  *      The number of slots per interval is a multiple of the PMU's group
  *      count, so every group runs for the same share (1/ngroups) of every
- *      interval. Kernel multiplexing gives no such guarantee and its order
+ *      interval; with three rounds or more the interval ends with a tail
+ *      round, one short window of every group, a witness of changes after
+ *      each group's last window (sampler_read.c, plan_tail). Kernel
+ *      multiplexing gives no such guarantee and its order
  *      is not ours to choose, so this is the default; with
  *      SAMPLER_ROTATE_KERNEL (--rotate kernel) every group is enabled at
  *      open instead and the kernel rotates them on each CPU with its own

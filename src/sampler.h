@@ -30,6 +30,11 @@
  * uncertainty estimate (docs/uncertainty.md). More buckets say little more
  * about the spread but cost memory per CPU at long intervals. */
 #define SAMPLER_MAX_BUCKETS 16
+/* Each window of the tail round that ends an interval under pmctop's
+ * rotation is this share of a rotation slot (sampler_read.c, plan_tail):
+ * short, so that it takes little of the other windows' time, and long
+ * enough for its rates to stand apart from a window's noise. */
+#define SAMPLER_TAIL_SHARE 0.125
 /* When the kernel rotates, the sampler reads every group this many times
  * per interval, so that each group still has samples to estimate from. */
 #define SAMPLER_KERNEL_READS 4

@@ -31,6 +31,11 @@ struct pmu_state {
 	int *groups;          /* plan group indices in rotation order */
 	int cur;              /* position in groups[] that is enabled */
 	int nslots, next_slot;
+	/* The tail round (sampler_read.c, tail_round): ntail short windows,
+	 * one per group, in the interval's last tail_ns, after the nslots
+	 * rotation slots of the rest of it; 0: none this interval. */
+	int ntail;
+	uint64_t tail_ns;
 	uint64_t next_deadline;
 	/* Always-counting per-CPU events that a planned metric divides by this
 	 * PMU's counts (sampler_companion.c): read whenever one of its
@@ -77,6 +82,13 @@ struct grp_state {
 	double *last_counts;      /* [ninst * nev] */
 	double *last_running;     /* [ninst] */
 	size_t last_cap;          /* instances x columns last_counts has room for */
+	/* The group's window of the tail round, kept in the bucket after
+	 * the last (bucket_counts[nbuckets]), out of the samples; tail_ok
+	 * when it ran. trail: the share of the interval after the group's
+	 * last window before the tail round (derive_group's tv, tr and
+	 * trail). */
+	bool tail_ok;
+	double trail;
 };
 
 struct sampler {

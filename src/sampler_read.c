@@ -9,6 +9,7 @@
 #include "sampler_energy.h"
 #include "sampler_impl.h"
 #include "tasks.h"
+#include "uncertainty.h"
 #include "util.h"
 #include "hot_path.h"
 
@@ -181,7 +182,7 @@ HOT_PATH static void read_window(struct sampler *s, int gi)
 
 /* Switches PMU p to its next group on every live instance, reading the
  * outgoing group as soon as it stops: that window is one sample. */
-static void rotate(struct sampler *s, struct pmu_state *ps)
+static void rotate(struct sampler *s, struct pmu_state *ps, bool tail)
 {
 	const struct pmu_backend_ops *ops = s->cfg.ops;
 	int from_gi = ps->groups[ps->cur];
@@ -189,7 +190,9 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 	ps->cur = (ps->cur + 1) % ps->ngroups;
 	struct grp_state *to = &s->grp[ps->groups[ps->cur]];
 	struct bk_count *buf = count_buf(s);
-	int b = next_bucket(from);
+	/* A window of the tail round goes to the bucket after the last:
+	 * into the interval's counts, not its samples. */
+	int b = tail ? from->nbuckets : next_bucket(from);
 	double ran = 0;
 	for (int i = 0; i < ps->ninst; i++) {
 		if (!ps->alive[i])
@@ -206,7 +209,9 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 				companions_mark(s, ps->groups[ps->cur], i);
 		}
 	}
-	if (ran > 0) {
+	if (ran > 0 && tail)
+		from->tail_ok = true;
+	else if (ran > 0) {
 		from->nwin++;
 		from->last_b = b;
 	}
@@ -216,23 +221,26 @@ static void rotate(struct sampler *s, struct pmu_state *ps)
 
 /* Clears the interval's counts and sizes the buckets for the windows
  * each group will have: one per round when pmctop rotates, one per read
- * when the kernel does, one for a group that never rotates. */
-HOT_PATH static void begin_interval(struct sampler *s, const struct pmu_state *ps, int wins)
+ * when the kernel does, one for a group that never rotates; and one more
+ * for its window of the tail round, where there is one (tail). */
+HOT_PATH static void begin_interval(struct sampler *s, const struct pmu_state *ps, int wins, bool tail)
 {
 	for (int k = 0; k < ps->ngroups; k++) {
 		struct grp_state *grp = &s->grp[ps->groups[k]];
 		int nb = wins < SAMPLER_MAX_BUCKETS ? wins : SAMPLER_MAX_BUCKETS;
 		if (nb < 1)
 			nb = 1;
+		int nall = nb + (tail && nb > 1);
 		size_t per = (size_t)ps->ninst * (size_t)grp->nev;
-		if (nb > grp->bucket_cap) {
-			grp->bucket_cap = nb;
-			grp->bucket_counts = xrealloc(grp->bucket_counts, sizeof(double) * ((size_t)nb * per + 1));
-			grp->bucket_running = xrealloc(grp->bucket_running, sizeof(double) * ((size_t)nb * (size_t)ps->ninst + 1));
+		if (nall > grp->bucket_cap) {
+			grp->bucket_cap = nall;
+			grp->bucket_counts = xrealloc(grp->bucket_counts, sizeof(double) * ((size_t)nall * per + 1));
+			grp->bucket_running = xrealloc(grp->bucket_running, sizeof(double) * ((size_t)nall * (size_t)ps->ninst + 1));
 		}
 		grp->nbuckets = nb;
 		grp->wins = wins;
 		grp->nwin = 0;
+		grp->tail_ok = false;
 		memset(grp->counts, 0, sizeof(double) * per);
 		memset(grp->running, 0, sizeof(double) * (size_t)ps->ninst);
 		/* One bucket would be the interval's counts and time again, sum
@@ -240,8 +248,8 @@ HOT_PATH static void begin_interval(struct sampler *s, const struct pmu_state *p
 		 * counts on as its bucket). */
 		if (nb == 1)
 			continue;
-		memset(grp->bucket_counts, 0, sizeof(double) * (size_t)nb * per);
-		memset(grp->bucket_running, 0, sizeof(double) * (size_t)nb * (size_t)ps->ninst);
+		memset(grp->bucket_counts, 0, sizeof(double) * (size_t)nall * per);
+		memset(grp->bucket_running, 0, sizeof(double) * (size_t)nall * (size_t)ps->ninst);
 	}
 }
 
@@ -249,16 +257,23 @@ HOT_PATH static void begin_interval(struct sampler *s, const struct pmu_state *p
  * window of the interval before (its bucket, when the interval had
  * several) kept for derive_group's pv and pr, and the share of this
  * interval before the group's first window: the group enabled now runs
- * slot 0, the next slot 1, and so on. Elsewhere (the kernel rotates, one
- * group, or counts discarded since) there is none. */
-HOT_PATH static void keep_last_windows(struct sampler *s, const struct pmu_state *ps, bool rotating, int nslots)
+ * slot 0, the next slot 1, and so on, each slot a share slot of the
+ * interval. Also each group's trail, the share after its last slot (its
+ * tail window's counts are kept in begin_interval's extra bucket).
+ * Elsewhere (the kernel rotates, one group, or counts discarded since)
+ * there is none. */
+HOT_PATH static void keep_last_windows(struct sampler *s, const struct pmu_state *ps, bool rotating, double slot)
 {
 	for (int k = 0; k < ps->ngroups; k++) {
 		struct grp_state *grp = &s->grp[ps->groups[k]];
 		int b = grp->last_b;
 		grp->last_b = -1;
 		grp->last_ok = false;
-		grp->lead = rotating ? (double)((k - ps->cur + ps->ngroups) % ps->ngroups) / nslots : 0;
+		int q = (k - ps->cur + ps->ngroups) % ps->ngroups;
+		grp->lead = rotating ? q * slot : 0;
+		/* After its last window before the tail round (plan_tail): slot
+		 * q + (rounds - 1) x ngroups, the last of its turns. */
+		grp->trail = ps->ntail ? 1 - (q + ps->nslots - ps->ngroups + 1) * slot : 0;
 		if (!rotating || b < 0 || b >= grp->nbuckets || grp->nbuckets < 2)
 			continue;
 		size_t ni = (size_t)ps->ninst, n = ni * (size_t)grp->nev;
@@ -296,6 +311,43 @@ static bool kernel_reads(struct sampler *s, uint64_t len, bool check_stop)
 	return true;
 }
 
+/* When slot j (1-based) of PMU ps ends in an interval of len ns: the
+ * rotation slots share the interval but for its last tail_ns, where the
+ * tail round's ntail windows follow them. */
+static uint64_t slot_deadline(const struct sampler *s, const struct pmu_state *ps, uint64_t len, int j)
+{
+	uint64_t reg = len - ps->tail_ns;
+	if (j <= ps->nslots)
+		return s->t_start + (uint64_t)((unsigned __int128)reg * (unsigned)j / (unsigned)ps->nslots);
+	if (j > ps->nslots + ps->ntail)
+		return s->t_start + len;   /* past the last: never reached */
+	return s->t_start + reg + (uint64_t)((unsigned __int128)ps->tail_ns * (unsigned)(j - ps->nslots) / (unsigned)ps->ntail);
+}
+
+/* The tail round. A group's windows end where its turn last came, up to
+ * a round before the interval's end, and a phase that began after that
+ * is in the interval's truth and in none of them: Zen 5's flops_per_cycle
+ * 0.040 with a stated 0.4 %, where an FP phase that began in the last
+ * 26 ms made the interval's 0.093 (docs/uncertainty.md, item 9). So the
+ * interval ends with one short window of every group, in rotation order
+ * (SAMPLER_TAIL_SHARE of a slot each): a window after the change, which
+ * derive holds against the group's windows (gsum_tail_jump). Its counts
+ * are the interval's, and each group still runs the same share of it;
+ * it is no sample (the buckets), since its few milliseconds would weigh
+ * as much as a whole window in their spread. Only with rounds enough for
+ * a spread (UNC_MIN_SAMPLES): fewer state no error to doubt. */
+static void plan_tail(struct pmu_state *ps, uint64_t len, long rounds)
+{
+	ps->ntail = 0;
+	ps->tail_ns = 0;
+	if (rounds < UNC_MIN_SAMPLES)
+		return;
+	uint64_t slot = len / (uint64_t)ps->nslots;
+	ps->tail_ns = (uint64_t)((double)slot * SAMPLER_TAIL_SHARE) * (uint64_t)ps->ngroups;
+	if (ps->tail_ns > 0)
+		ps->ntail = ps->ngroups;
+}
+
 /* Runs the rotation for one interval of len ns starting at s->t_start
  * (when the kernel rotates, only waits it out). Returns false when a stop
  * was requested midway. */
@@ -306,22 +358,25 @@ HOT_PATH bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_s
 	for (int p = 0; p < m->npmus; p++) {
 		struct pmu_state *ps = &s->ps[p];
 		ps->nslots = 0;
+		ps->ntail = 0;
+		ps->tail_ns = 0;
 		if (!ps->available)
 			continue;
 		if (ps->ngroups < 2 || s->kernel_mux) {
-			keep_last_windows(s, ps, false, 1);
-			begin_interval(s, ps, s->kernel_mux && ps->ngroups > 1 ? SAMPLER_KERNEL_READS : 1);
+			keep_last_windows(s, ps, false, 0);
+			begin_interval(s, ps, s->kernel_mux && ps->ngroups > 1 ? SAMPLER_KERNEL_READS : 1, false);
 			continue;
 		}
 		/* A whole number of rounds, so each group gets the same share. */
 		long rounds = lround((double)len / (rot_ns * ps->ngroups));
 		if (rounds < 1)
 			rounds = 1;
-		keep_last_windows(s, ps, true, (int)(rounds * ps->ngroups));
-		begin_interval(s, ps, (int)rounds);
 		ps->nslots = (int)(rounds * ps->ngroups);
+		plan_tail(ps, len, rounds);
+		keep_last_windows(s, ps, true, (double)(len - ps->tail_ns) / (double)len / ps->nslots);
+		begin_interval(s, ps, (int)rounds, ps->ntail > 0);
 		ps->next_slot = 1;
-		ps->next_deadline = s->t_start + len / (uint64_t)ps->nslots;
+		ps->next_deadline = slot_deadline(s, ps, len, 1);
 	}
 	uint64_t end = s->t_start + len;
 	if (s->kernel_mux)
@@ -330,7 +385,7 @@ HOT_PATH bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_s
 		uint64_t next = end;
 		for (int p = 0; p < m->npmus; p++) {
 			struct pmu_state *ps = &s->ps[p];
-			if (ps->nslots && ps->next_slot <= ps->nslots && ps->next_deadline < next)
+			if (ps->nslots && ps->next_slot <= ps->nslots + ps->ntail && ps->next_deadline < next)
 				next = ps->next_deadline;
 		}
 		wait_draining(s, next);
@@ -341,15 +396,16 @@ HOT_PATH bool sampler_run_interval(struct sampler *s, uint64_t len, bool check_s
 		bool more = false;
 		for (int p = 0; p < m->npmus; p++) {
 			struct pmu_state *ps = &s->ps[p];
-			if (!ps->nslots || ps->next_slot > ps->nslots)
+			int last = ps->nslots + ps->ntail;
+			if (!ps->nslots || ps->next_slot > last)
 				continue;
 			if (ps->next_deadline <= next) {
-				rotate(s, ps);
+				/* The slot that ends now was of the tail round. */
+				rotate(s, ps, ps->next_slot > ps->nslots);
 				ps->next_slot++;
-				ps->next_deadline = s->t_start +
-					(uint64_t)((unsigned __int128)len * (unsigned)ps->next_slot / (unsigned)ps->nslots);
+				ps->next_deadline = slot_deadline(s, ps, len, ps->next_slot);
 			}
-			if (ps->next_slot <= ps->nslots)
+			if (ps->next_slot <= last)
 				more = true;
 		}
 		if (!more && next >= end)
@@ -507,6 +563,11 @@ HOT_PATH struct snapshot *sampler_build_snapshot(struct sampler *s, double measu
 			.pv = grp->last_ok ? grp->last_counts : NULL,
 			.pr = grp->last_ok ? grp->last_running : NULL,
 			.lead = grp->lead,
+			/* The bucket after the last: the tail round's
+			 * (begin_interval). */
+			.tv = grp->tail_ok ? &grp->bucket_counts[(size_t)grp->nbuckets * (size_t)s->ps[grp->pmu].ninst * (size_t)grp->nev] : NULL,
+			.tr = grp->tail_ok ? &grp->bucket_running[(size_t)grp->nbuckets * (size_t)s->ps[grp->pmu].ninst] : NULL,
+			.trail = grp->tail_ok ? grp->trail : 0,
 		};
 	}
 	if (s->cfg.shown_event_errors) {

@@ -277,6 +277,82 @@ START_TEST(test_coverage_is_schedule_share)
 }
 END_TEST
 
+/* The tail round (sampler_read.c, plan_tail): under pmctop's rotation the
+ * interval ends with one short window of every rotating group, a witness
+ * after each group's last window. What the record hook sees of it, on
+ * the 4 core groups at constant rates (1 s, 10 ms slots: 25 rounds). */
+struct tail_seen {
+	int calls, groups;
+	double trail[16];
+};
+
+static void tail_hook(void *arg, const struct derive_input *in, struct snapshot *snap)
+{
+	(void)snap;
+	struct tail_seen *t = arg;
+	t->calls++;
+	for (int g = 0; g < in->plan->ngroups; g++) {
+		const struct derive_group *dg = &in->groups[g];
+		const struct derive_pmu *dp = &in->pmus[in->plan->groups[g].pmu];
+		if (dg->nb < 2) {
+			/* A group that does not rotate has no tail round. */
+			ck_assert_ptr_null(dg->tv);
+			continue;
+		}
+		ck_assert_msg(dg->tv && dg->tr, "group %d: no window of the tail round", g);
+		if (t->calls == 2 && t->groups < 16)
+			t->trail[t->groups++] = dg->trail;
+		for (int i = 0; i < dp->ninst; i++) {
+			/* An eighth of a 10 ms slot. */
+			ck_assert_msg(fabs(dg->tr[i] - 1.25e6) < 1e3, "group %d instance %d: tail window ran %g ns", g, i,
+				      dg->tr[i]);
+			double br = 0;
+			for (int b = 0; b < dg->nb; b++)
+				br += dg->br[(size_t)b * (size_t)dp->ninst + (size_t)i];
+			/* The interval's counts are its windows' and the tail's. */
+			ck_assert(fabs(br + dg->tr[i] - dg->ir[i]) < 1e-6 * dg->ir[i]);
+			int cpu = dp->inst[i].cpu;
+			for (int j = 0; j < dg->nev; j++) {
+				size_t at = (size_t)i * (size_t)dg->nev + (size_t)j;
+				double bv = 0;
+				for (int b = 0; b < dg->nb; b++)
+					bv += dg->bv[(size_t)b * (size_t)dp->ninst * (size_t)dg->nev + at];
+				ck_assert(fabs(bv + dg->tv[at] - dg->iv[at]) <= 1e-9 * dg->iv[at] + 1);
+				/* The tail counted the CPU's own rate over its time. */
+				if (dg->events[j] == ev[CYC])
+					ck_assert_msg(fabs(dg->tv[at] - rate[cpu][CYC] * dg->tr[i] * 1e-9) <=
+						      1e-3 * dg->tv[at] + 2, "cpu %d: tail cycles %g, expected %g", cpu,
+						      dg->tv[at], rate[cpu][CYC] * dg->tr[i] * 1e-9);
+			}
+		}
+	}
+}
+
+START_TEST(test_tail_round)
+{
+	struct tail_seen t = { 0 };
+	sampler_record(smp, tail_hook, &t);
+	for (int k = 0; k < 3; k++)
+		snapshot_free(step());
+	ck_assert_int_eq(t.calls, 3);
+	ck_assert_int_eq(t.groups, 4);
+	/* After its last window: the tail (4 x 1.25 ms) and 0 to 3 of the
+	 * other groups' slots, each 9.95 ms of the 995 ms before the tail. */
+	bool seen[4] = { false };
+	for (int g = 0; g < 4; g++) {
+		double k = (t.trail[g] - 0.005) / 0.00995;
+		int q = (int)lround(k);
+		ck_assert_msg(q >= 0 && q < 4 && fabs(k - q) < 1e-6, "trail %g", t.trail[g]);
+		ck_assert(!seen[q]);
+		seen[q] = true;
+	}
+	/* Every group still runs a quarter of the interval. */
+	struct snapshot *s = step();
+	ck_assert(fabs(snap_event_cov(s, snapshot_cpu(s, 3), ev[CYC]) - 0.25) < 1e-6);
+	snapshot_free(s);
+}
+END_TEST
+
 /* Exact (rse 0) says the figure was counted the whole interval. At these
  * constant rates every window of a rotated group counts the same number,
  * so its samples show no spread at all: that bounds nothing about the
@@ -1319,6 +1395,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_metrics_all_scopes);
 	tcase_add_test(tc, test_ratio_of_sums);
 	tcase_add_test(tc, test_coverage_is_schedule_share);
+	tcase_add_test(tc, test_tail_round);
 	tcase_add_test(tc, test_unschedulable_reported);
 	tcase_add_test(tc, test_cpu_offline);
 	tcase_add_test(tc, test_uncore_reader_offline);

@@ -10,7 +10,8 @@
  * (gs->pin) are neither in the mix nor its reference. And a group's last
  * window of the interval before, far from all of its windows here, says
  * that they missed a change in the share of the interval before the
- * first of them (gsum_lead_jump). */
+ * first of them; its window of the tail round, the same after the last
+ * of them (gsum_edge_jump). */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -254,10 +255,13 @@ END_TEST
  * the misses, a phase that ended before its first window here. That is a
  * jump. Not one: the same window had the group run from the start (lead
  * 0), no window of the interval before, a move of the misses that the
- * tenth of the interval could not make as large as their figure (2.6
- * times their mean: a quarter of it), a move within the windows' own
- * spread (one window of 150 M among four of 0.3 M), or a move of an
- * event pinned for a fixed counter. */
+ * tenth of the interval could not make a quarter of their figure (2.1
+ * times their mean: 0.21 of it; 2.6 times is 0.26, and counts), a move
+ * within the windows' own spread (one window of 150 M among four of
+ * 0.3 M), or a move of an event pinned for a fixed counter. The same of
+ * the window of the tail round, held against the last window: 40 times
+ * the misses after the group's last 5 % of the interval is a jump, after
+ * its last 0.5 % not. */
 START_TEST(test_lead_jump)
 {
 	enum { NB = 5, NE = 2 };
@@ -272,17 +276,19 @@ START_TEST(test_lead_jump)
 	g.lead = 0.1;
 	pval[0] = 4.5e9;
 	pval[1] = 120e6;
-	ck_assert(gsum_lead_jump(&g, 0, 0));
+	ck_assert(gsum_edge_jump(&g, 0, 0));
 	g.lead = 0;
-	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
 	g.lead = 0.1;
 	g.pval[0] = NULL;
-	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
 	g.pval[0] = pval;
 	pval[1] = NAN;
-	ck_assert(!gsum_lead_jump(&g, 0, 0));
-	pval[1] = 10.5e6;   /* 7.8 M from the first window's 2.7 M, x 0.1: 0.26 of 3 M */
-	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	pval[1] = 9e6;   /* 6.3 M from the first window's 2.7 M, x 0.1: 0.21 of 3 M */
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	pval[1] = 10.5e6;   /* 7.8 M: 0.26 of 3 M */
+	ck_assert(gsum_edge_jump(&g, 0, 0));
 	/* The same 40-fold move where the windows here wander as much: its
 	 * share (0.3) large enough, but under 3 of their deviations (60 M). */
 	pval[1] = 120e6;
@@ -290,18 +296,32 @@ START_TEST(test_lead_jump)
 	const double wild[NB] = { 0.1, 0.1, 0.1, 0.1, 50 };
 	for (int b = 0; b < NB; b++)
 		bval[b * NE + 1] = 3e6 * wild[b];
-	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
 	for (int b = 0; b < NB; b++)
 		bval[b * NE + 1] = 3e6 * wander[b];
-	ck_assert(gsum_lead_jump(&g, 0, 0));
+	ck_assert(gsum_edge_jump(&g, 0, 0));
 	g.lead = 0.1;
 	const bool pin[NE] = { false, true };
 	g.pin = pin;
-	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
 	/* Fewer than three windows here: no spread to hold it against. */
 	g.pin = NULL;
+	g.pval[0] = NULL;
+	double tval[NE] = { 4.5e9, 120e6 };
+	g.tval[0] = tval;
+	g.trail = 0.05;
+	ck_assert(gsum_edge_jump(&g, 0, 0));
+	g.trail = 0.005;
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	g.trail = 0.05;
+	tval[1] = 3.2e6;   /* as the last window (3.15 M) */
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	tval[1] = 120e6;
+	g.tval[0] = NULL;
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	g.tval[0] = tval;
 	g.nb = 2;
-	ck_assert(!gsum_lead_jump(&g, 0, 0));
+	ck_assert(!gsum_edge_jump(&g, 0, 0));
 }
 END_TEST
 

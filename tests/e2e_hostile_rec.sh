@@ -19,7 +19,8 @@ trap 'rm -rf "$dir"' EXIT
 
 "${pm[@]}" --sim zen5 -b -n 1 -d 0.05 -w "$dir/real.rec" >/dev/null || fail "recording exited $?"
 # Two intervals of several rounds: the second holds each group's last
-# window of the first ("lead", "pv", "pr").
+# window of the first ("lead", "pv", "pr"), and each its window of the
+# tail round ("trail", "tv", "tr").
 "${pm[@]}" --sim zen5 -b -n 2 -d 0.5 -w "$dir/real2.rec" >/dev/null || fail "recording exited $?"
 
 # craft OUT PREFIX UNIT COUNT SUFFIX [spread]: the real recording's first
@@ -124,18 +125,19 @@ with open(out, "wb") as f:
         line = re.sub(r'"%s":\[(\d+)' % key,
                       lambda m: '"%s":[-%s' % (key, m.group(1) if m.group(1) != "0" else "7"), line, count=1)
         f.write(member(line.encode()))
-    elif kind.startswith("second-"):     # real2.rec, one figure of its first line with "lead" changed
+    elif kind.startswith("second-"):     # real2.rec, one figure of its first line with "lead" (or "trail") changed
         data = open(real.replace("real.rec", "real2.rec"), "rb").read()
+        key = kind[len("second-"):]
+        share = "trail" if key in ("trail", "tv", "tr") else "lead"
         at = struct.unpack("<Q", data[16:24])[0]
         while True:
             size = struct.unpack("<Q", data[at + 16:at + 24])[0]
             line = zlib.decompress(data[at:at + size], 31).decode()
-            if '"lead"' in line:
+            if '"lead"' in line and '"trail"' in line:
                 break
             at += size
-        key = kind[len("second-"):]
-        if key == "lead":
-            line, n = re.subn(r'"lead":[0-9.e-]+', '"lead":2', line, count=1)
+        if key == share:
+            line, n = re.subn(r'"%s":[0-9.e-]+' % key, '"%s":2' % key, line, count=1)
         else:
             line, n = re.subn(r'"%s":\[(\d+)' % key,
                               lambda m: '"%s":[-%s' % (key, m.group(1) if m.group(1) != "0" else "7"), line, count=1)
@@ -188,18 +190,19 @@ for key in v r bv br; do
 		fail "negative $key: the column is not named"
 done
 
-# The last window of the interval before: the same for its counts and
-# running times, and a "lead" that is no share of the interval. The
-# interval is skipped, the others replayed.
-for key in pv pr lead; do
+# The last window of the interval before and the window of the tail
+# round: the same for their counts and running times, and a "lead" or
+# "trail" that is no share of the interval. The interval is skipped, the
+# others replayed.
+for key in pv pr lead tv tr trail; do
 	many "second-$key" "$dir/second-$key.rec"
 	"${pm[@]}" -r "$dir/second-$key.rec" -b >/dev/null 2>"$dir/second-$key.err"
 	rc=$?
 	echo "second interval's $key: exit $rc: $(head -c 300 "$dir/second-$key.err")"
 	[ "$rc" -le 1 ] || fail "second interval's $key: exit $rc"
-	if [ "$key" = lead ]; then
-		grep -q "interval [0-9]* (byte [0-9]*): group [0-9]*: \"lead\" is not a share of the interval .*; skipped" \
-			"$dir/second-$key.err" || fail "lead: the error does not say what is wrong"
+	if [ "$key" = lead ] || [ "$key" = trail ]; then
+		grep -q "interval [0-9]* (byte [0-9]*): group [0-9]*: \"$key\" is not a share of the interval .*; skipped" \
+			"$dir/second-$key.err" || fail "$key: the error does not say what is wrong"
 	else
 		grep -q "interval [0-9]* (byte [0-9]*): group [0-9]*: \"$key\" holds -[0-9.]* as the .* never negative; skipped" \
 			"$dir/second-$key.err" || fail "second interval's $key: the column is not named"
