@@ -421,6 +421,7 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->floor = WORK_ZARRAY(w, wl->n, double);
 	w->gburst = WORK_ARRAY(w, plan->ngroups, double);
 	w->gburst_low = WORK_ARRAY(w, plan->ngroups, double);
+	w->gedge = WORK_ZARRAY(w, plan->ngroups, signed char);
 	w->vouched = WORK_ARRAY(w, wl->n, bool);
 	w->pburst1 = WORK_ARRAY(w, 2 * m->npmus, double);
 	w->pburst2 = WORK_ARRAY(w, 2 * m->npmus, double);
@@ -767,7 +768,7 @@ static double others_burst(const struct derive_work *w, const struct wset *ws, c
  * that no event counted throughout vouches for (vouched[set] false,
  * prep_row), moves from GSUM_BURST_MIN_UNVOUCHED on count, times
  * BURST_FLOOR_K_UNVOUCHED. Last, lead_floors. */
-static void lead_floors(struct derive_work *w, int sc, int r);
+static void lead_floors(struct derive_work *w, int sc);
 
 static void burst_floor(struct derive_work *w, int sc, int r)
 {
@@ -780,7 +781,7 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		 * every floor (what the loops below find). */
 		for (int i = 0; i < n; i++)
 			w->floor[list[i]] = 0;
-		lead_floors(w, sc, r);
+		lead_floors(w, sc);
 		return;
 	}
 	/* Per PMU, its two largest bursts, and (at npmus + p) its two
@@ -812,24 +813,47 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		double k = w->vouched[list[i]] ? BURST_FLOOR_K : BURST_FLOOR_K_UNVOUCHED;
 		w->floor[list[i]] = k * others_burst(w, ws, gb, b1[q], b2[q], g1[q], g2[q]);
 	}
-	lead_floors(w, sc, r);
+	lead_floors(w, sc);
 }
 
 /* A set one of whose groups missed a change of its rates at the
- * interval's start or end (gsum_edge_jump) gets an infinite floor: its errors
- * are not known (floored), as those of a set whose windows missed a burst
- * they cannot size. */
-static void lead_floors(struct derive_work *w, int sc, int r)
+ * interval's start or end (gsum_edges, in w->gedge) gets an infinite
+ * floor: its errors are not known (floored), as those of a set whose
+ * windows missed a burst they cannot size. */
+static void lead_floors(struct derive_work *w, int sc)
 {
 	const int *list = w->prep[sc], n = w->nprep[sc];
 	for (int i = 0; i < n && w->any_lead; i++) {
 		const struct wset *ws = &w->wl.v[list[i]];
 		for (int j = 0; j < ws->ng; j++)
-			if (gsum_edge_jump(&w->gs[ws->g[j]], sc, r)) {
+			if (w->gedge[ws->g[j]] == EDGE_JUMPED) {
 				w->floor[list[i]] = INFINITY;
 				break;
 			}
 	}
+}
+
+/* What set ws's errors take from its groups' edge windows where every
+ * group has one that agrees with its windows (gsum_edges): those are
+ * samples of the same rates that its windows' spread did not see, so
+ * that spread is no fluke of a few windows that happened to agree, and
+ * Student's t is taken for the degrees of freedom of them all, m - 1 + a
+ * for m samples and a agreeing edge windows, not m - 1 (three windows
+ * and two edge windows: 2.78 / 4.30). Without it the errors of sets of
+ * three windows were twice too wide at the median (docs/uncertainty.md,
+ * item 10). 1 where some group has none. */
+static double witness_scale(const struct derive_work *w, const struct wset *ws, int m)
+{
+	if (m < UNC_MIN_SAMPLES)
+		return 1;
+	int a = 0;
+	for (int j = 0; j < ws->ng; j++) {
+		int e = w->gedge[ws->g[j]];
+		if (e <= 0)
+			return 1;
+		a += e;
+	}
+	return unc_t975(m - 1 + a) / unc_t975(m - 1);
 }
 
 /* rse raised to the floor f where it states an error (not exact, not
@@ -870,6 +894,8 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 	/* Only the scope's measured sets (w->prep); every other set's doubt
 	 * is 1 for the whole interval. */
 	const int *list = w->prep[sc], n = w->nprep[sc];
+	for (int g = 0; g < w->ngroups && w->any_lead; g++)
+		w->gedge[g] = (signed char)(w->gpmu[g] >= 0 && w->pmu_here[w->gpmu[g]] ? gsum_edges(&w->gs[g], sc, r) : 0);
 	for (int i = 0; i < n; i++) {
 		int k = list[i];
 		const struct wset *ws = &w->wl.v[k];
@@ -891,6 +917,10 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 			row->erse[c] = se == 0 ? 0 : se / fabs(v);
 		}
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
+		/* A set whose windows stood off from the interval keeps t's
+		 * whole widening. */
+		if (w->any_lead && w->doubt[k] == 1)
+			w->doubt[k] = witness_scale(w, ws, w->smp[k].n);
 	}
 	burst_floor(w, sc, r);
 	for (int i = 0; i < n; i++) {
@@ -1224,6 +1254,7 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	w.floor = WORK_ZARRAY(&w, wl->n, double);
 	w.gburst = WORK_ZARRAY(&w, w0->ngroups, double);
 	w.gburst_low = WORK_ZARRAY(&w, w0->ngroups, double);
+	w.gedge = WORK_ZARRAY(&w, w0->ngroups, signed char);
 	w.vouched = WORK_ARRAY(&w, w.wl.n, bool);
 	w.pburst1 = WORK_ARRAY(&w, 2 * w.model->npmus, double);
 	w.pburst2 = WORK_ARRAY(&w, 2 * w.model->npmus, double);

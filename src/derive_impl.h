@@ -173,8 +173,10 @@ struct derive_work {
 	double *floor, *gburst;
 	/* Whether some group has its last window of the interval before, or
 	 * its window of the tail round, in this interval (gsum_fill_lead):
-	 * else lead_floors has nothing to find in any row. */
+	 * else lead_floors and witness_scale have nothing to find in any
+	 * row. Per plan group, what those say in the row (gsum_edges). */
 	bool any_lead;
+	signed char *gedge;
 	/* Per plan group, its burst from GSUM_BURST_MIN_UNVOUCHED on; per
 	 * set, whether an event counted throughout vouches for its windows
 	 * in the row (prep_row; else its floor is from those bursts). */

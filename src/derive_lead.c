@@ -104,54 +104,71 @@ HOT_PATH void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int
  * seen 7.8 times higher in the tail round, left Zen 5's
  * branch_miss_ratio 34 % low and plain (docs/uncertainty.md, item 9). */
 #define EDGE_JUMP_SHARE 0.25
+/* An edge window agrees with the group's windows when each of its
+ * events stands within this many of their standard deviations from
+ * their mean (docs/uncertainty.md, item 10). */
+#define EDGE_AGREE_SD 2.0
 
-/* Whether the window ev (per row, as pval) stands off from the group's
- * bucket at the edge (its first, or its last) by EDGE_JUMP_SD and
- * EDGE_JUMP_SHARE, the unseen share being share. */
-static bool edge_jump(const struct gsum *gs, const double *ev, bool last, double share, int sc, int r)
+HOT_PATH int gsum_edges(const struct gsum *gs, int sc, int r)
 {
 	int nb = gs->nb, nev = gs->nev;
+	if ((!gs->pval[sc] && !gs->tval[sc]) || nb < UNC_MIN_SAMPLES)
+		return 0;
 	const double *v = &gs->bval[sc][(size_t)r * (size_t)nb * (size_t)nev];
 	const double *bw = &gs->bw[sc][(size_t)r * (size_t)nb];
 	double sw = 0;
-	int m = 0, at = -1;
+	int m = 0, first = -1, last = -1;
 	for (int b = 0; b < nb; b++)
 		if (bw[b] > 0) {
-			if (at < 0 || last)
-				at = b;
+			if (first < 0)
+				first = b;
+			last = b;
 			sw += bw[b];
 			m++;
 		}
 	if (m < UNC_MIN_SAMPLES)
-		return false;
+		return 0;
+	/* Each edge window: where it lies (before the first, after the
+	 * last), the share of the interval the group did not see there, and
+	 * whether it agrees so far. */
+	const double *ev[2] = {
+		gs->pval[sc] ? &gs->pval[sc][(size_t)r * (size_t)nev] : NULL,
+		gs->tval[sc] ? &gs->tval[sc][(size_t)r * (size_t)nev] : NULL,
+	};
+	const int near[2] = { first, last };
+	const double share[2] = { gs->lead, gs->trail };
+	bool agree[2] = { ev[0] != NULL, ev[1] != NULL };
 	for (int j = 0; j < nev; j++) {
 		/* Events pinned for a fixed counter ran throughout: nothing
-		 * of theirs went unseen. */
-		if ((gs->pin && gs->pin[j]) || isnan(ev[j]))
+		 * of theirs went unseen, and they sample nothing of the
+		 * group's own. */
+		if (gs->pin && gs->pin[j])
 			continue;
-		double mean = 0;
+		double mean = 0, var = 0;
 		for (int b = 0; b < nb; b++)
 			if (bw[b] > 0)
 				mean += bw[b] * v[(size_t)b * (size_t)nev + (size_t)j];
 		mean /= sw;
-		double jump = fabs(ev[j] - v[(size_t)at * (size_t)nev + (size_t)j]);
-		if (!(fabs(mean) > 0) || !(jump * share >= EDGE_JUMP_SHARE * fabs(mean)))
-			continue;
-		double var = 0;
 		for (int b = 0; b < nb; b++)
 			if (bw[b] > 0) {
 				double d = v[(size_t)b * (size_t)nev + (size_t)j] - mean;
 				var += bw[b] * d * d;
 			}
-		if (jump > EDGE_JUMP_SD * sqrt(var / sw))
-			return true;
+		double sd = sqrt(var / sw);
+		for (int e = 0; e < 2; e++) {
+			if (!ev[e])
+				continue;
+			double x = ev[e][j];
+			if (isnan(x)) {
+				agree[e] = false;
+				continue;
+			}
+			double jump = fabs(x - v[(size_t)near[e] * (size_t)nev + (size_t)j]);
+			if (fabs(mean) > 0 && jump * share[e] >= EDGE_JUMP_SHARE * fabs(mean) && jump > EDGE_JUMP_SD * sd)
+				return EDGE_JUMPED;
+			if (!(fabs(x - mean) <= EDGE_AGREE_SD * sd))
+				agree[e] = false;
+		}
 	}
-	return false;
-}
-
-bool gsum_edge_jump(const struct gsum *gs, int sc, int r)
-{
-	size_t at = (size_t)r * (size_t)gs->nev;
-	return (gs->pval[sc] && edge_jump(gs, &gs->pval[sc][at], false, gs->lead, sc, r)) ||
-	       (gs->tval[sc] && edge_jump(gs, &gs->tval[sc][at], true, gs->trail, sc, r));
+	return agree[0] + agree[1];
 }

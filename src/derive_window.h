@@ -252,13 +252,16 @@ double gsum_bursts(const struct gsum *gs, int sc, int r, double T, double *low);
  * round, where it has them (derive_lead.c). */
 void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
 		    const int nrows[SNAP_NSCOPES], struct arena *ar);
-/* Whether the group's windows in row r of scope sc missed a change of
- * its rates in the share of the interval before its first window or
- * after its last: its last window of the interval before, or its window
- * of the tail round, stands far from all of its windows here, in one of
- * its events, by a move that in that share would be as large as the
- * event's figure (derive_lead.c). */
-bool gsum_edge_jump(const struct gsum *gs, int sc, int r);
+/* What the group's edge windows (its last window of the interval before,
+ * its window of the tail round) say in row r of scope sc
+ * (derive_lead.c): EDGE_JUMPED where its windows missed a change of its
+ * rates in the share of the interval before its first window or after
+ * its last (an edge window stands far from all of its windows here, in
+ * one of its events, by a move that in that share would be a quarter of
+ * the event's figure); else how many of them agree with its windows here
+ * (0 to 2: every event within EDGE_AGREE_SD of their spread). */
+#define EDGE_JUMPED (-1)
+int gsum_edges(const struct gsum *gs, int sc, int r);
 /* The variance, in row r, of sum_k coef[k] x the pooled figure of event
  * events[k] (each taken from its own window set, ev_set[event]): what a
  * metric whose events share no group states as its error. Terms whose

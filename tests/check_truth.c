@@ -104,10 +104,13 @@ enum { PHYS_PKG_NJ, PHYS_CORES_NJ, PHYS_DRAM_NJ, PHYS_INSN, PHYS_N };
  * derive_lead.c): 4, 0.049 % (111 of 224,906), 19 and 18. The same
  * happened as with the start: figures too wide (root mean square miss
  * 0.5-0.65 stated errors, mostly sets of three windows) had been kept
- * under 99 % by the misses now marked not known. */
-#define PLAIN_OFF_LEFT 4
+ * under 99 % by the misses now marked not known. With t's widening
+ * taken for the degrees of freedom of the edge windows that agree with
+ * a set's windows too (derive.c, witness_scale): 5, 0.050 % (116 of
+ * 232,448), 6 and 6. */
+#define PLAIN_OFF_LEFT 5
 #define WILD_PLAIN_LEFT 0.001
-#define OVER_WIDE_LEFT 19
+#define OVER_WIDE_LEFT 6
 /* The same on the models imported from Linux perf's files: 12 against
  * the formula on the true counts and 2 against the physical truth before,
  * 11 and 0 with the moderated errors (mostly topdown parts of Ice Lake-SP
@@ -1446,7 +1449,8 @@ END_TEST
  * after a phase that ended before their group's first window: none and 6
  * since a group's last window of the interval before is held against its
  * windows (derive_lead.c); none and 8 with the tail round, whose windows
- * move every other window of the interval (sampler_read.c). Both
+ * move every other window of the interval (sampler_read.c), and 9 with
+ * the edge windows' degrees of freedom (derive.c, witness_scale). Both
  * judgements come from the same two runs. */
 START_TEST(test_cache_view_sets)
 {
@@ -1457,7 +1461,7 @@ START_TEST(test_cache_view_sets)
 	run_all(rr, ARRAY_SIZE(rr));
 	ck_assert_int_gt(tot.plain_checked, 10000);
 	ck_assert_msg(tot.plain_off25_ev == 0, "%ld plain event figures more than 25 %% off", tot.plain_off25_ev);
-	ck_assert_msg(tot.plain_off25 == 0 && tot.wild_plain <= 8,
+	ck_assert_msg(tot.plain_off25 == 0 && tot.wild_plain <= 9,
 		      "%ld plain figures more than 25 %% off (worst %.3g: %s), %ld more than 5 stated errors", tot.plain_off25,
 		      tot.plain_worst, tot.plain_worst_what, tot.wild_plain);
 }

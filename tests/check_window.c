@@ -11,7 +11,8 @@
  * window of the interval before, far from all of its windows here, says
  * that they missed a change in the share of the interval before the
  * first of them; its window of the tail round, the same after the last
- * of them (gsum_edge_jump). */
+ * of them (gsum_edges); and where they stand within the windows' own
+ * spread, they agree with them. */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -276,19 +277,19 @@ START_TEST(test_lead_jump)
 	g.lead = 0.1;
 	pval[0] = 4.5e9;
 	pval[1] = 120e6;
-	ck_assert(gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) == EDGE_JUMPED);
 	g.lead = 0;
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	g.lead = 0.1;
 	g.pval[0] = NULL;
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	g.pval[0] = pval;
 	pval[1] = NAN;
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	pval[1] = 9e6;   /* 6.3 M from the first window's 2.7 M, x 0.1: 0.21 of 3 M */
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	pval[1] = 10.5e6;   /* 7.8 M: 0.26 of 3 M */
-	ck_assert(gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) == EDGE_JUMPED);
 	/* The same 40-fold move where the windows here wander as much: its
 	 * share (0.3) large enough, but under 3 of their deviations (60 M). */
 	pval[1] = 120e6;
@@ -296,32 +297,72 @@ START_TEST(test_lead_jump)
 	const double wild[NB] = { 0.1, 0.1, 0.1, 0.1, 50 };
 	for (int b = 0; b < NB; b++)
 		bval[b * NE + 1] = 3e6 * wild[b];
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	for (int b = 0; b < NB; b++)
 		bval[b * NE + 1] = 3e6 * wander[b];
-	ck_assert(gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) == EDGE_JUMPED);
 	g.lead = 0.1;
 	const bool pin[NE] = { false, true };
 	g.pin = pin;
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	/* Fewer than three windows here: no spread to hold it against. */
 	g.pin = NULL;
 	g.pval[0] = NULL;
 	double tval[NE] = { 4.5e9, 120e6 };
 	g.tval[0] = tval;
 	g.trail = 0.05;
-	ck_assert(gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) == EDGE_JUMPED);
 	g.trail = 0.005;
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	g.trail = 0.05;
 	tval[1] = 3.2e6;   /* as the last window (3.15 M) */
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	tval[1] = 120e6;
 	g.tval[0] = NULL;
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
 	g.tval[0] = tval;
 	g.nb = 2;
-	ck_assert(!gsum_edge_jump(&g, 0, 0));
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
+}
+END_TEST
+
+/* Edge windows that agree: the same group (5 windows of cycles and
+ * misses, the misses 2.7-3.3 M, a deviation of 0.21 M), a last window of
+ * the interval before and a tail window within two deviations of the
+ * mean in both events count 2; a tail window 0.5 M off the mean (2.4
+ * deviations, and no jump) does not agree, nor one without a figure;
+ * with no edge window, or fewer than three windows, nothing is said. */
+START_TEST(test_edges_agree)
+{
+	enum { NB = 5, NE = 2 };
+	double bval[NB * NE], bw[NB];
+	const double rate[NE] = { 4.5e9, 3e6 };
+	struct gsum g;
+	steady_windows(&g, bval, bw, NB, NE, rate);
+	const double wander[NB] = { 0.9, 1.1, 1.0, 0.95, 1.05 };
+	for (int b = 0; b < NB; b++) {
+		bval[b * NE] *= wander[b];
+		bval[b * NE + 1] *= wander[b];
+	}
+	double pval[NE] = { 4.6e9, 3.1e6 }, tval[NE] = { 4.4e9, 2.9e6 };
+	g.pval[0] = pval;
+	g.tval[0] = tval;
+	g.lead = 0.1;
+	g.trail = 0.05;
+	ck_assert_int_eq(gsum_edges(&g, 0, 0), 2);
+	tval[1] = 3.5e6;
+	ck_assert_int_eq(gsum_edges(&g, 0, 0), 1);
+	tval[1] = NAN;
+	ck_assert_int_eq(gsum_edges(&g, 0, 0), 1);
+	pval[0] = NAN;
+	ck_assert_int_eq(gsum_edges(&g, 0, 0), 0);
+	/* No edge window at all, or too few windows: nothing said. */
+	g.pval[0] = g.tval[0] = NULL;
+	ck_assert_int_eq(gsum_edges(&g, 0, 0), 0);
+	g.pval[0] = pval;
+	pval[0] = 4.6e9;
+	g.nb = 2;
+	ck_assert_int_eq(gsum_edges(&g, 0, 0), 0);
 }
 END_TEST
 
@@ -335,6 +376,7 @@ static Suite *window_suite(void)
 	tcase_add_test(tc, test_burst_without_pins);
 	tcase_add_test(tc, test_burst_unvouched);
 	tcase_add_test(tc, test_lead_jump);
+	tcase_add_test(tc, test_edges_agree);
 	suite_add_tcase(s, tc);
 	return s;
 }
