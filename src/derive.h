@@ -44,14 +44,14 @@ struct derive_group {
 	 * running [ninst]; NULL: none), and the share of this interval
 	 * before the group's first window (0: it ran from the start). A
 	 * change of rates between the two that its windows here do not
-	 * show fell in that share, unseen (gsum_lead_jump). */
+	 * show fell in that share, unseen (gsum_edges). */
 	const double *pv;
 	const double *pr;
 	double lead;
 	/* The same at the interval's end: the group's window of the tail
 	 * round, a short one after every group's last window (counts, ns
 	 * running; NULL: none), and the share of the interval after the
-	 * group's last window before it (gsum_tail_jump). Its counts are in
+	 * group's last window before it (gsum_edges). Its counts are in
 	 * iv and ir, not in a bucket: it is a witness, not a sample. */
 	const double *tv;
 	const double *tr;

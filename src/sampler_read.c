@@ -331,10 +331,11 @@ static uint64_t slot_deadline(const struct sampler *s, const struct pmu_state *p
  * 26 ms made the interval's 0.093 (docs/uncertainty.md, item 9). So the
  * interval ends with one short window of every group, in rotation order
  * (SAMPLER_TAIL_SHARE of a slot each): a window after the change, which
- * derive holds against the group's windows (gsum_tail_jump). Its counts
+ * derive holds against the group's windows (gsum_edges). Its counts
  * are the interval's, and each group still runs the same share of it;
- * it is no sample (the buckets), since its few milliseconds would weigh
- * as much as a whole window in their spread. Only with rounds enough for
+ * it is no sample (the buckets): with an eighth of a window's weight it
+ * would hardly enter their spread yet add a degree of freedom to t's
+ * widening (unc_mean_se_sums). Only with rounds enough for
  * a spread (UNC_MIN_SAMPLES): fewer state no error to doubt. */
 static void plan_tail(struct pmu_state *ps, uint64_t len, long rounds)
 {
