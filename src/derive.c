@@ -334,12 +334,12 @@ static void step_group_sums(struct derive_work *w, const struct derive_input *in
 {
 	const struct sched_plan *plan = in->plan;
 	w->gs = WORK_ZARRAY(w, plan->ngroups, struct gsum);
-	w->any_lead = false;
+	w->any_edge = false;
 	for (int g = 0; g < plan->ngroups; g++)
 		if (in->pmus[plan->groups[g].pmu].available && in->groups[g].iv) {
 			gsum_fill(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
-			gsum_fill_lead(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
-			w->any_lead |= w->gs[g].pval[0] != NULL || w->gs[g].tval[0] != NULL;
+			gsum_fill_edges(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
+			w->any_edge |= w->gs[g].pval[0] != NULL || w->gs[g].tval[0] != NULL;
 		}
 }
 
@@ -767,8 +767,8 @@ static double others_burst(const struct derive_work *w, const struct wset *ws, c
  * see that window may have missed a move of the same size. For a set
  * that no event counted throughout vouches for (vouched[set] false,
  * prep_row), moves from GSUM_BURST_MIN_UNVOUCHED on count, times
- * BURST_FLOOR_K_UNVOUCHED. Last, lead_floors. */
-static void lead_floors(struct derive_work *w, int sc);
+ * BURST_FLOOR_K_UNVOUCHED. Last, edge_floors. */
+static void edge_floors(struct derive_work *w, int sc);
 
 static void burst_floor(struct derive_work *w, int sc, int r)
 {
@@ -781,7 +781,7 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		 * every floor (what the loops below find). */
 		for (int i = 0; i < n; i++)
 			w->floor[list[i]] = 0;
-		lead_floors(w, sc);
+		edge_floors(w, sc);
 		return;
 	}
 	/* Per PMU, its two largest bursts, and (at npmus + p) its two
@@ -813,17 +813,19 @@ static void burst_floor(struct derive_work *w, int sc, int r)
 		double k = w->vouched[list[i]] ? BURST_FLOOR_K : BURST_FLOOR_K_UNVOUCHED;
 		w->floor[list[i]] = k * others_burst(w, ws, gb, b1[q], b2[q], g1[q], g2[q]);
 	}
-	lead_floors(w, sc);
+	edge_floors(w, sc);
 }
 
 /* A set one of whose groups missed a change of its rates at the
  * interval's start or end (gsum_edges, in w->gedge) gets an infinite
  * floor: its errors are not known (floored), as those of a set whose
  * windows missed a burst they cannot size. */
-static void lead_floors(struct derive_work *w, int sc)
+static void edge_floors(struct derive_work *w, int sc)
 {
+	if (!w->any_edge)
+		return;
 	const int *list = w->prep[sc], n = w->nprep[sc];
-	for (int i = 0; i < n && w->any_lead; i++) {
+	for (int i = 0; i < n; i++) {
 		const struct wset *ws = &w->wl.v[list[i]];
 		for (int j = 0; j < ws->ng; j++)
 			if (w->gedge[ws->g[j]] == EDGE_JUMPED) {
@@ -894,7 +896,7 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 	/* Only the scope's measured sets (w->prep); every other set's doubt
 	 * is 1 for the whole interval. */
 	const int *list = w->prep[sc], n = w->nprep[sc];
-	for (int g = 0; g < w->ngroups && w->any_lead; g++)
+	for (int g = 0; g < w->ngroups && w->any_edge; g++)
 		w->gedge[g] = (signed char)(w->gpmu[g] >= 0 && w->pmu_here[w->gpmu[g]] ? gsum_edges(&w->gs[g], sc, r) : 0);
 	for (int i = 0; i < n; i++) {
 		int k = list[i];
@@ -919,7 +921,7 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
 		/* A set whose windows stood off from the interval keeps t's
 		 * whole widening. */
-		if (w->any_lead && w->doubt[k] == 1)
+		if (w->any_edge && w->doubt[k] == 1)
 			w->doubt[k] = witness_scale(w, ws, w->smp[k].n);
 	}
 	burst_floor(w, sc, r);
@@ -1072,7 +1074,7 @@ HOT_PATH static void floors_after_trees(const struct derive_work *w, struct snap
 	const double *tfl = row_tfloor(w, sc, r);
 	for (int k = 0; tfl && k < w->ntcols; k++) {
 		double *rse = &row->mrse[w->tcol[k]];
-		/* An infinite floor (lead_floors): not known at all. */
+		/* An infinite floor (edge_floors): not known at all. */
 		if (*rse > 0 && isfinite(*rse) && *rse < tfl[k])
 			*rse = isinf(tfl[k]) ? NAN : tfl[k];
 	}

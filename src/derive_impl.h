@@ -172,10 +172,10 @@ struct derive_work {
 	 * row (burst_floor); per plan group, its burst there (gsum_burst). */
 	double *floor, *gburst;
 	/* Whether some group has its last window of the interval before, or
-	 * its window of the tail round, in this interval (gsum_fill_lead):
-	 * else lead_floors and witness_scale have nothing to find in any
+	 * its window of the tail round, in this interval (gsum_fill_edges):
+	 * else edge_floors and witness_scale have nothing to find in any
 	 * row. Per plan group, what those say in the row (gsum_edges). */
-	bool any_lead;
+	bool any_edge;
 	signed char *gedge;
 	/* Per plan group, its burst from GSUM_BURST_MIN_UNVOUCHED on; per
 	 * set, whether an event counted throughout vouches for its windows

@@ -73,7 +73,7 @@ static void edge_rows(double *dst[SNAP_NSCOPES], const struct derive_input *in, 
 					dst[sc][(size_t)row * (size_t)nev + (size_t)j] = NAN;
 }
 
-HOT_PATH void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
+HOT_PATH void gsum_fill_edges(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
 		    const int nrows[SNAP_NSCOPES], struct arena *ar)
 {
 	const struct derive_group *g = &in->groups[gi];

@@ -250,7 +250,7 @@ double gsum_bursts(const struct gsum *gs, int sc, int r, double T, double *low);
 /* Fills gs's pval, lead, tval and trail (after gsum_fill) from the
  * group's last window of the interval before and its window of the tail
  * round, where it has them (derive_lead.c). */
-void gsum_fill_lead(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
+void gsum_fill_edges(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
 		    const int nrows[SNAP_NSCOPES], struct arena *ar);
 /* What the group's edge windows (its last window of the interval before,
  * its window of the tail round) say in row r of scope sc

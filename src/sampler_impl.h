@@ -31,7 +31,7 @@ struct pmu_state {
 	int *groups;          /* plan group indices in rotation order */
 	int cur;              /* position in groups[] that is enabled */
 	int nslots, next_slot;
-	/* The tail round (sampler_read.c, tail_round): ntail short windows,
+	/* The tail round (sampler_read.c, plan_tail): ntail short windows,
 	 * one per group, in the interval's last tail_ns, after the nslots
 	 * rotation slots of the rest of it; 0: none this interval. */
 	int ntail;

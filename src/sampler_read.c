@@ -320,7 +320,7 @@ static uint64_t slot_deadline(const struct sampler *s, const struct pmu_state *p
 	if (j <= ps->nslots)
 		return s->t_start + (uint64_t)((unsigned __int128)reg * (unsigned)j / (unsigned)ps->nslots);
 	if (j > ps->nslots + ps->ntail)
-		return s->t_start + len;   /* past the last: never reached */
+		return s->t_start + len;   /* past the last slot: not waited for */
 	return s->t_start + reg + (uint64_t)((unsigned __int128)ps->tail_ns * (unsigned)(j - ps->nslots) / (unsigned)ps->ntail);
 }
 
