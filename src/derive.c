@@ -407,10 +407,11 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		for (int j = 0; j < wl->v[k].ng; j++)
 			wl->v[k].ns += w->gs[wl->v[k].g[j]].nb ? w->gs[wl->v[k].g[j]].nb : 1;
 	}
-	/* Scratch: a weight and a linearised value per sample. */
+	/* Scratch: a weight and a linearised value per sample, and a value
+	 * per edge window (two per group). */
 	size_t nscratch = 1;
 	for (int k = 0; k < wl->n; k++) {
-		size_t need = 2 * (size_t)wl->v[k].ns;
+		size_t need = 2 * ((size_t)wl->v[k].ns + (size_t)wl->v[k].ng);
 		if (need > nscratch)
 			nscratch = need;
 	}
@@ -445,14 +446,14 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->smp = WORK_ZARRAY(w, wl->n, struct wsamples);
 	size_t nsmp = 1, nsval = 1;
 	for (int k = 0; k < wl->n; k++) {
-		nsmp += (size_t)wl->v[k].ns;
+		nsmp += (size_t)wl->v[k].ns + 2 * (size_t)wl->v[k].ng;
 		nsval += (size_t)wl->v[k].nev;
 	}
 	const double **smp_v = WORK_ARRAY(w, nsmp, const double *);
 	const int **smp_pos = WORK_ARRAY(w, nsmp, const int *);
 	double *smp_wt = WORK_ARRAY(w, nsmp, double);
 	double *smp_val = WORK_ARRAY(w, nsval, double);
-	for (int k = 0, at = 0, atv = 0; k < wl->n; atv += wl->v[k].nev, at += wl->v[k++].ns) {
+	for (int k = 0, at = 0, atv = 0; k < wl->n; atv += wl->v[k].nev, at += wl->v[k].ns + 2 * wl->v[k].ng, k++) {
 		w->smp[k].v = smp_v + at;
 		w->smp[k].pos = smp_pos + at;
 		w->smp[k].wt = smp_wt + at;
@@ -835,29 +836,6 @@ static void edge_floors(struct derive_work *w, int sc)
 	}
 }
 
-/* What set ws's errors take from its groups' edge windows where every
- * group has one that agrees with its windows (gsum_edges): those are
- * samples of the same rates that its windows' spread did not see, so
- * that spread is no fluke of a few windows that happened to agree, and
- * Student's t is taken for the degrees of freedom of them all, m - 1 + a
- * for m samples and a agreeing edge windows, not m - 1 (three windows
- * and two edge windows: 2.78 / 4.30). Without it the errors of sets of
- * three windows were twice too wide at the median (docs/uncertainty.md,
- * item 10). 1 where some group has none. */
-static double witness_scale(const struct derive_work *w, const struct wset *ws, int m)
-{
-	if (m < UNC_MIN_SAMPLES)
-		return 1;
-	int a = 0;
-	for (int j = 0; j < ws->ng; j++) {
-		int e = w->gedge[ws->g[j]];
-		if (e <= 0)
-			return 1;
-		a += e;
-	}
-	return unc_t975(m - 1 + a) / unc_t975(m - 1);
-}
-
 /* rse raised to the floor f where it states an error (not exact, not
  * unknown); where the floor is more than BURST_UNKNOWN times what the
  * figure's own windows say, the error is not known at all: the figure's
@@ -906,7 +884,7 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 		if (!w->pmu_here[ws->pmu])
 			continue;
 		w->vouched[k] = set_vouched(ws, w->dcol[k], row);
-		wset_samples(ws, w->gs, sc, r, &w->smp[k]);
+		wset_samples(ws, w->gs, sc, r, w->any_edge, &w->smp[k]);
 		/* The errors of the events that the set gives and whose error
 		 * is found (step_events left them): what event_in_row finds. */
 		for (int j = w->ev_err_at[k]; j < w->ev_err_at[k + 1]; j++) {
@@ -919,10 +897,6 @@ static void prep_row(struct derive_work *w, struct snap_row *row, int sc, int r)
 			row->erse[c] = se == 0 ? 0 : se / fabs(v);
 		}
 		w->doubt[k] = window_doubt(ws, w->dcol[k], w->gs, &w->smp[k], row, sc, r, w->scratch);
-		/* A set whose windows stood off from the interval keeps t's
-		 * whole widening. */
-		if (w->any_edge && w->doubt[k] == 1)
-			w->doubt[k] = witness_scale(w, ws, w->smp[k].n);
 	}
 	burst_floor(w, sc, r);
 	for (int i = 0; i < n; i++) {
@@ -1244,9 +1218,10 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	const struct wset_list *wl = &w0->wl;
 	size_t nscratch = 1, nsmp = 1, nsval = 1;
 	for (int k = 0; k < wl->n; k++) {
-		if (2 * (size_t)wl->v[k].ns > nscratch)
-			nscratch = 2 * (size_t)wl->v[k].ns;
-		nsmp += (size_t)wl->v[k].ns;
+		size_t ns = (size_t)wl->v[k].ns + (size_t)wl->v[k].ng;
+		if (2 * ns > nscratch)
+			nscratch = 2 * ns;
+		nsmp += ns + (size_t)wl->v[k].ng;
 		nsval += (size_t)wl->v[k].nev;
 	}
 	w.scratch = WORK_ARRAY(&w, nscratch, double);
@@ -1273,7 +1248,7 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	const int **smp_pos = WORK_ARRAY(&w, nsmp, const int *);
 	double *smp_wt = WORK_ARRAY(&w, nsmp, double);
 	double *smp_val = WORK_ARRAY(&w, nsval, double);
-	for (int k = 0, at = 0, atv = 0; k < wl->n; atv += wl->v[k].nev, at += wl->v[k++].ns)
+	for (int k = 0, at = 0, atv = 0; k < wl->n; atv += wl->v[k].nev, at += wl->v[k].ns + 2 * wl->v[k].ng, k++)
 		w.smp[k] = (struct wsamples){ .v = smp_v + at, .pos = smp_pos + at, .wt = smp_wt + at,
 					      .val = smp_val + atv, .need = w0->smp[k].need };
 	w.mt[sc] = WORK_ARRAY(&w, w0->nmt[sc], struct mtask);

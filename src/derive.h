@@ -157,6 +157,12 @@ struct derive_input {
 	 * found when read). NULL: every row's, as every output but the
 	 * dashboard needs. Only with a cache. */
 	const struct derive_want *want;
+	/* The groups' buckets are the kernel's slices of the interval
+	 * (--rotate kernel: four reads, each part a sample), not windows of
+	 * pmctop's rotation spread over it: their errors are taken from
+	 * their spread about the mean, not from successive windows
+	 * (unc_chain_se). */
+	bool slices;
 };
 
 /* A new snapshot (caller frees) with its rows, the planned flags, each

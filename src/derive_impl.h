@@ -173,8 +173,8 @@ struct derive_work {
 	double *floor, *gburst;
 	/* Whether some group has its last window of the interval before, or
 	 * its window of the tail round, in this interval (gsum_fill_edges):
-	 * else edge_floors and witness_scale have nothing to find in any
-	 * row. Per plan group, what those say in the row (gsum_edges). */
+	 * else edge_floors has nothing to find in any row. Per plan group,
+	 * whether its windows missed a change there (gsum_edges). */
 	bool any_edge;
 	signed char *gedge;
 	/* Per plan group, its burst from GSUM_BURST_MIN_UNVOUCHED on; per

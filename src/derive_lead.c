@@ -81,6 +81,7 @@ HOT_PATH void gsum_fill_edges(struct gsum *gs, const struct derive_input *in, in
 		gs->pval[sc] = gs->tval[sc] = NULL;
 	gs->lead = g->lead;
 	gs->trail = g->trail;
+	gs->chain = !in->slices;
 	if (gs->nb < UNC_MIN_SAMPLES)
 		return;
 	if (g->pv && g->pr && g->lead > 0)
@@ -104,11 +105,6 @@ HOT_PATH void gsum_fill_edges(struct gsum *gs, const struct derive_input *in, in
  * seen 7.8 times higher in the tail round, left Zen 5's
  * branch_miss_ratio 34 % low and plain (docs/uncertainty.md, item 9). */
 #define EDGE_JUMP_SHARE 0.25
-/* An edge window agrees with the group's windows when each of its
- * events stands within this many of their standard deviations from
- * their mean (docs/uncertainty.md, item 10). */
-#define EDGE_AGREE_SD 2.0
-
 HOT_PATH int gsum_edges(const struct gsum *gs, int sc, int r)
 {
 	int nb = gs->nb, nev = gs->nev;
@@ -129,15 +125,13 @@ HOT_PATH int gsum_edges(const struct gsum *gs, int sc, int r)
 	if (m < UNC_MIN_SAMPLES)
 		return 0;
 	/* Each edge window: where it lies (before the first, after the
-	 * last), the share of the interval the group did not see there, and
-	 * whether it agrees so far. */
+	 * last) and the share of the interval the group did not see there. */
 	const double *ev[2] = {
 		gs->pval[sc] ? &gs->pval[sc][(size_t)r * (size_t)nev] : NULL,
 		gs->tval[sc] ? &gs->tval[sc][(size_t)r * (size_t)nev] : NULL,
 	};
 	const int near[2] = { first, last };
 	const double share[2] = { gs->lead, gs->trail };
-	bool agree[2] = { ev[0] != NULL, ev[1] != NULL };
 	for (int j = 0; j < nev; j++) {
 		/* Events pinned for a fixed counter ran throughout: nothing
 		 * of theirs went unseen, and they sample nothing of the
@@ -159,16 +153,12 @@ HOT_PATH int gsum_edges(const struct gsum *gs, int sc, int r)
 			if (!ev[e])
 				continue;
 			double x = ev[e][j];
-			if (isnan(x)) {
-				agree[e] = false;
+			if (isnan(x))
 				continue;
-			}
 			double jump = fabs(x - v[(size_t)near[e] * (size_t)nev + (size_t)j]);
 			if (fabs(mean) > 0 && jump * share[e] >= EDGE_JUMP_SHARE * fabs(mean) && jump > EDGE_JUMP_SD * sd)
 				return EDGE_JUMPED;
-			if (!(fabs(x - mean) <= EDGE_AGREE_SD * sd))
-				agree[e] = false;
 		}
 	}
-	return agree[0] + agree[1];
+	return 0;
 }

@@ -93,11 +93,24 @@ double moderate_median(double *v, int n)
 	return m >= MODERATE_MIN_ROWS ? kth(v, m, m / 2) : NAN;
 }
 
+/* The largest relative error of a plain figure (unc_marked's limit). A
+ * figure whose own windows state more is marked (~) whatever its peers
+ * say: the blend sizes its error, but the peers' windows did not see
+ * what its own did, so they cannot vouch that it is within 10 %. Where
+ * the blend would have made such figures plain, 3 of them, in phases
+ * that their own windows saw begin and the peers' did not, were 26-30 %
+ * off (Zen 5's cycles of a CPU whose FP phase began late; its
+ * op_cache_fetch_miss_ratio; docs/uncertainty.md, item 7). */
+#define MODERATE_PLAIN_MAX (UNC_MARK_REL95 / 1.96)
+
 static inline void moderate_one(double *rse, const double *med, const double *scale, int c)
 {
 	double e = rse[c], p = med[c];
-	if (e > 0 && isfinite(e) && !isnan(p))
-		rse[c] = scale[c] * sqrt(MODERATE_PRIOR * p * p + (1 - MODERATE_PRIOR) * e * e);
+	if (e > 0 && isfinite(e) && !isnan(p)) {
+		double b = scale[c] * sqrt(MODERATE_PRIOR * p * p + (1 - MODERATE_PRIOR) * e * e);
+		/* Just past the limit: still marked. */
+		rse[c] = e > MODERATE_PLAIN_MAX && b <= MODERATE_PLAIN_MAX ? MODERATE_PLAIN_MAX * (1 + 1e-9) : b;
+	}
 }
 
 void moderate_apply(double *rse, const double *med, const double *scale, int n)

@@ -321,6 +321,34 @@ double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 }
 
 
+/* The edge windows of set w's groups in row r of scope sc (gsum_fill_edges:
+ * only groups of UNC_MIN_SAMPLES buckets or more have them): each one's
+ * counts into v and where the set's events lie in it into pos; their
+ * number, at most 2 * w->ng. A row some instance of which had no such
+ * window has none (NaN). */
+static int set_edges(const struct wset *w, const struct gsum *gs, int sc, int r, const double **v, const int **pos)
+{
+	int n = 0;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *g = &gs[w->g[k]];
+		const double *e[2] = { g->pval[sc], g->tval[sc] };
+		for (int j = 0; j < 2; j++) {
+			if (!e[j] || isnan(e[j][(size_t)r * (size_t)g->nev]))
+				continue;
+			v[n] = &e[j][(size_t)r * (size_t)g->nev];
+			pos[n++] = &w->pos[k * w->nev];
+		}
+	}
+	return n;
+}
+
+/* Which edge windows group g has in row r of scope sc (set_edges' test). */
+static void set_chain_edges(const struct gsum *g, int sc, int r, bool *before, bool *after)
+{
+	*before = g->pval[sc] && !isnan(g->pval[sc][(size_t)r * (size_t)g->nev]);
+	*after = g->tval[sc] && !isnan(g->tval[sc][(size_t)r * (size_t)g->nev]);
+}
+
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch)
 {
@@ -353,7 +381,32 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 			m++;
 		}
 	}
-	return unc_mean_se_sums(z, zw, s, m, sw, sx, covered);
+	/* The edge windows' linearised values, after the samples' weights
+	 * (set_edges' order). */
+	double *ze = zw + s;
+	int ne = 0;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *g = &gs[w->g[k]];
+		const int *pos = &w->pos[k * nev];
+		const double *e[2] = { g->pval[sc], g->tval[sc] };
+		for (int i = 0; i < 2; i++) {
+			const double *v = e[i] ? &e[i][(size_t)r * (size_t)g->nev] : NULL;
+			if (!v || isnan(v[0]))
+				continue;
+			double sum = 0;
+			for (int j = 0; j < n; j++)
+				sum += coef[j] * v[pos[ks[j]]];
+			if (!isfinite(sum))
+				return NAN;
+			ze[ne++] = sum;
+		}
+	}
+	if (w->ng == 1 && gs[w->g[0]].chain) {
+		bool before, after;
+		set_chain_edges(&gs[w->g[0]], sc, r, &before, &after);
+		return unc_chain_se(z, zw, s, m, sw, before ? ze : NULL, after ? ze + ne - 1 : NULL, covered);
+	}
+	return unc_mean_se_edges(z, zw, s, m, sw, sx, ze, ne, covered);
 }
 
 /* wset_value1 of every event of a set of several groups: the groups that
@@ -382,14 +435,16 @@ void wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, str
 	if (w->ng >= 2)
 		set_values(w, gs, sc, r, out);
 	out->n = 0;
+	out->ne = 0;
 	out->sw = 0;
 }
 
-void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out)
+void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bool edges, struct wsamples *out)
 {
 	if (w->ng >= 2)
 		set_values(w, gs, sc, r, out);
 	out->n = 0;
+	out->ne = 0;
 	out->sw = 0;
 	/* Fewer samples than an error needs: none of the set's errors can
 	 * be stated (unc_mean_se_sums), so they are not looked for. */
@@ -414,6 +469,11 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, st
 	}
 	out->n = s;
 	out->sw = sw;
+	out->ne = edges ? set_edges(w, gs, sc, r, out->v + s, out->pos + s) : 0;
+	out->chain = w->ng == 1 && gs[w->g[0]].chain;
+	out->ebefore = out->eafter = false;
+	if (out->chain && out->ne > 0)
+		set_chain_edges(&gs[w->g[0]], sc, r, &out->ebefore, &out->eafter);
 }
 
 

@@ -58,6 +58,10 @@ struct gsum {
 	 * and trail); NULL: none. */
 	double *tval[SNAP_NSCOPES];
 	double trail;
+	/* Its buckets are windows of pmctop's rotation in time order, each
+	 * a systematic sample of the interval: a set of this group alone
+	 * takes its errors from successive windows (unc_chain_se). */
+	bool chain;
 };
 
 /* dst[j] += src[j] for j < n, two at a time where the compiler has
@@ -145,7 +149,11 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
  * 1); the figure covered the share `covered` of the interval. The first
  * pass of the statistics is done while the samples are summed, and a
  * sample of no weight is not summed at all; only the events named are
- * read. scratch has room for 2 * w->ns doubles. */
+ * read. The groups' edge windows enter the spread too: a set of one
+ * group of chain windows takes it from successive windows, edge windows
+ * at the ends (unc_chain_se), any other set about the mean
+ * (unc_mean_se_edges). scratch has room for 2 * (w->ns + w->ng)
+ * doubles. */
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch);
 /* A set in one row, as every figure of the set there reads it, found
@@ -184,15 +192,25 @@ static inline int wset_ran(const struct wset *w, const struct gsum *gs, int sc, 
 struct wsamples {
 	int n;
 	double sw;
-	const double **v;      /* [w->ns] */
-	const int **pos;       /* [w->ns] */
+	/* ne: the set's groups' edge windows (gsum's pval and tval) in the
+	 * row, after the n samples in v and pos (no weight: each weighs as
+	 * the mean sample; unc_mean_se_edges). */
+	int ne;
+	/* A set of one group of chain windows (gsum's chain): its samples
+	 * are in time order, and its edge windows are the one before them
+	 * (ebefore: the first of ne) and the one after (eafter: the last). */
+	bool chain, ebefore, eafter;
+	const double **v;      /* [w->ns + 2 * w->ng] */
+	const int **pos;       /* [w->ns + 2 * w->ng] */
 	double *wt;            /* [w->ns] */
 	double cov;            /* ng >= 2: what wset_value1 returns */
 	double *val;           /* [w->nev] ng >= 2: wset_value1's values */
 	const bool *need;      /* [w->nev] set by the caller: the values to find
 	                        * (NULL: all; the others are left as they were) */
 };
-void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
+/* edges: some group of the interval has an edge window (else none is
+ * looked for). */
+void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bool edges, struct wsamples *out);
 /* wset_samples' values and coverage alone, with no samples (n 0): a row
  * whose errors are found later (derive_input.want). */
 void wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
@@ -208,7 +226,7 @@ static inline double wsamples_se(const struct wsamples *sm, const int *ks, const
 	if (sm->n < UNC_MIN_SAMPLES)
 		return NAN;
 	double sx = 0;
-	for (int s = 0; s < sm->n; s++) {
+	for (int s = 0; s < sm->n + sm->ne; s++) {
 		const double *v = sm->v[s];
 		const int *pos = sm->pos[s];
 		double sum = 0;
@@ -217,9 +235,13 @@ static inline double wsamples_se(const struct wsamples *sm, const int *ks, const
 		if (!isfinite(sum))
 			return NAN;
 		scratch[s] = sum;
-		sx += sm->wt[s] * sum;
+		if (s < sm->n)
+			sx += sm->wt[s] * sum;
 	}
-	return unc_mean_se_sums(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, covered);
+	if (sm->chain)
+		return unc_chain_se(scratch, sm->wt, sm->n, sm->n, sm->sw, sm->ebefore ? scratch + sm->n : NULL,
+				    sm->eafter ? scratch + sm->n + sm->ne - 1 : NULL, covered);
+	return unc_mean_se_edges(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, scratch + sm->n, sm->ne, covered);
 }
 /* How far the mix of group gs's events moved, in row r, in the first or
  * last of its windows of the interval (buckets, three or more, in time
@@ -252,14 +274,14 @@ double gsum_bursts(const struct gsum *gs, int sc, int r, double T, double *low);
  * round, where it has them (derive_lead.c). */
 void gsum_fill_edges(struct gsum *gs, const struct derive_input *in, int gi, const struct inst_rows *ir,
 		    const int nrows[SNAP_NSCOPES], struct arena *ar);
-/* What the group's edge windows (its last window of the interval before,
- * its window of the tail round) say in row r of scope sc
- * (derive_lead.c): EDGE_JUMPED where its windows missed a change of its
- * rates in the share of the interval before its first window or after
- * its last (an edge window stands far from all of its windows here, in
- * one of its events, by a move that in that share would be a quarter of
- * the event's figure); else how many of them agree with its windows here
- * (0 to 2: every event within EDGE_AGREE_SD of their spread). */
+/* Whether the group's edge windows (its last window of the interval
+ * before, its window of the tail round) show, in row r of scope sc, that
+ * its windows missed a change of its rates in the share of the interval
+ * before its first window or after its last (derive_lead.c): an edge
+ * window stands far from all of its windows here, in one of its events,
+ * by a move that in that share would be a quarter of the event's figure.
+ * EDGE_JUMPED then, else 0. Smaller moves are sized by the set's errors
+ * themselves, which hold the edge windows as samples (unc_chain_se). */
 #define EDGE_JUMPED (-1)
 int gsum_edges(const struct gsum *gs, int sc, int r);
 /* The variance, in row r, of sum_k coef[k] x the pooled figure of event

@@ -440,7 +440,7 @@ static struct snapshot *derive_line(struct replay *r, json_t *o, char **cause)
 	struct derive_input in = {
 		.model = m, .topo = t, .plan = &iv.plan, .cpu_filter = r->cpu_filter,
 		.measured_s = measured_s, .pmus = iv.pmus, .groups = iv.groups,
-		.cache = NULL, .plan_gen = r->plan_gen,
+		.cache = NULL, .plan_gen = r->plan_gen, .slices = rotate_ms == 0,
 	};
 	snap = derive_snapshot(&in);
 	snap->seq = (uint64_t)json_integer_value(seq);

@@ -592,6 +592,7 @@ HOT_PATH struct snapshot *sampler_build_snapshot(struct sampler *s, double measu
 		.plan_gen = s->plan_gen,
 		.max_ghz = s->max_ghz,
 		.want = take_want(s),
+		.slices = s->kernel_mux,
 	};
 	struct snapshot *snap = derive_snapshot(&in);
 	if (!s->energy_said)

@@ -5,6 +5,7 @@
 #include "hot_path.h"
 
 #include <math.h>
+#include <stddef.h>
 
 /* Student's t at 97.5 % for 1..30 degrees of freedom; above 30 the
  * normal 1.96 is close enough. */
@@ -39,6 +40,12 @@ double unc_mean_se(const double *x, const double *w, int n, double covered)
 
 double unc_mean_se_sums(const double *x, const double *w, int n, int m, double sw, double sx, double covered)
 {
+	return unc_mean_se_edges(x, w, n, m, sw, sx, NULL, 0, covered);
+}
+
+double unc_mean_se_edges(const double *x, const double *w, int n, int m, double sw, double sx, const double *xe,
+			 int ne, double covered)
+{
 	if (m < UNC_MIN_SAMPLES || !(sw > 0))
 		return NAN;
 	double mean = sx / sw, ss = 0;
@@ -48,6 +55,11 @@ double unc_mean_se_sums(const double *x, const double *w, int n, int m, double s
 		double d = w[i] / sw * (x[i] - mean);
 		ss += d * d;
 	}
+	/* An edge window weighs as the mean window: w / sw = 1 / m. */
+	for (int i = 0; i < ne; i++) {
+		double d = (xe[i] - mean) / m;
+		ss += d * d;
+	}
 	/* Samples that do not differ at all (two windows that counted the
 	 * same whole number, or a figure that does not move with its
 	 * counts) say nothing about what the unseen share of the interval
@@ -55,10 +67,44 @@ double unc_mean_se_sums(const double *x, const double *w, int n, int m, double s
 	if (ss == 0)
 		return NAN;
 	/* Variance of a weighted mean of m samples (the m / (m - 1) makes it
-	 * unbiased), times the share of the interval that was not seen. */
+	 * unbiased; the edge windows add to the deviations and to the
+	 * degrees of freedom alike), times the share of the interval that
+	 * was not seen. */
+	int df = m - 1 + ne;
 	double f = covered > 0 ? covered : 0;
-	double var = ss * m / (m - 1) * (1 - f);
-	double t = m - 1 <= 30 ? t975[m - 1] : 1.96;
+	double var = ss * m / df * (1 - f);
+	double t = df <= 30 ? t975[df] : 1.96;
+	return sqrt(var) * t / 1.96;
+}
+
+double unc_chain_se(const double *x, const double *w, int n, int m, double sw, const double *before,
+		    const double *after, double covered)
+{
+	if (m < UNC_MIN_SAMPLES || !(sw > 0))
+		return NAN;
+	double sq = 0, dd = 0, prev = before ? *before : NAN;
+	int nd = 0;
+	for (int i = 0; i < n; i++) {
+		if (!(w[i] > 0))
+			continue;
+		double q = w[i] / sw;
+		sq += q * q;
+		if (!isnan(prev)) {
+			dd += (x[i] - prev) * (x[i] - prev);
+			nd++;
+		}
+		prev = x[i];
+	}
+	if (after) {
+		dd += (*after - prev) * (*after - prev);
+		nd++;
+	}
+	if (dd == 0 || nd == 0)
+		return NAN;
+	int df = m - 1 + (before != NULL) + (after != NULL);
+	double f = covered > 0 ? covered : 0;
+	double var = dd / (2.0 * nd) * sq * (1 - f);
+	double t = df <= 30 ? t975[df] : 1.96;
 	return sqrt(var) * t / 1.96;
 }
 

@@ -39,6 +39,25 @@ double unc_mean_se(const double *x, const double *w, int n, double covered);
  * produced the samples: m samples of weight > 0, all with finite x, whose
  * weights sum to sw and weighted values to sx (in index order). */
 double unc_mean_se_sums(const double *x, const double *w, int n, int m, double sw, double sx, double covered);
+/* unc_mean_se_sums with ne more samples xe[0..ne-1] of the same rates
+ * taken just outside the windows that make the mean (a group's edge
+ * windows: its last of the interval before, its tail round's): they
+ * enter the spread, each as a window of the mean weight and by how far
+ * it stands from the windows' mean, and t's degrees of freedom (m - 1 +
+ * ne), not the mean itself. Edge windows that agree with the windows
+ * narrow t's widening; one that saw what the windows did not widens the
+ * error by as much (docs/uncertainty.md, item 10). */
+double unc_mean_se_edges(const double *x, const double *w, int n, int m, double sw, double sx, const double *xe,
+			 int ne, double covered);
+
+/* The same for the windows of one group, x[0..n-1] in time order, with
+ * its edge windows before (the interval before's last) and after (the
+ * tail round's), each NULL where there is none: the rates' variance is
+ * taken from the differences of successive windows along that chain
+ * (systematic sampling's estimator), not from their spread about the
+ * mean. */
+double unc_chain_se(const double *x, const double *w, int n, int m, double sw, const double *before,
+		    const double *after, double covered);
 
 /* Student's t at 97.5 % for df degrees of freedom (1.96 above 30; NaN
  * under 1). */

@@ -11,8 +11,12 @@
  * window of the interval before, far from all of its windows here, says
  * that they missed a change in the share of the interval before the
  * first of them; its window of the tail round, the same after the last
- * of them (gsum_edges); and where they stand within the windows' own
- * spread, they agree with them. */
+ * of them (gsum_edges). And the errors of a group's windows in time
+ * order come from successive windows, its edge windows at the ends of
+ * that chain (unc_chain_se), and a set's of several groups from their
+ * spread about the mean, the edge windows in it too (unc_mean_se_edges):
+ * by hand on a trend, and an edge window that saw a phase the windows
+ * missed marks the figure. */
 #include "config.h"
 #include <check.h>
 #include "check_run.h"
@@ -23,6 +27,7 @@
 
 #include "arena.h"
 #include "derive_window.h"
+#include "uncertainty.h"
 #include "util.h"
 
 #define NG 4        /* groups */
@@ -84,6 +89,18 @@ static void fill(struct fixture *f, int ng, unsigned *seed)
 				g->bw[0][i] = weight(seed);
 		}
 		ns += g->nb ? g->nb : 1;
+		/* Edge windows (some rows without: NaN), and windows in time
+		 * order or the kernel's slices. */
+		g->chain = rand_r(seed) % 2;
+		double **edge[2] = { &g->pval[0], &g->tval[0] };
+		for (int e = 0; e < 2; e++) {
+			if (!g->nb || rand_r(seed) % 3 == 0)
+				continue;
+			*edge[e] = xcalloc(NROWS * NEV, sizeof(double));
+			for (int r = 0; r < NROWS; r++)
+				for (int k = 0; k < NEV; k++)
+					(*edge[e])[r * NEV + k] = rand_r(seed) % 5 == 0 ? NAN : rnd(seed) * 1e4;
+		}
 		/* Each group holds the events in an order of its own. */
 		for (int k = 0; k < NEV; k++)
 			f->pos[j * NEV + k] = (k + j) % NEV;
@@ -102,23 +119,25 @@ static void unfill(struct fixture *f)
 		free(f->gs[j].cov[0]);
 		free(f->gs[j].bval[0]);
 		free(f->gs[j].bw[0]);
+		free(f->gs[j].pval[0]);
+		free(f->gs[j].tval[0]);
 	}
 }
 
 START_TEST(test_same_bits)
 {
 	unsigned seed = 4242;
-	long values = 0, errors = 0, finite = 0;
+	long values = 0, errors = 0, finite = 0, chained = 0, edged = 0;
 	for (int draw = 0; draw < 3000; draw++) {
 		struct fixture f;
 		fill(&f, 1 + draw % NG, &seed);
 		const struct wset *w = &f.w;
-		const double *v[4 * NG];
-		const int *pos[4 * NG];
-		double wt[4 * NG], val[NEV], s1[8 * NG], s2[8 * NG];
+		const double *v[6 * NG];
+		const int *pos[6 * NG];
+		double wt[6 * NG], val[NEV], s1[12 * NG], s2[12 * NG];
 		struct wsamples sm = { .v = v, .pos = pos, .wt = wt, .val = val };
 		for (int r = 0; r < NROWS; r++) {
-			wset_samples(w, f.gs, 0, r, &sm);
+			wset_samples(w, f.gs, 0, r, true, &sm);
 			if (w->ng >= 2)
 				for (int k = 0; k < NEV; k++, values++) {
 					double x, cov = wset_value1(w, f.gs, 0, r, k, &x);
@@ -135,6 +154,8 @@ START_TEST(test_same_bits)
 				double b = wsamples_se(&sm, &k, &one, 1, covered, s2);
 				ck_assert_msg(same_bits(a, b), "se %.17g, per row %.17g", a, b);
 				finite += isfinite(a) && a > 0;
+				chained += isfinite(a) && a > 0 && sm.chain && sm.ne > 0;
+				edged += isfinite(a) && a > 0 && !sm.chain && sm.ne > 0;
 			}
 			int ks[3] = { 4, 0, 2 };
 			double coef[3] = { 0.5, -2e-3, 7.25 };
@@ -149,6 +170,8 @@ START_TEST(test_same_bits)
 	ck_assert_int_gt(values, 10000);
 	ck_assert_int_gt(errors, 10000);
 	ck_assert_int_gt(finite, 1000);
+	ck_assert_int_gt(chained, 200);
+	ck_assert_int_gt(edged, 200);
 }
 END_TEST
 
@@ -326,13 +349,44 @@ START_TEST(test_lead_jump)
 }
 END_TEST
 
-/* Edge windows that agree: the same group (5 windows of cycles and
- * misses, the misses 2.7-3.3 M, a deviation of 0.21 M), a last window of
- * the interval before and a tail window within two deviations of the
- * mean in both events count 2; a tail window 0.5 M off the mean (2.4
- * deviations, and no jump) does not agree, nor one without a figure;
- * with no edge window, or fewer than three windows, nothing is said. */
-START_TEST(test_edges_agree)
+/* The estimators by hand. Five windows of equal weight on a trend (1, 2,
+ * 3, 4, 5), nothing else seen (covered 0): about their mean the spread
+ * is 2.5 a window, so se = sqrt(2.5 / 5) x t(4) / 1.96 = 1.0014; from
+ * successive windows (each differs by 1) the rates' variance is 1 / 2,
+ * se = sqrt(0.5 / 5) x t(4) / 1.96 = 0.4479. Edge windows that go on
+ * with the trend (0 before, 6 after) keep that variance and add two
+ * degrees of freedom: x t(6) / t(4), 0.3948. One after the windows that
+ * saw 20 (a phase they all missed) makes it (4 + 225) / 5 / 2 = 22.9,
+ * se = sqrt(22.9 / 5) x t(5) / 1.96 = 2.807. About the mean, an edge
+ * window at the mean adds a degree of freedom and nothing to the spread:
+ * sqrt(10 / 25 x 5 / 5) x t(5) / 1.96 = 0.8295. Half the interval seen
+ * (covered 0.5) halves each variance. */
+START_TEST(test_chain_se)
+{
+	const double x[5] = { 1, 2, 3, 4, 5 }, w[5] = { 1, 1, 1, 1, 1 };
+	const double before = 0, after = 6, far = 20, mid = 3;
+	double t4 = unc_t975(4), t5 = unc_t975(5), t6 = unc_t975(6);
+	ck_assert_double_eq_tol(unc_mean_se_sums(x, w, 5, 5, 5, 15, 0), sqrt(0.5) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, NULL, NULL, 0), sqrt(0.1) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, &before, &after, 0), sqrt(0.1) * t6 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, NULL, &far, 0), sqrt(22.9 / 5) * t5 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &mid, 1, 0), sqrt(0.4) * t5 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, NULL, NULL, 0.5), sqrt(0.05) * t4 / 1.96, 1e-12);
+	/* Windows that do not differ at all, or too few: not known. */
+	const double flat[5] = { 2, 2, 2, 2, 2 };
+	ck_assert(isnan(unc_chain_se(flat, w, 5, 5, 5, NULL, NULL, 0)));
+	ck_assert(isnan(unc_chain_se(x, w, 2, 2, 2, NULL, &after, 0)));
+}
+END_TEST
+
+/* A group's five windows of cycles and branch misses, the misses 2.7-3.3
+ * M and steady, read as wset_samples and wsamples_se read them: the
+ * misses' error is a few per cent, plain. Its window of the tail round
+ * counted 7 times the misses, too little over its trail for a jump
+ * (gsum_edges) but a phase that all five windows missed: with it at the
+ * chain's end the error is more than 10 / 1.96 % (marked ~). The same
+ * windows as the kernel's slices (not a chain) take it about the mean. */
+START_TEST(test_edges_in_spread)
 {
 	enum { NB = 5, NE = 2 };
 	double bval[NB * NE], bw[NB];
@@ -340,29 +394,36 @@ START_TEST(test_edges_agree)
 	struct gsum g;
 	steady_windows(&g, bval, bw, NB, NE, rate);
 	const double wander[NB] = { 0.9, 1.1, 1.0, 0.95, 1.05 };
-	for (int b = 0; b < NB; b++) {
-		bval[b * NE] *= wander[b];
+	for (int b = 0; b < NB; b++)
 		bval[b * NE + 1] *= wander[b];
-	}
-	double pval[NE] = { 4.6e9, 3.1e6 }, tval[NE] = { 4.4e9, 2.9e6 };
-	g.pval[0] = pval;
+	g.chain = true;
+	int gi = 0, ev[NE] = { 0, 1 }, pos[NE] = { 0, 1 };
+	struct wset w = { .pmu = 0, .ng = 1, .g = &gi, .nev = NE, .ev = ev, .pos = pos, .ns = NB };
+	const double *v[NB + 2];
+	const int *ps[NB + 2];
+	double wt[NB + 2], val[NE], scratch[2 * (NB + 2)];
+	struct wsamples sm = { .v = v, .pos = ps, .wt = wt, .val = val };
+	const int k = 1;
+	const double one = 1;
+	wset_samples(&w, &g, 0, 0, true, &sm);
+	ck_assert_int_eq(sm.ne, 0);
+	double quiet = wsamples_se(&sm, &k, &one, 1, 0.25, scratch) / 3e6;
+	ck_assert(quiet > 0.005 && quiet < 0.05);
+	double tval[NE] = { 4.5e9, 21e6 };
 	g.tval[0] = tval;
-	g.lead = 0.1;
-	g.trail = 0.05;
-	ck_assert_int_eq(gsum_edges(&g, 0, 0), 2);
-	tval[1] = 3.5e6;
-	ck_assert_int_eq(gsum_edges(&g, 0, 0), 1);
-	tval[1] = NAN;
-	ck_assert_int_eq(gsum_edges(&g, 0, 0), 1);
-	pval[0] = NAN;
-	ck_assert_int_eq(gsum_edges(&g, 0, 0), 0);
-	/* No edge window at all, or too few windows: nothing said. */
-	g.pval[0] = g.tval[0] = NULL;
-	ck_assert_int_eq(gsum_edges(&g, 0, 0), 0);
-	g.pval[0] = pval;
-	pval[0] = 4.6e9;
-	g.nb = 2;
-	ck_assert_int_eq(gsum_edges(&g, 0, 0), 0);
+	g.trail = 0.02;
+	ck_assert(gsum_edges(&g, 0, 0) != EDGE_JUMPED);
+	wset_samples(&w, &g, 0, 0, true, &sm);
+	ck_assert_int_eq(sm.ne, 1);
+	ck_assert(sm.chain && sm.eafter && !sm.ebefore);
+	double seen = wsamples_se(&sm, &k, &one, 1, 0.25, scratch) / 3e6;
+	ck_assert_msg(seen > 0.10 / 1.96, "rse %g with the tail window, %g without", seen, quiet);
+	ck_assert_double_eq_tol(seen, wset_se(&w, &g, 0, 0, &k, &one, 1, 0.25, scratch) / 3e6, 1e-15);
+	g.chain = false;
+	wset_samples(&w, &g, 0, 0, true, &sm);
+	ck_assert(!sm.chain);
+	double slices = wsamples_se(&sm, &k, &one, 1, 0.25, scratch) / 3e6;
+	ck_assert(slices > 0.10 / 1.96 && fabs(slices - seen) > 1e-3 * seen);
 }
 END_TEST
 
@@ -376,7 +437,8 @@ static Suite *window_suite(void)
 	tcase_add_test(tc, test_burst_without_pins);
 	tcase_add_test(tc, test_burst_unvouched);
 	tcase_add_test(tc, test_lead_jump);
-	tcase_add_test(tc, test_edges_agree);
+	tcase_add_test(tc, test_chain_se);
+	tcase_add_test(tc, test_edges_in_spread);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # e2e_record.sh: -w and -r as a user runs them: a recording of 60
-# simulated intervals replays into the same JSON and CSV, byte for byte; a
+# simulated intervals replays into the same JSON and CSV, byte for byte
+# (with the kernel's multiplexing too); a
 # metric that was not shown while recording comes out of it; a recorder
 # killed with SIGKILL leaves a file that replays all but at most the
 # interval in progress; the dashboard records too; bad files and bad
@@ -34,6 +35,15 @@ for l in lines[1:]:
     assert o["groups"] and "bv" in o["groups"][0]
 print("zcat ok")
 ' || fail "zcat | json"
+
+# 1b. The kernel's multiplexing (--rotate kernel): its four slices of an
+# interval take their errors from their spread about the mean, not from
+# successive windows as pmctop's rotation does; the replay knows which
+# from the recorded rotate_ms, so its errors are the live run's too.
+"${pm[@]}" --sim zen5 --rotate kernel -b --format json -n 12 -d 0.2 -w "$dir/kmux.rec" >"$dir/kmux_live.json" ||
+	fail "--rotate kernel recording exited $?"
+"${pm[@]}" -r "$dir/kmux.rec" -b --format json >"$dir/kmux_rep.json" 2>"$dir/err" || fail "replay exited $?: $(cat "$dir/err")"
+cmp -s "$dir/kmux_live.json" "$dir/kmux_rep.json" || fail "replayed JSON of --rotate kernel differs from the live run's"
 
 # 2. CSV with an -e event and -C: the same bytes too.
 "${pm[@]}" --sim zen5:2x2x4x2 -b --format csv -n 10 -d 0.1 -g topdown -e ls_dispatch.all -C 0-5,9 \
