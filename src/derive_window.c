@@ -404,7 +404,7 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 	if (w->ng == 1 && gs[w->g[0]].chain) {
 		bool before, after;
 		set_chain_edges(&gs[w->g[0]], sc, r, &before, &after);
-		return unc_chain_se(z, zw, s, m, sw, before ? ze : NULL, after ? ze + ne - 1 : NULL, covered);
+		return unc_chain_se(z, zw, s, m, sw, sx, before ? ze : NULL, after ? ze + ne - 1 : NULL, covered);
 	}
 	return unc_mean_se_edges(z, zw, s, m, sw, sx, ze, ne, covered);
 }

@@ -239,7 +239,7 @@ static inline double wsamples_se(const struct wsamples *sm, const int *ks, const
 			sx += sm->wt[s] * sum;
 	}
 	if (sm->chain)
-		return unc_chain_se(scratch, sm->wt, sm->n, sm->n, sm->sw, sm->ebefore ? scratch + sm->n : NULL,
+		return unc_chain_se(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, sm->ebefore ? scratch + sm->n : NULL,
 				    sm->eafter ? scratch + sm->n + sm->ne - 1 : NULL, covered);
 	return unc_mean_se_edges(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, scratch + sm->n, sm->ne, covered);
 }

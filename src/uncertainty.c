@@ -77,11 +77,20 @@ double unc_mean_se_edges(const double *x, const double *w, int n, int m, double 
 	return sqrt(var) * t / 1.96;
 }
 
-double unc_chain_se(const double *x, const double *w, int n, int m, double sw, const double *before,
+double unc_chain_se(const double *x, const double *w, int n, int m, double sw, double sx, const double *before,
 		    const double *after, double covered)
 {
 	if (m < UNC_MIN_SAMPLES || !(sw > 0))
 		return NAN;
+	/* The spread about the mean, the edge windows in it, as a set of
+	 * several groups takes it. */
+	double edges[2] = { 0, 0 };
+	int ne = 0;
+	if (before)
+		edges[ne++] = *before;
+	if (after)
+		edges[ne++] = *after;
+	double about = unc_mean_se_edges(x, w, n, m, sw, sx, edges, ne, covered);
 	double sq = 0, dd = 0, prev = before ? *before : NAN;
 	int nd = 0;
 	for (int i = 0; i < n; i++) {
@@ -100,12 +109,17 @@ double unc_chain_se(const double *x, const double *w, int n, int m, double sw, c
 		nd++;
 	}
 	if (dd == 0 || nd == 0)
-		return NAN;
-	int df = m - 1 + (before != NULL) + (after != NULL);
+		return about;
+	int df = m - 1 + ne;
 	double f = covered > 0 ? covered : 0;
 	double var = dd / (2.0 * nd) * sq * (1 - f);
 	double t = df <= 30 ? t975[df] : 1.96;
-	return sqrt(var) * t / 1.96;
+	double along = sqrt(var) * t / 1.96;
+	/* The smaller: each overstates for one shape of the rates' path,
+	 * the spread about the mean where they trend, successive windows
+	 * where they alternate window by window; a phase the windows
+	 * missed raises both through the edge windows. */
+	return !(about < along) ? along : about;
 }
 
 HOT_PATH int unc_marked(double value, double rse)

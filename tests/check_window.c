@@ -353,29 +353,36 @@ END_TEST
  * 3, 4, 5), nothing else seen (covered 0): about their mean the spread
  * is 2.5 a window, so se = sqrt(2.5 / 5) x t(4) / 1.96 = 1.0014; from
  * successive windows (each differs by 1) the rates' variance is 1 / 2,
- * se = sqrt(0.5 / 5) x t(4) / 1.96 = 0.4479. Edge windows that go on
- * with the trend (0 before, 6 after) keep that variance and add two
- * degrees of freedom: x t(6) / t(4), 0.3948. One after the windows that
- * saw 20 (a phase they all missed) makes it (4 + 225) / 5 / 2 = 22.9,
- * se = sqrt(22.9 / 5) x t(5) / 1.96 = 2.807. About the mean, an edge
- * window at the mean adds a degree of freedom and nothing to the spread:
- * sqrt(10 / 25 x 5 / 5) x t(5) / 1.96 = 0.8295. Half the interval seen
- * (covered 0.5) halves each variance. */
+ * se = sqrt(0.5 / 5) x t(4) / 1.96 = 0.4479, the smaller, taken. Edge
+ * windows that go on with the trend (0 and 6) keep that variance and add
+ * two degrees of freedom: x t(6) / t(4), 0.3948. One after the windows
+ * that saw 20 (a phase they all missed) makes it (4 + 225) / 5 / 2 =
+ * 22.9, se = sqrt(22.9 / 5) x t(5) / 1.96 = 2.807 (about the mean, 4.54).
+ * About the mean, an edge window at the mean adds a degree of freedom
+ * and nothing to the spread: sqrt(10 / 25 x 5 / 5) x t(5) / 1.96 =
+ * 0.8295. Windows that alternate (1, 3, 1, 3, 1) differ by 2 each time,
+ * sqrt(2 / 5) x t(4) / 1.96 = 0.896, while about their mean (1.8) they
+ * say sqrt(0.24) x t(4) / 1.96 = 0.694, the smaller, taken. Half the
+ * interval seen (covered 0.5) halves each variance. */
 START_TEST(test_chain_se)
 {
 	const double x[5] = { 1, 2, 3, 4, 5 }, w[5] = { 1, 1, 1, 1, 1 };
 	const double before = 0, after = 6, far = 20, mid = 3;
 	double t4 = unc_t975(4), t5 = unc_t975(5), t6 = unc_t975(6);
 	ck_assert_double_eq_tol(unc_mean_se_sums(x, w, 5, 5, 5, 15, 0), sqrt(0.5) * t4 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, NULL, NULL, 0), sqrt(0.1) * t4 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, &before, &after, 0), sqrt(0.1) * t6 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, NULL, &far, 0), sqrt(22.9 / 5) * t5 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0), sqrt(0.1) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, &before, &after, 0), sqrt(0.1) * t6 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, &far, 0), sqrt(22.9 / 5) * t5 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &far, 1, 0), sqrt(11.96) * t5 / 1.96, 1e-12);
 	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &mid, 1, 0), sqrt(0.4) * t5 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, NULL, NULL, 0.5), sqrt(0.05) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0.5), sqrt(0.05) * t4 / 1.96, 1e-12);
+	const double alt[5] = { 1, 3, 1, 3, 1 };
+	ck_assert_double_eq_tol(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, NULL, 0), sqrt(0.24) * t4 / 1.96, 1e-12);
+	ck_assert(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, NULL, 0) < sqrt(0.4) * t4 / 1.96 - 0.1);
 	/* Windows that do not differ at all, or too few: not known. */
 	const double flat[5] = { 2, 2, 2, 2, 2 };
-	ck_assert(isnan(unc_chain_se(flat, w, 5, 5, 5, NULL, NULL, 0)));
-	ck_assert(isnan(unc_chain_se(x, w, 2, 2, 2, NULL, &after, 0)));
+	ck_assert(isnan(unc_chain_se(flat, w, 5, 5, 5, 10, NULL, NULL, 0)));
+	ck_assert(isnan(unc_chain_se(x, w, 2, 2, 2, 3, NULL, &after, 0)));
 }
 END_TEST
 
