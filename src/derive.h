@@ -160,8 +160,8 @@ struct derive_input {
 	/* The groups' buckets are the kernel's slices of the interval
 	 * (--rotate kernel: four reads, each part a sample), not windows of
 	 * pmctop's rotation spread over it: their errors are taken from
-	 * their spread about the mean, not from successive windows
-	 * (unc_chain_se). */
+	 * their spread about the mean alone, not also from successive
+	 * windows (unc_chain_se). */
 	bool slices;
 };
 

@@ -60,7 +60,8 @@ struct gsum {
 	double trail;
 	/* Its buckets are windows of pmctop's rotation in time order, each
 	 * a systematic sample of the interval: a set of this group alone
-	 * takes its errors from successive windows (unc_chain_se). */
+	 * takes its errors from successive windows too, and states the
+	 * smaller (unc_chain_se). */
 	bool chain;
 };
 
@@ -150,8 +151,9 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
  * pass of the statistics is done while the samples are summed, and a
  * sample of no weight is not summed at all; only the events named are
  * read. The groups' edge windows enter the spread too: a set of one
- * group of chain windows takes it from successive windows, edge windows
- * at the ends (unc_chain_se), any other set about the mean
+ * group of chain windows takes the smaller of its successive windows'
+ * error, edge windows at the ends, and its spread about the mean
+ * (unc_chain_se), any other set the spread about the mean
  * (unc_mean_se_edges). scratch has room for 2 * (w->ns + w->ng)
  * doubles. */
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
