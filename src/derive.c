@@ -411,7 +411,7 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	 * per edge window (two per group). */
 	size_t nscratch = 1;
 	for (int k = 0; k < wl->n; k++) {
-		size_t need = 2 * ((size_t)wl->v[k].ns + (size_t)wl->v[k].ng);
+		size_t need = (size_t)wl->v[k].ns + wset_room(&wl->v[k]);
 		if (need > nscratch)
 			nscratch = need;
 	}
@@ -446,14 +446,14 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	w->smp = WORK_ZARRAY(w, wl->n, struct wsamples);
 	size_t nsmp = 1, nsval = 1;
 	for (int k = 0; k < wl->n; k++) {
-		nsmp += (size_t)wl->v[k].ns + 2 * (size_t)wl->v[k].ng;
+		nsmp += wset_room(&wl->v[k]);
 		nsval += (size_t)wl->v[k].nev;
 	}
 	const double **smp_v = WORK_ARRAY(w, nsmp, const double *);
 	const int **smp_pos = WORK_ARRAY(w, nsmp, const int *);
 	double *smp_wt = WORK_ARRAY(w, nsmp, double);
 	double *smp_val = WORK_ARRAY(w, nsval, double);
-	for (int k = 0, at = 0, atv = 0; k < wl->n; atv += wl->v[k].nev, at += wl->v[k].ns + 2 * wl->v[k].ng, k++) {
+	for (size_t k = 0, at = 0, atv = 0; k < (size_t)wl->n; atv += (size_t)wl->v[k].nev, at += wset_room(&wl->v[k]), k++) {
 		w->smp[k].v = smp_v + at;
 		w->smp[k].pos = smp_pos + at;
 		w->smp[k].wt = smp_wt + at;
@@ -1218,10 +1218,10 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	const struct wset_list *wl = &w0->wl;
 	size_t nscratch = 1, nsmp = 1, nsval = 1;
 	for (int k = 0; k < wl->n; k++) {
-		size_t ns = (size_t)wl->v[k].ns + (size_t)wl->v[k].ng;
-		if (2 * ns > nscratch)
-			nscratch = 2 * ns;
-		nsmp += ns + (size_t)wl->v[k].ng;
+		size_t need = (size_t)wl->v[k].ns + wset_room(&wl->v[k]);
+		if (need > nscratch)
+			nscratch = need;
+		nsmp += wset_room(&wl->v[k]);
 		nsval += (size_t)wl->v[k].nev;
 	}
 	w.scratch = WORK_ARRAY(&w, nscratch, double);
@@ -1248,7 +1248,7 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	const int **smp_pos = WORK_ARRAY(&w, nsmp, const int *);
 	double *smp_wt = WORK_ARRAY(&w, nsmp, double);
 	double *smp_val = WORK_ARRAY(&w, nsval, double);
-	for (int k = 0, at = 0, atv = 0; k < wl->n; atv += wl->v[k].nev, at += wl->v[k].ns + 2 * wl->v[k].ng, k++)
+	for (size_t k = 0, at = 0, atv = 0; k < (size_t)wl->n; atv += (size_t)wl->v[k].nev, at += wset_room(&wl->v[k]), k++)
 		w.smp[k] = (struct wsamples){ .v = smp_v + at, .pos = smp_pos + at, .wt = smp_wt + at,
 					      .val = smp_val + atv, .need = w0->smp[k].need };
 	w.mt[sc] = WORK_ARRAY(&w, w0->nmt[sc], struct mtask);

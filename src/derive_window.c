@@ -321,32 +321,34 @@ double wset_cov(const struct wset *w, const struct gsum *gs, int sc, int r)
 }
 
 
-/* The edge windows of set w's groups in row r of scope sc (gsum_fill_edges:
- * only groups of UNC_MIN_SAMPLES buckets or more have them): each one's
- * counts into v and where the set's events lie in it into pos; their
- * number, at most 2 * w->ng. A row some instance of which had no such
- * window has none (NaN). */
+/* Group g's edge window in row r of scope sc, the one before its windows
+ * (which 0: its last of the interval before) or after them (1: the tail
+ * round's): its counts, or NULL where it has none (gsum_fill_edges: only
+ * groups of UNC_MIN_SAMPLES buckets or more have them; a row some
+ * instance of which had none is NaN). */
+static inline const double *edge_row(const struct gsum *g, int sc, int r, int which)
+{
+	const double *e = which ? g->tval[sc] : g->pval[sc];
+	if (!e || isnan(e[(size_t)r * (size_t)g->nev]))
+		return NULL;
+	return &e[(size_t)r * (size_t)g->nev];
+}
+
+/* The edge windows of set w's groups in row r of scope sc, group by group,
+ * the one before first: each one's counts into v and where the set's
+ * events lie in it into pos; their number, at most 2 * w->ng. */
 static int set_edges(const struct wset *w, const struct gsum *gs, int sc, int r, const double **v, const int **pos)
 {
 	int n = 0;
-	for (int k = 0; k < w->ng; k++) {
-		const struct gsum *g = &gs[w->g[k]];
-		const double *e[2] = { g->pval[sc], g->tval[sc] };
+	for (int k = 0; k < w->ng; k++)
 		for (int j = 0; j < 2; j++) {
-			if (!e[j] || isnan(e[j][(size_t)r * (size_t)g->nev]))
+			const double *e = edge_row(&gs[w->g[k]], sc, r, j);
+			if (!e)
 				continue;
-			v[n] = &e[j][(size_t)r * (size_t)g->nev];
+			v[n] = e;
 			pos[n++] = &w->pos[k * w->nev];
 		}
-	}
 	return n;
-}
-
-/* Which edge windows group g has in row r of scope sc (set_edges' test). */
-static void set_chain_edges(const struct gsum *g, int sc, int r, bool *before, bool *after)
-{
-	*before = g->pval[sc] && !isnan(g->pval[sc][(size_t)r * (size_t)g->nev]);
-	*after = g->tval[sc] && !isnan(g->tval[sc][(size_t)r * (size_t)g->nev]);
 }
 
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
@@ -386,12 +388,10 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 	double *ze = zw + s;
 	int ne = 0;
 	for (int k = 0; k < w->ng; k++) {
-		const struct gsum *g = &gs[w->g[k]];
 		const int *pos = &w->pos[k * nev];
-		const double *e[2] = { g->pval[sc], g->tval[sc] };
 		for (int i = 0; i < 2; i++) {
-			const double *v = e[i] ? &e[i][(size_t)r * (size_t)g->nev] : NULL;
-			if (!v || isnan(v[0]))
+			const double *v = edge_row(&gs[w->g[k]], sc, r, i);
+			if (!v)
 				continue;
 			double sum = 0;
 			for (int j = 0; j < n; j++)
@@ -402,9 +402,9 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 		}
 	}
 	if (w->ng == 1 && gs[w->g[0]].chain) {
-		bool before, after;
-		set_chain_edges(&gs[w->g[0]], sc, r, &before, &after);
-		return unc_chain_se(z, zw, s, m, sw, sx, before ? ze : NULL, after ? ze + ne - 1 : NULL, covered);
+		bool before = edge_row(&gs[w->g[0]], sc, r, 0) != NULL;
+		return unc_chain_se(z, zw, s, m, sw, sx, before ? ze : NULL, ne > (int)before ? ze + ne - 1 : NULL,
+				    covered);
 	}
 	return unc_mean_se_edges(z, zw, s, m, sw, sx, ze, ne, covered);
 }
@@ -471,9 +471,8 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bo
 	out->sw = sw;
 	out->ne = edges ? set_edges(w, gs, sc, r, out->v + s, out->pos + s) : 0;
 	out->chain = w->ng == 1 && gs[w->g[0]].chain;
-	out->ebefore = out->eafter = false;
-	if (out->chain && out->ne > 0)
-		set_chain_edges(&gs[w->g[0]], sc, r, &out->ebefore, &out->eafter);
+	out->ebefore = out->chain && out->ne > 0 && edge_row(&gs[w->g[0]], sc, r, 0) != NULL;
+	out->eafter = out->chain && out->ne > (int)out->ebefore;
 }
 
 

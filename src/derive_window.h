@@ -106,6 +106,12 @@ struct wset_list {
 	struct wset *v;
 };
 
+/* Room for one row of set w's samples (wsamples' v and pos): its
+ * samples and up to two edge windows per group. */
+static inline size_t wset_room(const struct wset *w)
+{
+	return (size_t)w->ns + 2 * (size_t)w->ng;
+}
 /* The set of groups on pmu holding all of events[0..n-1] (added when new);
  * its index, or -1 when no group holds them all. */
 int wset_find_or_add(struct wset_list *l, const struct derive_input *in, const struct gsum *gs,
@@ -154,7 +160,7 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
  * group of chain windows takes the smaller of its successive windows'
  * error, edge windows at the ends, and its spread about the mean
  * (unc_chain_se), any other set the spread about the mean
- * (unc_mean_se_edges). scratch has room for 2 * (w->ns + w->ng)
+ * (unc_mean_se_edges). scratch has room for 2 * w->ns + 2 * w->ng
  * doubles. */
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch);
@@ -202,8 +208,8 @@ struct wsamples {
 	 * are in time order, and its edge windows are the one before them
 	 * (ebefore: the first of ne) and the one after (eafter: the last). */
 	bool chain, ebefore, eafter;
-	const double **v;      /* [w->ns + 2 * w->ng] */
-	const int **pos;       /* [w->ns + 2 * w->ng] */
+	const double **v;      /* [wset_room(w)] */
+	const int **pos;       /* [wset_room(w)] */
 	double *wt;            /* [w->ns] */
 	double cov;            /* ng >= 2: what wset_value1 returns */
 	double *val;           /* [w->nev] ng >= 2: wset_value1's values */

@@ -333,9 +333,10 @@ static uint64_t slot_deadline(const struct sampler *s, const struct pmu_state *p
  * (SAMPLER_TAIL_SHARE of a slot each): a window after the change, which
  * derive holds against the group's windows (gsum_edges). Its counts
  * are the interval's, and each group still runs the same share of it;
- * it is no sample (the buckets): with an eighth of a window's weight it
- * would hardly enter their spread yet add a degree of freedom to t's
- * widening (unc_mean_se_sums). Only with rounds enough for
+ * it is in no bucket: with an eighth of a window's running time it
+ * would hardly weigh in the mean, and derive takes it as an edge window
+ * of the mean window's weight, in the error alone (unc_chain_se). Only
+ * with rounds enough for
  * a spread (UNC_MIN_SAMPLES): fewer state no error to doubt. */
 static void plan_tail(struct pmu_state *ps, uint64_t len, long rounds)
 {

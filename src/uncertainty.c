@@ -73,8 +73,7 @@ double unc_mean_se_edges(const double *x, const double *w, int n, int m, double 
 	int df = m - 1 + ne;
 	double f = covered > 0 ? covered : 0;
 	double var = ss * m / df * (1 - f);
-	double t = df <= 30 ? t975[df] : 1.96;
-	return sqrt(var) * t / 1.96;
+	return sqrt(var) * unc_t975(df) / 1.96;
 }
 
 double unc_chain_se(const double *x, const double *w, int n, int m, double sw, double sx, const double *before,
@@ -113,8 +112,7 @@ double unc_chain_se(const double *x, const double *w, int n, int m, double sw, d
 	int df = m - 1 + ne;
 	double f = covered > 0 ? covered : 0;
 	double var = dd / (2.0 * nd) * sq * (1 - f);
-	double t = df <= 30 ? t975[df] : 1.96;
-	double along = sqrt(var) * t / 1.96;
+	double along = sqrt(var) * unc_t975(df) / 1.96;
 	/* The smaller: each overstates for one shape of the rates' path,
 	 * the spread about the mean where they trend, successive windows
 	 * where they alternate window by window; a phase the windows
