@@ -337,7 +337,8 @@ static inline const double *edge_row(const struct gsum *g, int sc, int r, int wh
 /* The edge windows of set w's groups in row r of scope sc, group by group,
  * the one before first: each one's counts into v and where the set's
  * events lie in it into pos; their number, at most 2 * w->ng. */
-static int set_edges(const struct wset *w, const struct gsum *gs, int sc, int r, const double **v, const int **pos)
+static int set_edges(const struct wset *w, const struct gsum *gs, int sc, int r, const double **v, const int **pos,
+		     int *sides)
 {
 	int n = 0;
 	for (int k = 0; k < w->ng; k++)
@@ -345,6 +346,7 @@ static int set_edges(const struct wset *w, const struct gsum *gs, int sc, int r,
 			const double *e = edge_row(&gs[w->g[k]], sc, r, j);
 			if (!e)
 				continue;
+			*sides |= 1 << j;
 			v[n] = e;
 			pos[n++] = &w->pos[k * w->nev];
 		}
@@ -401,12 +403,63 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 			ze[ne++] = sum;
 		}
 	}
+	/* The set's own coverage, as wset_samples takes it: the figure's
+	 * may be less (a formula over sets), not where its windows lie. */
+	double unseen2 = wset_unseen2(w, gs, sc, r, m, wset_cov(w, gs, sc, r));
 	if (w->ng == 1 && gs[w->g[0]].chain) {
 		bool before = edge_row(&gs[w->g[0]], sc, r, 0) != NULL;
 		return unc_chain_se(z, zw, s, m, sw, sx, before ? ze : NULL, ne > (int)before ? ze + ne - 1 : NULL,
-				    covered);
+				    covered, unseen2);
 	}
-	return unc_mean_se_edges(z, zw, s, m, sw, sx, ze, ne, covered);
+	return unc_mean_se_edges(z, zw, s, m, sw, sx, ze, ne, covered, unseen2);
+}
+
+/* wset_unseen2 from the span of the set's windows in the row (first's
+ * start, last one's end) and whether an edge window stands before and
+ * after them. */
+static double unseen_of(double first, double last, bool before, bool after, int m, double covered)
+{
+	if (m < 2 || !(last > first))
+		return 0;
+	/* A window's length, the spacing of the windows' starts, and how far
+	 * a window's stretch reaches past its own ends. */
+	double len = covered / m, step = (last - first - len) / (m - 1), reach = step > len ? (step - len) / 2 : 0;
+	double a = before ? 0 : first - reach, b = after ? 0 : 1 - last - reach;
+	a = a > 0 ? a : 0;
+	b = b > 0 ? b : 0;
+	return a * a + b * b;
+}
+
+/* Group g's windows in row r widen the span [*first, *last] (where it
+ * ran). The kernel's slices, and a replayed group whose lead was not
+ * recorded, span the interval: nothing of it is known to be unseen. */
+static inline void span_add(const struct gsum *g, int sc, int r, double *first, double *last)
+{
+	if (!(g->run[sc][r] > 0))
+		return;
+	if (!g->chain || isnan(g->lead)) {
+		*first = 0;
+		*last = 1;
+		return;
+	}
+	double end = g->nb ? (g->trail > 0 ? 1 - g->trail : 1) : g->lead + g->cov[sc][r];
+	if (g->lead < *first)
+		*first = g->lead;
+	if (end > *last)
+		*last = end;
+}
+
+double wset_unseen2(const struct wset *w, const struct gsum *gs, int sc, int r, int m, double covered)
+{
+	double first = 1, last = 0;
+	bool before = false, after = false;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *g = &gs[w->g[k]];
+		span_add(g, sc, r, &first, &last);
+		before |= edge_row(g, sc, r, 0) != NULL;
+		after |= edge_row(g, sc, r, 1) != NULL;
+	}
+	return unseen_of(first, last, before, after, m, covered);
 }
 
 /* wset_value1 of every event of a set of several groups: the groups that
@@ -450,11 +503,14 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bo
 	 * be stated (unc_mean_se_sums), so they are not looked for. */
 	if (w->ns < UNC_MIN_SAMPLES)
 		return;
-	int nev = w->nev, s = 0;
-	double sw = 0;
+	int nev = w->nev, s = 0, sides = 0;
+	double sw = 0, cov = 0, first = 1, last = 0;
 	for (int k = 0; k < w->ng; k++) {
 		const struct gsum *g = &gs[w->g[k]];
 		int nb = g->nb ? g->nb : 1;
+		/* wset_cov's and wset_unseen2's sums, on the way. */
+		cov += g->cov[sc][r];
+		span_add(g, sc, r, &first, &last);
 		const double *v = g->nb ? &g->bval[sc][(size_t)r * (size_t)nb * (size_t)g->nev]
 					: &g->val[sc][(size_t)r * (size_t)g->nev];
 		const double *bw = g->nb ? &g->bw[sc][(size_t)r * (size_t)nb] : &g->run[sc][r];
@@ -469,10 +525,11 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bo
 	}
 	out->n = s;
 	out->sw = sw;
-	out->ne = edges ? set_edges(w, gs, sc, r, out->v + s, out->pos + s) : 0;
+	out->ne = edges ? set_edges(w, gs, sc, r, out->v + s, out->pos + s, &sides) : 0;
 	out->chain = w->ng == 1 && gs[w->g[0]].chain;
-	out->ebefore = out->chain && out->ne > 0 && edge_row(&gs[w->g[0]], sc, r, 0) != NULL;
-	out->eafter = out->chain && out->ne > (int)out->ebefore;
+	out->ebefore = out->chain && (sides & 1);
+	out->eafter = out->chain && (sides & 2);
+	out->unseen2 = unseen_of(first, last, sides & 1, sides & 2, s, cov < 1 ? cov : 1);
 }
 
 

@@ -208,6 +208,8 @@ struct wsamples {
 	 * are in time order, and its edge windows are the one before them
 	 * (ebefore: the first of ne) and the one after (eafter: the last). */
 	bool chain, ebefore, eafter;
+	/* wset_unseen2 of the set in the row. */
+	double unseen2;
 	const double **v;      /* [wset_room(w)] */
 	const int **pos;       /* [wset_room(w)] */
 	double *wt;            /* [w->ns] */
@@ -216,6 +218,24 @@ struct wsamples {
 	const bool *need;      /* [w->nev] set by the caller: the values to find
 	                        * (NULL: all; the others are left as they were) */
 };
+/* The shares of the interval beyond the reach of set w's m windows in
+ * row r (covering the share `covered`), at its start and at its end,
+ * each squared, summed: the unc_* estimators' unseen2. Each window
+ * stands for the stretch around it up to half way to the next (the
+ * set's windows spaced evenly over the span from its groups' first
+ * window's start, gsum's lead, to their last one's end); what lies
+ * beyond the first's and the last's stretch, short of the interval's
+ * edge, no window saw, and no window near it did either: under
+ * pmctop's rotation of many groups, a set whose groups' turns all came
+ * early in the round (Zen 5's cycles with every metric at once: five
+ * groups of seventeen, one window each, the last ending at 0.71 of the
+ * interval) stands for the rest from what it saw before. A group's
+ * last window ends at 1 - trail where the tail round says so, its one
+ * window at lead + its coverage, and windows of every round reach the
+ * end; an edge window on that side (the interval before's last, the
+ * tail round's) is a window there: nothing is unseen. 0 for the
+ * kernel's slices, which have no lead. */
+double wset_unseen2(const struct wset *w, const struct gsum *gs, int sc, int r, int m, double covered);
 /* edges: some group of the interval has an edge window (else none is
  * looked for). */
 void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bool edges, struct wsamples *out);
@@ -248,8 +268,9 @@ static inline double wsamples_se(const struct wsamples *sm, const int *ks, const
 	}
 	if (sm->chain)
 		return unc_chain_se(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, sm->ebefore ? scratch + sm->n : NULL,
-				    sm->eafter ? scratch + sm->n + sm->ne - 1 : NULL, covered);
-	return unc_mean_se_edges(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, scratch + sm->n, sm->ne, covered);
+				    sm->eafter ? scratch + sm->n + sm->ne - 1 : NULL, covered, sm->unseen2);
+	return unc_mean_se_edges(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, scratch + sm->n, sm->ne, covered,
+				 sm->unseen2);
 }
 /* How far the mix of group gs's events moved, in row r, in the first or
  * last of its windows of the interval (buckets, three or more, in time

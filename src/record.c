@@ -241,11 +241,15 @@ char *record_interval_text(const struct derive_input *in, const struct snapshot 
 		put_nums(f, "r", dg->iv ? dg->ir : NULL, ni);
 		put_nums(f, "bv", nb ? dg->bv : NULL, nb * ni * ne);
 		put_nums(f, "br", nb ? dg->br : NULL, nb * ni);
-		/* The last window of the interval before, where derive reads
-		 * it (derive_lead.c): a replay derives what the live run did. */
-		if (dg->iv && dg->pv && dg->pr) {
+		/* The share before the group's first window, and the last
+		 * window of the interval before, where derive reads them
+		 * (derive_lead.c; the share alone places a group's windows,
+		 * wset_unseen2): a replay derives what the live run did. */
+		if (dg->iv) {
 			fputs(",\"lead\":", f);
 			put_num(f, dg->lead);
+		}
+		if (dg->iv && dg->pv && dg->pr) {
 			put_nums(f, "pv", dg->pv, ni * ne);
 			put_nums(f, "pr", dg->pr, ni);
 		}

@@ -160,8 +160,9 @@ static char *negative_figure(json_t *o, double *const buf[RP_GBUFS], size_t ni, 
 
 /* A window at one edge of the interval (record.c): the share key (a
  * number from 0 to 1) and the counts and running times after it, all
- * three or none (a recording made before pmctop kept them). *bad names
- * what is not so. */
+ * three or none (a recording made before pmctop kept them), or the
+ * share alone (a lead with no window of the interval before). *bad
+ * names what is not so. */
 static void edge_window(json_t *o, const char *share_key, const char *v_key, const char *r_key, size_t nv, size_t nr,
 			double *share, double **v, double **r, const char **bad)
 {
@@ -173,6 +174,10 @@ static void edge_window(json_t *o, const char *share_key, const char *v_key, con
 		*bad = share_key;
 		return;
 	}
+	/* The share alone (lead: where a group's windows began, with no
+	 * window of the interval before). */
+	if (!json_object_get(o, v_key))
+		return;
 	*v = replay_json_nums(o, v_key, nv, false, bad);
 	*r = *v ? replay_json_nums(o, r_key, nr, false, bad) : NULL;
 }
@@ -233,7 +238,9 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 	buf[3] = v && nb ? replay_json_nums(o, "br", (size_t)nb * ni, false, &bad) : NULL;
 	/* The last window of the interval before (record.c): all three or
 	 * none (a recording made before pmctop kept it). */
-	double lead = 0, trail = 0;
+	/* A recording made before every group's lead was kept: not known
+	 * (wset_unseen2 then counts nothing unseen). */
+	double lead = NAN, trail = 0;
 	if (v && !bad)
 		edge_window(o, "lead", "pv", "pr", ni * ne, ni, &lead, &buf[4], &buf[5], &bad);
 	/* The window of the tail round (record.c), likewise. */
@@ -279,7 +286,7 @@ static int parse_group(struct rp_interval *iv, const struct model *m, json_t *o,
 		iv->gbuf[RP_GBUFS * g + k] = buf[k];
 	iv->plan.groups[g] = (struct sched_group){ .pmu = p, .nevents = nk, .events = ev };
 	iv->groups[g] = (struct derive_group){ .nev = nk, .events = ev, .iv = v, .ir = buf[1],
-		.nb = v ? nb : 0, .bv = buf[2], .br = buf[3], .pv = buf[4], .pr = buf[5], .lead = buf[4] ? lead : 0,
+		.nb = v ? nb : 0, .bv = buf[2], .br = buf[3], .pv = buf[4], .pr = buf[5], .lead = lead,
 		.tv = buf[6], .tr = buf[7], .trail = buf[6] ? trail : 0 };
 	for (int k = 0; k < nk; k++)
 		iv->counted[ev[k]] = true;

@@ -40,20 +40,21 @@ double unc_mean_se(const double *x, const double *w, int n, double covered)
 
 double unc_mean_se_sums(const double *x, const double *w, int n, int m, double sw, double sx, double covered)
 {
-	return unc_mean_se_edges(x, w, n, m, sw, sx, NULL, 0, covered);
+	return unc_mean_se_edges(x, w, n, m, sw, sx, NULL, 0, covered, 0);
 }
 
 double unc_mean_se_edges(const double *x, const double *w, int n, int m, double sw, double sx, const double *xe,
-			 int ne, double covered)
+			 int ne, double covered, double unseen2)
 {
 	if (m < UNC_MIN_SAMPLES || !(sw > 0))
 		return NAN;
-	double mean = sx / sw, ss = 0;
+	double mean = sx / sw, ss = 0, sq = 0;
 	for (int i = 0; i < n; i++) {
 		if (!(w[i] > 0))
 			continue;
-		double d = w[i] / sw * (x[i] - mean);
+		double q = w[i] / sw, d = q * (x[i] - mean);
 		ss += d * d;
+		sq += q * q;
 	}
 	/* An edge window weighs as the mean window: w / sw = 1 / m. */
 	for (int i = 0; i < ne; i++) {
@@ -69,15 +70,17 @@ double unc_mean_se_edges(const double *x, const double *w, int n, int m, double 
 	/* Variance of a weighted mean of m samples (the m / (m - 1) makes it
 	 * unbiased; the edge windows add to the deviations and to the
 	 * degrees of freedom alike), times the share of the interval that
-	 * was not seen. */
+	 * was not seen; and a window's variance (the mean's over sq, the sum
+	 * of the squared shares of the weights) for each share of the
+	 * interval beyond the windows' reach, squared (unseen2). */
 	int df = m - 1 + ne;
 	double f = covered > 0 ? covered : 0;
-	double var = ss * m / df * (1 - f);
+	double var = ss * m / df * (1 - f + (unseen2 > 0 ? unseen2 / sq : 0));
 	return sqrt(var) * unc_t975(df) / 1.96;
 }
 
 double unc_chain_se(const double *x, const double *w, int n, int m, double sw, double sx, const double *before,
-		    const double *after, double covered)
+		    const double *after, double covered, double unseen2)
 {
 	if (m < UNC_MIN_SAMPLES || !(sw > 0))
 		return NAN;
@@ -89,7 +92,7 @@ double unc_chain_se(const double *x, const double *w, int n, int m, double sw, d
 		edges[ne++] = *before;
 	if (after)
 		edges[ne++] = *after;
-	double about = unc_mean_se_edges(x, w, n, m, sw, sx, edges, ne, covered);
+	double about = unc_mean_se_edges(x, w, n, m, sw, sx, edges, ne, covered, unseen2);
 	double sq = 0, dd = 0, prev = before ? *before : NAN;
 	int nd = 0;
 	for (int i = 0; i < n; i++) {
@@ -111,7 +114,7 @@ double unc_chain_se(const double *x, const double *w, int n, int m, double sw, d
 		return about;
 	int df = m - 1 + ne;
 	double f = covered > 0 ? covered : 0;
-	double var = dd / (2.0 * nd) * sq * (1 - f);
+	double var = dd / (2.0 * nd) * (sq * (1 - f) + unseen2);
 	double along = sqrt(var) * unc_t975(df) / 1.96;
 	/* The smaller: each overstates for one shape of the rates' path,
 	 * the spread about the mean where they trend, successive windows

@@ -46,9 +46,13 @@ double unc_mean_se_sums(const double *x, const double *w, int n, int m, double s
  * it stands from the windows' mean, and t's degrees of freedom (m - 1 +
  * ne), not the mean itself. Edge windows that agree with the windows
  * narrow t's widening; one that saw what the windows did not widens the
- * error by as much (docs/uncertainty.md, item 10). */
+ * error by as much (docs/uncertainty.md, item 10). unseen2: the sum of
+ * the squares of the shares of the interval, at its start and its end,
+ * that lie beyond the windows' reach (wset_unseen2): each is a stretch
+ * the mean stands for without a window in it, and adds a window's
+ * variance times its share, squared (docs/uncertainty.md, item 11). */
 double unc_mean_se_edges(const double *x, const double *w, int n, int m, double sw, double sx, const double *xe,
-			 int ne, double covered);
+			 int ne, double covered, double unseen2);
 
 /* The same for the windows of one group, x[0..n-1] in time order, with
  * its edge windows before (the interval before's last) and after (the
@@ -60,7 +64,7 @@ double unc_mean_se_edges(const double *x, const double *w, int n, int m, double 
  * alternate window by window; both count an edge window that saw what
  * the windows did not. */
 double unc_chain_se(const double *x, const double *w, int n, int m, double sw, double sx, const double *before,
-		    const double *after, double covered);
+		    const double *after, double covered, double unseen2);
 
 /* Student's t at 97.5 % for df degrees of freedom (1.96 above 30; NaN
  * under 1). */

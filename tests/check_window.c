@@ -89,6 +89,10 @@ static void fill(struct fixture *f, int ng, unsigned *seed)
 				g->bw[0][i] = weight(seed);
 		}
 		ns += g->nb ? g->nb : 1;
+		/* Where its windows lie (wset_unseen2): its first's start, and
+		 * for buckets the tail round's word on its last's end. */
+		g->lead = (double)(rand_r(seed) % 60) / 100.0;
+		g->trail = g->nb && rand_r(seed) % 2 ? (double)(rand_r(seed) % 30) / 100.0 : 0;
 		/* Edge windows (some rows without: NaN), and windows in time
 		 * order or the kernel's slices. */
 		g->chain = rand_r(seed) % 2;
@@ -127,7 +131,7 @@ static void unfill(struct fixture *f)
 START_TEST(test_same_bits)
 {
 	unsigned seed = 4242;
-	long values = 0, errors = 0, finite = 0, chained = 0, edged = 0;
+	long values = 0, errors = 0, finite = 0, chained = 0, edged = 0, unseen = 0;
 	for (int draw = 0; draw < 3000; draw++) {
 		struct fixture f;
 		fill(&f, 1 + draw % NG, &seed);
@@ -156,6 +160,7 @@ START_TEST(test_same_bits)
 				finite += isfinite(a) && a > 0;
 				chained += isfinite(a) && a > 0 && sm.chain && sm.ne > 0;
 				edged += isfinite(a) && a > 0 && !sm.chain && sm.ne > 0;
+				unseen += isfinite(a) && a > 0 && sm.unseen2 > 0;
 			}
 			int ks[3] = { 4, 0, 2 };
 			double coef[3] = { 0.5, -2e-3, 7.25 };
@@ -172,6 +177,7 @@ START_TEST(test_same_bits)
 	ck_assert_int_gt(finite, 1000);
 	ck_assert_int_gt(chained, 200);
 	ck_assert_int_gt(edged, 200);
+	ck_assert_int_gt(unseen, 200);
 }
 END_TEST
 
@@ -209,9 +215,14 @@ END_TEST
  * counting rate[j] of event j: no burst until a test moves one. */
 static void steady_windows(struct gsum *g, double *bval, double *bw, int nb, int ne, const double *rate)
 {
+	static double run, cov;
 	*g = (struct gsum){ .nev = ne, .nb = nb };
 	g->bval[0] = bval;
 	g->bw[0] = bw;
+	run = 250.0 * nb;
+	cov = 0.25;
+	g->run[0] = &run;
+	g->cov[0] = &cov;
 	for (int b = 0; b < nb; b++) {
 		bw[b] = 250;
 		for (int j = 0; j < ne; j++)
@@ -370,19 +381,106 @@ START_TEST(test_chain_se)
 	const double before = 0, after = 6, far = 20, mid = 3;
 	double t4 = unc_t975(4), t5 = unc_t975(5), t6 = unc_t975(6);
 	ck_assert_double_eq_tol(unc_mean_se_sums(x, w, 5, 5, 5, 15, 0), sqrt(0.5) * t4 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0), sqrt(0.1) * t4 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, &before, &after, 0), sqrt(0.1) * t6 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, &far, 0), sqrt(22.9 / 5) * t5 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &far, 1, 0), sqrt(11.96) * t5 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &mid, 1, 0), sqrt(0.4) * t5 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0.5), sqrt(0.05) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0, 0), sqrt(0.1) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, &before, &after, 0, 0), sqrt(0.1) * t6 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, &far, 0, 0), sqrt(22.9 / 5) * t5 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &far, 1, 0, 0), sqrt(11.96) * t5 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &mid, 1, 0, 0), sqrt(0.4) * t5 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0.5, 0), sqrt(0.05) * t4 / 1.96, 1e-12);
 	const double alt[5] = { 1, 3, 1, 3, 1 };
-	ck_assert_double_eq_tol(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, NULL, 0), sqrt(0.24) * t4 / 1.96, 1e-12);
-	ck_assert(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, NULL, 0) < sqrt(0.4) * t4 / 1.96 - 0.1);
+	ck_assert_double_eq_tol(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, NULL, 0, 0), sqrt(0.24) * t4 / 1.96, 1e-12);
+	ck_assert(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, NULL, 0, 0) < sqrt(0.4) * t4 / 1.96 - 0.1);
 	/* Windows that do not differ at all, or too few: not known. */
 	const double flat[5] = { 2, 2, 2, 2, 2 };
-	ck_assert(isnan(unc_chain_se(flat, w, 5, 5, 5, 10, NULL, NULL, 0)));
-	ck_assert(isnan(unc_chain_se(x, w, 2, 2, 2, 3, NULL, &after, 0)));
+	ck_assert(isnan(unc_chain_se(flat, w, 5, 5, 5, 10, NULL, NULL, 0, 0)));
+	ck_assert(isnan(unc_chain_se(x, w, 2, 2, 2, 3, NULL, &after, 0, 0)));
+	/* A tenth of the interval beyond the windows' reach at each end
+	 * (unseen2 0.02) adds a window's variance times 0.02: about the
+	 * mean 2.5 x 0.02 to 0.5, successive windows 0.5 x 0.02 to 0.1. */
+	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, NULL, 0, 0, 0.02), sqrt(0.55) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0, 0.02), sqrt(0.11) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0.5, 0.02), sqrt(0.06) * t4 / 1.96, 1e-12);
+}
+END_TEST
+
+/* Zen 5's cycles with every metric at once: in five groups of seventeen,
+ * one window each (a seventeenth of the interval), at slots 0, 2, 4, 5
+ * and 11, the last ending at 12/17 of the interval. The windows' starts
+ * lie (12/17 - 1/17) / 4 = 11/68 apart on average, so each window's
+ * stretch reaches (11/68 - 4/68) / 2 = 7/136 past its ends: 1 - 12/17 -
+ * 7/136 = 33/136 of the interval lies beyond the last one's, nothing
+ * before the first's (which starts the interval). The mean of the five
+ * stands for that stretch too: its error grows. A group of five rounds'
+ * buckets reaches the end; so does one whose tail round's window is an
+ * edge window in the row. */
+START_TEST(test_unseen_end)
+{
+	enum { NG5 = 5 };
+	const int slot[NG5] = { 0, 2, 4, 5, 11 };
+	const double rate[NG5] = { 1.0, 1.2, 0.9, 1.1, 1.05 };
+	struct gsum g[NG5];
+	double val[NG5], run[NG5], cov[NG5];
+	int gi[NG5], ev[1] = { 0 }, pos[NG5] = { 0 };
+	for (int j = 0; j < NG5; j++) {
+		memset(&g[j], 0, sizeof(g[j]));
+		g[j].nev = 1;
+		val[j] = rate[j] * 1e9;
+		run[j] = 1e9 / 17;
+		cov[j] = 1.0 / 17;
+		g[j].val[0] = &val[j];
+		g[j].run[0] = &run[j];
+		g[j].cov[0] = &cov[j];
+		g[j].lead = slot[j] / 17.0;
+		g[j].chain = true;
+		gi[j] = j;
+	}
+	struct wset w = { .pmu = 0, .ng = NG5, .g = gi, .nev = 1, .ev = ev, .pos = pos, .ns = NG5 };
+	double covered = 5.0 / 17;
+	ck_assert_double_eq_tol(wset_unseen2(&w, g, 0, 0, NG5, covered), (33.0 / 136) * (33.0 / 136), 1e-12);
+	const int k = 0;
+	const double one = 1;
+	double scratch[4 * NG5];
+	double with = wset_se(&w, g, 0, 0, &k, &one, 1, covered, scratch);
+	/* The same windows spread over the interval (slots 0, 4, 8, 12,
+	 * 16): nothing beyond their reach. */
+	for (int j = 0; j < NG5; j++)
+		g[j].lead = 4 * j / 17.0;
+	ck_assert_double_eq_tol(wset_unseen2(&w, g, 0, 0, NG5, covered), 0, 1e-15);
+	double spread = wset_se(&w, g, 0, 0, &k, &one, 1, covered, scratch);
+	ck_assert_msg(with > 1.15 * spread, "se %g with the end unseen, %g spread over it", with, spread);
+	/* One group of five buckets of 0.05, the first at 0.1: they reach
+	 * the end, their starts (1 - 0.1 - 0.05) / 4 = 0.2125 apart, each
+	 * stretch 0.08125 past its window: 0.01875 before the first unseen.
+	 * With the tail round's word that its last ends at 0.8, more after,
+	 * unless its tail window is in the row. */
+	double bval[5] = { 1, 2, 3, 4, 5 }, bw[5] = { 1, 1, 1, 1, 1 }, tval = 6;
+	memset(&g[0], 0, sizeof(g[0]));
+	g[0].nev = 1;
+	g[0].nb = 5;
+	g[0].val[0] = &val[0];
+	g[0].run[0] = &run[0];
+	g[0].cov[0] = &cov[0];
+	g[0].bval[0] = bval;
+	g[0].bw[0] = bw;
+	g[0].lead = 0.1;
+	g[0].chain = true;
+	cov[0] = 0.25;
+	struct wset w1 = { .pmu = 0, .ng = 1, .g = gi, .nev = 1, .ev = ev, .pos = pos, .ns = 5 };
+	ck_assert_double_eq_tol(wset_unseen2(&w1, g, 0, 0, 5, 0.25), 0.01875 * 0.01875, 1e-12);
+	g[0].trail = 0.2;
+	/* Starts 0.1 .. 0.75 (step (0.8 - 0.1 - 0.05) / 4 = 0.1625), reach
+	 * (0.1625 - 0.05) / 2 = 0.05625 each side: 0.04375 before, 0.14375
+	 * after. */
+	ck_assert_double_eq_tol(wset_unseen2(&w1, g, 0, 0, 5, 0.25), 0.04375 * 0.04375 + 0.14375 * 0.14375, 1e-12);
+	g[0].tval[0] = &tval;
+	ck_assert_double_eq_tol(wset_unseen2(&w1, g, 0, 0, 5, 0.25), 0.04375 * 0.04375, 1e-12);
+	/* The kernel's slices, and a replay of a recording that kept no
+	 * lead: nothing known to be unseen. */
+	g[0].chain = false;
+	ck_assert_double_eq_tol(wset_unseen2(&w1, g, 0, 0, 5, 0.25), 0, 1e-15);
+	g[0].chain = true;
+	g[0].lead = NAN;
+	ck_assert_double_eq_tol(wset_unseen2(&w1, g, 0, 0, 5, 0.25), 0, 1e-15);
 }
 END_TEST
 
@@ -446,6 +544,7 @@ static Suite *window_suite(void)
 	tcase_add_test(tc, test_lead_jump);
 	tcase_add_test(tc, test_chain_se);
 	tcase_add_test(tc, test_edges_in_spread);
+	tcase_add_test(tc, test_unseen_end);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -133,7 +133,7 @@ with open(out, "wb") as f:
         while True:
             size = struct.unpack("<Q", data[at + 16:at + 24])[0]
             line = zlib.decompress(data[at:at + size], 31).decode()
-            if '"lead"' in line and '"trail"' in line:
+            if '"pv"' in line and '"tv"' in line:   # both edge windows ("lead" is in every line)
                 break
             at += size
         if key == share:
