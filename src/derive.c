@@ -341,6 +341,31 @@ static void step_group_sums(struct derive_work *w, const struct derive_input *in
 			gsum_fill_edges(&w->gs[g], in, g, &w->irows[plan->groups[g].pmu], w->nrows, &w->ar);
 			w->any_edge |= w->gs[g].pval[0] != NULL || w->gs[g].tval[0] != NULL;
 		}
+	/* Each PMU's round under pmctop's rotation: its counting groups, a
+	 * slot each, the slot the smallest lead among them (the group after
+	 * the one that began the interval); not known where a lead is not
+	 * (a replay of a recording without them). */
+	int npm = in->model->npmus;
+	int *ng = WORK_ZARRAY(w, npm, int);
+	double *slot = WORK_ARRAY(w, npm, double);
+	for (int p = 0; p < npm; p++)
+		slot[p] = 2;
+	for (int g = 0; g < plan->ngroups; g++) {
+		int p = plan->groups[g].pmu;
+		double l = in->groups[g].lead;
+		if (!in->pmus[p].available || !in->groups[g].iv)
+			continue;
+		ng[p]++;
+		if (isnan(l))
+			slot[p] = NAN;
+		else if (l > 0 && l < slot[p])
+			slot[p] = l;
+	}
+	for (int g = 0; g < plan->ngroups; g++) {
+		int p = plan->groups[g].pmu;
+		if (in->pmus[p].available && in->groups[g].iv)
+			w->gs[g].period = ng[p] >= 2 && slot[p] < 2 ? ng[p] * slot[p] : 0;
+	}
 }
 
 /* Step 4, the plan's part: window sets (one per metric whose events share
@@ -406,6 +431,8 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 		wl->v[k].ns = 0;
 		for (int j = 0; j < wl->v[k].ng; j++)
 			wl->v[k].ns += w->gs[wl->v[k].g[j]].nb ? w->gs[wl->v[k].g[j]].nb : 1;
+		/* And whether their windows are a chain in time order. */
+		wset_time_order(&wl->v[k], w->gs, WORK_ARRAY(w, wl->v[k].ng, int));
 	}
 	/* Scratch: a weight and a linearised value per sample, and a value
 	 * per edge window (two per group). */

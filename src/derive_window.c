@@ -353,6 +353,19 @@ static int set_edges(const struct wset *w, const struct gsum *gs, int sc, int r,
 	return n;
 }
 
+/* Group g's window b in row r: its counts, and its weight (*wt). One
+ * window: the group's value is its one sample. */
+static inline const double *window_of(const struct gsum *g, int sc, int r, int b, double *wt)
+{
+	if (!g->nb) {
+		*wt = g->run[sc][r];
+		return &g->val[sc][(size_t)r * (size_t)g->nev];
+	}
+	size_t at = (size_t)r * (size_t)g->nb + (size_t)b;
+	*wt = g->bw[sc][at];
+	return &g->bval[sc][at * (size_t)g->nev];
+}
+
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch)
 {
@@ -360,18 +373,19 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 		return 0;
 	int nev = w->nev, s = 0, m = 0;   /* s: samples kept */
 	double *z = scratch, *zw = scratch + w->ns, sw = 0, sx = 0;
-	for (int k = 0; k < w->ng; k++) {
-		const struct gsum *g = &gs[w->g[k]];
-		const int *pos = &w->pos[k * nev];
-		int nb = g->nb ? g->nb : 1;
-		/* One window: the group's value is its one sample. */
-		const double *v = g->nb ? &g->bval[sc][(size_t)r * (size_t)nb * (size_t)g->nev]
-					: &g->val[sc][(size_t)r * (size_t)g->nev];
-		const double *bw = g->nb ? &g->bw[sc][(size_t)r * (size_t)nb] : &g->run[sc][r];
-		for (int b = 0; b < nb; b++, v += g->nev) {
+	/* Member by member, each one's windows in turn, or round by round
+	 * in the set's time order (wset's order), as wset_samples takes
+	 * them. */
+	int outer = w->order ? w->onb : w->ng;
+	for (int a = 0; a < outer; a++) {
+		int inner = w->order ? w->ng : gs[w->g[a]].nb ? gs[w->g[a]].nb : 1;
+		for (int c = 0; c < inner; c++) {
+			int k = w->order ? w->order[c] : a;
+			const int *pos = &w->pos[k * nev];
 			/* unc_mean_se's first pass, which passes over a sample of
 			 * no weight: only the others are summed and kept. */
-			double sum = 0, wt = bw[b];
+			double sum = 0, wt;
+			const double *v = window_of(&gs[w->g[k]], sc, r, w->order ? a : c, &wt);
 			if (!(wt > 0))
 				continue;
 			for (int j = 0; j < n; j++)
@@ -408,10 +422,43 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 	double unseen2 = wset_unseen2(w, gs, sc, r, m, wset_cov(w, gs, sc, r));
 	if (w->ng == 1 && gs[w->g[0]].chain) {
 		bool before = edge_row(&gs[w->g[0]], sc, r, 0) != NULL;
-		return unc_chain_se(z, zw, s, m, sw, sx, before ? ze : NULL, ne > (int)before ? ze + ne - 1 : NULL,
+		return unc_chain_se(z, zw, s, m, sw, sx, ze, ne, before ? ze : NULL, ne > (int)before ? ze + ne - 1 : NULL,
 				    covered, unseen2);
 	}
+	if (w->order)
+		return unc_chain_se(z, zw, s, m, sw, sx, ze, ne, NULL, NULL, covered, unseen2);
 	return unc_mean_se_edges(z, zw, s, m, sw, sx, ze, ne, covered, unseen2);
+}
+
+void wset_time_order(struct wset *w, const struct gsum *gs, int *ord)
+{
+	w->order = NULL;
+	w->onb = 0;
+	if (w->ng < 2)
+		return;
+	double per = gs[w->g[0]].period;
+	for (int k = 0; k < w->ng; k++) {
+		const struct gsum *g = &gs[w->g[k]];
+		if (!g->chain || g->nb < 2 || g->nb != gs[w->g[0]].nb || g->period != per || !(per > 0) ||
+		    !(g->lead >= 0 && g->lead < per))
+			return;
+		/* By the start of its first window. */
+		int j = k;
+		for (; j > 0 && gs[w->g[ord[j - 1]]].lead > g->lead; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = k;
+	}
+	double lo = per, hi = 0;
+	for (int i = 0; i < w->ng; i++) {
+		double at = gs[w->g[ord[i]]].lead;
+		double next = i + 1 < w->ng ? gs[w->g[ord[i + 1]]].lead : gs[w->g[ord[0]]].lead + per;
+		lo = next - at < lo ? next - at : lo;
+		hi = next - at > hi ? next - at : hi;
+	}
+	if (!(lo > 0) || hi > WSET_EVEN_GAPS * lo)
+		return;
+	w->order = ord;
+	w->onb = gs[w->g[0]].nb;
 }
 
 /* wset_unseen2 from the span of the set's windows in the row (first's
@@ -505,12 +552,15 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bo
 		return;
 	int nev = w->nev, s = 0, sides = 0;
 	double sw = 0, cov = 0, first = 1, last = 0;
+	/* wset_cov's and wset_unseen2's sums. */
 	for (int k = 0; k < w->ng; k++) {
+		cov += gs[w->g[k]].cov[sc][r];
+		span_add(&gs[w->g[k]], sc, r, &first, &last);
+	}
+	/* As wset_se takes them. */
+	for (int k = 0; k < w->ng && !w->order; k++) {
 		const struct gsum *g = &gs[w->g[k]];
 		int nb = g->nb ? g->nb : 1;
-		/* wset_cov's and wset_unseen2's sums, on the way. */
-		cov += g->cov[sc][r];
-		span_add(g, sc, r, &first, &last);
 		const double *v = g->nb ? &g->bval[sc][(size_t)r * (size_t)nb * (size_t)g->nev]
 					: &g->val[sc][(size_t)r * (size_t)g->nev];
 		const double *bw = g->nb ? &g->bw[sc][(size_t)r * (size_t)nb] : &g->run[sc][r];
@@ -523,12 +573,25 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bo
 			sw += bw[b];
 		}
 	}
+	for (int b = 0; b < w->onb && w->order; b++)
+		for (int i = 0; i < w->ng; i++) {
+			int k = w->order[i];
+			double wt;
+			const double *v = window_of(&gs[w->g[k]], sc, r, b, &wt);
+			if (!(wt > 0))
+				continue;
+			out->v[s] = v;
+			out->pos[s] = &w->pos[k * nev];
+			out->wt[s++] = wt;
+			sw += wt;
+		}
 	out->n = s;
 	out->sw = sw;
 	out->ne = edges ? set_edges(w, gs, sc, r, out->v + s, out->pos + s, &sides) : 0;
-	out->chain = w->ng == 1 && gs[w->g[0]].chain;
-	out->ebefore = out->chain && (sides & 1);
-	out->eafter = out->chain && (sides & 2);
+	bool one = w->ng == 1 && gs[w->g[0]].chain;
+	out->chain = one || w->order;
+	out->ebefore = one && (sides & 1);
+	out->eafter = one && (sides & 2);
 	out->unseen2 = unseen_of(first, last, sides & 1, sides & 2, s, cov < 1 ? cov : 1);
 }
 

@@ -63,6 +63,11 @@ struct gsum {
 	 * takes its errors from successive windows too, and states the
 	 * smaller (unc_chain_se). */
 	bool chain;
+	/* The share of the interval that one round of its PMU's rotation
+	 * takes (its counting groups x a slot, the smallest lead among
+	 * them); 0 where not known (one group, the kernel's slices, a
+	 * replay without leads). */
+	double period;
 };
 
 /* dst[j] += src[j] for j < n, two at a time where the compiler has
@@ -99,6 +104,12 @@ struct wset {
 	int *k_of;             /* [model nevents] index in ev, -1: not held */
 	int *pos;              /* [ng * nev] index of ev[k] in member g's events */
 	int ns;                /* samples: each member's buckets (or its value) */
+	/* This interval's (wset_time_order): the members in the order of
+	 * their windows in each round, where the set's windows are a chain
+	 * (several groups of onb buckets each, their windows evenly spaced
+	 * over the rounds); NULL otherwise. */
+	const int *order;
+	int onb;
 };
 
 struct wset_list {
@@ -159,9 +170,11 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
  * read. The groups' edge windows enter the spread too: a set of one
  * group of chain windows takes the smaller of its successive windows'
  * error, edge windows at the ends, and its spread about the mean
- * (unc_chain_se), any other set the spread about the mean
- * (unc_mean_se_edges). scratch has room for 2 * w->ns + 2 * w->ng
- * doubles. */
+ * (unc_chain_se), a set of several whose windows interleave evenly
+ * (wset's order) the same without edge windows at the chain's ends, any
+ * other set the spread about the mean (unc_mean_se_edges); the share of
+ * the interval beyond the windows' reach widens each (wset_unseen2).
+ * scratch has room for 2 * w->ns + 2 * w->ng doubles. */
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch);
 /* A set in one row, as every figure of the set there reads it, found
@@ -204,9 +217,11 @@ struct wsamples {
 	 * row, after the n samples in v and pos (no weight: each weighs as
 	 * the mean sample; unc_mean_se_edges). */
 	int ne;
-	/* A set of one group of chain windows (gsum's chain): its samples
-	 * are in time order, and its edge windows are the one before them
-	 * (ebefore: the first of ne) and the one after (eafter: the last). */
+	/* A set of one group of chain windows (gsum's chain), or of several
+	 * in time order (wset's order): its samples are in time order; for
+	 * one group its edge windows are the one before them (ebefore: the
+	 * first of ne) and the one after (eafter: the last), for several
+	 * they enter the spread about the mean alone. */
 	bool chain, ebefore, eafter;
 	/* wset_unseen2 of the set in the row. */
 	double unseen2;
@@ -218,6 +233,18 @@ struct wsamples {
 	const bool *need;      /* [w->nev] set by the caller: the values to find
 	                        * (NULL: all; the others are left as they were) */
 };
+/* Whether set w's windows this interval are a chain in time order,
+ * as one group's buckets are (wset's order and onb, set here; ord has
+ * room for w->ng): several groups of pmctop's rotation with the same
+ * number of buckets, two or more, and their PMU's round known, whose
+ * windows lie evenly over a round (the largest gap from one window's
+ * start to the next, across the round's end too, at most
+ * WSET_EVEN_GAPS times the smallest). Windows of several groups side by
+ * side in the round (slots 0 and 1 of eleven) are not: most of their
+ * successive differences span a slot, and say nothing of the stretch
+ * between rounds (docs/uncertainty.md, item 12). */
+#define WSET_EVEN_GAPS 1.5
+void wset_time_order(struct wset *w, const struct gsum *gs, int *ord);
 /* The shares of the interval beyond the reach of set w's m windows in
  * row r (covering the share `covered`), at its start and at its end,
  * each squared, summed: the unc_* estimators' unseen2. Each window
@@ -267,7 +294,8 @@ static inline double wsamples_se(const struct wsamples *sm, const int *ks, const
 			sx += sm->wt[s] * sum;
 	}
 	if (sm->chain)
-		return unc_chain_se(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, sm->ebefore ? scratch + sm->n : NULL,
+		return unc_chain_se(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, scratch + sm->n, sm->ne,
+				    sm->ebefore ? scratch + sm->n : NULL,
 				    sm->eafter ? scratch + sm->n + sm->ne - 1 : NULL, covered, sm->unseen2);
 	return unc_mean_se_edges(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, scratch + sm->n, sm->ne, covered,
 				 sm->unseen2);

@@ -79,20 +79,14 @@ double unc_mean_se_edges(const double *x, const double *w, int n, int m, double 
 	return sqrt(var) * unc_t975(df) / 1.96;
 }
 
-double unc_chain_se(const double *x, const double *w, int n, int m, double sw, double sx, const double *before,
-		    const double *after, double covered, double unseen2)
+double unc_chain_se(const double *x, const double *w, int n, int m, double sw, double sx, const double *xe, int ne,
+		    const double *before, const double *after, double covered, double unseen2)
 {
 	if (m < UNC_MIN_SAMPLES || !(sw > 0))
 		return NAN;
-	/* The spread about the mean, the edge windows in it, as a set of
-	 * several groups takes it. */
-	double edges[2] = { 0, 0 };
-	int ne = 0;
-	if (before)
-		edges[ne++] = *before;
-	if (after)
-		edges[ne++] = *after;
-	double about = unc_mean_se_edges(x, w, n, m, sw, sx, edges, ne, covered, unseen2);
+	/* The spread about the mean, the edge windows in it, as any other
+	 * set takes it. */
+	double about = unc_mean_se_edges(x, w, n, m, sw, sx, xe, ne, covered, unseen2);
 	double sq = 0, dd = 0, prev = before ? *before : NAN;
 	int nd = 0;
 	for (int i = 0; i < n; i++) {
@@ -112,7 +106,7 @@ double unc_chain_se(const double *x, const double *w, int n, int m, double sw, d
 	}
 	if (dd == 0 || nd == 0)
 		return about;
-	int df = m - 1 + ne;
+	int df = m - 1 + (before != NULL) + (after != NULL);
 	double f = covered > 0 ? covered : 0;
 	double var = dd / (2.0 * nd) * (sq * (1 - f) + unseen2);
 	double along = sqrt(var) * unc_t975(df) / 1.96;

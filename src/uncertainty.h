@@ -54,17 +54,19 @@ double unc_mean_se_sums(const double *x, const double *w, int n, int m, double s
 double unc_mean_se_edges(const double *x, const double *w, int n, int m, double sw, double sx, const double *xe,
 			 int ne, double covered, double unseen2);
 
-/* The same for the windows of one group, x[0..n-1] in time order, with
- * its edge windows before (the interval before's last) and after (the
- * tail round's), each NULL where there is none: the rates' variance is
- * also taken from the differences of successive windows along that
- * chain (systematic sampling's estimator), and the smaller of the two
- * errors is returned. The spread about the mean counts a trend across
+/* The same for windows x[0..n-1] in time order (one group's, or several
+ * groups' that interleave evenly), the spread about the mean with the
+ * edge windows xe[0..ne-1] in it, and with the edge window before the
+ * first (the interval before's last) and after the last (the tail
+ * round's), each NULL where there is none (or for several groups): the
+ * rates' variance is also taken from the differences of successive
+ * windows along that chain (systematic sampling's estimator), and the
+ * smaller of the two errors is returned. The spread about the mean counts a trend across
  * the interval as spread; successive differences count rates that
  * alternate window by window; both count an edge window that saw what
  * the windows did not. */
-double unc_chain_se(const double *x, const double *w, int n, int m, double sw, double sx, const double *before,
-		    const double *after, double covered, double unseen2);
+double unc_chain_se(const double *x, const double *w, int n, int m, double sw, double sx, const double *xe, int ne,
+		    const double *before, const double *after, double covered, double unseen2);
 
 /* Student's t at 97.5 % for df degrees of freedom (1.96 above 30; NaN
  * under 1). */

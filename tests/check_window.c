@@ -58,19 +58,21 @@ static double count(unsigned *seed)
 struct fixture {
 	struct gsum gs[NG];
 	struct wset w;
-	int g[NG], ev[NEV], pos[NG * NEV];
+	int g[NG], ev[NEV], pos[NG * NEV], ord[NG];
 };
 
 /* Fills groups 0..ng-1 with random sums in every row of scope 0, and the
- * set of those groups. */
-static void fill(struct fixture *f, int ng, unsigned *seed)
+ * set of those groups; even: groups of three rounds' buckets whose
+ * windows lie evenly over the round (a chain in time order,
+ * wset_time_order). */
+static void fill(struct fixture *f, int ng, unsigned *seed, bool even)
 {
 	memset(f, 0, sizeof(*f));
 	int ns = 0;
 	for (int j = 0; j < ng; j++) {
 		struct gsum *g = &f->gs[j];
 		g->nev = NEV;
-		g->nb = rand_r(seed) % 2 ? 0 : 2 + (int)(rand_r(seed) % 3);
+		g->nb = even ? 3 : rand_r(seed) % 2 ? 0 : 2 + (int)(rand_r(seed) % 3);
 		g->val[0] = xcalloc(NROWS * NEV, sizeof(double));
 		g->run[0] = xcalloc(NROWS, sizeof(double));
 		g->cov[0] = xcalloc(NROWS, sizeof(double));
@@ -95,7 +97,10 @@ static void fill(struct fixture *f, int ng, unsigned *seed)
 		g->trail = g->nb && rand_r(seed) % 2 ? (double)(rand_r(seed) % 30) / 100.0 : 0;
 		/* Edge windows (some rows without: NaN), and windows in time
 		 * order or the kernel's slices. */
-		g->chain = rand_r(seed) % 2;
+		g->chain = even || rand_r(seed) % 2;
+		g->period = 0.3;
+		if (even)   /* in the round's slots in an order of their own */
+			g->lead = 0.3 * ((2 * ng - 1 - j) % ng) / ng;
 		double **edge[2] = { &g->pval[0], &g->tval[0] };
 		for (int e = 0; e < 2; e++) {
 			if (!g->nb || rand_r(seed) % 3 == 0)
@@ -113,6 +118,7 @@ static void fill(struct fixture *f, int ng, unsigned *seed)
 	for (int k = 0; k < NEV; k++)
 		f->ev[k] = k;
 	f->w = (struct wset){ .pmu = 0, .ng = ng, .g = f->g, .nev = NEV, .ev = f->ev, .pos = f->pos, .ns = ns };
+	wset_time_order(&f->w, f->gs, f->ord);
 }
 
 static void unfill(struct fixture *f)
@@ -131,10 +137,11 @@ static void unfill(struct fixture *f)
 START_TEST(test_same_bits)
 {
 	unsigned seed = 4242;
-	long values = 0, errors = 0, finite = 0, chained = 0, edged = 0, unseen = 0;
+	long values = 0, errors = 0, finite = 0, chained = 0, edged = 0, unseen = 0, ordered = 0;
 	for (int draw = 0; draw < 3000; draw++) {
 		struct fixture f;
-		fill(&f, 1 + draw % NG, &seed);
+		fill(&f, 1 + draw % NG, &seed, draw % 5 == 1);
+		ck_assert(!!f.w.order == (draw % 5 == 1 && f.w.ng >= 2) || draw % 5 != 1);
 		const struct wset *w = &f.w;
 		const double *v[6 * NG];
 		const int *pos[6 * NG];
@@ -161,6 +168,7 @@ START_TEST(test_same_bits)
 				chained += isfinite(a) && a > 0 && sm.chain && sm.ne > 0;
 				edged += isfinite(a) && a > 0 && !sm.chain && sm.ne > 0;
 				unseen += isfinite(a) && a > 0 && sm.unseen2 > 0;
+				ordered += isfinite(a) && a > 0 && w->order != NULL;
 			}
 			int ks[3] = { 4, 0, 2 };
 			double coef[3] = { 0.5, -2e-3, 7.25 };
@@ -178,6 +186,7 @@ START_TEST(test_same_bits)
 	ck_assert_int_gt(chained, 200);
 	ck_assert_int_gt(edged, 200);
 	ck_assert_int_gt(unseen, 200);
+	ck_assert_int_gt(ordered, 200);
 }
 END_TEST
 
@@ -378,28 +387,28 @@ END_TEST
 START_TEST(test_chain_se)
 {
 	const double x[5] = { 1, 2, 3, 4, 5 }, w[5] = { 1, 1, 1, 1, 1 };
-	const double before = 0, after = 6, far = 20, mid = 3;
+	const double after = 6, far = 20, mid = 3, ba[2] = { 0, 6 };
 	double t4 = unc_t975(4), t5 = unc_t975(5), t6 = unc_t975(6);
 	ck_assert_double_eq_tol(unc_mean_se_sums(x, w, 5, 5, 5, 15, 0), sqrt(0.5) * t4 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0, 0), sqrt(0.1) * t4 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, &before, &after, 0, 0), sqrt(0.1) * t6 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, &far, 0, 0), sqrt(22.9 / 5) * t5 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, 0, NULL, NULL, 0, 0), sqrt(0.1) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, ba, 2, &ba[0], &ba[1], 0, 0), sqrt(0.1) * t6 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, &far, 1, NULL, &far, 0, 0), sqrt(22.9 / 5) * t5 / 1.96, 1e-12);
 	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &far, 1, 0, 0), sqrt(11.96) * t5 / 1.96, 1e-12);
 	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, &mid, 1, 0, 0), sqrt(0.4) * t5 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0.5, 0), sqrt(0.05) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, 0, NULL, NULL, 0.5, 0), sqrt(0.05) * t4 / 1.96, 1e-12);
 	const double alt[5] = { 1, 3, 1, 3, 1 };
-	ck_assert_double_eq_tol(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, NULL, 0, 0), sqrt(0.24) * t4 / 1.96, 1e-12);
-	ck_assert(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, NULL, 0, 0) < sqrt(0.4) * t4 / 1.96 - 0.1);
+	ck_assert_double_eq_tol(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, 0, NULL, NULL, 0, 0), sqrt(0.24) * t4 / 1.96, 1e-12);
+	ck_assert(unc_chain_se(alt, w, 5, 5, 5, 9, NULL, 0, NULL, NULL, 0, 0) < sqrt(0.4) * t4 / 1.96 - 0.1);
 	/* Windows that do not differ at all, or too few: not known. */
 	const double flat[5] = { 2, 2, 2, 2, 2 };
-	ck_assert(isnan(unc_chain_se(flat, w, 5, 5, 5, 10, NULL, NULL, 0, 0)));
-	ck_assert(isnan(unc_chain_se(x, w, 2, 2, 2, 3, NULL, &after, 0, 0)));
+	ck_assert(isnan(unc_chain_se(flat, w, 5, 5, 5, 10, NULL, 0, NULL, NULL, 0, 0)));
+	ck_assert(isnan(unc_chain_se(x, w, 2, 2, 2, 3, &after, 1, NULL, &after, 0, 0)));
 	/* A tenth of the interval beyond the windows' reach at each end
 	 * (unseen2 0.02) adds a window's variance times 0.02: about the
 	 * mean 2.5 x 0.02 to 0.5, successive windows 0.5 x 0.02 to 0.1. */
 	ck_assert_double_eq_tol(unc_mean_se_edges(x, w, 5, 5, 5, 15, NULL, 0, 0, 0.02), sqrt(0.55) * t4 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0, 0.02), sqrt(0.11) * t4 / 1.96, 1e-12);
-	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, NULL, 0.5, 0.02), sqrt(0.06) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, 0, NULL, NULL, 0, 0.02), sqrt(0.11) * t4 / 1.96, 1e-12);
+	ck_assert_double_eq_tol(unc_chain_se(x, w, 5, 5, 5, 15, NULL, 0, NULL, NULL, 0.5, 0.02), sqrt(0.06) * t4 / 1.96, 1e-12);
 }
 END_TEST
 
@@ -532,6 +541,59 @@ START_TEST(test_edges_in_spread)
 }
 END_TEST
 
+/* Two groups of a PMU's four, in slots 0 and 2 (leads 0 and 0.1 of a
+ * 0.2 round), five buckets each: their windows alternate evenly, so the
+ * set's samples are one chain in time order, group 0's window then
+ * group 1's, round by round. On a trend (window t counts t + 1) the
+ * chain states less than the spread about the mean; in slots 0 and 1
+ * of eleven (leads 0 and 0.045 of a 0.5 round) the windows come in
+ * pairs half a round apart, and the set keeps the spread. */
+START_TEST(test_interleave)
+{
+	enum { NB = 5 };
+	double bval[2][NB], bw[2][NB], run[2] = { 5, 5 }, cov[2] = { 0.1, 0.1 }, val1[2] = { 5.5, 5.5 };
+	struct gsum g[2];
+	for (int j = 0; j < 2; j++) {
+		g[j] = (struct gsum){ .nev = 1, .nb = NB, .chain = true, .period = 0.2, .lead = 0.1 * (1 - j) };
+		g[j].bval[0] = bval[j];
+		g[j].bw[0] = bw[j];
+		g[j].run[0] = &run[j];
+		g[j].cov[0] = &cov[j];
+		g[j].val[0] = &val1[j];
+		for (int b = 0; b < NB; b++) {
+			bw[j][b] = 1;
+			bval[j][b] = 2 * b + (1 - j) + 1;   /* group 1 (lead 0) first */
+		}
+	}
+	int gi[2] = { 0, 1 }, ev[1] = { 0 }, pos[2] = { 0, 0 }, ord[2];
+	struct wset w = { .pmu = 0, .ng = 2, .g = gi, .nev = 1, .ev = ev, .pos = pos, .ns = 2 * NB };
+	wset_time_order(&w, g, ord);
+	ck_assert_ptr_nonnull(w.order);
+	ck_assert_int_eq(w.onb, NB);
+	const double *v[2 * NB + 4];
+	const int *ps[2 * NB + 4];
+	double wt[2 * NB], val[1], scratch[4 * NB + 8];
+	struct wsamples sm = { .v = v, .pos = ps, .wt = wt, .val = val };
+	wset_samples(&w, g, 0, 0, false, &sm);
+	ck_assert(sm.chain);
+	for (int s = 0; s < 2 * NB; s++)
+		ck_assert_double_eq(sm.v[s][0], s + 1);
+	const int k = 0;
+	const double one = 1;
+	double chain = wsamples_se(&sm, &k, &one, 1, 0.2, scratch);
+	ck_assert_double_eq_tol(chain, wset_se(&w, g, 0, 0, &k, &one, 1, 0.2, scratch), 1e-12);
+	g[0].lead = 0.045;
+	g[1].lead = 0;
+	g[0].period = g[1].period = 0.5;
+	wset_time_order(&w, g, ord);
+	ck_assert_ptr_null(w.order);
+	wset_samples(&w, g, 0, 0, false, &sm);
+	ck_assert(!sm.chain);
+	double about = wsamples_se(&sm, &k, &one, 1, 0.2, scratch);
+	ck_assert_msg(chain < 0.5 * about, "chain %g, about the mean %g", chain, about);
+}
+END_TEST
+
 static Suite *window_suite(void)
 {
 	Suite *s = suite_create("window");
@@ -545,6 +607,7 @@ static Suite *window_suite(void)
 	tcase_add_test(tc, test_chain_se);
 	tcase_add_test(tc, test_edges_in_spread);
 	tcase_add_test(tc, test_unseen_end);
+	tcase_add_test(tc, test_interleave);
 	suite_add_tcase(s, tc);
 	return s;
 }
