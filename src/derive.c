@@ -480,11 +480,13 @@ static void step_plan(struct derive_work *w, struct derive_cache *dc, const stru
 	const int **smp_pos = WORK_ARRAY(w, nsmp, const int *);
 	double *smp_wt = WORK_ARRAY(w, nsmp, double);
 	double *smp_val = WORK_ARRAY(w, nsval, double);
+	int *smp_rnd = WORK_ARRAY(w, nsmp, int);
 	for (size_t k = 0, at = 0, atv = 0; k < (size_t)wl->n; atv += (size_t)wl->v[k].nev, at += wset_room(&wl->v[k]), k++) {
 		w->smp[k].v = smp_v + at;
 		w->smp[k].pos = smp_pos + at;
 		w->smp[k].wt = smp_wt + at;
 		w->smp[k].val = smp_val + atv;
+		w->smp[k].rnd = smp_rnd + at;
 	}
 }
 
@@ -1275,9 +1277,10 @@ static void row_errors_found(const struct derive_work *w0, const struct snapshot
 	const int **smp_pos = WORK_ARRAY(&w, nsmp, const int *);
 	double *smp_wt = WORK_ARRAY(&w, nsmp, double);
 	double *smp_val = WORK_ARRAY(&w, nsval, double);
+	int *smp_rnd = WORK_ARRAY(&w, nsmp, int);
 	for (size_t k = 0, at = 0, atv = 0; k < (size_t)wl->n; atv += (size_t)wl->v[k].nev, at += wset_room(&wl->v[k]), k++)
 		w.smp[k] = (struct wsamples){ .v = smp_v + at, .pos = smp_pos + at, .wt = smp_wt + at,
-					      .val = smp_val + atv, .need = w0->smp[k].need };
+					      .val = smp_val + atv, .rnd = smp_rnd + at, .need = w0->smp[k].need };
 	w.mt[sc] = WORK_ARRAY(&w, w0->nmt[sc], struct mtask);
 	for (int j = 0; j < w0->nmt[sc]; j++) {
 		struct mtask *t = &w.mt[sc][j];

@@ -379,6 +379,9 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 	int outer = w->order ? w->onb : w->ng;
 	for (int a = 0; a < outer; a++) {
 		int inner = w->order ? w->ng : gs[w->g[a]].nb ? gs[w->g[a]].nb : 1;
+		/* A pooled set's round: its windows' weighted sum, as
+		 * wsamples_pooled_se adds them. */
+		double rw = 0, rx = 0;
 		for (int c = 0; c < inner; c++) {
 			int k = w->order ? w->order[c] : a;
 			const int *pos = &w->pos[k * nev];
@@ -392,10 +395,20 @@ double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const
 				sum += coef[j] * v[pos[ks[j]]];
 			if (!isfinite(sum))
 				return NAN;
-			z[s] = sum;
-			zw[s++] = wt;
 			sw += wt;
 			sx += wt * sum;
+			if (w->pooled) {
+				rw += wt;
+				rx += wt * sum;
+				continue;
+			}
+			z[s] = sum;
+			zw[s++] = wt;
+			m++;
+		}
+		if (w->pooled && rw > 0) {
+			z[s] = rx / rw;
+			zw[s++] = rw;
 			m++;
 		}
 	}
@@ -434,6 +447,7 @@ void wset_time_order(struct wset *w, const struct gsum *gs, int *ord)
 {
 	w->order = NULL;
 	w->onb = 0;
+	w->pooled = false;
 	if (w->ng < 2)
 		return;
 	double per = gs[w->g[0]].period;
@@ -455,10 +469,12 @@ void wset_time_order(struct wset *w, const struct gsum *gs, int *ord)
 		lo = next - at < lo ? next - at : lo;
 		hi = next - at > hi ? next - at : hi;
 	}
-	if (!(lo > 0) || hi > WSET_EVEN_GAPS * lo)
+	bool even = lo > 0 && hi <= WSET_EVEN_GAPS * lo;
+	if (!even && !(hi > WSET_POOL_GAP * per))
 		return;
 	w->order = ord;
 	w->onb = gs[w->g[0]].nb;
+	w->pooled = !even;
 }
 
 /* wset_unseen2 from the span of the set's windows in the row (first's
@@ -573,7 +589,9 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bo
 			sw += bw[b];
 		}
 	}
-	for (int b = 0; b < w->onb && w->order; b++)
+	int rounds = 0;
+	for (int b = 0; b < w->onb && w->order; b++) {
+		int s0 = s;
 		for (int i = 0; i < w->ng; i++) {
 			int k = w->order[i];
 			double wt;
@@ -582,17 +600,42 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bo
 				continue;
 			out->v[s] = v;
 			out->pos[s] = &w->pos[k * nev];
+			if (w->pooled)
+				out->rnd[s] = b;
 			out->wt[s++] = wt;
 			sw += wt;
 		}
+		rounds += s > s0;
+	}
 	out->n = s;
 	out->sw = sw;
 	out->ne = edges ? set_edges(w, gs, sc, r, out->v + s, out->pos + s, &sides) : 0;
 	bool one = w->ng == 1 && gs[w->g[0]].chain;
-	out->chain = one || w->order;
+	out->chain = one || (w->order && !w->pooled);
+	out->pooled = w->pooled;
 	out->ebefore = one && (sides & 1);
 	out->eafter = one && (sides & 2);
-	out->unseen2 = unseen_of(first, last, sides & 1, sides & 2, s, cov < 1 ? cov : 1);
+	out->unseen2 = unseen_of(first, last, sides & 1, sides & 2, w->pooled ? rounds : s, cov < 1 ? cov : 1);
+}
+
+double wsamples_pooled_se(const struct wsamples *sm, double sx, double covered, double *scratch)
+{
+	/* Each round's weighted mean in place (a round's first sample is
+	 * at or after its pooled value's place), its weight after the edge
+	 * windows: wset_se's sums, in its order. */
+	double *pw = scratch + sm->n + sm->ne;
+	int m = 0;
+	for (int s = 0; s < sm->n;) {
+		double rw = 0, rx = 0;
+		int b = sm->rnd[s];
+		for (; s < sm->n && sm->rnd[s] == b; s++) {
+			rw += sm->wt[s];
+			rx += sm->wt[s] * scratch[s];
+		}
+		scratch[m] = rx / rw;
+		pw[m++] = rw;
+	}
+	return unc_chain_se(scratch, pw, m, m, sm->sw, sx, scratch + sm->n, sm->ne, NULL, NULL, covered, sm->unseen2);
 }
 
 

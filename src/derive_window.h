@@ -110,6 +110,11 @@ struct wset {
 	 * over the rounds); NULL otherwise. */
 	const int *order;
 	int onb;
+	/* The same members in time order, their windows not evenly spaced
+	 * and one gap over WSET_POOL_GAP of the round (side by side: slots
+	 * 0 and 1 of eleven): each round's windows are pooled into one
+	 * sample (wset_time_order). */
+	bool pooled;
 };
 
 struct wset_list {
@@ -171,9 +176,11 @@ static inline double wset_value1(const struct wset *w, const struct gsum *gs, in
  * group of chain windows takes the smaller of its successive windows'
  * error, edge windows at the ends, and its spread about the mean
  * (unc_chain_se), a set of several whose windows interleave evenly
- * (wset's order) the same without edge windows at the chain's ends, any
- * other set the spread about the mean (unc_mean_se_edges); the share of
- * the interval beyond the windows' reach widens each (wset_unseen2).
+ * (wset's order) the same without edge windows at the chain's ends, a
+ * pooled set (wset's pooled) the same over its rounds, each round's
+ * windows one sample, any other set the spread about the mean
+ * (unc_mean_se_edges); the share of the interval beyond the windows'
+ * reach widens each (wset_unseen2).
  * scratch has room for 2 * w->ns + 2 * w->ng doubles. */
 double wset_se(const struct wset *w, const struct gsum *gs, int sc, int r, const int *ks, const double *coef, int n,
 	       double covered, double *scratch);
@@ -223,6 +230,11 @@ struct wsamples {
 	 * first of ne) and the one after (eafter: the last), for several
 	 * they enter the spread about the mean alone. */
 	bool chain, ebefore, eafter;
+	/* A pooled set (wset's pooled): rnd[s] is sample s's round, and
+	 * the samples of one round are taken as one, their weighted mean
+	 * (wsamples_pooled_se). */
+	bool pooled;
+	int *rnd;              /* [wset_room(w)] */
 	/* wset_unseen2 of the set in the row. */
 	double unseen2;
 	const double **v;      /* [wset_room(w)] */
@@ -242,8 +254,19 @@ struct wsamples {
  * WSET_EVEN_GAPS times the smallest). Windows of several groups side by
  * side in the round (slots 0 and 1 of eleven) are not: most of their
  * successive differences span a slot, and say nothing of the stretch
- * between rounds (docs/uncertainty.md, item 12). */
+ * between rounds (docs/uncertainty.md, item 12). Nor are they samples
+ * of their own: two windows side by side saw nearly the same rates, and
+ * their spread about the mean, taken as that of independent samples,
+ * stated errors of 2-5 % for figures 40-78 % off (item 13). Where one
+ * gap is more than WSET_POOL_GAP of the round, the set is pooled
+ * (wset's pooled, with order and onb set): each round's windows are one
+ * sample, the rounds a chain, so a set of two rounds states no error.
+ * Sets between (six groups of seven: one slot left between rounds) keep
+ * the spread of their windows: pooled, their rounds were nearly the
+ * whole interval, and their errors doubled (Westmere's ipc, 96.5 % ->
+ * 100 % covered). */
 #define WSET_EVEN_GAPS 1.5
+#define WSET_POOL_GAP 0.5
 void wset_time_order(struct wset *w, const struct gsum *gs, int *ord);
 /* The shares of the interval beyond the reach of set w's m windows in
  * row r (covering the share `covered`), at its start and at its end,
@@ -269,6 +292,9 @@ void wset_samples(const struct wset *w, const struct gsum *gs, int sc, int r, bo
 /* wset_samples' values and coverage alone, with no samples (n 0): a row
  * whose errors are found later (derive_input.want). */
 void wset_values(const struct wset *w, const struct gsum *gs, int sc, int r, struct wsamples *out);
+/* wsamples_se's end for a pooled set: scratch holds the n samples'
+ * linearised values, then the edge windows'; sx their weighted sum. */
+double wsamples_pooled_se(const struct wsamples *sm, double sx, double covered, double *scratch);
 /* wset_se from the samples found by wset_samples: the same figure, to
  * the bit. Inline: it runs for each figure with an error in every row
  * (at 384 CPUs some 6,600 times an interval), most often for one event
@@ -293,6 +319,8 @@ static inline double wsamples_se(const struct wsamples *sm, const int *ks, const
 		if (s < sm->n)
 			sx += sm->wt[s] * sum;
 	}
+	if (sm->pooled)
+		return wsamples_pooled_se(sm, sx, covered, scratch);
 	if (sm->chain)
 		return unc_chain_se(scratch, sm->wt, sm->n, sm->n, sm->sw, sx, scratch + sm->n, sm->ne,
 				    sm->ebefore ? scratch + sm->n : NULL,
