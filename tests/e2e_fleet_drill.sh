@@ -74,7 +74,7 @@ screen | grep -q "^127.0.0.1:" && fail "host rows on the drilled screen"
 # had no figure for the host is a blank in it ("▁▁ ▂▂ ▄▅▆▇█" on a loaded
 # CI machine), so the points are its glyphs up to the figure, blanks left
 # out.
-spark=$(screen | sed -n 's/^.UTIL  *\([^0-9]*[^0-9 ]\)  *[0-9][0-9.]*│.*/\1/p' | head -n 1)
+spark=$(screen | sed -n 's/^.UTIL  *\([^0-9]*[^0-9 ]\)  *[^ ][^ ]*│.*/\1/p' | head -n 1)
 [ "$(printf %s "$spark" | tr -d ' ' | wc -m)" -ge 3 ] || { fail "no history sparkline of 3 points at once ('$spark')"; screen | sed 's/^/  | /'; }
 # Its CCX boxes (two on the simulated Zen 5), each one's IPC its CPUs'
 # instructions over their cycles: the CPU rows' IPC weighted by their
