@@ -320,6 +320,7 @@ static struct sampler *new_sampler(struct run *r, char **cause)
 		/* The exporter publishes every event's error; the screen and
 		 * batch output show the -e events' only. */
 		.shown_event_errors = !r->hub,
+		.report_cost = r->hub != NULL,
 		/* Errors now where an output reads them (errors_later): the
 		 * rows the screen shows, the scopes batch output and the
 		 * exporter write. The others' are found if they are read. */

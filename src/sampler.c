@@ -243,9 +243,33 @@ static void keep_to_budget(struct sampler *s, double measured_s, double interval
 		s->rotate_ms *= 2;
 }
 
+/* Whether this step reads the thread's CPU clock: where its figure is
+ * published (report_cost: the exporter's pmctop_sampler_cpu_seconds_total),
+ * recorded (-w's cost_s), or may slow pmctop's own rotation down
+ * (keep_to_budget: real counters, some PMU with groups of its own to
+ * rotate; the simulator's budget reads the kernel it models). A read of
+ * a CPU-time clock is a system call (the vDSO has none), and on a kernel
+ * with page-table isolation each one empties the TLB the code after it
+ * then refills: without them, a batch interval of 2 CPUs spent 50 us
+ * after its /proc/stat read, against 68-78 us with them
+ * (docs/performance.md, "The clock reads"). */
+static bool cost_wanted(const struct sampler *s)
+{
+	if (s->cfg.report_cost || s->cfg.on_record)
+		return true;
+	if (s->cfg.ops->kernel_ns || s->kernel_mux || !s->ps)
+		return false;
+	for (int p = 0; p < s->cfg.model->npmus; p++)
+		if (s->ps[p].available && s->ps[p].ngroups > 1)
+			return true;
+	return false;
+}
+
 HOT_PATH static struct snapshot *step(struct sampler *s, bool check_stop, char **cause)
 {
-	double cpu0 = thread_cpu_s(), kernel0 = modelled_kernel_s(s);
+	/* NaN where not measured (cost_wanted): no output shows it then. */
+	bool measure = cost_wanted(s);
+	double cpu0 = measure ? thread_cpu_s() : NAN, kernel0 = modelled_kernel_s(s);
 	double interval_s;
 	bool resync;
 	bool replan = take_requests(s, &interval_s, &resync);
@@ -271,7 +295,7 @@ HOT_PATH static struct snapshot *step(struct sampler *s, bool check_stop, char *
 			if (!snap)
 				goto stopped;
 			snap->interval_s = interval_s;
-			snap->sampler_cost_s = thread_cpu_s() - cpu0;
+			snap->sampler_cost_s = measure ? thread_cpu_s() - cpu0 : NAN;
 			return snap;
 		}
 		free(why);
@@ -305,7 +329,7 @@ HOT_PATH static struct snapshot *step(struct sampler *s, bool check_stop, char *
 	if (s->tasks)
 		tasks_finish(s->tasks, snap, measured_s > 0 ? measured_s : run_s);
 	note_returning(s, snap);
-	snap->sampler_cost_s = thread_cpu_s() - cpu0;
+	snap->sampler_cost_s = measure ? thread_cpu_s() - cpu0 : NAN;
 	/* 0 says "the kernel rotates" to the outputs. */
 	snap->rotate_ms = s->kernel_mux ? 0 : s->rotate_ms;
 	/* The snapshot is complete: -w records it with what it was made of. */

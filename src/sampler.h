@@ -69,6 +69,11 @@ struct sampler_config {
 	 * needs): what the screen and batch output show. False where every
 	 * event's error is published (the exporter) or judged (tests). */
 	bool shown_event_errors;
+	/* The sampler's own CPU time (snapshot's sampler_cost_s) is published
+	 * (the exporter): read it every interval. Else it is read only where
+	 * -w records it or it may slow pmctop's rotation down, and is NaN
+	 * (not measured) otherwise (sampler.c, cost_wanted). */
+	bool report_cost;
 	/* Which rows' errors each interval finds at once: those of the
 	 * scopes no output writes whole (errors_later[scope], set by main
 	 * from what batch output and the exporter write; all false, as in

@@ -186,7 +186,6 @@ static void check_all_scopes(const struct snapshot *s)
 	ck_assert_int_eq(s->nrows[SNAP_CCX], 2);
 	ck_assert_int_eq(s->nrows[SNAP_SOCKET], 1);
 	ck_assert(fabs(s->measured_s - 1.0) < 1e-9);
-	ck_assert(s->sampler_cost_s >= 0);
 	for (int c = 0; c < NCPU; c++) {
 		struct sums sm = { { 0 } };
 		add_cpu(&sm, c);
@@ -603,6 +602,62 @@ START_TEST(test_rotation_backs_off)
 		snapshot_free(s);
 	}
 	ck_assert(fabs(want - 640) < 1e-9);   /* never past the interval */
+}
+END_TEST
+
+/* The sampler's own CPU time is read where it is used, and only there
+ * (each read is a system call): published (report_cost: the exporter),
+ * recorded (-w), or for the rotation's budget on real counters (no
+ * modelled kernel) with groups to rotate; NaN, not measured, otherwise.
+ * On real counters the budget still backs the rotation off with nothing
+ * publishing the cost (it fails if the clock is read only for the
+ * outputs). */
+START_TEST(test_cost_measured_where_used)
+{
+	/* setup's sampler: the simulator, whose budget reads its modelled
+	 * kernel, and nothing publishing or recording. */
+	struct snapshot *s = step();
+	ck_assert_msg(isnan(s->sampler_cost_s), "cost %g read for nothing", s->sampler_cost_s);
+	snapshot_free(s);
+	sampler_free(smp);
+	int *all = fx_all_metrics(model);
+	struct sampler_config cfg = test_config(&backend_sim, 1.0, all);
+	cfg.report_cost = true;
+	smp = fx_sampler(&cfg);
+	set_rates(sampler_backend(smp));
+	for (int i = 0; i < 2; i++) {
+		s = step();
+		ck_assert_msg(s->sampler_cost_s >= 0 && s->sampler_cost_s < 60, "published cost %g", s->sampler_cost_s);
+		snapshot_free(s);
+	}
+	sampler_free(smp);
+	/* Real counters: the simulator without its kernel's clock, four core
+	 * groups rotating every 10 ms, a budget any CPU time is over. */
+	static struct pmu_backend_ops real;
+	real = backend_sim;
+	real.kernel_ns = NULL;
+	cfg = test_config(&real, 1.0, all);
+	cfg.cost_budget = 1e-15;
+	smp = fx_sampler(&cfg);
+	set_rates(sampler_backend(smp));
+	double want = 10;
+	for (int i = 0; i < 3; i++) {
+		s = step();
+		ck_assert_msg(fabs(s->rotate_ms - want) < 1e-9, "step %d: %g ms, want %g", i, s->rotate_ms, want);
+		ck_assert_msg(s->sampler_cost_s >= 0, "step %d: cost %g, the budget needs it", i, s->sampler_cost_s);
+		want *= 2;
+		snapshot_free(s);
+	}
+	sampler_free(smp);
+	/* The same with the kernel rotating: no rotation of pmctop's to
+	 * slow down, so nothing reads the clock. */
+	cfg.rotate_ms = SAMPLER_ROTATE_KERNEL;
+	smp = fx_sampler(&cfg);
+	set_rates(sampler_backend(smp));
+	s = step();
+	ck_assert_msg(isnan(s->sampler_cost_s), "cost %g read under the kernel's rotation", s->sampler_cost_s);
+	snapshot_free(s);
+	free(all);
 }
 END_TEST
 
@@ -1409,6 +1464,7 @@ static Suite *sampler_suite(void)
 	tcase_add_test(tc, test_interval_acts_at_once);
 	tcase_add_test(tc, test_cut_interval_is_short);
 	tcase_add_test(tc, test_rotation_backs_off);
+	tcase_add_test(tc, test_cost_measured_where_used);
 	tcase_add_test(tc, test_exact_only_when_counted_throughout);
 	tcase_add_test(tc, test_kernel_mode);
 	tcase_set_timeout(tc, 20);
